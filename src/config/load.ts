@@ -1,0 +1,253 @@
+import { readFileSync, existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import { ConfigError } from '../errors.js';
+import { ConfigFile, type Config, type Space } from './schema.js';
+
+/** Name of the config file looked up in the working directory when no path is given. */
+export const CONFIG_FILE_NAME = 'dreamd.config.json';
+
+/**
+ * Environment variables, each overriding one setting of the file. Numbers are parsed; a bad value is a
+ * ConfigError naming the variable.
+ */
+export const ENVIRONMENT_VARIABLES = {
+  DREAMD_CONFIG: 'path of the config file',
+  REDIS_URL: 'redisUrl',
+  DREAMD_REDIS_PREFIX: 'redisPrefix',
+  DREAMD_MODEL_PROVIDER: 'model.provider',
+  DREAMD_MODEL: 'model.name',
+  DREAMD_MODEL_BASE_URL: 'model.baseUrl',
+  DREAMD_MODEL_API_KEY: 'model.apiKey (else ANTHROPIC_API_KEY or OPENAI_API_KEY by provider)',
+  DREAMD_MODEL_TIMEOUT_MS: 'model.timeoutMs',
+  DREAMD_MODEL_MAX_RETRIES: 'model.maxRetries',
+  DREAMD_EMBEDDINGS_BASE_URL: 'embeddings.baseUrl',
+  DREAMD_EMBEDDINGS_MODEL: 'embeddings.model',
+  DREAMD_SCHEDULE: 'schedule',
+  DREAMD_MIN_HOURS: 'gates.minHours',
+  DREAMD_MIN_SESSIONS: 'gates.minSessions',
+  DREAMD_QUIET_MINUTES: 'gates.quietMinutes',
+  DREAMD_MAX_SESSION_BYTES: 'limits.maxSessionBytes',
+  DREAMD_DIGEST_TOKENS_PER_CALL: 'limits.digestTokensPerCall',
+  DREAMD_HOST: 'server.host',
+  DREAMD_PORT: 'server.port',
+  DREAMD_API_TOKEN: 'server.apiToken',
+  DREAMD_CONCURRENCY: 'workers.concurrency',
+  DREAMD_STATE_DIR: 'stateDir',
+  DREAMD_SESSIONS_DIR: 'sessions directory of the default space (no config file)',
+  DREAMD_MEMORY_DIR: 'memory directory of the default space (no config file)',
+} as const;
+
+const NUMERIC = new Set([
+  'model.timeoutMs',
+  'model.maxRetries',
+  'gates.minHours',
+  'gates.minSessions',
+  'gates.quietMinutes',
+  'limits.maxSessionBytes',
+  'limits.digestTokensPerCall',
+  'server.port',
+  'workers.concurrency',
+]);
+
+export interface LoadConfigOptions {
+  /** Explicit config path (`--config`). Else DREAMD_CONFIG, else ./dreamd.config.json if it exists. */
+  path?: string | undefined;
+  /** Environment to read; default process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Working directory for relative paths when there is no config file; default process.cwd(). */
+  cwd?: string;
+}
+
+/** Expands a leading `~` and resolves against `base`. */
+export function resolvePath(path: string, base: string): string {
+  const expanded = path === '~' ? homedir() : path.startsWith('~/') ? resolve(homedir(), path.slice(2)) : path;
+  return isAbsolute(expanded) ? resolve(expanded) : resolve(base, expanded);
+}
+
+function setPath(target: Record<string, unknown>, dotted: string, value: unknown): void {
+  const keys = dotted.split('.');
+  let node = target;
+  for (const key of keys.slice(0, -1)) {
+    const next = node[key];
+    if (typeof next !== 'object' || next === null) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[keys[keys.length - 1]!] = value;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, origin: string): string {
+  const field = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
+  return `${origin}: ${field}: ${issue.message}`;
+}
+
+/**
+ * Loads and validates the configuration: file (optional), then environment overrides, then defaults.
+ * Throws ConfigError naming the field and the fix; the CLI turns it into exit code 2.
+ */
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const explicit = options.path ?? env.DREAMD_CONFIG;
+  let source: string | undefined;
+  let raw: Record<string, unknown> = {};
+  if (explicit !== undefined && explicit !== '') {
+    source = resolvePath(explicit, cwd);
+    if (!existsSync(source)) {
+      throw new ConfigError(
+        `config file ${source} does not exist; create it or drop --config/DREAMD_CONFIG to use the default space`,
+        'config',
+      );
+    }
+  } else if (existsSync(resolve(cwd, CONFIG_FILE_NAME))) {
+    source = resolve(cwd, CONFIG_FILE_NAME);
+  }
+  if (source !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(source, 'utf8');
+    } catch (error) {
+      throw new ConfigError(`cannot read config file ${source}: ${(error as Error).message}`, 'config', {
+        cause: error,
+      });
+    }
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+        throw new ConfigError(`${source}: the config must be a JSON object`, '(top level)');
+      }
+      raw = parsed as Record<string, unknown>;
+    } catch (error) {
+      if (error instanceof ConfigError) throw error;
+      throw new ConfigError(`${source} is not valid JSON: ${(error as Error).message}; fix the syntax`, 'config', {
+        cause: error,
+      });
+    }
+  }
+
+  for (const [variable, field] of Object.entries(ENVIRONMENT_VARIABLES)) {
+    const value = env[variable];
+    if (value === undefined || value === '' || field.includes(' ')) continue;
+    if (NUMERIC.has(field)) {
+      const number = Number(value);
+      if (!Number.isFinite(number)) {
+        throw new ConfigError(`${variable}=${value}: ${field} must be a number`, field);
+      }
+      setPath(raw, field, number);
+    } else {
+      setPath(raw, field, value);
+    }
+  }
+  const providerKey =
+    env.DREAMD_MODEL_API_KEY ??
+    ((raw.model as { provider?: string } | undefined)?.provider === 'openai-compatible'
+      ? env.OPENAI_API_KEY
+      : env.ANTHROPIC_API_KEY);
+  if (providerKey !== undefined && providerKey !== '' && (raw.model as { apiKey?: string } | undefined)?.apiKey === undefined) {
+    setPath(raw, 'model.apiKey', providerKey);
+  }
+
+  const result = ConfigFile.safeParse(raw);
+  const origin = source ?? 'environment';
+  if (!result.success) {
+    const first = result.error.issues[0]!;
+    throw new ConfigError(
+      result.error.issues.map((issue) => describeIssue(issue, origin)).join('\n'),
+      first.path.join('.') || '(top level)',
+      { cause: result.error },
+    );
+  }
+  const file = result.data;
+  const base = source !== undefined ? dirname(source) : cwd;
+
+  if (file.model.provider === 'openai-compatible' && file.model.baseUrl === undefined) {
+    throw new ConfigError(
+      `${origin}: model.baseUrl is required for provider "openai-compatible" (e.g. http://127.0.0.1:11434/v1 for Ollama)`,
+      'model.baseUrl',
+    );
+  }
+  if (!isLoopback(file.server.host) && file.server.apiToken === undefined) {
+    throw new ConfigError(
+      `${origin}: server.host ${file.server.host} is not loopback; set DREAMD_API_TOKEN (16+ characters) to protect the API`,
+      'server.apiToken',
+    );
+  }
+
+  const spaces: Space[] =
+    file.spaces !== undefined
+      ? file.spaces.map((space) => ({
+          id: space.id,
+          sessionsDir: resolvePath(space.sessions, base),
+          memoryDir: resolvePath(space.memory, base),
+          format: space.format,
+        }))
+      : [
+          {
+            id: 'default',
+            sessionsDir: resolvePath(env.DREAMD_SESSIONS_DIR || './sessions', base),
+            memoryDir: resolvePath(env.DREAMD_MEMORY_DIR || './memory', base),
+            format: 'native',
+          },
+        ];
+  const seen = new Map<string, number>();
+  spaces.forEach((space, index) => {
+    const previous = seen.get(space.id);
+    if (previous !== undefined) {
+      throw new ConfigError(
+        `${origin}: spaces.${index}.id "${space.id}" is already used by spaces.${previous}; give each space its own id`,
+        `spaces.${index}.id`,
+      );
+    }
+    seen.set(space.id, index);
+  });
+  const memoryOwners = new Map<string, string>();
+  for (const space of spaces) {
+    const owner = memoryOwners.get(space.memoryDir);
+    if (owner !== undefined) {
+      throw new ConfigError(
+        `${origin}: spaces "${owner}" and "${space.id}" share the memory directory ${space.memoryDir}; spaces never share memory`,
+        'spaces',
+      );
+    }
+    memoryOwners.set(space.memoryDir, space.id);
+  }
+
+  return {
+    source,
+    redisUrl: file.redisUrl,
+    redisPrefix: file.redisPrefix,
+    model: file.model,
+    embeddings: file.embeddings,
+    schedule: file.schedule,
+    gates: file.gates,
+    limits: file.limits,
+    server: file.server,
+    workers: file.workers,
+    stateDir: resolvePath(file.stateDir ?? './.dreamd-state', base),
+    spaces,
+  };
+}
+
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** Finds a space by id or throws a ConfigError listing the ones that exist. */
+export function findSpace(config: Config, id: string | undefined): Space {
+  if (id === undefined) {
+    if (config.spaces.length === 1) return config.spaces[0]!;
+    throw new ConfigError(
+      `several spaces are configured (${config.spaces.map((space) => space.id).join(', ')}); name one`,
+      'space',
+    );
+  }
+  const space = config.spaces.find((candidate) => candidate.id === id);
+  if (space === undefined) {
+    throw new ConfigError(
+      `no space "${id}"; configured spaces: ${config.spaces.map((candidate) => candidate.id).join(', ')}`,
+      'space',
+    );
+  }
+  return space;
+}

@@ -1,0 +1,137 @@
+import { z } from 'zod';
+
+/**
+ * dreamd.config.json, as described in PRODUCT.md. Every setting also has an environment variable
+ * (see `config/load.ts`). Units are in the names or the comments; defaults are the product's.
+ */
+
+export const SpaceId = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a space id is 1–64 letters, digits, ".", "_" or "-"');
+
+export const TranscriptFormat = z.enum(['native', 'claude-code']);
+export type TranscriptFormat = z.infer<typeof TranscriptFormat>;
+
+export const SpaceConfig = z.strictObject({
+  id: SpaceId,
+  /** Directory of session transcripts (input). `~` is expanded; relative paths resolve against the config file. */
+  sessions: z.string().min(1),
+  /** Memory directory (output). */
+  memory: z.string().min(1),
+  /** `native` (one JSON file a session) or `claude-code` (Claude Code's *.jsonl). Default `native`. */
+  format: TranscriptFormat.default('native'),
+});
+export type SpaceConfig = z.infer<typeof SpaceConfig>;
+
+export const ModelConfig = z.strictObject({
+  /** `anthropic` (Messages API) or `openai-compatible` (Ollama, vLLM, LM Studio, …). */
+  provider: z.enum(['anthropic', 'openai-compatible']).default('anthropic'),
+  /** Model name. Default the current Haiku. */
+  name: z.string().min(1).default('claude-haiku-5-5'),
+  /** Base URL of the API. Default: the provider's own (Anthropic) — required for openai-compatible. */
+  baseUrl: z.url().optional(),
+  /** API key. Better set through ANTHROPIC_API_KEY / OPENAI_API_KEY / DREAMD_MODEL_API_KEY than in the file. */
+  apiKey: z.string().min(1).optional(),
+  /** Longest answer the model may give, in tokens. */
+  maxOutputTokens: z.int().positive().default(4096),
+  /** Per-request timeout in milliseconds. 60 s: a Haiku extraction of a full batch takes 5–20 s. */
+  timeoutMs: z.int().positive().default(60_000),
+  /** Retries of a retryable failure (429, 529, 5xx, timeout, dropped connection, bad output). */
+  maxRetries: z.int().min(0).max(10).default(4),
+});
+export type ModelConfig = z.infer<typeof ModelConfig>;
+
+export const EmbeddingsConfig = z.strictObject({
+  /** Base URL of an OpenAI-compatible API serving `/embeddings`. */
+  baseUrl: z.url(),
+  model: z.string().min(1),
+  apiKey: z.string().min(1).optional(),
+});
+export type EmbeddingsConfig = z.infer<typeof EmbeddingsConfig>;
+
+export const GatesConfig = z.strictObject({
+  /** Hours since the last successful run before the next may start. */
+  minHours: z.number().min(0).default(24),
+  /** Settled new sessions needed before a run starts. */
+  minSessions: z.int().min(1).default(5),
+  /** A session without `endedAt` is settled once its file has not changed for this many minutes. */
+  quietMinutes: z.number().min(0).default(30),
+});
+export type GatesConfig = z.infer<typeof GatesConfig>;
+
+export const LimitsConfig = z.strictObject({
+  /** Largest transcript read, in bytes (64 MiB). Bigger files are reported and set aside. */
+  maxSessionBytes: z.int().positive().default(64 * 1024 * 1024),
+  /** Token budget of transcript digest in one model call. Small sessions share a call; long ones are split. */
+  digestTokensPerCall: z.int().positive().default(24_000),
+  /** Most model calls one run may make; the rest of the sessions wait for the next run. */
+  maxCallsPerRun: z.int().positive().default(20),
+  /** Characters kept of one tool result in the digest. */
+  toolResultChars: z.int().min(0).default(200),
+  /** Minutes after which a lock whose holder cannot be checked is considered stale. */
+  lockStaleMinutes: z.number().positive().default(60),
+});
+export type LimitsConfig = z.infer<typeof LimitsConfig>;
+
+export const ServerConfig = z.strictObject({
+  host: z.string().default('127.0.0.1'),
+  port: z.int().min(0).max(65535).default(7077),
+  /** Required when `host` is not loopback. Prefer DREAMD_API_TOKEN. */
+  apiToken: z.string().min(16).optional(),
+});
+export type ServerConfig = z.infer<typeof ServerConfig>;
+
+export const WorkersConfig = z.strictObject({
+  /** Jobs one worker process runs at once (each on a different space). */
+  concurrency: z.int().min(1).max(256).default(2),
+  /** Attempts of a job before it fails for good. */
+  attempts: z.int().min(1).default(5),
+  /** First retry delay in ms; doubles each attempt, with jitter. */
+  backoffMs: z.int().min(0).default(5_000),
+});
+export type WorkersConfig = z.infer<typeof WorkersConfig>;
+
+export const ConfigFile = z.strictObject({
+  $schema: z.string().optional(),
+  /** Redis to use. Unset: `dreamd start` runs a private redis-server from the PATH. */
+  redisUrl: z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL').optional(),
+  /** Key prefix in Redis, so several deployments can share one server. */
+  redisPrefix: z.string().min(1).default('dreamd'),
+  model: ModelConfig.default(ModelConfig.parse({})),
+  embeddings: EmbeddingsConfig.optional(),
+  /** node-cron expression of the scheduler tick. Default every 10 minutes. */
+  schedule: z.string().min(1).default('*/10 * * * *'),
+  gates: GatesConfig.default(GatesConfig.parse({})),
+  limits: LimitsConfig.default(LimitsConfig.parse({})),
+  server: ServerConfig.default(ServerConfig.parse({})),
+  workers: WorkersConfig.default(WorkersConfig.parse({})),
+  /** Directory for daemon state (private Redis data, logs). Default `./.dreamd-state`. */
+  stateDir: z.string().optional(),
+  spaces: z.array(SpaceConfig).optional(),
+});
+export type ConfigFile = z.infer<typeof ConfigFile>;
+
+/** A space with absolute paths, as the rest of dreamd sees it. */
+export interface Space {
+  readonly id: string;
+  readonly sessionsDir: string;
+  readonly memoryDir: string;
+  readonly format: TranscriptFormat;
+}
+
+/** The parsed, resolved configuration. */
+export interface Config {
+  /** Where the config came from (a file path), or undefined when defaults were used. */
+  readonly source: string | undefined;
+  readonly redisUrl: string | undefined;
+  readonly redisPrefix: string;
+  readonly model: ModelConfig;
+  readonly embeddings: EmbeddingsConfig | undefined;
+  readonly schedule: string;
+  readonly gates: GatesConfig;
+  readonly limits: LimitsConfig;
+  readonly server: ServerConfig;
+  readonly workers: WorkersConfig;
+  readonly stateDir: string;
+  readonly spaces: readonly Space[];
+}

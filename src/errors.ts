@@ -1,0 +1,129 @@
+/**
+ * dreamd's error hierarchy. Every error says what went wrong, where (file, space) and what to do.
+ * Control-flow errors carry data the caller acts on (`retryable`, `status`), as vercel/ai's APICallError does.
+ */
+export class DreamdError extends Error {
+  override readonly name: string = 'DreamdError';
+  /** Process exit code the CLI uses for this error: 1 failure, 2 bad usage or config. */
+  readonly exitCode: number = 1;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** Invalid configuration or usage: start-up stops and the CLI exits 2. */
+export class ConfigError extends DreamdError {
+  override readonly name = 'ConfigError';
+  override readonly exitCode = 2;
+  constructor(
+    message: string,
+    readonly field?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** A transcript that cannot be read. The file is set aside; the other sessions carry on. */
+export class TranscriptError extends DreamdError {
+  override readonly name = 'TranscriptError';
+  constructor(
+    message: string,
+    readonly file: string,
+    readonly reason: TranscriptErrorReason,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export const TranscriptErrorReason = {
+  invalidJson: 'invalid-json',
+  wrongShape: 'wrong-shape',
+  empty: 'empty',
+  binary: 'binary',
+  invalidUtf8: 'invalid-utf8',
+  tooBig: 'too-big',
+  outsideDirectory: 'outside-directory',
+  duplicateId: 'duplicate-id',
+  changedWhileRead: 'changed-while-read',
+  unreadable: 'unreadable',
+} as const;
+export type TranscriptErrorReason = (typeof TranscriptErrorReason)[keyof typeof TranscriptErrorReason];
+
+/** A memory file that cannot be parsed (e.g. broken frontmatter). It is never overwritten blindly. */
+export class MemoryFormatError extends DreamdError {
+  override readonly name = 'MemoryFormatError';
+  constructor(
+    message: string,
+    readonly file: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** A model call failed. `retryable` says whether the same request may succeed later. */
+export class ModelError extends DreamdError {
+  override readonly name = 'ModelError';
+  constructor(
+    message: string,
+    readonly details: {
+      /** HTTP status when the server answered; undefined for timeouts and dropped connections. */
+      status?: number | undefined;
+      retryable: boolean;
+      /** Milliseconds the server asked us to wait (retry-after), when it said. */
+      retryAfterMs?: number | undefined;
+      kind: ModelErrorKind;
+    },
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+  get status(): number | undefined {
+    return this.details.status;
+  }
+  get retryable(): boolean {
+    return this.details.retryable;
+  }
+}
+
+export const ModelErrorKind = {
+  rateLimited: 'rate-limited',
+  overloaded: 'overloaded',
+  server: 'server',
+  timeout: 'timeout',
+  connection: 'connection',
+  badOutput: 'bad-output',
+  auth: 'auth',
+  badRequest: 'bad-request',
+  missingCredentials: 'missing-credentials',
+} as const;
+export type ModelErrorKind = (typeof ModelErrorKind)[keyof typeof ModelErrorKind];
+
+/** The space's lock is held by another live run. A manual run reports "busy"; a job retries later. */
+export class LockBusyError extends DreamdError {
+  override readonly name = 'LockBusyError';
+  constructor(
+    message: string,
+    readonly space: string,
+    readonly holder?: { owner: string; pid: number; host: string; startedAt: string },
+  ) {
+    super(message);
+  }
+}
+
+/** A path given to a memory tool escapes the memory directory. */
+export class PathEscapeError extends DreamdError {
+  override readonly name = 'PathEscapeError';
+  constructor(
+    message: string,
+    readonly requested: string,
+  ) {
+    super(message);
+  }
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

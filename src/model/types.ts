@@ -1,0 +1,60 @@
+import type { z } from 'zod';
+
+/** Tokens used by one call or summed over a run. */
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+export function emptyUsage(): TokenUsage {
+  return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+}
+
+export function addUsage(total: TokenUsage, more: TokenUsage): TokenUsage {
+  return {
+    inputTokens: total.inputTokens + more.inputTokens,
+    outputTokens: total.outputTokens + more.outputTokens,
+    cacheReadTokens: total.cacheReadTokens + more.cacheReadTokens,
+    cacheWriteTokens: total.cacheWriteTokens + more.cacheWriteTokens,
+  };
+}
+
+export interface GenerateObjectRequest<T> {
+  /** Fixed instructions; cached by providers that support prompt caching. */
+  readonly system: string;
+  /** The variable part (digest, index). */
+  readonly prompt: string;
+  /** zod schema of the answer. The provider asks for it as structured output and re-validates it. */
+  readonly schema: z.ZodType<T>;
+  /** Name of the schema, for providers that want one. */
+  readonly schemaName: string;
+  readonly maxOutputTokens?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface GenerateTextRequest {
+  readonly system: string;
+  readonly prompt: string;
+  readonly maxOutputTokens?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface ModelResult<T> {
+  readonly value: T;
+  readonly usage: TokenUsage;
+  /** Number of attempts it took (1 = no retry). */
+  readonly attempts: number;
+}
+
+/**
+ * The small interface the consolidation pipeline and the agent side use to talk to a model.
+ * Implementations: Anthropic (`@anthropic-ai/sdk`) and OpenAI-compatible (`openai`). Failures are ModelError.
+ */
+export interface ModelProvider {
+  /** `anthropic:claude-haiku-5-5` style label for logs and run records. */
+  readonly label: string;
+  generateObject<T>(request: GenerateObjectRequest<T>): Promise<ModelResult<T>>;
+  generateText(request: GenerateTextRequest): Promise<ModelResult<string>>;
+}

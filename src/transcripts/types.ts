@@ -1,0 +1,60 @@
+/**
+ * The normalized session model every transcript reader produces, whatever the file format.
+ * Everything downstream (digest, consolidation, recall) sees only these types.
+ */
+
+export type MessageRole = 'system' | 'user' | 'assistant' | 'tool';
+
+export type MessagePart =
+  | { readonly kind: 'text'; readonly text: string }
+  | { readonly kind: 'thinking'; readonly text: string }
+  | {
+      readonly kind: 'tool-call';
+      /** Provider's id (`tool_use.id` / `tool_calls[].id`) when known. */
+      readonly id: string | undefined;
+      readonly name: string;
+      readonly input: unknown;
+    }
+  | {
+      readonly kind: 'tool-result';
+      readonly toolCallId: string | undefined;
+      /** Text of the result (blocks joined); images replaced by "[image]". */
+      readonly text: string;
+      readonly isError: boolean;
+    };
+
+export interface SessionMessage {
+  /** Position in the session, 0-based, stable as the file grows (used for incremental reading). */
+  readonly index: number;
+  readonly role: MessageRole;
+  /** ISO 8601 timestamp when the transcript has one. */
+  readonly ts: string | undefined;
+  readonly parts: readonly MessagePart[];
+  /** Claude Code: a sub-agent's message (`isSidechain`). */
+  readonly sidechain?: boolean;
+  /** Claude Code: the summary a compaction left in place of older messages (`isCompactSummary`). */
+  readonly compactSummary?: boolean;
+  /** Claude Code: hook output, local-command echoes and other meta lines (`isMeta`). */
+  readonly meta?: boolean;
+}
+
+export interface Session {
+  readonly id: string;
+  /** Absolute path of the transcript file. */
+  readonly file: string;
+  readonly format: 'native' | 'claude-code';
+  /** ISO timestamp: the file's `startedAt`, else the first message's `ts`, else the file's mtime. */
+  readonly startedAt: string;
+  /** ISO timestamp when the session says it ended. */
+  readonly endedAt: string | undefined;
+  readonly agent: string | undefined;
+  /** Messages with index >= the `fromMessage` the reader was asked for. */
+  readonly messages: readonly SessionMessage[];
+  /** Number of messages in the whole file (the next incremental read starts here). */
+  readonly messageCount: number;
+  /** Non-fatal oddities met while reading (skipped lines and why), for `sessions list` and logs. */
+  readonly warnings: readonly string[];
+}
+
+/** Where a session file stands, as `dreamd sessions list` and the gates see it. */
+export type SessionStatus = 'live' | 'settled' | 'consolidated' | 'broken';
