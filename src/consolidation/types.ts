@@ -1,0 +1,55 @@
+import type { Space } from '../config/schema.js';
+import type { TokenUsage } from '../model/types.js';
+
+/** What caused a run. */
+export type RunTrigger = 'schedule' | 'manual' | 'api';
+
+export interface RunRequest {
+  /** Skip the time and session-count gates (never the lock). */
+  readonly force: boolean;
+  /** Compute and return the diff; write nothing. */
+  readonly dryRun: boolean;
+  readonly trigger: RunTrigger;
+  /** BullMQ job id when the run comes from the queue, for the run record. */
+  readonly jobId?: string | undefined;
+}
+
+export type RunPhase = 'orient' | 'gather' | 'extract' | 'reconcile' | 'write';
+
+export interface RunProgress {
+  readonly phase: RunPhase;
+  /** Units done and total in this phase (sessions for gather, calls for extract, files for write). */
+  readonly done: number;
+  readonly total: number;
+  readonly message?: string;
+}
+
+export interface RunSummary {
+  readonly runId: string;
+  readonly spaceId: string;
+  /** `completed` wrote memory; `skipped` found a gate closed (see `reason`); `dry-run` wrote nothing. */
+  readonly status: 'completed' | 'skipped' | 'dry-run';
+  readonly reason: string | undefined;
+  /** Session ids consolidated (or that would be, for a dry run). */
+  readonly sessions: readonly string[];
+  readonly added: number;
+  readonly updated: number;
+  readonly superseded: number;
+  readonly quarantined: number;
+  readonly calls: number;
+  readonly usage: TokenUsage;
+  readonly model: string;
+  readonly durationMs: number;
+  /** Unified diff of the memory files (always for dry runs; also kept in history). */
+  readonly diff: string;
+  /** Files reported and set aside, with reasons. */
+  readonly problems: readonly { readonly file: string; readonly reason: string }[];
+}
+
+export interface RunOptions {
+  readonly onProgress?: (progress: RunProgress) => void;
+  readonly signal?: AbortSignal;
+}
+
+/** One consolidation run for one space: the function the CLI and the BullMQ worker call. */
+export type ConsolidateFunction = (space: Space, request: RunRequest, options?: RunOptions) => Promise<RunSummary>;
