@@ -1,7 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { ConfigFile, type Config, type Space } from './schema.js';
 
@@ -62,7 +62,8 @@ export interface LoadConfigOptions {
 
 /** Expands a leading `~` and resolves against `base`. */
 export function resolvePath(path: string, base: string): string {
-  const expanded = path === '~' ? homedir() : path.startsWith('~/') ? resolve(homedir(), path.slice(2)) : path;
+  const expanded =
+    path === '~' ? homedir() : path.startsWith('~/') ? resolve(homedir(), path.slice(2)) : path;
   return isAbsolute(expanded) ? resolve(expanded) : resolve(base, expanded);
 }
 
@@ -120,9 +121,13 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       raw = parsed as Record<string, unknown>;
     } catch (error) {
       if (error instanceof ConfigError) throw error;
-      throw new ConfigError(`${source} is not valid JSON: ${(error as Error).message}; fix the syntax`, 'config', {
-        cause: error,
-      });
+      throw new ConfigError(
+        `${source} is not valid JSON: ${(error as Error).message}; fix the syntax`,
+        'config',
+        {
+          cause: error,
+        },
+      );
     }
   }
 
@@ -144,7 +149,11 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     ((raw.model as { provider?: string } | undefined)?.provider === 'openai-compatible'
       ? env.OPENAI_API_KEY
       : env.ANTHROPIC_API_KEY);
-  if (providerKey !== undefined && providerKey !== '' && (raw.model as { apiKey?: string } | undefined)?.apiKey === undefined) {
+  if (
+    providerKey !== undefined &&
+    providerKey !== '' &&
+    (raw.model as { apiKey?: string } | undefined)?.apiKey === undefined
+  ) {
     setPath(raw, 'model.apiKey', providerKey);
   }
 

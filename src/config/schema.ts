@@ -61,7 +61,10 @@ export type GatesConfig = z.infer<typeof GatesConfig>;
 
 export const LimitsConfig = z.strictObject({
   /** Largest transcript read, in bytes (64 MiB). Bigger files are reported and set aside. */
-  maxSessionBytes: z.int().positive().default(64 * 1024 * 1024),
+  maxSessionBytes: z
+    .int()
+    .positive()
+    .default(64 * 1024 * 1024),
   /** Token budget of transcript digest in one model call. Small sessions share a call; long ones are split. */
   digestTokensPerCall: z.int().positive().default(24_000),
   /** Most model calls one run may make; the rest of the sessions wait for the next run. */
@@ -94,7 +97,10 @@ export type WorkersConfig = z.infer<typeof WorkersConfig>;
 export const ConfigFile = z.strictObject({
   $schema: z.string().optional(),
   /** Redis to use. Unset: `dreamd start` runs a private redis-server from the PATH. */
-  redisUrl: z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL').optional(),
+  redisUrl: z
+    .string()
+    .regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL')
+    .optional(),
   /** Key prefix in Redis, so several deployments can share one server. */
   redisPrefix: z.string().min(1).default('dreamd'),
   model: ModelConfig.default(ModelConfig.parse({})),

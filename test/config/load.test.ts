@@ -1,0 +1,161 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findSpace, loadConfig, resolvePath } from '../../src/config/load.js';
+import { ConfigError } from '../../src/errors.js';
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'dreamd-config-'));
+}
+
+function writeConfig(dir: string, body: unknown): string {
+  const path = join(dir, 'dreamd.config.json');
+  writeFileSync(path, typeof body === 'string' ? body : JSON.stringify(body));
+  return path;
+}
+
+describe('loadConfig', () => {
+  it('gives the default space ./sessions → ./memory when there is no config file', () => {
+    const cwd = tempDir();
+    const config = loadConfig({ env: {}, cwd });
+    expect(config.source).toBeUndefined();
+    expect(config.spaces).toEqual([
+      { id: 'default', sessionsDir: join(cwd, 'sessions'), memoryDir: join(cwd, 'memory'), format: 'native' },
+    ]);
+    expect(config.gates).toEqual({ minHours: 24, minSessions: 5, quietMinutes: 30 });
+    expect(config.schedule).toBe('*/10 * * * *');
+    expect(config.model.name).toBe('claude-haiku-5-5');
+    expect(config.server).toEqual({ host: '127.0.0.1', port: 7077 });
+  });
+
+  it('reads ./dreamd.config.json, expands ~ and resolves relative paths against the file', () => {
+    const dir = tempDir();
+    writeConfig(dir, {
+      spaces: [
+        { id: 'shop', sessions: 'shop/sessions', memory: 'shop/memory' },
+        {
+          id: 'repo',
+          sessions: '~/.claude/projects/x',
+          memory: '~/.claude/projects/x/memory',
+          format: 'claude-code',
+        },
+      ],
+      gates: { minSessions: 3 },
+    });
+    const config = loadConfig({ env: {}, cwd: dir });
+    expect(config.spaces[0]).toMatchObject({ sessionsDir: join(dir, 'shop/sessions') });
+    expect(config.spaces[1]).toMatchObject({
+      memoryDir: join(homedir(), '.claude/projects/x/memory'),
+      format: 'claude-code',
+    });
+    expect(config.gates.minSessions).toBe(3);
+    expect(config.gates.minHours).toBe(24);
+  });
+
+  it('lets environment variables override the file', () => {
+    const dir = tempDir();
+    const path = writeConfig(dir, { schedule: '0 * * * *' });
+    const config = loadConfig({
+      env: {
+        DREAMD_CONFIG: path,
+        DREAMD_SCHEDULE: '*/5 * * * *',
+        DREAMD_MIN_SESSIONS: '7',
+        REDIS_URL: 'redis://h:1',
+      },
+      cwd: tempDir(),
+    });
+    expect(config.schedule).toBe('*/5 * * * *');
+    expect(config.gates.minSessions).toBe(7);
+    expect(config.redisUrl).toBe('redis://h:1');
+  });
+
+  it('takes the Anthropic key from ANTHROPIC_API_KEY', () => {
+    const config = loadConfig({ env: { ANTHROPIC_API_KEY: 'sk-ant-test' }, cwd: tempDir() });
+    expect(config.model.apiKey).toBe('sk-ant-test');
+  });
+
+  it('names the field of an invalid config and exits 2', () => {
+    const dir = tempDir();
+    writeConfig(dir, { gates: { minSessions: 'five' } });
+    try {
+      loadConfig({ env: {}, cwd: dir });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).field).toBe('gates.minSessions');
+      expect((error as ConfigError).message).toContain('gates.minSessions');
+      expect((error as ConfigError).exitCode).toBe(2);
+    }
+  });
+
+  it('rejects unknown fields, bad JSON and a missing explicit file', () => {
+    const dir = tempDir();
+    writeConfig(dir, { spacez: [] });
+    expect(() => loadConfig({ env: {}, cwd: dir })).toThrow(/spacez/);
+    writeConfig(dir, '{ not json');
+    expect(() => loadConfig({ env: {}, cwd: dir })).toThrow(/not valid JSON/);
+    expect(() => loadConfig({ path: join(dir, 'nope.json'), env: {}, cwd: dir })).toThrow(/does not exist/);
+  });
+
+  it('refuses duplicate space ids and shared memory directories', () => {
+    const dir = tempDir();
+    writeConfig(dir, {
+      spaces: [
+        { id: 'a', sessions: 's1', memory: 'm' },
+        { id: 'a', sessions: 's2', memory: 'm2' },
+      ],
+    });
+    expect(() => loadConfig({ env: {}, cwd: dir })).toThrow(/spaces\.1\.id/);
+    writeConfig(dir, {
+      spaces: [
+        { id: 'a', sessions: 's1', memory: 'm' },
+        { id: 'b', sessions: 's2', memory: 'm' },
+      ],
+    });
+    expect(() => loadConfig({ env: {}, cwd: dir })).toThrow(/share the memory directory/);
+  });
+
+  it('requires an API token when the server is not bound to loopback', () => {
+    expect(() => loadConfig({ env: { DREAMD_HOST: '0.0.0.0' }, cwd: tempDir() })).toThrow(/DREAMD_API_TOKEN/);
+    const config = loadConfig({
+      env: { DREAMD_HOST: '0.0.0.0', DREAMD_API_TOKEN: 'x'.repeat(20) },
+      cwd: tempDir(),
+    });
+    expect(config.server.apiToken).toHaveLength(20);
+  });
+
+  it('requires a base URL for an OpenAI-compatible model', () => {
+    expect(() => loadConfig({ env: { DREAMD_MODEL_PROVIDER: 'openai-compatible' }, cwd: tempDir() })).toThrow(
+      /model\.baseUrl/,
+    );
+  });
+
+  it('rejects a non-numeric number from the environment, naming the variable', () => {
+    expect(() => loadConfig({ env: { DREAMD_PORT: 'abc' }, cwd: tempDir() })).toThrow(/DREAMD_PORT/);
+  });
+});
+
+describe('findSpace', () => {
+  it('finds a space by id and lists the others when it is unknown', () => {
+    const dir = tempDir();
+    writeConfig(dir, {
+      spaces: [
+        { id: 'a', sessions: 's1', memory: 'm1' },
+        { id: 'b', sessions: 's2', memory: 'm2' },
+      ],
+    });
+    const config = loadConfig({ env: {}, cwd: dir });
+    expect(findSpace(config, 'b').id).toBe('b');
+    expect(() => findSpace(config, 'c')).toThrow(/configured spaces: a, b/);
+    expect(() => findSpace(config, undefined)).toThrow(/name one/);
+  });
+});
+
+describe('resolvePath', () => {
+  it('expands ~ and keeps absolute paths', () => {
+    expect(resolvePath('~/x', '/base')).toBe(join(homedir(), 'x'));
+    expect(resolvePath('/abs/y', '/base')).toBe('/abs/y');
+    expect(resolvePath('rel', '/base')).toBe('/base/rel');
+  });
+});

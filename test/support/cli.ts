@@ -1,0 +1,30 @@
+import { runCli } from '../../src/cli/run-cli.js';
+
+export interface CliRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** stdout parsed as JSON (for --json runs). */
+  json<T = unknown>(): T;
+}
+
+/** Runs the CLI in this process with captured output; the environment is only what is passed. */
+export async function runCliCaptured(
+  argv: readonly string[],
+  options: { cwd: string; env?: Record<string, string | undefined> },
+): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(argv, {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
+    cwd: options.cwd,
+    isTty: false,
+  });
+  return { code, stdout, stderr, json: <T>() => JSON.parse(stdout) as T };
+}
