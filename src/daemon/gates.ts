@@ -1,0 +1,55 @@
+import type { GatesConfig } from '../config/schema.js';
+import type { SpaceInspection } from './inspection.js';
+
+export interface GateDecision {
+  /** True when a run may start now. */
+  readonly open: boolean;
+  /** Why the gates are closed (one line per closed gate); empty when open. */
+  readonly reasons: readonly string[];
+}
+
+export interface EvaluateGatesInput {
+  readonly inspection: SpaceInspection;
+  readonly gates: GatesConfig;
+  readonly now: Date;
+  /** Skip the time and session-count gates; never the lock. */
+  readonly force: boolean;
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * The three gates of a run, as a pure function of the space's state:
+ * 1. at least `gates.minHours` since the last successful run (open when there never was one),
+ * 2. at least `gates.minSessions` settled new sessions,
+ * 3. the space's lock is free.
+ * A space that could not be inspected stays closed. `force` skips 1 and 2.
+ */
+export function evaluateGates({ inspection, gates, now, force }: EvaluateGatesInput): GateDecision {
+  const reasons: string[] = [];
+  if (inspection.error !== undefined) {
+    reasons.push(`space "${inspection.spaceId}" could not be inspected: ${inspection.error}`);
+  }
+  if (!force && inspection.lastSuccessfulRunAt !== undefined) {
+    const last = Date.parse(inspection.lastSuccessfulRunAt);
+    if (Number.isNaN(last)) {
+      reasons.push(`last successful run time "${inspection.lastSuccessfulRunAt}" is not a date`);
+    } else {
+      const hours = (now.getTime() - last) / HOUR_MS;
+      if (hours < gates.minHours) {
+        reasons.push(
+          `${hours.toFixed(1)} h since the last successful run (${inspection.lastSuccessfulRunAt}); ` +
+            `${gates.minHours} h needed`,
+        );
+      }
+    }
+  }
+  if (!force && inspection.settledNew < gates.minSessions) {
+    reasons.push(`${inspection.settledNew} settled new session(s); ${gates.minSessions} needed`);
+  }
+  if (inspection.lock !== undefined) {
+    const { owner, pid, host, startedAt } = inspection.lock;
+    reasons.push(`locked by ${owner} (pid ${pid} on ${host}) since ${startedAt}`);
+  }
+  return { open: reasons.length === 0, reasons };
+}

@@ -1,0 +1,255 @@
+import { hostname } from 'node:os';
+import { Worker, type ConnectionOptions, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import type { Config } from '../config/schema.js';
+import type { ConsolidateFunction, RunSummary } from '../consolidation/types.js';
+import { createConsolidationProcessor, SHUTDOWN_REASON } from '../../workers/consolidation-worker.js';
+import { CONSOLIDATION_QUEUE, type ConsolidationJobData } from './queue.js';
+import type { RedisProbe } from './redis-probe.js';
+
+/** Timings of the worker pool, in milliseconds. Defaults are in {@link DEFAULT_WORKER_TIMING}. */
+export interface WorkerTiming {
+  /**
+   * How long a job's lock lasts without renewal; renewed every half of it. The processor is async (the pipeline
+   * awaits the model and the disk), so the event loop stays free to renew. A worker killed with -9 lets the lock
+   * expire, and the next stalled check (below) hands the job to another worker: recovery within
+   * lockDurationMs + stalledIntervalMs.
+   */
+  readonly lockDurationMs: number;
+  /** Period of the stalled-job check every worker runs. */
+  readonly stalledIntervalMs: number;
+  /**
+   * Times a job may be recovered from a dead worker before it fails. 2: a run survives two crashes; a job that
+   * kills its worker every time fails on the third. Safe because a run repeated does the same thing twice.
+   */
+  readonly maxStalledCount: number;
+  /** Period of the Redis health check (INFO run_id) that restarts stopped workers after a Redis restart. */
+  readonly healthCheckIntervalMs: number;
+  /** On close: how long the current jobs may take to finish before they are aborted and handed back. */
+  readonly shutdownTimeoutMs: number;
+  /** After aborting: how long the pipeline has to honour the abort before the connections are cut. */
+  readonly abortGraceMs: number;
+  /** Delay before a busy space (LockBusyError) is tried again (±25 % jitter). */
+  readonly busyDelayMs: number;
+}
+
+export const DEFAULT_WORKER_TIMING: WorkerTiming = {
+  // 60 s: twice BullMQ's default, because a run blocks on model calls of up to model.timeoutMs (60 s) and we'd
+  // rather detect a dead worker a little later than have a busy one declared stalled.
+  lockDurationMs: 60_000,
+  stalledIntervalMs: 30_000,
+  maxStalledCount: 2,
+  healthCheckIntervalMs: 5_000,
+  // 30 s: a run past its last model call writes for a few seconds; longer than that it is mid-extraction and
+  // cheaper to hand back than to wait for (docker stop's own grace period is 10 s, compose's stop_grace_period
+  // is raised to 45 s in docker-compose.yml).
+  shutdownTimeoutMs: 30_000,
+  abortGraceMs: 5_000,
+  busyDelayMs: 30_000,
+};
+
+export interface WorkerPoolHooks {
+  /** A job completed (the pipeline returned a summary). */
+  readonly onCompleted?: (summary: RunSummary, job: Job<ConsolidationJobData, RunSummary>) => void;
+  /** A job attempt failed (it may still be retried). */
+  readonly onFailed?: (error: Error, job: Job<ConsolidationJobData, RunSummary> | undefined) => void;
+}
+
+export interface CreateWorkerPoolOptions {
+  readonly config: Config;
+  /** BullMQ connection options (see `connectionOptions`). */
+  readonly connection: ConnectionOptions;
+  readonly consolidate: ConsolidateFunction;
+  /** Answers whether Redis is up and whether it restarted; drives the health check. */
+  readonly probe: RedisProbe;
+  readonly logger: Logger;
+  readonly timing?: Partial<WorkerTiming>;
+  readonly hooks?: WorkerPoolHooks;
+}
+
+export type WorkerPoolState = 'running' | 'redis-down' | 'closing' | 'closed';
+
+export interface WorkerPool {
+  readonly state: WorkerPoolState;
+  /** True while the BullMQ worker's main loop runs (false while Redis is down and before it resumes). */
+  isRunning(): boolean;
+  /** Jobs this process is running now. */
+  activeJobs(): number;
+  /** Takes a new config: spaces added or removed, concurrency changed. */
+  reload(config: Config): void;
+  /** Runs one health check now (the timer runs it every healthCheckIntervalMs). */
+  checkHealth(): Promise<void>;
+  /** Stops taking jobs, lets current ones finish (up to shutdownTimeoutMs), hands back the rest. Idempotent. */
+  close(): Promise<void>;
+}
+
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    promise.then(
+      () => {
+        clearTimeout(timer);
+        resolve(true);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(true);
+      },
+    );
+  });
+}
+
+/**
+ * BullMQ workers of the `consolidation` queue in this process (one Worker with `workers.concurrency` slots).
+ *
+ * States:
+ * - running: the worker fetches and processes jobs;
+ * - redis-down: the health check cannot reach Redis; BullMQ keeps reconnecting on its own;
+ *   → running when Redis answers again; if it is a new Redis process (run_id changed) or the worker's main loop
+ *   stopped, the worker is started again (`run()`), or replaced if it closed;
+ * - closing: `close()` was called; no new jobs; current ones finish or are handed back;
+ * - closed.
+ *
+ * One run per space at a time across all machines: the queue holds at most one job per space (deduplication by
+ * space id lasts while the job waits, is delayed or runs), so two workers never get the same space; a run started
+ * outside the queue (`dreamd consolidate` in-process) holds the space's file lock, and the job then waits for it
+ * as a delayed job (LockBusyError → `moveToDelayed` + DelayedError, no attempt spent) rather than failing or
+ * spending its retries, which are kept for real failures.
+ */
+export function createWorkerPool(options: CreateWorkerPoolOptions): WorkerPool {
+  const timing: WorkerTiming = { ...DEFAULT_WORKER_TIMING, ...options.timing };
+  const logger = options.logger.child({ component: 'worker-pool' });
+  let config = options.config;
+  let state: WorkerPoolState = 'running';
+  let lastRunId: string | undefined;
+  let closing: Promise<void> | undefined;
+  const active = new Set<string>();
+
+  const processor = createConsolidationProcessor({
+    consolidate: options.consolidate,
+    findSpace: (spaceId) => config.spaces.find((space) => space.id === spaceId),
+    busyDelayMs: timing.busyDelayMs,
+    logger,
+  });
+
+  const createWorker = (): Worker<ConsolidationJobData, RunSummary> => {
+    const worker = new Worker<ConsolidationJobData, RunSummary>(
+      CONSOLIDATION_QUEUE,
+      async (job, token, signal) => {
+        const key = job.id ?? '';
+        active.add(key);
+        try {
+          return await processor(job, token, signal);
+        } finally {
+          active.delete(key);
+        }
+      },
+      {
+        connection: options.connection,
+        prefix: config.redisPrefix,
+        name: `${hostname()}:${process.pid}`,
+        concurrency: config.workers.concurrency,
+        lockDuration: timing.lockDurationMs,
+        stalledInterval: timing.stalledIntervalMs,
+        maxStalledCount: timing.maxStalledCount,
+      },
+    );
+    worker.on('error', (error) => logger.warn({ err: error }, 'worker error'));
+    worker.on('stalled', (jobId) => logger.warn({ jobId }, 'job stalled (its worker died); it runs again'));
+    worker.on('completed', (job, summary) => options.hooks?.onCompleted?.(summary, job));
+    worker.on('failed', (job, error) => {
+      logger.warn({ jobId: job?.id, err: error }, 'job attempt failed');
+      options.hooks?.onFailed?.(error, job);
+    });
+    return worker;
+  };
+
+  let worker = createWorker();
+
+  // A function, not an inline test: `state` changes across awaits, which TypeScript's narrowing does not see.
+  const isStopping = (): boolean => state === 'closing' || state === 'closed';
+
+  const ensureRunning = (why: string): void => {
+    if (isStopping()) return;
+    if (worker.closing !== undefined) {
+      logger.warn({ why }, 'worker had closed; starting a new one');
+      worker = createWorker();
+      return;
+    }
+    if (!worker.isRunning()) {
+      logger.warn({ why }, 'worker had stopped; starting it again');
+      worker.run().catch((error: unknown) => logger.error({ err: error }, 'worker stopped'));
+    }
+  };
+
+  const checkHealth = async (): Promise<void> => {
+    if (isStopping()) return;
+    const result = await options.probe.check();
+    if (isStopping()) return;
+    if (!result.up) {
+      if (state === 'running') logger.warn({ error: result.error }, 'Redis unreachable; workers wait for it');
+      state = 'redis-down';
+      return;
+    }
+    const restarted = lastRunId !== undefined && result.runId !== lastRunId;
+    lastRunId = result.runId;
+    if (state === 'redis-down' || restarted) {
+      logger.info({ restarted }, 'Redis is back');
+      state = 'running';
+      ensureRunning(restarted ? 'Redis restarted' : 'Redis reconnected');
+    }
+  };
+
+  // A self-rescheduling timer rather than setInterval, so two checks never overlap when Redis is slow.
+  let timer: NodeJS.Timeout | undefined;
+  const scheduleHealthCheck = (): void => {
+    timer = setTimeout(() => {
+      checkHealth()
+        .catch((error: unknown) => logger.error({ err: error }, 'health check failed'))
+        .finally(() => {
+          if (!isStopping()) scheduleHealthCheck();
+        });
+    }, timing.healthCheckIntervalMs);
+    timer.unref();
+  };
+  scheduleHealthCheck();
+
+  const close = async (): Promise<void> => {
+    state = 'closing';
+    if (timer !== undefined) clearTimeout(timer);
+    const current = worker;
+    const closed = current.close();
+    if (!(await settlesWithin(closed, timing.shutdownTimeoutMs))) {
+      logger.warn(
+        { jobs: [...active] },
+        'jobs still running at shutdown; aborting them and handing them back',
+      );
+      current.cancelAllJobs(SHUTDOWN_REASON);
+      if (!(await settlesWithin(closed, timing.abortGraceMs))) {
+        // The pipeline ignored the abort. Cut the connections: the job's lock expires after lockDurationMs and
+        // another worker's stalled check hands the job on.
+        logger.error({ jobs: [...active] }, 'jobs ignored the abort; disconnecting, their locks will expire');
+        closed.catch(() => undefined);
+        await current.disconnect().catch(() => undefined);
+      }
+    }
+    state = 'closed';
+  };
+
+  return {
+    get state() {
+      return state;
+    },
+    isRunning: () => state !== 'closed' && worker.isRunning(),
+    activeJobs: () => active.size,
+    reload(next) {
+      config = next;
+      if (worker.concurrency !== next.workers.concurrency) worker.concurrency = next.workers.concurrency;
+    },
+    checkHealth,
+    close() {
+      closing ??= close();
+      return closing;
+    },
+  };
+}

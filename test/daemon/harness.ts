@@ -1,0 +1,122 @@
+import { afterEach } from 'vitest';
+import type { Config } from '../../src/config/schema.js';
+import {
+  connectionOptions,
+  createConsolidationQueue,
+  type ConsolidationQueue,
+} from '../../src/daemon/queue.js';
+import { createRedisProbe, type RedisProbe } from '../../src/daemon/redis-probe.js';
+import {
+  createWorkerPool,
+  type CreateWorkerPoolOptions,
+  type WorkerPool,
+} from '../../src/daemon/worker-pool.js';
+import { startRedis, type TestRedis } from '../support/redis.js';
+import { silentLogger } from './fakes.js';
+
+interface Resource {
+  readonly name: string;
+  isOpen(): boolean;
+  close(): Promise<void>;
+}
+
+const resources: Resource[] = [];
+
+/** Registers something a test must close; the afterEach below fails the test if it is still open. */
+export function track<T>(
+  name: string,
+  value: T,
+  isOpen: (value: T) => boolean,
+  close: (value: T) => Promise<void>,
+): T {
+  resources.push({ name, isOpen: () => isOpen(value), close: () => close(value) });
+  return value;
+}
+
+/**
+ * Installs the afterEach of graphile-worker's tests: a test that leaves a worker, queue, probe or redis-server
+ * running fails (and the leftovers are closed so the next test starts clean).
+ */
+export function failOnLeftovers(): void {
+  afterEach(async () => {
+    const open = resources.filter((resource) => resource.isOpen());
+    resources.length = 0;
+    for (const resource of open.reverse()) await resource.close().catch(() => undefined);
+    if (open.length > 0) {
+      throw new Error(`left running after the test: ${open.map((resource) => resource.name).join(', ')}`);
+    }
+  });
+}
+
+export async function openRedis(): Promise<TestRedis> {
+  const redis = await startRedis();
+  return track(
+    'redis-server',
+    redis,
+    (value) => value.running,
+    (value) => value.stop(),
+  );
+}
+
+export function openQueue(config: Config): ConsolidationQueue {
+  const queue = createConsolidationQueue({
+    connection: connectionOptions(config.redisUrl!),
+    prefix: config.redisPrefix,
+  });
+  queue.on('error', () => undefined);
+  return track(
+    'queue',
+    queue,
+    (value) => value.closing === undefined,
+    (value) => value.close(),
+  );
+}
+
+export function openProbe(url: string): RedisProbe {
+  let closed = false;
+  const probe = createRedisProbe(url);
+  const tracked: RedisProbe = {
+    check: () => probe.check(),
+    close: async () => {
+      closed = true;
+      await probe.close();
+    },
+  };
+  return track(
+    'redis probe',
+    tracked,
+    () => !closed,
+    (value) => value.close(),
+  );
+}
+
+export function openWorkerPool(
+  options: Omit<CreateWorkerPoolOptions, 'connection' | 'probe' | 'logger'> & {
+    logger?: CreateWorkerPoolOptions['logger'];
+  },
+): { pool: WorkerPool; probe: RedisProbe } {
+  const url = options.config.redisUrl!;
+  const probe = openProbe(url);
+  const pool = createWorkerPool({
+    logger: silentLogger,
+    ...options,
+    connection: connectionOptions(url),
+    probe,
+    timing: {
+      lockDurationMs: 5_000,
+      stalledIntervalMs: 1_000,
+      healthCheckIntervalMs: 200,
+      shutdownTimeoutMs: 2_000,
+      abortGraceMs: 1_000,
+      busyDelayMs: 200,
+      ...options.timing,
+    },
+  });
+  track(
+    'worker pool',
+    pool,
+    (value) => value.state !== 'closed',
+    (value) => value.close(),
+  );
+  return { pool, probe };
+}

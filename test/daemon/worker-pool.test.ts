@@ -1,0 +1,317 @@
+import { describe, expect, it } from 'vitest';
+import { QueueEvents } from 'bullmq';
+import { LockBusyError, ConfigError } from '../../src/errors.js';
+import { connectionOptions, enqueueConsolidation } from '../../src/daemon/queue.js';
+import { uniquePrefix } from '../support/redis.js';
+import { createFakeConsolidate, deferred, eventually, makeConfig, makeSpace, makeSummary } from './fakes.js';
+import { failOnLeftovers, openQueue, openRedis, openWorkerPool, track } from './harness.js';
+
+failOnLeftovers();
+
+const now = () => new Date();
+
+describe('worker pool', () => {
+  it('runs a queued job and reports its progress on the job', async () => {
+    const redis = await openRedis();
+    const config = makeConfig({ redisUrl: redis.url, redisPrefix: uniquePrefix('progress') });
+    const queue = openQueue(config);
+    const events = track(
+      'queue events',
+      new QueueEvents('consolidation', {
+        connection: connectionOptions(redis.url),
+        prefix: config.redisPrefix,
+      }),
+      (value) => value.closing === undefined,
+      (value) => value.close(),
+    );
+    await events.waitUntilReady();
+    const progress: unknown[] = [];
+    events.on('progress', ({ data }) => progress.push(data));
+    const fake = createFakeConsolidate();
+    const { pool, probe } = openWorkerPool({ config, consolidate: fake.consolidate });
+
+    const queued = await enqueueConsolidation(
+      queue,
+      'alpha',
+      { force: false, dryRun: false, trigger: 'manual' },
+      { workers: config.workers, now: now() },
+    );
+    expect(queued.status).toBe('queued');
+    const job = (await queue.getJob(queued.jobId))!;
+    const summary = await job.waitUntilFinished(events, 10_000);
+
+    expect(summary).toMatchObject({ spaceId: 'alpha', status: 'completed', added: 3 });
+    expect(fake.calls).toHaveLength(1);
+    expect(fake.calls[0]!.request).toEqual({
+      force: false,
+      dryRun: false,
+      trigger: 'manual',
+      jobId: queued.jobId,
+    });
+    expect((await queue.getJob(queued.jobId))!.progress).toEqual({
+      phase: 'write',
+      done: 2,
+      total: 2,
+      message: 'done',
+    });
+    await eventually(() => progress.length === 2, 5_000, 'two progress events');
+    expect(progress[0]).toEqual({ phase: 'gather', done: 1, total: 2 });
+
+    await pool.close();
+    await events.close();
+    await queue.close();
+    await probe.close();
+    await redis.stop();
+  });
+
+  it('retries a job whose space is busy later instead of failing it, without spending an attempt', async () => {
+    const redis = await openRedis();
+    const config = makeConfig({
+      redisUrl: redis.url,
+      redisPrefix: uniquePrefix('busy'),
+      workers: { attempts: 1 },
+    });
+    const queue = openQueue(config);
+    const fake = createFakeConsolidate();
+    fake.script.push(async (call) => {
+      throw new LockBusyError(`space ${call.space.id} is locked`, call.space.id, {
+        owner: 'cli',
+        pid: 1,
+        host: 'h',
+        startedAt: 'x',
+      });
+    });
+    const { pool, probe } = openWorkerPool({ config, consolidate: fake.consolidate });
+
+    const queued = await enqueueConsolidation(
+      queue,
+      'alpha',
+      { force: true, dryRun: false, trigger: 'api' },
+      { workers: config.workers, now: now() },
+    );
+    await eventually(
+      async () => (await queue.getJobState(queued.jobId)) === 'completed',
+      10_000,
+      'the job to complete',
+    );
+
+    expect(fake.calls).toHaveLength(2);
+    const job = (await queue.getJob(queued.jobId))!;
+    expect(job.attemptsMade).toBe(1);
+    expect(await queue.getFailedCount()).toBe(0);
+
+    await pool.close();
+    await queue.close();
+    await probe.close();
+    await redis.stop();
+  });
+
+  it('fails a job at once when the space has a config error', async () => {
+    const redis = await openRedis();
+    const config = makeConfig({
+      redisUrl: redis.url,
+      redisPrefix: uniquePrefix('config'),
+      workers: { attempts: 5 },
+    });
+    const queue = openQueue(config);
+    const fake = createFakeConsolidate();
+    fake.script.push(async () => {
+      throw new ConfigError('model.apiKey is missing; set ANTHROPIC_API_KEY', 'model.apiKey');
+    });
+    const { pool, probe } = openWorkerPool({ config, consolidate: fake.consolidate });
+
+    const queued = await enqueueConsolidation(
+      queue,
+      'alpha',
+      { force: false, dryRun: false, trigger: 'api' },
+      { workers: config.workers, now: now() },
+    );
+    await eventually(
+      async () => (await queue.getJobState(queued.jobId)) === 'failed',
+      10_000,
+      'the job to fail',
+    );
+
+    expect(fake.calls).toHaveLength(1);
+    expect((await queue.getJob(queued.jobId))!.failedReason).toContain('ANTHROPIC_API_KEY');
+
+    await pool.close();
+    await queue.close();
+    await probe.close();
+    await redis.stop();
+  });
+
+  it('retries a failing run with backoff until it succeeds', async () => {
+    const redis = await openRedis();
+    const config = makeConfig({
+      redisUrl: redis.url,
+      redisPrefix: uniquePrefix('retry'),
+      workers: { attempts: 3, backoffMs: 20 },
+    });
+    const queue = openQueue(config);
+    const fake = createFakeConsolidate();
+    fake.script.push(async () => {
+      throw new Error('model overloaded');
+    });
+    const { pool, probe } = openWorkerPool({ config, consolidate: fake.consolidate });
+
+    const queued = await enqueueConsolidation(
+      queue,
+      'alpha',
+      { force: false, dryRun: false, trigger: 'api' },
+      { workers: config.workers, now: now() },
+    );
+    await eventually(
+      async () => (await queue.getJobState(queued.jobId)) === 'completed',
+      10_000,
+      'the job to complete',
+    );
+    expect(fake.calls).toHaveLength(2);
+    expect((await queue.getJob(queued.jobId))!.attemptsMade).toBe(2);
+
+    await pool.close();
+    await queue.close();
+    await probe.close();
+    await redis.stop();
+  });
+
+  it('resumes after Redis is killed and restarted: a job queued after the restart completes', async () => {
+    const redis = await openRedis();
+    const config = makeConfig({ redisUrl: redis.url, redisPrefix: uniquePrefix('restart') });
+    const fake = createFakeConsolidate();
+    const { pool, probe } = openWorkerPool({ config, consolidate: fake.consolidate });
+    const before = openQueue(config);
+    const first = await enqueueConsolidation(
+      before,
+      'alpha',
+      { force: false, dryRun: false, trigger: 'api' },
+      { workers: config.workers, now: now() },
+    );
+    await eventually(
+      async () => (await before.getJobState(first.jobId)) === 'completed',
+      10_000,
+      'the first job',
+    );
+    await before.close();
+
+    await redis.kill();
+    await eventually(() => pool.state === 'redis-down', 5_000, 'the pool to notice');
+    await redis.restart();
+    await eventually(() => pool.state === 'running' && pool.isRunning(), 10_000, 'the pool to resume');
+
+    const after = openQueue(config);
+    // The completed job survived the crash (appendonly), so the dedup key was released and a new job is queued.
+    expect(await after.getJobState(first.jobId)).toBe('completed');
+    const second = await enqueueConsolidation(
+      after,
+      'alpha',
+      { force: false, dryRun: false, trigger: 'api' },
+      { workers: config.workers, now: now() },
+    );
+    expect(second.status).toBe('queued');
+    await eventually(
+      async () => (await after.getJobState(second.jobId)) === 'completed',
+      15_000,
+      'the job queued after the restart',
+    );
+    expect(fake.calls).toHaveLength(2);
+
+    await pool.close();
+    await after.close();
+    await probe.close();
+    await redis.stop();
+  });
+
+  it('lets the running job finish on close, and takes no new one', async () => {
+    const redis = await openRedis();
+    const config = makeConfig({
+      redisUrl: redis.url,
+      redisPrefix: uniquePrefix('graceful'),
+      spaces: [makeSpace('alpha'), makeSpace('beta')],
+    });
+    const queue = openQueue(config);
+    const fake = createFakeConsolidate();
+    const release = deferred();
+    fake.script.push(async (call) => {
+      await release.promise;
+      return makeSummary(call.space, call.request);
+    });
+    const { pool, probe } = openWorkerPool({
+      config,
+      consolidate: fake.consolidate,
+      timing: { shutdownTimeoutMs: 10_000 },
+    });
+    const first = await enqueueConsolidation(
+      queue,
+      'alpha',
+      { force: false, dryRun: false, trigger: 'api' },
+      { workers: config.workers, now: now() },
+    );
+    await fake.waitForCalls(1);
+
+    const closed = pool.close();
+    expect(pool.state).toBe('closing');
+    const second = await enqueueConsolidation(
+      queue,
+      'beta',
+      { force: false, dryRun: false, trigger: 'api' },
+      { workers: config.workers, now: now() },
+    );
+    release.resolve();
+    await closed;
+
+    expect(pool.state).toBe('closed');
+    expect(await queue.getJobState(first.jobId)).toBe('completed');
+    expect(await queue.getJobState(second.jobId)).toBe('waiting');
+    expect(fake.calls).toHaveLength(1);
+
+    await queue.close();
+    await probe.close();
+    await redis.stop();
+  });
+
+  it('aborts a run that outlasts the shutdown timeout and hands its job back to the queue', async () => {
+    const redis = await openRedis();
+    const config = makeConfig({ redisUrl: redis.url, redisPrefix: uniquePrefix('handback') });
+    const queue = openQueue(config);
+    const fake = createFakeConsolidate();
+    fake.script.push(
+      (call) =>
+        new Promise((_resolve, reject) => {
+          call.options?.signal?.addEventListener('abort', () => reject(new Error('aborted')));
+        }),
+    );
+    const { pool, probe } = openWorkerPool({
+      config,
+      consolidate: fake.consolidate,
+      timing: { shutdownTimeoutMs: 300 },
+    });
+    const queued = await enqueueConsolidation(
+      queue,
+      'alpha',
+      { force: false, dryRun: false, trigger: 'api' },
+      { workers: config.workers, now: now() },
+    );
+    await fake.waitForCalls(1);
+
+    await pool.close();
+
+    expect(await queue.getJobState(queued.jobId)).toBe('waiting');
+    const job = (await queue.getJob(queued.jobId))!;
+    expect(job.attemptsMade).toBe(0);
+
+    // Another worker picks it up and finishes it.
+    const next = openWorkerPool({ config, consolidate: fake.consolidate });
+    await eventually(
+      async () => (await queue.getJobState(queued.jobId)) === 'completed',
+      10_000,
+      'the handed-back job',
+    );
+
+    await next.pool.close();
+    await next.probe.close();
+    await queue.close();
+    await probe.close();
+    await redis.stop();
+  });
+});

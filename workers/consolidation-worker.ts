@@ -1,0 +1,111 @@
+import { DelayedError, UnrecoverableError, WaitingError, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import type { Space } from '../src/config/schema.js';
+import type { ConsolidateFunction, RunProgress, RunSummary } from '../src/consolidation/types.js';
+import { ConfigError, LockBusyError, ModelError, errorMessage } from '../src/errors.js';
+import { ConsolidationJobData } from '../src/daemon/queue.js';
+
+/** The reason a worker aborts a run when it shuts down: the job is handed back to the queue, not failed. */
+export const SHUTDOWN_REASON = 'dreamd worker shutting down';
+
+export interface ConsolidationProcessorOptions {
+  readonly consolidate: ConsolidateFunction;
+  /** The space of this id in the worker's current config, or undefined. */
+  readonly findSpace: (spaceId: string) => Space | undefined;
+  /**
+   * Delay before a job whose space is busy (LockBusyError) is tried again, in ms, before jitter (±25 %).
+   * Default 30 s: about the time a short run takes; a long run is simply waited out in several steps.
+   */
+  readonly busyDelayMs?: number;
+  readonly logger: Logger;
+  readonly now?: () => number;
+  readonly random?: () => number;
+}
+
+export type ConsolidationProcessor = (
+  job: Job<unknown, RunSummary, string>,
+  token?: string,
+  signal?: AbortSignal,
+) => Promise<RunSummary>;
+
+/**
+ * The BullMQ processor of `consolidation-requested` jobs: validate the payload, run the pipeline, report progress.
+ *
+ * Errors, mapped to what BullMQ understands:
+ * - payload invalid, unknown space, ConfigError, ModelError that cannot be retried (missing or rejected key):
+ *   UnrecoverableError, the job fails at once (a retry cannot help);
+ * - LockBusyError (another run holds the space, e.g. a manual in-process `dreamd consolidate`): the job is moved
+ *   back to `delayed` without spending an attempt (DelayedError) and runs once the lock is free;
+ * - aborted because the worker shuts down: the job is moved back to `wait` (WaitingError) for another worker;
+ * - anything else is re-thrown: BullMQ retries with exponential backoff until `workers.attempts` are spent.
+ */
+export function createConsolidationProcessor(options: ConsolidationProcessorOptions): ConsolidationProcessor {
+  const busyDelayMs = options.busyDelayMs ?? 30_000;
+  const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
+
+  return async function processConsolidation(job, token, signal) {
+    const parsed = ConsolidationJobData.safeParse(job.data);
+    if (!parsed.success) {
+      throw new UnrecoverableError(`job ${job.id}: invalid payload: ${parsed.error.message}`);
+    }
+    const data = parsed.data;
+    const space = options.findSpace(data.spaceId);
+    if (space === undefined) {
+      throw new UnrecoverableError(
+        `job ${job.id}: no space "${data.spaceId}" in this worker's config; add it to the config file (reloaded on SIGHUP)`,
+      );
+    }
+    const log = options.logger.child({ jobId: job.id, spaceId: space.id });
+
+    // Progress updates go to Redis in order, without blocking the pipeline; a failed update is logged, not fatal.
+    let progressWrites = Promise.resolve();
+    const onProgress = (progress: RunProgress): void => {
+      progressWrites = progressWrites
+        .then(() => job.updateProgress({ ...progress }))
+        .catch((error: unknown) => log.warn({ err: error }, 'could not report progress'));
+    };
+
+    try {
+      const summary = await consolidateWith(options.consolidate, space, data, job.id, onProgress, signal);
+      await progressWrites;
+      log.info(
+        { status: summary.status, added: summary.added, durationMs: summary.durationMs },
+        'run finished',
+      );
+      return summary;
+    } catch (error) {
+      await progressWrites;
+      if (error instanceof LockBusyError && token !== undefined) {
+        const delay = Math.round(busyDelayMs * (0.75 + random() * 0.5));
+        log.info({ holder: error.holder, delayMs: delay }, 'space is busy; trying again later');
+        await job.moveToDelayed(now() + delay, token);
+        throw new DelayedError(`space "${space.id}" is busy: ${error.message}`);
+      }
+      if (signal?.aborted === true && signal.reason === SHUTDOWN_REASON && token !== undefined) {
+        log.warn('worker shutting down; handing the job back');
+        await job.moveToWait(token);
+        throw new WaitingError(`job ${job.id} handed back: ${SHUTDOWN_REASON}`);
+      }
+      if (error instanceof ConfigError || (error instanceof ModelError && !error.retryable)) {
+        throw new UnrecoverableError(`space "${space.id}": ${errorMessage(error)}`);
+      }
+      throw error;
+    }
+  };
+}
+
+function consolidateWith(
+  consolidate: ConsolidateFunction,
+  space: Space,
+  data: ConsolidationJobData,
+  jobId: string | undefined,
+  onProgress: (progress: RunProgress) => void,
+  signal: AbortSignal | undefined,
+): Promise<RunSummary> {
+  return consolidate(
+    space,
+    { force: data.force, dryRun: data.dryRun, trigger: data.trigger, jobId },
+    signal !== undefined ? { onProgress, signal } : { onProgress },
+  );
+}
