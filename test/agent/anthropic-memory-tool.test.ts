@@ -1,0 +1,82 @@
+import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createAnthropicMemoryTool } from '../../src/agent/anthropic-memory-tool.js';
+import { PathEscapeError } from '../../src/errors.js';
+
+let base: string;
+let memoryDir: string;
+
+beforeEach(async () => {
+  base = await mkdtemp(path.join(tmpdir(), 'dreamd-sdk-memory-'));
+  memoryDir = path.join(base, 'memory');
+  await mkdir(path.join(memoryDir, '.dreamd'), { recursive: true });
+  await mkdir(path.join(base, 'memory-evil'));
+  await writeFile(path.join(memoryDir, '.dreamd', 'lock'), '123');
+});
+
+afterEach(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+describe('Anthropic memory tool (memory_20250818) on the SDK helper', () => {
+  it('is the memory_20250818 tool named memory', () => {
+    expect(createAnthropicMemoryTool({ memoryDir }).definition).toEqual({ type: 'memory_20250818', name: 'memory' });
+  });
+
+  it('creates, views, edits, inserts, renames and deletes inside the memory directory itself', async () => {
+    const memory = createAnthropicMemoryTool({ memoryDir });
+    await memory.handler({ command: 'create', path: '/memories/food.md', file_text: 'no spicy food\nlikes rice' });
+    expect(await readFile(path.join(memoryDir, 'food.md'), 'utf8')).toBe('no spicy food\nlikes rice');
+    expect(await memory.handler({ command: 'view', path: '/memories/food.md' })).toMatch(/1\tno spicy food\n\s+2\tlikes rice/);
+    await memory.handler({ command: 'str_replace', path: '/memories/food.md', old_str: 'likes rice', new_str: 'likes noodles' });
+    await memory.handler({ command: 'insert', path: '/memories/food.md', insert_line: 0, insert_text: '# Food' });
+    expect(await readFile(path.join(memoryDir, 'food.md'), 'utf8')).toBe('# Food\nno spicy food\nlikes noodles');
+    await memory.handler({ command: 'rename', old_path: '/memories/food.md', new_path: '/memories/notes/food.md' });
+    const listing = await memory.handler({ command: 'view', path: '/memories' });
+    expect(listing).toContain('/memories/notes/food.md');
+    expect(listing).not.toContain('.dreamd');
+    await memory.handler({ command: 'delete', path: '/memories/notes/food.md' });
+    expect((await readdir(path.join(memoryDir, 'notes')))).toEqual([]);
+    expect(await readdir(path.join(base, 'memory-evil'))).toEqual([]);
+  });
+
+  it('refuses to overwrite on create, as the SDK does', async () => {
+    const memory = createAnthropicMemoryTool({ memoryDir });
+    await memory.handler({ command: 'create', path: '/memories/a.md', file_text: 'one' });
+    await expect(memory.handler({ command: 'create', path: '/memories/a.md', file_text: 'two' })).rejects.toThrow(/already exists/);
+  });
+
+  const attacks: Array<[string, Record<string, unknown>]> = [
+    ['a path outside /memories', { command: 'view', path: '/etc/passwd' }],
+    ['a prefix sibling of /memories', { command: 'view', path: '/memories-evil/x.md' }],
+    ['a prefix without a slash', { command: 'create', path: '/memoriesx.md', file_text: 'x' }],
+    ['traversal', { command: 'create', path: '/memories/../memory-evil/x.md', file_text: 'x' }],
+    ['encoded traversal', { command: 'view', path: '/memories/%2e%2e/memory-evil' }],
+    ['the .dreamd state', { command: 'view', path: '/memories/.dreamd/lock' }],
+    ['deleting the root', { command: 'delete', path: '/memories' }],
+    ['renaming into .dreamd', { command: 'rename', old_path: '/memories/a.md', new_path: '/memories/.dreamd/a.md' }],
+  ];
+  for (const [name, command] of attacks) {
+    it(`refuses ${name}`, async () => {
+      await writeFile(path.join(memoryDir, 'a.md'), 'a');
+      const memory = createAnthropicMemoryTool({ memoryDir });
+      await expect(memory.handler(command)).rejects.toBeInstanceOf(PathEscapeError);
+      expect(await readdir(path.join(base, 'memory-evil'))).toEqual([]);
+      expect(await readFile(path.join(memoryDir, '.dreamd', 'lock'), 'utf8')).toBe('123');
+    });
+  }
+
+  it('refuses a symlink escape', async () => {
+    await symlink(path.join(base, 'memory-evil'), path.join(memoryDir, 'out'));
+    const memory = createAnthropicMemoryTool({ memoryDir });
+    await expect(memory.handler({ command: 'create', path: '/memories/out/x.md', file_text: 'x' })).rejects.toBeInstanceOf(PathEscapeError);
+  });
+
+  it('refuses writes over 100 KB and unknown commands', async () => {
+    const memory = createAnthropicMemoryTool({ memoryDir });
+    await expect(memory.handler({ command: 'create', path: '/memories/big.md', file_text: 'x'.repeat(100 * 1024 + 1) })).rejects.toThrow(/102400 bytes/);
+    await expect(memory.handler({ command: 'chmod', path: '/memories/a.md' })).rejects.toThrow(/Invalid memory command/);
+  });
+});
