@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { GatesConfig } from '../../src/config/schema.js';
+import { evaluateGates } from '../../src/daemon/gates.js';
+import type { SpaceInspection } from '../../src/daemon/inspection.js';
+
+const gates = GatesConfig.parse({});
+const now = new Date('2025-06-02T12:00:00Z');
+const inspection = (overrides: Partial<SpaceInspection> = {}): SpaceInspection => ({
+  spaceId: 'alpha',
+  settledNew: 5,
+  live: 0,
+  broken: [],
+  lastSuccessfulRunAt: '2025-06-01T11:00:00Z',
+  ...overrides,
+});
+
+describe('evaluateGates', () => {
+  it('opens with five settled sessions 25 hours after the last run and no lock', () => {
+    expect(evaluateGates({ inspection: inspection(), gates, now, force: false })).toEqual({
+      open: true,
+      reasons: [],
+    });
+  });
+
+  it('stays closed with four settled sessions', () => {
+    const decision = evaluateGates({ inspection: inspection({ settledNew: 4 }), gates, now, force: false });
+    expect(decision.open).toBe(false);
+    expect(decision.reasons).toEqual(['4 settled new session(s); 5 needed']);
+  });
+
+  it('stays closed 23 hours after the last successful run', () => {
+    const decision = evaluateGates({
+      inspection: inspection({ lastSuccessfulRunAt: '2025-06-01T13:00:00Z' }),
+      gates,
+      now,
+      force: false,
+    });
+    expect(decision.open).toBe(false);
+    expect(decision.reasons[0]).toMatch(/^23\.0 h since the last successful run/);
+  });
+
+  it('opens for a space that never ran', () => {
+    const decision = evaluateGates({
+      inspection: inspection({ lastSuccessfulRunAt: undefined }),
+      gates,
+      now,
+      force: false,
+    });
+    expect(decision.open).toBe(true);
+  });
+
+  it('stays closed while the lock is held, even when forced', () => {
+    const lock = { owner: 'worker', pid: 42, host: 'box', startedAt: '2025-06-02T11:59:00Z' };
+    const decision = evaluateGates({
+      inspection: inspection({ lock, settledNew: 0 }),
+      gates,
+      now,
+      force: true,
+    });
+    expect(decision).toEqual({
+      open: false,
+      reasons: ['locked by worker (pid 42 on box) since 2025-06-02T11:59:00Z'],
+    });
+  });
+
+  it('skips the time and session gates when forced', () => {
+    const decision = evaluateGates({
+      inspection: inspection({ settledNew: 0, lastSuccessfulRunAt: '2025-06-02T11:00:00Z' }),
+      gates,
+      now,
+      force: true,
+    });
+    expect(decision.open).toBe(true);
+  });
+
+  it('stays closed for a space that could not be inspected, even when forced', () => {
+    const decision = evaluateGates({
+      inspection: inspection({ error: 'sessions directory vanished' }),
+      gates,
+      now,
+      force: true,
+    });
+    expect(decision.open).toBe(false);
+    expect(decision.reasons[0]).toContain('sessions directory vanished');
+  });
+});

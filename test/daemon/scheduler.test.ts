@@ -1,0 +1,203 @@
+import { describe, expect, it } from 'vitest';
+import { createScheduler } from '../../src/daemon/scheduler.js';
+import { enqueueConsolidation } from '../../src/daemon/queue.js';
+import { uniquePrefix } from '../support/redis.js';
+import {
+  createFakeConsolidate,
+  createFakeInspection,
+  eventually,
+  makeConfig,
+  makeSpace,
+  silentLogger,
+} from './fakes.js';
+import { failOnLeftovers, openQueue, openRedis, openWorkerPool } from './harness.js';
+
+failOnLeftovers();
+
+const fixedNow = () => new Date('2025-06-02T12:00:00Z');
+const dayAgo = '2025-06-01T11:00:00Z';
+
+describe('scheduler', () => {
+  it('enqueues a space with five settled sessions and one run happens; a space with four is skipped', async () => {
+    const redis = await openRedis();
+    const config = makeConfig({
+      redisUrl: redis.url,
+      redisPrefix: uniquePrefix('gates'),
+      spaces: [makeSpace('five'), makeSpace('four')],
+    });
+    const queue = openQueue(config);
+    const inspection = createFakeInspection({
+      five: { settledNew: 5, lastSuccessfulRunAt: dayAgo },
+      four: { settledNew: 4, lastSuccessfulRunAt: dayAgo },
+    });
+    const fake = createFakeConsolidate();
+    const { pool, probe } = openWorkerPool({ config, consolidate: fake.consolidate });
+    const scheduler = createScheduler({
+      config,
+      queue,
+      inspectSpace: inspection.inspectSpace,
+      now: fixedNow,
+      logger: silentLogger,
+    });
+
+    const report = await scheduler.tick();
+
+    expect(report.spaces).toEqual([
+      { spaceId: 'five', outcome: 'enqueued', jobId: expect.any(String) },
+      { spaceId: 'four', outcome: 'gates-closed', reasons: ['4 settled new session(s); 5 needed'] },
+    ]);
+    await eventually(async () => (await queue.getCompletedCount()) === 1, 10_000, 'one completed run');
+    expect(fake.calls.map((call) => [call.space.id, call.request.trigger])).toEqual([['five', 'schedule']]);
+    expect(await queue.getJobCounts('waiting', 'delayed', 'active', 'failed')).toEqual({
+      waiting: 0,
+      delayed: 0,
+      active: 0,
+      failed: 0,
+    });
+
+    await pool.close();
+    await queue.close();
+    await probe.close();
+    await redis.stop();
+  });
+
+  it('lets two schedulers on one Redis enqueue each space once', async () => {
+    const redis = await openRedis();
+    const config = makeConfig({
+      redisUrl: redis.url,
+      redisPrefix: uniquePrefix('replicas'),
+      spaces: [makeSpace('alpha'), makeSpace('beta'), makeSpace('gamma')],
+    });
+    const inspection = createFakeInspection({
+      alpha: { settledNew: 9 },
+      beta: { settledNew: 5 },
+      gamma: { settledNew: 1 },
+    });
+    const queueA = openQueue(config);
+    const queueB = openQueue(config);
+    const schedulerA = createScheduler({
+      config,
+      queue: queueA,
+      inspectSpace: inspection.inspectSpace,
+      now: fixedNow,
+      logger: silentLogger,
+    });
+    const schedulerB = createScheduler({
+      config,
+      queue: queueB,
+      inspectSpace: inspection.inspectSpace,
+      now: fixedNow,
+      logger: silentLogger,
+    });
+
+    const [reportA, reportB] = await Promise.all([schedulerA.tick(), schedulerB.tick()]);
+    const again = await schedulerA.tick();
+
+    const outcomes = (spaceId: string) =>
+      [reportA, reportB, again]
+        .map((report) => report.spaces.find((space) => space.spaceId === spaceId)!.outcome)
+        .sort();
+    expect(outcomes('alpha')).toEqual(['already-queued', 'already-queued', 'enqueued']);
+    expect(outcomes('beta')).toEqual(['already-queued', 'already-queued', 'enqueued']);
+    expect(outcomes('gamma')).toEqual(['gates-closed', 'gates-closed', 'gates-closed']);
+    const waiting = await queueA.getJobs(['waiting']);
+    expect(waiting.map((job) => job.data.spaceId).sort()).toEqual(['alpha', 'beta']);
+
+    await queueA.close();
+    await queueB.close();
+    await redis.stop();
+  });
+
+  it('reports a space whose inspection fails and carries on with the others', async () => {
+    const redis = await openRedis();
+    const config = makeConfig({
+      redisUrl: redis.url,
+      redisPrefix: uniquePrefix('broken'),
+      spaces: [makeSpace('gone'), makeSpace('fine')],
+    });
+    const queue = openQueue(config);
+    const inspection = createFakeInspection({ fine: { settledNew: 6 } });
+    inspection.failFor('gone', new Error('ENOENT: sessions directory /x/gone/sessions vanished'));
+    const scheduler = createScheduler({
+      config,
+      queue,
+      inspectSpace: inspection.inspectSpace,
+      now: fixedNow,
+      logger: silentLogger,
+    });
+
+    const report = await scheduler.tick();
+
+    expect(report.spaces[0]).toEqual({
+      spaceId: 'gone',
+      outcome: 'error',
+      error: 'ENOENT: sessions directory /x/gone/sessions vanished',
+    });
+    expect(report.spaces[1]).toMatchObject({ spaceId: 'fine', outcome: 'enqueued' });
+
+    await queue.close();
+    await redis.stop();
+  });
+
+  it('picks up a space added by a config reload on the next tick', async () => {
+    const redis = await openRedis();
+    const config = makeConfig({
+      redisUrl: redis.url,
+      redisPrefix: uniquePrefix('reload'),
+      spaces: [makeSpace('alpha')],
+    });
+    const queue = openQueue(config);
+    const inspection = createFakeInspection({ alpha: { settledNew: 0 }, added: { settledNew: 7 } });
+    const scheduler = createScheduler({
+      config,
+      queue,
+      inspectSpace: inspection.inspectSpace,
+      now: fixedNow,
+      logger: silentLogger,
+    });
+    scheduler.start();
+
+    expect((await scheduler.tick()).spaces.map((space) => space.spaceId)).toEqual(['alpha']);
+    scheduler.reload({ ...config, spaces: [makeSpace('alpha'), makeSpace('added')] });
+    const report = await scheduler.tick();
+
+    expect(report.spaces[1]).toMatchObject({ spaceId: 'added', outcome: 'enqueued' });
+    expect(() => scheduler.reload({ ...config, schedule: 'every tuesday' })).toThrow(
+      /not a valid cron expression/,
+    );
+    await scheduler.stop();
+    expect(scheduler.state).toBe('stopped');
+
+    await queue.close();
+    await redis.stop();
+  });
+
+  it('deduplicates a manual enqueue while a scheduled job for the space is queued', async () => {
+    const redis = await openRedis();
+    const config = makeConfig({ redisUrl: redis.url, redisPrefix: uniquePrefix('manual') });
+    const queue = openQueue(config);
+    const inspection = createFakeInspection({ alpha: { settledNew: 5 } });
+    const scheduler = createScheduler({
+      config,
+      queue,
+      inspectSpace: inspection.inspectSpace,
+      now: fixedNow,
+      logger: silentLogger,
+    });
+
+    const [scheduled] = (await scheduler.tick()).spaces;
+    const manual = await enqueueConsolidation(
+      queue,
+      'alpha',
+      { force: true, dryRun: false, trigger: 'manual' },
+      { workers: config.workers, now: fixedNow() },
+    );
+
+    expect(scheduled).toMatchObject({ outcome: 'enqueued' });
+    expect(manual).toEqual({ status: 'duplicate', jobId: (scheduled as { jobId: string }).jobId });
+    expect(await queue.getWaitingCount()).toBe(1);
+
+    await queue.close();
+    await redis.stop();
+  });
+});
