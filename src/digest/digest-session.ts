@@ -1,0 +1,193 @@
+/**
+ * The digest of one session: the compact, dated, redacted text the extraction model reads (PRODUCT.md,
+ * Consolidation step 3). Pure: no IO, no clock; every date comes from the session itself.
+ *
+ * ```
+ * ### session 7f3a · 2026-11-20
+ * [2026-11-20 14:03] user: our staging box moved to 10.0.4.17 last Thursday [2026-11-12]
+ * [2026-11-20 14:03] assistant: I'll update the deploy script.
+ * assistant → Edit(deploy/staging.sh)
+ * tool ← Edit: The file deploy/staging.sh has been updated… [cut 1840 chars]
+ * ```
+ *
+ * What is kept and what is dropped, and why:
+ * - User text is never cut: facts come from what the user says, and every planted fact must reach the model.
+ * - Assistant text is cut at 1,200 characters: it restates the work; its first paragraph says what was done.
+ * - A tool call is one line (name and the most telling input, ≤ 120 chars); a result keeps 200 characters.
+ * - Dropped: system messages, thinking, meta lines (hook output, local-command echoes), injected
+ *   `<system-reminder>` and command blocks, hook boilerplate, images, and text already seen verbatim earlier
+ *   in the session (40 characters or more; short replies such as "yes" are kept, they carry the flow).
+ * - Sidechain (sub-agent) messages are dropped whole: their prompt is written by the main agent (already
+ *   shown as its Task call) and their answer comes back to the main thread as that call's result, so the
+ *   user's own words are never only there; keeping them would double the cost of agent-heavy sessions.
+ * - A compaction summary is kept whole, marked `summary of earlier conversation`: it carries the facts of the
+ *   messages it replaced.
+ * - Every text is resolved for relative dates against its own message's date, then redacted.
+ */
+import type { Session, SessionMessage } from '../transcripts/types.js';
+import { cleanText, collapseWhitespace, isCompactSummaryText } from './clean-text.js';
+import { estimateTokens } from './estimate-tokens.js';
+import { redactSecrets } from './redact-secrets.js';
+import { resolveRelativeDates } from './relative-dates.js';
+import { cutText, renderToolCall, renderToolResult } from './tool-lines.js';
+import type { DigestLine, DigestOptions, SessionDigest } from './types.js';
+
+/** Characters kept of one tool result (`limits.toolResultChars`). */
+export const DEFAULT_TOOL_RESULT_CHARS = 200;
+/** Characters kept of one assistant text. Generous: long enough for a summary of what was done. */
+export const DEFAULT_ASSISTANT_TEXT_CHARS = 1_200;
+/** Texts shorter than this are never dropped as repeats ("yes", "go on", "thanks"). */
+export const REPEAT_MIN_CHARS = 40;
+
+const COMPACT_SUMMARY_LABEL = 'summary of earlier conversation';
+
+interface Stamp {
+  /** YYYY-MM-DD, the reference for relative dates. */
+  readonly date: string;
+  /** `[YYYY-MM-DD HH:MM]`, or `[YYYY-MM-DD]` when only the date is known. */
+  readonly label: string;
+}
+
+/**
+ * The date and minute of an ISO timestamp, as written: `2026-11-20T14:03:00+02:00` is 14:03 on the 20th,
+ * the writer's local time, which is what "today" in that message meant. Other formats go through `Date`
+ * and come out in UTC.
+ */
+function toStamp(timestamp: string | undefined): Stamp | undefined {
+  if (timestamp === undefined) return undefined;
+  const literal = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}))?/.exec(timestamp);
+  if (literal?.[1] !== undefined) {
+    const date = literal[1];
+    return { date, label: literal[2] === undefined ? `[${date}]` : `[${date} ${literal[2]}]` };
+  }
+  const parsed = new Date(timestamp);
+  if (Number.isNaN(parsed.getTime())) return undefined;
+  const iso = parsed.toISOString();
+  return { date: iso.slice(0, 10), label: `[${iso.slice(0, 10)} ${iso.slice(11, 16)}]` };
+}
+
+/** Whether a message contributes nothing to the digest, whatever its parts. */
+function isSkipped(message: SessionMessage): boolean {
+  return message.role === 'system' || message.meta === true || message.sidechain === true;
+}
+
+interface DigestState {
+  readonly seenTexts: Set<string>;
+  readonly toolNames: Map<string, string>;
+  readonly lines: DigestLine[];
+  redactions: number;
+}
+
+/** Record what earlier (already consolidated) messages said, so their boilerplate is not sent again. */
+function rememberEarlier(message: SessionMessage, state: DigestState): void {
+  if (isSkipped(message)) return;
+  for (const part of message.parts) {
+    if (part.kind === 'text') {
+      const cleaned = cleanText(part.text);
+      if (cleaned.length >= REPEAT_MIN_CHARS) state.seenTexts.add(cleaned);
+    } else if (part.kind === 'tool-call' && part.id !== undefined) {
+      state.toolNames.set(part.id, part.name);
+    }
+  }
+}
+
+/** The message's text parts, cleaned and without repeats, joined into one line's body. */
+function messageText(message: SessionMessage, state: DigestState): { text: string; compact: boolean } {
+  const pieces: string[] = [];
+  let compact = message.compactSummary === true;
+  for (const part of message.parts) {
+    if (part.kind !== 'text') continue;
+    const cleaned = cleanText(part.text);
+    if (cleaned === '') continue;
+    if (cleaned.length >= REPEAT_MIN_CHARS) {
+      if (state.seenTexts.has(cleaned)) continue;
+      state.seenTexts.add(cleaned);
+    }
+    if (message.role === 'user' && isCompactSummaryText(cleaned)) compact = true;
+    pieces.push(cleaned);
+  }
+  return { text: pieces.join(' '), compact };
+}
+
+function digestMessage(
+  message: SessionMessage,
+  stamp: Stamp,
+  options: Required<Omit<DigestOptions, 'fromMessage'>>,
+  state: DigestState,
+): void {
+  const push = (text: string, redactions: number): void => {
+    state.lines.push({ message: message.index, text });
+    state.redactions += redactions;
+  };
+  const { text, compact } = messageText(message, state);
+  if (text !== '') {
+    const redacted = redactSecrets(resolveRelativeDates(text, stamp.date));
+    const body =
+      message.role === 'assistant' && !compact
+        ? cutText(redacted.text, options.assistantTextChars)
+        : redacted.text;
+    const role = compact ? COMPACT_SUMMARY_LABEL : message.role;
+    push(`${stamp.label} ${role}: ${body}`, redacted.count);
+  }
+  for (const part of message.parts) {
+    if (part.kind === 'tool-call') {
+      if (part.id !== undefined) state.toolNames.set(part.id, part.name);
+      const line = renderToolCall(part.name, part.input);
+      push(line.text, line.redactions);
+    } else if (part.kind === 'tool-result') {
+      const name = part.toolCallId === undefined ? undefined : state.toolNames.get(part.toolCallId);
+      const line = renderToolResult(name, part.text, part.isError, options.toolResultChars);
+      if (line !== undefined) push(line.text, line.redactions);
+    }
+  }
+}
+
+/**
+ * Digest the messages of `session` whose index is at least `options.fromMessage` (default 0).
+ * Messages before it, when the session holds them, only teach the digest what was already said.
+ */
+export function digestSession(session: Session, options: DigestOptions = {}): SessionDigest {
+  const settings = {
+    toolResultChars: options.toolResultChars ?? DEFAULT_TOOL_RESULT_CHARS,
+    assistantTextChars: options.assistantTextChars ?? DEFAULT_ASSISTANT_TEXT_CHARS,
+  };
+  const fromMessage = options.fromMessage ?? 0;
+  const sessionStamp = toStamp(session.startedAt) ?? { date: 'undated', label: '[undated]' };
+  const state: DigestState = { seenTexts: new Set(), toolNames: new Map(), lines: [], redactions: 0 };
+
+  let rawChars = 0;
+  let messagesRead = 0;
+  let first: number | undefined;
+  let last: number | undefined;
+  let stamp = sessionStamp;
+  for (const message of session.messages) {
+    if (message.index < fromMessage) {
+      rememberEarlier(message, state);
+      continue;
+    }
+    // Length of the JSON array of digested messages: each message, a comma between, two brackets.
+    rawChars += JSON.stringify(message).length + (messagesRead === 0 ? 2 : 1);
+    messagesRead += 1;
+    first ??= message.index;
+    last = message.index;
+    stamp = toStamp(message.ts) ?? stamp;
+    if (!isSkipped(message)) digestMessage(message, stamp, settings, state);
+  }
+
+  const header = `### session ${collapseWhitespace(session.id)} · ${sessionStamp.date}`;
+  const text = [header, ...state.lines.map((line) => line.text)].join('\n');
+  return {
+    sessionId: session.id,
+    date: sessionStamp.date,
+    text,
+    header,
+    lines: state.lines,
+    rawChars,
+    chars: text.length,
+    estimatedTokens: estimateTokens(text),
+    redactions: state.redactions,
+    messagesRead,
+    fromMessage: first,
+    toMessage: last,
+  };
+}

@@ -1,0 +1,21 @@
+/** Gather (PRODUCT.md, Consolidation step 3): sessions in, compact redacted digests and model-call batches out. */
+export {
+  digestSession,
+  DEFAULT_ASSISTANT_TEXT_CHARS,
+  DEFAULT_TOOL_RESULT_CHARS,
+  REPEAT_MIN_CHARS,
+} from './digest-session.js';
+export { planBatches } from './plan-batches.js';
+export { redactSecrets, containsSecret, SECRET_KINDS } from './redact-secrets.js';
+export type { Redaction } from './redact-secrets.js';
+export { resolveRelativeDates } from './relative-dates.js';
+export { estimateTokens, CHARS_PER_TOKEN } from './estimate-tokens.js';
+export { TOOL_INPUT_SUMMARY_CHARS } from './tool-lines.js';
+export type {
+  Batch,
+  BatchPart,
+  DigestLine,
+  DigestOptions,
+  PlanBatchesOptions,
+  SessionDigest,
+} from './types.js';

@@ -1,0 +1,222 @@
+/**
+ * Secret redaction: every secret-looking span is replaced by `[REDACTED:<kind>]` before transcript text leaves
+ * the process. Rules run in order, most specific first (a PEM block before the base64 inside it, a provider's
+ * key format before the generic "token=…" assignment), and an already-redacted span is never matched again.
+ *
+ * False positives are kept low on purpose: the digest feeds memory, and a sentence that loses a word to an
+ * over-eager rule loses a fact. So provider formats need their exact prefix and length, generic assignments
+ * skip code references (`process.env.X`, `config.apiKey`, `getToken()`) and type names, and a bare hex or
+ * base64 string is only taken when a key-like word comes just before it (a git SHA in a sentence survives).
+ */
+
+export interface Redaction {
+  readonly text: string;
+  /** Number of spans replaced. */
+  readonly count: number;
+}
+
+interface RedactionRule {
+  readonly kind: string;
+  /**
+   * Global regex with a named group `value` (the part replaced). Optional named groups `pre` and `post`
+   * are kept around the marker, so `Bearer abc…` becomes `Bearer [REDACTED:bearer-token]`.
+   */
+  readonly pattern: RegExp;
+  /** Return false to leave a match alone (a reference, a placeholder, prose). */
+  readonly accept?: (value: string, groups: Readonly<Record<string, string | undefined>>) => boolean;
+}
+
+const MARKER_PREFIX = '[REDACTED:';
+
+/** Characters that may sit between a key-like word and a high-entropy string ("key is ", "token: "). */
+const KEY_GAP_CHARS = 24;
+
+/** Words whose unquoted value after ":" is only taken when it looks random ("Secret: patience" is prose). */
+const AMBIGUOUS_KEY = /(?:secret|token|auth|credentials?)["']?$/i;
+
+/** Values that are code, types or placeholders rather than secrets. */
+const NOT_A_SECRET_WORDS = new Set([
+  'null',
+  'undefined',
+  'none',
+  'nil',
+  'true',
+  'false',
+  'string',
+  'number',
+  'boolean',
+  'str',
+  'int',
+  'bytes',
+  'await',
+  'new',
+  'this',
+  'self',
+  'required',
+  'optional',
+  'redacted',
+  'hidden',
+  'empty',
+  'secret',
+  'token',
+]);
+
+const REFERENCE_PREFIX = /^(?:\$|%|<|\{|\[|process\.env|os\.environ|os\.getenv|env\.|ENV\[|getenv)/;
+const DOTTED_PATH = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/;
+const FILLER = /^(?:x+|\*+|\.+|-+|_+|•+)$/i;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function unquote(value: string): string {
+  const first = value[0];
+  if ((first === '"' || first === "'") && value.endsWith(first) && value.length >= 2)
+    return value.slice(1, -1);
+  return value;
+}
+
+/** Shannon entropy in bits per character. Random base64 is about 5, hex about 3.8, English words about 3. */
+export function shannonEntropy(value: string): number {
+  const counts = new Map<string, number>();
+  for (const char of value) counts.set(char, (counts.get(char) ?? 0) + 1);
+  let entropy = 0;
+  for (const count of counts.values()) {
+    const p = count / value.length;
+    entropy -= p * Math.log2(p);
+  }
+  return entropy;
+}
+
+function hasLetterAndDigit(value: string): boolean {
+  return /[A-Za-z]/.test(value) && /\d/.test(value);
+}
+
+/** A value that reads like a generated credential rather than a word. */
+function looksRandom(value: string): boolean {
+  if (value.length >= 8 && hasLetterAndDigit(value)) return true;
+  return value.length >= 20 && !/\s/.test(value) && shannonEntropy(value) >= 3.5;
+}
+
+/** True when the value of a `key = value` / `key: value` assignment should be redacted. */
+function isSecretValue(raw: string, key: string, separator: string): boolean {
+  const quoted = raw !== unquote(raw);
+  const value = unquote(raw).trim();
+  if (value.length < 4) return false;
+  if (value.startsWith(MARKER_PREFIX) || REFERENCE_PREFIX.test(value)) return false;
+  if (value.includes('(') || FILLER.test(value) || NOT_A_SECRET_WORDS.has(value.toLowerCase())) return false;
+  if (!quoted && DOTTED_PATH.test(value)) return false;
+  if (!quoted && separator === ':' && AMBIGUOUS_KEY.test(key)) return looksRandom(value);
+  return true;
+}
+
+const hasDigit = (value: string): boolean => /\d/.test(value);
+
+/** The rules, in the order they run. */
+const RULES: readonly RedactionRule[] = [
+  {
+    // The whole block; a block cut short (no END line) is redacted to the end of the text.
+    kind: 'private-key',
+    pattern:
+      /(?<value>-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$))/g,
+  },
+  { kind: 'jwt', pattern: /\b(?<value>eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)/g },
+  { kind: 'anthropic-key', pattern: /\b(?<value>sk-ant-[A-Za-z0-9_-]{20,})/g },
+  {
+    kind: 'openai-key',
+    pattern: /\b(?<value>sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,})/g,
+    accept: hasLetterAndDigit,
+  },
+  {
+    kind: 'aws-access-key',
+    pattern: /\b(?<value>(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16})\b/g,
+  },
+  {
+    kind: 'aws-secret-key',
+    pattern: /(?<pre>aws_?secret_?access_?key["']?\s*[:=]\s*["']?)(?<value>[A-Za-z0-9/+=]{30,})/gi,
+  },
+  { kind: 'github-token', pattern: /\b(?<value>(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{30,})/g },
+  { kind: 'github-token', pattern: /\b(?<value>github_pat_[A-Za-z0-9_]{22,})/g },
+  { kind: 'gitlab-token', pattern: /\b(?<value>glpat-[A-Za-z0-9_-]{20,})/g },
+  { kind: 'slack-token', pattern: /\b(?<value>xox[abposr]-[A-Za-z0-9-]{10,})/g },
+  { kind: 'slack-webhook', pattern: /(?<value>https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9_/]+)/g },
+  { kind: 'stripe-key', pattern: /\b(?<value>(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,})/g },
+  { kind: 'google-api-key', pattern: /\b(?<value>AIza[0-9A-Za-z_-]{35})/g },
+  { kind: 'npm-token', pattern: /\b(?<value>npm_[A-Za-z0-9]{36})\b/g },
+  { kind: 'twilio-key', pattern: /\b(?<value>(?:AC|SK)[0-9a-f]{32})\b/g },
+  { kind: 'sendgrid-key', pattern: /\b(?<value>SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64})/g },
+  {
+    // scheme://user:password@host — the user name stays, the password goes.
+    kind: 'url-password',
+    pattern: /(?<pre>\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/?#@]+:)(?<value>[^\s/?#@]+)(?<post>@)/g,
+    accept: (value) => !value.startsWith(MARKER_PREFIX),
+  },
+  {
+    kind: 'bearer-token',
+    pattern: /(?<pre>\b[Bb]earer\s+)(?<value>[A-Za-z0-9._~+/-]{16,}=*)/g,
+    accept: hasDigit,
+  },
+  {
+    kind: 'basic-auth',
+    pattern: /(?<pre>Authorization["']?\s*[:=]\s*["']?Basic\s+)(?<value>[A-Za-z0-9+/]{8,}={0,2})/gi,
+  },
+  {
+    // env style: FOO_SECRET=…, GITHUB_TOKEN="…", DB_PASSWORD='…'
+    kind: 'env-secret',
+    pattern:
+      /\b(?<pre>(?<key>[A-Z][A-Z0-9_]{0,60}_(?:SECRET|TOKEN|PASSWORD|PASSWD|PASS|PWD|KEY|APIKEY|CREDENTIALS?|AUTH))\s*=\s*)(?<value>"[^"\n]*"|'[^'\n]*'|[^\s"'`;,)]+)/g,
+    accept: (value, groups) => isSecretValue(value, groups['key'] ?? '', '='),
+  },
+  {
+    // password=…, "api_key": "…", secret: …, token=…, accessToken: '…'
+    kind: 'secret-value',
+    pattern:
+      /(?<![A-Za-z0-9])(?<pre>(?<key>[A-Za-z0-9_.-]{0,40}?(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?|auth)(?:[_-]?key)?["']?)\s*(?<separator>:=|=>|=|:)\s*)(?<value>"[^"\n]{1,300}"|'[^'\n]{1,300}'|[^\s"'`,;)}\]]+)/gi,
+    accept: (value, groups) => isSecretValue(value, groups['key'] ?? '', groups['separator'] ?? '='),
+  },
+  {
+    // "my password is Tr0ub4dor&3" — only a value with a digit or symbol, so "the password is stored" survives.
+    kind: 'password',
+    pattern: /(?<pre>\b(?:password|passphrase|passcode)\s+(?:is|was)\s+["'`]?)(?<value>[^\s"'`]{6,})/gi,
+    accept: (value) => !value.startsWith(MARKER_PREFIX) && /[A-Za-z]/.test(value) && /[\d\W_]/.test(value),
+  },
+  {
+    // A long hex or base64 string shortly after a key-like word ("signing key: 9f86d0…").
+    kind: 'high-entropy',
+    pattern: new RegExp(
+      String.raw`(?<pre>\b(?:keys?|secrets?|tokens?|password|passwd|credentials?|apikey|signature|auth)\b[^\n]{0,${KEY_GAP_CHARS}}?)` +
+        String.raw`(?<value>\b[A-Fa-f0-9]{32,}\b|[A-Za-z0-9+/_-]{32,}={0,2})`,
+      'gi',
+    ),
+    accept: (value) => {
+      if (UUID.test(value) || !hasLetterAndDigit(value)) return false;
+      const isHex = /^[A-Fa-f0-9]+$/.test(value);
+      return shannonEntropy(value) >= (isHex ? 3 : 3.8);
+    },
+  },
+];
+
+function applyRule(text: string, rule: RedactionRule, counter: { count: number }): string {
+  return text.replace(rule.pattern, (...args: unknown[]) => {
+    const match = args[0] as string;
+    const groups = args[args.length - 1] as Record<string, string | undefined>;
+    const value = groups['value'] ?? match;
+    if (value.startsWith(MARKER_PREFIX)) return match;
+    if (rule.accept !== undefined && !rule.accept(value, groups)) return match;
+    counter.count += 1;
+    return `${groups['pre'] ?? ''}${MARKER_PREFIX}${rule.kind}]${groups['post'] ?? ''}`;
+  });
+}
+
+/** Replace every secret in `text` by `[REDACTED:<kind>]` and count them. Pure and deterministic. */
+export function redactSecrets(text: string): Redaction {
+  const counter = { count: 0 };
+  let result = text;
+  for (const rule of RULES) result = applyRule(result, rule, counter);
+  return { text: result, count: counter.count };
+}
+
+/** True when `text` holds anything `redactSecrets` would replace (the reconciler quarantines such facts). */
+export function containsSecret(text: string): boolean {
+  return redactSecrets(text).count > 0;
+}
+
+/** The kinds `redactSecrets` can report, for documentation and tests. */
+export const SECRET_KINDS: readonly string[] = [...new Set(RULES.map((rule) => rule.kind))];

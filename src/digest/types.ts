@@ -1,0 +1,72 @@
+/**
+ * What the Gather step produces: the compact, redacted text of one session (a digest) and the model calls
+ * that digests are packed into (batches). See PRODUCT.md, Consolidation step 3.
+ */
+
+/** One line of a digest, with the index of the session message it came from. */
+export interface DigestLine {
+  /** `SessionMessage.index` of the message this line renders. */
+  readonly message: number;
+  /** The line, without its trailing newline. Never contains a newline. */
+  readonly text: string;
+}
+
+export interface SessionDigest {
+  readonly sessionId: string;
+  /** YYYY-MM-DD of the session's `startedAt` (as written, so the writer's local date is kept). */
+  readonly date: string;
+  /** `### session <id> · <date>` followed by one line per kept message line, joined with "\n". */
+  readonly text: string;
+  /** The header line alone (repeated at the top of every part when a digest is split). */
+  readonly header: string;
+  /** The lines after the header, in message order. */
+  readonly lines: readonly DigestLine[];
+  /** Characters of the digested messages serialized as JSON: the "raw transcript" ratios are taken against. */
+  readonly rawChars: number;
+  /** Characters of `text`. */
+  readonly chars: number;
+  /** `estimateTokens(text)`: characters / 4, rounded up. */
+  readonly estimatedTokens: number;
+  /** Number of secrets replaced by `[REDACTED:<kind>]`. */
+  readonly redactions: number;
+  /** Messages digested (index >= `fromMessage`), whether or not they produced a line. */
+  readonly messagesRead: number;
+  /** Index of the first message digested, or undefined when there was none. */
+  readonly fromMessage: number | undefined;
+  /** Index of the last message digested, or undefined when there was none. */
+  readonly toMessage: number | undefined;
+}
+
+export interface DigestOptions {
+  /** Characters kept of one tool result; the rest is replaced by a `[cut N chars]` marker. Default 200. */
+  readonly toolResultChars?: number;
+  /** Characters kept of one assistant text; user text is never cut. Default 1,200. */
+  readonly assistantTextChars?: number;
+  /** Digest only messages whose index is at least this (incremental reading). Default 0. */
+  readonly fromMessage?: number;
+}
+
+/** One session, or one slice of it, inside a batch. */
+export interface BatchPart {
+  readonly sessionId: string;
+  /** First message index of this slice, only when the session was split across batches. */
+  readonly fromMessage?: number;
+  /** Last message index (inclusive) of this slice, only when the session was split across batches. */
+  readonly toMessage?: number;
+}
+
+/** The transcript text of one model call. */
+export interface Batch {
+  /** Sessions (whole or in part) in this batch, in order, each once. */
+  readonly sessionIds: readonly string[];
+  /** The digests or digest slices, separated by a blank line. */
+  readonly text: string;
+  /** `estimateTokens(text)`; at most the budget the batch was planned with. */
+  readonly estimatedTokens: number;
+  readonly parts: readonly BatchPart[];
+}
+
+export interface PlanBatchesOptions {
+  /** Token budget of transcript text in one call (`limits.digestTokensPerCall`, default 24,000). */
+  readonly tokensPerCall: number;
+}
