@@ -1,0 +1,214 @@
+import Anthropic, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from '@anthropic-ai/sdk';
+import { zodOutputFormat } from '@anthropic-ai/sdk/helpers/zod';
+import type { Message, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import { ModelError, ModelErrorKind } from '../errors.js';
+import type {
+  GenerateObjectRequest,
+  GenerateTextRequest,
+  ModelProvider,
+  ModelResult,
+  TokenUsage,
+} from './types.js';
+import { addUsage, emptyUsage } from './types.js';
+import { badOutput, parseJsonOutput, validateOutput } from './output.js';
+import { parseModelConfig, type ModelConfigInput, type ProviderOptions } from './provider-options.js';
+import { retryWithBackoff, type RetryOutcome } from './retry.js';
+import { isUserAbort, modelErrorFromSdk, type ErrorContext, type SdkErrorClasses } from './sdk-errors.js';
+
+/** The current Haiku; `model.name` changes it (e.g. `claude-haiku-4-5`). */
+export const DEFAULT_ANTHROPIC_MODEL = 'claude-haiku-5-5';
+export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+
+/**
+ * Sent as the key to an endpoint given by `model.baseUrl` when no key is configured (a local proxy or
+ * gateway that needs none). The SDK refuses to send a request without some credential.
+ */
+const KEYLESS_API_KEY = 'dreamd-no-key';
+
+const ANTHROPIC_ERRORS: SdkErrorClasses = {
+  APIError,
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIUserAbortError,
+};
+
+/** The Anthropic provider, with the configured SDK client for callers that need more than one turn. */
+export interface AnthropicModel extends ModelProvider {
+  /** The SDK client: key, base URL and timeout from the config, the SDK's own retries off. */
+  readonly client: Anthropic;
+  /**
+   * Runs one SDK call (for example `messages.create` with tools, in the agent loop) with dreamd's retries and
+   * error mapping: failures come out as ModelError, retryable ones are retried with backoff.
+   */
+  withRetries<R>(call: (client: Anthropic, signal?: AbortSignal) => Promise<R>, signal?: AbortSignal): Promise<RetryOutcome<R>>;
+}
+
+/**
+ * Creates the Anthropic Messages API provider. Throws ModelError `missing-credentials` at once when there is
+ * neither a key nor a `baseUrl`, so a daemon fails at start and not in the middle of a job.
+ */
+export function createAnthropicModel(input: ModelConfigInput, options: ProviderOptions = {}): AnthropicModel {
+  const config = parseModelConfig(input);
+  if (config.apiKey === undefined && config.baseUrl === undefined) {
+    throw new ModelError(
+      'No API key for the Anthropic model: set ANTHROPIC_API_KEY (or DREAMD_MODEL_API_KEY, or model.apiKey in ' +
+        'dreamd.config.json), or set model.baseUrl (DREAMD_MODEL_BASE_URL) to an endpoint that needs no key.',
+      { retryable: false, kind: ModelErrorKind.missingCredentials },
+    );
+  }
+  const label = `anthropic:${config.name}`;
+  const baseUrl = config.baseUrl ?? ANTHROPIC_BASE_URL;
+  const client = new Anthropic({
+    apiKey: config.apiKey ?? KEYLESS_API_KEY,
+    baseURL: baseUrl,
+    timeout: config.timeoutMs,
+    // dreamd retries itself (see retry.ts): one budget for faults and bad output, attempts reported.
+    maxRetries: 0,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  const errorContext: ErrorContext = {
+    label,
+    baseUrl,
+    timeoutMs: config.timeoutMs,
+    keyHint: 'ANTHROPIC_API_KEY, DREAMD_MODEL_API_KEY or model.apiKey',
+  };
+
+  function withRetries<R>(
+    call: (client: Anthropic, signal?: AbortSignal) => Promise<R>,
+    signal?: AbortSignal,
+  ): Promise<RetryOutcome<R>> {
+    return retryWithBackoff(
+      async () => {
+        try {
+          return await call(client, signal);
+        } catch (error) {
+          if (isUserAbort(error, ANTHROPIC_ERRORS)) throw signal?.reason ?? error;
+          throw modelErrorFromSdk(error, ANTHROPIC_ERRORS, errorContext);
+        }
+      },
+      {
+        maxRetries: config.maxRetries,
+        baseDelayMs: options.retryBaseDelayMs,
+        maxDelayMs: options.retryMaxDelayMs,
+        maxRetryAfterMs: options.maxRetryAfterMs,
+        signal,
+        logger: options.logger,
+        label,
+      },
+    );
+  }
+
+  async function generateObject<T>(request: GenerateObjectRequest<T>): Promise<ModelResult<T>> {
+    const format = guardedOutputFormat(request.schema);
+    let usage = emptyUsage();
+    const outcome = await withRetries(async (sdk, signal) => {
+      const message = await sdk.messages.parse(
+        {
+          model: config.name,
+          max_tokens: request.maxOutputTokens ?? config.maxOutputTokens,
+          system: cachedSystem(request.system),
+          messages: [{ role: 'user', content: request.prompt }],
+          output_config: { format },
+        },
+        signal ? { signal } : undefined,
+      );
+      usage = addUsage(usage, usageOf(message));
+      rejectUnfinished(message, label, request.maxOutputTokens ?? config.maxOutputTokens);
+      const parsed = message.parsed_output;
+      // Re-validate whatever the SDK made of it: the answer is data from outside.
+      if (parsed?.ok === true) return validateOutput(request.schema, parsed.value, request.schemaName, label);
+      return parseJsonOutput(request.schema, textOf(message), request.schemaName, label);
+    }, request.signal);
+    return { value: outcome.value, usage, attempts: outcome.attempts };
+  }
+
+  async function generateText(request: GenerateTextRequest): Promise<ModelResult<string>> {
+    let usage = emptyUsage();
+    const outcome = await withRetries(async (sdk, signal) => {
+      const message = await sdk.messages.create(
+        {
+          model: config.name,
+          max_tokens: request.maxOutputTokens ?? config.maxOutputTokens,
+          system: cachedSystem(request.system),
+          messages: [{ role: 'user', content: request.prompt }],
+        },
+        signal ? { signal } : undefined,
+      );
+      usage = addUsage(usage, usageOf(message));
+      rejectUnfinished(message, label, request.maxOutputTokens ?? config.maxOutputTokens);
+      const text = textOf(message);
+      if (text.trim() === '') throw badOutput(label, 'the answer was empty');
+      return text;
+    }, request.signal);
+    return { value: outcome.value, usage, attempts: outcome.attempts };
+  }
+
+  return { label, client, withRetries, generateObject, generateText };
+}
+
+/**
+ * The fixed instructions as one text block marked for prompt caching: repeated calls of a run (and of the
+ * next runs within the cache's 5 minutes) read it from the cache at a tenth of the input price.
+ */
+export function cachedSystem(system: string): TextBlockParam[] {
+  return [{ type: 'text', text: system, cache_control: { type: 'ephemeral' } }];
+}
+
+export function usageOf(message: Pick<Message, 'usage'>): TokenUsage {
+  return {
+    inputTokens: message.usage.input_tokens,
+    outputTokens: message.usage.output_tokens,
+    cacheReadTokens: message.usage.cache_read_input_tokens ?? 0,
+    cacheWriteTokens: message.usage.cache_creation_input_tokens ?? 0,
+  };
+}
+
+function textOf(message: Pick<Message, 'content'>): string {
+  return message.content
+    .filter((block) => block.type === 'text')
+    .map((block) => block.text)
+    .join('');
+}
+
+/** A refusal or an answer cut off by a limit is bad output, whatever text came with it. */
+function rejectUnfinished(message: Pick<Message, 'stop_reason'>, label: string, maxTokens: number): void {
+  switch (message.stop_reason) {
+    case 'refusal':
+      throw badOutput(label, 'the model refused to answer (stop_reason refusal)');
+    case 'max_tokens':
+      throw badOutput(
+        label,
+        `the answer was cut off at ${maxTokens} tokens (stop_reason max_tokens); raise model.maxOutputTokens or send less per call`,
+      );
+    case 'model_context_window_exceeded':
+      throw badOutput(label, 'the answer was cut off by the context window (stop_reason model_context_window_exceeded)');
+    default:
+      return;
+  }
+}
+
+type ParseOutcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
+
+/**
+ * zodOutputFormat's JSON schema, with a parse that never throws: the SDK would turn a schema mismatch into a
+ * plain AnthropicError, indistinguishable from other failures. dreamd validates again and reports bad output.
+ */
+function guardedOutputFormat<T>(schema: GenerateObjectRequest<T>['schema']) {
+  const sdkFormat = zodOutputFormat(schema);
+  return {
+    type: sdkFormat.type,
+    schema: sdkFormat.schema,
+    parse(content: string): ParseOutcome<T> {
+      try {
+        return { ok: true, value: sdkFormat.parse(content) };
+      } catch (error) {
+        return { ok: false, error };
+      }
+    },
+  };
+}

@@ -1,0 +1,22 @@
+export * from './types.js';
+export {
+  createAnthropicModel,
+  cachedSystem,
+  DEFAULT_ANTHROPIC_MODEL,
+  ANTHROPIC_BASE_URL,
+  type AnthropicModel,
+} from './anthropic.js';
+export { createOpenAICompatibleModel, type OpenAICompatibleModel } from './openai-compatible.js';
+export { createModel } from './create-model.js';
+export { parseModelConfig, type ModelConfigInput, type ModelLogger, type ProviderOptions } from './provider-options.js';
+export {
+  retryWithBackoff,
+  backoffDelayMs,
+  DEFAULT_RETRY_BASE_DELAY_MS,
+  DEFAULT_RETRY_MAX_DELAY_MS,
+  DEFAULT_MAX_RETRY_AFTER_MS,
+  type RetryOptions,
+  type RetryOutcome,
+} from './retry.js';
+export { parseRetryAfterMs } from './sdk-errors.js';
+export { validateOutput, parseJsonOutput } from './output.js';

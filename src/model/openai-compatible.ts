@@ -1,0 +1,196 @@
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { ContentFilterFinishReasonError, LengthFinishReasonError } from 'openai/error';
+import { zodResponseFormat } from 'openai/helpers/zod';
+import { makeParseableResponseFormat } from 'openai/lib/parser';
+import type { ChatCompletion, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { ModelError, ModelErrorKind } from '../errors.js';
+import type {
+  GenerateObjectRequest,
+  GenerateTextRequest,
+  ModelProvider,
+  ModelResult,
+  TokenUsage,
+} from './types.js';
+import { addUsage, emptyUsage } from './types.js';
+import { badOutput, parseJsonOutput, validateOutput } from './output.js';
+import { parseModelConfig, type ModelConfigInput, type ProviderOptions } from './provider-options.js';
+import { retryWithBackoff, type RetryOutcome } from './retry.js';
+import { isUserAbort, modelErrorFromSdk, type ErrorContext, type SdkErrorClasses } from './sdk-errors.js';
+
+/** Sent as the key when none is configured: Ollama, vLLM and LM Studio ignore it; the SDK needs one. */
+const KEYLESS_API_KEY = 'dreamd-no-key';
+
+const OPENAI_ERRORS: SdkErrorClasses = {
+  APIError,
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIUserAbortError,
+};
+
+export interface OpenAICompatibleModel extends ModelProvider {
+  /** The SDK client: base URL, key and timeout from the config, the SDK's own retries off. */
+  readonly client: OpenAI;
+  /** Runs one SDK call with dreamd's retries and error mapping (see AnthropicModel.withRetries). */
+  withRetries<R>(call: (client: OpenAI, signal?: AbortSignal) => Promise<R>, signal?: AbortSignal): Promise<RetryOutcome<R>>;
+}
+
+/**
+ * Creates a provider for any OpenAI-compatible Chat Completions endpoint (Ollama, vLLM, LM Studio, OpenAI).
+ * `model.baseUrl` is required and includes the version path, e.g. `http://127.0.0.1:11434/v1` for Ollama.
+ * Structured output goes as `response_format: json_schema` (strict) through `chat.completions.parse`.
+ */
+export function createOpenAICompatibleModel(
+  input: ModelConfigInput,
+  options: ProviderOptions = {},
+): OpenAICompatibleModel {
+  const config = parseModelConfig(input);
+  if (config.baseUrl === undefined) {
+    throw new ModelError(
+      'No endpoint for the openai-compatible model: set model.baseUrl (DREAMD_MODEL_BASE_URL), e.g. ' +
+        'http://127.0.0.1:11434/v1 for Ollama, with a key in OPENAI_API_KEY or DREAMD_MODEL_API_KEY if it needs one.',
+      { retryable: false, kind: ModelErrorKind.missingCredentials },
+    );
+  }
+  const label = `openai-compatible:${config.name}`;
+  const baseUrl = config.baseUrl;
+  const client = new OpenAI({
+    apiKey: config.apiKey ?? KEYLESS_API_KEY,
+    baseURL: baseUrl,
+    timeout: config.timeoutMs,
+    maxRetries: 0,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  const errorContext: ErrorContext = {
+    label,
+    baseUrl,
+    timeoutMs: config.timeoutMs,
+    keyHint: 'OPENAI_API_KEY, DREAMD_MODEL_API_KEY or model.apiKey',
+  };
+
+  function withRetries<R>(
+    call: (client: OpenAI, signal?: AbortSignal) => Promise<R>,
+    signal?: AbortSignal,
+  ): Promise<RetryOutcome<R>> {
+    return retryWithBackoff(
+      async () => {
+        try {
+          return await call(client, signal);
+        } catch (error) {
+          if (isUserAbort(error, OPENAI_ERRORS)) throw signal?.reason ?? error;
+          if (error instanceof LengthFinishReasonError) {
+            throw badOutput(label, 'the answer was cut off (finish_reason length); raise model.maxOutputTokens', error);
+          }
+          if (error instanceof ContentFilterFinishReasonError) {
+            throw badOutput(label, 'the answer was withheld by a content filter (finish_reason content_filter)', error);
+          }
+          throw modelErrorFromSdk(error, OPENAI_ERRORS, errorContext);
+        }
+      },
+      {
+        maxRetries: config.maxRetries,
+        baseDelayMs: options.retryBaseDelayMs,
+        maxDelayMs: options.retryMaxDelayMs,
+        maxRetryAfterMs: options.maxRetryAfterMs,
+        signal,
+        logger: options.logger,
+        label,
+      },
+    );
+  }
+
+  function messages(system: string, prompt: string): ChatCompletionMessageParam[] {
+    return [
+      { role: 'system', content: system },
+      { role: 'user', content: prompt },
+    ];
+  }
+
+  async function generateObject<T>(request: GenerateObjectRequest<T>): Promise<ModelResult<T>> {
+    const responseFormat = guardedResponseFormat(request.schema, request.schemaName);
+    let usage = emptyUsage();
+    const outcome = await withRetries(async (sdk, signal) => {
+      const completion = await sdk.chat.completions.parse(
+        {
+          model: config.name,
+          max_tokens: request.maxOutputTokens ?? config.maxOutputTokens,
+          messages: messages(request.system, request.prompt),
+          response_format: responseFormat,
+        },
+        signal ? { signal } : undefined,
+      );
+      usage = addUsage(usage, usageOf(completion));
+      const message = completion.choices[0]?.message;
+      if (!message) throw badOutput(label, 'the answer had no choices');
+      if (message.refusal) throw badOutput(label, `the model refused: ${message.refusal}`);
+      const parsed = message.parsed;
+      // Re-validate whatever the SDK made of it: the answer is data from outside.
+      if (parsed?.ok === true) return validateOutput(request.schema, parsed.value, request.schemaName, label);
+      return parseJsonOutput(request.schema, message.content ?? '', request.schemaName, label);
+    }, request.signal);
+    return { value: outcome.value, usage, attempts: outcome.attempts };
+  }
+
+  async function generateText(request: GenerateTextRequest): Promise<ModelResult<string>> {
+    let usage = emptyUsage();
+    const outcome = await withRetries(async (sdk, signal) => {
+      const completion = await sdk.chat.completions.create(
+        {
+          model: config.name,
+          max_tokens: request.maxOutputTokens ?? config.maxOutputTokens,
+          messages: messages(request.system, request.prompt),
+        },
+        signal ? { signal } : undefined,
+      );
+      usage = addUsage(usage, usageOf(completion));
+      const choice = completion.choices[0];
+      if (choice?.finish_reason === 'length') {
+        throw badOutput(label, 'the answer was cut off (finish_reason length); raise model.maxOutputTokens');
+      }
+      if (choice?.message.refusal) throw badOutput(label, `the model refused: ${choice.message.refusal}`);
+      const text = choice?.message.content ?? '';
+      if (text.trim() === '') throw badOutput(label, 'the answer was empty');
+      return text;
+    }, request.signal);
+    return { value: outcome.value, usage, attempts: outcome.attempts };
+  }
+
+  return { label, client, withRetries, generateObject, generateText };
+}
+
+/** OpenAI counts cached tokens inside prompt_tokens; dreamd counts them apart, as Anthropic does. */
+export function usageOf(completion: Pick<ChatCompletion, 'usage'>): TokenUsage {
+  const usage = completion.usage;
+  if (!usage) return emptyUsage();
+  const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
+  return {
+    inputTokens: Math.max(0, usage.prompt_tokens - cached),
+    outputTokens: usage.completion_tokens,
+    cacheReadTokens: cached,
+    cacheWriteTokens: 0,
+  };
+}
+
+type ParseOutcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
+
+/**
+ * zodResponseFormat's strict JSON schema, with a parse that never throws: the SDK would throw a bare
+ * SyntaxError or ZodError. dreamd validates again and reports bad output as a ModelError.
+ */
+function guardedResponseFormat<T>(schema: GenerateObjectRequest<T>['schema'], name: string) {
+  const sdkFormat = zodResponseFormat(schema, safeSchemaName(name));
+  return makeParseableResponseFormat<ParseOutcome<T>>(
+    { type: sdkFormat.type, json_schema: sdkFormat.json_schema },
+    (content) => {
+      try {
+        return { ok: true, value: sdkFormat.$parseRaw(content) };
+      } catch (error) {
+        return { ok: false, error };
+      }
+    },
+  );
+}
+
+/** OpenAI allows a-z, A-Z, 0-9, `_` and `-` in a schema name, at most 64 characters. */
+function safeSchemaName(name: string): string {
+  return name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || 'output';
+}

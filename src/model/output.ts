@@ -1,0 +1,44 @@
+import type { z } from 'zod';
+import { ModelError, ModelErrorKind } from '../errors.js';
+
+/**
+ * The model's answer is data from outside: whatever the SDK already parsed, it is validated here again with
+ * the caller's zod schema before anyone sees it. Every failure is a retryable `bad-output` ModelError.
+ */
+
+export function badOutput(label: string, problem: string, cause?: unknown): ModelError {
+  return new ModelError(
+    `${label}: unusable answer: ${problem}`,
+    { retryable: true, kind: ModelErrorKind.badOutput },
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+/** Validates a value against the schema; the error lists the first few issues with their paths. */
+export function validateOutput<T>(schema: z.ZodType<T>, value: unknown, schemaName: string, label: string): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issues = result.error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+    .join('; ');
+  const more = result.error.issues.length > 5 ? ` and ${result.error.issues.length - 5} more` : '';
+  throw badOutput(label, `it does not match the ${schemaName} schema (${issues}${more})`, result.error);
+}
+
+/** Parses JSON text from the model and validates it. */
+export function parseJsonOutput<T>(schema: z.ZodType<T>, text: string, schemaName: string, label: string): T {
+  if (text.trim() === '') throw badOutput(label, 'the answer was empty');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw badOutput(label, `the answer is not JSON (${describeText(text)})`, error);
+  }
+  return validateOutput(schema, value, schemaName, label);
+}
+
+function describeText(text: string): string {
+  const start = text.slice(0, 80).replace(/\s+/g, ' ');
+  return text.length > 80 ? `starts "${start}…"` : `"${start}"`;
+}

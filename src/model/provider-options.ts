@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { ConfigError } from '../errors.js';
+import { ModelConfig } from '../config/schema.js';
+
+/**
+ * The part of a logger the model layer uses: one line per retry. pino's logger fits as it is.
+ */
+export interface ModelLogger {
+  warn(data: Record<string, unknown>, message: string): void;
+}
+
+/** IO and tuning handed to a provider factory. Everything is optional; the defaults are production's. */
+export interface ProviderOptions {
+  /** fetch used by the SDK. Default the global fetch. */
+  readonly fetch?: typeof globalThis.fetch;
+  /** Where retries are reported. Default: nowhere. */
+  readonly logger?: ModelLogger;
+  /**
+   * First backoff delay in ms; it doubles with each retry, with jitter. Default 500 ms, the SDKs' own
+   * figure. Tests use a few ms.
+   */
+  readonly retryBaseDelayMs?: number;
+  /** Longest backoff delay in ms. Default 8,000 ms. */
+  readonly retryMaxDelayMs?: number;
+  /**
+   * Longest `retry-after` the layer waits for in ms. Default 60,000 ms. A server asking for longer gets no
+   * retry here: the ModelError carries `retryAfterMs` so the job can be retried later instead.
+   */
+  readonly maxRetryAfterMs?: number;
+}
+
+/** A model config as written (defaults not applied yet), or as parsed. */
+export type ModelConfigInput = z.input<typeof ModelConfig>;
+
+/** Apply the config's defaults and validate; a bad field is a ConfigError naming it. */
+export function parseModelConfig(input: ModelConfigInput): ModelConfig {
+  const result = ModelConfig.safeParse(input);
+  if (!result.success) {
+    const first = result.error.issues[0];
+    const field = first ? ['model', ...first.path.map(String)].join('.') : 'model';
+    throw new ConfigError(`${field}: ${first?.message ?? 'invalid model settings'}`, field, {
+      cause: result.error,
+    });
+  }
+  return result.data;
+}

@@ -1,0 +1,141 @@
+import { ModelError, ModelErrorKind, errorMessage } from '../errors.js';
+
+/**
+ * Turns the errors of the two Stainless-generated SDKs (`@anthropic-ai/sdk`, `openai`) into ModelError.
+ * Both have the same class names with separate hierarchies, so each provider passes its own classes.
+ */
+
+type ErrorClass = abstract new (...args: never[]) => Error;
+
+export interface SdkErrorClasses {
+  readonly APIError: ErrorClass;
+  readonly APIConnectionError: ErrorClass;
+  readonly APIConnectionTimeoutError: ErrorClass;
+  readonly APIUserAbortError: ErrorClass;
+}
+
+export interface ErrorContext {
+  /** `anthropic:claude-haiku-5-5` style label that starts every message. */
+  readonly label: string;
+  readonly baseUrl: string;
+  readonly timeoutMs: number;
+  /** Where the key comes from, for the 401 message. */
+  readonly keyHint: string;
+}
+
+/** True when the error is the SDK's answer to our own AbortSignal: not a model failure, passed through. */
+export function isUserAbort(error: unknown, classes: SdkErrorClasses): boolean {
+  return error instanceof classes.APIUserAbortError;
+}
+
+export function modelErrorFromSdk(error: unknown, classes: SdkErrorClasses, context: ErrorContext): ModelError {
+  if (error instanceof ModelError) return error;
+  // Timeout is a subclass of connection error in both SDKs: test it first.
+  if (error instanceof classes.APIConnectionTimeoutError) {
+    return new ModelError(
+      `${context.label}: no answer within ${context.timeoutMs} ms (model.timeoutMs)`,
+      { retryable: true, kind: ModelErrorKind.timeout },
+      { cause: error },
+    );
+  }
+  if (error instanceof classes.APIConnectionError) {
+    const cause = error.cause === undefined ? '' : `: ${errorMessage(error.cause)}`;
+    return new ModelError(
+      `${context.label}: the connection to ${context.baseUrl} failed (${error.message}${cause})`,
+      { retryable: true, kind: ModelErrorKind.connection },
+      { cause: error },
+    );
+  }
+  if (error instanceof classes.APIError) {
+    const { status, headers } = error as Error & { status?: unknown; headers?: unknown };
+    if (typeof status === 'number') {
+      return modelErrorFromStatus(
+        status,
+        headers instanceof Headers ? headers : undefined,
+        error.message,
+        context,
+        error,
+      );
+    }
+  }
+  return new ModelError(
+    `${context.label}: the call failed: ${errorMessage(error)}`,
+    { retryable: false, kind: ModelErrorKind.badRequest },
+    { cause: error },
+  );
+}
+
+/**
+ * Status to kind: 429 rate-limited, 529 overloaded, 408 timeout, 409 and 5xx server (retryable);
+ * 401/403 auth and other 4xx bad-request (not retryable). An `x-should-retry` header overrides, as the SDKs do.
+ */
+export function modelErrorFromStatus(
+  status: number,
+  headers: Headers | undefined,
+  serverMessage: string,
+  context: ErrorContext,
+  cause?: unknown,
+): ModelError {
+  const retryAfterMs = parseRetryAfterMs(headers);
+  const { kind, retryable: retryableByStatus } = classifyStatus(status);
+  const shouldRetry = headers?.get('x-should-retry');
+  const retryable = shouldRetry === 'true' ? true : shouldRetry === 'false' ? false : retryableByStatus;
+  const wait = retryAfterMs === undefined ? '' : `, retry after ${retryAfterMs} ms`;
+  const advice =
+    kind === ModelErrorKind.auth
+      ? `; check the API key (${context.keyHint})`
+      : kind === ModelErrorKind.badRequest
+        ? '; the same request will fail again'
+        : '';
+  return new ModelError(
+    `${context.label}: HTTP ${status} (${describeKind(kind)}${wait}): ${serverMessage}${advice}`,
+    { status, retryable, retryAfterMs, kind },
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+function classifyStatus(status: number): { kind: ModelErrorKind; retryable: boolean } {
+  if (status === 429) return { kind: ModelErrorKind.rateLimited, retryable: true };
+  if (status === 529) return { kind: ModelErrorKind.overloaded, retryable: true };
+  if (status === 408) return { kind: ModelErrorKind.timeout, retryable: true };
+  // 409: a lock timeout on the provider's side; the SDKs retry it too.
+  if (status === 409 || status >= 500) return { kind: ModelErrorKind.server, retryable: true };
+  if (status === 401 || status === 403) return { kind: ModelErrorKind.auth, retryable: false };
+  return { kind: ModelErrorKind.badRequest, retryable: false };
+}
+
+function describeKind(kind: ModelErrorKind): string {
+  switch (kind) {
+    case ModelErrorKind.rateLimited:
+      return 'rate limited';
+    case ModelErrorKind.overloaded:
+      return 'overloaded';
+    case ModelErrorKind.timeout:
+      return 'request timeout';
+    case ModelErrorKind.server:
+      return 'server error';
+    case ModelErrorKind.auth:
+      return 'not authorised';
+    default:
+      return 'request refused';
+  }
+}
+
+/**
+ * `retry-after-ms` (milliseconds, not standard but sent by OpenAI and Anthropic) wins over `retry-after`
+ * (seconds or an HTTP date). A value that is missing, unparseable or negative is ignored.
+ */
+export function parseRetryAfterMs(headers: Headers | undefined, now: number = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const milliseconds = headers.get('retry-after-ms');
+  if (milliseconds !== null) {
+    const value = Number.parseFloat(milliseconds);
+    if (Number.isFinite(value) && value >= 0) return value;
+  }
+  const retryAfter = headers.get('retry-after');
+  if (retryAfter === null) return undefined;
+  const seconds = Number.parseFloat(retryAfter);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
+  const date = Date.parse(retryAfter);
+  return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
+}

@@ -1,0 +1,349 @@
+import { z } from 'zod';
+import {
+  ReplyQueue,
+  TokenCounter,
+  faultHeaders,
+  isFault,
+  schemaBreakingJson,
+  sendJson,
+  startFakeHttpServer,
+  type FakeFault,
+  type FakeUsage,
+  type HttpExchange,
+} from './fake-model-server.js';
+
+/**
+ * A fake Anthropic Messages API (`POST /v1/messages`) that the real `@anthropic-ai/sdk` talks to over HTTP.
+ * Replies are scripted per request; every request is recorded. Point the SDK at it with `baseURL: server.url`.
+ *
+ * Structured output (`messages.parse` with `output_config.format`): the SDK reads the JSON from the first
+ * text block, so a `{ json }` reply is a text block holding JSON.stringify(json).
+ */
+
+export { faults, type FakeFault, type FakeUsage } from './fake-model-server.js';
+
+const TextBlockParam = z.looseObject({
+  type: z.literal('text'),
+  text: z.string(),
+  cache_control: z.looseObject({ type: z.string() }).nullish(),
+});
+
+const ContentBlockParam = z.looseObject({ type: z.string() });
+
+/** What the server accepts: the fields dreamd uses, unknown fields kept. */
+export const AnthropicRequestBody = z.looseObject({
+  model: z.string().min(1),
+  max_tokens: z.int().positive(),
+  system: z.union([z.string(), z.array(TextBlockParam)]).optional(),
+  messages: z
+    .array(
+      z.looseObject({
+        role: z.enum(['user', 'assistant']),
+        content: z.union([z.string(), z.array(ContentBlockParam)]),
+      }),
+    )
+    .min(1),
+  output_config: z
+    .looseObject({
+      format: z.looseObject({ type: z.string(), schema: z.record(z.string(), z.unknown()).optional() }).nullish(),
+    })
+    .optional(),
+  tools: z.array(z.looseObject({ name: z.string() })).optional(),
+  stream: z.boolean().optional(),
+});
+export type AnthropicRequestBody = z.infer<typeof AnthropicRequestBody>;
+
+export interface RecordedAnthropicRequest {
+  /** 0-based position among the requests this server received. */
+  readonly index: number;
+  readonly path: string;
+  /** Lower-cased header names: `x-api-key`, `anthropic-version`, … */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: AnthropicRequestBody;
+  /** The system prompt's text, blocks joined. */
+  readonly system: string;
+  /** The text of the last user message (text blocks and tool results joined). */
+  readonly prompt: string;
+}
+
+type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal';
+
+/** One scripted answer. */
+export type AnthropicReply =
+  /** Structured output: a text block holding the JSON. */
+  | { readonly json: unknown; readonly usage?: Partial<FakeUsage>; readonly stopReason?: StopReason }
+  /** Plain text. */
+  | { readonly text: string; readonly usage?: Partial<FakeUsage>; readonly stopReason?: StopReason }
+  /** The model calls tools: an optional text block, then tool_use blocks; stop_reason `tool_use`. */
+  | {
+      readonly toolUse: ReadonlyArray<{ readonly name: string; readonly input: unknown; readonly id?: string }>;
+      readonly text?: string;
+      readonly usage?: Partial<FakeUsage>;
+    }
+  /** Content blocks as they are, for anything else. */
+  | {
+      readonly content: ReadonlyArray<Record<string, unknown>>;
+      readonly stopReason: StopReason;
+      readonly usage?: Partial<FakeUsage>;
+    }
+  | FakeFault;
+
+export type AnthropicScript =
+  | AnthropicReply
+  | ((request: RecordedAnthropicRequest) => AnthropicReply | Promise<AnthropicReply>);
+
+export interface FakeAnthropicServerOptions {
+  /** Milliseconds each request waits before it is answered (benchmarks). Default 0. */
+  readonly latencyMs?: number;
+  /** Usage fields reported on every answer, over the computed ones (4 characters a token, simulated cache). */
+  readonly usage?: Partial<FakeUsage>;
+}
+
+export interface FakeAnthropicServer {
+  /** Base URL for the SDK: `new Anthropic({ baseURL: server.url })`. */
+  readonly url: string;
+  /** Every request received, in order, faults included. */
+  readonly requests: RecordedAnthropicRequest[];
+  /** Scripts the next answers, first in first out. */
+  enqueue(...replies: AnthropicScript[]): void;
+  /** Answers requests when the queue is empty; undefined restores "nothing scripted" (a 400). */
+  setDefault(handler: AnthropicScript | undefined): void;
+  /** Scripted replies not used yet. */
+  readonly pending: number;
+  /** Changes the per-request latency, ms. */
+  setLatency(latencyMs: number): void;
+  close(): Promise<void>;
+}
+
+const ERROR_TYPES: Readonly<Record<number, string>> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  529: 'overloaded_error',
+};
+
+export async function startFakeAnthropicServer(options: FakeAnthropicServerOptions = {}): Promise<FakeAnthropicServer> {
+  const requests: RecordedAnthropicRequest[] = [];
+  const replies = new ReplyQueue<RecordedAnthropicRequest, AnthropicReply>();
+  const tokens = new TokenCounter();
+  let messageCount = 0;
+
+  async function handle(exchange: HttpExchange): Promise<void> {
+    if (exchange.method !== 'POST' || exchange.path !== '/v1/messages') {
+      sendError(exchange, 404, `fake-anthropic-server: no route ${exchange.method} ${exchange.path}`);
+      return;
+    }
+    const parsed = AnthropicRequestBody.safeParse(exchange.json);
+    if (!parsed.success) {
+      sendError(exchange, 400, `fake-anthropic-server: bad request body: ${z.prettifyError(parsed.error)}`);
+      return;
+    }
+    const recorded: RecordedAnthropicRequest = {
+      index: requests.length,
+      path: exchange.path,
+      headers: exchange.headers,
+      body: parsed.data,
+      system: systemText(parsed.data),
+      prompt: lastUserText(parsed.data),
+    };
+    requests.push(recorded);
+    if (parsed.data.stream === true) {
+      sendError(exchange, 400, 'fake-anthropic-server: streaming is not supported; use messages.create or messages.parse');
+      return;
+    }
+    const reply = await replies.next(recorded);
+    if (reply === undefined) {
+      sendError(
+        exchange,
+        400,
+        `fake-anthropic-server: nothing scripted for request #${recorded.index}; enqueue a reply or setDefault`,
+      );
+      return;
+    }
+    if (isFault(reply)) {
+      answerFault(exchange, recorded, reply);
+      return;
+    }
+    const { content, stopReason } = contentOf(reply);
+    sendMessage(exchange, recorded, content, stopReason, reply.usage);
+  }
+
+  function answerFault(exchange: HttpExchange, recorded: RecordedAnthropicRequest, fault: FakeFault): void {
+    switch (fault.fault) {
+      case 'status':
+        sendError(exchange, fault.status, fault.message ?? defaultErrorMessage(fault.status), faultHeaders(fault));
+        return;
+      case 'hang':
+        return; // never answered: the client's timeout ends it, or close()
+      case 'drop':
+        exchange.request.socket.destroy();
+        return;
+      case 'bad-output':
+        sendMessage(
+          exchange,
+          recorded,
+          [{ type: 'text', text: schemaBreakingJson(recorded.body.output_config?.format?.schema, fault.output) }],
+          'end_turn',
+        );
+        return;
+      case 'empty':
+        sendMessage(exchange, recorded, [], 'end_turn');
+        return;
+      case 'refusal':
+        sendMessage(exchange, recorded, [{ type: 'text', text: 'I can’t help with that.' }], 'refusal');
+        return;
+      case 'max-tokens':
+        sendMessage(exchange, recorded, [{ type: 'text', text: '{"facts": [{"title": "cut of' }], 'max_tokens');
+        return;
+    }
+  }
+
+  function sendMessage(
+    exchange: HttpExchange,
+    recorded: RecordedAnthropicRequest,
+    content: ReadonlyArray<Record<string, unknown>>,
+    stopReason: StopReason,
+    usage?: Partial<FakeUsage>,
+  ): void {
+    messageCount += 1;
+    const counted = tokens.count(
+      {
+        cacheablePrefix: cacheableSystemText(recorded.body),
+        rest: JSON.stringify(recorded.body.messages) + uncachedSystemText(recorded.body),
+        output: JSON.stringify(content),
+      },
+      { ...options.usage, ...usage },
+    );
+    sendJson(
+      exchange.response,
+      200,
+      {
+        id: `msg_fake_${messageCount}`,
+        type: 'message',
+        role: 'assistant',
+        model: recorded.body.model,
+        content,
+        stop_reason: stopReason,
+        stop_sequence: null,
+        stop_details: null,
+        container: null,
+        usage: {
+          input_tokens: counted.inputTokens,
+          output_tokens: counted.outputTokens,
+          cache_creation_input_tokens: counted.cacheWriteTokens,
+          cache_read_input_tokens: counted.cacheReadTokens,
+          cache_creation: null,
+          server_tool_use: null,
+          service_tier: 'standard',
+        },
+      },
+      { 'request-id': `req_fake_${messageCount}` },
+    );
+  }
+
+  const server = await startFakeHttpServer(handle, options.latencyMs === undefined ? {} : { latencyMs: options.latencyMs });
+  return {
+    url: server.origin,
+    requests,
+    enqueue: (...scripts) => replies.enqueue(...scripts),
+    setDefault: (handler) => replies.setDefault(handler),
+    get pending() {
+      return replies.pending;
+    },
+    setLatency: (latencyMs) => {
+      server.latencyMs = latencyMs;
+    },
+    close: () => server.close(),
+  };
+}
+
+function contentOf(reply: Exclude<AnthropicReply, FakeFault>): {
+  content: ReadonlyArray<Record<string, unknown>>;
+  stopReason: StopReason;
+} {
+  if ('toolUse' in reply) {
+    const toolBlocks = reply.toolUse.map((call, position) => ({
+      type: 'tool_use',
+      id: call.id ?? `toolu_fake_${position}_${Math.random().toString(36).slice(2, 10)}`,
+      name: call.name,
+      input: call.input,
+    }));
+    const text = reply.text === undefined ? [] : [{ type: 'text', text: reply.text }];
+    return { content: [...text, ...toolBlocks], stopReason: 'tool_use' };
+  }
+  if ('json' in reply) {
+    return { content: [{ type: 'text', text: JSON.stringify(reply.json) }], stopReason: reply.stopReason ?? 'end_turn' };
+  }
+  if ('text' in reply) {
+    return { content: [{ type: 'text', text: reply.text }], stopReason: reply.stopReason ?? 'end_turn' };
+  }
+  return { content: reply.content, stopReason: reply.stopReason };
+}
+
+function sendError(exchange: HttpExchange, status: number, message: string, headers: Record<string, string> = {}): void {
+  sendJson(
+    exchange.response,
+    status,
+    { type: 'error', error: { type: ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error'), message } },
+    headers,
+  );
+}
+
+function defaultErrorMessage(status: number): string {
+  if (status === 429) return 'Number of request tokens has exceeded your per-minute rate limit';
+  if (status === 529) return 'Overloaded';
+  if (status >= 500) return 'Internal server error';
+  if (status === 401) return 'invalid x-api-key';
+  return 'Invalid request';
+}
+
+function systemText(body: AnthropicRequestBody): string {
+  if (body.system === undefined) return '';
+  return typeof body.system === 'string' ? body.system : body.system.map((block) => block.text).join('\n');
+}
+
+/** System text up to and including the last block marked with cache_control: the cached prefix. */
+function cacheableSystemText(body: AnthropicRequestBody): string {
+  if (!Array.isArray(body.system)) return '';
+  const lastMarked = body.system.findLastIndex((block) => block.cache_control != null);
+  return body.system
+    .slice(0, lastMarked + 1)
+    .map((block) => block.text)
+    .join('\n');
+}
+
+function uncachedSystemText(body: AnthropicRequestBody): string {
+  if (body.system === undefined) return '';
+  if (typeof body.system === 'string') return body.system;
+  const lastMarked = body.system.findLastIndex((block) => block.cache_control != null);
+  return body.system
+    .slice(lastMarked + 1)
+    .map((block) => block.text)
+    .join('\n');
+}
+
+function lastUserText(body: AnthropicRequestBody): string {
+  const last = body.messages.findLast((message) => message.role === 'user');
+  if (last === undefined) return '';
+  if (typeof last.content === 'string') return last.content;
+  return last.content
+    .map((block) => {
+      if (block.type === 'text' && typeof block['text'] === 'string') return block['text'];
+      if (block.type === 'tool_result') {
+        const content = block['content'];
+        if (typeof content === 'string') return content;
+        if (Array.isArray(content)) {
+          return content
+            .map((part: unknown) => (typeof part === 'object' && part !== null && 'text' in part ? String(part.text) : ''))
+            .join('');
+        }
+      }
+      return '';
+    })
+    .filter((text) => text !== '')
+    .join('\n');
+}
