@@ -1,0 +1,60 @@
+/** Where dreamd keeps things inside a memory directory. Paths are relative, with `/` separators. */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { MemoryFormatError } from '../errors.js';
+
+export const STATE_DIR = '.dreamd';
+export const LEDGER_FILE = '.dreamd/ledger.json';
+export const RUNS_DIR = '.dreamd/runs';
+export const LOCK_FILE = '.dreamd/lock';
+export const QUARANTINE_FILE = '.dreamd/quarantine.md';
+export const FORGOTTEN_FILE = '.dreamd/forgotten.json';
+export const STAGING_DIR = '.dreamd/staging';
+
+const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+export function assertRunId(runId: string): void {
+  if (!RUN_ID_PATTERN.test(runId) || runId.includes('..')) {
+    throw new MemoryFormatError(`invalid run id "${runId}": use letters, digits, '.', '_' and '-'`, runId);
+  }
+}
+
+export function runRecordPath(runId: string): string {
+  assertRunId(runId);
+  return `${RUNS_DIR}/${runId}.json`;
+}
+
+/**
+ * Absolute path of a relative path inside the memory directory. Refuses absolute paths, `..` and
+ * dreamd's own staging and lock files, which only the transaction and the lock write.
+ */
+export function resolveInside(memoryDir: string, relativePath: string): string {
+  const normalized = path.posix.normalize(relativePath);
+  if (
+    relativePath === '' ||
+    path.isAbsolute(relativePath) ||
+    normalized.startsWith('..') ||
+    normalized !== relativePath ||
+    relativePath.includes('\\')
+  ) {
+    throw new MemoryFormatError(`"${relativePath}" is not a plain relative path inside the memory directory`, relativePath);
+  }
+  return path.join(memoryDir, ...relativePath.split('/'));
+}
+
+/** File text, or null when it does not exist. */
+export async function readTextIfExists(file: string): Promise<string | null> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/** A run id for a new run: sortable by time, unique by random suffix. */
+export function newRunId(now: Date = new Date(), kind = 'run'): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const random = Math.random().toString(36).slice(2, 8).padEnd(6, '0');
+  return `${kind}-${stamp}-${random}`;
+}
