@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Deterministic text similarity for deduplicating facts: no embeddings, no model call, same answer on every
+ * machine. Text is normalised (Unicode NFKC, lower case, accents and punctuation removed), split into words,
+ * common English stop words dropped and a plural "s" trimmed, then compared as sets.
+ */
+
+/**
+ * Near-duplicate threshold on {@link textSimilarity} (0..1): two facts of the same type at or above it are the
+ * same fact said twice. 0.6 because, on the phrasings we test against, rewordings of one fact ("User orders a
+ * flat white with oat milk" / "User's usual coffee order is a flat white with oat milk") score 0.6–0.8, while
+ * two different values of one subject ("home address … Lisbon" / "home address … Porto") and reversals
+ * ("prefers tabs over spaces" / "prefers spaces over tabs", which word sets alone rate 1.0) stay at or below 0.5.
+ */
+export const NEAR_DUPLICATE_THRESHOLD = 0.6;
+
+/**
+ * Same-subject threshold on {@link titleSimilarity}: two facts of the same type whose titles score at or above
+ * it (and have at least {@link SAME_SUBJECT_MIN_TITLE_WORDS} words) describe the same subject, so a newer one with
+ * different content supersedes the older. 0.8 means, for the short titles facts have (2–6 words), "the same
+ * words, give or take one in five".
+ */
+export const SAME_SUBJECT_THRESHOLD = 0.8;
+
+/** A one-word title ("Editor", "Testing") is too vague to say two facts share a subject. */
+export const SAME_SUBJECT_MIN_TITLE_WORDS = 2;
+
+const STOP_WORDS = new Set([
+  'a',
+  'an',
+  'the',
+  'and',
+  'or',
+  'but',
+  'of',
+  'to',
+  'in',
+  'on',
+  'at',
+  'for',
+  'with',
+  'by',
+  'from',
+  'as',
+  'is',
+  'are',
+  'was',
+  'were',
+  'be',
+  'been',
+  'being',
+  'it',
+  'its',
+  'this',
+  'that',
+  'these',
+  'those',
+  'their',
+  'his',
+  'her',
+  'he',
+  'she',
+  'they',
+  'them',
+  's',
+  'has',
+  'have',
+  'had',
+  'do',
+  'does',
+  'did',
+  'so',
+  'than',
+  'then',
+  'into',
+  'about',
+  'which',
+  'who',
+  'whom',
+  'what',
+]);
+
+/** Lower case, accents stripped, every run of non-letters/digits turned into one space, trimmed. */
+export function normalizeText(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+function stem(word: string): string {
+  return word.length > 3 && word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word;
+}
+
+/** Content words of a text in order (normalised, stop words dropped, plural "s" trimmed). */
+export function contentWords(text: string): string[] {
+  const normalized = normalizeText(text);
+  if (normalized === '') return [];
+  return normalized
+    .split(' ')
+    .filter((word) => !STOP_WORDS.has(word))
+    .map(stem);
+}
+
+/** |a ∩ b| / |a ∪ b|; two empty sets score 0 (nothing to say they are the same). */
+export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (a.size === 0 && b.size === 0) return 0;
+  let shared = 0;
+  for (const item of a) if (b.has(item)) shared += 1;
+  return shared / (a.size + b.size - shared);
+}
+
+function bigrams(words: readonly string[]): string[] {
+  const pairs: string[] = [];
+  for (let index = 0; index + 1 < words.length; index += 1) pairs.push(`${words[index]} ${words[index + 1]}`);
+  return pairs;
+}
+
+/** The words and word pairs of each part; pairs never span two parts (title and body stay apart). */
+function features(parts: readonly string[]): { words: Set<string>; pairs: Set<string> } {
+  const words = new Set<string>();
+  const pairs = new Set<string>();
+  for (const part of parts) {
+    const partWords = contentWords(part);
+    for (const word of partWords) words.add(word);
+    for (const pair of bigrams(partWords)) pairs.add(pair);
+  }
+  return { words, pairs };
+}
+
+/**
+ * Similarity of two texts, 0..1: the mean of the Jaccard index over their content words and over their
+ * adjacent word pairs. Words alone miss order ("tabs over spaces" vs "spaces over tabs"); pairs alone punish
+ * rewording too hard; the mean keeps both in view. Each argument is a list of parts (e.g. title and body).
+ */
+export function textSimilarity(a: readonly string[], b: readonly string[]): number {
+  const left = features(a);
+  const right = features(b);
+  return (jaccard(left.words, right.words) + jaccard(left.pairs, right.pairs)) / 2;
+}
+
+/** Jaccard over the content words of two titles. */
+export function titleSimilarity(a: string, b: string): number {
+  return jaccard(new Set(contentWords(a)), new Set(contentWords(b)));
+}
+
+/** Number of distinct content words of a title. */
+export function titleWordCount(title: string): number {
+  return new Set(contentWords(title)).size;
+}
+
+/**
+ * Hash of the normalised text of a fact: two facts with the same key are exact duplicates whatever their
+ * spacing, case, punctuation or accents. The title is left out: the same body under two titles is one fact.
+ */
+export function exactKey(type: string, body: string): string {
+  return createHash('sha256')
+    .update(`${type}\n${normalizeText(body)}`)
+    .digest('hex');
+}
