@@ -1,0 +1,18 @@
+/** Transcripts in: readers of native and Claude Code sessions, the scanner, and the agent-side recorder. */
+export { readSession, readSessionFile, isInsideDirectory } from './read-session.js';
+export type { ReadSessionOptions, ReadSessionResult } from './read-session.js';
+export { scanSessions, countByStatus, markDuplicateIds, SESSION_EXTENSIONS } from './scan-sessions.js';
+export type { ScanEntry, ScanResult, ScanSessionsOptions } from './scan-sessions.js';
+export { readSettledSessions } from './read-settled-sessions.js';
+export type {
+  ReadSessionRecord,
+  ReadSettledOptions,
+  SessionProblem,
+  SettledSessions,
+} from './read-settled-sessions.js';
+export { createSessionRecorder, RecordableMessage } from './session-recorder.js';
+export type { SessionRecorder, SessionRecorderOptions } from './session-recorder.js';
+export { parseNativeTranscript } from './native-reader.js';
+export { createClaudeCodeAccumulator } from './claude-code-lines.js';
+export { MAX_JSON_DEPTH } from './parse-json-text.js';
+export type * from './types.js';

@@ -1,0 +1,84 @@
+import type { z } from 'zod';
+import { TranscriptErrorReason } from '../errors.js';
+import type { Session, SessionMessage } from './types.js';
+import { NativeFile, NativeMessage } from './message-schema.js';
+import { nativeMessageParts } from './normalize-message.js';
+import { JsonTextError, parseJsonText } from './parse-json-text.js';
+import { transcriptFailure } from './transcript-failure.js';
+
+/** What the native parser needs besides the text; all of it comes from the caller's IO. */
+export interface NativeParseContext {
+  /** Absolute path, for `Session.file` and error messages. */
+  readonly file: string;
+  /** File name without `.json`: the session id when the file has no `id`. */
+  readonly stem: string;
+  /** First message index to return (earlier ones are counted, not converted). */
+  readonly fromMessage: number;
+  /** The file's modification time: `startedAt` when neither the file nor a message says. */
+  readonly mtime: Date;
+}
+
+function describeIssue(error: z.ZodError, prefix: readonly PropertyKey[]): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return 'wrong shape';
+  const path = [...prefix, ...issue.path].map(String).join('.');
+  return `${path === '' ? '(top level)' : path}: ${issue.message}`;
+}
+
+/**
+ * Parses the text of a native transcript (`{ id?, startedAt?, endedAt?, agent?, messages }`) into a Session.
+ * Only messages with index >= `fromMessage` are validated and converted; `messageCount` counts them all.
+ * Throws a TranscriptError (`invalid-json`, `wrong-shape`, `empty`). Pure.
+ */
+export function parseNativeTranscript(text: string, context: NativeParseContext): Session {
+  const { file } = context;
+  if (text.trim().length === 0) {
+    throw transcriptFailure(file, TranscriptErrorReason.empty, 'the file is empty (only whitespace)');
+  }
+  let value: unknown;
+  try {
+    value = parseJsonText(text);
+  } catch (error) {
+    const detail = error instanceof JsonTextError ? error.message : String(error);
+    throw transcriptFailure(file, TranscriptErrorReason.invalidJson, `invalid JSON: ${detail}`, error);
+  }
+  const parsedFile = NativeFile.safeParse(value);
+  if (!parsedFile.success) {
+    throw transcriptFailure(file, TranscriptErrorReason.wrongShape, describeIssue(parsedFile.error, []));
+  }
+  const data = parsedFile.data;
+  const warnings: string[] = [];
+  const messages: SessionMessage[] = [];
+  data.messages.forEach((raw, index) => {
+    if (index < context.fromMessage) return;
+    const parsed = NativeMessage.safeParse(raw);
+    if (!parsed.success) {
+      throw transcriptFailure(
+        file,
+        TranscriptErrorReason.wrongShape,
+        describeIssue(parsed.error, ['messages', index]),
+      );
+    }
+    const { role, parts } = nativeMessageParts(parsed.data, `messages.${index}`, warnings);
+    messages.push({ index, role, ts: parsed.data.ts, parts });
+  });
+  const firstTimestamp = firstMessageTimestamp(data.messages);
+  return {
+    id: data.id ?? context.stem,
+    file,
+    format: 'native',
+    startedAt: data.startedAt ?? firstTimestamp ?? context.mtime.toISOString(),
+    endedAt: data.endedAt ?? undefined,
+    agent: data.agent ?? undefined,
+    messages,
+    messageCount: data.messages.length,
+    warnings,
+  };
+}
+
+function firstMessageTimestamp(messages: readonly unknown[]): string | undefined {
+  const first = messages[0];
+  if (typeof first !== 'object' || first === null || !('ts' in first)) return undefined;
+  const ts = first.ts;
+  return typeof ts === 'string' && !Number.isNaN(Date.parse(ts)) ? ts : undefined;
+}

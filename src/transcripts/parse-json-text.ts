@@ -1,0 +1,97 @@
+/**
+ * `JSON.parse` with what a transcript reader needs on top: a nesting limit and an error that says where
+ * (line and column) the text went wrong. Pure: text in, value or `JsonTextError` out.
+ */
+
+/**
+ * Deepest nesting of arrays and objects accepted. V8's `JSON.stringify` overflows the stack a few
+ * thousand levels deep, and every later stage (digest, recorder) stringifies tool inputs; real transcripts
+ * nest fewer than 20 levels. 1,000 leaves a wide margin on both sides.
+ */
+export const MAX_JSON_DEPTH = 1000;
+
+/** Why a JSON text was refused, with the 1-based line and column when known. */
+export class JsonTextError extends Error {
+  override readonly name = 'JsonTextError';
+  constructor(
+    readonly detail: string,
+    readonly line: number | undefined,
+    readonly column: number | undefined,
+  ) {
+    super(line === undefined ? detail : `line ${line} column ${column ?? 1}: ${detail}`);
+  }
+}
+
+/** 1-based line and column of a character offset. */
+export function lineAndColumn(text: string, position: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  let newline = text.indexOf('\n');
+  while (newline !== -1 && newline < position) {
+    line += 1;
+    lineStart = newline + 1;
+    newline = text.indexOf('\n', lineStart);
+  }
+  return { line, column: position - lineStart + 1 };
+}
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Offset where the nesting first passes `limit`, or -1. Strings are skipped with `indexOf`, so the cost is
+ * in the structural characters, which are few in transcripts (most bytes are message text).
+ */
+export function findExcessiveNesting(text: string, limit: number): number {
+  let depth = 0;
+  let index = 0;
+  const length = text.length;
+  while (index < length) {
+    const code = text.charCodeAt(index);
+    if (code === QUOTE) {
+      let end = text.indexOf('"', index + 1);
+      while (end !== -1) {
+        let backslashes = 0;
+        while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes += 1;
+        if (backslashes % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
+      }
+      if (end === -1) return -1; // unterminated string: JSON.parse reports it
+      index = end + 1;
+      continue;
+    }
+    if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      depth += 1;
+      if (depth > limit) return index;
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      depth -= 1;
+    }
+    index += 1;
+  }
+  return -1;
+}
+
+/** Parses JSON text, refusing nesting deeper than `maxDepth`. Throws `JsonTextError` with line and column. */
+export function parseJsonText(text: string, maxDepth: number = MAX_JSON_DEPTH): unknown {
+  const tooDeep = findExcessiveNesting(text, maxDepth);
+  if (tooDeep !== -1) {
+    const { line, column } = lineAndColumn(text, tooDeep);
+    throw new JsonTextError(`nested deeper than ${maxDepth} levels`, line, column);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const match = /at position (\d+)/.exec(message);
+    const detail = message.replace(/\s*in JSON at position \d+(?: \(line \d+ column \d+\))?/, '');
+    if (match?.[1] !== undefined) {
+      const { line, column } = lineAndColumn(text, Number(match[1]));
+      throw new JsonTextError(detail, line, column);
+    }
+    throw new JsonTextError(detail, undefined, undefined);
+  }
+}

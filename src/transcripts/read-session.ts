@@ -1,0 +1,326 @@
+import { createReadStream, type Stats } from 'node:fs';
+import { lstat, open, readlink, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, extname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { createInterface } from 'node:readline';
+import { pipeline, Transform, type TransformCallback } from 'node:stream';
+import type { TranscriptFormat } from '../config/schema.js';
+import { TranscriptError, TranscriptErrorReason, errorMessage } from '../errors.js';
+import type { Session } from './types.js';
+import { createClaudeCodeAccumulator } from './claude-code-lines.js';
+import { parseNativeTranscript } from './native-reader.js';
+import { transcriptFailure } from './transcript-failure.js';
+
+/** Options of `readSession`. */
+export interface ReadSessionOptions {
+  /** `native` (one JSON document) or `claude-code` (JSONL, read as a stream). */
+  readonly format: TranscriptFormat;
+  /** The space's sessions directory: the file must resolve (symlinks followed) to a file inside it. */
+  readonly sessionsDir: string;
+  /** First message index to return; earlier messages are counted, not returned. Default 0. */
+  readonly fromMessage?: number | undefined;
+  /** Largest file read, in bytes (limits.maxSessionBytes). Checked with `stat` before any byte is read. */
+  readonly maxBytes: number;
+}
+
+/** A session together with the size and mtime of the file it was read from (for the ledger). */
+export interface ReadSessionResult {
+  readonly session: Session;
+  /** Bytes of the file when it was read. */
+  readonly size: number;
+  /** Modification time of the file when it was read, in ms since the epoch. */
+  readonly mtimeMs: number;
+}
+
+/** Bytes read at a time from a JSONL transcript: big enough for few syscalls, small enough for flat memory. */
+const STREAM_CHUNK_BYTES = 64 * 1024;
+
+/** True when `path` is strictly inside `directory` (both absolute and normalized). */
+export function isInsideDirectory(directory: string, path: string): boolean {
+  const relation = relative(directory, path);
+  return relation !== '' && relation !== '..' && !relation.startsWith(`..${sep}`) && !isAbsolute(relation);
+}
+
+/** Resolves the file's real path and refuses anything that leads outside the real sessions directory. */
+async function resolveInside(path: string, sessionsDir: string): Promise<string> {
+  if (!isInsideDirectory(sessionsDir, path)) {
+    throw transcriptFailure(
+      path,
+      TranscriptErrorReason.outsideDirectory,
+      `the path leads outside the sessions directory ${sessionsDir}`,
+    );
+  }
+  let realDirectory: string;
+  try {
+    realDirectory = await realpath(sessionsDir);
+  } catch (error) {
+    throw transcriptFailure(
+      path,
+      TranscriptErrorReason.unreadable,
+      `the sessions directory cannot be read (${errorMessage(error)})`,
+      error,
+    );
+  }
+  let realFile: string;
+  try {
+    realFile = await realpath(path);
+  } catch (error) {
+    const danglingTarget = await symlinkTarget(path);
+    if (
+      danglingTarget !== undefined &&
+      !isInsideDirectory(realDirectory, danglingTarget) &&
+      !isInsideDirectory(sessionsDir, danglingTarget)
+    ) {
+      throw transcriptFailure(
+        path,
+        TranscriptErrorReason.outsideDirectory,
+        `it is a symbolic link to ${danglingTarget}, outside the sessions directory`,
+        error,
+      );
+    }
+    throw transcriptFailure(
+      path,
+      TranscriptErrorReason.unreadable,
+      `the file cannot be opened (${errorMessage(error)})`,
+      error,
+    );
+  }
+  if (!isInsideDirectory(realDirectory, realFile)) {
+    throw transcriptFailure(
+      path,
+      TranscriptErrorReason.outsideDirectory,
+      `it resolves to ${realFile}, outside the sessions directory ${realDirectory}`,
+    );
+  }
+  return realFile;
+}
+
+/** Where a symbolic link points (resolved against its directory), or undefined when `path` is not a link. */
+async function symlinkTarget(path: string): Promise<string | undefined> {
+  try {
+    const link = await lstat(path);
+    if (!link.isSymbolicLink()) return undefined;
+    return resolve(dirname(path), await readlink(path));
+  } catch {
+    return undefined;
+  }
+}
+
+async function statOrFail(
+  path: string,
+  shownPath: string,
+  reason: TranscriptErrorReason,
+  what: string,
+): Promise<Stats> {
+  try {
+    return await stat(path);
+  } catch (error) {
+    throw transcriptFailure(shownPath, reason, `${what} (${errorMessage(error)})`, error);
+  }
+}
+
+/** Reads exactly `size` bytes; a file that turns out shorter or longer has changed since it was stat'ed. */
+async function readExactly(realFile: string, size: number, shownPath: string): Promise<Buffer> {
+  const handle = await open(realFile, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(size);
+    let filled = 0;
+    while (filled < size) {
+      const { bytesRead } = await handle.read(buffer, filled, size - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    const probe = Buffer.alloc(1);
+    const { bytesRead: extra } = await handle.read(probe, 0, 1, size);
+    if (filled !== size || extra !== 0) {
+      throw transcriptFailure(
+        shownPath,
+        TranscriptErrorReason.changedWhileRead,
+        `the file changed size while it was read (${size} bytes before)`,
+      );
+    }
+    return buffer;
+  } finally {
+    await handle.close();
+  }
+}
+
+function decodeUtf8(buffer: Buffer, shownPath: string): string {
+  const nul = buffer.indexOf(0);
+  if (nul !== -1) {
+    throw transcriptFailure(
+      shownPath,
+      TranscriptErrorReason.binary,
+      `NUL byte at offset ${nul}: a binary file, not a transcript`,
+    );
+  }
+  try {
+    // fatal: refuse invalid sequences instead of replacing them with U+FFFD; a leading BOM is dropped.
+    return new TextDecoder('utf-8', { fatal: true }).decode(buffer);
+  } catch (error) {
+    throw transcriptFailure(
+      shownPath,
+      TranscriptErrorReason.invalidUtf8,
+      'the file is not valid UTF-8',
+      error,
+    );
+  }
+}
+
+/** A transform that refuses NUL bytes and invalid UTF-8, and passes text on (object mode, for readline). */
+function createUtf8Check(shownPath: string): Transform {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let offset = 0;
+  return new Transform({
+    readableObjectMode: true,
+    transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
+      const nul = chunk.indexOf(0);
+      if (nul !== -1) {
+        callback(
+          transcriptFailure(
+            shownPath,
+            TranscriptErrorReason.binary,
+            `NUL byte at offset ${offset + nul}: a binary file, not a transcript`,
+          ),
+        );
+        return;
+      }
+      offset += chunk.length;
+      try {
+        callback(null, decoder.decode(chunk, { stream: true }));
+      } catch (error) {
+        callback(
+          transcriptFailure(
+            shownPath,
+            TranscriptErrorReason.invalidUtf8,
+            `the file is not valid UTF-8 (before byte ${offset})`,
+            error,
+          ),
+        );
+      }
+    },
+    flush(callback: TransformCallback) {
+      try {
+        const rest = decoder.decode();
+        callback(null, rest.length > 0 ? rest : undefined);
+      } catch (error) {
+        callback(
+          transcriptFailure(
+            shownPath,
+            TranscriptErrorReason.invalidUtf8,
+            'the file ends inside a UTF-8 sequence',
+            error,
+          ),
+        );
+      }
+    },
+  });
+}
+
+/** Streams a JSONL transcript line by line into the Claude Code accumulator; never holds the whole file. */
+async function readClaudeCode(
+  realFile: string,
+  shownPath: string,
+  size: number,
+  fromMessage: number,
+  mtime: Date,
+): Promise<Session> {
+  const accumulator = createClaudeCodeAccumulator({
+    file: shownPath,
+    stem: basename(shownPath, extname(shownPath)),
+    fromMessage,
+  });
+  const source = createReadStream(realFile, { start: 0, end: size - 1, highWaterMark: STREAM_CHUNK_BYTES });
+  const check = createUtf8Check(shownPath);
+  const lines = createInterface({ input: check, crlfDelay: Infinity });
+  let lineNumber = 0;
+  await new Promise<void>((resolvePromise, reject) => {
+    lines.on('line', (line: string) => {
+      lineNumber += 1;
+      accumulator.addLine(line, lineNumber);
+    });
+    lines.on('close', () => resolvePromise());
+    lines.on('error', reject);
+    pipeline(source, check, (error) => {
+      if (error) {
+        lines.close();
+        reject(
+          error instanceof TranscriptError
+            ? error
+            : transcriptFailure(
+                shownPath,
+                TranscriptErrorReason.unreadable,
+                `reading failed (${errorMessage(error)})`,
+                error,
+              ),
+        );
+      }
+    });
+  });
+  return accumulator.finish(mtime);
+}
+
+/**
+ * Reads one transcript as a Session and says how big the file was. Every failure is a TranscriptError
+ * naming the file, the reason and the fix: outside-directory (a name or symlink leading out of the sessions
+ * directory), unreadable, empty, too-big (checked before reading), binary, invalid-utf8, invalid-json,
+ * wrong-shape, changed-while-read (size or mtime differ after reading).
+ */
+export async function readSessionFile(file: string, options: ReadSessionOptions): Promise<ReadSessionResult> {
+  const sessionsDir = resolve(options.sessionsDir);
+  const path = resolve(sessionsDir, file);
+  const fromMessage = options.fromMessage ?? 0;
+  const realFile = await resolveInside(path, sessionsDir);
+  const before = await statOrFail(
+    realFile,
+    path,
+    TranscriptErrorReason.unreadable,
+    'the file cannot be read',
+  );
+  if (!before.isFile()) {
+    throw transcriptFailure(path, TranscriptErrorReason.unreadable, 'not a regular file');
+  }
+  if (before.size === 0)
+    throw transcriptFailure(path, TranscriptErrorReason.empty, 'the file is empty (0 bytes)');
+  if (before.size > options.maxBytes) {
+    throw transcriptFailure(
+      path,
+      TranscriptErrorReason.tooBig,
+      `${before.size} bytes is over the limit of ${options.maxBytes} bytes`,
+    );
+  }
+  // A file rewritten under us can look broken in any way; "changed" is the true reason then, so the
+  // after-stat is compared before a parse failure is reported.
+  let session: Session | undefined;
+  let failure: unknown;
+  try {
+    if (options.format === 'native') {
+      const text = decodeUtf8(await readExactly(realFile, before.size, path), path);
+      session = parseNativeTranscript(text, {
+        file: path,
+        stem: basename(path, extname(path)),
+        fromMessage,
+        mtime: before.mtime,
+      });
+    } else {
+      session = await readClaudeCode(realFile, path, before.size, fromMessage, before.mtime);
+    }
+  } catch (error) {
+    failure = error;
+  }
+  const after = await stat(realFile).catch(() => undefined);
+  if (after === undefined || after.size !== before.size || after.mtimeMs !== before.mtimeMs) {
+    const what =
+      after === undefined ? 'the file disappeared while it was read' : 'the file changed while it was read';
+    throw transcriptFailure(path, TranscriptErrorReason.changedWhileRead, what, failure);
+  }
+  if (session === undefined) throw failure;
+  return { session, size: before.size, mtimeMs: before.mtimeMs };
+}
+
+/**
+ * Reads one transcript (`file` absolute, or relative to `sessionsDir`) into the normalized Session: the
+ * messages with index >= `fromMessage`, and `messageCount` of the whole file. Throws TranscriptError.
+ */
+export async function readSession(file: string, options: ReadSessionOptions): Promise<Session> {
+  return (await readSessionFile(file, options)).session;
+}

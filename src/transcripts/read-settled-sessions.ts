@@ -1,0 +1,126 @@
+import { join } from 'node:path';
+import { TranscriptError, TranscriptErrorReason, errorMessage } from '../errors.js';
+import type { LedgerLookup } from '../memory/types.js';
+import type { Session } from './types.js';
+import { readSessionFile } from './read-session.js';
+import type { ScanResult } from './scan-sessions.js';
+import { transcriptFailure } from './transcript-failure.js';
+
+/** A file that could not be read, set aside while the others go on. */
+export interface SessionProblem {
+  /** Path relative to the sessions directory. */
+  readonly file: string;
+  readonly reason: TranscriptErrorReason;
+  /** Full message: path, what is wrong, what to do. */
+  readonly message: string;
+}
+
+/**
+ * One settled file that was read. The consolidator records these in the ledger once the memory they fed is
+ * on disk, including those with `newMessages` 0, so that an unchanged file is not read again next tick.
+ */
+export interface ReadSessionRecord {
+  readonly sessionId: string;
+  /** Path relative to the sessions directory. */
+  readonly file: string;
+  /** Bytes of the file when it was read. */
+  readonly size: number;
+  /** Modification time when it was read, ms since the epoch. */
+  readonly mtimeMs: number;
+  /** Messages in the whole file: the ledger's next `messageCount`. */
+  readonly messageCount: number;
+  /** Messages read past the ledger's `messageCount`; 0 means the session counts as consolidated. */
+  readonly newMessages: number;
+}
+
+/** What `readSettledSessions` found. */
+export interface SettledSessions {
+  /** Sessions with at least one new message, holding only the new ones. */
+  readonly sessions: Session[];
+  /** Every settled file read, with or without new messages. */
+  readonly records: ReadSessionRecord[];
+  /** Broken files: those the scan found, and those that failed now. */
+  readonly problems: SessionProblem[];
+}
+
+/** Inputs of `readSettledSessions`. */
+export interface ReadSettledOptions {
+  readonly ledger: LedgerLookup;
+  /** Largest transcript read, in bytes (limits.maxSessionBytes). */
+  readonly maxBytes: number;
+  /** Stop after this many sessions with new messages (the rest wait for the next run). Default: all. */
+  readonly maxSessions?: number | undefined;
+}
+
+/**
+ * Reads the settled files of a scan, each from its ledger `messageCount` on (incremental reading). Never
+ * throws for a file: failures, and a session id that another present file already has (`duplicate-id`),
+ * go to `problems`. A file with no message past the ledger is left out of `sessions` (it is consolidated).
+ */
+export async function readSettledSessions(
+  scan: ScanResult,
+  options: ReadSettledOptions,
+): Promise<SettledSessions> {
+  const sessions: Session[] = [];
+  const records: ReadSessionRecord[] = [];
+  const problems: SessionProblem[] = [];
+  // Ids already taken by files of this scan that are not read now (consolidated, live, known settled).
+  const owners = new Map<string, string>();
+  for (const entry of scan.entries) {
+    if (entry.sessionId !== undefined && entry.status !== 'broken') {
+      const ledgerFile = options.ledger.get(entry.sessionId)?.file;
+      if (!owners.has(entry.sessionId) || ledgerFile === entry.file) owners.set(entry.sessionId, entry.file);
+    }
+    if (entry.status === 'broken') {
+      problems.push({
+        file: entry.file,
+        reason: entry.reason ?? TranscriptErrorReason.unreadable,
+        message: entry.message ?? `${join(scan.sessionsDir, entry.file)}: broken`,
+      });
+    }
+  }
+  for (const entry of scan.entries) {
+    if (entry.status !== 'settled') continue;
+    if (options.maxSessions !== undefined && sessions.length >= options.maxSessions) break;
+    const path = join(scan.sessionsDir, entry.file);
+    try {
+      const { session, size, mtimeMs } = await readSessionFile(entry.file, {
+        format: scan.format,
+        sessionsDir: scan.sessionsDir,
+        fromMessage: entry.fromMessage,
+        maxBytes: options.maxBytes,
+      });
+      const owner = owners.get(session.id);
+      if (owner !== undefined && owner !== entry.file) {
+        throw transcriptFailure(
+          path,
+          TranscriptErrorReason.duplicateId,
+          `session id "${session.id}" is already used by ${owner}`,
+        );
+      }
+      owners.set(session.id, entry.file);
+      const newMessages = session.messages.length;
+      records.push({
+        sessionId: session.id,
+        file: entry.file,
+        size,
+        mtimeMs,
+        messageCount: session.messageCount,
+        newMessages,
+      });
+      if (newMessages > 0) sessions.push(session);
+    } catch (error) {
+      const failure =
+        error instanceof TranscriptError
+          ? error
+          : transcriptFailure(
+              path,
+              TranscriptErrorReason.unreadable,
+              `reading failed (${errorMessage(error)})`,
+              error,
+            );
+      problems.push({ file: entry.file, reason: failure.reason, message: failure.message });
+    }
+  }
+  return { sessions, records, problems };
+}

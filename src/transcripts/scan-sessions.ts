@@ -1,0 +1,261 @@
+import type { Dirent, Stats } from 'node:fs';
+import { readdir, realpath, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Space, TranscriptFormat } from '../config/schema.js';
+import { TranscriptError, TranscriptErrorReason, errorMessage } from '../errors.js';
+import type { LedgerLookup } from '../memory/types.js';
+import type { SessionStatus } from './types.js';
+import { isInsideDirectory, readSessionFile } from './read-session.js';
+import { transcriptFailure } from './transcript-failure.js';
+
+/**
+ * The cheap check the scheduler runs every tick: which session files of a space are live, settled,
+ * consolidated or broken. Its cost grows with new and changed sessions only:
+ *
+ * - one `readdir` for the directory and one `stat` per top-level session file;
+ * - a file whose size and mtime equal its ledger entry is `consolidated` without being opened;
+ * - a new or changed file that has been quiet for `quietMinutes` is `settled` without being opened;
+ * - only a recently modified native file is parsed, to see whether it has `endedAt` (settled) or not (live);
+ *   a recently modified Claude Code file is `live` (Claude Code never writes an end marker).
+ */
+
+/** File extension of the session files of each format. Files in sub-directories are never sessions. */
+export const SESSION_EXTENSIONS: Readonly<Record<TranscriptFormat, string>> = {
+  native: '.json',
+  'claude-code': '.jsonl',
+};
+
+/** One session file as the scanner sees it. */
+export interface ScanEntry {
+  /** Known when the ledger has the file or the file was parsed during the scan. */
+  readonly sessionId?: string | undefined;
+  /** Path relative to the sessions directory (the file name: only top-level files are sessions). */
+  readonly file: string;
+  /** Bytes, from `stat`. */
+  readonly size: number;
+  /** Modification time in ms since the epoch, from `stat`. */
+  readonly mtimeMs: number;
+  readonly status: SessionStatus;
+  /** Why a `broken` file is broken. */
+  readonly reason?: TranscriptErrorReason | undefined;
+  /** The full message (path, reason, fix) of a `broken` file. */
+  readonly message?: string | undefined;
+  /** Index of the first message not consolidated yet (the ledger's `messageCount`, else 0). */
+  readonly fromMessage: number;
+}
+
+/** Every session file of one space, sorted by file name. */
+export interface ScanResult {
+  readonly space: string;
+  /** Absolute sessions directory. */
+  readonly sessionsDir: string;
+  readonly format: TranscriptFormat;
+  readonly entries: readonly ScanEntry[];
+}
+
+/** Inputs of `scanSessions`. The clock and the ledger are passed in; nothing is read from globals. */
+export interface ScanSessionsOptions {
+  readonly space: Space;
+  readonly ledger: LedgerLookup;
+  readonly now: Date;
+  /** A file unchanged for this many minutes is settled (gates.quietMinutes, default 30). */
+  readonly quietMinutes: number;
+  /** Largest transcript read, in bytes (limits.maxSessionBytes). */
+  readonly maxBytes: number;
+}
+
+function isSessionName(name: string, format: TranscriptFormat): boolean {
+  return (
+    !name.startsWith('.') &&
+    name.endsWith(SESSION_EXTENSIONS[format]) &&
+    name.length > SESSION_EXTENSIONS[format].length
+  );
+}
+
+async function listSessionFiles(sessionsDir: string, format: TranscriptFormat): Promise<Dirent[]> {
+  let dirents: Dirent[];
+  try {
+    dirents = await readdir(sessionsDir, { withFileTypes: true });
+  } catch (error) {
+    // A space whose agent has not written a session yet has no directory: nothing to scan.
+    if (typeof error === 'object' && error !== null && 'code' in error && error.code === 'ENOENT') return [];
+    throw transcriptFailure(
+      sessionsDir,
+      TranscriptErrorReason.unreadable,
+      `the sessions directory cannot be listed (${errorMessage(error)})`,
+      error,
+    );
+  }
+  return dirents
+    .filter((dirent) => isSessionName(dirent.name, format) && (dirent.isFile() || dirent.isSymbolicLink()))
+    .sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
+}
+
+type Observed =
+  | { readonly name: string; readonly stats: Stats }
+  | { readonly name: string; readonly failure: TranscriptError };
+
+/** One `stat` per file; symbolic links also get a `realpath`, since they may lead outside. */
+async function observe(
+  dirent: Dirent,
+  sessionsDir: string,
+  realSessionsDir: string,
+): Promise<Observed | undefined> {
+  const path = join(sessionsDir, dirent.name);
+  try {
+    if (dirent.isSymbolicLink()) {
+      const target = await realpath(path).catch(() => undefined);
+      if (target === undefined || !isInsideDirectory(realSessionsDir, target)) {
+        const where =
+          target === undefined
+            ? 'a symbolic link whose target cannot be resolved'
+            : `a symbolic link to ${target}`;
+        throw transcriptFailure(
+          path,
+          TranscriptErrorReason.outsideDirectory,
+          `${where}, outside the sessions directory`,
+        );
+      }
+    }
+    const stats = await stat(path);
+    if (!stats.isFile())
+      throw transcriptFailure(path, TranscriptErrorReason.unreadable, 'not a regular file');
+    return { name: dirent.name, stats };
+  } catch (error) {
+    if (error instanceof TranscriptError) return { name: dirent.name, failure: error };
+    // Deleted between readdir and stat: it is simply gone.
+    if (typeof error === 'object' && error !== null && 'code' in error && error.code === 'ENOENT')
+      return undefined;
+    return {
+      name: dirent.name,
+      failure: transcriptFailure(
+        path,
+        TranscriptErrorReason.unreadable,
+        `cannot stat the file (${errorMessage(error)})`,
+        error,
+      ),
+    };
+  }
+}
+
+/**
+ * Marks as broken (`duplicate-id`) every file whose session id another file already has. The file the
+ * ledger knows under that id keeps it; otherwise the first by name does.
+ */
+export function markDuplicateIds(
+  entries: readonly ScanEntry[],
+  ledger: LedgerLookup,
+  sessionsDir: string,
+): ScanEntry[] {
+  const owners = new Map<string, string>();
+  for (const entry of entries) {
+    if (
+      entry.sessionId !== undefined &&
+      entry.status !== 'broken' &&
+      ledger.get(entry.sessionId)?.file === entry.file
+    ) {
+      owners.set(entry.sessionId, entry.file);
+    }
+  }
+  return entries.map((entry) => {
+    if (entry.sessionId === undefined || entry.status === 'broken') return entry;
+    const owner = owners.get(entry.sessionId);
+    if (owner === undefined) {
+      owners.set(entry.sessionId, entry.file);
+      return entry;
+    }
+    if (owner === entry.file) return entry;
+    const failure = transcriptFailure(
+      join(sessionsDir, entry.file),
+      TranscriptErrorReason.duplicateId,
+      `session id "${entry.sessionId}" is already used by ${owner}`,
+    );
+    return { ...entry, status: 'broken', reason: failure.reason, message: failure.message };
+  });
+}
+
+/** Lists a space's session files and says where each stands. Never throws for one bad file. */
+export async function scanSessions(options: ScanSessionsOptions): Promise<ScanResult> {
+  const { space, ledger, now, quietMinutes, maxBytes } = options;
+  const sessionsDir = resolve(space.sessionsDir);
+  const format = space.format;
+  const dirents = await listSessionFiles(sessionsDir, format);
+  const realSessionsDir = dirents.some((dirent) => dirent.isSymbolicLink())
+    ? await realpath(sessionsDir)
+    : sessionsDir;
+  const observed = await Promise.all(dirents.map((dirent) => observe(dirent, sessionsDir, realSessionsDir)));
+  const quietMs = quietMinutes * 60_000;
+  const entries: ScanEntry[] = [];
+  for (const item of observed) {
+    if (item === undefined) continue;
+    if ('failure' in item) {
+      entries.push({
+        file: item.name,
+        size: 0,
+        mtimeMs: 0,
+        status: 'broken',
+        reason: item.failure.reason,
+        message: item.failure.message,
+        fromMessage: 0,
+      });
+      continue;
+    }
+    const { size, mtimeMs } = item.stats;
+    const known = ledger.getByFile(item.name);
+    const base = {
+      file: item.name,
+      size,
+      mtimeMs,
+      fromMessage: known?.messageCount ?? 0,
+      sessionId: known?.sessionId,
+    };
+    if (known !== undefined && known.size === size && known.mtimeMs === mtimeMs) {
+      entries.push({ ...base, status: 'consolidated' });
+    } else if (now.getTime() - mtimeMs >= quietMs) {
+      entries.push({ ...base, status: 'settled' });
+    } else if (format === 'native') {
+      entries.push(await checkRecentNative(base, sessionsDir, maxBytes));
+    } else {
+      entries.push({ ...base, status: 'live' });
+    }
+  }
+  return { space: space.id, sessionsDir, format, entries: markDuplicateIds(entries, ledger, sessionsDir) };
+}
+
+/** A native file modified within the quiet period: settled only if it says it has ended. */
+async function checkRecentNative(
+  base: Omit<ScanEntry, 'status'>,
+  sessionsDir: string,
+  maxBytes: number,
+): Promise<ScanEntry> {
+  try {
+    const { session, size, mtimeMs } = await readSessionFile(base.file, {
+      format: 'native',
+      sessionsDir,
+      fromMessage: base.fromMessage,
+      maxBytes,
+    });
+    const read = { ...base, size, mtimeMs, sessionId: session.id };
+    if (session.endedAt === undefined) return { ...read, status: 'live' };
+    // Ended, but nothing after what the ledger already has: nothing to consolidate.
+    return { ...read, status: session.messages.length === 0 ? 'consolidated' : 'settled' };
+  } catch (error) {
+    const failure =
+      error instanceof TranscriptError
+        ? error
+        : transcriptFailure(
+            join(sessionsDir, base.file),
+            TranscriptErrorReason.unreadable,
+            `reading failed (${errorMessage(error)})`,
+            error,
+          );
+    return { ...base, status: 'broken', reason: failure.reason, message: failure.message };
+  }
+}
+
+/** How many files of a scan are in each state. */
+export function countByStatus(scan: ScanResult): Record<SessionStatus, number> {
+  const counts: Record<SessionStatus, number> = { live: 0, settled: 0, consolidated: 0, broken: 0 };
+  for (const entry of scan.entries) counts[entry.status] += 1;
+  return counts;
+}

@@ -1,0 +1,135 @@
+import { randomBytes } from 'node:crypto';
+import { lstat, mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import { z } from 'zod';
+import { ConfigError, DreamdError, TranscriptError, TranscriptErrorReason } from '../errors.js';
+import { ContentBlock, SessionId, Timestamp } from './message-schema.js';
+
+/**
+ * The agent side of transcripts: writes one native session file (`<sessionsDir>/<id>.json`) as the
+ * conversation happens, so dreamd can consolidate it later.
+ *
+ * States: open (after `createSessionRecorder`: the file exists with no messages) → open (each `append`
+ * rewrites it) → ended (`end` wrote `endedAt`; `append` refuses). Every write goes to a temporary file that
+ * is renamed over the session file, so after a crash at any instant the file is the previous or the new
+ * valid JSON document, never a mix.
+ */
+
+/** A message as the Anthropic Messages API shapes it: what an agent loop already holds. */
+export const RecordableMessage = z.looseObject({
+  role: z.enum(['user', 'assistant']),
+  content: z.union([z.string(), z.array(ContentBlock)]),
+  /** When the message happened; stamped with the recorder's clock when absent. */
+  ts: Timestamp.optional(),
+});
+export type RecordableMessage = z.input<typeof RecordableMessage>;
+
+/** Options of `createSessionRecorder`. */
+export interface SessionRecorderOptions {
+  /** Directory the session file is written to (created when missing). */
+  readonly sessionsDir: string;
+  /** Session id and file stem. Default: the start time and 4 random hex digits, `20261126-101500-a3f9`. */
+  readonly id?: string | undefined;
+  /** Name of the agent, stored as `agent`. */
+  readonly agent?: string | undefined;
+  /** Clock for `startedAt`, `ts` and `endedAt`. Default `() => new Date()`. */
+  readonly now?: (() => Date) | undefined;
+}
+
+/** A session being recorded. */
+export interface SessionRecorder {
+  readonly id: string;
+  /** Absolute path of the session file. */
+  readonly file: string;
+  /** Adds a message (stamping `ts`) and saves the file atomically; resolves once it is on disk. */
+  append(message: RecordableMessage): Promise<void>;
+  /** Sets `endedAt` and saves. Calling it again changes nothing. */
+  end(): Promise<void>;
+}
+
+interface NativeDocument {
+  id: string;
+  startedAt: string;
+  endedAt?: string;
+  agent?: string;
+  messages: unknown[];
+}
+
+function defaultId(start: Date): string {
+  const stamp = start.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `${stamp}-${randomBytes(2).toString('hex')}`;
+}
+
+/**
+ * Starts recording a session: creates `<sessionsDir>/<id>.json` with no messages and returns the recorder.
+ * Refuses an id that is not a plain file name (ConfigError) and an id whose file already exists.
+ */
+export async function createSessionRecorder(options: SessionRecorderOptions): Promise<SessionRecorder> {
+  const now = options.now ?? (() => new Date());
+  const startedAt = now();
+  const id = options.id ?? defaultId(startedAt);
+  if (!SessionId.safeParse(id).success) {
+    throw new ConfigError(
+      `session id "${id}" cannot name a file: use letters, digits, ".", "_", ":", "@", "+" or "-"`,
+      'id',
+    );
+  }
+  const sessionsDir = resolve(options.sessionsDir);
+  const file = join(sessionsDir, `${id}.json`);
+  await mkdir(sessionsDir, { recursive: true });
+  const exists = await lstat(file).then(
+    () => true,
+    () => false,
+  );
+  if (exists) {
+    throw new ConfigError(
+      `${file} already exists: a recorder never overwrites another session; choose another id`,
+      'id',
+    );
+  }
+  const document: NativeDocument = {
+    id,
+    startedAt: startedAt.toISOString(),
+    ...(options.agent === undefined ? {} : { agent: options.agent }),
+    messages: [],
+  };
+  // Writes are chained so that concurrent appends land in call order and each save holds all before it.
+  let saving: Promise<void> = Promise.resolve();
+  const save = (): Promise<void> => {
+    const snapshot = `${JSON.stringify(document, null, 2)}\n`;
+    saving = saving
+      .catch(() => undefined)
+      .then(() => writeFileAtomic(file, snapshot, { encoding: 'utf8', fsync: true }));
+    return saving;
+  };
+  await save();
+
+  return {
+    id,
+    file,
+    async append(message: RecordableMessage): Promise<void> {
+      if (document.endedAt !== undefined) {
+        throw new DreamdError(`${file}: session ${id} has ended; start a new recorder for a new session`);
+      }
+      const parsed = RecordableMessage.safeParse(message);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const path = issue === undefined ? '' : issue.path.map(String).join('.');
+        throw new TranscriptError(
+          `${file}: message not recorded, ${path === '' ? 'the message' : path}: ${issue?.message ?? 'invalid'}; pass { role: 'user' | 'assistant', content: string | blocks }`,
+          file,
+          TranscriptErrorReason.wrongShape,
+        );
+      }
+      // The caller's object is stored as given (plus ts), so provider fields the reader ignores survive.
+      document.messages.push({ ...message, ts: message.ts ?? now().toISOString() });
+      await save();
+    },
+    async end(): Promise<void> {
+      if (document.endedAt !== undefined) return saving;
+      document.endedAt = now().toISOString();
+      await save();
+    },
+  };
+}
