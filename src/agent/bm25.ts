@@ -1,0 +1,102 @@
+/**
+ * A small BM25 ranking (Okapi BM25) over a handful to a few thousand memory facts. Pure functions.
+ *
+ * Constants: `k1 = 1.2` (how quickly repeated terms stop adding score: after ~3 occurrences little more is
+ * gained, which suits one-paragraph facts) and `b = 0.75` (how much a long fact is penalised relative to the
+ * average length). Both are the usual defaults from the literature (Robertson & Zaragoza, 2009).
+ *
+ * Scores are normalised to 0..1 by dividing by the best score the query could reach (every query term
+ * present, many times, in a fact of average length): `sum(idf(t) * (k1 + 1))`. A query whose rare words are
+ * all missing therefore scores low, which is what the minimum score of recall relies on.
+ */
+
+/** BM25 term-frequency saturation. */
+export const BM25_K1 = 1.2;
+/** BM25 length normalisation. */
+export const BM25_B = 0.75;
+
+const STOPWORDS = new Set(
+  (
+    'a an and are as at be been but by can could did do does doesn don for from had has have he her his how i if in ' +
+    'into is it its just me my no not of on or our she so some than that the their them then there these they this ' +
+    'to too us was we were what when where which who why will with would you your yours about any all also am ' +
+    'recommend tell please know remember'
+  ).split(' '),
+);
+
+/** Light stemming: plural and common verb/adverb endings, keeping at least three letters of stem. */
+export function stem(word: string): string {
+  const rules: Array<[RegExp, string]> = [
+    [/ies$/, 'y'],
+    [/(ss|sh|ch|x|z)es$/, '$1'],
+    [/([^s])s$/, '$1'],
+    [/ing$/, ''],
+    [/ed$/, ''],
+    [/ly$/, ''],
+  ];
+  for (const [pattern, replacement] of rules) {
+    if (pattern.test(word)) {
+      const stemmed = word.replace(pattern, replacement);
+      return stemmed.length >= 3 ? stemmed : word;
+    }
+  }
+  return word;
+}
+
+/** Lower case, accents removed, split on anything that is not a letter or digit, stopwords dropped, stemmed. */
+export function tokenize(text: string): string[] {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word.length >= 2 && !STOPWORDS.has(word))
+    .map(stem);
+}
+
+/** An index built once over a set of texts. */
+export interface Bm25Index {
+  readonly size: number;
+  /** Normalised score (0..1) of every document for the query, in document order. */
+  score(query: string): number[];
+}
+
+/** Builds a BM25 index over `documents` (plain texts, in the order scores are returned). */
+export function createBm25Index(documents: readonly string[]): Bm25Index {
+  const termCounts = documents.map((text) => {
+    const counts = new Map<string, number>();
+    for (const token of tokenize(text)) counts.set(token, (counts.get(token) ?? 0) + 1);
+    return counts;
+  });
+  const lengths = termCounts.map((counts) => [...counts.values()].reduce((sum, n) => sum + n, 0));
+  const averageLength = lengths.reduce((sum, n) => sum + n, 0) / Math.max(1, lengths.length) || 1;
+  const documentFrequency = new Map<string, number>();
+  for (const counts of termCounts) {
+    for (const term of counts.keys()) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+  }
+  const total = documents.length;
+  // BM25+ style idf that never goes negative: ln(1 + (N - n + 0.5) / (n + 0.5)).
+  const idf = (term: string) => {
+    const n = documentFrequency.get(term) ?? 0;
+    return Math.log(1 + (total - n + 0.5) / (n + 0.5));
+  };
+
+  return {
+    size: total,
+    score(query) {
+      const terms = [...new Set(tokenize(query))];
+      const best = terms.reduce((sum, term) => sum + idf(term) * (BM25_K1 + 1), 0);
+      return termCounts.map((counts, i) => {
+        if (best === 0) return 0;
+        const lengthFactor = 1 - BM25_B + (BM25_B * (lengths[i] ?? 0)) / averageLength;
+        let score = 0;
+        for (const term of terms) {
+          const frequency = counts.get(term) ?? 0;
+          if (frequency === 0) continue;
+          score += (idf(term) * frequency * (BM25_K1 + 1)) / (frequency + BM25_K1 * lengthFactor);
+        }
+        return Math.min(1, score / best);
+      });
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import { readFile, readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { loadMemory } from '../memory/memory-dir.js';
+import { TOPIC_FILES, type Fact } from '../memory/types.js';
+import { INDEX_FILE } from './memory-tools.js';
+
+/** What recall searches: a curated fact, or a note the agent wrote with `write_memory`. */
+export interface RecallDocument {
+  /** Fact id (`f-…`), or `note:<path>` for an agent note. */
+  readonly id: string;
+  readonly title: string;
+  readonly text: string;
+  /** `YYYY-MM-DD`, or `""` when unknown. */
+  readonly date: string;
+}
+
+/** Deepest folder walked for notes, matching the memory tools' limit. */
+const MAX_NOTE_DEPTH = 8;
+
+const NoteFrontmatter = z.looseObject({
+  name: z.string().optional(),
+  description: z.string().optional(),
+  updated: z.union([z.string(), z.date()]).optional(),
+});
+
+const CURATED = new Set<string>([INDEX_FILE, ...Object.values(TOPIC_FILES)]);
+
+async function readIfExists(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** Splits `---\nyaml\n---\nbody` into its parts; text without frontmatter is all body. */
+export function splitFrontmatter(text: string): { data: z.infer<typeof NoteFrontmatter>; body: string } {
+  const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
+  if (match === null) return { data: {}, body: text };
+  let raw: unknown;
+  try {
+    raw = parseYaml(match[1] ?? '');
+  } catch {
+    raw = {};
+  }
+  const parsed = NoteFrontmatter.safeParse(raw ?? {});
+  return { data: parsed.success ? parsed.data : {}, body: text.slice(match[0].length) };
+}
+
+/**
+ * Notes the agent wrote: every `.md` file under the memory directory except the index and the topic files,
+ * skipping hidden entries (`.dreamd/`) and symlinks (never followed: they could lead to another space).
+ */
+export async function loadNotes(memoryDir: string): Promise<RecallDocument[]> {
+  const notes: RecallDocument[] = [];
+  const walk = async (relativeDir: string, depth: number): Promise<void> => {
+    if (depth > MAX_NOTE_DEPTH) return;
+    const entries = await readdir(path.join(memoryDir, relativeDir), { withFileTypes: true }).catch(() => []);
+    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      if (entry.name.startsWith('.') || entry.isSymbolicLink()) continue;
+      const relative = relativeDir === '' ? entry.name : `${relativeDir}/${entry.name}`;
+      if (entry.isDirectory()) await walk(relative, depth + 1);
+      else if (entry.isFile() && entry.name.endsWith('.md') && !CURATED.has(relative)) {
+        const text = await readIfExists(path.join(memoryDir, relative));
+        if (text === undefined) continue;
+        const { data, body } = splitFrontmatter(text);
+        const updated = data.updated instanceof Date ? data.updated.toISOString() : data.updated;
+        const date = updated ?? (await stat(path.join(memoryDir, relative))).mtime.toISOString();
+        notes.push({
+          id: `note:${relative}`,
+          title: data.name ?? relative.replace(/\.md$/, ''),
+          text: [data.description, body.trim()].filter(Boolean).join('\n'),
+          date: date.slice(0, 10),
+        });
+      }
+    }
+  };
+  await walk('', 1);
+  return notes;
+}
+
+/**
+ * Everything recall searches in one memory directory: the curated facts (`loadMemory`, which skips a topic
+ * file it cannot parse), then the agent's notes. `toDocuments` keeps the active facts.
+ */
+export async function loadRecallDocuments(
+  memoryDir: string,
+  toDocuments: (facts: readonly Fact[]) => RecallDocument[],
+): Promise<RecallDocument[]> {
+  const { facts } = await loadMemory(memoryDir);
+  return [...toDocuments(facts), ...(await loadNotes(memoryDir))];
+}

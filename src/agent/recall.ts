@@ -1,0 +1,164 @@
+import path from 'node:path';
+import { z } from 'zod';
+import type { EmbeddingsConfig } from '../config/schema.js';
+import type { Fact } from '../memory/types.js';
+import { createBm25Index } from './bm25.js';
+import { cosineSimilarity, createOpenAIEmbedder, vectorsFor, type EmbedTexts, type EmbeddingCacheFile } from './embeddings.js';
+import { loadRecallDocuments, type RecallDocument } from './recall-documents.js';
+import { defineTool, type AgentTool } from './tool.js';
+
+export type { RecallDocument } from './recall-documents.js';
+
+/** Default number of results. */
+export const DEFAULT_RECALL_LIMIT = 5;
+/**
+ * Default minimum score of a lexical (BM25, normalised 0..1) match: below it the query shares too little
+ * with the fact. 0.2 ≈ one distinctive query word of three or four found once in an average fact.
+ */
+export const DEFAULT_BM25_MIN_SCORE = 0.2;
+/**
+ * Default minimum cosine similarity of an embeddings match. 0.3 is the usual floor for general-purpose
+ * embedding models, where unrelated sentences land between 0 and 0.25.
+ */
+export const DEFAULT_EMBEDDINGS_MIN_SCORE = 0.3;
+/** Name of the embeddings cache inside the cache directory. */
+export const EMBEDDINGS_CACHE_FILE = 'embeddings.json';
+
+/** One recalled fact. */
+export interface RecallResult {
+  readonly id: string;
+  readonly title: string;
+  readonly text: string;
+  /** `YYYY-MM-DD`: when the fact was last updated (else observed). */
+  readonly date: string;
+  /** 0..1; BM25 normalised, or cosine similarity with embeddings. */
+  readonly score: number;
+}
+
+export interface RecallQueryOptions {
+  /** Most results returned. Default 5. */
+  readonly limit?: number;
+  /** Results under this score are dropped. Default 0.2 (BM25) or 0.3 (embeddings). */
+  readonly minScore?: number;
+}
+
+export type CreateRecallOptions = (
+  | {
+      /** Facts to search (only `active` ones are searched). */
+      readonly facts: readonly Fact[];
+      readonly memoryDir?: undefined;
+    }
+  | {
+      /** The space's memory directory: its facts and the agent's notes are read again at every recall. */
+      readonly memoryDir: string;
+      readonly facts?: undefined;
+    }
+) & {
+  /** An OpenAI-compatible `/embeddings` endpoint; without it ranking is lexical (BM25). */
+  readonly embeddings?: EmbeddingsConfig | undefined;
+  /** Overrides the HTTP embedder (tests, or a local model in-process). Used only with `embeddings`. */
+  readonly embed?: EmbedTexts;
+  /** Where `embeddings.json` is kept. Default `<memoryDir>/.dreamd`; with `facts` and no cacheDir, in memory only. */
+  readonly cacheDir?: string;
+};
+
+export interface Recall {
+  /** `lexical` (BM25) or `embeddings`. */
+  readonly mode: 'lexical' | 'embeddings';
+  /** The best matches for the query, best first; `[]` means nothing relevant. */
+  recall(query: string, options?: RecallQueryOptions): Promise<RecallResult[]>;
+}
+
+function documentsFromFacts(facts: readonly Fact[]): RecallDocument[] {
+  return facts
+    .filter((fact) => fact.status === 'active')
+    .map((fact) => ({
+      id: fact.id,
+      title: fact.title,
+      text: [fact.body, fact.why === undefined ? '' : `Why: ${fact.why}`, fact.howToApply === undefined ? '' : `How to apply: ${fact.howToApply}`]
+        .filter(Boolean)
+        .join('\n'),
+      date: fact.updated || fact.observed,
+    }));
+}
+
+function rank(documents: readonly RecallDocument[], scores: readonly number[], options: RecallQueryOptions, minScore: number): RecallResult[] {
+  const limit = options.limit ?? DEFAULT_RECALL_LIMIT;
+  const floor = options.minScore ?? minScore;
+  return documents
+    .map((document, i) => ({ ...document, score: scores[i] ?? 0 }))
+    .filter((result) => result.score >= floor && result.score > 0)
+    .sort((a, b) => b.score - a.score || b.date.localeCompare(a.date))
+    .slice(0, Math.max(0, limit));
+}
+
+/**
+ * Creates recall over one space's facts. Lexical BM25 by default; with `embeddings`, cosine similarity of
+ * vectors from the endpoint, fact vectors cached on disk keyed by fact id and content hash. Only active facts
+ * are searched, and only the given facts or the given memory directory: a space never sees another's.
+ */
+export function createRecall(options: CreateRecallOptions): Recall {
+  const memoryDir = options.memoryDir === undefined ? undefined : path.resolve(options.memoryDir);
+  const loadDocuments = async (): Promise<RecallDocument[]> =>
+    memoryDir === undefined ? documentsFromFacts(options.facts ?? []) : loadRecallDocuments(memoryDir, documentsFromFacts);
+
+  const embeddings = options.embeddings;
+  if (embeddings === undefined) {
+    return {
+      mode: 'lexical',
+      async recall(query, queryOptions = {}) {
+        const documents = await loadDocuments();
+        const index = createBm25Index(documents.map((document) => `${document.title}\n${document.text}`));
+        return rank(documents, index.score(query), queryOptions, DEFAULT_BM25_MIN_SCORE);
+      },
+    };
+  }
+
+  const embed = options.embed ?? createOpenAIEmbedder(embeddings);
+  const cacheDir = options.cacheDir ?? (memoryDir === undefined ? undefined : path.join(memoryDir, '.dreamd'));
+  const cacheFile = cacheDir === undefined ? undefined : path.join(cacheDir, EMBEDDINGS_CACHE_FILE);
+  const memo = new Map<string, EmbeddingCacheFile['entries']>();
+  return {
+    mode: 'embeddings',
+    async recall(query, queryOptions = {}) {
+      const documents = await loadDocuments();
+      if (documents.length === 0) return [];
+      const embedded = documents.map((document) => ({ id: document.id, text: `${document.title}\n${document.text}` }));
+      const vectors = await vectorsFor(embedded, { embed, model: embeddings.model, cacheFile, memo });
+      const [queryVector] = await embed([query]);
+      if (queryVector === undefined) throw new Error('the embeddings endpoint returned no vector for the query');
+      const scores = documents.map((document) => cosineSimilarity(queryVector, vectors.get(document.id) ?? []));
+      return rank(documents, scores, queryOptions, DEFAULT_EMBEDDINGS_MIN_SCORE);
+    },
+  };
+}
+
+/** Formats results for the model: one line each with id, date and score, or "nothing relevant". */
+export function formatRecallResults(query: string, results: readonly RecallResult[]): string {
+  if (results.length === 0) {
+    return `Nothing relevant in memory for "${query}". Do not guess: ask the user if you need this.`;
+  }
+  return results
+    .map((result) => `[${result.id}] ${result.date} (score ${result.score.toFixed(2)}) ${result.title}\n${result.text}`)
+    .join('\n\n');
+}
+
+/** The `recall` tool for the agent: searches the space's memory by query. */
+export function createRecallTool(recall: Recall, defaults: RecallQueryOptions = {}): AgentTool {
+  return defineTool({
+    name: 'recall',
+    description:
+      "Search this user's long-term memory (saved facts and notes) for what is relevant to a query, best " +
+      'match first, each with its id and date. Use it when the user refers to the past or before giving ' +
+      'advice that may depend on their preferences. A weak match answers "nothing relevant": then ask, do not ' +
+      'guess. Memory is background to verify, newer statements from the user win.',
+    input: z.object({
+      query: z.string().min(1).describe('What you want to remember, in a few words.'),
+      limit: z.int().min(1).max(20).optional().describe('Most results (default 5).'),
+    }),
+    run: async ({ query, limit }) => {
+      const results = await recall.recall(query, { ...defaults, ...(limit === undefined ? {} : { limit }) });
+      return formatRecallResults(query, results);
+    },
+  });
+}

@@ -1,0 +1,220 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createBm25Index, stem, tokenize } from '../../src/agent/bm25.js';
+import { EmbeddingCacheFile } from '../../src/agent/embeddings.js';
+import { createMemoryTools } from '../../src/agent/memory-tools.js';
+import { createRecall, createRecallTool } from '../../src/agent/recall.js';
+import type { Fact } from '../../src/memory/types.js';
+import { startFakeOpenAIServer, type FakeOpenAIServer } from '../support/fake-openai-server.js';
+
+function fact(id: string, title: string, body: string, extra: Partial<Fact> = {}): Fact {
+  return {
+    id,
+    type: 'user',
+    title,
+    body,
+    why: undefined,
+    howToApply: undefined,
+    observed: '2026-11-19',
+    updated: '2026-11-20',
+    sources: ['s1'],
+    status: 'active',
+    supersededBy: undefined,
+    supersededOn: undefined,
+    editedByHand: false,
+    ...extra,
+  };
+}
+
+const facts: Fact[] = [
+  fact('f-aaaaaaaaaa', 'No spicy food', 'The user does not eat spicy food; avoid chili and hot sauces.'),
+  fact('f-bbbbbbbbbb', 'Deploys with Docker', 'The project deploys with docker compose on a single VPS.'),
+  fact('f-cccccccccc', 'Prefers pnpm', 'Use pnpm, never npm, for installing packages in this repository.'),
+  fact('f-dddddddddd', 'Old editor', 'The user edits code with vim.', { status: 'superseded', supersededBy: 'f-eeeeeeeeee' }),
+];
+
+describe('BM25 normalisation', () => {
+  it('lower-cases, strips accents, drops stopwords and stems lightly', () => {
+    expect(tokenize('The Cafés are deploying packages')).toEqual(['cafe', 'deploy', 'package']);
+    expect(stem('berries')).toBe('berry');
+    expect(stem('is')).toBe('is');
+  });
+
+  it('scores between 0 and 1, a full match highest', () => {
+    const index = createBm25Index(['spicy food', 'docker deploy', 'spicy']);
+    const scores = index.score('spicy food');
+    expect(scores[0]).toBeGreaterThan(scores[2]!);
+    expect(scores[1]).toBe(0);
+    for (const score of scores) expect(score).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('lexical recall (default)', () => {
+  it('finds the fact that shares the query words, with id, date and score', async () => {
+    const recall = createRecall({ facts });
+    expect(recall.mode).toBe('lexical');
+    const [best, ...rest] = await recall.recall('is spicy food ok?');
+    expect(best).toMatchObject({ id: 'f-aaaaaaaaaa', title: 'No spicy food', date: '2026-11-20' });
+    expect(best!.score).toBeGreaterThan(0.2);
+    expect(rest).toEqual([]);
+  });
+
+  it('answers nothing relevant rather than a weak guess', async () => {
+    const recall = createRecall({ facts });
+    expect(await recall.recall('favourite colour of the sky at dawn')).toEqual([]);
+    const tool = createRecallTool(recall);
+    expect(await tool.handler({ query: 'favourite colour of the sky' })).toMatch(/^Nothing relevant in memory/);
+  });
+
+  it('applies the minimum score and the limit it is given', async () => {
+    const recall = createRecall({ facts });
+    expect(await recall.recall('docker food', { minScore: 0.9 })).toEqual([]);
+    expect(await recall.recall('docker food', { minScore: 0.01, limit: 1 })).toHaveLength(1);
+  });
+
+  it('never returns a superseded fact', async () => {
+    expect(await createRecall({ facts }).recall('vim editor', { minScore: 0 })).toEqual([]);
+  });
+
+  it('reads a memory directory fresh each time, including notes the agent just wrote', async () => {
+    const memoryDir = await mkdtemp(path.join(tmpdir(), 'dreamd-recall-dir-'));
+    try {
+      const recall = createRecall({ memoryDir });
+      expect(await recall.recall('spicy food')).toEqual([]);
+      await createMemoryTools({ memoryDir }).writeMemory.handler({
+        path: 'notes/food.md', type: 'user', title: 'Food', description: 'food preferences', content: 'The user does not eat spicy food.',
+      });
+      const [hit] = await recall.recall('spicy food');
+      expect(hit).toMatchObject({ id: 'note:notes/food.md', title: 'Food' });
+      expect(hit!.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    } finally {
+      await rm(memoryDir, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * A small deterministic embedding: a bag of concepts where synonyms share a dimension, so "chili" and
+ * "spicy" point the same way while sharing no letters.
+ */
+const CONCEPTS: Record<string, number> = {
+  spicy: 0, chili: 0, hot: 0, peppery: 0, pepper: 0,
+  food: 1, dish: 1, dishes: 1, meal: 1, eat: 1, cuisine: 1, restaurant: 1,
+  docker: 2, container: 2, containers: 2, deploy: 3, deploys: 3, ship: 3, release: 3,
+  pnpm: 4, npm: 4, package: 4, packages: 4, installing: 4, install: 4,
+};
+function conceptEmbedding(text: string): number[] {
+  const vector = new Array<number>(8).fill(0);
+  for (const word of text.toLowerCase().split(/[^a-z]+/)) {
+    const dimension = CONCEPTS[word];
+    if (dimension !== undefined) vector[dimension]! += 1;
+  }
+  return vector;
+}
+
+describe('embeddings recall against an OpenAI-compatible /v1/embeddings', () => {
+  let server: FakeOpenAIServer;
+  let memoryDir: string;
+  beforeAll(async () => {
+    server = await startFakeOpenAIServer({ embed: conceptEmbedding });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  beforeEach(async () => {
+    memoryDir = await mkdtemp(path.join(tmpdir(), 'dreamd-recall-embeddings-'));
+    server.embeddingRequests.length = 0;
+  });
+  afterEach(async () => {
+    await rm(memoryDir, { recursive: true, force: true });
+  });
+
+  const config = () => ({ baseUrl: server.url, model: 'concepts-8' });
+
+  it('finds a fact phrased with other words, which lexical recall misses', async () => {
+    const facts = [
+      fact('f-aaaaaaaaaa', 'Heat', 'Nothing peppery or chili for this user.'),
+      fact('f-bbbbbbbbbb', 'Shipping', 'Containers are how we release.'),
+    ];
+    expect(await createRecall({ facts }).recall('spicy dishes')).toEqual([]);
+    const recall = createRecall({ facts, embeddings: config(), cacheDir: path.join(memoryDir, '.dreamd') });
+    expect(recall.mode).toBe('embeddings');
+    const results = await recall.recall('spicy dishes');
+    expect(results.map((result) => result.id)).toEqual(['f-aaaaaaaaaa']);
+    expect(results[0]!.score).toBeGreaterThan(0.3);
+    expect((await recall.recall('how do we ship docker')).map((result) => result.id)).toEqual(['f-bbbbbbbbbb']);
+  });
+
+  it('refuses a weak match', async () => {
+    const recall = createRecall({ facts, embeddings: config(), cacheDir: memoryDir });
+    expect(await recall.recall('what is the weather like')).toEqual([]);
+  });
+
+  it('caches fact vectors on disk and embeds again only the fact that changed', async () => {
+    const cacheDir = path.join(memoryDir, '.dreamd');
+    const first = createRecall({ facts, embeddings: config(), cacheDir });
+    await first.recall('spicy food');
+    const inputsFirst = server.embeddingRequests.flatMap((request) => request.inputs);
+    expect(inputsFirst).toHaveLength(4); // three active facts + the query
+
+    const cache = EmbeddingCacheFile.parse(JSON.parse(await readFile(path.join(cacheDir, 'embeddings.json'), 'utf8')));
+    expect(Object.keys(cache.entries).sort()).toEqual(['f-aaaaaaaaaa', 'f-bbbbbbbbbb', 'f-cccccccccc']);
+    expect(cache.model).toBe('concepts-8');
+
+    server.embeddingRequests.length = 0;
+    const changed = facts.map((item) => (item.id === 'f-bbbbbbbbbb' ? { ...item, body: 'We deploy with containers now.' } : item));
+    const second = createRecall({ facts: changed, embeddings: config(), cacheDir }); // a new process, same cache
+    await second.recall('spicy food');
+    expect(server.embeddingRequests.flatMap((request) => request.inputs)).toEqual([
+      'Deploys with Docker\nWe deploy with containers now.',
+      'spicy food',
+    ]);
+  });
+
+  it('keeps its cache under the space .dreamd directory by default', async () => {
+    await createMemoryTools({ memoryDir }).writeMemory.handler({
+      path: 'food.md', type: 'user', title: 'Food', description: 'food', content: 'No chili please.',
+    });
+    const recall = createRecall({ memoryDir, embeddings: config() });
+    expect((await recall.recall('spicy meal'))[0]?.id).toBe('note:food.md');
+    const cache = JSON.parse(await readFile(path.join(memoryDir, '.dreamd', 'embeddings.json'), 'utf8'));
+    expect(Object.keys(cache.entries)).toEqual(['note:food.md']);
+  });
+});
+
+describe('spaces', () => {
+  it('never mix: each recall reads only its own memory directory', async () => {
+    const shop = await mkdtemp(path.join(tmpdir(), 'dreamd-space-shop-'));
+    const repo = await mkdtemp(path.join(tmpdir(), 'dreamd-space-repo-'));
+    try {
+      const note = { type: 'user', title: 'Food', description: 'food' } as const;
+      await createMemoryTools({ memoryDir: shop }).writeMemory.handler({ ...note, path: 'food.md', content: 'Customer loves spicy ramen.' });
+      await createMemoryTools({ memoryDir: repo }).writeMemory.handler({ ...note, path: 'stack.md', content: 'Repository uses pnpm workspaces.' });
+      const shopRecall = createRecall({ memoryDir: shop });
+      const repoRecall = createRecall({ memoryDir: repo });
+      expect((await shopRecall.recall('spicy ramen')).map((result) => result.id)).toEqual(['note:food.md']);
+      expect(await repoRecall.recall('spicy ramen')).toEqual([]);
+      expect(await shopRecall.recall('pnpm workspaces')).toEqual([]);
+      expect((await repoRecall.recall('pnpm workspaces')).map((result) => result.id)).toEqual(['note:stack.md']);
+    } finally {
+      await rm(shop, { recursive: true, force: true });
+      await rm(repo, { recursive: true, force: true });
+    }
+  });
+
+  it('does not follow a symlink planted towards another space', async () => {
+    const shop = await mkdtemp(path.join(tmpdir(), 'dreamd-space-shop-'));
+    const repo = await mkdtemp(path.join(tmpdir(), 'dreamd-space-repo-'));
+    try {
+      await writeFile(path.join(shop, 'secret.md'), 'Customer card ends in 4242, loves ramen.');
+      const { symlink } = await import('node:fs/promises');
+      await symlink(path.join(shop, 'secret.md'), path.join(repo, 'linked.md'));
+      expect(await createRecall({ memoryDir: repo }).recall('ramen card', { minScore: 0 })).toEqual([]);
+    } finally {
+      await rm(shop, { recursive: true, force: true });
+      await rm(repo, { recursive: true, force: true });
+    }
+  });
+});
