@@ -1,0 +1,321 @@
+import { describe, expect, it } from 'vitest';
+import { digestSession } from '../../src/digest/index.js';
+import type { SessionMessage } from '../../src/transcripts/types.js';
+import { generateAgentSession, generateDialogue } from './generate.js';
+import {
+  assistant,
+  makeSession,
+  readClaudeCodeFixture,
+  text,
+  toolCall,
+  toolResult,
+  user,
+} from './sessions.js';
+
+const START = '2026-11-20T14:03:00Z';
+
+function linesOf(messages: Parameters<typeof makeSession>[2], options = {}): string[] {
+  return digestSession(makeSession('s1', START, messages), options).text.split('\n');
+}
+
+describe('digestSession', () => {
+  it('opens with the session header and dates every message line', () => {
+    const digest = digestSession(makeSession('abc', START, [user('hello there'), assistant('hi')]));
+    expect(digest.sessionId).toBe('abc');
+    expect(digest.date).toBe('2026-11-20');
+    expect(digest.text.split('\n')).toEqual([
+      '### session abc · 2026-11-20',
+      '[2026-11-20 14:03] user: hello there',
+      '[2026-11-20 14:04] assistant: hi',
+    ]);
+    expect(digest.chars).toBe(digest.text.length);
+    expect(digest.estimatedTokens).toBe(Math.ceil(digest.text.length / 4));
+  });
+
+  it('keeps the writer’s local date and time of a timestamp with an offset', () => {
+    const session = makeSession('tz', '2026-11-20T23:30:00-05:00', [
+      { ...user('deployed today'), ts: '2026-11-20T23:30:00-05:00' },
+    ]);
+    expect(digestSession(session).text).toContain('[2026-11-20 23:30] user: deployed today [2026-11-20]');
+  });
+
+  it('turns a tool call into one short line naming the tool and its most telling input', () => {
+    const lines = linesOf([
+      assistant(toolCall('Bash', { command: 'ls -la src', description: 'List files' })),
+      assistant(toolCall('Read', { file_path: '/repo/README.md', limit: 40 })),
+      assistant(toolCall('Grep', { pattern: 'TODO', path: '/repo' })),
+      assistant(toolCall('WebFetch', { url: 'https://example.com/docs', prompt: 'summarize' })),
+      assistant(toolCall('Write', { file_path: '/repo/big.txt', content: 'x'.repeat(100_000) })),
+      assistant(toolCall('Bash', { command: `echo ${'y'.repeat(500)}\nsecond line` })),
+    ]);
+    expect(lines.slice(1, 6)).toEqual([
+      'assistant → Bash(ls -la src)',
+      'assistant → Read(/repo/README.md)',
+      'assistant → Grep(TODO)',
+      'assistant → WebFetch(https://example.com/docs)',
+      'assistant → Write(/repo/big.txt)',
+    ]);
+    const longCall = lines[6] ?? '';
+    expect(longCall.startsWith('assistant → Bash(echo yyy')).toBe(true);
+    expect(longCall.length).toBeLessThanOrEqual('assistant → Bash()'.length + 120);
+    expect(longCall).not.toContain('\n');
+  });
+
+  it('cuts a long tool result to toolResultChars and says how much was cut', () => {
+    const result = 'a'.repeat(150) + ' ' + 'b'.repeat(9_849);
+    const lines = linesOf([
+      assistant(toolCall('Read', { file_path: 'x' }, 't1')),
+      user(toolResult(result, 't1')),
+    ]);
+    const line = lines[2] ?? '';
+    expect(line.startsWith('tool ← Read: aaaa')).toBe(true);
+    expect(line).toMatch(/… \[cut 9800 chars\]$/);
+    expect(line.length).toBeLessThan(260);
+  });
+
+  it('honours a custom toolResultChars and flags errors', () => {
+    const lines = linesOf(
+      [
+        assistant(toolCall('Bash', { command: 'make' }, 't1')),
+        user(toolResult('make: *** No rule to make target', 't1', true)),
+      ],
+      { toolResultChars: 10 },
+    );
+    expect(lines[2]).toBe('tool ← Bash ERROR: make: ***… [cut 22 chars]');
+  });
+
+  it('never cuts user text, however long', () => {
+    const fact = 'My production database is called orion-prod-7 and lives in eu-west-3.';
+    const long = `${'I paste a long story here. '.repeat(400)}${fact}`;
+    const digest = digestSession(makeSession('s', START, [user(long)]));
+    expect(digest.text).toContain(fact);
+    expect(digest.text).toContain(long.replace(/\s+/g, ' ').trim());
+  });
+
+  it('cuts long assistant text at 1,200 characters', () => {
+    // 1,000 × "word " is 4,999 characters once the trailing space is trimmed.
+    const lines = linesOf([assistant('word '.repeat(1_000))]);
+    const line = lines[1] ?? '';
+    expect(line).toMatch(/word… \[cut 3799 chars\]$/);
+    expect(line.length).toBeLessThan(1_260);
+  });
+
+  it('drops system prompts, thinking, meta lines, sidechains and images', () => {
+    const session = makeSession('s', START, [
+      { role: 'system', parts: [text('You are a helpful assistant. SYSTEM-SECRET-PROMPT')] },
+      { role: 'assistant', parts: [{ kind: 'thinking', text: 'PRIVATE-THOUGHT' }, text('visible answer')] },
+      { ...user('Stop hook feedback: META-LINE'), meta: true },
+      { ...assistant('SIDECHAIN-WORK'), sidechain: true },
+      user('look at this data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB [image] please'),
+      user(toolResult('[image]', 'none')),
+    ]);
+    const digest = digestSession(session);
+    for (const dropped of [
+      'SYSTEM-SECRET-PROMPT',
+      'PRIVATE-THOUGHT',
+      'META-LINE',
+      'SIDECHAIN-WORK',
+      'base64',
+      '[image]',
+    ]) {
+      expect(digest.text).not.toContain(dropped);
+    }
+    expect(digest.text).toContain('assistant: visible answer');
+    expect(digest.text).toContain('user: look at this please');
+    expect(digest.lines).toHaveLength(2);
+  });
+
+  it('drops system reminders, local-command noise and hook boilerplate but keeps typed command arguments', () => {
+    const lines = linesOf([
+      user(
+        'fix the bug <system-reminder>\nThe TodoWrite tool has not been used recently.\n</system-reminder>',
+      ),
+      user(
+        '<command-name>/exit</command-name>\n<command-message>exit</command-message>\n<command-args></command-args>',
+      ),
+      user('<local-command-stdout>Goodbye!</local-command-stdout>'),
+      user(
+        '<command-name>/remember</command-name><command-message>remember</command-message><command-args>we use pnpm</command-args>',
+      ),
+      user(
+        'Caveat: The messages below were generated by the user while running local commands. DO NOT respond.',
+      ),
+      user('PreToolUse:Bash hook error: [hooks/check.sh]: blocked'),
+      user('[Request interrupted by user]'),
+      assistant('No response requested.'),
+      user(
+        toolResult(
+          'file body<system-reminder>Whenever you read a file, consider whether it is malware.</system-reminder>',
+          'x',
+        ),
+      ),
+    ]);
+    expect(lines.slice(1)).toEqual([
+      '[2026-11-20 14:03] user: fix the bug',
+      '[2026-11-20 14:06] user: /remember we use pnpm',
+      'tool ← result: file body',
+    ]);
+  });
+
+  it('drops text repeated verbatim earlier in the session but keeps short replies', () => {
+    const boilerplate = 'Please follow the repository guidelines in CONTRIBUTING.md before answering.';
+    const lines = linesOf([
+      user(boilerplate),
+      user('yes'),
+      user(boilerplate),
+      user('yes'),
+      user(`${boilerplate} And use tabs.`),
+    ]);
+    expect(lines.slice(1).map((line) => line.replace(/^\[[^\]]+\] /, ''))).toEqual([
+      `user: ${boilerplate}`,
+      'user: yes',
+      'user: yes',
+      `user: ${boilerplate} And use tabs.`,
+    ]);
+  });
+
+  it('keeps a compaction summary whole and marks it', () => {
+    const summary = `This session is being continued from a previous conversation. ${'The user prefers tabs. '.repeat(100)}`;
+    const flagged = linesOf([{ ...user(summary), compactSummary: true }]);
+    expect(flagged[1]).toMatch(/^\[[^\]]+\] summary of earlier conversation: This session/);
+    expect(flagged[1]).not.toContain('[cut');
+    const unflagged = linesOf([user(summary)]);
+    expect(unflagged[1]).toContain('summary of earlier conversation: ');
+  });
+
+  it('resolves relative dates against each message’s own date', () => {
+    const session = makeSession('s', START, [
+      { ...user('we moved the box last Thursday'), ts: '2026-11-26T10:00:00Z' },
+      { ...assistant('Noted: the move was yesterday?'), ts: '2026-12-01T08:00:00Z' },
+    ]);
+    const digest = digestSession(session);
+    expect(digest.text).toContain('user: we moved the box last Thursday [2026-11-19]');
+    expect(digest.text).toContain('assistant: Noted: the move was yesterday [2026-11-30]?');
+  });
+
+  it('redacts secrets in every kind of line and counts them', () => {
+    const key = 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
+    const digest = digestSession(
+      makeSession('s', START, [
+        user(`my key is ${key}`),
+        assistant(`I will export ${key}`),
+        assistant(toolCall('Bash', { command: `ANTHROPIC_API_KEY=${key} npm start` }, 't')),
+        user(toolResult(`env: ${key}`, 't')),
+      ]),
+    );
+    expect(digest.text).not.toContain(key);
+    expect(digest.text).not.toContain('AbCdEfGhIj');
+    expect(digest.redactions).toBe(4);
+    expect(digest.text).toContain('[REDACTED:anthropic-key]');
+  });
+
+  it('digests only messages from fromMessage, without repeating boilerplate seen before it', () => {
+    const boilerplate = 'Remember: all answers must follow the style guide in docs/STYLE.md.';
+    const session = makeSession('s', START, [
+      user(`${boilerplate}`),
+      assistant(toolCall('Bash', { command: 'ls' }, 'old')),
+      user('new question'),
+      user(boilerplate),
+      user(toolResult('src test', 'old')),
+    ]);
+    const digest = digestSession(session, { fromMessage: 2 });
+    expect(digest.lines.map((line) => line.text)).toEqual([
+      '[2026-11-20 14:05] user: new question',
+      'tool ← Bash: src test',
+    ]);
+    expect(digest.messagesRead).toBe(3);
+    expect(digest.fromMessage).toBe(2);
+    expect(digest.toMessage).toBe(4);
+    const digested = session.messages.filter((message: SessionMessage) => message.index >= 2);
+    expect(digest.rawChars).toBe(JSON.stringify(digested).length);
+  });
+
+  it('measures rawChars as the JSON of the digested messages', () => {
+    const session = makeSession('s', START, [user('a'), assistant('b')]);
+    expect(digestSession(session).rawChars).toBe(JSON.stringify(session.messages).length);
+  });
+});
+
+describe('digest size', () => {
+  const seeds = [1, 2, 3, 4, 5];
+
+  it('shrinks agent transcripts with tool calls to at most 6% of their raw JSON', () => {
+    let digestChars = 0;
+    let rawChars = 0;
+    for (const seed of seeds) {
+      const digest = digestSession(generateAgentSession(`agent-${seed}`, seed));
+      expect(digest.chars / digest.rawChars).toBeLessThanOrEqual(0.06);
+      digestChars += digest.chars;
+      rawChars += digest.rawChars;
+    }
+    expect(digestChars / rawChars).toBeLessThanOrEqual(0.06);
+  });
+
+  it('shrinks plain dialogue to at most half of its raw JSON', () => {
+    for (const seed of seeds) {
+      const digest = digestSession(generateDialogue(`dialogue-${seed}`, seed));
+      expect(digest.chars / digest.rawChars).toBeLessThanOrEqual(0.5);
+    }
+  });
+
+  it('carries every planted fact whole, where cutting messages at 500 characters loses some', () => {
+    const facts = Array.from(
+      { length: 20 },
+      (_, index) => `FACT-${index}: the user's favourite editor number ${index} is configured with tabs.`,
+    );
+    for (const session of [generateAgentSession('a', 11, 20, facts), generateDialogue('d', 12, 20, facts)]) {
+      const digest = digestSession(session);
+      for (const fact of facts) expect(digest.text).toContain(fact);
+    }
+    const naive = generateDialogue(
+      'd',
+      12,
+      20,
+      facts.map((fact) => `${'context '.repeat(70)}${fact}`),
+    );
+    const naiveText = naive.messages
+      .flatMap((message) => message.parts)
+      .map((part) => (part.kind === 'text' ? part.text.slice(0, 500) : ''))
+      .join('\n');
+    expect(facts.filter((fact) => naiveText.includes(fact)).length).toBeLessThan(facts.length);
+  });
+});
+
+describe('digest of real Claude Code transcripts', () => {
+  it('keeps the conversation of the hello-world session and drops its Stop-hook feedback', () => {
+    const { session } = readClaudeCodeFixture('claude-reliability__hello-world-script.jsonl');
+    const digest = digestSession(session);
+    expect(digest.date).toBe('2026-01-21');
+    expect(digest.text).toContain(
+      'user: Write a shell script called hello.sh that prints "Hello world" and run it.',
+    );
+    expect(digest.text).toContain('assistant → Write(/tmp/tmp74wiyiny/hello.sh)');
+    expect(digest.text).toContain(
+      'assistant → Bash(chmod +x /tmp/tmp74wiyiny/hello.sh && /tmp/tmp74wiyiny/hello.sh)',
+    );
+    expect(digest.text).toContain('tool ← Bash: Hello world');
+    expect(digest.text).not.toContain('Stop hook feedback');
+  });
+
+  it('digests the compacted session: noise gone, summary kept, under 6% of the file', () => {
+    const { session, rawBytes } = readClaudeCodeFixture(
+      'entireio-cli__a6-e4c2a0fbd1__compact-boundary.jsonl',
+    );
+    const digest = digestSession(session);
+    expect(digest.text).not.toMatch(
+      /Caveat: The messages below|<command-name>|Goodbye!|No response requested/,
+    );
+    expect(digest.text).toContain('summary of earlier conversation: This session is being continued');
+    expect(digest.text).toContain('user: the issue is still that this would not surface to the user');
+    expect(digest.chars / rawBytes).toBeLessThanOrEqual(0.06);
+    for (const line of digest.lines) expect(line.text).not.toContain('\n');
+  });
+
+  it('shows a sub-agent Task call by its description and keeps its result short', () => {
+    const { session } = readClaudeCodeFixture('entireio-cli__e2-775d4606d9__summary-task.jsonl');
+    const digest = digestSession(session);
+    expect(digest.text).toContain('assistant → Task(Create color file in docs)');
+    expect(digest.text).toMatch(/tool ← Task: I have created the file .*\[cut \d+ chars\]/);
+    expect(digest.text).not.toContain('The user wants me to run an agent');
+  });
+});
