@@ -5,6 +5,8 @@ import Anthropic, {
   APIUserAbortError,
 } from '@anthropic-ai/sdk';
 import { zodOutputFormat } from '@anthropic-ai/sdk/helpers/zod';
+import { transformJSONSchema } from '@anthropic-ai/sdk/lib/transform-json-schema';
+import { z } from 'zod';
 import type { Message, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { ModelError, ModelErrorKind } from '../errors.js';
 import type {
@@ -119,9 +121,10 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
       );
       usage = addUsage(usage, usageOf(message));
       rejectUnfinished(message, label, request.maxOutputTokens ?? config.maxOutputTokens);
+      // The SDK's parse (below) only decodes the JSON; the caller's schema validates it here, once, so a
+      // schema with transforms applies them once. No JSON at all: parseJsonOutput says what came instead.
       const parsed = message.parsed_output;
-      // Re-validate whatever the SDK made of it: the answer is data from outside.
-      if (parsed?.ok === true) return validateOutput(request.schema, parsed.value, request.schemaName, label);
+      if (parsed?.ok === true) return validateOutput(request.schema, parsed.json, request.schemaName, label);
       return parseJsonOutput(request.schema, textOf(message), request.schemaName, label);
     }, request.signal);
     return { value: outcome.value, usage, attempts: outcome.attempts };
@@ -192,23 +195,35 @@ function rejectUnfinished(message: Pick<Message, 'stop_reason'>, label: string, 
   }
 }
 
-type ParseOutcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
+type DecodedJson = { readonly ok: true; readonly json: unknown } | { readonly ok: false };
 
 /**
- * zodOutputFormat's JSON schema, with a parse that never throws: the SDK would turn a schema mismatch into a
- * plain AnthropicError, indistinguishable from other failures. dreamd validates again and reports bad output.
+ * The output format handed to `messages.parse`: zodOutputFormat's JSON schema, and a parse that only decodes
+ * JSON and never throws. The SDK's own parse throws a plain AnthropicError on a mismatch, indistinguishable
+ * from other failures, and would validate a second time.
  */
 function guardedOutputFormat<T>(schema: GenerateObjectRequest<T>['schema']) {
-  const sdkFormat = zodOutputFormat(schema);
   return {
-    type: sdkFormat.type,
-    schema: sdkFormat.schema,
-    parse(content: string): ParseOutcome<T> {
+    type: 'json_schema' as const,
+    schema: outputJsonSchema(schema),
+    parse(content: string): DecodedJson {
       try {
-        return { ok: true, value: sdkFormat.parse(content) };
-      } catch (error) {
-        return { ok: false, error };
+        return { ok: true, json: JSON.parse(content) as unknown };
+      } catch {
+        return { ok: false };
       }
     },
   };
+}
+
+/**
+ * The JSON schema the model must follow: zodOutputFormat's. A schema with transforms has no JSON schema of
+ * its output; the model produces the transform's input, so that side is sent instead.
+ */
+function outputJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  try {
+    return zodOutputFormat(schema).schema;
+  } catch {
+    return transformJSONSchema(z.toJSONSchema(schema, { io: 'input', reused: 'ref' }));
+  }
 }

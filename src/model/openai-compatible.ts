@@ -2,6 +2,9 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import { ContentFilterFinishReasonError, LengthFinishReasonError } from 'openai/error';
 import { zodResponseFormat } from 'openai/helpers/zod';
 import { makeParseableResponseFormat } from 'openai/lib/parser';
+import { toStrictJsonSchema } from 'openai/lib/transform';
+import type { JSONSchema } from 'openai/lib/jsonschema';
+import { z } from 'zod';
 import type { ChatCompletion, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { ModelError, ModelErrorKind } from '../errors.js';
 import type {
@@ -122,9 +125,9 @@ export function createOpenAICompatibleModel(
       const message = completion.choices[0]?.message;
       if (!message) throw badOutput(label, 'the answer had no choices');
       if (message.refusal) throw badOutput(label, `the model refused: ${message.refusal}`);
+      // The SDK's parse only decodes the JSON; the caller's schema validates it here, once (transforms once).
       const parsed = message.parsed;
-      // Re-validate whatever the SDK made of it: the answer is data from outside.
-      if (parsed?.ok === true) return validateOutput(request.schema, parsed.value, request.schemaName, label);
+      if (parsed?.ok === true) return validateOutput(request.schema, parsed.json, request.schemaName, label);
       return parseJsonOutput(request.schema, message.content ?? '', request.schemaName, label);
     }, request.signal);
     return { value: outcome.value, usage, attempts: outcome.attempts };
@@ -170,24 +173,36 @@ export function usageOf(completion: Pick<ChatCompletion, 'usage'>): TokenUsage {
   };
 }
 
-type ParseOutcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
+type DecodedJson = { readonly ok: true; readonly json: unknown } | { readonly ok: false };
 
 /**
- * zodResponseFormat's strict JSON schema, with a parse that never throws: the SDK would throw a bare
- * SyntaxError or ZodError. dreamd validates again and reports bad output as a ModelError.
+ * The response format handed to `chat.completions.parse`: zodResponseFormat's strict JSON schema, and a parse
+ * that only decodes JSON and never throws (the SDK's throws a bare SyntaxError or ZodError, and would
+ * validate a second time).
  */
 function guardedResponseFormat<T>(schema: GenerateObjectRequest<T>['schema'], name: string) {
-  const sdkFormat = zodResponseFormat(schema, safeSchemaName(name));
-  return makeParseableResponseFormat<ParseOutcome<T>>(
-    { type: sdkFormat.type, json_schema: sdkFormat.json_schema },
+  return makeParseableResponseFormat<DecodedJson>(
+    { type: 'json_schema', json_schema: { name: safeSchemaName(name), strict: true, schema: strictJsonSchema(schema, name) } },
     (content) => {
       try {
-        return { ok: true, value: sdkFormat.$parseRaw(content) };
-      } catch (error) {
-        return { ok: false, error };
+        return { ok: true, json: JSON.parse(content) as unknown };
+      } catch {
+        return { ok: false };
       }
     },
   );
+}
+
+/**
+ * zodResponseFormat's strict schema. A schema with transforms has no JSON schema of its output; the model
+ * produces the transform's input, so that side is sent instead.
+ */
+function strictJsonSchema(schema: z.ZodType, name: string): Record<string, unknown> {
+  try {
+    return zodResponseFormat(schema, safeSchemaName(name)).json_schema.schema ?? {};
+  } catch {
+    return toStrictJsonSchema(z.toJSONSchema(schema, { io: 'input', target: 'draft-7' }) as JSONSchema) as Record<string, unknown>;
+  }
 }
 
 /** OpenAI allows a-z, A-Z, 0-9, `_` and `-` in a schema name, at most 64 characters. */

@@ -1,0 +1,372 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ModelError } from '../../src/errors.js';
+import { createAnthropicModel } from '../../src/model/anthropic.js';
+import type { ModelConfigInput } from '../../src/model/provider-options.js';
+import { faults, startFakeAnthropicServer, type FakeAnthropicServer, type FakeFault } from '../support/fake-anthropic-server.js';
+
+const Facts = z.object({
+  facts: z.array(
+    z.object({
+      title: z.string().min(1),
+      type: z.enum(['user', 'feedback', 'project', 'reference']),
+    }),
+  ),
+});
+const answer = { facts: [{ title: 'Prefers pnpm', type: 'user' as const }] };
+const request = {
+  system: 'You extract facts worth keeping from agent sessions.',
+  prompt: 'Session 2026-11-26: the user says they prefer pnpm over npm.',
+  schema: Facts,
+  schemaName: 'facts',
+};
+
+let server: FakeAnthropicServer;
+beforeEach(async () => {
+  server = await startFakeAnthropicServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+function model(overrides: Partial<ModelConfigInput> = {}) {
+  return createAnthropicModel(
+    { provider: 'anthropic', apiKey: 'sk-ant-test-key', baseUrl: server.url, timeoutMs: 2_000, maxRetries: 3, ...overrides },
+    { retryBaseDelayMs: 1 },
+  );
+}
+
+async function rejection(promise: Promise<unknown>): Promise<ModelError> {
+  const error: unknown = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(ModelError);
+  return error as ModelError;
+}
+
+describe('createAnthropicModel', () => {
+  it('returns the validated object, the usage and one attempt', async () => {
+    server.enqueue({ json: answer, usage: { inputTokens: 120, outputTokens: 30, cacheReadTokens: 900, cacheWriteTokens: 0 } });
+
+    const result = await model().generateObject(request);
+
+    expect(result).toEqual({
+      value: answer,
+      usage: { inputTokens: 120, outputTokens: 30, cacheReadTokens: 900, cacheWriteTokens: 0 },
+      attempts: 1,
+    });
+    const [sent] = server.requests;
+    // SDK 1.14 sends the key as a bearer token; older versions used x-api-key.
+    expect(sent?.headers['authorization'] ?? sent?.headers['x-api-key']).toContain('sk-ant-test-key');
+    expect(sent?.headers['anthropic-version']).toBeDefined();
+    expect(sent?.body.model).toBe('claude-haiku-5-5');
+    expect(sent?.body.max_tokens).toBe(4096);
+    expect(sent?.prompt).toBe(request.prompt);
+    expect(sent?.body.output_config?.format?.type).toBe('json_schema');
+    expect(sent?.body.output_config?.format?.schema).toMatchObject({ type: 'object', required: ['facts'] });
+  });
+
+  it('marks the system prompt for prompt caching and reports cache writes, then reads', async () => {
+    server.setDefault({ json: answer });
+    const provider = model();
+
+    const first = await provider.generateObject(request);
+    const second = await provider.generateObject({ ...request, prompt: 'Another session.' });
+
+    expect(server.requests[0]?.body.system).toEqual([
+      { type: 'text', text: request.system, cache_control: { type: 'ephemeral' } },
+    ]);
+    expect(first.usage.cacheWriteTokens).toBeGreaterThan(0);
+    expect(first.usage.cacheReadTokens).toBe(0);
+    expect(second.usage.cacheReadTokens).toBe(first.usage.cacheWriteTokens);
+    expect(second.usage.cacheWriteTokens).toBe(0);
+  });
+
+  it('uses the configured model name and output limit', async () => {
+    server.enqueue({ json: answer });
+
+    await model({ name: 'claude-haiku-4-5', maxOutputTokens: 1000 }).generateObject(request);
+    server.enqueue({ json: answer });
+    await model({ name: 'claude-haiku-4-5' }).generateObject({ ...request, maxOutputTokens: 200 });
+
+    expect(server.requests.map((sent) => [sent.body.model, sent.body.max_tokens])).toEqual([
+      ['claude-haiku-4-5', 1000],
+      ['claude-haiku-4-5', 200],
+    ]);
+  });
+
+  it('answers from a function of the request', async () => {
+    server.enqueue((sent) => ({ json: { facts: [{ title: sent.prompt.includes('pnpm') ? 'pnpm' : 'other', type: 'user' }] } }));
+
+    const result = await model().generateObject(request);
+
+    expect(result.value.facts[0]?.title).toBe('pnpm');
+  });
+
+  it.each<[string, FakeFault]>([
+    ['429 rate limit', faults.rateLimited(0)],
+    ['529 overloaded', faults.overloaded()],
+    ['500 server error', faults.serverError()],
+    ['503 unavailable', faults.status(503)],
+    ['a dropped connection', faults.drop()],
+    ['output that breaks the schema', faults.badOutput()],
+    ['output that is not JSON', faults.badOutput('Sure! Here are the facts: …')],
+    ['an empty answer', faults.empty()],
+    ['a refusal', faults.refusal()],
+    ['an answer cut off at max_tokens', faults.maxTokens()],
+  ])('retries after %s and succeeds', async (_name, fault) => {
+    server.enqueue(fault, { json: answer });
+
+    const result = await model().generateObject(request);
+
+    expect(result.value).toEqual(answer);
+    expect(result.attempts).toBe(2);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('retries after a request that hangs past the timeout', async () => {
+    server.enqueue(faults.hang(), { json: answer });
+
+    const result = await model({ timeoutMs: 150 }).generateObject(request);
+
+    expect(result.attempts).toBe(2);
+  });
+
+  it('waits as long as retry-after says', async () => {
+    server.enqueue(faults.rateLimited(0.25), { json: answer });
+    const started = performance.now();
+
+    await model().generateObject(request);
+
+    expect(performance.now() - started).toBeGreaterThanOrEqual(240);
+  });
+
+  it('prefers retry-after-ms over retry-after', async () => {
+    server.enqueue(faults.status(429, { retryAfterMs: 5, retryAfterSeconds: 30 }), { json: answer });
+    const started = performance.now();
+
+    const result = await model().generateObject(request);
+
+    expect(result.attempts).toBe(2);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it('gives up at once when retry-after is longer than it will wait, and passes the wait on', async () => {
+    server.enqueue(faults.rateLimited(120), { json: answer });
+
+    const error = await rejection(model().generateObject(request));
+
+    expect(error.details).toMatchObject({ kind: 'rate-limited', status: 429, retryable: true, retryAfterMs: 120_000 });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('throws a retryable rate-limited ModelError when the retries run out', async () => {
+    server.setDefault(faults.rateLimited(0));
+
+    const error = await rejection(model({ maxRetries: 2 }).generateObject(request));
+
+    expect(error.details).toMatchObject({ kind: 'rate-limited', status: 429, retryable: true });
+    expect(error.message).toMatch(/HTTP 429.*gave up after 3 attempts/);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('throws an overloaded ModelError after repeated 529s', async () => {
+    server.setDefault(faults.overloaded());
+
+    const error = await rejection(model({ maxRetries: 1 }).generateObject(request));
+
+    expect(error.details).toMatchObject({ kind: 'overloaded', status: 529, retryable: true });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('does not retry a 400 and says the request will fail again', async () => {
+    server.enqueue(faults.badRequest('max_tokens: must be at most 64000'), { json: answer });
+
+    const error = await rejection(model().generateObject(request));
+
+    expect(error.details).toMatchObject({ kind: 'bad-request', status: 400, retryable: false });
+    expect(error.message).toContain('max_tokens: must be at most 64000');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it.each([401, 403])('does not retry a %i and points at the API key', async (status) => {
+    server.enqueue(faults.status(status), { json: answer });
+
+    const error = await rejection(model().generateObject(request));
+
+    expect(error.details).toMatchObject({ kind: 'auth', status, retryable: false });
+    expect(error.message).toContain('ANTHROPIC_API_KEY');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('obeys x-should-retry: false on a 500', async () => {
+    server.enqueue(faults.status(500, { shouldRetry: false }), { json: answer });
+
+    const error = await rejection(model().generateObject(request));
+
+    expect(error.details).toMatchObject({ kind: 'server', status: 500, retryable: false });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('fails with bad-output when every answer breaks the schema, within the same retry budget', async () => {
+    server.setDefault(faults.badOutput({ facts: [{ title: '', type: 'opinion' }] }));
+
+    const error = await rejection(model({ maxRetries: 2 }).generateObject(request));
+
+    expect(error.details).toMatchObject({ kind: 'bad-output', retryable: true });
+    expect(error.details.status).toBeUndefined();
+    expect(error.message).toContain('does not match the facts schema');
+    expect(error.message).toContain('facts.0.type');
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('fails with a timeout ModelError when the server hangs past timeoutMs every time', async () => {
+    server.setDefault(faults.hang());
+    const started = performance.now();
+
+    const error = await rejection(model({ timeoutMs: 100, maxRetries: 1 }).generateObject(request));
+
+    expect(error.details).toMatchObject({ kind: 'timeout', retryable: true });
+    expect(error.details.status).toBeUndefined();
+    expect(error.message).toContain('no answer within 100 ms');
+    expect(server.requests).toHaveLength(2);
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it('fails with a connection ModelError when nothing listens', async () => {
+    const url = server.url;
+    await server.close();
+    server = await startFakeAnthropicServer();
+
+    const error = await rejection(model({ baseUrl: url, maxRetries: 1 }).generateObject(request));
+
+    expect(error.details).toMatchObject({ kind: 'connection', retryable: true });
+    expect(error.message).toContain(url);
+  });
+
+  it('counts the tokens of failed attempts that the server answered', async () => {
+    server.enqueue(
+      { fault: 'bad-output' },
+      { json: answer, usage: { inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 } },
+    );
+
+    const result = await model().generateObject(request);
+
+    expect(result.usage.inputTokens).toBeGreaterThan(100);
+    expect(result.attempts).toBe(2);
+  });
+
+  it('validates the output with the caller schema once, so transforms apply once', async () => {
+    const Doubled = z.object({ count: z.number().transform((count) => count * 2) });
+    server.enqueue({ json: { count: 21 } });
+
+    const result = await model().generateObject({ ...request, schema: Doubled, schemaName: 'count' });
+
+    expect(result.value).toEqual({ count: 42 });
+    expect(server.requests[0]?.body.output_config?.format?.schema).toMatchObject({
+      type: 'object',
+      properties: { count: { type: 'number' } },
+    });
+  });
+
+  it('generates text with usage', async () => {
+    server.enqueue({ text: 'A short summary.', usage: { inputTokens: 50, outputTokens: 5 } });
+
+    const result = await model().generateText({ system: 'Summarise.', prompt: 'Long text' });
+
+    expect(result.value).toBe('A short summary.');
+    expect(result.usage).toMatchObject({ inputTokens: 50, outputTokens: 5 });
+    expect(server.requests[0]?.body.output_config).toBeUndefined();
+  });
+
+  it('treats an empty text answer as bad output', async () => {
+    server.setDefault(faults.empty());
+
+    const error = await rejection(model({ maxRetries: 0 }).generateText({ system: 'Summarise.', prompt: 'Long text' }));
+
+    expect(error.details).toMatchObject({ kind: 'bad-output', retryable: true });
+    expect(error.message).toContain('empty');
+  });
+
+  it('stops at once, with the abort reason, when the caller aborts', async () => {
+    server.setDefault(faults.hang());
+    const controller = new AbortController();
+    const reason = new Error('shutting down');
+    setTimeout(() => controller.abort(reason), 50);
+
+    const caught: unknown = await model({ timeoutMs: 10_000 })
+      .generateObject({ ...request, signal: controller.signal })
+      .catch((error: unknown) => error);
+
+    expect(caught).toBe(reason);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('serves the tool-use flow of the agent loop through withRetries', async () => {
+    server.enqueue(faults.overloaded(), {
+      text: 'Let me look.',
+      toolUse: [{ name: 'memory_view', input: { path: 'MEMORY.md' }, id: 'toolu_1' }],
+    });
+    server.enqueue((sent) => ({ text: `The index says: ${sent.prompt}` }));
+    const provider = model();
+    const tools = [
+      {
+        name: 'memory_view',
+        description: 'Read a memory file',
+        input_schema: { type: 'object' as const, properties: { path: { type: 'string' } }, required: ['path'] },
+      },
+    ];
+
+    const first = await provider.withRetries((client, signal) =>
+      client.messages.create(
+        { model: 'claude-haiku-5-5', max_tokens: 500, tools, messages: [{ role: 'user', content: 'What do you know?' }] },
+        signal ? { signal } : undefined,
+      ),
+    );
+    const second = await provider.withRetries((client) =>
+      client.messages.create({
+        model: 'claude-haiku-5-5',
+        max_tokens: 500,
+        tools,
+        messages: [
+          { role: 'user', content: 'What do you know?' },
+          { role: 'assistant', content: first.value.content },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '- [Prefers pnpm](user.md#pnpm)' }] },
+        ],
+      }),
+    );
+
+    expect(first.attempts).toBe(2);
+    expect(first.value.stop_reason).toBe('tool_use');
+    expect(first.value.content).toEqual([
+      { type: 'text', text: 'Let me look.' },
+      { type: 'tool_use', id: 'toolu_1', name: 'memory_view', input: { path: 'MEMORY.md' } },
+    ]);
+    expect(server.requests[1]?.body.tools).toHaveLength(1);
+    expect(second.value.content).toEqual([{ type: 'text', text: 'The index says: - [Prefers pnpm](user.md#pnpm)' }]);
+  });
+});
+
+describe('Anthropic credentials', () => {
+  it('refuses to start without a key or an endpoint, and says which variable to set', () => {
+    let caught: unknown;
+    try {
+      createAnthropicModel({ provider: 'anthropic' });
+    } catch (error) {
+      caught = error;
+    }
+
+    expect(caught).toBeInstanceOf(ModelError);
+    expect((caught as ModelError).details).toEqual({ kind: 'missing-credentials', retryable: false });
+    expect((caught as ModelError).message).toContain('ANTHROPIC_API_KEY');
+  });
+
+  it('talks to a base URL without a key', async () => {
+    server.enqueue({ json: answer });
+
+    const result = await createAnthropicModel({ baseUrl: server.url }).generateObject(request);
+
+    expect(result.value).toEqual(answer);
+  });
+});
