@@ -112,10 +112,11 @@ const hasDigit = (value: string): boolean => /\d/.test(value);
 /** The rules, in the order they run. */
 const RULES: readonly RedactionRule[] = [
   {
-    // The whole block; a block cut short (no END line) is redacted to the end of the text.
+    // The whole block. A block cut short (no END line) is redacted through its base64 lines (runs of 16+
+    // base64 characters), so prose after it survives.
     kind: 'private-key',
     pattern:
-      /(?<value>-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$))/g,
+      /(?<value>-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?:\s*[A-Za-z0-9+/=]{16,})*))/g,
   },
   { kind: 'jwt', pattern: /\b(?<value>eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)/g },
   { kind: 'anthropic-key', pattern: /\b(?<value>sk-ant-[A-Za-z0-9_-]{20,})/g },
@@ -145,7 +146,7 @@ const RULES: readonly RedactionRule[] = [
   {
     // scheme://user:password@host — the user name stays, the password goes.
     kind: 'url-password',
-    pattern: /(?<pre>\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/?#@]+:)(?<value>[^\s/?#@]+)(?<post>@)/g,
+    pattern: /(?<pre>\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/?#@]*:)(?<value>[^\s/?#@]+)(?<post>@)/g,
     accept: (value) => !value.startsWith(MARKER_PREFIX),
   },
   {

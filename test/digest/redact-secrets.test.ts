@@ -1,0 +1,198 @@
+import { describe, expect, it } from 'vitest';
+import { containsSecret, redactSecrets } from '../../src/digest/index.js';
+
+/** [kind, text, the secret that must disappear]. Fake credentials shaped like the real ones. */
+const SECRETS: readonly (readonly [string, string, string])[] = [
+  [
+    'anthropic-key',
+    'key: sk-ant-api03-Zx9_Yw8-Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa',
+    'sk-ant-api03-Zx9_Yw8-Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa',
+  ],
+  [
+    'anthropic-key',
+    'export ANTHROPIC_API_KEY=sk-ant-admin01-abcDEF1234567890ghiJKL',
+    'sk-ant-admin01-abcDEF1234567890ghiJKL',
+  ],
+  [
+    'openai-key',
+    'use sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56 for it',
+    'sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56',
+  ],
+  [
+    'openai-key',
+    'OPENAI key sk-T3BlbkFJa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7',
+    'sk-T3BlbkFJa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7',
+  ],
+  ['aws-access-key', 'aws_access_key_id = AKIAIOSFODNN7EXAMPLE', 'AKIAIOSFODNN7EXAMPLE'],
+  ['aws-access-key', 'temporary ASIAY34FZKBOKMUTVV7A creds', 'ASIAY34FZKBOKMUTVV7A'],
+  [
+    'aws-secret-key',
+    'aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+    'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+  ],
+  [
+    'github-token',
+    'git clone with ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R',
+    'ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R',
+  ],
+  [
+    'github-token',
+    'gho_16C7e42F292c6912E7710c838347Ae178B4a and more',
+    'gho_16C7e42F292c6912E7710c838347Ae178B4a',
+  ],
+  ['github-token', 'ghs_abcdefghijklmnopqrstuvwxyz0123456789', 'ghs_abcdefghijklmnopqrstuvwxyz0123456789'],
+  [
+    'github-token',
+    'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEF',
+    'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEF',
+  ],
+  ['gitlab-token', 'glpat-xY7zW3vU9tS1rQ5pO2nM used', 'glpat-xY7zW3vU9tS1rQ5pO2nM'],
+  [
+    'slack-token',
+    'bot xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx',
+    'xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx',
+  ],
+  [
+    'slack-token',
+    'xoxp-2222222222-3333333333-4444444444-abcdef',
+    'xoxp-2222222222-3333333333-4444444444-abcdef',
+  ],
+  [
+    'slack-webhook',
+    'post to https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXX',
+    'T0000/B0000/XXXXXXXXXXXXXXXX',
+  ],
+  ['stripe-key', 'sk_live_51H8abcdEFGHijklMNOPqrst', 'sk_live_51H8abcdEFGHijklMNOPqrst'],
+  ['stripe-key', 'restricted rk_live_4eC39HqLyjWDarjtT1zdp7dc', 'rk_live_4eC39HqLyjWDarjtT1zdp7dc'],
+  [
+    'google-api-key',
+    'maps AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q',
+    'AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q',
+  ],
+  [
+    'npm-token',
+    '//registry.npmjs.org/:_authToken=npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8',
+    'npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8',
+  ],
+  ['twilio-key', 'twilio SK0123456789abcdef0123456789abcdef', 'SK0123456789abcdef0123456789abcdef'],
+  [
+    'sendgrid-key',
+    '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',
+    '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',
+  ],
+  [
+    'bearer-token',
+    'curl -H "Authorization: Bearer 8f14e45fceea167a5a36dedd4bea2543abc"',
+    '8f14e45fceea167a5a36dedd4bea2543abc',
+  ],
+  ['basic-auth', 'Authorization: Basic dXNlcjpwYXNzd29yZA==', 'dXNlcjpwYXNzd29yZA=='],
+  [
+    'jwt',
+    'token eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U ok',
+    'eyJzdWIiOiIxMjM0NTY3ODkwIn0',
+  ],
+  [
+    'private-key',
+    '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq98\nabcDEF123==\n-----END RSA PRIVATE KEY-----',
+    'MIIEowIBAAKCAQEA7bq98',
+  ],
+  [
+    'private-key',
+    'cut short: -----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAE',
+    'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAE',
+  ],
+  ['url-password', 'DATABASE is postgres://admin:s3cr3tP4ss@db.internal:5432/app', 's3cr3tP4ss'],
+  ['url-password', 'redis://:hunter2hunter2@cache:6379', 'hunter2hunter2'],
+  ['secret-value', 'password=hunter2', 'hunter2'],
+  ['secret-value', '{"api_key": "zq81-hh72-lmn0-plm3"}', 'zq81-hh72-lmn0-plm3'],
+  ['secret-value', 'client_secret: "correct horse battery staple"', 'correct horse battery staple'],
+  ['secret-value', 'secret: 9a8b7c6d5e4f3g2h', '9a8b7c6d5e4f3g2h'],
+  ['secret-value', 'token=Zm9vYmFyYmF6cXV4', 'Zm9vYmFyYmF6cXV4'],
+  ['secret-value', "const accessToken = 'live-tok-7781'", 'live-tok-7781'],
+  ['env-secret', 'DB_PASSWORD=correcthorse', 'correcthorse'],
+  ['env-secret', 'export STRIPE_WEBHOOK_SECRET="whsec_abc123def456"', 'whsec_abc123def456'],
+  ['env-secret', 'MY_SERVICE_TOKEN=opensesame', 'opensesame'],
+  ['password', 'my password is Tr0ub4dor&3 so keep it', 'Tr0ub4dor&3'],
+  [
+    'high-entropy',
+    'the signing key is 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+    '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+  ],
+  [
+    'high-entropy',
+    'webhook secret → Qk9QX2J4N2RhM2Y5c0pXbm1MZ0t1Y3pQdw==',
+    'Qk9QX2J4N2RhM2Y5c0pXbm1MZ0t1Y3pQdw==',
+  ],
+];
+
+describe('redactSecrets', () => {
+  it.each(SECRETS)('redacts a %s: %s', (kind, text, secret) => {
+    const result = redactSecrets(text);
+    expect(result.text).not.toContain(secret);
+    expect(result.text).toContain(`[REDACTED:${kind}]`);
+    expect(result.count).toBeGreaterThanOrEqual(1);
+    expect(containsSecret(text)).toBe(true);
+  });
+
+  it('keeps what is around a secret', () => {
+    expect(
+      redactSecrets('curl -H "Authorization: Bearer abcdef0123456789abcdef" https://api.example.com').text,
+    ).toBe('curl -H "Authorization: Bearer [REDACTED:bearer-token]" https://api.example.com');
+    expect(redactSecrets('postgres://admin:s3cr3t@db:5432/app').text).toBe(
+      'postgres://admin:[REDACTED:url-password]@db:5432/app',
+    );
+    expect(redactSecrets('password=hunter2 and more').text).toBe('password=[REDACTED:secret-value] and more');
+  });
+
+  it('redacts every secret of a text that holds many, once each', () => {
+    const text = SECRETS.map(([, line]) => line).join('\n');
+    const result = redactSecrets(text);
+    for (const [, , secret] of SECRETS) expect(result.text).not.toContain(secret);
+    expect(result.count).toBeGreaterThanOrEqual(SECRETS.length);
+    expect(redactSecrets(result.text)).toEqual({ text: result.text, count: 0 });
+  });
+
+  it('redacts a whole PEM block, not only its first line', () => {
+    const pem = [
+      '-----BEGIN PRIVATE KEY-----',
+      'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7',
+      'QWERTYuiopASDFghjkZXCVbnm1234567890qwertyuiopasdfgh',
+      '-----END PRIVATE KEY-----',
+    ].join('\n');
+    const result = redactSecrets(`before\n${pem}\nafter`);
+    expect(result.text).toBe('before\n[REDACTED:private-key]\nafter');
+  });
+});
+
+/** Ordinary prose, code and logs that must come out unchanged. */
+const PROSE: readonly string[] = [
+  'I forgot my password yesterday and had to reset it through the admin panel.',
+  'The token expires after one hour, so the client refreshes it in the background.',
+  'Secret: patience. That is what the migration needs.',
+  'The password is stored in the vault, never in the repository.',
+  'Our API key rotation happens every 90 days.',
+  'See https://docs.example.com/guide?page=2#install and http://localhost:3000/api/users for details.',
+  'Clone it with git clone git@github.com:acme/widgets.git and run npm install.',
+  'Merged commit 9fceb02d0ae598e95dc970b74767f19372d61af8 into main after review.',
+  'The request id was 550e8400-e29b-41d4-a716-446655440000 and it failed with 503.',
+  'Session 123e4567-e89b-12d3-a456-426614174000 ended at 14:03.',
+  'Use sk-learn? No, I meant scikit-learn, the task-management-system-for-teams project uses it.',
+  'The max_tokens: 4096 setting and input_tokens = 1200 were fine.',
+  'interface Config { apiKey: string; token?: string; password: z.string() }',
+  'const token = process.env.GITHUB_TOKEN; const apiKey = config.apiKey;',
+  'export GITHUB_TOKEN=$(gh auth token) and API_KEY=${API_KEY}',
+  'The author: Jane Doe wrote the tokenizer module last spring.',
+  'Set the key: value pairs in the YAML file and keep the keys sorted.',
+  'We deploy the bearer of bad news, the release notes, on Fridays.',
+  'The sha256 of the tarball matches the published checksum.',
+  'Passwords must be at least 12 characters long according to the policy.',
+  'Basic authentication is disabled; use OAuth instead.',
+  'The hash e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 is the empty file.',
+];
+
+describe('redactSecrets on ordinary text', () => {
+  it.each(PROSE)('leaves alone: %s', (text) => {
+    expect(redactSecrets(text)).toEqual({ text, count: 0 });
+    expect(containsSecret(text)).toBe(false);
+  });
+});
