@@ -1,0 +1,244 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config/schema.js';
+import type { ConsolidateFunction } from '../consolidation/types.js';
+import type { InspectSpaceFunction } from './inspection.js';
+import { createMetrics, type DaemonMetrics } from './metrics.js';
+import { connectionOptions, createConsolidationQueue, type ConsolidationQueue } from './queue.js';
+import { connectRedis, type RedisHandle } from './redis.js';
+import { createRedisProbe, type RedisProbe } from './redis-probe.js';
+import { createScheduler, type Scheduler, type TickReport } from './scheduler.js';
+import { createServer, type DaemonServer, type HealthReport } from './server.js';
+import { createWorkerPool, type WorkerPool, type WorkerTiming } from './worker-pool.js';
+
+/** Which parts this process runs: `dreamd start` all three, `dreamd worker` workers, `dreamd scheduler` the tick. */
+export interface DaemonRoles {
+  readonly scheduler: boolean;
+  readonly workers: boolean;
+  readonly server: boolean;
+}
+
+export interface CreateDaemonOptions {
+  readonly config: Config;
+  readonly consolidate: ConsolidateFunction;
+  readonly inspectSpace: InspectSpaceFunction;
+  readonly logger: Logger;
+  /** Default: all three. */
+  readonly roles?: Partial<DaemonRoles>;
+  /** The clock of the scheduler and the API; default the system clock. */
+  readonly now?: () => Date;
+  /** Environment (REDIS_URL, PATH for redis-server); default process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Worker timings (lock duration, stalled interval, shutdown timeout …); defaults in worker-pool.ts. */
+  readonly workerTiming?: Partial<WorkerTiming>;
+  /**
+   * Run a scheduler tick as soon as the daemon starts, rather than waiting up to one period. Default true: gates
+   * are state, so a daemon that was down catches up at once.
+   */
+  readonly tickOnStart?: boolean;
+}
+
+export type DaemonState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped';
+
+export interface Daemon {
+  readonly state: DaemonState;
+  /** The config in effect (changes on reload). */
+  readonly config: Config;
+  /** The Redis in use, once started. */
+  readonly redisUrl: string | undefined;
+  /** The HTTP server (for `inject` in tests), once started with the server role. */
+  readonly server: DaemonServer | undefined;
+  /** The address the HTTP server listens on, once started with the server role. */
+  readonly address: string | undefined;
+  start(): Promise<void>;
+  /** Graceful: stops the API and the tick, lets workers finish or hand back their jobs, stops a private Redis. */
+  stop(): Promise<void>;
+  /**
+   * Takes a new config without a restart: spaces added or removed, gates, schedule, concurrency, retries.
+   * Redis, key prefix, state directory and server settings need a restart; a change to them is logged and ignored.
+   */
+  reload(config: Config): void;
+  /** One scheduler tick now (the scheduler role only). */
+  tick(): Promise<TickReport>;
+  health(): Promise<HealthReport>;
+}
+
+interface Parts {
+  redis: RedisHandle;
+  probe: RedisProbe;
+  queue: ConsolidationQueue;
+  metrics: DaemonMetrics;
+  pool: WorkerPool | undefined;
+  scheduler: Scheduler | undefined;
+  server: DaemonServer | undefined;
+  address: string | undefined;
+}
+
+/**
+ * The one place that wires dreamd's daemon: Redis, the queue, metrics, the worker pool, the scheduler and the HTTP
+ * server, from a parsed config.
+ *
+ * States: created → starting → running → stopping → stopped. A failed start stops what it had started and returns
+ * to `stopped`. `stop()` is idempotent; `reload()` applies while running and before start.
+ */
+export function createDaemon(options: CreateDaemonOptions): Daemon {
+  const roles: DaemonRoles = { scheduler: true, workers: true, server: true, ...options.roles };
+  const now = options.now ?? (() => new Date());
+  const logger = options.logger;
+  let config = options.config;
+  let state: DaemonState = 'created';
+  let parts: Partial<Parts> = {};
+  let stopping: Promise<void> | undefined;
+
+  const health = async (): Promise<HealthReport> => {
+    const probe = parts.probe;
+    const redis = probe === undefined ? 'down' : (await probe.check()).up ? 'up' : 'down';
+    const workers = parts.pool === undefined ? 'absent' : parts.pool.isRunning() ? 'running' : 'stopped';
+    const scheduler = parts.scheduler === undefined ? 'absent' : parts.scheduler.state;
+    return { ok: redis === 'up' && workers !== 'stopped', redis, workers, scheduler };
+  };
+
+  const stopParts = async (): Promise<void> => {
+    const { server, scheduler, pool, queue, probe, redis } = parts;
+    const step = async (name: string, action: (() => Promise<void>) | undefined): Promise<void> => {
+      if (action === undefined) return;
+      try {
+        await action();
+      } catch (error) {
+        logger.warn({ err: error }, `stopping ${name} failed`);
+      }
+    };
+    await step('server', server && (() => server.close()));
+    await step('scheduler', scheduler && (() => scheduler.stop()));
+    await step('workers', pool && (() => pool.close()));
+    await step('queue', queue && (() => queue.close()));
+    await step('redis probe', probe && (() => probe.close()));
+    await step('redis', redis && (() => redis.stop()));
+    parts = {};
+  };
+
+  const start = async (): Promise<void> => {
+    if (state !== 'created' && state !== 'stopped') throw new Error(`cannot start a daemon that is ${state}`);
+    state = 'starting';
+    try {
+      const redis = await connectRedis(config, config.stateDir, { env: options.env ?? process.env, logger });
+      parts.redis = redis;
+      const connection = connectionOptions(redis.url);
+      parts.probe = createRedisProbe(redis.url);
+      const queue = createConsolidationQueue({ connection, prefix: config.redisPrefix });
+      queue.on('error', (error) => logger.warn({ err: error }, 'queue error'));
+      parts.queue = queue;
+      await queue.waitUntilReady();
+      const metrics = createMetrics(queue);
+      parts.metrics = metrics;
+
+      if (roles.workers) {
+        parts.pool = createWorkerPool({
+          config,
+          connection,
+          consolidate: options.consolidate,
+          probe: parts.probe,
+          logger,
+          ...(options.workerTiming !== undefined ? { timing: options.workerTiming } : {}),
+          hooks: {
+            onCompleted: (summary) => metrics.recordRun(summary),
+            onFailed: (_error, job) => metrics.recordFailure(job?.data.spaceId),
+          },
+        });
+      }
+      if (roles.scheduler) {
+        const scheduler = createScheduler({
+          config,
+          queue,
+          inspectSpace: options.inspectSpace,
+          now,
+          logger,
+          onInspected: (inspection) => metrics.setPendingSessions(inspection.spaceId, inspection.settledNew),
+        });
+        parts.scheduler = scheduler;
+        scheduler.start();
+        if (options.tickOnStart ?? true) {
+          scheduler.tick().catch((error: unknown) => logger.error({ err: error }, 'first tick failed'));
+        }
+      }
+      if (roles.server) {
+        const server = await createServer({
+          getConfig: () => config,
+          queue,
+          inspectSpace: options.inspectSpace,
+          metrics,
+          health,
+          now,
+          logger,
+        });
+        parts.server = server;
+        parts.address = await server.listen();
+      }
+      state = 'running';
+      logger.info(
+        { redis: redis.kind, roles, address: parts.address, spaces: config.spaces.map((space) => space.id) },
+        'dreamd daemon running',
+      );
+    } catch (error) {
+      await stopParts();
+      state = 'stopped';
+      throw error;
+    }
+  };
+
+  return {
+    get state() {
+      return state;
+    },
+    get config() {
+      return config;
+    },
+    get redisUrl() {
+      return parts.redis?.url;
+    },
+    get server() {
+      return parts.server;
+    },
+    get address() {
+      return parts.address;
+    },
+    start,
+    stop() {
+      if (state === 'created' || state === 'stopped') return Promise.resolve();
+      stopping ??= (async () => {
+        state = 'stopping';
+        logger.info('dreamd daemon stopping');
+        await stopParts();
+        state = 'stopped';
+        stopping = undefined;
+      })();
+      return stopping;
+    },
+    reload(next) {
+      const fixed: string[] = (['redisUrl', 'redisPrefix', 'stateDir'] as const).filter(
+        (key) => next[key] !== config[key],
+      );
+      if (next.server.host !== config.server.host) fixed.push('server.host');
+      if (next.server.port !== config.server.port) fixed.push('server.port');
+      if (next.server.apiToken !== config.server.apiToken) fixed.push('server.apiToken');
+      if (fixed.length > 0)
+        logger.warn({ fields: fixed }, 'these settings change only on restart; kept the old values');
+      const applied: Config = {
+        ...next,
+        redisUrl: config.redisUrl,
+        redisPrefix: config.redisPrefix,
+        stateDir: config.stateDir,
+        server: config.server,
+      };
+      parts.scheduler?.reload(applied); // throws on a bad schedule before anything changed
+      config = applied;
+      parts.pool?.reload(applied);
+      parts.metrics?.retainSpaces(applied.spaces.map((space) => space.id));
+      logger.info({ spaces: applied.spaces.map((space) => space.id) }, 'config reloaded');
+    },
+    tick() {
+      if (parts.scheduler === undefined) return Promise.reject(new Error('this daemon runs no scheduler'));
+      return parts.scheduler.tick();
+    },
+    health,
+  };
+}

@@ -1,0 +1,125 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { RunSummary } from '../consolidation/types.js';
+import type { ConsolidationQueue } from './queue.js';
+
+/** Job states reported by `dreamd_jobs`. */
+export const JOB_STATES = ['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized'] as const;
+
+export interface DaemonMetrics {
+  readonly registry: Registry;
+  /** Records a finished run (completed or dry run) this process ran. */
+  recordRun(summary: RunSummary): void;
+  /** Records a failed attempt of a job this process ran. */
+  recordFailure(spaceId: string | undefined): void;
+  /** Sets the settled-new-sessions gauge of a space (from the scheduler's inspections). */
+  setPendingSessions(spaceId: string, count: number): void;
+  /** Drops the series of spaces no longer configured. */
+  retainSpaces(spaceIds: readonly string[]): void;
+  /** The registry's text plus BullMQ's own Prometheus export of the queue. */
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+/**
+ * Prometheus metrics of one daemon, on their own registry (never prom-client's global one, so two daemons in one
+ * process, as in the tests, do not collide). Run metrics count the runs of the workers in this process; queue
+ * metrics (`dreamd_jobs`, `bullmq_*`) are read from Redis at scrape time and cover every machine.
+ */
+export function createMetrics(queue: ConsolidationQueue): DaemonMetrics {
+  const registry = new Registry();
+  new Gauge({
+    name: 'dreamd_jobs',
+    help: 'Consolidation jobs in the queue by state (all machines)',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      const counts = await queue.getJobCounts(...JOB_STATES);
+      for (const state of JOB_STATES) this.set({ state }, counts[state] ?? 0);
+    },
+  });
+  const duration = new Histogram({
+    name: 'dreamd_run_duration_seconds',
+    help: 'Duration of consolidation runs, by space and status',
+    labelNames: ['space', 'status'] as const,
+    // Runs take seconds (nothing new) to tens of minutes (a backlog at maxCallsPerRun model calls).
+    buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1200, 2400],
+    registers: [registry],
+  });
+  const tokens = new Counter({
+    name: 'dreamd_model_tokens_total',
+    help: 'Model tokens used by consolidation runs, by space and kind (input, output, cache_read, cache_write)',
+    labelNames: ['space', 'kind'] as const,
+    registers: [registry],
+  });
+  const factsAdded = new Counter({
+    name: 'dreamd_facts_added_total',
+    help: 'Facts added to memory',
+    labelNames: ['space'] as const,
+    registers: [registry],
+  });
+  const factsSuperseded = new Counter({
+    name: 'dreamd_facts_superseded_total',
+    help: 'Facts superseded by newer ones',
+    labelNames: ['space'] as const,
+    registers: [registry],
+  });
+  const factsQuarantined = new Counter({
+    name: 'dreamd_facts_quarantined_total',
+    help: 'Facts quarantined (contradictory or unsafe) instead of written',
+    labelNames: ['space'] as const,
+    registers: [registry],
+  });
+  const failures = new Counter({
+    name: 'dreamd_run_failures_total',
+    help: 'Failed attempts of consolidation jobs run by this process',
+    labelNames: ['space'] as const,
+    registers: [registry],
+  });
+  const pending = new Gauge({
+    name: 'dreamd_pending_sessions',
+    help: 'Settled sessions not consolidated yet, by space (as of the last scheduler tick)',
+    labelNames: ['space'] as const,
+    registers: [registry],
+  });
+  const perSpace = [factsAdded, factsSuperseded, factsQuarantined, failures, pending];
+  const seenSpaces = new Set<string>();
+
+  return {
+    registry,
+    recordRun(summary) {
+      const space = summary.spaceId;
+      seenSpaces.add(space);
+      duration.observe({ space, status: summary.status }, summary.durationMs / 1000);
+      tokens.inc({ space, kind: 'input' }, summary.usage.inputTokens);
+      tokens.inc({ space, kind: 'output' }, summary.usage.outputTokens);
+      tokens.inc({ space, kind: 'cache_read' }, summary.usage.cacheReadTokens);
+      tokens.inc({ space, kind: 'cache_write' }, summary.usage.cacheWriteTokens);
+      if (summary.status !== 'completed') return; // a dry run or a skipped run changed nothing
+      factsAdded.inc({ space }, summary.added);
+      factsSuperseded.inc({ space }, summary.superseded);
+      factsQuarantined.inc({ space }, summary.quarantined);
+    },
+    recordFailure(spaceId) {
+      const space = spaceId ?? 'unknown';
+      seenSpaces.add(space);
+      failures.inc({ space });
+    },
+    setPendingSessions(spaceId, count) {
+      seenSpaces.add(spaceId);
+      pending.set({ space: spaceId }, count);
+    },
+    retainSpaces(spaceIds) {
+      const keep = new Set(spaceIds);
+      for (const space of seenSpaces) {
+        if (keep.has(space)) continue;
+        seenSpaces.delete(space);
+        for (const metric of perSpace) metric.remove({ space });
+        for (const kind of ['input', 'output', 'cache_read', 'cache_write']) tokens.remove({ space, kind });
+        for (const status of ['completed', 'skipped', 'dry-run']) duration.remove({ space, status });
+      }
+    },
+    async render() {
+      const [own, bullmq] = await Promise.all([registry.metrics(), queue.exportPrometheusMetrics()]);
+      return { contentType: registry.contentType, body: `${own.trimEnd()}\n${bullmq}\n` };
+    },
+  };
+}

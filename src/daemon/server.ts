@@ -1,0 +1,234 @@
+import { timingSafeEqual } from 'node:crypto';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { FastifyAdapter } from '@bull-board/fastify';
+import type { Queue } from 'bullmq';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { Config, Space } from '../config/schema.js';
+import { isLoopback } from '../config/load.js';
+import { ConfigError, errorMessage } from '../errors.js';
+import { evaluateGates, type GateDecision } from './gates.js';
+import type { InspectSpaceFunction, SpaceInspection } from './inspection.js';
+import type { DaemonMetrics } from './metrics.js';
+import { enqueueConsolidation, type ConsolidationQueue } from './queue.js';
+
+/** What /healthz reports. `ok` is false (HTTP 503) when Redis is down or this process's workers stopped. */
+export interface HealthReport {
+  readonly ok: boolean;
+  readonly redis: 'up' | 'down';
+  /** `absent` when this process runs no workers (`dreamd scheduler`). */
+  readonly workers: 'running' | 'stopped' | 'absent';
+  readonly scheduler: 'started' | 'stopped' | 'absent';
+}
+
+/** Body of `POST /spaces/:id/consolidate`. */
+export const ConsolidateBody = z.strictObject({
+  /** Skip the time and session-count gates (never the lock). */
+  force: z.boolean().default(false),
+  /** Compute the diff, write nothing. */
+  dryRun: z.boolean().default(false),
+});
+
+export interface CreateServerOptions {
+  /** The current config (it changes on reload). */
+  readonly getConfig: () => Config;
+  readonly queue: ConsolidationQueue;
+  readonly inspectSpace: InspectSpaceFunction;
+  readonly metrics: DaemonMetrics;
+  readonly health: () => Promise<HealthReport>;
+  readonly now: () => Date;
+  readonly logger: Logger;
+}
+
+export interface DaemonServer {
+  readonly app: FastifyInstance;
+  /** Listens on config.server host:port; resolves with the address. */
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+interface SpaceView {
+  readonly id: string;
+  readonly sessionsDir: string;
+  readonly memoryDir: string;
+  readonly format: string;
+  readonly inspection: SpaceInspection;
+  readonly gates: GateDecision;
+  /** The job queued or running for this space, if any. */
+  readonly currentJob: { readonly id: string; readonly state: string } | null;
+}
+
+function tokensMatch(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * The daemon's HTTP API (fastify): /healthz, /metrics, /spaces, /spaces/:id, POST /spaces/:id/consolidate and the
+ * Bull Board dashboard at /queues. Bound to a non-loopback host, every route but /healthz requires
+ * `Authorization: Bearer <server.apiToken>` (DREAMD_API_TOKEN).
+ */
+export async function createServer(options: CreateServerOptions): Promise<DaemonServer> {
+  const { queue, metrics, logger } = options;
+  const initial = options.getConfig();
+  const requireToken = !isLoopback(initial.server.host);
+  const apiToken = initial.server.apiToken;
+  if (requireToken && apiToken === undefined) {
+    throw new ConfigError(
+      `server.host ${initial.server.host} is not loopback; set DREAMD_API_TOKEN (16+ characters) to protect the API`,
+      'server.apiToken',
+    );
+  }
+
+  const app: FastifyInstance = Fastify({
+    loggerInstance: logger.child({ component: 'http' }) as FastifyBaseLogger,
+    // Requests are not logged one by one: /metrics and /healthz are scraped every few seconds.
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!requireToken || request.url === '/healthz') return;
+    const header = request.headers.authorization ?? '';
+    const match = /^Bearer (.+)$/.exec(header);
+    if (match === null || !tokensMatch(match[1]!, apiToken!)) {
+      await reply
+        .code(401)
+        .header('www-authenticate', 'Bearer')
+        .send({ error: 'missing or wrong bearer token; send Authorization: Bearer <DREAMD_API_TOKEN>' });
+    }
+  });
+
+  app.setErrorHandler(async (error: unknown, request, reply) => {
+    const status =
+      typeof error === 'object' &&
+      error !== null &&
+      'statusCode' in error &&
+      typeof error.statusCode === 'number'
+        ? error.statusCode
+        : 500;
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    await reply.code(status).send({ error: errorMessage(error) });
+  });
+
+  const findSpace = (id: string): Space | undefined =>
+    options.getConfig().spaces.find((space) => space.id === id);
+
+  const currentJob = async (spaceId: string): Promise<SpaceView['currentJob']> => {
+    const jobId = await queue.getDeduplicationJobId(spaceId);
+    if (jobId === null) return null;
+    const state = await queue.getJobState(jobId);
+    return state === 'unknown' ? null : { id: jobId, state };
+  };
+
+  const describeSpace = async (space: Space): Promise<SpaceView> => {
+    let inspection: SpaceInspection;
+    try {
+      inspection = await options.inspectSpace(space);
+    } catch (error) {
+      inspection = { spaceId: space.id, settledNew: 0, live: 0, broken: [], error: errorMessage(error) };
+    }
+    const config = options.getConfig();
+    return {
+      id: space.id,
+      sessionsDir: space.sessionsDir,
+      memoryDir: space.memoryDir,
+      format: space.format,
+      inspection,
+      gates: evaluateGates({ inspection, gates: config.gates, now: options.now(), force: false }),
+      currentJob: await currentJob(space.id),
+    };
+  };
+
+  /** The most recent finished job of a space among the last 200 finished jobs. */
+  const lastRun = async (spaceId: string): Promise<unknown> => {
+    const jobs = await queue.getJobs(['completed', 'failed'], 0, 199);
+    const latest = jobs
+      .filter((job) => job.data.spaceId === spaceId && job.finishedOn !== undefined)
+      .sort((a, b) => (b.finishedOn ?? 0) - (a.finishedOn ?? 0))[0];
+    if (latest === undefined) return null;
+    return {
+      jobId: latest.id,
+      trigger: latest.data.trigger,
+      finishedAt: new Date(latest.finishedOn!).toISOString(),
+      outcome: latest.failedReason !== undefined && latest.failedReason !== '' ? 'failed' : 'completed',
+      failedReason: latest.failedReason || undefined,
+      summary: latest.returnvalue ?? undefined,
+    };
+  };
+
+  app.get('/healthz', async (_request, reply) => {
+    const report = await options.health();
+    await reply.code(report.ok ? 200 : 503).send(report);
+  });
+
+  app.get('/metrics', async (_request, reply) => {
+    const { contentType, body } = await metrics.render();
+    await reply.header('content-type', contentType).send(body);
+  });
+
+  app.get('/spaces', async () => {
+    const spaces: SpaceView[] = [];
+    for (const space of options.getConfig().spaces) spaces.push(await describeSpace(space));
+    return { spaces };
+  });
+
+  app.get<{ Params: { id: string } }>('/spaces/:id', async (request, reply) => {
+    const space = findSpace(request.params.id);
+    if (space === undefined) return reply.code(404).send({ error: `no space "${request.params.id}"` });
+    return { ...(await describeSpace(space)), lastRun: await lastRun(space.id) };
+  });
+
+  app.post<{ Params: { id: string } }>('/spaces/:id/consolidate', async (request, reply) => {
+    const space = findSpace(request.params.id);
+    if (space === undefined) return reply.code(404).send({ error: `no space "${request.params.id}"` });
+    const body = ConsolidateBody.safeParse(request.body ?? {});
+    if (!body.success) {
+      return reply
+        .code(400)
+        .send({
+          error: 'invalid body; expected {"force"?: boolean, "dryRun"?: boolean}',
+          issues: body.error.issues,
+        });
+    }
+    const result = await enqueueConsolidation(
+      queue,
+      space.id,
+      { force: body.data.force, dryRun: body.data.dryRun, trigger: 'api' },
+      { workers: options.getConfig().workers, now: options.now() },
+    );
+    if (result.status === 'duplicate') {
+      const state = await queue.getJobState(result.jobId);
+      return reply.code(409).send({
+        error: `space "${space.id}" already has a run ${state === 'active' ? 'running' : 'queued'} (job ${result.jobId})`,
+        jobId: result.jobId,
+        state,
+      });
+    }
+    return reply.code(202).send({ jobId: result.jobId, spaceId: space.id, status: 'queued' });
+  });
+
+  const dashboard = new FastifyAdapter();
+  createBullBoard({ queues: [new BullMQAdapter(queue as unknown as Queue)], serverAdapter: dashboard });
+  dashboard.setBasePath('/queues');
+  await app.register(dashboard.registerPlugin(), { prefix: '/queues' });
+
+  return {
+    app,
+    async listen() {
+      const { host, port } = options.getConfig().server;
+      return app.listen({ host, port });
+    },
+    async close() {
+      await app.close();
+    },
+  };
+}

@@ -1,0 +1,216 @@
+import { describe, expect, it } from 'vitest';
+import { createMetrics } from '../../src/daemon/metrics.js';
+import { createServer, type HealthReport } from '../../src/daemon/server.js';
+import type { Config } from '../../src/config/schema.js';
+import { uniquePrefix } from '../support/redis.js';
+import { createFakeInspection, makeConfig, makeSpace, makeSummary, silentLogger } from './fakes.js';
+import { failOnLeftovers, openQueue, openRedis, track } from './harness.js';
+
+failOnLeftovers();
+
+const TOKEN = 'a-very-secret-token-of-32-chars!';
+const now = () => new Date('2025-06-02T12:00:00Z');
+
+async function setUp(label: string, server: Partial<Config['server']> = {}) {
+  const redis = await openRedis();
+  const config = makeConfig({
+    redisUrl: redis.url,
+    redisPrefix: uniquePrefix(label),
+    spaces: [makeSpace('alpha'), makeSpace('beta')],
+    server,
+  });
+  const queue = openQueue(config);
+  const inspection = createFakeInspection({
+    alpha: { settledNew: 6, live: 1, lastSuccessfulRunAt: '2025-06-01T00:00:00Z' },
+    beta: { settledNew: 2 },
+  });
+  const metrics = createMetrics(queue);
+  let health: HealthReport = { ok: true, redis: 'up', workers: 'running', scheduler: 'started' };
+  const api = await createServer({
+    getConfig: () => config,
+    queue,
+    inspectSpace: inspection.inspectSpace,
+    metrics,
+    health: async () => health,
+    now,
+    logger: silentLogger,
+  });
+  let closed = false;
+  track(
+    'http server',
+    api,
+    () => !closed,
+    (value) => value.close(),
+  );
+  return {
+    redis,
+    queue,
+    metrics,
+    inspection,
+    app: api.app,
+    setHealth: (report: HealthReport) => (health = report),
+    async tearDown() {
+      closed = true;
+      await api.close();
+      await queue.close();
+      await redis.stop();
+    },
+  };
+}
+
+describe('HTTP API', () => {
+  it('enqueues a run on POST /spaces/:id/consolidate and answers 409 while it is queued', async () => {
+    const ctx = await setUp('post');
+    const first = await ctx.app.inject({
+      method: 'POST',
+      url: '/spaces/alpha/consolidate',
+      payload: { force: true },
+    });
+    expect(first.statusCode).toBe(202);
+    const { jobId } = first.json<{ jobId: string }>();
+    const job = (await ctx.queue.getJob(jobId))!;
+    expect(job.data).toMatchObject({ spaceId: 'alpha', force: true, dryRun: false, trigger: 'api' });
+
+    const second = await ctx.app.inject({ method: 'POST', url: '/spaces/alpha/consolidate' });
+    expect(second.statusCode).toBe(409);
+    expect(second.json()).toMatchObject({ jobId, state: 'waiting' });
+
+    const other = await ctx.app.inject({
+      method: 'POST',
+      url: '/spaces/beta/consolidate',
+      payload: { dryRun: true },
+    });
+    expect(other.statusCode).toBe(202);
+    await ctx.tearDown();
+  });
+
+  it('answers 404 for an unknown space and 400 for a bad body', async () => {
+    const ctx = await setUp('bad');
+    expect((await ctx.app.inject({ method: 'POST', url: '/spaces/nope/consolidate' })).statusCode).toBe(404);
+    expect((await ctx.app.inject({ method: 'GET', url: '/spaces/nope' })).statusCode).toBe(404);
+    const bad = await ctx.app.inject({
+      method: 'POST',
+      url: '/spaces/alpha/consolidate',
+      payload: { force: 'yes' },
+    });
+    expect(bad.statusCode).toBe(400);
+    const extra = await ctx.app.inject({
+      method: 'POST',
+      url: '/spaces/alpha/consolidate',
+      payload: { everything: true },
+    });
+    expect(extra.statusCode).toBe(400);
+    expect(await ctx.queue.getWaitingCount()).toBe(0);
+    await ctx.tearDown();
+  });
+
+  it('lists spaces with their inspection, gates and current job', async () => {
+    const ctx = await setUp('spaces');
+    await ctx.app.inject({ method: 'POST', url: '/spaces/beta/consolidate' });
+    const list = await ctx.app.inject({ method: 'GET', url: '/spaces' });
+    expect(list.statusCode).toBe(200);
+    const { spaces } = list.json<{
+      spaces: { id: string; gates: { open: boolean }; currentJob: unknown }[];
+    }>();
+    expect(spaces.map((space) => [space.id, space.gates.open])).toEqual([
+      ['alpha', true],
+      ['beta', false],
+    ]);
+    expect(spaces[1]!.currentJob).toMatchObject({ state: 'waiting' });
+
+    const one = await ctx.app.inject({ method: 'GET', url: '/spaces/alpha' });
+    expect(one.json()).toMatchObject({
+      id: 'alpha',
+      inspection: { settledNew: 6, live: 1 },
+      gates: { open: true, reasons: [] },
+      currentJob: null,
+      lastRun: null,
+    });
+    await ctx.tearDown();
+  });
+
+  it('serves health with 503 when Redis is down', async () => {
+    const ctx = await setUp('health');
+    expect((await ctx.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    ctx.setHealth({ ok: false, redis: 'down', workers: 'running', scheduler: 'started' });
+    const down = await ctx.app.inject({ method: 'GET', url: '/healthz' });
+    expect(down.statusCode).toBe(503);
+    expect(down.json()).toMatchObject({ redis: 'down' });
+    await ctx.tearDown();
+  });
+
+  it('exposes Prometheus metrics: jobs by state, runs, tokens, facts, pending sessions and BullMQ metrics', async () => {
+    const ctx = await setUp('metrics');
+    await ctx.app.inject({ method: 'POST', url: '/spaces/alpha/consolidate' });
+    ctx.metrics.recordRun(
+      makeSummary(makeSpace('alpha'), { force: false, dryRun: false, trigger: 'schedule' }),
+    );
+    ctx.metrics.setPendingSessions('beta', 2);
+    const response = await ctx.app.inject({ method: 'GET', url: '/metrics' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toContain('text/plain');
+    const text = response.body;
+    expect(text).toContain('dreamd_jobs{state="waiting"} 1');
+    expect(text).toContain('dreamd_run_duration_seconds_bucket{le="5",space="alpha",status="completed"} 1');
+    expect(text).toContain('dreamd_model_tokens_total{space="alpha",kind="input"} 1000');
+    expect(text).toContain('dreamd_facts_added_total{space="alpha"} 3');
+    expect(text).toContain('dreamd_facts_superseded_total{space="alpha"} 2');
+    expect(text).toContain('dreamd_facts_quarantined_total{space="alpha"} 1');
+    expect(text).toContain('dreamd_pending_sessions{space="beta"} 2');
+    expect(text).toContain('bullmq_job_count{queue="consolidation", state="waiting"} 1');
+    await ctx.tearDown();
+  });
+
+  it('serves the Bull Board dashboard at /queues', async () => {
+    const ctx = await setUp('board');
+    const page = await ctx.app.inject({ method: 'GET', url: '/queues' });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
+    const api = await ctx.app.inject({ method: 'GET', url: '/queues/api/queues' });
+    expect(api.statusCode).toBe(200);
+    expect(api.body).toContain('consolidation');
+    await ctx.tearDown();
+  });
+
+  it('requires the bearer token on a non-loopback host, except for /healthz', async () => {
+    const ctx = await setUp('auth', { host: '0.0.0.0', apiToken: TOKEN });
+    expect((await ctx.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    for (const [method, url] of [
+      ['GET', '/spaces'],
+      ['GET', '/spaces/alpha'],
+      ['GET', '/metrics'],
+      ['POST', '/spaces/alpha/consolidate'],
+      ['GET', '/queues'],
+    ] as const) {
+      expect((await ctx.app.inject({ method, url })).statusCode, `${method} ${url} without a token`).toBe(
+        401,
+      );
+      const wrong = await ctx.app.inject({
+        method,
+        url,
+        headers: { authorization: 'Bearer not-the-token-at-all-nope!!' },
+      });
+      expect(wrong.statusCode, `${method} ${url} with a wrong token`).toBe(401);
+    }
+    expect(await ctx.queue.getWaitingCount()).toBe(0);
+    const allowed = await ctx.app.inject({
+      method: 'GET',
+      url: '/spaces',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(allowed.statusCode).toBe(200);
+    const posted = await ctx.app.inject({
+      method: 'POST',
+      url: '/spaces/alpha/consolidate',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(posted.statusCode).toBe(202);
+    await ctx.tearDown();
+  });
+
+  it('needs no token on loopback', async () => {
+    const ctx = await setUp('loopback', { host: '127.0.0.1' });
+    expect((await ctx.app.inject({ method: 'GET', url: '/spaces' })).statusCode).toBe(200);
+    await ctx.tearDown();
+  });
+});
