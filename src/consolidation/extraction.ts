@@ -105,10 +105,11 @@ const HOOK_MAX_CHARS = 100;
 
 /**
  * Replaces every occurrence of the fence marker (any case, with `-`, `_`, spaces or nothing between the two
- * words) so that no text inside the data can open or close a fence.
+ * words) with `dreamd·data`, which the pattern no longer matches, so no text inside the data can open or close a
+ * fence. Idempotent.
  */
 export function neutralizeFence(text: string): string {
-  return text.replace(/dreamd[\s_-]*data/giu, 'dreamd data (quoted)');
+  return text.replace(/dreamd[\s_-]*data/giu, 'dreamd·data');
 }
 
 function oneLine(text: string, maxChars: number): string {

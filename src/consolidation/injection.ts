@@ -31,7 +31,7 @@ const HIDDEN_CHARACTERS =
 
 /** "Memory" in the sense of the agent's memory, not RAM ("the memory limit" is a project fact). */
 const AGENT_MEMORY =
-  String.raw`(?:your|the|its|agent'?s?|assistant'?s?|long[- ]term|persistent|saved|stored)\s+memor(?:y|ies)` +
+  String.raw`(?:your|the|its|agent'?s?|assistant'?s?|long[- ]term|persistent|saved|stored)\s+(?:(?:whole|entire)\s+)?memor(?:y|ies)` +
   String.raw`(?!\s+(?:limits?|usage|leaks?|footprint|pressure|budget|consumption|allocation|size|cache|bandwidth|of the (?:server|host|machine|container|worker|process)))`;
 
 /** Places where dreamd and similar systems keep an agent's memory. */
@@ -113,7 +113,7 @@ const RULES: readonly Rule[] = [
   {
     reason: 'asks to send data to an outside address',
     pattern:
-      /\b(?:send|post|upload|exfiltrate|forward|transmit|email|e-mail|leak|beacon|curl)\b[^.!?\n]{0,80}\b(?:api[ _-]?keys?|credentials|secrets?|tokens?|passwords?|env(?:ironment)?(?: variables)?|\.env|ssh keys?|private keys?|memor(?:y|ies)|conversations?|transcripts?|chat history|system prompt)\b[^.!?\n]{0,40}\bto\s+(?:https?:\/\/|[\w.+-]+@[\w-]+\.[\w.]+|(?:this|the following|my|our|an?|that)\s+(?:webhook|endpoint|url|server|address|email))/iu,
+      /\b(?:send|post|upload|exfiltrate|forward|transmit|email|e-mail|leak|beacon|curl)\b[^!?\n]{0,80}\b(?:api[ _-]?keys?|credentials|secrets?|tokens?|passwords?|env(?:ironment)?(?: variables)?|\.env|ssh keys?|private keys?|memor(?:y|ies)|conversations?|transcripts?|chat history|system prompt)\b[^!?\n]{0,40}\bto\s+(?:https?:\/\/|[\w.+-]+@[\w-]+\.[\w.]+|(?:this|the following|my|our|an?|that)\s+(?:webhook|endpoint|url|server|address|email))/iu,
   },
   {
     reason: 'dictates the exact words of every reply',
