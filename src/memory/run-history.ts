@@ -1,0 +1,133 @@
+/**
+ * Run history (`.dreamd/runs/<runId>.json`): one record per run that wrote memory (consolidation, rollback,
+ * forget). A record holds the run's summary and, for rollback, the bytes every changed file had before the
+ * run (null for a file the run created) and a hash of the bytes it wrote (null for a file it deleted).
+ * Records are written by `commitMemoryChanges`, in the same transaction as the memory they describe.
+ */
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { MemoryFormatError, errorMessage } from '../errors.js';
+import type { RunSummary } from '../consolidation/types.js';
+import { RUNS_DIR, readTextIfExists, runRecordPath } from './paths.js';
+import type { MemoryProblem } from './memory-dir.js';
+
+export const RUN_KINDS = ['consolidation', 'rollback', 'forget'] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
+
+const RunSummarySchema = z.object({
+  runId: z.string(),
+  spaceId: z.string(),
+  status: z.enum(['completed', 'skipped', 'dry-run']),
+  reason: z.string().optional(),
+  sessions: z.array(z.string()),
+  added: z.number(),
+  updated: z.number(),
+  superseded: z.number(),
+  quarantined: z.number(),
+  calls: z.number(),
+  usage: z.object({
+    inputTokens: z.number(),
+    outputTokens: z.number(),
+    cacheReadTokens: z.number(),
+    cacheWriteTokens: z.number(),
+  }),
+  model: z.string(),
+  durationMs: z.number(),
+  diff: z.string(),
+  problems: z.array(z.object({ file: z.string(), reason: z.string() })),
+});
+
+const FileChangeSchema = z.object({
+  /** Bytes before the run; null when the run created the file. */
+  before: z.string().nullable(),
+  /** sha256 of the bytes the run wrote; null when the run deleted the file. */
+  afterHash: z.string().nullable(),
+});
+export type FileChange = z.infer<typeof FileChangeSchema>;
+
+const RunRecordSchema = z.object({
+  version: z.literal(1),
+  runId: z.string(),
+  kind: z.enum(RUN_KINDS),
+  /** Order of commits in this memory directory, from 1. */
+  seq: z.number().int().positive(),
+  /** ISO time the run was committed. */
+  committedAt: z.string(),
+  /** For a rollback: the run it undid. */
+  rollbackOf: z.string().optional(),
+  summary: RunSummarySchema,
+  /** Memory files the run changed, by relative path. The ledger is not among them. */
+  files: z.record(z.string(), FileChangeSchema),
+});
+
+export interface RunRecord {
+  readonly version: 1;
+  readonly runId: string;
+  readonly kind: RunKind;
+  readonly seq: number;
+  readonly committedAt: string;
+  readonly rollbackOf: string | undefined;
+  readonly summary: RunSummary;
+  readonly files: Readonly<Record<string, FileChange>>;
+}
+
+export function parseRunRecord(text: string, file: string): RunRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new MemoryFormatError(`${file}: not valid JSON (${errorMessage(error)})`, file, { cause: error });
+  }
+  const parsed = RunRecordSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new MemoryFormatError(`${file}: ${issue?.path.join('.') || 'record'}: ${issue?.message ?? 'invalid'}`, file);
+  }
+  const data = parsed.data;
+  return { ...data, rollbackOf: data.rollbackOf, summary: { ...data.summary, reason: data.summary.reason } };
+}
+
+export function serializeRunRecord(record: RunRecord): string {
+  return `${JSON.stringify(record, null, 2)}\n`;
+}
+
+/** One run's record. Throws MemoryFormatError when it is missing or unreadable. */
+export async function readRun(memoryDir: string, runId: string): Promise<RunRecord> {
+  const relative = runRecordPath(runId);
+  const text = await readTextIfExists(path.join(memoryDir, relative));
+  if (text === null) throw new MemoryFormatError(`no run ${runId} in ${path.join(memoryDir, RUNS_DIR)}; see \`dreamd history\``, relative);
+  return parseRunRecord(text, relative);
+}
+
+/**
+ * Every run record, oldest first (by commit order). Unreadable records are skipped and reported in
+ * `problems` when given.
+ */
+export async function listRuns(memoryDir: string, problems?: MemoryProblem[]): Promise<RunRecord[]> {
+  let names: string[];
+  try {
+    names = await readdir(path.join(memoryDir, RUNS_DIR));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const runs: RunRecord[] = [];
+  for (const name of names.filter((entry) => entry.endsWith('.json')).sort()) {
+    const relative = `${RUNS_DIR}/${name}`;
+    const text = await readTextIfExists(path.join(memoryDir, relative));
+    if (text === null) continue;
+    try {
+      runs.push(parseRunRecord(text, relative));
+    } catch (error) {
+      problems?.push({ file: relative, reason: errorMessage(error) });
+    }
+  }
+  return runs.sort((a, b) => a.seq - b.seq || (a.committedAt < b.committedAt ? -1 : a.committedAt > b.committedAt ? 1 : 0));
+}
+
+/** The latest consolidation run that completed, or undefined. Its `committedAt` feeds the time gate. */
+export async function lastSuccessfulRun(memoryDir: string): Promise<RunRecord | undefined> {
+  const runs = await listRuns(memoryDir);
+  return runs.filter((run) => run.kind === 'consolidation' && run.summary.status === 'completed').at(-1);
+}

@@ -1,0 +1,210 @@
+/**
+ * One run's writes as a single transaction over several files.
+ *
+ * States of `.dreamd/staging/<runId>/`:
+ *   absent            nothing started, or finished and cleaned up
+ *   staged            files and manifest written and fsynced, no COMMITTED marker: discarded by recovery
+ *   committed         COMMITTED marker written (atomically): recovery moves every staged file into place
+ *   applying          some files moved: recovery moves the rest (a moved file is gone from staging, so
+ *                     moving again is a no-op) and deletes what the manifest deletes
+ * Memory files move first, then the ledger, then the run record: state never gets ahead of memory, and a
+ * crash at any instant leaves all the old bytes or (after `recoverMemory`) all the new ones.
+ * Callers hold the space's lock (`acquireLock`) and call `recoverMemory` before reading memory.
+ */
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import { z } from 'zod';
+import { MemoryFormatError } from '../errors.js';
+import type { RunSummary } from '../consolidation/types.js';
+import { sha256 } from './hash.js';
+import { LEDGER_FILE, LOCK_FILE, RUNS_DIR, STAGING_DIR, assertRunId, readTextIfExists, resolveInside, runRecordPath } from './paths.js';
+import { listRuns, serializeRunRecord, type FileChange, type RunKind, type RunRecord } from './run-history.js';
+
+const COMMITTED_MARKER = 'COMMITTED';
+const MANIFEST_FILE = 'manifest.json';
+
+const ManifestSchema = z.object({
+  runId: z.string(),
+  /** In the order they are applied. `staged` is the file under the staging dir; null deletes the target. */
+  entries: z.array(z.object({ path: z.string(), staged: z.string().nullable() })),
+});
+type Manifest = z.infer<typeof ManifestSchema>;
+
+/**
+ * Named points of a commit, in order, passed to `faultInjection` just before the step runs:
+ * `stage` (nothing written yet), `commit` (staged, not committed), `apply:<n>` (committed, n files moved),
+ * `cleanup` (all moved, staging still there).
+ */
+export type CommitStep = 'stage' | 'commit' | `apply:${number}` | 'cleanup';
+
+export interface CommitOptions {
+  readonly runId: string;
+  /** New content per relative path; null deletes the file. Unchanged files are left out of the record. */
+  readonly files: ReadonlyMap<string, string | null>;
+  /** New content of `.dreamd/ledger.json` (see `nextLedgerContent`); omitted: the ledger stays. */
+  readonly ledger?: string;
+  readonly runRecord: { readonly summary: RunSummary; readonly kind?: RunKind; readonly rollbackOf?: string };
+  readonly now?: () => Date;
+  /** Test hook: called before each step; throw from it to simulate a crash there. */
+  readonly faultInjection?: (step: CommitStep) => void;
+}
+
+const RESERVED = [STAGING_DIR, RUNS_DIR, LOCK_FILE, LEDGER_FILE];
+
+function assertWritable(relativePath: string): void {
+  resolveInside('/', relativePath);
+  if (RESERVED.some((reserved) => relativePath === reserved || relativePath.startsWith(`${reserved}/`) || relativePath.startsWith(`${reserved}.`))) {
+    throw new MemoryFormatError(`${relativePath} is dreamd's own state; it cannot be written as a memory file`, relativePath);
+  }
+}
+
+async function fsyncDirectory(directory: string): Promise<void> {
+  const handle = await open(directory, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Write a run's files, ledger and run record as one transaction (see the states above). Returns the run
+ * record as stored.
+ */
+export async function commitMemoryChanges(memoryDir: string, options: CommitOptions): Promise<RunRecord> {
+  const { runId, faultInjection } = options;
+  assertRunId(runId);
+  const now = options.now ?? (() => new Date());
+  const changes: Record<string, FileChange> = {};
+  const entries: { path: string; content: string | null }[] = [];
+  for (const relativePath of [...options.files.keys()].sort()) {
+    assertWritable(relativePath);
+    const content = options.files.get(relativePath) ?? null;
+    const before = await readTextIfExists(resolveInside(memoryDir, relativePath));
+    if (before === content) continue;
+    changes[relativePath] = { before, afterHash: content === null ? null : sha256(content) };
+    entries.push({ path: relativePath, content });
+  }
+  if (options.ledger !== undefined) entries.push({ path: LEDGER_FILE, content: options.ledger });
+  const runs = await listRuns(memoryDir);
+  if (runs.some((run) => run.runId === runId)) {
+    throw new MemoryFormatError(`run ${runId} is already in the history; use a new run id`, runRecordPath(runId));
+  }
+  const record: RunRecord = {
+    version: 1,
+    runId,
+    kind: options.runRecord.kind ?? 'consolidation',
+    seq: (runs.at(-1)?.seq ?? 0) + 1,
+    committedAt: now().toISOString(),
+    rollbackOf: options.runRecord.rollbackOf,
+    summary: options.runRecord.summary,
+    files: changes,
+  };
+  entries.push({ path: runRecordPath(runId), content: serializeRunRecord(record) });
+
+  faultInjection?.('stage');
+  const stagingDir = path.join(memoryDir, STAGING_DIR, runId);
+  await rm(stagingDir, { recursive: true, force: true });
+  await mkdir(path.join(stagingDir, 'files'), { recursive: true });
+  const manifest: Manifest = { runId, entries: [] };
+  for (const [index, entry] of entries.entries()) {
+    const staged = entry.content === null ? null : `files/${index}`;
+    if (staged !== null && entry.content !== null) {
+      await writeFileAtomic(path.join(stagingDir, staged), entry.content, { fsync: true });
+    }
+    manifest.entries.push({ path: entry.path, staged });
+  }
+  await writeFileAtomic(path.join(stagingDir, MANIFEST_FILE), JSON.stringify(manifest, null, 2), { fsync: true });
+  await fsyncDirectory(path.join(stagingDir, 'files'));
+  await fsyncDirectory(stagingDir);
+
+  faultInjection?.('commit');
+  await writeFileAtomic(path.join(stagingDir, COMMITTED_MARKER), `${record.committedAt}\n`, { fsync: true });
+  await fsyncDirectory(stagingDir);
+
+  await applyStaged(memoryDir, stagingDir, manifest, faultInjection);
+  return record;
+}
+
+async function applyStaged(
+  memoryDir: string,
+  stagingDir: string,
+  manifest: Manifest,
+  faultInjection?: (step: CommitStep) => void,
+): Promise<void> {
+  const touched = new Set<string>();
+  for (const [index, entry] of manifest.entries.entries()) {
+    faultInjection?.(`apply:${index}`);
+    const target = resolveInside(memoryDir, entry.path);
+    touched.add(path.dirname(target));
+    if (entry.staged === null) {
+      await rm(target, { force: true });
+      continue;
+    }
+    await mkdir(path.dirname(target), { recursive: true });
+    try {
+      await rename(path.join(stagingDir, entry.staged), target);
+    } catch (error) {
+      // Moved already by an earlier, interrupted attempt.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+  for (const directory of touched) await fsyncDirectory(directory);
+  faultInjection?.('cleanup');
+  await rm(stagingDir, { recursive: true, force: true });
+}
+
+export interface RecoveryReport {
+  /** Runs that were committed and are now fully in place. */
+  readonly finished: readonly string[];
+  /** Runs that never committed; their staged files were removed and memory is as before them. */
+  readonly discarded: readonly string[];
+}
+
+/**
+ * Finish or discard interrupted transactions. Call it with the lock held, before reading memory.
+ * Safe to run any number of times.
+ */
+export async function recoverMemory(memoryDir: string): Promise<RecoveryReport> {
+  const root = path.join(memoryDir, STAGING_DIR);
+  let names: string[];
+  try {
+    names = await readdir(root);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { finished: [], discarded: [] };
+    throw error;
+  }
+  const finished: string[] = [];
+  const discarded: string[] = [];
+  for (const name of names.sort()) {
+    const stagingDir = path.join(root, name);
+    const marker = await readTextIfExists(path.join(stagingDir, COMMITTED_MARKER));
+    if (marker === null) {
+      await rm(stagingDir, { recursive: true, force: true });
+      discarded.push(name);
+      continue;
+    }
+    const manifestText = await readTextIfExists(path.join(stagingDir, MANIFEST_FILE));
+    const manifest = ManifestSchema.safeParse(parseJsonOrUndefined(manifestText));
+    if (!manifest.success) {
+      // The marker is written only after the manifest is fsynced, so this means outside damage.
+      throw new MemoryFormatError(
+        `${STAGING_DIR}/${name}: committed but its manifest is unreadable; move the directory away and check the memory files by hand`,
+        `${STAGING_DIR}/${name}`,
+      );
+    }
+    await applyStaged(memoryDir, stagingDir, manifest.data);
+    finished.push(name);
+  }
+  return { finished, discarded };
+}
+
+function parseJsonOrUndefined(text: string | null): unknown {
+  if (text === null) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
