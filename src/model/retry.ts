@@ -49,6 +49,7 @@ export async function retryWithBackoff<T>(
 ): Promise<RetryOutcome<T>> {
   const maxRetryAfterMs = options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
   for (let attemptNumber = 1; ; attemptNumber++) {
+    options.signal?.throwIfAborted();
     try {
       return { value: await attempt(attemptNumber), attempts: attemptNumber };
     } catch (error) {
@@ -65,7 +66,7 @@ export async function retryWithBackoff<T>(
         { model: options.label, attempt: attemptNumber, kind: error.details.kind, status: error.status, delayMs },
         `model call failed, retrying in ${Math.round(delayMs)} ms: ${error.message}`,
       );
-      await sleep(delayMs, undefined, options.signal ? { signal: options.signal } : undefined);
+      await wait(delayMs, options.signal);
     }
   }
 }
@@ -81,6 +82,16 @@ export function backoffDelayMs(
   // Jitter spreads the retries of many workers hit by the same 529 so they do not return together.
   const jitter = 0.5 + 0.5 * (options.random ?? Math.random)();
   return exponential * jitter;
+}
+
+/** Sleeps; an abort ends the wait with the signal's reason, as the SDKs' own calls do. */
+async function wait(delayMs: number, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return sleep(delayMs);
+  try {
+    await sleep(delayMs, undefined, { signal });
+  } catch (error) {
+    throw signal.aborted ? signal.reason : error;
+  }
 }
 
 function giveUp(last: ModelError, attempts: number, why: string): ModelError {

@@ -290,10 +290,12 @@ describe('createAnthropicModel', () => {
   });
 
   it('stops at once, with the abort reason, when the caller aborts', async () => {
-    server.setDefault(faults.hang());
     const controller = new AbortController();
     const reason = new Error('shutting down');
-    setTimeout(() => controller.abort(reason), 50);
+    server.enqueue(() => {
+      controller.abort(reason);
+      return faults.hang();
+    });
 
     const caught: unknown = await model({ timeoutMs: 10_000 })
       .generateObject({ ...request, signal: controller.signal })
