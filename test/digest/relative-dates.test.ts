@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { resolveRelativeDates } from '../../src/digest/index.js';
+
+// 2026-11-26 is a Thursday; 2026-11-28 a Saturday; 2027-01-01 a Friday; 2028-03-01 a Wednesday (leap year).
+const CASES: readonly (readonly [reference: string, input: string, expected: string])[] = [
+  ['2026-11-26', 'today', 'today [2026-11-26]'],
+  ['2026-11-26', "today's plan", "today's [2026-11-26] plan"],
+  ['2026-11-26', 'Yesterday we shipped', 'Yesterday [2026-11-25] we shipped'],
+  ['2026-11-26', 'tomorrow', 'tomorrow [2026-11-27]'],
+  ['2026-11-26', 'the day before yesterday', 'the day before yesterday [2026-11-24]'],
+  ['2026-11-26', 'the day after tomorrow', 'the day after tomorrow [2026-11-28]'],
+  ['2026-11-26', 'last Thursday', 'last Thursday [2026-11-19]'],
+  ['2026-11-28', 'last Thursday', 'last Thursday [2026-11-26]'],
+  ['2026-11-26', 'last Friday', 'last Friday [2026-11-20]'],
+  ['2026-11-26', 'last Wednesday', 'last Wednesday [2026-11-25]'],
+  ['2026-11-26', 'next Thursday', 'next Thursday [2026-12-03]'],
+  ['2026-11-26', 'next Friday', 'next Friday [2026-11-27]'],
+  ['2026-11-26', 'this Monday', 'this Monday [2026-11-23]'],
+  ['2026-11-26', 'this Sunday', 'this Sunday [2026-11-29]'],
+  ['2026-11-26', 'on Monday I rotated the keys', 'on Monday [2026-11-23] I rotated the keys'],
+  ['2026-11-26', 'we will rotate them on Monday', 'we will rotate them on Monday [2026-11-30]'],
+  ['2026-11-26', 'Done. We did it on Monday', 'Done. We did it on Monday [2026-11-23]'],
+  ['2026-11-26', '3 days ago', '3 days ago [2026-11-23]'],
+  ['2026-11-26', 'two weeks ago', 'two weeks ago [2026-11-12]'],
+  ['2026-11-26', 'a week ago', 'a week ago [2026-11-19]'],
+  ['2026-11-26', 'in 10 days', 'in 10 days [2026-12-06]'],
+  ['2026-11-26', 'last week', 'last week [week of 2026-11-16]'],
+  ['2026-11-26', 'next week', 'next week [week of 2026-11-30]'],
+  ['2026-11-26', 'last month', 'last month [2026-10]'],
+  ['2026-11-26', 'next month', 'next month [2026-12]'],
+  // Month and year boundaries, leap days.
+  ['2026-03-01', 'yesterday', 'yesterday [2026-02-28]'],
+  ['2028-03-01', 'yesterday', 'yesterday [2028-02-29]'],
+  ['2026-12-31', 'tomorrow', 'tomorrow [2027-01-01]'],
+  ['2027-01-01', 'last Thursday', 'last Thursday [2026-12-31]'],
+  ['2027-01-01', 'last month', 'last month [2026-12]'],
+  ['2026-12-15', 'next month', 'next month [2027-01]'],
+  ['2027-01-01', 'last week', 'last week [week of 2026-12-21]'],
+  ['2027-01-03', '5 days ago', '5 days ago [2026-12-29]'],
+  ['2026-01-31', 'next month', 'next month [2026-02]'],
+  // A full ISO timestamp works as the reference; its date is used as written.
+  ['2026-11-26T23:59:00-08:00', 'today', 'today [2026-11-26]'],
+];
+
+describe('resolveRelativeDates', () => {
+  it.each(CASES)('on %s, "%s" becomes "%s"', (reference, input, expected) => {
+    expect(resolveRelativeDates(input, reference)).toBe(expected);
+  });
+
+  it('annotates every expression of a sentence and leaves the rest alone', () => {
+    expect(
+      resolveRelativeDates(
+        'Yesterday the box moved; last Thursday it was fine. Mondays are slow.',
+        '2026-11-26',
+      ),
+    ).toBe('Yesterday [2026-11-25] the box moved; last Thursday [2026-11-19] it was fine. Mondays are slow.');
+  });
+
+  it('is idempotent: an annotated text is not annotated again', () => {
+    const once = resolveRelativeDates("last week, today's build and last Friday", '2026-11-26');
+    expect(resolveRelativeDates(once, '2026-11-26')).toBe(once);
+  });
+
+  it('leaves words that only contain a date word alone', () => {
+    const text = 'The todays-list and yesterdays.log files, a weekday job, the monthly report.';
+    expect(resolveRelativeDates(text, '2026-11-26')).toBe(text);
+  });
+
+  it('returns the text unchanged when the reference date cannot be read', () => {
+    expect(resolveRelativeDates('yesterday', 'not a date')).toBe('yesterday');
+  });
+});
