@@ -39,8 +39,13 @@ describe('createModel', () => {
   });
 
   it('rejects an invalid setting with a ConfigError naming the field', () => {
-    expect(() => createModel({ apiKey: 'k', timeoutMs: -1 })).toThrow(
-      expect.objectContaining({ field: 'model.timeoutMs' }) as ConfigError,
-    );
+    let caught: unknown;
+    try {
+      createModel({ apiKey: 'k', timeoutMs: -1 });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).field).toBe('model.timeoutMs');
   });
 });
