@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TranscriptErrorReason } from '../errors.js';
 import type { MessagePart, Session, SessionMessage } from './types.js';
-import { MessageContent, SessionId } from './message-schema.js';
+import { MessageContent, SessionId, describeZodError } from './message-schema.js';
 import { blocksToParts } from './normalize-message.js';
 import { JsonTextError, parseJsonText } from './parse-json-text.js';
 import { transcriptFailure } from './transcript-failure.js';
@@ -157,10 +157,8 @@ export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeC
     }
     const parsed = ConversationLine.safeParse(record);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const path = issue === undefined ? '' : issue.path.map(String).join('.');
       warnings.push(
-        `line ${lineNumber}: ${type} line of unexpected shape (${path}: ${issue?.message ?? 'invalid'}), skipped`,
+        `line ${lineNumber}: ${type} line of unexpected shape (${describeZodError(parsed.error)}), skipped`,
       );
       return;
     }

@@ -28,7 +28,7 @@ const ToolUseBlock = z.looseObject({
   type: z.literal('tool_use'),
   id: z.string().optional(),
   name: z.string(),
-  input: z.unknown(),
+  input: z.unknown().optional(),
 });
 
 /** What a tool result may hold: a string, or text and image blocks (others skipped). */
@@ -118,3 +118,21 @@ export const NativeFile = z.looseObject({
   messages: z.array(z.unknown()),
 });
 export type NativeFile = z.infer<typeof NativeFile>;
+
+/**
+ * One line describing the first problem zod found: `messages.1.content.0.name: Invalid input: expected
+ * string`. For a union, the branch that got furthest (longest path) is the one described.
+ */
+export function describeZodError(error: z.ZodError, prefix: readonly PropertyKey[] = []): string {
+  let issue: z.core.$ZodIssue | undefined = error.issues[0];
+  let path: PropertyKey[] = [...prefix];
+  while (issue?.code === 'invalid_union' && issue.errors.length > 0) {
+    path = [...path, ...issue.path];
+    const candidates = issue.errors.map((branch) => branch[0]).filter((candidate) => candidate !== undefined);
+    candidates.sort((left, right) => right.path.length - left.path.length);
+    issue = candidates[0];
+  }
+  if (issue === undefined) return 'wrong shape';
+  const where = [...path, ...issue.path].map(String).join('.');
+  return `${where === '' ? '(top level)' : where}: ${issue.message}`;
+}

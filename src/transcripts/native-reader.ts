@@ -1,7 +1,6 @@
-import type { z } from 'zod';
 import { TranscriptErrorReason } from '../errors.js';
 import type { Session, SessionMessage } from './types.js';
-import { NativeFile, NativeMessage } from './message-schema.js';
+import { NativeFile, NativeMessage, describeZodError } from './message-schema.js';
 import { nativeMessageParts } from './normalize-message.js';
 import { JsonTextError, parseJsonText } from './parse-json-text.js';
 import { transcriptFailure } from './transcript-failure.js';
@@ -16,13 +15,6 @@ export interface NativeParseContext {
   readonly fromMessage: number;
   /** The file's modification time: `startedAt` when neither the file nor a message says. */
   readonly mtime: Date;
-}
-
-function describeIssue(error: z.ZodError, prefix: readonly PropertyKey[]): string {
-  const issue = error.issues[0];
-  if (issue === undefined) return 'wrong shape';
-  const path = [...prefix, ...issue.path].map(String).join('.');
-  return `${path === '' ? '(top level)' : path}: ${issue.message}`;
 }
 
 /**
@@ -44,7 +36,7 @@ export function parseNativeTranscript(text: string, context: NativeParseContext)
   }
   const parsedFile = NativeFile.safeParse(value);
   if (!parsedFile.success) {
-    throw transcriptFailure(file, TranscriptErrorReason.wrongShape, describeIssue(parsedFile.error, []));
+    throw transcriptFailure(file, TranscriptErrorReason.wrongShape, describeZodError(parsedFile.error, []));
   }
   const data = parsedFile.data;
   const warnings: string[] = [];
@@ -56,7 +48,7 @@ export function parseNativeTranscript(text: string, context: NativeParseContext)
       throw transcriptFailure(
         file,
         TranscriptErrorReason.wrongShape,
-        describeIssue(parsed.error, ['messages', index]),
+        describeZodError(parsed.error, ['messages', index]),
       );
     }
     const { role, parts } = nativeMessageParts(parsed.data, `messages.${index}`, warnings);

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import { ConfigError, DreamdError, TranscriptError, TranscriptErrorReason } from '../errors.js';
-import { ContentBlock, SessionId, Timestamp } from './message-schema.js';
+import { ContentBlock, SessionId, Timestamp, describeZodError } from './message-schema.js';
 
 /**
  * The agent side of transcripts: writes one native session file (`<sessionsDir>/<id>.json`) as the
@@ -114,10 +114,8 @@ export async function createSessionRecorder(options: SessionRecorderOptions): Pr
       }
       const parsed = RecordableMessage.safeParse(message);
       if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const path = issue === undefined ? '' : issue.path.map(String).join('.');
         throw new TranscriptError(
-          `${file}: message not recorded, ${path === '' ? 'the message' : path}: ${issue?.message ?? 'invalid'}; pass { role: 'user' | 'assistant', content: string | blocks }`,
+          `${file}: message not recorded, ${describeZodError(parsed.error)}; pass { role: 'user' | 'assistant', content: string | blocks }`,
           file,
           TranscriptErrorReason.wrongShape,
         );

@@ -1,0 +1,75 @@
+import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Space } from '../../src/config/schema.js';
+import type { LedgerEntry, LedgerLookup } from '../../src/memory/types.js';
+
+/** The shared Claude Code fixtures, read in place (never copied or edited). */
+export const CLAUDE_CODE_FIXTURES = fileURLToPath(
+  new URL('../../../shared/fixtures/claude-code/', import.meta.url),
+);
+/** The hostile transcript corpus and its expected outcomes. */
+export const HOSTILE_FIXTURES = fileURLToPath(new URL('../fixtures/hostile/', import.meta.url));
+/** The example sessions shipped in the repository. */
+export const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));
+
+export const FIXTURE = {
+  helloWorld: 'claude-reliability__hello-world-script.jsonl',
+  summaryTask: 'entireio-cli__e2-775d4606d9__summary-task.jsonl',
+  compactBoundary: 'entireio-cli__a6-e4c2a0fbd1__compact-boundary.jsonl',
+} as const;
+
+/** Generous cap for tests that are not about size. */
+export const MAX_BYTES = 64 * 1024 * 1024;
+
+/** A fresh temporary directory and its removal. */
+export async function createTempDir(prefix: string): Promise<{ path: string; remove: () => Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), `dreamd-${prefix}-`));
+  return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}
+
+/** Writes a file and sets its mtime (and atime) to `mtime`. */
+export async function writeWithMtime(path: string, data: string | Buffer, mtime: Date): Promise<void> {
+  await writeFile(path, data);
+  await utimes(path, mtime, mtime);
+}
+
+/** An in-memory ledger, as the memory module's ledger exposes it to the scanner. */
+export function createLedger(
+  entries: readonly LedgerEntry[] = [],
+): LedgerLookup & { entries: LedgerEntry[] } {
+  const list = [...entries];
+  return {
+    entries: list,
+    get: (sessionId) => list.find((entry) => entry.sessionId === sessionId),
+    getByFile: (file) => list.find((entry) => entry.file === file),
+  };
+}
+
+export function ledgerEntry(
+  fields: Pick<LedgerEntry, 'sessionId' | 'file' | 'messageCount' | 'size' | 'mtimeMs'>,
+): LedgerEntry {
+  return { ...fields, runId: 'run-test', consolidatedAt: '2026-11-20T00:00:00.000Z' };
+}
+
+export function nativeSpace(sessionsDir: string): Space {
+  return { id: 'test', sessionsDir, memoryDir: join(sessionsDir, '..', 'memory'), format: 'native' };
+}
+
+export function claudeCodeSpace(sessionsDir: string): Space {
+  return { id: 'test-cc', sessionsDir, memoryDir: join(sessionsDir, 'memory'), format: 'claude-code' };
+}
+
+/** A minimal native transcript document as text. */
+export function nativeDocument(fields: { id?: string; endedAt?: string; messages?: unknown[] } = {}): string {
+  return JSON.stringify({
+    ...(fields.id === undefined ? {} : { id: fields.id }),
+    startedAt: '2026-11-20T10:00:00Z',
+    ...(fields.endedAt === undefined ? {} : { endedAt: fields.endedAt }),
+    messages: fields.messages ?? [
+      { role: 'user', content: 'I prefer tea.' },
+      { role: 'assistant', content: 'Noted.' },
+    ],
+  });
+}
