@@ -161,7 +161,7 @@ export function buildIndex(facts: readonly Fact[], options: BuildIndexOptions): 
   };
 }
 
-const FACT_LINE = /^- \[.*\]\((?:user|feedback|project|reference)\.md#f-[a-z2-7]{10}\)/;
+const FACT_LINE = /^- \[.*\]\((?:user|feedback|project|reference)\.md#f-[a-z0-9]{10}\)/;
 const NOTE_LINE = /^\(\d+ more facts? in the topic files, not listed here\)$/;
 
 /**

@@ -18,7 +18,7 @@
  */
 import { z } from 'zod';
 import type { Fact, FactType } from './types.js';
-import { derivedFactId, isFactId } from './fact-id.js';
+import { derivedFactId } from './fact-id.js';
 import { sha256 } from './hash.js';
 
 export const EntryMetadata = z.looseObject({
@@ -49,7 +49,8 @@ export interface TopicEntry {
   readonly hasMetadata: boolean;
 }
 
-const ANCHOR_LINE = /^<a id="(f-[a-z2-7]{10})"><\/a>\s*$/;
+/** Accepts any `f-` + 10 lowercase letters or digits, so ids typed by hand are honoured too. */
+const ANCHOR_LINE = /^<a id="(f-[a-z0-9]{10})"><\/a>\s*$/;
 const METADATA_LINE = /^<!-- dreamd (\{.*\}) -->\s*$/;
 const SUPERSEDED_NOTE = /^> Superseded by /;
 const WHY_MARKER = '**Why:**';
@@ -142,7 +143,7 @@ export function parseEntry(lines: readonly string[], context: ParseEntryContext)
   }
   const contentRaw = lines.slice(index).join('');
   const { body, why, howToApply } = splitContent(contentRaw);
-  const id = anchorId !== undefined && isFactId(anchorId) ? anchorId : derivedFactId(context.idSeed);
+  const id = anchorId ?? derivedFactId(context.idSeed);
   const editedByHand = metadata === undefined || metadata.hand === true || metadata.hash !== contentHash(title, contentRaw);
   const status = metadata?.status ?? context.section;
   const fact: Fact = {

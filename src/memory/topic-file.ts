@@ -4,7 +4,7 @@
  * replaced (never deleted). Pure functions: `parseTopicFile` then `renderTopicFile` with the same facts
  * gives back the same bytes, because untouched parts keep their raw text.
  */
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
 import { MemoryFormatError } from '../errors.js';
 import { FACT_TYPES, TOPIC_FILES, type Fact, type FactType } from './types.js';
@@ -39,18 +39,19 @@ export interface ParsedTopic {
 export const SUPERSEDED_HEADING = 'Superseded';
 
 const DEFAULT_FRONTMATTER: Readonly<Record<FactType, { name: string; description: string }>> = {
-  user: { name: 'User', description: 'Who the user is: preferences, working style, favourite stack.' },
+  user: { name: 'User', description: 'Who the user is — preferences, working style, favourite stack.' },
   feedback: {
     name: 'Feedback',
     description: 'Corrections and confirmations from the user, each a rule with Why and How to apply.',
   },
-  project: { name: 'Project', description: 'The active project: architecture, decisions and conventions.' },
+  project: { name: 'Project', description: 'The active project — architecture, decisions and conventions.' },
   reference: { name: 'Reference', description: 'Links and external references worth keeping.' },
 };
 
 function frontmatterText(type: FactType): string {
   const { name, description } = DEFAULT_FRONTMATTER[type];
-  return `---\nname: ${name}\ndescription: ${description}\ntype: ${type}\n---\n`;
+  // Through the YAML writer, so a description with ': ' or quotes stays valid.
+  return `---\n${stringifyYaml({ name, description, type }, { lineWidth: 0 })}---\n`;
 }
 
 /** A topic file that does not exist yet. */

@@ -1,0 +1,88 @@
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Fact, FactType } from '../../src/memory/types.js';
+
+export async function makeTempDir(): Promise<string> {
+  return mkdtemp(path.join(tmpdir(), 'dreamd-memory-'));
+}
+
+export async function removeDir(directory: string): Promise<void> {
+  await rm(directory, { recursive: true, force: true });
+}
+
+export function fact(overrides: Partial<Fact> & { id: string }, type: FactType = 'user'): Fact {
+  return {
+    type,
+    title: `Title of ${overrides.id}`,
+    body: `Body of ${overrides.id}.`,
+    why: undefined,
+    howToApply: undefined,
+    observed: '2026-11-20',
+    updated: '2026-11-20',
+    sources: ['s-1'],
+    status: 'active',
+    supersededBy: undefined,
+    supersededOn: undefined,
+    editedByHand: false,
+    ...overrides,
+  };
+}
+
+/** Every file under a directory (relative path to bytes), skipping nothing. */
+export async function snapshot(directory: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const walk = async (relative: string): Promise<void> => {
+    let entries;
+    try {
+      entries = await readdir(path.join(directory, relative), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const child = relative ? `${relative}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) await walk(child);
+      else out.set(child, await readFile(path.join(directory, child), 'utf8'));
+    }
+  };
+  await walk('');
+  return out;
+}
+
+/** A memory directory as people and dreamd leave it: generated entries, hand edits, notes. */
+export const REALISTIC_USER_MD = `---
+name: User
+description: Who the user is — preferences, working style, favourite stack.
+type: user
+---
+
+Notes about Dana. I keep this file tidy by hand sometimes.
+
+## Doesn't eat spicy food
+<a id="f-7k2m9q4x1z"></a>
+<!-- dreamd {"observed":"2026-11-20","updated":"2026-11-20","sources":["s-2026-11-20"],"hash":"HASH1"} -->
+The user doesn't eat spicy food.
+
+## Coffee order
+<a id="f-abcdefgh23"></a>
+<!-- dreamd {"observed":"2026-11-21","updated":"2026-11-22","sources":["s-a","s-b"],"hash":"0000000000000000"} -->
+Flat white with oat milk, extra hot. (I changed this myself.)
+
+\`\`\`
+## not a heading inside a fence
+\`\`\`
+
+## Favourite editor
+Neovim, with a handful of plugins.
+
+## Superseded
+
+Older facts that newer ones replaced, kept for the record. They are not in the index.
+
+### ~~Lives in Berlin~~
+<a id="f-zzzzzzzzz2"></a>
+<!-- dreamd {"observed":"2026-10-01","updated":"2026-10-01","sources":["s-old"],"status":"superseded","supersededBy":"f-yyyyyyyyy2","supersededOn":"2026-11-26","hash":"HASH2"} -->
+> Superseded by [Lives in Hamburg](user.md#f-yyyyyyyyy2) on 2026-11-26.
+
+Lives in Berlin.
+`;
