@@ -350,6 +350,23 @@ describe('createAnthropicModel', () => {
   });
 });
 
+describe('fake Anthropic server', () => {
+  it('delays every answer by the configured latency', async () => {
+    const slow = await startFakeAnthropicServer({ latencyMs: 120 });
+    try {
+      slow.setDefault({ json: answer });
+      const provider = createAnthropicModel({ apiKey: 'k', baseUrl: slow.url });
+      const started = performance.now();
+
+      await provider.generateObject(request);
+
+      expect(performance.now() - started).toBeGreaterThanOrEqual(110);
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
 describe('Anthropic credentials', () => {
   it('refuses to start without a key or an endpoint, and says which variable to set', () => {
     let caught: unknown;
