@@ -192,12 +192,10 @@ export async function createServer(options: CreateServerOptions): Promise<Daemon
     if (space === undefined) return reply.code(404).send({ error: `no space "${request.params.id}"` });
     const body = ConsolidateBody.safeParse(request.body ?? {});
     if (!body.success) {
-      return reply
-        .code(400)
-        .send({
-          error: 'invalid body; expected {"force"?: boolean, "dryRun"?: boolean}',
-          issues: body.error.issues,
-        });
+      return reply.code(400).send({
+        error: 'invalid body; expected {"force"?: boolean, "dryRun"?: boolean}',
+        issues: body.error.issues,
+      });
     }
     const result = await enqueueConsolidation(
       queue,

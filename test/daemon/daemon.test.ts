@@ -1,0 +1,278 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import type { Config } from '../../src/config/schema.js';
+import { createDaemon, type CreateDaemonOptions, type Daemon } from '../../src/daemon/daemon.js';
+import { connectRedis } from '../../src/daemon/redis.js';
+import { ConfigError } from '../../src/errors.js';
+import { uniquePrefix } from '../support/redis.js';
+import {
+  createFakeConsolidate,
+  createFakeInspection,
+  deferred,
+  eventually,
+  makeConfig,
+  makeSpace,
+  makeSummary,
+  silentLogger,
+} from './fakes.js';
+import { failOnLeftovers, openRedis, track } from './harness.js';
+
+failOnLeftovers();
+
+const fastTiming = {
+  healthCheckIntervalMs: 200,
+  stalledIntervalMs: 1_000,
+  lockDurationMs: 5_000,
+  busyDelayMs: 200,
+};
+
+function openDaemon(options: Omit<CreateDaemonOptions, 'logger'>): Daemon {
+  const daemon = createDaemon({
+    logger: silentLogger,
+    tickOnStart: false,
+    workerTiming: fastTiming,
+    ...options,
+  });
+  return track(
+    'daemon',
+    daemon,
+    (value) => value.state !== 'stopped' && value.state !== 'created',
+    (value) => value.stop(),
+  );
+}
+
+async function completedRuns(url: string, prefix: string): Promise<number> {
+  const client = new Redis(url);
+  try {
+    return await client.zcard(`${prefix}:consolidation:completed`);
+  } finally {
+    client.disconnect();
+  }
+}
+
+describe('daemon', () => {
+  it('wires scheduler, workers and server: open gates lead to one run, visible over HTTP', async () => {
+    const redis = await openRedis();
+    const config = makeConfig({
+      redisUrl: redis.url,
+      redisPrefix: uniquePrefix('daemon'),
+      spaces: [makeSpace('alpha'), makeSpace('beta')],
+    });
+    const inspection = createFakeInspection({ alpha: { settledNew: 5 }, beta: { settledNew: 4 } });
+    const fake = createFakeConsolidate();
+    const daemon = openDaemon({
+      config,
+      consolidate: fake.consolidate,
+      inspectSpace: inspection.inspectSpace,
+    });
+    await daemon.start();
+    expect(daemon.state).toBe('running');
+    expect(daemon.address).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+
+    const report = await daemon.tick();
+    expect(report.spaces.map((space) => space.outcome)).toEqual(['enqueued', 'gates-closed']);
+    await fake.waitForCalls(1);
+    await eventually(
+      async () => (await completedRuns(redis.url, config.redisPrefix)) === 1,
+      10_000,
+      'one completed run',
+    );
+
+    const health = await fetch(`${daemon.address}/healthz`);
+    expect(await health.json()).toEqual({ ok: true, redis: 'up', workers: 'running', scheduler: 'started' });
+    const metrics = await (await fetch(`${daemon.address}/metrics`)).text();
+    expect(metrics).toContain('dreamd_facts_added_total{space="alpha"} 3');
+    expect(metrics).toContain('dreamd_pending_sessions{space="beta"} 4');
+    const space = await (await fetch(`${daemon.address}/spaces/alpha`)).json();
+    expect(space).toMatchObject({
+      id: 'alpha',
+      lastRun: { outcome: 'completed', trigger: 'schedule', summary: { added: 3 } },
+    });
+
+    await daemon.stop();
+    expect(daemon.state).toBe('stopped');
+    await redis.stop();
+  });
+
+  it('runs each space once with two daemons on one Redis', async () => {
+    const redis = await openRedis();
+    const spaces = ['a', 'b', 'c', 'd'].map(makeSpace);
+    const config = makeConfig({ redisUrl: redis.url, redisPrefix: uniquePrefix('two'), spaces });
+    const inspection = createFakeInspection(
+      Object.fromEntries(spaces.map((space) => [space.id, { settledNew: 8 }])),
+    );
+    // Runs are held until both schedulers ticked twice, so every enqueue happens while the space's job exists.
+    const release = deferred();
+    const held =
+      () =>
+      async (call: { space: ReturnType<typeof makeSpace>; request: Parameters<typeof makeSummary>[1] }) => {
+        await release.promise;
+        return makeSummary(call.space, call.request);
+      };
+    const fakeA = createFakeConsolidate();
+    const fakeB = createFakeConsolidate();
+    for (let index = 0; index < 4; index++) {
+      fakeA.script.push(held());
+      fakeB.script.push(held());
+    }
+    const daemonA = openDaemon({
+      config,
+      consolidate: fakeA.consolidate,
+      inspectSpace: inspection.inspectSpace,
+      roles: { server: false },
+    });
+    const daemonB = openDaemon({
+      config,
+      consolidate: fakeB.consolidate,
+      inspectSpace: inspection.inspectSpace,
+      roles: { server: false },
+    });
+    await Promise.all([daemonA.start(), daemonB.start()]);
+
+    // Concurrent ticks of one scheduler share one tick, so two rounds of one tick each.
+    const reports = [
+      ...(await Promise.all([daemonA.tick(), daemonB.tick()])),
+      ...(await Promise.all([daemonB.tick(), daemonA.tick()])),
+    ];
+    const enqueued = reports.flatMap((report) =>
+      report.spaces.filter((space) => space.outcome === 'enqueued'),
+    );
+    expect(enqueued.map((space) => space.spaceId).sort()).toEqual(['a', 'b', 'c', 'd']);
+    release.resolve();
+    await eventually(
+      async () => (await completedRuns(redis.url, config.redisPrefix)) === 4,
+      10_000,
+      'four runs',
+    );
+
+    const ran = [...fakeA.calls, ...fakeB.calls].map((call) => call.space.id).sort();
+    expect(ran).toEqual(['a', 'b', 'c', 'd']);
+
+    await Promise.all([daemonA.stop(), daemonB.stop()]);
+    await redis.stop();
+  });
+
+  it('adds a space on reload without a restart', async () => {
+    const redis = await openRedis();
+    const config = makeConfig({
+      redisUrl: redis.url,
+      redisPrefix: uniquePrefix('reload'),
+      spaces: [makeSpace('alpha')],
+    });
+    const inspection = createFakeInspection({ fresh: { settledNew: 5 } });
+    const fake = createFakeConsolidate();
+    const daemon = openDaemon({
+      config,
+      consolidate: fake.consolidate,
+      inspectSpace: inspection.inspectSpace,
+    });
+    await daemon.start();
+
+    expect((await fetch(`${daemon.address}/spaces/fresh`)).status).toBe(404);
+    const next: Config = {
+      ...config,
+      spaces: [makeSpace('alpha'), makeSpace('fresh')],
+      redisPrefix: 'ignored-on-reload',
+    };
+    daemon.reload(next);
+    expect(daemon.config.redisPrefix).toBe(config.redisPrefix);
+    expect((await fetch(`${daemon.address}/spaces/fresh`)).status).toBe(200);
+    await daemon.tick();
+    await fake.waitForCalls(1);
+    expect(fake.calls[0]!.space.id).toBe('fresh');
+
+    await daemon.stop();
+    await redis.stop();
+  });
+
+  it('finishes the runs in progress when stopped under load', async () => {
+    const redis = await openRedis();
+    const spaces = ['a', 'b', 'c'].map(makeSpace);
+    const config = makeConfig({
+      redisUrl: redis.url,
+      redisPrefix: uniquePrefix('load'),
+      spaces,
+      workers: { concurrency: 2 },
+    });
+    const inspection = createFakeInspection(
+      Object.fromEntries(spaces.map((space) => [space.id, { settledNew: 5 }])),
+    );
+    const fake = createFakeConsolidate();
+    const release = deferred();
+    for (let index = 0; index < 3; index++) {
+      fake.script.push(async (call) => {
+        await release.promise;
+        return makeSummary(call.space, call.request);
+      });
+    }
+    const daemon = openDaemon({
+      config,
+      consolidate: fake.consolidate,
+      inspectSpace: inspection.inspectSpace,
+      workerTiming: { ...fastTiming, shutdownTimeoutMs: 10_000 },
+    });
+    await daemon.start();
+    await daemon.tick();
+    await fake.waitForCalls(2);
+
+    const stopped = daemon.stop();
+    setTimeout(() => release.resolve(), 100);
+    await stopped;
+
+    expect(fake.calls).toHaveLength(2);
+    expect(await completedRuns(redis.url, config.redisPrefix)).toBe(2);
+    const client = new Redis(redis.url);
+    expect(await client.llen(`${config.redisPrefix}:consolidation:wait`)).toBe(1);
+    client.disconnect();
+    await redis.stop();
+  });
+});
+
+describe('connectRedis', () => {
+  it('uses REDIS_URL before the config', async () => {
+    const config = makeConfig({ redisUrl: 'redis://config:6379', redisPrefix: 'x' });
+    const handle = await connectRedis(config, config.stateDir, { env: { REDIS_URL: 'redis://env:6379' } });
+    expect(handle).toMatchObject({ url: 'redis://env:6379', kind: 'external' });
+  });
+
+  it('starts a private redis-server with an append-only file under the state directory, and stops it', async () => {
+    const config = { ...makeConfig({ redisUrl: 'unused', redisPrefix: 'x' }), redisUrl: undefined };
+    const handle = await connectRedis(config, config.stateDir, { env: { PATH: process.env.PATH } });
+    let stopped = false;
+    track(
+      'private redis',
+      handle,
+      () => !stopped,
+      (value) => value.stop(),
+    );
+    expect(handle.kind).toBe('private');
+    expect(handle.url).toMatch(/^redis:\/\/127\.0\.0\.1:\d+$/);
+    const client = new Redis(handle.url);
+    expect(await client.config('GET', 'appendonly')).toEqual(['appendonly', 'yes']);
+    await client.set('k', 'v');
+    client.disconnect();
+    expect(existsSync(join(config.stateDir, 'redis'))).toBe(true);
+
+    await handle.stop();
+    stopped = true;
+    const probe = new Redis(handle.url, {
+      lazyConnect: true,
+      retryStrategy: () => null,
+      maxRetriesPerRequest: 0,
+    });
+    probe.on('error', () => undefined);
+    await expect(probe.connect()).rejects.toThrow();
+    probe.disconnect();
+  });
+
+  it('names the three ways to get Redis when there is none', async () => {
+    const config = { ...makeConfig({ redisUrl: 'unused', redisPrefix: 'x' }), redisUrl: undefined };
+    const attempt = connectRedis(config, config.stateDir, { env: { PATH: '/nonexistent' } });
+    await expect(attempt).rejects.toBeInstanceOf(ConfigError);
+    await expect(attempt).rejects.toThrow(
+      /REDIS_URL[\s\S]*apt-get install redis-server[\s\S]*docker compose up/,
+    );
+  });
+});
