@@ -581,54 +581,67 @@ describe('similarity', () => {
 interface Subject {
   readonly type: FactType;
   readonly title: string;
-  readonly values: readonly string[];
+  /** Each value in two wordings: the wordings of a value are near duplicates, two values are not. */
+  readonly values: readonly (readonly [string, string])[];
 }
 
-/** Subjects whose values change over time; the values of one subject are distinct facts, not rewordings. */
+/** Subjects whose value changes over time, each value said in two ways. */
 const SUBJECTS: readonly Subject[] = [
   {
     type: 'user',
     title: 'Home address',
     values: [
-      'The user lives at Rua Augusta 10, Lisbon.',
-      'The user lives at Rua de Santa Catarina 5, Porto.',
-      'The user rents a flat near the Braga cathedral.',
+      ['The user lives at Rua Augusta 10, Lisbon.', 'The user lives at Rua Augusta 10 in Lisbon now.'],
+      [
+        'The user lives at Rua de Santa Catarina 5, Porto.',
+        'User lives at Rua de Santa Catarina 5 in Porto.',
+      ],
+      ['The user rents a flat near the Braga cathedral.', 'The user rents a flat near Braga cathedral.'],
     ],
   },
   {
     type: 'user',
     title: 'Coffee order',
     values: [
-      'Flat white with oat milk.',
-      'Double espresso, no sugar.',
-      'Iced latte during the summer months.',
+      ['Flat white with oat milk.', 'A flat white with oat milk, please.'],
+      ['Double espresso, no sugar.', 'Double espresso with no sugar at all.'],
+      ['Iced latte during the summer months.', 'An iced latte in the summer months.'],
     ],
   },
   {
     type: 'feedback',
     title: 'Package manager',
     values: [
-      'Use npm to install dependencies.',
-      'Use pnpm for every install.',
-      'Prefer bun when scripts must be fast.',
+      ['Use npm to install dependencies.', 'Use npm to install all dependencies.'],
+      ['Use pnpm for every install.', 'Use pnpm for every single install.'],
+      ['Prefer bun when scripts must be fast.', 'Prefer bun when the scripts must be fast.'],
     ],
   },
   {
     type: 'project',
     title: 'Release date',
     values: [
-      'Release 2.4 ships on 2026-12-04.',
-      'Release 2.4 moved to 2027-01-15.',
-      'Release 2.4 was cancelled.',
+      ['Release 2.4 ships on 2026-12-04.', 'Release 2.4 ships on 2026-12-04 as planned.'],
+      ['Release 2.4 moved to 2027-01-15.', 'Release 2.4 was moved to 2027-01-15.'],
+      ['Release 2.4 was cancelled.', 'Release 2.4 has been cancelled.'],
     ],
   },
   {
     type: 'reference',
     title: 'Checkout dashboard',
     values: [
-      'Grafana board at https://grafana.example.com/d/checkout.',
-      'Datadog board at https://app.datadoghq.com/dash/42.',
-      'Kibana view at https://kibana.example.com/app/checkout.',
+      [
+        'Grafana board at https://grafana.example.com/d/checkout.',
+        'The Grafana board at https://grafana.example.com/d/checkout.',
+      ],
+      [
+        'Datadog board at https://app.datadoghq.com/dash/42.',
+        'Datadog board lives at https://app.datadoghq.com/dash/42.',
+      ],
+      [
+        'Kibana view at https://kibana.example.com/app/checkout.',
+        'Kibana saved view at https://kibana.example.com/app/checkout.',
+      ],
     ],
   },
 ];
@@ -636,6 +649,7 @@ const SUBJECTS: readonly Subject[] = [
 const observation = fc.record({
   subject: fc.nat({ max: SUBJECTS.length - 1 }),
   value: fc.nat({ max: 2 }),
+  wording: fc.nat({ max: 1 }),
   day: fc.integer({ min: 1, max: 28 }),
   session: fc.nat({ max: 4 }),
 });
@@ -651,7 +665,7 @@ function sessionsOf(observations: readonly Observation[]): ExtractedFact[][] {
       candidate({
         type: subject.type,
         title: subject.title,
-        body: subject.values[item.value] as string,
+        body: subject.values[item.value]?.[item.wording] as string,
         observed: `2026-11-${String(item.day).padStart(2, '0')}`,
         sources: [`s-${item.session}`],
       }),
@@ -668,14 +682,20 @@ function runSessions(sessions: readonly ExtractedFact[][], order: readonly numbe
 }
 
 describe('reconcile: order independence', () => {
-  it('uses subject values that are not near duplicates of each other', () => {
+  it('uses wordings that are near duplicates and values that are not', () => {
     for (const subject of SUBJECTS) {
-      for (const a of subject.values) {
-        for (const b of subject.values) {
-          if (a !== b)
-            expect(textSimilarity([subject.title, a], [subject.title, b])).toBeLessThan(
-              NEAR_DUPLICATE_THRESHOLD,
-            );
+      for (const [index, wordings] of subject.values.entries()) {
+        expect(
+          textSimilarity([subject.title, wordings[0]], [subject.title, wordings[1]]),
+        ).toBeGreaterThanOrEqual(NEAR_DUPLICATE_THRESHOLD);
+        for (const other of subject.values.slice(index + 1)) {
+          for (const a of wordings) {
+            for (const b of other) {
+              expect(textSimilarity([subject.title, a], [subject.title, b])).toBeLessThan(
+                NEAR_DUPLICATE_THRESHOLD,
+              );
+            }
+          }
         }
       }
     }
@@ -733,7 +753,7 @@ describe('reconcile: order independence', () => {
             }
             const lastDay = Math.max(...seen.map((item) => item.day));
             const lastValues = new Set(
-              seen.filter((item) => item.day === lastDay).map((item) => subject.values[item.value]),
+              seen.filter((item) => item.day === lastDay).flatMap((item) => subject.values[item.value] ?? []),
             );
             expect(kept).toHaveLength(1);
             expect(lastValues.has(kept[0]?.body as string)).toBe(true);
