@@ -17,7 +17,7 @@ import type {
   TokenUsage,
 } from './types.js';
 import { addUsage, emptyUsage } from './types.js';
-import { badOutput, parseJsonOutput, validateOutput } from './output.js';
+import { badOutput, parseJsonOutput, unrepresentableSchema, validateOutput } from './output.js';
 import { parseModelConfig, type ModelConfigInput, type ProviderOptions } from './provider-options.js';
 import { retryWithBackoff, type RetryOutcome } from './retry.js';
 import { isUserAbort, modelErrorFromSdk, type ErrorContext, type SdkErrorClasses } from './sdk-errors.js';
@@ -106,7 +106,7 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
   }
 
   async function generateObject<T>(request: GenerateObjectRequest<T>): Promise<ModelResult<T>> {
-    const format = guardedOutputFormat(request.schema);
+    const format = guardedOutputFormat(request.schema, request.schemaName, label);
     let usage = emptyUsage();
     const outcome = await withRetries(async (sdk, signal) => {
       const message = await sdk.messages.parse(
@@ -202,10 +202,10 @@ type DecodedJson = { readonly ok: true; readonly json: unknown } | { readonly ok
  * JSON and never throws. The SDK's own parse throws a plain AnthropicError on a mismatch, indistinguishable
  * from other failures, and would validate a second time.
  */
-function guardedOutputFormat<T>(schema: GenerateObjectRequest<T>['schema']) {
+function guardedOutputFormat<T>(schema: GenerateObjectRequest<T>['schema'], schemaName: string, label: string) {
   return {
     type: 'json_schema' as const,
-    schema: outputJsonSchema(schema),
+    schema: outputJsonSchema(schema, schemaName, label),
     parse(content: string): DecodedJson {
       try {
         return { ok: true, json: JSON.parse(content) as unknown };
@@ -220,10 +220,14 @@ function guardedOutputFormat<T>(schema: GenerateObjectRequest<T>['schema']) {
  * The JSON schema the model must follow: zodOutputFormat's. A schema with transforms has no JSON schema of
  * its output; the model produces the transform's input, so that side is sent instead.
  */
-function outputJsonSchema(schema: z.ZodType): Record<string, unknown> {
+function outputJsonSchema(schema: z.ZodType, schemaName: string, label: string): Record<string, unknown> {
   try {
     return zodOutputFormat(schema).schema;
   } catch {
-    return transformJSONSchema(z.toJSONSchema(schema, { io: 'input', reused: 'ref' }));
+    try {
+      return transformJSONSchema(z.toJSONSchema(schema, { io: 'input', reused: 'ref' }));
+    } catch (error) {
+      throw unrepresentableSchema(label, schemaName, error);
+    }
   }
 }

@@ -15,7 +15,7 @@ import type {
   TokenUsage,
 } from './types.js';
 import { addUsage, emptyUsage } from './types.js';
-import { badOutput, parseJsonOutput, validateOutput } from './output.js';
+import { badOutput, parseJsonOutput, unrepresentableSchema, validateOutput } from './output.js';
 import { parseModelConfig, type ModelConfigInput, type ProviderOptions } from './provider-options.js';
 import { retryWithBackoff, type RetryOutcome } from './retry.js';
 import { isUserAbort, modelErrorFromSdk, type ErrorContext, type SdkErrorClasses } from './sdk-errors.js';
@@ -109,7 +109,7 @@ export function createOpenAICompatibleModel(
   }
 
   async function generateObject<T>(request: GenerateObjectRequest<T>): Promise<ModelResult<T>> {
-    const responseFormat = guardedResponseFormat(request.schema, request.schemaName);
+    const responseFormat = guardedResponseFormat(request.schema, request.schemaName, label);
     let usage = emptyUsage();
     const outcome = await withRetries(async (sdk, signal) => {
       const completion = await sdk.chat.completions.parse(
@@ -180,9 +180,9 @@ type DecodedJson = { readonly ok: true; readonly json: unknown } | { readonly ok
  * that only decodes JSON and never throws (the SDK's throws a bare SyntaxError or ZodError, and would
  * validate a second time).
  */
-function guardedResponseFormat<T>(schema: GenerateObjectRequest<T>['schema'], name: string) {
+function guardedResponseFormat<T>(schema: GenerateObjectRequest<T>['schema'], name: string, label: string) {
   return makeParseableResponseFormat<DecodedJson>(
-    { type: 'json_schema', json_schema: { name: safeSchemaName(name), strict: true, schema: strictJsonSchema(schema, name) } },
+    { type: 'json_schema', json_schema: { name: safeSchemaName(name), strict: true, schema: strictJsonSchema(schema, name, label) } },
     (content) => {
       try {
         return { ok: true, json: JSON.parse(content) as unknown };
@@ -197,11 +197,16 @@ function guardedResponseFormat<T>(schema: GenerateObjectRequest<T>['schema'], na
  * zodResponseFormat's strict schema. A schema with transforms has no JSON schema of its output; the model
  * produces the transform's input, so that side is sent instead.
  */
-function strictJsonSchema(schema: z.ZodType, name: string): Record<string, unknown> {
+function strictJsonSchema(schema: z.ZodType, name: string, label: string): Record<string, unknown> {
   try {
     return zodResponseFormat(schema, safeSchemaName(name)).json_schema.schema ?? {};
   } catch {
-    return toStrictJsonSchema(z.toJSONSchema(schema, { io: 'input', target: 'draft-7' }) as JSONSchema) as Record<string, unknown>;
+    try {
+      const inputSide = z.toJSONSchema(schema, { io: 'input', target: 'draft-7' }) as JSONSchema;
+      return toStrictJsonSchema(inputSide) as Record<string, unknown>;
+    } catch (error) {
+      throw unrepresentableSchema(label, name, error);
+    }
   }
 }
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ModelError, ModelErrorKind } from '../errors.js';
+import { ModelError, ModelErrorKind, errorMessage } from '../errors.js';
 
 /**
  * The model's answer is data from outside: whatever the SDK already parsed, it is validated here again with
@@ -41,4 +41,13 @@ export function parseJsonOutput<T>(schema: z.ZodType<T>, text: string, schemaNam
 function describeText(text: string): string {
   const start = text.slice(0, 80).replace(/\s+/g, ' ');
   return text.length > 80 ? `starts "${start}…"` : `"${start}"`;
+}
+
+/** A schema that no JSON schema describes (a z.date(), a z.custom()): a bug of the caller, never retried. */
+export function unrepresentableSchema(label: string, schemaName: string, cause: unknown): ModelError {
+  return new ModelError(
+    `${label}: the ${schemaName} schema cannot be sent as a JSON schema (${errorMessage(cause)})`,
+    { retryable: false, kind: ModelErrorKind.badRequest },
+    { cause },
+  );
 }

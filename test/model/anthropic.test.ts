@@ -270,6 +270,16 @@ describe('createAnthropicModel', () => {
     });
   });
 
+  it('refuses a schema that has no JSON schema, without calling the model', async () => {
+    const error = await rejection(
+      model().generateObject({ ...request, schema: z.object({ at: z.date() }), schemaName: 'dated' }),
+    );
+
+    expect(error.details).toMatchObject({ kind: 'bad-request', retryable: false });
+    expect(error.message).toContain('dated schema cannot be sent');
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('generates text with usage', async () => {
     server.enqueue({ text: 'A short summary.', usage: { inputTokens: 50, outputTokens: 5 } });
 
