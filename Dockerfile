@@ -1,0 +1,34 @@
+# dreamd daemon image: `docker compose up` runs it next to Redis (see docker-compose.yml).
+
+# --- build: compile TypeScript to dist/ -------------------------------------------------------------------------
+FROM node:20-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY bin ./bin
+COPY src ./src
+COPY workers ./workers
+RUN npm run build
+
+# --- runtime: production dependencies and the compiled code only -----------------------------------------------
+FROM node:20-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY bin ./bin
+# Sessions in, memory out, daemon state; owned by the unprivileged `node` user the daemon runs as.
+RUN mkdir -p /data/sessions /data/memory /data/state && chown -R node:node /data
+USER node
+ENV DREAMD_HOST=0.0.0.0 \
+    DREAMD_PORT=7077 \
+    DREAMD_STATE_DIR=/data/state \
+    DREAMD_SESSIONS_DIR=/data/sessions \
+    DREAMD_MEMORY_DIR=/data/memory
+EXPOSE 7077
+# The slim image has no curl: ask /healthz with Node's own fetch.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:7077/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "bin/dreamd.js", "start"]
