@@ -86,12 +86,30 @@ export function parseJsonText(text: string, maxDepth: number = MAX_JSON_DEPTH): 
     return JSON.parse(text) as unknown;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    const match = /at position (\d+)/.exec(message);
     const detail = message.replace(/\s*in JSON at position \d+(?: \(line \d+ column \d+\))?/, '');
-    if (match?.[1] !== undefined) {
-      const { line, column } = lineAndColumn(text, Number(match[1]));
-      throw new JsonTextError(detail, line, column);
-    }
-    throw new JsonTextError(detail, undefined, undefined);
+    const position = errorPosition(message, text);
+    if (position === undefined) throw new JsonTextError(detail, undefined, undefined);
+    const { line, column } = lineAndColumn(text, position);
+    throw new JsonTextError(detail, line, column);
   }
+}
+
+/** Characters of context V8 shows each side of an unexpected token (`..."ten chars X ten chars"...`). */
+const V8_CONTEXT_CHARACTERS = 10;
+
+/**
+ * Offset of a `JSON.parse` error. V8 says "at position N" for most errors, but for an unexpected token
+ * it quotes the text around it instead; the quote is found in the text to recover the offset.
+ */
+function errorPosition(message: string, text: string): number | undefined {
+  const stated = /at position (\d+)/.exec(message);
+  if (stated?.[1] !== undefined) return Number(stated[1]);
+  const quoted = /^Unexpected token '([\s\S])', (\.\.\.)?"([\s\S]*?)"(?:\.\.\.)? is not valid JSON$/.exec(message);
+  if (quoted === null) return undefined;
+  const [, token = '', hasLeadingContext, snippet = ''] = quoted;
+  const start = text.indexOf(snippet);
+  if (start === -1) return undefined;
+  if (hasLeadingContext !== undefined) return start + V8_CONTEXT_CHARACTERS;
+  const offset = snippet.indexOf(token);
+  return offset === -1 ? undefined : start + offset;
 }
