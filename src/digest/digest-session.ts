@@ -27,6 +27,7 @@
 import type { Session, SessionMessage } from '../transcripts/types.js';
 import { cleanText, collapseWhitespace, isCompactSummaryText } from './clean-text.js';
 import { estimateTokens } from './estimate-tokens.js';
+import { jsonLength } from './json-length.js';
 import { redactSecrets } from './redact-secrets.js';
 import { resolveRelativeDates } from './relative-dates.js';
 import { cutText, renderToolCall, renderToolResult } from './tool-lines.js';
@@ -166,7 +167,7 @@ export function digestSession(session: Session, options: DigestOptions = {}): Se
       continue;
     }
     // Length of the JSON array of digested messages: each message, a comma between, two brackets.
-    rawChars += JSON.stringify(message).length + (messagesRead === 0 ? 2 : 1);
+    rawChars += jsonLength(message) + (messagesRead === 0 ? 2 : 1);
     messagesRead += 1;
     first ??= message.index;
     last = message.index;

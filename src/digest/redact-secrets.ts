@@ -22,6 +22,11 @@ interface RedactionRule {
    * are kept around the marker, so `Bearer abc…` becomes `Bearer [REDACTED:bearer-token]`.
    */
   readonly pattern: RegExp;
+  /**
+   * Cheap pre-check: the rule runs only when the text contains this (a literal, or a regex without the
+   * global flag). Most text holds no secret, and the generic rules cost ten times a literal scan.
+   */
+  readonly hint?: string | RegExp;
   /** Return false to leave a match alone (a reference, a placeholder, prose). */
   readonly accept?: (value: string, groups: Readonly<Record<string, string | undefined>>) => boolean;
 }
@@ -109,19 +114,27 @@ function isSecretValue(raw: string, key: string, separator: string): boolean {
 
 const hasDigit = (value: string): boolean => /\d/.test(value);
 
+const KEY_WORD_HINT = /pass|secret|token|key|credential|auth|signature/i;
+
 /** The rules, in the order they run. */
 const RULES: readonly RedactionRule[] = [
   {
     // The whole block. A block cut short (no END line) is redacted through its base64 lines (runs of 16+
     // base64 characters), so prose after it survives.
     kind: 'private-key',
+    hint: 'PRIVATE KEY',
     pattern:
       /(?<value>-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?:\s*[A-Za-z0-9+/=]{16,})*))/g,
   },
-  { kind: 'jwt', pattern: /\b(?<value>eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)/g },
-  { kind: 'anthropic-key', pattern: /\b(?<value>sk-ant-[A-Za-z0-9_-]{20,})/g },
+  {
+    kind: 'jwt',
+    hint: 'eyJ',
+    pattern: /\b(?<value>eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)/g,
+  },
+  { kind: 'anthropic-key', hint: 'sk-ant-', pattern: /\b(?<value>sk-ant-[A-Za-z0-9_-]{20,})/g },
   {
     kind: 'openai-key',
+    hint: 'sk-',
     pattern: /\b(?<value>sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,})/g,
     accept: hasLetterAndDigit,
   },
@@ -131,36 +144,49 @@ const RULES: readonly RedactionRule[] = [
   },
   {
     kind: 'aws-secret-key',
+    hint: /aws_?secret/i,
     pattern: /(?<pre>aws_?secret_?access_?key["']?\s*[:=]\s*["']?)(?<value>[A-Za-z0-9/+=]{30,})/gi,
   },
   { kind: 'github-token', pattern: /\b(?<value>(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{30,})/g },
   { kind: 'github-token', pattern: /\b(?<value>github_pat_[A-Za-z0-9_]{22,})/g },
-  { kind: 'gitlab-token', pattern: /\b(?<value>glpat-[A-Za-z0-9_-]{20,})/g },
-  { kind: 'slack-token', pattern: /\b(?<value>xox[abposr]-[A-Za-z0-9-]{10,})/g },
-  { kind: 'slack-webhook', pattern: /(?<value>https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9_/]+)/g },
+  { kind: 'gitlab-token', hint: 'glpat-', pattern: /\b(?<value>glpat-[A-Za-z0-9_-]{20,})/g },
+  { kind: 'slack-token', hint: 'xox', pattern: /\b(?<value>xox[abposr]-[A-Za-z0-9-]{10,})/g },
+  {
+    kind: 'slack-webhook',
+    hint: 'hooks.slack.com',
+    pattern: /(?<value>https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9_/]+)/g,
+  },
   { kind: 'stripe-key', pattern: /\b(?<value>(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,})/g },
-  { kind: 'google-api-key', pattern: /\b(?<value>AIza[0-9A-Za-z_-]{35})/g },
-  { kind: 'npm-token', pattern: /\b(?<value>npm_[A-Za-z0-9]{36})\b/g },
+  { kind: 'google-api-key', hint: 'AIza', pattern: /\b(?<value>AIza[0-9A-Za-z_-]{35})/g },
+  { kind: 'npm-token', hint: 'npm_', pattern: /\b(?<value>npm_[A-Za-z0-9]{36})\b/g },
   { kind: 'twilio-key', pattern: /\b(?<value>(?:AC|SK)[0-9a-f]{32})\b/g },
-  { kind: 'sendgrid-key', pattern: /\b(?<value>SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64})/g },
+  {
+    kind: 'sendgrid-key',
+    hint: 'SG.',
+    pattern: /\b(?<value>SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64})/g,
+  },
   {
     // scheme://user:password@host — the user name stays, the password goes.
     kind: 'url-password',
+    hint: /:\/\/[^\s/?#@]*@/,
     pattern: /(?<pre>\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/?#@]*:)(?<value>[^\s/?#@]+)(?<post>@)/g,
     accept: (value) => !value.startsWith(MARKER_PREFIX),
   },
   {
     kind: 'bearer-token',
+    hint: /bearer/i,
     pattern: /(?<pre>\b[Bb]earer\s+)(?<value>[A-Za-z0-9._~+/-]{16,}=*)/g,
     accept: hasDigit,
   },
   {
     kind: 'basic-auth',
+    hint: /authorization/i,
     pattern: /(?<pre>Authorization["']?\s*[:=]\s*["']?Basic\s+)(?<value>[A-Za-z0-9+/]{8,}={0,2})/gi,
   },
   {
     // env style: FOO_SECRET=…, GITHUB_TOKEN="…", DB_PASSWORD='…'
     kind: 'env-secret',
+    hint: /_(?:SECRET|TOKEN|PASS|PWD|KEY|APIKEY|CREDENTIAL|AUTH)/,
     pattern:
       /\b(?<pre>(?<key>[A-Z][A-Z0-9_]{0,60}_(?:SECRET|TOKEN|PASSWORD|PASSWD|PASS|PWD|KEY|APIKEY|CREDENTIALS?|AUTH))\s*=\s*)(?<value>"[^"\n]*"|'[^'\n]*'|[^\s"'`;,)]+)/g,
     accept: (value, groups) => isSecretValue(value, groups['key'] ?? '', '='),
@@ -168,6 +194,7 @@ const RULES: readonly RedactionRule[] = [
   {
     // password=…, "api_key": "…", secret: …, token=…, accessToken: '…'
     kind: 'secret-value',
+    hint: KEY_WORD_HINT,
     pattern:
       /(?<![A-Za-z0-9])(?<pre>(?<key>[A-Za-z0-9_.-]{0,40}?(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?|auth)(?:[_-]?key)?["']?)\s*(?<separator>:=|=>|=|:)\s*)(?<value>"[^"\n]{1,300}"|'[^'\n]{1,300}'|[^\s"'`,;)}\]]+)/gi,
     accept: (value, groups) => isSecretValue(value, groups['key'] ?? '', groups['separator'] ?? '='),
@@ -175,12 +202,14 @@ const RULES: readonly RedactionRule[] = [
   {
     // "my password is Tr0ub4dor&3" — only a value with a digit or symbol, so "the password is stored" survives.
     kind: 'password',
+    hint: /pass(?:word|phrase|code)/i,
     pattern: /(?<pre>\b(?:password|passphrase|passcode)\s+(?:is|was)\s+["'`]?)(?<value>[^\s"'`]{6,})/gi,
     accept: (value) => !value.startsWith(MARKER_PREFIX) && /[A-Za-z]/.test(value) && /[\d\W_]/.test(value),
   },
   {
     // A long hex or base64 string shortly after a key-like word ("signing key: 9f86d0…").
     kind: 'high-entropy',
+    hint: KEY_WORD_HINT,
     pattern: new RegExp(
       String.raw`(?<pre>\b(?:keys?|secrets?|tokens?|password|passwd|credentials?|apikey|signature|auth)\b[^\n]{0,${KEY_GAP_CHARS}}?)` +
         String.raw`(?<value>\b[A-Fa-f0-9]{32,}\b|[A-Za-z0-9+/_-]{32,}={0,2})`,
@@ -210,7 +239,12 @@ function applyRule(text: string, rule: RedactionRule, counter: { count: number }
 export function redactSecrets(text: string): Redaction {
   const counter = { count: 0 };
   let result = text;
-  for (const rule of RULES) result = applyRule(result, rule, counter);
+  for (const rule of RULES) {
+    const hint = rule.hint;
+    if (hint !== undefined && !(typeof hint === 'string' ? result.includes(hint) : hint.test(result)))
+      continue;
+    result = applyRule(result, rule, counter);
+  }
   return { text: result, count: counter.count };
 }
 

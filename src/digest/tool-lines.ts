@@ -35,11 +35,11 @@ const TELLING_FIELDS = [
 
 /**
  * Characters of a tool result looked at before cutting. Cleaning and redaction run on this window only, so
- * a 5 MB result costs no more than a short one; 4× the kept length leaves room for collapsed indentation
- * and removed reminders, and a secret that straddles the cut is still redacted whole.
+ * a 5 MB result costs no more than a short one; 3× the kept length (at least 512) leaves room for collapsed
+ * indentation and removed reminders, and a secret that straddles the cut is still redacted whole.
  */
-const RESULT_WINDOW_MIN_CHARS = 2_048;
-const RESULT_WINDOW_FACTOR = 4;
+const RESULT_WINDOW_MIN_CHARS = 512;
+const RESULT_WINDOW_FACTOR = 3;
 
 export interface RenderedLine {
   readonly text: string;
