@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { RunSummary } from '../../src/consolidation/types.js';
 import type { Fact, FactType } from '../../src/memory/types.js';
 
 export async function makeTempDir(): Promise<string> {
@@ -86,3 +87,24 @@ Older facts that newer ones replaced, kept for the record. They are not in the i
 
 Lives in Berlin.
 `;
+
+/** A completed run summary for tests. */
+export function summary(runId: string): RunSummary {
+  return {
+    runId,
+    spaceId: 'default',
+    status: 'completed',
+    reason: undefined,
+    sessions: ['s-1'],
+    added: 1,
+    updated: 0,
+    superseded: 0,
+    quarantined: 0,
+    calls: 1,
+    usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    model: 'claude-haiku-5-5',
+    durationMs: 12,
+    diff: '',
+    problems: [],
+  };
+}

@@ -1,0 +1,18 @@
+// Child process for the lock tests. Prints "ready", waits for the start file, tries to take the lock, prints
+// "won" or the error name, then holds on (so a winner's pid stays alive) until the end file appears.
+import { existsSync } from 'node:fs';
+import { acquireLock } from '../../src/memory/lock.js';
+
+const [memoryDir = '', startFile = '', endFile = '', staleMs = '60000'] = process.argv.slice(2);
+const waitFor = async (file: string): Promise<void> => {
+  while (!existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 2));
+};
+process.stdout.write('ready\n');
+await waitFor(startFile);
+try {
+  await acquireLock(memoryDir, { owner: `child ${process.pid}`, staleMs: Number(staleMs) });
+  process.stdout.write('won\n');
+} catch (error) {
+  process.stdout.write(`${error instanceof Error ? error.name : 'error'}\n`);
+}
+await waitFor(endFile);

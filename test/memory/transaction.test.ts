@@ -1,0 +1,97 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { emptyLedger, nextLedgerContent, readLedger, createLedgerLookup } from '../../src/memory/ledger.js';
+import { lastSuccessfulRun, listRuns, readRun } from '../../src/memory/run-history.js';
+import { commitMemoryChanges, recoverMemory, type CommitStep } from '../../src/memory/transaction.js';
+import { makeTempDir, removeDir, snapshot, summary } from './helpers.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await makeTempDir();
+});
+afterEach(async () => {
+  await removeDir(dir);
+});
+
+const LEDGER_ENTRY = { sessionId: 's-1', file: 's-1.json', messageCount: 4, size: 100, mtimeMs: 1, runId: 'run-1', consolidatedAt: '2026-12-01T00:00:00.000Z' };
+
+async function seedOldMemory(): Promise<void> {
+  await mkdir(path.join(dir, '.dreamd'), { recursive: true });
+  await writeFile(path.join(dir, 'user.md'), 'old user\n');
+  await writeFile(path.join(dir, 'MEMORY.md'), 'old index\n');
+  await writeFile(path.join(dir, 'stale.md'), 'to delete\n');
+}
+
+function runOptions(faultInjection?: (step: CommitStep) => void) {
+  return {
+    runId: 'run-1',
+    files: new Map<string, string | null>([
+      ['user.md', 'new user\n'],
+      ['MEMORY.md', 'new index\n'],
+      ['project.md', 'created\n'],
+      ['stale.md', null],
+    ]),
+    ledger: nextLedgerContent(emptyLedger(), [LEDGER_ENTRY]),
+    runRecord: { summary: summary('run-1') },
+    now: () => new Date('2026-12-01T00:00:00Z'),
+    ...(faultInjection ? { faultInjection } : {}),
+  };
+}
+
+describe('memory transaction', () => {
+  it('writes files, ledger and run record together, with the previous bytes for rollback', async () => {
+    await seedOldMemory();
+    const record = await commitMemoryChanges(dir, runOptions());
+    const files = await snapshot(dir);
+    expect(files.get('user.md')).toBe('new user\n');
+    expect(files.get('project.md')).toBe('created\n');
+    expect(files.has('stale.md')).toBe(false);
+    expect([...files.keys()].some((file) => file.startsWith('.dreamd/staging'))).toBe(false);
+    expect(record.files).toMatchObject({
+      'user.md': { before: 'old user\n' },
+      'project.md': { before: null },
+      'stale.md': { before: 'to delete\n', afterHash: null },
+    });
+    expect(await readRun(dir, 'run-1')).toEqual(record);
+    expect((await lastSuccessfulRun(dir))?.runId).toBe('run-1');
+    expect(createLedgerLookup(await readLedger(dir)).getByFile('s-1.json')).toEqual(LEDGER_ENTRY);
+  });
+
+  it('leaves all old or all new bytes after a crash at any step and recovery', async () => {
+    const steps: CommitStep[] = [];
+    await seedOldMemory();
+    const oldBytes = await snapshot(dir);
+    await commitMemoryChanges(dir, runOptions((step) => steps.push(step)));
+    const newBytes = await snapshot(dir);
+    expect(steps).toEqual(['stage', 'commit', 'apply:0', 'apply:1', 'apply:2', 'apply:3', 'apply:4', 'apply:5', 'cleanup']);
+
+    for (const crashAt of steps) {
+      await removeDir(dir);
+      await seedOldMemory();
+      await expect(
+        commitMemoryChanges(
+          dir,
+          runOptions((step) => {
+            if (step === crashAt) throw new Error(`crash at ${step}`);
+          }),
+        ),
+      ).rejects.toThrow(`crash at ${crashAt}`);
+      const report = await recoverMemory(dir);
+      const after = await snapshot(dir);
+      const committed = crashAt !== 'stage' && crashAt !== 'commit';
+      expect(after, `crash at ${crashAt}`).toEqual(committed ? newBytes : oldBytes);
+      if (crashAt === 'commit') expect(report.discarded).toEqual(['run-1']);
+      if (committed) expect(report.finished).toEqual(['run-1']);
+      // Recovering again changes nothing.
+      await recoverMemory(dir);
+      expect(await snapshot(dir)).toEqual(after);
+    }
+  });
+
+  it('refuses paths outside the memory directory and dreamd state', async () => {
+    await expect(commitMemoryChanges(dir, { ...runOptions(), files: new Map([['../evil.md', 'x']]) })).rejects.toThrow(/plain relative path/);
+    await expect(commitMemoryChanges(dir, { ...runOptions(), files: new Map([['.dreamd/lock', 'x']]) })).rejects.toThrow(/dreamd's own state/);
+    expect(await listRuns(dir)).toEqual([]);
+  });
+});
