@@ -104,7 +104,9 @@ const V8_CONTEXT_CHARACTERS = 10;
 function errorPosition(message: string, text: string): number | undefined {
   const stated = /at position (\d+)/.exec(message);
   if (stated?.[1] !== undefined) return Number(stated[1]);
-  const quoted = /^Unexpected token '([\s\S])', (\.\.\.)?"([\s\S]*?)"(?:\.\.\.)? is not valid JSON$/.exec(message);
+  const quoted = /^Unexpected token '([\s\S])', (\.\.\.)?"([\s\S]*?)"(?:\.\.\.)? is not valid JSON$/.exec(
+    message,
+  );
   if (quoted === null) return undefined;
   const [, token = '', hasLeadingContext, snippet = ''] = quoted;
   const start = text.indexOf(snippet);
