@@ -47,9 +47,11 @@ export function controlProcess(options: ProcessControlOptions): () => void {
     );
   };
   const onHangup = (): void => reload('SIGHUP');
+  const onTerminate = (): void => onStop('SIGTERM');
+  const onInterrupt = (): void => onStop('SIGINT');
 
-  process.on('SIGTERM', onStop);
-  process.on('SIGINT', onStop);
+  process.on('SIGTERM', onTerminate);
+  process.on('SIGINT', onInterrupt);
   process.on('SIGHUP', onHangup);
 
   let watcher: FSWatcher | undefined;
@@ -68,8 +70,8 @@ export function controlProcess(options: ProcessControlOptions): () => void {
   }
 
   return () => {
-    process.off('SIGTERM', onStop);
-    process.off('SIGINT', onStop);
+    process.off('SIGTERM', onTerminate);
+    process.off('SIGINT', onInterrupt);
     process.off('SIGHUP', onHangup);
     if (debounce !== undefined) clearTimeout(debounce);
     watcher?.close();

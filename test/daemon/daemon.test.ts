@@ -26,6 +26,8 @@ const fastTiming = {
   stalledIntervalMs: 1_000,
   lockDurationMs: 5_000,
   busyDelayMs: 200,
+  shutdownTimeoutMs: 2_000,
+  abortGraceMs: 500,
 };
 
 function openDaemon(options: Omit<CreateDaemonOptions, 'logger'>): Daemon {

@@ -24,6 +24,20 @@ export interface TestRedis {
 }
 
 const running = new Set<TestRedis>();
+const pids = new Map<TestRedis, number | undefined>();
+
+// A test that fails before its cleanup must not leave redis-server behind: kill what is left when the test
+// process exits ('exit' handlers are synchronous, so SIGKILL without waiting).
+process.once('exit', () => {
+  for (const pid of pids.values()) {
+    if (pid === undefined) continue;
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+});
 
 /** Redis servers started by this test file that are still running; an afterEach asserts this is empty. */
 export function runningRedisServers(): number {
@@ -47,6 +61,7 @@ export async function startRedis(): Promise<TestRedis> {
       const current = server;
       server = undefined;
       running.delete(handle);
+      pids.delete(handle);
       await current?.stop();
       rmSync(root, { recursive: true, force: true });
     },
@@ -54,15 +69,18 @@ export async function startRedis(): Promise<TestRedis> {
       const current = server;
       server = undefined;
       running.delete(handle);
+      pids.delete(handle);
       await current?.kill();
     },
     async restart() {
       if (server !== undefined) await handle.kill();
       server = await spawnRedisServer({ executable, dir, port });
       running.add(handle);
+      pids.set(handle, server.pid);
     },
   };
   running.add(handle);
+  pids.set(handle, server.pid);
   return handle;
 }
 

@@ -1,0 +1,123 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { Config } from '../../src/config/schema.js';
+import type { Daemon } from '../../src/daemon/daemon.js';
+import { createLogger } from '../../src/daemon/logger.js';
+import { controlProcess } from '../../src/daemon/signals.js';
+import { eventually, makeConfig, silentLogger } from './fakes.js';
+
+/** A daemon that records reloads and stops; the process-control code only calls these. */
+function recordingDaemon(config: Config): Daemon & { reloads: Config[]; stops: number } {
+  const reloads: Config[] = [];
+  let stops = 0;
+  return {
+    state: 'running',
+    config,
+    redisUrl: undefined,
+    server: undefined,
+    address: undefined,
+    start: async () => undefined,
+    stop: async () => {
+      stops++;
+    },
+    reload: (next) => {
+      reloads.push(next);
+    },
+    tick: () => Promise.reject(new Error('no scheduler')),
+    health: () => Promise.reject(new Error('no health')),
+    reloads,
+    get stops() {
+      return stops;
+    },
+  };
+}
+
+describe('process control', () => {
+  it('reloads on SIGHUP and keeps the old config when the new one is invalid', () => {
+    const config = makeConfig({ redisUrl: 'redis://127.0.0.1:1', redisPrefix: 'x' });
+    const daemon = recordingDaemon(config);
+    let next: Config | Error = { ...config, schedule: '*/5 * * * *' };
+    const release = controlProcess({
+      daemon,
+      logger: silentLogger,
+      loadConfig: () => {
+        if (next instanceof Error) throw next;
+        return next;
+      },
+    });
+    try {
+      process.emit('SIGHUP');
+      expect(daemon.reloads.map((reloaded) => reloaded.schedule)).toEqual(['*/5 * * * *']);
+      next = new Error('dreamd.config.json is not valid JSON');
+      expect(() => process.emit('SIGHUP')).not.toThrow();
+      expect(daemon.reloads).toHaveLength(1);
+    } finally {
+      release();
+    }
+    process.emit('SIGHUP');
+    expect(daemon.reloads).toHaveLength(1);
+  });
+
+  it('stops the daemon on SIGTERM', async () => {
+    const daemon = recordingDaemon(makeConfig({ redisUrl: 'redis://127.0.0.1:1', redisPrefix: 'x' }));
+    const stoppedBy: string[] = [];
+    const release = controlProcess({
+      daemon,
+      logger: silentLogger,
+      loadConfig: () => daemon.config,
+      onStopped: (signal) => stoppedBy.push(signal),
+    });
+    try {
+      process.emit('SIGTERM');
+      await eventually(() => stoppedBy.length === 1, 2_000, 'the stop');
+      expect(daemon.stops).toBe(1);
+      expect(stoppedBy).toEqual(['SIGTERM']);
+    } finally {
+      release();
+    }
+  });
+
+  it('reloads when the config file is replaced', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dreamd-watch-'));
+    const file = join(dir, 'dreamd.config.json');
+    writeFileSync(file, '{}');
+    const daemon = recordingDaemon({
+      ...makeConfig({ redisUrl: 'redis://127.0.0.1:1', redisPrefix: 'x' }),
+      source: file,
+    });
+    const release = controlProcess({ daemon, logger: silentLogger, loadConfig: () => daemon.config });
+    try {
+      writeFileSync(join(dir, 'other.json'), '{}');
+      writeFileSync(`${file}.tmp`, '{"spaces": []}');
+      writeFileSync(file, '{"spaces": []}');
+      await eventually(() => daemon.reloads.length === 1, 5_000, 'a reload');
+    } finally {
+      release();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('createLogger', () => {
+  it('writes JSON lines when not pretty', () => {
+    const logger = createLogger({ pretty: false, level: 'info' });
+    expect(logger.level).toBe('info');
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    pino({ level: 'info' }, sink).info({ spaceId: 'alpha' }, 'hello');
+    expect(JSON.parse(lines[0]!)).toMatchObject({ spaceId: 'alpha', msg: 'hello' });
+  });
+
+  it('builds a pretty logger for terminals', () => {
+    expect(createLogger({ pretty: true, level: 'warn' }).level).toBe('warn');
+  });
+});
