@@ -1,0 +1,86 @@
+import { access } from 'node:fs/promises';
+import type { Config, Space } from '../config/schema.js';
+import type { SpaceInspection } from '../daemon/inspection.js';
+import { errorMessage } from '../errors.js';
+import { createLedgerLookup, lastSuccessfulRun, readLedger, readLock, staleReason } from '../memory/index.js';
+import { countByStatus, scanSessions, type ScanResult } from '../transcripts/index.js';
+
+export interface InspectOptions {
+  readonly config: Config;
+  readonly now?: () => Date;
+}
+
+/** A space's inspection and the scan behind it (status and `sessions list` show both). */
+export interface DetailedInspection {
+  readonly inspection: SpaceInspection;
+  readonly scan: ScanResult | undefined;
+}
+
+/**
+ * The cheap look at a space that the scheduler runs every tick: lists the sessions directory (one stat a
+ * file), reads the ledger, the last run and the lock. Sessions already consolidated are not parsed.
+ * Never throws: a space that cannot be inspected comes back with `error` set, and its gates stay closed.
+ */
+export async function inspectSpaceDetailed(
+  space: Space,
+  options: InspectOptions,
+): Promise<DetailedInspection> {
+  const now = options.now?.() ?? new Date();
+  try {
+    await access(space.sessionsDir);
+  } catch (error) {
+    return {
+      inspection: {
+        spaceId: space.id,
+        settledNew: 0,
+        live: 0,
+        broken: [],
+        error: `sessions directory ${space.sessionsDir} cannot be read (${errorMessage(error)}); create it or fix the space's path`,
+      },
+      scan: undefined,
+    };
+  }
+  try {
+    const ledger = await readLedger(space.memoryDir);
+    const scan = await scanSessions({
+      space,
+      ledger: createLedgerLookup(ledger),
+      now,
+      quietMinutes: options.config.gates.quietMinutes,
+      maxBytes: options.config.limits.maxSessionBytes,
+    });
+    const counts = countByStatus(scan);
+    const [lastRun, lock] = await Promise.all([
+      lastSuccessfulRun(space.memoryDir),
+      readLock(space.memoryDir),
+    ]);
+    const staleMs = options.config.limits.lockStaleMinutes * 60_000;
+    const liveLock = lock !== undefined && staleReason(lock, now, staleMs) === undefined ? lock : undefined;
+    return {
+      inspection: {
+        spaceId: space.id,
+        settledNew: counts.settled,
+        live: counts.live,
+        broken: scan.entries
+          .filter((entry) => entry.status === 'broken')
+          .map((entry) => ({ file: entry.file, reason: entry.message ?? entry.reason ?? 'unreadable' })),
+        lastSuccessfulRunAt: lastRun?.committedAt,
+        lock:
+          liveLock !== undefined
+            ? { owner: liveLock.owner, pid: liveLock.pid, host: liveLock.host, startedAt: liveLock.startedAt }
+            : undefined,
+      },
+      scan,
+    };
+  } catch (error) {
+    return {
+      inspection: { spaceId: space.id, settledNew: 0, live: 0, broken: [], error: errorMessage(error) },
+      scan: undefined,
+    };
+  }
+}
+
+/** `inspectSpace` for the daemon: the inspection without the scan. */
+export function createInspectSpace(options: InspectOptions): (space: Space) => Promise<SpaceInspection> {
+  return async (space) => (await inspectSpaceDetailed(space, options)).inspection;
+}

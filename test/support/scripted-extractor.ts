@@ -1,0 +1,137 @@
+/**
+ * A deterministic stand-in for the model's judgement, for end-to-end tests: reads the extraction prompt the
+ * real pipeline sent (current index + fenced digest), and answers with the facts whose trigger phrase appears
+ * in a session's lines. It sees only what the fake server received, so a fact whose text never reached the
+ * model cannot be "extracted".
+ */
+import type { AnthropicReply, RecordedAnthropicRequest } from './fake-anthropic-server.js';
+
+export interface ScriptedFact {
+  /** Phrase (case-insensitive) that must appear in a session's digest for this fact to be extracted. */
+  readonly trigger: string | RegExp;
+  readonly type: 'user' | 'feedback' | 'project' | 'reference';
+  readonly title: string;
+  readonly body: string;
+  readonly why?: string;
+  readonly howToApply?: string;
+  /** Title of an existing fact (in the prompt's index) or of an earlier fact in this answer that this one replaces. */
+  readonly replacesTitle?: string;
+}
+
+interface DigestSession {
+  readonly id: string;
+  readonly date: string;
+  readonly text: string;
+}
+
+/** Splits the fenced digest of an extraction prompt into its sessions. */
+export function sessionsInPrompt(prompt: string): DigestSession[] {
+  const sessions: DigestSession[] = [];
+  const pattern = /^### session (\S+) · (\d{4}-\d{2}-\d{2})(?: · part \d+)?$/gm;
+  const matches = [...prompt.matchAll(pattern)];
+  matches.forEach((match, index) => {
+    const end = matches[index + 1]?.index ?? prompt.indexOf('<<<DREAMD-DATA', match.index + 1);
+    sessions.push({
+      id: match[1]!,
+      date: match[2]!,
+      text: prompt.slice(match.index, end === -1 ? undefined : end),
+    });
+  });
+  return sessions;
+}
+
+/** `id | type | title — hook` lines of the prompt's current-memory section. */
+export function indexInPrompt(prompt: string): { id: string; type: string; title: string }[] {
+  const section = prompt.split('## Current memory')[1]?.split('## Transcripts')[0] ?? '';
+  return section
+    .split('\n')
+    .map((line) => /^(f-[a-z0-9]+) \| (\w+) \| (.*?)(?: — .*)?$/.exec(line))
+    .filter((match): match is RegExpExecArray => match !== null)
+    .map((match) => ({ id: match[1]!, type: match[2]!, title: match[3]! }));
+}
+
+function matches(trigger: string | RegExp, text: string): boolean {
+  return typeof trigger === 'string'
+    ? text.toLowerCase().includes(trigger.toLowerCase())
+    : trigger.test(text);
+}
+
+/** Builds a reply function for the fake server from a table of facts. */
+export function scriptedExtractor(
+  facts: readonly ScriptedFact[],
+): (request: RecordedAnthropicRequest) => AnthropicReply {
+  return (request) => {
+    const index = indexInPrompt(request.prompt);
+    const out: unknown[] = [];
+    for (const session of sessionsInPrompt(request.prompt)) {
+      for (const fact of facts) {
+        if (!matches(fact.trigger, session.text)) continue;
+        const replaces =
+          fact.replacesTitle !== undefined
+            ? index.filter((entry) => entry.title === fact.replacesTitle).map((entry) => entry.id)
+            : [];
+        out.push({
+          type: fact.type,
+          title: fact.title,
+          body: fact.body,
+          why: fact.why ?? null,
+          howToApply: fact.howToApply ?? null,
+          observed: session.date,
+          sources: [session.id],
+          replaces,
+          confidence: null,
+        });
+      }
+    }
+    return { json: { facts: out } };
+  };
+}
+
+/** The facts planted in the example transcripts of `sessions/`. */
+export const EXAMPLE_FACTS: readonly ScriptedFact[] = [
+  {
+    trigger: 'I live in Lisbon',
+    type: 'user',
+    title: 'Home address',
+    body: 'Lives in Lisbon, Rua das Flores 28.',
+  },
+  {
+    trigger: "don't eat spicy food",
+    type: 'user',
+    title: "Doesn't eat spicy food",
+    body: 'The user does not eat spicy food (chilli gives heartburn).',
+  },
+  {
+    trigger: 'oat flat white',
+    type: 'user',
+    title: 'Usual coffee order',
+    body: 'The usual at Fábrica is an oat flat white.',
+  },
+  {
+    trigger: 'semicolons',
+    type: 'feedback',
+    title: 'No semicolons in TypeScript',
+    body: 'Do not use semicolons in the TypeScript code.',
+    why: 'Prettier runs with semi: false and the CI lint job fails on them.',
+    howToApply: 'Write TS without semicolons.',
+  },
+  {
+    trigger: 'Postgres',
+    type: 'project',
+    title: 'Shop API moves to Postgres',
+    body: "The shop's API moves to Postgres 17.",
+  },
+  {
+    trigger: 'grafana',
+    type: 'reference',
+    title: 'Team Grafana dashboard',
+    body: 'Latency dashboard: https://grafana.shop.internal/d/shop-api',
+  },
+  {
+    trigger: 'moved to Porto',
+    type: 'user',
+    title: 'Home address',
+    body: 'Lives in Porto since 2026-11-19.',
+    replacesTitle: 'Home address',
+  },
+];

@@ -1,0 +1,65 @@
+import { cpSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { loadConfig } from '../../src/config/load.js';
+import type { Config, Space } from '../../src/config/schema.js';
+
+export const EXAMPLE_SESSIONS_DIR = new URL('../../sessions/', import.meta.url).pathname;
+
+export interface TestSpace {
+  readonly root: string;
+  readonly config: Config;
+  readonly space: Space;
+}
+
+/**
+ * A temp workspace with `sessions/` and `memory/` and a config pointing the model at a fake server.
+ * `examples: true` copies the example transcripts of the repository's `sessions/`.
+ */
+export function createTestSpace(options: {
+  modelUrl: string;
+  examples?: boolean | readonly string[];
+  env?: Record<string, string>;
+}): TestSpace {
+  const root = mkdtempSync(join(tmpdir(), 'dreamd-space-'));
+  const sessions = join(root, 'sessions');
+  cpSync(EXAMPLE_SESSIONS_DIR, sessions, {
+    recursive: true,
+    filter: (source) => {
+      if (options.examples === undefined || options.examples === false)
+        return source === EXAMPLE_SESSIONS_DIR.replace(/\/$/, '') || statSync(source).isDirectory();
+      if (options.examples === true || statSync(source).isDirectory()) return true;
+      return options.examples.some((name) => source.endsWith(name));
+    },
+  });
+  const config = loadConfig({
+    env: {
+      DREAMD_MODEL_BASE_URL: options.modelUrl,
+      ANTHROPIC_API_KEY: 'sk-ant-test-key',
+      DREAMD_MODEL_MAX_RETRIES: '2',
+      ...options.env,
+    },
+    cwd: root,
+  });
+  return { root, config, space: config.spaces[0]! };
+}
+
+/** Every file under a directory with its bytes, for "nothing changed" assertions. */
+export function snapshotDirectory(directory: string): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (current: string): void => {
+    let names: string[];
+    try {
+      names = readdirSync(current);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const path = join(current, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else files.set(relative(directory, path), readFileSync(path, 'utf8'));
+    }
+  };
+  walk(directory);
+  return files;
+}
