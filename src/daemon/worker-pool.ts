@@ -71,6 +71,8 @@ export type WorkerPoolState = 'running' | 'redis-down' | 'closing' | 'closed';
 
 export interface WorkerPool {
   readonly state: WorkerPoolState;
+  /** The BullMQ worker in use now (replaced by the health check if it closes unexpectedly). For diagnostics. */
+  readonly worker: Worker<ConsolidationJobData, RunSummary>;
   /** True while the BullMQ worker's main loop runs (false while Redis is down and before it resumes). */
   isRunning(): boolean;
   /** Jobs this process is running now. */
@@ -105,8 +107,10 @@ function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
  * States:
  * - running: the worker fetches and processes jobs;
  * - redis-down: the health check cannot reach Redis; BullMQ keeps reconnecting on its own;
- *   → running when Redis answers again; if it is a new Redis process (run_id changed) or the worker's main loop
- *   stopped, the worker is started again (`run()`), or replaced if it closed;
+ *   → running when Redis answers again (a new run_id tells a full restart from a dropped connection).
+ * In running, every health check also makes sure the worker's main loop runs: `run()` again if it stopped, a
+ * new Worker if it closed. BullMQ reconnects by itself in the cases we tested; this is the safety net for the
+ * ones where it does not (a main loop that ended on an error during the outage).
  * - closing: `close()` was called; no new jobs; current ones finish or are handed back;
  * - closed.
  *
@@ -152,6 +156,9 @@ export function createWorkerPool(options: CreateWorkerPoolOptions): WorkerPool {
         lockDuration: timing.lockDurationMs,
         stalledInterval: timing.stalledIntervalMs,
         maxStalledCount: timing.maxStalledCount,
+        // BullMQ's per-minute completed/failed counts (getMetrics, bullmq_job_*_total in /metrics): a week of
+        // one-minute points is 10 080 small numbers per list in Redis.
+        metrics: { maxDataPoints: 7 * 24 * 60 },
       },
     );
     worker.on('error', (error) => logger.warn({ err: error }, 'worker error'));
@@ -196,8 +203,10 @@ export function createWorkerPool(options: CreateWorkerPoolOptions): WorkerPool {
     if (state === 'redis-down' || restarted) {
       logger.info({ restarted }, 'Redis is back');
       state = 'running';
-      ensureRunning(restarted ? 'Redis restarted' : 'Redis reconnected');
     }
+    // Every healthy check, not only after an outage: both tests are local (no Redis call), and a worker whose
+    // main loop ended for any reason is restarted within one interval.
+    ensureRunning(restarted ? 'Redis restarted' : 'health check');
   };
 
   // A self-rescheduling timer rather than setInterval, so two checks never overlap when Redis is slow.
@@ -239,6 +248,9 @@ export function createWorkerPool(options: CreateWorkerPoolOptions): WorkerPool {
   return {
     get state() {
       return state;
+    },
+    get worker() {
+      return worker;
     },
     isRunning: () => state !== 'closed' && worker.isRunning(),
     activeJobs: () => active.size,

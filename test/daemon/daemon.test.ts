@@ -87,6 +87,7 @@ describe('daemon', () => {
     const metrics = await (await fetch(`${daemon.address}/metrics`)).text();
     expect(metrics).toContain('dreamd_facts_added_total{space="alpha"} 3');
     expect(metrics).toContain('dreamd_pending_sessions{space="beta"} 4');
+    expect(metrics).toContain('bullmq_job_completed_total{queue="consolidation"} 1');
     const space = await (await fetch(`${daemon.address}/spaces/alpha`)).json();
     expect(space).toMatchObject({
       id: 'alpha',

@@ -285,6 +285,31 @@ describe('worker pool', () => {
     await redis.stop();
   });
 
+  it('replaces a worker that closed on its own at the next health check', async () => {
+    const redis = await openRedis();
+    const config = makeConfig({ redisUrl: redis.url, redisPrefix: uniquePrefix('replace') });
+    const fake = createFakeConsolidate();
+    const { pool, probe } = openWorkerPool({ config, consolidate: fake.consolidate });
+    const original = pool.worker;
+    await original.close();
+    expect(pool.isRunning()).toBe(false);
+
+    await eventually(() => pool.worker !== original && pool.isRunning(), 5_000, 'a new worker');
+    const queue = openQueue(config);
+    const queued = await enqueueConsolidation(
+      queue,
+      'alpha',
+      { force: false, dryRun: false, trigger: 'api' },
+      { workers: config.workers, now: now() },
+    );
+    await eventually(async () => (await queue.getJobState(queued.jobId)) === 'completed', 10_000, 'the job');
+
+    await pool.close();
+    await queue.close();
+    await probe.close();
+    await redis.stop();
+  });
+
   it('lets the running job finish on close, and takes no new one', async () => {
     const redis = await openRedis();
     const config = makeConfig({
