@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { FACT_TYPES, TOPIC_FILES, type FactType } from '../memory/types.js';
 import { PathEscapeError } from '../errors.js';
 import { resolveMemoryPath } from './memory-path.js';
-import { INDEX_FILE } from './memory-tools.js';
+import { INDEX_FILE } from '../memory/memory-index.js';
 
 /** Lines of `MEMORY.md` that reach the model (Claude Code's limit, kept so both read the same index). */
 export const INDEX_MAX_LINES = 200;

@@ -125,7 +125,15 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
     agent: CHAT_AGENT_NAME,
     now,
   });
-  let history: Message[] = [];
+  // Everything recorded so far, in order: the next chat continues from it, also after a failed run.
+  const history: Message[] = [];
+  const recordingHistory: Pick<SessionRecorder, 'append'> = {
+    async append(message) {
+      await recorder.append(message);
+      // runAgent only records the Anthropic-shaped messages it holds, so this is the same object back.
+      history.push(message as Message);
+    },
+  };
   let ended = false;
 
   return {
@@ -143,7 +151,7 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
         messages: [...history, { role: 'user', content: prompt }],
         tools,
         maxTokens: config.model.maxOutputTokens,
-        recorder,
+        recorder: recordingHistory,
         recordFrom,
         contextBudget: options.contextBudget ?? DEFAULT_CHAT_CONTEXT_BUDGET,
         ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
@@ -151,7 +159,6 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
         ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
         ...(chatOptions.signal === undefined ? {} : { signal: chatOptions.signal }),
       });
-      history = result.messages;
       return { ...result, sessionId: recorder.id, sessionFile: recorder.file };
     },
     async end() {

@@ -4,6 +4,7 @@ import writeFileAtomic from 'write-file-atomic';
 import { stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
 import { PathEscapeError } from '../errors.js';
+import { INDEX_FILE, INDEX_LIMITS } from '../memory/memory-index.js';
 import { FACT_TYPES, TOPIC_FILES } from '../memory/types.js';
 import { resolveMemoryPath } from './memory-path.js';
 import { defineTool, ToolInputError, type AgentTool } from './tool.js';
@@ -13,9 +14,7 @@ export const MAX_NOTE_BYTES = 100 * 1024;
 /** Largest file `read_memory` returns whole, in bytes; longer files are cut with a note. */
 export const MAX_READ_BYTES = 100 * 1024;
 /** Longest index line, in characters (the product's limit for `MEMORY.md`). */
-export const MAX_INDEX_LINE_CHARS = 150;
-/** The index file every space keeps at the root of its memory directory. */
-export const INDEX_FILE = 'MEMORY.md';
+const MAX_INDEX_LINE_CHARS = INDEX_LIMITS.maxLineChars;
 
 const CURATED_FILES = new Set<string>([INDEX_FILE, ...Object.values(TOPIC_FILES)]);
 

@@ -4,7 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { loadMemory } from '../memory/memory-dir.js';
 import { TOPIC_FILES, type Fact } from '../memory/types.js';
-import { INDEX_FILE } from './memory-tools.js';
+import { INDEX_FILE } from '../memory/memory-index.js';
 
 /** What recall searches: a curated fact, or a note the agent wrote with `write_memory`. */
 export interface RecallDocument {

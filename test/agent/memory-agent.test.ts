@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createMemoryAgent } from '../../src/agent/memory-agent.js';
 import { ModelConfig, type Space } from '../../src/config/schema.js';
 import { ConfigError, ModelError } from '../../src/errors.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../support/fake-anthropic-server.js';
+import { faults, startFakeAnthropicServer, type FakeAnthropicServer } from '../support/fake-anthropic-server.js';
 
 const run = promisify(execFile);
 const chatOnce = fileURLToPath(new URL('./support/chat-once.ts', import.meta.url));
@@ -119,6 +119,19 @@ describe('createMemoryAgent', () => {
     await repoAgent.chat('What do I like?');
     expect(JSON.stringify(server.requests.at(-1)!.body.messages.at(-1))).toContain('Nothing relevant in memory');
     await repoAgent.end();
+  });
+
+  it('continues from what was recorded after a failed call, recording each message once', async () => {
+    const client = new Anthropic({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const agent = await createMemoryAgent({ space: space('flaky'), config: config(), client, sessionId: 'flaky-1' });
+    server.enqueue(faults.badRequest('boom'));
+    await expect(agent.chat('first')).rejects.toBeInstanceOf(ModelError);
+    server.enqueue({ text: 'answered' });
+    await agent.chat('second');
+    await agent.end();
+    expect(server.requests[1]!.body.messages).toEqual([{ role: 'user', content: 'first' }, { role: 'user', content: 'second' }]);
+    const recorded = JSON.parse(await readFile(agent.sessionFile, 'utf8')) as { messages: Array<{ content: unknown }> };
+    expect(recorded.messages.map((message) => message.content)).toEqual(['first', 'second', [expect.objectContaining({ type: 'text', text: 'answered' })]]);
   });
 
   it('offers Anthropic memory tool when asked', async () => {

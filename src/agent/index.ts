@@ -1,0 +1,96 @@
+/**
+ * The agent side of dreamd: load memory at session start, safe memory tools, recall, keeping a long
+ * conversation inside the context window, and an agent loop that records every session for consolidation.
+ */
+export { defineTool, toolName, ToolInputError, type AgentTool } from './tool.js';
+export {
+  MAX_MEMORY_PATH_DEPTH,
+  MAX_MEMORY_PATH_LENGTH,
+  parseMemoryPath,
+  resolveMemoryPath,
+  type MemoryPath,
+  type ResolveMemoryPathOptions,
+} from './memory-path.js';
+export {
+  createMemoryTools,
+  formatIndexLine,
+  isPathRefusal,
+  MAX_NOTE_BYTES,
+  MAX_READ_BYTES,
+  type MemoryTools,
+  type MemoryToolsOptions,
+} from './memory-tools.js';
+export { ANTHROPIC_MEMORY_ROOT, createAnthropicMemoryTool, toMemoryRelative } from './anthropic-memory-tool.js';
+export {
+  cutToLimits,
+  INDEX_MAX_BYTES,
+  INDEX_MAX_LINES,
+  loadMemoryContext,
+  TOPIC_MAX_BYTES,
+  type CutText,
+  type MemoryContextOptions,
+} from './backfill.js';
+export { BM25_B, BM25_K1, createBm25Index, stem, tokenize, type Bm25Index } from './bm25.js';
+export {
+  contentHash,
+  cosineSimilarity,
+  createOpenAIEmbedder,
+  EMBEDDING_BATCH_SIZE,
+  EmbeddingCacheFile,
+  vectorsFor,
+  type EmbeddableDocument,
+  type EmbedTexts,
+} from './embeddings.js';
+export { loadNotes, loadRecallDocuments, splitFrontmatter, type RecallDocument } from './recall-documents.js';
+export {
+  createRecall,
+  createRecallTool,
+  DEFAULT_BM25_MIN_SCORE,
+  DEFAULT_EMBEDDINGS_MIN_SCORE,
+  DEFAULT_RECALL_LIMIT,
+  EMBEDDINGS_CACHE_FILE,
+  formatRecallResults,
+  type CreateRecallOptions,
+  type Recall,
+  type RecallQueryOptions,
+  type RecallResult,
+} from './recall.js';
+export {
+  CHARS_PER_TOKEN,
+  CLEARED_TOOL_RESULT,
+  clearOldToolResults,
+  DEFAULT_KEEP_TOOL_RESULTS,
+  estimateTokens,
+  hasToolResult,
+  isTurnStart,
+  NATIVE_CLEAR_TRIGGER_TOKENS,
+  NATIVE_COMPACT_TRIGGER_TOKENS,
+  nativeContextManagement,
+  recentStart,
+  slidingWindow,
+  summariseOlderTurns,
+  supportsCompaction,
+  transcriptText,
+  type ClearToolResultsOptions,
+  type Message,
+  type NativeContextManagement,
+  type SlidingWindowOptions,
+  type SummariseOptions,
+  type SummariseResult,
+} from './context.js';
+export {
+  DEFAULT_MAX_TOKENS,
+  DEFAULT_MAX_TURNS,
+  runAgent,
+  type AgentEvent,
+  type RunAgentOptions,
+  type RunAgentResult,
+} from './run-agent.js';
+export {
+  CHAT_AGENT_NAME,
+  createMemoryAgent,
+  DEFAULT_CHAT_CONTEXT_BUDGET,
+  type ChatResult,
+  type MemoryAgent,
+  type MemoryAgentOptions,
+} from './memory-agent.js';
