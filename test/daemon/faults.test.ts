@@ -1,0 +1,199 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { enqueueConsolidation } from '../../src/daemon/queue.js';
+import { uniquePrefix } from '../support/redis.js';
+import { createFakeConsolidate, deferred, eventually, makeConfig, makeSpace, makeSummary } from './fakes.js';
+import { failOnLeftovers, openQueue, openRedis, openWorkerPool, track } from './harness.js';
+
+failOnLeftovers();
+
+const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'worker-child.ts');
+const now = () => new Date();
+
+describe('faults', () => {
+  it('resumes after Redis is killed and restarted: a job queued after the restart completes', async () => {
+    const redis = await openRedis();
+    const config = makeConfig({ redisUrl: redis.url, redisPrefix: uniquePrefix('restart') });
+    const fake = createFakeConsolidate();
+    const { pool, probe } = openWorkerPool({ config, consolidate: fake.consolidate });
+    const before = openQueue(config);
+    const first = await enqueueConsolidation(
+      before,
+      'alpha',
+      { force: false, dryRun: false, trigger: 'api' },
+      { workers: config.workers, now: now() },
+    );
+    await eventually(
+      async () => (await before.getJobState(first.jobId)) === 'completed',
+      10_000,
+      'the first job',
+    );
+    await before.close();
+
+    await redis.kill();
+    await eventually(() => pool.state === 'redis-down', 5_000, 'the pool to notice');
+    await redis.restart();
+    await eventually(() => pool.state === 'running' && pool.isRunning(), 10_000, 'the pool to resume');
+
+    const after = openQueue(config);
+    // The completed job survived the crash (appendonly), so the dedup key was released and a new job is queued.
+    expect(await after.getJobState(first.jobId)).toBe('completed');
+    const second = await enqueueConsolidation(
+      after,
+      'alpha',
+      { force: false, dryRun: false, trigger: 'api' },
+      { workers: config.workers, now: now() },
+    );
+    expect(second.status).toBe('queued');
+    await eventually(
+      async () => (await after.getJobState(second.jobId)) === 'completed',
+      15_000,
+      'the job queued after the restart',
+    );
+    expect(fake.calls).toHaveLength(2);
+
+    await pool.close();
+    await after.close();
+    await probe.close();
+    await redis.stop();
+  });
+
+  it('loses no job across a Redis crash: one waiting and one running both complete', async () => {
+    const redis = await openRedis();
+    const config = makeConfig({
+      redisUrl: redis.url,
+      redisPrefix: uniquePrefix('crash'),
+      spaces: [makeSpace('alpha'), makeSpace('beta')],
+      workers: { concurrency: 1 },
+    });
+    const fake = createFakeConsolidate();
+    const release = deferred();
+    fake.script.push(async (call) => {
+      await release.promise;
+      return makeSummary(call.space, call.request);
+    });
+    const { pool, probe } = openWorkerPool({ config, consolidate: fake.consolidate });
+    const queue = openQueue(config);
+    const running = await enqueueConsolidation(
+      queue,
+      'alpha',
+      { force: false, dryRun: false, trigger: 'api' },
+      { workers: config.workers, now: now() },
+    );
+    await fake.waitForCalls(1);
+    const waiting = await enqueueConsolidation(
+      queue,
+      'beta',
+      { force: false, dryRun: false, trigger: 'api' },
+      { workers: config.workers, now: now() },
+    );
+    await queue.close();
+
+    await redis.kill();
+    await eventually(() => pool.state === 'redis-down', 5_000, 'the pool to notice');
+    await redis.restart();
+    await eventually(() => pool.state === 'running', 10_000, 'the pool to resume');
+    release.resolve();
+
+    const after = openQueue(config);
+    await eventually(
+      async () => (await after.getJobState(running.jobId)) === 'completed',
+      15_000,
+      'the running job',
+    );
+    await eventually(
+      async () => (await after.getJobState(waiting.jobId)) === 'completed',
+      15_000,
+      'the waiting job',
+    );
+    expect(fake.calls.map((call) => call.space.id)).toEqual(['alpha', 'beta']);
+
+    await pool.close();
+    await after.close();
+    await probe.close();
+    await redis.stop();
+  });
+
+  it('replaces a worker that closed on its own at the next health check', async () => {
+    const redis = await openRedis();
+    const config = makeConfig({ redisUrl: redis.url, redisPrefix: uniquePrefix('replace') });
+    const fake = createFakeConsolidate();
+    const { pool, probe } = openWorkerPool({ config, consolidate: fake.consolidate });
+    const original = pool.worker;
+    await original.close();
+    expect(pool.isRunning()).toBe(false);
+
+    await eventually(() => pool.worker !== original && pool.isRunning(), 5_000, 'a new worker');
+    const queue = openQueue(config);
+    const queued = await enqueueConsolidation(
+      queue,
+      'alpha',
+      { force: false, dryRun: false, trigger: 'api' },
+      { workers: config.workers, now: now() },
+    );
+    await eventually(async () => (await queue.getJobState(queued.jobId)) === 'completed', 10_000, 'the job');
+
+    await pool.close();
+    await queue.close();
+    await probe.close();
+    await redis.stop();
+  });
+
+  it('hands its job to another worker once the lock expires, and the run completes once', async () => {
+    const redis = await openRedis();
+    const config = makeConfig({ redisUrl: redis.url, redisPrefix: uniquePrefix('kill9') });
+    const queue = openQueue(config);
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, redis.url, config.redisPrefix, '2000'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    track(
+      'worker child process',
+      child,
+      (value) => value.exitCode === null && value.signalCode === null,
+      async (value) => {
+        value.kill('SIGKILL');
+        await once(value, 'exit');
+      },
+    );
+    const lines = createInterface({ input: child.stdout });
+    const started = new Promise<string>((resolve) =>
+      lines.on('line', (line) => line.startsWith('started ') && resolve(line.slice(8))),
+    );
+
+    const queued = await enqueueConsolidation(
+      queue,
+      'alpha',
+      { force: false, dryRun: false, trigger: 'schedule' },
+      { workers: config.workers, now: now() },
+    );
+    expect(await started).toBe(queued.jobId);
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    expect(await queue.getJobState(queued.jobId)).toBe('active');
+
+    const fake = createFakeConsolidate();
+    const { pool, probe } = openWorkerPool({
+      config,
+      consolidate: fake.consolidate,
+      timing: { stalledIntervalMs: 500 },
+    });
+    await eventually(
+      async () => (await queue.getJobState(queued.jobId)) === 'completed',
+      15_000,
+      'the job to be recovered',
+    );
+
+    expect(fake.calls).toHaveLength(1);
+    expect(fake.calls[0]!.request.jobId).toBe(queued.jobId);
+    expect(await queue.getCompletedCount()).toBe(1);
+
+    await pool.close();
+    await queue.close();
+    await probe.close();
+    await redis.stop();
+  });
+});
