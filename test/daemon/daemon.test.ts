@@ -32,6 +32,8 @@ const fastTiming = {
 
 function openDaemon(options: Omit<CreateDaemonOptions, 'logger'>): Daemon {
   const daemon = createDaemon({
+    // An empty environment: a REDIS_URL of the machine running the tests must not win over the test's Redis.
+    env: {},
     logger: silentLogger,
     tickOnStart: false,
     workerTiming: fastTiming,
