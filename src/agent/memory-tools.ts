@@ -121,6 +121,7 @@ export function createMemoryTools(options: MemoryToolsOptions): MemoryTools {
           .sort();
         return entries.length === 0 ? 'No memory files yet.' : entries.join('\n');
       }
+      if (!info.isFile()) throw new ToolInputError(`"${target.relative}" is not a regular file.`);
       const text = await readFile(target.absolute, 'utf8');
       if (Buffer.byteLength(text) <= MAX_READ_BYTES) return text;
       const cut = Buffer.from(text).subarray(0, MAX_READ_BYTES).toString('utf8');

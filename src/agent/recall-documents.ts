@@ -3,7 +3,9 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { loadMemory } from '../memory/memory-dir.js';
-import { TOPIC_FILES, type Fact } from '../memory/types.js';
+import { PathEscapeError } from '../errors.js';
+import { FACT_TYPES, TOPIC_FILES, type Fact, type FactType } from '../memory/types.js';
+import { resolveMemoryPath } from './memory-path.js';
 import { INDEX_FILE } from '../memory/memory-index.js';
 
 /** What recall searches: a curated fact, or a note the agent wrote with `write_memory`. */
@@ -90,6 +92,23 @@ export async function loadRecallDocuments(
   memoryDir: string,
   toDocuments: (facts: readonly Fact[]) => RecallDocument[],
 ): Promise<RecallDocument[]> {
+  const exists = await stat(memoryDir).then(
+    () => true,
+    () => false,
+  );
+  if (!exists) return [];
   const { facts } = await loadMemory(memoryDir);
-  return [...toDocuments(facts), ...(await loadNotes(memoryDir))];
+  // A topic file that is a symlink leading out of the directory (say, to another space) is not searched.
+  const confined = new Set<FactType>();
+  for (const type of FACT_TYPES) {
+    const inside = await resolveMemoryPath(memoryDir, TOPIC_FILES[type]).then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof PathEscapeError) return false;
+        throw error;
+      },
+    );
+    if (inside) confined.add(type);
+  }
+  return [...toDocuments(facts.filter((fact) => confined.has(fact.type))), ...(await loadNotes(memoryDir))];
 }

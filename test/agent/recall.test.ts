@@ -173,6 +173,19 @@ describe('embeddings recall against an OpenAI-compatible /v1/embeddings', () => 
     ]);
   });
 
+  it('ignores an unreadable cache or one made with another model, and rebuilds it', async () => {
+    const cacheDir = path.join(memoryDir, '.dreamd');
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(cacheDir, { recursive: true });
+    await writeFile(path.join(cacheDir, 'embeddings.json'), '{"version":1,"model":"other","entries":{"f-aaaaaaaaaa":{"hash":"x","vector":[1]}}}');
+    const recall = createRecall({ facts, embeddings: config(), cacheDir });
+    expect((await recall.recall('chili dish'))[0]?.id).toBe('f-aaaaaaaaaa');
+    await writeFile(path.join(cacheDir, 'embeddings.json'), 'not json');
+    expect((await createRecall({ facts, embeddings: config(), cacheDir }).recall('chili dish'))[0]?.id).toBe('f-aaaaaaaaaa');
+    const cache = EmbeddingCacheFile.parse(JSON.parse(await readFile(path.join(cacheDir, 'embeddings.json'), 'utf8')));
+    expect(cache.model).toBe('concepts-8');
+  });
+
   it('keeps its cache under the space .dreamd directory by default', async () => {
     await createMemoryTools({ memoryDir }).writeMemory.handler({
       path: 'food.md', type: 'user', title: 'Food', description: 'food', content: 'No chili please.',
@@ -198,6 +211,25 @@ describe('spaces', () => {
       expect(await repoRecall.recall('spicy ramen')).toEqual([]);
       expect(await shopRecall.recall('pnpm workspaces')).toEqual([]);
       expect((await repoRecall.recall('pnpm workspaces')).map((result) => result.id)).toEqual(['note:stack.md']);
+    } finally {
+      await rm(shop, { recursive: true, force: true });
+      await rm(repo, { recursive: true, force: true });
+    }
+  });
+
+  it('searches the curated topic files of its own space, and not a topic file symlinked to another space', async () => {
+    const shop = await mkdtemp(path.join(tmpdir(), 'dreamd-space-shop-'));
+    const repo = await mkdtemp(path.join(tmpdir(), 'dreamd-space-repo-'));
+    try {
+      const topic = '---\nname: User\ndescription: who the user is\ntype: user\n---\n\n## Loves ramen\nCustomer loves tonkotsu ramen.\n';
+      await writeFile(path.join(shop, 'user.md'), topic);
+      const { symlink } = await import('node:fs/promises');
+      await symlink(path.join(shop, 'user.md'), path.join(repo, 'user.md'));
+      const [hit] = await createRecall({ memoryDir: shop }).recall('tonkotsu ramen');
+      expect(hit).toMatchObject({ title: 'Loves ramen', text: 'Customer loves tonkotsu ramen.' });
+      expect(hit!.id).toMatch(/^f-[a-z0-9]{10}$/);
+      expect(await createRecall({ memoryDir: repo }).recall('tonkotsu ramen', { minScore: 0 })).toEqual([]);
+      expect(await createRecall({ memoryDir: path.join(repo, 'missing') }).recall('ramen')).toEqual([]);
     } finally {
       await rm(shop, { recursive: true, force: true });
       await rm(repo, { recursive: true, force: true });
