@@ -1,0 +1,77 @@
+import type { RunSummary } from '../../consolidation/types.js';
+import { consolidateInProcess, type ConsolidateOutcome } from '../consolidate-in-process.js';
+import { formatChanges, formatDuration, formatUsage } from '../format.js';
+import { CommandExit, ExitCode, emit } from '../output.js';
+import type { CommandRegistrar } from '../program.js';
+import { createProgressBar, silentProgressBar } from '../progress.js';
+import { selectSpaces } from '../spaces.js';
+
+function describeSummary(summary: RunSummary): string {
+  if (summary.status === 'skipped') {
+    return `space ${summary.spaceId}: skipped, ${summary.reason ?? 'nothing to do'}; nothing written (--force skips the time and session gates)`;
+  }
+  const lines = [
+    `space ${summary.spaceId}: ${summary.status === 'dry-run' ? 'dry run, nothing written' : `run ${summary.runId} completed`} in ${formatDuration(summary.durationMs)}`,
+    `  sessions   ${summary.sessions.length}`,
+    `  changes    ${summary.added} added, ${summary.updated} updated, ${summary.superseded} superseded, ${summary.quarantined} quarantined (${formatChanges(summary)})`,
+    `  model      ${summary.model || '(no call)'}, ${summary.calls} call(s)`,
+    `  tokens     ${formatUsage(summary.usage)}`,
+  ];
+  if (summary.reason !== undefined) lines.push(`  note       ${summary.reason}`);
+  for (const problem of summary.problems) lines.push(`  set aside  ${problem.file}: ${problem.reason}`);
+  if (summary.quarantined > 0) lines.push('  review     .dreamd/quarantine.md holds what was held back');
+  if (summary.status === 'dry-run')
+    lines.push('', summary.diff === '' ? '(no change to the memory files)' : summary.diff.trimEnd());
+  else if (summary.status === 'completed')
+    lines.push(`  undo       dreamd rollback ${summary.runId} --space ${summary.spaceId}`);
+  return lines.join('\n');
+}
+
+function describeOutcome(outcome: ConsolidateOutcome): string {
+  if (outcome.ok) return describeSummary(outcome.summary);
+  if (outcome.error.name === 'LockBusyError') {
+    const holder = outcome.error.holder;
+    return (
+      `space ${outcome.spaceId}: busy, ${outcome.error.message}` +
+      (holder !== undefined
+        ? `\n  held by ${holder.owner}, pid ${holder.pid} on ${holder.host}, since ${holder.startedAt}`
+        : '')
+    );
+  }
+  return `space ${outcome.spaceId}: failed, ${outcome.error.message}\n  nothing was written; its sessions stay pending for the next run`;
+}
+
+export const registerConsolidate: CommandRegistrar = (program, context) => {
+  program
+    .command('consolidate')
+    .description('consolidate new sessions into memory now, in this process (every space when none is named)')
+    .argument('[space]', 'space id (default: every configured space, in turn)')
+    .option('--force', 'skip the time and session-count gates (never the lock)', false)
+    .option('--dry-run', 'show the diff it would make and write nothing', false)
+    .action(async (spaceId: string | undefined, options: { force: boolean; dryRun: boolean }) => {
+      const { io, json, config } = context();
+      const loaded = config();
+      const spaces = selectSpaces(loaded, spaceId);
+      const bar = io.isTty && !json ? createProgressBar() : silentProgressBar;
+      let outcomes: ConsolidateOutcome[];
+      try {
+        outcomes = await consolidateInProcess({
+          config: loaded,
+          spaces,
+          force: options.force,
+          dryRun: options.dryRun,
+          onStart: (space) => bar.start(space.id),
+          onProgress: (progress) => bar.update(progress),
+          onEnd: (outcome) => {
+            bar.stop();
+            if (!json) io.stdout(`${describeOutcome(outcome)}\n`);
+          },
+        });
+      } finally {
+        bar.stop();
+      }
+      const ok = outcomes.every((outcome) => outcome.ok);
+      if (json) emit(io, json, { ok, results: outcomes }, () => '');
+      if (!ok) throw new CommandExit(ExitCode.failure);
+    });
+};

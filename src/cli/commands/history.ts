@@ -1,0 +1,153 @@
+import type { Space } from '../../config/schema.js';
+import { ConfigError } from '../../errors.js';
+import { listRuns, type RunRecord } from '../../memory/index.js';
+import { findRun } from '../find-run.js';
+import { formatChanges, formatDuration, formatTime, formatUsage, totalTokens } from '../format.js';
+import { emit, table } from '../output.js';
+import type { CommandRegistrar } from '../program.js';
+import { selectSpaces } from '../spaces.js';
+
+/** Runs `dreamd history` lists unless --limit says otherwise. */
+const DEFAULT_HISTORY_LIMIT = 20;
+
+/** One row of `history --json`. */
+export interface HistoryRow {
+  readonly space: string;
+  readonly runId: string;
+  readonly kind: RunRecord['kind'];
+  /** Commit order within the space, from 1. */
+  readonly seq: number;
+  readonly committedAt: string;
+  readonly status: RunRecord['summary']['status'];
+  readonly reason: string | null;
+  readonly rollbackOf: string | null;
+  /** The rollback run that undid this one, if any. */
+  readonly rolledBackBy: string | null;
+  readonly sessions: number;
+  readonly added: number;
+  readonly updated: number;
+  readonly superseded: number;
+  readonly quarantined: number;
+  readonly calls: number;
+  readonly usage: RunRecord['summary']['usage'];
+  readonly model: string;
+  readonly durationMs: number;
+}
+
+function historyRows(space: Space, runs: readonly RunRecord[]): HistoryRow[] {
+  const undoneBy = new Map(
+    runs.filter((run) => run.rollbackOf !== undefined).map((run) => [run.rollbackOf ?? '', run.runId]),
+  );
+  return runs.map((run) => ({
+    space: space.id,
+    runId: run.runId,
+    kind: run.kind,
+    seq: run.seq,
+    committedAt: run.committedAt,
+    status: run.summary.status,
+    reason: run.summary.reason ?? null,
+    rollbackOf: run.rollbackOf ?? null,
+    rolledBackBy: undoneBy.get(run.runId) ?? null,
+    sessions: run.summary.sessions.length,
+    added: run.summary.added,
+    updated: run.summary.updated,
+    superseded: run.summary.superseded,
+    quarantined: run.summary.quarantined,
+    calls: run.summary.calls,
+    usage: run.summary.usage,
+    model: run.summary.model,
+    durationMs: run.summary.durationMs,
+  }));
+}
+
+function describeRows(rows: readonly HistoryRow[]): string {
+  if (rows.length === 0) return 'no runs yet: `dreamd consolidate` makes the first';
+  return table([
+    ['RUN', 'SPACE', 'KIND', 'DATE', 'STATUS', 'SESSIONS', 'CHANGES', 'CALLS', 'TOKENS'],
+    ...rows.map((row) => [
+      row.runId,
+      row.space,
+      row.kind,
+      formatTime(row.committedAt),
+      row.rolledBackBy !== null
+        ? `rolled back by ${row.rolledBackBy}`
+        : row.rollbackOf !== null
+          ? `undid ${row.rollbackOf}`
+          : row.status,
+      String(row.sessions),
+      formatChanges(row),
+      String(row.calls),
+      String(totalTokens(row.usage)),
+    ]),
+  ]);
+}
+
+function describeRun(space: Space, run: RunRecord): string {
+  const summary = run.summary;
+  return [
+    `run ${run.runId} (${run.kind}) in space ${space.id}, committed ${run.committedAt}`,
+    ...(run.rollbackOf !== undefined ? [`  undid      ${run.rollbackOf}`] : []),
+    ...(summary.reason !== undefined ? [`  note       ${summary.reason}`] : []),
+    `  sessions   ${summary.sessions.length}${summary.sessions.length > 0 ? `: ${summary.sessions.join(', ')}` : ''}`,
+    `  changes    ${summary.added} added, ${summary.updated} updated, ${summary.superseded} superseded, ${summary.quarantined} quarantined`,
+    `  model      ${summary.model || '(no call)'}, ${summary.calls} call(s), ${formatDuration(summary.durationMs)}`,
+    `  tokens     ${formatUsage(summary.usage)}`,
+    `  files      ${Object.keys(run.files).join(', ') || '-'}`,
+    '',
+    summary.diff === '' ? '(no change to the memory files)' : summary.diff.trimEnd(),
+  ].join('\n');
+}
+
+function parseLimit(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_HISTORY_LIMIT;
+  const limit = Number(value);
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new ConfigError(`--limit ${value}: give a whole number of 1 or more`, 'limit');
+  }
+  return limit;
+}
+
+export const registerHistory: CommandRegistrar = (program, context) => {
+  const history = program
+    .command('history')
+    .description('runs that changed memory, newest first (`history show <runId>` for one with its diff)')
+    .argument('[space]', 'space id (default: every configured space)')
+    .option('--limit <n>', `most runs listed (default ${DEFAULT_HISTORY_LIMIT})`)
+    .action(async (spaceId: string | undefined, options: { limit?: string }) => {
+      const { io, json, config } = context();
+      const limit = parseLimit(options.limit);
+      const loaded = config();
+      const rows: HistoryRow[] = [];
+      for (const space of selectSpaces(loaded, spaceId)) {
+        rows.push(...historyRows(space, await listRuns(space.memoryDir)));
+      }
+      rows.sort((left, right) => right.committedAt.localeCompare(left.committedAt) || right.seq - left.seq);
+      const shown = rows.slice(0, limit);
+      emit(io, json, shown, () => describeRows(shown));
+    });
+
+  history
+    .command('show')
+    .description('one run: what it changed and its diff')
+    .argument('<runId>', 'run id, as `dreamd history` lists them')
+    .option('--space <id>', 'space id (default: the space whose history has the run)')
+    .action(async (runId: string, options: { space?: string }) => {
+      const { io, json, config } = context();
+      const { space, run } = await findRun(config(), runId, options.space);
+      emit(
+        io,
+        json,
+        {
+          space: space.id,
+          runId: run.runId,
+          kind: run.kind,
+          seq: run.seq,
+          committedAt: run.committedAt,
+          rollbackOf: run.rollbackOf ?? null,
+          files: Object.keys(run.files),
+          summary: run.summary,
+        },
+        () => describeRun(space, run),
+      );
+    });
+};

@@ -1,0 +1,66 @@
+import { RollbackRefusedError, rollbackRun } from '../../memory/index.js';
+import { findRun } from '../find-run.js';
+import { CommandExit, ExitCode, emit } from '../output.js';
+import type { CommandRegistrar } from '../program.js';
+import { withSpaceLock } from '../space-lock.js';
+
+/** The flag that gets past a refusal: --cascade when later runs block it, else --force (hand edits). */
+function fixFor(error: RollbackRefusedError, runId: string, spaceId: string): string | undefined {
+  if (error.blockingRuns.length > 0) return `dreamd rollback ${runId} --space ${spaceId} --cascade`;
+  if (/changed since the run/.test(error.message))
+    return `dreamd rollback ${runId} --space ${spaceId} --force`;
+  return undefined;
+}
+
+export const registerRollback: CommandRegistrar = (program, context) => {
+  program
+    .command('rollback')
+    .description('restore the memory files as they were before a run (recorded as a new run)')
+    .argument('<runId>', 'run id, as `dreamd history` lists them')
+    .option('--space <id>', 'space id (default: the space whose history has the run)')
+    .option('--cascade', 'also roll back, newest first, the later runs that changed the same files', false)
+    .option('--force', 'restore even files changed since the run by hand (their edits are lost)', false)
+    .action(async (runId: string, options: { space?: string; cascade: boolean; force: boolean }) => {
+      const { io, json, config } = context();
+      const loaded = config();
+      const { space } = await findRun(loaded, runId, options.space);
+      let records;
+      try {
+        records = await withSpaceLock(loaded, space, 'rollback', () =>
+          rollbackRun(space.memoryDir, runId, { cascade: options.cascade, force: options.force }),
+        );
+      } catch (error) {
+        if (!(error instanceof RollbackRefusedError)) throw error;
+        const fix = fixFor(error, runId, space.id);
+        if (json) {
+          emit(
+            io,
+            json,
+            {
+              ok: false,
+              error: {
+                name: error.name,
+                message: error.message,
+                runId,
+                blockingRuns: error.blockingRuns,
+                fix: fix ?? null,
+              },
+            },
+            () => '',
+          );
+        } else {
+          io.stderr(`dreamd: space ${space.id}: ${error.message}\n`);
+          if (error.blockingRuns.length > 0)
+            io.stderr(`  blocking runs, newest last: ${error.blockingRuns.join(', ')}\n`);
+          if (fix !== undefined) io.stderr(`  to go ahead: ${fix}\n`);
+        }
+        throw new CommandExit(ExitCode.failure);
+      }
+      const runs = records.map((record) => ({ runId: record.runId, rollbackOf: record.rollbackOf ?? null }));
+      emit(io, json, { ok: true, space: space.id, rolledBack: runId, runs }, () =>
+        runs
+          .map((run) => `rolled back ${run.rollbackOf ?? '?'} in space ${space.id} (run ${run.runId})`)
+          .join('\n'),
+      );
+    });
+};

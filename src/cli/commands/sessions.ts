@@ -1,0 +1,57 @@
+import type { CommandRegistrar } from '../program.js';
+import { formatBytes, formatTime } from '../format.js';
+import { CommandExit, ExitCode, emit, table } from '../output.js';
+import { listSessions, sessionTotals, type SessionRow } from '../session-list.js';
+import { selectSpaces } from '../spaces.js';
+
+function describeRows(rows: readonly SessionRow[]): string {
+  const header = ['SPACE', 'STATUS', 'FILE', 'MESSAGES', 'SIZE', 'MODIFIED'];
+  const lines = rows.map((row) => [
+    row.space,
+    row.status,
+    row.file,
+    row.messages === null
+      ? '-'
+      : row.newMessages !== null && row.newMessages > 0 && row.newMessages < row.messages
+        ? `${row.messages} (${row.newMessages} new)`
+        : String(row.messages),
+    formatBytes(row.size),
+    formatTime(row.mtime),
+  ]);
+  const broken = rows.filter((row) => row.status === 'broken');
+  const reasons = broken.map(
+    (row) => `broken ${row.file} (${row.reason ?? 'unreadable'}): ${row.message ?? ''}`,
+  );
+  return [table([header, ...lines]), ...(reasons.length > 0 ? ['', ...reasons] : [])].join('\n');
+}
+
+function totalsLine(rows: readonly SessionRow[]): string {
+  const totals = sessionTotals(rows);
+  return (
+    `${totals.sessions} session(s): ${totals.settled} settled, ${totals.live} live, ` +
+    `${totals.consolidated} consolidated, ${totals.broken} broken; ` +
+    `${totals.messages} message(s), ${formatBytes(totals.bytes)}`
+  );
+}
+
+export const registerSessions: CommandRegistrar = (program, context) => {
+  const sessions = program.command('sessions').description('session transcripts (input)');
+  sessions
+    .command('list')
+    .description(
+      'every session file with its status (settled, live, consolidated, broken), messages, size, mtime',
+    )
+    .argument('[space]', 'space id (default: every configured space)')
+    .action(async (spaceId: string | undefined) => {
+      const { io, json, config } = context();
+      const loaded = config();
+      const { rows, errors } = await listSessions(loaded, selectSpaces(loaded, spaceId));
+      emit(io, json, rows, () =>
+        rows.length === 0
+          ? `no session files\n${totalsLine(rows)}`
+          : `${describeRows(rows)}\n\n${totalsLine(rows)}`,
+      );
+      for (const error of errors) io.stderr(`dreamd: ${error.message}\n`);
+      if (errors.length > 0) throw new CommandExit(ExitCode.failure);
+    });
+};

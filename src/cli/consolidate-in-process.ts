@@ -1,0 +1,84 @@
+/**
+ * `dreamd consolidate` without a daemon: runs each space's consolidation in this process, one after the
+ * other. (With a daemon up the command can queue instead; that path lives in its own function and returns
+ * the same outcomes.)
+ */
+import type { Config, Space } from '../config/schema.js';
+import { createConsolidator } from '../consolidation/run.js';
+import type { RunOptions, RunRequest, RunSummary } from '../consolidation/types.js';
+import { LockBusyError, errorMessage } from '../errors.js';
+import { createModel, type ModelProvider } from '../model/index.js';
+
+/** What became of one space's run. */
+export type ConsolidateOutcome =
+  | { readonly spaceId: string; readonly ok: true; readonly summary: RunSummary }
+  | {
+      readonly spaceId: string;
+      readonly ok: false;
+      readonly error: {
+        readonly name: string;
+        readonly message: string;
+        /** For a busy space: who holds its lock. */
+        readonly holder?: { owner: string; pid: number; host: string; startedAt: string } | undefined;
+      };
+    };
+
+export interface ConsolidateInProcessOptions {
+  readonly config: Config;
+  /** Spaces to run, in order. */
+  readonly spaces: readonly Space[];
+  readonly force: boolean;
+  readonly dryRun: boolean;
+  /**
+   * The model. Default `createModel(config.model)`, called once before any space is touched, so a missing
+   * key fails the command (ModelError `missing-credentials`) before any work.
+   */
+  readonly model?: ModelProvider;
+  /** Progress of each space's run. */
+  readonly onStart?: (space: Space) => void;
+  readonly onProgress?: RunOptions['onProgress'];
+  readonly onEnd?: (outcome: ConsolidateOutcome) => void;
+  readonly now?: () => Date;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Runs the spaces in turn. A busy space (LockBusyError) or a failed run is reported in its outcome and the
+ * next space still runs; only a problem that concerns every space (no model credentials) throws.
+ */
+export async function consolidateInProcess(
+  options: ConsolidateInProcessOptions,
+): Promise<ConsolidateOutcome[]> {
+  const model = options.model ?? createModel(options.config.model);
+  const consolidate = createConsolidator({
+    config: options.config,
+    model,
+    ...(options.now !== undefined ? { now: options.now } : {}),
+  });
+  const request: RunRequest = { force: options.force, dryRun: options.dryRun, trigger: 'manual' };
+  const runOptions: RunOptions = {
+    ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
+    ...(options.signal !== undefined ? { signal: options.signal } : {}),
+  };
+  const outcomes: ConsolidateOutcome[] = [];
+  for (const space of options.spaces) {
+    options.onStart?.(space);
+    let outcome: ConsolidateOutcome;
+    try {
+      outcome = { spaceId: space.id, ok: true, summary: await consolidate(space, request, runOptions) };
+    } catch (error) {
+      outcome = {
+        spaceId: space.id,
+        ok: false,
+        error: {
+          name: error instanceof Error ? error.name : 'Error',
+          message: errorMessage(error),
+          ...(error instanceof LockBusyError ? { holder: error.holder } : {}),
+        },
+      };
+    }
+    options.onEnd?.(outcome);
+    outcomes.push(outcome);
+  }
+  return outcomes;
+}

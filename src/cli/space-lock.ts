@@ -1,0 +1,27 @@
+import { hostname } from 'node:os';
+import type { Config, Space } from '../config/schema.js';
+import { acquireLock, recoverMemory } from '../memory/index.js';
+
+/**
+ * Runs `action` holding the space's lock, as the memory functions that write (forget, rollback) require.
+ * A held lock is a LockBusyError naming its holder (exit 1). A transaction a crashed run left behind is
+ * finished or discarded first, under the lock, so it cannot be another process's commit in progress.
+ */
+export async function withSpaceLock<T>(
+  config: Config,
+  space: Space,
+  command: string,
+  action: () => Promise<T>,
+): Promise<T> {
+  const lock = await acquireLock(space.memoryDir, {
+    owner: `dreamd ${command} ${process.pid}@${hostname()}`,
+    staleMs: config.limits.lockStaleMinutes * 60_000,
+    space: space.id,
+  });
+  try {
+    await recoverMemory(space.memoryDir);
+    return await action();
+  } finally {
+    await lock.release();
+  }
+}

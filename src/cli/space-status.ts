@@ -1,0 +1,103 @@
+/**
+ * What `dreamd status` reports for a space without a daemon: the gates as the scheduler would evaluate them,
+ * the sessions by status, the last run and the lock holder. A daemon-aware caller adds queue counts through
+ * `queueCounts`; without it the `queue` field is absent.
+ */
+import type { Config, Space } from '../config/schema.js';
+import { inspectSpaceDetailed } from '../consolidation/inspect.js';
+import { evaluateGates } from '../daemon/gates.js';
+import { errorMessage } from '../errors.js';
+import { listRuns } from '../memory/index.js';
+import { countByStatus } from '../transcripts/index.js';
+
+/** Jobs of one space in the daemon's queue. */
+export interface QueueCounts {
+  readonly waiting: number;
+  readonly active: number;
+  readonly delayed: number;
+  readonly failed: number;
+}
+
+export interface SpaceStatus {
+  readonly space: string;
+  readonly sessionsDir: string;
+  readonly memoryDir: string;
+  readonly format: Space['format'];
+  /** Would a scheduled run start now, and if not, why. */
+  readonly gates: { readonly open: boolean; readonly reasons: readonly string[] };
+  readonly sessions: {
+    readonly settledNew: number;
+    readonly live: number;
+    readonly consolidated: number;
+    readonly broken: number;
+  };
+  readonly broken: readonly { readonly file: string; readonly reason: string }[];
+  /** The latest run of any kind, and when the last consolidation completed (the time gate's reference). */
+  readonly lastRun: {
+    readonly runId: string;
+    readonly kind: string;
+    readonly status: string;
+    readonly committedAt: string;
+  } | null;
+  readonly lastSuccessfulRunAt: string | null;
+  readonly lock: {
+    readonly owner: string;
+    readonly pid: number;
+    readonly host: string;
+    readonly startedAt: string;
+  } | null;
+  /** Set when the space could not be inspected; its gates stay closed. */
+  readonly error: string | null;
+  /** Present when a daemon's queue was asked. */
+  readonly queue?: QueueCounts;
+}
+
+export interface SpaceStatusOptions {
+  readonly config: Config;
+  readonly now?: () => Date;
+  /** The daemon's queue counts for a space; omitted when there is no daemon to ask. */
+  readonly queueCounts?: (spaceId: string) => Promise<QueueCounts>;
+}
+
+export async function spaceStatus(space: Space, options: SpaceStatusOptions): Promise<SpaceStatus> {
+  const now = options.now ?? (() => new Date());
+  const { inspection, scan } = await inspectSpaceDetailed(space, { config: options.config, now });
+  const counts = scan !== undefined ? countByStatus(scan) : undefined;
+  const gates = evaluateGates({ inspection, gates: options.config.gates, now: now(), force: false });
+  let lastRun: SpaceStatus['lastRun'] = null;
+  let error = inspection.error ?? null;
+  try {
+    const latest = (await listRuns(space.memoryDir)).at(-1);
+    if (latest !== undefined) {
+      lastRun = {
+        runId: latest.runId,
+        kind: latest.kind,
+        status: latest.summary.status,
+        committedAt: latest.committedAt,
+      };
+    }
+  } catch (caught) {
+    error ??= `run history of ${space.memoryDir} cannot be read: ${errorMessage(caught)}`;
+  }
+  const status: SpaceStatus = {
+    space: space.id,
+    sessionsDir: space.sessionsDir,
+    memoryDir: space.memoryDir,
+    format: space.format,
+    gates: { open: gates.open, reasons: gates.reasons },
+    sessions: {
+      settledNew: inspection.settledNew,
+      live: inspection.live,
+      consolidated: counts?.consolidated ?? 0,
+      broken: inspection.broken.length,
+    },
+    broken: inspection.broken,
+    lastRun,
+    lastSuccessfulRunAt: inspection.lastSuccessfulRunAt ?? null,
+    lock: inspection.lock ?? null,
+    error,
+  };
+  return options.queueCounts !== undefined
+    ? { ...status, queue: await options.queueCounts(space.id) }
+    : status;
+}
