@@ -1,4 +1,5 @@
 import { registerConsolidate } from './commands/consolidate.js';
+import { registerDaemonCommands } from './commands/daemon.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerHistory } from './commands/history.js';
 import { registerMemory } from './commands/memory.js';
@@ -17,6 +18,7 @@ export const COMMANDS: readonly CommandRegistrar[] = [
   registerHistory,
   registerRollback,
   registerDoctor,
+  registerDaemonCommands,
 ];
 
 /** Runs the dreamd CLI with the given arguments and IO; resolves to the exit code. */

@@ -214,6 +214,24 @@ export async function createServer(options: CreateServerOptions): Promise<Daemon
     return reply.code(202).send({ jobId: result.jobId, spaceId: space.id, status: 'queued' });
   });
 
+  app.get<{ Params: { id: string } }>('/jobs/:id', async (request, reply) => {
+    const job = await queue.getJob(request.params.id);
+    if (job === undefined)
+      return reply
+        .code(404)
+        .send({ error: `no job "${request.params.id}" (finished jobs are kept for a bounded time)` });
+    const state = await job.getState();
+    return {
+      jobId: job.id,
+      spaceId: job.data.spaceId,
+      state,
+      progress: job.progress,
+      attemptsMade: job.attemptsMade,
+      failedReason: job.failedReason || undefined,
+      summary: job.returnvalue ?? undefined,
+    };
+  });
+
   const dashboard = new FastifyAdapter();
   createBullBoard({ queues: [new BullMQAdapter(queue as unknown as Queue)], serverAdapter: dashboard });
   dashboard.setBasePath('/queues');

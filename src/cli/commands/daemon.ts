@@ -1,0 +1,121 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../../config/load.js';
+import type { Config } from '../../config/schema.js';
+import { createInspectSpace } from '../../consolidation/inspect.js';
+import { createConsolidator } from '../../consolidation/run.js';
+import { createDaemon, type DaemonRoles } from '../../daemon/daemon.js';
+import { createLogger } from '../../daemon/logger.js';
+import { controlProcess } from '../../daemon/signals.js';
+import { ConfigError, ModelError } from '../../errors.js';
+import { createModel } from '../../model/index.js';
+import type { ModelProvider } from '../../model/types.js';
+import type { CommandContext, CommandRegistrar } from '../program.js';
+
+/** Creates the model at start, so a missing key stops start-up with a clear error instead of failing jobs. */
+export function createModelOrExplain(config: Config): ModelProvider {
+  try {
+    return createModel(config.model);
+  } catch (error) {
+    if (error instanceof ModelError && error.details.kind === 'missing-credentials') {
+      throw new ConfigError(`${error.message}`, 'model.apiKey', { cause: error });
+    }
+    throw error;
+  }
+}
+
+/** Runs the daemon with the given roles until SIGTERM/SIGINT; SIGHUP or a config change reloads spaces. */
+async function runDaemon(
+  context: CommandContext,
+  roles: DaemonRoles,
+  configPath: string | undefined,
+): Promise<void> {
+  const { io } = context;
+  const config = context.config();
+  const logger = createLogger({ pretty: io.isTty });
+  const model = roles.workers ? createModelOrExplain(config) : undefined;
+  const daemon = createDaemon({
+    config,
+    consolidate: createConsolidator({
+      config,
+      model:
+        model ??
+        (() => {
+          throw new ConfigError('this process runs no workers and makes no model calls', 'roles');
+        }),
+    }),
+    inspectSpace: createInspectSpace({ config }),
+    logger,
+    roles,
+    env: io.env,
+  });
+  await daemon.start();
+  logger.info(
+    {
+      roles,
+      spaces: config.spaces.map((space) => space.id),
+      redis: daemon.redisUrl,
+      api: daemon.address,
+      model: model?.label,
+    },
+    'dreamd is running',
+  );
+  await new Promise<void>((resolve) => {
+    controlProcess({
+      daemon,
+      logger,
+      loadConfig: () => loadConfig({ path: configPath, env: io.env, cwd: io.cwd }),
+      onStopped: () => resolve(),
+    });
+  });
+}
+
+function register(
+  program: Command,
+  context: () => CommandContext,
+  name: string,
+  description: string,
+  roles: DaemonRoles,
+): void {
+  program
+    .command(name)
+    .description(description)
+    .action(async () => {
+      await runDaemon(context(), roles, program.opts<{ config?: string }>().config);
+    });
+}
+
+export const registerDaemonCommands: CommandRegistrar = (program, context) => {
+  register(
+    program,
+    context,
+    'start',
+    'run the daemon: scheduler, workers and the HTTP API (127.0.0.1:7077)',
+    {
+      scheduler: true,
+      workers: true,
+      server: true,
+    },
+  );
+  register(
+    program,
+    context,
+    'worker',
+    'run only consolidation workers (scale them across machines on one Redis)',
+    {
+      scheduler: false,
+      workers: true,
+      server: false,
+    },
+  );
+  register(
+    program,
+    context,
+    'scheduler',
+    'run only the scheduler (replicas on one Redis never queue a space twice)',
+    {
+      scheduler: true,
+      workers: false,
+      server: false,
+    },
+  );
+};
