@@ -1,0 +1,339 @@
+import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ConsolidateOutcome } from '../../src/cli/consolidate-in-process.js';
+import type { SessionRow } from '../../src/cli/session-list.js';
+import { acquireLock } from '../../src/memory/index.js';
+import { runCliCaptured, type CliRun } from '../support/cli.js';
+import {
+  faults,
+  startFakeAnthropicServer,
+  type FakeAnthropicServer,
+} from '../support/fake-anthropic-server.js';
+import { EXAMPLE_FACTS, scriptedExtractor } from '../support/scripted-extractor.js';
+import { snapshotDirectory } from '../support/space.js';
+
+const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));
+const FIRST_FOUR = [
+  '2026-11-02-lisbon-delivery.json',
+  '2026-11-05-dinner-friday.json',
+  '2026-11-09-coffee-usual.json',
+  '2026-11-12-no-semicolons.json',
+];
+const LAST_THREE = [
+  '2026-11-16-postgres-migration.json',
+  '2026-11-19-grafana-dashboard.json',
+  '2026-11-26-moved-to-porto.json',
+];
+
+interface ConsolidateOutput {
+  ok: boolean;
+  results: ConsolidateOutcome[];
+}
+
+interface HistoryRowOutput {
+  runId: string;
+  kind: string;
+  status: string;
+  rollbackOf: string | null;
+  rolledBackBy: string | null;
+  sessions: number;
+  added: number;
+  calls: number;
+}
+
+let server: FakeAnthropicServer;
+beforeEach(async () => {
+  server = await startFakeAnthropicServer();
+  server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+});
+afterEach(async () => {
+  await server.close();
+});
+
+/** A temp workspace whose `sessions/` holds the named example sessions (all when none are named). */
+function workspace(files?: readonly string[]): string {
+  const root = mkdtempSync(join(tmpdir(), 'dreamd-cli-consolidate-'));
+  cpSync(EXAMPLE_SESSIONS, join(root, 'sessions'), {
+    recursive: true,
+    filter: (source) =>
+      files === undefined || !source.endsWith('.json') || files.some((name) => source.endsWith(name)),
+  });
+  return root;
+}
+
+function addSessions(root: string, files: readonly string[]): void {
+  for (const name of files) cpSync(join(EXAMPLE_SESSIONS, name), join(root, 'sessions', name));
+}
+
+function cli(
+  root: string,
+  argv: readonly string[],
+  env: Record<string, string | undefined> = {},
+): Promise<CliRun> {
+  return runCliCaptured(argv, {
+    cwd: root,
+    env: {
+      DREAMD_MODEL_BASE_URL: server.url,
+      ANTHROPIC_API_KEY: 'sk-ant-test-key',
+      DREAMD_MODEL_MAX_RETRIES: '0',
+      ...env,
+    },
+  });
+}
+
+/** The memory files a person reads (the state under .dreamd/ left out). */
+function memoryFiles(root: string): Map<string, string> {
+  const files = snapshotDirectory(join(root, 'memory'));
+  for (const name of [...files.keys()]) if (name.startsWith('.dreamd')) files.delete(name);
+  return files;
+}
+
+describe('dreamd consolidate', () => {
+  it('consolidates in this process and ends with a summary of what changed', async () => {
+    const root = workspace();
+    const run = await cli(root, ['consolidate']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/space default: run run-\S+ completed in /);
+    expect(run.stdout).toMatch(/sessions\s+7/);
+    expect(run.stdout).toMatch(/changes\s+6 added, 0 updated, 1 superseded, 0 quarantined/);
+    expect(run.stdout).toMatch(/model\s+anthropic:claude-haiku-5-5, 1 call\(s\)/);
+    expect(run.stdout).toMatch(/tokens\s+[\d,]+ in, [\d,]+ out, [\d,]+ cache read/);
+    expect(run.stdout).toMatch(/undo\s+dreamd rollback run-\S+ --space default/);
+    expect(readFileSync(join(root, 'memory', 'MEMORY.md'), 'utf8')).toContain('Lives in Porto');
+  });
+
+  it('with --json reports each space as a result with the run summary', async () => {
+    const root = workspace();
+    const run = await cli(root, ['consolidate', '--json']);
+    expect(run.code).toBe(0);
+    const output = run.json<ConsolidateOutput>();
+    expect(output.ok).toBe(true);
+    expect(output.results).toHaveLength(1);
+    const result = output.results[0]!;
+    if (!result.ok) throw new Error(result.error.message);
+    expect(result.spaceId).toBe('default');
+    expect(result.summary).toMatchObject({ status: 'completed', added: 6, superseded: 1, calls: 1 });
+    expect(result.summary.sessions).toHaveLength(7);
+    expect(result.summary.usage.inputTokens).toBeGreaterThan(0);
+  });
+
+  it('consolidate, history, history show and rollback restore the exact previous bytes', async () => {
+    const root = workspace(FIRST_FOUR);
+    const first = await cli(root, ['consolidate', '--force', '--json']);
+    expect(first.code).toBe(0);
+    const before = memoryFiles(root);
+    expect(before.get('user.md')).toContain('Lisbon');
+
+    addSessions(root, LAST_THREE);
+    const second = await cli(root, ['consolidate', 'default', '--force', '--json']);
+    expect(second.code).toBe(0);
+    const secondResult = second.json<ConsolidateOutput>().results[0]!;
+    if (!secondResult.ok) throw new Error(secondResult.error.message);
+    const secondRunId = secondResult.summary.runId;
+    expect(memoryFiles(root)).not.toEqual(before);
+
+    const listed = await cli(root, ['sessions', 'list', '--json']);
+    expect(
+      listed.json<SessionRow[]>().every((row) => row.status === 'consolidated' && row.messages! > 0),
+    ).toBe(true);
+
+    const history = await cli(root, ['history', '--json']);
+    expect(history.code).toBe(0);
+    const rows = history.json<HistoryRowOutput[]>();
+    expect(rows.map((row) => row.kind)).toEqual(['consolidation', 'consolidation']);
+    expect(rows[0]).toMatchObject({ runId: secondRunId, sessions: 3, calls: 1, rolledBackBy: null });
+    expect(rows[1]!.sessions).toBe(4);
+
+    const shown = await cli(root, ['history', 'show', secondRunId, '--json']);
+    expect(shown.code).toBe(0);
+    const record = shown.json<{ runId: string; files: string[]; summary: { diff: string } }>();
+    expect(record.files).toContain('user.md');
+    expect(record.summary.diff).toMatch(/^\+.*Porto/m);
+    const shownText = await cli(root, ['history', 'show', secondRunId]);
+    expect(shownText.stdout).toContain(`run ${secondRunId} (consolidation) in space default`);
+    expect(shownText.stdout).toMatch(/^\+.*Porto/m);
+
+    const rollback = await cli(root, ['rollback', secondRunId, '--json']);
+    expect(rollback.stderr).toBe('');
+    expect(rollback.code).toBe(0);
+    expect(rollback.json<{ rolledBack: string; runs: { rollbackOf: string }[] }>()).toMatchObject({
+      rolledBack: secondRunId,
+      runs: [{ rollbackOf: secondRunId }],
+    });
+    expect(memoryFiles(root)).toEqual(before);
+
+    const after = (await cli(root, ['history', '--json'])).json<HistoryRowOutput[]>();
+    expect(after.map((row) => row.kind)).toEqual(['rollback', 'consolidation', 'consolidation']);
+    expect(after[0]!.rollbackOf).toBe(secondRunId);
+    expect(after[1]!.rolledBackBy).toBe(after[0]!.runId);
+    const human = await cli(root, ['history', '--limit', '2']);
+    expect(human.stdout.trim().split('\n')).toHaveLength(3);
+    expect(human.stdout).toContain(`rolled back by ${after[0]!.runId}`);
+  });
+
+  it('refuses to roll back a run that later runs built on, names them and the flag, then cascades', async () => {
+    const root = workspace(FIRST_FOUR);
+    const first = (await cli(root, ['consolidate', '--force', '--json'])).json<ConsolidateOutput>()
+      .results[0]!;
+    addSessions(root, LAST_THREE);
+    const second = (await cli(root, ['consolidate', '--force', '--json'])).json<ConsolidateOutput>()
+      .results[0]!;
+    if (!first.ok || !second.ok) throw new Error('consolidation failed');
+
+    const refused = await cli(root, ['rollback', first.summary.runId]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`blocking runs, newest last: ${second.summary.runId}`);
+    expect(refused.stderr).toContain(
+      `to go ahead: dreamd rollback ${first.summary.runId} --space default --cascade`,
+    );
+    const refusedJson = await cli(root, ['rollback', first.summary.runId, '--json']);
+    expect(refusedJson.code).toBe(1);
+    expect(refusedJson.json<{ error: { blockingRuns: string[] } }>().error.blockingRuns).toEqual([
+      second.summary.runId,
+    ]);
+
+    const cascaded = await cli(root, ['rollback', first.summary.runId, '--cascade', '--json']);
+    expect(cascaded.code).toBe(0);
+    expect(cascaded.json<{ runs: { rollbackOf: string }[] }>().runs.map((run) => run.rollbackOf)).toEqual([
+      second.summary.runId,
+      first.summary.runId,
+    ]);
+    expect(memoryFiles(root).size).toBe(0);
+  });
+
+  it('asks for --force before overwriting a hand edit made after the run', async () => {
+    const root = workspace();
+    const result = (await cli(root, ['consolidate', '--json'])).json<ConsolidateOutput>().results[0]!;
+    if (!result.ok) throw new Error(result.error.message);
+    const userFile = join(root, 'memory', 'user.md');
+    writeFileSync(userFile, `${readFileSync(userFile, 'utf8')}\nA note written by hand.\n`);
+    const refused = await cli(root, ['rollback', result.summary.runId]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/user\.md changed since the run/);
+    expect(refused.stderr).toContain('--force');
+    const forced = await cli(root, ['rollback', result.summary.runId, '--force']);
+    expect(forced.code).toBe(0);
+    expect(existsSync(userFile)).toBe(false);
+  });
+
+  it('--dry-run prints the diff and writes nothing', async () => {
+    const root = workspace();
+    const before = snapshotDirectory(root);
+    const run = await cli(root, ['consolidate', '--dry-run']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('space default: dry run, nothing written');
+    expect(run.stdout).toMatch(/^\+.*Lives in Porto/m);
+    expect(snapshotDirectory(root)).toEqual(before);
+    expect(existsSync(join(root, 'memory'))).toBe(false);
+
+    const json = await cli(root, ['consolidate', '--dry-run', '--json']);
+    const result = json.json<ConsolidateOutput>().results[0]!;
+    if (!result.ok) throw new Error(result.error.message);
+    expect(result.summary.status).toBe('dry-run');
+    expect(result.summary.diff).toContain('MEMORY.md');
+    expect(snapshotDirectory(root)).toEqual(before);
+  });
+
+  it('says why a run was skipped (gates) and exits 0', async () => {
+    const root = workspace(FIRST_FOUR);
+    const run = await cli(root, ['consolidate']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('space default: skipped, 4 settled new session(s); 5 needed');
+    expect(run.stdout).toContain('--force');
+    expect(server.requests).toHaveLength(0);
+    const json = (await cli(root, ['consolidate', '--json'])).json<ConsolidateOutput>();
+    expect(json.ok).toBe(true);
+    expect(json.results[0]).toMatchObject({ ok: true, summary: { status: 'skipped' } });
+  });
+
+  it('reports a busy space with the lock holder and exits 1', async () => {
+    const root = workspace();
+    const lock = await acquireLock(join(root, 'memory'), { owner: 'worker 7', staleMs: 60_000 });
+    try {
+      const run = await cli(root, ['consolidate']);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/space default: busy, default is locked by worker 7 \(pid \d+ on .+\)/);
+      const json = await cli(root, ['consolidate', '--json']);
+      expect(json.code).toBe(1);
+      const result = json.json<ConsolidateOutput>().results[0]!;
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      expect(result.error).toMatchObject({
+        name: 'LockBusyError',
+        holder: { owner: 'worker 7', pid: process.pid },
+      });
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      await lock.release();
+    }
+  });
+
+  it('fails before any work with ANTHROPIC_API_KEY named when there is no key', async () => {
+    const root = workspace();
+    const run = await runCliCaptured(['consolidate'], { cwd: root });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('ANTHROPIC_API_KEY');
+    expect(existsSync(join(root, 'memory'))).toBe(false);
+    const json = await runCliCaptured(['consolidate', '--json'], { cwd: root });
+    expect(json.code).toBe(1);
+    expect(json.json<{ ok: boolean; error: { name: string } }>()).toMatchObject({
+      ok: false,
+      error: { name: 'ModelError' },
+    });
+  });
+
+  it('runs every space in turn when none is named; a busy one fails the command, the next still runs', async () => {
+    const root = workspace();
+    cpSync(join(root, 'sessions'), join(root, 'other-sessions'), { recursive: true });
+    writeFileSync(
+      join(root, 'dreamd.config.json'),
+      JSON.stringify({
+        spaces: [
+          { id: 'first', sessions: './sessions', memory: './memory' },
+          { id: 'second', sessions: './other-sessions', memory: './other-memory' },
+        ],
+      }),
+    );
+    const lock = await acquireLock(join(root, 'memory'), { owner: 'worker 7', staleMs: 60_000 });
+    let run: CliRun;
+    try {
+      run = await cli(root, ['consolidate', '--json']);
+    } finally {
+      await lock.release();
+    }
+    expect(run.code).toBe(1);
+    const output = run.json<ConsolidateOutput>();
+    expect(output.ok).toBe(false);
+    expect(output.results.map((result) => [result.spaceId, result.ok])).toEqual([
+      ['first', false],
+      ['second', true],
+    ]);
+    expect(existsSync(join(root, 'other-memory', 'MEMORY.md'))).toBe(true);
+    expect(existsSync(join(root, 'memory', 'MEMORY.md'))).toBe(false);
+  });
+
+  it('reports a model failure, writes nothing and exits 1', async () => {
+    const root = workspace();
+    server.setDefault(faults.serverError());
+    const run = await cli(root, ['consolidate']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(
+      /space default: failed, .*\n\s+nothing was written; its sessions stay pending/,
+    );
+    expect(memoryFiles(root).size).toBe(0);
+  });
+
+  it('exits 2 for an unknown space and 1 for an unknown run', async () => {
+    const root = workspace();
+    expect((await cli(root, ['consolidate', 'nope'])).code).toBe(2);
+    const unknown = await cli(root, ['history', 'show', 'run-19700101T000000Z-aaaaaa']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no run run-19700101T000000Z-aaaaaa in the history of space(s) default');
+    expect((await cli(root, ['rollback', 'run-19700101T000000Z-aaaaaa'])).code).toBe(1);
+    expect((await cli(root, ['history', '--limit', 'lots'])).code).toBe(2);
+  });
+});
