@@ -42,9 +42,17 @@ const IMAGE = /data:image\/[\w.+-]+;base64,[A-Za-z0-9+/=]+|\[image\]/g;
 /** Text a compaction leaves when Claude Code does not flag it with `isCompactSummary`. */
 const COMPACT_SUMMARY_OPENING = /^This session is being continued from a previous conversation/;
 
+/**
+ * Whitespace that is not already a lone space: a space followed by more whitespace, or any other whitespace
+ * character with the run after it. Prose is mostly single spaces, which `/\s+/g` would replace one by one.
+ */
+const WHITESPACE_TO_COLLAPSE = / \s+|[^\S ]\s*/g;
+
 /** Collapse every run of whitespace (newlines included) to one space, so a message stays one line. */
 export function collapseWhitespace(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  WHITESPACE_TO_COLLAPSE.lastIndex = 0;
+  const collapsed = WHITESPACE_TO_COLLAPSE.test(text) ? text.replace(WHITESPACE_TO_COLLAPSE, ' ') : text;
+  return collapsed.trim();
 }
 
 /** True when `text` reads as a compaction summary even without the transcript's flag. */

@@ -5,13 +5,22 @@
  */
 
 /**
+ * Characters that JSON.stringify writes as more than themselves: quote, backslash, control characters and
+ * surrogates (a surrogate counts only when lone, which the loop below decides).
+ */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
  * Characters JSON.stringify writes for a string: the quotes, two for `"` `\\` `\n` `\r` `\t` `\b` `\f`,
- * six for other control characters and for lone surrogates (`\u001b`, `\udXXX`). A plain loop: V8 runs it
- * at hundreds of MB/s and it allocates nothing.
+ * six for other control characters and for lone surrogates (`\u001b`, `\udXXX`). Most strings hold none of
+ * these: one regex test (V8 scans at over 1 GB/s) answers for them; the rest are counted from the first
+ * such character by a plain loop that allocates nothing.
  */
 function stringLength(value: string): number {
+  const first = value.search(NEEDS_ESCAPE);
+  if (first === -1) return value.length + 2;
   let length = value.length + 2;
-  for (let index = 0; index < value.length; index += 1) {
+  for (let index = first; index < value.length; index += 1) {
     const code = value.charCodeAt(index);
     if (code >= 0x20 && code !== 0x22 && code !== 0x5c && (code < 0xd800 || code > 0xdfff)) continue;
     if (code === 0x22 || code === 0x5c || (code >= 0x08 && code <= 0x0d && code !== 0x0b)) length += 1;

@@ -1,6 +1,7 @@
 import { TranscriptErrorReason } from '../errors.js';
 import type { Session, SessionMessage } from './types.js';
 import { NativeFile, NativeMessage, describeZodError } from './message-schema.js';
+import { plainNativeMessage } from './native-message-fast-path.js';
 import { nativeMessageParts } from './normalize-message.js';
 import { JsonTextError, parseJsonText } from './parse-json-text.js';
 import { transcriptFailure } from './transcript-failure.js';
@@ -20,6 +21,7 @@ export interface NativeParseContext {
 /**
  * Parses the text of a native transcript (`{ id?, startedAt?, endedAt?, agent?, messages }`) into a Session.
  * Only messages with index >= `fromMessage` are validated and converted; `messageCount` counts them all.
+ * Plain messages pass a hand-written check (`plainNativeMessage`); the others go through the zod schema.
  * Throws a TranscriptError (`invalid-json`, `wrong-shape`, `empty`). Pure.
  */
 export function parseNativeTranscript(text: string, context: NativeParseContext): Session {
@@ -43,16 +45,9 @@ export function parseNativeTranscript(text: string, context: NativeParseContext)
   const messages: SessionMessage[] = [];
   data.messages.forEach((raw, index) => {
     if (index < context.fromMessage) return;
-    const parsed = NativeMessage.safeParse(raw);
-    if (!parsed.success) {
-      throw transcriptFailure(
-        file,
-        TranscriptErrorReason.wrongShape,
-        describeZodError(parsed.error, ['messages', index]),
-      );
-    }
-    const { role, parts } = nativeMessageParts(parsed.data, `messages.${index}`, warnings);
-    messages.push({ index, role, ts: parsed.data.ts, parts });
+    const message = plainNativeMessage(raw) ?? validateMessage(raw, file, index);
+    const { role, parts } = nativeMessageParts(message, `messages.${index}`, warnings);
+    messages.push({ index, role, ts: message.ts, parts });
   });
   const firstTimestamp = firstMessageTimestamp(data.messages);
   return {
@@ -66,6 +61,19 @@ export function parseNativeTranscript(text: string, context: NativeParseContext)
     messageCount: data.messages.length,
     warnings,
   };
+}
+
+/** The zod schema's verdict on a message the fast path left to it. */
+function validateMessage(raw: unknown, file: string, index: number): NativeMessage {
+  const parsed = NativeMessage.safeParse(raw);
+  if (!parsed.success) {
+    throw transcriptFailure(
+      file,
+      TranscriptErrorReason.wrongShape,
+      describeZodError(parsed.error, ['messages', index]),
+    );
+  }
+  return parsed.data;
 }
 
 function firstMessageTimestamp(messages: readonly unknown[]): string | undefined {

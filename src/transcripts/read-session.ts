@@ -118,27 +118,30 @@ async function statOrFail(
   }
 }
 
-/** Reads exactly `size` bytes; a file that turns out shorter or longer has changed since it was stat'ed. */
+/**
+ * Reads exactly `size` bytes; a file that turns out shorter or longer has changed since it was stat'ed.
+ * Each read asks for one byte more than expected: a read of a regular file comes back short only at its
+ * end, so a first read of exactly `size` bytes proves the end without a second read (one syscall, not two).
+ */
 async function readExactly(realFile: string, size: number, shownPath: string): Promise<Buffer> {
   const handle = await open(realFile, 'r');
   try {
-    const buffer = Buffer.allocUnsafe(size);
+    const buffer = Buffer.allocUnsafe(size + 1);
     let filled = 0;
+    // Stops at the end (a read of 0), at `size` (the read came back one byte short: the end), or past it.
     while (filled < size) {
-      const { bytesRead } = await handle.read(buffer, filled, size - filled, filled);
+      const { bytesRead } = await handle.read(buffer, filled, size + 1 - filled, filled);
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
-    const probe = Buffer.alloc(1);
-    const { bytesRead: extra } = await handle.read(probe, 0, 1, size);
-    if (filled !== size || extra !== 0) {
+    if (filled !== size) {
       throw transcriptFailure(
         shownPath,
         TranscriptErrorReason.changedWhileRead,
         `the file changed size while it was read (${size} bytes before)`,
       );
     }
-    return buffer;
+    return buffer.subarray(0, size);
   } finally {
     await handle.close();
   }
