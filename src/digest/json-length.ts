@@ -8,6 +8,7 @@
  * Characters that JSON.stringify writes as more than themselves: quote, backslash, control characters and
  * surrogates (a surrogate counts only when lone, which the loop below decides).
  */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what JSON escapes
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
