@@ -11,7 +11,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Config, Space } from '../config/schema.js';
 import { evaluateGates } from '../daemon/gates.js';
-import { containsSecret, digestSession, planBatches, type SessionDigest } from '../digest/index.js';
+import { containsSecret, digestSession, planBatches, redactSecrets, type SessionDigest } from '../digest/index.js';
 import {
   acquireLock,
   createIsForgotten,
@@ -242,9 +242,10 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
 
       // Write: memory files, quarantine, ledger and run record in one staged transaction.
       const files = new Map<string, string | null>(renderMemory(memory, result.facts, { now: now() }));
+      // The quarantine is plain text on disk: a secret the model put in a fact is redacted there too.
       const quarantine: QuarantineEntry[] = result.quarantined.map(({ candidate, reason }) => ({
-        title: candidate.title,
-        text: candidate.body,
+        title: redactSecrets(candidate.title).text,
+        text: redactSecrets(candidate.body).text,
         reason,
         session: candidate.sources.join(', '),
         date: candidate.observed,
