@@ -61,6 +61,9 @@ const EXPRESSION = new RegExp(
   'gi',
 );
 
+/** Every expression ends in one of these words (weekdays end in "day"): texts without them are left alone. */
+const MAY_HOLD_EXPRESSION = /day|week|month|tomorrow/i;
+
 /** A cue earlier in the sentence that "on <weekday>" looks ahead. */
 const FUTURE_CUE =
   /\b(?:will|shall|won't|going to|gonna|plan(?:ning)? to|want to|need to|have to|should|until|till|by|before|next|upcoming)\b|'ll\b/i;
@@ -80,12 +83,32 @@ function parseDay(date: string): Day | undefined {
   return Number.isNaN(ms) ? undefined : { ms };
 }
 
+/**
+ * The last reference date parsed, and formatted days. A digest resolves every text of a session against
+ * one or a few dates, so both are asked for the same values thousands of times; the cache of formatted days
+ * is cleared when it passes `FORMATTED_DAYS_KEPT` entries (a few hundred bytes each at most).
+ */
+let lastReference: { readonly date: string; readonly day: Day | undefined } | undefined;
+const formattedDays = new Map<number, string>();
+const FORMATTED_DAYS_KEPT = 4_096;
+
+function referenceDay(date: string): Day | undefined {
+  if (lastReference?.date !== date) lastReference = { date, day: parseDay(date) };
+  return lastReference.day;
+}
+
 function addDays(day: Day, days: number): Day {
   return { ms: day.ms + days * DAY_MS };
 }
 
 function formatDay(day: Day): string {
-  return new Date(day.ms).toISOString().slice(0, 10);
+  let formatted = formattedDays.get(day.ms);
+  if (formatted === undefined) {
+    if (formattedDays.size >= FORMATTED_DAYS_KEPT) formattedDays.clear();
+    formatted = new Date(day.ms).toISOString().slice(0, 10);
+    formattedDays.set(day.ms, formatted);
+  }
+  return formatted;
 }
 
 function weekday(day: Day): number {
@@ -135,7 +158,8 @@ function resolveExpression(
   groups: Readonly<Record<string, string | undefined>>,
   future: boolean,
 ): string {
-  const lower = match.toLowerCase().replace(/'s$/, '');
+  const lowered = match.toLowerCase();
+  const lower = lowered.endsWith("'s") ? lowered.slice(0, -2) : lowered;
   if (lower === 'the day before yesterday') return formatDay(addDays(reference, -2));
   if (lower === 'the day after tomorrow') return formatDay(addDays(reference, 2));
   const single = groups['single']?.toLowerCase();
@@ -167,7 +191,8 @@ function resolveExpression(
  * Returns `text` unchanged when the reference date cannot be read.
  */
 export function resolveRelativeDates(text: string, referenceDate: string): string {
-  const reference = parseDay(referenceDate);
+  if (!MAY_HOLD_EXPRESSION.test(text)) return text;
+  const reference = referenceDay(referenceDate);
   if (reference === undefined) return text;
   return text.replace(EXPRESSION, (...args: unknown[]) => {
     const match = args[0] as string;
