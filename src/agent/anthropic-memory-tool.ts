@@ -13,7 +13,11 @@ export const ANTHROPIC_MEMORY_ROOT = '/memories';
 
 /** The commands of `memory_20250818`, validated before the SDK's handler sees them. */
 const MemoryCommand = z.discriminatedUnion('command', [
-  z.object({ command: z.literal('view'), path: z.string(), view_range: z.tuple([z.int(), z.int()]).optional() }),
+  z.object({
+    command: z.literal('view'),
+    path: z.string(),
+    view_range: z.tuple([z.int(), z.int()]).optional(),
+  }),
   z.object({ command: z.literal('create'), path: z.string(), file_text: z.string() }),
   z.object({ command: z.literal('str_replace'), path: z.string(), old_str: z.string(), new_str: z.string() }),
   z.object({ command: z.literal('insert'), path: z.string(), insert_line: z.int(), insert_text: z.string() }),
@@ -29,7 +33,9 @@ const MemoryCommand = z.discriminatedUnion('command', [
 function createRootedSdkTool(memoryDir: string): BetaLocalFilesystemMemoryTool {
   const tool = new BetaLocalFilesystemMemoryTool(memoryDir);
   if (Reflect.get(tool, 'memoryRoot') !== path.join(memoryDir, 'memories')) {
-    throw new Error('@anthropic-ai/sdk changed BetaLocalFilesystemMemoryTool: cannot root it at the memory directory');
+    throw new Error(
+      '@anthropic-ai/sdk changed BetaLocalFilesystemMemoryTool: cannot root it at the memory directory',
+    );
   }
   Reflect.set(tool, 'memoryRoot', memoryDir);
   return tool;
@@ -39,7 +45,10 @@ function createRootedSdkTool(memoryDir: string): BetaLocalFilesystemMemoryTool {
 export function toMemoryRelative(modelPath: string): string {
   if (modelPath === ANTHROPIC_MEMORY_ROOT || modelPath === `${ANTHROPIC_MEMORY_ROOT}/`) return '';
   if (!modelPath.startsWith(`${ANTHROPIC_MEMORY_ROOT}/`)) {
-    throw new PathEscapeError(`Refused memory path ${JSON.stringify(modelPath)}: it must start with /memories/.`, modelPath);
+    throw new PathEscapeError(
+      `Refused memory path ${JSON.stringify(modelPath)}: it must start with /memories/.`,
+      modelPath,
+    );
   }
   return modelPath.slice(ANTHROPIC_MEMORY_ROOT.length + 1);
 }
@@ -50,10 +59,13 @@ function pathsOf(command: z.infer<typeof MemoryCommand>): string[] {
 
 function requireSmall(command: z.infer<typeof MemoryCommand>): void {
   const text =
-    command.command === 'create' ? command.file_text
-    : command.command === 'str_replace' ? command.new_str
-    : command.command === 'insert' ? command.insert_text
-    : '';
+    command.command === 'create'
+      ? command.file_text
+      : command.command === 'str_replace'
+        ? command.new_str
+        : command.command === 'insert'
+          ? command.insert_text
+          : '';
   if (Buffer.byteLength(text) > MAX_NOTE_BYTES) {
     throw new ToolInputError(`Memory text is limited to ${MAX_NOTE_BYTES} bytes per write.`);
   }
@@ -74,10 +86,13 @@ export function createAnthropicMemoryTool(options: { memoryDir: string }): Agent
     definition,
     handler: async (input) => {
       const parsed = MemoryCommand.safeParse(input);
-      if (!parsed.success) throw new ToolInputError(`Invalid memory command: ${z.prettifyError(parsed.error)}`);
+      if (!parsed.success)
+        throw new ToolInputError(`Invalid memory command: ${z.prettifyError(parsed.error)}`);
       const command = parsed.data;
       for (const modelPath of pathsOf(command)) {
-        await resolveMemoryPath(memoryDir, toMemoryRelative(modelPath), { allowRoot: command.command === 'view' });
+        await resolveMemoryPath(memoryDir, toMemoryRelative(modelPath), {
+          allowRoot: command.command === 'view',
+        });
       }
       requireSmall(command);
       const result = await runnable.run(command as BetaMemoryTool20250818Command);

@@ -38,7 +38,10 @@ export function cutToLimits(text: string, maxLines: number, maxBytes: number): C
     cut = 'lines';
   }
   if (Buffer.byteLength(result) > maxBytes) {
-    const head = Buffer.from(result).subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/, '');
+    const head = Buffer.from(result)
+      .subarray(0, maxBytes)
+      .toString('utf8')
+      .replace(/\uFFFD$/, '');
     const lastNewline = head.lastIndexOf('\n');
     result = lastNewline >= 0 ? head.slice(0, lastNewline + 1) : head;
     cut = 'bytes';
@@ -70,7 +73,10 @@ function topicTypes(include: MemoryContextOptions['includeTopics']): readonly Fa
 }
 
 function fileBlock(name: string, content: CutText, limitNote: string): string {
-  const note = content.cut === undefined ? '' : `\n[${name} was cut ${limitNote}; the rest is on disk: read it with read_memory if needed]`;
+  const note =
+    content.cut === undefined
+      ? ''
+      : `\n[${name} was cut ${limitNote}; the rest is on disk: read it with read_memory if needed]`;
   return `<memory-file name="${name}">\n${neutralise(content.text).replace(/\n?$/, '\n')}</memory-file>${note}`;
 }
 
@@ -80,7 +86,10 @@ function fileBlock(name: string, content: CutText, limitNote: string): string {
  * when cut) and, when asked, the topic files (each cut at 25 KB). The block is labelled as background
  * context to verify, never instructions. Returns `""` when the space has no memory yet.
  */
-export async function loadMemoryContext(memoryDir: string, options: MemoryContextOptions = {}): Promise<string> {
+export async function loadMemoryContext(
+  memoryDir: string,
+  options: MemoryContextOptions = {},
+): Promise<string> {
   const blocks: string[] = [];
   const index = await readMemoryFile(memoryDir, INDEX_FILE);
   if (index !== undefined && index.trim() !== '') {
@@ -91,7 +100,13 @@ export async function loadMemoryContext(memoryDir: string, options: MemoryContex
     const file = TOPIC_FILES[type];
     const topic = await readMemoryFile(memoryDir, file);
     if (topic === undefined || topic.trim() === '') continue;
-    blocks.push(fileBlock(file, cutToLimits(topic, Number.MAX_SAFE_INTEGER, TOPIC_MAX_BYTES), `to ${TOPIC_MAX_BYTES} bytes`));
+    blocks.push(
+      fileBlock(
+        file,
+        cutToLimits(topic, Number.MAX_SAFE_INTEGER, TOPIC_MAX_BYTES),
+        `to ${TOPIC_MAX_BYTES} bytes`,
+      ),
+    );
   }
   if (blocks.length === 0) return '';
   return [

@@ -1,3 +1,4 @@
+import { CHARS_PER_TOKEN } from '../digest/estimate-tokens.js';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AnthropicBeta, BetaContextManagementConfig } from '@anthropic-ai/sdk/resources/beta';
 import type { ModelProvider, TokenUsage } from '../model/types.js';
@@ -16,7 +17,6 @@ import { emptyUsage } from '../model/types.js';
 export type Message = Anthropic.MessageParam;
 
 /** Characters per token of the estimate: ~4 for English text and JSON with Claude's tokenizer. */
-export const CHARS_PER_TOKEN = 4;
 /** What a cleared tool result says instead of its content. */
 export const CLEARED_TOOL_RESULT =
   '[cleared to save context: this tool result is old; call the tool again if you need it]';
@@ -27,8 +27,8 @@ export const NATIVE_CLEAR_TRIGGER_TOKENS = 100_000;
 export const NATIVE_COMPACT_TRIGGER_TOKENS = 150_000;
 
 /** Rough token count of a text, a message list or anything JSON-serialisable: characters / 4, rounded up. */
-export function estimateTokens(value: string | readonly Message[] | unknown): number {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+export function estimateContextTokens(value: string | readonly Message[] | unknown): number {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
   return Math.ceil(text.length / CHARS_PER_TOKEN);
 }
 
@@ -47,7 +47,7 @@ export function isTurnStart(message: Message | undefined): boolean {
 }
 
 export interface SlidingWindowOptions {
-  /** Most tokens the system prompt plus the kept messages may take (estimateTokens of each, summed). */
+  /** Most tokens the system prompt plus the kept messages may take (estimateContextTokens of each, summed). */
   readonly budgetTokens: number;
   /** The system prompt, counted against the budget (never cut). Default "". */
   readonly system?: string;
@@ -64,15 +64,16 @@ export interface SlidingWindowOptions {
  * the result is then over budget, the best that can be done client-side.
  */
 export function slidingWindow(messages: readonly Message[], options: SlidingWindowOptions): Message[] {
-  const systemTokens = estimateTokens(options.system ?? '');
+  const systemTokens = estimateContextTokens(options.system ?? '');
   const keepFirst = (options.keepFirstMessage ?? true) && isTurnStart(messages[0]);
   // Kept in front of any cut: the first message when asked, and every `system`-role message (the SDK allows
   // them inside `messages`; like the system prompt they are never dropped).
   const pinned = (index: number) => (keepFirst && index === 0) || messages[index]?.role === 'system';
-  const sizes = messages.map((message) => estimateTokens([message]));
+  const sizes = messages.map((message) => estimateContextTokens([message]));
   const suffixTokens = new Array<number>(messages.length + 1).fill(0);
-  for (let i = messages.length - 1; i >= 0; i--) suffixTokens[i] = (suffixTokens[i + 1] ?? 0) + (sizes[i] ?? 0);
-  // Sizes are per message (estimateTokens([message])), so the check below and the caller's sum agree.
+  for (let i = messages.length - 1; i >= 0; i--)
+    suffixTokens[i] = (suffixTokens[i + 1] ?? 0) + (sizes[i] ?? 0);
+  // Sizes are per message (estimateContextTokens([message])), so the check below and the caller's sum agree.
   if (systemTokens + (suffixTokens[0] ?? 0) <= options.budgetTokens) return [...messages];
   const keep = (cut: number) => messages.filter((_, index) => index >= cut || pinned(index));
   let pinnedTokens = systemTokens;
@@ -98,18 +99,24 @@ export interface ClearToolResultsOptions {
  * `tool_use` and the `tool_result` block (same `tool_use_id`, same `is_error`): the model still sees that the
  * call happened. Messages that change are copied; the input is not modified.
  */
-export function clearOldToolResults(messages: readonly Message[], options: ClearToolResultsOptions = {}): Message[] {
+export function clearOldToolResults(
+  messages: readonly Message[],
+  options: ClearToolResultsOptions = {},
+): Message[] {
   const keepLast = Math.max(0, options.keepLast ?? DEFAULT_KEEP_TOOL_RESULTS);
   const placeholder = options.placeholder ?? CLEARED_TOOL_RESULT;
   const toolUseIds = messages.flatMap((message) =>
-    message.role === 'assistant' ? blocksOf(message).flatMap((block) => (block.type === 'tool_use' ? [block.id] : [])) : [],
+    message.role === 'assistant'
+      ? blocksOf(message).flatMap((block) => (block.type === 'tool_use' ? [block.id] : []))
+      : [],
   );
   const kept = new Set(keepLast === 0 ? [] : toolUseIds.slice(-keepLast));
   return messages.map((message) => {
     if (message.role !== 'user' || !hasToolResult(message)) return message;
     let changed = false;
     const content = blocksOf(message).map((block) => {
-      if (block.type !== 'tool_result' || kept.has(block.tool_use_id) || block.content === placeholder) return block;
+      if (block.type !== 'tool_result' || kept.has(block.tool_use_id) || block.content === placeholder)
+        return block;
       changed = true;
       return { ...block, content: placeholder };
     });
@@ -142,7 +149,8 @@ function describeBlock(block: Anthropic.ContentBlockParam): string {
 export function transcriptText(messages: readonly Message[]): string {
   return messages
     .map((message) => {
-      const text = typeof message.content === 'string' ? message.content : message.content.map(describeBlock).join('\n');
+      const text =
+        typeof message.content === 'string' ? message.content : message.content.map(describeBlock).join('\n');
       return `${message.role}: ${text}`;
     })
     .join('\n\n');
@@ -195,7 +203,8 @@ export async function summariseOlderTurns(
   };
   const [first, ...rest] = messages.slice(start);
   if (first === undefined) return { messages: [...messages], summarised: 0, usage: emptyUsage() };
-  const firstBlocks: Anthropic.ContentBlockParam[] = typeof first.content === 'string' ? [{ type: 'text', text: first.content }] : [...first.content];
+  const firstBlocks: Anthropic.ContentBlockParam[] =
+    typeof first.content === 'string' ? [{ type: 'text', text: first.content }] : [...first.content];
   return {
     messages: [...pinned, { role: 'user', content: [summary, ...firstBlocks] }, ...rest],
     summarised: older.length,
@@ -232,7 +241,11 @@ export function nativeContextManagement(model: string): NativeContextManagement 
       keep: { type: 'tool_uses', value: DEFAULT_KEEP_TOOL_RESULTS },
     },
   ];
-  if (compaction) edits.push({ type: 'compact_20260112', trigger: { type: 'input_tokens', value: NATIVE_COMPACT_TRIGGER_TOKENS } });
+  if (compaction)
+    edits.push({
+      type: 'compact_20260112',
+      trigger: { type: 'input_tokens', value: NATIVE_COMPACT_TRIGGER_TOKENS },
+    });
   const betas: AnthropicBeta[] = ['context-management-2025-06-27'];
   if (compaction) betas.push('compact-2026-01-12');
   return { betas, context_management: { edits }, compaction };

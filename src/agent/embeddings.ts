@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../memory/hash.js';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import OpenAI from 'openai';
@@ -30,15 +30,25 @@ export type EmbedTexts = (texts: readonly string[]) => Promise<number[][]>;
 
 /** Embeds through the `openai` client, asking for floats (base64 is not served by every local server). */
 export function createOpenAIEmbedder(config: EmbeddingsConfig): EmbedTexts {
-  const client = new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey ?? 'not-needed', maxRetries: 2 });
+  const client = new OpenAI({
+    baseURL: config.baseUrl,
+    apiKey: config.apiKey ?? 'not-needed',
+    maxRetries: 2,
+  });
   return async (texts) => {
     const vectors: number[][] = [];
     for (let start = 0; start < texts.length; start += EMBEDDING_BATCH_SIZE) {
       const batch = texts.slice(start, start + EMBEDDING_BATCH_SIZE);
-      const response = await client.embeddings.create({ model: config.model, input: [...batch], encoding_format: 'float' });
+      const response = await client.embeddings.create({
+        model: config.model,
+        input: [...batch],
+        encoding_format: 'float',
+      });
       const ordered = [...response.data].sort((a, b) => a.index - b.index);
       if (ordered.length !== batch.length) {
-        throw new Error(`${config.baseUrl}/embeddings returned ${ordered.length} vectors for ${batch.length} texts`);
+        throw new Error(
+          `${config.baseUrl}/embeddings returned ${ordered.length} vectors for ${batch.length} texts`,
+        );
       }
       vectors.push(...ordered.map((item) => item.embedding));
     }
@@ -63,10 +73,6 @@ export function cosineSimilarity(a: readonly number[], b: readonly number[]): nu
 }
 
 /** sha256 of the text a fact is embedded from. */
-export function contentHash(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
 async function readCache(file: string, model: string): Promise<EmbeddingCacheFile['entries']> {
   try {
     const parsed = EmbeddingCacheFile.safeParse(JSON.parse(await readFile(file, 'utf8')));
@@ -88,11 +94,18 @@ export interface EmbeddableDocument {
  */
 export async function vectorsFor(
   documents: readonly EmbeddableDocument[],
-  options: { embed: EmbedTexts; model: string; cacheFile: string | undefined; memo: Map<string, EmbeddingCacheFile['entries']> },
+  options: {
+    embed: EmbedTexts;
+    model: string;
+    cacheFile: string | undefined;
+    memo: Map<string, EmbeddingCacheFile['entries']>;
+  },
 ): Promise<Map<string, number[]>> {
   const key = options.cacheFile ?? '';
-  const cached = options.memo.get(key) ?? (options.cacheFile === undefined ? {} : await readCache(options.cacheFile, options.model));
-  const hashes = documents.map((document) => contentHash(document.text));
+  const cached =
+    options.memo.get(key) ??
+    (options.cacheFile === undefined ? {} : await readCache(options.cacheFile, options.model));
+  const hashes = documents.map((document) => sha256(document.text));
   const missing = documents.filter((document, i) => cached[document.id]?.hash !== hashes[i]);
   const fresh = missing.length === 0 ? [] : await options.embed(missing.map((document) => document.text));
   const entries: EmbeddingCacheFile['entries'] = {};
@@ -104,7 +117,7 @@ export async function vectorsFor(
   missing.forEach((document, i) => {
     const vector = fresh[i];
     if (vector === undefined) throw new Error(`no embedding returned for ${document.id}`);
-    entries[document.id] = { hash: contentHash(document.text), vector };
+    entries[document.id] = { hash: sha256(document.text), vector };
   });
   const changed = missing.length > 0 || Object.keys(cached).length !== Object.keys(entries).length;
   options.memo.set(key, entries);

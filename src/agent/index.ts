@@ -20,7 +20,11 @@ export {
   type MemoryTools,
   type MemoryToolsOptions,
 } from './memory-tools.js';
-export { ANTHROPIC_MEMORY_ROOT, createAnthropicMemoryTool, toMemoryRelative } from './anthropic-memory-tool.js';
+export {
+  ANTHROPIC_MEMORY_ROOT,
+  createAnthropicMemoryTool,
+  toMemoryRelative,
+} from './anthropic-memory-tool.js';
 export {
   cutToLimits,
   INDEX_MAX_BYTES,
@@ -32,7 +36,6 @@ export {
 } from './backfill.js';
 export { BM25_B, BM25_K1, createBm25Index, stem, tokenize, type Bm25Index } from './bm25.js';
 export {
-  contentHash,
   cosineSimilarity,
   createOpenAIEmbedder,
   EMBEDDING_BATCH_SIZE,
@@ -56,11 +59,10 @@ export {
   type RecallResult,
 } from './recall.js';
 export {
-  CHARS_PER_TOKEN,
   CLEARED_TOOL_RESULT,
   clearOldToolResults,
   DEFAULT_KEEP_TOOL_RESULTS,
-  estimateTokens,
+  estimateContextTokens,
   hasToolResult,
   isTurnStart,
   NATIVE_CLEAR_TRIGGER_TOKENS,

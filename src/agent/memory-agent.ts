@@ -87,10 +87,13 @@ function clientFrom(config: MemoryAgentOptions['config']): Anthropic {
     );
   }
   if (model.apiKey === undefined) {
-    throw new ModelError('No Anthropic API key: set ANTHROPIC_API_KEY (or DREAMD_MODEL_API_KEY, or model.apiKey).', {
-      retryable: false,
-      kind: 'missing-credentials',
-    });
+    throw new ModelError(
+      'No Anthropic API key: set ANTHROPIC_API_KEY (or DREAMD_MODEL_API_KEY, or model.apiKey).',
+      {
+        retryable: false,
+        kind: 'missing-credentials',
+      },
+    );
   }
   return new Anthropic({
     apiKey: model.apiKey,
@@ -111,13 +114,18 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
   const now = options.now ?? (() => new Date());
   await mkdir(space.memoryDir, { recursive: true });
 
-  const memoryContext = await loadMemoryContext(space.memoryDir, { includeTopics: options.includeTopics ?? true });
-  const system = [instructions(space, now().toISOString().slice(0, 10)), memoryContext].filter(Boolean).join('\n\n');
+  const memoryContext = await loadMemoryContext(space.memoryDir, {
+    includeTopics: options.includeTopics ?? true,
+  });
+  const system = [instructions(space, now().toISOString().slice(0, 10)), memoryContext]
+    .filter(Boolean)
+    .join('\n\n');
 
   const memoryTools = createMemoryTools({ memoryDir: space.memoryDir, now });
   const recall = createRecall({ memoryDir: space.memoryDir, embeddings: config.embeddings });
   const tools: AgentTool[] = [...memoryTools.tools, createRecallTool(recall)];
-  if (options.anthropicMemoryTool === true) tools.push(createAnthropicMemoryTool({ memoryDir: space.memoryDir }));
+  if (options.anthropicMemoryTool === true)
+    tools.push(createAnthropicMemoryTool({ memoryDir: space.memoryDir }));
 
   const recorder: SessionRecorder = await createSessionRecorder({
     sessionsDir: space.sessionsDir,

@@ -54,9 +54,11 @@ export function parseMemoryPath(requested: unknown, options: ResolveMemoryPathOp
     if (options.allowRoot === true) return [];
     refuse(requested, 'the path is empty');
   }
-  if (requested.length > MAX_MEMORY_PATH_LENGTH) refuse(requested, `longer than ${MAX_MEMORY_PATH_LENGTH} characters`);
+  if (requested.length > MAX_MEMORY_PATH_LENGTH)
+    refuse(requested, `longer than ${MAX_MEMORY_PATH_LENGTH} characters`);
   // Control characters (NUL included), format characters (zero-width, bidi overrides) and separators.
-  if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(requested)) refuse(requested, 'it contains a control or invisible character');
+  if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(requested))
+    refuse(requested, 'it contains a control or invisible character');
   if (requested.includes('\\')) refuse(requested, 'backslashes are not path separators here');
   if (requested.includes('%')) refuse(requested, 'percent-encoded characters are not accepted');
   if (requested.normalize('NFKC') !== requested) {
@@ -66,15 +68,19 @@ export function parseMemoryPath(requested: unknown, options: ResolveMemoryPathOp
     refuse(requested, 'absolute paths are not accepted');
   }
   const segments = requested.split('/');
-  if (segments.length > MAX_MEMORY_PATH_DEPTH) refuse(requested, `deeper than ${MAX_MEMORY_PATH_DEPTH} levels`);
+  if (segments.length > MAX_MEMORY_PATH_DEPTH)
+    refuse(requested, `deeper than ${MAX_MEMORY_PATH_DEPTH} levels`);
   for (const segment of segments) {
-    if (segment === '' || segment === '.' || segment === '..') refuse(requested, `the segment "${segment}" is not allowed`);
-    if (segment.startsWith('.')) refuse(requested, 'hidden files and dreamd\'s ".dreamd" state are not for the agent');
+    if (segment === '' || segment === '.' || segment === '..')
+      refuse(requested, `the segment "${segment}" is not allowed`);
+    if (segment.startsWith('.'))
+      refuse(requested, 'hidden files and dreamd\'s ".dreamd" state are not for the agent');
     if (segment.endsWith('.') || segment.endsWith(' ') || segment.startsWith(' ')) {
       refuse(requested, 'a segment may not start with a space or end with a dot or space');
     }
     if (Buffer.byteLength(segment) > 255) refuse(requested, 'a segment is longer than 255 bytes');
-    if (!SEGMENT_PATTERN.test(segment)) refuse(requested, 'only letters, digits, space, ".", "_", "-" and "/" are allowed');
+    if (!SEGMENT_PATTERN.test(segment))
+      refuse(requested, 'only letters, digits, space, ".", "_", "-" and "/" are allowed');
   }
   return segments;
 }
@@ -135,6 +141,7 @@ export async function resolveMemoryPath(
   }
   const absolute = path.join(real, ...missing);
   if (!isInside(realRoot, absolute)) refuse(shown, 'a symlink leads outside the memory directory');
-  if (touchesHiddenSegment(realRoot, absolute)) refuse(shown, 'a symlink leads into hidden state such as ".dreamd"');
+  if (touchesHiddenSegment(realRoot, absolute))
+    refuse(shown, 'a symlink leads into hidden state such as ".dreamd"');
   return { relative: segments.join('/'), absolute };
 }

@@ -42,7 +42,8 @@ export interface MemoryTools {
 }
 
 function requireNotePath(relative: string, requested: string): void {
-  if (!relative.endsWith('.md')) throw new ToolInputError(`Memory notes are Markdown: "${requested}" must end in .md.`);
+  if (!relative.endsWith('.md'))
+    throw new ToolInputError(`Memory notes are Markdown: "${requested}" must end in .md.`);
   if (CURATED_FILES.has(relative)) {
     throw new ToolInputError(
       `"${relative}" is curated by dreamd (the index and the four topic files) and cannot be replaced or deleted ` +
@@ -54,7 +55,11 @@ function requireNotePath(relative: string, requested: string): void {
 
 /** One index line: `- [Title](path) — hook`, cut to 150 characters, brackets and newlines removed. */
 export function formatIndexLine(title: string, relative: string, description: string): string {
-  const clean = (text: string) => text.replace(/[\r\n]+/g, ' ').replace(/[[\]]/g, '').trim();
+  const clean = (text: string) =>
+    text
+      .replace(/[\r\n]+/g, ' ')
+      .replace(/[[\]]/g, '')
+      .trim();
   const link = `- [${clean(title)}](${relative})`;
   const line = `${link} — ${clean(description)}`;
   return line.length <= MAX_INDEX_LINE_CHARS ? line : `${line.slice(0, MAX_INDEX_LINE_CHARS - 1)}…`;
@@ -106,13 +111,17 @@ export function createMemoryTools(options: MemoryToolsOptions): MemoryTools {
       path: z
         .string()
         .optional()
-        .describe('File or folder relative to the memory directory, e.g. "user.md" or "notes/food.md". Omit for the index.'),
+        .describe(
+          'File or folder relative to the memory directory, e.g. "user.md" or "notes/food.md". Omit for the index.',
+        ),
     }),
     run: async ({ path: requested }) => {
       const target = await resolveMemoryPath(memoryDir, requested ?? INDEX_FILE, { allowRoot: true });
       const info = await stat(target.absolute).catch(() => undefined);
       if (info === undefined) {
-        return target.relative === INDEX_FILE ? 'The memory index is empty: nothing saved yet.' : `No memory file "${target.relative}".`;
+        return target.relative === INDEX_FILE
+          ? 'The memory index is empty: nothing saved yet.'
+          : `No memory file "${target.relative}".`;
       }
       if (info.isDirectory()) {
         const entries = (await readdir(target.absolute, { withFileTypes: true }))
@@ -135,27 +144,48 @@ export function createMemoryTools(options: MemoryToolsOptions): MemoryTools {
       `Create or replace one memory note (a Markdown file) and its line in the MEMORY.md index. ${WORTH_SAVING} ` +
       'One note per subject; rewrite a note rather than starting a second one on the same subject. Dates absolute (YYYY-MM-DD).',
     input: z.object({
-      path: z.string().describe('Note path relative to the memory directory, ending in .md, e.g. "notes/food.md".'),
+      path: z
+        .string()
+        .describe('Note path relative to the memory directory, ending in .md, e.g. "notes/food.md".'),
       type: z.enum(FACT_TYPES).describe('user | feedback | project | reference'),
       title: z.string().min(1).max(80).describe('Short title, shown in the index.'),
-      description: z.string().min(1).max(140).describe('One-line hook: what the note says, so it can be found later.'),
-      content: z.string().min(1).describe('The note in Markdown. Feedback and project notes: the rule, then "Why:" and "How to apply:".'),
+      description: z
+        .string()
+        .min(1)
+        .max(140)
+        .describe('One-line hook: what the note says, so it can be found later.'),
+      content: z
+        .string()
+        .min(1)
+        .describe(
+          'The note in Markdown. Feedback and project notes: the rule, then "Why:" and "How to apply:".',
+        ),
     }),
     run: async ({ path: requested, type, title, description, content }) => {
       const size = Buffer.byteLength(content);
       if (size > MAX_NOTE_BYTES) {
-        throw new ToolInputError(`The note is ${size} bytes; the limit is ${MAX_NOTE_BYTES}. Keep memory short: split or summarise it.`);
+        throw new ToolInputError(
+          `The note is ${size} bytes; the limit is ${MAX_NOTE_BYTES}. Keep memory short: split or summarise it.`,
+        );
       }
       const target = await resolveMemoryPath(memoryDir, requested);
       requireNotePath(target.relative, requested);
-      const frontmatter = stringifyYaml({ name: title, description, type, updated: now().toISOString().slice(0, 10) });
+      const frontmatter = stringifyYaml({
+        name: title,
+        description,
+        type,
+        updated: now().toISOString().slice(0, 10),
+      });
       await mkdir(path.dirname(target.absolute), { recursive: true });
       // The parent may have been created just now: check again that it is where we think before writing.
       const checked = await resolveMemoryPath(memoryDir, requested);
       const existed = (await readIfExists(checked.absolute)) !== undefined;
       await writeFileAtomic(checked.absolute, `---\n${frontmatter}---\n\n${content.replace(/\n*$/, '\n')}`);
       const line = formatIndexLine(title, checked.relative, description);
-      await updateIndex((lines) => [...lines.filter((existing) => !linksTo(existing, checked.relative)), line]);
+      await updateIndex((lines) => [
+        ...lines.filter((existing) => !linksTo(existing, checked.relative)),
+        line,
+      ]);
       return `${existed ? 'Replaced' : 'Saved'} ${checked.relative} and its index line: ${line}`;
     },
   });
@@ -165,14 +195,17 @@ export function createMemoryTools(options: MemoryToolsOptions): MemoryTools {
     description:
       'Delete one of your memory notes and its line in the MEMORY.md index, when the user asks you to forget ' +
       'it or it turned out to be wrong. Curated files (MEMORY.md, user.md, feedback.md, project.md, reference.md) are not deleted this way.',
-    input: z.object({ path: z.string().describe('Note path relative to the memory directory, e.g. "notes/food.md".') }),
+    input: z.object({
+      path: z.string().describe('Note path relative to the memory directory, e.g. "notes/food.md".'),
+    }),
     run: async ({ path: requested }) => {
       const target = await resolveMemoryPath(memoryDir, requested);
       requireNotePath(target.relative, requested);
       try {
         await unlink(target.absolute);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return `No memory note "${target.relative}": nothing to forget.`;
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+          return `No memory note "${target.relative}": nothing to forget.`;
         throw error;
       }
       await updateIndex((lines) => lines.filter((line) => !linksTo(line, target.relative)));

@@ -3,7 +3,13 @@ import { z } from 'zod';
 import type { EmbeddingsConfig } from '../config/schema.js';
 import type { Fact } from '../memory/types.js';
 import { createBm25Index } from './bm25.js';
-import { cosineSimilarity, createOpenAIEmbedder, vectorsFor, type EmbedTexts, type EmbeddingCacheFile } from './embeddings.js';
+import {
+  cosineSimilarity,
+  createOpenAIEmbedder,
+  vectorsFor,
+  type EmbedTexts,
+  type EmbeddingCacheFile,
+} from './embeddings.js';
 import { loadRecallDocuments, type RecallDocument } from './recall-documents.js';
 import { defineTool, type AgentTool } from './tool.js';
 
@@ -75,14 +81,23 @@ function documentsFromFacts(facts: readonly Fact[]): RecallDocument[] {
     .map((fact) => ({
       id: fact.id,
       title: fact.title,
-      text: [fact.body, fact.why === undefined ? '' : `Why: ${fact.why}`, fact.howToApply === undefined ? '' : `How to apply: ${fact.howToApply}`]
+      text: [
+        fact.body,
+        fact.why === undefined ? '' : `Why: ${fact.why}`,
+        fact.howToApply === undefined ? '' : `How to apply: ${fact.howToApply}`,
+      ]
         .filter(Boolean)
         .join('\n'),
       date: fact.updated || fact.observed,
     }));
 }
 
-function rank(documents: readonly RecallDocument[], scores: readonly number[], options: RecallQueryOptions, minScore: number): RecallResult[] {
+function rank(
+  documents: readonly RecallDocument[],
+  scores: readonly number[],
+  options: RecallQueryOptions,
+  minScore: number,
+): RecallResult[] {
   const limit = options.limit ?? DEFAULT_RECALL_LIMIT;
   const floor = options.minScore ?? minScore;
   return documents
@@ -100,7 +115,9 @@ function rank(documents: readonly RecallDocument[], scores: readonly number[], o
 export function createRecall(options: CreateRecallOptions): Recall {
   const memoryDir = options.memoryDir === undefined ? undefined : path.resolve(options.memoryDir);
   const loadDocuments = async (): Promise<RecallDocument[]> =>
-    memoryDir === undefined ? documentsFromFacts(options.facts ?? []) : loadRecallDocuments(memoryDir, documentsFromFacts);
+    memoryDir === undefined
+      ? documentsFromFacts(options.facts ?? [])
+      : loadRecallDocuments(memoryDir, documentsFromFacts);
 
   const embeddings = options.embeddings;
   if (embeddings === undefined) {
@@ -115,7 +132,8 @@ export function createRecall(options: CreateRecallOptions): Recall {
   }
 
   const embed = options.embed ?? createOpenAIEmbedder(embeddings);
-  const cacheDir = options.cacheDir ?? (memoryDir === undefined ? undefined : path.join(memoryDir, '.dreamd'));
+  const cacheDir =
+    options.cacheDir ?? (memoryDir === undefined ? undefined : path.join(memoryDir, '.dreamd'));
   const cacheFile = cacheDir === undefined ? undefined : path.join(cacheDir, EMBEDDINGS_CACHE_FILE);
   const memo = new Map<string, EmbeddingCacheFile['entries']>();
   return {
@@ -123,11 +141,17 @@ export function createRecall(options: CreateRecallOptions): Recall {
     async recall(query, queryOptions = {}) {
       const documents = await loadDocuments();
       if (documents.length === 0) return [];
-      const embedded = documents.map((document) => ({ id: document.id, text: `${document.title}\n${document.text}` }));
+      const embedded = documents.map((document) => ({
+        id: document.id,
+        text: `${document.title}\n${document.text}`,
+      }));
       const vectors = await vectorsFor(embedded, { embed, model: embeddings.model, cacheFile, memo });
       const [queryVector] = await embed([query]);
-      if (queryVector === undefined) throw new Error('the embeddings endpoint returned no vector for the query');
-      const scores = documents.map((document) => cosineSimilarity(queryVector, vectors.get(document.id) ?? []));
+      if (queryVector === undefined)
+        throw new Error('the embeddings endpoint returned no vector for the query');
+      const scores = documents.map((document) =>
+        cosineSimilarity(queryVector, vectors.get(document.id) ?? []),
+      );
       return rank(documents, scores, queryOptions, DEFAULT_EMBEDDINGS_MIN_SCORE);
     },
   };
@@ -139,7 +163,10 @@ export function formatRecallResults(query: string, results: readonly RecallResul
     return `Nothing relevant in memory for "${query}". Do not guess: ask the user if you need this.`;
   }
   return results
-    .map((result) => `[${result.id}] ${result.date} (score ${result.score.toFixed(2)}) ${result.title}\n${result.text}`)
+    .map(
+      (result) =>
+        `[${result.id}] ${result.date} (score ${result.score.toFixed(2)}) ${result.title}\n${result.text}`,
+    )
     .join('\n\n');
 }
 

@@ -6,7 +6,7 @@ import type { SessionRecorder } from '../transcripts/session-recorder.js';
 import {
   DEFAULT_KEEP_TOOL_RESULTS,
   clearOldToolResults,
-  estimateTokens,
+  estimateContextTokens,
   nativeContextManagement,
   slidingWindow,
   summariseOlderTurns,
@@ -112,7 +112,9 @@ async function runTool(
   const tool = tools.get(block.name);
   try {
     if (tool === undefined) {
-      throw new Error(`Unknown tool "${block.name}". Available tools: ${[...tools.keys()].join(', ') || 'none'}.`);
+      throw new Error(
+        `Unknown tool "${block.name}". Available tools: ${[...tools.keys()].join(', ') || 'none'}.`,
+      );
     }
     return { type: 'tool_result', tool_use_id: block.id, content: await tool.handler(block.input) };
   } catch (error) {
@@ -135,17 +137,21 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
   const native = options.contextManagement === 'client' ? undefined : nativeContextManagement(options.model);
   if (options.contextManagement === 'native' && native === undefined) {
-    throw new ModelError(`${options.model}: Anthropic's native context management is only for Claude models`, {
-      retryable: false,
-      kind: 'bad-request',
-    });
+    throw new ModelError(
+      `${options.model}: Anthropic's native context management is only for Claude models`,
+      {
+        retryable: false,
+        kind: 'bad-request',
+      },
+    );
   }
   const history: Message[] = [...options.messages];
   // What is sent: the history, except that older turns may have been summarised away.
   let context: Message[] = [...options.messages];
   let usage = emptyUsage();
   const record = async (message: Message) => {
-    if (options.recorder !== undefined && message.role !== 'system') await options.recorder.append({ ...message, role: message.role });
+    if (options.recorder !== undefined && message.role !== 'system')
+      await options.recorder.append({ ...message, role: message.role });
   };
   const append = async (message: Message) => {
     history.push(message);
@@ -160,18 +166,29 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   while (turn < maxTurns) {
     turn += 1;
     const budget = options.contextBudget;
-    const overBudget = () => budget !== undefined && estimateTokens(options.system) + estimateTokens(context) > budget;
+    const overBudget = () =>
+      budget !== undefined && estimateContextTokens(options.system) + estimateContextTokens(context) > budget;
     if (overBudget() && options.summariser !== undefined) {
-      const summarised = await summariseOlderTurns(context, options.summariser, { ...(options.signal ? { signal: options.signal } : {}) });
+      const summarised = await summariseOlderTurns(context, options.summariser, {
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
       if (summarised.summarised > 0) {
         context = summarised.messages;
         usage = addUsage(usage, summarised.usage);
         options.onEvent?.({ type: 'context-summarised', messages: summarised.summarised });
       }
     }
-    let request = native === undefined ? clearOldToolResults(context, { keepLast: options.keepToolResults ?? DEFAULT_KEEP_TOOL_RESULTS }) : context;
-    if (budget !== undefined && native?.compaction !== true) request = slidingWindow(request, { budgetTokens: budget, system: options.system });
-    options.onEvent?.({ type: 'model-call', turn, contextTokens: estimateTokens(options.system) + estimateTokens(request) });
+    let request =
+      native === undefined
+        ? clearOldToolResults(context, { keepLast: options.keepToolResults ?? DEFAULT_KEEP_TOOL_RESULTS })
+        : context;
+    if (budget !== undefined && native?.compaction !== true)
+      request = slidingWindow(request, { budgetTokens: budget, system: options.system });
+    options.onEvent?.({
+      type: 'model-call',
+      turn,
+      contextTokens: estimateContextTokens(options.system) + estimateContextTokens(request),
+    });
 
     const body = {
       model: options.model,
@@ -187,7 +204,11 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
         native === undefined
           ? await options.client.messages.create(body, requestOptions)
           : ((await options.client.beta.messages.create(
-              { ...body, betas: native.betas, context_management: native.context_management } as Anthropic.Beta.MessageCreateParamsNonStreaming,
+              {
+                ...body,
+                betas: native.betas,
+                context_management: native.context_management,
+              } as Anthropic.Beta.MessageCreateParamsNonStreaming,
               requestOptions,
             )) as unknown as Anthropic.Message);
     } catch (error) {
@@ -204,7 +225,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
     text = textOf(response.content);
     stopReason = response.stop_reason ?? 'end_turn';
     if (response.stop_reason === 'pause_turn') continue;
-    if (response.stop_reason !== 'tool_use') return { text, messages: history, usage, turns: turn, stopReason };
+    if (response.stop_reason !== 'tool_use')
+      return { text, messages: history, usage, turns: turn, stopReason };
 
     const results: Anthropic.ToolResultBlockParam[] = [];
     for (const block of response.content) {

@@ -46,5 +46,7 @@ export function defineTool<Schema extends z.ZodObject>(spec: {
 
 /** Name the model uses in `tool_use.name` for a definition (custom tools and server-defined ones alike). */
 export function toolName(definition: Anthropic.ToolUnion): string {
-  return 'name' in definition && typeof definition.name === 'string' ? definition.name : definition.type ?? 'custom';
+  return 'name' in definition && typeof definition.name === 'string'
+    ? definition.name
+    : (definition.type ?? 'custom');
 }

@@ -1,3 +1,4 @@
+import { registerChat } from './commands/chat.js';
 import { registerConsolidate } from './commands/consolidate.js';
 import { registerDaemonCommands } from './commands/daemon.js';
 import { registerDoctor } from './commands/doctor.js';
@@ -17,6 +18,7 @@ export const COMMANDS: readonly CommandRegistrar[] = [
   registerMemory,
   registerHistory,
   registerRollback,
+  registerChat,
   registerDoctor,
   registerDaemonCommands,
 ];

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CLEARED_TOOL_RESULT,
   clearOldToolResults,
-  estimateTokens,
+  estimateContextTokens,
   isTurnStart,
   nativeContextManagement,
   recentStart,
@@ -85,7 +85,7 @@ describe('slidingWindow (property)', () => {
         const lastStart = messages.findLastIndex((m, i) => i > 0 && isTurnStart(m));
         const pinned = messages.filter((m, i) => i === 0 || m.role === 'system');
         const smallest = lastStart <= 0 ? messages : [...pinned.filter((m) => messages.indexOf(m) < lastStart), ...messages.slice(lastStart)];
-        const total = (list: readonly Message[]) => estimateTokens(system) + list.reduce((sum, m) => sum + estimateTokens([m]), 0);
+        const total = (list: readonly Message[]) => estimateContextTokens(system) + list.reduce((sum, m) => sum + estimateContextTokens([m]), 0);
         if (total(smallest) <= budgetTokens) expect(total(kept)).toBeLessThanOrEqual(budgetTokens);
       }),
       { numRuns: 300 },
