@@ -1,0 +1,149 @@
+import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RecallResult } from '../../src/agent/recall.js';
+import type { Fact } from '../../src/memory/types.js';
+import { runCliCaptured, type CliRun } from '../support/cli.js';
+import { startFakeAnthropicServer, type FakeAnthropicServer } from '../support/fake-anthropic-server.js';
+import { EXAMPLE_FACTS, scriptedExtractor } from '../support/scripted-extractor.js';
+
+const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));
+
+interface ShowOutput {
+  space: string;
+  memoryDir: string;
+  index: string | null;
+  facts: Fact[];
+  problems: { file: string; reason: string }[];
+}
+
+let server: FakeAnthropicServer;
+let root: string;
+
+function cli(argv: readonly string[]): Promise<CliRun> {
+  return runCliCaptured(argv, {
+    cwd: root,
+    env: {
+      DREAMD_MODEL_BASE_URL: server.url,
+      ANTHROPIC_API_KEY: 'sk-ant-test-key',
+      DREAMD_MODEL_MAX_RETRIES: '0',
+    },
+  });
+}
+
+async function facts(all = false): Promise<Fact[]> {
+  return (await cli(['memory', 'show', '--json', ...(all ? ['--all'] : [])])).json<ShowOutput>().facts;
+}
+
+beforeEach(async () => {
+  server = await startFakeAnthropicServer();
+  server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+  root = mkdtempSync(join(tmpdir(), 'dreamd-cli-memory-'));
+  cpSync(EXAMPLE_SESSIONS, join(root, 'sessions'), { recursive: true });
+  const consolidated = await cli(['consolidate']);
+  expect(consolidated.code).toBe(0);
+});
+afterEach(async () => {
+  await server.close();
+});
+
+describe('dreamd memory show', () => {
+  it('shows the index and the active facts by topic file; --all adds the superseded ones', async () => {
+    const run = await cli(['memory', 'show', '--json']);
+    expect(run.code).toBe(0);
+    const output = run.json<ShowOutput>();
+    expect(output.space).toBe('default');
+    expect(output.index).toBe(readFileSync(join(root, 'memory', 'MEMORY.md'), 'utf8'));
+    expect(output.facts.map((fact) => fact.title).sort()).toEqual([
+      "Doesn't eat spicy food",
+      'Home address',
+      'No semicolons in TypeScript',
+      'Shop API moves to Postgres',
+      'Team Grafana dashboard',
+      'Usual coffee order',
+    ]);
+    const all = await facts(true);
+    expect(all).toHaveLength(7);
+    expect(all.find((fact) => fact.status === 'superseded')?.body).toContain('Lisbon');
+
+    const human = await cli(['memory', 'show']);
+    expect(human.stdout).toContain('# Memory index');
+    expect(human.stdout).toContain('## feedback.md');
+    expect(human.stdout).not.toContain('superseded by');
+    expect((await cli(['memory', 'show', '--all'])).stdout).toMatch(/superseded by f-/);
+  });
+
+  it('shows one fact in full with --fact, and exits 1 for an unknown id', async () => {
+    const rule = (await facts()).find((fact) => fact.type === 'feedback')!;
+    const json = await cli(['memory', 'show', '--fact', rule.id, '--json']);
+    expect(json.code).toBe(0);
+    expect(json.json<{ fact: Fact }>().fact).toMatchObject({
+      id: rule.id,
+      title: 'No semicolons in TypeScript',
+    });
+    const human = await cli(['memory', 'show', '--fact', rule.id]);
+    expect(human.stdout).toContain('Why: Prettier runs with semi: false');
+    expect(human.stdout).toContain('How to apply: Write TS without semicolons.');
+
+    const unknown = await cli(['memory', 'show', '--fact', 'f-0000000000']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no fact f-0000000000');
+  });
+
+  it('exits 2 for an unknown space', async () => {
+    const run = await cli(['memory', 'show', 'nope']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('no space "nope"');
+  });
+});
+
+describe('dreamd memory search', () => {
+  it('ranks the matching active facts first', async () => {
+    const run = await cli(['memory', 'search', 'coffee order', '--json']);
+    expect(run.code).toBe(0);
+    const output = run.json<{ query: string; results: RecallResult[] }>();
+    expect(output.query).toBe('coffee order');
+    expect(output.results[0]?.title).toBe('Usual coffee order');
+    expect(output.results.every((result) => result.score > 0)).toBe(true);
+
+    const address = (await cli(['memory', 'search', 'lives', '--json'])).json<{ results: RecallResult[] }>();
+    expect(address.results.map((result) => result.text)).toEqual(['Lives in Porto since 2026-11-19.']);
+  });
+
+  it('says so when nothing matches, and exits 0', async () => {
+    const run = await cli(['memory', 'search', 'kubernetes']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('nothing in the memory of space default matches "kubernetes"');
+  });
+});
+
+describe('dreamd memory forget', () => {
+  it('removes the fact from its topic file and MEMORY.md, as a run that can be rolled back', async () => {
+    const coffee = (await facts()).find((fact) => fact.title === 'Usual coffee order')!;
+    const indexBefore = readFileSync(join(root, 'memory', 'MEMORY.md'), 'utf8');
+    expect(indexBefore).toContain(coffee.id);
+
+    const run = await cli(['memory', 'forget', coffee.id, '--json']);
+    expect(run.code).toBe(0);
+    const output = run.json<{ forgotten: { id: string; title: string }; runId: string }>();
+    expect(output.forgotten).toMatchObject({ id: coffee.id, title: 'Usual coffee order' });
+    expect(readFileSync(join(root, 'memory', 'MEMORY.md'), 'utf8')).not.toContain(coffee.id);
+    expect(readFileSync(join(root, 'memory', 'user.md'), 'utf8')).not.toContain('oat flat white');
+    expect((await cli(['memory', 'show', '--fact', coffee.id])).code).toBe(1);
+
+    const history = (await cli(['history', '--json'])).json<{ kind: string; runId: string }[]>();
+    expect(history[0]).toMatchObject({ kind: 'forget', runId: output.runId });
+    expect((await cli(['rollback', output.runId])).code).toBe(0);
+    expect(readFileSync(join(root, 'memory', 'MEMORY.md'), 'utf8')).toBe(indexBefore);
+  });
+
+  it('exits 1 with a clear message for an unknown id', async () => {
+    const run = await cli(['memory', 'forget', 'f-0000000000']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/no fact f-0000000000 in .*memory; `dreamd memory show` lists the ids/);
+    const json = await cli(['memory', 'forget', 'f-0000000000', '--json']);
+    expect(json.json()).toMatchObject({ ok: false, error: { name: 'FactNotFoundError' } });
+  });
+});

@@ -1,0 +1,130 @@
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createProgressBar, progressPercent } from '../../src/cli/progress.js';
+import type { SpaceStatus } from '../../src/cli/space-status.js';
+import { acquireLock } from '../../src/memory/index.js';
+import { runCliCaptured, type CliRun } from '../support/cli.js';
+import { startFakeAnthropicServer, type FakeAnthropicServer } from '../support/fake-anthropic-server.js';
+import { EXAMPLE_FACTS, scriptedExtractor } from '../support/scripted-extractor.js';
+
+const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));
+
+let server: FakeAnthropicServer;
+let root: string;
+beforeEach(async () => {
+  server = await startFakeAnthropicServer();
+  server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+  root = mkdtempSync(join(tmpdir(), 'dreamd-cli-status-'));
+  cpSync(EXAMPLE_SESSIONS, join(root, 'sessions'), { recursive: true });
+});
+afterEach(async () => {
+  await server.close();
+});
+
+function cli(argv: readonly string[]): Promise<CliRun> {
+  return runCliCaptured(argv, {
+    cwd: root,
+    env: {
+      DREAMD_MODEL_BASE_URL: server.url,
+      ANTHROPIC_API_KEY: 'sk-ant-test-key',
+      DREAMD_MODEL_MAX_RETRIES: '0',
+    },
+  });
+}
+
+async function status(): Promise<SpaceStatus> {
+  const run = await cli(['status', '--json']);
+  expect(run.code).toBe(0);
+  const statuses = run.json<SpaceStatus[]>();
+  expect(statuses).toHaveLength(1);
+  return statuses[0]!;
+}
+
+describe('dreamd status', () => {
+  it('shows open gates and seven settled sessions before the first run', async () => {
+    const space = await status();
+    expect(space).toMatchObject({
+      space: 'default',
+      format: 'native',
+      gates: { open: true, reasons: [] },
+      sessions: { settledNew: 7, live: 0, consolidated: 0, broken: 0 },
+      lastRun: null,
+      lastSuccessfulRunAt: null,
+      lock: null,
+      error: null,
+    });
+    expect(space).not.toHaveProperty('queue');
+    const human = await cli(['status']);
+    expect(human.stdout).toContain('gates      open: a scheduled run would start now');
+    expect(human.stdout).toContain('last run   never');
+  });
+
+  it('after a run: the time and session gates closed with reasons, the last run, consolidated sessions', async () => {
+    expect((await cli(['consolidate'])).code).toBe(0);
+    const space = await status();
+    expect(space.gates.open).toBe(false);
+    expect(space.gates.reasons).toEqual([
+      expect.stringMatching(/^0\.0 h since the last successful run .*; 24 h needed$/),
+      '0 settled new session(s); 5 needed',
+    ]);
+    expect(space.sessions).toEqual({ settledNew: 0, live: 0, consolidated: 7, broken: 0 });
+    expect(space.lastRun).toMatchObject({ kind: 'consolidation', status: 'completed' });
+    expect(space.lastSuccessfulRunAt).toBe(space.lastRun?.committedAt);
+  });
+
+  it('names the lock holder and counts broken files with their reason', async () => {
+    writeFileSync(join(root, 'sessions', 'broken.json'), 'not json at all');
+    const lock = await acquireLock(join(root, 'memory'), { owner: 'worker 3', staleMs: 60_000 });
+    try {
+      const space = await status();
+      expect(space.lock).toMatchObject({ owner: 'worker 3', pid: process.pid });
+      expect(space.gates.reasons).toContainEqual(expect.stringMatching(/^locked by worker 3 \(pid \d+/));
+      expect(space.sessions.broken).toBe(1);
+      expect(space.broken[0]?.file).toBe('broken.json');
+      const human = await cli(['status']);
+      expect(human.stdout).toMatch(/lock\s+held by worker 3/);
+      expect(human.stdout).toMatch(/broken\s+broken\.json: /);
+    } finally {
+      await lock.release();
+    }
+  });
+
+  it('exits 1 when a space cannot be inspected, and 2 for an unknown space', async () => {
+    rmSync(join(root, 'sessions'), { recursive: true });
+    const run = await cli(['status', '--json']);
+    expect(run.code).toBe(1);
+    expect(run.json<SpaceStatus[]>()[0]?.error).toMatch(/sessions directory .* cannot be read/);
+    expect((await cli(['status', 'nope'])).code).toBe(2);
+  });
+});
+
+describe('consolidate progress bar', () => {
+  it('maps each phase to its slice of the bar', () => {
+    expect(progressPercent({ phase: 'orient', done: 0, total: 1 })).toBe(0);
+    expect(progressPercent({ phase: 'gather', done: 7, total: 7 })).toBe(25);
+    expect(progressPercent({ phase: 'extract', done: 1, total: 2 })).toBe(58);
+    expect(progressPercent({ phase: 'extract', done: 0, total: 0 })).toBe(90);
+    expect(progressPercent({ phase: 'write', done: 1, total: 1 })).toBe(100);
+  });
+
+  it('draws the space, the percentage and the phase on its stream', () => {
+    const stream = new PassThrough();
+    let drawn = '';
+    stream.on('data', (chunk: Buffer) => (drawn += chunk.toString()));
+    const bar = createProgressBar({ stream, noTTYOutput: true });
+    bar.start('shop');
+    bar.update({ phase: 'extract', done: 1, total: 2 });
+    bar.stop();
+    expect(drawn).toMatch(/shop \[█+░+\] \d+% \| extract 1\/2/);
+  });
+
+  it('stays off when stdout is not a terminal', async () => {
+    const run = await cli(['consolidate']);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+  });
+});
