@@ -1,15 +1,16 @@
 #!/usr/bin/env node
-// Runs the compiled CLI when it exists (npm run build), else the TypeScript source through tsx.
+// In a checkout (src/ present) the CLI runs from the TypeScript source through tsx, so it is never stale;
+// in an image or package built with `npm run build` (no src/), it runs the compiled dist/.
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const compiled = join(root, 'dist', 'src', 'cli', 'main.js');
-if (existsSync(compiled)) {
-  await import(pathToFileURL(compiled).href);
-} else {
+const source = join(root, 'src', 'cli', 'main.ts');
+if (existsSync(source)) {
   const { register } = await import('tsx/esm/api');
   register();
-  await import(pathToFileURL(join(root, 'src', 'cli', 'main.ts')).href);
+  await import(pathToFileURL(source).href);
+} else {
+  await import(pathToFileURL(join(root, 'dist', 'src', 'cli', 'main.js')).href);
 }
