@@ -32,11 +32,13 @@ import {
   renderQuarantine,
   hookOf,
   commitMemoryChanges,
+  INDEX_FILE,
+  type LoadedMemory,
   type CommitStep,
   type HeldLock,
   type QuarantineEntry,
 } from '../memory/index.js';
-import type { LedgerEntry } from '../memory/types.js';
+import { TOPIC_FILES, type LedgerEntry } from '../memory/types.js';
 import { addUsage, emptyUsage, type ModelProvider, type TokenUsage } from '../model/types.js';
 import { readSettledSessions, scanSessions } from '../transcripts/index.js';
 import {
@@ -104,6 +106,17 @@ function anchorCandidate(
         .sort()
         .at(-1) ?? candidate.observed);
   return { ...candidate, sources, observed };
+}
+
+/** Whether a topic file or the index differs on disk from what `loaded` read. */
+async function changedSince(memoryDir: string, loaded: LoadedMemory): Promise<boolean> {
+  for (const file of [...Object.values(TOPIC_FILES), INDEX_FILE]) {
+    // An unreadable file was reported by loadMemory and is not rewritten: not a change.
+    const before = loaded.originals.get(file) ?? null;
+    const onDisk = await readTextIfExists(join(memoryDir, file)).catch(() => before);
+    if (onDisk !== before) return true;
+  }
+  return false;
 }
 
 /** Creates the function the CLI and the workers call to consolidate one space. */
@@ -230,18 +243,28 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
 
       // Reconcile: pure; newest observation wins, nothing deleted, instructions and secrets held back.
       progress({ phase: 'reconcile', done: 0, total: 1 });
-      const result = reconcile({
-        existing: memory.facts,
-        candidates,
-        today,
-        newId: newFactId,
-        isForgotten: createIsForgotten(forgotten),
-        containsSecret,
-      });
+      const plan = (loaded: LoadedMemory) => {
+        const reconciled = reconcile({
+          existing: loaded.facts,
+          candidates,
+          today,
+          newId: newFactId,
+          isForgotten: createIsForgotten(forgotten),
+          containsSecret,
+        });
+        return { result: reconciled, files: new Map<string, string | null>(renderMemory(loaded, reconciled.facts, { now: now() })) };
+      };
+      let current = memory;
+      let { result, files } = plan(current);
+      // People edit memory files without the lock: one edited since orient is read again and the facts
+      // reconciled on what is there now, so the edit is kept (a few tries, for someone saving repeatedly).
+      for (let attempt = 0; attempt < 3 && (await changedSince(space.memoryDir, current)); attempt++) {
+        current = await loadMemory(space.memoryDir);
+        ({ result, files } = plan(current));
+      }
       progress({ phase: 'reconcile', done: 1, total: 1 });
 
       // Write: memory files, quarantine, ledger and run record in one staged transaction.
-      const files = new Map<string, string | null>(renderMemory(memory, result.facts, { now: now() }));
       // The quarantine is plain text on disk: a secret the model put in a fact is redacted there too.
       const quarantine: QuarantineEntry[] = result.quarantined.map(({ candidate, reason }) => ({
         title: redactSecrets(candidate.title).text,
@@ -270,7 +293,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       const before = new Map<string, string | null>(
         [...files.keys()].map((path) => [
           path,
-          path === QUARANTINE_FILE ? quarantineBefore : (memory.originals.get(path) ?? null),
+          path === QUARANTINE_FILE ? quarantineBefore : (current.originals.get(path) ?? null),
         ]),
       );
       const done = summary({
