@@ -1,0 +1,114 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listRuns, readLedger } from '../../src/memory/index.js';
+import { startFakeAnthropicServer, type FakeAnthropicServer } from '../support/fake-anthropic-server.js';
+import { EXAMPLE_FACTS, scriptedExtractor } from '../support/scripted-extractor.js';
+import {
+  EXAMPLE_SESSIONS_DIR,
+  MANUAL,
+  SUPPORT_DIR,
+  checkMemory,
+  consolidatorFor,
+  createWorkspace,
+  runChild,
+} from './support/harness.js';
+
+/**
+ * Two runs of one space at once, each in its own process: exactly one commits, the other is refused by the lock.
+ * And a person editing a topic file while a run is between reading memory and writing it keeps the edit.
+ */
+
+let server: FakeAnthropicServer;
+beforeAll(async () => {
+  server = await startFakeAnthropicServer();
+  server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe('concurrency', () => {
+  it('lets exactly one of two processes consolidate a space; the other gets LockBusyError', async () => {
+    const workspace = createWorkspace({ modelUrl: server.url, spaces: [{ id: 'shared', examples: true }] });
+    const space = workspace.space('shared');
+    const releaseFile = join(workspace.root, 'release');
+    const holder = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(SUPPORT_DIR, 'run-child.ts'), workspace.configPath, 'shared', 'hold', 'after-extraction', releaseFile],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const lines = createInterface({ input: holder.stdout });
+    const output: string[] = [];
+    const holding = new Promise<void>((resolve) =>
+      lines.on('line', (line) => {
+        output.push(line);
+        if (line === 'holding') resolve();
+      }),
+    );
+    try {
+      await holding;
+      // The first run holds the lock, has asked the model, and has not written yet: a second process starts.
+      const second = await runChild('run-child.ts', [workspace.configPath, 'shared', 'run']);
+      expect(second.code).toBe(1);
+      expect(second.stdout).toContain('"error":"LockBusyError"');
+      expect(second.stdout).toMatch(/locked by reliability child \d+/);
+      // And a run in this process too.
+      const third = await consolidatorFor(workspace.config)(space, MANUAL).then(
+        () => 'ran',
+        (error: unknown) => (error instanceof Error ? error.name : String(error)),
+      );
+      expect(third).toBe('LockBusyError');
+      writeFileSync(releaseFile, '');
+      await once(holder, 'exit');
+    } finally {
+      if (holder.exitCode === null) holder.kill('SIGKILL');
+    }
+    expect(holder.exitCode).toBe(0);
+    const result = output.find((line) => line.startsWith('result '));
+    const summary = JSON.parse(result!.slice('result '.length)) as { runId: string; status: string };
+    expect(summary.status).toBe('completed');
+
+    const runs = await listRuns(space.memoryDir);
+    expect(runs.map((run) => run.runId)).toEqual([summary.runId]);
+    const ledger = await readLedger(space.memoryDir);
+    expect(Object.values(ledger.sessions).map((entry) => entry.runId)).toEqual(Array(7).fill(summary.runId));
+    expect((await checkMemory(space.memoryDir)).problems).toEqual([]);
+  }, 60_000);
+
+  it('keeps a hand edit made to a topic file while a run is in progress', async () => {
+    const workspace = createWorkspace({ modelUrl: server.url, spaces: [{ id: 'edited' }] });
+    const space = workspace.space('edited');
+    const copy = (name: string): void => copyFileSync(join(EXAMPLE_SESSIONS_DIR, name), join(space.sessionsDir, name));
+    copy('2026-11-02-lisbon-delivery.json');
+    copy('2026-11-09-coffee-usual.json');
+    await consolidatorFor(workspace.config)(space, MANUAL);
+    const userFile = join(space.memoryDir, 'user.md');
+    expect(readFileSync(userFile, 'utf8')).toContain('oat flat white');
+
+    // New sessions arrive; while the run is between extraction and writing, a person edits user.md.
+    copy('2026-11-05-dinner-friday.json');
+    copy('2026-11-26-moved-to-porto.json');
+    const edit = 'The usual at Fábrica is now a double espresso (edited by hand).';
+    const summary = await consolidatorFor(workspace.config, {
+      now: () => new Date('2026-11-30T12:00:00Z'),
+      faultInjection: (step) => {
+        if (step !== 'after-extraction') return;
+        const text = readFileSync(userFile, 'utf8');
+        writeFileSync(userFile, text.replace('The usual at Fábrica is an oat flat white.', edit));
+      },
+    })(space, MANUAL);
+    expect(summary.status).toBe('completed');
+
+    const after = readFileSync(userFile, 'utf8');
+    expect(after).toContain(edit);
+    expect(after).not.toContain('oat flat white');
+    // The run's own changes are there as well.
+    expect(after).toContain("Doesn't eat spicy food");
+    expect(after).toContain('Lives in Porto');
+    expect((await checkMemory(space.memoryDir)).problems).toEqual([]);
+  });
+});
