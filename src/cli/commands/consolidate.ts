@@ -11,7 +11,9 @@ function describeSummary(summary: RunSummary): string {
     return `space ${summary.spaceId}: skipped, ${summary.reason ?? 'nothing to do'}; nothing written (--force skips the time and session gates)`;
   }
   const lines = [
-    `space ${summary.spaceId}: ${summary.status === 'dry-run' ? 'dry run, nothing written' : `run ${summary.runId} completed`} in ${formatDuration(summary.durationMs)}`,
+    summary.status === 'dry-run'
+      ? `space ${summary.spaceId}: dry run in ${formatDuration(summary.durationMs)}, nothing written`
+      : `space ${summary.spaceId}: run ${summary.runId} completed in ${formatDuration(summary.durationMs)}`,
     `  sessions   ${summary.sessions.length}`,
     `  changes    ${summary.added} added, ${summary.updated} updated, ${summary.superseded} superseded, ${summary.quarantined} quarantined (${formatChanges(summary)})`,
     `  model      ${summary.model || '(no call)'}, ${summary.calls} call(s)`,
