@@ -225,7 +225,7 @@ describe('dreamd consolidate', () => {
     const before = snapshotDirectory(root);
     const run = await cli(root, ['consolidate', '--dry-run']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/space default: dry run in \d+ m?s, nothing written/);
+    expect(run.stdout).toMatch(/space default: dry run in [\d.]+ m?s, nothing written/);
     expect(run.stdout).toMatch(/^\+.*Lives in Porto/m);
     expect(snapshotDirectory(root)).toEqual(before);
     expect(existsSync(join(root, 'memory'))).toBe(false);
