@@ -1,7 +1,7 @@
 /**
  * `dreamd consolidate` without a daemon: runs each space's consolidation in this process, one after the
- * other. (With a daemon up the command can queue instead; that path lives in its own function and returns
- * the same outcomes.)
+ * other. Queueing to a running daemon is a separate path: a function beside this one that returns the same
+ * `ConsolidateOutcome`s, so the command can pick either.
  */
 import type { Config, Space } from '../config/schema.js';
 import { createConsolidator } from '../consolidation/run.js';
