@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listRuns, readLedger } from '../../src/memory/index.js';
+import { startFakeAnthropicServer, type FakeAnthropicServer } from '../support/fake-anthropic-server.js';
+import { startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
+import { scriptedExtractor } from '../support/scripted-extractor.js';
+import { queueCounts, startWorkspaceDaemon, waitFor } from './support/daemon.js';
+import { checkMemory, createWorkspace, plantedFacts, writeSession } from './support/harness.js';
+
+/**
+ * redis-server is killed with SIGKILL and started again twice while the daemon works through a queue: once while
+ * a run talks to the model (and others wait), once later in the queue. The daemon recovers by itself, every
+ * queued space is consolidated, and no session is consolidated twice (ledger and run history).
+ */
+
+const SPACES = 8;
+const ids = Array.from({ length: SPACES }, (_, index) => `redis-${index + 1}`);
+const planted = new Map(ids.map((id, index) => [id, plantedFacts(2, `r${index + 1}x`)]));
+
+let server: FakeAnthropicServer;
+let redis: TestRedis;
+beforeAll(async () => {
+  server = await startFakeAnthropicServer({ latencyMs: 150 });
+  server.setDefault(scriptedExtractor([...planted.values()].flatMap((entry) => entry.facts)));
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await server.close();
+  await redis.stop();
+});
+
+describe('redis crashes', () => {
+  it('consolidates every queued space exactly once across two SIGKILLs of redis-server', async () => {
+    const prefix = uniquePrefix('redis-crash');
+    const workspace = createWorkspace({
+      modelUrl: server.url,
+      spaces: ids.map((id) => ({ id })),
+      redisUrl: redis.url,
+      redisPrefix: prefix,
+      concurrency: 2,
+    });
+    for (const id of ids) {
+      for (const [session, lines] of planted.get(id)!.sessions) writeSession(workspace.space(id).sessionsDir, session, lines);
+    }
+    const daemon = startWorkspaceDaemon(workspace);
+    await daemon.start();
+    try {
+      const tick = await daemon.tick();
+      expect(tick.spaces.filter((space) => space.outcome === 'enqueued')).toHaveLength(SPACES);
+
+      // First crash: a run is waiting on the model, the other jobs wait in the queue.
+      await waitFor(() => server.requests.length >= 1, 10_000, 'the first model request');
+      await redis.kill();
+      const atFirstKill = server.requests.length;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await redis.restart();
+
+      // Second crash: further down the queue.
+      await waitFor(() => server.requests.length >= SPACES / 2, 30_000, 'half of the model requests');
+      await redis.kill();
+      const atSecondKill = server.requests.length;
+      // Both crashes hit a queue with work left in it.
+      expect(atFirstKill).toBeLessThan(SPACES);
+      expect(atSecondKill).toBeLessThan(SPACES);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await redis.restart();
+
+      const consolidated = async (): Promise<boolean> => {
+        for (const id of ids) {
+          if (Object.keys((await readLedger(workspace.space(id).memoryDir)).sessions).length < 2) return false;
+        }
+        return true;
+      };
+      await waitFor(consolidated, 60_000, 'every space to be consolidated');
+      await waitFor(
+        async () => {
+          const counts = await queueCounts(redis.url, prefix);
+          return counts.wait + counts.active + counts.delayed + counts.prioritized === 0;
+        },
+        30_000,
+        'the queue to drain',
+      );
+      expect((await daemon.health()).ok).toBe(true);
+      const counts = await queueCounts(redis.url, prefix);
+      expect(counts.failed).toBe(0);
+      expect(counts.stalled).toBe(0);
+      expect(counts.completed).toBeGreaterThanOrEqual(SPACES);
+    } finally {
+      await daemon.stop();
+    }
+
+    for (const id of ids) {
+      const memoryDir = workspace.space(id).memoryDir;
+      const check = await checkMemory(memoryDir);
+      expect(check.problems, id).toEqual([]);
+      expect(check.activeTitles, id).toEqual(planted.get(id)!.facts.map((fact) => fact.title).sort());
+      // One consolidation per session: a run repeated after the crash found nothing new and wrote nothing.
+      const runs = await listRuns(memoryDir);
+      expect(runs, id).toHaveLength(1);
+      const ledger = await readLedger(memoryDir);
+      expect(Object.values(ledger.sessions).map((entry) => entry.runId), id).toEqual([runs[0]!.runId, runs[0]!.runId]);
+      expect([...runs[0]!.summary.sessions].sort(), id).toEqual([...planted.get(id)!.sessions.keys()].sort());
+    }
+  }, 150_000);
+});

@@ -1,0 +1,65 @@
+/**
+ * The daemon as `dreamd start` wires it (createDaemon: Redis, queue, worker pool, scheduler, HTTP server) with
+ * the real consolidator and inspection over a reliability workspace, and the waits the daemon cases share.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { createInspectSpace } from '../../../src/consolidation/inspect.js';
+import { createDaemon, type Daemon } from '../../../src/daemon/daemon.js';
+import { NOW, consolidatorFor, type Workspace } from './harness.js';
+
+export function startWorkspaceDaemon(workspace: Workspace): Daemon {
+  const now = (): Date => NOW;
+  return createDaemon({
+    config: workspace.config,
+    consolidate: consolidatorFor(workspace.config, { now }),
+    inspectSpace: createInspectSpace({ config: workspace.config, now }),
+    logger: pino({ level: process.env.DREAMD_TEST_LOG ?? 'silent' }),
+    // An empty environment: a REDIS_URL of the machine running the tests must not win over the test's Redis.
+    env: {},
+    now,
+    tickOnStart: false,
+    // Short BullMQ lock and stalled check, so a job whose worker lost Redis is found again within seconds.
+    workerTiming: {
+      healthCheckIntervalMs: 200,
+      stalledIntervalMs: 1_000,
+      lockDurationMs: 5_000,
+      busyDelayMs: 200,
+      shutdownTimeoutMs: 5_000,
+      abortGraceMs: 1_000,
+    },
+  });
+}
+
+/** Polls `condition` every 50 ms until it holds; throws with `what` after `timeoutMs`. */
+export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/** Job counts of dreamd's queue straight from Redis (BullMQ's key layout), and the stalled set. */
+export async function queueCounts(
+  url: string,
+  prefix: string,
+): Promise<{ wait: number; active: number; delayed: number; completed: number; failed: number; stalled: number; prioritized: number }> {
+  const client = new Redis(url, { maxRetriesPerRequest: 1 });
+  const key = (name: string): string => `${prefix}:consolidation:${name}`;
+  try {
+    const [wait, active, delayed, completed, failed, stalled, prioritized] = await Promise.all([
+      client.llen(key('wait')),
+      client.llen(key('active')),
+      client.zcard(key('delayed')),
+      client.zcard(key('completed')),
+      client.zcard(key('failed')),
+      client.scard(key('stalled')),
+      client.zcard(key('prioritized')),
+    ]);
+    return { wait, active, delayed, completed, failed, stalled, prioritized };
+  } finally {
+    client.disconnect();
+  }
+}
