@@ -126,8 +126,63 @@ export async function listRuns(memoryDir: string, problems?: MemoryProblem[]): P
   return runs.sort((a, b) => a.seq - b.seq || (a.committedAt < b.committedAt ? -1 : a.committedAt > b.committedAt ? 1 : 0));
 }
 
-/** The latest consolidation run that completed, or undefined. Its `committedAt` feeds the time gate. */
+/**
+ * A record file named by `newRunId`: `<kind>-<YYYYMMDDTHHMMSSZ>-<random>.json`. The stamp is the run's start,
+ * and a run commits under the space's lock, which a second run never waits for (it fails with
+ * LockBusyError): so a record with an earlier stamp, to the second, has an earlier commit and a lower `seq`.
+ */
+const STAMPED_RECORD = /^[a-z]+-(\d{8}T\d{6}Z)-[A-Za-z0-9]+\.json$/;
+
+function isSuccessfulConsolidation(run: RunRecord): boolean {
+  return run.kind === 'consolidation' && run.summary.status === 'completed';
+}
+
+/**
+ * The latest consolidation run that completed (highest `seq`), or undefined. Its `committedAt` feeds the time
+ * gate, so the scheduler asks on every tick, for every space: records are read newest first by their stamp,
+ * and reading stops at the first stamp older than the newest successful consolidation found. Records hold
+ * the old bytes of every file they changed, so reading them all would grow each tick with the history.
+ * Records not named by `newRunId` cannot be ordered by name and are always read. Unreadable records are
+ * skipped, as `listRuns` skips them.
+ */
 export async function lastSuccessfulRun(memoryDir: string): Promise<RunRecord | undefined> {
-  const runs = await listRuns(memoryDir);
-  return runs.filter((run) => run.kind === 'consolidation' && run.summary.status === 'completed').at(-1);
+  let names: string[];
+  try {
+    names = await readdir(path.join(memoryDir, RUNS_DIR));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  const stamped: { name: string; stamp: string }[] = [];
+  const unstamped: string[] = [];
+  for (const name of names) {
+    if (!name.endsWith('.json')) continue;
+    const stamp = STAMPED_RECORD.exec(name)?.[1];
+    if (stamp === undefined) unstamped.push(name);
+    else stamped.push({ name, stamp });
+  }
+  stamped.sort((a, b) => (a.stamp !== b.stamp ? (a.stamp < b.stamp ? 1 : -1) : a.name < b.name ? 1 : -1));
+
+  let latest: RunRecord | undefined;
+  const consider = async (name: string): Promise<RunRecord | undefined> => {
+    const relative = `${RUNS_DIR}/${name}`;
+    const text = await readTextIfExists(path.join(memoryDir, relative));
+    if (text === null) return undefined;
+    let run: RunRecord;
+    try {
+      run = parseRunRecord(text, relative);
+    } catch {
+      return undefined;
+    }
+    if (!isSuccessfulConsolidation(run)) return undefined;
+    if (latest === undefined || run.seq > latest.seq) latest = run;
+    return run;
+  };
+  for (const name of unstamped) await consider(name);
+  let newestStamp: string | undefined;
+  for (const { name, stamp } of stamped) {
+    if (newestStamp !== undefined && stamp < newestStamp) break;
+    if ((await consider(name)) !== undefined) newestStamp ??= stamp;
+  }
+  return latest;
 }
