@@ -1,0 +1,95 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listRuns, readLedger } from '../../src/memory/index.js';
+import { startFakeAnthropicServer, type FakeAnthropicServer } from '../support/fake-anthropic-server.js';
+import { startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
+import { scriptedExtractor } from '../support/scripted-extractor.js';
+import { queueCounts, startWorkspaceDaemon, waitFor } from './support/daemon.js';
+import { createWorkspace, writeSession } from './support/harness.js';
+
+/**
+ * 500 spaces ready at once, one scheduler tick, 4 jobs at a time, the real consolidator and the real Redis.
+ *
+ * The 4 workers are one worker pool with concurrency 4 in this process rather than 4 processes: BullMQ hands
+ * out jobs through Redis the same way in both cases (an atomic move from wait to active under a lock), and on
+ * the 2-core CI machine four tsx processes would spend the time budget starting up. Jobs moving between worker
+ * processes (kill -9 of one) are covered by test/daemon/faults.test.ts and by redis.test.ts here.
+ */
+
+const SPACES = 500;
+const CONCURRENCY = 4;
+/** A generous bound on the memory the whole test process (vitest included) may grow by while it runs. */
+const RSS_GROWTH_LIMIT_BYTES = 512 * 1024 * 1024;
+
+let server: FakeAnthropicServer;
+let redis: TestRedis;
+beforeAll(async () => {
+  server = await startFakeAnthropicServer();
+  server.setDefault(
+    scriptedExtractor([{ trigger: 'load-test fact', type: 'user', title: 'Favourite editor', body: 'The user edits in Helix.' }]),
+  );
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await server.close();
+  await redis.stop();
+});
+
+describe('load', () => {
+  it('runs 500 ready spaces on 4 concurrent workers: all complete, none twice, none stalled, memory bounded', async () => {
+    const prefix = uniquePrefix('load');
+    const ids = Array.from({ length: SPACES }, (_, index) => `load-${String(index + 1).padStart(3, '0')}`);
+    const workspace = createWorkspace({
+      modelUrl: server.url,
+      spaces: ids.map((id) => ({ id })),
+      redisUrl: redis.url,
+      redisPrefix: prefix,
+      concurrency: CONCURRENCY,
+    });
+    for (const id of ids) writeSession(workspace.space(id).sessionsDir, `${id}-s1`, ['A load-test fact: I edit in Helix.']);
+
+    const baseline = process.memoryUsage().rss;
+    let peak = baseline;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 50);
+    let maxActive = 0;
+    const daemon = startWorkspaceDaemon(workspace);
+    await daemon.start();
+    try {
+      const tick = await daemon.tick();
+      expect(tick.spaces.filter((space) => space.outcome === 'enqueued')).toHaveLength(SPACES);
+      await waitFor(
+        async () => {
+          const counts = await queueCounts(redis.url, prefix);
+          maxActive = Math.max(maxActive, counts.active);
+          return counts.completed + counts.failed >= SPACES;
+        },
+        120_000,
+        'every job to finish',
+      );
+      await sleep(100);
+      const counts = await queueCounts(redis.url, prefix);
+      expect(counts).toMatchObject({ completed: SPACES, failed: 0, wait: 0, active: 0, delayed: 0, stalled: 0, prioritized: 0 });
+      // A second tick finds nothing to do: no space runs twice.
+      const again = await daemon.tick();
+      expect(again.spaces.filter((space) => space.outcome === 'enqueued')).toHaveLength(0);
+    } finally {
+      clearInterval(sampler);
+      await daemon.stop();
+    }
+    expect(maxActive).toBeLessThanOrEqual(CONCURRENCY);
+    expect(server.requests).toHaveLength(SPACES);
+
+    for (const id of ids) {
+      const memoryDir = workspace.space(id).memoryDir;
+      const runs = await listRuns(memoryDir);
+      expect(runs, id).toHaveLength(1);
+      const ledger = await readLedger(memoryDir);
+      expect(Object.values(ledger.sessions).map((entry) => entry.runId), id).toEqual([runs[0]!.runId]);
+    }
+    const growth = peak - baseline;
+    expect(growth).toBeLessThan(RSS_GROWTH_LIMIT_BYTES);
+    process.stdout.write(`load: ${SPACES} spaces, peak RSS ${Math.round(peak / 1048576)} MiB (+${Math.round(growth / 1048576)} MiB)\n`);
+  }, 180_000);
+});
