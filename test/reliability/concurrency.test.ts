@@ -1,11 +1,13 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listRuns, readLedger } from '../../src/memory/index.js';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../support/fake-anthropic-server.js';
+import { startRedis, uniquePrefix } from '../support/redis.js';
+import { queueCounts, startWorkspaceDaemon, waitFor } from './support/daemon.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../support/scripted-extractor.js';
 import {
   EXAMPLE_SESSIONS_DIR,
@@ -30,6 +32,30 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
 });
+
+/** Starts run-child.ts holding the space's lock at `step` until `releaseFile` exists; resolves once it holds. */
+async function startHolder(configPath: string, spaceId: string, step: string, releaseFile: string) {
+  const holder = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(SUPPORT_DIR, 'run-child.ts'), configPath, spaceId, 'hold', step, releaseFile],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const lines = createInterface({ input: holder.stdout });
+  const output: string[] = [];
+  const holding = new Promise<void>((resolve) =>
+    lines.on('line', (line) => {
+      output.push(line);
+      if (line === 'holding') resolve();
+    }),
+  );
+  await holding;
+  const finished = async (): Promise<{ runId: string; status: string }> => {
+    if (holder.exitCode === null) await once(holder, 'exit');
+    const result = output.find((line) => line.startsWith('result '));
+    return JSON.parse(result!.slice('result '.length)) as { runId: string; status: string };
+  };
+  return { holder, finished };
+}
 
 describe('concurrency', () => {
   it('lets exactly one of two processes consolidate a space; the other gets LockBusyError', async () => {
@@ -111,4 +137,59 @@ describe('concurrency', () => {
     expect(after).toContain('Lives in Porto');
     expect((await checkMemory(space.memoryDir)).problems).toEqual([]);
   });
+
+  it('runs a space once when a manual run, an API request and two daemons on one Redis all want it', async () => {
+    const redis = await startRedis();
+    const workspace = createWorkspace({
+      modelUrl: server.url,
+      spaces: [{ id: 'wanted', examples: true }],
+      redisUrl: redis.url,
+      redisPrefix: uniquePrefix('two-daemons'),
+    });
+    const space = workspace.space('wanted');
+    const releaseFile = join(workspace.root, 'release');
+    const manual = await startHolder(workspace.configPath, 'wanted', 'after-extraction', releaseFile);
+    const first = startWorkspaceDaemon(workspace);
+    const second = startWorkspaceDaemon(workspace);
+    try {
+      await first.start();
+      await second.start();
+      // The manual run holds the lock: the scheduled ticks of both daemons see the gate closed.
+      for (const daemon of [first, second]) {
+        const tick = await daemon.tick();
+        expect(tick.spaces.map((entry) => entry.outcome)).toEqual(['gates-closed']);
+      }
+      // An API request is queued once; the same request to the other daemon is a duplicate.
+      const queued = await first.server!.app.inject({ method: 'POST', url: '/spaces/wanted/consolidate', payload: { force: true } });
+      expect(queued.statusCode).toBe(202);
+      const duplicate = await second.server!.app.inject({ method: 'POST', url: '/spaces/wanted/consolidate', payload: { force: true } });
+      expect(duplicate.statusCode).toBe(409);
+      // Its job meets the lock and waits (delayed, no attempt spent) until the manual run is done.
+      await waitFor(async () => (await queueCounts(redis.url, workspace.config.redisPrefix)).delayed === 1, 20_000, 'the job to back off');
+
+      writeFileSync(releaseFile, '');
+      const summary = await manual.finished();
+      expect(summary.status).toBe('completed');
+      await waitFor(async () => (await queueCounts(redis.url, workspace.config.redisPrefix)).completed === 1, 20_000, 'the job to finish');
+      const counts = await queueCounts(redis.url, workspace.config.redisPrefix);
+      expect(counts).toMatchObject({ failed: 0, wait: 0, active: 0, delayed: 0 });
+      const view = (await first.server!.app.inject({ method: 'GET', url: '/spaces/wanted' })).json<{
+        lastRun: { outcome: string; summary: { status: string; sessions: string[] } };
+      }>();
+      expect(view.lastRun.outcome).toBe('completed');
+      expect(view.lastRun.summary.status).toBe('skipped');
+      expect(view.lastRun.summary.sessions).toEqual([]);
+
+      const runs = await listRuns(space.memoryDir);
+      expect(runs.map((run) => run.runId)).toEqual([summary.runId]);
+      const ledger = await readLedger(space.memoryDir);
+      expect(Object.values(ledger.sessions).map((entry) => entry.runId)).toEqual(Array(7).fill(summary.runId));
+    } finally {
+      if (!existsSync(releaseFile)) writeFileSync(releaseFile, '');
+      if (manual.holder.exitCode === null) manual.holder.kill('SIGKILL');
+      await first.stop();
+      await second.stop();
+      await redis.stop();
+    }
+  }, 90_000);
 });
