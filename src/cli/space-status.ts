@@ -16,6 +16,12 @@ export interface QueueCounts {
   readonly active: number;
   readonly delayed: number;
   readonly failed: number;
+  /** The space's recent failed jobs, newest first, with the reason. */
+  readonly recentFailures?: readonly {
+    readonly jobId: string;
+    readonly failedReason: string;
+    readonly finishedAt?: string | undefined;
+  }[];
 }
 
 export interface SpaceStatus {

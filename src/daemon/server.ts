@@ -214,6 +214,28 @@ export async function createServer(options: CreateServerOptions): Promise<Daemon
     return reply.code(202).send({ jobId: result.jobId, spaceId: space.id, status: 'queued' });
   });
 
+  app.get('/queue', async () => {
+    const counts = await queue.getJobCounts(
+      'waiting',
+      'active',
+      'delayed',
+      'prioritized',
+      'completed',
+      'failed',
+    );
+    const failed = await queue.getFailed(0, 19);
+    return {
+      counts,
+      recentFailures: failed.map((job) => ({
+        jobId: job.id,
+        spaceId: job.data.spaceId,
+        failedReason: job.failedReason,
+        attemptsMade: job.attemptsMade,
+        finishedAt: job.finishedOn !== undefined ? new Date(job.finishedOn).toISOString() : undefined,
+      })),
+    };
+  });
+
   app.get<{ Params: { id: string } }>('/jobs/:id', async (request, reply) => {
     const job = await queue.getJob(request.params.id);
     if (job === undefined)

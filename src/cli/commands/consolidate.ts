@@ -1,5 +1,7 @@
 import type { RunSummary } from '../../consolidation/types.js';
-import { consolidateInProcess, type ConsolidateOutcome } from '../consolidate-in-process.js';
+import { consolidateInProcess } from '../consolidate-in-process.js';
+import { consolidateQueued, type QueuedOutcome } from '../consolidate-queued.js';
+import { createDaemonClient } from '../daemon-client.js';
 import { formatChanges, formatDuration, formatUsage } from '../format.js';
 import { CommandExit, ExitCode, emit } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
@@ -29,8 +31,14 @@ function describeSummary(summary: RunSummary): string {
   return lines.join('\n');
 }
 
-function describeOutcome(outcome: ConsolidateOutcome): string {
-  if (outcome.ok) return describeSummary(outcome.summary);
+function describeOutcome(outcome: QueuedOutcome): string {
+  if ('queued' in outcome) {
+    return outcome.duplicate
+      ? `space ${outcome.spaceId}: already queued or running as job ${outcome.jobId}; follow it with \`dreamd status ${outcome.spaceId}\``
+      : `space ${outcome.spaceId}: queued as job ${outcome.jobId}`;
+  }
+  if (outcome.ok)
+    return `${describeSummary(outcome.summary)}${outcome.jobId !== undefined ? `\n  job        ${outcome.jobId}` : ''}`;
   if (outcome.error.name === 'LockBusyError') {
     const holder = outcome.error.holder;
     return (
@@ -46,34 +54,60 @@ function describeOutcome(outcome: ConsolidateOutcome): string {
 export const registerConsolidate: CommandRegistrar = (program, context) => {
   program
     .command('consolidate')
-    .description('consolidate new sessions into memory now, in this process (every space when none is named)')
+    .description(
+      'consolidate new sessions into memory now: queued to the daemon when one is up, else in this process (every space when none is named)',
+    )
     .argument('[space]', 'space id (default: every configured space, in turn)')
     .option('--force', 'skip the time and session-count gates (never the lock)', false)
     .option('--dry-run', 'show the diff it would make and write nothing', false)
-    .action(async (spaceId: string | undefined, options: { force: boolean; dryRun: boolean }) => {
-      const { io, json, config } = context();
-      const loaded = config();
-      const spaces = selectSpaces(loaded, spaceId);
-      const bar = io.isTty && !json ? createProgressBar() : silentProgressBar;
-      let outcomes: ConsolidateOutcome[];
-      try {
-        outcomes = await consolidateInProcess({
-          config: loaded,
-          spaces,
-          force: options.force,
-          dryRun: options.dryRun,
-          onStart: (space) => bar.start(space.id),
-          onProgress: (progress) => bar.update(progress),
-          onEnd: (outcome) => {
-            bar.stop();
-            if (!json) io.stdout(`${describeOutcome(outcome)}\n`);
-          },
-        });
-      } finally {
-        bar.stop();
-      }
-      const ok = outcomes.every((outcome) => outcome.ok);
-      if (json) emit(io, json, { ok, results: outcomes }, () => '');
-      if (!ok) throw new CommandExit(ExitCode.failure);
-    });
+    .option('--no-wait', 'with a daemon: return once the run is queued')
+    .option('--in-process', 'run here even when a daemon is up', false)
+    .action(
+      async (
+        spaceId: string | undefined,
+        options: { force: boolean; dryRun: boolean; wait: boolean; inProcess: boolean },
+      ) => {
+        const { io, json, config } = context();
+        const loaded = config();
+        const spaces = selectSpaces(loaded, spaceId);
+        const bar = io.isTty && !json ? createProgressBar() : silentProgressBar;
+        let outcomes: QueuedOutcome[];
+        const daemon = createDaemonClient(loaded);
+        const queued = !options.inProcess && (await daemon.isReachable());
+        try {
+          outcomes = queued
+            ? await consolidateQueued({
+                client: daemon,
+                spaces,
+                force: options.force,
+                dryRun: options.dryRun,
+                wait: options.wait,
+                onStart: (space) => bar.start(space.id),
+                onProgress: (progress) => bar.update(progress),
+                onEnd: (outcome) => {
+                  bar.stop();
+                  if (!json) io.stdout(`${describeOutcome(outcome)}\n`);
+                },
+              })
+            : await consolidateInProcess({
+                config: loaded,
+                spaces,
+                force: options.force,
+                dryRun: options.dryRun,
+                onStart: (space) => bar.start(space.id),
+                onProgress: (progress) => bar.update(progress),
+                onEnd: (outcome) => {
+                  bar.stop();
+                  if (!json) io.stdout(`${describeOutcome(outcome)}\n`);
+                },
+              });
+        } finally {
+          bar.stop();
+        }
+        const ok = outcomes.every((outcome) => outcome.ok);
+        if (json)
+          emit(io, json, { ok, via: queued ? daemon.baseUrl : 'in-process', results: outcomes }, () => '');
+        if (!ok) throw new CommandExit(ExitCode.failure);
+      },
+    );
 };

@@ -1,7 +1,41 @@
+import { createDaemonClient, type DaemonClient } from '../daemon-client.js';
 import { formatTime } from '../format.js';
 import { CommandExit, ExitCode, emit } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
-import { spaceStatus, type SpaceStatus } from '../space-status.js';
+import { spaceStatus, type QueueCounts, type SpaceStatus } from '../space-status.js';
+
+interface QueueView {
+  readonly recentFailures: readonly {
+    jobId: string;
+    spaceId: string;
+    failedReason: string;
+    finishedAt?: string;
+  }[];
+}
+interface SpaceView {
+  readonly currentJob: { readonly id: string; readonly state: string } | null;
+}
+
+/** Queue counts of each space, from a running daemon's API: its current job and its recent failures. */
+async function createQueueCounts(daemon: DaemonClient): Promise<(spaceId: string) => Promise<QueueCounts>> {
+  const queue = (await daemon.get('/queue')) as QueueView;
+  return async (spaceId) => {
+    const view = (await daemon.get(`/spaces/${encodeURIComponent(spaceId)}`)) as SpaceView;
+    const state = view.currentJob?.state;
+    const failures = queue.recentFailures.filter((failure) => failure.spaceId === spaceId);
+    return {
+      waiting: state === 'waiting' || state === 'prioritized' || state === 'waiting-children' ? 1 : 0,
+      active: state === 'active' ? 1 : 0,
+      delayed: state === 'delayed' ? 1 : 0,
+      failed: failures.length,
+      recentFailures: failures.map(({ jobId, failedReason, finishedAt }) => ({
+        jobId,
+        failedReason,
+        finishedAt,
+      })),
+    };
+  };
+}
 import { selectSpaces } from '../spaces.js';
 
 function describeStatus(status: SpaceStatus): string {
@@ -18,6 +52,9 @@ function describeStatus(status: SpaceStatus): string {
     lines.push(
       `  queue      ${queue.waiting} waiting, ${queue.active} active, ${queue.delayed} delayed, ${queue.failed} failed`,
     );
+    for (const failure of queue.recentFailures ?? []) {
+      lines.push(`  failed     job ${failure.jobId} ${failure.finishedAt ?? ''}: ${failure.failedReason}`);
+    }
   }
   for (const broken of status.broken) lines.push(`  broken     ${broken.file}: ${broken.reason}`);
   if (status.error !== null) lines.push(`  error      ${status.error}`);
@@ -33,8 +70,12 @@ export const registerStatus: CommandRegistrar = (program, context) => {
       const { io, json, config } = context();
       const loaded = config();
       const statuses: SpaceStatus[] = [];
+      const daemon = createDaemonClient(loaded);
+      const queueCounts = (await daemon.isReachable()) ? await createQueueCounts(daemon) : undefined;
       for (const space of selectSpaces(loaded, spaceId))
-        statuses.push(await spaceStatus(space, { config: loaded }));
+        statuses.push(
+          await spaceStatus(space, { config: loaded, ...(queueCounts !== undefined ? { queueCounts } : {}) }),
+        );
       emit(io, json, statuses, () => statuses.map(describeStatus).join('\n\n'));
       if (statuses.some((status) => status.error !== null)) throw new CommandExit(ExitCode.failure);
     });

@@ -1,0 +1,108 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createInspectSpace } from '../../src/consolidation/inspect.js';
+import { createConsolidator } from '../../src/consolidation/run.js';
+import { createDaemon, type Daemon } from '../../src/daemon/daemon.js';
+import { findFreePort } from '../../src/daemon/redis-server.js';
+import { createModel } from '../../src/model/index.js';
+import { silentLogger } from '../daemon/fakes.js';
+import { failOnLeftovers, openRedis, track } from '../daemon/harness.js';
+import { runCliCaptured } from '../support/cli.js';
+import { startFakeAnthropicServer, type FakeAnthropicServer } from '../support/fake-anthropic-server.js';
+import { uniquePrefix } from '../support/redis.js';
+import { EXAMPLE_FACTS, scriptedExtractor } from '../support/scripted-extractor.js';
+import { createTestSpace } from '../support/space.js';
+
+failOnLeftovers();
+
+let server: FakeAnthropicServer;
+beforeEach(async () => {
+  server = await startFakeAnthropicServer();
+  server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+});
+afterEach(async () => {
+  await server.close();
+});
+
+/** A real daemon (real Redis, real pipeline, fake model) and the environment a CLI needs to reach it. */
+async function startDaemon(): Promise<{
+  daemon: Daemon;
+  env: Record<string, string>;
+  cwd: string;
+  stop: () => Promise<void>;
+}> {
+  const redis = await openRedis();
+  const port = await findFreePort();
+  const env = {
+    REDIS_URL: redis.url,
+    DREAMD_REDIS_PREFIX: uniquePrefix('cli'),
+    DREAMD_PORT: String(port),
+  };
+  const test = createTestSpace({ modelUrl: server.url, examples: true, env });
+  const daemon = createDaemon({
+    config: test.config,
+    consolidate: createConsolidator({ config: test.config, model: createModel(test.config.model) }),
+    inspectSpace: createInspectSpace({ config: test.config }),
+    logger: silentLogger,
+    env: {},
+    tickOnStart: false,
+  });
+  track(
+    'daemon',
+    daemon,
+    (value) => value.state !== 'stopped' && value.state !== 'created',
+    (value) => value.stop(),
+  );
+  await daemon.start();
+  return {
+    daemon,
+    stop: async () => {
+      await daemon.stop();
+      await redis.stop();
+    },
+    cwd: test.root,
+    env: { ...env, DREAMD_MODEL_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-test-key' },
+  };
+}
+
+describe('dreamd consolidate with a daemon up', () => {
+  it('queues the run on the daemon, follows it and prints its summary', async () => {
+    const { daemon, env, cwd, stop } = await startDaemon();
+    const run = await runCliCaptured(['consolidate', '--json'], { cwd, env });
+    expect(run.code).toBe(0);
+    const output = run.json<{
+      via: string;
+      results: { ok: boolean; jobId: string; summary: { status: string; sessions: string[] } }[];
+    }>();
+    expect(output.via).toBe(daemon.address);
+    expect(output.results[0]!.jobId).toBeDefined();
+    expect(output.results[0]!.summary.status).toBe('completed');
+    expect(output.results[0]!.summary.sessions).toHaveLength(7);
+
+    const status = await runCliCaptured(['status', '--json'], { cwd, env });
+    const [space] =
+      status.json<{ queue?: { waiting: number; active: number; failed: number }; lastRun: unknown }[]>();
+    expect(space!.queue).toMatchObject({ waiting: 0, active: 0, failed: 0 });
+    await stop();
+  });
+
+  it('returns at once with --no-wait, and reports a second request for the same space as a duplicate', async () => {
+    const { daemon, env, cwd, stop } = await startDaemon();
+    server.setLatency(1_500);
+    const first = await runCliCaptured(['consolidate', '--no-wait', '--json'], { cwd, env });
+    const second = await runCliCaptured(['consolidate', '--no-wait', '--json'], { cwd, env });
+    const [queued] = first.json<{ results: { queued: boolean; jobId: string; duplicate: boolean }[] }>()
+      .results;
+    const [again] = second.json<{ results: { queued: boolean; jobId: string; duplicate: boolean }[] }>()
+      .results;
+    expect(queued).toMatchObject({ queued: true, duplicate: false });
+    expect(again).toMatchObject({ queued: true, duplicate: true, jobId: queued!.jobId });
+    await stop();
+  });
+
+  it('runs in this process with --in-process even when a daemon is up', async () => {
+    const { daemon, env, cwd, stop } = await startDaemon();
+    const run = await runCliCaptured(['consolidate', '--in-process', '--json'], { cwd, env });
+    expect(run.json<{ via: string }>().via).toBe('in-process');
+    await stop();
+  });
+});
