@@ -86,7 +86,7 @@ describe('dreamd consolidate with a daemon up', () => {
   });
 
   it('returns at once with --no-wait, and reports a second request for the same space as a duplicate', async () => {
-    const { daemon, env, cwd, stop } = await startDaemon();
+    const { env, cwd, stop } = await startDaemon();
     server.setLatency(1_500);
     const first = await runCliCaptured(['consolidate', '--no-wait', '--json'], { cwd, env });
     const second = await runCliCaptured(['consolidate', '--no-wait', '--json'], { cwd, env });
@@ -100,7 +100,7 @@ describe('dreamd consolidate with a daemon up', () => {
   });
 
   it('runs in this process with --in-process even when a daemon is up', async () => {
-    const { daemon, env, cwd, stop } = await startDaemon();
+    const { env, cwd, stop } = await startDaemon();
     const run = await runCliCaptured(['consolidate', '--in-process', '--json'], { cwd, env });
     expect(run.json<{ via: string }>().via).toBe('in-process');
     await stop();
