@@ -23,6 +23,8 @@ const FILLER_WORDS =
     ' ',
   );
 const TOOLS = ['Bash', 'Read', 'Grep', 'Edit', 'WebFetch'] as const;
+/** Characters of the log a user pastes before every second planted fact. */
+export const PASTED_LOG_CHARS = 800;
 
 /** Facts a user states in passing; `{n}` makes each space's version distinct. */
 const FACT_TEMPLATES = [
@@ -69,7 +71,7 @@ export const DEFAULT_WORKLOAD: WorkloadOptions = {
   kind: 'agent',
   toolResultChars: 4_000,
   factsPerSession: 2,
-  secretsPerSession: 1,
+  secretsPerSession: 2,
   startDate: '2026-11-20T09:00:00.000Z',
 };
 
@@ -102,11 +104,16 @@ function fill(template: string, random: () => number, n: number): string {
     .replaceAll('{R}', () => token(random, 16, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'));
 }
 
+/** The id (and file stem) of a generated session: `s003-00042`. */
+export function sessionIdOf(spaceIndex: number, sessionIndex: number): string {
+  return `s${String(spaceIndex).padStart(3, '0')}-${String(sessionIndex).padStart(5, '0')}`;
+}
+
 /** Generates one session's native transcript. */
 export function generateSession(options: WorkloadOptions, spaceIndex: number, sessionIndex: number): GeneratedSession {
   const random = createRandom(options.seed * 1_000_003 + spaceIndex * 10_007 + sessionIndex);
   const start = new Date(Date.parse(options.startDate) + sessionIndex * 3_600_000);
-  const id = `s${String(spaceIndex).padStart(3, '0')}-${String(sessionIndex).padStart(5, '0')}`;
+  const id = sessionIdOf(spaceIndex, sessionIndex);
   const plantedFacts: string[] = [];
   const secrets: string[] = [];
   // Facts cycle through the templates so later sessions repeat (duplicates) and update (Lisbon → Porto) earlier ones.
@@ -117,11 +124,20 @@ export function generateSession(options: WorkloadOptions, spaceIndex: number, se
   for (let index = 0; index < options.secretsPerSession; index += 1) {
     secrets.push(fill(SECRET_TEMPLATES[(sessionIndex + index) % SECRET_TEMPLATES.length]!, random, spaceIndex));
   }
-  const factSlots = new Map<number, string>();
-  plantedFacts.forEach((fact, index) => {
-    factSlots.set(Math.floor(((index + 0.5) / plantedFacts.length) * options.messagesPerSession), fact);
-  });
-  const secretSlot = Math.floor(options.messagesPerSession / 3);
+  // Each fact and the secret are due at a message slot, and written in the first user text turn at or after
+  // it (tool turns wait while something is due). Every second fact follows a pasted log of
+  // PASTED_LOG_CHARS in the same message, as when a user pastes output and then mentions something: the
+  // naive baseline, which keeps 500 characters a message, loses those.
+  const due: { slot: number; text: string; kind: 'fact' | 'secret'; pasted: boolean }[] = plantedFacts.map(
+    (fact, index) => ({
+      slot: Math.floor(((index + 0.5) / plantedFacts.length) * (options.messagesPerSession - 4)),
+      text: fact,
+      kind: 'fact' as const,
+      pasted: index % 2 === 1,
+    }),
+  );
+  if (secrets[0] !== undefined)
+    due.push({ slot: Math.floor(options.messagesPerSession / 3), text: secrets[0], kind: 'secret', pasted: false });
 
   const messages: unknown[] = [];
   let clock = start.getTime();
@@ -129,9 +145,8 @@ export function generateSession(options: WorkloadOptions, spaceIndex: number, se
   for (let index = 0; messages.length < options.messagesPerSession; index += 1) {
     clock += 20_000 + Math.floor(random() * 40_000);
     const ts = new Date(clock).toISOString();
-    const fact = factSlots.get(messages.length);
-    const secret = messages.length === secretSlot ? secrets[0] : undefined;
-    if (options.kind === 'agent' && index % 3 === 1 && fact === undefined) {
+    const isDue = due.some((item) => item.slot <= messages.length);
+    if (options.kind === 'agent' && index % 3 === 1 && !isDue) {
       toolCounter += 1;
       const tool = TOOLS[toolCounter % TOOLS.length]!;
       const toolId = `toolu_${id}_${toolCounter}`;
@@ -144,16 +159,20 @@ export function generateSession(options: WorkloadOptions, spaceIndex: number, se
         ],
       });
       const body = words(random, Math.ceil(options.toolResultChars / 6)).slice(0, options.toolResultChars);
-      messages.push({
-        role: 'user',
-        ts,
-        content: [{ type: 'tool_result', tool_use_id: toolId, content: secret !== undefined ? `${body}\nDATABASE_URL=${secret}\n` : body }],
-      });
+      // Tool output leaks a secret too: the environment of a failing command.
+      const leaked = toolCounter === 2 && secrets[1] !== undefined ? `\nDATABASE_URL=${secrets[1]}\n` : '';
+      messages.push({ role: 'user', ts, content: [{ type: 'tool_result', tool_use_id: toolId, content: `${body}${leaked}` }] });
       continue;
     }
-    if (messages.length % 2 === 0) {
-      const text = `${words(random, 12 + Math.floor(random() * 20))}. ${fact ?? ''} ${secret !== undefined ? `my key is ${secret}` : ''}`.trim();
-      messages.push({ role: 'user', ts, content: text });
+    if (messages.length % 2 === 0 || isDue) {
+      const now = due.filter((item) => item.slot <= messages.length);
+      for (const item of now) due.splice(due.indexOf(item), 1);
+      const pieces = [`${words(random, 12 + Math.floor(random() * 20))}.`];
+      for (const item of now) {
+        if (item.pasted) pieces.push(`Here is the log:\n${words(random, Math.ceil(PASTED_LOG_CHARS / 6)).slice(0, PASTED_LOG_CHARS)}\n`);
+        pieces.push(item.kind === 'secret' ? `my key is ${item.text}` : item.text);
+      }
+      messages.push({ role: 'user', ts, content: pieces.join(' ') });
     } else {
       messages.push({ role: 'assistant', ts, content: `${words(random, 30 + Math.floor(random() * 40))}.` });
     }
@@ -163,7 +182,7 @@ export function generateSession(options: WorkloadOptions, spaceIndex: number, se
     startedAt: start.toISOString(),
     endedAt: new Date(clock + 1_000).toISOString(),
     agent: 'bench-agent',
-    messages: messages.slice(0, options.messagesPerSession),
+    messages,
   };
   return { spaceIndex, id, json: JSON.stringify(session), plantedFacts, secrets };
 }
@@ -182,4 +201,30 @@ export async function writeWorkload(root: string, options: WorkloadOptions): Pro
     }
   }
   return all;
+}
+
+/**
+ * The same session as Claude Code would write it: one JSON line per message (`type`, `message`,
+ * `timestamp`, `sessionId`, `uuid`, `parentUuid`), for the streamed-reader figures.
+ */
+export function toClaudeCodeJsonl(generated: GeneratedSession): string {
+  const session = JSON.parse(generated.json) as { messages: { role: string; ts: string; content: unknown }[] };
+  const lines: string[] = [];
+  let parent: string | null = null;
+  session.messages.forEach((message, index) => {
+    const uuid = `${generated.id}-${String(index).padStart(6, '0')}`;
+    lines.push(
+      JSON.stringify({
+        type: message.role,
+        message: { role: message.role, content: message.content },
+        timestamp: message.ts,
+        sessionId: generated.id,
+        uuid,
+        parentUuid: parent,
+        isSidechain: false,
+      }),
+    );
+    parent = uuid;
+  });
+  return `${lines.join('\n')}\n`;
 }

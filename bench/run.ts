@@ -1,0 +1,58 @@
+/**
+ * `npm run bench` (`tsx bench/run.ts`): every figure of PRODUCT.md's Targets table, measured on a seeded
+ * workload in temporary directories, side by side with the naive baseline; prints a table and writes
+ * `bench/results.md` and `bench/results.json`. `--quick` runs small sizes (CI: under a minute) and writes
+ * `bench/results-quick.*` instead, so a CI run never overwrites the committed full results.
+ */
+import { join } from 'node:path';
+import { measurePromptSizes, measureRunOverhead } from './figures/consolidation.js';
+import { measureDigestThroughput } from './figures/digest-throughput.js';
+import { measureIndexBuild } from './figures/index-build.js';
+import { measurePeakMemory } from './figures/peak-memory.js';
+import { measureQueueThroughput } from './figures/queue-throughput.js';
+import { measureSchedulerTick } from './figures/scheduler-tick.js';
+import { describeMachine } from './machine.js';
+import { renderTable, writeResults, type Figure } from './report.js';
+
+const quick = process.argv.includes('--quick');
+
+/** Sizes of each mode. Full: the sizes PRODUCT.md names; quick: the same code on small inputs. */
+const SIZES = quick
+  ? { tickSpaces: 10, tickSessions: 200, runsPerSpace: 5, digestSessions: 40, digestRounds: 3, overheadRuns: 8, queueRuns: 200, queueWorkers: [1, 4], memoryMb: 10, facts: 10_000, indexRounds: 5 }
+  : { tickSpaces: 100, tickSessions: 1_000, runsPerSpace: 5, digestSessions: 200, digestRounds: 5, overheadRuns: 40, queueRuns: 1_000, queueWorkers: [1, 2, 4], memoryMb: 50, facts: 10_000, indexRounds: 11 };
+
+const log = (line: string): void => console.log(line);
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const machine = describeMachine();
+  const date = new Date().toISOString();
+  log(`dreamd benchmark (${quick ? 'quick' : 'full'}) on ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`);
+  const figures: Figure[] = [];
+  const step = async (title: string, measure: () => Promise<Figure[]> | Figure[]): Promise<void> => {
+    log(`${figures.length === 0 ? '' : '\n'}${title}`);
+    const stepStarted = performance.now();
+    figures.push(...(await measure()));
+    log(`  done in ${((performance.now() - stepStarted) / 1000).toFixed(1)} s`);
+  };
+
+  await step('1. scheduler tick', () =>
+    measureSchedulerTick({ spaces: SIZES.tickSpaces, sessionsPerSpace: SIZES.tickSessions, runsPerSpace: SIZES.runsPerSpace, log }),
+  );
+  await step('2. digest throughput', () =>
+    measureDigestThroughput({ sessions: SIZES.digestSessions, rounds: SIZES.digestRounds, log }),
+  );
+  await step('3–4. characters sent, planted facts, model calls', () => measurePromptSizes(log));
+  await step('5. run overhead', () => measureRunOverhead(SIZES.overheadRuns, log));
+  await step('7. peak memory', () => measurePeakMemory(SIZES.memoryMb, log));
+  await step('8. index build', () => measureIndexBuild(SIZES.facts, SIZES.indexRounds));
+  await step('6. queue throughput', () => measureQueueThroughput({ runs: SIZES.queueRuns, workers: SIZES.queueWorkers, log }));
+
+  const durationSeconds = (performance.now() - started) / 1000;
+  log(`\n${renderTable(figures)}\n`);
+  const base = join(import.meta.dirname, quick ? 'results-quick' : 'results');
+  await writeResults(base, { date, mode: quick ? 'quick' : 'full', machine, durationSeconds, figures });
+  log(`written ${base}.md and ${base}.json in ${durationSeconds.toFixed(0)} s`);
+}
+
+await main();
