@@ -17,6 +17,7 @@ import {
   consolidatorFor,
   createWorkspace,
   runChild,
+  cleanUpWorkspaces,
 } from './support/harness.js';
 
 /**
@@ -30,6 +31,7 @@ beforeAll(async () => {
   server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
 });
 afterAll(async () => {
+  cleanUpWorkspaces();
   await server.close();
 });
 
@@ -64,7 +66,16 @@ describe('concurrency', () => {
     const releaseFile = join(workspace.root, 'release');
     const holder = spawn(
       process.execPath,
-      ['--import', 'tsx', join(SUPPORT_DIR, 'run-child.ts'), workspace.configPath, 'shared', 'hold', 'after-extraction', releaseFile],
+      [
+        '--import',
+        'tsx',
+        join(SUPPORT_DIR, 'run-child.ts'),
+        workspace.configPath,
+        'shared',
+        'hold',
+        'after-extraction',
+        releaseFile,
+      ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     const lines = createInterface({ input: holder.stdout });
@@ -108,7 +119,8 @@ describe('concurrency', () => {
   it('keeps a hand edit made to a topic file while a run is in progress', async () => {
     const workspace = createWorkspace({ modelUrl: server.url, spaces: [{ id: 'edited' }] });
     const space = workspace.space('edited');
-    const copy = (name: string): void => copyFileSync(join(EXAMPLE_SESSIONS_DIR, name), join(space.sessionsDir, name));
+    const copy = (name: string): void =>
+      copyFileSync(join(EXAMPLE_SESSIONS_DIR, name), join(space.sessionsDir, name));
     copy('2026-11-02-lisbon-delivery.json');
     copy('2026-11-09-coffee-usual.json');
     await consolidatorFor(workspace.config)(space, MANUAL);
@@ -160,17 +172,33 @@ describe('concurrency', () => {
         expect(tick.spaces.map((entry) => entry.outcome)).toEqual(['gates-closed']);
       }
       // An API request is queued once; the same request to the other daemon is a duplicate.
-      const queued = await first.server!.app.inject({ method: 'POST', url: '/spaces/wanted/consolidate', payload: { force: true } });
+      const queued = await first.server!.app.inject({
+        method: 'POST',
+        url: '/spaces/wanted/consolidate',
+        payload: { force: true },
+      });
       expect(queued.statusCode).toBe(202);
-      const duplicate = await second.server!.app.inject({ method: 'POST', url: '/spaces/wanted/consolidate', payload: { force: true } });
+      const duplicate = await second.server!.app.inject({
+        method: 'POST',
+        url: '/spaces/wanted/consolidate',
+        payload: { force: true },
+      });
       expect(duplicate.statusCode).toBe(409);
       // Its job meets the lock and waits (delayed, no attempt spent) until the manual run is done.
-      await waitFor(async () => (await queueCounts(redis.url, workspace.config.redisPrefix)).delayed === 1, 20_000, 'the job to back off');
+      await waitFor(
+        async () => (await queueCounts(redis.url, workspace.config.redisPrefix)).delayed === 1,
+        20_000,
+        'the job to back off',
+      );
 
       writeFileSync(releaseFile, '');
       const summary = await manual.finished();
       expect(summary.status).toBe('completed');
-      await waitFor(async () => (await queueCounts(redis.url, workspace.config.redisPrefix)).completed === 1, 20_000, 'the job to finish');
+      await waitFor(
+        async () => (await queueCounts(redis.url, workspace.config.redisPrefix)).completed === 1,
+        20_000,
+        'the job to finish',
+      );
       const counts = await queueCounts(redis.url, workspace.config.redisPrefix);
       expect(counts).toMatchObject({ failed: 0, wait: 0, active: 0, delayed: 0 });
       const view = (await first.server!.app.inject({ method: 'GET', url: '/spaces/wanted' })).json<{
@@ -183,7 +211,9 @@ describe('concurrency', () => {
       const runs = await listRuns(space.memoryDir);
       expect(runs.map((run) => run.runId)).toEqual([summary.runId]);
       const ledger = await readLedger(space.memoryDir);
-      expect(Object.values(ledger.sessions).map((entry) => entry.runId)).toEqual(Array(7).fill(summary.runId));
+      expect(Object.values(ledger.sessions).map((entry) => entry.runId)).toEqual(
+        Array(7).fill(summary.runId),
+      );
     } finally {
       if (!existsSync(releaseFile)) writeFileSync(releaseFile, '');
       if (manual.holder.exitCode === null) manual.holder.kill('SIGKILL');

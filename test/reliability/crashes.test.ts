@@ -14,6 +14,7 @@ import {
   runChild,
   writeSession,
   type Workspace,
+  cleanUpWorkspaces,
 } from './support/harness.js';
 
 /**
@@ -40,6 +41,7 @@ beforeAll(async () => {
   server.setDefault(scriptedExtractor(FACTS));
 });
 afterAll(async () => {
+  cleanUpWorkspaces();
   await server.close();
 });
 
@@ -117,7 +119,8 @@ describe('crashes: kill -9 at each step of a run, then run again', () => {
       const runs = await listRuns(space.memoryDir);
       const ledger = await readLedger(space.memoryDir);
       const perSession = new Map<string, string[]>();
-      for (const run of runs) for (const id of run.summary.sessions) perSession.set(id, [...(perSession.get(id) ?? []), run.runId]);
+      for (const run of runs)
+        for (const id of run.summary.sessions) perSession.set(id, [...(perSession.get(id) ?? []), run.runId]);
       expect(perSession.size, point.name).toBe(ALL_SESSIONS);
       for (const [id, runIds] of perSession) {
         expect(runIds, `${point.name}: ${id}`).toHaveLength(1);

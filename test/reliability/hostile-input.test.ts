@@ -5,7 +5,14 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readLedger } from '../../src/memory/index.js';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../support/fake-anthropic-server.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../support/scripted-extractor.js';
-import { HOSTILE_DIR, MANUAL, checkMemory, consolidatorFor, createWorkspace } from './support/harness.js';
+import {
+  HOSTILE_DIR,
+  MANUAL,
+  checkMemory,
+  consolidatorFor,
+  createWorkspace,
+  cleanUpWorkspaces,
+} from './support/harness.js';
 
 /**
  * The hostile corpus (test/fixtures/hostile/, outcomes in expected.json) in a sessions directory next to the
@@ -49,6 +56,7 @@ beforeAll(async () => {
   server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
 });
 afterAll(async () => {
+  cleanUpWorkspaces();
   await server.close();
 });
 
@@ -64,7 +72,11 @@ describe('hostile and broken input', () => {
     });
     writeFileSync(
       join(space.sessionsDir, '..', 'hostile-outside-target.json'),
-      JSON.stringify({ id: 'outside', startedAt: '2026-11-20T10:00:00Z', messages: [{ role: 'user', content: OUTSIDE_CANARY }] }),
+      JSON.stringify({
+        id: 'outside',
+        startedAt: '2026-11-20T10:00:00Z',
+        messages: [{ role: 'user', content: OUTSIDE_CANARY }],
+      }),
     );
     const huge = join(space.sessionsDir, 'generated-100mb.json');
     writeFileSync(huge, '');
@@ -72,15 +84,25 @@ describe('hostile and broken input', () => {
     const rewritten = join(space.sessionsDir, 'generated-rewritten-while-read.json');
     writeFileSync(
       rewritten,
-      JSON.stringify({ id: 'rewritten', startedAt: '2026-11-20T10:00:00Z', endedAt: '2026-11-20T11:00:00Z', messages: [{ role: 'user', content: 'hello' }] }),
+      JSON.stringify({
+        id: 'rewritten',
+        startedAt: '2026-11-20T10:00:00Z',
+        endedAt: '2026-11-20T11:00:00Z',
+        messages: [{ role: 'user', content: 'hello' }],
+      }),
     );
     rewriteOnOpen.paths.add(rewritten);
 
-    const expected = JSON.parse(readFileSync(join(HOSTILE_DIR, 'expected.json'), 'utf8')) as Record<string, string>;
+    const expected = JSON.parse(readFileSync(join(HOSTILE_DIR, 'expected.json'), 'utf8')) as Record<
+      string,
+      string
+    >;
     delete expected.$comment;
     expected['generated-100mb.json'] = 'too-big';
     expected['generated-rewritten-while-read.json'] = 'changed-while-read';
-    const broken = Object.entries(expected).filter(([, outcome]) => outcome !== 'ok' && outcome !== 'ignored');
+    const broken = Object.entries(expected).filter(
+      ([, outcome]) => outcome !== 'ok' && outcome !== 'ignored',
+    );
     // 42 fixtures + 2 generated files; 30 of them broken, the rest odd but readable (or not sessions at all).
     expect(Object.keys(expected).length).toBeGreaterThanOrEqual(44);
     expect(broken.length).toBeGreaterThanOrEqual(30);
@@ -105,7 +127,9 @@ describe('hostile and broken input', () => {
     const ledgerFiles = new Set(Object.values(ledger.sessions).map((entry) => entry.file));
     const good = [
       ...readdirSync(space.sessionsDir).filter((name) => name.startsWith('2026-11-')),
-      ...Object.entries(expected).filter(([, outcome]) => outcome === 'ok').map(([file]) => file),
+      ...Object.entries(expected)
+        .filter(([, outcome]) => outcome === 'ok')
+        .map(([file]) => file),
     ];
     expect(good.length).toBe(7 + 12);
     // huge-single-message.json (one 5.4 MB message) needs more calls than limits.maxCallsPerRun (20) allows in
@@ -113,7 +137,8 @@ describe('hostile and broken input', () => {
     const waiting = 'huge-single-message.json';
     expect(summary.reason).toMatch(/1 session\(s\) wait for the next run \(limits\.maxCallsPerRun\)/);
     expect(ledgerFiles.has(waiting)).toBe(false);
-    for (const file of good.filter((name) => name !== waiting)) expect(ledgerFiles.has(file), file).toBe(true);
+    for (const file of good.filter((name) => name !== waiting))
+      expect(ledgerFiles.has(file), file).toBe(true);
     expect(summary.sessions).toHaveLength(good.length - 1);
     for (const [file] of broken) expect(ledgerFiles.has(file), file).toBe(false);
     const check = await checkMemory(space.memoryDir);

@@ -8,7 +8,14 @@ import { createDaemon } from '../../src/daemon/daemon.js';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../support/fake-anthropic-server.js';
 import { startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
 import { scriptedExtractor, type ScriptedFact } from '../support/scripted-extractor.js';
-import { NOW, consolidatorFor, createWorkspace, readTree, writeSession } from './support/harness.js';
+import {
+  NOW,
+  consolidatorFor,
+  createWorkspace,
+  readTree,
+  writeSession,
+  cleanUpWorkspaces,
+} from './support/harness.js';
 
 /**
  * 20 spaces served by one daemon (real Redis, scheduler tick, 4 concurrent jobs, the real consolidator), each
@@ -31,6 +38,7 @@ beforeAll(async () => {
   redis = await startRedis();
 });
 afterAll(async () => {
+  cleanUpWorkspaces();
   await server.close();
   await redis.stop();
 });
@@ -55,7 +63,9 @@ describe('isolation', () => {
       const canary = canaries.get(id)!;
       const dir = workspace.space(id).sessionsDir;
       writeSession(dir, `${id}-a`, [`Our project codename is ${canary}, keep it in mind.`]);
-      writeSession(dir, `${id}-b`, [`Reminder for the ${canary} launch: the demo is on Friday.`], { date: '2026-11-21' });
+      writeSession(dir, `${id}-b`, [`Reminder for the ${canary} launch: the demo is on Friday.`], {
+        date: '2026-11-21',
+      });
     }
 
     const now = () => NOW;
@@ -67,7 +77,14 @@ describe('isolation', () => {
       env: {},
       now,
       tickOnStart: false,
-      workerTiming: { healthCheckIntervalMs: 200, stalledIntervalMs: 1_000, lockDurationMs: 10_000, busyDelayMs: 200, shutdownTimeoutMs: 2_000, abortGraceMs: 500 },
+      workerTiming: {
+        healthCheckIntervalMs: 200,
+        stalledIntervalMs: 1_000,
+        lockDurationMs: 10_000,
+        busyDelayMs: 200,
+        shutdownTimeoutMs: 2_000,
+        abortGraceMs: 500,
+      },
     });
     await daemon.start();
     try {
@@ -77,7 +94,9 @@ describe('isolation', () => {
       const finished = async (): Promise<number> => {
         let done = 0;
         for (const id of ids) {
-          const answer = (await app.inject({ method: 'GET', url: `/spaces/${id}` })).json<{ lastRun: { outcome: string } | null }>();
+          const answer = (await app.inject({ method: 'GET', url: `/spaces/${id}` })).json<{
+            lastRun: { outcome: string } | null;
+          }>();
           if (answer.lastRun?.outcome === 'completed') done += 1;
         }
         return done;
@@ -113,7 +132,9 @@ describe('isolation', () => {
         for (const other of canariesIn(content)) expect(other, `${id}/${path}`).toBe(id);
       }
       // Recall over the space's memory directory finds its codename and nothing of another space.
-      const results = await createRecall({ memoryDir: workspace.space(id).memoryDir }).recall('project codename');
+      const results = await createRecall({ memoryDir: workspace.space(id).memoryDir }).recall(
+        'project codename',
+      );
       expect(results.length, id).toBeGreaterThan(0);
       expect(canariesIn(JSON.stringify(results)), id).toEqual([id]);
     }

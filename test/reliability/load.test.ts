@@ -5,7 +5,7 @@ import { startFakeAnthropicServer, type FakeAnthropicServer } from '../support/f
 import { startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
 import { scriptedExtractor } from '../support/scripted-extractor.js';
 import { queueCounts, startWorkspaceDaemon, waitFor } from './support/daemon.js';
-import { createWorkspace, writeSession } from './support/harness.js';
+import { createWorkspace, writeSession, cleanUpWorkspaces } from './support/harness.js';
 
 /**
  * 500 spaces ready at once, one scheduler tick, 4 jobs at a time, the real consolidator and the real Redis.
@@ -26,11 +26,19 @@ let redis: TestRedis;
 beforeAll(async () => {
   server = await startFakeAnthropicServer();
   server.setDefault(
-    scriptedExtractor([{ trigger: 'load-test fact', type: 'user', title: 'Favourite editor', body: 'The user edits in Helix.' }]),
+    scriptedExtractor([
+      {
+        trigger: 'load-test fact',
+        type: 'user',
+        title: 'Favourite editor',
+        body: 'The user edits in Helix.',
+      },
+    ]),
   );
   redis = await startRedis();
 });
 afterAll(async () => {
+  cleanUpWorkspaces();
   await server.close();
   await redis.stop();
 });
@@ -46,7 +54,8 @@ describe('load', () => {
       redisPrefix: prefix,
       concurrency: CONCURRENCY,
     });
-    for (const id of ids) writeSession(workspace.space(id).sessionsDir, `${id}-s1`, ['A load-test fact: I edit in Helix.']);
+    for (const id of ids)
+      writeSession(workspace.space(id).sessionsDir, `${id}-s1`, ['A load-test fact: I edit in Helix.']);
 
     const baseline = process.memoryUsage().rss;
     let peak = baseline;
@@ -70,7 +79,15 @@ describe('load', () => {
       );
       await sleep(100);
       const counts = await queueCounts(redis.url, prefix);
-      expect(counts).toMatchObject({ completed: SPACES, failed: 0, wait: 0, active: 0, delayed: 0, stalled: 0, prioritized: 0 });
+      expect(counts).toMatchObject({
+        completed: SPACES,
+        failed: 0,
+        wait: 0,
+        active: 0,
+        delayed: 0,
+        stalled: 0,
+        prioritized: 0,
+      });
       // A second tick finds nothing to do: no space runs twice.
       const again = await daemon.tick();
       expect(again.spaces.filter((space) => space.outcome === 'enqueued')).toHaveLength(0);
@@ -86,10 +103,15 @@ describe('load', () => {
       const runs = await listRuns(memoryDir);
       expect(runs, id).toHaveLength(1);
       const ledger = await readLedger(memoryDir);
-      expect(Object.values(ledger.sessions).map((entry) => entry.runId), id).toEqual([runs[0]!.runId]);
+      expect(
+        Object.values(ledger.sessions).map((entry) => entry.runId),
+        id,
+      ).toEqual([runs[0]!.runId]);
     }
     const growth = peak - baseline;
     expect(growth).toBeLessThan(RSS_GROWTH_LIMIT_BYTES);
-    process.stdout.write(`load: ${SPACES} spaces, peak RSS ${Math.round(peak / 1048576)} MiB (+${Math.round(growth / 1048576)} MiB)\n`);
+    process.stdout.write(
+      `load: ${SPACES} spaces, peak RSS ${Math.round(peak / 1048576)} MiB (+${Math.round(growth / 1048576)} MiB)\n`,
+    );
   }, 180_000);
 });

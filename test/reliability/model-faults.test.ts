@@ -1,9 +1,16 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/errors.js';
 import { readLedger } from '../../src/memory/index.js';
 import { faults, startFakeAnthropicServer, type FakeFault } from '../support/fake-anthropic-server.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../support/scripted-extractor.js';
-import { MANUAL, checkMemory, consolidatorFor, createWorkspace, readTree } from './support/harness.js';
+import {
+  MANUAL,
+  checkMemory,
+  consolidatorFor,
+  createWorkspace,
+  readTree,
+  cleanUpWorkspaces,
+} from './support/harness.js';
 
 /**
  * Every model failure the fake server can produce, through the real SDK over HTTP: once (retried, then the run
@@ -20,6 +27,8 @@ const CASES: readonly { name: string; fault: FakeFault; kind: string }[] = [
   { name: 'output that breaks the schema', fault: faults.badOutput(), kind: 'bad-output' },
   { name: 'an empty answer', fault: { fault: 'empty' }, kind: 'bad-output' },
 ];
+
+afterAll(cleanUpWorkspaces);
 
 /** Model retries in these workspaces: 3 attempts in all. */
 const MAX_RETRIES = 2;

@@ -4,7 +4,13 @@ import { startFakeAnthropicServer, type FakeAnthropicServer } from '../support/f
 import { startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
 import { scriptedExtractor } from '../support/scripted-extractor.js';
 import { queueCounts, startWorkspaceDaemon, waitFor } from './support/daemon.js';
-import { checkMemory, createWorkspace, plantedFacts, writeSession } from './support/harness.js';
+import {
+  checkMemory,
+  createWorkspace,
+  plantedFacts,
+  writeSession,
+  cleanUpWorkspaces,
+} from './support/harness.js';
 
 /**
  * redis-server is killed with SIGKILL and started again twice while the daemon works through a queue: once while
@@ -24,6 +30,7 @@ beforeAll(async () => {
   redis = await startRedis();
 });
 afterAll(async () => {
+  cleanUpWorkspaces();
   await server.close();
   await redis.stop();
 });
@@ -39,7 +46,8 @@ describe('redis crashes', () => {
       concurrency: 2,
     });
     for (const id of ids) {
-      for (const [session, lines] of planted.get(id)!.sessions) writeSession(workspace.space(id).sessionsDir, session, lines);
+      for (const [session, lines] of planted.get(id)!.sessions)
+        writeSession(workspace.space(id).sessionsDir, session, lines);
     }
     const daemon = startWorkspaceDaemon(workspace);
     await daemon.start();
@@ -66,7 +74,8 @@ describe('redis crashes', () => {
 
       const consolidated = async (): Promise<boolean> => {
         for (const id of ids) {
-          if (Object.keys((await readLedger(workspace.space(id).memoryDir)).sessions).length < 2) return false;
+          if (Object.keys((await readLedger(workspace.space(id).memoryDir)).sessions).length < 2)
+            return false;
         }
         return true;
       };
@@ -92,12 +101,20 @@ describe('redis crashes', () => {
       const memoryDir = workspace.space(id).memoryDir;
       const check = await checkMemory(memoryDir);
       expect(check.problems, id).toEqual([]);
-      expect(check.activeTitles, id).toEqual(planted.get(id)!.facts.map((fact) => fact.title).sort());
+      expect(check.activeTitles, id).toEqual(
+        planted
+          .get(id)!
+          .facts.map((fact) => fact.title)
+          .sort(),
+      );
       // One consolidation per session: a run repeated after the crash found nothing new and wrote nothing.
       const runs = await listRuns(memoryDir);
       expect(runs, id).toHaveLength(1);
       const ledger = await readLedger(memoryDir);
-      expect(Object.values(ledger.sessions).map((entry) => entry.runId), id).toEqual([runs[0]!.runId, runs[0]!.runId]);
+      expect(
+        Object.values(ledger.sessions).map((entry) => entry.runId),
+        id,
+      ).toEqual([runs[0]!.runId, runs[0]!.runId]);
       expect([...runs[0]!.summary.sessions].sort(), id).toEqual([...planted.get(id)!.sessions.keys()].sort());
     }
   }, 150_000);

@@ -8,7 +8,7 @@ import {
   type RecordedAnthropicRequest,
 } from '../support/fake-anthropic-server.js';
 import { sessionsInPrompt } from '../support/scripted-extractor.js';
-import { MANUAL, consolidatorFor, createWorkspace, readTree } from './support/harness.js';
+import { MANUAL, consolidatorFor, createWorkspace, readTree, cleanUpWorkspaces } from './support/harness.js';
 
 /**
  * Keys, tokens, passwords and private keys planted in user text, tool inputs, tool results, OpenAI-shaped
@@ -47,7 +47,10 @@ function nativeSessions(sessionsDir: string): void {
     startedAt: '2026-11-20T09:00:00Z',
     endedAt: '2026-11-20T09:30:00Z',
     messages: [
-      { role: 'user', content: `My Anthropic key is ${SECRETS.anthropic} and my password is ${SECRETS.password}. I like green tea.` },
+      {
+        role: 'user',
+        content: `My Anthropic key is ${SECRETS.anthropic} and my password is ${SECRETS.password}. I like green tea.`,
+      },
       {
         role: 'assistant',
         content: [
@@ -56,7 +59,11 @@ function nativeSessions(sessionsDir: string): void {
             type: 'tool_use',
             id: 'toolu_1',
             name: 'set_env',
-            input: { GITHUB_TOKEN: SECRETS.github, STRIPE_KEY: SECRETS.stripe, url: `postgres://admin:${SECRETS.dbPassword}@db.internal:5432/shop` },
+            input: {
+              GITHUB_TOKEN: SECRETS.github,
+              STRIPE_KEY: SECRETS.stripe,
+              url: `postgres://admin:${SECRETS.dbPassword}@db.internal:5432/shop`,
+            },
           },
         ],
       },
@@ -79,7 +86,10 @@ function nativeSessions(sessionsDir: string): void {
     endedAt: '2026-11-21T09:30:00Z',
     messages: [
       { role: 'system', content: 'You are a deploy bot.' },
-      { role: 'user', content: `Use ${SECRETS.openai} for the summariser. The slack bot token is ${SECRETS.slack}. I like green tea.` },
+      {
+        role: 'user',
+        content: `Use ${SECRETS.openai} for the summariser. The slack bot token is ${SECRETS.slack}. I like green tea.`,
+      },
       {
         role: 'assistant',
         content: null,
@@ -87,7 +97,13 @@ function nativeSessions(sessionsDir: string): void {
           {
             id: 'call_1',
             type: 'function',
-            function: { name: 'http_get', arguments: JSON.stringify({ headers: { Authorization: `Bearer ${SECRETS.bearer}` }, key: SECRETS.google }) },
+            function: {
+              name: 'http_get',
+              arguments: JSON.stringify({
+                headers: { Authorization: `Bearer ${SECRETS.bearer}` },
+                key: SECRETS.google,
+              }),
+            },
           },
         ],
       },
@@ -101,9 +117,23 @@ function nativeSessions(sessionsDir: string): void {
 
 function claudeCodeSession(sessionsDir: string): void {
   const sessionId = '5f0c2d9e-1b7a-4c3e-9d8f-2a6b4c8e0f11';
-  const base = { isSidechain: false, userType: 'external', cwd: '/repo', sessionId, version: '2.1.14', gitBranch: 'main' };
+  const base = {
+    isSidechain: false,
+    userType: 'external',
+    cwd: '/repo',
+    sessionId,
+    version: '2.1.14',
+    gitBranch: 'main',
+  };
   const lines = [
-    { ...base, type: 'user', uuid: 'u1', parentUuid: null, timestamp: '2026-11-22T08:00:00.000Z', message: { role: 'user', content: `export ANTHROPIC_API_KEY=${SECRETS.anthropic} — I like green tea.` } },
+    {
+      ...base,
+      type: 'user',
+      uuid: 'u1',
+      parentUuid: null,
+      timestamp: '2026-11-22T08:00:00.000Z',
+      message: { role: 'user', content: `export ANTHROPIC_API_KEY=${SECRETS.anthropic} — I like green tea.` },
+    },
     {
       ...base,
       type: 'assistant',
@@ -112,7 +142,16 @@ function claudeCodeSession(sessionsDir: string): void {
       timestamp: '2026-11-22T08:00:05.000Z',
       message: {
         role: 'assistant',
-        content: [{ type: 'tool_use', id: 'toolu_cc1', name: 'Bash', input: { command: `curl -H "Authorization: Bearer ${SECRETS.bearer}" https://api.internal/?key=${SECRETS.google}` } }],
+        content: [
+          {
+            type: 'tool_use',
+            id: 'toolu_cc1',
+            name: 'Bash',
+            input: {
+              command: `curl -H "Authorization: Bearer ${SECRETS.bearer}" https://api.internal/?key=${SECRETS.google}`,
+            },
+          },
+        ],
       },
     },
     {
@@ -121,10 +160,22 @@ function claudeCodeSession(sessionsDir: string): void {
       uuid: 'u2',
       parentUuid: 'a1',
       timestamp: '2026-11-22T08:00:07.000Z',
-      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_cc1', content: `${PRIVATE_KEY}\naws_secret_access_key = ${SECRETS.github}` }] },
+      message: {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 'toolu_cc1',
+            content: `${PRIVATE_KEY}\naws_secret_access_key = ${SECRETS.github}`,
+          },
+        ],
+      },
     },
   ];
-  writeFileSync(join(sessionsDir, `${sessionId}.jsonl`), `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+  writeFileSync(
+    join(sessionsDir, `${sessionId}.jsonl`),
+    `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`,
+  );
 }
 
 /**
@@ -134,7 +185,19 @@ function claudeCodeSession(sessionsDir: string): void {
 function leakyModel(request: RecordedAnthropicRequest): AnthropicReply {
   const facts = sessionsInPrompt(request.prompt).flatMap((session) => [
     ...(session.text.includes('green tea')
-      ? [{ type: 'user', title: 'Likes green tea', body: 'The user likes green tea.', why: null, howToApply: null, observed: session.date, sources: [session.id], replaces: [], confidence: 1 }]
+      ? [
+          {
+            type: 'user',
+            title: 'Likes green tea',
+            body: 'The user likes green tea.',
+            why: null,
+            howToApply: null,
+            observed: session.date,
+            sources: [session.id],
+            replaces: [],
+            confidence: 1,
+          },
+        ]
       : []),
     {
       type: 'reference',
@@ -157,6 +220,7 @@ beforeAll(async () => {
   server.setDefault(leakyModel);
 });
 afterAll(async () => {
+  cleanUpWorkspaces();
   await server.close();
 });
 
@@ -172,7 +236,10 @@ describe('secrets', () => {
     // A Claude Code session has no end marker: it settles 30 quiet minutes after its file was written.
     const later = new Date(Date.now() + 3_600_000);
     for (const id of ['native', 'claude']) {
-      const summary = await consolidatorFor(workspace.config, { now: () => later })(workspace.space(id), MANUAL);
+      const summary = await consolidatorFor(workspace.config, { now: () => later })(
+        workspace.space(id),
+        MANUAL,
+      );
       expect(summary.status, id).toBe('completed');
       expect(summary.quarantined, id).toBeGreaterThanOrEqual(1);
     }

@@ -33,7 +33,11 @@ export function startWorkspaceDaemon(workspace: Workspace): Daemon {
 }
 
 /** Polls `condition` every 50 ms until it holds; throws with `what` after `timeoutMs`. */
-export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
@@ -45,7 +49,15 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, timeo
 export async function queueCounts(
   url: string,
   prefix: string,
-): Promise<{ wait: number; active: number; delayed: number; completed: number; failed: number; stalled: number; prioritized: number }> {
+): Promise<{
+  wait: number;
+  active: number;
+  delayed: number;
+  completed: number;
+  failed: number;
+  stalled: number;
+  prioritized: number;
+}> {
   const client = new Redis(url, { maxRetriesPerRequest: 1 });
   const key = (name: string): string => `${prefix}:consolidation:${name}`;
   try {

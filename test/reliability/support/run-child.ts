@@ -41,7 +41,8 @@ const consolidate = consolidatorFor(config, { faultInjection, owner: `reliabilit
 consolidate(space, MANUAL).then(
   (summary) => process.stdout.write(`result ${JSON.stringify(summary)}\n`),
   (error: unknown) => {
-    const failure = error instanceof Error ? { error: error.name, message: error.message } : { error: String(error) };
+    const failure =
+      error instanceof Error ? { error: error.name, message: error.message } : { error: String(error) };
     process.stdout.write(`result ${JSON.stringify(failure)}\n`);
     process.exitCode = 1;
   },
