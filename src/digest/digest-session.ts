@@ -156,7 +156,7 @@ export function digestSession(session: Session, options: DigestOptions = {}): Se
   const sessionStamp = toStamp(session.startedAt) ?? { date: 'undated', label: '[undated]' };
   const state: DigestState = { seenTexts: new Set(), toolNames: new Map(), lines: [], redactions: 0 };
 
-  let rawChars = 0;
+  const digested: SessionMessage[] = [];
   let messagesRead = 0;
   let first: number | undefined;
   let last: number | undefined;
@@ -166,8 +166,7 @@ export function digestSession(session: Session, options: DigestOptions = {}): Se
       rememberEarlier(message, state);
       continue;
     }
-    // Length of the JSON array of digested messages: each message, a comma between, two brackets.
-    rawChars += jsonLength(message) + (messagesRead === 0 ? 2 : 1);
+    digested.push(message);
     messagesRead += 1;
     first ??= message.index;
     last = message.index;
@@ -177,13 +176,19 @@ export function digestSession(session: Session, options: DigestOptions = {}): Se
 
   const header = `### session ${collapseWhitespace(session.id)} · ${sessionStamp.date}`;
   const text = [header, ...state.lines.map((line) => line.text)].join('\n');
+  // Only reports read `rawChars` (the pipeline never does), and measuring means walking every byte of every
+  // tool result again: it is computed on first read, then kept.
+  let rawChars: number | undefined;
   return {
     sessionId: session.id,
     date: sessionStamp.date,
     text,
     header,
     lines: state.lines,
-    rawChars,
+    get rawChars(): number {
+      rawChars ??= digested.length === 0 ? 0 : jsonLength(digested);
+      return rawChars;
+    },
     chars: text.length,
     estimatedTokens: estimateTokens(text),
     redactions: state.redactions,
