@@ -37,6 +37,20 @@ import type { DigestLine, DigestOptions, SessionDigest } from './types.js';
 export const DEFAULT_TOOL_RESULT_CHARS = 200;
 /** Characters kept of one assistant text. Generous: long enough for a summary of what was done. */
 export const DEFAULT_ASSISTANT_TEXT_CHARS = 1_200;
+/**
+ * Characters kept of one user text: 16,000 (about 4,000 tokens). What users say is where facts come from, so
+ * this is far above any typed message; it only bites on a pasted log or document, whose head and tail are kept
+ * (a 5 MB paste would otherwise take hundreds of calls and never fit a run's call budget).
+ */
+export const DEFAULT_USER_TEXT_CHARS = 16_000;
+
+/** Keeps the first 4/5 and the last 1/5 of `limit` characters, with a marker of what was left out. */
+export function cutMiddle(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const tail = Math.floor(limit / 5);
+  const head = limit - tail;
+  return `${text.slice(0, head).trimEnd()} … [${text.length - head - tail} chars left out] … ${text.slice(text.length - tail).trimStart()}`;
+}
 /** Texts shorter than this are never dropped as repeats ("yes", "go on", "thanks"). */
 export const REPEAT_MIN_CHARS = 40;
 
@@ -126,7 +140,7 @@ function digestMessage(
     const body =
       message.role === 'assistant' && !compact
         ? cutText(redacted.text, options.assistantTextChars)
-        : redacted.text;
+        : cutMiddle(redacted.text, options.userTextChars);
     const role = compact ? COMPACT_SUMMARY_LABEL : message.role;
     push(`${stamp.label} ${role}: ${body}`, redacted.count);
   }
@@ -151,6 +165,7 @@ export function digestSession(session: Session, options: DigestOptions = {}): Se
   const settings = {
     toolResultChars: options.toolResultChars ?? DEFAULT_TOOL_RESULT_CHARS,
     assistantTextChars: options.assistantTextChars ?? DEFAULT_ASSISTANT_TEXT_CHARS,
+    userTextChars: options.userTextChars ?? DEFAULT_USER_TEXT_CHARS,
   };
   const fromMessage = options.fromMessage ?? 0;
   const sessionStamp = toStamp(session.startedAt) ?? { date: 'undated', label: '[undated]' };

@@ -2,6 +2,8 @@
 export {
   digestSession,
   DEFAULT_ASSISTANT_TEXT_CHARS,
+  DEFAULT_USER_TEXT_CHARS,
+  cutMiddle,
   DEFAULT_TOOL_RESULT_CHARS,
   REPEAT_MIN_CHARS,
 } from './digest-session.js';

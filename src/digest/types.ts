@@ -43,8 +43,10 @@ export interface SessionDigest {
 export interface DigestOptions {
   /** Characters kept of one tool result; the rest is replaced by a `[cut N chars]` marker. Default 200. */
   readonly toolResultChars?: number;
-  /** Characters kept of one assistant text; user text is never cut. Default 1,200. */
+  /** Characters kept of one assistant text. Default 1,200. */
   readonly assistantTextChars?: number;
+  /** Characters kept of one user text (or compaction summary): head and tail of a longer paste. Default 16,000. */
+  readonly userTextChars?: number;
   /** Digest only messages whose index is at least this (incremental reading). Default 0. */
   readonly fromMessage?: number;
 }

@@ -84,7 +84,18 @@ describe('digestSession', () => {
     expect(lines[2]).toBe('tool ← Bash ERROR: make: ***… [cut 22 chars]');
   });
 
-  it('never cuts user text, however long', () => {
+  it('keeps the head and tail of a pasted user text longer than 16,000 characters', () => {
+    const first = 'Context: my staging cluster is called vega-stg.';
+    const last = 'Anyway, please remember my deploy window is Tuesday 14:00 UTC.';
+    const paste = `${first} ${'log line 42 ok '.repeat(20_000)}${last}`;
+    const digest = digestSession(makeSession('s', START, [user(paste)]));
+    expect(digest.text).toContain(first);
+    expect(digest.text).toContain(last);
+    expect(digest.text).toMatch(/… \[\d+ chars left out\] …/);
+    expect(digest.chars).toBeLessThan(16_500);
+  });
+
+  it('never cuts a user text of typed length (up to 16,000 characters)', () => {
     const fact = 'My production database is called orion-prod-7 and lives in eu-west-3.';
     const long = `${'I paste a long story here. '.repeat(400)}${fact}`;
     const digest = digestSession(makeSession('s', START, [user(long)]));
