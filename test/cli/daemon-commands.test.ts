@@ -1,0 +1,121 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findFreePort } from '../../src/daemon/redis-server.js';
+import { failOnLeftovers, openRedis } from '../daemon/harness.js';
+import { runCliCaptured } from '../support/cli.js';
+import { uniquePrefix } from '../support/redis.js';
+
+failOnLeftovers();
+
+const BIN = new URL('../../bin/dreamd.js', import.meta.url).pathname;
+
+function workspace(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'dreamd-start-'));
+  mkdirSync(join(dir, 'sessions'));
+  return dir;
+}
+
+/** Runs the real binary until `ready` sees its output, then SIGTERM; resolves with the exit code and output. */
+function runUntil(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  ready: (output: string) => Promise<boolean>,
+): Promise<{ code: number | null; output: string; sawReady: boolean }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    let sawReady = false;
+    let checking = false;
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      if (sawReady || checking) return;
+      checking = true;
+      void ready(output).then((ok) => {
+        checking = false;
+        if (ok && !sawReady) {
+          sawReady = true;
+          child.kill('SIGTERM');
+        }
+      });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 40_000);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output, sawReady });
+    });
+  });
+}
+
+describe('dreamd start / worker / scheduler', () => {
+  it('start serves /healthz and /spaces, and stops cleanly on SIGTERM', async () => {
+    const redis = await openRedis();
+    const port = await findFreePort();
+    const env = {
+      ...process.env,
+      REDIS_URL: redis.url,
+      DREAMD_REDIS_PREFIX: uniquePrefix('start'),
+      DREAMD_PORT: String(port),
+      ANTHROPIC_API_KEY: 'sk-ant-test',
+    };
+    let health: unknown;
+    let spaces: unknown;
+    const result = await runUntil(['start'], env, workspace(), async (output) => {
+      if (!output.includes('dreamd is running')) return false;
+      health = await (await fetch(`http://127.0.0.1:${port}/healthz`)).json();
+      spaces = await (await fetch(`http://127.0.0.1:${port}/spaces`)).json();
+      return true;
+    });
+    expect(result.sawReady).toBe(true);
+    expect(health).toMatchObject({ ok: true, redis: 'up', workers: 'running', scheduler: 'started' });
+    expect(spaces).toMatchObject({ spaces: [{ id: 'default' }] });
+    expect(result.code).toBe(0);
+    await redis.stop();
+  }, 60_000);
+
+  it('worker runs workers only and stops on SIGTERM', async () => {
+    const redis = await openRedis();
+    const env = {
+      ...process.env,
+      REDIS_URL: redis.url,
+      DREAMD_REDIS_PREFIX: uniquePrefix('worker'),
+      ANTHROPIC_API_KEY: 'sk-ant-test',
+    };
+    const result = await runUntil(['worker'], env, workspace(), async (output) =>
+      output.includes('dreamd is running'),
+    );
+    expect(result.sawReady).toBe(true);
+    expect(result.output).toMatch(/"workers":true/);
+    expect(result.output).toMatch(/"scheduler":false/);
+    expect(result.code).toBe(0);
+    await redis.stop();
+  }, 60_000);
+
+  it('scheduler needs no model key', async () => {
+    const redis = await openRedis();
+    const env = { ...process.env, REDIS_URL: redis.url, DREAMD_REDIS_PREFIX: uniquePrefix('scheduler') };
+    delete env.ANTHROPIC_API_KEY;
+    const result = await runUntil(['scheduler'], env, workspace(), async (output) =>
+      output.includes('dreamd is running'),
+    );
+    expect(result.sawReady).toBe(true);
+    expect(result.output).toMatch(/"scheduler":true/);
+    expect(result.code).toBe(0);
+    await redis.stop();
+  }, 60_000);
+
+  it('refuses to start workers without a model key, before touching Redis, with exit code 2', async () => {
+    const result = await runCliCaptured(['start'], {
+      cwd: workspace(),
+      env: { REDIS_URL: 'redis://127.0.0.1:1' },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('ANTHROPIC_API_KEY');
+  });
+});
