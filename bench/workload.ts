@@ -41,7 +41,7 @@ const FACT_TEMPLATES = [
 const SECRET_TEMPLATES = [
   'sk-ant-api03-{r}{r}{r}AA',
   'AKIA{R}',
-  'ghp_{r}{r}',
+  'ghp_{r}{r}{r}',
   'postgres://admin:S3cretPass{n}@db.internal:5432/shop',
   'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyLXtufSJ9.{r}{r}',
 ];
@@ -79,6 +79,8 @@ export interface GeneratedSession {
   readonly spaceIndex: number;
   readonly id: string;
   readonly json: string;
+  /** Messages in the transcript (a tool call and its result may take it one past `messagesPerSession`). */
+  readonly messageCount: number;
   readonly plantedFacts: readonly string[];
   readonly secrets: readonly string[];
 }
@@ -184,7 +186,7 @@ export function generateSession(options: WorkloadOptions, spaceIndex: number, se
     agent: 'bench-agent',
     messages,
   };
-  return { spaceIndex, id, json: JSON.stringify(session), plantedFacts, secrets };
+  return { spaceIndex, id, json: JSON.stringify(session), messageCount: messages.length, plantedFacts, secrets };
 }
 
 /** Writes a workload under `root/space-NNN/sessions/`; returns the sessions (with their planted facts). */

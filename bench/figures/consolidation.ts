@@ -10,8 +10,12 @@
  * 5. Run overhead without model time: wall time of `consolidate` minus the time spent inside model calls,
  *    over repeated runs on fresh copies of the space.
  */
+import { existsSync } from 'node:fs';
 import { cp, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { digestSession } from '../../src/digest/index.js';
+import { readSessionFile } from '../../src/transcripts/index.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/consolidation/types.js';
 import { createModel } from '../../src/model/index.js';
@@ -82,11 +86,31 @@ function timedModel(inner: ModelProvider): { model: ModelProvider; takeMs: () =>
   };
 }
 
-interface SizeResult {
-  readonly figures: Figure[];
+/** Real Claude Code sessions (shared/fixtures, next to the repository) and the repository's example sessions. */
+const REAL_TRANSCRIPTS = [
+  { dir: fileURLToPath(new URL('../../../shared/fixtures/claude-code/', import.meta.url)), format: 'claude-code' as const },
+  { dir: fileURLToPath(new URL('../../sessions/', import.meta.url)), format: 'native' as const },
+];
+
+/** Digest characters over file bytes of real transcripts, by directory; directories absent are left out. */
+async function realTranscriptRatios(): Promise<Record<string, string>> {
+  const ratios: Record<string, string> = {};
+  for (const { dir, format } of REAL_TRANSCRIPTS) {
+    if (!existsSync(dir)) continue;
+    const files = (await readdir(dir)).filter((file) => file.endsWith(format === 'native' ? '.json' : '.jsonl'));
+    let raw = 0;
+    let digested = 0;
+    for (const file of files) {
+      const { session, size } = await readSessionFile(file, { format, sessionsDir: dir, maxBytes: Number.MAX_SAFE_INTEGER });
+      raw += size;
+      digested += digestSession(session).chars;
+    }
+    ratios[`digest / raw of ${files.length} real ${format} transcripts (${(raw / 1e3).toFixed(0)} kB)`] = (digested / raw).toFixed(3);
+  }
+  return ratios;
 }
 
-async function measureSizes(kind: WorkloadOptions['kind']): Promise<SizeResult & { calls: number }> {
+async function measureSizes(kind: WorkloadOptions['kind']): Promise<{ figures: Figure[]; calls: number }> {
   const root = await makeTempRoot(`sizes-${kind}`);
   const server = await startFakeAnthropicServer();
   try {
@@ -133,6 +157,7 @@ async function measureSizes(kind: WorkloadOptions['kind']): Promise<SizeResult &
           'request bodies a session (chars of JSON)': bodyChars / SESSIONS,
           'estimated tokens a session (sent / baseline / raw)': [tokensOf(perSession), tokensOf(baselinePerSession), tokensOf(rawPerSession)],
           'secrets sent (of planted)': `${leakedSecrets} of ${generated.flatMap((session) => session.secrets).length}`,
+          ...(kind === 'agent' ? await realTranscriptRatios() : {}),
         },
       },
       {
