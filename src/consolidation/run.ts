@@ -1,62 +1,40 @@
 /**
  * One consolidation run for one space: gates → orient → gather → extract → reconcile → write.
  *
- * States of a run: `locked` (lock taken, or skipped for a dry run) → `gated` (closed: skipped, nothing
- * written) → `gathered` (digests built) → `extracted` (model answered for every batch; a model failure ends
- * the run here, nothing written, sessions stay pending) → `reconciled` → `committed` (memory, ledger,
- * quarantine and run record moved into place by one staged transaction) → lock released.
- * A retried run is idempotent: sessions the ledger already holds are not read again.
+ * States of a run: `locked` (lock taken, an interrupted earlier run finished or discarded; a dry run takes no
+ * lock) → `gated` (closed: skipped, nothing written) → `gathered` (digests built) → `extracted` (model answered
+ * for every batch; a model failure ends the run here, nothing written, sessions stay pending) → `reconciled`
+ * → `committed` (memory, quarantine, ledger and run record moved into place by one staged transaction) → lock
+ * released. A retried run is idempotent: sessions the ledger already holds are not read again.
  */
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import type { Config, Space } from '../config/schema.js';
 import { evaluateGates } from '../daemon/gates.js';
-import { containsSecret, digestSession, planBatches, redactSecrets, type SessionDigest } from '../digest/index.js';
 import {
   acquireLock,
-  createIsForgotten,
+  commitMemoryChanges,
   createLedgerLookup,
-  diffFiles,
   lastSuccessfulRun,
   loadMemory,
-  newFactId,
   newRunId,
   nextLedgerContent,
-  QUARANTINE_FILE,
-  rankFacts,
   readForgotten,
   readLedger,
-  readTextIfExists,
   recoverMemory,
-  renderMemory,
-  renderQuarantine,
-  hookOf,
-  commitMemoryChanges,
-  INDEX_FILE,
-  type LoadedMemory,
   type CommitStep,
   type HeldLock,
-  type QuarantineEntry,
 } from '../memory/index.js';
-import { TOPIC_FILES, type LedgerEntry } from '../memory/types.js';
-import { addUsage, emptyUsage, type ModelProvider, type TokenUsage } from '../model/types.js';
-import { readSettledSessions, scanSessions } from '../transcripts/index.js';
-import {
-  buildExtractionPrompt,
-  EXTRACTION_INSTRUCTIONS,
-  EXTRACTION_SCHEMA_NAME,
-  ExtractionOutput,
-  type ExtractedFact,
-  type IndexEntry,
-} from './extraction.js';
-import { reconcile } from './reconcile.js';
+import { emptyUsage, type ModelProvider } from '../model/types.js';
+import { countByStatus, scanSessions } from '../transcripts/index.js';
+import { extractFacts, promptIndex } from './extract.js';
+import { gatherSessions } from './gather.js';
+import { planWrite } from './plan-write.js';
 import type { ConsolidateFunction, RunOptions, RunProgress, RunRequest, RunSummary } from './types.js';
+
+export { PROMPT_INDEX_FACTS } from './extract.js';
 
 /** Named points of a run where a test may inject a crash (in addition to the commit's own steps). */
 export type RunStep = 'after-orient' | 'after-digest' | 'after-extraction' | `commit:${CommitStep}`;
-
-/** Active facts the model sees as the current index, so it can say which one a new fact replaces. */
-export const PROMPT_INDEX_FACTS = 200;
 
 export interface ConsolidatorOptions {
   readonly config: Config;
@@ -67,10 +45,6 @@ export interface ConsolidatorOptions {
   readonly owner?: string;
   /** Test hook: called at each named step; throw (or kill the process) to simulate a crash there. */
   readonly faultInjection?: (step: RunStep) => void;
-}
-
-function isoDay(date: Date): string {
-  return date.toISOString().slice(0, 10);
 }
 
 function summary(fields: Partial<RunSummary> & Pick<RunSummary, 'runId' | 'spaceId' | 'status'>): RunSummary {
@@ -91,34 +65,6 @@ function summary(fields: Partial<RunSummary> & Pick<RunSummary, 'runId' | 'space
   };
 }
 
-/** Candidates are tied to the sessions of their batch: unknown source ids are dropped, none means all. */
-function anchorCandidate(
-  candidate: ExtractedFact,
-  batchSessions: readonly string[],
-  dates: Map<string, string>,
-): ExtractedFact {
-  const known = candidate.sources.filter((source) => batchSessions.includes(source));
-  const sources = known.length > 0 ? known : [...batchSessions];
-  const observed = /^\d{4}-\d{2}-\d{2}$/.test(candidate.observed)
-    ? candidate.observed
-    : (sources
-        .map((source) => dates.get(source) ?? '')
-        .sort()
-        .at(-1) ?? candidate.observed);
-  return { ...candidate, sources, observed };
-}
-
-/** Whether a topic file or the index differs on disk from what `loaded` read. */
-async function changedSince(memoryDir: string, loaded: LoadedMemory): Promise<boolean> {
-  for (const file of [...Object.values(TOPIC_FILES), INDEX_FILE]) {
-    // An unreadable file was reported by loadMemory and is not rewritten: not a change.
-    const before = loaded.originals.get(file) ?? null;
-    const onDisk = await readTextIfExists(join(memoryDir, file)).catch(() => before);
-    if (onDisk !== before) return true;
-  }
-  return false;
-}
-
 /** Creates the function the CLI and the workers call to consolidate one space. */
 export function createConsolidator(options: ConsolidatorOptions): ConsolidateFunction {
   const { config } = options;
@@ -137,8 +83,8 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
     const runId = newRunId(now());
     const progress = (update: RunProgress): void => runOptions.onProgress?.(update);
     const base = { runId, spaceId: space.id };
+    const elapsed = (): number => Date.now() - started;
 
-    await recoverMemory(space.memoryDir);
     let lock: HeldLock | undefined;
     if (!request.dryRun) {
       lock = await acquireLock(space.memoryDir, {
@@ -147,9 +93,11 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         now,
         space: space.id,
       });
+      // Only under the lock: a transaction staged by a live holder must not be finished or discarded.
+      await recoverMemory(space.memoryDir);
     }
     try {
-      // Orient: memory as it is now, and what has been consolidated.
+      // Orient: memory as it is now, what has been consolidated, and the gates.
       progress({ phase: 'orient', done: 0, total: 1 });
       const [memory, ledger, forgotten, lastRun] = await Promise.all([
         loadMemory(space.memoryDir),
@@ -165,11 +113,10 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         quietMinutes: config.gates.quietMinutes,
         maxBytes: config.limits.maxSessionBytes,
       });
-      const settled = scan.entries.filter((entry) => entry.status === 'settled').length;
       const gates = evaluateGates({
         inspection: {
           spaceId: space.id,
-          settledNew: settled,
+          settledNew: countByStatus(scan).settled,
           live: 0,
           broken: [],
           lastSuccessfulRunAt: lastRun?.committedAt,
@@ -183,152 +130,78 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
           ...base,
           status: 'skipped',
           reason: gates.reasons.join('; '),
-          durationMs: Date.now() - started,
+          durationMs: elapsed(),
         });
       }
       progress({ phase: 'orient', done: 1, total: 1 });
       inject('after-orient');
 
-      // Gather: new messages of settled sessions, digested, in as few batches as the budget allows.
-      const read = await readSettledSessions(scan, {
+      const gathered = await gatherSessions(scan, {
         ledger: ledgerLookup,
-        maxBytes: config.limits.maxSessionBytes,
+        limits: config.limits,
+        onProgress: progress,
       });
-      const problems = read.problems.map((problem) => ({ file: problem.file, reason: problem.message }));
-      const digests: SessionDigest[] = [];
-      const sessionDates = new Map<string, string>();
-      read.sessions.forEach((session, index) => {
-        const fromMessage = session.messages[0]?.index ?? 0;
-        digests.push(digestSession(session, { toolResultChars: config.limits.toolResultChars, fromMessage }));
-        sessionDates.set(session.id, session.startedAt.slice(0, 10));
-        progress({ phase: 'gather', done: index + 1, total: read.sessions.length });
-      });
-      const allBatches =
-        digests.length > 0 ? planBatches(digests, { tokensPerCall: config.limits.digestTokensPerCall }) : [];
-      // Past the call budget, whole sessions wait for the next run (a session split over batches goes only if all fit).
-      const batches = allBatches.slice(0, config.limits.maxCallsPerRun);
-      const deferred = new Set(
-        allBatches.slice(config.limits.maxCallsPerRun).flatMap((batch) => batch.sessionIds),
-      );
       inject('after-digest');
 
-      // Extract: one structured-output call per batch.
-      const active = memory.facts.filter((fact) => fact.status === 'active');
-      const index: IndexEntry[] = rankFacts(active, now())
-        .slice(0, PROMPT_INDEX_FACTS)
-        .map((fact) => ({ id: fact.id, type: fact.type, title: fact.title, hook: hookOf(fact) }));
-      const today = isoDay(now());
-      const candidates: ExtractedFact[] = [];
-      let usage: TokenUsage = emptyUsage();
-      let calls = 0;
-      for (const batch of batches) {
-        progress({ phase: 'extract', done: calls, total: batches.length });
-        const sessionIds = batch.sessionIds.filter((id) => !deferred.has(id));
-        if (sessionIds.length === 0) continue;
-        const result = await getModel().generateObject({
-          system: EXTRACTION_INSTRUCTIONS,
-          prompt: buildExtractionPrompt({ index, digestText: batch.text, today }),
-          schema: ExtractionOutput,
-          schemaName: EXTRACTION_SCHEMA_NAME,
-          maxOutputTokens: config.model.maxOutputTokens,
-          ...(runOptions.signal !== undefined ? { signal: runOptions.signal } : {}),
-        });
-        calls += 1;
-        usage = addUsage(usage, result.usage);
-        for (const candidate of result.value.facts)
-          candidates.push(anchorCandidate(candidate, sessionIds, sessionDates));
-      }
-      progress({ phase: 'extract', done: calls, total: batches.length });
+      const today = now().toISOString().slice(0, 10);
+      const extracted = await extractFacts(gathered, {
+        model: getModel,
+        index: promptIndex(memory.facts, now()),
+        today,
+        maxOutputTokens: config.model.maxOutputTokens,
+        signal: runOptions.signal,
+        onProgress: progress,
+      });
       inject('after-extraction');
 
-      // Reconcile: pure; newest observation wins, nothing deleted, instructions and secrets held back.
       progress({ phase: 'reconcile', done: 0, total: 1 });
-      const plan = (loaded: LoadedMemory) => {
-        const reconciled = reconcile({
-          existing: loaded.facts,
-          candidates,
-          today,
-          newId: newFactId,
-          isForgotten: createIsForgotten(forgotten),
-          containsSecret,
-        });
-        return { result: reconciled, files: new Map<string, string | null>(renderMemory(loaded, reconciled.facts, { now: now() })) };
-      };
-      let current = memory;
-      let { result, files } = plan(current);
-      // People edit memory files without the lock: one edited since orient is read again and the facts
-      // reconciled on what is there now, so the edit is kept (a few tries, for someone saving repeatedly).
-      for (let attempt = 0; attempt < 3 && (await changedSince(space.memoryDir, current)); attempt++) {
-        current = await loadMemory(space.memoryDir);
-        ({ result, files } = plan(current));
-      }
+      const plan = await planWrite({
+        memoryDir: space.memoryDir,
+        memory,
+        candidates: extracted.candidates,
+        forgotten,
+        gathered,
+        runId,
+        today,
+        now: now(),
+      });
       progress({ phase: 'reconcile', done: 1, total: 1 });
 
-      // Write: memory files, quarantine, ledger and run record in one staged transaction.
-      // The quarantine is plain text on disk: a secret the model put in a fact is redacted there too.
-      const quarantine: QuarantineEntry[] = result.quarantined.map(({ candidate, reason }) => ({
-        title: redactSecrets(candidate.title).text,
-        text: redactSecrets(candidate.body).text,
-        reason,
-        session: candidate.sources.join(', '),
-        date: candidate.observed,
-        runId,
-      }));
-      const quarantineBefore =
-        quarantine.length > 0 ? await readTextIfExists(join(space.memoryDir, QUARANTINE_FILE)) : null;
-      if (quarantine.length > 0) files.set(QUARANTINE_FILE, renderQuarantine(quarantineBefore, quarantine));
-      const consolidatedAt = now().toISOString();
-      const entries: LedgerEntry[] = read.records
-        .filter((record) => !deferred.has(record.sessionId))
-        .map((record) => ({
-          sessionId: record.sessionId,
-          file: record.file,
-          messageCount: record.messageCount,
-          size: record.size,
-          mtimeMs: record.mtimeMs,
-          runId,
-          consolidatedAt,
-        }));
-      const sessions = read.sessions.map((session) => session.id).filter((id) => !deferred.has(id));
-      const before = new Map<string, string | null>(
-        [...files.keys()].map((path) => [
-          path,
-          path === QUARANTINE_FILE ? quarantineBefore : (current.originals.get(path) ?? null),
-        ]),
-      );
       const done = summary({
         ...base,
         status: request.dryRun ? 'dry-run' : 'completed',
         reason:
-          deferred.size > 0
-            ? `${deferred.size} session(s) wait for the next run (limits.maxCallsPerRun)`
+          gathered.deferred.size > 0
+            ? `${gathered.deferred.size} session(s) wait for the next run (limits.maxCallsPerRun)`
             : undefined,
-        sessions,
-        added: result.added.length,
-        updated: result.updated.length,
-        superseded: result.superseded.length,
-        quarantined: result.quarantined.length,
-        calls,
-        usage,
-        model: calls > 0 ? getModel().label : '',
-        diff: diffFiles(before, files),
-        problems,
+        sessions: gathered.sessions,
+        added: plan.result.added.length,
+        updated: plan.result.updated.length,
+        superseded: plan.result.superseded.length,
+        quarantined: plan.result.quarantined.length,
+        calls: extracted.calls,
+        usage: extracted.usage,
+        model: extracted.calls > 0 ? getModel().label : '',
+        diff: plan.diff,
+        problems: gathered.problems,
       });
-      if (request.dryRun) return { ...done, durationMs: Date.now() - started };
-      if (entries.length === 0 && files.size === 0) {
+      if (request.dryRun) return { ...done, durationMs: elapsed() };
+      if (plan.ledgerEntries.length === 0 && plan.files.size === 0) {
         return {
           ...done,
           status: 'skipped',
           reason: 'no new messages in settled sessions',
-          durationMs: Date.now() - started,
+          durationMs: elapsed(),
         };
       }
+
+      // Write: memory files, quarantine, ledger and run record in one staged transaction.
       progress({ phase: 'write', done: 0, total: 1 });
-      const final = { ...done, durationMs: Date.now() - started };
+      const final = { ...done, durationMs: elapsed() };
       await commitMemoryChanges(space.memoryDir, {
         runId,
-        files,
-        ledger: nextLedgerContent(ledger, entries),
+        files: plan.files,
+        ledger: nextLedgerContent(ledger, plan.ledgerEntries),
         runRecord: { summary: final },
         now,
         faultInjection: (step) => inject(`commit:${step}`),

@@ -52,4 +52,8 @@ export interface RunOptions {
 }
 
 /** One consolidation run for one space: the function the CLI and the BullMQ worker call. */
-export type ConsolidateFunction = (space: Space, request: RunRequest, options?: RunOptions) => Promise<RunSummary>;
+export type ConsolidateFunction = (
+  space: Space,
+  request: RunRequest,
+  options?: RunOptions,
+) => Promise<RunSummary>;

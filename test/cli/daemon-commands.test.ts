@@ -99,7 +99,11 @@ describe('dreamd start / worker / scheduler', () => {
 
   it('scheduler needs no model key', async () => {
     const redis = await openRedis();
-    const env = { ...process.env, REDIS_URL: redis.url, DREAMD_REDIS_PREFIX: uniquePrefix('scheduler') };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      REDIS_URL: redis.url,
+      DREAMD_REDIS_PREFIX: uniquePrefix('scheduler'),
+    };
     delete env.ANTHROPIC_API_KEY;
     const result = await runUntil(['scheduler'], env, workspace(), async (output) =>
       output.includes('dreamd is running'),

@@ -1,0 +1,111 @@
+/**
+ * Reconcile and plan the write: the next facts, the bytes of every memory file that changes, the quarantine,
+ * and the ledger entries. Nothing is written here; the run commits the plan in one staged transaction.
+ */
+import { join } from 'node:path';
+import { containsSecret, redactSecrets } from '../digest/index.js';
+import {
+  createIsForgotten,
+  diffFiles,
+  INDEX_FILE,
+  loadMemory,
+  newFactId,
+  QUARANTINE_FILE,
+  readTextIfExists,
+  renderMemory,
+  renderQuarantine,
+  type ForgottenList,
+  type LoadedMemory,
+  type QuarantineEntry,
+} from '../memory/index.js';
+import { TOPIC_FILES, type LedgerEntry } from '../memory/types.js';
+import type { ExtractedFact } from './extraction.js';
+import type { Gathered } from './gather.js';
+import { reconcile, type ReconcileResult } from './reconcile.js';
+
+/** Re-reads after a hand edit during the run: a few tries, for someone saving repeatedly. */
+const HAND_EDIT_RETRIES = 3;
+
+export interface WritePlan {
+  readonly result: ReconcileResult;
+  /** New content per relative path (memory files and quarantine); only files whose bytes change. */
+  readonly files: Map<string, string | null>;
+  readonly ledgerEntries: readonly LedgerEntry[];
+  /** Unified diff of `files` against what is on disk. */
+  readonly diff: string;
+}
+
+/** Whether a topic file or the index differs on disk from what `loaded` read. */
+async function changedSince(memoryDir: string, loaded: LoadedMemory): Promise<boolean> {
+  for (const file of [...Object.values(TOPIC_FILES), INDEX_FILE]) {
+    // An unreadable file was reported by loadMemory and is not rewritten: not a change.
+    const before = loaded.originals.get(file) ?? null;
+    const onDisk = await readTextIfExists(join(memoryDir, file)).catch(() => before);
+    if (onDisk !== before) return true;
+  }
+  return false;
+}
+
+export async function planWrite(options: {
+  memoryDir: string;
+  memory: LoadedMemory;
+  candidates: readonly ExtractedFact[];
+  forgotten: ForgottenList;
+  gathered: Gathered;
+  runId: string;
+  today: string;
+  now: Date;
+}): Promise<WritePlan> {
+  const { memoryDir, runId, now } = options;
+  const isForgotten = createIsForgotten(options.forgotten);
+  const plan = (loaded: LoadedMemory) => {
+    const result = reconcile({
+      existing: loaded.facts,
+      candidates: options.candidates,
+      today: options.today,
+      newId: newFactId,
+      isForgotten,
+      containsSecret,
+    });
+    return { result, files: new Map<string, string | null>(renderMemory(loaded, result.facts, { now })) };
+  };
+  let current = options.memory;
+  let { result, files } = plan(current);
+  // People edit memory files without the lock: a file edited since orient is read again and the facts
+  // reconciled on what is there now, so the edit is kept.
+  for (let attempt = 0; attempt < HAND_EDIT_RETRIES && (await changedSince(memoryDir, current)); attempt++) {
+    current = await loadMemory(memoryDir);
+    ({ result, files } = plan(current));
+  }
+
+  // The quarantine is plain text on disk: a secret the model put in a fact is redacted there too.
+  const quarantine: QuarantineEntry[] = result.quarantined.map(({ candidate, reason }) => ({
+    title: redactSecrets(candidate.title).text,
+    text: redactSecrets(candidate.body).text,
+    reason,
+    session: candidate.sources.join(', '),
+    date: candidate.observed,
+    runId,
+  }));
+  const quarantineBefore =
+    quarantine.length > 0 ? await readTextIfExists(join(memoryDir, QUARANTINE_FILE)) : null;
+  if (quarantine.length > 0) files.set(QUARANTINE_FILE, renderQuarantine(quarantineBefore, quarantine));
+
+  const consolidatedAt = now.toISOString();
+  const ledgerEntries: LedgerEntry[] = options.gathered.records.map((record) => ({
+    sessionId: record.sessionId,
+    file: record.file,
+    messageCount: record.messageCount,
+    size: record.size,
+    mtimeMs: record.mtimeMs,
+    runId,
+    consolidatedAt,
+  }));
+  const before = new Map<string, string | null>(
+    [...files.keys()].map((path) => [
+      path,
+      path === QUARANTINE_FILE ? quarantineBefore : (current.originals.get(path) ?? null),
+    ]),
+  );
+  return { result, files, ledgerEntries, diff: diffFiles(before, files) };
+}
