@@ -19,7 +19,7 @@ const quick = process.argv.includes('--quick');
 /** Sizes of each mode. Full: the sizes PRODUCT.md names; quick: the same code on small inputs. */
 const SIZES = quick
   ? { tickSpaces: 10, tickSessions: 200, runsPerSpace: 5, digestSessions: 40, digestRounds: 3, overheadRuns: 8, queueRuns: 200, queueWorkers: [1, 4], memoryMb: 10, facts: 10_000, indexRounds: 5 }
-  : { tickSpaces: 100, tickSessions: 1_000, runsPerSpace: 5, digestSessions: 200, digestRounds: 5, overheadRuns: 40, queueRuns: 1_000, queueWorkers: [1, 2, 4], memoryMb: 50, facts: 10_000, indexRounds: 11 };
+  : { tickSpaces: 100, tickSessions: 1_000, runsPerSpace: 5, digestSessions: 200, digestRounds: 9, overheadRuns: 40, queueRuns: 1_000, queueWorkers: [1, 2, 4], memoryMb: 50, facts: 10_000, indexRounds: 11 };
 
 const log = (line: string): void => console.log(line);
 

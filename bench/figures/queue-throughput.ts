@@ -143,7 +143,12 @@ export async function measureQueueThroughput(options: QueueThroughputOptions): P
         ratio: rate / TARGET_RUNS_PER_SECOND,
         ratioOf: '× target',
         met: isTarget ? rate >= TARGET_RUNS_PER_SECOND && round.failed === 0 : undefined,
-        details: { 'seconds for all runs': round.seconds, 'runs completed': round.completed, 'runs failed or skipped': round.failed },
+        details: {
+          'seconds for all runs': round.seconds,
+          'runs completed': round.completed,
+          'runs failed or skipped': round.failed,
+          'jobs at a time in each process (workers.concurrency, default)': 2,
+        },
       });
     }
     return figures;
