@@ -16,6 +16,11 @@ export interface ReadSessionOptions {
   readonly format: TranscriptFormat;
   /** The space's sessions directory: the file must resolve (symlinks followed) to a file inside it. */
   readonly sessionsDir: string;
+  /**
+   * `realpath(sessionsDir)` when the caller has it already (one per scan rather than one per file: each
+   * file system call costs a thread-pool round trip). Default: resolved here.
+   */
+  readonly realSessionsDir?: string | undefined;
   /** First message index to return; earlier messages are counted, not returned. Default 0. */
   readonly fromMessage?: number | undefined;
   /** Largest file read, in bytes (limits.maxSessionBytes). Checked with `stat` before any byte is read. */
@@ -41,7 +46,7 @@ export function isInsideDirectory(directory: string, path: string): boolean {
 }
 
 /** Resolves the file's real path and refuses anything that leads outside the real sessions directory. */
-async function resolveInside(path: string, sessionsDir: string): Promise<string> {
+async function resolveInside(path: string, sessionsDir: string, knownRealDirectory?: string): Promise<string> {
   if (!isInsideDirectory(sessionsDir, path)) {
     throw transcriptFailure(
       path,
@@ -51,7 +56,7 @@ async function resolveInside(path: string, sessionsDir: string): Promise<string>
   }
   let realDirectory: string;
   try {
-    realDirectory = await realpath(sessionsDir);
+    realDirectory = knownRealDirectory ?? (await realpath(sessionsDir));
   } catch (error) {
     throw transcriptFailure(
       path,
@@ -272,7 +277,7 @@ export async function readSessionFile(file: string, options: ReadSessionOptions)
   const sessionsDir = resolve(options.sessionsDir);
   const path = resolve(sessionsDir, file);
   const fromMessage = options.fromMessage ?? 0;
-  const realFile = await resolveInside(path, sessionsDir);
+  const realFile = await resolveInside(path, sessionsDir, options.realSessionsDir);
   const before = await statOrFail(
     realFile,
     path,

@@ -1,3 +1,4 @@
+import { realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TranscriptError, TranscriptErrorReason, errorMessage } from '../errors.js';
 import type { LedgerLookup } from '../memory/types.js';
@@ -79,6 +80,8 @@ export async function readSettledSessions(
       });
     }
   }
+  // Resolved once for every file of the scan; a directory that cannot be resolved is reported by each read.
+  const realSessionsDir = await realpath(scan.sessionsDir).catch(() => undefined);
   for (const entry of scan.entries) {
     if (entry.status !== 'settled') continue;
     if (options.maxSessions !== undefined && sessions.length >= options.maxSessions) break;
@@ -87,6 +90,7 @@ export async function readSettledSessions(
       const { session, size, mtimeMs } = await readSessionFile(entry.file, {
         format: scan.format,
         sessionsDir: scan.sessionsDir,
+        realSessionsDir,
         fromMessage: entry.fromMessage,
         maxBytes: options.maxBytes,
       });
