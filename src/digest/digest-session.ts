@@ -36,7 +36,12 @@ import type { DigestLine, DigestOptions, SessionDigest } from './types.js';
 /** Characters kept of one tool result (`limits.toolResultChars`). */
 export const DEFAULT_TOOL_RESULT_CHARS = 200;
 /** Characters kept of one assistant text. Generous: long enough for a summary of what was done. */
-export const DEFAULT_ASSISTANT_TEXT_CHARS = 1_200;
+/**
+ * Characters kept of one assistant text: 400, as its head and tail. Facts come from what the user says or
+ * confirms; the assistant's turn is context, and its gist (the answer, and the question it ends on, such as
+ * "shall I save this address?") sits at its start and its end.
+ */
+export const DEFAULT_ASSISTANT_TEXT_CHARS = 400;
 /**
  * Characters kept of one user text: 16,000 (about 4,000 tokens). What users say is where facts come from, so
  * this is far above any typed message; it only bites on a pasted log or document, whose head and tail are kept
@@ -59,8 +64,6 @@ const COMPACT_SUMMARY_LABEL = 'summary of earlier conversation';
 interface Stamp {
   /** YYYY-MM-DD, the reference for relative dates. */
   readonly date: string;
-  /** `[YYYY-MM-DD HH:MM]`, or `[YYYY-MM-DD]` when only the date is known. */
-  readonly label: string;
 }
 
 /**
@@ -71,14 +74,10 @@ interface Stamp {
 function toStamp(timestamp: string | undefined): Stamp | undefined {
   if (timestamp === undefined) return undefined;
   const literal = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}))?/.exec(timestamp);
-  if (literal?.[1] !== undefined) {
-    const date = literal[1];
-    return { date, label: literal[2] === undefined ? `[${date}]` : `[${date} ${literal[2]}]` };
-  }
+  if (literal?.[1] !== undefined) return { date: literal[1] };
   const parsed = new Date(timestamp);
   if (Number.isNaN(parsed.getTime())) return undefined;
-  const iso = parsed.toISOString();
-  return { date: iso.slice(0, 10), label: `[${iso.slice(0, 10)} ${iso.slice(11, 16)}]` };
+  return { date: parsed.toISOString().slice(0, 10) };
 }
 
 /** Whether a message contributes nothing to the digest, whatever its parts. */
@@ -87,6 +86,8 @@ function isSkipped(message: SessionMessage): boolean {
 }
 
 interface DigestState {
+  /** YYYY-MM-DD of the session header. */
+  readonly sessionDate: string;
   readonly seenTexts: Set<string>;
   readonly toolNames: Map<string, string>;
   readonly lines: DigestLine[];
@@ -139,10 +140,12 @@ function digestMessage(
     const redacted = redactSecrets(resolveRelativeDates(text, stamp.date));
     const body =
       message.role === 'assistant' && !compact
-        ? cutText(redacted.text, options.assistantTextChars)
+        ? cutMiddle(redacted.text, options.assistantTextChars)
         : cutMiddle(redacted.text, options.userTextChars);
     const role = compact ? COMPACT_SUMMARY_LABEL : message.role;
-    push(`${stamp.label} ${role}: ${body}`, redacted.count);
+    // The session header carries its date; a line says its own only when it was written on another day.
+    const dated = stamp.date === state.sessionDate ? '' : `[${stamp.date}] `;
+    push(`${dated}${role}: ${body}`, redacted.count);
   }
   for (const part of message.parts) {
     if (part.kind === 'tool-call') {
@@ -168,8 +171,8 @@ export function digestSession(session: Session, options: DigestOptions = {}): Se
     userTextChars: options.userTextChars ?? DEFAULT_USER_TEXT_CHARS,
   };
   const fromMessage = options.fromMessage ?? 0;
-  const sessionStamp = toStamp(session.startedAt) ?? { date: 'undated', label: '[undated]' };
-  const state: DigestState = { seenTexts: new Set(), toolNames: new Map(), lines: [], redactions: 0 };
+  const sessionStamp = toStamp(session.startedAt) ?? { date: 'undated' };
+  const state: DigestState = { sessionDate: sessionStamp.date, seenTexts: new Set(), toolNames: new Map(), lines: [], redactions: 0 };
 
   const digested: SessionMessage[] = [];
   let messagesRead = 0;

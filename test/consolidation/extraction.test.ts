@@ -10,8 +10,8 @@ import {
 
 const digest = [
   '## session s-2026-11-26 (2026-11-26)',
-  '[2026-11-26 09:12] user: I moved to Porto last Thursday [2026-11-19], please use the new address.',
-  '[2026-11-26 09:13] assistant: Noted.',
+  'user: I moved to Porto last Thursday [2026-11-19], please use the new address.',
+  'assistant: Noted.',
 ].join('\n');
 
 const index = [

@@ -19,14 +19,21 @@ function linesOf(messages: Parameters<typeof makeSession>[2], options = {}): str
 }
 
 describe('digestSession', () => {
-  it('opens with the session header and dates every message line', () => {
-    const digest = digestSession(makeSession('abc', START, [user('hello there'), assistant('hi')]));
+  it('opens with the session header, and dates only the lines written on another day', () => {
+    const digest = digestSession(
+      makeSession('abc', START, [
+        user('hello there'),
+        assistant('hi'),
+        { ...user('back again, deployed yesterday'), ts: '2026-11-22T09:00:00Z' },
+      ]),
+    );
     expect(digest.sessionId).toBe('abc');
     expect(digest.date).toBe('2026-11-20');
     expect(digest.text.split('\n')).toEqual([
       '### session abc · 2026-11-20',
-      '[2026-11-20 14:03] user: hello there',
-      '[2026-11-20 14:04] assistant: hi',
+      'user: hello there',
+      'assistant: hi',
+      '[2026-11-22] user: back again, deployed yesterday [2026-11-21]',
     ]);
     expect(digest.chars).toBe(digest.text.length);
     expect(digest.estimatedTokens).toBe(Math.ceil(digest.text.length / 4));
@@ -36,7 +43,7 @@ describe('digestSession', () => {
     const session = makeSession('tz', '2026-11-20T23:30:00-05:00', [
       { ...user('deployed today'), ts: '2026-11-20T23:30:00-05:00' },
     ]);
-    expect(digestSession(session).text).toContain('[2026-11-20 23:30] user: deployed today [2026-11-20]');
+    expect(digestSession(session).text).toBe('### session tz · 2026-11-20\nuser: deployed today [2026-11-20]');
   });
 
   it('turns a tool call into one short line naming the tool and its most telling input', () => {
@@ -103,12 +110,13 @@ describe('digestSession', () => {
     expect(digest.text).toContain(long.replace(/\s+/g, ' ').trim());
   });
 
-  it('cuts long assistant text at 1,200 characters', () => {
-    // 1,000 × "word " is 4,999 characters once the trailing space is trimmed.
-    const lines = linesOf([assistant('word '.repeat(1_000))]);
+  it('keeps the head and the closing question of a long assistant text (400 characters)', () => {
+    const text = `${'word '.repeat(1_000)}Shall I save Rua das Flores 28 as your default address?`;
+    const lines = linesOf([assistant(text)]);
     const line = lines[1] ?? '';
-    expect(line).toMatch(/word… \[cut 3799 chars\]$/);
-    expect(line.length).toBeLessThan(1_260);
+    expect(line).toMatch(/^assistant: word word/);
+    expect(line).toMatch(/… \[\d+ chars left out\] … .*Shall I save Rua das Flores 28 as your default address\?$/);
+    expect(line.length).toBeLessThan(470);
   });
 
   it('drops system prompts, thinking, meta lines, sidechains and images', () => {
@@ -162,8 +170,8 @@ describe('digestSession', () => {
       ),
     ]);
     expect(lines.slice(1)).toEqual([
-      '[2026-11-20 14:03] user: fix the bug',
-      '[2026-11-20 14:06] user: /remember we use pnpm',
+      'user: fix the bug',
+      'user: /remember we use pnpm',
       'tool ← result: file body',
     ]);
   });
@@ -188,7 +196,7 @@ describe('digestSession', () => {
   it('keeps a compaction summary whole and marks it', () => {
     const summary = `This session is being continued from a previous conversation. ${'The user prefers tabs. '.repeat(100)}`;
     const flagged = linesOf([{ ...user(summary), compactSummary: true }]);
-    expect(flagged[1]).toMatch(/^\[[^\]]+\] summary of earlier conversation: This session/);
+    expect(flagged[1]).toMatch(/^summary of earlier conversation: This session/);
     expect(flagged[1]).not.toContain('[cut');
     const unflagged = linesOf([user(summary)]);
     expect(unflagged[1]).toContain('summary of earlier conversation: ');
@@ -231,7 +239,7 @@ describe('digestSession', () => {
     ]);
     const digest = digestSession(session, { fromMessage: 2 });
     expect(digest.lines.map((line) => line.text)).toEqual([
-      '[2026-11-20 14:05] user: new question',
+      'user: new question',
       'tool ← Bash: src test',
     ]);
     expect(digest.messagesRead).toBe(3);
