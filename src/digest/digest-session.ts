@@ -30,7 +30,7 @@ import { estimateTokens } from './estimate-tokens.js';
 import { jsonLength } from './json-length.js';
 import { redactSecrets } from './redact-secrets.js';
 import { resolveRelativeDates } from './relative-dates.js';
-import { cutText, renderToolCall, renderToolResult } from './tool-lines.js';
+import { renderToolCall, renderToolResult } from './tool-lines.js';
 import type { DigestLine, DigestOptions, SessionDigest } from './types.js';
 
 /** Characters kept of one tool result (`limits.toolResultChars`). */
