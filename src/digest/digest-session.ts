@@ -172,7 +172,13 @@ export function digestSession(session: Session, options: DigestOptions = {}): Se
   };
   const fromMessage = options.fromMessage ?? 0;
   const sessionStamp = toStamp(session.startedAt) ?? { date: 'undated' };
-  const state: DigestState = { sessionDate: sessionStamp.date, seenTexts: new Set(), toolNames: new Map(), lines: [], redactions: 0 };
+  const state: DigestState = {
+    sessionDate: sessionStamp.date,
+    seenTexts: new Set(),
+    toolNames: new Map(),
+    lines: [],
+    redactions: 0,
+  };
 
   const digested: SessionMessage[] = [];
   let messagesRead = 0;

@@ -36,7 +36,11 @@ describe('a Claude Code project directory as a space', () => {
     );
     const config = loadConfig({
       path,
-      env: { DREAMD_MODEL_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-test', DREAMD_MODEL_MAX_RETRIES: '0' },
+      env: {
+        DREAMD_MODEL_BASE_URL: server.url,
+        ANTHROPIC_API_KEY: 'sk-ant-test',
+        DREAMD_MODEL_MAX_RETRIES: '0',
+      },
       cwd: root,
     });
     server.setDefault(
@@ -49,11 +53,14 @@ describe('a Claude Code project directory as a space', () => {
         },
       ]),
     );
-    const summary = await createConsolidator({ config, model: createModel(config.model) })(config.spaces[0]!, {
-      force: true,
-      dryRun: false,
-      trigger: 'manual',
-    });
+    const summary = await createConsolidator({ config, model: createModel(config.model) })(
+      config.spaces[0]!,
+      {
+        force: true,
+        dryRun: false,
+        trigger: 'manual',
+      },
+    );
     expect(summary.status).toBe('completed');
     expect(summary.sessions).toHaveLength(3);
     expect(summary.calls).toBe(1);

@@ -43,7 +43,9 @@ describe('digestSession', () => {
     const session = makeSession('tz', '2026-11-20T23:30:00-05:00', [
       { ...user('deployed today'), ts: '2026-11-20T23:30:00-05:00' },
     ]);
-    expect(digestSession(session).text).toBe('### session tz · 2026-11-20\nuser: deployed today [2026-11-20]');
+    expect(digestSession(session).text).toBe(
+      '### session tz · 2026-11-20\nuser: deployed today [2026-11-20]',
+    );
   });
 
   it('turns a tool call into one short line naming the tool and its most telling input', () => {
@@ -115,7 +117,9 @@ describe('digestSession', () => {
     const lines = linesOf([assistant(text)]);
     const line = lines[1] ?? '';
     expect(line).toMatch(/^assistant: word word/);
-    expect(line).toMatch(/… \[\d+ chars left out\] … .*Shall I save Rua das Flores 28 as your default address\?$/);
+    expect(line).toMatch(
+      /… \[\d+ chars left out\] … .*Shall I save Rua das Flores 28 as your default address\?$/,
+    );
     expect(line.length).toBeLessThan(470);
   });
 
@@ -238,10 +242,7 @@ describe('digestSession', () => {
       user(toolResult('src test', 'old')),
     ]);
     const digest = digestSession(session, { fromMessage: 2 });
-    expect(digest.lines.map((line) => line.text)).toEqual([
-      'user: new question',
-      'tool ← Bash: src test',
-    ]);
+    expect(digest.lines.map((line) => line.text)).toEqual(['user: new question', 'tool ← Bash: src test']);
     expect(digest.messagesRead).toBe(3);
     expect(digest.fromMessage).toBe(2);
     expect(digest.toMessage).toBe(4);
