@@ -176,7 +176,10 @@ export function generateSession(options: WorkloadOptions, spaceIndex: number, se
       }
       messages.push({ role: 'user', ts, content: pieces.join(' ') });
     } else {
-      messages.push({ role: 'assistant', ts, content: `${words(random, 30 + Math.floor(random() * 40))}.` });
+      // A coding agent's own words between tool calls are short (the real Claude Code fixtures: median 142 characters);
+      // a chat model's answer in plain dialogue runs to a few paragraphs (80–320 words here).
+      const answerWords = options.kind === 'agent' ? 20 + Math.floor(random() * 30) : 80 + Math.floor(random() * 240);
+      messages.push({ role: 'assistant', ts, content: `${words(random, answerWords)}.` });
     }
   }
   const session = {
