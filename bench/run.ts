@@ -2,7 +2,10 @@
  * `npm run bench` (`tsx bench/run.ts`): every figure of PRODUCT.md's Targets table, measured on a seeded
  * workload in temporary directories, side by side with the naive baseline; prints a table and writes
  * `bench/results.md` and `bench/results.json`. `--quick` runs small sizes (CI: under a minute) and writes
- * `bench/results-quick.*` instead, so a CI run never overwrites the committed full results.
+ * `bench/results-quick.*` instead, so a CI run never overwrites the committed full results. `--only <step>`
+ * (repeatable: scheduler-tick, digest-throughput, consolidation, run-overhead, peak-memory, index-build,
+ * queue-throughput) runs only those steps and prints their table without writing any file, so a partial run
+ * never replaces the committed results.
  */
 import { join } from 'node:path';
 import { measurePromptSizes, measureRunOverhead } from './figures/consolidation.js';
@@ -15,6 +18,35 @@ import { describeMachine } from './machine.js';
 import { renderTable, writeResults, type Figure } from './report.js';
 
 const quick = process.argv.includes('--quick');
+
+/** Step keys of `--only`, in the order the steps run. */
+const STEP_KEYS = [
+  'scheduler-tick',
+  'digest-throughput',
+  'consolidation',
+  'run-overhead',
+  'peak-memory',
+  'index-build',
+  'queue-throughput',
+] as const;
+type StepKey = (typeof STEP_KEYS)[number];
+
+/** The steps named by `--only` (each followed by a key), or undefined to run them all. */
+function parseOnly(argv: readonly string[]): ReadonlySet<StepKey> | undefined {
+  const chosen = new Set<StepKey>();
+  argv.forEach((argument, index) => {
+    if (argument !== '--only') return;
+    const key = argv[index + 1];
+    if (key === undefined || !(STEP_KEYS as readonly string[]).includes(key)) {
+      console.error(`--only takes one of: ${STEP_KEYS.join(', ')}`);
+      process.exit(2);
+    }
+    chosen.add(key as StepKey);
+  });
+  return chosen.size === 0 ? undefined : chosen;
+}
+
+const only = parseOnly(process.argv.slice(2));
 
 /** Sizes of each mode. Full: the sizes PRODUCT.md names; quick: the same code on small inputs. */
 const SIZES = quick
@@ -29,27 +61,32 @@ async function main(): Promise<void> {
   const date = new Date().toISOString();
   log(`dreamd benchmark (${quick ? 'quick' : 'full'}) on ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`);
   const figures: Figure[] = [];
-  const step = async (title: string, measure: () => Promise<Figure[]> | Figure[]): Promise<void> => {
+  const step = async (key: StepKey, title: string, measure: () => Promise<Figure[]> | Figure[]): Promise<void> => {
+    if (only !== undefined && !only.has(key)) return;
     log(`${figures.length === 0 ? '' : '\n'}${title}`);
     const stepStarted = performance.now();
     figures.push(...(await measure()));
     log(`  done in ${((performance.now() - stepStarted) / 1000).toFixed(1)} s`);
   };
 
-  await step('1. scheduler tick', () =>
+  await step('scheduler-tick', '1. scheduler tick', () =>
     measureSchedulerTick({ spaces: SIZES.tickSpaces, sessionsPerSpace: SIZES.tickSessions, runsPerSpace: SIZES.runsPerSpace, log }),
   );
-  await step('2. digest throughput', () =>
+  await step('digest-throughput', '2. digest throughput', () =>
     measureDigestThroughput({ sessions: SIZES.digestSessions, rounds: SIZES.digestRounds, log }),
   );
-  await step('3–4. characters sent, planted facts, model calls', () => measurePromptSizes(log));
-  await step('5. run overhead', () => measureRunOverhead(SIZES.overheadRuns, log));
-  await step('7. peak memory', () => measurePeakMemory(SIZES.memoryMb, log));
-  await step('8. index build', () => measureIndexBuild(SIZES.facts, SIZES.indexRounds));
-  await step('6. queue throughput', () => measureQueueThroughput({ runs: SIZES.queueRuns, workers: SIZES.queueWorkers, log }));
+  await step('consolidation', '3–4. characters sent, planted facts, model calls', () => measurePromptSizes(log));
+  await step('run-overhead', '5. run overhead', () => measureRunOverhead(SIZES.overheadRuns, log));
+  await step('peak-memory', '7. peak memory', () => measurePeakMemory(SIZES.memoryMb, log));
+  await step('index-build', '8. index build', () => measureIndexBuild(SIZES.facts, SIZES.indexRounds));
+  await step('queue-throughput', '6. queue throughput', () => measureQueueThroughput({ runs: SIZES.queueRuns, workers: SIZES.queueWorkers, log }));
 
   const durationSeconds = (performance.now() - started) / 1000;
   log(`\n${renderTable(figures)}\n`);
+  if (only !== undefined) {
+    log(`--only: ${[...only].join(', ')} in ${durationSeconds.toFixed(0)} s; no results file written`);
+    return;
+  }
   const base = join(import.meta.dirname, quick ? 'results-quick' : 'results');
   await writeResults(base, { date, mode: quick ? 'quick' : 'full', machine, durationSeconds, figures });
   log(`written ${base}.md and ${base}.json in ${durationSeconds.toFixed(0)} s`);
