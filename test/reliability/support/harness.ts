@@ -3,20 +3,12 @@
  * processes load the very same config), the consolidator wired to the fake model server, and the checks every
  * case makes on the memory directory afterwards.
  */
+import { snapshotDirectory } from '../../support/space.js';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import {
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../../src/config/load.js';
 import type { Config, Space } from '../../../src/config/schema.js';
@@ -192,24 +184,7 @@ export function plantedFacts(
 }
 
 /** Every file under a directory with its bytes (relative path → content). */
-export function readTree(directory: string): Map<string, string> {
-  const files = new Map<string, string>();
-  const walk = (current: string): void => {
-    let names: string[];
-    try {
-      names = readdirSync(current);
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      const path = join(current, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else files.set(relative(directory, path), readFileSync(path, 'utf8'));
-    }
-  };
-  walk(directory);
-  return files;
-}
+export const readTree = snapshotDirectory;
 
 /** The memory files a person and an agent read: MEMORY.md and the topic files (not `.dreamd/`). */
 export function memoryFiles(memoryDir: string): Map<string, string> {
