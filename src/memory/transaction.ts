@@ -13,7 +13,6 @@
  */
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import { MemoryFormatError } from '../errors.js';
 import type { RunSummary } from '../consolidation/types.js';
@@ -69,8 +68,45 @@ async function fsyncDirectory(directory: string): Promise<void> {
 }
 
 /**
+ * Create `file` (it must not exist) with `content`, its bytes on disk when this resolves. No temp file and
+ * rename: only staging files are written this way, in a directory of their own that nobody reads before the
+ * COMMITTED marker exists, and the marker is written only after every staged file is fsynced and its name made
+ * durable by an fsync of its directory. A crash mid-write leaves an uncommitted staging directory, which
+ * recovery discards.
+ */
+async function writeNewDurable(file: string, content: string): Promise<void> {
+  const handle = await open(file, 'wx');
+  try {
+    await handle.writeFile(content, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** An empty staging directory for this run (with its `files/`); a leftover of the same run id is removed. */
+async function createStagingDir(stagingDir: string): Promise<void> {
+  await mkdir(path.dirname(stagingDir), { recursive: true });
+  try {
+    await mkdir(stagingDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    await rm(stagingDir, { recursive: true, force: true });
+    await mkdir(stagingDir);
+  }
+  await mkdir(path.join(stagingDir, 'files'));
+}
+
+/**
  * Write a run's files, ledger and run record as one transaction (see the states above). Returns the run
  * record as stored.
+ *
+ * Durability, in order: (1) every staged file and the manifest are written and fsynced, in parallel (nothing
+ * refers to them yet); (2) their directories are fsynced, so their names are durable; (3) the COMMITTED marker
+ * is written and fsynced and the staging directory fsynced again: from here on recovery finishes the run;
+ * (4) files are renamed into place in manifest order and every directory they went to is fsynced once, after
+ * the last rename (a crash before that fsync is covered by the durable marker: recovery redoes the renames
+ * that did not reach the disk); (5) the staging directory is removed, marker first.
  */
 export async function commitMemoryChanges(memoryDir: string, options: CommitOptions): Promise<RunRecord> {
   const { runId, faultInjection } = options;
@@ -78,10 +114,12 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
   const now = options.now ?? (() => new Date());
   const changes: Record<string, FileChange> = {};
   const entries: { path: string; content: string | null }[] = [];
-  for (const relativePath of [...options.files.keys()].sort()) {
-    assertWritable(relativePath);
+  const paths = [...options.files.keys()].sort();
+  for (const relativePath of paths) assertWritable(relativePath);
+  const befores = await Promise.all(paths.map((relativePath) => readTextIfExists(resolveInside(memoryDir, relativePath))));
+  for (const [index, relativePath] of paths.entries()) {
     const content = options.files.get(relativePath) ?? null;
-    const before = await readTextIfExists(resolveInside(memoryDir, relativePath));
+    const before = befores[index] ?? null;
     if (before === content) continue;
     changes[relativePath] = { before, afterHash: content === null ? null : sha256(content) };
     entries.push({ path: relativePath, content });
@@ -105,22 +143,21 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
 
   faultInjection?.('stage');
   const stagingDir = path.join(memoryDir, STAGING_DIR, runId);
-  await rm(stagingDir, { recursive: true, force: true });
-  await mkdir(path.join(stagingDir, 'files'), { recursive: true });
-  const manifest: Manifest = { runId, entries: [] };
-  for (const [index, entry] of entries.entries()) {
-    const staged = entry.content === null ? null : `files/${index}`;
-    if (staged !== null && entry.content !== null) {
-      await writeFileAtomic(path.join(stagingDir, staged), entry.content, { fsync: true });
-    }
-    manifest.entries.push({ path: entry.path, staged });
-  }
-  await writeFileAtomic(path.join(stagingDir, MANIFEST_FILE), JSON.stringify(manifest, null, 2), { fsync: true });
-  await fsyncDirectory(path.join(stagingDir, 'files'));
-  await fsyncDirectory(stagingDir);
+  await createStagingDir(stagingDir);
+  const manifest: Manifest = {
+    runId,
+    entries: entries.map((entry, index) => ({ path: entry.path, staged: entry.content === null ? null : `files/${index}` })),
+  };
+  await Promise.all([
+    ...entries.map((entry, index) =>
+      entry.content === null ? undefined : writeNewDurable(path.join(stagingDir, 'files', String(index)), entry.content),
+    ),
+    writeNewDurable(path.join(stagingDir, MANIFEST_FILE), JSON.stringify(manifest, null, 2)),
+  ]);
+  await Promise.all([fsyncDirectory(path.join(stagingDir, 'files')), fsyncDirectory(stagingDir)]);
 
   faultInjection?.('commit');
-  await writeFileAtomic(path.join(stagingDir, COMMITTED_MARKER), `${record.committedAt}\n`, { fsync: true });
+  await writeNewDurable(path.join(stagingDir, COMMITTED_MARKER), `${record.committedAt}\n`);
   await fsyncDirectory(stagingDir);
 
   await applyStaged(memoryDir, stagingDir, manifest, faultInjection);
@@ -137,12 +174,16 @@ async function applyStaged(
   for (const [index, entry] of manifest.entries.entries()) {
     faultInjection?.(`apply:${index}`);
     const target = resolveInside(memoryDir, entry.path);
-    touched.add(path.dirname(target));
+    const directory = path.dirname(target);
     if (entry.staged === null) {
+      touched.add(directory);
       await rm(target, { force: true });
       continue;
     }
-    await mkdir(path.dirname(target), { recursive: true });
+    if (!touched.has(directory)) {
+      await mkdir(directory, { recursive: true });
+      touched.add(directory);
+    }
     try {
       await rename(path.join(stagingDir, entry.staged), target);
     } catch (error) {
@@ -150,8 +191,13 @@ async function applyStaged(
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
   }
-  for (const directory of touched) await fsyncDirectory(directory);
+  // One fsync per directory, after its last rename: the renames and deletions are durable before the marker
+  // goes (below). Independent directories, so in parallel.
+  await Promise.all([...touched].map((directory) => fsyncDirectory(directory)));
   faultInjection?.('cleanup');
+  // The marker first: a crash in the middle of the removal leaves an uncommitted staging directory, which
+  // recovery discards (everything is in place already), never a committed one without its manifest.
+  await rm(path.join(stagingDir, COMMITTED_MARKER), { force: true });
   await rm(stagingDir, { recursive: true, force: true });
 }
 

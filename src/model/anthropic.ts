@@ -17,7 +17,7 @@ import type {
   TokenUsage,
 } from './types.js';
 import { addUsage, emptyUsage } from './types.js';
-import { badOutput, parseJsonOutput, unrepresentableSchema, validateOutput } from './output.js';
+import { badOutput, cachedJsonSchema, parseJsonOutput, unrepresentableSchema, validateOutput } from './output.js';
 import { parseModelConfig, type ModelConfigInput, type ProviderOptions } from './provider-options.js';
 import { retryWithBackoff, type RetryOutcome } from './retry.js';
 import { isUserAbort, modelErrorFromSdk, type ErrorContext, type SdkErrorClasses } from './sdk-errors.js';
@@ -221,13 +221,15 @@ function guardedOutputFormat<T>(schema: GenerateObjectRequest<T>['schema'], sche
  * its output; the model produces the transform's input, so that side is sent instead.
  */
 function outputJsonSchema(schema: z.ZodType, schemaName: string, label: string): Record<string, unknown> {
-  try {
-    return zodOutputFormat(schema).schema;
-  } catch {
+  return cachedJsonSchema(schema, 'anthropic', () => {
     try {
-      return transformJSONSchema(z.toJSONSchema(schema, { io: 'input', reused: 'ref' }));
-    } catch (error) {
-      throw unrepresentableSchema(label, schemaName, error);
+      return zodOutputFormat(schema).schema;
+    } catch {
+      try {
+        return transformJSONSchema(z.toJSONSchema(schema, { io: 'input', reused: 'ref' }));
+      } catch (error) {
+        throw unrepresentableSchema(label, schemaName, error);
+      }
     }
-  }
+  });
 }

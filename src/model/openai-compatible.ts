@@ -15,7 +15,7 @@ import type {
   TokenUsage,
 } from './types.js';
 import { addUsage, emptyUsage } from './types.js';
-import { badOutput, parseJsonOutput, unrepresentableSchema, validateOutput } from './output.js';
+import { badOutput, cachedJsonSchema, parseJsonOutput, unrepresentableSchema, validateOutput } from './output.js';
 import { parseModelConfig, type ModelConfigInput, type ProviderOptions } from './provider-options.js';
 import { retryWithBackoff, type RetryOutcome } from './retry.js';
 import { isUserAbort, modelErrorFromSdk, type ErrorContext, type SdkErrorClasses } from './sdk-errors.js';
@@ -198,16 +198,18 @@ function guardedResponseFormat<T>(schema: GenerateObjectRequest<T>['schema'], na
  * produces the transform's input, so that side is sent instead.
  */
 function strictJsonSchema(schema: z.ZodType, name: string, label: string): Record<string, unknown> {
-  try {
-    return zodResponseFormat(schema, safeSchemaName(name)).json_schema.schema ?? {};
-  } catch {
+  return cachedJsonSchema(schema, `openai:${name}`, () => {
     try {
-      const inputSide = z.toJSONSchema(schema, { io: 'input', target: 'draft-7' }) as JSONSchema;
-      return toStrictJsonSchema(inputSide) as Record<string, unknown>;
-    } catch (error) {
-      throw unrepresentableSchema(label, name, error);
+      return zodResponseFormat(schema, safeSchemaName(name)).json_schema.schema ?? {};
+    } catch {
+      try {
+        const inputSide = z.toJSONSchema(schema, { io: 'input', target: 'draft-7' }) as JSONSchema;
+        return toStrictJsonSchema(inputSide) as Record<string, unknown>;
+      } catch (error) {
+        throw unrepresentableSchema(label, name, error);
+      }
     }
-  }
+  });
 }
 
 /** OpenAI allows a-z, A-Z, 0-9, `_` and `-` in a schema name, at most 64 characters. */

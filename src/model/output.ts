@@ -51,3 +51,31 @@ export function unrepresentableSchema(label: string, schemaName: string, cause: 
     { cause },
   );
 }
+
+/**
+ * JSON schemas already converted, by zod schema and by provider flavour (and schema name where the flavour
+ * depends on it). Converting walks the whole schema on every call (about half a millisecond for the
+ * extraction schema, a tenth of a zero-latency run's CPU); the result depends only on the schema object,
+ * which callers keep as a module constant, and zod schemas are immutable, so a cached JSON schema never goes
+ * stale. The SDKs only read it to serialize the request. Weak keys: a schema built per call is not kept alive
+ * by the cache. A conversion that throws is not cached (it throws again, as before).
+ */
+const JSON_SCHEMAS = new WeakMap<z.ZodType, Map<string, Record<string, unknown>>>();
+
+export function cachedJsonSchema(
+  schema: z.ZodType,
+  flavour: string,
+  convert: () => Record<string, unknown>,
+): Record<string, unknown> {
+  let byFlavour = JSON_SCHEMAS.get(schema);
+  if (byFlavour === undefined) {
+    byFlavour = new Map();
+    JSON_SCHEMAS.set(schema, byFlavour);
+  }
+  let jsonSchema = byFlavour.get(flavour);
+  if (jsonSchema === undefined) {
+    jsonSchema = convert();
+    byFlavour.set(flavour, jsonSchema);
+  }
+  return jsonSchema;
+}
