@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveRelativeDates } from '../../src/digest/index.js';
+import { resolveRelativeDatesPlainly } from '../../src/digest/relative-dates.js';
 
 // 2026-11-26 is a Thursday; 2026-11-28 a Saturday; 2027-01-01 a Friday; 2028-03-01 a Wednesday (leap year).
 const CASES: readonly (readonly [reference: string, input: string, expected: string])[] = [
@@ -68,5 +69,75 @@ describe('resolveRelativeDates', () => {
 
   it('returns the text unchanged when the reference date cannot be read', () => {
     expect(resolveRelativeDates('yesterday', 'not a date')).toBe('yesterday');
+  });
+
+  it('finds what one replace over every word finds, whatever the spacing and the words around', () => {
+    // Expressions, their parts and near misses, joined by runs of blanks of any kind: the anchored search
+    // must agree with the plain one on every text.
+    const pieces = [
+      'the day before yesterday',
+      'the day after tomorrow',
+      'the',
+      'day',
+      'days',
+      'weeks',
+      'ago',
+      'in',
+      'on',
+      'last',
+      'next',
+      'this',
+      'Wednesday',
+      'wednes',
+      'THURSDAY',
+      'monday',
+      'month',
+      'week',
+      'today',
+      "today's",
+      'yesterday',
+      'tomorrow',
+      'twelve',
+      'an',
+      'a',
+      '3',
+      '120',
+      '1234',
+      'will',
+      'yesterdays',
+      'todays',
+      'weekday',
+      'sundays',
+      '[2026-11-20]',
+      '[week of 2026-11-16]',
+      'x',
+      '(',
+      ')',
+      '.',
+      "'s",
+      'day.',
+      'in3',
+      'on_Monday',
+      'last-week',
+      'yester',
+      'weeks.',
+      'thisweek',
+    ];
+    const blanks = [' ', '  ', '\n', '\t \n', '\u00a0', '', '          ', ' \u2003 '];
+    let state = 7;
+    const next = (limit: number): number => {
+      state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+      return (state >>> 8) % limit;
+    };
+    for (let sample = 0; sample < 3_000; sample += 1) {
+      let text = '';
+      const words = 1 + next(12);
+      for (let word = 0; word < words; word += 1)
+        text += `${pieces[next(pieces.length)]}${blanks[next(blanks.length)]}`;
+      const reference = next(2) === 0 ? '2026-11-26' : '2027-01-01';
+      expect(resolveRelativeDates(text, reference), JSON.stringify(text)).toBe(
+        resolveRelativeDatesPlainly(text, reference),
+      );
+    }
   });
 });
