@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { containsSecret, redactSecrets } from '../../src/digest/index.js';
+import { mayHoldSecret, SECRET_HINTS } from '../../src/digest/redact-secrets.js';
 
 /** [kind, text, the secret that must disappear]. Fake credentials shaped like the real ones. */
 const SECRETS: readonly (readonly [string, string, string])[] = [
@@ -194,5 +195,114 @@ describe('redactSecrets on ordinary text', () => {
   it.each(PROSE)('leaves alone: %s', (text) => {
     expect(redactSecrets(text)).toEqual({ text, count: 0 });
     expect(containsSecret(text)).toBe(false);
+  });
+});
+
+/** Whether any rule's own pre-check holds: what the first gate must never miss. */
+function anyHintHolds(text: string): boolean {
+  return SECRET_HINTS.some((hint) => (typeof hint === 'string' ? text.includes(hint) : hint.test(text)));
+}
+
+describe('mayHoldSecret, the first gate', () => {
+  it('holds on every text of the corpora that a hint holds on', () => {
+    for (const text of [...SECRETS.map(([, text]) => text), ...PROSE]) {
+      if (anyHintHolds(text)) expect(mayHoldSecret(text), text).toBe(true);
+    }
+  });
+
+  it('holds wherever a hint holds, in any case and in any surroundings', () => {
+    // Texts that make each hint hold (and near misses), mixed with prose and with their case flipped at
+    // random: whenever one of the rules' hints holds, the gate must too.
+    const pieces = [
+      '-----BEGIN RSA PRIVATE KEY-----',
+      'eyJhbGciOi',
+      'sk-ant-',
+      'sk-',
+      'AKIA',
+      'ASIA',
+      'ABIA',
+      'ACCA',
+      'AGPA',
+      'AIDA',
+      'AIPA',
+      'ANPA',
+      'ANVA',
+      'AROA',
+      'APKA',
+      'ASCA',
+      'aws_secret',
+      'AWSSECRET',
+      'ghp_',
+      'gho_',
+      'ghs_',
+      'ghu_',
+      'ghr_',
+      'github_pat_',
+      'glpat-',
+      'xoxb-',
+      'hooks.slack.com',
+      'sk_live_',
+      'rk_test_',
+      'AIzaSy',
+      'npm_',
+      `AC${'0123456789abcdef'.repeat(2)}`,
+      `SK${'fedcba9876543210'.repeat(2)}`,
+      'SG.',
+      'https://user@',
+      'postgres://a:b@',
+      'Bearer',
+      'BEARER',
+      'Authorization',
+      '_SECRET',
+      '_TOKEN',
+      '_PASS',
+      '_PWD',
+      '_KEY',
+      '_APIKEY',
+      '_CREDENTIAL',
+      '_AUTH',
+      'password',
+      'PassPhrase',
+      'passcode',
+      'secret',
+      'Token',
+      'KEY',
+      'credential',
+      'auth',
+      'SIGNATURE',
+      'the build ran',
+      'yesterday',
+      'Jay',
+      'ok',
+      '://',
+      'k',
+      '.',
+      '-',
+      '_',
+    ];
+    let state = 11;
+    const next = (limit: number): number => {
+      state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+      return (state >>> 8) % limit;
+    };
+    const flip = (text: string): string =>
+      [...text]
+        .map((char) =>
+          next(4) === 0 ? (char === char.toLowerCase() ? char.toUpperCase() : char.toLowerCase()) : char,
+        )
+        .join('');
+    let held = 0;
+    for (let sample = 0; sample < 5_000; sample += 1) {
+      let text = '';
+      const count = 1 + next(4);
+      for (let piece = 0; piece < count; piece += 1) {
+        const chosen = pieces[next(pieces.length)] ?? '';
+        text += `${next(2) === 0 ? flip(chosen) : chosen}${next(3) === 0 ? '' : ' '}`;
+      }
+      if (!anyHintHolds(text)) continue;
+      held += 1;
+      expect(mayHoldSecret(text), JSON.stringify(text)).toBe(true);
+    }
+    expect(held).toBeGreaterThan(1_000);
   });
 });
