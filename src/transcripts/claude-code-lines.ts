@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { TranscriptErrorReason } from '../errors.js';
 import type { MessagePart, Session, SessionMessage } from './types.js';
 import { MessageContent, SessionId, describeZodError } from './message-schema.js';
-import { blocksToParts } from './normalize-message.js';
+import { DEFAULT_PART_CAPS, blocksToParts, type PartCaps } from './normalize-message.js';
 import { JsonTextError, parseJsonText } from './parse-json-text.js';
 import { transcriptFailure } from './transcript-failure.js';
 
@@ -67,6 +67,11 @@ export interface ClaudeCodeContext {
   readonly stem: string;
   /** First message index to keep (earlier ones are counted, not kept). */
   readonly fromMessage: number;
+  /**
+   * How much of each part is kept (see `PartCaps`), applied as each line is added, so a line's big strings
+   * are garbage as soon as the line is done. Default `DEFAULT_PART_CAPS`.
+   */
+  readonly caps?: PartCaps | undefined;
 }
 
 /** Feeds lines of one Claude Code transcript; `finish` returns the Session or throws a TranscriptError. */
@@ -80,6 +85,7 @@ export interface ClaudeCodeAccumulator {
 /** Starts reading one Claude Code transcript. */
 export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeCodeAccumulator {
   const warnings: string[] = [];
+  const caps = context.caps ?? DEFAULT_PART_CAPS;
   const kept: MessageBuilder[] = [];
   /** `message.id` of each assistant message seen, to its builder (undefined when before `fromMessage`). */
   const byMessageId = new Map<string, MessageBuilder | undefined>();
@@ -97,7 +103,8 @@ export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeC
     const messageId = line.type === 'assistant' ? line.message.id : undefined;
     if (messageId !== undefined && byMessageId.has(messageId)) {
       const builder = byMessageId.get(messageId);
-      if (builder !== undefined) builder.parts.push(...blocksToParts(line.message.content, where, warnings));
+      if (builder !== undefined)
+        builder.parts.push(...blocksToParts(line.message.content, where, warnings, caps));
       return;
     }
     const index = messageCount;
@@ -113,7 +120,7 @@ export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeC
       index,
       role: line.type,
       ts: line.timestamp,
-      parts: blocksToParts(content, where, warnings),
+      parts: blocksToParts(content, where, warnings, caps),
       sidechain: line.isSidechain === true,
       compactSummary: line.isCompactSummary === true,
       meta: line.isMeta === true || line.message.model === SYNTHETIC_MODEL || isLocalCommandEcho,

@@ -9,36 +9,135 @@ import type { ContentBlock, MessageContent, NativeMessage, OpenAiToolCall } from
 /** Placeholder text for an image, in messages and tool results. */
 export const IMAGE_PLACEHOLDER = '[image]';
 
-function toolResultText(content: Extract<ContentBlock, { type: 'tool_result' }>['content']): string {
+/**
+ * How much of each part a reader keeps, in characters (UTF-16 code units, as `String.length` counts). A part
+ * over its cap keeps what the digest can show and a marker of the rest, `[... 5120 chars not kept]`, so a
+ * transcript with megabyte tool outputs or pastes costs memory for what reaches the model, not for the file.
+ * The marker is ASCII on purpose: one non-Latin-1 character would make V8 store the whole string at two bytes
+ * a character. `Infinity` keeps a part whole.
+ */
+export interface PartCaps {
+  /**
+   * Characters kept of one text or thinking part: its first 4/5 and last 1/5, the marker between them.
+   * Default 32,000: twice the digest's user text (16,000, cut the same way), so the digest shows the same
+   * head and tail as from the whole text.
+   */
+  readonly textChars: number;
+  /**
+   * Characters kept of one tool result, from its head. Default 2,000: the digest looks at most at
+   * max(512, 3 × `limits.toolResultChars`) characters of a result, 600 by default; callers that digest with
+   * `toolResultChars` above 666 should raise it to that window.
+   */
+  readonly toolResultChars: number;
+  /**
+   * Characters kept of each string inside a tool call's input (the object and its other fields stay), from
+   * its head. Default 2,000: the digest summarizes a call from 360 characters of one field.
+   */
+  readonly toolInputChars: number;
+}
+
+/** The caps readers apply when the caller names none. */
+export const DEFAULT_PART_CAPS: PartCaps = {
+  textChars: 32_000,
+  toolResultChars: 2_000,
+  toolInputChars: 2_000,
+};
+
+/**
+ * A flat copy of a string: `slice` and concatenation make strings that point into their source, which
+ * would keep a whole line or chunk alive for the few characters kept. `JSON.parse` always allocates anew
+ * (and round-trips lone surrogates exactly).
+ */
+function detached(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
+}
+
+function notKept(count: number): string {
+  return `[... ${count} chars not kept]`;
+}
+
+/** `text` cut to its first `limit` characters and a marker of how many were dropped. */
+export function capHead(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const head = Math.max(0, Math.floor(limit));
+  return detached(`${text.slice(0, head)} ${notKept(text.length - head)}`);
+}
+
+/** `text` cut to its first 4/5 and last 1/5 of `limit` characters, with a marker between them. */
+export function capHeadAndTail(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const kept = Math.max(0, Math.floor(limit));
+  const tail = Math.floor(kept / 5);
+  const head = kept - tail;
+  return detached(`${text.slice(0, head)} ${notKept(text.length - kept)} ${text.slice(text.length - tail)}`);
+}
+
+/**
+ * A tool call's input with every string longer than `limit` cut to its head; the same value when nothing
+ * is over, else a copy of the objects and arrays on the way to what was cut. Keys are copied as own data
+ * properties (a `__proto__` key stays a key). The input passed the reader's nesting limit, so the recursion
+ * is bounded.
+ */
+export function capInputStrings(value: unknown, limit: number): unknown {
+  if (typeof value === 'string') return capHead(value, limit);
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    let changed = false;
+    const items = (value as unknown[]).map((item) => {
+      const capped = capInputStrings(item, limit);
+      if (capped !== item) changed = true;
+      return capped;
+    });
+    return changed ? items : value;
+  }
+  let changed = false;
+  const entries = Object.entries(value).map(([key, item]): [string, unknown] => {
+    const capped = capInputStrings(item, limit);
+    if (capped !== item) changed = true;
+    return [key, capped];
+  });
+  return changed ? Object.fromEntries(entries) : value;
+}
+
+function toolResultText(
+  content: Extract<ContentBlock, { type: 'tool_result' }>['content'],
+  limit: number,
+): string {
   if (content === undefined || content === null) return '';
-  if (typeof content === 'string') return content;
+  if (typeof content === 'string') return capHead(content, limit);
   const texts: string[] = [];
   for (const block of content) {
     if (block.type === 'text' && block.text !== undefined) texts.push(block.text);
     else if (block.type === 'image') texts.push(IMAGE_PLACEHOLDER);
   }
-  return texts.join('\n');
+  return capHead(texts.join('\n'), limit);
 }
 
-/** Turns a message's content blocks (Anthropic or OpenAI parts) into parts; `where` prefixes warnings. */
+/**
+ * Turns a message's content blocks (Anthropic or OpenAI parts) into parts, each cut to `caps`; `where`
+ * prefixes warnings.
+ */
 export function blocksToParts(
   content: MessageContent | undefined,
   where: string,
   warnings: string[],
+  caps: PartCaps = DEFAULT_PART_CAPS,
 ): MessagePart[] {
   if (content === undefined || content === null) return [];
-  if (typeof content === 'string') return content.length === 0 ? [] : [{ kind: 'text', text: content }];
+  if (typeof content === 'string') {
+    return content.length === 0 ? [] : [{ kind: 'text', text: capHeadAndTail(content, caps.textChars) }];
+  }
   const parts: MessagePart[] = [];
   content.forEach((block, position) => {
     switch (block.type) {
       case 'text':
-        parts.push({ kind: 'text', text: block.text });
+        parts.push({ kind: 'text', text: capHeadAndTail(block.text, caps.textChars) });
         break;
       case 'refusal':
-        parts.push({ kind: 'text', text: block.refusal });
+        parts.push({ kind: 'text', text: capHeadAndTail(block.refusal, caps.textChars) });
         break;
       case 'thinking':
-        parts.push({ kind: 'thinking', text: block.thinking });
+        parts.push({ kind: 'thinking', text: capHeadAndTail(block.thinking, caps.textChars) });
         break;
       case 'redacted_thinking':
         // Encrypted reasoning: nothing a reader can use.
@@ -48,13 +147,18 @@ export function blocksToParts(
         parts.push({ kind: 'text', text: IMAGE_PLACEHOLDER });
         break;
       case 'tool_use':
-        parts.push({ kind: 'tool-call', id: block.id, name: block.name, input: block.input });
+        parts.push({
+          kind: 'tool-call',
+          id: block.id,
+          name: block.name,
+          input: capInputStrings(block.input, caps.toolInputChars),
+        });
         break;
       case 'tool_result':
         parts.push({
           kind: 'tool-result',
           toolCallId: block.tool_use_id,
-          text: toolResultText(block.content),
+          text: toolResultText(block.content, caps.toolResultChars),
           isError: block.is_error === true,
         });
         break;
@@ -66,7 +170,12 @@ export function blocksToParts(
   return parts;
 }
 
-function toolCallToPart(call: OpenAiToolCall, where: string, warnings: string[]): MessagePart {
+function toolCallToPart(
+  call: OpenAiToolCall,
+  where: string,
+  warnings: string[],
+  caps: PartCaps,
+): MessagePart {
   const raw = call.function.arguments;
   let input: unknown = raw ?? {};
   if (raw !== undefined && raw.trim().length > 0) {
@@ -77,28 +186,43 @@ function toolCallToPart(call: OpenAiToolCall, where: string, warnings: string[])
       input = raw;
     }
   }
-  return { kind: 'tool-call', id: call.id, name: call.function.name, input };
+  return {
+    kind: 'tool-call',
+    id: call.id,
+    name: call.function.name,
+    input: capInputStrings(input, caps.toolInputChars),
+  };
 }
 
-/** Normalized role and parts of one native (Anthropic- or OpenAI-shaped) message. */
+/** Normalized role and parts of one native (Anthropic- or OpenAI-shaped) message, each cut to `caps`. */
 export function nativeMessageParts(
   message: NativeMessage,
   where: string,
   warnings: string[],
+  caps: PartCaps = DEFAULT_PART_CAPS,
 ): { role: MessageRole; parts: MessagePart[] } {
   if (message.role === 'tool') {
-    const text = blocksToParts(message.content, where, warnings)
+    // The text parts are joined first and cut once, as the result they are (not as texts).
+    const whole = { ...caps, textChars: Number.POSITIVE_INFINITY };
+    const text = blocksToParts(message.content, where, warnings, whole)
       .map((part) => (part.kind === 'text' ? part.text : ''))
       .join('\n');
     return {
       role: 'tool',
-      parts: [{ kind: 'tool-result', toolCallId: message.tool_call_id, text, isError: false }],
+      parts: [
+        {
+          kind: 'tool-result',
+          toolCallId: message.tool_call_id,
+          text: capHead(text, caps.toolResultChars),
+          isError: false,
+        },
+      ],
     };
   }
   const role: MessageRole = message.role === 'developer' ? 'system' : message.role;
-  const parts = blocksToParts(message.content, where, warnings);
+  const parts = blocksToParts(message.content, where, warnings, caps);
   (message.tool_calls ?? []).forEach((call, position) => {
-    parts.push(toolCallToPart(call, `${where}.tool_calls.${position}`, warnings));
+    parts.push(toolCallToPart(call, `${where}.tool_calls.${position}`, warnings, caps));
   });
   return { role, parts };
 }

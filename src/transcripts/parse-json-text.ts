@@ -85,13 +85,21 @@ export function parseJsonText(text: string, maxDepth: number = MAX_JSON_DEPTH): 
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const detail = message.replace(/\s*in JSON at position \d+(?: \(line \d+ column \d+\))?/, '');
-    const position = errorPosition(message, text);
+    const { detail, position } = describeJsonParseError(error, text);
     if (position === undefined) throw new JsonTextError(detail, undefined, undefined);
     const { line, column } = lineAndColumn(text, position);
     throw new JsonTextError(detail, line, column);
   }
+}
+
+/** What a `JSON.parse(text)` error says, without V8's "in JSON at position N", and the offset it names. */
+export function describeJsonParseError(
+  error: unknown,
+  text: string,
+): { detail: string; position: number | undefined } {
+  const message = error instanceof Error ? error.message : String(error);
+  const detail = message.replace(/\s*in JSON at position \d+(?: \(line \d+ column \d+\))?/, '');
+  return { detail, position: errorPosition(message, text) };
 }
 
 /** Characters of context V8 shows each side of an unexpected token (`..."ten chars X ten chars"...`). */

@@ -7,11 +7,47 @@ import type { TranscriptFormat } from '../config/schema.js';
 import { TranscriptError, TranscriptErrorReason, errorMessage } from '../errors.js';
 import type { Session } from './types.js';
 import { createClaudeCodeAccumulator } from './claude-code-lines.js';
-import { parseNativeTranscript } from './native-reader.js';
+import { parseNativeTranscript, parseNativeTranscriptStream } from './native-reader.js';
+import { DEFAULT_PART_CAPS, type PartCaps } from './normalize-message.js';
 import { transcriptFailure } from './transcript-failure.js';
 
+/**
+ * Read-time caps: how much of each message part a reader keeps, in characters (UTF-16 code units). Each is
+ * applied as a message is normalized, so a transcript's memory is what the digest can show, not the file's
+ * size. The defaults are above every window the digest reads (see `PartCaps`); `Infinity` keeps parts whole.
+ */
+export interface ReadCapsOptions {
+  /**
+   * Characters kept of one text or thinking part, as its first 4/5 and last 1/5 with a marker of the
+   * characters left out between them. Default 32,000 (the digest keeps 16,000 of a user text, cut the same way).
+   */
+  readonly maxPartChars?: number | undefined;
+  /**
+   * Characters kept of one tool result, from its head, with a marker of the rest. Default 2,000 (the digest
+   * looks at max(512, 3 × `limits.toolResultChars`) characters: 600 by default).
+   */
+  readonly maxToolResultChars?: number | undefined;
+  /** Characters kept of each string field of a tool call's input, from its head. Default 2,000. */
+  readonly maxToolInputChars?: number | undefined;
+}
+
+/** The caps of `options`, each defaulted. */
+export function partCapsOf(options: ReadCapsOptions): PartCaps {
+  return {
+    textChars: options.maxPartChars ?? DEFAULT_PART_CAPS.textChars,
+    toolResultChars: options.maxToolResultChars ?? DEFAULT_PART_CAPS.toolResultChars,
+    toolInputChars: options.maxToolInputChars ?? DEFAULT_PART_CAPS.toolInputChars,
+  };
+}
+
+/**
+ * Bytes above which a native transcript is parsed as a stream, one message at a time, rather than read and
+ * parsed whole: 8 MiB. Below it, reading whole is faster and its memory (about four times the file) is small.
+ */
+export const STREAM_NATIVE_ABOVE_BYTES = 8 * 1024 * 1024;
+
 /** Options of `readSession`. */
-export interface ReadSessionOptions {
+export interface ReadSessionOptions extends ReadCapsOptions {
   /** `native` (one JSON document) or `claude-code` (JSONL, read as a stream). */
   readonly format: TranscriptFormat;
   /** The space's sessions directory: the file must resolve (symlinks followed) to a file inside it. */
@@ -25,6 +61,11 @@ export interface ReadSessionOptions {
   readonly fromMessage?: number | undefined;
   /** Largest file read, in bytes (limits.maxSessionBytes). Checked with `stat` before any byte is read. */
   readonly maxBytes: number;
+  /**
+   * Native files larger than this many bytes are parsed as a stream (see `parseNativeTranscriptStream`);
+   * default `STREAM_NATIVE_ABOVE_BYTES` (8 MiB). Both ways give the same Session and the same errors.
+   */
+  readonly streamNativeAboveBytes?: number | undefined;
 }
 
 /** A session together with the size and mtime of the file it was read from (for the ledger). */
@@ -46,7 +87,11 @@ export function isInsideDirectory(directory: string, path: string): boolean {
 }
 
 /** Resolves the file's real path and refuses anything that leads outside the real sessions directory. */
-async function resolveInside(path: string, sessionsDir: string, knownRealDirectory?: string): Promise<string> {
+async function resolveInside(
+  path: string,
+  sessionsDir: string,
+  knownRealDirectory?: string,
+): Promise<string> {
   if (!isInsideDirectory(sessionsDir, path)) {
     throw transcriptFailure(
       path,
@@ -231,11 +276,13 @@ async function readClaudeCode(
   size: number,
   fromMessage: number,
   mtime: Date,
+  caps: PartCaps,
 ): Promise<Session> {
   const accumulator = createClaudeCodeAccumulator({
     file: shownPath,
     stem: basename(shownPath, extname(shownPath)),
     fromMessage,
+    caps,
   });
   const source = createReadStream(realFile, { start: 0, end: size - 1, highWaterMark: STREAM_CHUNK_BYTES });
   const check = createUtf8Check(shownPath);
@@ -268,6 +315,60 @@ async function readClaudeCode(
 }
 
 /**
+ * Streams a native transcript through the UTF-8 check into the streaming parser: memory holds one chunk,
+ * one message and the Session, never the file. Opened with `fs/promises` `open`, as `readExactly` is.
+ */
+async function readNativeStreamed(
+  realFile: string,
+  shownPath: string,
+  size: number,
+  fromMessage: number,
+  mtime: Date,
+  caps: PartCaps,
+): Promise<Session> {
+  const handle = await open(realFile, 'r');
+  try {
+    const source = handle.createReadStream({
+      start: 0,
+      end: size - 1,
+      highWaterMark: STREAM_CHUNK_BYTES,
+      autoClose: false,
+    });
+    const check = createUtf8Check(shownPath);
+    let sourceFailure: unknown;
+    pipeline(source, check, (error) => {
+      if (error) sourceFailure = error;
+    });
+    const chunks = (async function* textChunks(): AsyncGenerator<string> {
+      for await (const chunk of check) yield chunk as string;
+      if (sourceFailure !== undefined) throw sourceFailure;
+    })();
+    try {
+      return await parseNativeTranscriptStream(chunks, {
+        file: shownPath,
+        stem: basename(shownPath, extname(shownPath)),
+        fromMessage,
+        mtime,
+        caps,
+      });
+    } catch (error) {
+      if (error instanceof TranscriptError) throw error;
+      throw transcriptFailure(
+        shownPath,
+        TranscriptErrorReason.unreadable,
+        `reading failed (${errorMessage(error)})`,
+        error,
+      );
+    } finally {
+      source.destroy();
+      check.destroy();
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
  * Reads one transcript as a Session and says how big the file was. Every failure is a TranscriptError
  * naming the file, the reason and the fix: outside-directory (a name or symlink leading out of the sessions
  * directory), unreadable, empty, too-big (checked before reading), binary, invalid-utf8, invalid-json,
@@ -277,6 +378,7 @@ export async function readSessionFile(file: string, options: ReadSessionOptions)
   const sessionsDir = resolve(options.sessionsDir);
   const path = resolve(sessionsDir, file);
   const fromMessage = options.fromMessage ?? 0;
+  const caps = partCapsOf(options);
   const realFile = await resolveInside(path, sessionsDir, options.realSessionsDir);
   const before = await statOrFail(
     realFile,
@@ -301,16 +403,22 @@ export async function readSessionFile(file: string, options: ReadSessionOptions)
   let session: Session | undefined;
   let failure: unknown;
   try {
-    if (options.format === 'native') {
+    if (
+      options.format === 'native' &&
+      before.size > (options.streamNativeAboveBytes ?? STREAM_NATIVE_ABOVE_BYTES)
+    ) {
+      session = await readNativeStreamed(realFile, path, before.size, fromMessage, before.mtime, caps);
+    } else if (options.format === 'native') {
       const text = decodeUtf8(await readExactly(realFile, before.size, path), path);
       session = parseNativeTranscript(text, {
         file: path,
         stem: basename(path, extname(path)),
         fromMessage,
         mtime: before.mtime,
+        caps,
       });
     } else {
-      session = await readClaudeCode(realFile, path, before.size, fromMessage, before.mtime);
+      session = await readClaudeCode(realFile, path, before.size, fromMessage, before.mtime, caps);
     }
   } catch (error) {
     failure = error;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { TranscriptError, TranscriptErrorReason, errorMessage } from '../errors.js';
 import type { LedgerLookup } from '../memory/types.js';
 import type { Session } from './types.js';
-import { readSessionFile } from './read-session.js';
+import { readSessionFile, type ReadCapsOptions } from './read-session.js';
 import type { ScanResult } from './scan-sessions.js';
 import { transcriptFailure } from './transcript-failure.js';
 
@@ -44,8 +44,8 @@ export interface SettledSessions {
   readonly problems: SessionProblem[];
 }
 
-/** Inputs of `readSettledSessions`. */
-export interface ReadSettledOptions {
+/** Inputs of `readSettledSessions`; the read-time caps (`ReadCapsOptions`) apply to every file read. */
+export interface ReadSettledOptions extends ReadCapsOptions {
   readonly ledger: LedgerLookup;
   /** Largest transcript read, in bytes (limits.maxSessionBytes). */
   readonly maxBytes: number;
@@ -93,6 +93,9 @@ export async function readSettledSessions(
         realSessionsDir,
         fromMessage: entry.fromMessage,
         maxBytes: options.maxBytes,
+        maxPartChars: options.maxPartChars,
+        maxToolResultChars: options.maxToolResultChars,
+        maxToolInputChars: options.maxToolInputChars,
       });
       const owner = owners.get(session.id);
       if (owner !== undefined && owner !== entry.file) {

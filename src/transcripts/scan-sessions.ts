@@ -197,7 +197,9 @@ export async function scanSessions(options: ScanSessionsOptions): Promise<ScanRe
   for (let start = 0; start < dirents.length; start += STAT_BATCH_FILES) {
     if (start > 0) await yieldToEventLoop();
     const batch = dirents.slice(start, start + STAT_BATCH_FILES);
-    observed.push(...(await Promise.all(batch.map((dirent) => observe(dirent, sessionsDir, realSessionsDir)))));
+    observed.push(
+      ...(await Promise.all(batch.map((dirent) => observe(dirent, sessionsDir, realSessionsDir)))),
+    );
   }
   const quietMs = quietMinutes * 60_000;
   const entries: ScanEntry[] = [];
