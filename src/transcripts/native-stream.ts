@@ -153,9 +153,12 @@ export class NativeJsonStream {
       }
       case State.Value:
       case State.Element: {
-        // JSON.parse of the unfinished piece says what is missing (an unterminated string, a bracket…).
+        // JSON.parse of the unfinished piece says what is missing (an unterminated string, a bracket…);
+        // a whole piece lacks the separator after it.
         this.parsePiece(this.pieces.join(''));
-        throw this.failure('Unexpected end of JSON input', undefined);
+        const after =
+          this.state === State.Element ? "',' or ']' after array element" : "',' or '}' after property value";
+        throw this.failure(`Expected ${after}`, this.consumed);
       }
       default:
         throw this.failure('Unexpected end of JSON input', undefined);
@@ -190,9 +193,14 @@ export class NativeJsonStream {
           this.state = State.AfterDocument;
           return;
         }
-        throw this.unexpected(chunk, index, offset);
+        throw this.failure(
+          this.state === State.ObjectStart
+            ? "Expected property name or '}'"
+            : 'Expected double-quoted property name',
+          offset,
+        );
       case State.Colon:
-        if (code !== COLON) throw this.unexpected(chunk, index, offset);
+        if (code !== COLON) throw this.failure("Expected ':' after property name", offset);
         this.state = State.ValueStart;
         return;
       case State.ValueStart:
@@ -221,7 +229,7 @@ export class NativeJsonStream {
       case State.AfterMember:
         if (code === COMMA) this.state = State.KeyExpected;
         else if (code === CLOSE_BRACE) this.state = State.AfterDocument;
-        else throw this.unexpected(chunk, index, offset);
+        else throw this.failure("Expected ',' or '}' after property value", offset);
         return;
       case State.AfterDocument:
         throw this.failure('Unexpected non-whitespace character after JSON', offset);
@@ -333,20 +341,18 @@ export class NativeJsonStream {
     if (text.trim().length === 0) throw this.unexpected(chunk, index, offset);
     const value = this.parsePiece(text);
     if (this.state === State.Value) {
+      if (code === CLOSE_BRACKET) throw this.failure("Expected ',' or '}' after property value", offset);
       this.handlers.member(this.key, value);
-      if (code === COMMA) this.state = State.KeyExpected;
-      else if (code === CLOSE_BRACE) this.state = State.AfterDocument;
-      else throw this.unexpected(chunk, index, offset);
+      this.state = code === COMMA ? State.KeyExpected : State.AfterDocument;
       return;
     }
+    if (code === CLOSE_BRACE) throw this.failure("Expected ',' or ']' after array element", offset);
     this.handlers.message(value);
     if (code === COMMA) {
       this.state = State.ElementStart;
       this.afterComma = true;
-    } else if (code === CLOSE_BRACKET) {
-      this.state = State.AfterMember;
     } else {
-      throw this.unexpected(chunk, index, offset);
+      this.state = State.AfterMember;
     }
   }
 
@@ -355,8 +361,10 @@ export class NativeJsonStream {
     try {
       return JSON.parse(text) as unknown;
     } catch (error) {
-      const { detail, position } = describeJsonParseError(error, text);
-      if (position === undefined) throw new JsonTextError(detail, undefined, undefined);
+      const described = describeJsonParseError(error, text);
+      const { detail } = described;
+      // V8 names no position for some errors of a short text ("NaN" is not valid JSON): its start, then.
+      const position = described.position ?? 0;
       let line = this.pieceLine;
       let column = this.pieceColumn;
       let newline = text.indexOf('\n');

@@ -60,6 +60,22 @@ describe('a file that changes while it is read', () => {
     expect(session.messageCount).toBe(2);
   });
 
+  it('is reported as changed-while-read for a native transcript read as a stream', async () => {
+    const file = join(directory.path, 'changing-streamed.json');
+    await writeFile(file, nativeDocument());
+    appendOnFirstStat.paths.set(file, '\n');
+    const options = {
+      format: 'native' as const,
+      sessionsDir: directory.path,
+      maxBytes: MAX_BYTES,
+      streamNativeAboveBytes: 0,
+    };
+    const failure = await readSession('changing-streamed.json', options).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ reason: 'changed-while-read', file });
+    const session = await readSession('changing-streamed.json', options);
+    expect(session.messageCount).toBe(2);
+  });
+
   it('is reported as changed-while-read for a Claude Code transcript', async () => {
     const file = join(directory.path, 'changing.jsonl');
     const line = JSON.stringify({ type: 'user', message: { role: 'user', content: 'hello' } });
