@@ -37,13 +37,16 @@ export interface WritePlan {
 
 /** Whether a topic file or the index differs on disk from what `loaded` read. */
 async function changedSince(memoryDir: string, loaded: LoadedMemory): Promise<boolean> {
-  for (const file of [...Object.values(TOPIC_FILES), INDEX_FILE]) {
-    // An unreadable file was reported by loadMemory and is not rewritten: not a change.
-    const before = loaded.originals.get(file) ?? null;
-    const onDisk = await readTextIfExists(join(memoryDir, file)).catch(() => before);
-    if (onDisk !== before) return true;
-  }
-  return false;
+  const files = [...Object.values(TOPIC_FILES), INDEX_FILE];
+  const changed = await Promise.all(
+    files.map(async (file) => {
+      // An unreadable file was reported by loadMemory and is not rewritten: not a change.
+      const before = loaded.originals.get(file) ?? null;
+      const onDisk = await readTextIfExists(join(memoryDir, file)).catch(() => before);
+      return onDisk !== before;
+    }),
+  );
+  return changed.includes(true);
 }
 
 export async function planWrite(options: {
@@ -72,8 +75,14 @@ export async function planWrite(options: {
   let current = options.memory;
   let { result, files } = plan(current);
   // People edit memory files without the lock: a file edited since orient is read again and the facts
-  // reconciled on what is there now, so the edit is kept.
-  for (let attempt = 0; attempt < HAND_EDIT_RETRIES && (await changedSince(memoryDir, current)); attempt++) {
+  // reconciled on what is there now, so the edit is kept. With no candidates and nothing to write, no edit
+  // can be overwritten and no candidate lost, so there is nothing to check (a run that found nothing new).
+  const nothingToCheck = options.candidates.length === 0 && files.size === 0;
+  for (
+    let attempt = 0;
+    !nothingToCheck && attempt < HAND_EDIT_RETRIES && (await changedSince(memoryDir, current));
+    attempt++
+  ) {
     current = await loadMemory(memoryDir);
     ({ result, files } = plan(current));
   }

@@ -3,7 +3,7 @@ import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import type { ConsolidateFunction, RunSummary } from '../consolidation/types.js';
-import { createConsolidationProcessor, SHUTDOWN_REASON } from '../../workers/consolidation-worker.js';
+import { createConsolidationProcessor, DEFAULT_PROGRESS_DELAY_MS, SHUTDOWN_REASON } from '../../workers/consolidation-worker.js';
 import { CONSOLIDATION_QUEUE, type ConsolidationJobData } from './queue.js';
 import type { RedisProbe } from './redis-probe.js';
 
@@ -31,6 +31,8 @@ export interface WorkerTiming {
   readonly abortGraceMs: number;
   /** Delay before a busy space (LockBusyError) is tried again (±25 % jitter). */
   readonly busyDelayMs: number;
+  /** How long a run goes before its progress is first written to its job (see DEFAULT_PROGRESS_DELAY_MS). */
+  readonly progressDelayMs: number;
 }
 
 export const DEFAULT_WORKER_TIMING: WorkerTiming = {
@@ -46,6 +48,7 @@ export const DEFAULT_WORKER_TIMING: WorkerTiming = {
   shutdownTimeoutMs: 30_000,
   abortGraceMs: 5_000,
   busyDelayMs: 30_000,
+  progressDelayMs: DEFAULT_PROGRESS_DELAY_MS,
 };
 
 export interface WorkerPoolHooks {
@@ -133,6 +136,7 @@ export function createWorkerPool(options: CreateWorkerPoolOptions): WorkerPool {
     consolidate: options.consolidate,
     findSpace: (spaceId) => config.spaces.find((space) => space.id === spaceId),
     busyDelayMs: timing.busyDelayMs,
+    progressDelayMs: timing.progressDelayMs,
     logger,
   });
 

@@ -2,7 +2,7 @@
  * A memory directory as a whole: load the topic files and the index, and render the files a new set of
  * facts needs. `loadMemory` is the only IO here; `renderMemory` is pure.
  */
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { MemoryFormatError, errorMessage } from '../errors.js';
 import { FACT_TYPES, TOPIC_FILES, type Fact, type FactType } from './types.js';
@@ -32,7 +32,34 @@ export interface LoadedMemory {
   readonly problems: readonly MemoryProblem[];
 }
 
-/** Read a memory directory. A missing directory is an empty memory. Never throws for a broken file. */
+/** What a topic file's read gave: its text and last modification day, null when absent, or the read error. */
+type TopicRead = { readonly text: string; readonly modified: string } | null | { readonly error: unknown };
+
+/** Names in the memory directory, or undefined when it cannot be listed (then every file is tried). */
+async function listNames(memoryDir: string): Promise<ReadonlySet<string> | undefined> {
+  try {
+    return new Set(await readdir(memoryDir));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Set();
+    return undefined;
+  }
+}
+
+async function readTopic(file: string): Promise<TopicRead> {
+  try {
+    const [text, info] = await Promise.all([readTextIfExists(file), stat(file).catch(() => undefined)]);
+    if (text === null) return null;
+    return { text, modified: (info?.mtime ?? new Date()).toISOString().slice(0, 10) };
+  } catch (error) {
+    return { error };
+  }
+}
+
+/**
+ * Read a memory directory. A missing directory is an empty memory. Never throws for a broken file.
+ * The directory is listed once and only the files in it are read, all at once; they are then parsed in
+ * the fixed order of the fact types (which decides which copy of a duplicated fact id is reported).
+ */
 export async function loadMemory(memoryDir: string): Promise<LoadedMemory> {
   const topics: Partial<Record<FactType, ParsedTopic>> = {};
   const broken: FactType[] = [];
@@ -40,23 +67,30 @@ export async function loadMemory(memoryDir: string): Promise<LoadedMemory> {
   const originals = new Map<string, string>();
   const facts: Fact[] = [];
   const owner = new Map<string, string>();
-  for (const type of FACT_TYPES) {
+  const names = await listNames(memoryDir);
+  const present = (fileName: string): boolean => names === undefined || names.has(fileName);
+  const [reads, indexText] = await Promise.all([
+    Promise.all(
+      FACT_TYPES.map((type) =>
+        present(TOPIC_FILES[type]) ? readTopic(path.join(memoryDir, TOPIC_FILES[type])) : Promise.resolve(null),
+      ),
+    ),
+    present(INDEX_FILE) ? readTextIfExists(path.join(memoryDir, INDEX_FILE)) : Promise.resolve(null),
+  ]);
+  for (const [position, type] of FACT_TYPES.entries()) {
     const fileName = TOPIC_FILES[type];
-    const file = path.join(memoryDir, fileName);
-    let text: string | null;
-    try {
-      text = await readTextIfExists(file);
-    } catch (error) {
-      problems.push({ file: fileName, reason: `cannot be read (${errorMessage(error)}); not rewritten` });
+    const read = reads[position] ?? null;
+    if (read === null) continue;
+    if ('error' in read) {
+      problems.push({ file: fileName, reason: `cannot be read (${errorMessage(read.error)}); not rewritten` });
       broken.push(type);
       continue;
     }
-    if (text === null) continue;
+    const { text } = read;
     originals.set(fileName, text);
     let topic: ParsedTopic;
     try {
-      const modified = (await stat(file)).mtime.toISOString().slice(0, 10);
-      topic = parseTopicFile(text, fileName, { today: modified });
+      topic = parseTopicFile(text, fileName, { today: read.modified });
     } catch (error) {
       if (!(error instanceof MemoryFormatError)) throw error;
       problems.push({ file: fileName, reason: error.message });
@@ -79,7 +113,6 @@ export async function loadMemory(memoryDir: string): Promise<LoadedMemory> {
     }
     topics[type] = topic;
   }
-  const indexText = await readTextIfExists(path.join(memoryDir, INDEX_FILE));
   if (indexText !== null) originals.set(INDEX_FILE, indexText);
   return { memoryDir, facts, topics, broken, indexText, originals, problems };
 }

@@ -28,7 +28,8 @@ describe('worker pool', () => {
     const progress: unknown[] = [];
     events.on('progress', ({ data }) => progress.push(data));
     const fake = createFakeConsolidate();
-    const { pool, probe } = openWorkerPool({ config, consolidate: fake.consolidate });
+    // Progress from the start (the default waits 250 ms, longer than this fake run).
+    const { pool, probe } = openWorkerPool({ config, consolidate: fake.consolidate, timing: { progressDelayMs: 0 } });
 
     const queued = await enqueueConsolidation(
       queue,
