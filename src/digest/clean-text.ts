@@ -87,6 +87,6 @@ export function cleanText(text: string): string {
   }
   if (cleaned.includes('data:image/') || cleaned.includes('[image]')) cleaned = cleaned.replace(IMAGE, ' ');
   cleaned = collapseWhitespace(cleaned);
-  if (BOILERPLATE.some((pattern) => pattern.test(cleaned))) return '';
+  for (const pattern of BOILERPLATE) if (pattern.test(cleaned)) return '';
   return cleaned;
 }

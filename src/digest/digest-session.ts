@@ -61,6 +61,9 @@ export const REPEAT_MIN_CHARS = 40;
 
 const COMPACT_SUMMARY_LABEL = 'summary of earlier conversation';
 
+/** A timestamp that starts with its date as written: YYYY-MM-DD. */
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}/;
+
 interface Stamp {
   /** YYYY-MM-DD, the reference for relative dates. */
   readonly date: string;
@@ -73,8 +76,7 @@ interface Stamp {
  */
 function toStamp(timestamp: string | undefined): Stamp | undefined {
   if (timestamp === undefined) return undefined;
-  const literal = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}))?/.exec(timestamp);
-  if (literal?.[1] !== undefined) return { date: literal[1] };
+  if (ISO_DATE.test(timestamp)) return { date: timestamp.slice(0, 10) };
   const parsed = new Date(timestamp);
   if (Number.isNaN(parsed.getTime())) return undefined;
   return { date: parsed.toISOString().slice(0, 10) };
@@ -109,7 +111,7 @@ function rememberEarlier(message: SessionMessage, state: DigestState): void {
 
 /** The message's text parts, cleaned and without repeats, joined into one line's body. */
 function messageText(message: SessionMessage, state: DigestState): { text: string; compact: boolean } {
-  const pieces: string[] = [];
+  let text = '';
   let compact = message.compactSummary === true;
   for (const part of message.parts) {
     if (part.kind !== 'text') continue;
@@ -120,9 +122,15 @@ function messageText(message: SessionMessage, state: DigestState): { text: strin
       state.seenTexts.add(cleaned);
     }
     if (message.role === 'user' && isCompactSummaryText(cleaned)) compact = true;
-    pieces.push(cleaned);
+    text = text === '' ? cleaned : `${text} ${cleaned}`;
   }
-  return { text: pieces.join(' '), compact };
+  return { text, compact };
+}
+
+/** Adds one line of `message` to the digest. */
+function pushLine(state: DigestState, message: SessionMessage, text: string, redactions: number): void {
+  state.lines.push({ message: message.index, text });
+  state.redactions += redactions;
 }
 
 function digestMessage(
@@ -131,10 +139,6 @@ function digestMessage(
   options: Required<Omit<DigestOptions, 'fromMessage'>>,
   state: DigestState,
 ): void {
-  const push = (text: string, redactions: number): void => {
-    state.lines.push({ message: message.index, text });
-    state.redactions += redactions;
-  };
   const { text, compact } = messageText(message, state);
   if (text !== '') {
     const redacted = redactSecrets(resolveRelativeDates(text, stamp.date));
@@ -145,17 +149,17 @@ function digestMessage(
     const role = compact ? COMPACT_SUMMARY_LABEL : message.role;
     // The session header carries its date; a line says its own only when it was written on another day.
     const dated = stamp.date === state.sessionDate ? '' : `[${stamp.date}] `;
-    push(`${dated}${role}: ${body}`, redacted.count);
+    pushLine(state, message, `${dated}${role}: ${body}`, redacted.count);
   }
   for (const part of message.parts) {
     if (part.kind === 'tool-call') {
       if (part.id !== undefined) state.toolNames.set(part.id, part.name);
       const line = renderToolCall(part.name, part.input);
-      push(line.text, line.redactions);
+      pushLine(state, message, line.text, line.redactions);
     } else if (part.kind === 'tool-result') {
       const name = part.toolCallId === undefined ? undefined : state.toolNames.get(part.toolCallId);
       const line = renderToolResult(name, part.text, part.isError, options.toolResultChars);
-      if (line !== undefined) push(line.text, line.redactions);
+      if (line !== undefined) pushLine(state, message, line.text, line.redactions);
     }
   }
 }
