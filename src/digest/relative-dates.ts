@@ -74,8 +74,11 @@ const EXPRESSION_AT = new RegExp(EXPRESSION.source, 'iy');
  */
 const ANCHOR = /day|week|month|tomorrow/gi;
 
-/** Non-blank characters of a word before an anchor (`wednes`, `twelve`, `the`), with room to spare. */
-const ANCHOR_WORD_CHARS = 8;
+/**
+ * Non-blank characters walked back over a word: the anchor with the word fused before it (`wednesday`,
+ * `yesterday`: up to 14) from the anchor's end, then words before it (`twelve`, `the`), with room to spare.
+ */
+const ANCHOR_WORD_CHARS = 16;
 /** Words an expression can hold before its first anchor (`in` `two` `weeks`): the word fused with it and two. */
 const ANCHOR_WORDS_BEFORE = 2;
 
@@ -107,12 +110,12 @@ function isWordChar(code: number): boolean {
 }
 
 /**
- * No expression whose first anchor is at `anchor` starts before the returned index: walking back over the
- * word fused with the anchor, then over up to two blank runs and the words before them, each step as far
- * as it may go, never stops later than the start of any such expression.
+ * No expression whose first anchor ends at `anchorEnd` starts before the returned index: walking back over
+ * the anchor and the word fused with it, then over up to two blank runs and the words before them, each
+ * step as far as it may go, never stops later than the start of any such expression.
  */
-function earliestStart(text: string, anchor: number): number {
-  let index = anchor;
+function earliestStart(text: string, anchorEnd: number): number {
+  let index = anchorEnd;
   for (let word = 0; word <= ANCHOR_WORDS_BEFORE; word += 1) {
     if (word > 0) {
       const blanksEnd = index;
@@ -127,11 +130,11 @@ function earliestStart(text: string, anchor: number): number {
 }
 
 /**
- * The leftmost expression starting in [from, anchor], as `text.replace(EXPRESSION)` would find it, or
+ * The leftmost expression starting in [from, anchorEnd), as `text.replace(EXPRESSION)` would find it, or
  * null. Only word starts are tried: every alternative begins with `\b` and a word character.
  */
-function expressionBefore(text: string, from: number, anchor: number): RegExpExecArray | null {
-  for (let start = Math.max(from, earliestStart(text, anchor)); start <= anchor; start += 1) {
+function expressionBefore(text: string, from: number, anchorEnd: number): RegExpExecArray | null {
+  for (let start = Math.max(from, earliestStart(text, anchorEnd)); start < anchorEnd; start += 1) {
     if (!isWordChar(text.charCodeAt(start)) || (start > 0 && isWordChar(text.charCodeAt(start - 1))))
       continue;
     EXPRESSION_AT.lastIndex = start;
@@ -269,19 +272,17 @@ function resolveExpression(
  */
 export function resolveRelativeDates(text: string, referenceDate: string): string {
   ANCHOR.lastIndex = 0;
-  let anchor = ANCHOR.exec(text);
-  if (anchor === null) return text;
+  if (!ANCHOR.test(text)) return text;
   const reference = referenceDay(referenceDate);
   if (reference === undefined) return text;
   // Same matches as `text.replace(EXPRESSION, …)`: every expression holds an anchor at or after its start,
-  // and the first anchor after the last match is the first one any later expression can hold.
+  // and the first anchor after the last match is the first one any later expression can hold. `test`
+  // leaves `lastIndex` at the anchor's end and builds no match array; the search reaches back from there.
   let resolved = '';
   let copied = 0;
-  while (anchor !== null) {
-    const match = expressionBefore(text, copied, anchor.index);
-    if (match === null) {
-      ANCHOR.lastIndex = anchor.index + 1;
-    } else {
+  do {
+    const match = expressionBefore(text, copied, ANCHOR.lastIndex);
+    if (match !== null) {
       const expression = match[0];
       const groups = match.groups ?? {};
       const future = groups['weekdayWord']?.toLowerCase() === 'on' && isFutureSentence(text, match.index);
@@ -290,8 +291,7 @@ export function resolveRelativeDates(text: string, referenceDate: string): strin
       copied = end;
       ANCHOR.lastIndex = end;
     }
-    anchor = ANCHOR.exec(text);
-  }
+  } while (ANCHOR.test(text));
   return copied === 0 ? text : resolved + text.slice(copied);
 }
 
