@@ -1,8 +1,9 @@
 /**
  * Figure 7: peak memory of a process that reads (and digests) one big transcript, measured in a child
- * process so nothing else is counted: a native JSON file, which has to be parsed whole, and the same session
- * as Claude Code JSONL, which is streamed line by line. The peak is the whole process's (Node itself is
- * about 45 MB), as an operator would see it.
+ * process so nothing else is counted: a native JSON file and the same session as Claude Code JSONL, both
+ * streamed (a native file over 8 MiB is parsed one message at a time; JSONL line by line), with the reader's
+ * default read-time caps on each part. The peak is the whole process's (Node itself is about 45 MB), as an
+ * operator would see it.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -40,13 +41,22 @@ async function bundleChild(directory: string): Promise<string> {
     target: 'node20',
     logLevel: 'silent',
     // CommonJS dependencies inside an ES module bundle need a `require`.
-    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    },
   });
   return outfile;
 }
 
-async function measureChild(child: string, sessionsDir: string, file: string, format: 'native' | 'claude-code'): Promise<ChildReport> {
-  const { stdout } = await run(process.execPath, [child, sessionsDir, file, format], { maxBuffer: 1024 * 1024 });
+async function measureChild(
+  child: string,
+  sessionsDir: string,
+  file: string,
+  format: 'native' | 'claude-code',
+): Promise<ChildReport> {
+  const { stdout } = await run(process.execPath, [child, sessionsDir, file, format], {
+    maxBuffer: 1024 * 1024,
+  });
   return JSON.parse(stdout) as ChildReport;
 }
 
@@ -82,7 +92,7 @@ export async function measurePeakMemory(megabytes: number, log: (line: string) =
         messages: report.messages,
       },
     });
-    return [figure(claudeCode, 'claude-code JSONL (streamed)'), figure(native, 'native JSON (parsed whole)')];
+    return [figure(claudeCode, 'claude-code JSONL (streamed)'), figure(native, 'native JSON (streamed)')];
   } finally {
     await root.remove();
   }

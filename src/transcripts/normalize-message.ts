@@ -167,7 +167,8 @@ export function blocksToParts(
         break;
     }
   });
-  return parts;
+  // A pushed-to array keeps room for 16 more; a Session holds one per message, so it keeps an exact copy.
+  return parts.slice();
 }
 
 function toolCallToPart(
@@ -224,5 +225,5 @@ export function nativeMessageParts(
   (message.tool_calls ?? []).forEach((call, position) => {
     parts.push(toolCallToPart(call, `${where}.tool_calls.${position}`, warnings, caps));
   });
-  return { role, parts };
+  return { role, parts: parts.slice() };
 }
