@@ -4,14 +4,16 @@
  * States of `.dreamd/staging/<runId>/`:
  *   absent            nothing started, or finished and cleaned up
  *   staged            files and manifest written and fsynced, no COMMITTED marker: discarded by recovery
- *   committed         COMMITTED marker written (atomically): recovery moves every staged file into place
+ *   committed         COMMITTED marker exists (its name is the commit point, made durable by a directory fsync
+ *                     after every staged file is durable; its text, the commit time, is informational):
+ *                     recovery moves every staged file into place
  *   applying          some files moved: recovery moves the rest (a moved file is gone from staging, so
  *                     moving again is a no-op) and deletes what the manifest deletes
  * Memory files move first, then the ledger, then the run record: state never gets ahead of memory, and a
  * crash at any instant leaves all the old bytes or (after `recoverMemory`) all the new ones.
  * Callers hold the space's lock (`acquireLock`) and call `recoverMemory` before reading memory.
  */
-import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { MemoryFormatError } from '../errors.js';
@@ -68,19 +70,26 @@ async function fsyncDirectory(directory: string): Promise<void> {
 }
 
 /**
- * Create `file` (it must not exist) with `content`, its bytes on disk when this resolves. No temp file and
- * rename: only staging files are written this way, in a directory of their own that nobody reads before the
- * COMMITTED marker exists, and the marker is written only after every staged file is fsynced and its name made
- * durable by an fsync of its directory. A crash mid-write leaves an uncommitted staging directory, which
+ * Create every file (none may exist) with its content and make them durable: bytes fsynced, and the
+ * directories holding them fsynced, so their names are on disk too. All at once: the fsyncs are independent,
+ * and the file system commits them together. No temp file and rename: only staging files are written this
+ * way, in a directory of the run's own that nobody reads before the COMMITTED marker exists, and the marker is
+ * created only after this resolves. A crash before that leaves an uncommitted staging directory, which
  * recovery discards.
  */
-async function writeNewDurable(file: string, content: string): Promise<void> {
-  const handle = await open(file, 'wx');
+async function writeNewDurable(files: readonly { file: string; content: string }[], directories: readonly string[]): Promise<void> {
+  const handles: FileHandle[] = [];
   try {
-    await handle.writeFile(content, 'utf8');
-    await handle.sync();
+    await Promise.all(
+      files.map(async ({ file, content }) => {
+        const handle = await open(file, 'wx');
+        handles.push(handle);
+        await handle.writeFile(content, 'utf8');
+      }),
+    );
+    await Promise.all([...handles.map((handle) => handle.sync()), ...directories.map((directory) => fsyncDirectory(directory))]);
   } finally {
-    await handle.close();
+    await Promise.all(handles.map((handle) => handle.close().catch(() => undefined)));
   }
 }
 
@@ -101,12 +110,13 @@ async function createStagingDir(stagingDir: string): Promise<void> {
  * Write a run's files, ledger and run record as one transaction (see the states above). Returns the run
  * record as stored.
  *
- * Durability, in order: (1) every staged file and the manifest are written and fsynced, in parallel (nothing
- * refers to them yet); (2) their directories are fsynced, so their names are durable; (3) the COMMITTED marker
- * is written and fsynced and the staging directory fsynced again: from here on recovery finishes the run;
- * (4) files are renamed into place in manifest order and every directory they went to is fsynced once, after
+ * Durability, in order: (1) every staged file and the manifest are written, then they and their directories
+ * are fsynced, all in parallel (nothing refers to them yet); (2) the COMMITTED marker is created and the staging
+ * directory fsynced again: from here on recovery finishes the run;
+ * (3) files are renamed into place in manifest order and every directory they went to is fsynced once, after
  * the last rename (a crash before that fsync is covered by the durable marker: recovery redoes the renames
- * that did not reach the disk); (5) the staging directory is removed, marker first.
+ * that did not reach the disk); (4) the staging directory is removed, marker first. Three fsync round trips in
+ * a row, whatever the number of files (there were two per file).
  */
 export async function commitMemoryChanges(memoryDir: string, options: CommitOptions): Promise<RunRecord> {
   const { runId, faultInjection } = options;
@@ -148,16 +158,17 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
     runId,
     entries: entries.map((entry, index) => ({ path: entry.path, staged: entry.content === null ? null : `files/${index}` })),
   };
-  await Promise.all([
-    ...entries.map((entry, index) =>
-      entry.content === null ? undefined : writeNewDurable(path.join(stagingDir, 'files', String(index)), entry.content),
-    ),
-    writeNewDurable(path.join(stagingDir, MANIFEST_FILE), JSON.stringify(manifest, null, 2)),
-  ]);
-  await Promise.all([fsyncDirectory(path.join(stagingDir, 'files')), fsyncDirectory(stagingDir)]);
+  const staged: { file: string; content: string }[] = [];
+  for (const [index, entry] of entries.entries()) {
+    if (entry.content !== null) staged.push({ file: path.join(stagingDir, 'files', String(index)), content: entry.content });
+  }
+  staged.push({ file: path.join(stagingDir, MANIFEST_FILE), content: JSON.stringify(manifest, null, 2) });
+  await writeNewDurable(staged, [path.join(stagingDir, 'files'), stagingDir]);
 
   faultInjection?.('commit');
-  await writeNewDurable(path.join(stagingDir, COMMITTED_MARKER), `${record.committedAt}\n`);
+  // The marker's name is the commit: recovery asks only whether it exists. So its bytes need no fsync of their
+  // own; the fsync of the staging directory makes the name durable, after everything it refers to.
+  await writeFile(path.join(stagingDir, COMMITTED_MARKER), `${record.committedAt}\n`, { flag: 'wx' });
   await fsyncDirectory(stagingDir);
 
   await applyStaged(memoryDir, stagingDir, manifest, faultInjection);

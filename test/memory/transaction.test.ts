@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { emptyLedger, nextLedgerContent, readLedger, createLedgerLookup } from '../../src/memory/ledger.js';
@@ -87,6 +87,42 @@ describe('memory transaction', () => {
       await recoverMemory(dir);
       expect(await snapshot(dir)).toEqual(after);
     }
+  });
+
+  it('takes the COMMITTED marker by its name: an empty marker (its bytes lost in a crash) still commits', async () => {
+    await seedOldMemory();
+    await expect(
+      commitMemoryChanges(
+        dir,
+        runOptions((step) => {
+          if (step === 'apply:0') throw new Error('crash before the first rename');
+        }),
+      ),
+    ).rejects.toThrow('crash before the first rename');
+    await writeFile(path.join(dir, '.dreamd/staging/run-1/COMMITTED'), '');
+    expect((await recoverMemory(dir)).finished).toEqual(['run-1']);
+    const after = await snapshot(dir);
+    expect(after.get('user.md')).toBe('new user\n');
+    expect(after.has('stale.md')).toBe(false);
+    expect([...after.keys()].some((file) => file.startsWith('.dreamd/staging'))).toBe(false);
+  });
+
+  it('discards a staging directory whose cleanup was cut short after the marker went', async () => {
+    await seedOldMemory();
+    await expect(
+      commitMemoryChanges(
+        dir,
+        runOptions((step) => {
+          if (step === 'cleanup') throw new Error('crash at cleanup');
+        }),
+      ),
+    ).rejects.toThrow('crash at cleanup');
+    const applied = await snapshot(dir);
+    await rm(path.join(dir, '.dreamd/staging/run-1/COMMITTED'));
+    expect((await recoverMemory(dir)).discarded).toEqual(['run-1']);
+    const after = await snapshot(dir);
+    for (const [file, bytes] of after) expect(applied.get(file), file).toBe(bytes);
+    expect([...after.keys()].some((file) => file.startsWith('.dreamd/staging'))).toBe(false);
   });
 
   it('refuses paths outside the memory directory and dreamd state', async () => {
