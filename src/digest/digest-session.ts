@@ -26,7 +26,7 @@
  */
 import type { Session, SessionMessage } from '../transcripts/types.js';
 import { cleanText, collapseWhitespace, isCompactSummaryText } from './clean-text.js';
-import { estimateTokens } from './estimate-tokens.js';
+import { CHARS_PER_TOKEN } from './estimate-tokens.js';
 import { jsonLength } from './json-length.js';
 import { redactSecrets } from './redact-secrets.js';
 import { resolveRelativeDates } from './relative-dates.js';
@@ -203,22 +203,29 @@ export function digestSession(session: Session, options: DigestOptions = {}): Se
   }
 
   const header = `### session ${collapseWhitespace(session.id)} · ${sessionStamp.date}`;
-  const text = [header, ...state.lines.map((line) => line.text)].join('\n');
+  let chars = header.length;
+  for (const line of state.lines) chars += 1 + line.text.length;
+  // The joined text is built when first read: a session too long for one call is batched from `lines`, so a
+  // big transcript never holds its digest twice.
+  let text: string | undefined;
   // Only reports read `rawChars` (the pipeline never does), and measuring means walking every byte of every
   // tool result again: it is computed on first read, then kept.
   let rawChars: number | undefined;
   return {
     sessionId: session.id,
     date: sessionStamp.date,
-    text,
+    get text(): string {
+      text ??= [header, ...state.lines.map((line) => line.text)].join('\n');
+      return text;
+    },
     header,
     lines: state.lines,
     get rawChars(): number {
       rawChars ??= digested.length === 0 ? 0 : jsonLength(digested);
       return rawChars;
     },
-    chars: text.length,
-    estimatedTokens: estimateTokens(text),
+    chars,
+    estimatedTokens: Math.ceil(chars / CHARS_PER_TOKEN),
     redactions: state.redactions,
     messagesRead,
     fromMessage: first,
