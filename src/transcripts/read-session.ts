@@ -1,6 +1,7 @@
-import { createReadStream, type Stats } from 'node:fs';
+import { isUtf8 } from 'node:buffer';
+import { constants as fsConstants, createReadStream, type Stats } from 'node:fs';
 import { lstat, open, readlink, realpath, stat } from 'node:fs/promises';
-import { basename, dirname, extname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pipeline, Transform, type TransformCallback } from 'node:stream';
 import type { TranscriptFormat } from '../config/schema.js';
@@ -169,34 +170,68 @@ async function statOrFail(
 }
 
 /**
+ * Flags of the whole-file read: read only, never through a symbolic link (the file was checked to be a
+ * regular file inside the directory; a link put in its place since is refused, not followed), and never
+ * waiting on a FIFO put in its place. Plain `r` where the platform has no such flags.
+ */
+const READ_FLAGS =
+  fsConstants.O_NOFOLLOW !== undefined && fsConstants.O_NONBLOCK !== undefined
+    ? fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK
+    : 'r';
+
+/**
  * Reads exactly `size` bytes; a file that turns out shorter or longer has changed since it was stat'ed.
  * Each read asks for one byte more than expected: a read of a regular file comes back short only at its
  * end, so a first read of exactly `size` bytes proves the end without a second read (one syscall, not two).
+ * The handle is closed while `afterRead` runs (the re-stat), so the close costs no extra wait.
  */
-async function readExactly(realFile: string, size: number, shownPath: string): Promise<Buffer> {
-  const handle = await open(realFile, 'r');
+async function readExactly<T>(
+  realFile: string,
+  size: number,
+  shownPath: string,
+  afterRead: () => Promise<T>,
+): Promise<{ buffer: Buffer | undefined; failure: unknown; after: T }> {
+  const handle = await open(realFile, READ_FLAGS);
+  let closing: Promise<void> | undefined;
   try {
-    const buffer = Buffer.allocUnsafe(size + 1);
-    let filled = 0;
-    // Stops at the end (a read of 0), at `size` (the read came back one byte short: the end), or past it.
-    while (filled < size) {
-      const { bytesRead } = await handle.read(buffer, filled, size + 1 - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
+    let buffer: Buffer | undefined;
+    let failure: unknown;
+    try {
+      const whole = Buffer.allocUnsafe(size + 1);
+      let filled = 0;
+      // Stops at the end (a read of 0), at `size` (the read came back one byte short: the end), or past it.
+      while (filled < size) {
+        const { bytesRead } = await handle.read(whole, filled, size + 1 - filled, filled);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+      if (filled !== size) {
+        throw transcriptFailure(
+          shownPath,
+          TranscriptErrorReason.changedWhileRead,
+          `the file changed size while it was read (${size} bytes before)`,
+        );
+      }
+      buffer = whole.subarray(0, size);
+    } catch (error) {
+      failure = error;
     }
-    if (filled !== size) {
-      throw transcriptFailure(
-        shownPath,
-        TranscriptErrorReason.changedWhileRead,
-        `the file changed size while it was read (${size} bytes before)`,
-      );
-    }
-    return buffer.subarray(0, size);
+    closing = handle.close();
+    const [after] = await Promise.all([afterRead(), closing]);
+    return { buffer, failure, after };
   } finally {
-    await handle.close();
+    if (closing === undefined) await handle.close();
   }
 }
 
+const BOM_0 = 0xef;
+const BOM_1 = 0xbb;
+const BOM_2 = 0xbf;
+
+/**
+ * The text of a whole file: refuses NUL bytes and invalid UTF-8 (no U+FFFD in place of a bad sequence), and
+ * drops a leading byte order mark, as `TextDecoder('utf-8', { fatal: true })` does.
+ */
 function decodeUtf8(buffer: Buffer, shownPath: string): string {
   const nul = buffer.indexOf(0);
   if (nul !== -1) {
@@ -206,17 +241,11 @@ function decodeUtf8(buffer: Buffer, shownPath: string): string {
       `NUL byte at offset ${nul}: a binary file, not a transcript`,
     );
   }
-  try {
-    // fatal: refuse invalid sequences instead of replacing them with U+FFFD; a leading BOM is dropped.
-    return new TextDecoder('utf-8', { fatal: true }).decode(buffer);
-  } catch (error) {
-    throw transcriptFailure(
-      shownPath,
-      TranscriptErrorReason.invalidUtf8,
-      'the file is not valid UTF-8',
-      error,
-    );
+  if (!isUtf8(buffer)) {
+    throw transcriptFailure(shownPath, TranscriptErrorReason.invalidUtf8, 'the file is not valid UTF-8');
   }
+  const start = buffer.length >= 3 && buffer[0] === BOM_0 && buffer[1] === BOM_1 && buffer[2] === BOM_2 ? 3 : 0;
+  return buffer.toString('utf8', start);
 }
 
 /** A transform that refuses NUL bytes and invalid UTF-8, and passes text on (object mode, for readline). */
@@ -379,13 +408,15 @@ export async function readSessionFile(file: string, options: ReadSessionOptions)
   const path = resolve(sessionsDir, file);
   const fromMessage = options.fromMessage ?? 0;
   const caps = partCapsOf(options);
-  const realFile = await resolveInside(path, sessionsDir, options.realSessionsDir);
-  const before = await statOrFail(
-    realFile,
-    path,
-    TranscriptErrorReason.unreadable,
-    'the file cannot be read',
-  );
+  const located = await locateDirectFile(path, sessionsDir, options.realSessionsDir);
+  let realFile: string;
+  let before: Stats;
+  if (located !== undefined) {
+    ({ realFile, before } = located);
+  } else {
+    realFile = await resolveInside(path, sessionsDir, options.realSessionsDir);
+    before = await statOrFail(realFile, path, TranscriptErrorReason.unreadable, 'the file cannot be read');
+  }
   if (!before.isFile()) {
     throw transcriptFailure(path, TranscriptErrorReason.unreadable, 'not a regular file');
   }
@@ -398,39 +429,85 @@ export async function readSessionFile(file: string, options: ReadSessionOptions)
       `${before.size} bytes is over the limit of ${options.maxBytes} bytes`,
     );
   }
+  const statAfter = (): Promise<Stats | undefined> => stat(realFile).catch(() => undefined);
   // A file rewritten under us can look broken in any way; "changed" is the true reason then, so the
   // after-stat is compared before a parse failure is reported.
   let session: Session | undefined;
   let failure: unknown;
-  try {
-    if (
-      options.format === 'native' &&
-      before.size > (options.streamNativeAboveBytes ?? STREAM_NATIVE_ABOVE_BYTES)
-    ) {
-      session = await readNativeStreamed(realFile, path, before.size, fromMessage, before.mtime, caps);
-    } else if (options.format === 'native') {
-      const text = decodeUtf8(await readExactly(realFile, before.size, path), path);
-      session = parseNativeTranscript(text, {
-        file: path,
-        stem: basename(path, extname(path)),
-        fromMessage,
-        mtime: before.mtime,
-        caps,
-      });
-    } else {
-      session = await readClaudeCode(realFile, path, before.size, fromMessage, before.mtime, caps);
+  let after: Stats | undefined;
+  if (
+    options.format === 'native' &&
+    before.size <= (options.streamNativeAboveBytes ?? STREAM_NATIVE_ABOVE_BYTES)
+  ) {
+    // The re-stat runs while the handle closes: `after` is taken once every byte was read.
+    let read: Awaited<ReturnType<typeof readExactly<Stats | undefined>>> | undefined;
+    try {
+      read = await readExactly(realFile, before.size, path, statAfter);
+    } catch (error) {
+      failure = error;
     }
-  } catch (error) {
-    failure = error;
+    if (read !== undefined) {
+      ({ failure, after } = read);
+      if (read.buffer !== undefined) {
+        try {
+          session = parseNativeTranscript(decodeUtf8(read.buffer, path), {
+            file: path,
+            stem: basename(path, extname(path)),
+            fromMessage,
+            mtime: before.mtime,
+            caps,
+          });
+        } catch (error) {
+          failure = error;
+        }
+      }
+    } else {
+      after = await statAfter();
+    }
+  } else {
+    try {
+      session =
+        options.format === 'native'
+          ? await readNativeStreamed(realFile, path, before.size, fromMessage, before.mtime, caps)
+          : await readClaudeCode(realFile, path, before.size, fromMessage, before.mtime, caps);
+    } catch (error) {
+      failure = error;
+    }
+    after = await statAfter();
   }
-  const after = await stat(realFile).catch(() => undefined);
-  if (after === undefined || after.size !== before.size || after.mtimeMs !== before.mtimeMs) {
+  if (
+    after === undefined ||
+    after.size !== before.size ||
+    after.mtimeMs !== before.mtimeMs ||
+    after.ino !== before.ino
+  ) {
     const what =
       after === undefined ? 'the file disappeared while it was read' : 'the file changed while it was read';
     throw transcriptFailure(path, TranscriptErrorReason.changedWhileRead, what, failure);
   }
   if (session === undefined) throw failure;
   return { session, size: before.size, mtimeMs: before.mtimeMs };
+}
+
+/**
+ * The common case in one `lstat`: a regular file (not a link) directly inside the sessions directory is
+ * `<real sessions directory>/<name>`, so it needs no `realpath` of its own. Undefined for anything else (a
+ * link, a subdirectory, a missing file, a directory that cannot be resolved): the caller then resolves the
+ * path in full, which also words the error.
+ */
+async function locateDirectFile(
+  path: string,
+  sessionsDir: string,
+  knownRealDirectory: string | undefined,
+): Promise<{ realFile: string; before: Stats } | undefined> {
+  if (dirname(path) !== sessionsDir || !isInsideDirectory(sessionsDir, path)) return undefined;
+  try {
+    const realFile = join(knownRealDirectory ?? (await realpath(sessionsDir)), basename(path));
+    const before = await lstat(realFile);
+    return before.isFile() ? { realFile, before } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

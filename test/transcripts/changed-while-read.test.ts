@@ -7,25 +7,28 @@ import { readSession } from '../../src/transcripts/read-session.js';
 import { MAX_BYTES, createTempDir, nativeDocument } from './helpers.js';
 
 /**
- * The agent writes to the file just after dreamd's first `stat` of it: the real file really changes while it
- * is being read. The hook on `stat` only decides the instant; the write and the detection are real.
+ * The agent writes to the file just after dreamd's first look at it (`lstat` of a file directly in the
+ * sessions directory, `stat` after a `realpath`): the real file really changes while it is being read. The
+ * hook only decides the instant; the write and the detection are real.
  */
 const appendOnFirstStat = vi.hoisted(() => ({ paths: new Map<string, string>() }));
 
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof FsPromises>();
+  const appendAfter = <S>(path: string, stats: S): S => {
+    const addition = appendOnFirstStat.paths.get(path);
+    if (addition !== undefined) {
+      appendOnFirstStat.paths.delete(path);
+      appendFileSync(path, addition);
+    }
+    return stats;
+  };
   return {
     ...actual,
-    stat: async (...args: Parameters<typeof actual.stat>) => {
-      const stats = await actual.stat(...args);
-      const path = String(args[0]);
-      const addition = appendOnFirstStat.paths.get(path);
-      if (addition !== undefined) {
-        appendOnFirstStat.paths.delete(path);
-        appendFileSync(path, addition);
-      }
-      return stats;
-    },
+    stat: async (...args: Parameters<typeof actual.stat>) =>
+      appendAfter(String(args[0]), await actual.stat(...args)),
+    lstat: async (...args: Parameters<typeof actual.lstat>) =>
+      appendAfter(String(args[0]), await actual.lstat(...args)),
   };
 });
 
