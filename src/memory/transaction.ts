@@ -13,7 +13,7 @@
  * crash at any instant leaves all the old bytes or (after `recoverMemory`) all the new ones.
  * Callers hold the space's lock (`acquireLock`) and call `recoverMemory` before reading memory.
  */
-import { mkdir, open, readdir, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, rmdir, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { MemoryFormatError } from '../errors.js';
@@ -93,17 +93,71 @@ async function writeNewDurable(files: readonly { file: string; content: string }
   }
 }
 
-/** An empty staging directory for this run (with its `files/`); a leftover of the same run id is removed. */
+/**
+ * An empty staging directory for this run; a leftover of the same run id is removed. Staged files sit in it
+ * directly (`file-<n>`), next to the manifest, so one directory fsync covers all their names. (Staging
+ * directories of earlier versions kept them under `files/`; recovery follows the manifest either way.)
+ */
 async function createStagingDir(stagingDir: string): Promise<void> {
-  await mkdir(path.dirname(stagingDir), { recursive: true });
   try {
     await mkdir(stagingDir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    await rm(stagingDir, { recursive: true, force: true });
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      await mkdir(path.dirname(stagingDir), { recursive: true });
+    } else if (code === 'EEXIST') {
+      await rm(stagingDir, { recursive: true, force: true });
+    } else {
+      throw error;
+    }
     await mkdir(stagingDir);
   }
-  await mkdir(path.join(stagingDir, 'files'));
+}
+
+/** Rename, creating the target's directory when it is missing. False when the source is gone (moved already). */
+async function renameInto(source: string, target: string): Promise<boolean> {
+  try {
+    await rename(source, target);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  // ENOENT: the source was moved by an earlier, interrupted attempt, or the target's directory is missing.
+  await mkdir(path.dirname(target), { recursive: true });
+  try {
+    await rename(source, target);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    return false;
+  }
+}
+
+async function unlinkIfExists(file: string): Promise<void> {
+  try {
+    await unlink(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+/**
+ * Remove a staging directory once everything is in place. The marker first: a crash in the middle of the
+ * removal leaves an uncommitted staging directory, which recovery discards (everything is in place already),
+ * never a committed one without its manifest. What is left after the renames is the manifest (and, for a
+ * staging directory of an earlier version, an empty `files/`): removed by name, anything else recursively.
+ */
+async function removeStagingDir(stagingDir: string): Promise<void> {
+  await unlinkIfExists(path.join(stagingDir, COMMITTED_MARKER));
+  await unlinkIfExists(path.join(stagingDir, MANIFEST_FILE));
+  try {
+    await rmdir(stagingDir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return;
+    if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
+    await rm(stagingDir, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -156,14 +210,14 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
   await createStagingDir(stagingDir);
   const manifest: Manifest = {
     runId,
-    entries: entries.map((entry, index) => ({ path: entry.path, staged: entry.content === null ? null : `files/${index}` })),
+    entries: entries.map((entry, index) => ({ path: entry.path, staged: entry.content === null ? null : `file-${index}` })),
   };
   const staged: { file: string; content: string }[] = [];
   for (const [index, entry] of entries.entries()) {
-    if (entry.content !== null) staged.push({ file: path.join(stagingDir, 'files', String(index)), content: entry.content });
+    if (entry.content !== null) staged.push({ file: path.join(stagingDir, `file-${index}`), content: entry.content });
   }
   staged.push({ file: path.join(stagingDir, MANIFEST_FILE), content: JSON.stringify(manifest, null, 2) });
-  await writeNewDurable(staged, [path.join(stagingDir, 'files'), stagingDir]);
+  await writeNewDurable(staged, [stagingDir]);
 
   faultInjection?.('commit');
   // The marker's name is the commit: recovery asks only whether it exists. So its bytes need no fsync of their
@@ -185,31 +239,15 @@ async function applyStaged(
   for (const [index, entry] of manifest.entries.entries()) {
     faultInjection?.(`apply:${index}`);
     const target = resolveInside(memoryDir, entry.path);
-    const directory = path.dirname(target);
-    if (entry.staged === null) {
-      touched.add(directory);
-      await rm(target, { force: true });
-      continue;
-    }
-    if (!touched.has(directory)) {
-      await mkdir(directory, { recursive: true });
-      touched.add(directory);
-    }
-    try {
-      await rename(path.join(stagingDir, entry.staged), target);
-    } catch (error) {
-      // Moved already by an earlier, interrupted attempt.
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
+    touched.add(path.dirname(target));
+    if (entry.staged === null) await rm(target, { force: true });
+    else await renameInto(path.join(stagingDir, entry.staged), target);
   }
   // One fsync per directory, after its last rename: the renames and deletions are durable before the marker
   // goes (below). Independent directories, so in parallel.
   await Promise.all([...touched].map((directory) => fsyncDirectory(directory)));
   faultInjection?.('cleanup');
-  // The marker first: a crash in the middle of the removal leaves an uncommitted staging directory, which
-  // recovery discards (everything is in place already), never a committed one without its manifest.
-  await rm(path.join(stagingDir, COMMITTED_MARKER), { force: true });
-  await rm(stagingDir, { recursive: true, force: true });
+  await removeStagingDir(stagingDir);
 }
 
 export interface RecoveryReport {
