@@ -50,11 +50,30 @@ export const DEFAULT_ASSISTANT_TEXT_CHARS = 400;
 export const DEFAULT_USER_TEXT_CHARS = 16_000;
 
 /** Keeps the first 4/5 and the last 1/5 of `limit` characters, with a marker of what was left out. */
-export function cutMiddle(text: string, limit: number): string {
-  if (text.length <= limit) return text;
-  const tail = Math.floor(limit / 5);
-  const head = limit - tail;
-  return `${text.slice(0, head).trimEnd()} … [${text.length - head - tail} chars left out] … ${text.slice(text.length - tail).trimStart()}`;
+export function cutMiddle(text: string, limit: number, alreadyLeftOut = 0): string {
+  if (text.length <= limit && alreadyLeftOut === 0) return text;
+  const tail = Math.min(Math.floor(limit / 5), Math.floor(text.length / 5));
+  const head = Math.min(limit, text.length) - tail;
+  const leftOut = text.length - head - tail + alreadyLeftOut;
+  return `${text.slice(0, head).trimEnd()} … [${leftOut} chars left out] … ${text.slice(text.length - tail).trimStart()}`;
+}
+
+/**
+ * A raw text much longer than what the digest keeps of it is first narrowed to a window around the parts that
+ * are kept (3 × the limit, plus 256, split head and tail like `cutMiddle`), so cleaning, date resolution and
+ * redaction run on kilobytes instead of the whole text. The window is wide enough that whitespace collapsing
+ * cannot pull text from beyond it into what is finally kept, so a secret cut at the window's edge never reaches
+ * the output half-redacted.
+ */
+function windowFor(text: string, limit: number): { text: string; leftOut: number } {
+  const window = 3 * limit + 256;
+  if (text.length <= window) return { text, leftOut: 0 };
+  const tail = Math.floor(window / 5);
+  const head = window - tail;
+  return {
+    text: `${text.slice(0, head)} ${text.slice(text.length - tail)}`,
+    leftOut: text.length - head - tail,
+  };
 }
 /** Texts shorter than this are never dropped as repeats ("yes", "go on", "thanks"). */
 export const REPEAT_MIN_CHARS = 40;
@@ -97,11 +116,12 @@ interface DigestState {
 }
 
 /** Record what earlier (already consolidated) messages said, so their boilerplate is not sent again. */
-function rememberEarlier(message: SessionMessage, state: DigestState): void {
+function rememberEarlier(message: SessionMessage, state: DigestState, limit: number): void {
   if (isSkipped(message)) return;
   for (const part of message.parts) {
     if (part.kind === 'text') {
-      const cleaned = cleanText(part.text);
+      // Windowed as `messageText` does, so a repeat is recognised by the same key.
+      const cleaned = cleanText(windowFor(part.text, limit).text);
       if (cleaned.length >= REPEAT_MIN_CHARS) state.seenTexts.add(cleaned);
     } else if (part.kind === 'tool-call' && part.id !== undefined) {
       state.toolNames.set(part.id, part.name);
@@ -110,12 +130,19 @@ function rememberEarlier(message: SessionMessage, state: DigestState): void {
 }
 
 /** The message's text parts, cleaned and without repeats, joined into one line's body. */
-function messageText(message: SessionMessage, state: DigestState): { text: string; compact: boolean } {
+function messageText(
+  message: SessionMessage,
+  state: DigestState,
+  limit: number,
+): { text: string; compact: boolean; leftOut: number } {
   let text = '';
+  let leftOut = 0;
   let compact = message.compactSummary === true;
   for (const part of message.parts) {
     if (part.kind !== 'text') continue;
-    const cleaned = cleanText(part.text);
+    const window = windowFor(part.text, limit);
+    leftOut += window.leftOut;
+    const cleaned = cleanText(window.text);
     if (cleaned === '') continue;
     if (cleaned.length >= REPEAT_MIN_CHARS) {
       if (state.seenTexts.has(cleaned)) continue;
@@ -124,7 +151,7 @@ function messageText(message: SessionMessage, state: DigestState): { text: strin
     if (message.role === 'user' && isCompactSummaryText(cleaned)) compact = true;
     text = text === '' ? cleaned : `${text} ${cleaned}`;
   }
-  return { text, compact };
+  return { text, compact, leftOut };
 }
 
 /** Adds one line of `message` to the digest. */
@@ -139,13 +166,12 @@ function digestMessage(
   options: Required<Omit<DigestOptions, 'fromMessage'>>,
   state: DigestState,
 ): void {
-  const { text, compact } = messageText(message, state);
+  // A compaction summary is a user message: it gets the user's (larger) limit.
+  const limit = message.role === 'assistant' ? options.assistantTextChars : options.userTextChars;
+  const { text, compact, leftOut } = messageText(message, state, limit);
   if (text !== '') {
     const redacted = redactSecrets(resolveRelativeDates(text, stamp.date));
-    const body =
-      message.role === 'assistant' && !compact
-        ? cutMiddle(redacted.text, options.assistantTextChars)
-        : cutMiddle(redacted.text, options.userTextChars);
+    const body = cutMiddle(redacted.text, limit, leftOut);
     const role = compact ? COMPACT_SUMMARY_LABEL : message.role;
     // The session header carries its date; a line says its own only when it was written on another day.
     const dated = stamp.date === state.sessionDate ? '' : `[${stamp.date}] `;
@@ -191,7 +217,11 @@ export function digestSession(session: Session, options: DigestOptions = {}): Se
   let stamp = sessionStamp;
   for (const message of session.messages) {
     if (message.index < fromMessage) {
-      rememberEarlier(message, state);
+      rememberEarlier(
+        message,
+        state,
+        message.role === 'assistant' ? settings.assistantTextChars : settings.userTextChars,
+      );
       continue;
     }
     digested.push(message);

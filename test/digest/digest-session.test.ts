@@ -112,6 +112,18 @@ describe('digestSession', () => {
     expect(digest.text).toContain(long.replace(/\s+/g, ' ').trim());
   });
 
+  it('narrows a huge text before cleaning it, counting everything left out and leaking no cut secret', () => {
+    // The secret straddles the edge of the window the digest narrows a 100 KB text to before redacting it.
+    const text = `${'x '.repeat(575)}AKIAIOSFODNN7EXAMPLE ${'y '.repeat(50_000)}the end`;
+    const line = linesOf([assistant(text)])[1] ?? '';
+    expect(line).not.toContain('AKIAIOSF');
+    expect(line).toMatch(/^assistant: x x/);
+    expect(line).toMatch(/y the end$/);
+    const leftOut = Number(/\[(\d+) chars left out\]/.exec(line)?.[1]);
+    const kept = line.length - 'assistant: '.length - ` … [${leftOut} chars left out] … `.length;
+    expect(Math.abs(leftOut + kept - text.length)).toBeLessThan(10);
+  });
+
   it('keeps the head and the closing question of a long assistant text (400 characters)', () => {
     const text = `${'word '.repeat(1_000)}Shall I save Rua das Flores 28 as your default address?`;
     const lines = linesOf([assistant(text)]);
