@@ -58,23 +58,26 @@ export function cutMiddle(text: string, limit: number, alreadyLeftOut = 0): stri
   return `${text.slice(0, head).trimEnd()} … [${leftOut} chars left out] … ${text.slice(text.length - tail).trimStart()}`;
 }
 
+/** Characters dropped at the inner edge of each window: more than any secret the redactor knows ends within. */
+const WINDOW_EDGE_CHARS = 128;
+
 /**
- * A raw text much longer than what the digest keeps of it is first narrowed to a window around the parts that
- * are kept (3 × the limit, plus 256, split head and tail like `cutMiddle`), so cleaning, date resolution and
- * redaction run on kilobytes instead of the whole text. The window is wide enough that whitespace collapsing
- * cannot pull text from beyond it into what is finally kept, so a secret cut at the window's edge never reaches
- * the output half-redacted.
+ * A raw text much longer than what the digest keeps of it is first narrowed to a head and a tail window
+ * (2 × the limit + 256 in all, split like `cutMiddle`), so cleaning, date resolution and redaction run on
+ * kilobytes instead of the whole text. Each window is cleaned on its own and loses {@link WINDOW_EDGE_CHARS}
+ * at its cut edge, so a secret the cut split in two never reaches the output half-redacted.
  */
-function windowFor(text: string, limit: number): { text: string; leftOut: number } {
-  const window = 3 * limit + 256;
-  if (text.length <= window) return { text, leftOut: 0 };
-  const tail = Math.floor(window / 5);
-  const head = window - tail;
-  return {
-    text: `${text.slice(0, head)} ${text.slice(text.length - tail)}`,
-    leftOut: text.length - head - tail,
-  };
+function windowedClean(text: string, limit: number): { text: string; leftOut: number } {
+  const window = 2 * limit + 256;
+  if (text.length <= window) return { text: cleanText(text), leftOut: 0 };
+  const tailChars = Math.floor(window / 5);
+  const head = cleanText(text.slice(0, window - tailChars));
+  const tail = cleanText(text.slice(text.length - tailChars));
+  const keptHead = head.slice(0, Math.max(0, head.length - WINDOW_EDGE_CHARS));
+  const keptTail = tail.slice(Math.min(tail.length, WINDOW_EDGE_CHARS));
+  return { text: `${keptHead} ${keptTail}`.trim(), leftOut: text.length - keptHead.length - keptTail.length };
 }
+
 /** Texts shorter than this are never dropped as repeats ("yes", "go on", "thanks"). */
 export const REPEAT_MIN_CHARS = 40;
 
@@ -121,7 +124,7 @@ function rememberEarlier(message: SessionMessage, state: DigestState, limit: num
   for (const part of message.parts) {
     if (part.kind === 'text') {
       // Windowed as `messageText` does, so a repeat is recognised by the same key.
-      const cleaned = cleanText(windowFor(part.text, limit).text);
+      const cleaned = windowedClean(part.text, limit).text;
       if (cleaned.length >= REPEAT_MIN_CHARS) state.seenTexts.add(cleaned);
     } else if (part.kind === 'tool-call' && part.id !== undefined) {
       state.toolNames.set(part.id, part.name);
@@ -140,9 +143,9 @@ function messageText(
   let compact = message.compactSummary === true;
   for (const part of message.parts) {
     if (part.kind !== 'text') continue;
-    const window = windowFor(part.text, limit);
+    const window = windowedClean(part.text, limit);
     leftOut += window.leftOut;
-    const cleaned = cleanText(window.text);
+    const cleaned = window.text;
     if (cleaned === '') continue;
     if (cleaned.length >= REPEAT_MIN_CHARS) {
       if (state.seenTexts.has(cleaned)) continue;
