@@ -107,6 +107,17 @@ async function createExclusive(target: string, content: string): Promise<boolean
   }
 }
 
+/** createExclusive, creating the lock's directory only when it is missing (a new space): no mkdir a run. */
+async function createExclusiveInDir(target: string, content: string): Promise<boolean> {
+  try {
+    return await createExclusive(target, content);
+  } catch (error) {
+    if (!isErrno(error, 'ENOENT')) throw error;
+  }
+  await mkdir(path.dirname(target), { recursive: true });
+  return createExclusive(target, content);
+}
+
 async function withTakeoverMutex<T>(lockFile: string, now: Date, action: () => Promise<T>): Promise<T | 'contended'> {
   const mutex = `${lockFile}.takeover`;
   if (!(await createExclusive(mutex, `${process.pid}\n`))) {
@@ -131,7 +142,6 @@ async function withTakeoverMutex<T>(lockFile: string, now: Date, action: () => P
 export async function acquireLock(memoryDir: string, options: AcquireLockOptions): Promise<HeldLock> {
   const now = options.now ?? (() => new Date());
   const lockFile = path.join(memoryDir, LOCK_FILE);
-  await mkdir(path.dirname(lockFile), { recursive: true });
   const info: LockInfo = {
     owner: options.owner,
     pid: process.pid,
@@ -156,7 +166,7 @@ export async function acquireLock(memoryDir: string, options: AcquireLockOptions
       holder ? { owner: holder.owner, pid: holder.pid, host: holder.host, startedAt: holder.startedAt } : undefined,
     );
 
-  if (await createExclusive(lockFile, content)) return held;
+  if (await createExclusiveInDir(lockFile, content)) return held;
   const current = await readLockFile(lockFile);
   if (current === 'missing') {
     // Released between our attempt and the read: one more exclusive try, no loop.
