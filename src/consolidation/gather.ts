@@ -28,7 +28,13 @@ export async function gatherSessions(
   options: { ledger: LedgerLookup; limits: LimitsConfig; onProgress: (progress: RunProgress) => void },
 ): Promise<Gathered> {
   const { limits } = options;
-  const read = await readSettledSessions(scan, { ledger: options.ledger, maxBytes: limits.maxSessionBytes });
+  const read = await readSettledSessions(scan, {
+    ledger: options.ledger,
+    maxBytes: limits.maxSessionBytes,
+    // The reader may drop what the digest never reads of a tool result (it reads a window of 3 × the kept
+    // characters, at least 512), keeping a big transcript's memory flat; never less than the reader's default.
+    maxToolResultChars: Math.max(2_000, 3 * limits.toolResultChars, 512),
+  });
   const sessionDates = new Map<string, string>();
   const digests = read.sessions.map((session, index) => {
     sessionDates.set(session.id, session.startedAt.slice(0, 10));

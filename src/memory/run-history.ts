@@ -186,3 +186,38 @@ export async function lastSuccessfulRun(memoryDir: string): Promise<RunRecord | 
   }
   return latest;
 }
+
+/**
+ * The `seq` the next run record gets: one more than the highest in the history. Like `lastSuccessfulRun`, it
+ * reads only the records with the newest stamp (and any not named by `newRunId`), not the whole history, so
+ * committing does not slow down as the history grows.
+ */
+export async function nextRunSeq(memoryDir: string): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(path.join(memoryDir, RUNS_DIR));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 1;
+    throw error;
+  }
+  const records = names.filter((name) => name.endsWith('.json'));
+  const stamps = records.map((name) => STAMPED_RECORD.exec(name)?.[1]);
+  const newest = stamps.reduce<string | undefined>(
+    (max, stamp) => (stamp !== undefined && (max === undefined || stamp > max) ? stamp : max),
+    undefined,
+  );
+  let highest = 0;
+  for (const [index, name] of records.entries()) {
+    const stamp = stamps[index];
+    if (stamp !== undefined && stamp !== newest) continue;
+    const relative = `${RUNS_DIR}/${name}`;
+    const text = await readTextIfExists(path.join(memoryDir, relative));
+    if (text === null) continue;
+    try {
+      highest = Math.max(highest, parseRunRecord(text, relative).seq);
+    } catch {
+      // An unreadable record is skipped here as listRuns skips it.
+    }
+  }
+  return highest + 1;
+}

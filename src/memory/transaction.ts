@@ -20,7 +20,7 @@ import { MemoryFormatError } from '../errors.js';
 import type { RunSummary } from '../consolidation/types.js';
 import { sha256 } from './hash.js';
 import { LEDGER_FILE, LOCK_FILE, RUNS_DIR, STAGING_DIR, assertRunId, readTextIfExists, resolveInside, runRecordPath } from './paths.js';
-import { listRuns, serializeRunRecord, type FileChange, type RunKind, type RunRecord } from './run-history.js';
+import { nextRunSeq, serializeRunRecord, type FileChange, type RunKind, type RunRecord } from './run-history.js';
 
 const COMMITTED_MARKER = 'COMMITTED';
 const MANIFEST_FILE = 'manifest.json';
@@ -189,15 +189,15 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
     entries.push({ path: relativePath, content });
   }
   if (options.ledger !== undefined) entries.push({ path: LEDGER_FILE, content: options.ledger });
-  const runs = await listRuns(memoryDir);
-  if (runs.some((run) => run.runId === runId)) {
+  if ((await readTextIfExists(path.join(memoryDir, runRecordPath(runId)))) !== null) {
     throw new MemoryFormatError(`run ${runId} is already in the history; use a new run id`, runRecordPath(runId));
   }
+  const seq = await nextRunSeq(memoryDir);
   const record: RunRecord = {
     version: 1,
     runId,
     kind: options.runRecord.kind ?? 'consolidation',
-    seq: (runs.at(-1)?.seq ?? 0) + 1,
+    seq,
     committedAt: now().toISOString(),
     rollbackOf: options.runRecord.rollbackOf,
     summary: options.runRecord.summary,

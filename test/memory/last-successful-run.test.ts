@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newRunId, RUNS_DIR } from '../../src/memory/paths.js';
-import { lastSuccessfulRun, serializeRunRecord, type RunKind } from '../../src/memory/run-history.js';
+import { lastSuccessfulRun, nextRunSeq, serializeRunRecord, type RunKind } from '../../src/memory/run-history.js';
 import { makeTempDir, removeDir, summary } from './helpers.js';
 
 let dir: string;
@@ -71,5 +71,23 @@ describe('lastSuccessfulRun', () => {
   it('is undefined without run history', async () => {
     await removeDir(path.join(dir, RUNS_DIR));
     expect(await lastSuccessfulRun(dir)).toBeUndefined();
+  });
+});
+
+describe('nextRunSeq', () => {
+  it('is 1 for an empty history, then one more than the highest seq among the newest records', async () => {
+    expect(await nextRunSeq(dir)).toBe(1);
+    await writeRecord(newRunId(at(1)), 1);
+    await writeRecord(newRunId(at(2), 'rollback'), 2, 'rollback');
+    // Two records started in the same second: the higher seq counts.
+    await writeRecord(newRunId(at(3)), 4);
+    await writeRecord(newRunId(at(3)), 3);
+    expect(await nextRunSeq(dir)).toBe(5);
+  });
+
+  it('does not read older records: an unreadable old record does not matter', async () => {
+    await writeFile(path.join(dir, RUNS_DIR, `${newRunId(at(1))}.json`), '{ broken');
+    await writeRecord(newRunId(at(2)), 7);
+    expect(await nextRunSeq(dir)).toBe(8);
   });
 });
