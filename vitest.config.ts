@@ -7,6 +7,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    globalSetup: [],
+    globalSetup: ['test/global-setup.ts'],
   },
 });
