@@ -86,11 +86,11 @@ export async function loadNotes(memoryDir: string): Promise<RecallDocument[]> {
 
 /**
  * Everything recall searches in one memory directory: the curated facts (`loadMemory`, which skips a topic
- * file it cannot parse), then the agent's notes. `toDocuments` keeps the active facts.
+ * file it cannot parse), then the agent's notes. `asDocuments` keeps the active facts.
  */
 export async function loadRecallDocuments(
   memoryDir: string,
-  toDocuments: (facts: readonly Fact[]) => RecallDocument[],
+  asDocuments: (facts: readonly Fact[]) => RecallDocument[],
 ): Promise<RecallDocument[]> {
   const exists = await stat(memoryDir).then(
     () => true,
@@ -110,5 +110,5 @@ export async function loadRecallDocuments(
     );
     if (inside) confined.add(type);
   }
-  return [...toDocuments(facts.filter((fact) => confined.has(fact.type))), ...(await loadNotes(memoryDir))];
+  return [...asDocuments(facts.filter((fact) => confined.has(fact.type))), ...(await loadNotes(memoryDir))];
 }
