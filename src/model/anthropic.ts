@@ -17,9 +17,15 @@ import type {
   TokenUsage,
 } from './types.js';
 import { addUsage, emptyUsage } from './types.js';
-import { badOutput, cachedJsonSchema, parseJsonOutput, unrepresentableSchema, validateOutput } from './output.js';
+import {
+  badOutput,
+  cachedJsonSchema,
+  parseJsonOutput,
+  unrepresentableSchema,
+  validateOutput,
+} from './output.js';
 import { parseModelConfig, type ModelConfigInput, type ProviderOptions } from './provider-options.js';
-import { retryWithBackoff, type RetryOutcome } from './retry.js';
+import { createRetryingCall, type RetryingCall, type RetryOutcome } from './retry.js';
 import { isUserAbort, modelErrorFromSdk, type ErrorContext, type SdkErrorClasses } from './sdk-errors.js';
 
 /** The current Haiku; `model.name` changes it (e.g. `claude-haiku-4-5`). */
@@ -47,7 +53,10 @@ export interface AnthropicModel extends ModelProvider {
    * Runs one SDK call (for example `messages.create` with tools, in the agent loop) with dreamd's retries and
    * error mapping: failures come out as ModelError, retryable ones are retried with backoff.
    */
-  withRetries<R>(call: (client: Anthropic, signal?: AbortSignal) => Promise<R>, signal?: AbortSignal): Promise<RetryOutcome<R>>;
+  withRetries<R>(
+    call: (client: Anthropic, signal?: AbortSignal) => Promise<R>,
+    signal?: AbortSignal,
+  ): Promise<RetryOutcome<R>>;
 }
 
 /**
@@ -80,30 +89,13 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
     keyHint: 'ANTHROPIC_API_KEY, DREAMD_MODEL_API_KEY or model.apiKey',
   };
 
-  function withRetries<R>(
-    call: (client: Anthropic, signal?: AbortSignal) => Promise<R>,
-    signal?: AbortSignal,
-  ): Promise<RetryOutcome<R>> {
-    return retryWithBackoff(
-      async () => {
-        try {
-          return await call(client, signal);
-        } catch (error) {
-          if (isUserAbort(error, ANTHROPIC_ERRORS)) throw signal?.reason ?? error;
-          throw modelErrorFromSdk(error, ANTHROPIC_ERRORS, errorContext);
-        }
-      },
-      {
-        maxRetries: config.maxRetries,
-        baseDelayMs: options.retryBaseDelayMs,
-        maxDelayMs: options.retryMaxDelayMs,
-        maxRetryAfterMs: options.maxRetryAfterMs,
-        signal,
-        logger: options.logger,
-        label,
-      },
-    );
-  }
+  const withRetries: RetryingCall<Anthropic> = createRetryingCall(client, {
+    maxRetries: config.maxRetries,
+    label,
+    options,
+    isUserAbort: (error) => isUserAbort(error, ANTHROPIC_ERRORS),
+    toModelError: (error) => modelErrorFromSdk(error, ANTHROPIC_ERRORS, errorContext),
+  });
 
   async function generateObject<T>(request: GenerateObjectRequest<T>): Promise<ModelResult<T>> {
     const format = guardedOutputFormat(request.schema, request.schemaName, label);
@@ -189,7 +181,10 @@ function rejectUnfinished(message: Pick<Message, 'stop_reason'>, label: string, 
         `the answer was cut off at ${maxTokens} tokens (stop_reason max_tokens); raise model.maxOutputTokens or send less per call`,
       );
     case 'model_context_window_exceeded':
-      throw badOutput(label, 'the answer was cut off by the context window (stop_reason model_context_window_exceeded)');
+      throw badOutput(
+        label,
+        'the answer was cut off by the context window (stop_reason model_context_window_exceeded)',
+      );
     default:
       return;
   }
@@ -202,7 +197,11 @@ type DecodedJson = { readonly ok: true; readonly json: unknown } | { readonly ok
  * JSON and never throws. The SDK's own parse throws a plain AnthropicError on a mismatch, indistinguishable
  * from other failures, and would validate a second time.
  */
-function guardedOutputFormat<T>(schema: GenerateObjectRequest<T>['schema'], schemaName: string, label: string) {
+function guardedOutputFormat<T>(
+  schema: GenerateObjectRequest<T>['schema'],
+  schemaName: string,
+  label: string,
+) {
   return {
     type: 'json_schema' as const,
     schema: outputJsonSchema(schema, schemaName, label),

@@ -8,7 +8,12 @@ export {
 } from './anthropic.js';
 export { createOpenAICompatibleModel, type OpenAICompatibleModel } from './openai-compatible.js';
 export { createModel } from './create-model.js';
-export { parseModelConfig, type ModelConfigInput, type ModelLogger, type ProviderOptions } from './provider-options.js';
+export {
+  parseModelConfig,
+  type ModelConfigInput,
+  type ModelLogger,
+  type ProviderOptions,
+} from './provider-options.js';
 export {
   retryWithBackoff,
   backoffDelayMs,

@@ -15,9 +15,15 @@ import type {
   TokenUsage,
 } from './types.js';
 import { addUsage, emptyUsage } from './types.js';
-import { badOutput, cachedJsonSchema, parseJsonOutput, unrepresentableSchema, validateOutput } from './output.js';
+import {
+  badOutput,
+  cachedJsonSchema,
+  parseJsonOutput,
+  unrepresentableSchema,
+  validateOutput,
+} from './output.js';
 import { parseModelConfig, type ModelConfigInput, type ProviderOptions } from './provider-options.js';
-import { retryWithBackoff, type RetryOutcome } from './retry.js';
+import { createRetryingCall, type RetryingCall, type RetryOutcome } from './retry.js';
 import { isUserAbort, modelErrorFromSdk, type ErrorContext, type SdkErrorClasses } from './sdk-errors.js';
 
 /** Sent as the key when none is configured: Ollama, vLLM and LM Studio ignore it; the SDK needs one. */
@@ -34,7 +40,10 @@ export interface OpenAICompatibleModel extends ModelProvider {
   /** The SDK client: base URL, key and timeout from the config, the SDK's own retries off. */
   readonly client: OpenAI;
   /** Runs one SDK call with dreamd's retries and error mapping (see AnthropicModel.withRetries). */
-  withRetries<R>(call: (client: OpenAI, signal?: AbortSignal) => Promise<R>, signal?: AbortSignal): Promise<RetryOutcome<R>>;
+  withRetries<R>(
+    call: (client: OpenAI, signal?: AbortSignal) => Promise<R>,
+    signal?: AbortSignal,
+  ): Promise<RetryOutcome<R>>;
 }
 
 /**
@@ -70,36 +79,29 @@ export function createOpenAICompatibleModel(
     keyHint: 'OPENAI_API_KEY, DREAMD_MODEL_API_KEY or model.apiKey',
   };
 
-  function withRetries<R>(
-    call: (client: OpenAI, signal?: AbortSignal) => Promise<R>,
-    signal?: AbortSignal,
-  ): Promise<RetryOutcome<R>> {
-    return retryWithBackoff(
-      async () => {
-        try {
-          return await call(client, signal);
-        } catch (error) {
-          if (isUserAbort(error, OPENAI_ERRORS)) throw signal?.reason ?? error;
-          if (error instanceof LengthFinishReasonError) {
-            throw badOutput(label, 'the answer was cut off (finish_reason length); raise model.maxOutputTokens', error);
-          }
-          if (error instanceof ContentFilterFinishReasonError) {
-            throw badOutput(label, 'the answer was withheld by a content filter (finish_reason content_filter)', error);
-          }
-          throw modelErrorFromSdk(error, OPENAI_ERRORS, errorContext);
-        }
-      },
-      {
-        maxRetries: config.maxRetries,
-        baseDelayMs: options.retryBaseDelayMs,
-        maxDelayMs: options.retryMaxDelayMs,
-        maxRetryAfterMs: options.maxRetryAfterMs,
-        signal,
-        logger: options.logger,
-        label,
-      },
-    );
-  }
+  const withRetries: RetryingCall<OpenAI> = createRetryingCall(client, {
+    maxRetries: config.maxRetries,
+    label,
+    options,
+    isUserAbort: (error) => isUserAbort(error, OPENAI_ERRORS),
+    toModelError: (error) => {
+      if (error instanceof LengthFinishReasonError) {
+        return badOutput(
+          label,
+          'the answer was cut off (finish_reason length); raise model.maxOutputTokens',
+          error,
+        );
+      }
+      if (error instanceof ContentFilterFinishReasonError) {
+        return badOutput(
+          label,
+          'the answer was withheld by a content filter (finish_reason content_filter)',
+          error,
+        );
+      }
+      return modelErrorFromSdk(error, OPENAI_ERRORS, errorContext);
+    },
+  });
 
   function messages(system: string, prompt: string): ChatCompletionMessageParam[] {
     return [
@@ -182,7 +184,14 @@ type DecodedJson = { readonly ok: true; readonly json: unknown } | { readonly ok
  */
 function guardedResponseFormat<T>(schema: GenerateObjectRequest<T>['schema'], name: string, label: string) {
   return makeParseableResponseFormat<DecodedJson>(
-    { type: 'json_schema', json_schema: { name: safeSchemaName(name), strict: true, schema: strictJsonSchema(schema, name, label) } },
+    {
+      type: 'json_schema',
+      json_schema: {
+        name: safeSchemaName(name),
+        strict: true,
+        schema: strictJsonSchema(schema, name, label),
+      },
+    },
     (content) => {
       try {
         return { ok: true, json: JSON.parse(content) as unknown };

@@ -15,7 +15,12 @@ export function badOutput(label: string, problem: string, cause?: unknown): Mode
 }
 
 /** Validates a value against the schema; the error lists the first few issues with their paths. */
-export function validateOutput<T>(schema: z.ZodType<T>, value: unknown, schemaName: string, label: string): T {
+export function validateOutput<T>(
+  schema: z.ZodType<T>,
+  value: unknown,
+  schemaName: string,
+  label: string,
+): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issues = result.error.issues

@@ -59,11 +59,21 @@ export async function retryWithBackoff<T>(
         throw giveUp(error, attemptNumber, `the server asked to wait ${Math.ceil(retryAfterMs / 1000)} s`);
       }
       if (attemptNumber > options.maxRetries) {
-        throw giveUp(error, attemptNumber, `gave up after ${attemptNumber} ${attemptNumber === 1 ? 'attempt' : 'attempts'}`);
+        throw giveUp(
+          error,
+          attemptNumber,
+          `gave up after ${attemptNumber} ${attemptNumber === 1 ? 'attempt' : 'attempts'}`,
+        );
       }
       const delayMs = retryAfterMs ?? backoffDelayMs(attemptNumber, options);
       options.logger?.warn(
-        { model: options.label, attempt: attemptNumber, kind: error.details.kind, status: error.status, delayMs },
+        {
+          model: options.label,
+          attempt: attemptNumber,
+          kind: error.details.kind,
+          status: error.status,
+          delayMs,
+        },
         `model call failed, retrying in ${Math.round(delayMs)} ms: ${error.message}`,
       );
       await wait(delayMs, options.signal);
@@ -96,4 +106,53 @@ async function wait(delayMs: number, signal: AbortSignal | undefined): Promise<v
 
 function giveUp(last: ModelError, attempts: number, why: string): ModelError {
   return new ModelError(`${last.message} (${why})`, { ...last.details }, { cause: last });
+}
+
+/** A provider's SDK call with dreamd's retry loop around it. */
+export type RetryingCall<C> = <R>(
+  call: (client: C, signal?: AbortSignal) => Promise<R>,
+  signal?: AbortSignal,
+) => Promise<RetryOutcome<R>>;
+
+/**
+ * Wraps calls to a provider's SDK client in `retryWithBackoff`: an abort the caller asked for ends the call
+ * with the signal's reason; any other failure becomes what `toModelError` makes of it (a ModelError saying
+ * whether a retry may help), and the loop retries the retryable ones with the config's budget.
+ */
+export function createRetryingCall<C>(
+  client: C,
+  settings: {
+    readonly maxRetries: number;
+    readonly label: string;
+    readonly options: {
+      readonly retryBaseDelayMs?: number | undefined;
+      readonly retryMaxDelayMs?: number | undefined;
+      readonly maxRetryAfterMs?: number | undefined;
+      readonly logger?: RetryOptions['logger'];
+    };
+    readonly isUserAbort: (error: unknown) => boolean;
+    readonly toModelError: (error: unknown) => unknown;
+  },
+): RetryingCall<C> {
+  const { options } = settings;
+  return (call, signal) =>
+    retryWithBackoff(
+      async () => {
+        try {
+          return await call(client, signal);
+        } catch (error) {
+          if (settings.isUserAbort(error)) throw signal?.reason ?? error;
+          throw settings.toModelError(error);
+        }
+      },
+      {
+        maxRetries: settings.maxRetries,
+        baseDelayMs: options.retryBaseDelayMs,
+        maxDelayMs: options.retryMaxDelayMs,
+        maxRetryAfterMs: options.maxRetryAfterMs,
+        signal,
+        logger: options.logger,
+        label: settings.label,
+      },
+    );
 }

@@ -28,7 +28,11 @@ export function isUserAbort(error: unknown, classes: SdkErrorClasses): boolean {
   return error instanceof classes.APIUserAbortError;
 }
 
-export function modelErrorFromSdk(error: unknown, classes: SdkErrorClasses, context: ErrorContext): ModelError {
+export function modelErrorFromSdk(
+  error: unknown,
+  classes: SdkErrorClasses,
+  context: ErrorContext,
+): ModelError {
   if (error instanceof ModelError) return error;
   // Timeout is a subclass of connection error in both SDKs: test it first.
   if (error instanceof classes.APIConnectionTimeoutError) {
@@ -125,7 +129,10 @@ function describeKind(kind: ModelErrorKind): string {
  * `retry-after-ms` (milliseconds, not standard but sent by OpenAI and Anthropic) wins over `retry-after`
  * (seconds or an HTTP date). A value that is missing, unparseable or negative is ignored.
  */
-export function parseRetryAfterMs(headers: Headers | undefined, now: number = Date.now()): number | undefined {
+export function parseRetryAfterMs(
+  headers: Headers | undefined,
+  now: number = Date.now(),
+): number | undefined {
   if (!headers) return undefined;
   const milliseconds = headers.get('retry-after-ms');
   if (milliseconds !== null) {
