@@ -14,6 +14,14 @@ export default tseslint.config(
   },
   {
     files: ['test/**/*.ts'],
-    rules: { 'no-restricted-properties': ['error', { object: 'it', property: 'only' }, { object: 'describe', property: 'only' }, { object: 'it', property: 'skip' }, { object: 'describe', property: 'skip' }] },
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'it', property: 'only' },
+        { object: 'describe', property: 'only' },
+        { object: 'it', property: 'skip' },
+        { object: 'describe', property: 'skip' },
+      ],
+    },
   },
 );

@@ -26,7 +26,9 @@ function messageText(message: unknown): string {
 /** Builds the baseline's single prompt from the sorted session files (the last five are used). */
 export async function buildBaselinePrompt(sortedFiles: readonly string[]): Promise<BaselinePrompt> {
   const recent = sortedFiles.slice(-5);
-  const parts: string[] = ['Extract the important facts, decisions, files touched and errors from these sessions.'];
+  const parts: string[] = [
+    'Extract the important facts, decisions, files touched and errors from these sessions.',
+  ];
   for (const file of recent) {
     const data = JSON.parse(await readFile(file, 'utf8')) as { messages?: unknown[] };
     parts.push(`## ${basename(file)}`);

@@ -24,6 +24,18 @@ if (sessionsDir === undefined || file === undefined || (format !== 'native' && f
   process.exit(2);
 }
 const before = peakMb();
-const { session, size } = await readSessionFile(file, { format, sessionsDir, maxBytes: Number.MAX_SAFE_INTEGER });
+const { session, size } = await readSessionFile(file, {
+  format,
+  sessionsDir,
+  maxBytes: Number.MAX_SAFE_INTEGER,
+});
 const digest = digestSession(session);
-console.log(JSON.stringify({ beforeMb: before, peakMb: peakMb(), bytes: size, messages: session.messageCount, digestChars: digest.chars }));
+console.log(
+  JSON.stringify({
+    beforeMb: before,
+    peakMb: peakMb(),
+    bytes: size,
+    messages: session.messageCount,
+    digestChars: digest.chars,
+  }),
+);

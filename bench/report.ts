@@ -64,7 +64,12 @@ export function renderTable(figures: readonly Figure[]): string {
   const rows = [HEADER, ...figures.map(row)];
   const widths = HEADER.map((_, column) => Math.max(...rows.map((cells) => (cells[column] ?? '').length)));
   return rows
-    .map((cells) => cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd())
+    .map((cells) =>
+      cells
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
     .join('\n');
 }
 

@@ -50,8 +50,32 @@ const only = parseOnly(process.argv.slice(2));
 
 /** Sizes of each mode. Full: the sizes PRODUCT.md names; quick: the same code on small inputs. */
 const SIZES = quick
-  ? { tickSpaces: 10, tickSessions: 200, runsPerSpace: 5, digestSessions: 40, digestRounds: 3, overheadRuns: 8, queueRuns: 200, queueWorkers: [1, 4], memoryMb: 10, facts: 10_000, indexRounds: 5 }
-  : { tickSpaces: 100, tickSessions: 1_000, runsPerSpace: 5, digestSessions: 200, digestRounds: 9, overheadRuns: 40, queueRuns: 1_000, queueWorkers: [1, 2, 4], memoryMb: 50, facts: 10_000, indexRounds: 11 };
+  ? {
+      tickSpaces: 10,
+      tickSessions: 200,
+      runsPerSpace: 5,
+      digestSessions: 40,
+      digestRounds: 3,
+      overheadRuns: 8,
+      queueRuns: 200,
+      queueWorkers: [1, 4],
+      memoryMb: 10,
+      facts: 10_000,
+      indexRounds: 5,
+    }
+  : {
+      tickSpaces: 100,
+      tickSessions: 1_000,
+      runsPerSpace: 5,
+      digestSessions: 200,
+      digestRounds: 9,
+      overheadRuns: 40,
+      queueRuns: 1_000,
+      queueWorkers: [1, 2, 4],
+      memoryMb: 50,
+      facts: 10_000,
+      indexRounds: 11,
+    };
 
 const log = (line: string): void => console.log(line);
 
@@ -59,9 +83,15 @@ async function main(): Promise<void> {
   const started = performance.now();
   const machine = describeMachine();
   const date = new Date().toISOString();
-  log(`dreamd benchmark (${quick ? 'quick' : 'full'}) on ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`);
+  log(
+    `dreamd benchmark (${quick ? 'quick' : 'full'}) on ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`,
+  );
   const figures: Figure[] = [];
-  const step = async (key: StepKey, title: string, measure: () => Promise<Figure[]> | Figure[]): Promise<void> => {
+  const step = async (
+    key: StepKey,
+    title: string,
+    measure: () => Promise<Figure[]> | Figure[],
+  ): Promise<void> => {
     if (only !== undefined && !only.has(key)) return;
     log(`${figures.length === 0 ? '' : '\n'}${title}`);
     const stepStarted = performance.now();
@@ -70,16 +100,25 @@ async function main(): Promise<void> {
   };
 
   await step('scheduler-tick', '1. scheduler tick', () =>
-    measureSchedulerTick({ spaces: SIZES.tickSpaces, sessionsPerSpace: SIZES.tickSessions, runsPerSpace: SIZES.runsPerSpace, log }),
+    measureSchedulerTick({
+      spaces: SIZES.tickSpaces,
+      sessionsPerSpace: SIZES.tickSessions,
+      runsPerSpace: SIZES.runsPerSpace,
+      log,
+    }),
   );
   await step('digest-throughput', '2. digest throughput', () =>
     measureDigestThroughput({ sessions: SIZES.digestSessions, rounds: SIZES.digestRounds, log }),
   );
-  await step('consolidation', '3–4. characters sent, planted facts, model calls', () => measurePromptSizes(log));
+  await step('consolidation', '3–4. characters sent, planted facts, model calls', () =>
+    measurePromptSizes(log),
+  );
   await step('run-overhead', '5. run overhead', () => measureRunOverhead(SIZES.overheadRuns, log));
   await step('peak-memory', '7. peak memory', () => measurePeakMemory(SIZES.memoryMb, log));
   await step('index-build', '8. index build', () => measureIndexBuild(SIZES.facts, SIZES.indexRounds));
-  await step('queue-throughput', '6. queue throughput', () => measureQueueThroughput({ runs: SIZES.queueRuns, workers: SIZES.queueWorkers, log }));
+  await step('queue-throughput', '6. queue throughput', () =>
+    measureQueueThroughput({ runs: SIZES.queueRuns, workers: SIZES.queueWorkers, log }),
+  );
 
   const durationSeconds = (performance.now() - started) / 1000;
   log(`\n${renderTable(figures)}\n`);

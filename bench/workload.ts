@@ -112,7 +112,11 @@ export function sessionIdOf(spaceIndex: number, sessionIndex: number): string {
 }
 
 /** Generates one session's native transcript. */
-export function generateSession(options: WorkloadOptions, spaceIndex: number, sessionIndex: number): GeneratedSession {
+export function generateSession(
+  options: WorkloadOptions,
+  spaceIndex: number,
+  sessionIndex: number,
+): GeneratedSession {
   const random = createRandom(options.seed * 1_000_003 + spaceIndex * 10_007 + sessionIndex);
   const start = new Date(Date.parse(options.startDate) + sessionIndex * 3_600_000);
   const id = sessionIdOf(spaceIndex, sessionIndex);
@@ -120,11 +124,14 @@ export function generateSession(options: WorkloadOptions, spaceIndex: number, se
   const secrets: string[] = [];
   // Facts cycle through the templates so later sessions repeat (duplicates) and update (Lisbon → Porto) earlier ones.
   for (let index = 0; index < options.factsPerSession; index += 1) {
-    const template = FACT_TEMPLATES[(sessionIndex * options.factsPerSession + index) % FACT_TEMPLATES.length]!;
+    const template =
+      FACT_TEMPLATES[(sessionIndex * options.factsPerSession + index) % FACT_TEMPLATES.length]!;
     plantedFacts.push(fill(template, random, spaceIndex));
   }
   for (let index = 0; index < options.secretsPerSession; index += 1) {
-    secrets.push(fill(SECRET_TEMPLATES[(sessionIndex + index) % SECRET_TEMPLATES.length]!, random, spaceIndex));
+    secrets.push(
+      fill(SECRET_TEMPLATES[(sessionIndex + index) % SECRET_TEMPLATES.length]!, random, spaceIndex),
+    );
   }
   // Each fact and the secret are due at a message slot, and written in the first user text turn at or after
   // it (tool turns wait while something is due). Every second fact follows a pasted log of
@@ -139,7 +146,12 @@ export function generateSession(options: WorkloadOptions, spaceIndex: number, se
     }),
   );
   if (secrets[0] !== undefined)
-    due.push({ slot: Math.floor(options.messagesPerSession / 3), text: secrets[0], kind: 'secret', pasted: false });
+    due.push({
+      slot: Math.floor(options.messagesPerSession / 3),
+      text: secrets[0],
+      kind: 'secret',
+      pasted: false,
+    });
 
   const messages: unknown[] = [];
   let clock = start.getTime();
@@ -157,13 +169,22 @@ export function generateSession(options: WorkloadOptions, spaceIndex: number, se
         ts,
         content: [
           { type: 'text', text: `Let me check ${words(random, 6)}.` },
-          { type: 'tool_use', id: toolId, name: tool, input: { command: `grep -rn "${words(random, 2)}" src/`, description: words(random, 8) } },
+          {
+            type: 'tool_use',
+            id: toolId,
+            name: tool,
+            input: { command: `grep -rn "${words(random, 2)}" src/`, description: words(random, 8) },
+          },
         ],
       });
       const body = words(random, Math.ceil(options.toolResultChars / 6)).slice(0, options.toolResultChars);
       // Tool output leaks a secret too: the environment of a failing command.
       const leaked = toolCounter === 2 && secrets[1] !== undefined ? `\nDATABASE_URL=${secrets[1]}\n` : '';
-      messages.push({ role: 'user', ts, content: [{ type: 'tool_result', tool_use_id: toolId, content: `${body}${leaked}` }] });
+      messages.push({
+        role: 'user',
+        ts,
+        content: [{ type: 'tool_result', tool_use_id: toolId, content: `${body}${leaked}` }],
+      });
       continue;
     }
     if (messages.length % 2 === 0 || isDue) {
@@ -171,14 +192,18 @@ export function generateSession(options: WorkloadOptions, spaceIndex: number, se
       for (const item of now) due.splice(due.indexOf(item), 1);
       const pieces = [`${words(random, 12 + Math.floor(random() * 20))}.`];
       for (const item of now) {
-        if (item.pasted) pieces.push(`Here is the log:\n${words(random, Math.ceil(PASTED_LOG_CHARS / 6)).slice(0, PASTED_LOG_CHARS)}\n`);
+        if (item.pasted)
+          pieces.push(
+            `Here is the log:\n${words(random, Math.ceil(PASTED_LOG_CHARS / 6)).slice(0, PASTED_LOG_CHARS)}\n`,
+          );
         pieces.push(item.kind === 'secret' ? `my key is ${item.text}` : item.text);
       }
       messages.push({ role: 'user', ts, content: pieces.join(' ') });
     } else {
       // A coding agent's own words between tool calls are short (the real Claude Code fixtures: median 142 characters);
       // a chat model's answer in plain dialogue runs to a few paragraphs (80–320 words here).
-      const answerWords = options.kind === 'agent' ? 20 + Math.floor(random() * 30) : 80 + Math.floor(random() * 240);
+      const answerWords =
+        options.kind === 'agent' ? 20 + Math.floor(random() * 30) : 80 + Math.floor(random() * 240);
       messages.push({ role: 'assistant', ts, content: `${words(random, answerWords)}.` });
     }
   }
@@ -189,7 +214,14 @@ export function generateSession(options: WorkloadOptions, spaceIndex: number, se
     agent: 'bench-agent',
     messages,
   };
-  return { spaceIndex, id, json: JSON.stringify(session), messageCount: messages.length, plantedFacts, secrets };
+  return {
+    spaceIndex,
+    id,
+    json: JSON.stringify(session),
+    messageCount: messages.length,
+    plantedFacts,
+    secrets,
+  };
 }
 
 /** Writes a workload under `root/space-NNN/sessions/`; returns the sessions (with their planted facts). */
@@ -213,7 +245,9 @@ export async function writeWorkload(root: string, options: WorkloadOptions): Pro
  * `timestamp`, `sessionId`, `uuid`, `parentUuid`), for the streamed-reader figures.
  */
 export function toClaudeCodeJsonl(generated: GeneratedSession): string {
-  const session = JSON.parse(generated.json) as { messages: { role: string; ts: string; content: unknown }[] };
+  const session = JSON.parse(generated.json) as {
+    messages: { role: string; ts: string; content: unknown }[];
+  };
   const lines: string[] = [];
   let parent: string | null = null;
   session.messages.forEach((message, index) => {

@@ -131,7 +131,14 @@ export function createConsolidationProcessor(options: ConsolidationProcessorOpti
     );
 
     try {
-      const summary = await consolidateWith(options.consolidate, space, data, job.id, progress.report, signal);
+      const summary = await consolidateWith(
+        options.consolidate,
+        space,
+        data,
+        job.id,
+        progress.report,
+        signal,
+      );
       await progress.finish();
       log.info(
         { status: summary.status, added: summary.added, durationMs: summary.durationMs },

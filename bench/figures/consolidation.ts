@@ -20,7 +20,10 @@ import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/consolidation/types.js';
 import { createModel } from '../../src/model/index.js';
 import type { ModelProvider } from '../../src/model/types.js';
-import { startFakeAnthropicServer, type RecordedAnthropicRequest } from '../../test/support/fake-anthropic-server.js';
+import {
+  startFakeAnthropicServer,
+  type RecordedAnthropicRequest,
+} from '../../test/support/fake-anthropic-server.js';
 import { sessionsInPrompt } from '../../test/support/scripted-extractor.js';
 import { buildBaselinePrompt } from '../baseline.js';
 import type { Figure } from '../report.js';
@@ -88,7 +91,10 @@ function timedModel(inner: ModelProvider): { model: ModelProvider; takeMs: () =>
 
 /** Real Claude Code sessions (shared/fixtures, next to the repository) and the repository's example sessions. */
 const REAL_TRANSCRIPTS = [
-  { dir: fileURLToPath(new URL('../../../shared/fixtures/claude-code/', import.meta.url)), format: 'claude-code' as const },
+  {
+    dir: fileURLToPath(new URL('../../../shared/fixtures/claude-code/', import.meta.url)),
+    format: 'claude-code' as const,
+  },
   { dir: fileURLToPath(new URL('../../sessions/', import.meta.url)), format: 'native' as const },
 ];
 
@@ -97,15 +103,23 @@ async function realTranscriptRatios(): Promise<Record<string, string>> {
   const ratios: Record<string, string> = {};
   for (const { dir, format } of REAL_TRANSCRIPTS) {
     if (!existsSync(dir)) continue;
-    const files = (await readdir(dir)).filter((file) => file.endsWith(format === 'native' ? '.json' : '.jsonl'));
+    const files = (await readdir(dir)).filter((file) =>
+      file.endsWith(format === 'native' ? '.json' : '.jsonl'),
+    );
     let raw = 0;
     let digested = 0;
     for (const file of files) {
-      const { session, size } = await readSessionFile(file, { format, sessionsDir: dir, maxBytes: Number.MAX_SAFE_INTEGER });
+      const { session, size } = await readSessionFile(file, {
+        format,
+        sessionsDir: dir,
+        maxBytes: Number.MAX_SAFE_INTEGER,
+      });
       raw += size;
       digested += digestSession(session).chars;
     }
-    ratios[`digest / raw of ${files.length} real ${format} transcripts (${(raw / 1e3).toFixed(0)} kB)`] = (digested / raw).toFixed(3);
+    ratios[`digest / raw of ${files.length} real ${format} transcripts (${(raw / 1e3).toFixed(0)} kB)`] = (
+      digested / raw
+    ).toFixed(3);
   }
   return ratios;
 }
@@ -114,7 +128,11 @@ async function measureSizes(kind: WorkloadOptions['kind']): Promise<{ figures: F
   const root = await makeTempRoot(`sizes-${kind}`);
   const server = await startFakeAnthropicServer();
   try {
-    const generated = await writeWorkload(root.path, { ...DEFAULT_WORKLOAD, sessionsPerSpace: SESSIONS, kind });
+    const generated = await writeWorkload(root.path, {
+      ...DEFAULT_WORKLOAD,
+      sessionsPerSpace: SESSIONS,
+      kind,
+    });
     const space = workloadSpace(root.path, 0);
     const planted = generated.flatMap((session) => session.plantedFacts);
     server.setDefault(extractPlanted(planted));
@@ -122,9 +140,14 @@ async function measureSizes(kind: WorkloadOptions['kind']): Promise<{ figures: F
     const consolidate = createConsolidator({ config, model: createModel(config.model) });
     const summary = await consolidate(space, FORCED);
     if (summary.status !== 'completed' || summary.sessions.length !== SESSIONS) {
-      throw new Error(`the ${kind} run did not consolidate ${SESSIONS} sessions: ${summary.status} ${summary.reason ?? ''}`);
+      throw new Error(
+        `the ${kind} run did not consolidate ${SESSIONS} sessions: ${summary.status} ${summary.reason ?? ''}`,
+      );
     }
-    const sentChars = server.requests.reduce((sum, request) => sum + request.system.length + request.prompt.length, 0);
+    const sentChars = server.requests.reduce(
+      (sum, request) => sum + request.system.length + request.prompt.length,
+      0,
+    );
     const transcriptChars = server.requests.reduce((sum, request) => sum + request.prompt.length, 0);
     const bodyChars = server.requests.reduce((sum, request) => sum + JSON.stringify(request.body).length, 0);
     const sent = withoutResolvedDates(server.requests.map((request) => request.prompt).join('\n'));
@@ -133,7 +156,9 @@ async function measureSizes(kind: WorkloadOptions['kind']): Promise<{ figures: F
     const baseline = await buildBaselinePrompt(files);
     const reached = planted.filter((fact) => sent.includes(fact)).length;
     const baselineReached = planted.filter((fact) => baseline.text.includes(fact)).length;
-    const leakedSecrets = generated.flatMap((session) => session.secrets).filter((secret) => sent.includes(secret)).length;
+    const leakedSecrets = generated
+      .flatMap((session) => session.secrets)
+      .filter((secret) => sent.includes(secret)).length;
 
     const perSession = sentChars / SESSIONS;
     const rawPerSession = rawChars / SESSIONS;
@@ -153,9 +178,14 @@ async function measureSizes(kind: WorkloadOptions['kind']): Promise<{ figures: F
           'raw transcript a session (chars)': rawPerSession,
           'baseline prompt a session (chars)': baselinePerSession,
           'transcript digest alone a session (chars)': transcriptChars / SESSIONS,
-          'fixed instructions a call (chars, cached by the provider)': (sentChars - transcriptChars) / server.requests.length,
+          'fixed instructions a call (chars, cached by the provider)':
+            (sentChars - transcriptChars) / server.requests.length,
           'request bodies a session (chars of JSON)': bodyChars / SESSIONS,
-          'estimated tokens a session (sent / baseline / raw)': [tokensOf(perSession), tokensOf(baselinePerSession), tokensOf(rawPerSession)],
+          'estimated tokens a session (sent / baseline / raw)': [
+            tokensOf(perSession),
+            tokensOf(baselinePerSession),
+            tokensOf(rawPerSession),
+          ],
           'secrets sent (of planted)': `${leakedSecrets} of ${generated.flatMap((session) => session.secrets).length}`,
           ...(kind === 'agent' ? await realTranscriptRatios() : {}),
         },
@@ -206,7 +236,10 @@ export async function measureRunOverhead(runs: number, log: (line: string) => vo
   const server = await startFakeAnthropicServer({ latencyMs: 0 });
   try {
     const template = join(root.path, 'template');
-    const generated: GeneratedSession[] = await writeWorkload(template, { ...DEFAULT_WORKLOAD, sessionsPerSpace: SESSIONS });
+    const generated: GeneratedSession[] = await writeWorkload(template, {
+      ...DEFAULT_WORKLOAD,
+      sessionsPerSpace: SESSIONS,
+    });
     server.setDefault(extractPlanted(generated.flatMap((session) => session.plantedFacts)));
     const overheads: number[] = [];
     const modelTimes: number[] = [];
@@ -221,7 +254,8 @@ export async function measureRunOverhead(runs: number, log: (line: string) => vo
       const started = performance.now();
       const summary = await consolidate(space, FORCED);
       const wall = performance.now() - started;
-      if (summary.status !== 'completed') throw new Error(`run ${run} ended ${summary.status}: ${summary.reason ?? ''}`);
+      if (summary.status !== 'completed')
+        throw new Error(`run ${run} ended ${summary.status}: ${summary.reason ?? ''}`);
       const modelMs = timed.takeMs();
       modelTimes.push(modelMs);
       overheads.push(wall - modelMs);

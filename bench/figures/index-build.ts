@@ -50,7 +50,11 @@ export function measureIndexBuild(factCount: number, rounds: number): Figure[] {
       ratio: value / 100,
       ratioOf: '× limit',
       met: value <= 100,
-      details: { 'first build, cold (ms)': times[0] ?? Number.NaN, 'facts listed in the index': lines, rounds },
+      details: {
+        'first build, cold (ms)': times[0] ?? Number.NaN,
+        'facts listed in the index': lines,
+        rounds,
+      },
     },
   ];
 }

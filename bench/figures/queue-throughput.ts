@@ -33,27 +33,49 @@ const TARGET_RUNS_PER_SECOND = 200;
 /** A worker process that is not ready by then is a benchmark failure. */
 const READY_TIMEOUT_MS = 60_000;
 
-async function writeSpaces(root: string, runs: number, modelUrl: string, redisUrl: string, prefix: string): Promise<string> {
+async function writeSpaces(
+  root: string,
+  runs: number,
+  modelUrl: string,
+  redisUrl: string,
+  prefix: string,
+): Promise<string> {
   const spaces = [];
   for (let index = 0; index < runs; index += 1) {
     const id = `q${String(index).padStart(4, '0')}`;
     const sessions = join(root, id, 'sessions');
     await mkdir(sessions, { recursive: true });
-    const session = generateSession({ ...DEFAULT_WORKLOAD, messagesPerSession: 6, toolResultChars: 300, factsPerSession: 1, secretsPerSession: 0 }, index, 0);
+    const session = generateSession(
+      {
+        ...DEFAULT_WORKLOAD,
+        messagesPerSession: 6,
+        toolResultChars: 300,
+        factsPerSession: 1,
+        secretsPerSession: 0,
+      },
+      index,
+      0,
+    );
     await writeFile(join(sessions, `${session.id}.json`), session.json);
     spaces.push({ id, sessions, memory: join(root, id, 'memory') });
   }
   const configPath = join(root, 'dreamd.config.json');
   await writeFile(
     configPath,
-    JSON.stringify({ redisUrl, redisPrefix: prefix, model: { baseUrl: modelUrl, maxRetries: 0 }, spaces }, null, 2),
+    JSON.stringify(
+      { redisUrl, redisPrefix: prefix, model: { baseUrl: modelUrl, maxRetries: 0 }, spaces },
+      null,
+      2,
+    ),
   );
   return configPath;
 }
 
 async function startWorker(configPath: string, redisUrl: string): Promise<ChildProcess> {
   const script = join(import.meta.dirname, '..', 'queue-worker-child.ts');
-  const child = spawn(process.execPath, ['--import', 'tsx', script, configPath, redisUrl], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script, configPath, redisUrl], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const lines = createInterface({ input: child.stdout! });
   const timer = setTimeout(() => child.kill('SIGKILL'), READY_TIMEOUT_MS);
   try {
@@ -79,14 +101,21 @@ async function measureRound(
   paths: { root: string; modelUrl: string; redisUrl: string },
 ): Promise<{ seconds: number; completed: number; failed: number }> {
   const prefix = uniquePrefix(`bench-${processes}`);
-  const configPath = await writeSpaces(join(paths.root, `workers-${processes}`), runs, paths.modelUrl, paths.redisUrl, prefix);
+  const configPath = await writeSpaces(
+    join(paths.root, `workers-${processes}`),
+    runs,
+    paths.modelUrl,
+    paths.redisUrl,
+    prefix,
+  );
   const connection = connectionOptions(paths.redisUrl);
   const queue = createConsolidationQueue({ connection, prefix });
   const events = new QueueEvents(CONSOLIDATION_QUEUE, { connection, prefix });
   const workers: ChildProcess[] = [];
   try {
     await events.waitUntilReady();
-    for (let index = 0; index < processes; index += 1) workers.push(await startWorker(configPath, paths.redisUrl));
+    for (let index = 0; index < processes; index += 1)
+      workers.push(await startWorker(configPath, paths.redisUrl));
     let completed = 0;
     let failed = 0;
     const finished = new Promise<void>((resolve) => {
@@ -96,7 +125,11 @@ async function measureRound(
         if (completed + failed === runs) resolve();
       };
       events.on('completed', ({ returnvalue }) => {
-        const status = (typeof returnvalue === 'string' ? (JSON.parse(returnvalue) as { status?: string }) : (returnvalue as { status?: string })).status;
+        const status = (
+          typeof returnvalue === 'string'
+            ? (JSON.parse(returnvalue) as { status?: string })
+            : (returnvalue as { status?: string })
+        ).status;
         count(status === 'completed');
       });
       events.on('failed', () => count(false));
@@ -108,7 +141,13 @@ async function measureRound(
         const spaceId = `q${String(index).padStart(4, '0')}`;
         return {
           name: CONSOLIDATION_JOB,
-          data: { spaceId, force: true, dryRun: false, trigger: 'api' as const, requestedAt: new Date().toISOString() },
+          data: {
+            spaceId,
+            force: true,
+            dryRun: false,
+            trigger: 'api' as const,
+            requestedAt: new Date().toISOString(),
+          },
           opts: consolidationJobOptions(spaceId, workersConfig),
         };
       }),
@@ -131,7 +170,11 @@ export async function measureQueueThroughput(options: QueueThroughputOptions): P
     const figures: Figure[] = [];
     for (const processes of options.workers) {
       options.log(`  ${options.runs} runs on ${processes} worker process${processes === 1 ? '' : 'es'}`);
-      const round = await measureRound(processes, options.runs, { root: root.path, modelUrl: server.url, redisUrl: redis.url });
+      const round = await measureRound(processes, options.runs, {
+        root: root.path,
+        modelUrl: server.url,
+        redisUrl: redis.url,
+      });
       const rate = round.completed / round.seconds;
       const isTarget = processes === 4;
       figures.push({

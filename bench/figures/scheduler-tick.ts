@@ -7,7 +7,14 @@ import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inspectSpaceDetailed } from '../../src/consolidation/inspect.js';
 import type { Config, Space } from '../../src/config/schema.js';
-import { emptyLedger, LEDGER_FILE, newRunId, nextLedgerContent, RUNS_DIR, serializeRunRecord } from '../../src/memory/index.js';
+import {
+  emptyLedger,
+  LEDGER_FILE,
+  newRunId,
+  nextLedgerContent,
+  RUNS_DIR,
+  serializeRunRecord,
+} from '../../src/memory/index.js';
 import type { LedgerEntry } from '../../src/memory/types.js';
 import { readSessionFile } from '../../src/transcripts/index.js';
 import type { Figure } from '../report.js';
@@ -40,7 +47,12 @@ const TICK_WORKLOAD: WorkloadOptions = {
   secretsPerSession: 0,
 };
 
-async function writeSessions(space: Space, spaceIndex: number, from: number, count: number): Promise<LedgerEntry[]> {
+async function writeSessions(
+  space: Space,
+  spaceIndex: number,
+  from: number,
+  count: number,
+): Promise<LedgerEntry[]> {
   const entries: LedgerEntry[] = [];
   for (let index = from; index < from + count; index += 1) {
     const generated = generateSession(TICK_WORKLOAD, spaceIndex, index);
@@ -75,8 +87,20 @@ async function writeRunRecords(space: Space, count: number): Promise<void> {
       committedAt: committedAt.toISOString(),
       rollbackOf: undefined,
       summary: {
-        runId, spaceId: space.id, status: 'completed' as const, reason: undefined, sessions: [], added: 1, updated: 0,
-        superseded: 0, quarantined: 0, calls: 1, model: 'bench', durationMs: 1, diff: '', problems: [],
+        runId,
+        spaceId: space.id,
+        status: 'completed' as const,
+        reason: undefined,
+        sessions: [],
+        added: 1,
+        updated: 0,
+        superseded: 0,
+        quarantined: 0,
+        calls: 1,
+        model: 'bench',
+        durationMs: 1,
+        diff: '',
+        problems: [],
         usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
       },
       files: { 'user.md': { before: 'x'.repeat(RUN_RECORD_BEFORE_CHARS), afterHash: 'bench' } },
@@ -85,7 +109,11 @@ async function writeRunRecords(space: Space, count: number): Promise<void> {
   }
 }
 
-async function tick(spaces: readonly Space[], config: Config, now: Date): Promise<{ ms: number; settled: number }> {
+async function tick(
+  spaces: readonly Space[],
+  config: Config,
+  now: Date,
+): Promise<{ ms: number; settled: number }> {
   let settled = 0;
   const ms = await timeMs(async () => {
     for (const space of spaces) {
@@ -119,7 +147,11 @@ export async function measureSchedulerTick(options: SchedulerTickOptions): Promi
       for (const [spaceIndex, space] of spaces.entries()) {
         for (let index = 0; index < options.sessionsPerSpace; index += 1) {
           const file = `${sessionIdOf(spaceIndex, index)}.json`;
-          const read = await readSessionFile(file, { format: 'native', sessionsDir: space.sessionsDir, maxBytes: config.limits.maxSessionBytes });
+          const read = await readSessionFile(file, {
+            format: 'native',
+            sessionsDir: space.sessionsDir,
+            maxBytes: config.limits.maxSessionBytes,
+          });
           bytes += read.size;
         }
       }
@@ -140,7 +172,8 @@ export async function measureSchedulerTick(options: SchedulerTickOptions): Promi
     for (let round = 0; round < TICKS; round += 1) {
       const result = await tick(spaces, config, now);
       const expected = NEW_SESSIONS_PER_SPACE * spaces.length;
-      if (result.settled !== expected) throw new Error(`a tick found ${result.settled} new sessions, not ${expected}`);
+      if (result.settled !== expected)
+        throw new Error(`a tick found ${result.settled} new sessions, not ${expected}`);
       newTicks.push(result.ms);
     }
 

@@ -3,7 +3,11 @@ import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import type { ConsolidateFunction, RunSummary } from '../consolidation/types.js';
-import { createConsolidationProcessor, DEFAULT_PROGRESS_DELAY_MS, SHUTDOWN_REASON } from '../../workers/consolidation-worker.js';
+import {
+  createConsolidationProcessor,
+  DEFAULT_PROGRESS_DELAY_MS,
+  SHUTDOWN_REASON,
+} from '../../workers/consolidation-worker.js';
 import { CONSOLIDATION_QUEUE, type ConsolidationJobData } from './queue.js';
 import type { RedisProbe } from './redis-probe.js';
 

@@ -88,7 +88,8 @@ function hasStringOver(value: unknown, limit: number): boolean {
     return false;
   }
   for (const key in value) {
-    if (Object.hasOwn(value, key) && hasStringOver((value as Record<string, unknown>)[key], limit)) return true;
+    if (Object.hasOwn(value, key) && hasStringOver((value as Record<string, unknown>)[key], limit))
+      return true;
   }
   return false;
 }

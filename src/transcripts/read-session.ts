@@ -244,7 +244,8 @@ function decodeUtf8(buffer: Buffer, shownPath: string): string {
   if (!isUtf8(buffer)) {
     throw transcriptFailure(shownPath, TranscriptErrorReason.invalidUtf8, 'the file is not valid UTF-8');
   }
-  const start = buffer.length >= 3 && buffer[0] === BOM_0 && buffer[1] === BOM_1 && buffer[2] === BOM_2 ? 3 : 0;
+  const start =
+    buffer.length >= 3 && buffer[0] === BOM_0 && buffer[1] === BOM_1 && buffer[2] === BOM_2 ? 3 : 0;
   return buffer.toString('utf8', start);
 }
 

@@ -22,30 +22,57 @@ afterEach(async () => {
 
 describe('Anthropic memory tool (memory_20250818) on the SDK helper', () => {
   it('is the memory_20250818 tool named memory', () => {
-    expect(createAnthropicMemoryTool({ memoryDir }).definition).toEqual({ type: 'memory_20250818', name: 'memory' });
+    expect(createAnthropicMemoryTool({ memoryDir }).definition).toEqual({
+      type: 'memory_20250818',
+      name: 'memory',
+    });
   });
 
   it('creates, views, edits, inserts, renames and deletes inside the memory directory itself', async () => {
     const memory = createAnthropicMemoryTool({ memoryDir });
-    await memory.handler({ command: 'create', path: '/memories/food.md', file_text: 'no spicy food\nlikes rice' });
+    await memory.handler({
+      command: 'create',
+      path: '/memories/food.md',
+      file_text: 'no spicy food\nlikes rice',
+    });
     expect(await readFile(path.join(memoryDir, 'food.md'), 'utf8')).toBe('no spicy food\nlikes rice');
-    expect(await memory.handler({ command: 'view', path: '/memories/food.md' })).toMatch(/1\tno spicy food\n\s+2\tlikes rice/);
-    await memory.handler({ command: 'str_replace', path: '/memories/food.md', old_str: 'likes rice', new_str: 'likes noodles' });
-    await memory.handler({ command: 'insert', path: '/memories/food.md', insert_line: 0, insert_text: '# Food' });
-    expect(await readFile(path.join(memoryDir, 'food.md'), 'utf8')).toBe('# Food\nno spicy food\nlikes noodles');
-    await memory.handler({ command: 'rename', old_path: '/memories/food.md', new_path: '/memories/notes/food.md' });
+    expect(await memory.handler({ command: 'view', path: '/memories/food.md' })).toMatch(
+      /1\tno spicy food\n\s+2\tlikes rice/,
+    );
+    await memory.handler({
+      command: 'str_replace',
+      path: '/memories/food.md',
+      old_str: 'likes rice',
+      new_str: 'likes noodles',
+    });
+    await memory.handler({
+      command: 'insert',
+      path: '/memories/food.md',
+      insert_line: 0,
+      insert_text: '# Food',
+    });
+    expect(await readFile(path.join(memoryDir, 'food.md'), 'utf8')).toBe(
+      '# Food\nno spicy food\nlikes noodles',
+    );
+    await memory.handler({
+      command: 'rename',
+      old_path: '/memories/food.md',
+      new_path: '/memories/notes/food.md',
+    });
     const listing = await memory.handler({ command: 'view', path: '/memories' });
     expect(listing).toContain('/memories/notes/food.md');
     expect(listing).not.toContain('.dreamd');
     await memory.handler({ command: 'delete', path: '/memories/notes/food.md' });
-    expect((await readdir(path.join(memoryDir, 'notes')))).toEqual([]);
+    expect(await readdir(path.join(memoryDir, 'notes'))).toEqual([]);
     expect(await readdir(path.join(base, 'memory-evil'))).toEqual([]);
   });
 
   it('refuses to overwrite on create, as the SDK does', async () => {
     const memory = createAnthropicMemoryTool({ memoryDir });
     await memory.handler({ command: 'create', path: '/memories/a.md', file_text: 'one' });
-    await expect(memory.handler({ command: 'create', path: '/memories/a.md', file_text: 'two' })).rejects.toThrow(/already exists/);
+    await expect(
+      memory.handler({ command: 'create', path: '/memories/a.md', file_text: 'two' }),
+    ).rejects.toThrow(/already exists/);
   });
 
   const attacks: Array<[string, Record<string, unknown>]> = [
@@ -56,7 +83,10 @@ describe('Anthropic memory tool (memory_20250818) on the SDK helper', () => {
     ['encoded traversal', { command: 'view', path: '/memories/%2e%2e/memory-evil' }],
     ['the .dreamd state', { command: 'view', path: '/memories/.dreamd/lock' }],
     ['deleting the root', { command: 'delete', path: '/memories' }],
-    ['renaming into .dreamd', { command: 'rename', old_path: '/memories/a.md', new_path: '/memories/.dreamd/a.md' }],
+    [
+      'renaming into .dreamd',
+      { command: 'rename', old_path: '/memories/a.md', new_path: '/memories/.dreamd/a.md' },
+    ],
   ];
   for (const [name, command] of attacks) {
     it(`refuses ${name}`, async () => {
@@ -71,12 +101,18 @@ describe('Anthropic memory tool (memory_20250818) on the SDK helper', () => {
   it('refuses a symlink escape', async () => {
     await symlink(path.join(base, 'memory-evil'), path.join(memoryDir, 'out'));
     const memory = createAnthropicMemoryTool({ memoryDir });
-    await expect(memory.handler({ command: 'create', path: '/memories/out/x.md', file_text: 'x' })).rejects.toBeInstanceOf(PathEscapeError);
+    await expect(
+      memory.handler({ command: 'create', path: '/memories/out/x.md', file_text: 'x' }),
+    ).rejects.toBeInstanceOf(PathEscapeError);
   });
 
   it('refuses writes over 100 KB and unknown commands', async () => {
     const memory = createAnthropicMemoryTool({ memoryDir });
-    await expect(memory.handler({ command: 'create', path: '/memories/big.md', file_text: 'x'.repeat(100 * 1024 + 1) })).rejects.toThrow(/102400 bytes/);
-    await expect(memory.handler({ command: 'chmod', path: '/memories/a.md' })).rejects.toThrow(/Invalid memory command/);
+    await expect(
+      memory.handler({ command: 'create', path: '/memories/big.md', file_text: 'x'.repeat(100 * 1024 + 1) }),
+    ).rejects.toThrow(/102400 bytes/);
+    await expect(memory.handler({ command: 'chmod', path: '/memories/a.md' })).rejects.toThrow(
+      /Invalid memory command/,
+    );
   });
 });

@@ -9,7 +9,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createMemoryAgent } from '../../src/agent/memory-agent.js';
 import { ModelConfig, type Space } from '../../src/config/schema.js';
 import { ConfigError, ModelError } from '../../src/errors.js';
-import { faults, startFakeAnthropicServer, type FakeAnthropicServer } from '../support/fake-anthropic-server.js';
+import {
+  faults,
+  startFakeAnthropicServer,
+  type FakeAnthropicServer,
+} from '../support/fake-anthropic-server.js';
 
 const run = promisify(execFile);
 const chatOnce = fileURLToPath(new URL('./support/chat-once.ts', import.meta.url));
@@ -34,12 +38,26 @@ afterEach(async () => {
 });
 
 function space(id: string): Space {
-  return { id, sessionsDir: path.join(base, id, 'sessions'), memoryDir: path.join(base, id, 'memory'), format: 'native' };
+  return {
+    id,
+    sessionsDir: path.join(base, id, 'sessions'),
+    memoryDir: path.join(base, id, 'memory'),
+    format: 'native',
+  };
 }
 
-async function chatInChildProcess(target: Space, prompt: string): Promise<{ text: string; sessionFile: string }> {
+async function chatInChildProcess(
+  target: Space,
+  prompt: string,
+): Promise<{ text: string; sessionFile: string }> {
   const { stdout } = await run(process.execPath, ['--import', 'tsx', chatOnce], {
-    env: { PATH: process.env.PATH, ANTHROPIC_BASE_URL: server.url, MEMORY_DIR: target.memoryDir, SESSIONS_DIR: target.sessionsDir, PROMPT: prompt },
+    env: {
+      PATH: process.env.PATH,
+      ANTHROPIC_BASE_URL: server.url,
+      MEMORY_DIR: target.memoryDir,
+      SESSIONS_DIR: target.sessionsDir,
+      PROMPT: prompt,
+    },
     cwd: path.resolve(fileURLToPath(new URL('../..', import.meta.url))),
   });
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as { text: string; sessionFile: string };
@@ -50,51 +68,78 @@ describe('memory across two processes (the demo of dreamd chat)', () => {
     const demo = space('demo');
     server.enqueue(
       (request) => {
-        expect(request.body.tools?.map((tool) => tool.name)).toEqual(['read_memory', 'write_memory', 'forget_memory', 'recall']);
+        expect(request.body.tools?.map((tool) => tool.name)).toEqual([
+          'read_memory',
+          'write_memory',
+          'forget_memory',
+          'recall',
+        ]);
         return {
-          toolUse: [{
-            name: 'write_memory',
-            id: 'toolu_remember',
-            input: {
-              path: 'notes/food.md',
-              type: 'user',
-              title: 'No spicy food',
-              description: "The user doesn't eat spicy food; never recommend spicy restaurants",
-              content: 'The user does not eat spicy food. Avoid spicy cuisines when recommending restaurants.',
+          toolUse: [
+            {
+              name: 'write_memory',
+              id: 'toolu_remember',
+              input: {
+                path: 'notes/food.md',
+                type: 'user',
+                title: 'No spicy food',
+                description: "The user doesn't eat spicy food; never recommend spicy restaurants",
+                content:
+                  'The user does not eat spicy food. Avoid spicy cuisines when recommending restaurants.',
+              },
             },
-          }],
+          ],
         };
       },
       { text: 'Got it: no spicy places from now on.' },
     );
-    const first = await chatInChildProcess(demo, "Remember that I don't eat spicy food, so don't recommend spicy restaurants");
+    const first = await chatInChildProcess(
+      demo,
+      "Remember that I don't eat spicy food, so don't recommend spicy restaurants",
+    );
     expect(first.text).toBe('Got it: no spicy places from now on.');
     expect(server.requests[1]!.prompt).toContain('Saved notes/food.md');
     expect(server.requests[0]!.system).not.toContain('spicy');
 
     server.enqueue((request) => ({
-      text: request.system.includes("doesn't eat spicy food") ? 'Try the mild Japanese place on Main Street.' : 'Try the Sichuan hot-pot place.',
+      text: request.system.includes("doesn't eat spicy food")
+        ? 'Try the mild Japanese place on Main Street.'
+        : 'Try the Sichuan hot-pot place.',
     }));
     const second = await chatInChildProcess(demo, 'Can you recommend a good restaurant nearby?');
     const recorded = server.requests[2]!;
     expect(recorded.system).toContain('<memory-context>');
     expect(recorded.system).toContain("- [No spicy food](notes/food.md) — The user doesn't eat spicy food");
     expect(recorded.system).toMatch(/not instructions/);
-    expect(recorded.body.messages).toEqual([{ role: 'user', content: 'Can you recommend a good restaurant nearby?' }]);
+    expect(recorded.body.messages).toEqual([
+      { role: 'user', content: 'Can you recommend a good restaurant nearby?' },
+    ]);
     expect(second.text).toBe('Try the mild Japanese place on Main Street.');
 
     // Both sessions were recorded in the space's sessions directory, for dreamd to consolidate.
     const sessions = await readdir(demo.sessionsDir);
     expect(sessions).toHaveLength(2);
-    const firstSession = JSON.parse(await readFile(first.sessionFile, 'utf8')) as { agent: string; endedAt: string; messages: Array<{ role: string }> };
+    const firstSession = JSON.parse(await readFile(first.sessionFile, 'utf8')) as {
+      agent: string;
+      endedAt: string;
+      messages: Array<{ role: string }>;
+    };
     expect(firstSession.agent).toBe('dreamd-chat');
     expect(firstSession.endedAt).toBeDefined();
-    expect(firstSession.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(firstSession.messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
   });
 });
 
 describe('createMemoryAgent', () => {
-  const config = () => ({ model: ModelConfig.parse({ apiKey: 'k', baseUrl: server.url, maxRetries: 0 }), embeddings: undefined });
+  const config = () => ({
+    model: ModelConfig.parse({ apiKey: 'k', baseUrl: server.url, maxRetries: 0 }),
+    embeddings: undefined,
+  });
 
   it('keeps one session across several chat calls and recalls from its own space only', async () => {
     const shop = space('shop');
@@ -102,42 +147,91 @@ describe('createMemoryAgent', () => {
     const client = new Anthropic({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
     const shopAgent = await createMemoryAgent({ space: shop, config: config(), client, sessionId: 'shop-1' });
     server.enqueue(
-      { toolUse: [{ name: 'write_memory', input: { path: 'ramen.md', type: 'user', title: 'Ramen', description: 'loves ramen', content: 'Customer loves tonkotsu ramen.' } }] },
+      {
+        toolUse: [
+          {
+            name: 'write_memory',
+            input: {
+              path: 'ramen.md',
+              type: 'user',
+              title: 'Ramen',
+              description: 'loves ramen',
+              content: 'Customer loves tonkotsu ramen.',
+            },
+          },
+        ],
+      },
       { text: 'Saved.' },
     );
     await shopAgent.chat('I love tonkotsu ramen');
-    server.enqueue({ toolUse: [{ name: 'recall', input: { query: 'tonkotsu ramen' }, id: 'toolu_shop' }] }, { text: 'You love ramen.' });
+    server.enqueue(
+      { toolUse: [{ name: 'recall', input: { query: 'tonkotsu ramen' }, id: 'toolu_shop' }] },
+      { text: 'You love ramen.' },
+    );
     const again = await shopAgent.chat('What do I like?');
     expect(again.messages).toHaveLength(8);
-    expect(JSON.stringify(server.requests.at(-1)!.body.messages.at(-1))).toContain('Customer loves tonkotsu ramen');
+    expect(JSON.stringify(server.requests.at(-1)!.body.messages.at(-1))).toContain(
+      'Customer loves tonkotsu ramen',
+    );
     await shopAgent.end();
     await expect(shopAgent.chat('more')).rejects.toBeInstanceOf(ConfigError);
 
     const repoAgent = await createMemoryAgent({ space: repo, config: config(), client });
     expect(repoAgent.system).not.toContain('ramen');
-    server.enqueue({ toolUse: [{ name: 'recall', input: { query: 'tonkotsu ramen' }, id: 'toolu_repo' }] }, { text: 'Nothing.' });
+    server.enqueue(
+      { toolUse: [{ name: 'recall', input: { query: 'tonkotsu ramen' }, id: 'toolu_repo' }] },
+      { text: 'Nothing.' },
+    );
     await repoAgent.chat('What do I like?');
-    expect(JSON.stringify(server.requests.at(-1)!.body.messages.at(-1))).toContain('Nothing relevant in memory');
+    expect(JSON.stringify(server.requests.at(-1)!.body.messages.at(-1))).toContain(
+      'Nothing relevant in memory',
+    );
     await repoAgent.end();
   });
 
   it('continues from what was recorded after a failed call, recording each message once', async () => {
     const client = new Anthropic({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
-    const agent = await createMemoryAgent({ space: space('flaky'), config: config(), client, sessionId: 'flaky-1' });
+    const agent = await createMemoryAgent({
+      space: space('flaky'),
+      config: config(),
+      client,
+      sessionId: 'flaky-1',
+    });
     server.enqueue(faults.badRequest('boom'));
     await expect(agent.chat('first')).rejects.toBeInstanceOf(ModelError);
     server.enqueue({ text: 'answered' });
     await agent.chat('second');
     await agent.end();
-    expect(server.requests[1]!.body.messages).toEqual([{ role: 'user', content: 'first' }, { role: 'user', content: 'second' }]);
-    const recorded = JSON.parse(await readFile(agent.sessionFile, 'utf8')) as { messages: Array<{ content: unknown }> };
-    expect(recorded.messages.map((message) => message.content)).toEqual(['first', 'second', [expect.objectContaining({ type: 'text', text: 'answered' })]]);
+    expect(server.requests[1]!.body.messages).toEqual([
+      { role: 'user', content: 'first' },
+      { role: 'user', content: 'second' },
+    ]);
+    const recorded = JSON.parse(await readFile(agent.sessionFile, 'utf8')) as {
+      messages: Array<{ content: unknown }>;
+    };
+    expect(recorded.messages.map((message) => message.content)).toEqual([
+      'first',
+      'second',
+      [expect.objectContaining({ type: 'text', text: 'answered' })],
+    ]);
   });
 
   it('offers Anthropic memory tool when asked', async () => {
     const client = new Anthropic({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
-    const agent = await createMemoryAgent({ space: space('sdk'), config: config(), client, anthropicMemoryTool: true });
-    server.enqueue({ toolUse: [{ name: 'memory', input: { command: 'create', path: '/memories/tea.md', file_text: 'green tea' } }] }, { text: 'ok' });
+    const agent = await createMemoryAgent({
+      space: space('sdk'),
+      config: config(),
+      client,
+      anthropicMemoryTool: true,
+    });
+    server.enqueue(
+      {
+        toolUse: [
+          { name: 'memory', input: { command: 'create', path: '/memories/tea.md', file_text: 'green tea' } },
+        ],
+      },
+      { text: 'ok' },
+    );
     await agent.chat('remember tea');
     await agent.end();
     expect(server.requests[0]!.body.tools?.at(-1)).toEqual({ type: 'memory_20250818', name: 'memory' });
@@ -145,8 +239,19 @@ describe('createMemoryAgent', () => {
   });
 
   it('says what to do without a key or with a non-Anthropic provider', async () => {
-    await expect(createMemoryAgent({ space: space('x'), config: { model: ModelConfig.parse({}), embeddings: undefined } })).rejects.toBeInstanceOf(ModelError);
-    const local = ModelConfig.parse({ provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:1/v1', apiKey: 'k' });
-    await expect(createMemoryAgent({ space: space('x'), config: { model: local, embeddings: undefined } })).rejects.toThrow(/model.provider/);
+    await expect(
+      createMemoryAgent({
+        space: space('x'),
+        config: { model: ModelConfig.parse({}), embeddings: undefined },
+      }),
+    ).rejects.toBeInstanceOf(ModelError);
+    const local = ModelConfig.parse({
+      provider: 'openai-compatible',
+      baseUrl: 'http://127.0.0.1:1/v1',
+      apiKey: 'k',
+    });
+    await expect(
+      createMemoryAgent({ space: space('x'), config: { model: local, embeddings: undefined } }),
+    ).rejects.toThrow(/model.provider/);
   });
 });

@@ -25,7 +25,12 @@ afterEach(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-const validNote = { type: 'user', title: 'Food', description: 'no spicy food', content: 'The user does not eat spicy food.' };
+const validNote = {
+  type: 'user',
+  title: 'Food',
+  description: 'no spicy food',
+  content: 'The user does not eat spicy food.',
+};
 
 describe('path attacks on read_memory, write_memory and forget_memory', () => {
   const attacks: Array<[string, string]> = [
@@ -56,7 +61,9 @@ describe('path attacks on read_memory, write_memory and forget_memory', () => {
     it(`refuses ${name}`, async () => {
       const tools = createMemoryTools({ memoryDir });
       await expect(tools.readMemory.handler({ path: attack })).rejects.toBeInstanceOf(PathEscapeError);
-      await expect(tools.writeMemory.handler({ ...validNote, path: attack })).rejects.toBeInstanceOf(PathEscapeError);
+      await expect(tools.writeMemory.handler({ ...validNote, path: attack })).rejects.toBeInstanceOf(
+        PathEscapeError,
+      );
       await expect(tools.forgetMemory.handler({ path: attack })).rejects.toBeInstanceOf(PathEscapeError);
     });
   }
@@ -64,8 +71,12 @@ describe('path attacks on read_memory, write_memory and forget_memory', () => {
   it('refuses a symlink to a sibling directory that shares the prefix', async () => {
     await symlink(evilDir, path.join(memoryDir, 'linked'));
     const tools = createMemoryTools({ memoryDir });
-    await expect(tools.readMemory.handler({ path: 'linked/secret.md' })).rejects.toBeInstanceOf(PathEscapeError);
-    await expect(tools.writeMemory.handler({ ...validNote, path: 'linked/new.md' })).rejects.toBeInstanceOf(PathEscapeError);
+    await expect(tools.readMemory.handler({ path: 'linked/secret.md' })).rejects.toBeInstanceOf(
+      PathEscapeError,
+    );
+    await expect(tools.writeMemory.handler({ ...validNote, path: 'linked/new.md' })).rejects.toBeInstanceOf(
+      PathEscapeError,
+    );
     expect(await readdir(evilDir)).toEqual(['secret.md']);
   });
 
@@ -80,20 +91,26 @@ describe('path attacks on read_memory, write_memory and forget_memory', () => {
   it('refuses a not-yet-existing target under a symlinked parent that leads outside', async () => {
     await mkdir(path.join(memoryDir, 'notes'));
     await symlink(evilDir, path.join(memoryDir, 'notes', 'deep'));
-    await expect(resolveMemoryPath(memoryDir, 'notes/deep/a/b/new.md')).rejects.toBeInstanceOf(PathEscapeError);
+    await expect(resolveMemoryPath(memoryDir, 'notes/deep/a/b/new.md')).rejects.toBeInstanceOf(
+      PathEscapeError,
+    );
   });
 
   it('refuses a dangling symlink as the target, which would write wherever it points', async () => {
     await symlink(path.join(evilDir, 'planted.md'), path.join(memoryDir, 'dangling.md'));
     const tools = createMemoryTools({ memoryDir });
-    await expect(tools.writeMemory.handler({ ...validNote, path: 'dangling.md' })).rejects.toBeInstanceOf(PathEscapeError);
+    await expect(tools.writeMemory.handler({ ...validNote, path: 'dangling.md' })).rejects.toBeInstanceOf(
+      PathEscapeError,
+    );
     expect(await readdir(evilDir)).toEqual(['secret.md']);
   });
 
   it('refuses a symlink inside the directory that leads into .dreamd', async () => {
     await symlink(path.join(memoryDir, '.dreamd'), path.join(memoryDir, 'state'));
     const tools = createMemoryTools({ memoryDir });
-    await expect(tools.readMemory.handler({ path: 'state/ledger.json' })).rejects.toBeInstanceOf(PathEscapeError);
+    await expect(tools.readMemory.handler({ path: 'state/ledger.json' })).rejects.toBeInstanceOf(
+      PathEscapeError,
+    );
   });
 
   it('works when the memory directory itself is reached through a symlink', async () => {
@@ -114,7 +131,10 @@ describe('path attacks on read_memory, write_memory and forget_memory', () => {
   });
 
   it('accepts ordinary names, including accented letters', () => {
-    expect(parseMemoryPath('notes/préférences alimentaires.md')).toEqual(['notes', 'préférences alimentaires.md']);
+    expect(parseMemoryPath('notes/préférences alimentaires.md')).toEqual([
+      'notes',
+      'préférences alimentaires.md',
+    ]);
   });
 });
 
@@ -124,26 +144,38 @@ describe('memory tools', () => {
     const answer = await tools.writeMemory.handler({ ...validNote, path: 'notes/food.md' });
     expect(answer).toMatch(/Saved notes\/food\.md/);
     const note = await readFile(path.join(memoryDir, 'notes', 'food.md'), 'utf8');
-    expect(note).toMatch(/^---\nname: Food\ndescription: no spicy food\ntype: user\nupdated: 2026-11-26\n---\n\nThe user does not eat spicy food\.\n$/);
+    expect(note).toMatch(
+      /^---\nname: Food\ndescription: no spicy food\ntype: user\nupdated: 2026-11-26\n---\n\nThe user does not eat spicy food\.\n$/,
+    );
     const index = await tools.readMemory.handler({});
-    expect(index).toBe('- [Likes tea](user.md#tea) — prefers green tea\n- [Food](notes/food.md) — no spicy food\n');
+    expect(index).toBe(
+      '- [Likes tea](user.md#tea) — prefers green tea\n- [Food](notes/food.md) — no spicy food\n',
+    );
     expect(await tools.readMemory.handler({ path: 'notes/food.md' })).toBe(note);
   });
 
   it('replaces a note and its index line instead of adding a second one', async () => {
     const tools = createMemoryTools({ memoryDir });
     await tools.writeMemory.handler({ ...validNote, path: 'food.md' });
-    const answer = await tools.writeMemory.handler({ ...validNote, path: 'food.md', description: 'mild food only' });
+    const answer = await tools.writeMemory.handler({
+      ...validNote,
+      path: 'food.md',
+      description: 'mild food only',
+    });
     expect(answer).toMatch(/^Replaced/);
     const index = await readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8');
-    expect(index.split('\n').filter((line) => line.includes('(food.md)'))).toEqual(['- [Food](food.md) — mild food only']);
+    expect(index.split('\n').filter((line) => line.includes('(food.md)'))).toEqual([
+      '- [Food](food.md) — mild food only',
+    ]);
   });
 
   it('forgets a note and its index line, keeping the other lines', async () => {
     const tools = createMemoryTools({ memoryDir });
     await tools.writeMemory.handler({ ...validNote, path: 'food.md' });
     expect(await tools.forgetMemory.handler({ path: 'food.md' })).toMatch(/Forgot food\.md/);
-    expect(await readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8')).toBe('- [Likes tea](user.md#tea) — prefers green tea\n');
+    expect(await readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8')).toBe(
+      '- [Likes tea](user.md#tea) — prefers green tea\n',
+    );
     expect(await tools.forgetMemory.handler({ path: 'food.md' })).toMatch(/nothing to forget/);
   });
 
@@ -161,30 +193,46 @@ describe('memory tools', () => {
   it('refuses a note over 100 KB and leaves nothing behind', async () => {
     const tools = createMemoryTools({ memoryDir });
     const content = 'x'.repeat(MAX_NOTE_BYTES + 1);
-    await expect(tools.writeMemory.handler({ ...validNote, path: 'big.md', content })).rejects.toThrow(/limit is 102400/);
+    await expect(tools.writeMemory.handler({ ...validNote, path: 'big.md', content })).rejects.toThrow(
+      /limit is 102400/,
+    );
     expect((await readdir(memoryDir)).sort()).toEqual(['.dreamd', 'MEMORY.md']);
   });
 
   it('refuses to replace or delete the curated index and topic files', async () => {
     const tools = createMemoryTools({ memoryDir });
-    await expect(tools.writeMemory.handler({ ...validNote, path: 'MEMORY.md' })).rejects.toThrow(/curated by dreamd/);
-    await expect(tools.writeMemory.handler({ ...validNote, path: 'user.md' })).rejects.toThrow(/curated by dreamd/);
+    await expect(tools.writeMemory.handler({ ...validNote, path: 'MEMORY.md' })).rejects.toThrow(
+      /curated by dreamd/,
+    );
+    await expect(tools.writeMemory.handler({ ...validNote, path: 'user.md' })).rejects.toThrow(
+      /curated by dreamd/,
+    );
     await expect(tools.forgetMemory.handler({ path: 'feedback.md' })).rejects.toThrow(/curated by dreamd/);
-    await expect(tools.writeMemory.handler({ ...validNote, path: 'notes.txt' })).rejects.toThrow(/end in \.md/);
+    await expect(tools.writeMemory.handler({ ...validNote, path: 'notes.txt' })).rejects.toThrow(
+      /end in \.md/,
+    );
   });
 
   it('lists a folder without hidden entries and validates inputs with the schema', async () => {
     const tools = createMemoryTools({ memoryDir });
     expect(await tools.readMemory.handler({ path: '.' })).toBe('MEMORY.md');
-    await expect(tools.writeMemory.handler({ path: 'a.md' })).rejects.toThrow(/Invalid input for write_memory/);
+    await expect(tools.writeMemory.handler({ path: 'a.md' })).rejects.toThrow(
+      /Invalid input for write_memory/,
+    );
   });
 
   it('describes what is worth saving and publishes JSON schemas', () => {
     const tools = createMemoryTools({ memoryDir });
-    const write = tools.writeMemory.definition as { description: string; input_schema: Record<string, unknown> };
+    const write = tools.writeMemory.definition as {
+      description: string;
+      input_schema: Record<string, unknown>;
+    };
     expect(write.description).toMatch(/feedback/);
     expect(write.description).toMatch(/Do not save secrets/);
-    expect(write.input_schema).toMatchObject({ type: 'object', required: ['path', 'type', 'title', 'description', 'content'] });
+    expect(write.input_schema).toMatchObject({
+      type: 'object',
+      required: ['path', 'type', 'title', 'description', 'content'],
+    });
     expect(write.input_schema).not.toHaveProperty('$schema');
   });
 });

@@ -32,7 +32,10 @@ const facts: Fact[] = [
   fact('f-aaaaaaaaaa', 'No spicy food', 'The user does not eat spicy food; avoid chili and hot sauces.'),
   fact('f-bbbbbbbbbb', 'Deploys with Docker', 'The project deploys with docker compose on a single VPS.'),
   fact('f-cccccccccc', 'Prefers pnpm', 'Use pnpm, never npm, for installing packages in this repository.'),
-  fact('f-dddddddddd', 'Old editor', 'The user edits code with vim.', { status: 'superseded', supersededBy: 'f-eeeeeeeeee' }),
+  fact('f-dddddddddd', 'Old editor', 'The user edits code with vim.', {
+    status: 'superseded',
+    supersededBy: 'f-eeeeeeeeee',
+  }),
 ];
 
 describe('BM25 normalisation', () => {
@@ -65,7 +68,9 @@ describe('lexical recall (default)', () => {
     const recall = createRecall({ facts });
     expect(await recall.recall('favourite colour of the sky at dawn')).toEqual([]);
     const tool = createRecallTool(recall);
-    expect(await tool.handler({ query: 'favourite colour of the sky' })).toMatch(/^Nothing relevant in memory/);
+    expect(await tool.handler({ query: 'favourite colour of the sky' })).toMatch(
+      /^Nothing relevant in memory/,
+    );
   });
 
   it('applies the minimum score and the limit it is given', async () => {
@@ -84,7 +89,11 @@ describe('lexical recall (default)', () => {
       const recall = createRecall({ memoryDir });
       expect(await recall.recall('spicy food')).toEqual([]);
       await createMemoryTools({ memoryDir }).writeMemory.handler({
-        path: 'notes/food.md', type: 'user', title: 'Food', description: 'food preferences', content: 'The user does not eat spicy food.',
+        path: 'notes/food.md',
+        type: 'user',
+        title: 'Food',
+        description: 'food preferences',
+        content: 'The user does not eat spicy food.',
       });
       const [hit] = await recall.recall('spicy food');
       expect(hit).toMatchObject({ id: 'note:notes/food.md', title: 'Food' });
@@ -100,10 +109,31 @@ describe('lexical recall (default)', () => {
  * "spicy" point the same way while sharing no letters.
  */
 const CONCEPTS: Record<string, number> = {
-  spicy: 0, chili: 0, hot: 0, peppery: 0, pepper: 0,
-  food: 1, dish: 1, dishes: 1, meal: 1, eat: 1, cuisine: 1, restaurant: 1,
-  docker: 2, container: 2, containers: 2, deploy: 3, deploys: 3, ship: 3, release: 3,
-  pnpm: 4, npm: 4, package: 4, packages: 4, installing: 4, install: 4,
+  spicy: 0,
+  chili: 0,
+  hot: 0,
+  peppery: 0,
+  pepper: 0,
+  food: 1,
+  dish: 1,
+  dishes: 1,
+  meal: 1,
+  eat: 1,
+  cuisine: 1,
+  restaurant: 1,
+  docker: 2,
+  container: 2,
+  containers: 2,
+  deploy: 3,
+  deploys: 3,
+  ship: 3,
+  release: 3,
+  pnpm: 4,
+  npm: 4,
+  package: 4,
+  packages: 4,
+  installing: 4,
+  install: 4,
 };
 function conceptEmbedding(text: string): number[] {
   const vector = new Array<number>(8).fill(0);
@@ -144,7 +174,9 @@ describe('embeddings recall against an OpenAI-compatible /v1/embeddings', () => 
     const results = await recall.recall('spicy dishes');
     expect(results.map((result) => result.id)).toEqual(['f-aaaaaaaaaa']);
     expect(results[0]!.score).toBeGreaterThan(0.3);
-    expect((await recall.recall('how do we ship docker')).map((result) => result.id)).toEqual(['f-bbbbbbbbbb']);
+    expect((await recall.recall('how do we ship docker')).map((result) => result.id)).toEqual([
+      'f-bbbbbbbbbb',
+    ]);
   });
 
   it('refuses a weak match', async () => {
@@ -159,12 +191,16 @@ describe('embeddings recall against an OpenAI-compatible /v1/embeddings', () => 
     const inputsFirst = server.embeddingRequests.flatMap((request) => request.inputs);
     expect(inputsFirst).toHaveLength(4); // three active facts + the query
 
-    const cache = EmbeddingCacheFile.parse(JSON.parse(await readFile(path.join(cacheDir, 'embeddings.json'), 'utf8')));
+    const cache = EmbeddingCacheFile.parse(
+      JSON.parse(await readFile(path.join(cacheDir, 'embeddings.json'), 'utf8')),
+    );
     expect(Object.keys(cache.entries).sort()).toEqual(['f-aaaaaaaaaa', 'f-bbbbbbbbbb', 'f-cccccccccc']);
     expect(cache.model).toBe('concepts-8');
 
     server.embeddingRequests.length = 0;
-    const changed = facts.map((item) => (item.id === 'f-bbbbbbbbbb' ? { ...item, body: 'We deploy with containers now.' } : item));
+    const changed = facts.map((item) =>
+      item.id === 'f-bbbbbbbbbb' ? { ...item, body: 'We deploy with containers now.' } : item,
+    );
     const second = createRecall({ facts: changed, embeddings: config(), cacheDir }); // a new process, same cache
     await second.recall('spicy food');
     expect(server.embeddingRequests.flatMap((request) => request.inputs)).toEqual([
@@ -177,18 +213,29 @@ describe('embeddings recall against an OpenAI-compatible /v1/embeddings', () => 
     const cacheDir = path.join(memoryDir, '.dreamd');
     const { mkdir } = await import('node:fs/promises');
     await mkdir(cacheDir, { recursive: true });
-    await writeFile(path.join(cacheDir, 'embeddings.json'), '{"version":1,"model":"other","entries":{"f-aaaaaaaaaa":{"hash":"x","vector":[1]}}}');
+    await writeFile(
+      path.join(cacheDir, 'embeddings.json'),
+      '{"version":1,"model":"other","entries":{"f-aaaaaaaaaa":{"hash":"x","vector":[1]}}}',
+    );
     const recall = createRecall({ facts, embeddings: config(), cacheDir });
     expect((await recall.recall('chili dish'))[0]?.id).toBe('f-aaaaaaaaaa');
     await writeFile(path.join(cacheDir, 'embeddings.json'), 'not json');
-    expect((await createRecall({ facts, embeddings: config(), cacheDir }).recall('chili dish'))[0]?.id).toBe('f-aaaaaaaaaa');
-    const cache = EmbeddingCacheFile.parse(JSON.parse(await readFile(path.join(cacheDir, 'embeddings.json'), 'utf8')));
+    expect((await createRecall({ facts, embeddings: config(), cacheDir }).recall('chili dish'))[0]?.id).toBe(
+      'f-aaaaaaaaaa',
+    );
+    const cache = EmbeddingCacheFile.parse(
+      JSON.parse(await readFile(path.join(cacheDir, 'embeddings.json'), 'utf8')),
+    );
     expect(cache.model).toBe('concepts-8');
   });
 
   it('keeps its cache under the space .dreamd directory by default', async () => {
     await createMemoryTools({ memoryDir }).writeMemory.handler({
-      path: 'food.md', type: 'user', title: 'Food', description: 'food', content: 'No chili please.',
+      path: 'food.md',
+      type: 'user',
+      title: 'Food',
+      description: 'food',
+      content: 'No chili please.',
     });
     const recall = createRecall({ memoryDir, embeddings: config() });
     expect((await recall.recall('spicy meal'))[0]?.id).toBe('note:food.md');
@@ -203,14 +250,24 @@ describe('spaces', () => {
     const repo = await mkdtemp(path.join(tmpdir(), 'dreamd-space-repo-'));
     try {
       const note = { type: 'user', title: 'Food', description: 'food' } as const;
-      await createMemoryTools({ memoryDir: shop }).writeMemory.handler({ ...note, path: 'food.md', content: 'Customer loves spicy ramen.' });
-      await createMemoryTools({ memoryDir: repo }).writeMemory.handler({ ...note, path: 'stack.md', content: 'Repository uses pnpm workspaces.' });
+      await createMemoryTools({ memoryDir: shop }).writeMemory.handler({
+        ...note,
+        path: 'food.md',
+        content: 'Customer loves spicy ramen.',
+      });
+      await createMemoryTools({ memoryDir: repo }).writeMemory.handler({
+        ...note,
+        path: 'stack.md',
+        content: 'Repository uses pnpm workspaces.',
+      });
       const shopRecall = createRecall({ memoryDir: shop });
       const repoRecall = createRecall({ memoryDir: repo });
       expect((await shopRecall.recall('spicy ramen')).map((result) => result.id)).toEqual(['note:food.md']);
       expect(await repoRecall.recall('spicy ramen')).toEqual([]);
       expect(await shopRecall.recall('pnpm workspaces')).toEqual([]);
-      expect((await repoRecall.recall('pnpm workspaces')).map((result) => result.id)).toEqual(['note:stack.md']);
+      expect((await repoRecall.recall('pnpm workspaces')).map((result) => result.id)).toEqual([
+        'note:stack.md',
+      ]);
     } finally {
       await rm(shop, { recursive: true, force: true });
       await rm(repo, { recursive: true, force: true });
@@ -221,7 +278,8 @@ describe('spaces', () => {
     const shop = await mkdtemp(path.join(tmpdir(), 'dreamd-space-shop-'));
     const repo = await mkdtemp(path.join(tmpdir(), 'dreamd-space-repo-'));
     try {
-      const topic = '---\nname: User\ndescription: who the user is\ntype: user\n---\n\n## Loves ramen\nCustomer loves tonkotsu ramen.\n';
+      const topic =
+        '---\nname: User\ndescription: who the user is\ntype: user\n---\n\n## Loves ramen\nCustomer loves tonkotsu ramen.\n';
       await writeFile(path.join(shop, 'user.md'), topic);
       const { symlink } = await import('node:fs/promises');
       await symlink(path.join(shop, 'user.md'), path.join(repo, 'user.md'));

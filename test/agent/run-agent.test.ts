@@ -8,7 +8,11 @@ import { runAgent, type AgentEvent } from '../../src/agent/run-agent.js';
 import { defineTool } from '../../src/agent/tool.js';
 import { ModelError } from '../../src/errors.js';
 import { createSessionRecorder } from '../../src/transcripts/session-recorder.js';
-import { faults, startFakeAnthropicServer, type FakeAnthropicServer } from '../support/fake-anthropic-server.js';
+import {
+  faults,
+  startFakeAnthropicServer,
+  type FakeAnthropicServer,
+} from '../support/fake-anthropic-server.js';
 
 let server: FakeAnthropicServer;
 let client: Anthropic;
@@ -52,7 +56,12 @@ function toolResults(request: FakeAnthropicServer['requests'][number]): unknown[
 describe('runAgent against the fake Messages API', () => {
   it('answers a tool_use with a tool_result carrying the same id, then returns the final text', async () => {
     server.enqueue(
-      { toolUse: [{ name: 'weather', input: { city: 'Lisbon' }, id: 'toolu_A1' }, { name: 'weather', input: { city: 'Porto' }, id: 'toolu_B2' }] },
+      {
+        toolUse: [
+          { name: 'weather', input: { city: 'Lisbon' }, id: 'toolu_A1' },
+          { name: 'weather', input: { city: 'Porto' }, id: 'toolu_B2' },
+        ],
+      },
       { text: 'Sunny in both.' },
     );
     const events: AgentEvent[] = [];
@@ -75,14 +84,24 @@ describe('runAgent against the fake Messages API', () => {
     ]);
     expect(server.requests[0]!.body.tools?.map((tool) => tool.name)).toEqual(['weather']);
     expect(server.requests[0]!.system).toBe('You are helpful.');
-    expect(result.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(result.messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
     expect(result.usage.inputTokens).toBeGreaterThan(0);
     expect(events.filter((event) => event.type === 'tool-call')).toHaveLength(2);
   });
 
   it('answers an unknown tool and a throwing tool with is_error results and carries on', async () => {
     server.enqueue(
-      { toolUse: [{ name: 'teleport', input: {}, id: 'toolu_X' }, { name: 'broken', input: {}, id: 'toolu_Y' }] },
+      {
+        toolUse: [
+          { name: 'teleport', input: {}, id: 'toolu_X' },
+          { name: 'broken', input: {}, id: 'toolu_Y' },
+        ],
+      },
       { toolUse: [{ name: 'weather', input: { town: 'no city field' }, id: 'toolu_Z' }] },
       { text: 'Sorry, my tools failed.' },
     );
@@ -96,16 +115,34 @@ describe('runAgent against the fake Messages API', () => {
     });
     expect(result.text).toBe('Sorry, my tools failed.');
     const [unknown, throwing] = toolResults(server.requests[1]!) as Array<Record<string, unknown>>;
-    expect(unknown).toMatchObject({ tool_use_id: 'toolu_X', is_error: true, content: expect.stringMatching(/Unknown tool "teleport".*weather, broken/) });
-    expect(throwing).toMatchObject({ tool_use_id: 'toolu_Y', is_error: true, content: 'Error: disk on fire' });
-    expect(toolResults(server.requests[2]!)[0]).toMatchObject({ tool_use_id: 'toolu_Z', is_error: true, content: expect.stringMatching(/Invalid input for weather/) });
+    expect(unknown).toMatchObject({
+      tool_use_id: 'toolu_X',
+      is_error: true,
+      content: expect.stringMatching(/Unknown tool "teleport".*weather, broken/),
+    });
+    expect(throwing).toMatchObject({
+      tool_use_id: 'toolu_Y',
+      is_error: true,
+      content: 'Error: disk on fire',
+    });
+    expect(toolResults(server.requests[2]!)[0]).toMatchObject({
+      tool_use_id: 'toolu_Z',
+      is_error: true,
+      content: expect.stringMatching(/Invalid input for weather/),
+    });
   });
 
   it('stops at the turn limit with the tool results recorded', async () => {
     server.setDefault({ toolUse: [{ name: 'weather', input: { city: 'Faro' } }] });
     try {
       const result = await runAgent({
-        client, model: 'claude-haiku-5-5', system: 's', messages: [{ role: 'user', content: 'loop' }], tools: [weather], maxTurns: 3, contextManagement: 'client',
+        client,
+        model: 'claude-haiku-5-5',
+        system: 's',
+        messages: [{ role: 'user', content: 'loop' }],
+        tools: [weather],
+        maxTurns: 3,
+        contextManagement: 'client',
       });
       expect(result.stopReason).toBe('max_turns');
       expect(result.turns).toBe(3);
@@ -121,12 +158,33 @@ describe('runAgent against the fake Messages API', () => {
     const sessionsDir = await mkdtemp(path.join(tmpdir(), 'dreamd-run-agent-'));
     try {
       const recorder = await createSessionRecorder({ sessionsDir, id: 'chat-1', agent: 'test' });
-      server.enqueue({ toolUse: [{ name: 'weather', input: { city: 'Braga' }, id: 'toolu_R' }] }, { text: 'Sunny.' });
-      await runAgent({ client, model: 'claude-haiku-5-5', system: 's', messages: [{ role: 'user', content: 'Braga?' }], tools: [weather], recorder, contextManagement: 'client' });
+      server.enqueue(
+        { toolUse: [{ name: 'weather', input: { city: 'Braga' }, id: 'toolu_R' }] },
+        { text: 'Sunny.' },
+      );
+      await runAgent({
+        client,
+        model: 'claude-haiku-5-5',
+        system: 's',
+        messages: [{ role: 'user', content: 'Braga?' }],
+        tools: [weather],
+        recorder,
+        contextManagement: 'client',
+      });
       await recorder.end();
-      const file = JSON.parse(await readFile(path.join(sessionsDir, 'chat-1.json'), 'utf8')) as { messages: Array<{ role: string; content: unknown }>; endedAt?: string };
-      expect(file.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
-      expect(file.messages[2]!.content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_R', content: 'Sunny in Braga' }]);
+      const file = JSON.parse(await readFile(path.join(sessionsDir, 'chat-1.json'), 'utf8')) as {
+        messages: Array<{ role: string; content: unknown }>;
+        endedAt?: string;
+      };
+      expect(file.messages.map((message) => message.role)).toEqual([
+        'user',
+        'assistant',
+        'user',
+        'assistant',
+      ]);
+      expect(file.messages[2]!.content).toEqual([
+        { type: 'tool_result', tool_use_id: 'toolu_R', content: 'Sunny in Braga' },
+      ]);
       expect(file.endedAt).toBeDefined();
     } finally {
       calls.splice(0);
@@ -136,28 +194,54 @@ describe('runAgent against the fake Messages API', () => {
 
   it('prefers native context management for Claude models, without compaction for Haiku', async () => {
     server.enqueue({ text: 'ok' }, { text: 'ok' });
-    await runAgent({ client, model: 'claude-haiku-5-5', system: 's', messages: [{ role: 'user', content: 'hi' }] });
-    await runAgent({ client, model: 'claude-sonnet-5-5', system: 's', messages: [{ role: 'user', content: 'hi' }] });
+    await runAgent({
+      client,
+      model: 'claude-haiku-5-5',
+      system: 's',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    await runAgent({
+      client,
+      model: 'claude-sonnet-5-5',
+      system: 's',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     const [haiku, sonnet] = server.requests;
     expect(haiku!.headers['anthropic-beta']).toBe('context-management-2025-06-27');
     expect((haiku!.body as Record<string, unknown>).context_management).toEqual({
-      edits: [{ type: 'clear_tool_uses_20250919', trigger: { type: 'input_tokens', value: 100_000 }, keep: { type: 'tool_uses', value: 3 } }],
+      edits: [
+        {
+          type: 'clear_tool_uses_20250919',
+          trigger: { type: 'input_tokens', value: 100_000 },
+          keep: { type: 'tool_uses', value: 3 },
+        },
+      ],
     });
     expect(sonnet!.headers['anthropic-beta']).toContain('compact-2026-01-12');
   });
 
   it('clears old tool results client-side, keeping the last one whole', async () => {
     server.setDefault((request) =>
-      request.body.messages.length < 12 ? { toolUse: [{ name: 'weather', input: { city: 'x'.repeat(200) } }] } : { text: 'done' },
+      request.body.messages.length < 12
+        ? { toolUse: [{ name: 'weather', input: { city: 'x'.repeat(200) } }] }
+        : { text: 'done' },
     );
     try {
       const result = await runAgent({
-        client, model: 'claude-haiku-5-5', system: 's', messages: [{ role: 'user', content: 'long task' }], tools: [weather],
-        contextManagement: 'client', maxTurns: 8, keepToolResults: 1,
+        client,
+        model: 'claude-haiku-5-5',
+        system: 's',
+        messages: [{ role: 'user', content: 'long task' }],
+        tools: [weather],
+        contextManagement: 'client',
+        maxTurns: 8,
+        keepToolResults: 1,
       });
       expect(result.text).toBe('done');
       const last = server.requests.at(-1)!.body.messages;
-      const results = last.flatMap((message) => (Array.isArray(message.content) ? message.content : [])).filter((block) => block.type === 'tool_result');
+      const results = last
+        .flatMap((message) => (Array.isArray(message.content) ? message.content : []))
+        .filter((block) => block.type === 'tool_result');
       expect(results.slice(0, -1).every((block) => String(block.content).startsWith('[cleared'))).toBe(true);
       expect(String(results.at(-1)!.content)).toMatch(/^Sunny in x+/);
       // Full history is returned untrimmed.
@@ -170,6 +254,13 @@ describe('runAgent against the fake Messages API', () => {
 
   it('turns an API failure into a ModelError', async () => {
     server.enqueue(faults.status(401));
-    await expect(runAgent({ client, model: 'claude-haiku-5-5', system: 's', messages: [{ role: 'user', content: 'hi' }] })).rejects.toBeInstanceOf(ModelError);
+    await expect(
+      runAgent({
+        client,
+        model: 'claude-haiku-5-5',
+        system: 's',
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    ).rejects.toBeInstanceOf(ModelError);
   });
 });

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { RunProgress } from '../../src/consolidation/types.js';
 import { createProgressReporter } from '../../workers/consolidation-worker.js';
 
-function recorder(): { written: RunProgress[]; write: (progress: RunProgress) => Promise<void>; release: () => void } {
+function recorder(): {
+  written: RunProgress[];
+  write: (progress: RunProgress) => Promise<void>;
+  release: () => void;
+} {
   const written: RunProgress[] = [];
   let waiting: (() => void)[] = [];
   return {

@@ -29,7 +29,11 @@ describe('worker pool', () => {
     events.on('progress', ({ data }) => progress.push(data));
     const fake = createFakeConsolidate();
     // Progress from the start (the default waits 250 ms, longer than this fake run).
-    const { pool, probe } = openWorkerPool({ config, consolidate: fake.consolidate, timing: { progressDelayMs: 0 } });
+    const { pool, probe } = openWorkerPool({
+      config,
+      consolidate: fake.consolidate,
+      timing: { progressDelayMs: 0 },
+    });
 
     const queued = await enqueueConsolidation(
       queue,

@@ -3,7 +3,12 @@ import { z } from 'zod';
 import { ModelError } from '../../src/errors.js';
 import { createAnthropicModel } from '../../src/model/anthropic.js';
 import type { ModelConfigInput } from '../../src/model/provider-options.js';
-import { faults, startFakeAnthropicServer, type FakeAnthropicServer, type FakeFault } from '../support/fake-anthropic-server.js';
+import {
+  faults,
+  startFakeAnthropicServer,
+  type FakeAnthropicServer,
+  type FakeFault,
+} from '../support/fake-anthropic-server.js';
 
 const Facts = z.object({
   facts: z.array(
@@ -31,7 +36,14 @@ afterEach(async () => {
 
 function model(overrides: Partial<ModelConfigInput> = {}) {
   return createAnthropicModel(
-    { provider: 'anthropic', apiKey: 'sk-ant-test-key', baseUrl: server.url, timeoutMs: 2_000, maxRetries: 3, ...overrides },
+    {
+      provider: 'anthropic',
+      apiKey: 'sk-ant-test-key',
+      baseUrl: server.url,
+      timeoutMs: 2_000,
+      maxRetries: 3,
+      ...overrides,
+    },
     { retryBaseDelayMs: 1 },
   );
 }
@@ -47,7 +59,10 @@ async function rejection(promise: Promise<unknown>): Promise<ModelError> {
 
 describe('createAnthropicModel', () => {
   it('returns the validated object, the usage and one attempt', async () => {
-    server.enqueue({ json: answer, usage: { inputTokens: 120, outputTokens: 30, cacheReadTokens: 900, cacheWriteTokens: 0 } });
+    server.enqueue({
+      json: answer,
+      usage: { inputTokens: 120, outputTokens: 30, cacheReadTokens: 900, cacheWriteTokens: 0 },
+    });
 
     const result = await model().generateObject(request);
 
@@ -97,7 +112,9 @@ describe('createAnthropicModel', () => {
   });
 
   it('answers from a function of the request', async () => {
-    server.enqueue((sent) => ({ json: { facts: [{ title: sent.prompt.includes('pnpm') ? 'pnpm' : 'other', type: 'user' }] } }));
+    server.enqueue((sent) => ({
+      json: { facts: [{ title: sent.prompt.includes('pnpm') ? 'pnpm' : 'other', type: 'user' }] },
+    }));
 
     const result = await model().generateObject(request);
 
@@ -157,7 +174,12 @@ describe('createAnthropicModel', () => {
 
     const error = await rejection(model().generateObject(request));
 
-    expect(error.details).toMatchObject({ kind: 'rate-limited', status: 429, retryable: true, retryAfterMs: 120_000 });
+    expect(error.details).toMatchObject({
+      kind: 'rate-limited',
+      status: 429,
+      retryable: true,
+      retryAfterMs: 120_000,
+    });
     expect(server.requests).toHaveLength(1);
   });
 
@@ -248,7 +270,10 @@ describe('createAnthropicModel', () => {
   it('counts the tokens of failed attempts that the server answered', async () => {
     server.enqueue(
       { fault: 'bad-output' },
-      { json: answer, usage: { inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 } },
+      {
+        json: answer,
+        usage: { inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      },
     );
 
     const result = await model().generateObject(request);
@@ -293,7 +318,9 @@ describe('createAnthropicModel', () => {
   it('treats an empty text answer as bad output', async () => {
     server.setDefault(faults.empty());
 
-    const error = await rejection(model({ maxRetries: 0 }).generateText({ system: 'Summarise.', prompt: 'Long text' }));
+    const error = await rejection(
+      model({ maxRetries: 0 }).generateText({ system: 'Summarise.', prompt: 'Long text' }),
+    );
 
     expect(error.details).toMatchObject({ kind: 'bad-output', retryable: true });
     expect(error.message).toContain('empty');
@@ -326,13 +353,22 @@ describe('createAnthropicModel', () => {
       {
         name: 'memory_view',
         description: 'Read a memory file',
-        input_schema: { type: 'object' as const, properties: { path: { type: 'string' } }, required: ['path'] },
+        input_schema: {
+          type: 'object' as const,
+          properties: { path: { type: 'string' } },
+          required: ['path'],
+        },
       },
     ];
 
     const first = await provider.withRetries((client, signal) =>
       client.messages.create(
-        { model: 'claude-haiku-5-5', max_tokens: 500, tools, messages: [{ role: 'user', content: 'What do you know?' }] },
+        {
+          model: 'claude-haiku-5-5',
+          max_tokens: 500,
+          tools,
+          messages: [{ role: 'user', content: 'What do you know?' }],
+        },
         signal ? { signal } : undefined,
       ),
     );
@@ -344,7 +380,12 @@ describe('createAnthropicModel', () => {
         messages: [
           { role: 'user', content: 'What do you know?' },
           { role: 'assistant', content: first.value.content },
-          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '- [Prefers pnpm](user.md#pnpm)' }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: 'toolu_1', content: '- [Prefers pnpm](user.md#pnpm)' },
+            ],
+          },
         ],
       }),
     );
@@ -356,7 +397,9 @@ describe('createAnthropicModel', () => {
       { type: 'tool_use', id: 'toolu_1', name: 'memory_view', input: { path: 'MEMORY.md' } },
     ]);
     expect(server.requests[1]?.body.tools).toHaveLength(1);
-    expect(second.value.content).toEqual([{ type: 'text', text: 'The index says: - [Prefers pnpm](user.md#pnpm)' }]);
+    expect(second.value.content).toEqual([
+      { type: 'text', text: 'The index says: - [Prefers pnpm](user.md#pnpm)' },
+    ]);
   });
 });
 

@@ -12,7 +12,9 @@ import {
   type FakeOpenAIServer,
 } from '../support/fake-openai-server.js';
 
-const Facts = z.object({ facts: z.array(z.object({ title: z.string().min(1), type: z.enum(['user', 'project']) })) });
+const Facts = z.object({
+  facts: z.array(z.object({ title: z.string().min(1), type: z.enum(['user', 'project']) })),
+});
 const answer = { facts: [{ title: 'Uses Ollama locally', type: 'project' as const }] };
 const request = {
   system: 'You extract facts worth keeping.',
@@ -31,7 +33,14 @@ afterEach(async () => {
 
 function model(overrides: Partial<ModelConfigInput> = {}) {
   return createOpenAICompatibleModel(
-    { provider: 'openai-compatible', name: 'qwen3:8b', baseUrl: server.url, timeoutMs: 2_000, maxRetries: 3, ...overrides },
+    {
+      provider: 'openai-compatible',
+      name: 'qwen3:8b',
+      baseUrl: server.url,
+      timeoutMs: 2_000,
+      maxRetries: 3,
+      ...overrides,
+    },
     { retryBaseDelayMs: 1 },
   );
 }
@@ -47,7 +56,10 @@ async function rejection(promise: Promise<unknown>): Promise<ModelError> {
 
 describe('createOpenAICompatibleModel', () => {
   it('returns the validated object with usage, asking for a strict json_schema', async () => {
-    server.enqueue({ json: answer, usage: { inputTokens: 80, outputTokens: 20, cacheReadTokens: 40, cacheWriteTokens: 0 } });
+    server.enqueue({
+      json: answer,
+      usage: { inputTokens: 80, outputTokens: 20, cacheReadTokens: 40, cacheWriteTokens: 0 },
+    });
 
     const result = await model({ apiKey: 'sk-local' }).generateObject(request);
 
@@ -159,12 +171,17 @@ describe('fake OpenAI embeddings', () => {
     const texts = ['The user prefers pnpm', 'the user prefers using pnpm', 'Deploys run on Fridays'];
 
     const base64 = await client.embeddings.create({ model: 'nomic-embed-text', input: texts });
-    const floats = await client.embeddings.create({ model: 'nomic-embed-text', input: texts, encoding_format: 'float' });
+    const floats = await client.embeddings.create({
+      model: 'nomic-embed-text',
+      input: texts,
+      encoding_format: 'float',
+    });
 
     const vectors = base64.data.map((item) => item.embedding);
     expect(vectors[0]?.[0]).toBeCloseTo(hashedBagOfWords(texts[0]!)[0]!, 5);
     expect(floats.data[2]?.embedding).toEqual(hashedBagOfWords(texts[2]!));
-    const similarity = (a: number[], b: number[]) => a.reduce((sum, value, index) => sum + value * (b[index] ?? 0), 0);
+    const similarity = (a: number[], b: number[]) =>
+      a.reduce((sum, value, index) => sum + value * (b[index] ?? 0), 0);
     expect(similarity(vectors[0]!, vectors[1]!)).toBeGreaterThan(0.7);
     expect(similarity(vectors[0]!, vectors[2]!)).toBeLessThan(0.3);
     expect(server.embeddingRequests.map((sent) => sent.inputs)).toEqual([texts, texts]);
@@ -174,9 +191,13 @@ describe('fake OpenAI embeddings', () => {
     const client = new OpenAI({ apiKey: 'sk-local', baseURL: server.url, maxRetries: 0 });
     server.enqueueEmbeddings(faults.rateLimited(1));
 
-    const error: unknown = await client.embeddings.create({ model: 'm', input: 'x' }).catch((caught: unknown) => caught);
+    const error: unknown = await client.embeddings
+      .create({ model: 'm', input: 'x' })
+      .catch((caught: unknown) => caught);
 
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
-    await expect(client.embeddings.create({ model: 'm', input: 'x' })).resolves.toMatchObject({ object: 'list' });
+    await expect(client.embeddings.create({ model: 'm', input: 'x' })).resolves.toMatchObject({
+      object: 'list',
+    });
   });
 });

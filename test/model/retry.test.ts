@@ -10,9 +10,9 @@ function failure(kind: ModelErrorKind, retryable: boolean, retryAfterMs?: number
 describe('backoffDelayMs', () => {
   it('doubles from the base delay, capped, with jitter between half and all of it', () => {
     const options = { baseDelayMs: 100, maxDelayMs: 1_000 };
-    expect([1, 2, 3, 4, 5].map((retry) => backoffDelayMs(retry, { ...options, random: () => 0.999999 }))).toEqual(
-      [100, 200, 400, 800, 1_000].map((delay) => expect.closeTo(delay, 0) as unknown),
-    );
+    expect(
+      [1, 2, 3, 4, 5].map((retry) => backoffDelayMs(retry, { ...options, random: () => 0.999999 })),
+    ).toEqual([100, 200, 400, 800, 1_000].map((delay) => expect.closeTo(delay, 0) as unknown));
     expect(backoffDelayMs(3, { ...options, random: () => 0 })).toBe(200);
   });
 });
@@ -22,7 +22,9 @@ describe('parseRetryAfterMs', () => {
     const now = Date.parse('2026-11-26T10:00:00Z');
     expect(parseRetryAfterMs(new Headers({ 'retry-after-ms': '250', 'retry-after': '9' }), now)).toBe(250);
     expect(parseRetryAfterMs(new Headers({ 'retry-after': '1.5' }), now)).toBe(1_500);
-    expect(parseRetryAfterMs(new Headers({ 'retry-after': 'Thu, 26 Nov 2026 10:00:30 GMT' }), now)).toBe(30_000);
+    expect(parseRetryAfterMs(new Headers({ 'retry-after': 'Thu, 26 Nov 2026 10:00:30 GMT' }), now)).toBe(
+      30_000,
+    );
     expect(parseRetryAfterMs(new Headers({ 'retry-after': 'soon' }), now)).toBeUndefined();
     expect(parseRetryAfterMs(new Headers({ 'retry-after': '-3' }), now)).toBeUndefined();
     expect(parseRetryAfterMs(undefined, now)).toBeUndefined();
@@ -68,9 +70,12 @@ describe('retryWithBackoff', () => {
 
   it('ends with the last error, its data kept and the attempts in the message', async () => {
     const last = failure(ModelErrorKind.overloaded, true);
-    const error: unknown = await retryWithBackoff(async () => {
-      throw last;
-    }, { ...options, maxRetries: 2 }).catch((caught: unknown) => caught);
+    const error: unknown = await retryWithBackoff(
+      async () => {
+        throw last;
+      },
+      { ...options, maxRetries: 2 },
+    ).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ModelError);
     expect((error as ModelError).details).toEqual(last.details);
     expect((error as ModelError).message).toBe('failed: overloaded (gave up after 3 attempts)');
@@ -88,7 +93,9 @@ describe('retryWithBackoff', () => {
       },
       { ...options, logger: { warn: (data) => lines.push(data) } },
     );
-    expect(lines).toEqual([{ model: 'test:model', attempt: 1, kind: 'rate-limited', status: undefined, delayMs: 5 }]);
+    expect(lines).toEqual([
+      { model: 'test:model', attempt: 1, kind: 'rate-limited', status: undefined, delayMs: 5 },
+    ]);
   });
 
   it('stops waiting when the signal aborts', async () => {

@@ -45,7 +45,9 @@ export const AnthropicRequestBody = z.looseObject({
     .min(1),
   output_config: z
     .looseObject({
-      format: z.looseObject({ type: z.string(), schema: z.record(z.string(), z.unknown()).optional() }).nullish(),
+      format: z
+        .looseObject({ type: z.string(), schema: z.record(z.string(), z.unknown()).optional() })
+        .nullish(),
     })
     .optional(),
   tools: z.array(z.looseObject({ name: z.string() })).optional(),
@@ -76,7 +78,11 @@ export type AnthropicReply =
   | { readonly text: string; readonly usage?: Partial<FakeUsage>; readonly stopReason?: StopReason }
   /** The model calls tools: an optional text block, then tool_use blocks; stop_reason `tool_use`. */
   | {
-      readonly toolUse: ReadonlyArray<{ readonly name: string; readonly input: unknown; readonly id?: string }>;
+      readonly toolUse: ReadonlyArray<{
+        readonly name: string;
+        readonly input: unknown;
+        readonly id?: string;
+      }>;
       readonly text?: string;
       readonly usage?: Partial<FakeUsage>;
     }
@@ -89,8 +95,7 @@ export type AnthropicReply =
   | FakeFault;
 
 export type AnthropicScript =
-  | AnthropicReply
-  | ((request: RecordedAnthropicRequest) => AnthropicReply | Promise<AnthropicReply>);
+  AnthropicReply | ((request: RecordedAnthropicRequest) => AnthropicReply | Promise<AnthropicReply>);
 
 export interface FakeAnthropicServerOptions {
   /** Milliseconds each request waits before it is answered (benchmarks). Default 0. */
@@ -126,7 +131,9 @@ const ERROR_TYPES: Readonly<Record<number, string>> = {
   529: 'overloaded_error',
 };
 
-export async function startFakeAnthropicServer(options: FakeAnthropicServerOptions = {}): Promise<FakeAnthropicServer> {
+export async function startFakeAnthropicServer(
+  options: FakeAnthropicServerOptions = {},
+): Promise<FakeAnthropicServer> {
   const requests: RecordedAnthropicRequest[] = [];
   const replies = new ReplyQueue<RecordedAnthropicRequest, AnthropicReply>();
   const tokens = new TokenCounter();
@@ -152,7 +159,11 @@ export async function startFakeAnthropicServer(options: FakeAnthropicServerOptio
     };
     requests.push(recorded);
     if (parsed.data.stream === true) {
-      sendError(exchange, 400, 'fake-anthropic-server: streaming is not supported; use messages.create or messages.parse');
+      sendError(
+        exchange,
+        400,
+        'fake-anthropic-server: streaming is not supported; use messages.create or messages.parse',
+      );
       return;
     }
     const reply = await replies.next(recorded);
@@ -175,7 +186,12 @@ export async function startFakeAnthropicServer(options: FakeAnthropicServerOptio
   function answerFault(exchange: HttpExchange, recorded: RecordedAnthropicRequest, fault: FakeFault): void {
     switch (fault.fault) {
       case 'status':
-        sendError(exchange, fault.status, fault.message ?? defaultErrorMessage(fault.status), faultHeaders(fault));
+        sendError(
+          exchange,
+          fault.status,
+          fault.message ?? defaultErrorMessage(fault.status),
+          faultHeaders(fault),
+        );
         return;
       case 'hang':
         return; // never answered: the client's timeout ends it, or close()
@@ -186,7 +202,12 @@ export async function startFakeAnthropicServer(options: FakeAnthropicServerOptio
         sendMessage(
           exchange,
           recorded,
-          [{ type: 'text', text: schemaBreakingJson(recorded.body.output_config?.format?.schema, fault.output) }],
+          [
+            {
+              type: 'text',
+              text: schemaBreakingJson(recorded.body.output_config?.format?.schema, fault.output),
+            },
+          ],
           'end_turn',
         );
         return;
@@ -197,7 +218,12 @@ export async function startFakeAnthropicServer(options: FakeAnthropicServerOptio
         sendMessage(exchange, recorded, [{ type: 'text', text: 'I can’t help with that.' }], 'refusal');
         return;
       case 'max-tokens':
-        sendMessage(exchange, recorded, [{ type: 'text', text: '{"facts": [{"title": "cut of' }], 'max_tokens');
+        sendMessage(
+          exchange,
+          recorded,
+          [{ type: 'text', text: '{"facts": [{"title": "cut of' }],
+          'max_tokens',
+        );
         return;
     }
   }
@@ -245,7 +271,10 @@ export async function startFakeAnthropicServer(options: FakeAnthropicServerOptio
     );
   }
 
-  const server = await startFakeHttpServer(handle, options.latencyMs === undefined ? {} : { latencyMs: options.latencyMs });
+  const server = await startFakeHttpServer(
+    handle,
+    options.latencyMs === undefined ? {} : { latencyMs: options.latencyMs },
+  );
   return {
     url: server.origin,
     requests,
@@ -276,7 +305,10 @@ function contentOf(reply: Exclude<AnthropicReply, FakeFault>): {
     return { content: [...text, ...toolBlocks], stopReason: 'tool_use' };
   }
   if ('json' in reply) {
-    return { content: [{ type: 'text', text: JSON.stringify(reply.json) }], stopReason: reply.stopReason ?? 'end_turn' };
+    return {
+      content: [{ type: 'text', text: JSON.stringify(reply.json) }],
+      stopReason: reply.stopReason ?? 'end_turn',
+    };
   }
   if ('text' in reply) {
     return { content: [{ type: 'text', text: reply.text }], stopReason: reply.stopReason ?? 'end_turn' };
@@ -284,11 +316,22 @@ function contentOf(reply: Exclude<AnthropicReply, FakeFault>): {
   return { content: reply.content, stopReason: reply.stopReason };
 }
 
-function sendError(exchange: HttpExchange, status: number, message: string, headers: Record<string, string> = {}): void {
+function sendError(
+  exchange: HttpExchange,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   sendJson(
     exchange.response,
     status,
-    { type: 'error', error: { type: ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error'), message } },
+    {
+      type: 'error',
+      error: {
+        type: ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error'),
+        message,
+      },
+    },
     headers,
   );
 }
@@ -338,7 +381,9 @@ function lastUserText(body: AnthropicRequestBody): string {
         if (typeof content === 'string') return content;
         if (Array.isArray(content)) {
           return content
-            .map((part: unknown) => (typeof part === 'object' && part !== null && 'text' in part ? String(part.text) : ''))
+            .map((part: unknown) =>
+              typeof part === 'object' && part !== null && 'text' in part ? String(part.text) : '',
+            )
             .join('');
         }
       }

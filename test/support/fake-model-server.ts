@@ -36,13 +36,18 @@ export type FakeFault =
 
 /** Shorthands for the faults. */
 export const faults = {
-  status: (status: number, extra: Omit<Extract<FakeFault, { fault: 'status' }>, 'fault' | 'status'> = {}): FakeFault => ({
+  status: (
+    status: number,
+    extra: Omit<Extract<FakeFault, { fault: 'status' }>, 'fault' | 'status'> = {},
+  ): FakeFault => ({
     fault: 'status',
     status,
     ...extra,
   }),
   rateLimited: (retryAfterSeconds?: number): FakeFault =>
-    retryAfterSeconds === undefined ? { fault: 'status', status: 429 } : { fault: 'status', status: 429, retryAfterSeconds },
+    retryAfterSeconds === undefined
+      ? { fault: 'status', status: 429 }
+      : { fault: 'status', status: 429, retryAfterSeconds },
   overloaded: (): FakeFault => ({ fault: 'status', status: 529 }),
   serverError: (): FakeFault => ({ fault: 'status', status: 500 }),
   badRequest: (message?: string): FakeFault =>
@@ -50,7 +55,8 @@ export const faults = {
   unauthorized: (): FakeFault => ({ fault: 'status', status: 401 }),
   hang: (): FakeFault => ({ fault: 'hang' }),
   drop: (): FakeFault => ({ fault: 'drop' }),
-  badOutput: (output?: unknown): FakeFault => (output === undefined ? { fault: 'bad-output' } : { fault: 'bad-output', output }),
+  badOutput: (output?: unknown): FakeFault =>
+    output === undefined ? { fault: 'bad-output' } : { fault: 'bad-output', output },
   empty: (): FakeFault => ({ fault: 'empty' }),
   refusal: (): FakeFault => ({ fault: 'refusal' }),
   maxTokens: (): FakeFault => ({ fault: 'max-tokens' }),
@@ -75,7 +81,10 @@ export interface FakeUsage {
 export class TokenCounter {
   readonly #cachedPrefixes = new Set<string>();
 
-  count(parts: { cacheablePrefix: string; rest: string; output: string }, override?: Partial<FakeUsage>): FakeUsage {
+  count(
+    parts: { cacheablePrefix: string; rest: string; output: string },
+    override?: Partial<FakeUsage>,
+  ): FakeUsage {
     const prefixTokens = estimateTokens(parts.cacheablePrefix);
     let cacheReadTokens = 0;
     let cacheWriteTokens = 0;
@@ -173,7 +182,8 @@ export async function startFakeHttpServer(
         if (state.latencyMs > 0) await sleep(state.latencyMs);
         await handle(exchange);
       })().catch((error: unknown) => {
-        if (!response.headersSent) sendJson(response, 500, { error: { message: `fake server failed: ${String(error)}` } });
+        if (!response.headersSent)
+          sendJson(response, 500, { error: { message: `fake server failed: ${String(error)}` } });
       });
     });
   });
@@ -227,8 +237,11 @@ export function faultHeaders(fault: Extract<FakeFault, { fault: 'status' }>): Re
  */
 export function schemaBreakingJson(requested: unknown, output?: unknown): string {
   if (output !== undefined) return typeof output === 'string' ? output : JSON.stringify(output);
-  const type = typeof requested === 'object' && requested !== null ? (requested as { type?: unknown }).type : undefined;
-  return type === 'array' ? JSON.stringify({ unexpected: 'this breaks the schema' }) : JSON.stringify(['this', 'breaks', 'the schema']);
+  const type =
+    typeof requested === 'object' && requested !== null ? (requested as { type?: unknown }).type : undefined;
+  return type === 'array'
+    ? JSON.stringify({ unexpected: 'this breaks the schema' })
+    : JSON.stringify(['this', 'breaks', 'the schema']);
 }
 
 function flattenHeaders(headers: IncomingMessage['headers']): Record<string, string> {

@@ -35,7 +35,11 @@ export const ChatRequestBody = z.looseObject({
     .looseObject({
       type: z.string(),
       json_schema: z
-        .looseObject({ name: z.string(), schema: z.record(z.string(), z.unknown()).optional(), strict: z.boolean().nullish() })
+        .looseObject({
+          name: z.string(),
+          schema: z.record(z.string(), z.unknown()).optional(),
+          strict: z.boolean().nullish(),
+        })
         .optional(),
     })
     .optional(),
@@ -80,7 +84,11 @@ export type ChatReply =
   | { readonly text: string; readonly usage?: Partial<FakeUsage>; readonly finishReason?: FinishReason }
   /** Tool calls; `arguments` is serialised to JSON; finish_reason `tool_calls`. */
   | {
-      readonly toolCalls: ReadonlyArray<{ readonly name: string; readonly arguments: unknown; readonly id?: string }>;
+      readonly toolCalls: ReadonlyArray<{
+        readonly name: string;
+        readonly arguments: unknown;
+        readonly id?: string;
+      }>;
       readonly text?: string;
       readonly usage?: Partial<FakeUsage>;
     }
@@ -112,7 +120,9 @@ export interface FakeOpenAIServer {
   close(): Promise<void>;
 }
 
-export async function startFakeOpenAIServer(options: FakeOpenAIServerOptions = {}): Promise<FakeOpenAIServer> {
+export async function startFakeOpenAIServer(
+  options: FakeOpenAIServerOptions = {},
+): Promise<FakeOpenAIServer> {
   const requests: RecordedChatRequest[] = [];
   const embeddingRequests: RecordedEmbeddingsRequest[] = [];
   const replies = new ReplyQueue<RecordedChatRequest, ChatReply>();
@@ -152,7 +162,11 @@ export async function startFakeOpenAIServer(options: FakeOpenAIServerOptions = {
     }
     const reply = await replies.next(recorded);
     if (reply === undefined) {
-      sendError(exchange, 400, `fake-openai-server: nothing scripted for request #${recorded.index}; enqueue a reply or setDefault`);
+      sendError(
+        exchange,
+        400,
+        `fake-openai-server: nothing scripted for request #${recorded.index}; enqueue a reply or setDefault`,
+      );
       return;
     }
     if (isFault(reply)) {
@@ -173,16 +187,29 @@ export async function startFakeOpenAIServer(options: FakeOpenAIServerOptions = {
       return;
     }
     if ('json' in reply) {
-      sendCompletion(exchange, recorded, { content: JSON.stringify(reply.json), finishReason: 'stop', usage: reply.usage });
+      sendCompletion(exchange, recorded, {
+        content: JSON.stringify(reply.json),
+        finishReason: 'stop',
+        usage: reply.usage,
+      });
       return;
     }
-    sendCompletion(exchange, recorded, { content: reply.text, finishReason: reply.finishReason ?? 'stop', usage: reply.usage });
+    sendCompletion(exchange, recorded, {
+      content: reply.text,
+      finishReason: reply.finishReason ?? 'stop',
+      usage: reply.usage,
+    });
   }
 
   function answerFault(exchange: HttpExchange, recorded: RecordedChatRequest, fault: FakeFault): void {
     switch (fault.fault) {
       case 'status':
-        sendError(exchange, fault.status, fault.message ?? `fake-openai-server: HTTP ${fault.status}`, faultHeaders(fault));
+        sendError(
+          exchange,
+          fault.status,
+          fault.message ?? `fake-openai-server: HTTP ${fault.status}`,
+          faultHeaders(fault),
+        );
         return;
       case 'hang':
         return;
@@ -199,10 +226,17 @@ export async function startFakeOpenAIServer(options: FakeOpenAIServerOptions = {
         sendCompletion(exchange, recorded, { content: '', finishReason: 'stop' });
         return;
       case 'refusal':
-        sendCompletion(exchange, recorded, { content: null, refusal: 'I can’t help with that.', finishReason: 'stop' });
+        sendCompletion(exchange, recorded, {
+          content: null,
+          refusal: 'I can’t help with that.',
+          finishReason: 'stop',
+        });
         return;
       case 'max-tokens':
-        sendCompletion(exchange, recorded, { content: '{"facts": [{"title": "cut of', finishReason: 'length' });
+        sendCompletion(exchange, recorded, {
+          content: '{"facts": [{"title": "cut of',
+          finishReason: 'length',
+        });
         return;
     }
   }
@@ -274,7 +308,12 @@ export async function startFakeOpenAIServer(options: FakeOpenAIServerOptions = {
     const fault = typeof script === 'function' ? script(recorded) : script;
     if (fault !== undefined) {
       if (fault.fault === 'status') {
-        sendError(exchange, fault.status, fault.message ?? `fake-openai-server: HTTP ${fault.status}`, faultHeaders(fault));
+        sendError(
+          exchange,
+          fault.status,
+          fault.message ?? `fake-openai-server: HTTP ${fault.status}`,
+          faultHeaders(fault),
+        );
       } else if (fault.fault === 'drop') {
         exchange.request.socket.destroy();
       } else if (fault.fault !== 'hang') {
@@ -301,7 +340,10 @@ export async function startFakeOpenAIServer(options: FakeOpenAIServerOptions = {
     });
   }
 
-  const server = await startFakeHttpServer(handle, options.latencyMs === undefined ? {} : { latencyMs: options.latencyMs });
+  const server = await startFakeHttpServer(
+    handle,
+    options.latencyMs === undefined ? {} : { latencyMs: options.latencyMs },
+  );
   return {
     url: `${server.origin}/v1`,
     requests,
@@ -353,7 +395,13 @@ function textOf(content: z.infer<typeof ChatMessage>['content']): string {
     .join('');
 }
 
-function sendError(exchange: HttpExchange, status: number, message: string, headers: Record<string, string> = {}): void {
-  const type = status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error';
+function sendError(
+  exchange: HttpExchange,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  const type =
+    status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error';
   sendJson(exchange.response, status, { error: { message, type, code: null, param: null } }, headers);
 }

@@ -13,12 +13,24 @@ function required(name: string): string {
 }
 
 const agent = await createMemoryAgent({
-  space: { id: 'demo', sessionsDir: required('SESSIONS_DIR'), memoryDir: required('MEMORY_DIR'), format: 'native' },
+  space: {
+    id: 'demo',
+    sessionsDir: required('SESSIONS_DIR'),
+    memoryDir: required('MEMORY_DIR'),
+    format: 'native',
+  },
   config: {
-    model: ModelConfig.parse({ name: 'claude-haiku-5-5', apiKey: 'test-key', baseUrl: required('ANTHROPIC_BASE_URL'), maxRetries: 0 }),
+    model: ModelConfig.parse({
+      name: 'claude-haiku-5-5',
+      apiKey: 'test-key',
+      baseUrl: required('ANTHROPIC_BASE_URL'),
+      maxRetries: 0,
+    }),
     embeddings: undefined,
   },
 });
 const result = await agent.chat(required('PROMPT'));
 await agent.end();
-process.stdout.write(`${JSON.stringify({ text: result.text, sessionFile: result.sessionFile, turns: result.turns })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ text: result.text, sessionFile: result.sessionFile, turns: result.turns })}\n`,
+);
