@@ -1,4 +1,17 @@
 import { JsonTextError, MAX_JSON_DEPTH, describeJsonParseError } from './parse-json-text.js';
+import {
+  CARRIAGE_RETURN,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  LINE_FEED,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+  SPACE,
+  TAB,
+} from './json-chars.js';
 
 /**
  * A streaming reader of one native transcript document, for files too big to hold whole: text goes in
@@ -55,18 +68,6 @@ const enum State {
   /** The document is not an object: everything is held and parsed at the end. */
   Whole,
 }
-
-const SPACE = 0x20;
-const TAB = 0x09;
-const LINE_FEED = 0x0a;
-const CARRIAGE_RETURN = 0x0d;
-const QUOTE = 0x22;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
 
 function isJsonWhitespace(code: number): boolean {
   return code === SPACE || code === LINE_FEED || code === CARRIAGE_RETURN || code === TAB;

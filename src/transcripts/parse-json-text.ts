@@ -1,3 +1,4 @@
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-chars.js';
 /**
  * `JSON.parse` with what a transcript reader needs on top: a nesting limit and an error that says where
  * (line and column) the text went wrong. Pure: text in, value or `JsonTextError` out.
@@ -34,13 +35,6 @@ export function lineAndColumn(text: string, position: number): { line: number; c
   }
   return { line, column: position - lineStart + 1 };
 }
-
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 
 /**
  * Offset where the nesting first passes `limit`, or -1. Strings are skipped with `indexOf`, so the cost is
