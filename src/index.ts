@@ -21,10 +21,10 @@ export type {
 } from './config/schema.js';
 export { createConsolidator, type ConsolidatorOptions, type RunStep } from './consolidation/run.js';
 export { createInspectSpace, inspectSpaceDetailed } from './consolidation/inspect.js';
-export type * from './consolidation/types.js';
+export type * from './core/run.js';
 export { createDaemon, type Daemon, type CreateDaemonOptions, type DaemonRoles } from './daemon/daemon.js';
-export { evaluateGates } from './daemon/gates.js';
-export type { SpaceInspection } from './daemon/inspection.js';
+export { evaluateGates } from './core/gates.js';
+export type { SpaceInspection } from './core/inspection.js';
 export { createLogger } from './daemon/logger.js';
 export * from './transcripts/index.js';
 export * from './memory/index.js';

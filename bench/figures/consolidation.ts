@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { digestSession } from '../../src/digest/index.js';
 import { readSessionFile } from '../../src/transcripts/index.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
-import type { RunRequest } from '../../src/consolidation/types.js';
+import type { RunRequest } from '../../src/core/run.js';
 import { createModel } from '../../src/model/index.js';
 import type { ModelProvider } from '../../src/model/types.js';
 import {

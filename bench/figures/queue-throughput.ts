@@ -10,9 +10,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { QueueEvents } from 'bullmq';
+import { CONSOLIDATION_JOB, CONSOLIDATION_QUEUE } from '../../src/core/jobs.js';
 import {
-  CONSOLIDATION_JOB,
-  CONSOLIDATION_QUEUE,
   connectionOptions,
   consolidationJobOptions,
   createConsolidationQueue,

@@ -5,7 +5,7 @@
  */
 import type { Config, Space } from '../config/schema.js';
 import { createConsolidator } from '../consolidation/run.js';
-import type { RunOptions, RunRequest, RunSummary } from '../consolidation/types.js';
+import type { RunOptions, RunRequest, RunSummary } from '../core/run.js';
 import { LockBusyError, errorMessage } from '../errors.js';
 import { createModel, type ModelProvider } from '../model/index.js';
 

@@ -4,7 +4,7 @@
  * the job until it ends, or returns at once with `--no-wait`.
  */
 import type { Space } from '../config/schema.js';
-import type { RunProgress, RunSummary } from '../consolidation/types.js';
+import type { RunProgress, RunSummary } from '../core/run.js';
 import { errorMessage } from '../errors.js';
 import type { ConsolidateOutcome } from './consolidate-in-process.js';
 import { jobSummary, type DaemonClient } from './daemon-client.js';

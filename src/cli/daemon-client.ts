@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../config/schema.js';
-import type { RunSummary } from '../consolidation/types.js';
+import type { RunSummary } from '../core/run.js';
 import { DreamdError } from '../errors.js';
 
 /**

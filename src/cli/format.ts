@@ -1,5 +1,5 @@
 /** Small text formatters shared by the commands' human output. */
-import type { RunSummary } from '../consolidation/types.js';
+import type { RunSummary } from '../core/run.js';
 import type { TokenUsage } from '../model/types.js';
 
 /** 1536 → "1.5 KB"; binary units, one decimal above bytes. */

@@ -7,7 +7,7 @@
  * next space.
  */
 import cliProgress from 'cli-progress';
-import type { RunPhase, RunProgress } from '../consolidation/types.js';
+import type { RunPhase, RunProgress } from '../core/run.js';
 
 /** Slice of the bar each phase fills, in percent: [start, end). */
 export const PHASE_SLICES: Readonly<Record<RunPhase, readonly [number, number]>> = {

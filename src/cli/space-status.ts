@@ -5,7 +5,7 @@
  */
 import type { Config, Space } from '../config/schema.js';
 import { inspectSpaceDetailed } from '../consolidation/inspect.js';
-import { evaluateGates } from '../daemon/gates.js';
+import { evaluateGates } from '../core/gates.js';
 import { errorMessage } from '../errors.js';
 import { listRuns } from '../memory/index.js';
 import { countByStatus } from '../transcripts/index.js';

@@ -14,7 +14,7 @@ import {
   type IndexEntry,
 } from './extraction.js';
 import type { Gathered } from './gather.js';
-import type { RunProgress } from './types.js';
+import type { RunProgress } from '../core/run.js';
 
 /** Active facts the model sees as the current index, so it can say which one a new fact replaces. */
 export const PROMPT_INDEX_FACTS = 200;

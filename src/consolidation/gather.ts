@@ -6,7 +6,7 @@ import type { LimitsConfig } from '../config/schema.js';
 import { digestSession, planBatches, type Batch } from '../digest/index.js';
 import type { LedgerLookup } from '../memory/types.js';
 import { readSettledSessions, type ReadSessionRecord, type ScanResult } from '../transcripts/index.js';
-import type { RunProgress } from './types.js';
+import type { RunProgress } from '../core/run.js';
 
 export interface Gathered {
   /** Batches to send now, each with the ids of the sessions it carries. */

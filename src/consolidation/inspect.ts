@@ -1,6 +1,6 @@
 import { access } from 'node:fs/promises';
 import type { Config, Space } from '../config/schema.js';
-import type { SpaceInspection } from '../daemon/inspection.js';
+import type { SpaceInspection } from '../core/inspection.js';
 import { errorMessage } from '../errors.js';
 import { createLedgerLookup, lastSuccessfulRun, readLedger, readLock, staleReason } from '../memory/index.js';
 import { countByStatus, scanSessions, type ScanResult } from '../transcripts/index.js';

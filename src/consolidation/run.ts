@@ -9,7 +9,7 @@
  */
 import { hostname } from 'node:os';
 import type { Config, Space } from '../config/schema.js';
-import { evaluateGates } from '../daemon/gates.js';
+import { evaluateGates } from '../core/gates.js';
 import {
   acquireLock,
   commitMemoryChanges,
@@ -29,7 +29,7 @@ import { countByStatus, scanSessions } from '../transcripts/index.js';
 import { extractFacts, promptIndex } from './extract.js';
 import { gatherSessions } from './gather.js';
 import { planWrite } from './plan-write.js';
-import type { ConsolidateFunction, RunOptions, RunProgress, RunRequest, RunSummary } from './types.js';
+import type { ConsolidateFunction, RunOptions, RunProgress, RunRequest, RunSummary } from '../core/run.js';
 
 export { PROMPT_INDEX_FACTS } from './extract.js';
 

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
-import type { ConsolidateFunction } from '../consolidation/types.js';
-import type { InspectSpaceFunction } from './inspection.js';
+import type { ConsolidateFunction } from '../core/run.js';
+import type { InspectSpaceFunction } from '../core/inspection.js';
 import { createMetrics, type DaemonMetrics } from './metrics.js';
 import { connectionOptions, createConsolidationQueue, type ConsolidationQueue } from './queue.js';
 import { connectRedis, type RedisHandle } from './redis.js';

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { RunSummary } from '../consolidation/types.js';
+import type { RunSummary } from '../core/run.js';
 import type { ConsolidationQueue } from './queue.js';
 
 /** Job states reported by `dreamd_jobs`. */

@@ -1,24 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
-import { z } from 'zod';
-import { SpaceId, type WorkersConfig } from '../config/schema.js';
-import type { RunSummary, RunTrigger } from '../consolidation/types.js';
-
-/** The one BullMQ queue of dreamd. */
-export const CONSOLIDATION_QUEUE = 'consolidation';
-/** The one job name: a run of one space was asked for. */
-export const CONSOLIDATION_JOB = 'consolidation-requested';
-
-/** Payload of a `consolidation-requested` job. Validated again by the worker: Redis is outside the process. */
-export const ConsolidationJobData = z.strictObject({
-  spaceId: SpaceId,
-  force: z.boolean(),
-  dryRun: z.boolean(),
-  trigger: z.enum(['schedule', 'manual', 'api']),
-  /** ISO 8601 time of the request. */
-  requestedAt: z.iso.datetime({ offset: true }),
-});
-export type ConsolidationJobData = z.infer<typeof ConsolidationJobData>;
+import type { WorkersConfig } from '../config/schema.js';
+import {
+  CONSOLIDATION_JOB,
+  CONSOLIDATION_QUEUE,
+  ConsolidationJobData,
+} from '../core/jobs.js';
+import type { RunSummary, RunTrigger } from '../core/run.js';
 
 export type ConsolidationQueue = Queue<ConsolidationJobData, RunSummary, typeof CONSOLIDATION_JOB>;
 

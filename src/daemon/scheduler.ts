@@ -2,8 +2,8 @@ import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import { ConfigError, errorMessage } from '../errors.js';
-import { evaluateGates } from './gates.js';
-import type { InspectSpaceFunction, SpaceInspection } from './inspection.js';
+import { evaluateGates } from '../core/gates.js';
+import type { InspectSpaceFunction, SpaceInspection } from '../core/inspection.js';
 import { enqueueConsolidation, type ConsolidationQueue } from './queue.js';
 
 /** What one tick decided for one space. */

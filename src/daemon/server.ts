@@ -15,8 +15,8 @@ import { z } from 'zod';
 import type { Config, Space } from '../config/schema.js';
 import { isLoopback } from '../config/load.js';
 import { ConfigError, errorMessage } from '../errors.js';
-import { evaluateGates, type GateDecision } from './gates.js';
-import type { InspectSpaceFunction, SpaceInspection } from './inspection.js';
+import { evaluateGates, type GateDecision } from '../core/gates.js';
+import type { InspectSpaceFunction, SpaceInspection } from '../core/inspection.js';
 import type { DaemonMetrics } from './metrics.js';
 import { enqueueConsolidation, type ConsolidationQueue } from './queue.js';
 

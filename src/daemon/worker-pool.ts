@@ -2,13 +2,13 @@ import { hostname } from 'node:os';
 import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
-import type { ConsolidateFunction, RunSummary } from '../consolidation/types.js';
+import type { ConsolidateFunction, RunSummary } from '../core/run.js';
 import {
   createConsolidationProcessor,
   DEFAULT_PROGRESS_DELAY_MS,
   SHUTDOWN_REASON,
-} from '../../workers/consolidation-worker.js';
-import { CONSOLIDATION_QUEUE, type ConsolidationJobData } from './queue.js';
+} from '../workers/processor.js';
+import { CONSOLIDATION_QUEUE, type ConsolidationJobData } from '../core/jobs.js';
 import type { RedisProbe } from './redis-probe.js';
 
 /** Timings of the worker pool, in milliseconds. Defaults are in {@link DEFAULT_WORKER_TIMING}. */

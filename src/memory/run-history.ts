@@ -8,7 +8,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { MemoryFormatError, errorMessage } from '../errors.js';
-import type { RunSummary } from '../consolidation/types.js';
+import type { RunSummary } from '../core/run.js';
 import { RUNS_DIR, readTextIfExists, runRecordPath } from './paths.js';
 import type { MemoryProblem } from './memory-dir.js';
 

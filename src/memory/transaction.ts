@@ -17,7 +17,7 @@ import { mkdir, open, readdir, rename, rm, rmdir, unlink, writeFile, type FileHa
 import path from 'node:path';
 import { z } from 'zod';
 import { MemoryFormatError } from '../errors.js';
-import type { RunSummary } from '../consolidation/types.js';
+import type { RunSummary } from '../core/run.js';
 import { sha256 } from './hash.js';
 import { LEDGER_FILE, LOCK_FILE, RUNS_DIR, STAGING_DIR, assertRunId, readTextIfExists, resolveInside, runRecordPath } from './paths.js';
 import { nextRunSeq, serializeRunRecord, type FileChange, type RunKind, type RunRecord } from './run-history.js';

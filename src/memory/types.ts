@@ -42,27 +42,5 @@ export interface Fact {
   readonly editedByHand: boolean;
 }
 
-/**
- * One line of the ledger (`.dreamd/ledger.json`): how much of a session file has been consolidated.
- * Keyed by session id. A session whose file later grows is read again from `messageCount` on.
- */
-export interface LedgerEntry {
-  readonly sessionId: string;
-  /** Path of the transcript relative to the space's sessions directory. */
-  readonly file: string;
-  /** Messages consolidated so far (the next read starts at this index). */
-  readonly messageCount: number;
-  /** File size and mtime when it was consolidated: unchanged means nothing new, without parsing. */
-  readonly size: number;
-  readonly mtimeMs: number;
-  readonly runId: string;
-  /** ISO timestamp. */
-  readonly consolidatedAt: string;
-}
+export type { LedgerEntry, LedgerLookup } from '../core/ledger.js';
 
-/** Read-only view of a ledger that the session scanner needs. */
-export interface LedgerLookup {
-  get(sessionId: string): LedgerEntry | undefined;
-  /** Lookup by relative file path, so an unchanged file is recognised without parsing it. */
-  getByFile(file: string): LedgerEntry | undefined;
-}

@@ -1,7 +1,7 @@
 import { realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TranscriptError, TranscriptErrorReason, errorMessage } from '../errors.js';
-import type { LedgerLookup } from '../memory/types.js';
+import type { LedgerLookup } from '../core/ledger.js';
 import type { Session } from './types.js';
 import { readSessionFile, type ReadCapsOptions } from './read-session.js';
 import type { ScanResult } from './scan-sessions.js';

@@ -4,7 +4,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { join, resolve } from 'node:path';
 import type { Space, TranscriptFormat } from '../config/schema.js';
 import { TranscriptError, TranscriptErrorReason, errorMessage } from '../errors.js';
-import type { LedgerLookup } from '../memory/types.js';
+import type { LedgerLookup } from '../core/ledger.js';
 import type { SessionStatus } from './types.js';
 import { isInsideDirectory, readSessionFile } from './read-session.js';
 import { transcriptFailure } from './transcript-failure.js';

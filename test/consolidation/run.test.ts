@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createConsolidator } from '../../src/consolidation/run.js';
-import type { RunRequest } from '../../src/consolidation/types.js';
+import type { RunRequest } from '../../src/core/run.js';
 import { ModelError } from '../../src/errors.js';
 import { INDEX_LIMITS, listRuns, loadMemory, readLedger, rollbackRun } from '../../src/memory/index.js';
 import { createModel } from '../../src/model/index.js';

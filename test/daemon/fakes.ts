@@ -16,8 +16,8 @@ import type {
   RunOptions,
   RunRequest,
   RunSummary,
-} from '../../src/consolidation/types.js';
-import type { SpaceInspection } from '../../src/daemon/inspection.js';
+} from '../../src/core/run.js';
+import type { SpaceInspection } from '../../src/core/inspection.js';
 
 export const silentLogger = pino({ level: process.env.DREAMD_TEST_LOG ?? 'silent' });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatesConfig } from '../../src/config/schema.js';
-import { evaluateGates } from '../../src/daemon/gates.js';
-import type { SpaceInspection } from '../../src/daemon/inspection.js';
+import { evaluateGates } from '../../src/core/gates.js';
+import type { SpaceInspection } from '../../src/core/inspection.js';
 
 const gates = GatesConfig.parse({});
 const now = new Date('2025-06-02T12:00:00Z');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RunProgress } from '../../src/consolidation/types.js';
-import { createProgressReporter } from '../../workers/consolidation-worker.js';
+import type { RunProgress } from '../../src/core/run.js';
+import { createProgressReporter } from '../../src/workers/processor.js';
 
 function recorder(): {
   written: RunProgress[];

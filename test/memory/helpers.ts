@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { RunSummary } from '../../src/consolidation/types.js';
+import type { RunSummary } from '../../src/core/run.js';
 import type { Fact, FactType } from '../../src/memory/types.js';
 
 export async function makeTempDir(): Promise<string> {

@@ -9,7 +9,7 @@ import {
   type RecordedAnthropicRequest,
 } from '../support/fake-anthropic-server.js';
 import { EXAMPLE_FACTS, scriptedExtractor, sessionsInPrompt } from '../support/scripted-extractor.js';
-import type { RunSummary } from '../../src/consolidation/types.js';
+import type { RunSummary } from '../../src/core/run.js';
 import {
   MANUAL,
   checkMemory,

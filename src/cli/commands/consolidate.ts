@@ -1,4 +1,4 @@
-import type { RunSummary } from '../../consolidation/types.js';
+import type { RunSummary } from '../../core/run.js';
 import { consolidateInProcess } from '../consolidate-in-process.js';
 import { consolidateQueued, type QueuedOutcome } from '../consolidate-queued.js';
 import { createDaemonClient } from '../daemon-client.js';

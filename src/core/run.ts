@@ -1,5 +1,5 @@
 import type { Space } from '../config/schema.js';
-import type { TokenUsage } from '../model/types.js';
+import type { TokenUsage } from './usage.js';
 
 /** What caused a run. */
 export type RunTrigger = 'schedule' | 'manual' | 'api';

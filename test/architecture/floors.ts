@@ -1,0 +1,59 @@
+/**
+ * The floors of src/, lowest first. A file may import files of its own folder and of any lower floor; never
+ * a higher floor, never another folder of its own floor. ARCHITECTURE.md explains what lives on each.
+ */
+export const FLOORS: readonly (readonly string[])[] = [
+  ['src/errors.ts', 'src/util'],
+  ['src/config'],
+  ['src/core'],
+  ['src/transcripts', 'src/model', 'src/search'],
+  ['src/digest', 'src/memory'],
+  ['src/consolidation', 'src/agent', 'src/cost', 'src/workers'],
+  ['src/daemon'],
+  ['src/dreamd.ts'],
+  ['src/cli', 'src/index.ts'],
+];
+
+export interface ImportEdge {
+  readonly from: string;
+  readonly to: string;
+}
+
+export interface RuleBreak extends ImportEdge {
+  readonly why: string;
+}
+
+/** The floor and folder (or root file) of a repository path under src/, or undefined when none is listed. */
+export function floorOf(path: string): { floor: number; unit: string } | undefined {
+  for (const [floor, units] of FLOORS.entries()) {
+    for (const unit of units) {
+      if (path === unit || path.startsWith(`${unit}/`)) return { floor, unit };
+    }
+  }
+  return undefined;
+}
+
+export function findRuleBreaks(edges: readonly ImportEdge[]): RuleBreak[] {
+  const breaks: RuleBreak[] = [];
+  for (const edge of edges) {
+    if (!edge.to.startsWith('src/')) {
+      breaks.push({ ...edge, why: 'src/ imports only src/' });
+      continue;
+    }
+    const from = floorOf(edge.from);
+    const to = floorOf(edge.to);
+    if (from === undefined || to === undefined) {
+      breaks.push({ ...edge, why: 'a path with no floor: add its folder to FLOORS' });
+    } else if (from.unit === to.unit) {
+      continue;
+    } else if (to.floor > from.floor) {
+      breaks.push({
+        ...edge,
+        why: `upward: ${from.unit} (floor ${from.floor}) → ${to.unit} (floor ${to.floor})`,
+      });
+    } else if (to.floor === from.floor) {
+      breaks.push({ ...edge, why: `sideways on floor ${from.floor}: ${from.unit} → ${to.unit}` });
+    }
+  }
+  return breaks;
+}
