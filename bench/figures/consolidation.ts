@@ -23,8 +23,8 @@ import type { ModelProvider } from '../../src/model/types.js';
 import {
   startFakeAnthropicServer,
   type RecordedAnthropicRequest,
-} from '../../test/support/fake-anthropic-server.js';
-import { sessionsInPrompt } from '../../test/support/scripted-extractor.js';
+} from '../../harness/fake-anthropic-server.js';
+import { sessionsInPrompt } from '../../harness/scripted-extractor.js';
 import { buildBaselinePrompt } from '../baseline.js';
 import type { Figure } from '../report.js';
 import { benchConfig, makeTempRoot, workloadSpace } from '../setup.js';

@@ -16,8 +16,8 @@ import {
   consolidationJobOptions,
   createConsolidationQueue,
 } from '../../src/daemon/queue.js';
-import { startFakeAnthropicServer } from '../../test/support/fake-anthropic-server.js';
-import { startRedis, uniquePrefix } from '../../test/support/redis.js';
+import { startFakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import { startRedis, uniquePrefix } from '../../harness/redis.js';
 import type { Figure } from '../report.js';
 import { makeTempRoot } from '../setup.js';
 import { DEFAULT_WORKLOAD, generateSession } from '../workload.js';

@@ -20,4 +20,3 @@ export const ConsolidationJobData = z.strictObject({
   requestedAt: z.iso.datetime({ offset: true }),
 });
 export type ConsolidationJobData = z.infer<typeof ConsolidationJobData>;
-

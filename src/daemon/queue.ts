@@ -1,11 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import type { WorkersConfig } from '../config/schema.js';
-import {
-  CONSOLIDATION_JOB,
-  CONSOLIDATION_QUEUE,
-  ConsolidationJobData,
-} from '../core/jobs.js';
+import { CONSOLIDATION_JOB, CONSOLIDATION_QUEUE, ConsolidationJobData } from '../core/jobs.js';
 import type { RunSummary, RunTrigger } from '../core/run.js';
 
 export type ConsolidationQueue = Queue<ConsolidationJobData, RunSummary, typeof CONSOLIDATION_JOB>;

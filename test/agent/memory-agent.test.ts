@@ -13,7 +13,7 @@ import {
   faults,
   startFakeAnthropicServer,
   type FakeAnthropicServer,
-} from '../support/fake-anthropic-server.js';
+} from '../../harness/fake-anthropic-server.js';
 
 const run = promisify(execFile);
 const chatOnce = fileURLToPath(new URL('./support/chat-once.ts', import.meta.url));

@@ -7,7 +7,7 @@ import { EmbeddingCacheFile } from '../../src/agent/embeddings.js';
 import { createMemoryTools } from '../../src/agent/memory-tools.js';
 import { createRecall, createRecallTool } from '../../src/agent/recall.js';
 import type { Fact } from '../../src/memory/types.js';
-import { startFakeOpenAIServer, type FakeOpenAIServer } from '../support/fake-openai-server.js';
+import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../harness/fake-openai-server.js';
 
 function fact(id: string, title: string, body: string, extra: Partial<Fact> = {}): Fact {
   return {

@@ -12,7 +12,7 @@ import {
   faults,
   startFakeAnthropicServer,
   type FakeAnthropicServer,
-} from '../support/fake-anthropic-server.js';
+} from '../../harness/fake-anthropic-server.js';
 
 let server: FakeAnthropicServer;
 let client: Anthropic;

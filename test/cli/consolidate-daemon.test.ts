@@ -7,9 +7,9 @@ import { createModel } from '../../src/model/index.js';
 import { silentLogger } from '../daemon/fakes.js';
 import { failOnLeftovers, openRedis, track } from '../daemon/harness.js';
 import { runCliCaptured } from '../support/cli.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../support/fake-anthropic-server.js';
-import { uniquePrefix } from '../support/redis.js';
-import { EXAMPLE_FACTS, scriptedExtractor } from '../support/scripted-extractor.js';
+import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import { uniquePrefix } from '../../harness/redis.js';
+import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { createTestSpace } from '../support/space.js';
 
 failOnLeftovers();

@@ -11,8 +11,8 @@ import {
   faults,
   startFakeAnthropicServer,
   type FakeAnthropicServer,
-} from '../support/fake-anthropic-server.js';
-import { EXAMPLE_FACTS, scriptedExtractor } from '../support/scripted-extractor.js';
+} from '../../harness/fake-anthropic-server.js';
+import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { snapshotDirectory } from '../support/space.js';
 
 const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { findFreePort } from '../../src/daemon/redis-server.js';
 import { failOnLeftovers, openRedis } from '../daemon/harness.js';
 import { runCliCaptured } from '../support/cli.js';
-import { uniquePrefix } from '../support/redis.js';
+import { uniquePrefix } from '../../harness/redis.js';
 
 failOnLeftovers();
 

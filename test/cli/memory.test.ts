@@ -6,8 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RecallResult } from '../../src/agent/recall.js';
 import type { Fact } from '../../src/memory/types.js';
 import { runCliCaptured, type CliRun } from '../support/cli.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../support/fake-anthropic-server.js';
-import { EXAMPLE_FACTS, scriptedExtractor } from '../support/scripted-extractor.js';
+import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 
 const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));
 

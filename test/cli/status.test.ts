@@ -8,8 +8,8 @@ import { createProgressBar, progressPercent } from '../../src/cli/progress.js';
 import type { SpaceStatus } from '../../src/cli/space-status.js';
 import { acquireLock } from '../../src/memory/index.js';
 import { runCliCaptured, type CliRun } from '../support/cli.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../support/fake-anthropic-server.js';
-import { EXAMPLE_FACTS, scriptedExtractor } from '../support/scripted-extractor.js';
+import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 
 const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));
 

@@ -6,8 +6,8 @@ import { loadConfig } from '../../src/config/load.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import { loadMemory } from '../../src/memory/index.js';
 import { createModel } from '../../src/model/index.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../support/fake-anthropic-server.js';
-import { scriptedExtractor } from '../support/scripted-extractor.js';
+import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 
 const FIXTURES = new URL('../../../shared/fixtures/claude-code/', import.meta.url).pathname;
 

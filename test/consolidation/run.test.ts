@@ -10,8 +10,8 @@ import {
   faults,
   startFakeAnthropicServer,
   type FakeAnthropicServer,
-} from '../support/fake-anthropic-server.js';
-import { EXAMPLE_FACTS, scriptedExtractor } from '../support/scripted-extractor.js';
+} from '../../harness/fake-anthropic-server.js';
+import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
 
 const manual: RunRequest = { force: false, dryRun: false, trigger: 'manual' };

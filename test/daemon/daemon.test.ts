@@ -6,7 +6,7 @@ import type { Config } from '../../src/config/schema.js';
 import { createDaemon, type CreateDaemonOptions, type Daemon } from '../../src/daemon/daemon.js';
 import { connectRedis } from '../../src/daemon/redis.js';
 import { ConfigError } from '../../src/errors.js';
-import { uniquePrefix } from '../support/redis.js';
+import { uniquePrefix } from '../../harness/redis.js';
 import {
   createFakeConsolidate,
   createFakeInspection,

@@ -11,12 +11,7 @@ import {
   type Config,
   type Space,
 } from '../../src/config/schema.js';
-import type {
-  ConsolidateFunction,
-  RunOptions,
-  RunRequest,
-  RunSummary,
-} from '../../src/core/run.js';
+import type { ConsolidateFunction, RunOptions, RunRequest, RunSummary } from '../../src/core/run.js';
 import type { SpaceInspection } from '../../src/core/inspection.js';
 
 export const silentLogger = pino({ level: process.env.DREAMD_TEST_LOG ?? 'silent' });

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { enqueueConsolidation } from '../../src/daemon/queue.js';
-import { uniquePrefix } from '../support/redis.js';
+import { uniquePrefix } from '../../harness/redis.js';
 import { createFakeConsolidate, deferred, eventually, makeConfig, makeSpace, makeSummary } from './fakes.js';
 import { failOnLeftovers, openQueue, openRedis, openWorkerPool, track } from './harness.js';
 

@@ -11,7 +11,7 @@ import {
   type CreateWorkerPoolOptions,
   type WorkerPool,
 } from '../../src/daemon/worker-pool.js';
-import { startRedis, type TestRedis } from '../support/redis.js';
+import { startRedis, type TestRedis } from '../../harness/redis.js';
 import { silentLogger } from './fakes.js';
 
 interface Resource {

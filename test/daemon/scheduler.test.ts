@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createScheduler } from '../../src/daemon/scheduler.js';
 import { enqueueConsolidation } from '../../src/daemon/queue.js';
-import { uniquePrefix } from '../support/redis.js';
+import { uniquePrefix } from '../../harness/redis.js';
 import {
   createFakeConsolidate,
   createFakeInspection,

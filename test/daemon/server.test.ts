@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/daemon/metrics.js';
 import { createServer, type HealthReport } from '../../src/daemon/server.js';
 import type { Config } from '../../src/config/schema.js';
-import { uniquePrefix } from '../support/redis.js';
+import { uniquePrefix } from '../../harness/redis.js';
 import { createFakeInspection, makeConfig, makeSpace, makeSummary, silentLogger } from './fakes.js';
 import { failOnLeftovers, openQueue, openRedis, track } from './harness.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { QueueEvents } from 'bullmq';
 import { LockBusyError, ConfigError } from '../../src/errors.js';
 import { connectionOptions, enqueueConsolidation } from '../../src/daemon/queue.js';
-import { uniquePrefix } from '../support/redis.js';
+import { uniquePrefix } from '../../harness/redis.js';
 import { createFakeConsolidate, deferred, eventually, makeConfig, makeSpace, makeSummary } from './fakes.js';
 import { failOnLeftovers, openQueue, openRedis, openWorkerPool, track } from './harness.js';
 

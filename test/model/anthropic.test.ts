@@ -8,7 +8,7 @@ import {
   startFakeAnthropicServer,
   type FakeAnthropicServer,
   type FakeFault,
-} from '../support/fake-anthropic-server.js';
+} from '../../harness/fake-anthropic-server.js';
 
 const Facts = z.object({
   facts: z.array(

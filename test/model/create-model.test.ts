@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ConfigError, ModelError } from '../../src/errors.js';
 import { createModel } from '../../src/model/create-model.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../support/fake-anthropic-server.js';
-import { startFakeOpenAIServer, type FakeOpenAIServer } from '../support/fake-openai-server.js';
+import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../harness/fake-openai-server.js';
 
 const Answer = z.object({ ok: z.boolean() });
 const request = { system: 'Answer.', prompt: 'Are you there?', schema: Answer, schemaName: 'answer' };

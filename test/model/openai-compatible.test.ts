@@ -10,7 +10,7 @@ import {
   startFakeOpenAIServer,
   type FakeFault,
   type FakeOpenAIServer,
-} from '../support/fake-openai-server.js';
+} from '../../harness/fake-openai-server.js';
 
 const Facts = z.object({
   facts: z.array(z.object({ title: z.string().min(1), type: z.enum(['user', 'project']) })),

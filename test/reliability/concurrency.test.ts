@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listRuns, readLedger } from '../../src/memory/index.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../support/fake-anthropic-server.js';
-import { startRedis, uniquePrefix } from '../support/redis.js';
+import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import { startRedis, uniquePrefix } from '../../harness/redis.js';
 import { queueCounts, startWorkspaceDaemon, waitFor } from './support/daemon.js';
-import { EXAMPLE_FACTS, scriptedExtractor } from '../support/scripted-extractor.js';
+import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import {
   EXAMPLE_SESSIONS_DIR,
   MANUAL,

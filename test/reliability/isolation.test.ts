@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRecall } from '../../src/agent/recall.js';
 import { createInspectSpace } from '../../src/consolidation/inspect.js';
 import { createDaemon } from '../../src/daemon/daemon.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../support/fake-anthropic-server.js';
-import { startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
-import { scriptedExtractor, type ScriptedFact } from '../support/scripted-extractor.js';
+import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import { startRedis, uniquePrefix, type TestRedis } from '../../harness/redis.js';
+import { scriptedExtractor, type ScriptedFact } from '../../harness/scripted-extractor.js';
 import {
   NOW,
   consolidatorFor,

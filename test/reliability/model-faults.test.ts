@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/errors.js';
 import { readLedger } from '../../src/memory/index.js';
-import { faults, startFakeAnthropicServer, type FakeFault } from '../support/fake-anthropic-server.js';
-import { EXAMPLE_FACTS, scriptedExtractor } from '../support/scripted-extractor.js';
+import { faults, startFakeAnthropicServer, type FakeFault } from '../../harness/fake-anthropic-server.js';
+import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import {
   MANUAL,
   checkMemory,

@@ -7,8 +7,8 @@ import {
   type AnthropicReply,
   type FakeAnthropicServer,
   type RecordedAnthropicRequest,
-} from '../support/fake-anthropic-server.js';
-import { EXAMPLE_FACTS, scriptedExtractor, sessionsInPrompt } from '../support/scripted-extractor.js';
+} from '../../harness/fake-anthropic-server.js';
+import { EXAMPLE_FACTS, scriptedExtractor, sessionsInPrompt } from '../../harness/scripted-extractor.js';
 import type { RunSummary } from '../../src/core/run.js';
 import {
   MANUAL,

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listRuns, readLedger } from '../../src/memory/index.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../support/fake-anthropic-server.js';
-import { startRedis, uniquePrefix, type TestRedis } from '../support/redis.js';
-import { scriptedExtractor } from '../support/scripted-extractor.js';
+import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import { startRedis, uniquePrefix, type TestRedis } from '../../harness/redis.js';
+import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { queueCounts, startWorkspaceDaemon, waitFor } from './support/daemon.js';
 import {
   checkMemory,

@@ -6,8 +6,8 @@ import {
   type AnthropicReply,
   type FakeAnthropicServer,
   type RecordedAnthropicRequest,
-} from '../support/fake-anthropic-server.js';
-import { sessionsInPrompt } from '../support/scripted-extractor.js';
+} from '../../harness/fake-anthropic-server.js';
+import { sessionsInPrompt } from '../../harness/scripted-extractor.js';
 import { MANUAL, consolidatorFor, createWorkspace, readTree, cleanUpWorkspaces } from './support/harness.js';
 
 /**

@@ -16,7 +16,7 @@ import { createConsolidator, type RunStep } from '../../../src/consolidation/run
 import type { RunRequest } from '../../../src/core/run.js';
 import { INDEX_LIMITS, STAGING_DIR, listRuns, loadMemory, readLedger } from '../../../src/memory/index.js';
 import { createModel } from '../../../src/model/index.js';
-import type { ScriptedFact } from '../../support/scripted-extractor.js';
+import type { ScriptedFact } from '../../../harness/scripted-extractor.js';
 
 export const SUPPORT_DIR = dirname(fileURLToPath(import.meta.url));
 export const EXAMPLE_SESSIONS_DIR = fileURLToPath(new URL('../../../sessions/', import.meta.url));
