@@ -97,6 +97,7 @@ async function writeRunRecords(space: Space, count: number): Promise<void> {
         superseded: 0,
         quarantined: 0,
         calls: 1,
+        retries: 0,
         model: 'bench',
         durationMs: 1,
         diff: '',

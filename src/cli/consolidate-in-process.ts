@@ -3,11 +3,10 @@
  * other. Queueing to a running daemon is a separate path: a function beside this one that returns the same
  * `ConsolidateOutcome`s, so the command can pick either.
  */
-import type { Config, Space } from '../config/schema.js';
-import { createConsolidator } from '../consolidation/run.js';
+import type { Space } from '../config/schema.js';
 import type { RunOptions, RunRequest, RunSummary } from '../core/run.js';
+import type { Dreamd } from '../dreamd.js';
 import { LockBusyError, errorMessage } from '../errors.js';
-import { createModel, type ModelProvider } from '../model/index.js';
 
 /** What became of one space's run. */
 export type ConsolidateOutcome =
@@ -24,37 +23,29 @@ export type ConsolidateOutcome =
     };
 
 export interface ConsolidateInProcessOptions {
-  readonly config: Config;
+  /** The composition root: its consolidator and model, on the live config. */
+  readonly dreamd: Dreamd;
   /** Spaces to run, in order. */
   readonly spaces: readonly Space[];
   readonly force: boolean;
   readonly dryRun: boolean;
-  /**
-   * The model. Default `createModel(config.model)`, called once before any space is touched, so a missing
-   * key fails the command (ModelError `missing-credentials`) before any work.
-   */
-  readonly model?: ModelProvider;
   /** Progress of each space's run. */
   readonly onStart?: (space: Space) => void;
   readonly onProgress?: RunOptions['onProgress'];
   readonly onEnd?: (outcome: ConsolidateOutcome) => void;
-  readonly now?: () => Date;
   readonly signal?: AbortSignal;
 }
 
 /**
  * Runs the spaces in turn. A busy space (LockBusyError) or a failed run is reported in its outcome and the
- * next space still runs; only a problem that concerns every space (no model credentials) throws.
+ * next space still runs; only a problem that concerns every space (no model credentials: ModelError `missing-credentials`) throws.
  */
 export async function consolidateInProcess(
   options: ConsolidateInProcessOptions,
 ): Promise<ConsolidateOutcome[]> {
-  const model = options.model ?? createModel(options.config.model);
-  const consolidate = createConsolidator({
-    config: options.config,
-    model,
-    ...(options.now !== undefined ? { now: options.now } : {}),
-  });
+  // The model once before any space is touched: a missing key fails the command before any work.
+  options.dreamd.model();
+  const consolidate = options.dreamd.consolidate;
   const request: RunRequest = { force: options.force, dryRun: options.dryRun, trigger: 'manual' };
   const runOptions: RunOptions = {
     ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),

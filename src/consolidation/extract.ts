@@ -22,6 +22,8 @@ export const PROMPT_INDEX_FACTS = 200;
 export interface Extracted {
   readonly candidates: readonly ExtractedFact[];
   readonly calls: number;
+  /** Model attempts beyond the first, summed over the calls (each retry is also logged). */
+  readonly retries: number;
   readonly usage: TokenUsage;
 }
 
@@ -66,6 +68,7 @@ export async function extractFacts(
   const candidates: ExtractedFact[] = [];
   let usage = emptyUsage();
   let calls = 0;
+  let retries = 0;
   const total = gathered.batches.length;
   for (const { batch, sessionIds } of gathered.batches) {
     options.onProgress({ phase: 'extract', done: calls, total });
@@ -78,11 +81,12 @@ export async function extractFacts(
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
     });
     calls += 1;
+    retries += result.attempts - 1;
     usage = addUsage(usage, result.usage);
     for (const candidate of result.value.facts) {
       candidates.push(anchorCandidate(candidate, sessionIds, gathered.sessionDates));
     }
   }
   options.onProgress({ phase: 'extract', done: calls, total });
-  return { candidates, calls, usage };
+  return { candidates, calls, retries, usage };
 }

@@ -6,7 +6,8 @@ import { createLedgerLookup, lastSuccessfulRun, readLedger, readLock, staleReaso
 import { countByStatus, scanSessions, type ScanResult } from '../transcripts/index.js';
 
 export interface InspectOptions {
-  readonly config: Config;
+  /** The config, or a function returning the live one (read at every inspection). */
+  readonly config: Config | (() => Config);
   readonly now?: () => Date;
 }
 
@@ -26,6 +27,7 @@ export async function inspectSpaceDetailed(
   options: InspectOptions,
 ): Promise<DetailedInspection> {
   const now = options.now?.() ?? new Date();
+  const config = typeof options.config === 'function' ? options.config() : options.config;
   try {
     await access(space.sessionsDir);
   } catch (error) {
@@ -46,15 +48,15 @@ export async function inspectSpaceDetailed(
       space,
       ledger: createLedgerLookup(ledger),
       now,
-      quietMinutes: options.config.gates.quietMinutes,
-      maxBytes: options.config.limits.maxSessionBytes,
+      quietMinutes: config.gates.quietMinutes,
+      maxBytes: config.limits.maxSessionBytes,
     });
     const counts = countByStatus(scan);
     const [lastRun, lock] = await Promise.all([
       lastSuccessfulRun(space.memoryDir),
       readLock(space.memoryDir),
     ]);
-    const staleMs = options.config.limits.lockStaleMinutes * 60_000;
+    const staleMs = config.limits.lockStaleMinutes * 60_000;
     const liveLock = lock !== undefined && staleReason(lock, now, staleMs) === undefined ? lock : undefined;
     return {
       inspection: {

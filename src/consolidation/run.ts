@@ -37,7 +37,11 @@ export { PROMPT_INDEX_FACTS } from './extract.js';
 export type RunStep = 'after-orient' | 'after-digest' | 'after-extraction' | `commit:${CommitStep}`;
 
 export interface ConsolidatorOptions {
-  readonly config: Config;
+  /**
+   * The config, or a function returning the live one: read at the start of every run, so a reload (gates,
+   * limits, model settings) reaches the next run. `createDreamd` passes its `getConfig`.
+   */
+  readonly config: Config | (() => Config);
   /** The model, or a factory called on the first run that needs one (a missing key fails that run only). */
   readonly model: ModelProvider | (() => ModelProvider);
   readonly now?: () => Date;
@@ -56,6 +60,7 @@ function summary(fields: Partial<RunSummary> & Pick<RunSummary, 'runId' | 'space
     superseded: 0,
     quarantined: 0,
     calls: 0,
+    retries: 0,
     usage: emptyUsage(),
     model: '',
     durationMs: 0,
@@ -67,7 +72,7 @@ function summary(fields: Partial<RunSummary> & Pick<RunSummary, 'runId' | 'space
 
 /** Creates the function the CLI and the workers call to consolidate one space. */
 export function createConsolidator(options: ConsolidatorOptions): ConsolidateFunction {
-  const { config } = options;
+  const readConfig = typeof options.config === 'function' ? options.config : () => options.config as Config;
   const now = options.now ?? (() => new Date());
   const owner = options.owner ?? `dreamd ${process.pid}@${hostname()}`;
   let model: ModelProvider | undefined = typeof options.model === 'function' ? undefined : options.model;
@@ -79,6 +84,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
     request: RunRequest,
     runOptions: RunOptions = {},
   ): Promise<RunSummary> {
+    const config = readConfig();
     const started = Date.now();
     const runId = newRunId(now());
     const progress = (update: RunProgress): void => runOptions.onProgress?.(update);
@@ -180,6 +186,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         superseded: plan.result.superseded.length,
         quarantined: plan.result.quarantined.length,
         calls: extracted.calls,
+        retries: extracted.retries,
         usage: extracted.usage,
         model: extracted.calls > 0 ? getModel().label : '',
         diff: plan.diff,

@@ -37,6 +37,8 @@ export interface RunSummary {
   readonly superseded: number;
   readonly quarantined: number;
   readonly calls: number;
+  /** Model requests retried after a fault or bad output, summed over the calls (0 when every call went through first time). */
+  readonly retries: number;
   readonly usage: TokenUsage;
   readonly model: string;
   readonly durationMs: number;

@@ -32,6 +32,8 @@ const RunSummarySchema = z.object({
     cacheReadTokens: z.number(),
     cacheWriteTokens: z.number(),
   }),
+  /** Absent in records written before retries were counted: 0. */
+  retries: z.number().int().nonnegative().default(0),
   model: z.string(),
   durationMs: z.number(),
   diff: z.string(),

@@ -13,6 +13,7 @@ export function maintenanceSummary(fields: { runId: string; spaceId: string; rea
     superseded: 0,
     quarantined: 0,
     calls: 0,
+    retries: 0,
     usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
     model: '',
     durationMs: fields.durationMs,

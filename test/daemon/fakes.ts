@@ -60,6 +60,7 @@ export function makeSummary(space: Space, request: RunRequest): RunSummary {
     superseded: 2,
     quarantined: 1,
     calls: 2,
+    retries: 0,
     usage: { inputTokens: 1000, outputTokens: 200, cacheReadTokens: 0, cacheWriteTokens: 0 },
     model: 'fake-model',
     durationMs: 1234,

@@ -101,6 +101,7 @@ export function summary(runId: string): RunSummary {
     superseded: 0,
     quarantined: 0,
     calls: 1,
+    retries: 0,
     usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 },
     model: 'claude-haiku-5-5',
     durationMs: 12,

@@ -1,4 +1,6 @@
 import type { RunSummary } from '../../core/run.js';
+import { createLogger } from '../../daemon/logger.js';
+import { createDreamd } from '../../dreamd.js';
 import { consolidateInProcess } from '../consolidate-in-process.js';
 import { consolidateQueued, type QueuedOutcome } from '../consolidate-queued.js';
 import { createDaemonClient } from '../daemon-client.js';
@@ -18,7 +20,7 @@ function describeSummary(summary: RunSummary): string {
       : `space ${summary.spaceId}: run ${summary.runId} completed in ${formatDuration(summary.durationMs)}`,
     `  sessions   ${summary.sessions.length}`,
     `  changes    ${summary.added} added, ${summary.updated} updated, ${summary.superseded} superseded, ${summary.quarantined} quarantined (${formatChanges(summary)})`,
-    `  model      ${summary.model || '(no call)'}, ${summary.calls} call(s)`,
+    `  model      ${summary.model || '(no call)'}, ${summary.calls} call(s)${summary.retries > 0 ? `, ${summary.retries} retried` : ''}`,
     `  tokens     ${formatUsage(summary.usage)}`,
   ];
   if (summary.reason !== undefined) lines.push(`  note       ${summary.reason}`);
@@ -90,7 +92,11 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
                 },
               })
             : await consolidateInProcess({
-                config: loaded,
+                dreamd: createDreamd({
+                  getConfig: () => loaded,
+                  env: io.env,
+                  logger: createLogger({ pretty: false, destination: io.stderr, level: 'warn' }),
+                }),
                 spaces,
                 force: options.force,
                 dryRun: options.dryRun,

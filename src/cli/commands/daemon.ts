@@ -1,23 +1,20 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/load.js';
-import type { Config } from '../../config/schema.js';
-import { createInspectSpace } from '../../consolidation/inspect.js';
-import { createConsolidator } from '../../consolidation/run.js';
-import { createDaemon, type DaemonRoles } from '../../daemon/daemon.js';
+import type { DaemonRoles } from '../../daemon/daemon.js';
 import { createLogger } from '../../daemon/logger.js';
 import { controlProcess } from '../../daemon/signals.js';
+import { createDreamd, type Dreamd } from '../../dreamd.js';
 import { ConfigError, ModelError } from '../../errors.js';
-import { createModel } from '../../model/index.js';
 import type { ModelProvider } from '../../model/types.js';
 import type { CommandContext, CommandRegistrar } from '../program.js';
 
-/** Creates the model at start, so a missing key stops start-up with a clear error instead of failing jobs. */
-export function createModelOrExplain(config: Config): ModelProvider {
+/** The model at start-up; a missing key is a config problem of this command (exit 2), named as such. */
+function modelOrExplain(dreamd: Dreamd): ModelProvider {
   try {
-    return createModel(config.model);
+    return dreamd.model();
   } catch (error) {
     if (error instanceof ModelError && error.details.kind === 'missing-credentials') {
-      throw new ConfigError(`${error.message}`, 'model.apiKey', { cause: error });
+      throw new ConfigError(error.message, 'model.apiKey', { cause: error });
     }
     throw error;
   }
@@ -32,22 +29,10 @@ async function runDaemon(
   const { io } = context;
   const config = context.config();
   const logger = createLogger({ pretty: io.isTty });
-  const model = roles.workers ? createModelOrExplain(config) : undefined;
-  const daemon = createDaemon({
-    config,
-    consolidate: createConsolidator({
-      config,
-      model:
-        model ??
-        (() => {
-          throw new ConfigError('this process runs no workers and makes no model calls', 'roles');
-        }),
-    }),
-    inspectSpace: createInspectSpace({ config }),
-    logger,
-    roles,
-    env: io.env,
-  });
+  const dreamd = createDreamd({ getConfig: () => config, env: io.env, logger });
+  // The model at start, so a missing key stops start-up with a clear error instead of failing every job.
+  const model = roles.workers ? modelOrExplain(dreamd) : undefined;
+  const daemon = dreamd.daemon({ roles });
   await daemon.start();
   logger.info(
     {

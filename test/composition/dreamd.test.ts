@@ -1,0 +1,135 @@
+import { setTimeout } from 'node:timers/promises';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Config } from '../../src/config/schema.js';
+import { createDreamd } from '../../src/dreamd.js';
+import { ModelError } from '../../src/errors.js';
+import { listRuns } from '../../src/memory/index.js';
+import {
+  faults,
+  startFakeAnthropicServer,
+  type FakeAnthropicServer,
+} from '../../harness/fake-anthropic-server.js';
+import { startRedis, uniquePrefix, type TestRedis } from '../../harness/redis.js';
+import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { createTestSpace } from '../support/space.js';
+
+/** Three of the example sessions: two fewer than the default `gates.minSessions` of 5. */
+const THREE = [
+  '2026-11-02-lisbon-delivery.json',
+  '2026-11-05-dinner-friday.json',
+  '2026-11-09-coffee-usual.json',
+];
+/** Well after the copies' mtimes, so every session is settled. */
+const later = (): Date => new Date(Date.now() + 6 * 3600_000);
+
+/** A pino logger whose lines are kept, to read what a run logged. */
+function recordingLogger(): { logger: pino.Logger; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, stream), lines };
+}
+
+let server: FakeAnthropicServer;
+let redis: TestRedis | undefined;
+beforeEach(async () => {
+  server = await startFakeAnthropicServer();
+});
+afterEach(async () => {
+  await server.close();
+  await redis?.stop();
+  redis = undefined;
+});
+
+describe('createDreamd', () => {
+  it('reads the live config at every run: a reload that lowers minSessions reaches the next run', async () => {
+    const test = createTestSpace({ modelUrl: server.url, examples: THREE });
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const { logger } = recordingLogger();
+    const dreamd = createDreamd({ getConfig: () => test.config, logger, now: later });
+    const daemon = dreamd.daemon();
+
+    const before = await dreamd.consolidate(test.space, { force: false, dryRun: false, trigger: 'schedule' });
+    expect(before.status).toBe('skipped');
+    expect(before.reason).toContain('3 settled new session(s); 5 needed');
+
+    const lowered: Config = { ...test.config, gates: { ...test.config.gates, minSessions: 3 } };
+    daemon.reload(lowered);
+    expect(dreamd.config().gates.minSessions).toBe(3);
+    const after = await dreamd.consolidate(test.space, { force: false, dryRun: false, trigger: 'schedule' });
+    expect(after.status).toBe('completed');
+    expect(after.sessions).toHaveLength(3);
+    expect(server.requests.length).toBeGreaterThan(0);
+  });
+
+  it('runs the reloaded gates in a started daemon: the job its tick queues consolidates with the real model', async () => {
+    redis = await startRedis();
+    const test = createTestSpace({ modelUrl: server.url, examples: THREE });
+    const config: Config = { ...test.config, redisUrl: redis.url, redisPrefix: uniquePrefix('dreamd') };
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const { logger, lines } = recordingLogger();
+    const dreamd = createDreamd({ getConfig: () => config, logger, now: later });
+    const daemon = dreamd.daemon({ roles: { server: false }, tickOnStart: false });
+    await daemon.start();
+    try {
+      const closed = await daemon.tick();
+      expect(closed.spaces.map((space) => space.outcome)).toEqual(['gates-closed']);
+      daemon.reload({ ...config, gates: { ...config.gates, minSessions: 3 } });
+      const open = await daemon.tick();
+      expect(open.spaces.map((space) => space.outcome)).toEqual(['enqueued']);
+      // The worker's run commits a run record; wait for it (the test's timeout bounds the wait).
+      while ((await listRuns(test.space.memoryDir)).length === 0) await setTimeout(25);
+      const runs = await listRuns(test.space.memoryDir);
+      expect(runs).toHaveLength(1);
+      expect(runs[0]!.summary.sessions).toHaveLength(3);
+      expect(lines.some((line) => line.msg === 'gates open')).toBe(true);
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('logs every model retry to its logger and counts them in the run record', async () => {
+    const test = createTestSpace({
+      modelUrl: server.url,
+      examples: THREE,
+      env: { DREAMD_MIN_SESSIONS: '1' },
+    });
+    server.enqueue(faults.overloaded(), faults.overloaded());
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const { logger, lines } = recordingLogger();
+    const dreamd = createDreamd({
+      getConfig: () => test.config,
+      logger,
+      now: later,
+      modelOptions: { retryBaseDelayMs: 1, retryMaxDelayMs: 2 },
+    });
+    const summary = await dreamd.consolidate(test.space, { force: true, dryRun: false, trigger: 'manual' });
+
+    expect(summary.status).toBe('completed');
+    expect(server.requests).toHaveLength(summary.calls + 2);
+    expect(summary.retries).toBe(2);
+    const retried = lines.filter((line) => String(line.msg).startsWith('model call failed, retrying'));
+    expect(retried.map((line) => line.attempt)).toEqual([1, 2]);
+    const [record] = await listRuns(test.space.memoryDir);
+    expect(record!.summary.retries).toBe(2);
+  });
+
+  it('creates the model again when the reloaded config changes it, and fails with missing-credentials when the key is missing', async () => {
+    const test = createTestSpace({ modelUrl: server.url, examples: THREE });
+    let config: Config = test.config;
+    const dreamd = createDreamd({ getConfig: () => config, logger: recordingLogger().logger });
+    const first = dreamd.model();
+    expect(dreamd.model()).toBe(first);
+    config = { ...config, model: { ...config.model, name: 'claude-other-model' } };
+    expect(dreamd.model()).not.toBe(first);
+    expect(dreamd.model().label).toContain('claude-other-model');
+    config = { ...config, model: { ...config.model, apiKey: undefined, baseUrl: undefined } };
+    expect(() => dreamd.model()).toThrow(ModelError);
+  });
+});
