@@ -13,7 +13,7 @@ export function median(values: readonly number[]): number {
 }
 
 /** Milliseconds `work` takes. */
-export async function timeMs(work: () => Promise<unknown> | unknown): Promise<number> {
+export async function timeMs(work: () => unknown): Promise<number> {
   const started = performance.now();
   await work();
   return performance.now() - started;

@@ -75,7 +75,7 @@ async function startWorker(configPath: string, redisUrl: string): Promise<ChildP
   const child = spawn(process.execPath, ['--import', 'tsx', script, configPath, redisUrl], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const lines = createInterface({ input: child.stdout! });
+  const lines = createInterface({ input: child.stdout });
   const timer = setTimeout(() => child.kill('SIGKILL'), READY_TIMEOUT_MS);
   try {
     for await (const line of lines) if (line === 'ready') return child;

@@ -27,7 +27,7 @@ export const NATIVE_CLEAR_TRIGGER_TOKENS = 100_000;
 export const NATIVE_COMPACT_TRIGGER_TOKENS = 150_000;
 
 /** Rough token count of a text, a message list or anything JSON-serialisable: characters / 4, rounded up. */
-export function estimateContextTokens(value: string | readonly Message[] | unknown): number {
+export function estimateContextTokens(value: unknown): number {
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
   return Math.ceil(text.length / CHARS_PER_TOKEN);
 }

@@ -88,7 +88,7 @@ export function createDaemonClient(config: Config, fetchImpl: typeof fetch = fet
       if (response.status === 409) return { status: 'duplicate', jobId: Conflict.parse(payload).jobId };
       const message = (payload as { error?: unknown }).error;
       throw new DreamdError(
-        `daemon at ${baseUrl} refused the run (${response.status}): ${String(message ?? '')}`,
+        `daemon at ${baseUrl} refused the run (${response.status}): ${typeof message === 'string' ? message : JSON.stringify(message ?? '')}`,
       );
     },
     async job(jobId) {

@@ -2,7 +2,6 @@ import { timingSafeEqual } from 'node:crypto';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
-import type { Queue } from 'bullmq';
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -90,6 +89,8 @@ export async function createServer(options: CreateServerOptions): Promise<Daemon
   }
 
   const app: FastifyInstance = Fastify({
+    // Typed as fastify's base logger so the instance keeps fastify's default logger type.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
     loggerInstance: logger.child({ component: 'http' }) as FastifyBaseLogger,
     // Requests are not logged one by one: /metrics and /healthz are scraped every few seconds.
     logController: new LogController({ disableRequestLogging: true }),
@@ -255,7 +256,7 @@ export async function createServer(options: CreateServerOptions): Promise<Daemon
   });
 
   const dashboard = new FastifyAdapter();
-  createBullBoard({ queues: [new BullMQAdapter(queue as unknown as Queue)], serverAdapter: dashboard });
+  createBullBoard({ queues: [new BullMQAdapter(queue)], serverAdapter: dashboard });
   dashboard.setBasePath('/queues');
   await app.register(dashboard.registerPlugin(), { prefix: '/queues' });
 

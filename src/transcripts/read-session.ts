@@ -365,7 +365,7 @@ async function readNativeStreamed(
       autoClose: false,
     });
     const check = createUtf8Check(shownPath);
-    let sourceFailure: unknown;
+    let sourceFailure: Error | undefined;
     pipeline(source, check, (error) => {
       if (error) sourceFailure = error;
     });

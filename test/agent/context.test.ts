@@ -152,7 +152,7 @@ describe('clearOldToolResults (property)', () => {
         expect(cleared).toHaveLength(messages.length);
         expect(orphanResults(cleared)).toEqual([]);
         const results = (list: readonly Message[]) =>
-          list.flatMap(blocks).filter((b) => b.type === 'tool_result') as Anthropic.ToolResultBlockParam[];
+          list.flatMap(blocks).filter((b): b is Anthropic.ToolResultBlockParam => b.type === 'tool_result');
         const before = results(messages);
         const after = results(cleared);
         expect(after.map((b) => b.tool_use_id)).toEqual(before.map((b) => b.tool_use_id));
