@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { findExecutable, spawnRedisServer, type RedisServerProcess } from '../src/daemon/redis-server.js';
+import { findExecutable, spawnRedisServer, type RedisServerProcess } from './redis-server.js';
 
 /**
  * A real redis-server for integration tests, in its own temporary directory on a free port.

@@ -2,9 +2,12 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import type { ConsolidateFunction } from '../core/run.js';
 import type { InspectSpaceFunction } from '../core/inspection.js';
+import { ConfigError } from '../errors.js';
+import { createEmbeddedQueue, type EmbeddedQueue } from './embedded-queue.js';
+import { bullmqJobs, type JobQueue } from './jobs.js';
 import { createMetrics, type DaemonMetrics } from './metrics.js';
 import { connectionOptions, createConsolidationQueue, type ConsolidationQueue } from './queue.js';
-import { connectRedis, type RedisHandle } from './redis.js';
+import { redisUrlFor } from './redis.js';
 import { createRedisProbe, type RedisProbe } from './redis-probe.js';
 import { createScheduler, type Scheduler, type TickReport } from './scheduler.js';
 import { createServer, type DaemonServer, type HealthReport } from './server.js';
@@ -43,8 +46,10 @@ export interface Daemon {
   readonly state: DaemonState;
   /** The config in effect (changes on reload). */
   readonly config: Config;
-  /** The Redis in use, once started. */
+  /** The Redis in use, once started; undefined with the embedded queue. */
   readonly redisUrl: string | undefined;
+  /** `redis` (BullMQ) or `embedded` (in-process, no Redis), once started. */
+  readonly queueKind: 'redis' | 'embedded' | undefined;
   /** The HTTP server (for `inject` in tests), once started with the server role. */
   readonly server: DaemonServer | undefined;
   /** The address the HTTP server listens on, once started with the server role. */
@@ -63,9 +68,11 @@ export interface Daemon {
 }
 
 interface Parts {
-  redis: RedisHandle;
+  redisUrl: string;
   probe: RedisProbe;
   queue: ConsolidationQueue;
+  embedded: EmbeddedQueue;
+  jobs: JobQueue;
   metrics: DaemonMetrics;
   pool: WorkerPool | undefined;
   scheduler: Scheduler | undefined;
@@ -90,15 +97,20 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
   let stopping: Promise<void> | undefined;
 
   const health = async (): Promise<HealthReport> => {
+    const scheduler = parts.scheduler === undefined ? 'absent' : parts.scheduler.state;
+    const embedded = parts.embedded;
+    if (embedded !== undefined) {
+      const workers = embedded.isRunning() ? 'running' : 'stopped';
+      return { ok: workers === 'running', queue: 'embedded', redis: 'absent', workers, scheduler };
+    }
     const probe = parts.probe;
     const redis = probe === undefined ? 'down' : (await probe.check()).up ? 'up' : 'down';
     const workers = parts.pool === undefined ? 'absent' : parts.pool.isRunning() ? 'running' : 'stopped';
-    const scheduler = parts.scheduler === undefined ? 'absent' : parts.scheduler.state;
-    return { ok: redis === 'up' && workers !== 'stopped', redis, workers, scheduler };
+    return { ok: redis === 'up' && workers !== 'stopped', queue: 'redis', redis, workers, scheduler };
   };
 
   const stopParts = async (): Promise<void> => {
-    const { server, scheduler, pool, queue, probe, redis } = parts;
+    const { server, scheduler, pool, embedded, queue, probe } = parts;
     const step = async (name: string, action: (() => Promise<void>) | undefined): Promise<void> => {
       if (action === undefined) return;
       try {
@@ -110,9 +122,9 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
     await step('server', server && (() => server.close()));
     await step('scheduler', scheduler && (() => scheduler.stop()));
     await step('workers', pool && (() => pool.close()));
+    await step('embedded queue', embedded && (() => embedded.close()));
     await step('queue', queue && (() => queue.close()));
     await step('redis probe', probe && (() => probe.close()));
-    await step('redis', redis && (() => redis.stop()));
     parts = {};
   };
 
@@ -120,35 +132,67 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
     if (state !== 'created' && state !== 'stopped') throw new Error(`cannot start a daemon that is ${state}`);
     state = 'starting';
     try {
-      const redis = await connectRedis(config, config.stateDir, { env: options.env ?? process.env, logger });
-      parts.redis = redis;
-      const connection = connectionOptions(redis.url);
-      parts.probe = createRedisProbe(redis.url);
-      const queue = createConsolidationQueue({ connection, prefix: config.redisPrefix });
-      queue.on('error', (error) => logger.warn({ err: error }, 'queue error'));
-      parts.queue = queue;
-      await queue.waitUntilReady();
-      const metrics = createMetrics(queue);
+      const redisUrl = redisUrlFor(config, options.env ?? process.env);
+      let jobs: JobQueue;
+      let metrics: DaemonMetrics;
+      if (redisUrl === undefined) {
+        if (!roles.workers || !roles.scheduler) {
+          throw new ConfigError(
+            `${roles.workers ? '`dreamd worker`' : '`dreamd scheduler`'} runs apart from the other half and ` +
+              'shares jobs through Redis: set REDIS_URL (or "redisUrl" in the config). Without Redis, ' +
+              '`dreamd start` runs scheduler, workers and API in one process.',
+            'redisUrl',
+          );
+        }
+        const timing = options.workerTiming;
+        const embedded = createEmbeddedQueue({
+          getConfig: () => config,
+          consolidate: options.consolidate,
+          logger,
+          timing: {
+            ...(timing?.busyDelayMs !== undefined ? { busyDelayMs: timing.busyDelayMs } : {}),
+            ...(timing?.shutdownTimeoutMs !== undefined
+              ? { shutdownTimeoutMs: timing.shutdownTimeoutMs }
+              : {}),
+          },
+          onCompleted: (summary) => parts.metrics?.recordRun(summary),
+          onFailed: (_error, spaceId) => parts.metrics?.recordFailure(spaceId),
+        });
+        parts.embedded = embedded;
+        jobs = embedded;
+        metrics = createMetrics(embedded);
+      } else {
+        parts.redisUrl = redisUrl;
+        const connection = connectionOptions(redisUrl);
+        parts.probe = createRedisProbe(redisUrl);
+        const queue = createConsolidationQueue({ connection, prefix: config.redisPrefix });
+        queue.on('error', (error) => logger.warn({ err: error }, 'queue error'));
+        parts.queue = queue;
+        await queue.waitUntilReady();
+        jobs = bullmqJobs(queue);
+        metrics = createMetrics(jobs, queue);
+        if (roles.workers) {
+          parts.pool = createWorkerPool({
+            config,
+            connection,
+            consolidate: options.consolidate,
+            probe: parts.probe,
+            logger,
+            ...(options.workerTiming !== undefined ? { timing: options.workerTiming } : {}),
+            hooks: {
+              onCompleted: (summary) => metrics.recordRun(summary),
+              onFailed: (_error, job) => metrics.recordFailure(job?.data.spaceId),
+            },
+          });
+        }
+      }
+      parts.jobs = jobs;
       parts.metrics = metrics;
 
-      if (roles.workers) {
-        parts.pool = createWorkerPool({
-          config,
-          connection,
-          consolidate: options.consolidate,
-          probe: parts.probe,
-          logger,
-          ...(options.workerTiming !== undefined ? { timing: options.workerTiming } : {}),
-          hooks: {
-            onCompleted: (summary) => metrics.recordRun(summary),
-            onFailed: (_error, job) => metrics.recordFailure(job?.data.spaceId),
-          },
-        });
-      }
       if (roles.scheduler) {
         const scheduler = createScheduler({
           config,
-          queue,
+          jobs,
           inspectSpace: options.inspectSpace,
           now,
           logger,
@@ -163,7 +207,8 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
       if (roles.server) {
         const server = await createServer({
           getConfig: () => config,
-          queue,
+          jobs,
+          dashboardQueue: parts.queue,
           inspectSpace: options.inspectSpace,
           metrics,
           health,
@@ -175,7 +220,12 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
       }
       state = 'running';
       logger.info(
-        { redis: redis.kind, roles, address: parts.address, spaces: config.spaces.map((space) => space.id) },
+        {
+          queue: jobs.kind,
+          roles,
+          address: parts.address,
+          spaces: config.spaces.map((space) => space.id),
+        },
         'dreamd daemon running',
       );
     } catch (error) {
@@ -193,7 +243,10 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
       return config;
     },
     get redisUrl() {
-      return parts.redis?.url;
+      return parts.redisUrl;
+    },
+    get queueKind() {
+      return parts.jobs?.kind;
     },
     get server() {
       return parts.server;
@@ -232,6 +285,7 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
       parts.scheduler?.reload(applied); // throws on a bad schedule before anything changed
       config = applied;
       parts.pool?.reload(applied);
+      parts.embedded?.reload(applied);
       parts.metrics?.retainSpaces(applied.spaces.map((space) => space.id));
       logger.info({ spaces: applied.spaces.map((space) => space.id) }, 'config reloaded');
     },

@@ -1,9 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RunSummary } from '../core/run.js';
+import { JOB_STATES, type JobQueue } from './jobs.js';
 import type { ConsolidationQueue } from './queue.js';
-
-/** Job states reported by `dreamd_jobs`. */
-export const JOB_STATES = ['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized'] as const;
 
 export interface DaemonMetrics {
   readonly registry: Registry;
@@ -15,7 +13,7 @@ export interface DaemonMetrics {
   setPendingSessions(spaceId: string, count: number): void;
   /** Drops the series of spaces no longer configured. */
   retainSpaces(spaceIds: readonly string[]): void;
-  /** The registry's text plus BullMQ's own Prometheus export of the queue. */
+  /** The registry's text, plus BullMQ's own Prometheus export of the queue when there is Redis. */
   render(): Promise<{ contentType: string; body: string }>;
 }
 
@@ -24,15 +22,15 @@ export interface DaemonMetrics {
  * process, as in the tests, do not collide). Run metrics count the runs of the workers in this process; queue
  * metrics (`dreamd_jobs`, `bullmq_*`) are read from Redis at scrape time and cover every machine.
  */
-export function createMetrics(queue: ConsolidationQueue): DaemonMetrics {
+export function createMetrics(jobs: JobQueue, bullQueue?: ConsolidationQueue): DaemonMetrics {
   const registry = new Registry();
   new Gauge({
     name: 'dreamd_jobs',
-    help: 'Consolidation jobs in the queue by state (all machines)',
+    help: 'Consolidation jobs in the queue by state (all machines on Redis; this process with the embedded queue)',
     labelNames: ['state'] as const,
     registers: [registry],
     async collect() {
-      const counts = await queue.getJobCounts(...JOB_STATES);
+      const counts = await jobs.counts();
       for (const state of JOB_STATES) this.set({ state }, counts[state] ?? 0);
     },
   });
@@ -118,7 +116,10 @@ export function createMetrics(queue: ConsolidationQueue): DaemonMetrics {
       }
     },
     async render() {
-      const [own, bullmq] = await Promise.all([registry.metrics(), queue.exportPrometheusMetrics()]);
+      const [own, bullmq] = await Promise.all([
+        registry.metrics(),
+        bullQueue !== undefined ? bullQueue.exportPrometheusMetrics() : Promise.resolve(''),
+      ]);
       return { contentType: registry.contentType, body: `${own.trimEnd()}\n${bullmq}\n` };
     },
   };

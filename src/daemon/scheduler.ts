@@ -4,7 +4,7 @@ import type { Config } from '../config/schema.js';
 import { ConfigError, errorMessage } from '../errors.js';
 import { evaluateGates } from '../core/gates.js';
 import type { InspectSpaceFunction, SpaceInspection } from '../core/inspection.js';
-import { enqueueConsolidation, type ConsolidationQueue } from './queue.js';
+import type { JobQueue } from './jobs.js';
 
 /** What one tick decided for one space. */
 export type SpaceTickResult =
@@ -20,7 +20,8 @@ export interface TickReport {
 
 export interface CreateSchedulerOptions {
   readonly config: Config;
-  readonly queue: ConsolidationQueue;
+  /** Where open spaces are queued: BullMQ on Redis or the embedded queue. */
+  readonly jobs: JobQueue;
   readonly inspectSpace: InspectSpaceFunction;
   /** The clock; injected so tests decide what time a tick sees. */
   readonly now: () => Date;
@@ -67,8 +68,7 @@ export function createScheduler(options: CreateSchedulerOptions): Scheduler {
       options.onInspected?.(inspection);
       const decision = evaluateGates({ inspection, gates: config.gates, now: options.now(), force: false });
       if (!decision.open) return { spaceId: space.id, outcome: 'gates-closed', reasons: decision.reasons };
-      const result = await enqueueConsolidation(
-        options.queue,
+      const result = await options.jobs.enqueue(
         space.id,
         { force: false, dryRun: false, trigger: 'schedule' },
         { workers: config.workers, now: options.now() },

@@ -17,12 +17,16 @@ import { ConfigError, errorMessage } from '../errors.js';
 import { evaluateGates, type GateDecision } from '../core/gates.js';
 import type { InspectSpaceFunction, SpaceInspection } from '../core/inspection.js';
 import type { DaemonMetrics } from './metrics.js';
-import { enqueueConsolidation, type ConsolidationQueue } from './queue.js';
+import type { JobQueue } from './jobs.js';
+import type { ConsolidationQueue } from './queue.js';
 
 /** What /healthz reports. `ok` is false (HTTP 503) when Redis is down or this process's workers stopped. */
 export interface HealthReport {
   readonly ok: boolean;
-  readonly redis: 'up' | 'down';
+  /** `redis`: BullMQ on Redis; `embedded`: the in-process queue (no Redis). */
+  readonly queue: 'redis' | 'embedded';
+  /** `absent` with the embedded queue. */
+  readonly redis: 'up' | 'down' | 'absent';
   /** `absent` when this process runs no workers (`dreamd scheduler`). */
   readonly workers: 'running' | 'stopped' | 'absent';
   readonly scheduler: 'started' | 'stopped' | 'absent';
@@ -39,7 +43,10 @@ export const ConsolidateBody = z.strictObject({
 export interface CreateServerOptions {
   /** The current config (it changes on reload). */
   readonly getConfig: () => Config;
-  readonly queue: ConsolidationQueue;
+  /** The jobs: BullMQ on Redis, or the embedded queue. */
+  readonly jobs: JobQueue;
+  /** The BullMQ queue behind `jobs`, for the Bull Board dashboard at /queues; none with the embedded queue. */
+  readonly dashboardQueue?: ConsolidationQueue | undefined;
   readonly inspectSpace: InspectSpaceFunction;
   readonly metrics: DaemonMetrics;
   readonly health: () => Promise<HealthReport>;
@@ -77,7 +84,7 @@ function tokensMatch(given: string, expected: string): boolean {
  * `Authorization: Bearer <server.apiToken>` (DREAMD_API_TOKEN).
  */
 export async function createServer(options: CreateServerOptions): Promise<DaemonServer> {
-  const { queue, metrics, logger } = options;
+  const { jobs, metrics, logger } = options;
   const initial = options.getConfig();
   const requireToken = !isLoopback(initial.server.host);
   const apiToken = initial.server.apiToken;
@@ -124,10 +131,7 @@ export async function createServer(options: CreateServerOptions): Promise<Daemon
     options.getConfig().spaces.find((space) => space.id === id);
 
   const currentJob = async (spaceId: string): Promise<SpaceView['currentJob']> => {
-    const jobId = await queue.getDeduplicationJobId(spaceId);
-    if (jobId === null) return null;
-    const state = await queue.getJobState(jobId);
-    return state === 'unknown' ? null : { id: jobId, state };
+    return jobs.currentJob(spaceId);
   };
 
   const describeSpace = async (space: Space): Promise<SpaceView> => {
@@ -151,18 +155,15 @@ export async function createServer(options: CreateServerOptions): Promise<Daemon
 
   /** The most recent finished job of a space among the last 200 finished jobs. */
   const lastRun = async (spaceId: string): Promise<unknown> => {
-    const jobs = await queue.getJobs(['completed', 'failed'], 0, 199);
-    const latest = jobs
-      .filter((job) => job.data.spaceId === spaceId && job.finishedOn !== undefined)
-      .sort((a, b) => (b.finishedOn ?? 0) - (a.finishedOn ?? 0))[0];
+    const latest = (await jobs.finished(200)).find((job) => job.spaceId === spaceId);
     if (latest === undefined) return null;
     return {
       jobId: latest.id,
-      trigger: latest.data.trigger,
-      finishedAt: new Date(latest.finishedOn!).toISOString(),
-      outcome: latest.failedReason !== undefined && latest.failedReason !== '' ? 'failed' : 'completed',
-      failedReason: latest.failedReason || undefined,
-      summary: latest.returnvalue ?? undefined,
+      trigger: latest.trigger,
+      finishedAt: latest.finishedAt,
+      outcome: latest.state === 'failed' ? 'failed' : 'completed',
+      failedReason: latest.failedReason,
+      summary: latest.summary,
     };
   };
 
@@ -198,14 +199,13 @@ export async function createServer(options: CreateServerOptions): Promise<Daemon
         issues: body.error.issues,
       });
     }
-    const result = await enqueueConsolidation(
-      queue,
+    const result = await jobs.enqueue(
       space.id,
       { force: body.data.force, dryRun: body.data.dryRun, trigger: 'api' },
       { workers: options.getConfig().workers, now: options.now() },
     );
     if (result.status === 'duplicate') {
-      const state = await queue.getJobState(result.jobId);
+      const state = (await jobs.getJob(result.jobId))?.state;
       return reply.code(409).send({
         error: `space "${space.id}" already has a run ${state === 'active' ? 'running' : 'queued'} (job ${result.jobId})`,
         jobId: result.jobId,
@@ -216,49 +216,43 @@ export async function createServer(options: CreateServerOptions): Promise<Daemon
   });
 
   app.get('/queue', async () => {
-    const counts = await queue.getJobCounts(
-      'waiting',
-      'active',
-      'delayed',
-      'prioritized',
-      'completed',
-      'failed',
-    );
-    const failed = await queue.getFailed(0, 19);
+    const [counts, failed] = await Promise.all([jobs.counts(), jobs.failed(20)]);
     return {
+      queue: jobs.kind,
       counts,
       recentFailures: failed.map((job) => ({
         jobId: job.id,
-        spaceId: job.data.spaceId,
+        spaceId: job.spaceId,
         failedReason: job.failedReason,
         attemptsMade: job.attemptsMade,
-        finishedAt: job.finishedOn !== undefined ? new Date(job.finishedOn).toISOString() : undefined,
+        finishedAt: job.finishedAt,
       })),
     };
   });
 
   app.get<{ Params: { id: string } }>('/jobs/:id', async (request, reply) => {
-    const job = await queue.getJob(request.params.id);
+    const job = await jobs.getJob(request.params.id);
     if (job === undefined)
       return reply
         .code(404)
         .send({ error: `no job "${request.params.id}" (finished jobs are kept for a bounded time)` });
-    const state = await job.getState();
     return {
       jobId: job.id,
-      spaceId: job.data.spaceId,
-      state,
+      spaceId: job.spaceId,
+      state: job.state,
       progress: job.progress,
       attemptsMade: job.attemptsMade,
-      failedReason: job.failedReason || undefined,
-      summary: job.returnvalue ?? undefined,
+      failedReason: job.failedReason,
+      summary: job.summary,
     };
   });
 
-  const dashboard = new FastifyAdapter();
-  createBullBoard({ queues: [new BullMQAdapter(queue)], serverAdapter: dashboard });
-  dashboard.setBasePath('/queues');
-  await app.register(dashboard.registerPlugin(), { prefix: '/queues' });
+  if (options.dashboardQueue !== undefined) {
+    const dashboard = new FastifyAdapter();
+    createBullBoard({ queues: [new BullMQAdapter(options.dashboardQueue)], serverAdapter: dashboard });
+    dashboard.setBasePath('/queues');
+    await app.register(dashboard.registerPlugin(), { prefix: '/queues' });
+  }
 
   return {
     app,

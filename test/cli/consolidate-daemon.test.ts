@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createInspectSpace } from '../../src/consolidation/inspect.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import { createDaemon, type Daemon } from '../../src/daemon/daemon.js';
-import { findFreePort } from '../../src/daemon/redis-server.js';
+import { findFreePort } from '../../harness/redis-server.js';
 import { createModel } from '../../src/model/index.js';
 import { silentLogger } from '../daemon/fakes.js';
 import { failOnLeftovers, openRedis, track } from '../daemon/harness.js';

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findFreePort } from '../../src/daemon/redis-server.js';
+import { findFreePort } from '../../harness/redis-server.js';
 import { failOnLeftovers, openRedis } from '../daemon/harness.js';
 import { runCliCaptured } from '../support/cli.js';
 import { uniquePrefix } from '../../harness/redis.js';

@@ -1,11 +1,8 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import type { Config } from '../../src/config/schema.js';
 import { createDaemon, type CreateDaemonOptions, type Daemon } from '../../src/daemon/daemon.js';
-import { connectRedis } from '../../src/daemon/redis.js';
-import { ConfigError } from '../../src/errors.js';
+import { redisUrlFor } from '../../src/daemon/redis.js';
 import { uniquePrefix } from '../../harness/redis.js';
 import {
   createFakeConsolidate,
@@ -85,7 +82,7 @@ describe('daemon', () => {
     );
 
     const health = await fetch(`${daemon.address}/healthz`);
-    expect(await health.json()).toEqual({ ok: true, redis: 'up', workers: 'running', scheduler: 'started' });
+    expect(await health.json()).toEqual({ ok: true, queue: 'redis', redis: 'up', workers: 'running', scheduler: 'started' });
     const metrics = await (await fetch(`${daemon.address}/metrics`)).text();
     expect(metrics).toContain('dreamd_facts_added_total{space="alpha"} 3');
     expect(metrics).toContain('dreamd_pending_sessions{space="beta"} 4');
@@ -235,49 +232,11 @@ describe('daemon', () => {
   });
 });
 
-describe('connectRedis', () => {
-  it('uses REDIS_URL before the config', async () => {
+describe('redisUrlFor', () => {
+  it('uses REDIS_URL before the config, and gives none when neither is set', () => {
     const config = makeConfig({ redisUrl: 'redis://config:6379', redisPrefix: 'x' });
-    const handle = await connectRedis(config, config.stateDir, { env: { REDIS_URL: 'redis://env:6379' } });
-    expect(handle).toMatchObject({ url: 'redis://env:6379', kind: 'external' });
-  });
-
-  it('starts a private redis-server with an append-only file under the state directory, and stops it', async () => {
-    const config = { ...makeConfig({ redisUrl: 'unused', redisPrefix: 'x' }), redisUrl: undefined };
-    const handle = await connectRedis(config, config.stateDir, { env: { PATH: process.env.PATH } });
-    let stopped = false;
-    track(
-      'private redis',
-      handle,
-      () => !stopped,
-      (value) => value.stop(),
-    );
-    expect(handle.kind).toBe('private');
-    expect(handle.url).toMatch(/^redis:\/\/127\.0\.0\.1:\d+$/);
-    const client = new Redis(handle.url);
-    expect(await client.config('GET', 'appendonly')).toEqual(['appendonly', 'yes']);
-    await client.set('k', 'v');
-    client.disconnect();
-    expect(existsSync(join(config.stateDir, 'redis'))).toBe(true);
-
-    await handle.stop();
-    stopped = true;
-    const probe = new Redis(handle.url, {
-      lazyConnect: true,
-      retryStrategy: () => null,
-      maxRetriesPerRequest: 0,
-    });
-    probe.on('error', () => undefined);
-    await expect(probe.connect()).rejects.toThrow();
-    probe.disconnect();
-  });
-
-  it('names the three ways to get Redis when there is none', async () => {
-    const config = { ...makeConfig({ redisUrl: 'unused', redisPrefix: 'x' }), redisUrl: undefined };
-    const attempt = connectRedis(config, config.stateDir, { env: { PATH: '/nonexistent' } });
-    await expect(attempt).rejects.toBeInstanceOf(ConfigError);
-    await expect(attempt).rejects.toThrow(
-      /REDIS_URL[\s\S]*apt-get install redis-server[\s\S]*docker compose up/,
-    );
+    expect(redisUrlFor(config, { REDIS_URL: 'redis://env:6379' })).toBe('redis://env:6379');
+    expect(redisUrlFor(config, { REDIS_URL: '' })).toBe('redis://config:6379');
+    expect(redisUrlFor({ ...config, redisUrl: undefined }, {})).toBeUndefined();
   });
 });

@@ -18,6 +18,7 @@ function recordingDaemon(config: Config): Daemon & { reloads: Config[]; stops: n
     state: 'running',
     config,
     redisUrl: undefined,
+    queueKind: undefined,
     server: undefined,
     address: undefined,
     start: async () => undefined,

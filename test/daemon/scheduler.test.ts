@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { bullmqJobs } from '../../src/daemon/jobs.js';
 import { createScheduler } from '../../src/daemon/scheduler.js';
 import { enqueueConsolidation } from '../../src/daemon/queue.js';
 import { uniquePrefix } from '../../harness/redis.js';
@@ -34,7 +35,7 @@ describe('scheduler', () => {
     const { pool, probe } = openWorkerPool({ config, consolidate: fake.consolidate });
     const scheduler = createScheduler({
       config,
-      queue,
+      jobs: bullmqJobs(queue),
       inspectSpace: inspection.inspectSpace,
       now: fixedNow,
       logger: silentLogger,
@@ -77,14 +78,14 @@ describe('scheduler', () => {
     const queueB = openQueue(config);
     const schedulerA = createScheduler({
       config,
-      queue: queueA,
+      jobs: bullmqJobs(queueA),
       inspectSpace: inspection.inspectSpace,
       now: fixedNow,
       logger: silentLogger,
     });
     const schedulerB = createScheduler({
       config,
-      queue: queueB,
+      jobs: bullmqJobs(queueB),
       inspectSpace: inspection.inspectSpace,
       now: fixedNow,
       logger: silentLogger,
@@ -120,7 +121,7 @@ describe('scheduler', () => {
     inspection.failFor('gone', new Error('ENOENT: sessions directory /x/gone/sessions vanished'));
     const scheduler = createScheduler({
       config,
-      queue,
+      jobs: bullmqJobs(queue),
       inspectSpace: inspection.inspectSpace,
       now: fixedNow,
       logger: silentLogger,
@@ -150,7 +151,7 @@ describe('scheduler', () => {
     const inspection = createFakeInspection({ alpha: { settledNew: 0 }, added: { settledNew: 7 } });
     const scheduler = createScheduler({
       config,
-      queue,
+      jobs: bullmqJobs(queue),
       inspectSpace: inspection.inspectSpace,
       now: fixedNow,
       logger: silentLogger,
@@ -179,7 +180,7 @@ describe('scheduler', () => {
     const inspection = createFakeInspection({ alpha: { settledNew: 5 } });
     const scheduler = createScheduler({
       config,
-      queue,
+      jobs: bullmqJobs(queue),
       inspectSpace: inspection.inspectSpace,
       now: fixedNow,
       logger: silentLogger,

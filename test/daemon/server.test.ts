@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { bullmqJobs } from '../../src/daemon/jobs.js';
 import { createMetrics } from '../../src/daemon/metrics.js';
 import { createServer, type HealthReport } from '../../src/daemon/server.js';
 import type { Config } from '../../src/config/schema.js';
@@ -24,11 +25,13 @@ async function setUp(label: string, server: Partial<Config['server']> = {}) {
     alpha: { settledNew: 6, live: 1, lastSuccessfulRunAt: '2025-06-01T00:00:00Z' },
     beta: { settledNew: 2 },
   });
-  const metrics = createMetrics(queue);
-  let health: HealthReport = { ok: true, redis: 'up', workers: 'running', scheduler: 'started' };
+  const jobs = bullmqJobs(queue);
+  const metrics = createMetrics(jobs, queue);
+  let health: HealthReport = { ok: true, queue: 'redis', redis: 'up', workers: 'running', scheduler: 'started' };
   const api = await createServer({
     getConfig: () => config,
-    queue,
+    jobs,
+    dashboardQueue: queue,
     inspectSpace: inspection.inspectSpace,
     metrics,
     health: async () => health,
@@ -132,7 +135,7 @@ describe('HTTP API', () => {
   it('serves health with 503 when Redis is down', async () => {
     const ctx = await setUp('health');
     expect((await ctx.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
-    ctx.setHealth({ ok: false, redis: 'down', workers: 'running', scheduler: 'started' });
+    ctx.setHealth({ ok: false, queue: 'redis', redis: 'down', workers: 'running', scheduler: 'started' });
     const down = await ctx.app.inject({ method: 'GET', url: '/healthz' });
     expect(down.statusCode).toBe(503);
     expect(down.json()).toMatchObject({ redis: 'down' });
