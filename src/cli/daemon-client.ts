@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Config } from '../config/schema.js';
+import type { Config, Space } from '../config/schema.js';
 import type { RunSummary } from '../core/run.js';
 import { DreamdError } from '../errors.js';
 
@@ -20,13 +20,32 @@ const JobView = z.object({
 });
 export type JobView = z.infer<typeof JobView>;
 
+/** What `GET /daemon` says: which process this is and which spaces (and directories) it serves. */
+const DaemonIdentity = z.object({
+  service: z.literal('dreamd'),
+  pid: z.number(),
+  queue: z.string(),
+  configSource: z.string().nullable(),
+  spaces: z.array(z.object({ id: z.string(), sessionsDir: z.string(), memoryDir: z.string() })),
+});
+export type DaemonIdentity = z.infer<typeof DaemonIdentity>;
+
+/** Whether the daemon at the configured address is the one to use for some spaces, and if not, why. */
+export type DaemonMatch =
+  | { readonly use: true; readonly identity: DaemonIdentity }
+  | { readonly use: false; readonly why: string; readonly reachable: boolean };
+
 const Enqueued = z.object({ jobId: z.string(), spaceId: z.string(), status: z.string() });
 const Conflict = z.object({ error: z.string(), jobId: z.string(), state: z.string().optional() });
 
 export interface DaemonClient {
   readonly baseUrl: string;
-  /** True when a dreamd daemon answers /healthz within the timeout. */
-  isReachable(): Promise<boolean>;
+  /**
+   * Whether the daemon at the configured address serves every one of these spaces with the same sessions and
+   * memory directories. Any other answer (nothing listening, not dreamd, another project's daemon) means the
+   * CLI must not use it; `why` says which.
+   */
+  serves(spaces: readonly Space[]): Promise<DaemonMatch>;
   /** Queues a run; `duplicate` when the space already has one queued or running (its job id is returned). */
   enqueue(
     spaceId: string,
@@ -69,14 +88,46 @@ export function createDaemonClient(config: Config, fetchImpl: typeof fetch = fet
 
   const client: DaemonClient = {
     baseUrl,
-    async isReachable() {
+    async serves(spaces) {
+      let response: Response;
       try {
-        const response = await request('/healthz', {}, 1_500);
-        const body = (await response.json()) as { redis?: unknown };
-        return typeof body === 'object' && body !== null && 'redis' in body;
+        response = await request('/daemon', {}, 1_500);
       } catch {
-        return false;
+        return { use: false, reachable: false, why: `no daemon answers at ${baseUrl}` };
       }
+      let body: unknown;
+      try {
+        body = await response.json();
+      } catch {
+        body = undefined;
+      }
+      const identity = DaemonIdentity.safeParse(body);
+      if (!response.ok || !identity.success) {
+        return {
+          use: false,
+          reachable: true,
+          why: `the server at ${baseUrl} is not a dreamd daemon this command can use (HTTP ${response.status})`,
+        };
+      }
+      for (const space of spaces) {
+        const served = identity.data.spaces.find((candidate) => candidate.id === space.id);
+        if (
+          served === undefined ||
+          served.sessionsDir !== space.sessionsDir ||
+          served.memoryDir !== space.memoryDir
+        ) {
+          return {
+            use: false,
+            reachable: true,
+            why:
+              `the daemon at ${baseUrl} (pid ${identity.data.pid}, config ${identity.data.configSource ?? 'from the environment'}) ` +
+              (served === undefined
+                ? `has no space "${space.id}"`
+                : `serves space "${space.id}" from other directories (${served.sessionsDir} → ${served.memoryDir})`),
+          };
+        }
+      }
+      return { use: true, identity: identity.data };
     },
     async enqueue(spaceId, body) {
       const response = await request(`/spaces/${encodeURIComponent(spaceId)}/consolidate`, {

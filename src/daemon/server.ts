@@ -172,6 +172,18 @@ export async function createServer(options: CreateServerOptions): Promise<Daemon
     await reply.code(report.ok ? 200 : 503).send(report);
   });
 
+  // Who this daemon is, so a CLI uses it only for the spaces (and directories) it really serves.
+  app.get('/daemon', async () => {
+    const config = options.getConfig();
+    return {
+      service: 'dreamd',
+      pid: process.pid,
+      queue: jobs.kind,
+      configSource: config.source ?? null,
+      spaces: config.spaces.map(({ id, sessionsDir, memoryDir }) => ({ id, sessionsDir, memoryDir })),
+    };
+  });
+
   app.get('/metrics', async (_request, reply) => {
     const { contentType, body } = await metrics.render();
     await reply.header('content-type', contentType).send(body);

@@ -1,9 +1,10 @@
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createInspectSpace } from '../../src/consolidation/inspect.js';
-import { createConsolidator } from '../../src/consolidation/run.js';
-import { createDaemon, type Daemon } from '../../src/daemon/daemon.js';
+import type { Daemon } from '../../src/daemon/daemon.js';
+import { createDreamd } from '../../src/dreamd.js';
 import { findFreePort } from '../../harness/redis-server.js';
-import { createModel } from '../../src/model/index.js';
 import { silentLogger } from '../daemon/fakes.js';
 import { failOnLeftovers, openRedis, track } from '../daemon/harness.js';
 import { runCliCaptured } from '../support/cli.js';
@@ -38,12 +39,7 @@ async function startDaemon(): Promise<{
     DREAMD_PORT: String(port),
   };
   const test = createTestSpace({ modelUrl: server.url, examples: true, env });
-  const daemon = createDaemon({
-    config: test.config,
-    consolidate: createConsolidator({ config: test.config, model: createModel(test.config.model) }),
-    inspectSpace: createInspectSpace({ config: test.config }),
-    logger: silentLogger,
-    env: {},
+  const daemon = createDreamd({ getConfig: () => test.config, logger: silentLogger, env: {} }).daemon({
     tickOnStart: false,
   });
   track(
@@ -104,5 +100,53 @@ describe('dreamd consolidate with a daemon up', () => {
     const run = await runCliCaptured(['consolidate', '--in-process', '--json'], { cwd, env });
     expect(run.json<{ via: string }>().via).toBe('in-process');
     await stop();
+  });
+
+  it('does not use a daemon that serves other directories: it runs here and says why', async () => {
+    const { env, stop, daemon } = await startDaemon();
+    // Another project on the same machine, same default port: its own sessions and memory.
+    const other = createTestSpace({ modelUrl: server.url, examples: true, env });
+    const run = await runCliCaptured(['consolidate', '--json'], { cwd: other.root, env });
+    expect(run.code).toBe(0);
+    const output = run.json<{ via: string; daemonSkipped: string; results: { ok: boolean }[] }>();
+    expect(output.via).toBe('in-process');
+    expect(output.daemonSkipped).toMatch(/serves space "default" from other directories/);
+    expect(output.results[0]!.ok).toBe(true);
+    expect(existsSync(join(other.space.memoryDir, 'MEMORY.md'))).toBe(true);
+    expect(existsSync(join(daemon.config.spaces[0]!.memoryDir, 'MEMORY.md'))).toBe(false);
+
+    const text = await runCliCaptured(['consolidate', '--force'], { cwd: other.root, env });
+    expect(text.stdout).toMatch(/^in this process: the daemon at http:\/\/127\.0\.0\.1:\d+ \(pid \d+/);
+    await stop();
+  });
+
+  it('does not use a server that is not dreamd', async () => {
+    const port = await findFreePort();
+    const foreign = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('{"status":"skipped"}');
+    });
+    await new Promise<void>((resolve) => foreign.listen(port, '127.0.0.1', resolve));
+    try {
+      const test = createTestSpace({
+        modelUrl: server.url,
+        examples: true,
+        env: { DREAMD_PORT: String(port) },
+      });
+      const run = await runCliCaptured(['consolidate', '--json'], {
+        cwd: test.root,
+        env: {
+          DREAMD_PORT: String(port),
+          DREAMD_MODEL_BASE_URL: server.url,
+          ANTHROPIC_API_KEY: 'sk-ant-test-key',
+        },
+      });
+      const output = run.json<{ via: string; daemonSkipped: string; results: { ok: boolean }[] }>();
+      expect(output.via).toBe('in-process');
+      expect(output.daemonSkipped).toMatch(/not a dreamd daemon/);
+      expect(output.results[0]!.ok).toBe(true);
+    } finally {
+      await new Promise((resolve) => foreign.close(resolve));
+    }
   });
 });

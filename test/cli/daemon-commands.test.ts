@@ -1,12 +1,15 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findFreePort } from '../../harness/redis-server.js';
 import { failOnLeftovers, openRedis } from '../daemon/harness.js';
 import { runCliCaptured } from '../support/cli.js';
+import { startFakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { uniquePrefix } from '../../harness/redis.js';
+import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { EXAMPLE_SESSIONS_DIR } from '../support/space.js';
 
 failOnLeftovers();
 
@@ -78,6 +81,45 @@ describe('dreamd start / worker / scheduler', () => {
     expect(result.code).toBe(0);
     await redis.stop();
   }, 60_000);
+
+  it('start needs nothing but Node: no REDIS_URL and no redis-server, it serves /healthz and `consolidate` goes through it', async () => {
+    const model = await startFakeAnthropicServer();
+    model.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const port = await findFreePort();
+    const root = workspace();
+    cpSync(EXAMPLE_SESSIONS_DIR, join(root, 'sessions'), { recursive: true });
+    // A PATH with Node and nothing else: no redis-server anywhere on it.
+    const env: NodeJS.ProcessEnv = {
+      PATH: dirname(process.execPath),
+      HOME: process.env.HOME,
+      TMPDIR: process.env.TMPDIR,
+      DREAMD_PORT: String(port),
+      DREAMD_MODEL_BASE_URL: model.url,
+      ANTHROPIC_API_KEY: 'sk-ant-test',
+    };
+    let health: unknown;
+    let consolidate: { code: number; stdout: string } | undefined;
+    try {
+      const result = await runUntil(['start'], env, root, async (output) => {
+        if (!output.includes('dreamd is running')) return false;
+        health = await (await fetch(`http://127.0.0.1:${port}/healthz`)).json();
+        consolidate = await runCliCaptured(['consolidate', '--force'], { cwd: root, env: { ...env } });
+        return true;
+      });
+      expect(result.sawReady).toBe(true);
+      expect(result.output).not.toMatch(/needs Redis/);
+      expect(health).toMatchObject({ ok: true, queue: 'embedded', redis: 'absent', workers: 'running' });
+      expect(consolidate?.code).toBe(0);
+      expect(consolidate?.stdout).toMatch(
+        new RegExp(`^via the daemon at http://127\\.0\\.0\\.1:${port} \\(pid \\d+\\)`),
+      );
+      expect(consolidate?.stdout).toMatch(/run \S+ completed/);
+      expect(readFileSync(join(root, 'memory', 'MEMORY.md'), 'utf8')).toContain('spicy');
+      expect(result.code).toBe(0);
+    } finally {
+      await model.close();
+    }
+  }, 90_000);
 
   it('worker runs workers only and stops on SIGTERM', async () => {
     const redis = await openRedis();

@@ -75,7 +75,13 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
         const bar = io.isTty && !json ? createProgressBar() : silentProgressBar;
         let outcomes: QueuedOutcome[];
         const daemon = createDaemonClient(loaded);
-        const queued = !options.inProcess && (await daemon.isReachable());
+        const match = options.inProcess ? undefined : await daemon.serves(spaces);
+        const queued = match?.use === true;
+        if (!json) {
+          if (match?.use === true)
+            io.stdout(`via the daemon at ${daemon.baseUrl} (pid ${match.identity.pid})\n`);
+          else if (match?.reachable === true) io.stdout(`in this process: ${match.why}\n`);
+        }
         try {
           outcomes = queued
             ? await consolidateQueued({
@@ -112,7 +118,17 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
         }
         const ok = outcomes.every((outcome) => outcome.ok);
         if (json)
-          emit(io, json, { ok, via: queued ? daemon.baseUrl : 'in-process', results: outcomes }, () => '');
+          emit(
+            io,
+            json,
+            {
+              ok,
+              via: queued ? daemon.baseUrl : 'in-process',
+              ...(match !== undefined && !match.use && match.reachable ? { daemonSkipped: match.why } : {}),
+              results: outcomes,
+            },
+            () => '',
+          );
         if (!ok) throw new CommandExit(ExitCode.failure);
       },
     );

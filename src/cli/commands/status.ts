@@ -70,9 +70,12 @@ export const registerStatus: CommandRegistrar = (program, context) => {
       const { io, json, config } = context();
       const loaded = config();
       const statuses: SpaceStatus[] = [];
+      const spaces = selectSpaces(loaded, spaceId);
       const daemon = createDaemonClient(loaded);
-      const queueCounts = (await daemon.isReachable()) ? await createQueueCounts(daemon) : undefined;
-      for (const space of selectSpaces(loaded, spaceId))
+      const match = await daemon.serves(spaces);
+      const queueCounts = match.use ? await createQueueCounts(daemon) : undefined;
+      if (!match.use && match.reachable && !json) io.stderr(`dreamd: queue not shown: ${match.why}\n`);
+      for (const space of spaces)
         statuses.push(
           await spaceStatus(space, { config: loaded, ...(queueCounts !== undefined ? { queueCounts } : {}) }),
         );
