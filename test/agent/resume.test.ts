@@ -90,6 +90,7 @@ describe('resuming a recorded session', () => {
     // The session still reads as a native transcript for consolidation.
     const read = await readSessionFile(resumed.sessionFile, {
       format: 'native',
+      maxBytes: 1024 * 1024,
       sessionsDir: space().sessionsDir,
     });
     expect(read.session.messages.length).toBe(file.messages.length);
@@ -129,6 +130,7 @@ describe('resuming a recorded session', () => {
     await recorder.end();
     const read = await readSessionFile(recorder.file, {
       format: 'native',
+      maxBytes: 1024 * 1024,
       sessionsDir: path.join(base, 'sessions'),
     });
     expect(read.session.messages.map((message) => message.role)).toEqual([
