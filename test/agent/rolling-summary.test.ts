@@ -181,9 +181,8 @@ describe('the rolling summary in the agent loop', () => {
     expect(events.some((event) => event.type === 'context-summarised')).toBe(true);
     for (const request of server.requests) {
       const messages = request.body.messages as Message[];
-      expect(estimateTokensAt(request.system, 3.5) + estimateTokensAt(messages, 3.5)).toBeLessThanOrEqual(
-        budget,
-      );
+      // Near the budget the loop asks the fake's count_tokens endpoint (4 characters a token): that decides.
+      expect(estimateTokensAt(request.system, 4) + estimateTokensAt(messages, 4)).toBeLessThanOrEqual(budget);
       expect(pairsIntact(messages)).toBe(true);
       expect(JSON.stringify(messages[0])).toContain('Read the 40 pages');
     }
