@@ -4,7 +4,7 @@
  * part, so the parts compare).
  *
  * 1. Input tokens per call with a 70 KB memory (topic files written by `renderMemory`): the request's
- *    input (uncached + cache read + cache write) against the target `MEMORY.md` + 2,000 retrieved tokens +
+ *    system prompt, tools and messages, at 4 characters a token, against the target `MEMORY.md` + 2,000 retrieved tokens +
  *    the fixed part (instructions, tools and the message, measured with an empty memory). The old way, every
  *    topic file whole in the prompt, is shown beside it.
  * 2. Summariser characters over a 30-turn chat in an 8,192-token window (compaction at 80 %): every
@@ -40,7 +40,11 @@ function space(root: string, id: string): Space {
 }
 
 function requestChars(request: RecordedAnthropicRequest): number {
-  return request.system.length + JSON.stringify(request.body.messages).length;
+  return (
+    request.system.length +
+    JSON.stringify(request.body.messages).length +
+    JSON.stringify(request.body.tools ?? []).length
+  );
 }
 
 export async function measureChatFigures(log: (line: string) => void): Promise<Figure[]> {
@@ -81,7 +85,9 @@ export async function measureChatFigures(log: (line: string) => void): Promise<F
     const retrievedBlock =
       (course.request?.body.system as Array<{ text: string }> | undefined)?.[1]?.text ?? '';
     log(
-      `  70 KB memory: ${value} input tokens per call (target ≤ ${target}); topic files whole: ${inputOf(naive.request)}`,
+      `  70 KB memory: ${value} input tokens per call (target ≤ ${target} = fixed ${fixedTokens} + MEMORY.md ` +
+        `${indexTokens} + 2,000); retrieved ${tokensOf(retrievedBlock.length)} tokens ` +
+        `(${course.result.retrievedFacts.length} facts); topic files whole: ${inputOf(naive.request)}`,
     );
 
     // 2. A 30-turn chat in a small window.
@@ -118,7 +124,7 @@ export async function measureChatFigures(log: (line: string) => void): Promise<F
     const ratio = final.summariser / final.history;
     const growth = at[20]!.summariser / Math.max(1, at[10]!.summariser);
     log(
-      `  30-turn chat: ${summariserChars} summariser characters in ${summariserCalls} calls, ${final.history} in the history (${ratio.toFixed(2)}×)`,
+      `  30-turn chat: ${summariserChars} summariser characters in ${summariserCalls} calls, ${final.history} in the history (${ratio.toFixed(2)}×); at 10/20/30 turns: ${at[10]!.summariser}/${at[20]!.summariser}/${final.summariser}`,
     );
     return [
       {
