@@ -95,6 +95,7 @@ export {
   DEFAULT_COMPACT_AT,
   restoreSession,
   summariserFrom,
+  unansweredToolUses,
   type ChatResult,
   type MemoryAgent,
   type MemoryAgentOptions,

@@ -201,6 +201,13 @@ export function restoreSession(recorded: readonly unknown[]): {
   return { history, summary: summary !== undefined && summary.cut < history.length ? summary : undefined };
 }
 
+/** Ids of the `tool_use` blocks of a last assistant message that has no results after it. */
+export function unansweredToolUses(history: readonly Message[]): string[] {
+  const last = history.at(-1);
+  if (last === undefined || last.role !== 'assistant' || typeof last.content === 'string') return [];
+  return last.content.flatMap((block) => (block.type === 'tool_use' ? [block.id] : []));
+}
+
 /**
  * Creates the memory agent of one space: `MEMORY.md` (active facts only) in the cached system prompt, the
  * relevant facts retrieved per message when the memory is large, `read_memory`, `write_memory`,
@@ -267,6 +274,20 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
       history.push(message as Message);
     },
   };
+  // A session that stopped between a tool call and its result (a crash): answer the calls, so the next
+  // request keeps every tool_use paired.
+  const unanswered = unansweredToolUses(history);
+  if (unanswered.length > 0) {
+    await recordingHistory.append({
+      role: 'user',
+      content: unanswered.map((id) => ({
+        type: 'tool_result' as const,
+        tool_use_id: id,
+        content: 'The session ended before this tool ran; call it again if it is still needed.',
+        is_error: true,
+      })),
+    });
+  }
   let ended = false;
 
   return {

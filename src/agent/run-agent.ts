@@ -244,6 +244,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
     return slidingWindow(request, {
       budgetTokens: budget - estimate(definitions),
       system: system.map((block) => block.text).join('\n'),
+      charsPerToken,
     });
   };
 

@@ -115,6 +115,36 @@ describe('resuming a recorded session', () => {
     expect(await readFile(foreign, 'utf8')).toBe(bytes);
   });
 
+  it('answers the tool calls of a session that stopped before their results', async () => {
+    await mkdir(space().sessionsDir, { recursive: true });
+    const recorder = await createSessionRecorder({
+      sessionsDir: space().sessionsDir,
+      id: 'cut',
+      agent: 'dreamd-chat',
+    });
+    await recorder.append({ role: 'user', content: 'save this' });
+    await recorder.append({
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'toolu_lost', name: 'write_memory', input: {} }],
+    });
+    server.enqueue({ text: 'Back again.' });
+    const agent = await createMemoryAgent({
+      space: space(),
+      config: config(),
+      client,
+      sessionId: 'cut',
+      resume: true,
+    });
+    await agent.chat('hello?');
+    await agent.end();
+    const sent = server.requests.at(-1)!.body.messages;
+    expect(sent).toHaveLength(4);
+    expect(sent[2]).toMatchObject({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_lost', is_error: true }],
+    });
+  });
+
   it('records system and tool messages as the readers accept them', async () => {
     const recorder = await createSessionRecorder({ sessionsDir: path.join(base, 'sessions'), id: 'oa' });
     await recorder.append({ role: 'system', content: 'You are a coding agent.' });
