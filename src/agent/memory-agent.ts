@@ -20,7 +20,11 @@ import {
 import { createMemoryTools } from './memory-tools.js';
 import { createOpenAIChatProvider } from './openai-chat-provider.js';
 import { createRecall, createRecallTool } from './recall.js';
-import type { ContextSummary, Summariser } from './rolling-summary.js';
+import {
+  DEFAULT_SUMMARISER_CONTEXT_TOKENS,
+  type ContextSummary,
+  type Summariser,
+} from './rolling-summary.js';
 import { runAgent, type AgentEvent, type RunAgentResult } from './run-agent.js';
 import { charsPerTokenFor } from './token-count.js';
 import type { AgentTool } from './tool.js';
@@ -62,6 +66,11 @@ export interface MemoryAgentOptions {
    * unless `chat.summarise` is false; `false` turns summaries off (old turns leave with a note).
    */
   readonly summariser?: Summariser | false;
+  /**
+   * Context of the summariser's model, in tokens: each summariser call stays under it. Default: the chat
+   * model's window when it summarises itself, else 8,192 (a small local model).
+   */
+  readonly summariserContextTokens?: number;
   /**
    * Facts retrieved for each message: `auto` (default) when the memory files pass 25,000 bytes, `true`
    * always, `false` never.
@@ -241,8 +250,16 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
   const memoryTools = createMemoryTools({ memoryDir: space.memoryDir, now });
   const recall = createRecall({ memoryDir: space.memoryDir, embeddings: config.embeddings });
   const tools: AgentTool[] = [...memoryTools.tools, createRecallTool(recall)];
-  if (options.anthropicMemoryTool === true)
+  if (options.anthropicMemoryTool === true) {
+    if (!provider.label.startsWith('anthropic:')) {
+      throw new ConfigError(
+        `Anthropic's memory tool (memory_20250818) needs the Anthropic API; ${provider.label} has it not. ` +
+          'Leave anthropicMemoryTool off: read_memory, write_memory and forget_memory do the same.',
+        'anthropicMemoryTool',
+      );
+    }
     tools.push(createAnthropicMemoryTool({ memoryDir: space.memoryDir }));
+  }
   const retrieval = options.retrieval ?? 'auto';
   const retrievalTokens = chat.retrievalTokens ?? DEFAULT_RETRIEVAL_TOKENS;
   const retrieves = async () =>
@@ -322,7 +339,9 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
         initialSummary: summary,
         summary: {
           messageChars: chat.summaryMessageChars,
-          contextTokens: provider.contextWindow,
+          contextTokens:
+            options.summariserContextTokens ??
+            (options.summariser === undefined ? provider.contextWindow : DEFAULT_SUMMARISER_CONTEXT_TOKENS),
           charsPerToken,
         },
         ...(summariser === undefined ? {} : { summariser }),

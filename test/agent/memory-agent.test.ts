@@ -238,6 +238,21 @@ describe('createMemoryAgent', () => {
     expect(await readFile(path.join(space('sdk').memoryDir, 'tea.md'), 'utf8')).toBe('green tea');
   });
 
+  it("refuses Anthropic's memory tool on an OpenAI-compatible model", async () => {
+    const local = ModelConfig.parse({
+      provider: 'openai-compatible',
+      name: 'qwen3:4b',
+      baseUrl: 'http://127.0.0.1:9/v1',
+    });
+    await expect(
+      createMemoryAgent({
+        space: space('local'),
+        config: { model: local, embeddings: undefined },
+        anthropicMemoryTool: true,
+      }),
+    ).rejects.toThrow(/memory_20250818/);
+  });
+
   it('says what to do without a key', async () => {
     await expect(
       createMemoryAgent({

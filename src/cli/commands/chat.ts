@@ -48,6 +48,12 @@ async function readStdin(): Promise<string> {
 }
 
 async function messageFrom(argument: string): Promise<string> {
+  if (argument === '-' && process.stdin.isTTY === true) {
+    throw new ConfigError(
+      'dreamd chat -: reads the message from standard input; pipe it in (echo "…" | dreamd chat -)',
+      'message',
+    );
+  }
   const message = argument === '-' ? (await readStdin()).trim() : argument;
   if (message.trim() === '') {
     throw new ConfigError(
