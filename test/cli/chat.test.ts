@@ -221,7 +221,9 @@ describe('dreamd chat', () => {
       expect(second.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_food' });
       expect(String(second.at(-1)!.content)).toContain('Saved food.md');
       expect(
-        openai.requests[0]!.body.tools?.map((tool) => (tool as unknown as { function: { name: string } }).function.name),
+        openai.requests[0]!.body.tools?.map(
+          (tool) => (tool as unknown as { function: { name: string } }).function.name,
+        ),
       ).toEqual(['read_memory', 'write_memory', 'forget_memory', 'recall']);
     } finally {
       await openai.close();
