@@ -41,6 +41,8 @@ describe('counting tokens', () => {
     const config = ChatConfig.parse({ language: 'pt', charsPerToken: { pt: 4.2 } });
     expect(charsPerTokenFor(config.language, config.charsPerToken)).toBe(4.2);
     expect(estimateTokensAt('a'.repeat(35), 3.5)).toBe(10);
+    expect(ChatConfig.safeParse({ compactAt: 1.5 }).success).toBe(false);
+    expect(ChatConfig.safeParse({ charsPerToken: { pt: 0 } }).success).toBe(false);
   });
 
   it("asks Anthropic's counting endpoint near the budget, and the exact count decides", async () => {
