@@ -4,11 +4,12 @@
  * `bench/results.md` and `bench/results.json`. `--quick` runs small sizes (CI: under a minute) and writes
  * `bench/results-quick.*` instead, so a CI run never overwrites the committed full results. `--only <step>`
  * (repeatable: scheduler-tick, digest-throughput, consolidation, run-overhead, peak-memory, index-build,
- * queue-throughput) runs only those steps and prints their table without writing any file, so a partial run
+ * queue-throughput, chat) runs only those steps and prints their table without writing any file, so a partial run
  * never replaces the committed results.
  */
 import { join } from 'node:path';
 import { measurePromptSizes, measureRunOverhead } from './figures/consolidation.js';
+import { measureChatFigures } from './figures/chat.js';
 import { measureDigestThroughput } from './figures/digest-throughput.js';
 import { measureIndexBuild } from './figures/index-build.js';
 import { measurePeakMemory } from './figures/peak-memory.js';
@@ -28,6 +29,7 @@ const STEP_KEYS = [
   'peak-memory',
   'index-build',
   'queue-throughput',
+  'chat',
 ] as const;
 type StepKey = (typeof STEP_KEYS)[number];
 
@@ -119,6 +121,7 @@ async function main(): Promise<void> {
   await step('queue-throughput', '6. queue throughput', () =>
     measureQueueThroughput({ runs: SIZES.queueRuns, workers: SIZES.queueWorkers, log }),
   );
+  await step('chat', '9. dreamd chat: input per call, summariser characters', () => measureChatFigures(log));
 
   const durationSeconds = (performance.now() - started) / 1000;
   log(`\n${renderTable(figures)}\n`);

@@ -115,6 +115,8 @@ export interface FakeAnthropicServer {
   setDefault(handler: AnthropicScript | undefined): void;
   /** Scripted replies not used yet. */
   readonly pending: number;
+  /** Bodies of `POST /v1/messages/count_tokens` requests, answered with 4 characters a token. */
+  readonly countRequests: unknown[];
   /** Changes the per-request latency, ms. */
   setLatency(latencyMs: number): void;
   close(): Promise<void>;
@@ -139,7 +141,15 @@ export async function startFakeAnthropicServer(
   const tokens = new TokenCounter();
   let messageCount = 0;
 
+  const countRequests: unknown[] = [];
   async function handle(exchange: HttpExchange): Promise<void> {
+    if (exchange.method === 'POST' && exchange.path === '/v1/messages/count_tokens') {
+      countRequests.push(exchange.json);
+      const body = exchange.json as { system?: unknown; messages?: unknown; tools?: unknown };
+      const chars = JSON.stringify([body.system ?? '', body.messages ?? [], body.tools ?? []]).length;
+      sendJson(exchange.response, 200, { input_tokens: Math.ceil(chars / 4) });
+      return;
+    }
     if (exchange.method !== 'POST' || exchange.path !== '/v1/messages') {
       sendError(exchange, 404, `fake-anthropic-server: no route ${exchange.method} ${exchange.path}`);
       return;
@@ -283,6 +293,7 @@ export async function startFakeAnthropicServer(
     get pending() {
       return replies.pending;
     },
+    countRequests,
     setLatency: (latencyMs) => {
       server.latencyMs = latencyMs;
     },

@@ -1,3 +1,4 @@
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { BetaMemoryTool20250818Command } from '@anthropic-ai/sdk/resources/beta';
@@ -5,7 +6,8 @@ import { BetaLocalFilesystemMemoryTool, betaMemoryTool } from '@anthropic-ai/sdk
 import { z } from 'zod';
 import { PathEscapeError } from '../errors.js';
 import { resolveMemoryPath } from './memory-path.js';
-import { MAX_NOTE_BYTES } from './memory-tools.js';
+import { checkMemoryOperation, type MemoryOperation } from './memory-rules.js';
+import { syncNoteIndex } from './note-index.js';
 import { ToolInputError, type AgentTool } from './tool.js';
 
 /** The root Anthropic's memory tool shows the model; it maps to the space's memory directory. */
@@ -53,21 +55,31 @@ export function toMemoryRelative(modelPath: string): string {
   return modelPath.slice(ANTHROPIC_MEMORY_ROOT.length + 1);
 }
 
-function pathsOf(command: z.infer<typeof MemoryCommand>): string[] {
+type Command = z.infer<typeof MemoryCommand>;
+
+function pathsOf(command: Command): string[] {
   return command.command === 'rename' ? [command.old_path, command.new_path] : [command.path];
 }
 
-function requireSmall(command: z.infer<typeof MemoryCommand>): void {
-  const text =
-    command.command === 'create'
-      ? command.file_text
-      : command.command === 'str_replace'
-        ? command.new_str
-        : command.command === 'insert'
-          ? command.insert_text
-          : '';
-  if (Buffer.byteLength(text) > MAX_NOTE_BYTES) {
-    throw new ToolInputError(`Memory text is limited to ${MAX_NOTE_BYTES} bytes per write.`);
+/** The command as an operation of the shared rules (`memory-rules.ts`). */
+function operationOf(command: Command): MemoryOperation {
+  switch (command.command) {
+    case 'view':
+      return { kind: 'read', path: toMemoryRelative(command.path) };
+    case 'create':
+      return { kind: 'write', path: toMemoryRelative(command.path), text: command.file_text };
+    case 'str_replace':
+      return { kind: 'write', path: toMemoryRelative(command.path), text: command.new_str };
+    case 'insert':
+      return { kind: 'write', path: toMemoryRelative(command.path), text: command.insert_text };
+    case 'delete':
+      return { kind: 'delete', path: toMemoryRelative(command.path) };
+    case 'rename':
+      return {
+        kind: 'rename',
+        from: toMemoryRelative(command.old_path),
+        to: toMemoryRelative(command.new_path),
+      };
   }
 }
 
@@ -76,7 +88,10 @@ function requireSmall(command: z.infer<typeof MemoryCommand>): void {
  * space's memory directory, shown to the model as `/memories`. Commands run on the SDK's own
  * `BetaLocalFilesystemMemoryTool` (real paths, symlink escapes blocked, no overwrite on create or rename,
  * atomic edits); before it, every path passes dreamd's stricter `resolveMemoryPath` (encoded, NUL, lookalike
- * and `.dreamd/` tricks refused), and a write over 100 KB is refused. Only `view` may name the root itself.
+ * and `.dreamd/` tricks refused) and the rules `write_memory` and `forget_memory` apply (`memory-rules.ts`:
+ * Markdown notes only, the curated files never edited, deleted or renamed, 100 KB a write). Only `view` may
+ * name the root itself. The notes it writes get a line in `MEMORY.md` (and lose it when deleted or renamed),
+ * so the next session and consolidation see them.
  */
 export function createAnthropicMemoryTool(options: { memoryDir: string }): AgentTool {
   const memoryDir = path.resolve(options.memoryDir);
@@ -89,13 +104,34 @@ export function createAnthropicMemoryTool(options: { memoryDir: string }): Agent
       if (!parsed.success)
         throw new ToolInputError(`Invalid memory command: ${z.prettifyError(parsed.error)}`);
       const command = parsed.data;
+      const resolved = [];
       for (const modelPath of pathsOf(command)) {
-        await resolveMemoryPath(memoryDir, toMemoryRelative(modelPath), {
-          allowRoot: command.command === 'view',
+        resolved.push(
+          await resolveMemoryPath(memoryDir, toMemoryRelative(modelPath), {
+            allowRoot: command.command === 'view',
+          }),
+        );
+      }
+      const operation = operationOf(command);
+      checkMemoryOperation(operation);
+      if (operation.kind === 'delete' || operation.kind === 'rename') {
+        const info = await stat(resolved[0]!.absolute).catch(() => undefined);
+        if (info?.isDirectory() === true)
+          throw new ToolInputError('Folders are not deleted or renamed with this tool: one note at a time.');
+      }
+      const result = await runnable.run(command as BetaMemoryTool20250818Command);
+      if (operation.kind === 'write') {
+        const text = await readFile(resolved[0]!.absolute, 'utf8');
+        await syncNoteIndex(memoryDir, { present: [{ relative: operation.path, text }] });
+      } else if (operation.kind === 'delete') {
+        await syncNoteIndex(memoryDir, { gone: [operation.path] });
+      } else if (operation.kind === 'rename') {
+        const text = await readFile(resolved[1]!.absolute, 'utf8');
+        await syncNoteIndex(memoryDir, {
+          gone: [operation.from],
+          present: [{ relative: operation.to, text }],
         });
       }
-      requireSmall(command);
-      const result = await runnable.run(command as BetaMemoryTool20250818Command);
       return typeof result === 'string' ? result : JSON.stringify(result);
     },
   };

@@ -3,6 +3,7 @@ import { FACT_TYPES, TOPIC_FILES, type FactType } from '../memory/types.js';
 import { PathEscapeError } from '../errors.js';
 import { resolveMemoryPath } from './memory-path.js';
 import { INDEX_FILE } from '../memory/memory-index.js';
+import { activeIndexText } from './memory-prompt.js';
 
 /** Lines of `MEMORY.md` that reach the model (Claude Code's limit, kept so both read the same index). */
 export const INDEX_MAX_LINES = 200;
@@ -14,6 +15,8 @@ export const TOPIC_MAX_BYTES = 25_000;
 export interface MemoryContextOptions {
   /** Also load topic files: `true` for all four, or the types to load. Default false (the index only). */
   readonly includeTopics?: boolean | readonly FactType[];
+  /** Facts whose index lines are left out (superseded ones: the index carries active facts only). */
+  readonly supersededIds?: ReadonlySet<string>;
 }
 
 /** Result of cutting a text to the limits. */
@@ -93,7 +96,8 @@ export async function loadMemoryContext(
   const blocks: string[] = [];
   const index = await readMemoryFile(memoryDir, INDEX_FILE);
   if (index !== undefined && index.trim() !== '') {
-    const cut = cutToLimits(index, INDEX_MAX_LINES, INDEX_MAX_BYTES);
+    const active = activeIndexText(index, options.supersededIds ?? new Set());
+    const cut = cutToLimits(active, INDEX_MAX_LINES, INDEX_MAX_BYTES);
     blocks.push(fileBlock(INDEX_FILE, cut, `to ${INDEX_MAX_LINES} lines / ${INDEX_MAX_BYTES} bytes`));
   }
   for (const type of topicTypes(options.includeTopics)) {

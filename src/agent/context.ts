@@ -26,10 +26,16 @@ export const DEFAULT_KEEP_TOOL_RESULTS = 3;
 export const NATIVE_CLEAR_TRIGGER_TOKENS = 100_000;
 export const NATIVE_COMPACT_TRIGGER_TOKENS = 150_000;
 
-/** Rough token count of a text, a message list or anything JSON-serialisable: characters / 4, rounded up. */
-export function estimateContextTokens(value: unknown): number {
+/**
+ * Rough token count of a text, a message list or anything JSON-serialisable: characters / `charsPerToken`
+ * (default 4, the digest's ratio; the agent loop passes the conversation's language ratio), rounded up.
+ */
+export function estimateContextTokens(
+  value: unknown,
+  charsPerToken: number = CHARS_PER_TOKEN,
+): number {
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
-  return Math.ceil(text.length / CHARS_PER_TOKEN);
+  return Math.ceil(text.length / charsPerToken);
 }
 
 function blocksOf(message: Message): readonly Anthropic.ContentBlockParam[] {
@@ -56,6 +62,8 @@ export interface SlidingWindowOptions {
    * losing the original request makes an agent drift; one message is a cheap price.
    */
   readonly keepFirstMessage?: boolean;
+  /** Characters per token of the estimate. Default 4. */
+  readonly charsPerToken?: number;
 }
 
 /**
@@ -64,12 +72,13 @@ export interface SlidingWindowOptions {
  * the result is then over budget, the best that can be done client-side.
  */
 export function slidingWindow(messages: readonly Message[], options: SlidingWindowOptions): Message[] {
-  const systemTokens = estimateContextTokens(options.system ?? '');
+  const ratio = options.charsPerToken ?? CHARS_PER_TOKEN;
+  const systemTokens = estimateContextTokens(options.system ?? '', ratio);
   const keepFirst = (options.keepFirstMessage ?? true) && isTurnStart(messages[0]);
   // Kept in front of any cut: the first message when asked, and every `system`-role message (the SDK allows
   // them inside `messages`; like the system prompt they are never dropped).
   const pinned = (index: number) => (keepFirst && index === 0) || messages[index]?.role === 'system';
-  const sizes = messages.map((message) => estimateContextTokens([message]));
+  const sizes = messages.map((message) => estimateContextTokens([message], ratio));
   const suffixTokens = new Array<number>(messages.length + 1).fill(0);
   for (let i = messages.length - 1; i >= 0; i--)
     suffixTokens[i] = (suffixTokens[i + 1] ?? 0) + (sizes[i] ?? 0);

@@ -91,8 +91,57 @@ export {
 export {
   CHAT_AGENT_NAME,
   createMemoryAgent,
-  DEFAULT_CHAT_CONTEXT_BUDGET,
+  chatProviderFromConfig,
+  DEFAULT_COMPACT_AT,
+  restoreSession,
+  summariserFrom,
+  unansweredToolUses,
   type ChatResult,
   type MemoryAgent,
   type MemoryAgentOptions,
 } from './memory-agent.js';
+export {
+  CLAUDE_CONTEXT_WINDOW,
+  createAnthropicChatProvider,
+  DEFAULT_LOCAL_CONTEXT_WINDOW,
+  defaultContextWindow,
+  type AnthropicChatProviderOptions,
+  type ChatProvider,
+  type ChatRequest,
+  type ChatResponse,
+  type SystemBlock,
+} from './chat-provider.js';
+export {
+  createOpenAIChatProvider,
+  toOpenAIMessages,
+  toOpenAITools,
+  type OpenAIChatProviderOptions,
+} from './openai-chat-provider.js';
+export {
+  compactHistory,
+  DEFAULT_SUMMARY_MESSAGE_CHARS,
+  DEFAULT_SUMMARISER_CONTEXT_TOKENS,
+  foldIntoSummary,
+  foldPoints,
+  leavingMessages,
+  planCompaction,
+  renderContext,
+  summaryLine,
+  type CompactOptions,
+  type CompactResult,
+  type ContextSummary,
+  type FoldOptions,
+  type FoldPoint,
+  type FoldResult,
+  type Summariser,
+} from './rolling-summary.js';
+export {
+  activeIndexText,
+  DEFAULT_RETRIEVAL_TOKENS,
+  memoryFilesBytes,
+  retrieveFacts,
+  RETRIEVE_FROM_BYTES,
+  supersededFactIds,
+  type RetrievedFacts,
+} from './memory-prompt.js';
+export { charsPerTokenFor, DEFAULT_CHARS_PER_TOKEN, estimateTokensAt } from './token-count.js';

@@ -1,49 +1,85 @@
 import { mkdir } from 'node:fs/promises';
 import Anthropic from '@anthropic-ai/sdk';
-import type { Config, Space } from '../config/schema.js';
+import OpenAI from 'openai';
+import { z } from 'zod';
+import { ChatConfig, type Config, type Space } from '../config/schema.js';
 import { ConfigError, ModelError } from '../errors.js';
 import type { FactType } from '../memory/types.js';
-import type { ModelProvider } from '../model/types.js';
 import { createSessionRecorder, type SessionRecorder } from '../transcripts/session-recorder.js';
 import { createAnthropicMemoryTool } from './anthropic-memory-tool.js';
 import { loadMemoryContext } from './backfill.js';
+import { createAnthropicChatProvider, type ChatProvider, type SystemBlock } from './chat-provider.js';
 import type { Message } from './context.js';
+import {
+  DEFAULT_RETRIEVAL_TOKENS,
+  RETRIEVE_FROM_BYTES,
+  memoryFilesBytes,
+  retrieveFacts,
+  supersededFactIds,
+} from './memory-prompt.js';
 import { createMemoryTools } from './memory-tools.js';
+import { createOpenAIChatProvider } from './openai-chat-provider.js';
 import { createRecall, createRecallTool } from './recall.js';
+import {
+  DEFAULT_SUMMARISER_CONTEXT_TOKENS,
+  type ContextSummary,
+  type Summariser,
+} from './rolling-summary.js';
 import { runAgent, type AgentEvent, type RunAgentResult } from './run-agent.js';
+import { charsPerTokenFor } from './token-count.js';
 import type { AgentTool } from './tool.js';
 
 /**
- * A small agent with memory for one space: the wiring of backfill, memory tools, recall and the session
- * recorder around `runAgent`. `dreamd chat "…" [--space]` is one `chat` call followed by `end`.
+ * A small agent with memory for one space: the wiring of memory loading, memory tools, recall, the rolling
+ * summary and the session recorder around `runAgent`. `dreamd chat "…" [--space]` is one `chat` call
+ * followed by `end`.
  *
- * States: open (recorder created, memory loaded into the system prompt) → open (each `chat` adds a user
- * turn to the same session) → ended (`end` wrote `endedAt`; `chat` refuses).
+ * States: open (recorder created or an earlier session resumed, `MEMORY.md` in the cached system prompt) →
+ * open (each `chat` retrieves the facts relevant to the message when the memory is large, adds a user turn
+ * to the same session, and folds what leaves the window into the summary) → ended (`end` wrote `endedAt`;
+ * `chat` refuses).
  */
 
-/** Context budget of a chat by default, in tokens: compaction's own trigger (150K) on a 200K window. */
-export const DEFAULT_CHAT_CONTEXT_BUDGET = 150_000;
 /** Name stored as the session's `agent`. */
 export const CHAT_AGENT_NAME = 'dreamd-chat';
+/** Share of the model's context window at which the history is compacted by default (seed 001: ~80 %). */
+export const DEFAULT_COMPACT_AT = 0.8;
 
 export interface MemoryAgentOptions {
   readonly space: Space;
-  /** The parsed config: the model (Anthropic provider) and, when set, the embeddings endpoint for recall. */
-  readonly config: Pick<Config, 'model' | 'embeddings'>;
-  /** SDK client to use instead of one built from `config.model` (tests, custom transports). */
+  /** The parsed config: the model (either provider), the embeddings endpoint for recall, the chat settings. */
+  readonly config: Pick<Config, 'model' | 'embeddings'> & { readonly chat?: Config['chat'] };
+  /** Anthropic SDK client to use instead of one built from `config.model` (tests, custom transports). */
   readonly client?: Anthropic;
-  /** Topic files placed in the system prompt next to the index. Default true (all four). */
+  /** Model to use instead of one built from `config.model` (any `ChatProvider`). */
+  readonly provider?: ChatProvider;
+  /** Topic files placed whole in the system prompt next to the index. Default false: read on demand. */
   readonly includeTopics?: boolean | readonly FactType[];
-  /** Also offer Anthropic's `memory_20250818` tool over the same directory. Default false. */
+  /** Also offer Anthropic's `memory_20250818` tool over the same directory (Anthropic only). Default false. */
   readonly anthropicMemoryTool?: boolean;
   /** Most model calls per `chat`. Default 10. */
   readonly maxTurns?: number;
-  /** Token budget of one request. Default 150,000. */
+  /** Token budget of one request. Default `chat.compactAt` (80 %) of the model's context window. */
   readonly contextBudget?: number;
-  /** Small model that summarises old turns when over budget. Default none (old turns are dropped). */
-  readonly summariser?: ModelProvider;
+  /**
+   * Model that writes the rolling summary. Default: the chat model itself (the configured small model),
+   * unless `chat.summarise` is false; `false` turns summaries off (old turns leave with a note).
+   */
+  readonly summariser?: Summariser | false;
+  /**
+   * Context of the summariser's model, in tokens: each summariser call stays under it. Default: the chat
+   * model's window when it summarises itself, else 8,192 (a small local model).
+   */
+  readonly summariserContextTokens?: number;
+  /**
+   * Facts retrieved for each message: `auto` (default) when the memory files pass 25,000 bytes, `true`
+   * always, `false` never.
+   */
+  readonly retrieval?: 'auto' | boolean;
   /** Session id (file stem in the sessions directory). Default: start time + random suffix. */
   readonly sessionId?: string;
+  /** Continue the recorded session `sessionId` (its history and summary) instead of starting one. */
+  readonly resume?: boolean;
   readonly now?: () => Date;
   readonly onEvent?: (event: AgentEvent) => void;
 }
@@ -52,14 +88,22 @@ export interface ChatResult extends RunAgentResult {
   readonly sessionId: string;
   /** The session transcript, in the space's sessions directory. */
   readonly sessionFile: string;
+  /** Ids of the facts retrieved into the system prompt for this message. */
+  readonly retrievedFacts: readonly string[];
 }
 
 export interface MemoryAgent {
   readonly space: Space;
-  /** The system prompt of this session, memory included (fixed at creation). */
+  /** The cached part of the system prompt: instructions and `MEMORY.md` (fixed at creation). */
   readonly system: string;
   readonly sessionId: string;
   readonly sessionFile: string;
+  /** The conversation so far (resumed messages included), never trimmed. */
+  readonly history: readonly Message[];
+  /** The rolling summary so far, if anything was folded. */
+  readonly summary: ContextSummary | undefined;
+  /** Request budget in tokens: compaction starts above it. */
+  readonly contextBudget: number;
   /** Sends one user message and runs the loop until the model answers. */
   chat(prompt: string, options?: { signal?: AbortSignal }): Promise<ChatResult>;
   /** Ends the recorded session. Calling it again changes nothing. */
@@ -69,53 +113,135 @@ export interface MemoryAgent {
 function instructions(space: Space, today: string): string {
   return [
     `You are a helpful assistant with long-term memory. Today is ${today}. Memory space: "${space.id}".`,
-    'Your memory from earlier sessions is below, inside <memory-context>; use it when it helps, say when you ' +
-      'rely on it, and prefer what the user says now when the two disagree.',
-    'Use `recall` to search memory when the user refers to the past or asks for advice that may depend on ' +
-      'their preferences. When the user tells you something worth keeping (a preference, a correction, a ' +
-      'project decision, a reference), save it with `write_memory`; remove a note with `forget_memory` when ' +
-      'asked. Never save secrets or the state of the current task.',
+    'Your memory index from earlier sessions is below, inside <memory-context>: one line per fact, linking to ' +
+      'the file that holds it. Open a file with `read_memory` when a line matters for the request; use ' +
+      '`recall` to search memory when the user refers to the past or asks for advice that may depend on their ' +
+      'preferences. Say when you rely on memory, and prefer what the user says now when the two disagree.',
+    'When the user tells you something worth keeping (a preference, a correction, a project decision, a ' +
+      'reference), save it with `write_memory`; remove a note with `forget_memory` when asked. Never save ' +
+      'secrets or the state of the current task.',
   ].join('\n');
 }
 
-function clientFrom(config: MemoryAgentOptions['config']): Anthropic {
+/** The chat model named by the config: Anthropic's Messages API or an OpenAI-compatible endpoint. */
+export function chatProviderFromConfig(
+  config: MemoryAgentOptions['config'],
+  contextWindow?: number,
+): ChatProvider {
   const model = config.model;
-  if (model.provider !== 'anthropic') {
-    throw new ConfigError(
-      `dreamd chat runs on the Anthropic Messages API; model.provider is "${model.provider}". Set model.provider to "anthropic".`,
-      'model.provider',
-    );
+  const window = contextWindow === undefined ? {} : { contextWindow };
+  if (model.provider === 'openai-compatible') {
+    if (model.baseUrl === undefined) {
+      throw new ConfigError(
+        'model.baseUrl is required for provider "openai-compatible", e.g. http://127.0.0.1:11434/v1 for Ollama',
+        'model.baseUrl',
+      );
+    }
+    const client = new OpenAI({
+      // Ollama, vLLM and LM Studio ignore the key; the SDK needs one.
+      apiKey: model.apiKey ?? 'dreamd-no-key',
+      baseURL: model.baseUrl,
+      timeout: model.timeoutMs,
+      maxRetries: model.maxRetries,
+    });
+    return createOpenAIChatProvider({ client, model: model.name, ...window });
   }
   if (model.apiKey === undefined) {
     throw new ModelError(
       'No Anthropic API key: set ANTHROPIC_API_KEY (or DREAMD_MODEL_API_KEY, or model.apiKey).',
-      {
-        retryable: false,
-        kind: 'missing-credentials',
-      },
+      { retryable: false, kind: 'missing-credentials' },
     );
   }
-  return new Anthropic({
+  const client = new Anthropic({
     apiKey: model.apiKey,
     ...(model.baseUrl === undefined ? {} : { baseURL: model.baseUrl }),
     timeout: model.timeoutMs,
     maxRetries: model.maxRetries,
   });
+  return createAnthropicChatProvider({ client, model: model.name, ...window });
+}
+
+/** The chat model used as its own summariser: one plain call without tools. */
+export function summariserFrom(provider: ChatProvider): Summariser {
+  return {
+    async generateText(request) {
+      const response = await provider.send({
+        system: [{ text: request.system, cache: true }],
+        messages: [{ role: 'user', content: request.prompt }],
+        tools: [],
+        maxTokens: request.maxOutputTokens ?? 512,
+        ...(request.signal === undefined ? {} : { signal: request.signal }),
+      });
+      const value = response.content
+        .flatMap((block) => (block.type === 'text' ? [block.text] : []))
+        .join('\n');
+      return { value, usage: response.usage, attempts: 1 };
+    },
+  };
+}
+
+/** A summary as the recorder stores it: a `system` message marked with where the history was cut. */
+const RecordedSummary = z.looseObject({
+  role: z.literal('system'),
+  content: z.string(),
+  dreamdSummary: z.object({ cut: z.int().min(0), task: z.int().min(0).optional() }),
+});
+const RecordedTurn = z.looseObject({
+  role: z.enum(['user', 'assistant']),
+  content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]),
+});
+
+/** The history and summary of a recorded session (`ts` and other recorder fields left out). */
+export function restoreSession(recorded: readonly unknown[]): {
+  history: Message[];
+  summary: ContextSummary | undefined;
+} {
+  const history: Message[] = [];
+  let summary: ContextSummary | undefined;
+  for (const message of recorded) {
+    const marked = RecordedSummary.safeParse(message);
+    if (marked.success) {
+      summary = { text: marked.data.content, ...marked.data.dreamdSummary };
+      continue;
+    }
+    const turn = RecordedTurn.safeParse(message);
+    if (turn.success) history.push({ role: turn.data.role, content: turn.data.content } as Message);
+  }
+  return { history, summary: summary !== undefined && summary.cut < history.length ? summary : undefined };
+}
+
+/** Ids of the `tool_use` blocks of a last assistant message that has no results after it. */
+export function unansweredToolUses(history: readonly Message[]): string[] {
+  const last = history.at(-1);
+  if (last === undefined || last.role !== 'assistant' || typeof last.content === 'string') return [];
+  return last.content.flatMap((block) => (block.type === 'tool_use' ? [block.id] : []));
 }
 
 /**
- * Creates the memory agent of one space: loads its memory into the system prompt (backfill), offers
- * `read_memory`, `write_memory`, `forget_memory` and `recall` (plus Anthropic's memory tool when asked), and
- * records the session in the space's sessions directory, where dreamd will consolidate it.
+ * Creates the memory agent of one space: `MEMORY.md` (active facts only) in the cached system prompt, the
+ * relevant facts retrieved per message when the memory is large, `read_memory`, `write_memory`,
+ * `forget_memory` and `recall` (plus Anthropic's memory tool when asked), a rolling summary past 80 % of
+ * the window, and the session recorded in the space's sessions directory, where dreamd will consolidate it.
  */
 export async function createMemoryAgent(options: MemoryAgentOptions): Promise<MemoryAgent> {
   const { space, config } = options;
-  const client = options.client ?? clientFrom(config);
+  const chat = config.chat ?? ChatConfig.parse({});
+  const provider =
+    options.provider ??
+    (options.client === undefined
+      ? chatProviderFromConfig(config, chat.contextWindow)
+      : createAnthropicChatProvider({
+          client: options.client,
+          model: config.model.name,
+          ...(chat.contextWindow === undefined ? {} : { contextWindow: chat.contextWindow }),
+        }));
   const now = options.now ?? (() => new Date());
+  const charsPerToken = charsPerTokenFor(chat.language, chat.charsPerToken);
   await mkdir(space.memoryDir, { recursive: true });
 
   const memoryContext = await loadMemoryContext(space.memoryDir, {
-    includeTopics: options.includeTopics ?? true,
+    includeTopics: options.includeTopics ?? false,
+    supersededIds: await supersededFactIds(space.memoryDir),
   });
   const system = [instructions(space, now().toISOString().slice(0, 10)), memoryContext]
     .filter(Boolean)
@@ -124,17 +250,40 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
   const memoryTools = createMemoryTools({ memoryDir: space.memoryDir, now });
   const recall = createRecall({ memoryDir: space.memoryDir, embeddings: config.embeddings });
   const tools: AgentTool[] = [...memoryTools.tools, createRecallTool(recall)];
-  if (options.anthropicMemoryTool === true)
+  if (options.anthropicMemoryTool === true) {
+    if (!provider.label.startsWith('anthropic:')) {
+      throw new ConfigError(
+        `Anthropic's memory tool (memory_20250818) needs the Anthropic API; ${provider.label} has it not. ` +
+          'Leave anthropicMemoryTool off: read_memory, write_memory and forget_memory do the same.',
+        'anthropicMemoryTool',
+      );
+    }
     tools.push(createAnthropicMemoryTool({ memoryDir: space.memoryDir }));
+  }
+  const retrieval = options.retrieval ?? 'auto';
+  const retrievalTokens = chat.retrievalTokens ?? DEFAULT_RETRIEVAL_TOKENS;
+  const retrieves = async () =>
+    retrieval === 'auto' ? (await memoryFilesBytes(space.memoryDir)) > RETRIEVE_FROM_BYTES : retrieval;
+  const summariser =
+    options.summariser === false || (options.summariser === undefined && !chat.summarise)
+      ? undefined
+      : (options.summariser ?? summariserFrom(provider));
+  const contextBudget =
+    options.contextBudget ?? Math.floor(provider.contextWindow * (chat.compactAt ?? DEFAULT_COMPACT_AT));
 
+  if (options.resume === true && options.sessionId === undefined)
+    throw new ConfigError('resuming a session needs its id (sessionId, or --session <id>)', 'sessionId');
   const recorder: SessionRecorder = await createSessionRecorder({
     sessionsDir: space.sessionsDir,
     id: options.sessionId,
     agent: CHAT_AGENT_NAME,
     now,
+    resume: options.resume === true,
   });
   // Everything recorded so far, in order: the next chat continues from it, also after a failed run.
-  const history: Message[] = [];
+  const restored = restoreSession(recorder.previousMessages);
+  const history: Message[] = restored.history;
+  let summary = restored.summary;
   const recordingHistory: Pick<SessionRecorder, 'append'> = {
     async append(message) {
       await recorder.append(message);
@@ -142,6 +291,20 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
       history.push(message as Message);
     },
   };
+  // A session that stopped between a tool call and its result (a crash): answer the calls, so the next
+  // request keeps every tool_use paired.
+  const unanswered = unansweredToolUses(history);
+  if (unanswered.length > 0) {
+    await recordingHistory.append({
+      role: 'user',
+      content: unanswered.map((id) => ({
+        type: 'tool_result' as const,
+        tool_use_id: id,
+        content: 'The session ended before this tool ran; call it again if it is still needed.',
+        is_error: true,
+      })),
+    });
+  }
   let ended = false;
 
   return {
@@ -149,25 +312,53 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
     system,
     sessionId: recorder.id,
     sessionFile: recorder.file,
+    history,
+    get summary() {
+      return summary;
+    },
+    contextBudget,
     async chat(prompt, chatOptions = {}) {
       if (ended) throw new ConfigError(`session ${recorder.id} has ended; create a new agent to chat again`);
+      const retrieved = (await retrieves())
+        ? await retrieveFacts(recall, prompt, { budgetTokens: retrievalTokens, charsPerToken })
+        : { text: '', ids: [] };
+      const blocks: SystemBlock[] = [{ text: system, cache: true }];
+      if (retrieved.text !== '') blocks.push({ text: retrieved.text });
       const recordFrom = history.length;
+      const before = summary;
       const result = await runAgent({
-        client,
-        model: config.model.name,
-        system,
+        provider,
+        system: blocks,
         messages: [...history, { role: 'user', content: prompt }],
         tools,
         maxTokens: config.model.maxOutputTokens,
         recorder: recordingHistory,
         recordFrom,
-        contextBudget: options.contextBudget ?? DEFAULT_CHAT_CONTEXT_BUDGET,
+        contextBudget,
+        charsPerToken,
+        initialSummary: summary,
+        summary: {
+          messageChars: chat.summaryMessageChars,
+          contextTokens:
+            options.summariserContextTokens ??
+            (options.summariser === undefined ? provider.contextWindow : DEFAULT_SUMMARISER_CONTEXT_TOKENS),
+          charsPerToken,
+        },
+        ...(summariser === undefined ? {} : { summariser }),
         ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
-        ...(options.summariser === undefined ? {} : { summariser: options.summariser }),
         ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
         ...(chatOptions.signal === undefined ? {} : { signal: chatOptions.signal }),
       });
-      return { ...result, sessionId: recorder.id, sessionFile: recorder.file };
+      summary = result.summary;
+      if (summary !== undefined && summary !== before) {
+        // Kept in the transcript so a resumed session starts from it; the digest drops system messages.
+        await recorder.append({
+          role: 'system',
+          content: summary.text,
+          dreamdSummary: { cut: summary.cut, ...(summary.task === undefined ? {} : { task: summary.task }) },
+        });
+      }
+      return { ...result, sessionId: recorder.id, sessionFile: recorder.file, retrievedFacts: retrieved.ids };
     },
     async end() {
       ended = true;

@@ -5,18 +5,16 @@ import { stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
 import { PathEscapeError } from '../errors.js';
 import { INDEX_FILE, INDEX_LIMITS } from '../memory/memory-index.js';
-import { FACT_TYPES, TOPIC_FILES } from '../memory/types.js';
+import { FACT_TYPES } from '../memory/types.js';
 import { resolveMemoryPath } from './memory-path.js';
+import { MAX_NOTE_BYTES, requireNotePath } from './memory-rules.js';
 import { defineTool, ToolInputError, type AgentTool } from './tool.js';
 
-/** Largest note the agent may write, in bytes (100 KB, the cap of Anthropic's managed memory). */
-export const MAX_NOTE_BYTES = 100 * 1024;
+export { MAX_NOTE_BYTES } from './memory-rules.js';
 /** Largest file `read_memory` returns whole, in bytes; longer files are cut with a note. */
 export const MAX_READ_BYTES = 100 * 1024;
 /** Longest index line, in characters (the product's limit for `MEMORY.md`). */
 const MAX_INDEX_LINE_CHARS = INDEX_LIMITS.maxLineChars;
-
-const CURATED_FILES = new Set<string>([INDEX_FILE, ...Object.values(TOPIC_FILES)]);
 
 const WORTH_SAVING =
   'Save only what will matter in a later session: who the user is (preferences, role, favourite stack), ' +
@@ -39,18 +37,6 @@ export interface MemoryTools {
   readonly writeMemory: AgentTool;
   readonly forgetMemory: AgentTool;
   readonly tools: readonly AgentTool[];
-}
-
-function requireNotePath(relative: string, requested: string): void {
-  if (!relative.endsWith('.md'))
-    throw new ToolInputError(`Memory notes are Markdown: "${requested}" must end in .md.`);
-  if (CURATED_FILES.has(relative)) {
-    throw new ToolInputError(
-      `"${relative}" is curated by dreamd (the index and the four topic files) and cannot be replaced or deleted ` +
-        'with this tool: write a note of your own, e.g. "notes/food.md". To forget a curated fact, ask the user ' +
-        'to run `dreamd memory forget <id>`.',
-    );
-  }
 }
 
 /** One index line: `- [Title](path) — hook`, cut to 150 characters, brackets and newlines removed. */

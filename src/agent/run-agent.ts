@@ -1,48 +1,70 @@
-import Anthropic from '@anthropic-ai/sdk';
-import { errorMessage, ModelError } from '../errors.js';
-import { modelErrorFromSdk } from '../model/sdk-errors.js';
-import { addUsage, emptyUsage, type ModelProvider, type TokenUsage } from '../model/types.js';
+import type Anthropic from '@anthropic-ai/sdk';
+import { errorMessage } from '../errors.js';
+import { addUsage, emptyUsage, type TokenUsage } from '../model/types.js';
 import type { SessionRecorder } from '../transcripts/session-recorder.js';
+import { createAnthropicChatProvider, type ChatProvider, type SystemBlock } from './chat-provider.js';
+import { DEFAULT_KEEP_TOOL_RESULTS, clearOldToolResults, slidingWindow, type Message } from './context.js';
 import {
-  DEFAULT_KEEP_TOOL_RESULTS,
-  clearOldToolResults,
-  estimateContextTokens,
-  nativeContextManagement,
-  slidingWindow,
-  summariseOlderTurns,
-  type Message,
-} from './context.js';
+  DEFAULT_KEEP_SHARE,
+  compactHistory,
+  renderContext,
+  type ContextSummary,
+  type FoldOptions,
+  type Summariser,
+} from './rolling-summary.js';
+import { DEFAULT_CHARS_PER_TOKEN, estimateTokensAt } from './token-count.js';
 import { toolName, type AgentTool } from './tool.js';
 
 /**
  * The agent loop: send the conversation, run the tools the model asks for, send their results back, until
  * the model ends its turn or the turn limit is reached.
  *
- * States of one run: calling (a request is in flight) → tools (running the `tool_use` blocks of the answer,
- * one after another, in order) → calling … → done (`end_turn`, `max_tokens`, `stop_sequence`, `refusal`) or
- * out of turns (`max_turns`). A tool that is unknown or throws never ends the run: its `tool_result` carries
- * `is_error: true` and the `tool_use_id` of the call. A model call that fails ends it with a ModelError.
+ * States of one run: measuring (over the budget: compact, see `rolling-summary.ts`) → calling (a request is
+ * in flight) → tools (running the `tool_use` blocks of the answer, one after another, in order) → measuring …
+ * → done (`end_turn`, `max_tokens`, `stop_sequence`, `refusal`) or out of turns (`max_turns`). A tool that is
+ * unknown or throws never ends the run: its `tool_result` carries `is_error: true` and the `tool_use_id` of
+ * the call. A summariser that fails never ends it either (the cut is made without a summary). A model call
+ * that fails ends it with a ModelError.
  */
 
 /** Model calls one run may make by default: 10 is plenty for a chat turn with a few memory operations. */
 export const DEFAULT_MAX_TURNS = 10;
 /** Longest answer per call by default, in tokens. */
 export const DEFAULT_MAX_TOKENS = 1024;
+/**
+ * Share of the budget from which the provider's counting endpoint is asked for the exact size: below it the
+ * estimate is far enough from the trigger that an extra request would change nothing.
+ */
+export const EXACT_COUNT_FROM_SHARE = 0.6;
 
 /** What the loop reports as it goes (for a CLI's progress lines). */
 export type AgentEvent =
   | { readonly type: 'model-call'; readonly turn: number; readonly contextTokens: number }
   | { readonly type: 'tool-call'; readonly turn: number; readonly name: string; readonly input: unknown }
+  | { readonly type: 'tool-result'; readonly turn: number; readonly name: string; readonly content: string }
   | { readonly type: 'tool-error'; readonly turn: number; readonly name: string; readonly message: string }
-  | { readonly type: 'context-summarised'; readonly messages: number };
+  | {
+      readonly type: 'context-summarised';
+      /** Messages folded by this compaction. */
+      readonly messages: number;
+      readonly summary: ContextSummary;
+      /** Characters sent to the summariser by this compaction. */
+      readonly summariserChars: number;
+    }
+  | { readonly type: 'summary-failed'; readonly message: string; readonly summary: ContextSummary };
 
 export interface RunAgentOptions {
-  /** A configured `@anthropic-ai/sdk` client (key, base URL, retries). */
-  readonly client: Anthropic;
-  /** Model name, e.g. `claude-haiku-5-5`. */
-  readonly model: string;
-  /** System prompt (memory context included by the caller); sent whole on every call, never trimmed. */
-  readonly system: string;
+  /** The model to talk to. Default: the Anthropic Messages API through `client` and `model`. */
+  readonly provider?: ChatProvider;
+  /** A configured `@anthropic-ai/sdk` client (key, base URL, retries), used when `provider` is not given. */
+  readonly client?: Anthropic;
+  /** Model name, e.g. `claude-haiku-5-5` (with `client`). */
+  readonly model?: string;
+  /**
+   * System prompt (memory included by the caller); sent whole on every call, never trimmed. A string is one
+   * cached block; blocks marked `cache: true` end the cached prefix (the memory), later ones vary per call.
+   */
+  readonly system: string | readonly SystemBlock[];
   /** The conversation so far, ending with the user's new message. */
   readonly messages: readonly Message[];
   /** Tools offered to the model, dispatched by name. Default none. */
@@ -56,20 +78,28 @@ export interface RunAgentOptions {
   /** Index of the first input message not recorded yet (earlier ones were, by a previous run). Default 0. */
   readonly recordFrom?: number;
   /**
-   * Token budget (estimate) of system prompt plus history. Over it, older turns are summarised (with
-   * `summariser`) and then dropped by the sliding window. Default: no client-side budget.
+   * Token budget of one request (system prompt, tools and history). Over it, the messages that leave the
+   * window are folded into the rolling summary (with `summariser`; without one they are dropped with a
+   * note) until the kept part takes half of it. Default: no client-side budget.
    */
   readonly contextBudget?: number;
-  /** Small model that summarises older turns when over `contextBudget`. Default: none (turns are dropped). */
-  readonly summariser?: ModelProvider;
+  /** Model that writes the rolling summary (a small one). Default: none (old messages are dropped). */
+  readonly summariser?: Summariser;
+  /** Options of the summariser: characters per message (500), its context (8,192 tokens), … */
+  readonly summary?: FoldOptions;
+  /** The summary so far (from an earlier run of the same conversation, or a resumed session). */
+  readonly initialSummary?: ContextSummary | undefined;
   /**
    * `native`: Anthropic's context management (tool-result clearing, and compaction for models that support
    * it) through the beta API; the client-side window still applies when compaction is not available (Haiku).
    * `client`: clear old tool results and trim here. `auto` (default): native for Claude models, else client.
+   * Used with `client`; a `provider` decides for itself.
    */
   readonly contextManagement?: 'auto' | 'native' | 'client';
   /** Tool results kept whole by client-side clearing. Default 3. */
   readonly keepToolResults?: number;
+  /** Characters per token of estimates. Default 3.5 (English). */
+  readonly charsPerToken?: number;
   readonly onEvent?: (event: AgentEvent) => void;
   readonly signal?: AbortSignal;
 }
@@ -84,27 +114,25 @@ export interface RunAgentResult {
   readonly turns: number;
   /** The last call's `stop_reason`, or `max_turns` when the limit stopped the run. */
   readonly stopReason: string;
+  /** The rolling summary after this run (undefined while nothing was folded). */
+  readonly summary: ContextSummary | undefined;
 }
 
-function textOf(content: readonly Anthropic.ContentBlock[]): string {
+function textOf(content: readonly Anthropic.ContentBlockParam[]): string {
   return content
     .flatMap((block) => (block.type === 'text' ? [block.text] : []))
     .join('\n')
     .trim();
 }
 
-function usageOf(usage: Anthropic.Usage): TokenUsage {
-  return {
-    inputTokens: usage.input_tokens,
-    outputTokens: usage.output_tokens,
-    cacheReadTokens: usage.cache_read_input_tokens ?? 0,
-    cacheWriteTokens: usage.cache_creation_input_tokens ?? 0,
-  };
+function resultText(content: Anthropic.ToolResultBlockParam['content']): string {
+  if (typeof content === 'string') return content;
+  return (content ?? []).map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ');
 }
 
 async function runTool(
   tools: ReadonlyMap<string, AgentTool>,
-  block: Anthropic.ToolUseBlock,
+  block: Anthropic.ToolUseBlockParam,
   turn: number,
   onEvent: RunAgentOptions['onEvent'],
 ): Promise<Anthropic.ToolResultBlockParam> {
@@ -116,7 +144,9 @@ async function runTool(
         `Unknown tool "${block.name}". Available tools: ${[...tools.keys()].join(', ') || 'none'}.`,
       );
     }
-    return { type: 'tool_result', tool_use_id: block.id, content: await tool.handler(block.input) };
+    const content = await tool.handler(block.input);
+    onEvent?.({ type: 'tool-result', turn, name: block.name, content: resultText(content) });
+    return { type: 'tool_result', tool_use_id: block.id, content };
   } catch (error) {
     const message = errorMessage(error);
     onEvent?.({ type: 'tool-error', turn, name: block.name, message });
@@ -124,109 +154,121 @@ async function runTool(
   }
 }
 
-const SDK_ERRORS = {
-  APIError: Anthropic.APIError,
-  APIConnectionError: Anthropic.APIConnectionError,
-  APIConnectionTimeoutError: Anthropic.APIConnectionTimeoutError,
-  APIUserAbortError: Anthropic.APIUserAbortError,
-};
+function providerOf(options: RunAgentOptions): ChatProvider {
+  if (options.provider !== undefined) return options.provider;
+  if (options.client === undefined || options.model === undefined) {
+    throw new TypeError('runAgent needs a provider, or a client and a model');
+  }
+  return createAnthropicChatProvider({
+    client: options.client,
+    model: options.model,
+    ...(options.contextManagement === undefined ? {} : { contextManagement: options.contextManagement }),
+  });
+}
 
 /** Runs the agent loop once (one user turn, possibly many model calls). See the states above. */
 export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult> {
+  const provider = providerOf(options);
   const tools = new Map((options.tools ?? []).map((tool) => [toolName(tool.definition), tool]));
+  const definitions = [...tools.values()].map((tool) => tool.definition);
+  const system: readonly SystemBlock[] =
+    typeof options.system === 'string' ? [{ text: options.system, cache: true }] : options.system;
   const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
-  const native = options.contextManagement === 'client' ? undefined : nativeContextManagement(options.model);
-  if (options.contextManagement === 'native' && native === undefined) {
-    throw new ModelError(
-      `${options.model}: Anthropic's native context management is only for Claude models`,
-      {
-        retryable: false,
-        kind: 'bad-request',
-      },
-    );
-  }
+  const charsPerToken = options.charsPerToken ?? (DEFAULT_CHARS_PER_TOKEN.en as number);
+  const estimate = (value: unknown) => estimateTokensAt(value, charsPerToken);
+  const fixedTokens =
+    estimate(system.map((block) => block.text).join('\n')) +
+    (definitions.length === 0 ? 0 : estimate(definitions));
   const history: Message[] = [...options.messages];
-  // What is sent: the history, except that older turns may have been summarised away.
-  let context: Message[] = [...options.messages];
+  let summary = options.initialSummary;
   let usage = emptyUsage();
   const record = async (message: Message) => {
-    if (options.recorder !== undefined && message.role !== 'system')
-      await options.recorder.append({ ...message, role: message.role });
+    if (options.recorder !== undefined) await options.recorder.append({ ...message, role: message.role });
   };
   const append = async (message: Message) => {
     history.push(message);
-    context.push(message);
     await record(message);
   };
   for (const message of options.messages.slice(options.recordFrom ?? 0)) await record(message);
+
+  const clear = (messages: readonly Message[]) =>
+    provider.clearsToolResults
+      ? [...messages]
+      : clearOldToolResults(messages, { keepLast: options.keepToolResults ?? DEFAULT_KEEP_TOOL_RESULTS });
+  const measure = async (messages: readonly Message[], budget: number): Promise<number> => {
+    const estimated = fixedTokens + estimate(messages);
+    if (provider.countTokens === undefined || estimated < budget * EXACT_COUNT_FROM_SHARE) return estimated;
+    try {
+      return await provider.countTokens({
+        system,
+        messages,
+        tools: definitions,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
+    } catch (error) {
+      if (options.signal?.aborted === true) throw error;
+      return estimated; // the count is an optimisation: the estimate decides when it is unavailable
+    }
+  };
+
+  /** The request's messages for this call, compacting first when over the budget. */
+  const prepare = async (): Promise<Message[]> => {
+    const budget = options.contextBudget;
+    const view = clear(history);
+    let request = renderContext(view, summary);
+    if (budget === undefined || provider.compactsServerSide) return request;
+    if ((await measure(request, budget)) <= budget) return request;
+    const compacted = await compactHistory(history, summary, options.summariser, {
+      ...options.summary,
+      charsPerToken,
+      sizes: view.map((message) => estimate([message])),
+      targetTokens: Math.max(0, budget * DEFAULT_KEEP_SHARE - fixedTokens),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    if (compacted.folded > 0 && compacted.summary !== undefined) {
+      summary = compacted.summary;
+      usage = addUsage(usage, compacted.usage);
+      options.onEvent?.(
+        compacted.failure === undefined
+          ? {
+              type: 'context-summarised',
+              messages: compacted.folded,
+              summary,
+              summariserChars: compacted.inputChars,
+            }
+          : { type: 'summary-failed', message: compacted.failure, summary },
+      );
+      request = renderContext(view, summary);
+    }
+    // Last resort (one turn too large to fold further): the sliding window, which keeps the last turn whole.
+    return slidingWindow(request, {
+      budgetTokens: budget - estimate(definitions),
+      system: system.map((block) => block.text).join('\n'),
+      charsPerToken,
+    });
+  };
 
   let stopReason = 'max_turns';
   let text = '';
   let turn = 0;
   while (turn < maxTurns) {
     turn += 1;
-    const budget = options.contextBudget;
-    const overBudget = () =>
-      budget !== undefined && estimateContextTokens(options.system) + estimateContextTokens(context) > budget;
-    if (overBudget() && options.summariser !== undefined) {
-      const summarised = await summariseOlderTurns(context, options.summariser, {
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
-      if (summarised.summarised > 0) {
-        context = summarised.messages;
-        usage = addUsage(usage, summarised.usage);
-        options.onEvent?.({ type: 'context-summarised', messages: summarised.summarised });
-      }
-    }
-    let request =
-      native === undefined
-        ? clearOldToolResults(context, { keepLast: options.keepToolResults ?? DEFAULT_KEEP_TOOL_RESULTS })
-        : context;
-    if (budget !== undefined && native?.compaction !== true)
-      request = slidingWindow(request, { budgetTokens: budget, system: options.system });
-    options.onEvent?.({
-      type: 'model-call',
-      turn,
-      contextTokens: estimateContextTokens(options.system) + estimateContextTokens(request),
-    });
-
-    const body = {
-      model: options.model,
-      max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
-      system: options.system,
+    const request = await prepare();
+    options.onEvent?.({ type: 'model-call', turn, contextTokens: fixedTokens + estimate(request) });
+    const response = await provider.send({
+      system,
       messages: request,
-      ...(tools.size === 0 ? {} : { tools: [...tools.values()].map((tool) => tool.definition) }),
-    };
-    let response: Anthropic.Message;
-    try {
-      const requestOptions = options.signal === undefined ? {} : { signal: options.signal };
-      response =
-        native === undefined
-          ? await options.client.messages.create(body, requestOptions)
-          : ((await options.client.beta.messages.create(
-              {
-                ...body,
-                betas: native.betas,
-                context_management: native.context_management,
-              } as Anthropic.Beta.MessageCreateParamsNonStreaming,
-              requestOptions,
-            )) as unknown as Anthropic.Message);
-    } catch (error) {
-      if (error instanceof Anthropic.APIUserAbortError) throw error;
-      throw modelErrorFromSdk(error, SDK_ERRORS, {
-        label: `anthropic:${options.model}`,
-        baseUrl: options.client.baseURL,
-        timeoutMs: options.client.timeout,
-        keyHint: 'ANTHROPIC_API_KEY or model.apiKey',
-      });
-    }
-    usage = addUsage(usage, usageOf(response.usage));
-    await append({ role: 'assistant', content: response.content as Anthropic.ContentBlockParam[] });
+      tools: definitions,
+      maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    usage = addUsage(usage, response.usage);
+    await append({ role: 'assistant', content: response.content });
     text = textOf(response.content);
-    stopReason = response.stop_reason ?? 'end_turn';
-    if (response.stop_reason === 'pause_turn') continue;
-    if (response.stop_reason !== 'tool_use')
-      return { text, messages: history, usage, turns: turn, stopReason };
+    stopReason = response.stopReason;
+    if (stopReason === 'pause_turn') continue;
+    if (stopReason !== 'tool_use')
+      return { text, messages: history, usage, turns: turn, stopReason, summary };
 
     const results: Anthropic.ToolResultBlockParam[] = [];
     for (const block of response.content) {
@@ -235,5 +277,5 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
     await append({ role: 'user', content: results });
     stopReason = 'max_turns';
   }
-  return { text, messages: history, usage, turns: turn, stopReason };
+  return { text, messages: history, usage, turns: turn, stopReason, summary };
 }

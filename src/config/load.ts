@@ -228,6 +228,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     redisPrefix: file.redisPrefix,
     model: file.model,
     embeddings: file.embeddings,
+    chat: file.chat,
     schedule: file.schedule,
     gates: file.gates,
     limits: file.limits,

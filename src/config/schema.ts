@@ -49,6 +49,25 @@ export const EmbeddingsConfig = z.strictObject({
 });
 export type EmbeddingsConfig = z.infer<typeof EmbeddingsConfig>;
 
+/** The agent side (`dreamd chat`, `createMemoryAgent`): how memory is loaded and the history kept small. */
+export const ChatConfig = z.strictObject({
+  /** Context window of the chat model, in tokens. Default: 200,000 for `claude-*` models, else 8,192. */
+  contextWindow: z.int().positive().optional(),
+  /** Share of the context window at which older turns are summarised. Default 0.8 (80 %). */
+  compactAt: z.number().gt(0).max(1).default(0.8),
+  /** Characters of one message the summariser sees; longer messages are cut. Default 500. */
+  summaryMessageChars: z.int().positive().default(500),
+  /** Summarise older turns (rolling summary); false drops them (sliding window only). Default true. */
+  summarise: z.boolean().default(true),
+  /** Tokens of facts retrieved for each user message and added to the system prompt. Default 2,000. */
+  retrievalTokens: z.int().min(0).default(2_000),
+  /** Language of the conversation, a key of `charsPerToken`. Default `en`. */
+  language: z.string().min(1).default('en'),
+  /** Characters per token by language for estimates where the provider has no counting endpoint. */
+  charsPerToken: z.record(z.string(), z.number().positive()).default({ en: 3.5, pt: 4.0 }),
+});
+export type ChatConfig = z.infer<typeof ChatConfig>;
+
 export const GatesConfig = z.strictObject({
   /** Hours since the last successful run before the next may start. */
   minHours: z.number().min(0).default(24),
@@ -105,6 +124,7 @@ export const ConfigFile = z.strictObject({
   redisPrefix: z.string().min(1).default('dreamd'),
   model: ModelConfig.default(ModelConfig.parse({})),
   embeddings: EmbeddingsConfig.optional(),
+  chat: ChatConfig.default(ChatConfig.parse({})),
   /** node-cron expression of the scheduler tick. Default every 10 minutes. */
   schedule: z.string().min(1).default('*/10 * * * *'),
   gates: GatesConfig.default(GatesConfig.parse({})),
@@ -133,6 +153,8 @@ export interface Config {
   readonly redisPrefix: string;
   readonly model: ModelConfig;
   readonly embeddings: EmbeddingsConfig | undefined;
+  /** The agent side's settings; absent in configs built by hand, which then get the defaults. */
+  readonly chat?: ChatConfig;
   readonly schedule: string;
   readonly gates: GatesConfig;
   readonly limits: LimitsConfig;

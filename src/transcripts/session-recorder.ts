@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir } from 'node:fs/promises';
+import { lstat, mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
@@ -16,10 +16,13 @@ import { ContentBlock, SessionId, Timestamp, describeZodError } from './message-
  * valid JSON document, never a mix.
  */
 
-/** A message as the Anthropic Messages API shapes it: what an agent loop already holds. */
+/**
+ * A message as an agent loop holds it: Anthropic-shaped (user/assistant, string or blocks) or OpenAI-shaped
+ * (also `system` and `tool`, `content` null next to `tool_calls`), as the readers accept.
+ */
 export const RecordableMessage = z.looseObject({
-  role: z.enum(['user', 'assistant']),
-  content: z.union([z.string(), z.array(ContentBlock)]),
+  role: z.enum(['user', 'assistant', 'system', 'tool']),
+  content: z.union([z.string(), z.array(ContentBlock), z.null()]),
   /** When the message happened; stamped with the recorder's clock when absent. */
   ts: Timestamp.optional(),
 });
@@ -35,13 +38,29 @@ export interface SessionRecorderOptions {
   readonly agent?: string | undefined;
   /** Clock for `startedAt`, `ts` and `endedAt`. Default `() => new Date()`. */
   readonly now?: (() => Date) | undefined;
+  /**
+   * Continue the existing session `<id>.json` (it must exist and have been recorded by the same `agent`):
+   * new messages are appended after its own and `endedAt` is cleared until `end`. Default false.
+   */
+  readonly resume?: boolean | undefined;
 }
+
+/** A recorded session as `resume` reads it back. */
+const RecordedDocument = z.looseObject({
+  id: z.string(),
+  startedAt: z.string(),
+  endedAt: z.string().optional(),
+  agent: z.string().optional(),
+  messages: z.array(z.unknown()),
+});
 
 /** A session being recorded. */
 export interface SessionRecorder {
   readonly id: string;
   /** Absolute path of the session file. */
   readonly file: string;
+  /** The messages of the file when it was resumed (empty for a new session). */
+  readonly previousMessages: readonly unknown[];
   /** Adds a message (stamping `ts`) and saves the file atomically; resolves once it is on disk. */
   append(message: RecordableMessage): Promise<void>;
   /** Sets `endedAt` and saves. Calling it again changes nothing. */
@@ -82,18 +101,23 @@ export async function createSessionRecorder(options: SessionRecorderOptions): Pr
     () => true,
     () => false,
   );
-  if (exists) {
+  if (exists && options.resume !== true) {
     throw new ConfigError(
       `${file} already exists: a recorder never overwrites another session; choose another id`,
       'id',
     );
   }
-  const document: NativeDocument = {
-    id,
-    startedAt: startedAt.toISOString(),
-    ...(options.agent === undefined ? {} : { agent: options.agent }),
-    messages: [],
-  };
+  const document: NativeDocument =
+    options.resume === true
+      ? await readForResume(file, options.agent)
+      : {
+          id,
+          startedAt: startedAt.toISOString(),
+          ...(options.agent === undefined ? {} : { agent: options.agent }),
+          messages: [],
+        };
+  const previousMessages = [...document.messages];
+  delete document.endedAt;
   // Writes are chained so that concurrent appends land in call order and each save holds all before it.
   let saving: Promise<void> = Promise.resolve();
   const save = (): Promise<void> => {
@@ -108,6 +132,7 @@ export async function createSessionRecorder(options: SessionRecorderOptions): Pr
   return {
     id,
     file,
+    previousMessages,
     async append(message: RecordableMessage): Promise<void> {
       if (document.endedAt !== undefined) {
         throw new DreamdError(`${file}: session ${id} has ended; start a new recorder for a new session`);
@@ -115,7 +140,7 @@ export async function createSessionRecorder(options: SessionRecorderOptions): Pr
       const parsed = RecordableMessage.safeParse(message);
       if (!parsed.success) {
         throw new TranscriptError(
-          `${file}: message not recorded, ${describeZodError(parsed.error)}; pass { role: 'user' | 'assistant', content: string | blocks }`,
+          `${file}: message not recorded, ${describeZodError(parsed.error)}; pass { role: 'user' | 'assistant' | 'system' | 'tool', content: string | blocks }`,
           file,
           TranscriptErrorReason.wrongShape,
         );
@@ -130,4 +155,44 @@ export async function createSessionRecorder(options: SessionRecorderOptions): Pr
       await save();
     },
   };
+}
+
+/** Reads a session to continue; refuses a missing file, one that does not parse, or another agent's. */
+async function readForResume(file: string, agent: string | undefined): Promise<NativeDocument> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new ConfigError(
+        `${file} does not exist: there is no recorded session to resume with this id`,
+        'id',
+      );
+    throw error;
+  }
+  let parsed: ReturnType<typeof RecordedDocument.safeParse>;
+  try {
+    parsed = RecordedDocument.safeParse(JSON.parse(text));
+  } catch (error) {
+    throw new TranscriptError(
+      `${file}: not valid JSON (${(error as Error).message}); the session cannot be resumed`,
+      file,
+      TranscriptErrorReason.invalidJson,
+    );
+  }
+  if (!parsed.success) {
+    throw new TranscriptError(
+      `${file}: ${describeZodError(parsed.error)}; the session cannot be resumed`,
+      file,
+      TranscriptErrorReason.wrongShape,
+    );
+  }
+  if (parsed.data.agent !== agent) {
+    throw new ConfigError(
+      `${file} was recorded by ${parsed.data.agent === undefined ? 'another tool' : `"${parsed.data.agent}"`}, ` +
+        'not by this agent: dreamd resumes only the sessions it recorded itself',
+      'id',
+    );
+  }
+  return parsed.data as NativeDocument;
 }

@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAnthropicMemoryTool } from '../../src/agent/anthropic-memory-tool.js';
+import { loadMemoryContext } from '../../src/agent/backfill.js';
+import { createMemoryTools } from '../../src/agent/memory-tools.js';
+import { ToolInputError } from '../../src/agent/tool.js';
 import { PathEscapeError } from '../../src/errors.js';
 
 let base: string;
@@ -114,5 +117,72 @@ describe('Anthropic memory tool (memory_20250818) on the SDK helper', () => {
     await expect(memory.handler({ command: 'chmod', path: '/memories/a.md' })).rejects.toThrow(
       /Invalid memory command/,
     );
+  });
+
+  describe('the rules write_memory and forget_memory apply', () => {
+    const refusals: Array<[string, Record<string, unknown>]> = [
+      ['deleting MEMORY.md', { command: 'delete', path: '/memories/MEMORY.md' }],
+      [
+        'renaming MEMORY.md',
+        { command: 'rename', old_path: '/memories/MEMORY.md', new_path: '/memories/x.md' },
+      ],
+      [
+        'renaming a note over a topic file',
+        { command: 'rename', old_path: '/memories/a.md', new_path: '/memories/user.md' },
+      ],
+      [
+        'editing a topic file',
+        { command: 'str_replace', path: '/memories/feedback.md', old_str: 'a', new_str: 'b' },
+      ],
+      ['creating MEMORY.md', { command: 'create', path: '/memories/MEMORY.md', file_text: 'x' }],
+      [
+        'inserting into MEMORY.md',
+        { command: 'insert', path: '/memories/MEMORY.md', insert_line: 0, insert_text: 'x' },
+      ],
+      ['a file that is not Markdown', { command: 'create', path: '/memories/run.sh', file_text: 'rm -rf /' }],
+      ['deleting a folder', { command: 'delete', path: '/memories/notes' }],
+    ];
+    for (const [name, command] of refusals) {
+      it(`refuses ${name}, as write_memory does`, async () => {
+        await writeFile(path.join(memoryDir, 'MEMORY.md'), '- [A](a.md) — a\n');
+        await writeFile(path.join(memoryDir, 'feedback.md'), 'a');
+        await writeFile(path.join(memoryDir, 'a.md'), 'a');
+        await mkdir(path.join(memoryDir, 'notes'));
+        await writeFile(path.join(memoryDir, 'notes', 'n.md'), 'n');
+        const memory = createAnthropicMemoryTool({ memoryDir });
+        await expect(memory.handler(command)).rejects.toBeInstanceOf(ToolInputError);
+        expect(await readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8')).toBe('- [A](a.md) — a\n');
+        expect(await readFile(path.join(memoryDir, 'feedback.md'), 'utf8')).toBe('a');
+        expect(await readFile(path.join(memoryDir, 'notes', 'n.md'), 'utf8')).toBe('n');
+      });
+    }
+
+    it('refuses the same MEMORY.md deletion through forget_memory', async () => {
+      const tools = createMemoryTools({ memoryDir });
+      await expect(tools.forgetMemory.handler({ path: 'MEMORY.md' })).rejects.toBeInstanceOf(ToolInputError);
+    });
+
+    it('indexes the notes it writes, so the next session loads them, and drops the line on delete', async () => {
+      await writeFile(path.join(memoryDir, 'MEMORY.md'), '- [Someone else](theirs.md) — kept as is\n');
+      const memory = createAnthropicMemoryTool({ memoryDir });
+      await memory.handler({
+        command: 'create',
+        path: '/memories/tea.md',
+        file_text: '# Tea\nLikes green tea.',
+      });
+      const index = await readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8');
+      expect(index).toBe('- [Someone else](theirs.md) — kept as is\n- [Tea](tea.md) — Likes green tea.\n');
+      expect(await loadMemoryContext(memoryDir)).toContain('[Tea](tea.md)');
+      await memory.handler({
+        command: 'rename',
+        old_path: '/memories/tea.md',
+        new_path: '/memories/notes/tea.md',
+      });
+      expect(await readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8')).toContain('](notes/tea.md)');
+      await memory.handler({ command: 'delete', path: '/memories/notes/tea.md' });
+      expect(await readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8')).toBe(
+        '- [Someone else](theirs.md) — kept as is\n',
+      );
+    });
   });
 });

@@ -238,20 +238,27 @@ describe('createMemoryAgent', () => {
     expect(await readFile(path.join(space('sdk').memoryDir, 'tea.md'), 'utf8')).toBe('green tea');
   });
 
-  it('says what to do without a key or with a non-Anthropic provider', async () => {
+  it("refuses Anthropic's memory tool on an OpenAI-compatible model", async () => {
+    const local = ModelConfig.parse({
+      provider: 'openai-compatible',
+      name: 'qwen3:4b',
+      baseUrl: 'http://127.0.0.1:9/v1',
+    });
+    await expect(
+      createMemoryAgent({
+        space: space('local'),
+        config: { model: local, embeddings: undefined },
+        anthropicMemoryTool: true,
+      }),
+    ).rejects.toThrow(/memory_20250818/);
+  });
+
+  it('says what to do without a key', async () => {
     await expect(
       createMemoryAgent({
         space: space('x'),
         config: { model: ModelConfig.parse({}), embeddings: undefined },
       }),
     ).rejects.toBeInstanceOf(ModelError);
-    const local = ModelConfig.parse({
-      provider: 'openai-compatible',
-      baseUrl: 'http://127.0.0.1:1/v1',
-      apiKey: 'k',
-    });
-    await expect(
-      createMemoryAgent({ space: space('x'), config: { model: local, embeddings: undefined } }),
-    ).rejects.toThrow(/model.provider/);
   });
 });

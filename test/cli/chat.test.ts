@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import { startFakeOpenAIServer } from '../../harness/fake-openai-server.js';
 import { runCliCaptured } from '../support/cli.js';
 
 const run = promisify(execFile);
@@ -77,4 +78,173 @@ describe('dreamd chat', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('ANTHROPIC_API_KEY');
   });
+
+  const anthropicEnv = () => ({
+    DREAMD_MODEL_BASE_URL: server.url,
+    ANTHROPIC_API_KEY: 'sk-ant-test',
+    DREAMD_MODEL_MAX_RETRIES: '0',
+  });
+  const sessionFiles = (cwd: string) =>
+    readdirSync(join(cwd, 'sessions')).filter((name) => name.endsWith('.json'));
+
+  it('refuses --max-turns 0 or abc as bad usage (exit 2) and records no session', async () => {
+    const cwd = workspace();
+    for (const value of ['0', 'abc', '-1']) {
+      const result = await runCliCaptured(['chat', 'hello', '--max-turns', value], {
+        cwd,
+        env: anthropicEnv(),
+      });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/max-turns/);
+    }
+    expect(sessionFiles(cwd)).toEqual([]);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('prints each tool call and its result on one line with --verbose, and the stop reason', async () => {
+    const cwd = workspace();
+    server.enqueue(
+      {
+        toolUse: [
+          {
+            name: 'write_memory',
+            input: {
+              path: 'food.md',
+              type: 'user',
+              title: 'No spicy',
+              description: 'food',
+              content: 'No spicy food.',
+            },
+          },
+        ],
+      },
+      { text: 'Noted.' },
+    );
+    const result = await runCliCaptured(['chat', 'I do not eat spicy food', '--verbose'], {
+      cwd,
+      env: anthropicEnv(),
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe('Noted.');
+    const lines = result.stderr.trim().split('\n');
+    expect(lines[0]).toMatch(/^\[turn 1\] called write_memory \{"path":"food.md",/);
+    expect(lines[1]).toMatch(/^\[turn 1\] write_memory → Saved food.md/);
+    expect(result.stderr).toContain('[stop: end_turn, 2 model calls');
+
+    server.enqueue({ text: 'Hello.' });
+    const json = await runCliCaptured(['--json', 'chat', 'hi'], { cwd, env: anthropicEnv() });
+    expect(json.json()).toMatchObject({ ok: true, stopReason: 'end_turn', turns: 1, text: 'Hello.' });
+  });
+
+  it('exits 1 with a clear message when the turn limit stops the model', async () => {
+    const cwd = workspace();
+    server.enqueue({ toolUse: [{ name: 'recall', input: { query: 'food' } }] });
+    const result = await runCliCaptured(['chat', 'what do I eat?', '--max-turns', '1'], {
+      cwd,
+      env: anthropicEnv(),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/stopped after 1 model calls \(--max-turns 1\) before the model finished/);
+    expect(result.stderr).toMatch(/--session /);
+
+    server.enqueue({ toolUse: [{ name: 'recall', input: { query: 'food' } }] });
+    const json = await runCliCaptured(['--json', 'chat', 'again?', '--max-turns', '1'], {
+      cwd,
+      env: anthropicEnv(),
+    });
+    expect(json.code).toBe(1);
+    expect(json.json()).toMatchObject({ ok: false, stopReason: 'max_turns', error: { name: 'TurnLimit' } });
+  });
+
+  it('continues a session with --session <id>', async () => {
+    const cwd = workspace();
+    server.enqueue({ text: 'Lisbon it is.' });
+    const first = await runCliCaptured(['--json', 'chat', 'Plan a trip to Lisbon'], {
+      cwd,
+      env: anthropicEnv(),
+    });
+    const { sessionId } = first.json<{ sessionId: string }>();
+    server.enqueue({ text: 'Then Porto.' });
+    const second = await runCliCaptured(['--json', 'chat', 'And after that?', '--session', sessionId], {
+      cwd,
+      env: anthropicEnv(),
+    });
+    expect(second.json()).toMatchObject({ ok: true, sessionId, text: 'Then Porto.' });
+    expect(JSON.stringify(server.requests.at(-1)!.body.messages)).toContain('Plan a trip to Lisbon');
+    expect(sessionFiles(cwd)).toEqual([`${sessionId}.json`]);
+    const missing = await runCliCaptured(['chat', 'hi', '--session', 'no-such-session'], {
+      cwd,
+      env: anthropicEnv(),
+    });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/no recorded session/);
+  });
+
+  it('chats with an OpenAI-compatible model through tool calls', async () => {
+    const openai = await startFakeOpenAIServer();
+    try {
+      const cwd = workspace();
+      openai.enqueue(
+        {
+          toolCalls: [
+            {
+              name: 'write_memory',
+              id: 'call_food',
+              arguments: {
+                path: 'food.md',
+                type: 'user',
+                title: 'No spicy',
+                description: 'food',
+                content: 'No spicy.',
+              },
+            },
+          ],
+        },
+        { text: 'Saved, no spicy food.' },
+      );
+      const env = {
+        DREAMD_MODEL_PROVIDER: 'openai-compatible',
+        DREAMD_MODEL: 'qwen3:4b',
+        DREAMD_MODEL_BASE_URL: openai.url,
+        DREAMD_MODEL_MAX_RETRIES: '0',
+      };
+      const result = await runCliCaptured(['--json', 'chat', 'I do not eat spicy food'], { cwd, env });
+      expect(result.code).toBe(0);
+      expect(result.json()).toMatchObject({
+        ok: true,
+        text: 'Saved, no spicy food.',
+        stopReason: 'end_turn',
+        turns: 2,
+      });
+      const second = openai.requests[1]!.body.messages;
+      expect(second.at(-2)).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'call_food' }] });
+      expect(second.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_food' });
+      expect(String(second.at(-1)!.content)).toContain('Saved food.md');
+      expect(
+        openai.requests[0]!.body.tools?.map(
+          (tool) => (tool as unknown as { function: { name: string } }).function.name,
+        ),
+      ).toEqual(['read_memory', 'write_memory', 'forget_memory', 'recall']);
+    } finally {
+      await openai.close();
+    }
+  });
+
+  it('reads the message from standard input with "-"', async () => {
+    const cwd = workspace();
+    server.enqueue({ text: 'From stdin.' });
+    const child = execFile(process.execPath, [BIN, 'chat', '-', '--json'], {
+      cwd,
+      env: { ...process.env, ...anthropicEnv() },
+    });
+    child.stdin!.end('What is on the menu?\n');
+    const stdout = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      child.on('error', reject);
+      child.on('close', () => resolve(out));
+    });
+    expect(JSON.parse(stdout)).toMatchObject({ ok: true, text: 'From stdin.' });
+    expect(server.requests.at(-1)!.prompt).toBe('What is on the menu?');
+  }, 60_000);
 });

@@ -1,53 +1,152 @@
+import { InvalidArgumentError } from 'commander';
 import { createMemoryAgent } from '../../agent/memory-agent.js';
+import type { AgentEvent } from '../../agent/run-agent.js';
 import { findSpace } from '../../config/load.js';
 import { ConfigError } from '../../errors.js';
-import { emit } from '../output.js';
+import { CommandExit, ExitCode, emit } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
+
+/** Longest tool input or result shown by `--verbose`, in characters: one readable line. */
+const TRACE_CHARS = 200;
+
+/** `--max-turns`: a whole number of model calls, at least 1 (0 or text is a usage error, exit 2). */
+export function parseMaxTurns(value: string): number {
+  const turns = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(turns) || turns < 1) {
+    throw new InvalidArgumentError('give a whole number of model calls, at least 1 (e.g. --max-turns 10)');
+  }
+  return turns;
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= TRACE_CHARS ? flat : `${flat.slice(0, TRACE_CHARS - 1)}…`;
+}
+
+/** The `--verbose` line of an event (seed 000: `[turn 1] called write_memory {…}`), or undefined. */
+export function traceLine(event: AgentEvent): string | undefined {
+  switch (event.type) {
+    case 'tool-call':
+      return `[turn ${event.turn}] called ${event.name} ${oneLine(JSON.stringify(event.input) ?? '')}`;
+    case 'tool-result':
+      return `[turn ${event.turn}] ${event.name} → ${oneLine(event.content)}`;
+    case 'tool-error':
+      return `[turn ${event.turn}] ${event.name} failed: ${oneLine(event.message)}`;
+    case 'context-summarised':
+      return `[context] folded ${event.messages} messages into the summary`;
+    case 'summary-failed':
+      return `[context] summary failed (${oneLine(event.message)}); older messages left without one`;
+    default:
+      return undefined;
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function messageFrom(argument: string): Promise<string> {
+  if (argument === '-' && process.stdin.isTTY === true) {
+    throw new ConfigError(
+      'dreamd chat -: reads the message from standard input; pipe it in (echo "…" | dreamd chat -)',
+      'message',
+    );
+  }
+  const message = argument === '-' ? (await readStdin()).trim() : argument;
+  if (message.trim() === '') {
+    throw new ConfigError(
+      argument === '-'
+        ? 'dreamd chat -: standard input was empty; pipe the message in'
+        : 'the message is empty',
+      'message',
+    );
+  }
+  return message;
+}
+
+function requireModel(provider: string, apiKey: string | undefined, baseUrl: string | undefined): void {
+  if (provider === 'anthropic' && apiKey === undefined && baseUrl === undefined) {
+    throw new ConfigError(
+      'dreamd chat needs a model: export ANTHROPIC_API_KEY=… (or DREAMD_MODEL_API_KEY), or set model.provider ' +
+        'to "openai-compatible" with model.baseUrl for a local model',
+      'model.apiKey',
+    );
+  }
+}
 
 export const registerChat: CommandRegistrar = (program, context) => {
   program
     .command('chat')
     .description(
-      'talk to a small agent with memory: it loads MEMORY.md, can save and recall, and records the session',
+      'talk to a small agent with memory: MEMORY.md in its prompt, relevant facts retrieved, tools to save ' +
+        'and recall; the session is recorded (continue it with --session)',
     )
-    .argument('<message>', 'what to say')
+    .argument('<message>', 'what to say ("-" reads it from standard input)')
     .option('--space <id>', 'space whose memory the agent uses (default: the only one)')
-    .option('--max-turns <n>', 'most model calls for this message', (value) => Number.parseInt(value, 10), 10)
-    .action(async (message: string, flags: { space?: string; maxTurns: number }) => {
-      const { io, json, config } = context();
-      const loaded = config();
-      if (loaded.model.provider !== 'anthropic') {
-        throw new ConfigError(
-          'dreamd chat uses the Anthropic Messages API; set model.provider to "anthropic"',
-          'model.provider',
-        );
-      }
-      if (loaded.model.apiKey === undefined && loaded.model.baseUrl === undefined) {
-        throw new ConfigError(
-          'dreamd chat needs a model: export ANTHROPIC_API_KEY=… (or DREAMD_MODEL_API_KEY)',
-          'model.apiKey',
-        );
-      }
-      const space = findSpace(loaded, flags.space);
-      const agent = await createMemoryAgent({ space, config: loaded, maxTurns: flags.maxTurns });
-      try {
-        const result = await agent.chat(message);
-        emit(
-          io,
-          json,
-          {
-            ok: true,
-            space: space.id,
-            sessionId: agent.sessionId,
-            sessionFile: agent.sessionFile,
-            text: result.text,
-            turns: result.turns,
-            usage: result.usage,
-          },
-          () => result.text,
-        );
-      } finally {
-        await agent.end();
-      }
-    });
+    .option('--max-turns <n>', 'most model calls for this message (at least 1)', parseMaxTurns, 10)
+    .option('--session <id>', 'continue the recorded session <id> (its history and summary)')
+    .option('--verbose', 'print each tool call and its result on one line (on stderr)', false)
+    .action(
+      async (
+        argument: string,
+        flags: { space?: string; maxTurns: number; session?: string; verbose: boolean },
+      ) => {
+        const { io, json, config } = context();
+        const loaded = config();
+        requireModel(loaded.model.provider, loaded.model.apiKey, loaded.model.baseUrl);
+        const space = findSpace(loaded, flags.space);
+        const message = await messageFrom(argument);
+        const agent = await createMemoryAgent({
+          space,
+          config: loaded,
+          maxTurns: flags.maxTurns,
+          ...(flags.session === undefined ? {} : { sessionId: flags.session, resume: true }),
+          ...(flags.verbose
+            ? {
+                onEvent: (event: AgentEvent) => {
+                  const line = traceLine(event);
+                  if (line !== undefined) io.stderr(`${line}\n`);
+                },
+              }
+            : {}),
+        });
+        try {
+          const result = await agent.chat(message);
+          const outOfTurns = result.stopReason === 'max_turns';
+          const problem = outOfTurns
+            ? `stopped after ${result.turns} model calls (--max-turns ${flags.maxTurns}) before the model finished; ` +
+              `continue with: dreamd chat --session ${agent.sessionId} "…" (or raise --max-turns)`
+            : undefined;
+          emit(
+            io,
+            json,
+            {
+              ok: !outOfTurns,
+              space: space.id,
+              sessionId: agent.sessionId,
+              sessionFile: agent.sessionFile,
+              text: result.text,
+              stopReason: result.stopReason,
+              turns: result.turns,
+              usage: result.usage,
+              retrievedFacts: result.retrievedFacts,
+              ...(problem === undefined ? {} : { error: { name: 'TurnLimit', message: problem } }),
+            },
+            () => result.text,
+          );
+          if (!json) {
+            io.stderr(
+              problem === undefined
+                ? `[stop: ${result.stopReason}, ${result.turns} model call${result.turns === 1 ? '' : 's'}, session ${agent.sessionId}]\n`
+                : `dreamd: ${problem}\n`,
+            );
+          }
+          if (outOfTurns) throw new CommandExit(ExitCode.failure);
+        } finally {
+          await agent.end();
+        }
+      },
+    );
 };

@@ -1,0 +1,191 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createMemoryAgent, restoreSession } from '../../src/agent/memory-agent.js';
+import { ChatConfig, ModelConfig, type Space } from '../../src/config/schema.js';
+import { ConfigError } from '../../src/errors.js';
+import { readSessionFile } from '../../src/transcripts/index.js';
+import { createSessionRecorder } from '../../src/transcripts/session-recorder.js';
+import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+
+let server: FakeAnthropicServer;
+let client: Anthropic;
+let base: string;
+
+beforeAll(async () => {
+  server = await startFakeAnthropicServer();
+  client = new Anthropic({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+});
+afterAll(async () => {
+  await server.close();
+});
+beforeEach(async () => {
+  base = await mkdtemp(path.join(tmpdir(), 'dreamd-resume-'));
+  server.requests.length = 0;
+});
+afterEach(async () => {
+  server.setDefault(undefined);
+  await rm(base, { recursive: true, force: true });
+});
+
+function space(): Space {
+  return {
+    id: 'r',
+    sessionsDir: path.join(base, 'sessions'),
+    memoryDir: path.join(base, 'memory'),
+    format: 'native',
+  };
+}
+
+const config = () => ({
+  model: ModelConfig.parse({ apiKey: 'k', baseUrl: server.url, maxRetries: 0 }),
+  embeddings: undefined,
+  chat: ChatConfig.parse({ contextWindow: 8_192 }),
+});
+
+interface RecordedFile {
+  endedAt?: string;
+  messages: Array<{ role: string; content: unknown; dreamdSummary?: unknown }>;
+}
+
+describe('resuming a recorded session', () => {
+  it('continues the history and its summary in the same file', async () => {
+    server.setDefault((request) =>
+      request.system.includes('running summary')
+        ? { text: 'Earlier: the user is planning a trip to Lisbon.' }
+        : { text: `reply ${request.index} ${'y'.repeat(3_000)}` },
+    );
+    const first = await createMemoryAgent({ space: space(), config: config(), client, sessionId: 'trip' });
+    for (let turn = 0; turn < 8; turn++) await first.chat(`stop ${turn} in Lisbon ${'z'.repeat(2_000)}`);
+    await first.end();
+    expect(first.summary).toBeDefined();
+    const historyLength = first.history.length;
+
+    const resumed = await createMemoryAgent({
+      space: space(),
+      config: config(),
+      client,
+      sessionId: 'trip',
+      resume: true,
+    });
+    expect(resumed.history).toHaveLength(historyLength);
+    expect(resumed.summary).toEqual(first.summary);
+    server.requests.length = 0;
+    await resumed.chat('And where do we go after that?');
+    await resumed.end();
+
+    const sent = JSON.stringify(server.requests.at(-1)!.body.messages);
+    expect(sent).toContain('Earlier: the user is planning a trip to Lisbon.');
+    expect(sent).toContain('stop 7 in Lisbon');
+    expect(sent).toContain('And where do we go after that?');
+    expect(await readdir(space().sessionsDir)).toEqual(['trip.json']);
+    const file = JSON.parse(await readFile(resumed.sessionFile, 'utf8')) as RecordedFile;
+    expect(file.endedAt).toBeDefined();
+    expect(file.messages.filter((message) => message.role === 'system').length).toBeGreaterThan(0);
+    expect(file.messages.filter((message) => message.role === 'user').at(-1)).toMatchObject({
+      content: 'And where do we go after that?',
+    });
+    // The session still reads as a native transcript for consolidation.
+    const read = await readSessionFile(resumed.sessionFile, {
+      format: 'native',
+      maxBytes: 1024 * 1024,
+      sessionsDir: space().sessionsDir,
+    });
+    expect(read.session.messages.length).toBe(file.messages.length);
+  }, 30_000);
+
+  it('refuses a missing session and one recorded by another tool', async () => {
+    await expect(
+      createMemoryAgent({ space: space(), config: config(), client, sessionId: 'nope', resume: true }),
+    ).rejects.toBeInstanceOf(ConfigError);
+    await mkdir(space().sessionsDir, { recursive: true });
+    const foreign = path.join(space().sessionsDir, 'other.json');
+    const bytes = JSON.stringify({
+      id: 'other',
+      startedAt: '2026-11-01T00:00:00Z',
+      agent: 'someone',
+      messages: [],
+    });
+    await writeFile(foreign, bytes);
+    await expect(
+      createMemoryAgent({ space: space(), config: config(), client, sessionId: 'other', resume: true }),
+    ).rejects.toThrow(/recorded by "someone"/);
+    expect(await readFile(foreign, 'utf8')).toBe(bytes);
+  });
+
+  it('answers the tool calls of a session that stopped before their results', async () => {
+    await mkdir(space().sessionsDir, { recursive: true });
+    const recorder = await createSessionRecorder({
+      sessionsDir: space().sessionsDir,
+      id: 'cut',
+      agent: 'dreamd-chat',
+    });
+    await recorder.append({ role: 'user', content: 'save this' });
+    await recorder.append({
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'toolu_lost', name: 'write_memory', input: {} }],
+    });
+    server.enqueue({ text: 'Back again.' });
+    const agent = await createMemoryAgent({
+      space: space(),
+      config: config(),
+      client,
+      sessionId: 'cut',
+      resume: true,
+    });
+    await agent.chat('hello?');
+    await agent.end();
+    const sent = server.requests.at(-1)!.body.messages;
+    expect(sent).toHaveLength(4);
+    expect(sent[2]).toMatchObject({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_lost', is_error: true }],
+    });
+  });
+
+  it('records system and tool messages as the readers accept them', async () => {
+    const recorder = await createSessionRecorder({ sessionsDir: path.join(base, 'sessions'), id: 'oa' });
+    await recorder.append({ role: 'system', content: 'You are a coding agent.' });
+    await recorder.append({ role: 'user', content: 'Fix the bug' });
+    await recorder.append({
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: 'call_1', type: 'function', function: { name: 'read', arguments: '{"f":"main.py"}' } },
+      ],
+    });
+    await recorder.append({ role: 'tool', tool_call_id: 'call_1', content: 'print(1)' });
+    await recorder.end();
+    const read = await readSessionFile(recorder.file, {
+      format: 'native',
+      maxBytes: 1024 * 1024,
+      sessionsDir: path.join(base, 'sessions'),
+    });
+    expect(read.session.messages.map((message) => message.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+    ]);
+  });
+
+  it('restores only user and assistant turns, and the latest summary', () => {
+    const restored = restoreSession([
+      { role: 'user', content: 'a', ts: '2026-11-01T00:00:00Z' },
+      { role: 'assistant', content: [{ type: 'text', text: 'b' }] },
+      { role: 'system', content: 'old', dreamdSummary: { cut: 1 } },
+      { role: 'user', content: 'c' },
+      { role: 'system', content: 'new', dreamdSummary: { cut: 2 } },
+      { role: 'user', content: 'd' },
+    ]);
+    expect(restored.history).toEqual([
+      { role: 'user', content: 'a' },
+      { role: 'assistant', content: [{ type: 'text', text: 'b' }] },
+      { role: 'user', content: 'c' },
+      { role: 'user', content: 'd' },
+    ]);
+    expect(restored.summary).toEqual({ text: 'new', cut: 2 });
+  });
+});

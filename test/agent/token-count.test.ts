@@ -1,0 +1,81 @@
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAnthropicChatProvider } from '../../src/agent/chat-provider.js';
+import type { Message } from '../../src/agent/context.js';
+import { createOpenAIChatProvider } from '../../src/agent/openai-chat-provider.js';
+import type { Summariser } from '../../src/agent/rolling-summary.js';
+import { runAgent } from '../../src/agent/run-agent.js';
+import { charsPerTokenFor, estimateTokensAt } from '../../src/agent/token-count.js';
+import { ChatConfig } from '../../src/config/schema.js';
+import { emptyUsage } from '../../src/model/types.js';
+import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+
+let server: FakeAnthropicServer;
+let client: Anthropic;
+beforeAll(async () => {
+  server = await startFakeAnthropicServer();
+  client = new Anthropic({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+function history(chars: number): Message[] {
+  return [
+    { role: 'user', content: `first ${'a'.repeat(chars)}` },
+    { role: 'assistant', content: [{ type: 'text', text: `reply ${'b'.repeat(chars)}` }] },
+    { role: 'user', content: `second ${'c'.repeat(chars)}` },
+    { role: 'assistant', content: [{ type: 'text', text: `reply ${'d'.repeat(chars)}` }] },
+    { role: 'user', content: 'and now?' },
+  ];
+}
+
+describe('counting tokens', () => {
+  it('uses 3.5 characters a token for English and 4.0 for Portuguese, and what the config sets', () => {
+    expect(charsPerTokenFor('en')).toBe(3.5);
+    expect(charsPerTokenFor('pt')).toBe(4.0);
+    expect(charsPerTokenFor('pt-BR')).toBe(4.0);
+    expect(charsPerTokenFor('zh')).toBe(3.5);
+    expect(charsPerTokenFor('zh', { zh: 1.5 })).toBe(1.5);
+    const config = ChatConfig.parse({ language: 'pt', charsPerToken: { pt: 4.2 } });
+    expect(charsPerTokenFor(config.language, config.charsPerToken)).toBe(4.2);
+    expect(estimateTokensAt('a'.repeat(35), 3.5)).toBe(10);
+    expect(ChatConfig.safeParse({ compactAt: 1.5 }).success).toBe(false);
+    expect(ChatConfig.safeParse({ charsPerToken: { pt: 0 } }).success).toBe(false);
+  });
+
+  it("asks Anthropic's counting endpoint near the budget, and the exact count decides", async () => {
+    let summaries = 0;
+    const summariser: Summariser = {
+      async generateText() {
+        summaries += 1;
+        return { value: 'summary', usage: emptyUsage(), attempts: 1 };
+      },
+    };
+    const messages = history(1_600);
+    // ~6,500 characters: ~1,860 tokens at 3.5, ~1,640 by the fake endpoint's 4 characters a token.
+    const budget = 1_750;
+    expect(estimateTokensAt(messages, 3.5)).toBeGreaterThan(budget);
+    server.enqueue({ text: 'fine' });
+    const provider = createAnthropicChatProvider({
+      client,
+      model: 'claude-haiku-5-5',
+      contextManagement: 'client',
+    });
+    const result = await runAgent({ provider, system: '', messages, contextBudget: budget, summariser });
+    expect(result.text).toBe('fine');
+    expect(server.countRequests.length).toBeGreaterThan(0);
+    expect(summaries).toBe(0); // the exact count fits: nothing was folded
+    expect(server.requests.at(-1)!.body.messages).toHaveLength(5);
+  });
+
+  it('has no counting endpoint for OpenAI-compatible models: the estimate decides', () => {
+    const provider = createOpenAIChatProvider({
+      client: new OpenAI({ apiKey: 'k', baseURL: 'http://127.0.0.1:9/v1' }),
+      model: 'qwen3:4b',
+    });
+    expect(provider.countTokens).toBeUndefined();
+    expect(provider.contextWindow).toBe(8_192);
+  });
+});
