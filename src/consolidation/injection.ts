@@ -224,3 +224,16 @@ export function looksLikeInstruction(text: string): InstructionVerdict {
   }
   return { flagged: false };
 }
+
+/**
+ * Words that make a sentence a rule or a preference about how to act ("must", "always", "prefers", "never"),
+ * in the six languages. Used on facts whose only evidence is text the agent read: there even a harmless-looking
+ * rule is held back, since a page or a file is not the user.
+ */
+const RULE_WORDS =
+  /\b(?:must|should|shall|always|never|make sure|be sure|do not|don'?t|need to|needs to|have to|has to|is required to|are required to|from now on|prefer(?:s|red)?|wants?|deve(?:m)?|sempre|nunca|prefere|debe(?:n)?|siempre|prefiere|doi(?:t|vent)|toujours|jamais|prefere|muss|mussen|sollte?n?|immer|niemals|bevorzugt)\b|必须|总是|永远|不要|应该|偏好/iu;
+
+/** Whether a text reads as a rule or preference about how to act (see `RULE_WORDS`). */
+export function looksLikeRule(text: string): boolean {
+  return RULE_WORDS.test(screeningText(text));
+}
