@@ -392,6 +392,14 @@ const RULES: readonly RedactionRule[] = [
     accept: (value, groups) => isSecretValue(value, groups['key'] ?? '', groups['separator'] ?? '='),
   },
   {
+    // A password given to a command: `--password X`, `--token=X`, `docker login -p X`, `mysql -pX`, `sshpass -p X`.
+    kind: 'password-flag',
+    hint: /--(?:pass|tok|api|sec)|-p/i,
+    pattern:
+      /(?<pre>(?:(?<![\w-])--(?:password|passwd|pass|token|api-key|apikey|secret|auth-token|access-token)(?:=|\s+)|\b(?:mysql|mysqldump|mariadb|(?:docker|podman|nerdctl|buildah) login|sshpass)\b[^\n|;&]{0,80}?\s-p\s*)["']?)(?<value>[^\s"']{3,})/gi,
+    accept: (value) => !value.includes(MARKER_PREFIX) && !REFERENCE_PREFIX.test(value),
+  },
+  {
     // "my password is Tr0ub4dor&3", "mi contraseña del wifi es Gato#2024", "Mein Passwort lautet Sommer2024!",
     // "minha senha é Bacalhau!77", "mon mot de passe est Soleil2024!": a value with a digit or symbol, or a
     // quoted one, so "the password is stored in the vault" survives. Up to four words may sit between.
@@ -447,11 +455,12 @@ export const SECRET_HINTS: readonly (string | RegExp)[] = RULES.map((rule) => ru
  * under `key`). Case-sensitive ones, lowercased: `_` (gh?_, github_pat_, [sr]k_live_, npm_, FOO_SECRET),
  * e`yJ`, s`k-`, `glpat-`, `xox`, hooks.slac`k.c`om, `://`. The words of other languages and of config
  * files: `pw` (pwd, db_pw), `contras`eña, `clave`, `senh`a, `mdp`, `dsn`, si`g=` (Passwort and mot de passe
- * fall under `pass`, Kennwort under `ken`). The new pieces share their first letter with an old one where they
+ * fall under `pass`, Kennwort under `ken`), and a command's password flags: `-p`, `--pas`sword, `--tok`en,
+ * `--api`-key, `--sec`ret. The new pieces share their first letter with an old one where they
  * can (`c`, `p`, `g`): a new first letter is what costs.
  */
 const LOWERCASE_GATE =
-  /k(?:ey|en|-|\.c)|c(?:re|lave|ontras)|p(?:ass|w)|uth|g(?:nat|lpat-|=)|bear|_|yj|xox|:\/\/|mdp|senh|dsn/;
+  /k(?:ey|en|-|\.c)|c(?:re|lave|ontras)|p(?:ass|w)|uth|g(?:nat|lpat-|=)|bear|_|yj|xox|:\/\/|mdp|senh|dsn|-(?:p|-(?:pas|tok|api|sec))/;
 /** The rest of the case-sensitive hints, tested as written: AWS key ids, AIza, Twilio's AC/SK, SG. */
 const UPPERCASE_GATE =
   /A(?:KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|ROA|PKA|SCA|Iza|C[0-9a-f]{32})|S(?:K[0-9a-f]{32}|G\.)/;

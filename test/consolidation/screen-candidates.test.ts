@@ -61,9 +61,11 @@ describe('screenCandidates', () => {
       type: 'reference',
       body: 'Sentry: https://4d7f2b9c1e8a4f6b9d3c7e1a5b8f2d4c@o98.ingest.sentry.io/4',
     });
-    const held = screen([spanish, dsn]);
+    const copied = fact({ type: 'user', body: 'My PIN is [REDACTED:password] for the bank.' });
+    const held = screen([spanish, dsn, copied]);
     expect(held.get(spanish)).toBe('contains a secret');
     expect(held.get(dsn)).toBe('contains a secret');
+    expect(held.get(copied)).toBe('carries a redacted secret');
   });
 
   it('is what reconcile quarantines', () => {

@@ -166,6 +166,9 @@ const SECRETS: readonly (readonly [string, string, string])[] = [
     '9f86d081884c7d659a2feaa0c55ad015',
   ],
   ['url-password', 'postgres://shop:Ban4na!split@10.0.0.5/shop', 'Ban4na!split'],
+  ['password-flag', 'docker login -u deploy -p "Tundra-Fox-2210" registry.internal', 'Tundra-Fox-2210'],
+  ['password-flag', 'mysql -u root -pW1nter.Is.Here shop', 'W1nter.Is.Here'],
+  ['password-flag', 'vault login --password Qz7-tide-pool --method=userpass', 'Qz7-tide-pool'],
   // Passwords stated in prose.
   ['password', 'mi contraseña del wifi de casa es Gato#2024, no la compartas', 'Gato#2024'],
   ['password', 'Mein Passwort für den Server lautet Sommer2024!', 'Sommer2024'],
@@ -254,6 +257,7 @@ const PROSE: readonly string[] = [
   'I will pass on that, thanks. The bypass: closed.',
   'Our keyboard: US layout; the monkey: George.',
   'He designed the signal path and signed the release.',
+  'Run mkdir -p src/lib and ssh -p 2222 deploy@host, then npm run build --prod.',
 ];
 
 describe('redactSecrets on ordinary text', () => {
@@ -347,6 +351,10 @@ describe('mayHoldSecret, the first gate', () => {
       'mdp',
       'dsn',
       'sig=',
+      '-p',
+      '--password',
+      '--token',
+      'mysql -p',
       'the build ran',
       'yesterday',
       'Jay',
