@@ -2,6 +2,7 @@
  * Extract: one structured-output model call per batch. The model sees the fixed instructions (cached), the
  * current index, and the fenced digest; every candidate it returns is tied to the sessions of its batch.
  */
+import { stripControlCharacters } from '../digest/index.js';
 import type { Fact } from '../memory/types.js';
 import { hookOf, rankFacts } from '../memory/index.js';
 import { addUsage, emptyUsage, type ModelProvider, type TokenUsage } from '../model/types.js';
@@ -27,7 +28,14 @@ export interface Extracted {
   readonly usage: TokenUsage;
 }
 
-/** Candidates are tied to the sessions of their batch: unknown source ids are dropped, none means all. */
+function withoutControlCharacters(text: string | null): string | null {
+  return text === null ? null : stripControlCharacters(text);
+}
+
+/**
+ * Candidates are tied to the sessions of their batch: unknown source ids are dropped, none means all. Control
+ * characters (a NUL the model echoed) leave the text here, before screening, quarantine and memory see it.
+ */
 export function anchorCandidate(
   candidate: ExtractedFact,
   batchSessions: readonly string[],
@@ -41,7 +49,15 @@ export function anchorCandidate(
         .map((source) => dates.get(source) ?? '')
         .sort()
         .at(-1) ?? candidate.observed);
-  return { ...candidate, sources, observed };
+  return {
+    ...candidate,
+    title: stripControlCharacters(candidate.title),
+    body: stripControlCharacters(candidate.body),
+    why: withoutControlCharacters(candidate.why),
+    howToApply: withoutControlCharacters(candidate.howToApply),
+    sources,
+    observed,
+  };
 }
 
 /** The index lines the model sees: the top-ranked active facts, as `MEMORY.md` ranks them. */

@@ -1,16 +1,9 @@
 import type { Fact, FactType } from '../memory/types.js';
-import {
-  allText,
-  clean,
-  compareCandidates,
-  compareStrings,
-  uniqueSorted,
-  type Candidate,
-} from './candidate.js';
+import { clean, compareCandidates, compareStrings, uniqueSorted, type Candidate } from './candidate.js';
 import type { ExtractedFact } from './extraction.js';
 
 export { cleanTitle, parseDay } from './candidate.js';
-import { looksLikeInstruction } from './injection.js';
+import { screenCandidates } from './screen-candidates.js';
 import {
   NEAR_DUPLICATE_THRESHOLD,
   SAME_SUBJECT_MIN_TITLE_WORDS,
@@ -28,7 +21,8 @@ import {
  *
  * Each candidate, after cleaning, goes through these checks in order; the first that applies decides:
  *   1. dropped: empty title or body, a date that is not a date, or a fact a person told dreamd to forget;
- *   2. quarantined: it carries a secret or reads as an instruction to an AI or to the memory system;
+ *   2. quarantined: it carries a secret, reads as an instruction to an AI or to the memory system, or is a rule
+ *      whose only evidence is text the agent read (see {@link screenCandidates});
  *   3. exact duplicate (same type, same normalised body) of an active fact: merged into it;
  *   4. `replaces` names facts that exist (followed to the newest fact of their supersede chain): the candidate
  *      becomes a new fact and they are superseded by it; if one of them was observed later than the candidate,
@@ -325,6 +319,7 @@ export function reconcile(input: ReconcileInput): ReconcileResult {
   const quarantined: CandidateVerdict[] = [];
   const dropped: CandidateVerdict[] = [];
   const accepted: Candidate[] = [];
+  const screened = screenCandidates(input.candidates, { containsSecret: input.containsSecret });
 
   for (const original of input.candidates) {
     const cleaned = clean(original, input.today);
@@ -336,17 +331,9 @@ export function reconcile(input: ReconcileInput): ReconcileResult {
       dropped.push({ candidate: original, reason: 'forgotten: a person asked dreamd to forget this fact' });
       continue;
     }
-    const text = allText(original);
-    if (input.containsSecret(text)) {
-      quarantined.push({ candidate: original, reason: 'contains a secret' });
-      continue;
-    }
-    const verdict = looksLikeInstruction(text);
-    if (verdict.flagged) {
-      quarantined.push({
-        candidate: original,
-        reason: `reads as an instruction: ${verdict.reason ?? 'unspecified'}`,
-      });
+    const heldBack = screened.get(original);
+    if (heldBack !== undefined) {
+      quarantined.push({ candidate: original, reason: heldBack });
       continue;
     }
     accepted.push(cleaned);

@@ -19,6 +19,7 @@ import type { InspectSpaceFunction, SpaceInspection } from '../core/inspection.j
 import type { DaemonMetrics } from './metrics.js';
 import type { JobQueue } from './jobs.js';
 import type { ConsolidationQueue } from './queue.js';
+import { checkRequestOrigin } from './request-origin.js';
 
 /** What /healthz reports. `ok` is false (HTTP 503) when Redis is down or this process's workers stopped. */
 export interface HealthReport {
@@ -81,7 +82,9 @@ function tokensMatch(given: string, expected: string): boolean {
 /**
  * The daemon's HTTP API (fastify): /healthz, /metrics, /spaces, /spaces/:id, POST /spaces/:id/consolidate and the
  * Bull Board dashboard at /queues. Bound to a non-loopback host, every route but /healthz requires
- * `Authorization: Bearer <server.apiToken>` (DREAMD_API_TOKEN).
+ * `Authorization: Bearer <server.apiToken>` (DREAMD_API_TOKEN). Without a token, a request whose `Host` is not a
+ * loopback name is answered 421 (DNS rebinding); a state-changing request a browser sent from another origin is
+ * answered 403, token or not (see `request-origin.ts`).
  */
 export async function createServer(options: CreateServerOptions): Promise<DaemonServer> {
   const { jobs, metrics, logger } = options;
@@ -104,6 +107,11 @@ export async function createServer(options: CreateServerOptions): Promise<Daemon
   });
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const origin = checkRequestOrigin(request.method, request.headers, { tokenRequired: requireToken });
+    if (!origin.allowed) {
+      await reply.code(origin.status).send({ error: origin.error });
+      return;
+    }
     if (!requireToken || request.url === '/healthz') return;
     const header = request.headers.authorization ?? '';
     const match = /^Bearer (.+)$/.exec(header);

@@ -45,10 +45,30 @@ const COMPACT_SUMMARY_OPENING = /^This session is being continued from a previou
 /**
  * Whitespace that is not already a lone space: a space followed by more whitespace, or any other whitespace
  * character with the run after it. Prose is mostly single spaces, which `/\s+/g` would replace one by one.
+ * Control characters other than whitespace (NUL, backspace, escape, DEL …) count as whitespace here: a NUL
+ * from a transcript must never reach a memory file, and one regular expression keeps it to one scan.
  */
-const WHITESPACE_TO_COLLAPSE = / \s+|[^\S ]\s*/g;
+const WHITESPACE_TO_COLLAPSE =
+  // eslint-disable-next-line no-control-regex -- control characters are what this removes
+  / [\s\0-\x08\x0E-\x1F\x7F]+|(?:[^\S ]|[\0-\x08\x0E-\x1F\x7F])[\s\0-\x08\x0E-\x1F\x7F]*/g;
 
-/** Collapse every run of whitespace (newlines included) to one space, so a message stays one line. */
+/** Control characters that are not whitespace (NUL, backspace, escape, DEL …). */
+// eslint-disable-next-line no-control-regex -- control characters are what this removes
+const CONTROL_CHARACTERS = /[\0-\x08\x0E-\x1F\x7F]/g;
+
+/**
+ * Text with every control character that is not whitespace removed (NUL, backspace, escape, DEL …), for text
+ * that keeps its lines: the model's facts before they are screened and written.
+ */
+export function stripControlCharacters(text: string): string {
+  CONTROL_CHARACTERS.lastIndex = 0;
+  return CONTROL_CHARACTERS.test(text) ? text.replace(CONTROL_CHARACTERS, '') : text;
+}
+
+/**
+ * Collapse every run of whitespace (newlines included) to one space, so a message stays one line; control
+ * characters (NUL included) go with the whitespace.
+ */
 export function collapseWhitespace(text: string): string {
   WHITESPACE_TO_COLLAPSE.lastIndex = 0;
   const collapsed = WHITESPACE_TO_COLLAPSE.test(text) ? text.replace(WHITESPACE_TO_COLLAPSE, ' ') : text;

@@ -7,6 +7,7 @@ export {
   DEFAULT_TOOL_RESULT_CHARS,
   REPEAT_MIN_CHARS,
 } from './digest-session.js';
+export { stripControlCharacters } from './clean-text.js';
 export { planBatches } from './plan-batches.js';
 export { redactSecrets, containsSecret, SECRET_KINDS } from './redact-secrets.js';
 export type { Redaction } from './redact-secrets.js';

@@ -9,6 +9,8 @@
  * base64 string is only taken when a key-like word comes just before it (a git SHA in a sentence survives).
  */
 
+import { keyStrength } from './secret-keys.js';
+
 export interface Redaction {
   readonly text: string;
   /** Number of spans replaced. */
@@ -36,9 +38,6 @@ const MARKER_PREFIX = '[REDACTED:';
 
 /** Characters that may sit between a key-like word and a high-entropy string ("key is ", "token: "). */
 const KEY_GAP_CHARS = 24;
-
-/** Words whose unquoted value after ":" is only taken when it looks random ("Secret: patience" is prose). */
-const AMBIGUOUS_KEY = /(?:secret|token|auth|credentials?)["']?$/i;
 
 /** Values that are code, types or placeholders rather than secrets. */
 const NOT_A_SECRET_WORDS = new Set([
@@ -106,16 +105,27 @@ function isSecretValue(raw: string, key: string, separator: string): boolean {
   const quoted = raw !== unquote(raw);
   const value = unquote(raw).trim();
   if (value.length < 4) return false;
-  if (value.startsWith(MARKER_PREFIX) || REFERENCE_PREFIX.test(value)) return false;
+  if (value.includes(MARKER_PREFIX) || REFERENCE_PREFIX.test(value)) return false;
   if (value.includes('(') || FILLER.test(value) || NOT_A_SECRET_WORDS.has(value.toLowerCase())) return false;
   if (!quoted && DOTTED_PATH.test(value)) return false;
-  if (!quoted && separator === ':' && AMBIGUOUS_KEY.test(key)) return looksRandom(value);
+  const strength = keyStrength(key);
+  if (strength === 'none') return false;
+  if (strength === 'weak') return looksRandom(value);
+  const quotedKey = /["']$/.test(key);
+  if (strength === 'ambiguous' && !quoted && !quotedKey && separator === ':') return looksRandom(value);
   return true;
 }
 
 const hasDigit = (value: string): boolean => /\d/.test(value);
 
-const KEY_WORD_HINT = /pass|secret|token|key|credential|auth|signature/i;
+const KEY_WORD_HINT =
+  /pass|pw|secret|token|key|credential|auth|signature|sig=|contras|clave|senha|kennw|mdp|dsn/i;
+
+/** Words for a password in prose, in English, Spanish, German, French and Portuguese. */
+const PASSWORD_WORDS = String.raw`(?:pass(?:words?|phrase|code)?|pwd?|passw(?:o|ö)rt|kennwort|contrase(?:ñ|n)as?|claves?|senhas?|mots? de passe|mdp)`;
+/** "is" in those languages, or a colon or equals sign: "password is", "Passwort lautet", "senha é", "mdp :". */
+const PASSWORD_VERBS = String.raw`(?:is|was|are|ist|lautet|war|es|era|est|était|etait|é|è|:|=)`;
+const QUOTE_CHARS = '"\'`«„“‘';
 
 /** The rules, in the order they run. */
 const RULES: readonly RedactionRule[] = [
@@ -179,8 +189,15 @@ const RULES: readonly RedactionRule[] = [
     // scheme://user:password@host — the user name stays, the password goes.
     kind: 'url-password',
     hint: /:\/\/[^\s/?#@]*@/,
-    pattern: /(?<pre>\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/?#@]*:)(?<value>[^\s/?#@]+)(?<post>@)/g,
+    pattern: /(?<pre>\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/?#@[]*:)(?<value>[^\s/?#@]+)(?<post>@)/g,
     accept: (value) => !value.startsWith(MARKER_PREFIX),
+  },
+  {
+    // A DSN's credential in the user part alone: https://<key>@o1.ingest.sentry.io/2 (ssh://git@ survives).
+    kind: 'url-credentials',
+    hint: /:\/\/[^\s/?#@]*@/,
+    pattern: /(?<pre>\b[A-Za-z][A-Za-z0-9+.-]*:\/\/)(?<value>[A-Za-z0-9._~%+-]{12,})(?<post>@)/g,
+    accept: (value) => !value.startsWith(MARKER_PREFIX) && looksRandom(value),
   },
   {
     kind: 'bearer-token',
@@ -196,32 +213,52 @@ const RULES: readonly RedactionRule[] = [
   {
     // env style: FOO_SECRET=…, GITHUB_TOKEN="…", DB_PASSWORD='…'
     kind: 'env-secret',
-    hint: /_(?:SECRET|TOKEN|PASS|PWD|KEY|APIKEY|CREDENTIAL|AUTH)/,
+    hint: /_(?:SECRET|TOKEN|PASS|PW|KEY|APIKEY|CREDENTIAL|AUTH)/,
     pattern:
-      /\b(?<pre>(?<key>[A-Z][A-Z0-9_]{0,60}_(?:SECRET|TOKEN|PASSWORD|PASSWD|PASS|PWD|KEY|APIKEY|CREDENTIALS?|AUTH))\s*=\s*)(?<value>"[^"\n]*"|'[^'\n]*'|[^\s"'`;,)]+)/g,
+      /\b(?<pre>(?<key>[A-Z][A-Z0-9_]{0,60}_(?:SECRET|TOKEN|PASSWORD|PASSWD|PASS|PWD|PW|KEY|APIKEY|CREDENTIALS?|AUTH))\s*=\s*)(?<value>"[^"\n]*"|'[^'\n]*'|[^\s"'`;,)]+)/g,
     accept: (value, groups) => isSecretValue(value, groups['key'] ?? '', '='),
   },
   {
-    // password=…, "api_key": "…", secret: …, token=…, accessToken: '…'
+    // password=…, "api_key": "…", secret: …, token=…, accessToken: '…', "db_pw": "…", SECRET_KEY_BASE=…,
+    // "contraseña": "…", AccountKey=…; (a connection string), sig=… (a SAS URL). The key's words decide
+    // (`keyStrength`), so `tokenizer: bpe`, `author: Jane` and `sort_key = id` survive.
     kind: 'secret-value',
     hint: KEY_WORD_HINT,
     pattern:
-      /(?<![A-Za-z0-9])(?<pre>(?<key>[A-Za-z0-9_.-]{0,40}?(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?|auth)(?:[_-]?key)?["']?)\s*(?<separator>:=|=>|=|:)\s*)(?<value>"[^"\n]{1,300}"|'[^'\n]{1,300}'|[^\s"'`,;)}\]]+)/gi,
+      /(?<![A-Za-z0-9])(?<pre>(?<key>[A-Za-z0-9_.-]{0,40}?(?:pass|pw|secret|token|key|credential|auth|sig|contrase(?:ñ|n)a|clave|kennwort|senha|mdp|dsn|mot[ _-]?de[ _-]?passe)[A-Za-z0-9_.-]{0,30}?["']?)\s*(?<separator>:=|=>|=|:)\s*)(?<value>"[^"\n]{1,300}"|'[^'\n]{1,300}'|[^\s"'`,;)}\]]+)/gi,
     accept: (value, groups) => isSecretValue(value, groups['key'] ?? '', groups['separator'] ?? '='),
   },
   {
-    // "my password is Tr0ub4dor&3" — only a value with a digit or symbol, so "the password is stored" survives.
+    // A password given to a command: `--password X`, `--token=X`, `docker login -p X`, `mysql -pX`, `sshpass -p X`.
+    kind: 'password-flag',
+    hint: /--(?:pass|tok|api|sec)|-p/i,
+    pattern:
+      /(?<pre>(?:(?<![\w-])--(?:password|passwd|pass|token|api-key|apikey|secret|auth-token|access-token)(?:=|\s+)|\b(?:mysql|mysqldump|mariadb|(?:docker|podman|nerdctl|buildah) login|sshpass)\b[^\n|;&]{0,80}?\s-p\s*)["']?)(?<value>[^\s"']{3,})/gi,
+    accept: (value) => !value.includes(MARKER_PREFIX) && !REFERENCE_PREFIX.test(value),
+  },
+  {
+    // "my password is Tr0ub4dor&3", "mi contraseña del wifi es Gato#2024", "Mein Passwort lautet Sommer2024!",
+    // "minha senha é Bacalhau!77", "mon mot de passe est Soleil2024!": a value with a digit or symbol, or a
+    // quoted one, so "the password is stored in the vault" survives. Up to four words may sit between.
     kind: 'password',
-    hint: /pass(?:word|phrase|code)/i,
-    pattern: /(?<pre>\b(?:password|passphrase|passcode)\s+(?:is|was)\s+["'`]?)(?<value>[^\s"'`]{6,})/gi,
-    accept: (value) => !value.startsWith(MARKER_PREFIX) && /[A-Za-z]/.test(value) && /[\d\W_]/.test(value),
+    hint: /pass|pw|contras|clave|senha|kennw|mdp/i,
+    pattern: new RegExp(
+      String.raw`(?<pre>(?<![A-Za-z])${PASSWORD_WORDS}(?![A-Za-z])(?:[ \t]+[^\s:=]{1,20}){0,4}?[ \t]*${PASSWORD_VERBS}(?![A-Za-z])[ \t]*:?[ \t]*(?<quote>[${QUOTE_CHARS}])?)` +
+        String.raw`(?<value>[^\s${QUOTE_CHARS}»”’]{4,}?)(?=[.,;:!?)${QUOTE_CHARS}»”’]*(?:\s|$))`,
+      'gi',
+    ),
+    accept: (value, groups) => {
+      if (value.includes(MARKER_PREFIX) || value.includes('(') || REFERENCE_PREFIX.test(value)) return false;
+      if (groups['quote'] !== undefined) return true;
+      return value.length >= 5 && !DOTTED_PATH.test(value) && /\p{L}/u.test(value) && /[\d\W_]/.test(value);
+    },
   },
   {
     // A long hex or base64 string shortly after a key-like word ("signing key: 9f86d0…").
     kind: 'high-entropy',
     hint: KEY_WORD_HINT,
     pattern: new RegExp(
-      String.raw`(?<pre>\b(?:keys?|secrets?|tokens?|password|passwd|credentials?|apikey|signature|auth)\b[^\n]{0,${KEY_GAP_CHARS}}?)` +
+      String.raw`(?<pre>(?<![A-Za-z])(?:keys?|secrets?|tokens?|password|passwd|credentials?|apikey|signature|auth|pwd?|pass|dsn|${PASSWORD_WORDS})(?![A-Za-z])[^\n]{0,${KEY_GAP_CHARS}}?)` +
         String.raw`(?<value>\b[A-Fa-f0-9]{32,}\b|[A-Za-z0-9+/_-]{32,}={0,2})`,
       'gi',
     ),
@@ -253,9 +290,14 @@ export const SECRET_HINTS: readonly (string | RegExp)[] = RULES.map((rule) => ru
  * prose, so the scan rarely stops. Case-insensitive hints: `key`, to`ken`, se`cre`t / `cre`dential, `pass`,
  * a`uth`, si`gnat`ure, `bear`er (aws_secret, authorization and pass(word) fall under them, PRIVATE KEY
  * under `key`). Case-sensitive ones, lowercased: `_` (gh?_, github_pat_, [sr]k_live_, npm_, FOO_SECRET),
- * e`yJ`, s`k-`, `glpat-`, `xox`, hooks.slac`k.c`om, `://`.
+ * e`yJ`, s`k-`, `glpat-`, `xox`, hooks.slac`k.c`om, `://`. The words of other languages and of config
+ * files: `pw` (pwd, db_pw), `contras`eña, `clave`, `senh`a, `mdp`, `dsn`, si`g=` (Passwort and mot de passe
+ * fall under `pass`, Kennwort under `ken`), and a command's password flags: `-p`, `--pas`sword, `--tok`en,
+ * `--api`-key, `--sec`ret. The new pieces share their first letter with an old one where they
+ * can (`c`, `p`, `g`): a new first letter is what costs.
  */
-const LOWERCASE_GATE = /k(?:ey|en|-|\.c)|cre|pass|uth|gnat|glpat-|bear|_|yj|xox|:\/\//;
+const LOWERCASE_GATE =
+  /k(?:ey|en|-|\.c)|c(?:re|lave|ontras)|p(?:ass|w)|uth|g(?:nat|lpat-|=)|bear|_|yj|xox|:\/\/|mdp|senh|dsn|-(?:p|-(?:pas|tok|api|sec))/;
 /** The rest of the case-sensitive hints, tested as written: AWS key ids, AIza, Twilio's AC/SK, SG. */
 const UPPERCASE_GATE =
   /A(?:KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|ROA|PKA|SCA|Iza|C[0-9a-f]{32})|S(?:K[0-9a-f]{32}|G\.)/;

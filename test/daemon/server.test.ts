@@ -216,4 +216,90 @@ describe('HTTP API', () => {
     expect((await ctx.app.inject({ method: 'GET', url: '/spaces' })).statusCode).toBe(200);
     await ctx.tearDown();
   });
+
+  it('answers 421 without a token when the Host is not a loopback name (DNS rebinding), on every route', async () => {
+    const ctx = await setUp('rebinding', { host: '127.0.0.1' });
+    const queueName = ctx.queue.name;
+    for (const [method, url] of [
+      ['GET', '/spaces'],
+      ['GET', '/healthz'],
+      ['GET', '/queues/api/queues'],
+      ['POST', '/spaces/alpha/consolidate'],
+      ['PUT', `/queues/api/queues/${queueName}/pause`],
+      ['PUT', `/queues/api/queues/${queueName}/clean/completed`],
+    ] as const) {
+      const forged = await ctx.app.inject({ method, url, headers: { host: 'attacker.example:7077' } });
+      expect(forged.statusCode, `${method} ${url}`).toBe(421);
+      expect(forged.json().error).toMatch(/not a loopback name/);
+    }
+    expect(await ctx.queue.isPaused()).toBe(false);
+    expect(await ctx.queue.getWaitingCount()).toBe(0);
+    for (const host of ['localhost:7077', '127.0.0.1:7077', '127.9.9.9', '[::1]:7077', 'app.localhost']) {
+      const fine = await ctx.app.inject({ method: 'GET', url: '/spaces', headers: { host } });
+      expect(fine.statusCode, host).toBe(200);
+    }
+    await ctx.tearDown();
+  });
+
+  it('refuses state-changing requests a browser sent from another origin, token or not', async () => {
+    const ctx = await setUp('cross-origin', { host: '127.0.0.1' });
+    const queueName = ctx.queue.name;
+    const crossSite = [
+      { origin: 'https://attacker.example' },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site', origin: 'http://localhost:3000' },
+    ];
+    for (const headers of crossSite) {
+      const posted = await ctx.app.inject({ method: 'POST', url: '/spaces/alpha/consolidate', headers });
+      expect(posted.statusCode, JSON.stringify(headers)).toBe(403);
+      const paused = await ctx.app.inject({
+        method: 'PUT',
+        url: `/queues/api/queues/${queueName}/pause`,
+        headers,
+      });
+      expect(paused.statusCode, JSON.stringify(headers)).toBe(403);
+    }
+    expect(await ctx.queue.isPaused()).toBe(false);
+    expect(await ctx.queue.getWaitingCount()).toBe(0);
+    // Reading is not refused (a cross-origin page cannot read the answer), and the same origin may write.
+    const read = await ctx.app.inject({
+      method: 'GET',
+      url: '/spaces',
+      headers: { origin: 'https://attacker.example', 'sec-fetch-site': 'cross-site' },
+    });
+    expect(read.statusCode).toBe(200);
+    const sameOrigin = await ctx.app.inject({
+      method: 'POST',
+      url: '/spaces/alpha/consolidate',
+      headers: { host: '127.0.0.1:7077', origin: 'http://127.0.0.1:7077', 'sec-fetch-site': 'same-origin' },
+    });
+    expect(sameOrigin.statusCode).toBe(202);
+    // The route refused above does pause the queue when the request is not cross-origin.
+    const pause = await ctx.app.inject({ method: 'PUT', url: `/queues/api/queues/${queueName}/pause` });
+    expect(pause.statusCode).toBe(200);
+    expect(await ctx.queue.isPaused()).toBe(true);
+    await ctx.queue.resume();
+    await ctx.tearDown();
+
+    const withToken = await setUp('cross-origin-token', { host: '0.0.0.0', apiToken: TOKEN });
+    const refused = await withToken.app.inject({
+      method: 'POST',
+      url: '/spaces/alpha/consolidate',
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        origin: 'https://attacker.example',
+        host: 'dreamd.lan:7077',
+      },
+    });
+    expect(refused.statusCode).toBe(403);
+    // With a token the Host may be any name: the token is the boundary.
+    const named = await withToken.app.inject({
+      method: 'GET',
+      url: '/spaces',
+      headers: { authorization: `Bearer ${TOKEN}`, host: 'dreamd.lan:7077' },
+    });
+    expect(named.statusCode).toBe(200);
+    await withToken.tearDown();
+  });
 });

@@ -353,4 +353,19 @@ describe('digest of real Claude Code transcripts', () => {
     expect(digest.text).toMatch(/tool ← Task: I have created the file .*\[cut \d+ chars\]/);
     expect(digest.text).not.toContain('The user wants me to run an agent');
   });
+
+  it('never lets a NUL or another control character through, in user text or in a tool line', () => {
+    const digest = digestSession(
+      makeSession('nul', START, [
+        user('my\u0000name is\u0007 Ana\u001b[0m'),
+        assistant(toolCall('Bash', { command: 'echo a\u0000b' }, 'c1')),
+        user(toolResult('out\u0000put\u007f', 'c1')),
+      ]),
+    );
+    // eslint-disable-next-line no-control-regex -- the characters under test
+    expect(digest.text).not.toMatch(/[\0-\x08\x0E-\x1F\x7F]/);
+    expect(digest.text).toContain('user: my name is Ana [0m');
+    expect(digest.text).toContain('Bash(echo a b)');
+    expect(digest.text).toContain('out put');
+  });
 });

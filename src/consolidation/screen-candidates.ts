@@ -1,0 +1,89 @@
+/**
+ * The screen of step 5 (PRODUCT.md, Consolidation): which of the model's candidate facts are held back for a
+ * person to review (quarantine) instead of reaching memory, and why. Pure; runs on every candidate before
+ * reconcile merges anything. A candidate is held back when:
+ *   1. it carries a secret (the digest's own redactor, run on the model's output: a model that copies a
+ *      secret it saw, or recalls one, never writes it), or the marker of one the digest redacted;
+ *   2. it reads as an instruction to an AI or to the memory system (`looksLikeInstruction`);
+ *   3. its only evidence is text the agent read (`evidence: 'read'`: a tool result, a page, a file) and it is a
+ *      preference or rule (type `user` or `feedback`) or reads like one: a page cannot tell the agent how to
+ *      behave, only the user can;
+ *   4. together with the candidate next to it from the same session it reads as an instruction: an
+ *      instruction split over two messages, each half harmless alone, that the model returned as two facts;
+ *      or it is the unfinished lead-in ("when you finish a task,") of a neighbour held as an instruction.
+ */
+import { allText } from './candidate.js';
+import type { ExtractedFact } from './extraction.js';
+import { looksLikeInstruction, looksLikeRule } from './injection.js';
+
+/** What the digest leaves where it redacted a secret (`[REDACTED:<kind>]`). */
+const REDACTION_MARKER = '[REDACTED:';
+
+export interface ScreenOptions {
+  /** True when a text holds a secret (key, token, password …). */
+  readonly containsSecret: (text: string) => boolean;
+}
+
+const INSTRUCTION_REASON = 'reads as an instruction';
+const SPLIT_REASON = 'the unfinished first or last part of an instruction held back next to it';
+/** A text that stops mid-sentence: a trailing comma, colon or dash, or a word that leads on. */
+const LEADS_ON =
+  /(?:[,:;\-\u2013\u2014]|\b(?:and|then|to|please|also|that|e|y|et|und|dann|que|depois|luego|puis)|然后|并且)$/iu;
+/** A text that starts mid-sentence: a lower-case word that carries on from the text before it. */
+const CONTINUES = /^(?:\.\.\.|…|and\b|then\b|to\b|also\b|e\b|y\b|et\b|und\b|dann\b|然后)/iu;
+
+function sharesSource(a: ExtractedFact, b: ExtractedFact): boolean {
+  return a.sources.some((source) => b.sources.includes(source));
+}
+
+function screenOne(candidate: ExtractedFact, options: ScreenOptions): string | undefined {
+  const text = allText(candidate);
+  if (options.containsSecret(text)) return 'contains a secret';
+  // The model copied a line the digest had redacted: what is left is a fact about a secret, for a person.
+  if (text.includes(REDACTION_MARKER)) return 'carries a redacted secret';
+  const verdict = looksLikeInstruction(text);
+  if (verdict.flagged) return `reads as an instruction: ${verdict.reason ?? 'unspecified'}`;
+  if (
+    candidate.evidence === 'read' &&
+    (candidate.type === 'user' || candidate.type === 'feedback' || looksLikeRule(text))
+  ) {
+    return 'only evidence is text the agent read (a tool result, a page, a file): a rule or preference needs the user';
+  }
+  return undefined;
+}
+
+/** The reason each held-back candidate is held back; candidates not in the map pass. */
+export function screenCandidates(
+  candidates: readonly ExtractedFact[],
+  options: ScreenOptions,
+): Map<ExtractedFact, string> {
+  const held = new Map<ExtractedFact, string>();
+  for (const candidate of candidates) {
+    const reason = screenOne(candidate, options);
+    if (reason !== undefined) held.set(candidate, reason);
+  }
+  // Neighbours in the model's answer, as it returned them: a split instruction comes out as adjacent facts.
+  for (let index = 0; index + 1 < candidates.length; index += 1) {
+    const first = candidates[index]!;
+    const second = candidates[index + 1]!;
+    if (!sharesSource(first, second)) continue;
+    const firstHeld = held.get(first);
+    const secondHeld = held.get(second);
+    // One half held as an instruction, the other an unfinished sentence that leads into it or out of it.
+    if (firstHeld?.startsWith(INSTRUCTION_REASON) === true && secondHeld === undefined) {
+      if (CONTINUES.test(second.body.trim())) held.set(second, SPLIT_REASON);
+      continue;
+    }
+    if (secondHeld?.startsWith(INSTRUCTION_REASON) === true && firstHeld === undefined) {
+      if (LEADS_ON.test(first.body.trim())) held.set(first, SPLIT_REASON);
+      continue;
+    }
+    if (firstHeld !== undefined || secondHeld !== undefined) continue;
+    const verdict = looksLikeInstruction(`${first.body.trim()} ${second.body.trim()}`);
+    if (!verdict.flagged) continue;
+    const reason = `reads as an instruction together with the fact next to it: ${verdict.reason ?? 'unspecified'}`;
+    held.set(first, reason);
+    held.set(second, reason);
+  }
+  return held;
+}
