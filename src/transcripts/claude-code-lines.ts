@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { TranscriptErrorReason } from '../errors.js';
 import type { MessagePart, Session, SessionMessage, SubagentPart } from './types.js';
 import { MessageContent, SessionId, describeZodError } from './message-schema.js';
-import { DEFAULT_PART_CAPS, blocksToParts, type PartCaps } from './normalize-message.js';
+import {
+  DEFAULT_PART_CAPS,
+  blocksDroppedWarning,
+  blocksToParts,
+  dropBlocksOverLimit,
+  type PartCaps,
+} from './normalize-message.js';
 import { JsonTextError, parseJsonText } from './parse-json-text.js';
 import { transcriptFailure } from './transcript-failure.js';
 
@@ -162,8 +168,13 @@ export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeC
     const messageId = line.type === 'assistant' ? line.message.id : undefined;
     if (messageId !== undefined && byMessageId.has(messageId)) {
       const builder = byMessageId.get(messageId);
-      if (builder !== undefined)
-        builder.parts.push(...blocksToParts(line.message.content, where, warnings, caps));
+      if (builder === undefined) return;
+      // The lines of one message share its block limit.
+      const room = caps.blocksPerMessage - builder.parts.length;
+      const parts = blocksToParts(line.message.content, where, warnings, caps);
+      if (parts.length > room)
+        warnings.push(blocksDroppedWarning(where, parts.length - room, caps.blocksPerMessage));
+      builder.parts.push(...parts.slice(0, Math.max(0, room)));
       return;
     }
     const index = messageCount;
@@ -222,6 +233,9 @@ export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeC
       }
       return;
     }
+    const dropped = dropBlocksOverLimit(record.message, caps.blocksPerMessage);
+    if (dropped > 0)
+      warnings.push(blocksDroppedWarning(`line ${lineNumber}`, dropped, caps.blocksPerMessage));
     const parsed = ConversationLine.safeParse(record);
     if (!parsed.success) {
       warnings.push(

@@ -5,6 +5,7 @@ import type { TranscriptFormat } from '../config/schema.js';
 import { TranscriptErrorReason } from '../errors.js';
 import type { Session } from './types.js';
 import { DEFAULT_PART_CAPS, type PartCaps } from './normalize-message.js';
+import { hasUnsafeCharacter, unsafeNameFailure } from './session-name.js';
 import { locateDirectFile, resolveInside, statOrFail } from './session-path.js';
 import { transcriptFailure } from './transcript-failure.js';
 import { readerFor } from './transcript-readers.js';
@@ -35,6 +36,11 @@ export interface ReadCapsOptions {
   readonly maxToolResultChars?: number | undefined;
   /** Characters kept of each string field of a tool call's input, from its head. Default 2,000. */
   readonly maxToolInputChars?: number | undefined;
+  /**
+   * Content blocks kept of one message; the rest are dropped with a warning before they are validated, so
+   * memory follows bytes, not shape. Default 1,000 (see `PartCaps.blocksPerMessage`).
+   */
+  readonly maxBlocksPerMessage?: number | undefined;
 }
 
 /** The caps of `options`, each defaulted. */
@@ -43,6 +49,7 @@ export function partCapsOf(options: ReadCapsOptions): PartCaps {
     textChars: options.maxPartChars ?? DEFAULT_PART_CAPS.textChars,
     toolResultChars: options.maxToolResultChars ?? DEFAULT_PART_CAPS.toolResultChars,
     toolInputChars: options.maxToolInputChars ?? DEFAULT_PART_CAPS.toolInputChars,
+    blocksPerMessage: options.maxBlocksPerMessage ?? DEFAULT_PART_CAPS.blocksPerMessage,
   };
 }
 
@@ -87,12 +94,14 @@ export interface ReadSessionResult {
  * Reads one transcript as a Session and says how big the file was. Every failure is a TranscriptError
  * naming the file, the reason and the fix: outside-directory (a name or symlink leading out of the sessions
  * directory), unreadable, empty, too-big (checked before reading), binary, invalid-utf8, invalid-json,
- * wrong-shape, changed-while-read (size or mtime differ after reading).
+ * wrong-shape, changed-while-read (size or mtime differ after reading), unsafe-name (a control character in
+ * the file name, which would become the session id: see session-name.ts).
  */
 export async function readSessionFile(file: string, options: ReadSessionOptions): Promise<ReadSessionResult> {
   const reader = readerFor(options.format);
   const sessionsDir = resolve(options.sessionsDir);
   const path = resolve(sessionsDir, file);
+  if (hasUnsafeCharacter(basename(path))) throw unsafeNameFailure(path);
   const located = await locateDirectFile(path, sessionsDir, options.realSessionsDir);
   let realFile: string;
   let before: Stats;

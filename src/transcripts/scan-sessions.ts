@@ -7,6 +7,7 @@ import { TranscriptError, TranscriptErrorReason, errorMessage } from '../errors.
 import type { LedgerLookup } from '../memory/types.js';
 import type { SessionStatus } from './types.js';
 import { readSessionFile } from './read-session.js';
+import { hasUnsafeCharacter, unsafeNameFailure } from './session-name.js';
 import { isInsideDirectory } from './session-path.js';
 import { transcriptFailure } from './transcript-failure.js';
 import { TRANSCRIPT_READERS, readerFor } from './transcript-readers.js';
@@ -122,6 +123,7 @@ async function observe(
 ): Promise<Observed | undefined> {
   const path = join(sessionsDir, dirent.name);
   try {
+    if (hasUnsafeCharacter(dirent.name)) throw unsafeNameFailure(path);
     if (dirent.isSymbolicLink()) {
       const target = await realpath(path).catch(() => undefined);
       if (target === undefined || !isInsideDirectory(realSessionsDir, target)) {
