@@ -1,14 +1,15 @@
 import type { Stats } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { TranscriptError, errorMessage } from '../errors.js';
+import { TranscriptError, TranscriptErrorReason, errorMessage } from '../errors.js';
 import type { MessagePart, SubagentPart } from './types.js';
 import type { ClaudeCodeAccumulator, SubagentLink } from './claude-code-lines.js';
 import { ConversationLine } from './claude-code-lines.js';
-import { blocksToParts, type PartCaps } from './normalize-message.js';
+import { blocksToParts, dropBlocksOverLimit, type PartCaps } from './normalize-message.js';
 import { parseJsonText } from './parse-json-text.js';
 import { resolveInside } from './session-path.js';
 import { streamLines } from './transcript-bytes.js';
+import { transcriptFailure } from './transcript-failure.js';
 
 /**
  * Claude Code's sub-agent transcripts, read with their parent session.
@@ -67,6 +68,9 @@ export function createSubagentSummarizer(caps: PartCaps): SubagentSummarizer {
         value = parseJsonText(text);
       } catch {
         return;
+      }
+      if (typeof value === 'object' && value !== null && 'message' in value) {
+        dropBlocksOverLimit(value.message, caps.blocksPerMessage);
       }
       const parsed = ConversationLine.safeParse(value);
       if (!parsed.success) return;
@@ -133,9 +137,13 @@ async function readOne(context: SubagentReadContext, link: SubagentLink): Promis
   const found = await locate(context, link.agentId);
   if (found === undefined) return undefined;
   const { path, realFile, stats } = found;
-  if (!stats.isFile()) throw new Error(`${path} is not a regular file`);
+  if (!stats.isFile()) throw transcriptFailure(path, TranscriptErrorReason.unreadable, 'not a regular file');
   if (stats.size > context.maxBytes) {
-    throw new Error(`${path}: ${stats.size} bytes is over the limit of ${context.maxBytes} bytes`);
+    throw transcriptFailure(
+      path,
+      TranscriptErrorReason.tooBig,
+      `${stats.size} bytes is over the limit of ${context.maxBytes} bytes`,
+    );
   }
   if (stats.size === 0) return undefined;
   const summarizer = createSubagentSummarizer(context.caps);
@@ -159,10 +167,10 @@ export async function attachSubagents(
       const part = await readOne(context, link);
       if (part !== undefined) accumulator.attachSubagent(link, part);
     } catch (error) {
-      const detail = error instanceof TranscriptError ? error.message : errorMessage(error);
-      accumulator.warn(
-        `sub-agent ${link.agentId} (message ${link.messageIndex}): ${detail}; its file was skipped`,
-      );
+      // A TranscriptError's message names the file, the fix and says it was skipped.
+      const detail =
+        error instanceof TranscriptError ? error.message : `${errorMessage(error)}; it was skipped`;
+      accumulator.warn(`sub-agent ${link.agentId} (message ${link.messageIndex}): ${detail}`);
     }
   }
 }

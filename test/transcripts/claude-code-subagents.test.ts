@@ -1,4 +1,4 @@
-import { copyFile, mkdir, stat, utimes, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { digestSession } from '../../src/digest/digest-session.js';
@@ -254,6 +254,32 @@ describe('Claude Code sub-agent files', () => {
     expect(subagentParts(later)).toEqual([]);
   });
 
+  it('refuses a sub-agent file that links outside the project or is over the size limit, with warnings', async () => {
+    const subagents = join(directory.path, PARENT_ID, 'subagents');
+    await mkdir(subagents, { recursive: true });
+    const outside = await createTempDir('cc-outside');
+    try {
+      await writeFile(join(outside.path, 'secret.jsonl'), subagentLines(AGENT_ID));
+      await symlink(join(outside.path, 'secret.jsonl'), join(subagents, `agent-${AGENT_ID}.jsonl`));
+      const linked = await read();
+      expect(subagentParts(linked)).toEqual([]);
+      expect(linked.warnings[0]).toMatch(/outside the sessions directory/);
+    } finally {
+      await outside.remove();
+    }
+    await rm(join(subagents, `agent-${AGENT_ID}.jsonl`));
+    // The parent (12 kB) is under the limit; its sub-agent's file, with a 30 kB progress line, is not.
+    const padding = JSON.stringify({ type: 'progress', data: 'x'.repeat(30_000) });
+    await writeFile(join(subagents, `agent-${AGENT_ID}.jsonl`), `${subagentLines(AGENT_ID)}${padding}\n`);
+    const small = await readSession(`${PARENT_ID}.jsonl`, {
+      format: 'claude-code',
+      sessionsDir: directory.path,
+      maxBytes: 20_000,
+    });
+    expect(subagentParts(small)).toEqual([]);
+    expect(small.warnings[0]).toMatch(/bytes is over the limit of 20000 bytes/);
+  });
+
   it('reads the parent with a warning when a sub-agent file cannot be read', async () => {
     const subagents = join(directory.path, PARENT_ID, 'subagents');
     await mkdir(subagents, { recursive: true });
@@ -263,7 +289,7 @@ describe('Claude Code sub-agent files', () => {
     expect(subagentParts(session)).toEqual([]);
     expect(session.warnings).toHaveLength(1);
     expect(session.warnings[0]).toMatch(
-      /^sub-agent ab94da7 \(message 2\): .*NUL byte.*its file was skipped$/,
+      /^sub-agent ab94da7 \(message 2\): .*agent-ab94da7\.jsonl: NUL byte.*The file was skipped\.$/,
     );
   });
 });
