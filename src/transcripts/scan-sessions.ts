@@ -7,7 +7,7 @@ import { TranscriptError, TranscriptErrorReason, errorMessage } from '../errors.
 import type { LedgerLookup } from '../memory/types.js';
 import type { SessionStatus } from './types.js';
 import { readSessionFile } from './read-session.js';
-import { hasUnsafeCharacter, unsafeNameFailure } from './session-name.js';
+import { escapeUnsafe, hasUnsafeCharacter, unsafeNameFailure } from './session-name.js';
 import { isInsideDirectory } from './session-path.js';
 import { transcriptFailure } from './transcript-failure.js';
 import { TRANSCRIPT_READERS, readerFor } from './transcript-readers.js';
@@ -218,7 +218,8 @@ export async function scanSessions(options: ScanSessionsOptions): Promise<ScanRe
     if (item === undefined) continue;
     if ('failure' in item) {
       entries.push({
-        file: item.name,
+        // A refused name is only ever shown (never opened), so it is shown escaped: one line in any output.
+        file: escapeUnsafe(item.name),
         size: 0,
         mtimeMs: 0,
         status: 'broken',
