@@ -48,6 +48,7 @@ export const TranscriptErrorReason = {
   duplicateId: 'duplicate-id',
   changedWhileRead: 'changed-while-read',
   unreadable: 'unreadable',
+  unsafeName: 'unsafe-name',
 } as const;
 export type TranscriptErrorReason = (typeof TranscriptErrorReason)[keyof typeof TranscriptErrorReason];
 

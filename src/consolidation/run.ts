@@ -24,6 +24,7 @@ import {
   type CommitStep,
   type HeldLock,
 } from '../memory/index.js';
+import { acquireClaudeCodeLockFor, type HeldClaudeCodeLock } from '../memory/claude-code-lock.js';
 import { emptyUsage, type ModelProvider } from '../model/types.js';
 import { countByStatus, scanSessions } from '../transcripts/index.js';
 import { extractFacts, promptIndex } from './extract.js';
@@ -92,12 +93,19 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
     const elapsed = (): number => Date.now() - started;
 
     let lock: HeldLock | undefined;
+    // Claude Code's own `.consolidate-lock`, in a claude-code space: taken after dreamd's lock, released
+    // before it; busy means a LockBusyError and nothing written (memory/claude-code-lock.ts).
+    let claudeCodeLock: HeldClaudeCodeLock | undefined;
     if (!request.dryRun) {
       lock = await acquireLock(space.memoryDir, {
         owner: request.jobId !== undefined ? `${owner} job ${request.jobId}` : owner,
         staleMs: config.limits.lockStaleMinutes * 60_000,
         now,
         space: space.id,
+      });
+      claudeCodeLock = await acquireClaudeCodeLockFor(space, { now }).catch(async (error: unknown) => {
+        await lock?.release();
+        throw error;
       });
       // Only under the lock: a transaction staged by a live holder must not be finished or discarded.
       await recoverMemory(space.memoryDir);
@@ -205,6 +213,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       // Write: memory files, quarantine, ledger and run record in one staged transaction.
       progress({ phase: 'write', done: 0, total: 1 });
       const final = { ...done, durationMs: elapsed() };
+      await claudeCodeLock?.confirm();
       await commitMemoryChanges(space.memoryDir, {
         runId,
         files: plan.files,
@@ -213,9 +222,11 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         now,
         faultInjection: (step) => inject(`commit:${step}`),
       });
+      claudeCodeLock?.consolidated(now());
       progress({ phase: 'write', done: 1, total: 1 });
       return final;
     } finally {
+      await claudeCodeLock?.release();
       await lock?.release();
     }
   };

@@ -20,11 +20,14 @@
  * - Sidechain (sub-agent) messages are dropped whole: their prompt is written by the main agent (already
  *   shown as its Task call) and their answer comes back to the main thread as that call's result, so the
  *   user's own words are never only there; keeping them would double the cost of agent-heavy sessions.
+ * - A sub-agent's own file (Claude Code ≥ 2.0, read with its parent) gives a `subagent` part on the message of
+ *   its result: its brief and final answer, as `sub-agent → …` and `sub-agent ← …` lines cut like assistant
+ *   text, in place of that result's (shorter) tool line.
  * - A compaction summary is kept whole, marked `summary of earlier conversation`: it carries the facts of the
  *   messages it replaced.
  * - Every text is resolved for relative dates against its own message's date, then redacted.
  */
-import type { Session, SessionMessage } from '../transcripts/types.js';
+import type { Session, SessionMessage, SubagentPart } from '../transcripts/types.js';
 import { cleanText, collapseWhitespace, isCompactSummaryText } from './clean-text.js';
 import { CHARS_PER_TOKEN } from './estimate-tokens.js';
 import { jsonLength } from './json-length.js';
@@ -163,6 +166,31 @@ function pushLine(state: DigestState, message: SessionMessage, text: string, red
   state.redactions += redactions;
 }
 
+/**
+ * `sub-agent → <brief>` and `sub-agent ← <answer>`, each cleaned, dated, redacted and cut like an assistant
+ * text: both were written by agents, so they are context for the model, never the user's words.
+ */
+function subagentLines(
+  part: SubagentPart,
+  stamp: Stamp,
+  limit: number,
+): { text: string; redactions: number }[] {
+  const lines: { text: string; redactions: number }[] = [];
+  for (const [arrow, raw] of [
+    ['→', part.prompt],
+    ['←', part.answer],
+  ] as const) {
+    const window = windowedClean(raw, limit);
+    if (window.text === '') continue;
+    const redacted = redactSecrets(resolveRelativeDates(window.text, stamp.date));
+    lines.push({
+      text: `sub-agent ${arrow} ${cutMiddle(redacted.text, limit, window.leftOut)}`,
+      redactions: redacted.count,
+    });
+  }
+  return lines;
+}
+
 function digestMessage(
   message: SessionMessage,
   stamp: Stamp,
@@ -180,12 +208,20 @@ function digestMessage(
     const dated = stamp.date === state.sessionDate ? '' : `[${stamp.date}] `;
     pushLine(state, message, `${dated}${role}: ${body}`, redacted.count);
   }
+  // A sub-agent's brief and answer, read from its own file, stand for its (shorter) result in this message.
+  const answered = new Set(
+    message.parts.flatMap((part) => (part.kind === 'subagent' ? [part.toolCallId] : [])),
+  );
   for (const part of message.parts) {
-    if (part.kind === 'tool-call') {
+    if (part.kind === 'subagent') {
+      for (const line of subagentLines(part, stamp, options.assistantTextChars)) {
+        pushLine(state, message, line.text, line.redactions);
+      }
+    } else if (part.kind === 'tool-call') {
       if (part.id !== undefined) state.toolNames.set(part.id, part.name);
       const line = renderToolCall(part.name, part.input);
       pushLine(state, message, line.text, line.redactions);
-    } else if (part.kind === 'tool-result') {
+    } else if (part.kind === 'tool-result' && !answered.has(part.toolCallId)) {
       const name = part.toolCallId === undefined ? undefined : state.toolNames.get(part.toolCallId);
       const line = renderToolResult(name, part.text, part.isError, options.toolResultChars);
       if (line !== undefined) pushLine(state, message, line.text, line.redactions);

@@ -1,8 +1,14 @@
 import { z } from 'zod';
 import { TranscriptErrorReason } from '../errors.js';
-import type { MessagePart, Session, SessionMessage } from './types.js';
+import type { MessagePart, Session, SessionMessage, SubagentPart } from './types.js';
 import { MessageContent, SessionId, describeZodError } from './message-schema.js';
-import { DEFAULT_PART_CAPS, blocksToParts, type PartCaps } from './normalize-message.js';
+import {
+  DEFAULT_PART_CAPS,
+  blocksDroppedWarning,
+  blocksToParts,
+  dropBlocksOverLimit,
+  type PartCaps,
+} from './normalize-message.js';
 import { JsonTextError, parseJsonText } from './parse-json-text.js';
 import { transcriptFailure } from './transcript-failure.js';
 
@@ -15,7 +21,7 @@ import { transcriptFailure } from './transcript-failure.js';
  */
 
 /** A conversation line as Claude Code writes it; other fields (cwd, uuid, usage, toolUseResult…) are ignored. */
-const ConversationLine = z.looseObject({
+export const ConversationLine = z.looseObject({
   type: z.enum(['user', 'assistant']),
   message: z.looseObject({
     role: z.string().optional(),
@@ -28,8 +34,10 @@ const ConversationLine = z.looseObject({
   isSidechain: z.boolean().optional(),
   isMeta: z.boolean().optional(),
   isCompactSummary: z.boolean().optional(),
+  /** What Claude Code recorded of a tool's result; for a sub-agent (`Task`) call it names the `agentId`. */
+  toolUseResult: z.unknown().optional(),
 });
-type ConversationLine = z.infer<typeof ConversationLine>;
+export type ConversationLine = z.infer<typeof ConversationLine>;
 
 /** Line types known to carry nothing for memory: skipped without a warning. */
 const SILENT_TYPES: ReadonlySet<string> = new Set([
@@ -45,9 +53,59 @@ const SILENT_TYPES: ReadonlySet<string> = new Set([
 /** Model name of the placeholder answers Claude Code writes itself (e.g. "No response requested."). */
 const SYNTHETIC_MODEL = '<synthetic>';
 
-/** User lines that only echo a local slash command or its output (`/exit`, `/clear`…). */
-const LOCAL_COMMAND_ECHO =
+/** User lines written by a slash command or a local command (`/exit`, `/review-pr 12`, its stdout…). */
+const COMMAND_LINE =
   /^\s*<(command-name|command-message|command-args|local-command-stdout|local-command-stderr)>/;
+/** The arguments the user typed after a slash command. */
+const COMMAND_ARGS = /<command-args>([\s\S]*?)<\/command-args>/;
+
+/**
+ * A user line that only echoes a local command or its output: `/exit` and its `Goodbye!`, `/clear`, a
+ * command without arguments. A slash command typed with arguments (`/review-pr 12 we always squash`) is the
+ * user's words: it is kept, and the digest shows it as `/review-pr 12 we always squash`. The prompt a
+ * command expands to follows as its own `isMeta` line, written by the command file, not by the user.
+ */
+export function isLocalCommandEcho(content: ConversationLine['message']['content']): boolean {
+  if (typeof content !== 'string' || !COMMAND_LINE.test(content)) return false;
+  const args = COMMAND_ARGS.exec(content)?.[1];
+  return args === undefined || args.trim() === '';
+}
+
+/** A sub-agent id as Claude Code writes it (`ab94da7`, `a1b2c3d4e5f6`): it names a file, so nothing else. */
+const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+/** The trailer Claude Code puts in a sub-agent's result: `agentId: ab94da7 (for resuming …)`. */
+const AGENT_ID_TRAILER = /^agentId: ([A-Za-z0-9][A-Za-z0-9_-]{0,63})\b/;
+
+/** A tool result of the main thread that a sub-agent gave: its `agentId` and the `Task` call it answers. */
+export interface SubagentLink {
+  /** Index of the (user) message that holds the result. */
+  readonly messageIndex: number;
+  readonly agentId: string;
+  readonly toolCallId: string | undefined;
+}
+
+/** The sub-agent named by a tool-result line: `toolUseResult.agentId`, else the trailer in its text. */
+function linkedAgent(
+  line: ConversationLine,
+): { agentId: string; toolCallId: string | undefined } | undefined {
+  const content = line.message.content;
+  if (!Array.isArray(content)) return undefined;
+  const result = content.find((block) => block.type === 'tool_result');
+  if (result === undefined || result.type !== 'tool_result') return undefined;
+  const recorded = line.toolUseResult;
+  if (typeof recorded === 'object' && recorded !== null && 'agentId' in recorded) {
+    const agentId = recorded.agentId;
+    if (typeof agentId === 'string' && AGENT_ID.test(agentId))
+      return { agentId, toolCallId: result.tool_use_id };
+  }
+  if (!Array.isArray(result.content)) return undefined;
+  for (const block of result.content) {
+    const match =
+      block.type === 'text' && block.text !== undefined ? AGENT_ID_TRAILER.exec(block.text) : null;
+    if (match?.[1] !== undefined) return { agentId: match[1], toolCallId: result.tool_use_id };
+  }
+  return undefined;
+}
 
 interface MessageBuilder {
   readonly index: number;
@@ -78,6 +136,12 @@ export interface ClaudeCodeContext {
 export interface ClaudeCodeAccumulator {
   /** One line of the file, without its newline; `lineNumber` is 1-based. */
   addLine(line: string, lineNumber: number): void;
+  /** The sub-agent results among the kept messages, in file order (their files are read by the IO edge). */
+  subagentLinks(): readonly SubagentLink[];
+  /** Adds what a sub-agent's own file holds to the message of its result (see `SubagentLink`). */
+  attachSubagent(link: SubagentLink, part: SubagentPart): void;
+  /** Adds a warning about this session (e.g. a sub-agent file that could not be read). */
+  warn(warning: string): void;
   /** The session; `mtime` is `startedAt` when no line has a timestamp. */
   finish(mtime: Date): Session;
 }
@@ -97,14 +161,20 @@ export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeC
   let hasSeenSessionId = false;
   let version: string | undefined;
   let firstTimestamp: string | undefined;
+  const links: SubagentLink[] = [];
 
   function addConversation(line: ConversationLine, lineNumber: number): void {
     const where = `line ${lineNumber}`;
     const messageId = line.type === 'assistant' ? line.message.id : undefined;
     if (messageId !== undefined && byMessageId.has(messageId)) {
       const builder = byMessageId.get(messageId);
-      if (builder !== undefined)
-        builder.parts.push(...blocksToParts(line.message.content, where, warnings, caps));
+      if (builder === undefined) return;
+      // The lines of one message share its block limit.
+      const room = caps.blocksPerMessage - builder.parts.length;
+      const parts = blocksToParts(line.message.content, where, warnings, caps);
+      if (parts.length > room)
+        warnings.push(blocksDroppedWarning(where, parts.length - room, caps.blocksPerMessage));
+      builder.parts.push(...parts.slice(0, Math.max(0, room)));
       return;
     }
     const index = messageCount;
@@ -114,8 +184,7 @@ export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeC
       return;
     }
     const content = line.message.content;
-    const isLocalCommandEcho =
-      line.type === 'user' && typeof content === 'string' && LOCAL_COMMAND_ECHO.test(content);
+    const isEcho = line.type === 'user' && isLocalCommandEcho(content);
     const builder: MessageBuilder = {
       index,
       role: line.type,
@@ -123,10 +192,12 @@ export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeC
       parts: blocksToParts(content, where, warnings, caps),
       sidechain: line.isSidechain === true,
       compactSummary: line.isCompactSummary === true,
-      meta: line.isMeta === true || line.message.model === SYNTHETIC_MODEL || isLocalCommandEcho,
+      meta: line.isMeta === true || line.message.model === SYNTHETIC_MODEL || isEcho,
     };
     kept.push(builder);
     if (messageId !== undefined) byMessageId.set(messageId, builder);
+    const agent = line.type === 'user' && !builder.sidechain ? linkedAgent(line) : undefined;
+    if (agent !== undefined) links.push({ messageIndex: index, ...agent });
   }
 
   function addLine(text: string, lineNumber: number): void {
@@ -162,6 +233,9 @@ export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeC
       }
       return;
     }
+    const dropped = dropBlocksOverLimit(record.message, caps.blocksPerMessage);
+    if (dropped > 0)
+      warnings.push(blocksDroppedWarning(`line ${lineNumber}`, dropped, caps.blocksPerMessage));
     const parsed = ConversationLine.safeParse(record);
     if (!parsed.success) {
       warnings.push(
@@ -216,5 +290,15 @@ export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeC
     };
   }
 
-  return { addLine, finish };
+  function attachSubagent(link: SubagentLink, part: SubagentPart): void {
+    kept.find((builder) => builder.index === link.messageIndex)?.parts.push(part);
+  }
+
+  return {
+    addLine,
+    finish,
+    subagentLinks: () => links,
+    attachSubagent,
+    warn: (warning) => warnings.push(warning),
+  };
 }

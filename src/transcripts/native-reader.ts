@@ -3,7 +3,13 @@ import type { Session, SessionMessage } from './types.js';
 import { NativeFile, NativeMessage, describeZodError } from './message-schema.js';
 import { plainNativeMessage } from './native-message-fast-path.js';
 import { NativeJsonStream, type NativeStreamEnd } from './native-stream.js';
-import { DEFAULT_PART_CAPS, nativeMessageParts, type PartCaps } from './normalize-message.js';
+import {
+  DEFAULT_PART_CAPS,
+  blocksDroppedWarning,
+  dropBlocksOverLimit,
+  nativeMessageParts,
+  type PartCaps,
+} from './normalize-message.js';
 import { JsonTextError, parseJsonText } from './parse-json-text.js';
 import { transcriptFailure } from './transcript-failure.js';
 
@@ -133,6 +139,9 @@ function createNativeAssembler(context: NativeParseContext): NativeAssembler {
       count += 1;
       if (index === 0) firstTimestamp = messageTimestamp(raw);
       if (index < context.fromMessage || failure !== undefined) return;
+      const dropped = dropBlocksOverLimit(raw, caps.blocksPerMessage);
+      if (dropped > 0)
+        warnings.push(blocksDroppedWarning(`messages.${index}`, dropped, caps.blocksPerMessage));
       const message = plainNativeMessage(raw) ?? validateMessage(raw, file, index);
       if (message instanceof Error) {
         failure = message;

@@ -34,6 +34,14 @@ export interface PartCaps {
    * its head. Default 2,000: the digest summarizes a call from 360 characters of one field.
    */
   readonly toolInputChars: number;
+  /**
+   * Content blocks (and OpenAI `tool_calls`) kept of one message, in file order; the rest are dropped with
+   * a warning, before they are validated or converted. Default 1,000: real messages hold a few blocks, a
+   * turn of parallel tool calls some tens, so only a file built to exhaust memory reaches it. Without it a
+   * message of 2 million one-letter blocks (a 54 MB file) cost 450 MB (native) and 870 MB (Claude Code) at
+   * peak and kept 2 million parts: memory followed the file's shape, not its bytes.
+   */
+  readonly blocksPerMessage: number;
 }
 
 /** The caps readers apply when the caller names none. */
@@ -41,7 +49,35 @@ export const DEFAULT_PART_CAPS: PartCaps = {
   textChars: 32_000,
   toolResultChars: 2_000,
   toolInputChars: 2_000,
+  blocksPerMessage: 1_000,
 };
+
+/**
+ * Cuts the `content` and `tool_calls` arrays of a raw (just parsed, not yet validated) message in place, before
+ * validation copies them, so that together they hold at most `limit` entries (content first, as they become
+ * parts); returns how many were dropped. Anything not an object with such arrays is left as it is.
+ */
+export function dropBlocksOverLimit(message: unknown, limit: number): number {
+  if (typeof message !== 'object' || message === null) return 0;
+  const record = message as Record<string, unknown>;
+  let room = Math.max(0, Math.floor(limit));
+  let dropped = 0;
+  for (const key of ['content', 'tool_calls'] as const) {
+    const value = record[key];
+    if (!Array.isArray(value)) continue;
+    if (value.length > room) {
+      dropped += value.length - room;
+      value.length = room;
+    }
+    room -= value.length;
+  }
+  return dropped;
+}
+
+/** The warning of a message whose blocks were dropped by `dropBlocksOverLimit`. */
+export function blocksDroppedWarning(where: string, dropped: number, limit: number): string {
+  return `${where}: ${dropped} content block(s) over the limit of ${limit} a message not kept`;
+}
 
 function notKept(count: number): string {
   return `[... ${count} chars not kept]`;
@@ -155,7 +191,11 @@ export function blocksToParts(
     return content.length === 0 ? [] : [{ kind: 'text', text: capHeadAndTail(content, caps.textChars) }];
   }
   const parts: MessagePart[] = [];
-  content.forEach((block, position) => {
+  const blocks = content.length > caps.blocksPerMessage ? content.slice(0, caps.blocksPerMessage) : content;
+  if (blocks !== content) {
+    warnings.push(blocksDroppedWarning(where, content.length - blocks.length, caps.blocksPerMessage));
+  }
+  blocks.forEach((block, position) => {
     switch (block.type) {
       case 'text':
         parts.push({ kind: 'text', text: capHeadAndTail(block.text, caps.textChars) });
@@ -249,7 +289,11 @@ export function nativeMessageParts(
   }
   const role: MessageRole = message.role === 'developer' ? 'system' : message.role;
   const parts = blocksToParts(message.content, where, warnings, caps);
-  (message.tool_calls ?? []).forEach((call, position) => {
+  const calls = message.tool_calls ?? [];
+  const room = Math.max(0, caps.blocksPerMessage - parts.length);
+  if (calls.length > room)
+    warnings.push(blocksDroppedWarning(where, calls.length - room, caps.blocksPerMessage));
+  calls.slice(0, room).forEach((call, position) => {
     parts.push(toolCallToPart(call, `${where}.tool_calls.${position}`, warnings, caps));
   });
   return { role, parts: parts.slice() };

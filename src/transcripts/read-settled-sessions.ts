@@ -96,6 +96,7 @@ export async function readSettledSessions(
         maxPartChars: options.maxPartChars,
         maxToolResultChars: options.maxToolResultChars,
         maxToolInputChars: options.maxToolInputChars,
+        maxBlocksPerMessage: options.maxBlocksPerMessage,
       });
       const owner = owners.get(session.id);
       if (owner !== undefined && owner !== entry.file) {

@@ -6,8 +6,11 @@ import type { Space, TranscriptFormat } from '../config/schema.js';
 import { TranscriptError, TranscriptErrorReason, errorMessage } from '../errors.js';
 import type { LedgerLookup } from '../core/ledger.js';
 import type { SessionStatus } from './types.js';
-import { isInsideDirectory, readSessionFile } from './read-session.js';
+import { readSessionFile } from './read-session.js';
+import { escapeUnsafe, hasUnsafeCharacter, unsafeNameFailure } from './session-name.js';
+import { isInsideDirectory } from './session-path.js';
 import { transcriptFailure } from './transcript-failure.js';
+import { TRANSCRIPT_READERS, readerFor } from './transcript-readers.js';
 
 /**
  * The cheap check the scheduler runs every tick: which session files of a space are live, settled,
@@ -17,14 +20,15 @@ import { transcriptFailure } from './transcript-failure.js';
  *   between which the event loop runs: see `STAT_BATCH_FILES`);
  * - a file whose size and mtime equal its ledger entry is `consolidated` without being opened;
  * - a new or changed file that has been quiet for `quietMinutes` is `settled` without being opened;
- * - only a recently modified native file is parsed, to see whether it has `endedAt` (settled) or not (live);
- *   a recently modified Claude Code file is `live` (Claude Code never writes an end marker).
+ * - only a recently modified file of a format that marks its end (native `endedAt`) is parsed, to see whether
+ *   it has ended (settled) or not (live); a recently modified Claude Code file is `live` (Claude Code never
+ *   writes an end marker).
  */
 
-/** File extension of the session files of each format. Files in sub-directories are never sessions. */
+/** File extension of the session files of each format (from the readers' table). */
 export const SESSION_EXTENSIONS: Readonly<Record<TranscriptFormat, string>> = {
-  native: '.json',
-  'claude-code': '.jsonl',
+  native: TRANSCRIPT_READERS.native.extension,
+  'claude-code': TRANSCRIPT_READERS['claude-code'].extension,
 };
 
 /** One session file as the scanner sees it. */
@@ -66,11 +70,17 @@ export interface ScanSessionsOptions {
   readonly maxBytes: number;
 }
 
+/**
+ * A session file's name: the format's extension, not hidden, and not a file the format says is no session
+ * (Claude Code's old-layout `agent-*.jsonl`, read with its parent: see claude-code-subagents.ts).
+ */
 function isSessionName(name: string, format: TranscriptFormat): boolean {
+  const reader = readerFor(format);
   return (
     !name.startsWith('.') &&
-    name.endsWith(SESSION_EXTENSIONS[format]) &&
-    name.length > SESSION_EXTENSIONS[format].length
+    name.endsWith(reader.extension) &&
+    name.length > reader.extension.length &&
+    !reader.isNotASession(name)
   );
 }
 
@@ -113,6 +123,7 @@ async function observe(
 ): Promise<Observed | undefined> {
   const path = join(sessionsDir, dirent.name);
   try {
+    if (hasUnsafeCharacter(dirent.name)) throw unsafeNameFailure(path);
     if (dirent.isSymbolicLink()) {
       const target = await realpath(path).catch(() => undefined);
       if (target === undefined || !isInsideDirectory(realSessionsDir, target)) {
@@ -207,7 +218,8 @@ export async function scanSessions(options: ScanSessionsOptions): Promise<ScanRe
     if (item === undefined) continue;
     if ('failure' in item) {
       entries.push({
-        file: item.name,
+        // A refused name is only ever shown (never opened), so it is shown escaped: one line in any output.
+        file: escapeUnsafe(item.name),
         size: 0,
         mtimeMs: 0,
         status: 'broken',
@@ -230,8 +242,8 @@ export async function scanSessions(options: ScanSessionsOptions): Promise<ScanRe
       entries.push({ ...base, status: 'consolidated' });
     } else if (now.getTime() - mtimeMs >= quietMs) {
       entries.push({ ...base, status: 'settled' });
-    } else if (format === 'native') {
-      entries.push(await checkRecentNative(base, sessionsDir, maxBytes));
+    } else if (readerFor(format).marksItsEnd) {
+      entries.push(await checkRecentEnd(base, sessionsDir, format, maxBytes));
     } else {
       entries.push({ ...base, status: 'live' });
     }
@@ -239,15 +251,16 @@ export async function scanSessions(options: ScanSessionsOptions): Promise<ScanRe
   return { space: space.id, sessionsDir, format, entries: markDuplicateIds(entries, ledger, sessionsDir) };
 }
 
-/** A native file modified within the quiet period: settled only if it says it has ended. */
-async function checkRecentNative(
+/** A file modified within the quiet period: settled only if it says it has ended. */
+async function checkRecentEnd(
   base: Omit<ScanEntry, 'status'>,
   sessionsDir: string,
+  format: TranscriptFormat,
   maxBytes: number,
 ): Promise<ScanEntry> {
   try {
     const { session, size, mtimeMs } = await readSessionFile(base.file, {
-      format: 'native',
+      format,
       sessionsDir,
       fromMessage: base.fromMessage,
       maxBytes,

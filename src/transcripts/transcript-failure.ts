@@ -17,6 +17,8 @@ const FIXES: Readonly<Record<TranscriptErrorReason, string>> = {
   [TranscriptErrorReason.changedWhileRead]:
     'nothing to do: it is read again on the next tick, once it has settled',
   [TranscriptErrorReason.unreadable]: 'check that the file exists and that dreamd may read it',
+  [TranscriptErrorReason.unsafeName]:
+    'rename the file without control characters (newline, tab, escape, direction marks); it is read once renamed',
 };
 
 /**

@@ -3,9 +3,13 @@
  * Everything downstream (digest, consolidation, recall) sees only these types.
  */
 
+import type { TranscriptFormat } from '../config/schema.js';
+
 export type MessageRole = 'system' | 'user' | 'assistant' | 'tool';
 
-export type MessagePart =
+export type MessagePart = TextLikePart | SubagentPart;
+
+type TextLikePart =
   | { readonly kind: 'text'; readonly text: string }
   | { readonly kind: 'thinking'; readonly text: string }
   | {
@@ -22,6 +26,21 @@ export type MessagePart =
       readonly text: string;
       readonly isError: boolean;
     };
+
+export interface SubagentPart {
+  /**
+   * Claude Code: what a sub-agent's own transcript (`<session>/subagents/agent-<id>.jsonl`) says, on the
+   * message that holds its result in the main thread. Both texts were written by agents, not the user.
+   */
+  readonly kind: 'subagent';
+  readonly agentId: string;
+  /** The `Task` call the sub-agent answered, when known (its result in this message says the same). */
+  readonly toolCallId: string | undefined;
+  /** The brief the main agent gave it: the first user message of its file. */
+  readonly prompt: string;
+  /** Its final answer: the text of the last assistant message of its file. */
+  readonly answer: string;
+}
 
 export interface SessionMessage {
   /** Position in the session, 0-based, stable as the file grows (used for incremental reading). */
@@ -42,7 +61,7 @@ export interface Session {
   readonly id: string;
   /** Absolute path of the transcript file. */
   readonly file: string;
-  readonly format: 'native' | 'claude-code';
+  readonly format: TranscriptFormat;
   /** ISO timestamp: the file's `startedAt`, else the first message's `ts`, else the file's mtime. */
   readonly startedAt: string;
   /** ISO timestamp when the session says it ended. */

@@ -8,7 +8,13 @@ import { EXAMPLE_SESSIONS, MAX_BYTES, createLedger, nativeSpace } from './helper
 function allText(session: Session): string {
   return session.messages
     .flatMap((message) =>
-      message.parts.map((part) => (part.kind === 'tool-call' ? JSON.stringify(part.input) : part.text)),
+      message.parts.map((part) =>
+        part.kind === 'tool-call'
+          ? JSON.stringify(part.input)
+          : part.kind === 'subagent'
+            ? `${part.prompt}\n${part.answer}`
+            : part.text,
+      ),
     )
     .join('\n');
 }

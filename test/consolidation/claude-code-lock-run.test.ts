@@ -1,0 +1,109 @@
+import { copyFile, mkdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Space } from '../../src/config/schema.js';
+import { createConsolidator } from '../../src/consolidation/run.js';
+import type { RunRequest } from '../../src/core/run.js';
+import { LockBusyError, ModelError } from '../../src/errors.js';
+import { CLAUDE_CODE_LOCK_FILE } from '../../src/memory/claude-code-lock.js';
+import { readLedger } from '../../src/memory/index.js';
+import { createModel } from '../../src/model/index.js';
+import {
+  faults,
+  startFakeAnthropicServer,
+  type FakeAnthropicServer,
+} from '../../harness/fake-anthropic-server.js';
+import { scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
+import { CLAUDE_CODE_FIXTURES, FIXTURE } from '../transcripts/helpers.js';
+
+const NOW = new Date('2026-11-29T12:00:00Z');
+const YESTERDAY = new Date('2026-11-28T09:00:00Z');
+const LAST_DREAM = new Date('2026-11-26T08:00:00Z');
+const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
+
+let server: FakeAnthropicServer;
+let test: TestSpace;
+let space: Space;
+let lockFile: string;
+beforeEach(async () => {
+  server = await startFakeAnthropicServer();
+  test = createTestSpace({ modelUrl: server.url });
+  // A Claude Code project folder: its transcripts, and its memory folder with Claude Code's lock.
+  space = {
+    id: 'my-repo',
+    sessionsDir: join(test.root, 'project'),
+    memoryDir: join(test.root, 'project', 'memory'),
+    format: 'claude-code',
+  };
+  await mkdir(space.memoryDir, { recursive: true });
+  for (const name of Object.values(FIXTURE)) {
+    const target = join(space.sessionsDir, name);
+    await copyFile(join(CLAUDE_CODE_FIXTURES, name), target);
+    await utimes(target, YESTERDAY, YESTERDAY);
+  }
+  await writeFile(join(space.memoryDir, 'MEMORY.md'), '# My notes\n- [Tabs](tabs.md) — I indent with tabs\n');
+  lockFile = join(space.memoryDir, CLAUDE_CODE_LOCK_FILE);
+});
+afterEach(async () => {
+  await server.close();
+});
+
+const consolidate = () =>
+  createConsolidator({
+    config: test.config,
+    model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
+    now: () => NOW,
+  })(space, forced);
+
+async function setLock(body: string, mtime: Date): Promise<void> {
+  await writeFile(lockFile, body);
+  await utimes(lockFile, mtime, mtime);
+}
+async function lockState(): Promise<{ body: string; mtimeMs: number }> {
+  return { body: await readFile(lockFile, 'utf8'), mtimeMs: (await stat(lockFile)).mtimeMs };
+}
+
+describe("a run in a claude-code space and Claude Code's .consolidate-lock", () => {
+  it('writes nothing and says why while Claude Code holds the lock; the job is a busy space', async () => {
+    await setLock(String(process.ppid), new Date(NOW.getTime() - 5 * 60_000));
+    const before = snapshotDirectory(space.memoryDir);
+    const failure = await consolidate().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(LockBusyError);
+    expect((failure as Error).message).toMatch(/^my-repo: Claude Code is consolidating this memory folder/);
+    expect(server.requests).toHaveLength(0);
+    expect(snapshotDirectory(space.memoryDir)).toEqual(before);
+    // dreamd's own lock was given back: the next run is not locked out by it.
+    await setLock('', LAST_DREAM);
+    server.setDefault(scriptedExtractor([]));
+    expect((await consolidate()).status).toBe('completed');
+  });
+
+  it('takes a stale lock and leaves the run time as its mtime after a successful run', async () => {
+    await setLock(String(process.ppid), LAST_DREAM);
+    server.setDefault(scriptedExtractor([]));
+    const summary = await consolidate();
+    expect(summary.status).toBe('completed');
+    expect(Object.keys((await readLedger(space.memoryDir)).sessions)).toHaveLength(3);
+    expect(await lockState()).toEqual({ body: '', mtimeMs: NOW.getTime() });
+  });
+
+  it('puts the previous mtime back when the run fails', async () => {
+    await setLock('', LAST_DREAM);
+    server.setDefault(faults.serverError());
+    await expect(consolidate()).rejects.toBeInstanceOf(ModelError);
+    expect(await lockState()).toEqual({ body: '', mtimeMs: LAST_DREAM.getTime() });
+    expect(Object.keys((await readLedger(space.memoryDir)).sessions)).toHaveLength(0);
+  });
+
+  it('puts the previous mtime back when the gates are closed and nothing is written', async () => {
+    await setLock('', LAST_DREAM);
+    const summary = await createConsolidator({
+      config: test.config,
+      model: () => createModel(test.config.model),
+      now: () => NOW,
+    })(space, { ...forced, force: false });
+    expect(summary.status).toBe('skipped');
+    expect(await lockState()).toEqual({ body: '', mtimeMs: LAST_DREAM.getTime() });
+  });
+});

@@ -1,0 +1,116 @@
+import { appendFile, copyFile, mkdir, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Space } from '../../src/config/schema.js';
+import { createConsolidator } from '../../src/consolidation/run.js';
+import { loadMemory, readLedger } from '../../src/memory/index.js';
+import { createModel } from '../../src/model/index.js';
+import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import { scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { createTestSpace, type TestSpace } from '../support/space.js';
+import { CLAUDE_CODE_FIXTURES, FIXTURE } from '../transcripts/helpers.js';
+
+const NOW = new Date('2026-11-29T12:00:00Z');
+const YESTERDAY = new Date('2026-11-28T09:00:00Z');
+const PARENT_ID = '0790ea37-90df-4d30-8fdf-0bfe301b8f3e';
+
+let server: FakeAnthropicServer;
+let test: TestSpace;
+let space: Space;
+beforeEach(async () => {
+  server = await startFakeAnthropicServer();
+  test = createTestSpace({ modelUrl: server.url });
+  space = {
+    id: 'my-repo',
+    sessionsDir: join(test.root, 'project'),
+    memoryDir: join(test.root, 'project', 'memory'),
+    format: 'claude-code',
+  };
+  await mkdir(join(space.sessionsDir, PARENT_ID, 'subagents'), { recursive: true });
+});
+afterEach(async () => {
+  await server.close();
+});
+
+describe('a run over Claude Code transcripts', () => {
+  it('sends the slash command arguments and the sub-agent answer to the model, and counts the parent once', async () => {
+    const parent = join(space.sessionsDir, `${PARENT_ID}.jsonl`);
+    await copyFile(join(CLAUDE_CODE_FIXTURES, FIXTURE.summaryTask), parent);
+    // The fixture ends without a newline, as Claude Code leaves a file between two writes.
+    await appendFile(
+      parent,
+      '\n' +
+        JSON.stringify({
+          type: 'user',
+          sessionId: PARENT_ID,
+          timestamp: '2026-01-15T23:30:00.000Z',
+          message: {
+            role: 'user',
+            content:
+              '<command-message>deploy is running…</command-message>\n<command-name>/deploy</command-name>\n<command-args>staging, our staging box is stg-7</command-args>',
+          },
+        }) +
+        '\n',
+    );
+    const subagent = join(space.sessionsDir, PARENT_ID, 'subagents', 'agent-ab94da7.jsonl');
+    await writeFile(
+      subagent,
+      [
+        {
+          type: 'user',
+          isSidechain: true,
+          agentId: 'ab94da7',
+          sessionId: PARENT_ID,
+          message: { role: 'user', content: 'Create docs/color.md in teal.' },
+        },
+        {
+          type: 'assistant',
+          isSidechain: true,
+          agentId: 'ab94da7',
+          sessionId: PARENT_ID,
+          message: {
+            id: 'msg_s',
+            role: 'assistant',
+            content: [{ type: 'text', text: 'Done: teal is the team palette colour.' }],
+          },
+        },
+      ]
+        .map((line) => JSON.stringify(line))
+        .join('\n') + '\n',
+    );
+    // The old layout's copy of the same sub-agent, next to the sessions: never a session of its own.
+    await copyFile(subagent, join(space.sessionsDir, 'agent-ab94da7.jsonl'));
+    for (const file of [parent, subagent, join(space.sessionsDir, 'agent-ab94da7.jsonl')]) {
+      await utimes(file, YESTERDAY, YESTERDAY);
+    }
+    server.setDefault(
+      scriptedExtractor([
+        {
+          trigger: 'our staging box is stg-7',
+          type: 'project',
+          title: 'Staging host',
+          body: 'Staging is stg-7.',
+        },
+        {
+          trigger: 'sub-agent ← Done: teal is the team palette colour',
+          type: 'project',
+          title: 'Palette colour',
+          body: 'Teal.',
+        },
+      ]),
+    );
+    const summary = await createConsolidator({
+      config: test.config,
+      model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
+      now: () => NOW,
+    })(space, { force: true, dryRun: false, trigger: 'manual' });
+    expect(summary.status).toBe('completed');
+    expect(summary.sessions).toEqual([PARENT_ID]);
+    expect(summary.problems).toEqual([]);
+    const prompt = server.requests[0]?.prompt ?? '';
+    expect(prompt).toContain('user: /deploy staging, our staging box is stg-7');
+    const memory = await loadMemory(space.memoryDir);
+    expect(memory.facts.map((fact) => fact.title).sort()).toEqual(['Palette colour', 'Staging host']);
+    expect(Object.keys((await readLedger(space.memoryDir)).sessions)).toEqual([PARENT_ID]);
+  });
+});

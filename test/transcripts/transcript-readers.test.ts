@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { TranscriptFormat } from '../../src/config/schema.js';
+import { ConfigError } from '../../src/errors.js';
+import { readSession } from '../../src/transcripts/read-session.js';
+import {
+  TRANSCRIPT_READERS,
+  readerFor,
+  type TranscriptReader,
+} from '../../src/transcripts/transcript-readers.js';
+import { CLAUDE_CODE_FIXTURES, FIXTURE, MAX_BYTES } from './helpers.js';
+
+describe('the transcript readers table', () => {
+  it('has a reader for every format the config accepts', () => {
+    for (const format of TranscriptFormat.options) {
+      expect(readerFor(format)).toBe(TRANSCRIPT_READERS[format]);
+    }
+    expect(Object.keys(TRANSCRIPT_READERS).sort()).toEqual([...TranscriptFormat.options].sort());
+  });
+
+  it('refuses a format no reader claims instead of reading it as Claude Code', async () => {
+    const unknown = 'codex' as TranscriptFormat;
+    expect(() => readerFor(unknown)).toThrow(ConfigError);
+    expect(() => readerFor('toString' as TranscriptFormat)).toThrow(
+      /no transcript reader for format "toString"/,
+    );
+    const failure = await readSession(FIXTURE.helloWorld, {
+      format: unknown,
+      sessionsDir: CLAUDE_CODE_FIXTURES,
+      maxBytes: MAX_BYTES,
+    }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ConfigError);
+    expect((failure as Error).message).toContain('the formats are native, claude-code');
+  });
+
+  it('is a table the compiler checks: a format without a reader does not type-check', () => {
+    const partial = { native: TRANSCRIPT_READERS.native };
+    // @ts-expect-error: 'claude-code' has no reader in this table.
+    const checked: Record<TranscriptFormat, TranscriptReader> = partial;
+    expect(Object.keys(checked)).toEqual(['native']);
+  });
+});
