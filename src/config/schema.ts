@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ModelPriceConfig } from '../cost/prices.js';
 
 /**
  * dreamd.config.json, as described in PRODUCT.md. Every setting also has an environment variable
@@ -38,6 +39,11 @@ export const ModelConfig = z.strictObject({
   timeoutMs: z.int().positive().default(60_000),
   /** Retries of a retryable failure (429, 529, 5xx, timeout, dropped connection, bad output). */
   maxRetries: z.int().min(0).max(10).default(4),
+  /**
+   * Price of a model dreamd's table does not know (USD per million tokens), for run costs and the monthly
+   * budget. The table knows claude-haiku-5-5 and claude-haiku-4-5; this overrides it when set.
+   */
+  price: ModelPriceConfig.optional(),
 });
 export type ModelConfig = z.infer<typeof ModelConfig>;
 
@@ -73,6 +79,11 @@ export const LimitsConfig = z.strictObject({
   toolResultChars: z.int().min(0).default(200),
   /** Minutes after which a lock whose holder cannot be checked is considered stale. */
   lockStaleMinutes: z.number().positive().default(60),
+  /**
+   * Dollars a space may spend on model calls in one calendar month (UTC). When its runs have recorded that
+   * much, runs wait (skipped, with the reason) until the month ends. Unset: no budget.
+   */
+  monthlyBudgetUsd: z.number().positive().optional(),
 });
 export type LimitsConfig = z.infer<typeof LimitsConfig>;
 

@@ -23,6 +23,8 @@ export interface Extracted {
   readonly candidates: readonly ExtractedFact[];
   readonly calls: number;
   readonly usage: TokenUsage;
+  /** USD of the calls, priced call by call (a price tier can depend on one call's size); undefined: no price. */
+  readonly costUsd: number | undefined;
 }
 
 /** Candidates are tied to the sessions of their batch: unknown source ids are dropped, none means all. */
@@ -59,6 +61,8 @@ export async function extractFacts(
     index: readonly IndexEntry[];
     today: string;
     maxOutputTokens: number;
+    /** USD of one call's usage; undefined when the model has no known price. */
+    costOf?: ((usage: TokenUsage) => number | undefined) | undefined;
     signal?: AbortSignal | undefined;
     onProgress: (progress: RunProgress) => void;
   },
@@ -66,6 +70,7 @@ export async function extractFacts(
   const candidates: ExtractedFact[] = [];
   let usage = emptyUsage();
   let calls = 0;
+  let costUsd: number | undefined = 0;
   const total = gathered.batches.length;
   for (const { batch, sessionIds } of gathered.batches) {
     options.onProgress({ phase: 'extract', done: calls, total });
@@ -79,10 +84,12 @@ export async function extractFacts(
     });
     calls += 1;
     usage = addUsage(usage, result.usage);
+    const callCost = options.costOf?.(result.usage);
+    costUsd = costUsd === undefined || callCost === undefined ? undefined : costUsd + callCost;
     for (const candidate of result.value.facts) {
       candidates.push(anchorCandidate(candidate, sessionIds, gathered.sessionDates));
     }
   }
   options.onProgress({ phase: 'extract', done: calls, total });
-  return { candidates, calls, usage };
+  return { candidates, calls, usage, costUsd: options.costOf === undefined ? undefined : costUsd };
 }

@@ -9,7 +9,9 @@
  */
 import { hostname } from 'node:os';
 import type { Config, Space } from '../config/schema.js';
+import { costOfCall, describeBudgetWait, priceFor, roundUsd, spaceBudget } from '../cost/index.js';
 import { evaluateGates } from '../daemon/gates.js';
+import { ConfigError } from '../errors.js';
 import {
   acquireLock,
   commitMemoryChanges,
@@ -24,7 +26,7 @@ import {
   type CommitStep,
   type HeldLock,
 } from '../memory/index.js';
-import { emptyUsage, type ModelProvider } from '../model/types.js';
+import { emptyUsage, type ModelProvider, type TokenUsage } from '../model/types.js';
 import { countByStatus, scanSessions } from '../transcripts/index.js';
 import { extractFacts, promptIndex } from './extract.js';
 import { gatherSessions } from './gather.js';
@@ -73,6 +75,15 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
   let model: ModelProvider | undefined = typeof options.model === 'function' ? undefined : options.model;
   const getModel = (): ModelProvider => (model ??= (options.model as () => ModelProvider)());
   const inject = options.faultInjection ?? (() => undefined);
+  const price = priceFor(config.model.name, config.model.price);
+  if (price === undefined && config.limits.monthlyBudgetUsd !== undefined) {
+    throw new ConfigError(
+      `limits.monthlyBudgetUsd is set but model ${config.model.name} has no known price: set model.price ` +
+        '(USD per million input and output tokens) in dreamd.config.json',
+      'model.price',
+    );
+  }
+  const costOf = price === undefined ? undefined : (usage: TokenUsage) => costOfCall(usage, price);
 
   return async function consolidate(
     space: Space,
@@ -133,6 +144,18 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
           durationMs: elapsed(),
         });
       }
+      if (config.limits.monthlyBudgetUsd !== undefined) {
+        const budget = await spaceBudget(space.memoryDir, config.limits.monthlyBudgetUsd, now());
+        if (budget.waiting !== null) {
+          return summary({
+            ...base,
+            status: 'skipped',
+            reason: describeBudgetWait(budget.waiting),
+            waiting: budget.waiting,
+            durationMs: elapsed(),
+          });
+        }
+      }
       progress({ phase: 'orient', done: 1, total: 1 });
       inject('after-orient');
 
@@ -149,6 +172,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         index: promptIndex(memory.facts, now()),
         today,
         maxOutputTokens: config.model.maxOutputTokens,
+        costOf,
         signal: runOptions.signal,
         onProgress: progress,
       });
@@ -181,6 +205,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         quarantined: plan.result.quarantined.length,
         calls: extracted.calls,
         usage: extracted.usage,
+        costUsd: extracted.costUsd === undefined ? undefined : roundUsd(extracted.costUsd),
         model: extracted.calls > 0 ? getModel().label : '',
         diff: plan.diff,
         problems: gathered.problems,

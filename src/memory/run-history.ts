@@ -33,6 +33,8 @@ const RunSummarySchema = z.object({
     cacheWriteTokens: z.number(),
   }),
   model: z.string(),
+  /** USD the run's model calls cost at list price; absent for runs without a known price (and old records). */
+  costUsd: z.number().optional(),
   durationMs: z.number(),
   diff: z.string(),
   problems: z.array(z.object({ file: z.string(), reason: z.string() })),
