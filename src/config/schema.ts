@@ -71,8 +71,17 @@ export const LimitsConfig = z.strictObject({
     .int()
     .positive()
     .default(64 * 1024 * 1024),
-  /** Token budget of transcript digest in one model call. Small sessions share a call; long ones are split. */
+  /**
+   * Token budget of one model call's input besides the fixed instructions: digest and current-memory list
+   * together. Small sessions share a call; long ones are split.
+   */
   digestTokensPerCall: z.int().positive().default(24_000),
+  /**
+   * Most tokens of current-memory list one call carries, taken out of `digestTokensPerCall`. A call shows
+   * 200 tokens plus 15 % of its digest's tokens of relevant and recent facts; a run of several calls adds a
+   * stable part cached with the instructions (about 3,400 tokens when memory is large). Default 4,000.
+   */
+  memoryTokensPerCall: z.int().min(0).default(4_000),
   /** Most model calls one run may make; the rest of the sessions wait for the next run. */
   maxCallsPerRun: z.int().positive().default(20),
   /** Characters kept of one tool result in the digest. */

@@ -170,6 +170,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       const extracted = await extractFacts(gathered, {
         model: getModel,
         index: promptIndex(memory.facts, now()),
+        memoryTokensPerCall: config.limits.memoryTokensPerCall,
         today,
         maxOutputTokens: config.model.maxOutputTokens,
         costOf,
