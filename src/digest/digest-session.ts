@@ -22,11 +22,16 @@
  *   user's own words are never only there; keeping them would double the cost of agent-heavy sessions.
  * - A compaction summary is kept whole, marked `summary of earlier conversation`: it carries the facts of the
  *   messages it replaced.
+ * - Courtesy and filler (see `filler.ts`), before any cutting: a user or assistant text that is only a greeting,
+ *   thanks or goodbye; the assistant's stock openers and closers ("Great question!", "Let me know if you have
+ *   any other questions."); and assistant sentences that only echo the user's previous message. "ok", "yes" and
+ *   "perfect" stay: after a proposal they are confirmations.
  * - Every text is resolved for relative dates against its own message's date, then redacted.
  */
 import type { Session, SessionMessage } from '../transcripts/types.js';
 import { cleanText, collapseWhitespace, isCompactSummaryText } from './clean-text.js';
 import { CHARS_PER_TOKEN } from './estimate-tokens.js';
+import { dropAssistantFiller, isCourtesyOnly, wordSet } from './filler.js';
 import { jsonLength } from './json-length.js';
 import { redactSecrets } from './redact-secrets.js';
 import { resolveRelativeDates } from './relative-dates.js';
@@ -116,7 +121,12 @@ interface DigestState {
   readonly toolNames: Map<string, string>;
   readonly lines: DigestLine[];
   redactions: number;
+  /** Words of the last user text, for telling an assistant sentence that only echoes it. */
+  userWords: ReadonlySet<string>;
 }
+
+/** A user text longer than this (a pasted log or document) is not used to tell echoes: too many words. */
+const ECHO_SOURCE_MAX_CHARS = 2_000;
 
 /** Record what earlier (already consolidated) messages said, so their boilerplate is not sent again. */
 function rememberEarlier(message: SessionMessage, state: DigestState, limit: number): void {
@@ -145,7 +155,9 @@ function messageText(
     if (part.kind !== 'text') continue;
     const window = windowedClean(part.text, limit);
     leftOut += window.leftOut;
-    const cleaned = window.text;
+    if (window.text === '' || (message.compactSummary !== true && isCourtesyOnly(window.text))) continue;
+    const cleaned =
+      message.role === 'assistant' ? dropAssistantFiller(window.text, state.userWords) : window.text;
     if (cleaned === '') continue;
     if (cleaned.length >= REPEAT_MIN_CHARS) {
       if (state.seenTexts.has(cleaned)) continue;
@@ -153,6 +165,9 @@ function messageText(
     }
     if (message.role === 'user' && isCompactSummaryText(cleaned)) compact = true;
     text = text === '' ? cleaned : `${text} ${cleaned}`;
+  }
+  if (message.role === 'user' && text !== '') {
+    state.userWords = text.length <= ECHO_SOURCE_MAX_CHARS ? wordSet(text) : new Set();
   }
   return { text, compact, leftOut };
 }
@@ -211,6 +226,7 @@ export function digestSession(session: Session, options: DigestOptions = {}): Se
     toolNames: new Map(),
     lines: [],
     redactions: 0,
+    userWords: new Set(),
   };
 
   const digested: SessionMessage[] = [];
