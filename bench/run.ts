@@ -3,12 +3,13 @@
  * workload in temporary directories, side by side with the naive baseline; prints a table and writes
  * `bench/results.md` and `bench/results.json`. `--quick` runs small sizes (CI: under a minute) and writes
  * `bench/results-quick.*` instead, so a CI run never overwrites the committed full results. `--only <step>`
- * (repeatable: scheduler-tick, digest-throughput, consolidation, run-overhead, peak-memory, index-build,
+ * (repeatable: scheduler-tick, digest-throughput, consolidation, request-bytes, run-overhead, peak-memory, index-build,
  * queue-throughput) runs only those steps and prints their table without writing any file, so a partial run
  * never replaces the committed results.
  */
 import { join } from 'node:path';
 import { measurePromptSizes, measureRunOverhead } from './figures/consolidation.js';
+import { measureRequestBytes } from './figures/request-bytes.js';
 import { measureDigestThroughput } from './figures/digest-throughput.js';
 import { measureIndexBuild } from './figures/index-build.js';
 import { measurePeakMemory } from './figures/peak-memory.js';
@@ -24,6 +25,7 @@ const STEP_KEYS = [
   'scheduler-tick',
   'digest-throughput',
   'consolidation',
+  'request-bytes',
   'run-overhead',
   'peak-memory',
   'index-build',
@@ -112,6 +114,11 @@ async function main(): Promise<void> {
   );
   await step('consolidation', '3–4. characters sent, planted facts, model calls', () =>
     measurePromptSizes(log),
+  );
+  await step(
+    'request-bytes',
+    '3b. request bytes with memory, real transcripts, cost, planted positions',
+    () => measureRequestBytes(log),
   );
   await step('run-overhead', '5. run overhead', () => measureRunOverhead(SIZES.overheadRuns, log));
   await step('peak-memory', '7. peak memory', () => measurePeakMemory(SIZES.memoryMb, log));

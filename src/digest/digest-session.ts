@@ -121,8 +121,9 @@ interface DigestState {
   readonly toolNames: Map<string, string>;
   readonly lines: DigestLine[];
   redactions: number;
-  /** Words of the last user text, for telling an assistant sentence that only echoes it. */
-  userWords: ReadonlySet<string>;
+  /** The last user text, for telling an assistant sentence that only echoes it, and its words once asked. */
+  userText: string;
+  userWords: ReadonlySet<string> | undefined;
 }
 
 /** A user text longer than this (a pasted log or document) is not used to tell echoes: too many words. */
@@ -142,6 +143,11 @@ function rememberEarlier(message: SessionMessage, state: DigestState, limit: num
   }
 }
 
+function userWordsOf(state: DigestState): ReadonlySet<string> {
+  state.userWords ??= wordSet(state.userText);
+  return state.userWords;
+}
+
 /** The message's text parts, cleaned and without repeats, joined into one line's body. */
 function messageText(
   message: SessionMessage,
@@ -157,7 +163,7 @@ function messageText(
     leftOut += window.leftOut;
     if (window.text === '' || (message.compactSummary !== true && isCourtesyOnly(window.text))) continue;
     const cleaned =
-      message.role === 'assistant' ? dropAssistantFiller(window.text, state.userWords) : window.text;
+      message.role === 'assistant' ? dropAssistantFiller(window.text, () => userWordsOf(state)) : window.text;
     if (cleaned === '') continue;
     if (cleaned.length >= REPEAT_MIN_CHARS) {
       if (state.seenTexts.has(cleaned)) continue;
@@ -167,7 +173,8 @@ function messageText(
     text = text === '' ? cleaned : `${text} ${cleaned}`;
   }
   if (message.role === 'user' && text !== '') {
-    state.userWords = text.length <= ECHO_SOURCE_MAX_CHARS ? wordSet(text) : new Set();
+    state.userText = text.length <= ECHO_SOURCE_MAX_CHARS ? text : '';
+    state.userWords = undefined;
   }
   return { text, compact, leftOut };
 }
@@ -226,7 +233,8 @@ export function digestSession(session: Session, options: DigestOptions = {}): Se
     toolNames: new Map(),
     lines: [],
     redactions: 0,
-    userWords: new Set(),
+    userText: '',
+    userWords: undefined,
   };
 
   const digested: SessionMessage[] = [];

@@ -154,10 +154,39 @@ const STOCK_SENTENCE = new RegExp(
   'u',
 );
 
-/** Splits a text into sentences, each with its closing punctuation and following space. */
-function sentences(text: string): string[] {
-  return text.match(/[^.!?…]+(?:[.!?…]+|$)\s*/gu) ?? [text];
+/** Longest sentence that can be filler: stock phrases are short, and an echo is as long as a typed message. */
+const FILLER_SENTENCE_MAX_CHARS = 300;
+
+function isSpace(code: number): boolean {
+  return code === 32 || code === 10 || code === 9 || code === 13;
 }
+
+/** Length of the first sentence of `text` from `start` (closing punctuation and spaces included), or -1 past `limit`. */
+function firstSentenceLength(text: string, start: number, limit: number): number {
+  let index = start;
+  const stop = Math.min(text.length, start + limit + 1);
+  while (index < stop && !isSentenceEnd(text[index])) index += 1;
+  if (index >= stop && stop < text.length) return -1;
+  while (index < text.length && isSentenceEnd(text[index])) index += 1;
+  while (index < text.length && isSpace(text.charCodeAt(index))) index += 1;
+  return index - start <= limit ? index - start : -1;
+}
+
+function isSentenceEnd(char: string | undefined): boolean {
+  return char === '.' || char === '!' || char === '?' || char === '…';
+}
+
+/** Where the last sentence of `text[0, end)` starts (its closing punctuation and spaces are inside it). */
+function lastSentenceStart(text: string, end: number, floor: number): number {
+  let index = end;
+  while (index > floor && isSpace(text.charCodeAt(index - 1))) index -= 1;
+  while (index > floor && isSentenceEnd(text[index - 1])) index -= 1;
+  while (index > floor && !isSentenceEnd(text[index - 1])) index -= 1;
+  return index;
+}
+
+/** Sentences looked at at each end of an answer: stock phrases and echoes sit there, never deep inside. */
+const EDGE_SENTENCES = 3;
 
 /** Distinct words of 3 letters or more, normalised: what "the user said it" is checked against. */
 export function wordSet(text: string): Set<string> {
@@ -196,32 +225,37 @@ const ECHO_MIN_WORDS = 5;
 const ECHO_SHARE = 0.8;
 
 /**
- * The assistant's text without its stock openers and closers and without sentences that only repeat the
- * user's previous message (`userWords`, from {@link wordSet}). Returns the text unchanged when nothing goes.
+ * The assistant's text without its stock openers and closers and without opening sentences that only repeat
+ * the user's previous message (`userWords`, from {@link wordSet}, asked for only when needed). Only the first
+ * and last {@link EDGE_SENTENCES} sentences are looked at. Returns the text unchanged when nothing goes.
  */
-export function dropAssistantFiller(text: string, userWords: ReadonlySet<string>): string {
-  const parts = sentences(text);
-  let changed = false;
-  const kept = parts.filter((sentence) => {
-    const normalised = normalise(sentence);
-    if (normalised === '') return true;
-    if (STOCK_SENTENCE.test(normalised) || isCourtesyOnly(sentence)) {
-      changed = true;
-      return false;
-    }
-    if (userWords.size > 0) {
-      const words = [...new Set(normalised.split(' '))].filter(
-        (word) => word.length >= 3 && !ECHO_FRAMING.has(word),
-      );
-      if (words.length >= ECHO_MIN_WORDS) {
-        const echoed = words.filter((word) => userWords.has(word)).length;
-        if (echoed / words.length >= ECHO_SHARE) {
-          changed = true;
-          return false;
-        }
-      }
-    }
-    return true;
-  });
-  return changed ? kept.join('').trim() : text;
+export function dropAssistantFiller(text: string, userWords: () => ReadonlySet<string>): string {
+  let head = 0;
+  for (let count = 0; count < EDGE_SENTENCES && head < text.length; count += 1) {
+    const length = firstSentenceLength(text, head, FILLER_SENTENCE_MAX_CHARS);
+    if (length <= 0 || !isFillerSentence(text.slice(head, head + length), userWords)) break;
+    head += length;
+  }
+  const noEcho = (): ReadonlySet<string> => new Set();
+  let tail = text.length;
+  for (let count = 0; count < EDGE_SENTENCES && tail > head; count += 1) {
+    const start = lastSentenceStart(text, tail, Math.max(head, tail - FILLER_SENTENCE_MAX_CHARS - 1));
+    if (tail - start > FILLER_SENTENCE_MAX_CHARS || (start === head && head === 0)) break;
+    if (!isFillerSentence(text.slice(start, tail), noEcho)) break;
+    tail = start;
+  }
+  return head === 0 && tail === text.length ? text : text.slice(head, tail).trim();
+}
+
+function isFillerSentence(sentence: string, userWords: () => ReadonlySet<string>): boolean {
+  const normalised = normalise(sentence);
+  if (normalised === '') return false;
+  if (STOCK_SENTENCE.test(normalised) || isCourtesyOnly(sentence)) return true;
+  const words = [...new Set(normalised.split(' '))].filter(
+    (word) => word.length >= 3 && !ECHO_FRAMING.has(word),
+  );
+  if (words.length < ECHO_MIN_WORDS) return false;
+  const said = userWords();
+  if (said.size === 0) return false;
+  return words.filter((word) => said.has(word)).length / words.length >= ECHO_SHARE;
 }

@@ -40,8 +40,8 @@ describe('courtesy and filler', () => {
     const userWords = wordSet('I moved to Porto last week, Avenida da Boavista 120.');
     const answer =
       'Great question! You moved to Porto last week, Avenida da Boavista 120. Shall I update your delivery address? Let me know if you have any other questions.';
-    expect(dropAssistantFiller(answer, userWords)).toBe('Shall I update your delivery address?');
-    expect(dropAssistantFiller('Sure, I will write the tests first.', userWords)).toBe(
+    expect(dropAssistantFiller(answer, () => userWords)).toBe('Shall I update your delivery address?');
+    expect(dropAssistantFiller('Sure, I will write the tests first.', () => userWords)).toBe(
       'Sure, I will write the tests first.',
     );
   });
