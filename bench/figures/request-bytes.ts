@@ -13,7 +13,7 @@
  * - Planted facts lost by the baseline when a fact sits at every position of a message (0 to 1,950 characters
  *   in, every 50), and by dreamd's digest.
  */
-import { cp, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, stat, utimes, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -251,6 +251,9 @@ async function measureRealTranscripts(log: (line: string) => void): Promise<Figu
     let digestChars = 0;
     for (const name of names) {
       await cp(join(fixtures, name), join(space.sessionsDir, name));
+      // Settled: unchanged for a day (a copy is new, and a Claude Code session has no end marker).
+      const dayAgo = new Date(Date.now() - 86_400_000);
+      await utimes(join(space.sessionsDir, name), dayAgo, dayAgo);
       raw += (await stat(join(fixtures, name))).size;
       const { session } = await readSessionFile(name, {
         format: 'claude-code',
