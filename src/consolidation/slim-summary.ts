@@ -11,8 +11,11 @@ import type { RunSummary } from './types.js';
 export const SLIM_PROBLEMS = 20;
 
 export interface SlimRunSummary extends Omit<RunSummary, 'diff' | 'problems' | 'sessions'> {
-  /** Always empty in Redis: the diff is in the run record (`dreamd history show <runId>`). */
-  readonly diff: '';
+  /**
+   * Empty for a run that committed (its diff is in the run record: `dreamd history show <runId>`); a dry run
+   * has no record, so its diff, the whole point of it, stays.
+   */
+  readonly diff: string;
   /** Bytes of the diff the run record holds. */
   readonly diffBytes: number;
   /** Where the whole record is, relative to the space's memory directory (for runs that committed). */
@@ -29,7 +32,7 @@ export interface SlimRunSummary extends Omit<RunSummary, 'diff' | 'problems' | '
 export function slimRunSummary(summary: RunSummary): SlimRunSummary {
   return {
     ...summary,
-    diff: '',
+    diff: summary.status === 'dry-run' ? summary.diff : '',
     diffBytes: Buffer.byteLength(summary.diff),
     runRecord: summary.status === 'completed' ? runRecordPath(summary.runId) : null,
     sessions: summary.sessions.slice(0, SLIM_PROBLEMS),
