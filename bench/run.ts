@@ -3,7 +3,7 @@
  * workload in temporary directories, side by side with the naive baseline; prints a table and writes
  * `bench/results.md` and `bench/results.json`. `--quick` runs small sizes (CI: under a minute) and writes
  * `bench/results-quick.*` instead, so a CI run never overwrites the committed full results. `--only <step>`
- * (repeatable: scheduler-tick, digest-throughput, consolidation, request-bytes, run-overhead, peak-memory, index-build,
+ * (repeatable: scheduler-tick, digest-throughput, consolidation, request-bytes, run-overhead, peak-memory, peak-memory-real, index-build,
  * queue-throughput) runs only those steps and prints their table without writing any file, so a partial run
  * never replaces the committed results.
  */
@@ -13,6 +13,7 @@ import { measureRequestBytes } from './figures/request-bytes.js';
 import { measureDigestThroughput } from './figures/digest-throughput.js';
 import { measureIndexBuild } from './figures/index-build.js';
 import { measurePeakMemory } from './figures/peak-memory.js';
+import { measureRealPeakMemory } from './figures/peak-memory-real.js';
 import { measureQueueThroughput } from './figures/queue-throughput.js';
 import { measureSchedulerTick } from './figures/scheduler-tick.js';
 import { describeMachine } from './machine.js';
@@ -28,6 +29,7 @@ const STEP_KEYS = [
   'request-bytes',
   'run-overhead',
   'peak-memory',
+  'peak-memory-real',
   'index-build',
   'queue-throughput',
 ] as const;
@@ -122,6 +124,9 @@ async function main(): Promise<void> {
   );
   await step('run-overhead', '5. run overhead', () => measureRunOverhead(SIZES.overheadRuns, log));
   await step('peak-memory', '7. peak memory', () => measurePeakMemory(SIZES.memoryMb, log));
+  await step('peak-memory-real', '7b. peak memory of a real built dreamd consolidate', () =>
+    measureRealPeakMemory(SIZES.memoryMb, log),
+  );
   await step('index-build', '8. index build', () => measureIndexBuild(SIZES.facts, SIZES.indexRounds));
   await step('queue-throughput', '6. queue throughput', () =>
     measureQueueThroughput({ runs: SIZES.queueRuns, workers: SIZES.queueWorkers, log }),
