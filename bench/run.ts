@@ -3,16 +3,18 @@
  * workload in temporary directories, side by side with the naive baseline; prints a table and writes
  * `bench/results.md` and `bench/results.json`. `--quick` runs small sizes (CI: under a minute) and writes
  * `bench/results-quick.*` instead, so a CI run never overwrites the committed full results. `--only <step>`
- * (repeatable: scheduler-tick, digest-throughput, consolidation, run-overhead, peak-memory, index-build,
- * queue-throughput, chat) runs only those steps and prints their table without writing any file, so a partial run
+ * (repeatable: scheduler-tick, digest-throughput, consolidation, request-bytes, run-overhead, peak-memory,
+ * peak-memory-real, index-build, queue-throughput, chat) runs only those steps and prints their table without writing any file, so a partial run
  * never replaces the committed results.
  */
 import { join } from 'node:path';
 import { measurePromptSizes, measureRunOverhead } from './figures/consolidation.js';
 import { measureChatFigures } from './figures/chat.js';
+import { measureRequestBytes } from './figures/request-bytes.js';
 import { measureDigestThroughput } from './figures/digest-throughput.js';
 import { measureIndexBuild } from './figures/index-build.js';
 import { measurePeakMemory } from './figures/peak-memory.js';
+import { measureRealPeakMemory } from './figures/peak-memory-real.js';
 import { measureQueueThroughput } from './figures/queue-throughput.js';
 import { measureSchedulerTick } from './figures/scheduler-tick.js';
 import { describeMachine } from './machine.js';
@@ -25,8 +27,10 @@ const STEP_KEYS = [
   'scheduler-tick',
   'digest-throughput',
   'consolidation',
+  'request-bytes',
   'run-overhead',
   'peak-memory',
+  'peak-memory-real',
   'index-build',
   'queue-throughput',
   'chat',
@@ -115,8 +119,16 @@ async function main(): Promise<void> {
   await step('consolidation', '3–4. characters sent, planted facts, model calls', () =>
     measurePromptSizes(log),
   );
+  await step(
+    'request-bytes',
+    '3b. request bytes with memory, real transcripts, cost, planted positions',
+    () => measureRequestBytes(log),
+  );
   await step('run-overhead', '5. run overhead', () => measureRunOverhead(SIZES.overheadRuns, log));
   await step('peak-memory', '7. peak memory', () => measurePeakMemory(SIZES.memoryMb, log));
+  await step('peak-memory-real', '7b. peak memory of a real built dreamd consolidate', () =>
+    measureRealPeakMemory(SIZES.memoryMb, log),
+  );
   await step('index-build', '8. index build', () => measureIndexBuild(SIZES.facts, SIZES.indexRounds));
   await step('queue-throughput', '6. queue throughput', () =>
     measureQueueThroughput({ runs: SIZES.queueRuns, workers: SIZES.queueWorkers, log }),

@@ -102,6 +102,11 @@ export interface FakeAnthropicServerOptions {
   readonly latencyMs?: number;
   /** Usage fields reported on every answer, over the computed ones (4 characters a token, simulated cache). */
   readonly usage?: Partial<FakeUsage>;
+  /**
+   * Smallest cached prefix in tokens (4 characters each); a shorter one is billed as plain input, as Claude
+   * Haiku 4.5 does below 4,096 tokens. Default 0: every marked prefix is cached.
+   */
+  readonly minCacheableTokens?: number;
 }
 
 export interface FakeAnthropicServer {
@@ -138,7 +143,7 @@ export async function startFakeAnthropicServer(
 ): Promise<FakeAnthropicServer> {
   const requests: RecordedAnthropicRequest[] = [];
   const replies = new ReplyQueue<RecordedAnthropicRequest, AnthropicReply>();
-  const tokens = new TokenCounter();
+  const tokens = new TokenCounter(options.minCacheableTokens ?? 0);
   let messageCount = 0;
 
   const countRequests: unknown[] = [];
@@ -248,8 +253,7 @@ export async function startFakeAnthropicServer(
     messageCount += 1;
     const counted = tokens.count(
       {
-        cacheablePrefix: cacheableSystemText(recorded.body),
-        rest: JSON.stringify(recorded.body.messages) + uncachedSystemText(recorded.body),
+        ...splitCacheable(recorded.body),
         output: JSON.stringify(content),
       },
       { ...options.usage, ...usage },
@@ -361,6 +365,40 @@ function systemText(body: AnthropicRequestBody): string {
 }
 
 /** System text up to and including the last block marked with cache_control: the cached prefix. */
+/**
+ * The cached prefix of a request and the rest, as the API splits them: everything up to the last block marked
+ * `cache_control` (system blocks first, then message blocks in order) is the prefix.
+ */
+function splitCacheable(body: AnthropicRequestBody): { cacheablePrefix: string; rest: string } {
+  const messageBlocks = body.messages.flatMap((message) =>
+    typeof message.content === 'string'
+      ? [{ text: message.content, marked: false }]
+      : message.content.map((block) => ({
+          text: typeof block['text'] === 'string' ? block['text'] : JSON.stringify(block),
+          marked: block['cache_control'] != null,
+        })),
+  );
+  const lastMarkedMessage = messageBlocks.findLastIndex((block) => block.marked);
+  if (lastMarkedMessage === -1) {
+    return {
+      cacheablePrefix: cacheableSystemText(body),
+      rest: JSON.stringify(body.messages) + uncachedSystemText(body),
+    };
+  }
+  const system =
+    typeof body.system === 'string' ? body.system : (body.system ?? []).map((block) => block.text).join('\n');
+  return {
+    cacheablePrefix: [
+      system,
+      ...messageBlocks.slice(0, lastMarkedMessage + 1).map((block) => block.text),
+    ].join('\n'),
+    rest: messageBlocks
+      .slice(lastMarkedMessage + 1)
+      .map((block) => block.text)
+      .join('\n'),
+  };
+}
+
 function cacheableSystemText(body: AnthropicRequestBody): string {
   if (!Array.isArray(body.system)) return '';
   const lastMarked = body.system.findLastIndex((block) => block.cache_control != null);

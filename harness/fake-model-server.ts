@@ -81,6 +81,9 @@ export interface FakeUsage {
 export class TokenCounter {
   readonly #cachedPrefixes = new Set<string>();
 
+  /** `minCacheableTokens`: a shorter prefix is not cached and counts as input, as on the real API. Default 0. */
+  constructor(private readonly minCacheableTokens = 0) {}
+
   count(
     parts: { cacheablePrefix: string; rest: string; output: string },
     override?: Partial<FakeUsage>,
@@ -88,6 +91,12 @@ export class TokenCounter {
     const prefixTokens = estimateTokens(parts.cacheablePrefix);
     let cacheReadTokens = 0;
     let cacheWriteTokens = 0;
+    if (prefixTokens > 0 && prefixTokens < this.minCacheableTokens) {
+      return this.count(
+        { cacheablePrefix: '', rest: parts.cacheablePrefix + parts.rest, output: parts.output },
+        override,
+      );
+    }
     if (prefixTokens > 0) {
       if (this.#cachedPrefixes.has(parts.cacheablePrefix)) cacheReadTokens = prefixTokens;
       else cacheWriteTokens = prefixTokens;

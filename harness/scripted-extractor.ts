@@ -45,7 +45,7 @@ export function indexInPrompt(prompt: string): { id: string; type: string; title
   const section = prompt.split('## Current memory')[1]?.split('## Transcripts')[0] ?? '';
   return section
     .split('\n')
-    .map((line) => /^(f-[a-z0-9]+) \| (\w+) \| (.*?)(?: — .*)?$/.exec(line))
+    .map((line) => /^((?:f|run)-[a-z0-9]+) \| (\w+) \| (.*?)(?: — .*)?$/.exec(line))
     .filter((match): match is RegExpExecArray => match !== null)
     .map((match) => ({ id: match[1]!, type: match[2]!, title: match[3]! }));
 }

@@ -42,7 +42,7 @@ function withoutResolvedDates(text: string): string {
 }
 
 /** The fake model's answer: one user fact for each planted fact whose text it was sent. */
-function extractPlanted(planted: readonly string[]) {
+export function extractPlanted(planted: readonly string[]) {
   return (request: RecordedAnthropicRequest) => {
     const facts = sessionsInPrompt(request.prompt).flatMap((session) => {
       const text = withoutResolvedDates(session.text);

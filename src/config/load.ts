@@ -30,6 +30,8 @@ export const ENVIRONMENT_VARIABLES = {
   DREAMD_QUIET_MINUTES: 'gates.quietMinutes',
   DREAMD_MAX_SESSION_BYTES: 'limits.maxSessionBytes',
   DREAMD_DIGEST_TOKENS_PER_CALL: 'limits.digestTokensPerCall',
+  DREAMD_MONTHLY_BUDGET_USD: 'limits.monthlyBudgetUsd',
+  DREAMD_MEMORY_TOKENS_PER_CALL: 'limits.memoryTokensPerCall',
   DREAMD_HOST: 'server.host',
   DREAMD_PORT: 'server.port',
   DREAMD_API_TOKEN: 'server.apiToken',
@@ -47,6 +49,8 @@ const NUMERIC = new Set([
   'gates.quietMinutes',
   'limits.maxSessionBytes',
   'limits.digestTokensPerCall',
+  'limits.monthlyBudgetUsd',
+  'limits.memoryTokensPerCall',
   'server.port',
   'workers.concurrency',
 ]);

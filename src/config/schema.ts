@@ -23,6 +23,21 @@ export const SpaceConfig = z.strictObject({
 });
 export type SpaceConfig = z.infer<typeof SpaceConfig>;
 
+/** `model.price` in dreamd.config.json: the price of a model the table does not know (a local one: zeros). */
+export const ModelPriceConfig = z.strictObject({
+  /** USD per million uncached input tokens. */
+  inputPerMTok: z.number().min(0),
+  /** USD per million output tokens. */
+  outputPerMTok: z.number().min(0),
+  /** USD per million tokens written to the cache. Default 1.25 × input. */
+  cacheWritePerMTok: z.number().min(0).optional(),
+  /** USD per million tokens read from the cache. Default 0.1 × input. */
+  cacheReadPerMTok: z.number().min(0).optional(),
+  /** Fraction of the price paid in batch mode. Default 0.5. */
+  batchFactor: z.number().min(0).max(1).optional(),
+});
+export type ModelPriceConfig = z.infer<typeof ModelPriceConfig>;
+
 export const ModelConfig = z.strictObject({
   /** `anthropic` (Messages API) or `openai-compatible` (Ollama, vLLM, LM Studio, …). */
   provider: z.enum(['anthropic', 'openai-compatible']).default('anthropic'),
@@ -38,6 +53,11 @@ export const ModelConfig = z.strictObject({
   timeoutMs: z.int().positive().default(60_000),
   /** Retries of a retryable failure (429, 529, 5xx, timeout, dropped connection, bad output). */
   maxRetries: z.int().min(0).max(10).default(4),
+  /**
+   * Price of a model dreamd's table does not know (USD per million tokens), for run costs and the monthly
+   * budget. The table knows claude-haiku-5-5 and claude-haiku-4-5; this overrides it when set.
+   */
+  price: ModelPriceConfig.optional(),
 });
 export type ModelConfig = z.infer<typeof ModelConfig>;
 
@@ -84,14 +104,28 @@ export const LimitsConfig = z.strictObject({
     .int()
     .positive()
     .default(64 * 1024 * 1024),
-  /** Token budget of transcript digest in one model call. Small sessions share a call; long ones are split. */
+  /**
+   * Token budget of one model call's input besides the fixed instructions: digest and current-memory list
+   * together. Small sessions share a call; long ones are split.
+   */
   digestTokensPerCall: z.int().positive().default(24_000),
+  /**
+   * Most tokens of current-memory list one call carries, taken out of `digestTokensPerCall`. A call shows
+   * 200 tokens plus 15 % of its digest's tokens of relevant and recent facts; a run of several calls adds a
+   * stable part cached with the instructions (about 3,400 tokens when memory is large). Default 4,000.
+   */
+  memoryTokensPerCall: z.int().min(0).default(4_000),
   /** Most model calls one run may make; the rest of the sessions wait for the next run. */
   maxCallsPerRun: z.int().positive().default(20),
   /** Characters kept of one tool result in the digest. */
   toolResultChars: z.int().min(0).default(200),
   /** Minutes after which a lock whose holder cannot be checked is considered stale. */
   lockStaleMinutes: z.number().positive().default(60),
+  /**
+   * Dollars a space may spend on model calls in one calendar month (UTC). When its runs have recorded that
+   * much, runs wait (skipped, with the reason) until the month ends. Unset: no budget.
+   */
+  monthlyBudgetUsd: z.number().positive().optional(),
 });
 export type LimitsConfig = z.infer<typeof LimitsConfig>;
 

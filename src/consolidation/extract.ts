@@ -1,13 +1,16 @@
 /**
- * Extract: one structured-output model call per batch. The model sees the fixed instructions (cached), the
- * current index, and the fenced digest; every candidate it returns is tied to the sessions of its batch.
+ * Extract: one structured-output model call per batch. The model sees the fixed instructions, the current
+ * memory chosen for that call (`memory-list.ts`: facts of earlier calls of the run, relevant ones, recent ones,
+ * and, for runs of several calls, a stable part cached with the instructions), and the fenced digest; every
+ * candidate it returns is tied to the sessions of its batch.
  */
 import { stripControlCharacters } from '../digest/index.js';
 import type { Fact } from '../memory/types.js';
 import { hookOf, rankFacts } from '../memory/index.js';
 import { addUsage, emptyUsage, type ModelProvider, type TokenUsage } from '../model/types.js';
+import { estimateTokens } from '../digest/estimate-tokens.js';
 import {
-  buildExtractionPrompt,
+  buildExtractionParts,
   EXTRACTION_INSTRUCTIONS,
   EXTRACTION_SCHEMA_NAME,
   ExtractionOutput,
@@ -16,9 +19,13 @@ import {
 } from './extraction.js';
 import type { Gathered } from './gather.js';
 import type { RunProgress } from '../core/run.js';
+import { createMemoryList, type MemoryListFact } from './memory-list.js';
 
-/** Active facts the model sees as the current index, so it can say which one a new fact replaces. */
-export const PROMPT_INDEX_FACTS = 200;
+/**
+ * Most active facts the selector considers (in ranking order), so a memory of 100,000 facts does not cost a
+ * BM25 index of all of them on every run; what a call shows is chosen among these by relevance and recency.
+ */
+export const PROMPT_INDEX_FACTS = 5_000;
 
 export interface Extracted {
   readonly candidates: readonly ExtractedFact[];
@@ -26,6 +33,8 @@ export interface Extracted {
   /** Model attempts beyond the first, summed over the calls (each retry is also logged). */
   readonly retries: number;
   readonly usage: TokenUsage;
+  /** USD of the calls, priced call by call (a price tier can depend on one call's size); undefined: no price. */
+  readonly costUsd: number | undefined;
 }
 
 function withoutControlCharacters(text: string | null): string | null {
@@ -60,23 +69,73 @@ export function anchorCandidate(
   };
 }
 
-/** The index lines the model sees: the top-ranked active facts, as `MEMORY.md` ranks them. */
-export function promptIndex(facts: readonly Fact[], now: Date): IndexEntry[] {
+/** The facts a call's memory list is chosen from: the top-ranked active facts, as `MEMORY.md` ranks them. */
+export function promptIndex(facts: readonly Fact[], now: Date): MemoryListFact[] {
   return rankFacts(
     facts.filter((fact) => fact.status === 'active'),
     now,
   )
     .slice(0, PROMPT_INDEX_FACTS)
-    .map((fact) => ({ id: fact.id, type: fact.type, title: fact.title, hook: hookOf(fact) }));
+    .map((fact) => {
+      const hook = hookOf(fact);
+      return {
+        id: fact.id,
+        type: fact.type,
+        title: fact.title,
+        hook,
+        searchText: `${fact.title}\n${hook}\n${fact.body}`,
+        updated: fact.updated,
+      };
+    });
+}
+
+/** Id under which a fact of an earlier call of this run is listed to later calls (it has no fact id yet). */
+export function runFactId(position: number): string {
+  return `run-${position + 1}`;
+}
+
+/**
+ * Candidates of one run whose `replaces` names another candidate of the same run (by {@link runFactId}). Of
+ * the two, the newer observation (on the same day, the later call) wins:
+ * - when the older one replaces facts in memory, both go on to reconcile and the winner also names those
+ *   facts: reconcile applies the older first, then follows the supersede chain to it, so memory keeps the
+ *   whole history (Lisbon ← Porto ← Braga);
+ * - when it replaces nothing in memory, it never reached memory and is dropped: the same subject is kept once,
+ *   at its newest.
+ */
+export function resolveRunReplaces(candidates: readonly ExtractedFact[]): ExtractedFact[] {
+  const result = candidates.map((candidate) => ({ ...candidate, replaces: [...candidate.replaces] }));
+  const isRunId = (id: string): boolean => /^run-\d+$/.test(id);
+  const dropped = new Set<number>();
+  result.forEach((candidate, index) => {
+    for (const id of candidate.replaces.filter(isRunId)) {
+      const target = Number(id.slice(4)) - 1;
+      const older = result[target];
+      if (older === undefined || target >= index || dropped.has(target)) continue;
+      const [winner, loser, loserIndex] =
+        older.observed > candidate.observed ? [older, candidate, index] : [candidate, older, target];
+      const memoryIds = loser.replaces.filter((replaced) => !isRunId(replaced));
+      if (memoryIds.length === 0) dropped.add(loserIndex);
+      winner.replaces = [...new Set([...winner.replaces, ...memoryIds])];
+    }
+  });
+  return result
+    .filter((_, index) => !dropped.has(index))
+    .map((candidate) => ({ ...candidate, replaces: candidate.replaces.filter((id) => !isRunId(id)) }));
 }
 
 export async function extractFacts(
   gathered: Gathered,
   options: {
     model: () => ModelProvider;
-    index: readonly IndexEntry[];
+    /** Active facts in ranking order (`promptIndex`), that each call's list is chosen from. */
+    index: readonly MemoryListFact[];
+    /** Most tokens of memory list one call carries (`limits.memoryTokensPerCall`). */
+    memoryTokensPerCall: number;
     today: string;
     maxOutputTokens: number;
+    /** USD of one call's usage; undefined when the model has no known price. */
+    costOf?: ((usage: TokenUsage) => number | undefined) | undefined;
     signal?: AbortSignal | undefined;
     onProgress: (progress: RunProgress) => void;
   },
@@ -85,12 +144,26 @@ export async function extractFacts(
   let usage = emptyUsage();
   let calls = 0;
   let retries = 0;
+  let costUsd: number | undefined = 0;
   const total = gathered.batches.length;
+  const memoryList = createMemoryList(options.index, {
+    maxTokensPerCall: options.memoryTokensPerCall,
+    calls: total,
+    instructionTokens: estimateTokens(EXTRACTION_INSTRUCTIONS),
+  });
+  const runEntries: IndexEntry[] = [];
   for (const { batch, sessionIds } of gathered.batches) {
     options.onProgress({ phase: 'extract', done: calls, total });
+    const parts = buildExtractionParts({
+      stable: memoryList.stable,
+      index: memoryList.select(batch.text, batch.estimatedTokens, runEntries),
+      digestText: batch.text,
+      today: options.today,
+    });
     const result = await options.model().generateObject({
       system: EXTRACTION_INSTRUCTIONS,
-      prompt: buildExtractionPrompt({ index: options.index, digestText: batch.text, today: options.today }),
+      prompt: parts.prompt,
+      promptPrefix: parts.prefix,
       schema: ExtractionOutput,
       schemaName: EXTRACTION_SCHEMA_NAME,
       maxOutputTokens: options.maxOutputTokens,
@@ -99,10 +172,24 @@ export async function extractFacts(
     calls += 1;
     retries += result.attempts - 1;
     usage = addUsage(usage, result.usage);
+    const callCost = options.costOf?.(result.usage);
+    costUsd = costUsd === undefined || callCost === undefined ? undefined : costUsd + callCost;
     for (const candidate of result.value.facts) {
+      runEntries.push({
+        id: runFactId(candidates.length),
+        type: candidate.type,
+        title: candidate.title,
+        hook: candidate.body,
+      });
       candidates.push(anchorCandidate(candidate, sessionIds, gathered.sessionDates));
     }
   }
   options.onProgress({ phase: 'extract', done: calls, total });
-  return { candidates, calls, retries, usage };
+  return {
+    candidates: resolveRunReplaces(candidates),
+    calls,
+    retries,
+    usage,
+    costUsd: options.costOf === undefined ? undefined : costUsd,
+  };
 }

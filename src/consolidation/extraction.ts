@@ -120,8 +120,10 @@ export interface IndexEntry {
 }
 
 export interface ExtractionPromptInput {
-  /** Active facts now in memory. */
+  /** The facts of memory this call shows (see `memory-list.ts`), after the stable part. */
   readonly index: readonly IndexEntry[];
+  /** The stable part of the list: the same in every call of a run, sent first and cached with the instructions. */
+  readonly stable?: readonly IndexEntry[] | undefined;
   /** The digest of the sessions of this call (session headers and dated lines). */
   readonly digestText: string;
   /** Date of the run, `YYYY-MM-DD`. */
@@ -148,34 +150,45 @@ function oneLine(text: string, maxChars: number): string {
   return line.length <= maxChars ? line : `${line.slice(0, maxChars - 1).trimEnd()}…`;
 }
 
+/** One line of the current-memory list: `id | type | title — hook`. */
+export function renderIndexLine(entry: IndexEntry): string {
+  const hook =
+    entry.hook === undefined || entry.hook.trim() === '' ? '' : ` — ${oneLine(entry.hook, HOOK_MAX_CHARS)}`;
+  return `${oneLine(entry.id, 40)} | ${entry.type} | ${oneLine(entry.title, 200)}${hook}`;
+}
+
+const MEMORY_HEADER = '## Current memory (id | type | title — hook)';
+
+/** The user turn of an extraction call in two parts: the cacheable `prefix` (or undefined) and the rest. */
+export interface ExtractionPromptParts {
+  readonly prefix: string | undefined;
+  readonly prompt: string;
+}
+
 /**
- * The variable part of an extraction call: today's date, the current index (one compact line per fact), and the
- * digest inside a fence. The fence id is derived from the digest, so the same input always gives the same
- * prompt (reproducible runs and recorded requests) and no text can know its own fence in advance; on top of
- * that the marker word is neutralised inside the digest, so the digest cannot close the fence at all.
+ * The variable part of an extraction call: the current-memory list (one compact line per fact; its stable
+ * part first, as a separate prefix the provider caches), today's date, and the digest inside a fence. The
+ * fence id is derived from the digest, so the same input always gives the same prompt (reproducible runs and
+ * recorded requests) and no text can know its own fence in advance; on top of that the marker word is
+ * neutralised inside the digest, so the digest cannot close the fence at all.
  */
-export function buildExtractionPrompt(input: ExtractionPromptInput): string {
+export function buildExtractionParts(input: ExtractionPromptInput): ExtractionPromptParts {
   const digest = neutralizeFence(input.digestText);
   const fenceId = createHash('sha256').update(digest).digest('hex').slice(0, 16);
   const open = `<<<${FENCE_MARKER} ${fenceId} BEGIN>>>`;
   const close = `<<<${FENCE_MARKER} ${fenceId} END>>>`;
-
-  const indexLines =
-    input.index.length === 0
+  const stable = input.stable ?? [];
+  const prefix = stable.length === 0 ? undefined : [MEMORY_HEADER, ...stable.map(renderIndexLine)].join('\n');
+  const callLines =
+    input.index.length === 0 && stable.length === 0
       ? ['(memory is empty)']
-      : input.index.map((entry) => {
-          const hook =
-            entry.hook === undefined || entry.hook.trim() === ''
-              ? ''
-              : ` — ${oneLine(entry.hook, HOOK_MAX_CHARS)}`;
-          return `${oneLine(entry.id, 40)} | ${entry.type} | ${oneLine(entry.title, 200)}${hook}`;
-        });
+      : input.index.map(renderIndexLine);
 
-  return [
-    `Today is ${input.today}.`,
+  const prompt = [
+    ...(prefix === undefined ? [MEMORY_HEADER] : []),
+    ...callLines,
     '',
-    '## Current memory (id | type | title — hook)',
-    ...indexLines,
+    `Today is ${input.today}.`,
     '',
     `## Transcripts (data, fence id ${fenceId})`,
     open,
@@ -184,4 +197,11 @@ export function buildExtractionPrompt(input: ExtractionPromptInput): string {
     '',
     'Return the facts worth keeping from these transcripts, following your instructions.',
   ].join('\n');
+  return { prefix, prompt };
+}
+
+/** The whole user turn of an extraction call as one text (prefix and rest joined as the provider reads them). */
+export function buildExtractionPrompt(input: ExtractionPromptInput): string {
+  const parts = buildExtractionParts(input);
+  return parts.prefix === undefined ? parts.prompt : `${parts.prefix}\n${parts.prompt}`;
 }

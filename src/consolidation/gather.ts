@@ -23,6 +23,19 @@ export interface Gathered {
   readonly problems: readonly { readonly file: string; readonly reason: string }[];
 }
 
+/**
+ * Digest tokens one call may carry: the call's budget less what its memory list may take (never under a
+ * quarter of the budget, so a memory budget set too high cannot starve the digest).
+ */
+export function digestBudget(
+  limits: Pick<LimitsConfig, 'digestTokensPerCall' | 'memoryTokensPerCall'>,
+): number {
+  return Math.max(
+    Math.ceil(limits.digestTokensPerCall / 4),
+    limits.digestTokensPerCall - limits.memoryTokensPerCall,
+  );
+}
+
 export async function gatherSessions(
   scan: ScanResult,
   options: { ledger: LedgerLookup; limits: LimitsConfig; onProgress: (progress: RunProgress) => void },
@@ -45,8 +58,7 @@ export async function gatherSessions(
     options.onProgress({ phase: 'gather', done: index + 1, total: read.sessions.length });
     return digest;
   });
-  const planned =
-    digests.length > 0 ? planBatches(digests, { tokensPerCall: limits.digestTokensPerCall }) : [];
+  const planned = digests.length > 0 ? planBatches(digests, { tokensPerCall: digestBudget(limits) }) : [];
   // A session split over several batches goes only if all of its parts fit the call budget.
   const deferred = new Set(planned.slice(limits.maxCallsPerRun).flatMap((batch) => batch.sessionIds));
   const batches = planned

@@ -9,7 +9,9 @@
  */
 import { hostname } from 'node:os';
 import type { Config, Space } from '../config/schema.js';
+import { costOfCall, describeBudgetWait, priceFor, roundUsd, spaceBudget } from '../cost/index.js';
 import { evaluateGates } from '../core/gates.js';
+import { ConfigError } from '../errors.js';
 import {
   acquireLock,
   commitMemoryChanges,
@@ -25,7 +27,7 @@ import {
   type HeldLock,
 } from '../memory/index.js';
 import { acquireClaudeCodeLockFor, type HeldClaudeCodeLock } from '../memory/claude-code-lock.js';
-import { emptyUsage, type ModelProvider } from '../model/types.js';
+import { emptyUsage, type ModelProvider, type TokenUsage } from '../model/types.js';
 import { countByStatus, scanSessions } from '../transcripts/index.js';
 import { extractFacts, promptIndex } from './extract.js';
 import { gatherSessions } from './gather.js';
@@ -79,6 +81,19 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
   let model: ModelProvider | undefined = typeof options.model === 'function' ? undefined : options.model;
   const getModel = (): ModelProvider => (model ??= (options.model as () => ModelProvider)());
   const inject = options.faultInjection ?? (() => undefined);
+  /** The price of the config's model; a budget on a model with no known price is a ConfigError. */
+  const pricing = (config: Config): ((usage: TokenUsage) => number) | undefined => {
+    const price = priceFor(config.model.name, config.model.price);
+    if (price === undefined && config.limits.monthlyBudgetUsd !== undefined) {
+      throw new ConfigError(
+        `limits.monthlyBudgetUsd is set but model ${config.model.name} has no known price: set model.price ` +
+          '(USD per million input and output tokens) in dreamd.config.json',
+        'model.price',
+      );
+    }
+    return price === undefined ? undefined : (usage: TokenUsage) => costOfCall(usage, price);
+  };
+  pricing(readConfig()); // at creation too, so a daemon with such a config stops at start
 
   return async function consolidate(
     space: Space,
@@ -86,6 +101,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
     runOptions: RunOptions = {},
   ): Promise<RunSummary> {
     const config = readConfig();
+    const costOf = pricing(config);
     const started = Date.now();
     const runId = newRunId(now());
     const progress = (update: RunProgress): void => runOptions.onProgress?.(update);
@@ -147,6 +163,18 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
           durationMs: elapsed(),
         });
       }
+      if (config.limits.monthlyBudgetUsd !== undefined) {
+        const budget = await spaceBudget(space.memoryDir, config.limits.monthlyBudgetUsd, now());
+        if (budget.waiting !== null) {
+          return summary({
+            ...base,
+            status: 'skipped',
+            reason: describeBudgetWait(budget.waiting),
+            waiting: budget.waiting,
+            durationMs: elapsed(),
+          });
+        }
+      }
       progress({ phase: 'orient', done: 1, total: 1 });
       inject('after-orient');
 
@@ -161,8 +189,10 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       const extracted = await extractFacts(gathered, {
         model: getModel,
         index: promptIndex(memory.facts, now()),
+        memoryTokensPerCall: config.limits.memoryTokensPerCall,
         today,
         maxOutputTokens: config.model.maxOutputTokens,
+        costOf,
         signal: runOptions.signal,
         onProgress: progress,
       });
@@ -196,6 +226,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         calls: extracted.calls,
         retries: extracted.retries,
         usage: extracted.usage,
+        costUsd: extracted.costUsd === undefined ? undefined : roundUsd(extracted.costUsd),
         model: extracted.calls > 0 ? getModel().label : '',
         diff: plan.diff,
         problems: gathered.problems,

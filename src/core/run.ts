@@ -1,4 +1,5 @@
 import type { Space } from '../config/schema.js';
+import type { BudgetWait } from './budget.js';
 import type { TokenUsage } from './usage.js';
 
 /** What caused a run. */
@@ -41,6 +42,13 @@ export interface RunSummary {
   readonly retries: number;
   readonly usage: TokenUsage;
   readonly model: string;
+  /**
+   * USD the run's model calls cost, from the price table (`cost/prices.ts`) or `model.price`; undefined when
+   * the model has no known price. 0 for a run without a call.
+   */
+  readonly costUsd?: number | undefined;
+  /** Set on a skipped run that waits for something other than the gates (the monthly budget). */
+  readonly waiting?: BudgetWait | undefined;
   readonly durationMs: number;
   /** Unified diff of the memory files (always for dry runs; also kept in history). */
   readonly diff: string;

@@ -48,6 +48,12 @@ export function createMetrics(jobs: JobQueue, bullQueue?: ConsolidationQueue): D
     labelNames: ['space', 'kind'] as const,
     registers: [registry],
   });
+  const cost = new Counter({
+    name: 'dreamd_model_cost_usd_total',
+    help: 'USD spent on model calls by consolidation runs at list price, by space (runs with a known price)',
+    labelNames: ['space'] as const,
+    registers: [registry],
+  });
   const factsAdded = new Counter({
     name: 'dreamd_facts_added_total',
     help: 'Facts added to memory',
@@ -78,7 +84,7 @@ export function createMetrics(jobs: JobQueue, bullQueue?: ConsolidationQueue): D
     labelNames: ['space'] as const,
     registers: [registry],
   });
-  const perSpace = [factsAdded, factsSuperseded, factsQuarantined, failures, pending];
+  const perSpace = [cost, factsAdded, factsSuperseded, factsQuarantined, failures, pending];
   const seenSpaces = new Set<string>();
 
   return {
@@ -91,6 +97,7 @@ export function createMetrics(jobs: JobQueue, bullQueue?: ConsolidationQueue): D
       tokens.inc({ space, kind: 'output' }, summary.usage.outputTokens);
       tokens.inc({ space, kind: 'cache_read' }, summary.usage.cacheReadTokens);
       tokens.inc({ space, kind: 'cache_write' }, summary.usage.cacheWriteTokens);
+      if (summary.costUsd !== undefined) cost.inc({ space }, summary.costUsd);
       if (summary.status !== 'completed') return; // a dry run or a skipped run changed nothing
       factsAdded.inc({ space }, summary.added);
       factsSuperseded.inc({ space }, summary.superseded);

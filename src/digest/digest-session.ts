@@ -25,11 +25,16 @@
  *   text, in place of that result's (shorter) tool line.
  * - A compaction summary is kept whole, marked `summary of earlier conversation`: it carries the facts of the
  *   messages it replaced.
+ * - Courtesy and filler (see `filler.ts`), before any cutting: a user or assistant text that is only a greeting,
+ *   thanks or goodbye; the assistant's stock openers and closers ("Great question!", "Let me know if you have
+ *   any other questions."); and assistant sentences that only echo the user's previous message. "ok", "yes" and
+ *   "perfect" stay: after a proposal they are confirmations.
  * - Every text is resolved for relative dates against its own message's date, then redacted.
  */
 import type { Session, SessionMessage, SubagentPart } from '../transcripts/types.js';
 import { cleanText, collapseWhitespace, isCompactSummaryText } from './clean-text.js';
 import { CHARS_PER_TOKEN } from './estimate-tokens.js';
+import { dropAssistantFiller, isCourtesyOnly, wordSet } from './filler.js';
 import { jsonLength } from './json-length.js';
 import { redactSecrets } from './redact-secrets.js';
 import { resolveRelativeDates } from './relative-dates.js';
@@ -119,7 +124,13 @@ interface DigestState {
   readonly toolNames: Map<string, string>;
   readonly lines: DigestLine[];
   redactions: number;
+  /** The last user text, for telling an assistant sentence that only echoes it, and its words once asked. */
+  userText: string;
+  userWords: ReadonlySet<string> | undefined;
 }
+
+/** A user text longer than this (a pasted log or document) is not used to tell echoes: too many words. */
+const ECHO_SOURCE_MAX_CHARS = 2_000;
 
 /** Record what earlier (already consolidated) messages said, so their boilerplate is not sent again. */
 function rememberEarlier(message: SessionMessage, state: DigestState, limit: number): void {
@@ -135,6 +146,11 @@ function rememberEarlier(message: SessionMessage, state: DigestState, limit: num
   }
 }
 
+function userWordsOf(state: DigestState): ReadonlySet<string> {
+  state.userWords ??= wordSet(state.userText);
+  return state.userWords;
+}
+
 /** The message's text parts, cleaned and without repeats, joined into one line's body. */
 function messageText(
   message: SessionMessage,
@@ -148,7 +164,9 @@ function messageText(
     if (part.kind !== 'text') continue;
     const window = windowedClean(part.text, limit);
     leftOut += window.leftOut;
-    const cleaned = window.text;
+    if (window.text === '' || (message.compactSummary !== true && isCourtesyOnly(window.text))) continue;
+    const cleaned =
+      message.role === 'assistant' ? dropAssistantFiller(window.text, () => userWordsOf(state)) : window.text;
     if (cleaned === '') continue;
     if (cleaned.length >= REPEAT_MIN_CHARS) {
       if (state.seenTexts.has(cleaned)) continue;
@@ -156,6 +174,10 @@ function messageText(
     }
     if (message.role === 'user' && isCompactSummaryText(cleaned)) compact = true;
     text = text === '' ? cleaned : `${text} ${cleaned}`;
+  }
+  if (message.role === 'user' && text !== '') {
+    state.userText = text.length <= ECHO_SOURCE_MAX_CHARS ? text : '';
+    state.userWords = undefined;
   }
   return { text, compact, leftOut };
 }
@@ -247,6 +269,8 @@ export function digestSession(session: Session, options: DigestOptions = {}): Se
     toolNames: new Map(),
     lines: [],
     redactions: 0,
+    userText: '',
+    userWords: undefined,
   };
 
   const digested: SessionMessage[] = [];

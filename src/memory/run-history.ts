@@ -35,6 +35,8 @@ const RunSummarySchema = z.object({
   /** Absent in records written before retries were counted: 0. */
   retries: z.number().int().nonnegative().default(0),
   model: z.string(),
+  /** USD the run's model calls cost at list price; absent for runs without a known price (and old records). */
+  costUsd: z.number().optional(),
   durationMs: z.number(),
   diff: z.string(),
   problems: z.array(z.object({ file: z.string(), reason: z.string() })),

@@ -106,7 +106,7 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
           model: config.name,
           max_tokens: request.maxOutputTokens ?? config.maxOutputTokens,
           system: cachedSystem(request.system),
-          messages: [{ role: 'user', content: request.prompt }],
+          messages: [{ role: 'user', content: userContent(request.prompt, request.promptPrefix) }],
           output_config: { format },
         },
         signal ? { signal } : undefined,
@@ -152,6 +152,19 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
  */
 export function cachedSystem(system: string): TextBlockParam[] {
   return [{ type: 'text', text: system, cache_control: { type: 'ephemeral' } }];
+}
+
+/**
+ * The user turn: the prompt alone, or a stable prefix marked for caching and then the prompt. The mark makes
+ * everything up to it (instructions and prefix) one cached prefix, which is what reaches the 4,096 tokens
+ * Claude Haiku 4.5 needs before it caches anything; the instructions alone are about 1,100.
+ */
+export function userContent(prompt: string, prefix: string | undefined): string | TextBlockParam[] {
+  if (prefix === undefined) return prompt;
+  return [
+    { type: 'text', text: prefix, cache_control: { type: 'ephemeral' } },
+    { type: 'text', text: prompt },
+  ];
 }
 
 export function usageOf(message: Pick<Message, 'usage'>): TokenUsage {

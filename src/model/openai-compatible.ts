@@ -118,7 +118,12 @@ export function createOpenAICompatibleModel(
         {
           model: config.name,
           max_tokens: request.maxOutputTokens ?? config.maxOutputTokens,
-          messages: messages(request.system, request.prompt),
+          messages: messages(
+            request.system,
+            request.promptPrefix === undefined
+              ? request.prompt
+              : `${request.promptPrefix}\n${request.prompt}`,
+          ),
           response_format: responseFormat,
         },
         signal ? { signal } : undefined,

@@ -9,6 +9,12 @@ export interface GenerateObjectRequest<T> {
   readonly system: string;
   /** The variable part (digest, index). */
   readonly prompt: string;
+  /**
+   * A stable start of the user turn, the same in every call of a run (the stable part of the memory list):
+   * sent before `prompt`; Anthropic caches it with the system prompt as one prefix, OpenAI-compatible
+   * servers that cache prefixes do so by themselves.
+   */
+  readonly promptPrefix?: string | undefined;
   /** zod schema of the answer. The provider asks for it as structured output and re-validates it. */
   readonly schema: z.ZodType<T>;
   /** Name of the schema, for providers that want one. */

@@ -62,6 +62,7 @@ export function makeSummary(space: Space, request: RunRequest): RunSummary {
     calls: 2,
     retries: 0,
     usage: { inputTokens: 1000, outputTokens: 200, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    costUsd: 0.002,
     model: 'fake-model',
     durationMs: 1234,
     diff: '',

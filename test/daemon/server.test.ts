@@ -156,6 +156,7 @@ describe('HTTP API', () => {
     expect(text).toContain('dreamd_jobs{state="waiting"} 1');
     expect(text).toContain('dreamd_run_duration_seconds_bucket{le="5",space="alpha",status="completed"} 1');
     expect(text).toContain('dreamd_model_tokens_total{space="alpha",kind="input"} 1000');
+    expect(text).toContain('dreamd_model_cost_usd_total{space="alpha"} 0.002');
     expect(text).toContain('dreamd_facts_added_total{space="alpha"} 3');
     expect(text).toContain('dreamd_facts_superseded_total{space="alpha"} 2');
     expect(text).toContain('dreamd_facts_quarantined_total{space="alpha"} 1');

@@ -22,8 +22,8 @@ describe('digestSession', () => {
   it('opens with the session header, and dates only the lines written on another day', () => {
     const digest = digestSession(
       makeSession('abc', START, [
-        user('hello there'),
-        assistant('hi'),
+        user('the deploy is red'),
+        assistant('looking'),
         { ...user('back again, deployed yesterday'), ts: '2026-11-22T09:00:00Z' },
       ]),
     );
@@ -31,8 +31,8 @@ describe('digestSession', () => {
     expect(digest.date).toBe('2026-11-20');
     expect(digest.text.split('\n')).toEqual([
       '### session abc · 2026-11-20',
-      'user: hello there',
-      'assistant: hi',
+      'user: the deploy is red',
+      'assistant: looking',
       '[2026-11-22] user: back again, deployed yesterday [2026-11-21]',
     ]);
     expect(digest.chars).toBe(digest.text.length);

@@ -1,4 +1,5 @@
 import type { Space } from '../../config/schema.js';
+import { formatUsd } from '../../cost/index.js';
 import { ConfigError } from '../../errors.js';
 import { listRuns, type RunRecord } from '../../memory/index.js';
 import { findRun } from '../find-run.js';
@@ -30,6 +31,8 @@ export interface HistoryRow {
   readonly quarantined: number;
   readonly calls: number;
   readonly usage: RunRecord['summary']['usage'];
+  /** USD the run's model calls cost at list price; null when the model had no known price. */
+  readonly costUsd: number | null;
   readonly model: string;
   readonly durationMs: number;
 }
@@ -55,6 +58,7 @@ function historyRows(space: Space, runs: readonly RunRecord[]): HistoryRow[] {
     quarantined: run.summary.quarantined,
     calls: run.summary.calls,
     usage: run.summary.usage,
+    costUsd: run.summary.costUsd ?? null,
     model: run.summary.model,
     durationMs: run.summary.durationMs,
   }));
@@ -63,7 +67,7 @@ function historyRows(space: Space, runs: readonly RunRecord[]): HistoryRow[] {
 function describeRows(rows: readonly HistoryRow[]): string {
   if (rows.length === 0) return 'no runs yet: `dreamd consolidate` makes the first';
   return table([
-    ['RUN', 'SPACE', 'KIND', 'DATE', 'STATUS', 'SESSIONS', 'CHANGES', 'CALLS', 'TOKENS'],
+    ['RUN', 'SPACE', 'KIND', 'DATE', 'STATUS', 'SESSIONS', 'CHANGES', 'CALLS', 'TOKENS', 'COST'],
     ...rows.map((row) => [
       row.runId,
       row.space,
@@ -78,6 +82,7 @@ function describeRows(rows: readonly HistoryRow[]): string {
       formatChanges(row),
       String(row.calls),
       String(totalTokens(row.usage)),
+      formatUsd(row.costUsd ?? undefined),
     ]),
   ]);
 }
@@ -92,6 +97,7 @@ function describeRun(space: Space, run: RunRecord): string {
     `  changes    ${summary.added} added, ${summary.updated} updated, ${summary.superseded} superseded, ${summary.quarantined} quarantined`,
     `  model      ${summary.model || '(no call)'}, ${summary.calls} call(s), ${formatDuration(summary.durationMs)}`,
     `  tokens     ${formatUsage(summary.usage)}`,
+    `  cost       ${summary.costUsd === undefined ? 'unknown (no price for the model; see model.price)' : formatUsd(summary.costUsd)}`,
     `  files      ${Object.keys(run.files).join(', ') || '-'}`,
     '',
     summary.diff === '' ? '(no change to the memory files)' : summary.diff.trimEnd(),

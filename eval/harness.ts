@@ -1,0 +1,398 @@
+/**
+ * `npm run eval`: runs dreamd's real pipeline (gather, extract, reconcile, write) over a dataset in the common
+ * long-term-memory format, session after session as scheduled runs would, and measures the memory it makes.
+ * Oracle mode (default): the fake Anthropic server answers with the reference facts of the turns each call
+ * carries (`oracle.ts`). Model mode: the configured model extracts (see eval/README in the notes).
+ */
+import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createBm25Index } from '../src/agent/bm25.js';
+import { createRecall } from '../src/agent/recall.js';
+import { loadConfig } from '../src/config/load.js';
+import type { Config, Space } from '../src/config/schema.js';
+import { createConsolidator } from '../src/consolidation/run.js';
+import { loadMemory } from '../src/memory/index.js';
+import { createModel } from '../src/model/index.js';
+import type { ModelProvider } from '../src/model/types.js';
+import { startFakeAnthropicServer, type FakeAnthropicServer } from '../harness/fake-anthropic-server.js';
+import {
+  referenceFacts,
+  sessionsOf,
+  type Conversation,
+  type EvalSession,
+  type ReferenceFact,
+} from './format.js';
+import { createOracle, normalise, oracleTitle, type OracleLog } from './oracle.js';
+
+export const HIT_AT = [1, 5, 10] as const;
+
+export interface EvalOptions {
+  readonly mode: 'oracle' | 'model';
+  /** Sessions consolidated by one run (scheduled runs pick up a few sessions at a time). Default 1. */
+  readonly sessionsPerRun?: number;
+  /**
+   * Token budget of one call (`limits.digestTokensPerCall`); small by default (750) so a long session spans
+   * calls and later calls must see the facts of earlier ones, as in a backlog of real size.
+   */
+  readonly tokensPerCall?: number;
+  /** The environment for model mode (keys, `DREAMD_MODEL*`). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly log?: (line: string) => void;
+}
+
+export interface RecallHits {
+  readonly questions: number;
+  /** hit@k: share of questions with an answering fact (or turn) in the top k. */
+  readonly dreamd: Record<string, number>;
+  readonly bm25RawTurns: Record<string, number>;
+}
+
+export interface ConversationReport {
+  readonly id: string;
+  readonly sessions: number;
+  readonly referenceFacts: number;
+  readonly keptOnce: number;
+  readonly keptMoreThanOnce: number;
+  readonly lost: number;
+  readonly wronglyMerged: number;
+  readonly wronglySuperseded: number;
+  readonly updates: number;
+  readonly updatesResolved: number;
+  readonly relativeDates: number;
+  readonly relativeDatesResolved: number;
+  readonly memoryMdCoverage: number;
+  readonly questions: number;
+  readonly calls: number;
+  readonly mostCallsForOneSession: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly costUsd: number | null;
+  readonly recall: Record<string, RecallHits>;
+}
+
+export interface EvalReport {
+  readonly mode: EvalOptions['mode'];
+  readonly conversations: readonly ConversationReport[];
+  readonly totals: Omit<ConversationReport, 'id' | 'recall'> & {
+    readonly tokensPerSession: number;
+    readonly costPerSessionUsd: number | null;
+    readonly recall: Record<string, RecallHits>;
+  };
+}
+
+function content(turn: { speaker: string; text: string }): string {
+  return `${turn.speaker}: ${turn.text}`;
+}
+
+async function writeSession(dir: string, session: EvalSession): Promise<void> {
+  const start = Date.parse(session.startedAt);
+  const messages = session.turns.map((turn, index) => ({
+    role: 'user',
+    ts: new Date(start + index * 30_000).toISOString(),
+    content: content(turn),
+  }));
+  const file = join(dir, `${session.id}.json`);
+  await writeFile(
+    file,
+    JSON.stringify({
+      id: session.id,
+      startedAt: session.startedAt,
+      endedAt: new Date(start + messages.length * 30_000).toISOString(),
+      messages,
+    }),
+  );
+  const old = new Date(Date.now() - 86_400_000);
+  await utimes(file, old, old);
+}
+
+function evalConfig(root: string, space: Space, options: EvalOptions, modelUrl: string | undefined): Config {
+  const tokensPerCall = options.tokensPerCall ?? 750;
+  const config = loadConfig({
+    env: {
+      ...(options.mode === 'model'
+        ? options.env
+        : { ANTHROPIC_API_KEY: 'sk-ant-eval-oracle', DREAMD_MODEL: 'claude-haiku-4-5' }),
+      ...(modelUrl !== undefined ? { DREAMD_MODEL_BASE_URL: modelUrl } : {}),
+      DREAMD_MODEL_MAX_RETRIES: '1',
+      DREAMD_DIGEST_TOKENS_PER_CALL: String(tokensPerCall),
+      DREAMD_MEMORY_TOKENS_PER_CALL: String(Math.floor(tokensPerCall * 0.4)),
+    },
+    cwd: root,
+  });
+  return { ...config, limits: { ...config.limits, maxCallsPerRun: 200 }, spaces: [space] };
+}
+
+function emptyHits(): RecallHits {
+  return { questions: 0, dreamd: {}, bm25RawTurns: {} };
+}
+
+function addHits(total: RecallHits, more: RecallHits): RecallHits {
+  const sum = (a: Record<string, number>, b: Record<string, number>, weightA: number, weightB: number) =>
+    Object.fromEntries(
+      HIT_AT.map((k) => [
+        `@${k}`,
+        ((a[`@${k}`] ?? 0) * weightA + (b[`@${k}`] ?? 0) * weightB) / Math.max(1, weightA + weightB),
+      ]),
+    );
+  return {
+    questions: total.questions + more.questions,
+    dreamd: sum(total.dreamd, more.dreamd, total.questions, more.questions),
+    bm25RawTurns: sum(total.bm25RawTurns, more.bm25RawTurns, total.questions, more.questions),
+  };
+}
+
+async function evaluateConversation(
+  conversation: Conversation,
+  options: EvalOptions,
+): Promise<ConversationReport> {
+  const log = options.log ?? (() => undefined);
+  const sessions = sessionsOf(conversation);
+  const facts = referenceFacts(conversation);
+  const turns = new Map(
+    sessions.flatMap((session) =>
+      session.turns.map(
+        (turn) => [turn.dia_id, { sessionId: session.id, turn, content: content(turn) }] as const,
+      ),
+    ),
+  );
+  const updates = new Map(conversation.dreamd_updates.map(([older, newer]) => [newer, older]));
+  const root = await mkdtemp(join(tmpdir(), 'dreamd-eval-'));
+  const space: Space = {
+    id: 'eval',
+    sessionsDir: join(root, 'sessions'),
+    memoryDir: join(root, 'memory'),
+    format: 'native',
+  };
+  await mkdir(space.sessionsDir, { recursive: true });
+  let server: FakeAnthropicServer | undefined;
+  let oracleLog: OracleLog | undefined;
+  try {
+    if (options.mode === 'oracle') {
+      server = await startFakeAnthropicServer();
+      const oracle = createOracle({ facts, turns, updates });
+      oracleLog = oracle.log;
+      server.setDefault(oracle.reply);
+    }
+    const config = evalConfig(root, space, options, server?.url);
+    const model: ModelProvider = createModel(config.model);
+    let now = new Date(sessions[0]?.startedAt ?? Date.now());
+    const consolidate = createConsolidator({ config, model, now: () => now });
+    const perRun = options.sessionsPerRun ?? 1;
+    let calls = 0;
+    let inputTokens = 0;
+    let outputTokens = 0;
+    let cost: number | null = 0;
+    const prompts: string[] = [];
+    for (let index = 0; index < sessions.length; index += perRun) {
+      const group = sessions.slice(index, index + perRun);
+      for (const session of group) await writeSession(space.sessionsDir, session);
+      now = new Date(Date.parse(group.at(-1)!.startedAt) + 86_400_000);
+      const before = server?.requests.length ?? 0;
+      const summary = await consolidate(space, { force: true, dryRun: false, trigger: 'manual' });
+      if (
+        summary.status === 'skipped' &&
+        summary.sessions.length === 0 &&
+        summary.calls === 0 &&
+        summary.reason?.includes('no new') !== true
+      ) {
+        throw new Error(
+          `${conversation.sample_id}: run over ${group.map((s) => s.id).join(', ')} skipped: ${summary.reason ?? ''}`,
+        );
+      }
+      calls += summary.calls;
+      inputTokens +=
+        summary.usage.inputTokens + summary.usage.cacheReadTokens + summary.usage.cacheWriteTokens;
+      outputTokens += summary.usage.outputTokens;
+      cost = cost === null || summary.costUsd === undefined ? null : cost + summary.costUsd;
+      prompts.push(...(server?.requests.slice(before).map((request) => request.prompt) ?? []));
+    }
+    log(`  ${conversation.sample_id}: ${sessions.length} sessions, ${calls} calls`);
+
+    const memory = await loadMemory(space.memoryDir);
+    const olderOf = new Set(conversation.dreamd_updates.map(([older]) => older));
+    const byBody = (fact: ReferenceFact) => memory.facts.filter((entry) => entry.body === fact.text);
+    let keptOnce = 0;
+    let keptMoreThanOnce = 0;
+    let lost = 0;
+    let wronglySuperseded = 0;
+    const lostFacts: ReferenceFact[] = [];
+    for (const fact of facts) {
+      const found = byBody(fact);
+      if (found.length === 1) keptOnce += 1;
+      else if (found.length > 1) keptMoreThanOnce += 1;
+      else {
+        lost += 1;
+        lostFacts.push(fact);
+      }
+      if (found.some((entry) => entry.status !== 'active') && !olderOf.has(fact.turn)) wronglySuperseded += 1;
+    }
+    // A lost fact whose session is among the sources of a fact with another reference text was merged into it.
+    const wronglyMerged = lostFacts.filter((fact) =>
+      memory.facts.some(
+        (entry) =>
+          entry.sources.includes(fact.sessionId) &&
+          facts.some(
+            (other) => other !== fact && other.text === entry.body && other.sessionId !== fact.sessionId,
+          ),
+      ),
+    ).length;
+
+    // Update chains: the newest of each chain active, every older one superseded.
+    const newerOf = new Map(conversation.dreamd_updates.map(([older, newer]) => [older, newer]));
+    const heads = conversation.dreamd_updates.map(([older]) => older).filter((older) => !updates.has(older));
+    let updatesResolved = 0;
+    for (const head of heads) {
+      const chain = [head];
+      while (newerOf.has(chain.at(-1)!)) chain.push(newerOf.get(chain.at(-1)!)!);
+      const statusOf = (turn: string) => {
+        const fact = facts.find((entry) => entry.turn === turn);
+        return fact === undefined ? [] : byBody(fact).map((entry) => entry.status);
+      };
+      const newestActive = statusOf(chain.at(-1)!).includes('active');
+      const oldersSuperseded = chain.slice(0, -1).every((turn) => {
+        const statuses = statusOf(turn);
+        return statuses.length > 0 && !statuses.includes('active');
+      });
+      if (newestActive && oldersSuperseded) updatesResolved += 1;
+    }
+
+    // Relative dates: the digest sent must carry the expected resolution right after the turn's words.
+    const sent = prompts.join('\n');
+    const dateEntries = Object.entries(conversation.dreamd_dates);
+    const relativeDatesResolved = dateEntries.filter(([turn, expected]) => {
+      const entry = turns.get(turn);
+      return (
+        entry !== undefined &&
+        sent.includes(`[${expected}]`) &&
+        normalise(sent).includes(normalise(entry.content))
+      );
+    }).length;
+
+    // MEMORY.md coverage and recall, per question category.
+    const index = await readFile(join(space.memoryDir, 'MEMORY.md'), 'utf8').catch(() => '');
+    const recall = createRecall({ memoryDir: space.memoryDir });
+    const rawTurns = [...turns.entries()];
+    const bm25 = createBm25Index(rawTurns.map(([, entry]) => entry.turn.text));
+    const byCategory: Record<string, RecallHits> = {};
+    let covered = 0;
+    for (const question of conversation.qa) {
+      const evidenceFacts = facts.filter((fact) => question.evidence.includes(fact.turn));
+      const answer = question.answer.toLowerCase();
+      const isAnswer = (title: string, text: string) =>
+        options.mode === 'oracle'
+          ? evidenceFacts.some((fact) => fact.text === text || oracleTitle(fact) === title)
+          : `${title}\n${text}`.toLowerCase().includes(answer);
+      if (
+        options.mode === 'oracle'
+          ? evidenceFacts.some((fact) => index.includes(oracleTitle(fact).slice(0, 60)))
+          : index.toLowerCase().includes(answer)
+      ) {
+        covered += 1;
+      }
+      const results = await recall.recall(question.question, { limit: 10 });
+      const scores = bm25.score(question.question);
+      const rankedTurns = rawTurns
+        .map(([id], position) => ({ id, score: scores[position] ?? 0 }))
+        .filter((entry) => entry.score > 0)
+        .sort((a, b) => b.score - a.score)
+        .map((entry) => entry.id);
+      const hits: RecallHits = {
+        questions: 1,
+        dreamd: Object.fromEntries(
+          HIT_AT.map((k) => [
+            `@${k}`,
+            results.slice(0, k).some((result) => isAnswer(result.title, result.text)) ? 1 : 0,
+          ]),
+        ),
+        bm25RawTurns: Object.fromEntries(
+          HIT_AT.map((k) => [
+            `@${k}`,
+            rankedTurns.slice(0, k).some((id) => question.evidence.includes(id)) ? 1 : 0,
+          ]),
+        ),
+      };
+      byCategory[question.category] = addHits(byCategory[question.category] ?? emptyHits(), hits);
+      byCategory.all = addHits(byCategory.all ?? emptyHits(), hits);
+    }
+
+    const callsPerSession = new Map<string, number>();
+    for (const carried of oracleLog?.callTurns ?? []) {
+      for (const sessionId of new Set(carried.map((turn) => turns.get(turn)?.sessionId ?? ''))) {
+        callsPerSession.set(sessionId, (callsPerSession.get(sessionId) ?? 0) + 1);
+      }
+    }
+    return {
+      id: conversation.sample_id,
+      sessions: sessions.length,
+      referenceFacts: facts.length,
+      keptOnce,
+      keptMoreThanOnce,
+      lost,
+      wronglyMerged,
+      wronglySuperseded,
+      updates: heads.length,
+      updatesResolved,
+      relativeDates: dateEntries.length,
+      relativeDatesResolved,
+      memoryMdCoverage: conversation.qa.length === 0 ? 1 : covered / conversation.qa.length,
+      questions: conversation.qa.length,
+      calls,
+      mostCallsForOneSession: Math.max(0, ...callsPerSession.values()),
+      inputTokens,
+      outputTokens,
+      costUsd: cost,
+      recall: byCategory,
+    };
+  } finally {
+    await server?.close();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+export async function runEval(dataset: readonly Conversation[], options: EvalOptions): Promise<EvalReport> {
+  const conversations: ConversationReport[] = [];
+  for (const conversation of dataset) conversations.push(await evaluateConversation(conversation, options));
+  const sum = (pick: (report: ConversationReport) => number) =>
+    conversations.reduce((total, report) => total + pick(report), 0);
+  const sessions = sum((report) => report.sessions);
+  const questions = sum((report) => report.questions);
+  const costs = conversations.map((report) => report.costUsd);
+  const cost = costs.includes(null) ? null : costs.reduce<number>((total, value) => total + (value ?? 0), 0);
+  const recall: Record<string, RecallHits> = {};
+  for (const report of conversations) {
+    for (const [category, hits] of Object.entries(report.recall))
+      recall[category] = addHits(recall[category] ?? emptyHits(), hits);
+  }
+  return {
+    mode: options.mode,
+    conversations,
+    totals: {
+      sessions,
+      referenceFacts: sum((report) => report.referenceFacts),
+      keptOnce: sum((report) => report.keptOnce),
+      keptMoreThanOnce: sum((report) => report.keptMoreThanOnce),
+      lost: sum((report) => report.lost),
+      wronglyMerged: sum((report) => report.wronglyMerged),
+      wronglySuperseded: sum((report) => report.wronglySuperseded),
+      updates: sum((report) => report.updates),
+      updatesResolved: sum((report) => report.updatesResolved),
+      relativeDates: sum((report) => report.relativeDates),
+      relativeDatesResolved: sum((report) => report.relativeDatesResolved),
+      memoryMdCoverage:
+        questions === 0 ? 1 : sum((report) => report.memoryMdCoverage * report.questions) / questions,
+      questions,
+      calls: sum((report) => report.calls),
+      mostCallsForOneSession: Math.max(0, ...conversations.map((report) => report.mostCallsForOneSession)),
+      inputTokens: sum((report) => report.inputTokens),
+      outputTokens: sum((report) => report.outputTokens),
+      costUsd: cost,
+      tokensPerSession:
+        sessions === 0
+          ? 0
+          : (sum((report) => report.inputTokens) + sum((report) => report.outputTokens)) / sessions,
+      costPerSessionUsd: cost === null || sessions === 0 ? null : cost / sessions,
+      recall,
+    },
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * The oracle that plays the model in `npm run eval`: for each session of an extraction prompt it answers with
+ * the dataset's reference facts of exactly the turns the prompt carries (a turn counts when its text is in
+ * that session's digest), so what is measured is dreamd's code, not a model. A planted update names the older
+ * fact in `replaces` only when that fact is in the call's memory list, as a model could.
+ */
+import type { AnthropicReply, RecordedAnthropicRequest } from '../harness/fake-anthropic-server.js';
+import { indexInPrompt, sessionsInPrompt } from '../harness/scripted-extractor.js';
+import type { ReferenceFact, Turn } from './format.js';
+
+/** Dates the digest adds after relative expressions, removed before looking for a turn's text. */
+const RESOLVED_DATE = / \[(?:\d{4}(?:-\d{2}){0,2}|week of \d{4}-\d{2}-\d{2})\]/g;
+
+export function normalise(text: string): string {
+  return text.replace(RESOLVED_DATE, '').replace(/\s+/g, ' ').trim();
+}
+
+/** The title the oracle gives a reference fact: its text, cut as dreamd cuts titles. */
+export function oracleTitle(fact: ReferenceFact): string {
+  return fact.text.length <= 80 ? fact.text : fact.text.slice(0, 79);
+}
+
+export interface OracleInput {
+  readonly facts: readonly ReferenceFact[];
+  /** Turn id → its text as written in the transcript. */
+  readonly turns: ReadonlyMap<
+    string,
+    { readonly sessionId: string; readonly turn: Turn; readonly content: string }
+  >;
+  /** Newer turn id → older turn id, from `dreamd_updates`. */
+  readonly updates: ReadonlyMap<string, string>;
+}
+
+export interface OracleLog {
+  /** Turns that reached the model, by call. */
+  readonly callTurns: string[][];
+  /** Updates whose older fact was in the call's memory list. */
+  seenUpdates: number;
+  /** Updates whose older fact was not in the call's memory list. */
+  missedUpdates: number;
+}
+
+export function createOracle(input: OracleInput): {
+  reply: (request: RecordedAnthropicRequest) => AnthropicReply;
+  log: OracleLog;
+} {
+  const log: OracleLog = { callTurns: [], seenUpdates: 0, missedUpdates: 0 };
+  const byTurn = new Map(input.facts.map((fact) => [fact.turn, fact]));
+  return {
+    log,
+    reply(request) {
+      const index = indexInPrompt(request.prompt);
+      const carried: string[] = [];
+      const out: unknown[] = [];
+      for (const session of sessionsInPrompt(request.prompt)) {
+        const text = normalise(session.text);
+        for (const [turnId, entry] of input.turns) {
+          if (entry.sessionId !== session.id || !text.includes(normalise(entry.content))) continue;
+          carried.push(turnId);
+          const fact = byTurn.get(turnId);
+          if (fact === undefined) continue;
+          const olderTurn = input.updates.get(turnId);
+          const older = olderTurn === undefined ? undefined : byTurn.get(olderTurn);
+          const replaces =
+            older === undefined
+              ? []
+              : index.filter((line) => line.title === oracleTitle(older)).map((line) => line.id);
+          if (older !== undefined) {
+            if (replaces.length > 0) log.seenUpdates += 1;
+            else log.missedUpdates += 1;
+          }
+          out.push({
+            type: 'user',
+            title: oracleTitle(fact),
+            body: fact.text,
+            why: null,
+            howToApply: null,
+            observed: session.date,
+            sources: [session.id],
+            replaces,
+            confidence: null,
+          });
+        }
+      }
+      log.callTurns.push(carried);
+      return { json: { facts: out } };
+    },
+  };
+}

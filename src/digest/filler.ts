@@ -1,0 +1,261 @@
+/**
+ * What carries no fact in a conversation, dropped from the digest before any cutting (so the room it took goes
+ * to text that matters): greetings, thanks and goodbyes said alone, the assistant's stock openers and closers,
+ * and the assistant's sentences that only echo what the user just said. Pure.
+ *
+ * Kept on purpose: "ok", "yes", "perfect", "exactly" and the like. Said after a question or a proposal they
+ * are a confirmation, and a confirmation is a feedback fact. English, Portuguese and Spanish forms.
+ */
+
+/** Whole messages that are only courtesy: each alternative is one phrase, matched on the normalised text. */
+const COURTESY_PHRASES = [
+  'hi',
+  'hello',
+  'hey',
+  'hiya',
+  'good morning',
+  'good afternoon',
+  'good evening',
+  'good night',
+  'thanks',
+  'thank you',
+  'thanks a lot',
+  'thank you so much',
+  'thank you very much',
+  'thanks so much',
+  'many thanks',
+  'thx',
+  'ty',
+  'cheers',
+  'bye',
+  'goodbye',
+  'bye bye',
+  'see you',
+  'see you later',
+  'see you tomorrow',
+  'talk later',
+  'have a nice day',
+  'have a good day',
+  'you re welcome',
+  'my pleasure',
+  'no worries',
+  'ola',
+  'oi',
+  'bom dia',
+  'boa tarde',
+  'boa noite',
+  'obrigado',
+  'obrigada',
+  'muito obrigado',
+  'muito obrigada',
+  'valeu',
+  'tchau',
+  'ate logo',
+  'ate amanha',
+  'de nada',
+  'hola',
+  'buenos dias',
+  'buenas tardes',
+  'buenas noches',
+  'gracias',
+  'muchas gracias',
+  'adios',
+  'hasta luego',
+  'hasta manana',
+];
+
+const COURTESY = new Set(COURTESY_PHRASES);
+/** Words that may join courtesy phrases ("hi there", "thanks again", "ok thanks bye"). */
+const JOINERS = new Set([
+  'there',
+  'again',
+  'and',
+  'e',
+  'y',
+  'all',
+  'everyone',
+  'ok',
+  'okay',
+  'so',
+  'much',
+  'a',
+  'lot',
+]);
+
+/** Lower case, accents and punctuation gone, words separated by one space. */
+function normalise(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+/**
+ * Whether a message's text is only courtesy ("Thanks!", "Olá, bom dia", "hi there 👋"): a sequence of
+ * courtesy phrases and joining words, nothing else. A text of more than 8 words never is.
+ */
+export function isCourtesyOnly(text: string): boolean {
+  if (text.length > 80) return false;
+  const words = normalise(text)
+    .split(' ')
+    .filter((word) => word !== '');
+  if (words.length === 0 || words.length > 8) return false;
+  let index = 0;
+  let phrases = 0;
+  while (index < words.length) {
+    let matched = 0;
+    for (let length = Math.min(4, words.length - index); length >= 1; length -= 1) {
+      if (COURTESY.has(words.slice(index, index + length).join(' '))) {
+        matched = length;
+        break;
+      }
+    }
+    if (matched > 0) {
+      phrases += 1;
+      index += matched;
+    } else if (JOINERS.has(words[index] ?? '')) {
+      index += 1;
+    } else {
+      return false;
+    }
+  }
+  return phrases > 0;
+}
+
+/** The assistant's stock openers and closers, as whole sentences. */
+const STOCK_SENTENCE = new RegExp(
+  '^(?:' +
+    [
+      'sure',
+      'of course',
+      'certainly',
+      'absolutely',
+      'great question',
+      'good question',
+      'happy to help',
+      'glad to help',
+      'i d be happy to help',
+      'i hope this helps',
+      'hope this helps',
+      'let me know if you have any (?:other |more )?questions',
+      'let me know if you need anything else',
+      'let me know if there s anything else i can help with',
+      'feel free to ask if you have any (?:other |more )?questions',
+      'is there anything else i can help you with',
+      'claro',
+      'com certeza',
+      'por supuesto',
+      'espero que ajude',
+      'espero que te ayude',
+    ].join('|') +
+    ')$',
+  'u',
+);
+
+/** Longest sentence that can be filler: stock phrases are short, and an echo is as long as a typed message. */
+const FILLER_SENTENCE_MAX_CHARS = 300;
+
+function isSpace(code: number): boolean {
+  return code === 32 || code === 10 || code === 9 || code === 13;
+}
+
+/** Length of the first sentence of `text` from `start` (closing punctuation and spaces included), or -1 past `limit`. */
+function firstSentenceLength(text: string, start: number, limit: number): number {
+  let index = start;
+  const stop = Math.min(text.length, start + limit + 1);
+  while (index < stop && !isSentenceEnd(text[index])) index += 1;
+  if (index >= stop && stop < text.length) return -1;
+  while (index < text.length && isSentenceEnd(text[index])) index += 1;
+  while (index < text.length && isSpace(text.charCodeAt(index))) index += 1;
+  return index - start <= limit ? index - start : -1;
+}
+
+function isSentenceEnd(char: string | undefined): boolean {
+  return char === '.' || char === '!' || char === '?' || char === '…';
+}
+
+/** Where the last sentence of `text[0, end)` starts (its closing punctuation and spaces are inside it). */
+function lastSentenceStart(text: string, end: number, floor: number): number {
+  let index = end;
+  while (index > floor && isSpace(text.charCodeAt(index - 1))) index -= 1;
+  while (index > floor && isSentenceEnd(text[index - 1])) index -= 1;
+  while (index > floor && !isSentenceEnd(text[index - 1])) index -= 1;
+  return index;
+}
+
+/** Sentences looked at at each end of an answer: stock phrases and echoes sit there, never deep inside. */
+const EDGE_SENTENCES = 3;
+
+/** Distinct words of 3 letters or more, normalised: what "the user said it" is checked against. */
+export function wordSet(text: string): Set<string> {
+  return new Set(
+    normalise(text)
+      .split(' ')
+      .filter((word) => word.length >= 3),
+  );
+}
+
+/** Words of the assistant's framing of an echo ("you said you …"), not counted either way. */
+const ECHO_FRAMING = new Set([
+  'you',
+  'your',
+  'yours',
+  'said',
+  'say',
+  'mentioned',
+  'told',
+  'tell',
+  'noted',
+  'understand',
+  'understood',
+  'got',
+  'that',
+  'see',
+  'so',
+  'voce',
+  'disse',
+  'dijiste',
+  'usted',
+]);
+
+/** An echo sentence has at least this many words of 3+ letters, and this share of them in the user's text. */
+const ECHO_MIN_WORDS = 5;
+const ECHO_SHARE = 0.8;
+
+/**
+ * The assistant's text without its stock openers and closers and without opening sentences that only repeat
+ * the user's previous message (`userWords`, from {@link wordSet}, asked for only when needed). Only the first
+ * and last {@link EDGE_SENTENCES} sentences are looked at. Returns the text unchanged when nothing goes.
+ */
+export function dropAssistantFiller(text: string, userWords: () => ReadonlySet<string>): string {
+  let head = 0;
+  for (let count = 0; count < EDGE_SENTENCES && head < text.length; count += 1) {
+    const length = firstSentenceLength(text, head, FILLER_SENTENCE_MAX_CHARS);
+    if (length <= 0 || !isFillerSentence(text.slice(head, head + length), userWords)) break;
+    head += length;
+  }
+  const noEcho = (): ReadonlySet<string> => new Set();
+  let tail = text.length;
+  for (let count = 0; count < EDGE_SENTENCES && tail > head; count += 1) {
+    const start = lastSentenceStart(text, tail, Math.max(head, tail - FILLER_SENTENCE_MAX_CHARS - 1));
+    if (tail - start > FILLER_SENTENCE_MAX_CHARS || (start === head && head === 0)) break;
+    if (!isFillerSentence(text.slice(start, tail), noEcho)) break;
+    tail = start;
+  }
+  return head === 0 && tail === text.length ? text : text.slice(head, tail).trim();
+}
+
+function isFillerSentence(sentence: string, userWords: () => ReadonlySet<string>): boolean {
+  const normalised = normalise(sentence);
+  if (normalised === '') return false;
+  if (STOCK_SENTENCE.test(normalised) || isCourtesyOnly(sentence)) return true;
+  const words = [...new Set(normalised.split(' '))].filter(
+    (word) => word.length >= 3 && !ECHO_FRAMING.has(word),
+  );
+  if (words.length < ECHO_MIN_WORDS) return false;
+  const said = userWords();
+  if (said.size === 0) return false;
+  return words.filter((word) => said.has(word)).length / words.length >= ECHO_SHARE;
+}

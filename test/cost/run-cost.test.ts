@@ -1,0 +1,118 @@
+import { cpSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { HistoryRow } from '../../src/cli/commands/history.js';
+import { createConsolidator } from '../../src/consolidation/run.js';
+import type { RunRequest } from '../../src/core/run.js';
+import { costOfCall, priceFor, spaceBudget } from '../../src/cost/index.js';
+import { ConfigError } from '../../src/errors.js';
+import { listRuns } from '../../src/memory/index.js';
+import { createModel } from '../../src/model/index.js';
+import { runCliCaptured } from '../support/cli.js';
+import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { createTestSpace, type TestSpace } from '../support/space.js';
+
+const manual: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
+const NOW = new Date('2026-12-15T12:00:00Z');
+
+let server: FakeAnthropicServer;
+beforeEach(async () => {
+  server = await startFakeAnthropicServer();
+  server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+});
+afterEach(async () => {
+  await server.close();
+});
+
+function consolidatorFor(test: TestSpace) {
+  return createConsolidator({
+    config: test.config,
+    model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
+    now: () => NOW,
+  });
+}
+
+describe('cost of a run', () => {
+  it('records the dollars of every call at the model list price in the run record', async () => {
+    await server.close();
+    const usage = { inputTokens: 1000, outputTokens: 100, cacheReadTokens: 4000, cacheWriteTokens: 0 };
+    server = await startFakeAnthropicServer({ usage });
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const test = createTestSpace({
+      modelUrl: server.url,
+      examples: true,
+      env: { DREAMD_MODEL: 'claude-haiku-4-5' },
+    });
+    const summary = await consolidatorFor(test)(test.space, manual);
+    expect(summary.status).toBe('completed');
+    expect(server.requests.length).toBe(summary.calls);
+    // $1/MTok × 1000 + $5/MTok × 100 + $0.10/MTok × 4000 = $0.0019 a call.
+    expect(costOfCall(usage, priceFor('claude-haiku-4-5')!)).toBeCloseTo(0.0019, 9);
+    expect(summary.costUsd).toBeCloseTo(0.0019 * summary.calls, 9);
+    const [run] = await listRuns(test.space.memoryDir);
+    expect(run!.summary.costUsd).toBe(summary.costUsd);
+  });
+
+  it('leaves the cost unknown for a model without a price, and refuses a budget it could not enforce', async () => {
+    const test = createTestSpace({
+      modelUrl: server.url,
+      examples: true,
+      env: { DREAMD_MODEL: 'my-own-model' },
+    });
+    const summary = await consolidatorFor(test)(test.space, manual);
+    expect(summary.calls).toBeGreaterThan(0);
+    expect(summary.costUsd).toBeUndefined();
+    const budgeted = createTestSpace({
+      modelUrl: server.url,
+      env: { DREAMD_MODEL: 'my-own-model', DREAMD_MONTHLY_BUDGET_USD: '1' },
+    });
+    expect(() => consolidatorFor(budgeted)).toThrow(ConfigError);
+    expect(() => consolidatorFor(budgeted)).toThrow(/model\.price/);
+  });
+
+  it('makes the next run wait, with the reason, once the month budget is spent', async () => {
+    const test = createTestSpace({
+      modelUrl: server.url,
+      examples: true,
+      env: { DREAMD_MODEL: 'claude-haiku-4-5', DREAMD_MONTHLY_BUDGET_USD: '0.000001' },
+    });
+    const first = await consolidatorFor(test)(test.space, manual);
+    expect(first.status).toBe('completed');
+    const calls = server.requests.length;
+    const second = await consolidatorFor(test)(test.space, manual);
+    expect(second.status).toBe('skipped');
+    expect(second.waiting).toMatchObject({
+      kind: 'monthly-budget',
+      budgetUsd: 0.000001,
+      resumesAt: '2027-01-01T00:00:00.000Z',
+    });
+    expect(second.reason).toMatch(/monthly budget reached.*runs wait until 2027-01-01/);
+    expect(server.requests.length).toBe(calls);
+    expect((await spaceBudget(test.space.memoryDir, 0.000001, NOW)).spentUsd).toBe(first.costUsd);
+  });
+});
+
+describe('dreamd history', () => {
+  it('shows the cost of each run in the table and in --json', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'dreamd-cost-history-'));
+    cpSync(fileURLToPath(new URL('../../sessions/', import.meta.url)), join(root, 'sessions'), {
+      recursive: true,
+    });
+    const env = {
+      DREAMD_MODEL_BASE_URL: server.url,
+      ANTHROPIC_API_KEY: 'sk-ant-test-key',
+      DREAMD_MODEL: 'claude-haiku-4-5',
+      DREAMD_MODEL_MAX_RETRIES: '0',
+    };
+    expect((await runCliCaptured(['consolidate', '--force'], { cwd: root, env })).code).toBe(0);
+    const json = await runCliCaptured(['history', '--json'], { cwd: root, env });
+    const [row] = json.json<HistoryRow[]>();
+    expect(row!.costUsd).toBeGreaterThan(0);
+    const table = await runCliCaptured(['history'], { cwd: root, env });
+    expect(table.stdout).toContain('COST');
+    expect(table.stdout).toMatch(/\$0\.\d{4}/);
+  });
+});
