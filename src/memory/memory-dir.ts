@@ -6,7 +6,8 @@ import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { MemoryFormatError, errorMessage } from '../errors.js';
 import { FACT_TYPES, TOPIC_FILES, type Fact, type FactType } from './types.js';
-import { INDEX_FILE, buildIndex, handWrittenIndexLines } from './memory-index.js';
+import { INDEX_FILE, buildIndex } from './memory-index.js';
+import { splitIndexFile } from './index-block.js';
 import { readTextIfExists } from './paths.js';
 import { createEmptyTopic, parseTopicFile, renderTopicFile, topicEntries, type ParsedTopic } from './topic-file.js';
 import type { TopicEntry } from './topic-entry.js';
@@ -174,13 +175,13 @@ export function renderMemory(loaded: LoadedMemory, nextFacts: readonly Fact[], o
     const text = renderTopicFile(existing ?? createEmptyTopic(type), ofType, { previous, locate, adoptHandEntries: true });
     if (loaded.originals.get(TOPIC_FILES[type]) !== text) out.set(TOPIC_FILES[type], text);
   }
-  const extraLines = handWrittenIndexLines(
-    loaded.indexText ?? '',
-    loaded.broken.map((type) => TOPIC_FILES[type]),
+  const brokenFiles = loaded.broken.map((type) => TOPIC_FILES[type]);
+  const keepLines = splitIndexFile(loaded.indexText).blockLines.filter((line) =>
+    brokenFiles.some((file) => line.includes(`](${file}#`)),
   );
-  if (loaded.indexText !== null || writable.length > 0 || extraLines.length > 0) {
-    const index = buildIndex(writable, { now: options.now ?? new Date(), extraLines });
-    if (index.text !== loaded.indexText) out.set(INDEX_FILE, index.text);
+  if (loaded.indexText !== null || writable.length > 0) {
+    const index = buildIndex(writable, { now: options.now ?? new Date(), existing: loaded.indexText, keepLines });
+    if (index.writable && index.text !== (loaded.indexText ?? '')) out.set(INDEX_FILE, index.text);
   }
   return out;
 }
