@@ -4,7 +4,7 @@
  * `bench/results.md` and `bench/results.json`. `--quick` runs small sizes (CI: under a minute) and writes
  * `bench/results-quick.*` instead, so a CI run never overwrites the committed full results. `--only <step>`
  * (repeatable: scheduler-tick, digest-throughput, consolidation, run-overhead, peak-memory, index-build,
- * queue-throughput) runs only those steps and prints their table without writing any file, so a partial run
+ * topic-render, queue-throughput) runs only those steps and prints their table without writing any file, so a partial run
  * never replaces the committed results.
  */
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { measureIndexBuild } from './figures/index-build.js';
 import { measurePeakMemory } from './figures/peak-memory.js';
 import { measureQueueThroughput } from './figures/queue-throughput.js';
 import { measureSchedulerTick } from './figures/scheduler-tick.js';
+import { measureTopicRender } from './figures/topic-render.js';
 import { describeMachine } from './machine.js';
 import { renderTable, writeResults, type Figure } from './report.js';
 
@@ -27,6 +28,7 @@ const STEP_KEYS = [
   'run-overhead',
   'peak-memory',
   'index-build',
+  'topic-render',
   'queue-throughput',
 ] as const;
 type StepKey = (typeof STEP_KEYS)[number];
@@ -116,6 +118,9 @@ async function main(): Promise<void> {
   await step('run-overhead', '5. run overhead', () => measureRunOverhead(SIZES.overheadRuns, log));
   await step('peak-memory', '7. peak memory', () => measurePeakMemory(SIZES.memoryMb, log));
   await step('index-build', '8. index build', () => measureIndexBuild(SIZES.facts, SIZES.indexRounds));
+  await step('topic-render', '8b. topic-file render', () =>
+    measureTopicRender(SIZES.facts, SIZES.indexRounds),
+  );
   await step('queue-throughput', '6. queue throughput', () =>
     measureQueueThroughput({ runs: SIZES.queueRuns, workers: SIZES.queueWorkers, log }),
   );

@@ -212,20 +212,32 @@ interface Chunk {
   readonly generated: boolean;
 }
 
+/**
+ * Join the chunks, a blank line around generated ones. Linear: the parts go into an array and only the last
+ * two characters written are tracked (`endsWith` on a growing string would copy it every time: quadratic).
+ */
 function joinChunks(chunks: readonly Chunk[]): string {
-  let out = '';
+  const parts: string[] = [];
+  let tail = '';
+  let written = false;
   let previousGenerated = false;
+  const push = (text: string): void => {
+    if (text === '') return;
+    parts.push(text);
+    tail = text.length >= 2 ? text.slice(-2) : (tail + text).slice(-2);
+    written = true;
+  };
   for (const chunk of chunks) {
-    if (out !== '' && (chunk.generated || previousGenerated)) {
-      if (!out.endsWith('\n')) out += '\n\n';
-      else if (!out.endsWith('\n\n')) out += '\n';
-    } else if (out !== '' && !out.endsWith('\n')) {
-      out += '\n';
+    if (written && (chunk.generated || previousGenerated)) {
+      if (!tail.endsWith('\n')) push('\n\n');
+      else if (tail !== '\n\n') push('\n');
+    } else if (written && !tail.endsWith('\n')) {
+      push('\n');
     }
-    out += chunk.text;
+    push(chunk.text);
     previousGenerated = chunk.generated;
   }
-  return out;
+  return parts.join('');
 }
 
 /**
