@@ -12,6 +12,9 @@ import {
   newFactId,
   QUARANTINE_FILE,
   readTextIfExists,
+  renderReview,
+  REVIEW_FILE,
+  type ReviewEntry,
   planMemoryFiles,
   renderQuarantine,
   type ForgottenList,
@@ -76,8 +79,29 @@ export async function planWrite(options: {
       isForgotten,
       containsSecret,
     });
-    const memoryPlan = planMemoryFiles(loaded, result.facts, { now });
-    return { result, files: memoryPlan.files, problems: [...loaded.problems, ...memoryPlan.problems] };
+    // A file of someone else's that a newer fact contradicts is kept as it is and listed for review.
+    const review: ReviewEntry[] = [
+      ...result.linked.map(({ fact, handEdited }) => ({ old: handEdited, newer: fact })),
+      ...result.superseded.map(({ fact, by }) => ({ old: fact, newer: by })),
+    ].flatMap(({ old, newer }) =>
+      old.owner === 'other' && old.file !== undefined ? [{ file: old.file, fact: old, newer }] : [],
+    );
+    const memoryPlan = planMemoryFiles(loaded, result.facts, {
+      now,
+      underReview: review.map((entry) => entry.file),
+    });
+    const reviewProblems: MemoryProblem[] = review.map((entry) => ({
+      file: entry.file,
+      reason: `${entry.file}: newer fact ${entry.newer.id} ("${entry.newer.title}") contradicts it; the file is kept as it is, left out of dreamd's index lines, and listed in ${REVIEW_FILE} for you to decide.`,
+    }));
+    const reviewBefore = loaded.originals.get(REVIEW_FILE) ?? null;
+    const reviewText = renderReview(reviewBefore, review);
+    if (reviewText !== reviewBefore) memoryPlan.files.set(REVIEW_FILE, reviewText);
+    return {
+      result,
+      files: memoryPlan.files,
+      problems: [...loaded.problems, ...memoryPlan.problems, ...reviewProblems],
+    };
   };
   let current = options.memory;
   let { result, files, problems } = plan(current);

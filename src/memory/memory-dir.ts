@@ -5,12 +5,14 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { MemoryFormatError } from '../errors.js';
-import { FACT_TYPES, TOPIC_FILES, type Fact, type FactType } from './types.js';
+import { FACT_TYPES, TOPIC_FILES, typeOfTopicFile, type Fact, type FactType } from './types.js';
 import { INDEX_FILE, buildIndex, type MemoryIndex } from './memory-index.js';
-import { outsideProblems, splitIndexFile } from './index-block.js';
+import { outsideProblems, outsideText, splitIndexFile } from './index-block.js';
+import { loadForeignFiles } from './foreign-files.js';
+import { filesUnderReview } from './review.js';
 import { parsePending, serializePending } from './pending.js';
 import { readMemoryFile, type MemoryFileRead } from './read-memory-file.js';
-import { PENDING_FILE, readTextIfExists } from './paths.js';
+import { PENDING_FILE, REVIEW_FILE, readTextIfExists } from './paths.js';
 import { createEmptyTopic, parseTopicFile, renderTopicFile, topicEntries, type ParsedTopic } from './topic-file.js';
 import type { TopicEntry } from './topic-entry.js';
 
@@ -36,6 +38,8 @@ export interface LoadedMemory {
   readonly broken: readonly FactType[];
   /** Ids of the facts that come from the pending file. */
   readonly pendingIds: ReadonlySet<string>;
+  /** Files of other owners listed in `.dreamd/review.md` (contradicted): kept, not listed in the index. */
+  readonly underReview: ReadonlySet<string>;
   /** `MEMORY.md` as it is, or null. */
   readonly indexText: string | null;
   /** False when `MEMORY.md` must not be written (a symlink, unreadable). */
@@ -73,10 +77,13 @@ export async function loadMemory(memoryDir: string): Promise<LoadedMemory> {
   const present = (fileName: string): boolean => names === undefined || names.has(fileName);
   const read = (fileName: string): Promise<MemoryFileRead> =>
     present(fileName) ? readMemoryFile(memoryDir, fileName) : Promise.resolve(ABSENT);
-  const [reads, indexRead, pendingText] = await Promise.all([
+  const isOwn = (relative: string): boolean => relative === INDEX_FILE || typeOfTopicFile(relative) !== undefined;
+  const [reads, indexRead, pendingText, foreign, reviewText] = await Promise.all([
     Promise.all(FACT_TYPES.map((type) => read(TOPIC_FILES[type]))),
     read(INDEX_FILE),
     readTextIfExists(path.join(memoryDir, PENDING_FILE)).catch(() => null),
+    loadForeignFiles(memoryDir, isOwn),
+    readTextIfExists(path.join(memoryDir, REVIEW_FILE)).catch(() => null),
   ]);
   for (const [position, type] of FACT_TYPES.entries()) {
     const fileName = TOPIC_FILES[type];
@@ -126,7 +133,10 @@ export async function loadMemory(memoryDir: string): Promise<LoadedMemory> {
       reason: `${pending.facts.length} fact(s) for ${waiting} wait in ${PENDING_FILE} until that file can be written again; they land on the next run after it is fixed.`,
     });
   }
-  const merged = [...facts.filter((fact) => !pendingIds.has(fact.id)), ...pending.facts];
+  problems.push(...foreign.problems);
+  for (const [file, text] of foreign.originals) originals.set(file, text);
+  if (reviewText !== null) originals.set(REVIEW_FILE, reviewText);
+  const merged = [...facts.filter((fact) => !pendingIds.has(fact.id)), ...foreign.facts, ...pending.facts];
 
   let indexText: string | null = null;
   let indexWritable = true;
@@ -143,7 +153,8 @@ export async function loadMemory(memoryDir: string): Promise<LoadedMemory> {
     }
     for (const reason of outsideProblems(splitIndexFile(indexText))) problems.push({ file: INDEX_FILE, reason });
   }
-  return { memoryDir, facts: merged, topics, broken, pendingIds, indexText, indexWritable, originals, problems };
+  const underReview = filesUnderReview(reviewText);
+  return { memoryDir, facts: merged, topics, broken, pendingIds, underReview, indexText, indexWritable, originals, problems };
 }
 
 function topicFacts(topic: ParsedTopic): Fact[] {
@@ -158,6 +169,8 @@ export interface RenderMemoryOptions {
   readonly remove?: Iterable<string>;
   /** Reference time for the index ranking. Default: now. */
   readonly now?: Date;
+  /** Files of other owners put under review by this write (added to `loaded.underReview`). */
+  readonly underReview?: Iterable<string>;
 }
 
 /** What a write of the memory holds: the files that change, and what a person should know about it. */
@@ -218,8 +231,12 @@ export function planMemoryFiles(loaded: LoadedMemory, nextFacts: readonly Fact[]
   const writable: Fact[] = [];
   const pending: Fact[] = [];
   const listable: Fact[] = [];
+  const underReview = new Set([...loaded.underReview, ...(options.underReview ?? [])]);
   for (const fact of merged.values()) {
-    if (!broken.has(fact.type)) {
+    if (fact.owner === 'other') {
+      // Someone else's file: never written, never held back; listed unless a newer fact contradicts it.
+      if (fact.file === undefined || !underReview.has(fact.file)) listable.push(fact);
+    } else if (!broken.has(fact.type)) {
       writable.push(fact);
       listable.push(fact);
     } else if (onDisk(fact)) {
@@ -260,7 +277,10 @@ export function planMemoryFiles(loaded: LoadedMemory, nextFacts: readonly Fact[]
   const keepLines = splitIndexFile(loaded.indexText).blockLines.filter((line) => unread.some((file) => line.includes(`](${file}#`)));
   let index: MemoryIndex | null = null;
   if (loaded.indexWritable && (loaded.indexText !== null || listable.length > 0)) {
-    index = buildIndex(listable, { now: options.now ?? new Date(), existing: loaded.indexText, keepLines });
+    const outside = outsideText(splitIndexFile(loaded.indexText));
+    // A file the lines outside the block already link to is listed there: not twice.
+    const skip = (fact: Fact): boolean => fact.file !== undefined && (outside.includes(`](${fact.file})`) || outside.includes(`](${fact.file}#`));
+    index = buildIndex(listable, { now: options.now ?? new Date(), existing: loaded.indexText, keepLines, skip });
     for (const reason of index.problems) problems.push({ file: INDEX_FILE, reason });
     if (index.writable && index.text !== (loaded.indexText ?? '')) out.set(INDEX_FILE, index.text);
   }

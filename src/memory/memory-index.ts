@@ -76,6 +76,7 @@ function oneLine(text: string): string {
 
 /** The first meaningful line of the fact, without markdown list or quote markers. */
 export function hookOf(fact: Fact): string {
+  if (fact.description !== undefined && fact.description.trim() !== '') return oneLine(fact.description);
   const source = fact.body.trim() === '' ? (fact.why ?? '') : fact.body;
   const first = source.split('\n').find((line) => line.trim() !== '') ?? '';
   return oneLine(first.replace(/^\s*(?:[-*+>]|#{1,6}|\d+\.)\s+/, '').replace(/\*\*/g, ''));

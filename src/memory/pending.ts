@@ -30,6 +30,7 @@ export const FactRecord = z.object({
   editedByHand: z.boolean(),
   owner: z.enum(FACT_OWNERS).optional(),
   file: optionalString,
+  description: optionalString,
 });
 
 const PendingFile = z.object({ version: z.literal(1), facts: z.array(FactRecord) });

@@ -114,6 +114,8 @@ export interface Fact {
   readonly owner?: FactOwner;
   /** For a fact of `other` (or an agent note): its file, relative to the memory directory. */
   readonly file?: string;
+  /** A one-line summary written with the fact (a Claude Code memory's frontmatter `description`); the index hook. */
+  readonly description?: string;
 }
 
 /**
