@@ -21,4 +21,5 @@ export * from './review.js';
 export * from './claude-code-file.js';
 export * from './foreign-files.js';
 export * from './read-memory-file.js';
+export * from './memory-health.js';
 export * from './lock.js';

@@ -7,6 +7,7 @@ import { planWrite } from '../../src/consolidation/plan-write.js';
 import { FACT_TYPES, TOPIC_FILES, type FactType } from '../../src/memory/types.js';
 import { loadMemory, renderMemory } from '../../src/memory/memory-dir.js';
 import { PENDING_FILE, QUARANTINE_FILE } from '../../src/memory/paths.js';
+import { memoryHealth } from '../../src/memory/memory-health.js';
 import { applyFiles, fact, makeTempDir, removeDir, snapshot } from './helpers.js';
 
 const NOW = new Date('2026-12-01T00:00:00Z');
@@ -67,11 +68,16 @@ describe('broken memory files never lose facts', () => {
     // Meanwhile the fact is memory: search, the model and the index builder see it.
     expect((await loadMemory(dir)).facts.some((item) => item.body.includes('Porto'))).toBe(true);
 
+    const health = await memoryHealth(dir);
+    expect(health.ok).toBe(false);
+    expect(health.problems.map((problem) => problem.file)).toEqual(expect.arrayContaining(['user.md', PENDING_FILE]));
+
     await writeFile(userFile, good);
     const after = await runPlan([]);
     expect(after.files.get(PENDING_FILE)).toBeNull();
     expect(await readFile(userFile, 'utf8')).toContain('The user moved to Porto in November.');
     expect(await readFile(path.join(dir, 'MEMORY.md'), 'utf8')).toContain('Porto');
+    expect((await memoryHealth(dir)).ok).toBe(true);
   });
 
   it('holds back the facts for a file that shares a fact id with another, and reports both files', async () => {
