@@ -125,6 +125,15 @@ export function outsideText(parts: IndexFileParts): string {
   return parts.before + parts.after;
 }
 
+/** Fewer bytes than this left for the block's lines: not one useful line fits, so there is no block. */
+export const MIN_BLOCK_BYTES = 64;
+
+/** True when the other lines leave the block no room for even one line. */
+export function hasNoRoom(parts: IndexFileParts): boolean {
+  const room = blockRoom(parts);
+  return room.lines < 1 || room.bytes < MIN_BLOCK_BYTES;
+}
+
 /** Lines and bytes the block may use, given the lines around it (markers included); negative when none. */
 export function blockRoom(parts: IndexFileParts): { lines: number; bytes: number } {
   const outside = outsideText(parts);
@@ -151,7 +160,7 @@ export function outsideProblems(parts: IndexFileParts): string[] {
   const problems: string[] = [];
   const lines = lineCount(outside);
   const bytes = byteLength(outside);
-  if (lines + 3 > INDEX_LIMITS.maxLines || bytes + byteLength(`${BLOCK_BEGIN}\n${BLOCK_END}\n`) + 80 > INDEX_LIMITS.maxBytes) {
+  if (hasNoRoom(parts)) {
     problems.push(
       `${INDEX_FILE}: the lines outside dreamd's block take ${lines} of ${INDEX_LIMITS.maxLines} lines and ` +
         `${bytes.toLocaleString('en')} of ${INDEX_LIMITS.maxBytes.toLocaleString('en')} bytes, which leaves dreamd no room: ` +

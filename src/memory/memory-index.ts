@@ -18,7 +18,7 @@
  * the next fact tried. Linear after one sort per type: 10,000 facts take a few ms.
  */
 import { INDEX_ORDER, TOPIC_FILES, type Fact, type FactType } from './types.js';
-import { INDEX_HEADER, INDEX_LIMITS, byteLength, blockRoom, outsideProblems, renderIndexFile, splitIndexFile, type IndexFileParts } from './index-block.js';
+import { INDEX_HEADER, INDEX_LIMITS, byteLength, blockRoom, hasNoRoom, outsideProblems, renderIndexFile, splitIndexFile, type IndexFileParts } from './index-block.js';
 
 export { INDEX_FILE, INDEX_HEADER, INDEX_LIMITS } from './index-block.js';
 const DAY_MS = 86_400_000;
@@ -282,7 +282,7 @@ export function buildIndex(facts: readonly Fact[], options: BuildIndexOptions): 
   const linkOf = options.linkOf ?? topicLink;
   const ownFile = parts.before === '' && parts.after === '';
   const chosen =
-    room.lines > 0 && room.bytes > 0
+    !hasNoRoom(parts)
       ? chooseLines(orders, room, ownFile ? INDEX_HEADER : undefined, options.keepLines ?? [], (fact) => indexLine(fact, linkOf(fact)), whereOf)
       : { lines: [], included: [], omitted: active };
   // A block holding only the heading says nothing: leave it out.
