@@ -4,7 +4,7 @@
  * `bench/results.md` and `bench/results.json`. `--quick` runs small sizes (CI: under a minute) and writes
  * `bench/results-quick.*` instead, so a CI run never overwrites the committed full results. `--only <step>`
  * (repeatable: scheduler-tick, digest-throughput, consolidation, request-bytes, run-overhead, peak-memory,
- * peak-memory-real, index-build, queue-throughput, chat) runs only those steps and prints their table without writing any file, so a partial run
+ * peak-memory-real, index-build, topic-render, queue-throughput, chat) runs only those steps and prints their table without writing any file, so a partial run
  * never replaces the committed results.
  */
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { measurePeakMemory } from './figures/peak-memory.js';
 import { measureRealPeakMemory } from './figures/peak-memory-real.js';
 import { measureQueueThroughput } from './figures/queue-throughput.js';
 import { measureSchedulerTick } from './figures/scheduler-tick.js';
+import { measureTopicRender } from './figures/topic-render.js';
 import { describeMachine } from './machine.js';
 import { renderTable, writeResults, type Figure } from './report.js';
 
@@ -32,6 +33,7 @@ const STEP_KEYS = [
   'peak-memory',
   'peak-memory-real',
   'index-build',
+  'topic-render',
   'queue-throughput',
   'chat',
 ] as const;
@@ -130,6 +132,9 @@ async function main(): Promise<void> {
     measureRealPeakMemory(SIZES.memoryMb, log),
   );
   await step('index-build', '8. index build', () => measureIndexBuild(SIZES.facts, SIZES.indexRounds));
+  await step('topic-render', '8b. topic-file render', () =>
+    measureTopicRender(SIZES.facts, SIZES.indexRounds),
+  );
   await step('queue-throughput', '6. queue throughput', () =>
     measureQueueThroughput({ runs: SIZES.queueRuns, workers: SIZES.queueWorkers, log }),
   );

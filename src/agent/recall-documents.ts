@@ -110,5 +110,9 @@ export async function loadRecallDocuments(
     );
     if (inside) confined.add(type);
   }
-  return [...asDocuments(facts.filter((fact) => confined.has(fact.type))), ...(await loadNotes(memoryDir))];
+  // Files dreamd did not write are searched as notes (below), not twice.
+  return [
+    ...asDocuments(facts.filter((fact) => fact.file === undefined && confined.has(fact.type))),
+    ...(await loadNotes(memoryDir)),
+  ];
 }

@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import type { Config } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import { which } from '../util/which.js';
+import { memoryHealth } from '../memory/memory-health.js';
 
 export interface DoctorCheck {
   readonly name: string;
@@ -100,6 +101,20 @@ export async function runDoctor(config: Config, dependencies: DoctorDependencies
   for (const space of config.spaces) {
     checks.push(await checkDirectory(`space ${space.id}: sessions`, space.sessionsDir, false));
     checks.push(await checkDirectory(`space ${space.id}: memory`, space.memoryDir, true));
+    const health = await memoryHealth(space.memoryDir);
+    checks.push({
+      name: `space ${space.id}: memory files`,
+      ok: health.ok,
+      detail:
+        health.problems.length === 0
+          ? 'every memory file reads and can be written'
+          : health.problems.map((problem) => `${problem.file}: ${problem.reason}`).join('; '),
+      ...(health.ok
+        ? {}
+        : {
+            fix: 'fix the files named above; facts meant for them wait in .dreamd/pending.json and land on the next run',
+          }),
+    });
   }
 
   const ping = dependencies.pingRedis ?? pingRedis;

@@ -7,7 +7,7 @@ import type { Config, Space } from '../config/schema.js';
 import { inspectSpaceDetailed } from '../consolidation/inspect.js';
 import { evaluateGates } from '../core/gates.js';
 import { errorMessage } from '../errors.js';
-import { listRuns } from '../memory/index.js';
+import { listRuns, memoryHealth } from '../memory/index.js';
 import { countByStatus } from '../transcripts/index.js';
 
 /** Jobs of one space in the daemon's queue. */
@@ -52,6 +52,8 @@ export interface SpaceStatus {
     readonly host: string;
     readonly startedAt: string;
   } | null;
+  /** Memory files reported (path, reason and fix): files dreamd cannot write, facts held back, index room. */
+  readonly memory: readonly { readonly file: string; readonly reason: string }[];
   /** Set when the space could not be inspected; its gates stay closed. */
   readonly error: string | null;
   /** Present when a daemon's queue was asked. */
@@ -85,6 +87,10 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
   } catch (caught) {
     error ??= `run history of ${space.memoryDir} cannot be read: ${errorMessage(caught)}`;
   }
+  const memory = await memoryHealth(space.memoryDir).then(
+    (health) => health.problems,
+    (caught: unknown) => [{ file: space.memoryDir, reason: `cannot be read: ${errorMessage(caught)}` }],
+  );
   const status: SpaceStatus = {
     space: space.id,
     sessionsDir: space.sessionsDir,
@@ -101,6 +107,7 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
     lastRun,
     lastSuccessfulRunAt: inspection.lastSuccessfulRunAt ?? null,
     lock: inspection.lock ?? null,
+    memory,
     error,
   };
   return options.queueCounts !== undefined

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { FACT_TYPES, type FactType } from '../memory/types.js';
+import { FACT_TYPES, MEMORY_TYPES, type FactType } from '../memory/types.js';
 
 /**
  * Step 4 of a consolidation run: what the small model is asked, and the shape of its answer.
@@ -41,7 +41,7 @@ const EvidenceField = z.preprocess(
 );
 
 const ExtractedFactSchema = z.object({
-  type: z.enum(FACT_TYPES).describe('user | feedback | project | reference'),
+  type: z.enum(FACT_TYPES).describe(FACT_TYPES.join(' | ')),
   title: z.string().describe(`Short one-line title, at most ${TITLE_MAX_CHARS} characters.`),
   body: z.string().describe('The fact or rule itself, self-contained, in one to three sentences.'),
   why: z
@@ -78,10 +78,7 @@ export type ExtractionOutput = z.infer<typeof ExtractionOutput>;
 export const EXTRACTION_INSTRUCTIONS = `You maintain the long-term memory of an AI agent. You read transcripts of the agent's past sessions with a user and pick out the few facts that will still matter in future sessions. You answer only with the structured list of facts.
 
 # The four kinds of fact
-- user: who the user is. Their role and expertise, their preferences, how they like to work and be answered, their usual tools and stack, personal details they chose to share (city, time zone, language).
-- feedback: how the user wants the agent to work. A correction ("no, not like that") or a confirmation of an approach that worked. Write the body as the rule itself, in one sentence; put the reason the user gave in "why" and when and how to follow the rule in "howToApply".
-- project: the work itself. Architecture, technical decisions and their reasons, conventions, who owns what, deadlines and milestones. Write deadlines as absolute dates. Use "why" and "howToApply" when the transcript gives them.
-- reference: where things live. Links, dashboards, documents, tickets, channels, and what each is for.
+${FACT_TYPES.map((type) => `- ${type}: ${MEMORY_TYPES[type].prompt}`).join('\n')}
 
 # What not to keep
 - Anything the code, the repository, its git history or its documentation already records: file layouts, function signatures, what a commit changed.

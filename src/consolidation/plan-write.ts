@@ -12,10 +12,14 @@ import {
   newFactId,
   QUARANTINE_FILE,
   readTextIfExists,
-  renderMemory,
+  renderReview,
+  REVIEW_FILE,
+  type ReviewEntry,
+  planMemoryFiles,
   renderQuarantine,
   type ForgottenList,
   type LoadedMemory,
+  type MemoryProblem,
   type QuarantineEntry,
 } from '../memory/index.js';
 import { TOPIC_FILES, type LedgerEntry } from '../memory/types.js';
@@ -33,6 +37,11 @@ export interface WritePlan {
   readonly ledgerEntries: readonly LedgerEntry[];
   /** Unified diff of `files` against what is on disk. */
   readonly diff: string;
+  /**
+   * What a person should know about memory after this write, with path and fix: files that cannot be parsed
+   * or written, facts held back for them (and where), why the index is smaller than it could be.
+   */
+  readonly problems: readonly MemoryProblem[];
 }
 
 /** Whether a topic file or the index differs on disk from what `loaded` read. */
@@ -70,10 +79,32 @@ export async function planWrite(options: {
       isForgotten,
       containsSecret,
     });
-    return { result, files: new Map<string, string | null>(renderMemory(loaded, result.facts, { now })) };
+    // A file of someone else's that a newer fact contradicts is kept as it is and listed for review.
+    const review: ReviewEntry[] = [
+      ...result.linked.map(({ fact, handEdited }) => ({ old: handEdited, newer: fact })),
+      ...result.superseded.map(({ fact, by }) => ({ old: fact, newer: by })),
+    ].flatMap(({ old, newer }) =>
+      old.owner === 'other' && old.file !== undefined ? [{ file: old.file, fact: old, newer }] : [],
+    );
+    const memoryPlan = planMemoryFiles(loaded, result.facts, {
+      now,
+      underReview: review.map((entry) => entry.file),
+    });
+    const reviewProblems: MemoryProblem[] = review.map((entry) => ({
+      file: entry.file,
+      reason: `${entry.file}: newer fact ${entry.newer.id} ("${entry.newer.title}") contradicts it; the file is kept as it is, left out of dreamd's index lines, and listed in ${REVIEW_FILE} for you to decide.`,
+    }));
+    const reviewBefore = loaded.originals.get(REVIEW_FILE) ?? null;
+    const reviewText = renderReview(reviewBefore, review);
+    if (reviewText !== reviewBefore) memoryPlan.files.set(REVIEW_FILE, reviewText);
+    return {
+      result,
+      files: memoryPlan.files,
+      problems: [...loaded.problems, ...memoryPlan.problems, ...reviewProblems],
+    };
   };
   let current = options.memory;
-  let { result, files } = plan(current);
+  let { result, files, problems } = plan(current);
   // People edit memory files without the lock: a file edited since orient is read again and the facts
   // reconciled on what is there now, so the edit is kept. With no candidates and nothing to write, no edit
   // can be overwritten and no candidate lost, so there is nothing to check (a run that found nothing new).
@@ -84,7 +115,7 @@ export async function planWrite(options: {
     attempt++
   ) {
     current = await loadMemory(memoryDir);
-    ({ result, files } = plan(current));
+    ({ result, files, problems } = plan(current));
   }
 
   // The quarantine is plain text on disk: a secret the model put in a fact is redacted there too.
@@ -116,5 +147,5 @@ export async function planWrite(options: {
       path === QUARANTINE_FILE ? quarantineBefore : (current.originals.get(path) ?? null),
     ]),
   );
-  return { result, files, ledgerEntries, diff: diffFiles(before, files) };
+  return { result, files, ledgerEntries, diff: diffFiles(before, files), problems };
 }

@@ -229,7 +229,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         costUsd: extracted.costUsd === undefined ? undefined : roundUsd(extracted.costUsd),
         model: extracted.calls > 0 ? getModel().label : '',
         diff: plan.diff,
-        problems: gathered.problems,
+        problems: [...gathered.problems, ...plan.problems],
       });
       if (request.dryRun) return { ...done, durationMs: elapsed() };
       if (plan.ledgerEntries.length === 0 && plan.files.size === 0) {

@@ -2,12 +2,17 @@
  * A memory directory as a whole: load the topic files and the index, and render the files a new set of
  * facts needs. `loadMemory` is the only IO here; `renderMemory` is pure.
  */
-import { readdir, stat } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { MemoryFormatError, errorMessage } from '../errors.js';
-import { FACT_TYPES, TOPIC_FILES, type Fact, type FactType } from './types.js';
-import { INDEX_FILE, buildIndex, handWrittenIndexLines } from './memory-index.js';
-import { readTextIfExists } from './paths.js';
+import { MemoryFormatError } from '../errors.js';
+import { FACT_TYPES, TOPIC_FILES, typeOfTopicFile, type Fact, type FactType } from './types.js';
+import { INDEX_FILE, buildIndex, type MemoryIndex } from './memory-index.js';
+import { outsideProblems, outsideText, splitIndexFile } from './index-block.js';
+import { loadForeignFiles } from './foreign-files.js';
+import { filesUnderReview } from './review.js';
+import { parsePending, serializePending } from './pending.js';
+import { readMemoryFile, type MemoryFileRead } from './read-memory-file.js';
+import { PENDING_FILE, REVIEW_FILE, readTextIfExists } from './paths.js';
 import { createEmptyTopic, parseTopicFile, renderTopicFile, topicEntries, type ParsedTopic } from './topic-file.js';
 import type { TopicEntry } from './topic-entry.js';
 
@@ -19,21 +24,30 @@ export interface MemoryProblem {
 
 export interface LoadedMemory {
   readonly memoryDir: string;
-  /** Every fact of the readable topic files (active and superseded), in file order. */
+  /**
+   * Every fact of memory (active and superseded): the readable topic files in file order, then the facts
+   * held back in `.dreamd/pending.json` (which replace a file's copy of the same id: they are newer).
+   */
   readonly facts: readonly Fact[];
   /** Parsed topic files that exist and parse. */
   readonly topics: Partial<Record<FactType, ParsedTopic>>;
-  /** Types whose topic file cannot be parsed: dreamd does not write them until a person fixes them. */
+  /**
+   * Types whose topic file dreamd must not write this run: it does not parse, shares a fact id with another
+   * file, or is read-only (symlink, CRLF, BOM, too big). Their new facts wait in the pending file.
+   */
   readonly broken: readonly FactType[];
+  /** Ids of the facts that come from the pending file. */
+  readonly pendingIds: ReadonlySet<string>;
+  /** Files of other owners listed in `.dreamd/review.md` (contradicted): kept, not listed in the index. */
+  readonly underReview: ReadonlySet<string>;
   /** `MEMORY.md` as it is, or null. */
   readonly indexText: string | null;
+  /** False when `MEMORY.md` must not be written (a symlink, unreadable). */
+  readonly indexWritable: boolean;
   /** Original text of every file read, by relative path (for "did it change" checks). */
   readonly originals: ReadonlyMap<string, string>;
   readonly problems: readonly MemoryProblem[];
 }
-
-/** What a topic file's read gave: its text and last modification day, null when absent, or the read error. */
-type TopicRead = { readonly text: string; readonly modified: string } | null | { readonly error: unknown };
 
 /** Names in the memory directory, or undefined when it cannot be listed (then every file is tried). */
 async function listNames(memoryDir: string): Promise<ReadonlySet<string> | undefined> {
@@ -45,15 +59,7 @@ async function listNames(memoryDir: string): Promise<ReadonlySet<string> | undef
   }
 }
 
-async function readTopic(file: string): Promise<TopicRead> {
-  try {
-    const [text, info] = await Promise.all([readTextIfExists(file), stat(file).catch(() => undefined)]);
-    if (text === null) return null;
-    return { text, modified: (info?.mtime ?? new Date()).toISOString().slice(0, 10) };
-  } catch (error) {
-    return { error };
-  }
-}
+const ABSENT: MemoryFileRead = { kind: 'absent' };
 
 /**
  * Read a memory directory. A missing directory is an empty memory. Never throws for a broken file.
@@ -69,28 +75,30 @@ export async function loadMemory(memoryDir: string): Promise<LoadedMemory> {
   const owner = new Map<string, string>();
   const names = await listNames(memoryDir);
   const present = (fileName: string): boolean => names === undefined || names.has(fileName);
-  const [reads, indexText] = await Promise.all([
-    Promise.all(
-      FACT_TYPES.map((type) =>
-        present(TOPIC_FILES[type]) ? readTopic(path.join(memoryDir, TOPIC_FILES[type])) : Promise.resolve(null),
-      ),
-    ),
-    present(INDEX_FILE) ? readTextIfExists(path.join(memoryDir, INDEX_FILE)) : Promise.resolve(null),
+  const read = (fileName: string): Promise<MemoryFileRead> =>
+    present(fileName) ? readMemoryFile(memoryDir, fileName) : Promise.resolve(ABSENT);
+  const isOwn = (relative: string): boolean => relative === INDEX_FILE || typeOfTopicFile(relative) !== undefined;
+  const [reads, indexRead, pendingText, foreign, reviewText] = await Promise.all([
+    Promise.all(FACT_TYPES.map((type) => read(TOPIC_FILES[type]))),
+    read(INDEX_FILE),
+    readTextIfExists(path.join(memoryDir, PENDING_FILE)).catch(() => null),
+    loadForeignFiles(memoryDir, isOwn),
+    readTextIfExists(path.join(memoryDir, REVIEW_FILE)).catch(() => null),
   ]);
   for (const [position, type] of FACT_TYPES.entries()) {
     const fileName = TOPIC_FILES[type];
-    const read = reads[position] ?? null;
-    if (read === null) continue;
-    if ('error' in read) {
-      problems.push({ file: fileName, reason: `cannot be read (${errorMessage(read.error)}); not rewritten` });
+    const fileRead = reads[position] ?? ABSENT;
+    if (fileRead.kind === 'absent') continue;
+    if (fileRead.kind === 'skipped') {
+      problems.push({ file: fileName, reason: fileRead.reason });
       broken.push(type);
       continue;
     }
-    const { text } = read;
-    originals.set(fileName, text);
+    originals.set(fileName, fileRead.raw);
+    for (const reason of fileRead.readOnly) problems.push({ file: fileName, reason });
     let topic: ParsedTopic;
     try {
-      topic = parseTopicFile(text, fileName, { today: read.modified });
+      topic = parseTopicFile(fileRead.text, fileName, { today: fileRead.modified });
     } catch (error) {
       if (!(error instanceof MemoryFormatError)) throw error;
       problems.push({ file: fileName, reason: error.message });
@@ -101,7 +109,7 @@ export async function loadMemory(memoryDir: string): Promise<LoadedMemory> {
     if (duplicate) {
       problems.push({
         file: fileName,
-        reason: `${fileName}: fact id ${duplicate.id} also appears in ${owner.get(duplicate.id)}; remove one copy. ${fileName} is not rewritten until then.`,
+        reason: `${fileName}: fact id ${duplicate.id} also appears in ${owner.get(duplicate.id)}; remove one copy (with its <a id> line). ${fileName} is not rewritten until then.`,
       });
       broken.push(type);
       continue;
@@ -112,9 +120,41 @@ export async function loadMemory(memoryDir: string): Promise<LoadedMemory> {
       facts.push(fact);
     }
     topics[type] = topic;
+    if (fileRead.readOnly.length > 0) broken.push(type);
   }
-  if (indexText !== null) originals.set(INDEX_FILE, indexText);
-  return { memoryDir, facts, topics, broken, indexText, originals, problems };
+  const pending = parsePending(pendingText);
+  if (pendingText !== null) originals.set(PENDING_FILE, pendingText);
+  if (pending.problem !== undefined) problems.push({ file: PENDING_FILE, reason: pending.problem });
+  const pendingIds = new Set(pending.facts.map((fact) => fact.id));
+  if (pending.facts.length > 0) {
+    const waiting = [...new Set(pending.facts.map((fact) => TOPIC_FILES[fact.type]))].join(', ');
+    problems.push({
+      file: PENDING_FILE,
+      reason: `${pending.facts.length} fact(s) for ${waiting} wait in ${PENDING_FILE} until that file can be written again; they land on the next run after it is fixed.`,
+    });
+  }
+  problems.push(...foreign.problems);
+  for (const [file, text] of foreign.originals) originals.set(file, text);
+  if (reviewText !== null) originals.set(REVIEW_FILE, reviewText);
+  const merged = [...facts.filter((fact) => !pendingIds.has(fact.id)), ...foreign.facts, ...pending.facts];
+
+  let indexText: string | null = null;
+  let indexWritable = true;
+  if (indexRead.kind === 'skipped') {
+    problems.push({ file: INDEX_FILE, reason: indexRead.reason });
+    indexWritable = false;
+  } else if (indexRead.kind === 'read') {
+    indexText = indexRead.raw;
+    originals.set(INDEX_FILE, indexRead.raw);
+    // Only the symlink case stops dreamd writing its block: every byte outside the block is kept as it is anyway.
+    if (indexRead.readOnly.some((reason) => reason.includes('symlink'))) {
+      indexWritable = false;
+      problems.push({ file: INDEX_FILE, reason: `${INDEX_FILE} is a symlink; dreamd does not write its block into it. Replace the link with the file itself.` });
+    }
+    for (const reason of outsideProblems(splitIndexFile(indexText))) problems.push({ file: INDEX_FILE, reason });
+  }
+  const underReview = filesUnderReview(reviewText);
+  return { memoryDir, facts: merged, topics, broken, pendingIds, underReview, indexText, indexWritable, originals, problems };
 }
 
 function topicFacts(topic: ParsedTopic): Fact[] {
@@ -129,19 +169,44 @@ export interface RenderMemoryOptions {
   readonly remove?: Iterable<string>;
   /** Reference time for the index ranking. Default: now. */
   readonly now?: Date;
+  /** Files of other owners put under review by this write (added to `loaded.underReview`). */
+  readonly underReview?: Iterable<string>;
+}
+
+/** What a write of the memory holds: the files that change, and what a person should know about it. */
+export interface MemoryFilesPlan {
+  /** New content per relative path (null deletes); only files whose bytes change. */
+  readonly files: Map<string, string | null>;
+  /** Facts that wait in the pending file because their topic file cannot be written. */
+  readonly pending: readonly Fact[];
+  /** Why facts wait, why the index is smaller than it could be: for the run summary. */
+  readonly problems: readonly MemoryProblem[];
+  /** The index as built (null when `MEMORY.md` is not written). */
+  readonly index: MemoryIndex | null;
+}
+
+const FACT_FIELDS = ['type', 'title', 'body', 'why', 'howToApply', 'observed', 'updated', 'status', 'supersededBy', 'supersededOn'] as const;
+
+function sameFact(a: Fact, b: Fact): boolean {
+  return (
+    FACT_FIELDS.every((field) => a[field] === b[field]) &&
+    a.sources.length === b.sources.length &&
+    a.sources.every((source, index) => source === b.sources[index])
+  );
 }
 
 /**
- * The files to write so the memory holds `nextFacts`: a map from relative path to new content, holding only
- * files whose bytes change (topic files and `MEMORY.md`).
+ * The files to write so the memory holds `nextFacts`, holding only files whose bytes change (topic files,
+ * `MEMORY.md`, the pending file).
  *
  * - Facts a person wrote or edited keep their text whatever `nextFacts` says; only metadata (status,
  *   superseded by/on, dates, sources) can change. Hand-written entries without an anchor get their anchor
  *   and metadata lines added, so the index can link to them.
- * - Facts of a broken type (see `loaded.broken`) are not written, and neither is their file; their lines
- *   already in `MEMORY.md` stay. Keep the sessions that produced them pending.
+ * - A broken type's file (see `loaded.broken`) is not written. Its facts that are not in the file as they
+ *   are (new, or changed) go to the pending file, and land in the topic file on the first write after it is
+ *   fixed. Nothing the caller passes is dropped.
  */
-export function renderMemory(loaded: LoadedMemory, nextFacts: readonly Fact[], options: RenderMemoryOptions = {}): Map<string, string> {
+export function planMemoryFiles(loaded: LoadedMemory, nextFacts: readonly Fact[], options: RenderMemoryOptions = {}): MemoryFilesPlan {
   const remove = new Set(options.remove ?? []);
   const previous = new Map<string, TopicEntry>();
   for (const topic of Object.values(loaded.topics)) for (const entry of topicEntries(topic)) previous.set(entry.fact.id, entry);
@@ -159,13 +224,33 @@ export function renderMemory(loaded: LoadedMemory, nextFacts: readonly Fact[], o
     );
   }
   const broken = new Set(loaded.broken);
-  const writable = [...merged.values()].filter((fact) => !broken.has(fact.type));
+  const onDisk = (fact: Fact): boolean => {
+    const entry = loaded.topics[fact.type] === undefined ? undefined : previous.get(fact.id);
+    return entry !== undefined && entry.fact.type === fact.type && sameFact(entry.fact, fact);
+  };
+  const writable: Fact[] = [];
+  const pending: Fact[] = [];
+  const listable: Fact[] = [];
+  const underReview = new Set([...loaded.underReview, ...(options.underReview ?? [])]);
+  for (const fact of merged.values()) {
+    if (fact.owner === 'other') {
+      // Someone else's file: never written, never held back; listed unless a newer fact contradicts it.
+      if (fact.file === undefined || !underReview.has(fact.file)) listable.push(fact);
+    } else if (!broken.has(fact.type)) {
+      writable.push(fact);
+      listable.push(fact);
+    } else if (onDisk(fact)) {
+      listable.push(fact);
+    } else {
+      pending.push(fact);
+    }
+  }
   const locate = (id: string): { title: string; fileName: string } | undefined => {
     const fact = merged.get(id);
     return fact ? { title: fact.title, fileName: TOPIC_FILES[fact.type] } : undefined;
   };
 
-  const out = new Map<string, string>();
+  const out = new Map<string, string | null>();
   for (const type of FACT_TYPES) {
     if (broken.has(type)) continue;
     const ofType = writable.filter((fact) => fact.type === type);
@@ -174,13 +259,35 @@ export function renderMemory(loaded: LoadedMemory, nextFacts: readonly Fact[], o
     const text = renderTopicFile(existing ?? createEmptyTopic(type), ofType, { previous, locate, adoptHandEntries: true });
     if (loaded.originals.get(TOPIC_FILES[type]) !== text) out.set(TOPIC_FILES[type], text);
   }
-  const extraLines = handWrittenIndexLines(
-    loaded.indexText ?? '',
-    loaded.broken.map((type) => TOPIC_FILES[type]),
-  );
-  if (loaded.indexText !== null || writable.length > 0 || extraLines.length > 0) {
-    const index = buildIndex(writable, { now: options.now ?? new Date(), extraLines });
-    if (index.text !== loaded.indexText) out.set(INDEX_FILE, index.text);
+  const pendingText = serializePending(pending);
+  if (pendingText !== (loaded.originals.get(PENDING_FILE) ?? null)) out.set(PENDING_FILE, pendingText);
+
+  const problems: MemoryProblem[] = [];
+  if (pending.length > 0) {
+    const files = [...new Set(pending.map((fact) => TOPIC_FILES[fact.type]))];
+    problems.push({
+      file: PENDING_FILE,
+      reason:
+        `${pending.length} fact(s) for ${files.join(', ')} are held back in ${PENDING_FILE}: ${files.join(', ')} cannot be written ` +
+        '(see the problem reported for it). Fix it and the next run writes them there.',
+    });
   }
-  return out;
+  // Lines pointing into a topic file that was not read stay as they are: their facts cannot be re-listed.
+  const unread = FACT_TYPES.filter((type) => broken.has(type) && loaded.topics[type] === undefined).map((type) => TOPIC_FILES[type]);
+  const keepLines = splitIndexFile(loaded.indexText).blockLines.filter((line) => unread.some((file) => line.includes(`](${file}#`)));
+  let index: MemoryIndex | null = null;
+  if (loaded.indexWritable && (loaded.indexText !== null || listable.length > 0)) {
+    const outside = outsideText(splitIndexFile(loaded.indexText));
+    // A file the lines outside the block already link to is listed there: not twice.
+    const skip = (fact: Fact): boolean => fact.file !== undefined && (outside.includes(`](${fact.file})`) || outside.includes(`](${fact.file}#`));
+    index = buildIndex(listable, { now: options.now ?? new Date(), existing: loaded.indexText, keepLines, skip });
+    for (const reason of index.problems) problems.push({ file: INDEX_FILE, reason });
+    if (index.writable && index.text !== (loaded.indexText ?? '')) out.set(INDEX_FILE, index.text);
+  }
+  return { files: out, pending, problems, index };
+}
+
+/** The files to write so the memory holds `nextFacts` (see {@link planMemoryFiles}). */
+export function renderMemory(loaded: LoadedMemory, nextFacts: readonly Fact[], options: RenderMemoryOptions = {}): Map<string, string | null> {
+  return planMemoryFiles(loaded, nextFacts, options).files;
 }

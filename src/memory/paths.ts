@@ -10,6 +10,8 @@ export const LOCK_FILE = '.dreamd/lock';
 export const QUARANTINE_FILE = '.dreamd/quarantine.md';
 export const FORGOTTEN_FILE = '.dreamd/forgotten.json';
 export const STAGING_DIR = '.dreamd/staging';
+export const PENDING_FILE = '.dreamd/pending.json';
+export const REVIEW_FILE = '.dreamd/review.md';
 
 const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 

@@ -7,7 +7,7 @@
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
 import { MemoryFormatError } from '../errors.js';
-import { FACT_TYPES, TOPIC_FILES, type Fact, type FactType } from './types.js';
+import { FACT_TYPES, MEMORY_TYPES, TOPIC_FILES, typeOfTopicFile, type Fact, type FactType } from './types.js';
 import { derivedFactId } from './fact-id.js';
 import { parseEntry, renderEntry, type EntrySection, type LocateFact, type TopicEntry } from './topic-entry.js';
 
@@ -38,25 +38,15 @@ export interface ParsedTopic {
 /** Heading of the section that holds superseded facts. */
 export const SUPERSEDED_HEADING = 'Superseded';
 
-const DEFAULT_FRONTMATTER: Readonly<Record<FactType, { name: string; description: string }>> = {
-  user: { name: 'User', description: 'Who the user is — preferences, working style, favourite stack.' },
-  feedback: {
-    name: 'Feedback',
-    description: 'Corrections and confirmations from the user, each a rule with Why and How to apply.',
-  },
-  project: { name: 'Project', description: 'The active project — architecture, decisions and conventions.' },
-  reference: { name: 'Reference', description: 'Links and external references worth keeping.' },
-};
-
 function frontmatterText(type: FactType): string {
-  const { name, description } = DEFAULT_FRONTMATTER[type];
+  const { name, description } = MEMORY_TYPES[type];
   // Through the YAML writer, so a description with ': ' or quotes stays valid.
   return `---\n${stringifyYaml({ name, description, type }, { lineWidth: 0 })}---\n`;
 }
 
 /** A topic file that does not exist yet. */
 export function createEmptyTopic(type: FactType): ParsedTopic {
-  const { name, description } = DEFAULT_FRONTMATTER[type];
+  const { name, description } = MEMORY_TYPES[type];
   return {
     fileName: TOPIC_FILES[type],
     type,
@@ -66,10 +56,6 @@ export function createEmptyTopic(type: FactType): ParsedTopic {
     blocks: [],
     warnings: [],
   };
-}
-
-function typeOfFile(fileName: string): FactType | undefined {
-  return FACT_TYPES.find((type) => TOPIC_FILES[type] === fileName);
 }
 
 function splitLines(text: string): string[] {
@@ -106,7 +92,7 @@ function parseFrontmatter(lines: readonly string[], fileName: string): { raw: st
     const where = issue?.path.length ? `field "${issue.path.join('.')}"` : 'frontmatter';
     throw formatError(fileName, `${where}: ${issue?.message ?? 'invalid'}`);
   }
-  const expected = typeOfFile(fileName);
+  const expected = typeOfTopicFile(fileName);
   if (expected !== undefined && parsed.data.type !== expected) {
     throw formatError(fileName, `frontmatter says type "${parsed.data.type}" but ${fileName} holds "${expected}" facts`);
   }
@@ -155,7 +141,7 @@ export function parseTopicFile(text: string, fileName: string, options: ParseTop
     frontmatter = parsed.data;
     bodyStart = parsed.end;
   }
-  const type = typeOfFile(fileName) ?? frontmatter?.type;
+  const type = typeOfTopicFile(fileName) ?? frontmatter?.type;
   if (type === undefined) throw formatError(fileName, 'no frontmatter type and the file name is not a topic file');
 
   const warnings: string[] = [];
@@ -226,20 +212,32 @@ interface Chunk {
   readonly generated: boolean;
 }
 
+/**
+ * Join the chunks, a blank line around generated ones. Linear: the parts go into an array and only the last
+ * two characters written are tracked (`endsWith` on a growing string would copy it every time: quadratic).
+ */
 function joinChunks(chunks: readonly Chunk[]): string {
-  let out = '';
+  const parts: string[] = [];
+  let tail = '';
+  let written = false;
   let previousGenerated = false;
+  const push = (text: string): void => {
+    if (text === '') return;
+    parts.push(text);
+    tail = text.length >= 2 ? text.slice(-2) : (tail + text).slice(-2);
+    written = true;
+  };
   for (const chunk of chunks) {
-    if (out !== '' && (chunk.generated || previousGenerated)) {
-      if (!out.endsWith('\n')) out += '\n\n';
-      else if (!out.endsWith('\n\n')) out += '\n';
-    } else if (out !== '' && !out.endsWith('\n')) {
-      out += '\n';
+    if (written && (chunk.generated || previousGenerated)) {
+      if (!tail.endsWith('\n')) push('\n\n');
+      else if (tail !== '\n\n') push('\n');
+    } else if (written && !tail.endsWith('\n')) {
+      push('\n');
     }
-    out += chunk.text;
+    push(chunk.text);
     previousGenerated = chunk.generated;
   }
-  return out;
+  return parts.join('');
 }
 
 /**

@@ -2,16 +2,86 @@
  * The memory model: facts in four topic files, an index, and dreamd's own state under `.dreamd/`.
  */
 
-export const FACT_TYPES = ['user', 'feedback', 'project', 'reference'] as const;
-export type FactType = (typeof FACT_TYPES)[number];
+/** What the registry says about one fact type. */
+export interface MemoryTypeSpec {
+  /** Topic file of the type in the `topics` layout. */
+  readonly file: string;
+  /** Position of the type's lines in `MEMORY.md` (0 first). */
+  readonly indexOrder: number;
+  /** Frontmatter `name` and `description` of a new topic file. */
+  readonly name: string;
+  readonly description: string;
+  /** The line of the extraction prompt that says what the type holds. */
+  readonly prompt: string;
+  /** Body written as rule / **Why:** / **How to apply:**. */
+  readonly structured: boolean;
+}
+
+/**
+ * The memory types: the one table every other module derives from (files, index order, prompt text,
+ * frontmatter). Adding a type is adding a row here; the compiler then names every `Record<FactType, …>` that
+ * lacks it. Row order is the canonical order (parse order, schema enum order).
+ */
+export const MEMORY_TYPES = {
+  user: {
+    file: 'user.md',
+    indexOrder: 1,
+    name: 'User',
+    description: 'Who the user is — preferences, working style, favourite stack.',
+    prompt:
+      'who the user is. Their role and expertise, their preferences, how they like to work and be answered, their usual tools and stack, personal details they chose to share (city, time zone, language).',
+    structured: false,
+  },
+  feedback: {
+    file: 'feedback.md',
+    // Feedback first: saved corrections that are not applied later is the most common complaint about agent memory.
+    indexOrder: 0,
+    name: 'Feedback',
+    description: 'Corrections and confirmations from the user, each a rule with Why and How to apply.',
+    prompt:
+      'how the user wants the agent to work. A correction ("no, not like that") or a confirmation of an approach that worked. Write the body as the rule itself, in one sentence; put the reason the user gave in "why" and when and how to follow the rule in "howToApply".',
+    structured: true,
+  },
+  project: {
+    file: 'project.md',
+    indexOrder: 2,
+    name: 'Project',
+    description: 'The active project — architecture, decisions and conventions.',
+    prompt:
+      'the work itself. Architecture, technical decisions and their reasons, conventions, who owns what, deadlines and milestones. Write deadlines as absolute dates. Use "why" and "howToApply" when the transcript gives them.',
+    structured: true,
+  },
+  reference: {
+    file: 'reference.md',
+    indexOrder: 3,
+    name: 'Reference',
+    description: 'Links and external references worth keeping.',
+    prompt: 'where things live. Links, dashboards, documents, tickets, channels, and what each is for.',
+    structured: false,
+  },
+} as const satisfies Record<string, MemoryTypeSpec>;
+
+export type FactType = keyof typeof MEMORY_TYPES;
+export const FACT_TYPES = Object.keys(MEMORY_TYPES) as [FactType, ...FactType[]];
 
 /** Topic file of each fact type. */
-export const TOPIC_FILES: Readonly<Record<FactType, string>> = {
-  user: 'user.md',
-  feedback: 'feedback.md',
-  project: 'project.md',
-  reference: 'reference.md',
-};
+export const TOPIC_FILES: Readonly<Record<FactType, string>> = Object.fromEntries(
+  FACT_TYPES.map((type) => [type, MEMORY_TYPES[type].file]),
+) as Record<FactType, string>;
+
+/** The types in `MEMORY.md` order. */
+export const INDEX_ORDER: readonly FactType[] = [...FACT_TYPES].sort(
+  (a, b) => MEMORY_TYPES[a].indexOrder - MEMORY_TYPES[b].indexOrder,
+);
+
+/** The type whose topic file is `fileName`, if any. */
+export function typeOfTopicFile(fileName: string): FactType | undefined {
+  return FACT_TYPES.find((type) => MEMORY_TYPES[type].file === fileName);
+}
+
+/** Who wrote a fact: dreamd (consolidation), the agent (`write_memory`), or a person / another tool. */
+export const FACT_OWNERS = ['dreamd', 'agent', 'other'] as const;
+export type FactOwner = (typeof FACT_OWNERS)[number];
 
 export type FactStatus = 'active' | 'superseded';
 
@@ -40,6 +110,12 @@ export interface Fact {
   readonly supersededOn: string | undefined;
   /** True when a person changed the entry by hand since dreamd last wrote it: dreamd never overwrites it. */
   readonly editedByHand: boolean;
+  /** Who wrote it; absent means dreamd. Facts of `other` live in files dreamd never writes. */
+  readonly owner?: FactOwner;
+  /** For a fact of `other` (or an agent note): its file, relative to the memory directory. */
+  readonly file?: string;
+  /** A one-line summary written with the fact (a Claude Code memory's frontmatter `description`); the index hook. */
+  readonly description?: string;
 }
 
 export type { LedgerEntry, LedgerLookup } from '../core/ledger.js';

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -145,5 +145,27 @@ describe('dreamd memory forget', () => {
     expect(run.stderr).toMatch(/no fact f-0000000000 in .*memory; `dreamd memory show` lists the ids/);
     const json = await cli(['memory', 'forget', 'f-0000000000', '--json']);
     expect(json.json()).toMatchObject({ ok: false, error: { name: 'FactNotFoundError' } });
+  });
+});
+
+describe('dreamd memory on files dreamd did not write', () => {
+  it('shows and finds a Claude Code memory in the folder, and refuses to forget it', async () => {
+    const note =
+      '---\nname: Deploy window\ndescription: Deploys only on Tuesdays\nmetadata:\n  type: project\n---\n\nProduction deploys happen only on Tuesdays.\n';
+    writeFileSync(join(root, 'memory', 'project_deploys.md'), note);
+    const show = (await cli(['memory', 'show', '--json'])).json<ShowOutput>();
+    const mine = show.facts.find((fact) => fact.file === 'project_deploys.md');
+    expect(mine).toMatchObject({ title: 'Deploy window', type: 'project', owner: 'other' });
+    const text = await cli(['memory', 'show']);
+    expect(text.stdout).toContain('files dreamd did not write');
+    const search = (await cli(['memory', 'search', 'Tuesdays deploys', '--json'])).json<{
+      results: RecallResult[];
+    }>();
+    expect(search.results[0]?.id).toBe(mine?.id);
+    const forget = await cli(['memory', 'forget', mine?.id ?? '']);
+    expect(forget.code).toBe(1);
+    expect(forget.stderr).toContain('project_deploys.md');
+    expect(forget.stderr).toContain('dreamd did not write');
+    expect(readFileSync(join(root, 'memory', 'project_deploys.md'), 'utf8')).toBe(note);
   });
 });

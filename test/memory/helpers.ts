@@ -109,3 +109,16 @@ export function summary(runId: string): RunSummary {
     problems: [],
   };
 }
+
+/** Apply a render's files to a directory as the transaction would (null deletes). */
+export async function applyFiles(directory: string, files: ReadonlyMap<string, string | null>): Promise<void> {
+  const { mkdir, writeFile } = await import('node:fs/promises');
+  for (const [file, text] of files) {
+    const target = path.join(directory, file);
+    if (text === null) await rm(target, { force: true });
+    else {
+      await mkdir(path.dirname(target), { recursive: true });
+      await writeFile(target, text);
+    }
+  }
+}

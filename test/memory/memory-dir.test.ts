@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadMemory, renderMemory } from '../../src/memory/memory-dir.js';
 import { createEmptyTopic, renderTopicFile } from '../../src/memory/topic-file.js';
 import { INDEX_FILE } from '../../src/memory/memory-index.js';
-import { REALISTIC_USER_MD, fact, makeTempDir, removeDir } from './helpers.js';
+import { REALISTIC_USER_MD, applyFiles, fact, makeTempDir, removeDir } from './helpers.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -23,7 +23,7 @@ async function writeDreamdMemory(): Promise<void> {
   ];
   const loaded = await loadMemory(dir);
   const files = renderMemory(loaded, facts, { now });
-  for (const [file, text] of files) await writeFile(path.join(dir, file), text);
+  await applyFiles(dir, files);
 }
 
 describe('memory directory', () => {
@@ -41,7 +41,7 @@ describe('memory directory', () => {
     await writeFile(userFile, `${await readFile(userFile, 'utf8')}\n## Has a cat\nCalled Miso.\n`);
     await writeFile(path.join(dir, INDEX_FILE), `${await readFile(path.join(dir, INDEX_FILE), 'utf8')}- [Testing](feedback_testing.md) — notes\n`);
     const first = await loadMemory(dir);
-    for (const [file, text] of renderMemory(first, first.facts, { now: new Date('2026-12-01') })) await writeFile(path.join(dir, file), text);
+    await applyFiles(dir, renderMemory(first, first.facts, { now: new Date('2026-12-01') }));
     const loaded = await loadMemory(dir);
     expect(loaded.problems).toEqual([]);
     expect(renderMemory(loaded, loaded.facts, { now: new Date('2026-12-01') })).toEqual(new Map());

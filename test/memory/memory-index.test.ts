@@ -37,7 +37,7 @@ describe('MEMORY.md index', () => {
     const elapsed = performance.now() - started;
     checkLimits(index.text);
     expect(index.included.length + index.omitted.length).toBe(facts.filter((f) => f.status === 'active').length);
-    expect(index.text).toMatch(/\(\d+ more facts in the topic files, not listed here\)\n$/);
+    for (const type of FACT_TYPES) expect(index.text).toMatch(new RegExp(`\\(\\d+ more ${type} facts in ${type}\\.md, not listed here\\)\n`));
     expect(buildIndex([...facts].reverse(), { now: new Date('2026-12-01T00:00:00Z') }).text).toBe(index.text);
     // Generous bound for a loaded CI machine; the bench measures the real figure.
     expect(elapsed).toBeLessThan(1000);
@@ -74,8 +74,48 @@ describe('MEMORY.md index', () => {
     expect(Buffer.from(line, 'utf8').toString('utf8')).toBe(line);
   });
 
-  it('keeps hand-written lines and counts them toward the limits', () => {
-    const index = buildIndex([fact({ id: 'f-aaaaaaaaaa' })], { now: new Date('2026-12-01'), extraLines: ['- [Testing notes](feedback_testing.md) — run e2e'] });
-    expect(index.text.split('\n')[1]).toBe('- [Testing notes](feedback_testing.md) — run e2e');
+  it('keeps the lines outside its block and counts them toward the limits', () => {
+    const existing = '# My notes\n- [Testing notes](feedback_testing.md) — run e2e\n';
+    const index = buildIndex(manyFacts(400), { now: new Date('2026-12-01'), existing });
+    expect(index.text.startsWith(existing)).toBe(true);
+    checkLimits(index.text);
+    expect(index.omitted.length).toBeGreaterThan(0);
+    expect(index.problems.join('\n')).toContain('lines outside it');
+  });
+
+  it('gives every type a fair share: three project facts next to five hundred user facts', () => {
+    const facts = [
+      ...Array.from({ length: 500 }, (_, index) => fact({ id: `f-u${String(index).padStart(9, '0')}`, title: `User fact ${index}` })),
+      ...['a', 'b', 'c'].map((letter) => fact({ id: `f-project00${letter}`, title: `Project ${letter}` }, 'project')),
+    ];
+    const index = buildIndex(facts, { now: new Date('2026-12-01') });
+    for (const letter of ['a', 'b', 'c']) expect(index.included).toContain(`f-project00${letter}`);
+    expect(index.text).not.toContain('more project facts');
+    expect(index.text).toMatch(/\(\d+ more user facts in user\.md, not listed here\)\n- \[Project a\]/);
+  });
+
+  it('lists a long-lived fact next to the recent ones', () => {
+    const recent = Array.from({ length: 400 }, (_, index) =>
+      fact({ id: `f-r${String(index).padStart(9, '0')}`, title: `Recent ${index}`, updated: '2026-11-30', observed: '2026-11-30' }),
+    );
+    const established = fact({
+      id: 'f-oldbutgood',
+      title: 'Works in Lisbon',
+      observed: '2025-01-10',
+      updated: '2025-01-10',
+      sources: ['s1', 's2', 's3', 's4', 's5'],
+    });
+    const index = buildIndex([...recent, established], { now: new Date('2026-12-01') });
+    expect(index.included.slice(0, 2)).toContain('f-oldbutgood');
+  });
+
+  it('breaks ties by content, so the same facts in any order give the same bytes', () => {
+    const facts = Array.from({ length: 600 }, (_, index) =>
+      fact({ id: `f-t${String(index).padStart(9, '0')}`, title: `Same day ${index % 37}`, body: `Body ${index}` }, FACT_TYPES[index % 4]),
+    );
+    const shuffled = [...facts].sort((a, b) => (a.body.length * 7919 + a.title.length) % 13 - ((b.body.length * 7919 + b.title.length) % 13) || (a.id < b.id ? 1 : -1));
+    const first = buildIndex(facts, { now: new Date('2026-12-01') });
+    expect(buildIndex(shuffled, { now: new Date('2026-12-01') }).text).toBe(first.text);
+    expect(buildIndex(first.included.length ? facts : [], { now: new Date('2026-12-01'), existing: first.text }).text).toBe(first.text);
   });
 });

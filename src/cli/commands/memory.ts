@@ -15,7 +15,10 @@ function describeFact(fact: Fact): string {
   const lines = [
     `${fact.title}`,
     `  id        ${fact.id}`,
-    `  type      ${fact.type} (${TOPIC_FILES[fact.type]})`,
+    `  type      ${fact.type} (${fact.file ?? TOPIC_FILES[fact.type]})`,
+    ...(fact.owner === 'other'
+      ? ['  owner     not dreamd: dreamd reads this file and never changes it']
+      : []),
     `  status    ${fact.status}${fact.supersededBy !== undefined ? ` by ${fact.supersededBy} on ${fact.supersededOn ?? '?'}` : ''}`,
     `  observed  ${fact.observed}, updated ${fact.updated}`,
     `  sources   ${fact.sources.join(', ') || '-'}`,
@@ -34,7 +37,7 @@ function describeMemory(space: Space, memory: LoadedMemory, facts: readonly Fact
     memory.indexText === null ? '(no MEMORY.md yet: run `dreamd consolidate`)' : memory.indexText.trimEnd(),
   );
   for (const type of FACT_TYPES) {
-    const inFile = facts.filter((fact) => fact.type === type);
+    const inFile = facts.filter((fact) => fact.type === type && fact.file === undefined);
     if (inFile.length === 0) continue;
     parts.push('', `## ${TOPIC_FILES[type]}`);
     parts.push(
@@ -46,6 +49,11 @@ function describeMemory(space: Space, memory: LoadedMemory, facts: readonly Fact
         ]),
       ),
     );
+  }
+  const others = facts.filter((fact) => fact.file !== undefined);
+  if (others.length > 0) {
+    parts.push('', '## files dreamd did not write (read, never changed)');
+    parts.push(table(others.map((fact) => [fact.id, fact.type, fact.file ?? '', fact.title])));
   }
   for (const problem of memory.problems) parts.push('', `problem: ${problem.file}: ${problem.reason}`);
   return parts.join('\n');

@@ -57,6 +57,7 @@ function describeStatus(status: SpaceStatus): string {
     }
   }
   for (const broken of status.broken) lines.push(`  broken     ${broken.file}: ${broken.reason}`);
+  for (const problem of status.memory) lines.push(`  memory     ${problem.file}: ${problem.reason}`);
   if (status.error !== null) lines.push(`  error      ${status.error}`);
   return lines.join('\n');
 }

@@ -96,7 +96,7 @@ export async function writeLargeMemory(memoryDir: string, bytes: number): Promis
       status: 'active',
     }),
   ];
-  let files = new Map<string, string>();
+  let files = new Map<string, string | null>();
   const empty = await loadMemory(memoryDir);
   const now = new Date('2026-11-29T12:00:00Z');
   // Grow in steps, rendering each time, until the topic files pass the size.
@@ -105,10 +105,10 @@ export async function writeLargeMemory(memoryDir: string, bytes: number): Promis
     files = renderMemory(empty, facts, { now });
     const topicBytes = [...files]
       .filter(([name]) => name !== 'MEMORY.md')
-      .reduce((sum, [, text]) => sum + Buffer.byteLength(text), 0);
+      .reduce((sum, [, text]) => sum + Buffer.byteLength(text ?? ''), 0);
     if (topicBytes >= bytes) break;
   }
-  for (const [name, text] of files) await writeFile(path.join(memoryDir, name), text);
+  for (const [name, text] of files) if (text !== null) await writeFile(path.join(memoryDir, name), text);
   const sizeOf = (names: readonly string[]) =>
     names.reduce((sum, name) => sum + Buffer.byteLength(files.get(name) ?? ''), 0);
   return {

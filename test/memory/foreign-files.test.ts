@@ -1,0 +1,83 @@
+import { symlink, writeFile, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseMemoryFile } from '../../src/memory/claude-code-file.js';
+import { NotDreamdsFactError, forgetFact } from '../../src/memory/forget.js';
+import { loadMemory, renderMemory } from '../../src/memory/memory-dir.js';
+import { filesUnderReview, renderReview } from '../../src/memory/review.js';
+import { fact, makeTempDir, removeDir, snapshot } from './helpers.js';
+
+const context = { relative: 'feedback_testing.md', modified: '2026-11-30', owner: 'other' as const };
+
+describe('memory files dreamd did not write', () => {
+  it('reads the recent Claude Code frontmatter (metadata type and modified) and the rule / Why / How body', () => {
+    const text = '---\nname: Testing\ndescription: Run e2e first\nmetadata:\n  type: feedback\n  modified: 2026-10-02\n---\n\nRun e2e first.\n\n**Why:** it caught a bug.\n**How to apply:** before merging.\n';
+    const { fact: read, warnings } = parseMemoryFile(text, context);
+    expect(warnings).toEqual([]);
+    expect(read).toMatchObject({ type: 'feedback', title: 'Testing', body: 'Run e2e first.', why: 'it caught a bug.', howToApply: 'before merging.', updated: '2026-10-02', owner: 'other', file: 'feedback_testing.md', description: 'Run e2e first' });
+  });
+
+  it('reads the older top-level type, no frontmatter at all, and [[links]]', () => {
+    expect(parseMemoryFile('---\nname: Role\ndescription: x\ntype: user\n---\nData scientist.\n', { ...context, relative: 'role.md' }).fact.type).toBe('user');
+    const plain = parseMemoryFile('# Debugging\nSee [[feedback_testing|the testing rule]] and [[api]].\n', { ...context, relative: 'reference_debugging.md' }).fact;
+    expect(plain).toMatchObject({ type: 'reference', title: 'Debugging' });
+    expect(plain.body).toContain('See the testing rule and api.');
+  });
+
+  it('reads a file with broken frontmatter as plain text and says how to fix it', () => {
+    const { fact: read, warnings } = parseMemoryFile('---\nname: [unclosed\n---\nBody text.\n', context);
+    expect(read.body).toContain('Body text.');
+    expect(warnings.join('\n')).toMatch(/feedback_testing\.md: frontmatter is not valid YAML.*Fix the lines/);
+  });
+
+  let dir: string;
+  beforeEach(async () => {
+    dir = await makeTempDir();
+  });
+  afterEach(async () => {
+    await removeDir(dir);
+  });
+
+  it('loads them as facts of owner other, reports duplicate names and links out of the folder, and never writes them', async () => {
+    await writeFile(path.join(dir, 'a.md'), '---\nname: Same\ndescription: one\ntype: user\n---\nOne.\n');
+    await mkdir(path.join(dir, 'notes'));
+    await writeFile(path.join(dir, 'notes', 'b.md'), '---\nname: Same\ndescription: two\ntype: user\n---\nTwo.\n');
+    const outside = await makeTempDir();
+    try {
+      await writeFile(path.join(outside, 'secret.md'), 'other space');
+      await symlink(path.join(outside, 'secret.md'), path.join(dir, 'linked.md'));
+      const loaded = await loadMemory(dir);
+      expect(loaded.facts.map((item) => item.file).sort()).toEqual(['a.md', 'notes/b.md']);
+      const reasons = loaded.problems.map((problem) => problem.reason).join('\n');
+      expect(reasons).toContain('a.md and notes/b.md have the same frontmatter name "Same"');
+      expect(reasons).toContain('outside the memory folder');
+      const before = await snapshot(dir);
+      const files = renderMemory(loaded, [...loaded.facts, fact({ id: 'f-newfact001', title: 'New' })], { now: new Date('2026-12-01') });
+      expect([...files.keys()].sort()).toEqual(['MEMORY.md', 'user.md']);
+      expect(files.get('MEMORY.md')).toContain('](notes/b.md)');
+      expect(before.get('a.md')).toBeDefined();
+      const id = loaded.facts.find((item) => item.file === 'a.md')?.id ?? '';
+      await expect(forgetFact(dir, id)).rejects.toBeInstanceOf(NotDreamdsFactError);
+    } finally {
+      await removeDir(outside);
+    }
+  });
+
+  it('lists a contradicted file for review once and leaves it out of the index until the entry is deleted', async () => {
+    const old = fact({ id: 'f-oldfile001', title: 'Role', body: 'Data scientist.', owner: 'other', file: 'role.md' });
+    const newer = fact({ id: 'f-newerfact1', title: 'Platform engineer', body: 'Moved to platform.', sources: ['s-9'] });
+    const text = renderReview(null, [{ file: 'role.md', fact: old, newer }]);
+    expect(text).toContain('## role.md');
+    expect(text).toContain('sessions s-9');
+    expect(renderReview(text, [{ file: 'role.md', fact: old, newer }])).toBe(text);
+    expect([...filesUnderReview(text)]).toEqual(['role.md']);
+    await writeFile(path.join(dir, 'role.md'), '---\nname: Role\ndescription: ds\ntype: user\n---\nData scientist.\n');
+    await mkdir(path.join(dir, '.dreamd'));
+    await writeFile(path.join(dir, '.dreamd', 'review.md'), text ?? '');
+    const loaded = await loadMemory(dir);
+    expect(renderMemory(loaded, loaded.facts).get('MEMORY.md') ?? '').not.toContain('role.md');
+    await writeFile(path.join(dir, '.dreamd', 'review.md'), '# For review\n');
+    const cleared = await loadMemory(dir);
+    expect(renderMemory(cleared, cleared.facts).get('MEMORY.md')).toContain('](role.md)');
+  });
+});
