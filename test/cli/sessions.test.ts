@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { SessionRow } from '../../src/cli/session-list.js';
 import { runCliCaptured } from '../support/cli.js';
 
-const CLAUDE_CODE_FIXTURES = fileURLToPath(new URL('../../../shared/fixtures/claude-code/', import.meta.url));
+const CLAUDE_CODE_FIXTURES = fileURLToPath(new URL('../fixtures/claude-code/', import.meta.url));
 const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));
 const REPOSITORY = fileURLToPath(new URL('../../', import.meta.url));
 
