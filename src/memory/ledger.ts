@@ -34,9 +34,13 @@ export function parseLedger(text: string, file = LEDGER_FILE): Ledger {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new MemoryFormatError(`${file}: not valid JSON; restore it from a backup or delete it to consolidate every session again`, file, {
-      cause: error,
-    });
+    throw new MemoryFormatError(
+      `${file}: not valid JSON; restore it from a backup or delete it to consolidate every session again`,
+      file,
+      {
+        cause: error,
+      },
+    );
   }
   const parsed = LedgerSchema.safeParse(value);
   if (!parsed.success) {

@@ -8,7 +8,13 @@ import { MemoryFormatError, errorMessage } from '../errors.js';
 import { FACT_TYPES, TOPIC_FILES, type Fact, type FactType } from './types.js';
 import { INDEX_FILE, buildIndex, handWrittenIndexLines } from './memory-index.js';
 import { readTextIfExists } from './paths.js';
-import { createEmptyTopic, parseTopicFile, renderTopicFile, topicEntries, type ParsedTopic } from './topic-file.js';
+import {
+  createEmptyTopic,
+  parseTopicFile,
+  renderTopicFile,
+  topicEntries,
+  type ParsedTopic,
+} from './topic-file.js';
 import type { TopicEntry } from './topic-entry.js';
 
 export interface MemoryProblem {
@@ -72,7 +78,9 @@ export async function loadMemory(memoryDir: string): Promise<LoadedMemory> {
   const [reads, indexText] = await Promise.all([
     Promise.all(
       FACT_TYPES.map((type) =>
-        present(TOPIC_FILES[type]) ? readTopic(path.join(memoryDir, TOPIC_FILES[type])) : Promise.resolve(null),
+        present(TOPIC_FILES[type])
+          ? readTopic(path.join(memoryDir, TOPIC_FILES[type]))
+          : Promise.resolve(null),
       ),
     ),
     present(INDEX_FILE) ? readTextIfExists(path.join(memoryDir, INDEX_FILE)) : Promise.resolve(null),
@@ -82,7 +90,10 @@ export async function loadMemory(memoryDir: string): Promise<LoadedMemory> {
     const read = reads[position] ?? null;
     if (read === null) continue;
     if ('error' in read) {
-      problems.push({ file: fileName, reason: `cannot be read (${errorMessage(read.error)}); not rewritten` });
+      problems.push({
+        file: fileName,
+        reason: `cannot be read (${errorMessage(read.error)}); not rewritten`,
+      });
       broken.push(type);
       continue;
     }
@@ -141,10 +152,15 @@ export interface RenderMemoryOptions {
  * - Facts of a broken type (see `loaded.broken`) are not written, and neither is their file; their lines
  *   already in `MEMORY.md` stay. Keep the sessions that produced them pending.
  */
-export function renderMemory(loaded: LoadedMemory, nextFacts: readonly Fact[], options: RenderMemoryOptions = {}): Map<string, string> {
+export function renderMemory(
+  loaded: LoadedMemory,
+  nextFacts: readonly Fact[],
+  options: RenderMemoryOptions = {},
+): Map<string, string> {
   const remove = new Set(options.remove ?? []);
   const previous = new Map<string, TopicEntry>();
-  for (const topic of Object.values(loaded.topics)) for (const entry of topicEntries(topic)) previous.set(entry.fact.id, entry);
+  for (const topic of Object.values(loaded.topics))
+    for (const entry of topicEntries(topic)) previous.set(entry.fact.id, entry);
 
   const merged = new Map<string, Fact>();
   for (const fact of loaded.facts) if (!remove.has(fact.id)) merged.set(fact.id, fact);
@@ -154,7 +170,14 @@ export function renderMemory(loaded: LoadedMemory, nextFacts: readonly Fact[], o
     merged.set(
       fact.id,
       before?.editedByHand
-        ? { ...fact, title: before.title, body: before.body, why: before.why, howToApply: before.howToApply, editedByHand: true }
+        ? {
+            ...fact,
+            title: before.title,
+            body: before.body,
+            why: before.why,
+            howToApply: before.howToApply,
+            editedByHand: true,
+          }
         : fact,
     );
   }
@@ -171,7 +194,11 @@ export function renderMemory(loaded: LoadedMemory, nextFacts: readonly Fact[], o
     const ofType = writable.filter((fact) => fact.type === type);
     const existing = loaded.topics[type];
     if (!existing && ofType.length === 0) continue;
-    const text = renderTopicFile(existing ?? createEmptyTopic(type), ofType, { previous, locate, adoptHandEntries: true });
+    const text = renderTopicFile(existing ?? createEmptyTopic(type), ofType, {
+      previous,
+      locate,
+      adoptHandEntries: true,
+    });
     if (loaded.originals.get(TOPIC_FILES[type]) !== text) out.set(TOPIC_FILES[type], text);
   }
   const extraLines = handWrittenIndexLines(

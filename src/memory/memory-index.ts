@@ -46,7 +46,12 @@ export function truncateChars(text: string, max: number): string {
   const chars = Array.from(text);
   if (chars.length <= max) return text;
   if (max <= 0) return '';
-  return chars.slice(0, max - 1).join('').trimEnd() + ELLIPSIS;
+  return (
+    chars
+      .slice(0, max - 1)
+      .join('')
+      .trimEnd() + ELLIPSIS
+  );
 }
 
 function charLength(text: string): number {

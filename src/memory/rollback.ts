@@ -42,17 +42,31 @@ function overlaps(a: RunRecord, b: RunRecord): boolean {
  * Restore every file run `runId` changed to its previous bytes (deleting files it created). Returns the
  * rollback run records written, in order (cascaded ones first, the requested one last).
  */
-export async function rollbackRun(memoryDir: string, runId: string, options: RollbackOptions = {}): Promise<RunRecord[]> {
+export async function rollbackRun(
+  memoryDir: string,
+  runId: string,
+  options: RollbackOptions = {},
+): Promise<RunRecord[]> {
   const now = options.now ?? (() => new Date());
   const started = now().getTime();
   const runs = await listRuns(memoryDir);
   const target = runs.find((run) => run.runId === runId);
-  if (!target) throw new RollbackRefusedError(`no run ${runId} in the history of ${memoryDir}; see \`dreamd history\``, runId);
-  const undoneBy = new Map(runs.filter((run) => run.rollbackOf !== undefined).map((run) => [run.rollbackOf ?? '', run.runId]));
+  if (!target)
+    throw new RollbackRefusedError(
+      `no run ${runId} in the history of ${memoryDir}; see \`dreamd history\``,
+      runId,
+    );
+  const undoneBy = new Map(
+    runs.filter((run) => run.rollbackOf !== undefined).map((run) => [run.rollbackOf ?? '', run.runId]),
+  );
   const undone = undoneBy.get(runId);
-  if (undone !== undefined) throw new RollbackRefusedError(`run ${runId} was already rolled back by ${undone}`, runId);
+  if (undone !== undefined)
+    throw new RollbackRefusedError(`run ${runId} was already rolled back by ${undone}`, runId);
 
-  const later = runs.filter((run) => run.seq > target.seq && run.kind !== 'rollback' && !undoneBy.has(run.runId) && overlaps(run, target));
+  const later = runs.filter(
+    (run) =>
+      run.seq > target.seq && run.kind !== 'rollback' && !undoneBy.has(run.runId) && overlaps(run, target),
+  );
   const written: RunRecord[] = [];
   if (later.length > 0) {
     const ids = later.map((run) => run.runId);

@@ -11,7 +11,8 @@ function manyFacts(count: number): Fact[] {
       {
         id: `f-${index.toString(36).padStart(10, 'a')}`,
         title: index % 7 === 0 ? `Très long titre ${'ü'.repeat(200)} ${index}` : `Fact number ${index}`,
-        body: index % 5 === 0 ? `${'日本語のテキスト'.repeat(40)}` : `The user said thing ${index} in a session.`,
+        body:
+          index % 5 === 0 ? `${'日本語のテキスト'.repeat(40)}` : `The user said thing ${index} in a session.`,
         updated: `2026-11-${day}`,
         sources: Array.from({ length: (index % 3) + 1 }, (__, source) => `s-${source}`),
         status: index % 11 === 0 ? 'superseded' : 'active',
@@ -36,7 +37,9 @@ describe('MEMORY.md index', () => {
     const index = buildIndex(facts, { now: new Date('2026-12-01T00:00:00Z') });
     const elapsed = performance.now() - started;
     checkLimits(index.text);
-    expect(index.included.length + index.omitted.length).toBe(facts.filter((f) => f.status === 'active').length);
+    expect(index.included.length + index.omitted.length).toBe(
+      facts.filter((f) => f.status === 'active').length,
+    );
     expect(index.text).toMatch(/\(\d+ more facts in the topic files, not listed here\)\n$/);
     expect(buildIndex([...facts].reverse(), { now: new Date('2026-12-01T00:00:00Z') }).text).toBe(index.text);
     // Generous bound for a loaded CI machine; the bench measures the real figure.
@@ -45,7 +48,11 @@ describe('MEMORY.md index', () => {
 
   it('hits the byte limit before the line limit with long multibyte lines', () => {
     const facts = Array.from({ length: 300 }, (_, index) =>
-      fact({ id: `f-${index.toString(36).padStart(10, 'b')}`, title: '長い'.repeat(30), body: '説明'.repeat(100) }),
+      fact({
+        id: `f-${index.toString(36).padStart(10, 'b')}`,
+        title: '長い'.repeat(30),
+        body: '説明'.repeat(100),
+      }),
     );
     const index = buildIndex(facts, { now: new Date('2026-12-01') });
     checkLimits(index.text);
@@ -62,12 +69,22 @@ describe('MEMORY.md index', () => {
       fact({ id: 'f-supersede1', status: 'superseded' }, 'feedback'),
     ];
     const index = buildIndex(facts, { now: new Date('2026-12-01') });
-    expect(index.included).toEqual(['f-feedback11', 'f-usersrcs11', 'f-usernewer1', 'f-userolder1', 'f-reference1']);
-    expect(index.text).toContain('- [Title of f-feedback11](feedback.md#f-feedback11) — Body of f-feedback11.');
+    expect(index.included).toEqual([
+      'f-feedback11',
+      'f-usersrcs11',
+      'f-usernewer1',
+      'f-userolder1',
+      'f-reference1',
+    ]);
+    expect(index.text).toContain(
+      '- [Title of f-feedback11](feedback.md#f-feedback11) — Body of f-feedback11.',
+    );
   });
 
   it('shortens a long hook and title on a character boundary with an ellipsis', () => {
-    const line = indexLine(fact({ id: 'f-aaaaaaaaaa', title: `Emoji 🙂 ${'x'.repeat(200)}`, body: `🙂${'y'.repeat(300)}` }));
+    const line = indexLine(
+      fact({ id: 'f-aaaaaaaaaa', title: `Emoji 🙂 ${'x'.repeat(200)}`, body: `🙂${'y'.repeat(300)}` }),
+    );
     expect(Array.from(line).length).toBeLessThanOrEqual(150);
     expect(line).toContain('…');
     expect(line).toContain('(user.md#f-aaaaaaaaaa)');
@@ -75,7 +92,10 @@ describe('MEMORY.md index', () => {
   });
 
   it('keeps hand-written lines and counts them toward the limits', () => {
-    const index = buildIndex([fact({ id: 'f-aaaaaaaaaa' })], { now: new Date('2026-12-01'), extraLines: ['- [Testing notes](feedback_testing.md) — run e2e'] });
+    const index = buildIndex([fact({ id: 'f-aaaaaaaaaa' })], {
+      now: new Date('2026-12-01'),
+      extraLines: ['- [Testing notes](feedback_testing.md) — run e2e'],
+    });
     expect(index.text.split('\n')[1]).toBe('- [Testing notes](feedback_testing.md) — run e2e');
   });
 });
