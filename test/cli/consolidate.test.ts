@@ -106,6 +106,17 @@ describe('dreamd consolidate', () => {
     expect(readFileSync(join(root, 'memory', 'MEMORY.md'), 'utf8')).toContain('Lives in Porto');
   });
 
+  it('calls the model at ANTHROPIC_BASE_URL when model.baseUrl is unset', async () => {
+    const root = workspace();
+    const run = await cli(root, ['consolidate', '--json'], {
+      DREAMD_MODEL_BASE_URL: undefined,
+      ANTHROPIC_BASE_URL: server.url,
+    });
+    expect(run.code).toBe(0);
+    expect(server.requests.length).toBeGreaterThan(0);
+    expect(readFileSync(join(root, 'memory', 'MEMORY.md'), 'utf8')).toContain('Lives in Porto');
+  });
+
   it('with --json reports each space as a result with the run summary', async () => {
     const root = workspace();
     const run = await cli(root, ['consolidate', '--json']);

@@ -102,6 +102,8 @@ export interface FakeAnthropicServerOptions {
   readonly latencyMs?: number;
   /** Usage fields reported on every answer, over the computed ones (4 characters a token, simulated cache). */
   readonly usage?: Partial<FakeUsage>;
+  /** Model ids served by `GET /v1/models`. Default the current and the previous Haiku. */
+  readonly models?: readonly string[];
 }
 
 export interface FakeAnthropicServer {
@@ -109,6 +111,8 @@ export interface FakeAnthropicServer {
   readonly url: string;
   /** Every request received, in order, faults included. */
   readonly requests: RecordedAnthropicRequest[];
+  /** Headers of every `GET /v1/models` request (doctor's probe), in order. */
+  readonly modelListRequests: Readonly<Record<string, string>>[];
   /** Scripts the next answers, first in first out. */
   enqueue(...replies: AnthropicScript[]): void;
   /** Answers requests when the queue is empty; undefined restores "nothing scripted" (a 400). */
@@ -138,8 +142,26 @@ export async function startFakeAnthropicServer(
   const replies = new ReplyQueue<RecordedAnthropicRequest, AnthropicReply>();
   const tokens = new TokenCounter();
   let messageCount = 0;
+  const modelListRequests: Readonly<Record<string, string>>[] = [];
+  const models = options.models ?? ['claude-haiku-5-5', 'claude-haiku-4-5'];
 
   async function handle(exchange: HttpExchange): Promise<void> {
+    if (exchange.method === 'GET' && exchange.path === '/v1/models') {
+      modelListRequests.push(exchange.headers);
+      const data = models.map((id) => ({
+        type: 'model',
+        id,
+        display_name: id,
+        created_at: '2026-01-01T00:00:00Z',
+      }));
+      sendJson(exchange.response, 200, {
+        data,
+        has_more: false,
+        first_id: data[0]?.id ?? null,
+        last_id: data.at(-1)?.id ?? null,
+      });
+      return;
+    }
     if (exchange.method !== 'POST' || exchange.path !== '/v1/messages') {
       sendError(exchange, 404, `fake-anthropic-server: no route ${exchange.method} ${exchange.path}`);
       return;
@@ -278,6 +300,7 @@ export async function startFakeAnthropicServer(
   return {
     url: server.origin,
     requests,
+    modelListRequests,
     enqueue: (...scripts) => replies.enqueue(...scripts),
     setDefault: (handler) => replies.setDefault(handler),
     get pending() {
