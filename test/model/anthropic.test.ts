@@ -454,6 +454,15 @@ describe('Anthropic credentials', () => {
     expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-ant-from-env');
   });
 
+  it('accepts structured output wrapped in a ```json fence', async () => {
+    server.enqueue({ text: '```json\n' + JSON.stringify(answer) + '\n```' });
+
+    const result = await model().generateObject(request);
+
+    expect(result.value).toEqual(answer);
+    expect(result.attempts).toBe(1);
+  });
+
   it('prefers model.baseUrl over ANTHROPIC_BASE_URL', async () => {
     server.enqueue({ json: answer });
 

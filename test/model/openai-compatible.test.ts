@@ -180,6 +180,20 @@ describe('OpenAI-compatible endpoints', () => {
     expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-from-env');
   });
 
+  it("accepts a local model's JSON after a <think> block and inside a ```json fence", async () => {
+    server.enqueue({
+      text:
+        '<think>\nThe session says Ollama runs qwen3.\n</think>\n\n```json\n' +
+        JSON.stringify(answer) +
+        '\n```',
+    });
+
+    const result = await model().generateObject(request);
+
+    expect(result.value).toEqual(answer);
+    expect(result.attempts).toBe(1);
+  });
+
   it('says to add /v1 when a base URL without it answers 404', async () => {
     const withoutVersion = server.url.replace(/\/v1$/, '');
     const error = await createOpenAICompatibleModel(
