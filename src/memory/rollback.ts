@@ -1,13 +1,16 @@
 /**
  * Rollback: put back the bytes every file had before a run, as a new run of kind `rollback`.
  *
- * The ledger is left as it is: the run's sessions stay consolidated, so the next consolidation does not
- * learn the rolled-back facts again from them. To re-learn them, remove their entries from the ledger.
+ * The ledger goes back with the memory, in the same transaction: the run's sessions leave the ledger, so the
+ * next consolidation reads them again and learns their facts again (to keep a fact out for good, `dreamd
+ * memory forget` it). A session is reopened whole: the ledger does not keep the entry a run replaced, so a
+ * session that grew between two runs is read in full, and reconcile drops what memory already holds.
  * The caller holds the space's lock.
  */
 import path from 'node:path';
 import { DreamdError } from '../errors.js';
 import { diffFiles } from './diff.js';
+import { readLedger, serializeLedger, type Ledger } from './ledger.js';
 import { sha256 } from './hash.js';
 import { newRunId, readTextIfExists } from './paths.js';
 import { listRuns, type RunRecord } from './run-history.js';
@@ -101,16 +104,21 @@ export async function rollbackRun(
     );
   }
   const rollbackId = newRunId(now(), 'rollback');
+  const reopened = reopenSessions(await readLedger(memoryDir), target);
   const record = await commitMemoryChanges(memoryDir, {
     runId: rollbackId,
     files: restored,
+    ...(reopened.sessionIds.length > 0 ? { ledger: serializeLedger(reopened.ledger) } : {}),
     runRecord: {
       kind: 'rollback',
       rollbackOf: runId,
       summary: maintenanceSummary({
         runId: rollbackId,
         spaceId: target.summary.spaceId,
-        reason: `rollback of ${runId}`,
+        reason:
+          reopened.sessionIds.length > 0
+            ? `rollback of ${runId}; ${reopened.sessionIds.length} session(s) reopened for the next run`
+            : `rollback of ${runId}`,
         diff: diffFiles(current, restored),
         durationMs: now().getTime() - started,
       }),
@@ -120,4 +128,22 @@ export async function rollbackRun(
   });
   written.push(record);
   return written;
+}
+
+/**
+ * The ledger without the sessions the run consolidated: those it names in its summary and any entry it
+ * wrote. Pure.
+ */
+export function reopenSessions(
+  ledger: Ledger,
+  run: Pick<RunRecord, 'runId' | 'summary'>,
+): { ledger: Ledger; sessionIds: string[] } {
+  const named = new Set(run.summary.sessions);
+  const sessions: Ledger['sessions'] = {};
+  const sessionIds: string[] = [];
+  for (const [id, entry] of Object.entries(ledger.sessions)) {
+    if (named.has(id) || entry.runId === run.runId) sessionIds.push(id);
+    else sessions[id] = entry;
+  }
+  return { ledger: { version: 1, sessions }, sessionIds: sessionIds.sort() };
 }

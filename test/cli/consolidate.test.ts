@@ -176,6 +176,13 @@ describe('dreamd consolidate', () => {
       runs: [{ rollbackOf: secondRunId }],
     });
     expect(memoryFiles(root)).toEqual(before);
+    const pending = (await cli(root, ['sessions', 'list', '--json'])).json<SessionRow[]>();
+    expect(
+      pending
+        .filter((row) => row.status === 'settled')
+        .map((row) => row.file)
+        .sort(),
+    ).toEqual([...LAST_THREE].sort());
 
     const after = (await cli(root, ['history', '--json'])).json<HistoryRowOutput[]>();
     expect(after.map((row) => row.kind)).toEqual(['rollback', 'consolidation', 'consolidation']);

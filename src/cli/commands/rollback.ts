@@ -56,10 +56,23 @@ export const registerRollback: CommandRegistrar = (program, context) => {
         }
         throw new CommandExit(ExitCode.failure);
       }
-      const runs = records.map((record) => ({ runId: record.runId, rollbackOf: record.rollbackOf ?? null }));
+      const runs = records.map((record) => ({
+        runId: record.runId,
+        rollbackOf: record.rollbackOf ?? null,
+        reason: record.summary.reason ?? null,
+      }));
       emit(io, json, { ok: true, space: space.id, rolledBack: runId, runs }, () =>
         runs
-          .map((run) => `rolled back ${run.rollbackOf ?? '?'} in space ${space.id} (run ${run.runId})`)
+          .map((run) => {
+            // The reason reads "rollback of <id>; N session(s) reopened for the next run" when it reopened any.
+            const reopened = run.reason?.split('; ')[1];
+            return (
+              `rolled back ${run.rollbackOf ?? '?'} in space ${space.id} (run ${run.runId})` +
+              (reopened === undefined
+                ? ''
+                : `; ${reopened} (to keep a fact out for good: dreamd memory forget)`)
+            );
+          })
           .join('\n'),
       );
     });
