@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { CommandExit, ExitCode, reportError, type CliIo } from './output.js';
+import { packageVersion } from './version.js';
 
 /** What every command's action receives: the IO, the global flags and a lazy config loader. */
 export interface CommandContext {
@@ -26,6 +27,7 @@ export async function runProgram(
     .description('Memory consolidation for LLM agents: transcripts in, curated memory out.')
     .option('--config <path>', 'config file (default: $DREAMD_CONFIG or ./dreamd.config.json)')
     .option('--json', 'machine-readable output', false)
+    .version(packageVersion(), '-V, --version', 'print the version of dreamd')
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
