@@ -1,12 +1,9 @@
 import type { RunSummary } from '../../consolidation/types.js';
-import { consolidateInProcess } from '../consolidate-in-process.js';
-import { consolidateQueued, type QueuedOutcome } from '../consolidate-queued.js';
-import { createDaemonClient } from '../daemon-client.js';
+import type { QueuedOutcome } from '../consolidate-queued.js';
 import { formatChanges, formatDuration, formatUsage } from '../format.js';
 import { CommandExit, ExitCode, emit } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
-import { createProgressBar, silentProgressBar } from '../progress.js';
-import { selectSpaces } from '../spaces.js';
+import { createProgressBar, showsProgress, silentProgressBar } from '../progress.js';
 
 function describeSummary(summary: RunSummary): string {
   if (summary.status === 'skipped') {
@@ -69,8 +66,16 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
       ) => {
         const { io, json, config } = context();
         const loaded = config();
+        // Loaded when the command runs (the pipeline, the SDKs), so `--help` stays quick.
+        const [{ consolidateInProcess }, { consolidateQueued }, { createDaemonClient }, { selectSpaces }] =
+          await Promise.all([
+            import('../consolidate-in-process.js'),
+            import('../consolidate-queued.js'),
+            import('../daemon-client.js'),
+            import('../spaces.js'),
+          ]);
         const spaces = selectSpaces(loaded, spaceId);
-        const bar = io.isTty && !json ? createProgressBar() : silentProgressBar;
+        const bar = showsProgress(io, json) ? createProgressBar() : silentProgressBar;
         let outcomes: QueuedOutcome[];
         const daemon = createDaemonClient(loaded);
         const queued = !options.inProcess && (await daemon.isReachable());

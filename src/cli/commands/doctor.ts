@@ -1,5 +1,4 @@
 import type { CommandRegistrar } from '../program.js';
-import { runDoctor } from '../doctor.js';
 import { CommandExit, ExitCode, emit } from '../output.js';
 
 export const registerDoctor: CommandRegistrar = (program, context) => {
@@ -11,7 +10,11 @@ export const registerDoctor: CommandRegistrar = (program, context) => {
     .option('--no-probe', 'do not send the models-list request to the model endpoint')
     .action(async (options: { probe: boolean }) => {
       const { io, json, config } = context();
-      const { probeModelEndpoint } = await import('../../model/probe.js');
+      // Loaded when the command runs (ioredis, the SDKs), so `--help` stays quick.
+      const [{ runDoctor }, { probeModelEndpoint }] = await Promise.all([
+        import('../doctor.js'),
+        import('../../model/probe.js'),
+      ]);
       const checks = await runDoctor(config(), {
         env: io.env,
         ...(options.probe ? { probeModel: (model, env) => probeModelEndpoint(model, { env }) } : {}),

@@ -1,11 +1,9 @@
 import type { Space } from '../../config/schema.js';
 import { ConfigError } from '../../errors.js';
-import { listRuns, type RunRecord } from '../../memory/index.js';
-import { findRun } from '../find-run.js';
+import type { RunRecord } from '../../memory/index.js';
 import { formatChanges, formatDuration, formatTime, formatUsage, totalTokens } from '../format.js';
 import { emit, table } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
-import { selectSpaces } from '../spaces.js';
 
 /** Runs `dreamd history` lists unless --limit says otherwise. */
 const DEFAULT_HISTORY_LIMIT = 20;
@@ -117,6 +115,11 @@ export const registerHistory: CommandRegistrar = (program, context) => {
       const { io, json, config } = context();
       const limit = parseLimit(options.limit);
       const loaded = config();
+      // Loaded when the command runs, so `--help` stays quick.
+      const [{ listRuns }, { selectSpaces }] = await Promise.all([
+        import('../../memory/index.js'),
+        import('../spaces.js'),
+      ]);
       const rows: HistoryRow[] = [];
       for (const space of selectSpaces(loaded, spaceId)) {
         rows.push(...historyRows(space, await listRuns(space.memoryDir)));
@@ -133,6 +136,7 @@ export const registerHistory: CommandRegistrar = (program, context) => {
     .option('--space <id>', 'space id (default: the space whose history has the run)')
     .action(async (runId: string, options: { space?: string }) => {
       const { io, json, config } = context();
+      const { findRun } = await import('../find-run.js');
       const { space, run } = await findRun(config(), runId, options.space);
       emit(
         io,

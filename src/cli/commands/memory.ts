@@ -1,12 +1,15 @@
-import { createRecall } from '../../agent/recall.js';
 import type { Space } from '../../config/schema.js';
-import { findSpace } from '../../config/load.js';
-import { FactNotFoundError, forgetFact, loadMemory, type LoadedMemory } from '../../memory/index.js';
+import type { LoadedMemory } from '../../memory/index.js';
 import { FACT_TYPES, TOPIC_FILES, type Fact } from '../../memory/types.js';
 import type { CommandRegistrar } from '../program.js';
 import { ConfigError } from '../../errors.js';
 import { emit, table } from '../output.js';
-import { withSpaceLock } from '../space-lock.js';
+
+/** The memory store and the config loader, loaded when a command runs so `--help` stays quick. */
+async function memoryModules() {
+  const [memory, load] = await Promise.all([import('../../memory/index.js'), import('../../config/load.js')]);
+  return { ...memory, findSpace: load.findSpace };
+}
 
 /** Results `memory search` shows unless --limit says otherwise. */
 const DEFAULT_SEARCH_LIMIT = 10;
@@ -62,6 +65,7 @@ export const registerMemory: CommandRegistrar = (program, context) => {
     .option('--all', 'include superseded facts', false)
     .action(async (spaceId: string | undefined, options: { fact?: string; all: boolean }) => {
       const { io, json, config } = context();
+      const { findSpace, loadMemory, FactNotFoundError } = await memoryModules();
       const space = findSpace(config(), spaceId);
       const loaded = await loadMemory(space.memoryDir);
       if (options.fact !== undefined) {
@@ -93,6 +97,8 @@ export const registerMemory: CommandRegistrar = (program, context) => {
     .option('--limit <n>', `most results (default ${DEFAULT_SEARCH_LIMIT})`)
     .action(async (query: string, options: { space?: string; limit?: string }) => {
       const { io, json, config } = context();
+      const { findSpace, loadMemory } = await memoryModules();
+      const { createRecall } = await import('../../agent/recall.js');
       const space = findSpace(config(), options.space);
       const limit = options.limit === undefined ? DEFAULT_SEARCH_LIMIT : Number(options.limit);
       if (!Number.isInteger(limit) || limit < 1) {
@@ -119,6 +125,8 @@ export const registerMemory: CommandRegistrar = (program, context) => {
     .option('--space <id>', 'space id (required when several spaces are configured)')
     .action(async (id: string, options: { space?: string }) => {
       const { io, json, config } = context();
+      const { findSpace, forgetFact } = await memoryModules();
+      const { withSpaceLock } = await import('../space-lock.js');
       const loaded = config();
       const space = findSpace(loaded, options.space);
       const { fact, record } = await withSpaceLock(loaded, space, 'memory forget', () =>

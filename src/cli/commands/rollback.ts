@@ -1,8 +1,6 @@
-import { RollbackRefusedError, rollbackRun } from '../../memory/index.js';
-import { findRun } from '../find-run.js';
+import type { RollbackRefusedError } from '../../memory/index.js';
 import { CommandExit, ExitCode, emit } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
-import { withSpaceLock } from '../space-lock.js';
 
 /** The flag that gets past a refusal: --cascade when later runs block it, else --force (hand edits). */
 function fixFor(error: RollbackRefusedError, runId: string, spaceId: string): string | undefined {
@@ -23,6 +21,12 @@ export const registerRollback: CommandRegistrar = (program, context) => {
     .action(async (runId: string, options: { space?: string; cascade: boolean; force: boolean }) => {
       const { io, json, config } = context();
       const loaded = config();
+      // Loaded when the command runs, so `--help` stays quick.
+      const [{ RollbackRefusedError, rollbackRun }, { findRun }, { withSpaceLock }] = await Promise.all([
+        import('../../memory/index.js'),
+        import('../find-run.js'),
+        import('../space-lock.js'),
+      ]);
       const { space } = await findRun(loaded, runId, options.space);
       let records;
       try {
