@@ -7,7 +7,6 @@ import { startFakeAnthropicServer, type FakeAnthropicServer } from '../support/f
 import { startFakeOpenAIServer } from '../support/fake-openai-server.js';
 
 interface DoctorOutput {
-  ok: boolean;
   checks: { name: string; ok: boolean; detail: string; fix?: string }[];
 }
 
@@ -38,7 +37,8 @@ describe('dreamd doctor', () => {
       env: { PATH: '/nonexistent' },
     });
     expect(run.code).toBe(1);
-    const output = run.json<DoctorOutput>();
+    expect(run.json()).toMatchObject({ ok: false, command: 'doctor' });
+    const output = run.data<DoctorOutput>();
     const redis = output.checks.find((check) => check.name === 'redis')!;
     expect(redis.ok).toBe(false);
     expect(redis.fix).toMatch(/REDIS_URL.*redis-server.*docker compose/);
@@ -62,7 +62,7 @@ describe('dreamd doctor', () => {
       cwd: workspace(),
       env: { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: anthropic.url },
     });
-    const output = run.json<DoctorOutput>();
+    const output = run.data<DoctorOutput>();
     expect(check(output, 'model').detail).toBe(
       `anthropic claude-haiku-5-5 at ${anthropic.url} (from ANTHROPIC_BASE_URL), key set`,
     );
@@ -80,7 +80,7 @@ describe('dreamd doctor', () => {
       env: { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: 'http://127.0.0.1:1' },
     });
     expect(run.code).toBe(1);
-    const endpoint = check(run.json<DoctorOutput>(), 'model endpoint');
+    const endpoint = check(run.data<DoctorOutput>(), 'model endpoint');
     expect(endpoint.ok).toBe(false);
     expect(endpoint.detail).toContain('http://127.0.0.1:1');
     expect(endpoint.fix).toContain('ANTHROPIC_BASE_URL');
@@ -99,7 +99,7 @@ describe('dreamd doctor', () => {
         },
       });
       expect(run.code).toBe(1);
-      const output = run.json<DoctorOutput>();
+      const output = run.data<DoctorOutput>();
       expect(check(output, 'model').detail).toContain(`at ${withoutVersion} (from OPENAI_BASE_URL)`);
       expect(check(output, 'model endpoint').fix).toContain('add /v1');
 
@@ -111,7 +111,7 @@ describe('dreamd doctor', () => {
           OPENAI_BASE_URL: local.url,
         },
       });
-      expect(check(fixed.json<DoctorOutput>(), 'model endpoint').ok).toBe(true);
+      expect(check(fixed.data<DoctorOutput>(), 'model endpoint').ok).toBe(true);
       expect(local.modelListRequests).toHaveLength(1);
     } finally {
       await local.close();
@@ -123,7 +123,7 @@ describe('dreamd doctor', () => {
       cwd: workspace(),
       env: { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: anthropic.url },
     });
-    expect(run.json<DoctorOutput>().checks.map((entry) => entry.name)).not.toContain('model endpoint');
+    expect(run.data<DoctorOutput>().checks.map((entry) => entry.name)).not.toContain('model endpoint');
     expect(anthropic.modelListRequests).toHaveLength(0);
   });
 
@@ -133,7 +133,7 @@ describe('dreamd doctor', () => {
       env: { ANTHROPIC_API_KEY: 'sk-ant-test', REDIS_URL: 'redis://127.0.0.1:1' },
     });
     expect(run.code).toBe(1);
-    expect(run.json<DoctorOutput>().checks.find((check) => check.name === 'redis')?.detail).toMatch(
+    expect(run.data<DoctorOutput>().checks.find((check) => check.name === 'redis')?.detail).toMatch(
       /does not answer/,
     );
   });
@@ -145,7 +145,7 @@ describe('dreamd doctor', () => {
       env: { ANTHROPIC_API_KEY: 'k' },
     });
     const sessions = run
-      .json<DoctorOutput>()
+      .data<DoctorOutput>()
       .checks.find((check) => check.name === 'space default: sessions')!;
     expect(sessions.ok).toBe(false);
     expect(sessions.fix).toContain('mkdir -p');

@@ -1,5 +1,5 @@
 import type { CommandRegistrar } from '../program.js';
-import { CommandExit, ExitCode, emit } from '../output.js';
+import { CommandExit, ExitCode, emitResult } from '../output.js';
 
 export const registerDoctor: CommandRegistrar = (program, context) => {
   program
@@ -20,7 +20,7 @@ export const registerDoctor: CommandRegistrar = (program, context) => {
         ...(options.probe ? { probeModel: (model, env) => probeModelEndpoint(model, { env }) } : {}),
       });
       const ok = checks.every((check) => check.ok);
-      emit(io, json, { ok, checks }, () =>
+      emitResult(io, json, { command: 'doctor', ok, data: { checks } }, () =>
         checks
           .map(
             (check) =>

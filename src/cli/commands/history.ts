@@ -2,7 +2,7 @@ import type { Space } from '../../config/schema.js';
 import { ConfigError } from '../../errors.js';
 import type { RunRecord } from '../../memory/index.js';
 import { formatChanges, formatDuration, formatTime, formatUsage, totalTokens } from '../format.js';
-import { emit, table } from '../output.js';
+import { emitResult, table } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 
 /** Runs `dreamd history` lists unless --limit says otherwise. */
@@ -126,7 +126,7 @@ export const registerHistory: CommandRegistrar = (program, context) => {
       }
       rows.sort((left, right) => right.committedAt.localeCompare(left.committedAt) || right.seq - left.seq);
       const shown = rows.slice(0, limit);
-      emit(io, json, shown, () => describeRows(shown));
+      emitResult(io, json, { command: 'history', data: shown }, () => describeRows(shown));
     });
 
   history
@@ -138,18 +138,21 @@ export const registerHistory: CommandRegistrar = (program, context) => {
       const { io, json, config } = context();
       const { findRun } = await import('../find-run.js');
       const { space, run } = await findRun(config(), runId, options.space);
-      emit(
+      emitResult(
         io,
         json,
         {
-          space: space.id,
-          runId: run.runId,
-          kind: run.kind,
-          seq: run.seq,
-          committedAt: run.committedAt,
-          rollbackOf: run.rollbackOf ?? null,
-          files: Object.keys(run.files),
-          summary: run.summary,
+          command: 'history show',
+          data: {
+            space: space.id,
+            runId: run.runId,
+            kind: run.kind,
+            seq: run.seq,
+            committedAt: run.committedAt,
+            rollbackOf: run.rollbackOf ?? null,
+            files: Object.keys(run.files),
+            summary: run.summary,
+          },
         },
         () => describeRun(space, run),
       );

@@ -3,7 +3,7 @@ import type { LoadedMemory } from '../../memory/index.js';
 import { FACT_TYPES, TOPIC_FILES, type Fact } from '../../memory/types.js';
 import type { CommandRegistrar } from '../program.js';
 import { ConfigError } from '../../errors.js';
-import { emit, table } from '../output.js';
+import { emitResult, table } from '../output.js';
 
 /** The memory store and the config loader, loaded when a command runs so `--help` stays quick. */
 async function memoryModules() {
@@ -71,19 +71,24 @@ export const registerMemory: CommandRegistrar = (program, context) => {
       if (options.fact !== undefined) {
         const fact = loaded.facts.find((candidate) => candidate.id === options.fact);
         if (fact === undefined) throw new FactNotFoundError(options.fact, space.memoryDir);
-        emit(io, json, { space: space.id, fact }, () => describeFact(fact));
+        emitResult(io, json, { command: 'memory show', data: { space: space.id, fact } }, () =>
+          describeFact(fact),
+        );
         return;
       }
       const facts = loaded.facts.filter((fact) => options.all || fact.status === 'active');
-      emit(
+      emitResult(
         io,
         json,
         {
-          space: space.id,
-          memoryDir: space.memoryDir,
-          index: loaded.indexText,
-          facts,
-          problems: loaded.problems,
+          command: 'memory show',
+          data: {
+            space: space.id,
+            memoryDir: space.memoryDir,
+            index: loaded.indexText,
+            facts,
+            problems: loaded.problems,
+          },
         },
         () => describeMemory(space, loaded, facts),
       );
@@ -106,7 +111,7 @@ export const registerMemory: CommandRegistrar = (program, context) => {
       }
       const loaded = await loadMemory(space.memoryDir);
       const results = await createRecall({ facts: loaded.facts }).recall(query, { limit });
-      emit(io, json, { space: space.id, query, results }, () =>
+      emitResult(io, json, { command: 'memory search', data: { space: space.id, query, results } }, () =>
         results.length === 0
           ? `nothing in the memory of space ${space.id} matches "${query}"`
           : results
@@ -132,13 +137,16 @@ export const registerMemory: CommandRegistrar = (program, context) => {
       const { fact, record } = await withSpaceLock(loaded, space, 'memory forget', () =>
         forgetFact(space.memoryDir, id, { spaceId: space.id }),
       );
-      emit(
+      emitResult(
         io,
         json,
         {
-          space: space.id,
-          forgotten: { id: fact.id, type: fact.type, title: fact.title },
-          runId: record.runId,
+          command: 'memory forget',
+          data: {
+            space: space.id,
+            forgotten: { id: fact.id, type: fact.type, title: fact.title },
+            runId: record.runId,
+          },
         },
         () =>
           `forgot ${fact.id} "${fact.title}" in space ${space.id} (run ${record.runId}); ` +

@@ -1,5 +1,5 @@
 import type { RollbackRefusedError } from '../../memory/index.js';
-import { CommandExit, ExitCode, emit } from '../output.js';
+import { CommandExit, ExitCode, emitError, emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 
 /** The flag that gets past a refusal: --cascade when later runs block it, else --force (hand edits). */
@@ -37,21 +37,13 @@ export const registerRollback: CommandRegistrar = (program, context) => {
         if (!(error instanceof RollbackRefusedError)) throw error;
         const fix = fixFor(error, runId, space.id);
         if (json) {
-          emit(
-            io,
-            json,
-            {
-              ok: false,
-              error: {
-                name: error.name,
-                message: error.message,
-                runId,
-                blockingRuns: error.blockingRuns,
-                fix: fix ?? null,
-              },
-            },
-            () => '',
-          );
+          emitError(io, 'rollback', {
+            name: error.name,
+            message: error.message,
+            runId,
+            blockingRuns: error.blockingRuns,
+            fix: fix ?? null,
+          });
         } else {
           io.stderr(`dreamd: space ${space.id}: ${error.message}\n`);
           if (error.blockingRuns.length > 0)
@@ -65,7 +57,7 @@ export const registerRollback: CommandRegistrar = (program, context) => {
         rollbackOf: record.rollbackOf ?? null,
         reason: record.summary.reason ?? null,
       }));
-      emit(io, json, { ok: true, space: space.id, rolledBack: runId, runs }, () =>
+      emitResult(io, json, { command: 'rollback', data: { space: space.id, rolledBack: runId, runs } }, () =>
         runs
           .map((run) => {
             // The reason reads "rollback of <id>; N session(s) reopened for the next run" when it reopened any.

@@ -1,6 +1,6 @@
 import type { CommandRegistrar } from '../program.js';
 import { formatBytes, formatTime } from '../format.js';
-import { CommandExit, ExitCode, emit, table } from '../output.js';
+import { CommandExit, ExitCode, emitResult, table } from '../output.js';
 import type * as SessionList from '../session-list.js';
 import type { SessionRow } from '../session-list.js';
 
@@ -51,7 +51,7 @@ export const registerSessions: CommandRegistrar = (program, context) => {
         import('../spaces.js'),
       ]);
       const { rows, errors } = await listSessions(loaded, selectSpaces(loaded, spaceId));
-      emit(io, json, rows, () =>
+      emitResult(io, json, { command: 'sessions list', ok: errors.length === 0, data: rows }, () =>
         rows.length === 0
           ? `no session files\n${totalsLine(rows, sessionTotals)}`
           : `${describeRows(rows)}\n\n${totalsLine(rows, sessionTotals)}`,
