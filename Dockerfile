@@ -1,7 +1,8 @@
 # dreamd daemon image: `docker compose up` runs it next to Redis (see docker-compose.yml).
+# Node 24, the current LTS line (Node 20 reached its end of life in April 2026).
 
 # --- build: compile TypeScript to dist/ -------------------------------------------------------------------------
-FROM node:20-slim AS build
+FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -11,15 +12,18 @@ COPY src ./src
 RUN npm run build
 
 # --- runtime: production dependencies and the compiled code only -----------------------------------------------
-FROM node:20-slim
+FROM node:24-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
-# Sessions in, memory out, daemon state; owned by the unprivileged `node` user the daemon runs as.
-RUN mkdir -p /data/sessions /data/memory /data/state && chown -R node:node /data
+# Sessions in, memory out, daemon state; owned by the unprivileged `node` user (uid 1000) the daemon runs as.
+# Named volumes start as copies of these directories, so they are writable. For bind mounts of folders owned
+# by someone else, run the container as that owner (`user: "${UID}:${GID}"` in docker-compose.yml): dreamd
+# needs no home directory and writes only to the mounted folders and /data/state.
+RUN mkdir -p /data/sessions /data/memory /data/state && chown -R node:node /data && chmod -R a+rwX /data/state
 USER node
 ENV DREAMD_HOST=0.0.0.0 \
     DREAMD_PORT=7077 \
@@ -27,7 +31,7 @@ ENV DREAMD_HOST=0.0.0.0 \
     DREAMD_SESSIONS_DIR=/data/sessions \
     DREAMD_MEMORY_DIR=/data/memory
 EXPOSE 7077
-# The slim image has no curl: ask /healthz with Node's own fetch.
+# The slim image has no curl: ask /healthz with Node's own fetch, on the port the daemon was given (DREAMD_PORT).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:7077/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.DREAMD_PORT||7077)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "bin/dreamd.js", "start"]

@@ -1,16 +1,34 @@
 #!/usr/bin/env node
-// In a checkout (src/ present) the CLI runs from the TypeScript source through tsx, so it is never stale;
-// in an image or package built with `npm run build` (no src/), it runs the compiled dist/.
+// In a checkout (src/ present, dev dependencies installed) the CLI runs from the TypeScript source through
+// tsx, so it is never stale. An installed package or an image ships only the compiled dist/ (built by
+// `npm run build`, which `npm pack` runs): plain Node, no tsx.
 import { existsSync } from 'node:fs';
+import process from 'node:process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const source = join(root, 'src', 'cli', 'main.ts');
-if (existsSync(source)) {
-  const { register } = await import('tsx/esm/api');
-  register();
+const compiled = join(root, 'dist', 'src', 'cli', 'main.js');
+
+async function loadTsx() {
+  try {
+    return await import('tsx/esm/api');
+  } catch {
+    return undefined; // a checkout installed with --omit=dev: tsx is a dev dependency
+  }
+}
+
+const tsx = existsSync(source) ? await loadTsx() : undefined;
+if (tsx !== undefined) {
+  tsx.register();
   await import(pathToFileURL(source).href);
+} else if (existsSync(compiled)) {
+  await import(pathToFileURL(compiled).href);
 } else {
-  await import(pathToFileURL(join(root, 'dist', 'src', 'cli', 'main.js')).href);
+  process.stderr.write(
+    'dreamd: neither the compiled CLI (dist/) nor tsx to run the source was found; ' +
+      'run `npm install` (for tsx) or `npm run build`\n',
+  );
+  process.exit(2);
 }

@@ -107,6 +107,8 @@ export interface FakeAnthropicServerOptions {
    * Haiku 4.5 does below 4,096 tokens. Default 0: every marked prefix is cached.
    */
   readonly minCacheableTokens?: number;
+  /** Model ids served by `GET /v1/models`. Default the current and the previous Haiku. */
+  readonly models?: readonly string[];
 }
 
 export interface FakeAnthropicServer {
@@ -114,6 +116,8 @@ export interface FakeAnthropicServer {
   readonly url: string;
   /** Every request received, in order, faults included. */
   readonly requests: RecordedAnthropicRequest[];
+  /** Headers of every `GET /v1/models` request (doctor's probe), in order. */
+  readonly modelListRequests: Readonly<Record<string, string>>[];
   /** Scripts the next answers, first in first out. */
   enqueue(...replies: AnthropicScript[]): void;
   /** Answers requests when the queue is empty; undefined restores "nothing scripted" (a 400). */
@@ -145,6 +149,8 @@ export async function startFakeAnthropicServer(
   const replies = new ReplyQueue<RecordedAnthropicRequest, AnthropicReply>();
   const tokens = new TokenCounter(options.minCacheableTokens ?? 0);
   let messageCount = 0;
+  const modelListRequests: Readonly<Record<string, string>>[] = [];
+  const models = options.models ?? ['claude-haiku-5-5', 'claude-haiku-4-5'];
 
   const countRequests: unknown[] = [];
   async function handle(exchange: HttpExchange): Promise<void> {
@@ -153,6 +159,22 @@ export async function startFakeAnthropicServer(
       const body = exchange.json as { system?: unknown; messages?: unknown; tools?: unknown };
       const chars = JSON.stringify([body.system ?? '', body.messages ?? [], body.tools ?? []]).length;
       sendJson(exchange.response, 200, { input_tokens: Math.ceil(chars / 4) });
+      return;
+    }
+    if (exchange.method === 'GET' && exchange.path === '/v1/models') {
+      modelListRequests.push(exchange.headers);
+      const data = models.map((id) => ({
+        type: 'model',
+        id,
+        display_name: id,
+        created_at: '2026-01-01T00:00:00Z',
+      }));
+      sendJson(exchange.response, 200, {
+        data,
+        has_more: false,
+        first_id: data[0]?.id ?? null,
+        last_id: data.at(-1)?.id ?? null,
+      });
       return;
     }
     if (exchange.method !== 'POST' || exchange.path !== '/v1/messages') {
@@ -292,6 +314,7 @@ export async function startFakeAnthropicServer(
   return {
     url: server.origin,
     requests,
+    modelListRequests,
     enqueue: (...scripts) => replies.enqueue(...scripts),
     setDefault: (handler) => replies.setDefault(handler),
     get pending() {

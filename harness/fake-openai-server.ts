@@ -104,6 +104,8 @@ export interface FakeOpenAIServerOptions {
   readonly usage?: Partial<FakeUsage>;
   /** Embedding of one text. Default hashedBagOfWords (256 dimensions). */
   readonly embed?: (text: string) => number[];
+  /** Model ids served by `GET /v1/models`. Default one local model, `llama3.2`. */
+  readonly models?: readonly string[];
 }
 
 export interface FakeOpenAIServer {
@@ -111,6 +113,8 @@ export interface FakeOpenAIServer {
   readonly url: string;
   readonly requests: RecordedChatRequest[];
   readonly embeddingRequests: RecordedEmbeddingsRequest[];
+  /** Headers of every `GET /v1/models` request (doctor's probe), in order. */
+  readonly modelListRequests: Readonly<Record<string, string>>[];
   enqueue(...replies: ChatScript[]): void;
   setDefault(handler: ChatScript | undefined): void;
   readonly pending: number;
@@ -130,11 +134,20 @@ export async function startFakeOpenAIServer(
   const tokens = new TokenCounter();
   const embed = options.embed ?? ((text: string) => hashedBagOfWords(text));
   let completionCount = 0;
+  const modelListRequests: Readonly<Record<string, string>>[] = [];
+  const models = options.models ?? ['llama3.2'];
 
   async function handle(exchange: HttpExchange): Promise<void> {
-    const route = exchange.path.replace(/^\/v1/, '');
+    // Like Ollama, vLLM and LM Studio: everything lives under /v1, a base URL without it gets a 404.
+    const route = exchange.path.startsWith('/v1/') ? exchange.path.slice(3) : undefined;
     if (exchange.method === 'POST' && route === '/chat/completions') return handleChat(exchange);
     if (exchange.method === 'POST' && route === '/embeddings') return handleEmbeddings(exchange);
+    if (exchange.method === 'GET' && route === '/models') {
+      modelListRequests.push(exchange.headers);
+      const data = models.map((id) => ({ id, object: 'model', created: 1_767_225_600, owned_by: 'fake' }));
+      sendJson(exchange.response, 200, { object: 'list', data });
+      return;
+    }
     sendError(exchange, 404, `fake-openai-server: no route ${exchange.method} ${exchange.path}`);
   }
 
@@ -348,6 +361,7 @@ export async function startFakeOpenAIServer(
     url: `${server.origin}/v1`,
     requests,
     embeddingRequests,
+    modelListRequests,
     enqueue: (...scripts) => replies.enqueue(...scripts),
     setDefault: (handler) => replies.setDefault(handler),
     get pending() {

@@ -89,10 +89,10 @@ function timedModel(inner: ModelProvider): { model: ModelProvider; takeMs: () =>
   };
 }
 
-/** Real Claude Code sessions (shared/fixtures, next to the repository) and the repository's example sessions. */
+/** Real Claude Code sessions (test/fixtures/claude-code, copied from shared/fixtures) and the repository's example sessions. */
 const REAL_TRANSCRIPTS = [
   {
-    dir: fileURLToPath(new URL('../../../shared/fixtures/claude-code/', import.meta.url)),
+    dir: fileURLToPath(new URL('../../test/fixtures/claude-code/', import.meta.url)),
     format: 'claude-code' as const,
   },
   { dir: fileURLToPath(new URL('../../sessions/', import.meta.url)), format: 'native' as const },

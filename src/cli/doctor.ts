@@ -4,7 +4,8 @@ import { dirname } from 'node:path';
 import { Redis } from 'ioredis';
 import type { Config } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
-import { which } from '../util/which.js';
+import { resolveModelEndpoint } from '../model/endpoint.js';
+import type { ModelProbe } from '../model/probe.js';
 import { memoryHealth } from '../memory/memory-health.js';
 
 export interface DoctorCheck {
@@ -17,6 +18,10 @@ export interface DoctorCheck {
 
 export interface DoctorDependencies {
   readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * Sends one cheap request (the models list) to the model endpoint. Undefined: no probe (`--no-probe`).
+   */
+  readonly probeModel?: (model: Config['model'], env: DoctorDependencies['env']) => Promise<ModelProbe>;
   /** Pings a Redis URL; resolves true when it answers within the timeout. */
   readonly pingRedis?: (url: string) => Promise<boolean>;
 }
@@ -126,46 +131,81 @@ export async function runDoctor(config: Config, dependencies: DoctorDependencies
       detail: reachable ? `${config.redisUrl} answers` : `${config.redisUrl} does not answer`,
       ...(reachable
         ? {}
-        : { fix: 'start Redis there, or unset REDIS_URL to let dreamd start a private redis-server' }),
+        : { fix: 'start Redis there, or unset REDIS_URL to run everything in one process without it' }),
     });
   } else {
-    const server = which('redis-server', dependencies.env.PATH);
+    // No Redis is fine: `dreamd start` runs the embedded queue in one process. Only `worker` and `scheduler`
+    // on their own need one.
     checks.push({
-      name: 'redis',
-      ok: server !== undefined,
+      name: 'queue',
+      ok: true,
       detail:
-        server !== undefined
-          ? `no REDIS_URL; dreamd start will run ${server}`
-          : 'no REDIS_URL and no redis-server on the PATH',
-      ...(server !== undefined
-        ? {}
-        : {
-            fix: 'set REDIS_URL, install redis-server (apt-get install redis-server / brew install redis), or run `docker compose up`',
-          }),
+        'no REDIS_URL: dreamd start runs scheduler, workers and API in one process (embedded queue); ' +
+        'set REDIS_URL to run workers on several processes or machines',
     });
   }
 
-  if (config.model.provider === 'anthropic') {
-    const hasKey = config.model.apiKey !== undefined;
-    const custom = config.model.baseUrl !== undefined;
+  checks.push(modelCheck(config, dependencies.env));
+  if (dependencies.probeModel !== undefined && checks.at(-1)?.ok === true) {
+    const probe = await dependencies.probeModel(config.model, dependencies.env);
     checks.push({
-      name: 'model',
-      ok: hasKey,
-      detail: hasKey
-        ? `anthropic ${config.model.name}${custom ? ` at ${config.model.baseUrl}` : ''}, key set`
-        : `anthropic ${config.model.name}: no API key`,
-      ...(hasKey
-        ? {}
-        : {
-            fix: 'export ANTHROPIC_API_KEY=… (or DREAMD_MODEL_API_KEY), or use a local model: model.provider "openai-compatible" with model.baseUrl',
-          }),
-    });
-  } else {
-    checks.push({
-      name: 'model',
-      ok: true,
-      detail: `openai-compatible ${config.model.name} at ${config.model.baseUrl ?? '(no baseUrl)'}`,
+      name: 'model endpoint',
+      ok: probe.ok,
+      detail: probe.detail,
+      ...(probe.fix === undefined ? {} : { fix: probe.fix }),
     });
   }
   return checks;
+}
+
+/** The model settings as every run will use them: provider, name, base URL and where it came from, key. */
+function modelCheck(config: Config, env: DoctorDependencies['env']): DoctorCheck {
+  const endpoint = resolveModelEndpoint(config.model, env);
+  const { provider, name } = config.model;
+  const at =
+    endpoint.baseUrl === undefined
+      ? '(no base URL)'
+      : `${endpoint.baseUrl} (from ${baseUrlOrigin(config, env)})`;
+  if (provider === 'openai-compatible') {
+    return {
+      name: 'model',
+      ok: endpoint.baseUrl !== undefined,
+      detail: `openai-compatible ${name} at ${at}, ${endpoint.apiKey !== undefined ? 'key set' : 'no key'}`,
+      ...(endpoint.baseUrl !== undefined
+        ? {}
+        : {
+            fix: 'set model.baseUrl (DREAMD_MODEL_BASE_URL) or OPENAI_BASE_URL, e.g. http://127.0.0.1:11434/v1',
+          }),
+    };
+  }
+  const credential =
+    endpoint.apiKey !== undefined
+      ? 'key set'
+      : endpoint.authToken !== undefined
+        ? 'ANTHROPIC_AUTH_TOKEN set'
+        : 'no API key';
+  const ok = credential !== 'no API key' || endpoint.source !== 'default';
+  return {
+    name: 'model',
+    ok,
+    detail: `anthropic ${name} at ${at}, ${credential}`,
+    ...(ok
+      ? {}
+      : {
+          fix: 'export ANTHROPIC_API_KEY=… (or DREAMD_MODEL_API_KEY), or use a local model: model.provider "openai-compatible" with model.baseUrl',
+        }),
+  };
+}
+
+/**
+ * Which setting gave the base URL. The loader has already put an SDK variable into model.baseUrl when
+ * neither the file nor DREAMD_MODEL_BASE_URL set one, so the environment tells them apart.
+ */
+function baseUrlOrigin(config: Config, env: DoctorDependencies['env']): string {
+  if (config.model.baseUrl === undefined) return 'the provider default';
+  if (env.DREAMD_MODEL_BASE_URL !== undefined && env.DREAMD_MODEL_BASE_URL !== '')
+    return 'DREAMD_MODEL_BASE_URL';
+  const variable = config.model.provider === 'openai-compatible' ? 'OPENAI_BASE_URL' : 'ANTHROPIC_BASE_URL';
+  if (env[variable]?.trim() === config.model.baseUrl) return variable;
+  return config.source !== undefined ? `model.baseUrl in ${config.source}` : 'model.baseUrl';
 }

@@ -6,8 +6,10 @@ export interface CliIo {
   readonly stderr: (text: string) => void;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
-  /** True when stdout is a terminal: progress bars and colours only then. */
+  /** True when stdout is a terminal: colours and pretty logs only then. */
   readonly isTty: boolean;
+  /** True when stderr is a terminal: the progress bar (drawn on stderr) only then. Default false. */
+  readonly stderrIsTty?: boolean;
 }
 
 export function processIo(): CliIo {
@@ -17,6 +19,7 @@ export function processIo(): CliIo {
     env: process.env,
     cwd: process.cwd(),
     isTty: process.stdout.isTTY === true,
+    stderrIsTty: process.stderr.isTTY === true,
   };
 }
 
@@ -40,8 +43,43 @@ export function emit(io: CliIo, json: boolean, data: unknown, human: () => strin
   }
 }
 
+/**
+ * The one shape of every command's `--json` output:
+ * - success: `{ "ok": true, "command": "history", "data": … }`
+ * - a command that ran but found problems (a failed doctor check, a space whose run failed):
+ *   `{ "ok": false, "command": "doctor", "data": … }`
+ * - an error that stopped the command (bad usage, bad config, a refusal): `{ "ok": false, "command": …,
+ *   "error": { "name", "message", … } }`, exit code 1 or 2.
+ */
+export type JsonEnvelope<T = unknown> =
+  | { readonly ok: boolean; readonly command: string; readonly data: T }
+  | { readonly ok: false; readonly command: string; readonly error: JsonError };
+
+export interface JsonError {
+  readonly name: string;
+  readonly message: string;
+  readonly [detail: string]: unknown;
+}
+
+/** Prints a command's result: the envelope under --json, else the human text. */
+export function emitResult(
+  io: CliIo,
+  json: boolean,
+  result: { readonly command: string; readonly data: unknown; readonly ok?: boolean },
+  human: () => string,
+): void {
+  const envelope: JsonEnvelope = { ok: result.ok ?? true, command: result.command, data: result.data };
+  emit(io, json, envelope, human);
+}
+
+/** Prints the error envelope (under --json) for an error the command reports itself. */
+export function emitError(io: CliIo, command: string, error: JsonError): void {
+  const envelope: JsonEnvelope = { ok: false, command, error };
+  io.stdout(`${JSON.stringify(envelope, null, 2)}\n`);
+}
+
 /** Reports an error the way every command does, and returns the exit code to use. */
-export function reportError(io: CliIo, json: boolean, error: unknown): ExitCode {
+export function reportError(io: CliIo, json: boolean, error: unknown, command = 'dreamd'): ExitCode {
   const code: ExitCode =
     error instanceof CommandExit
       ? error.code
@@ -50,10 +88,19 @@ export function reportError(io: CliIo, json: boolean, error: unknown): ExitCode 
         : 1;
   if (error instanceof CommandExit) return code;
   const name = error instanceof Error ? error.name : 'Error';
-  if (json)
-    io.stdout(`${JSON.stringify({ ok: false, error: { name, message: errorMessage(error) } }, null, 2)}\n`);
+  if (json) emitError(io, command, { name, message: errorMessage(error) });
   else io.stderr(`dreamd: ${errorMessage(error)}\n`);
   return code;
+}
+
+/** A usage error (unknown command or option, missing argument) under --json: the envelope, exit code 2. */
+export function reportUsageError(io: CliIo, command: string, error: { code: string; message: string }): void {
+  emitError(io, command, {
+    name: 'UsageError',
+    message: error.message.replace(/^error: /, ''),
+    code: error.code,
+    fix: `see dreamd ${command === 'dreamd' ? '' : `${command} `}--help`,
+  });
 }
 
 /** Pads columns for a plain-text table. */

@@ -1,7 +1,8 @@
 import { Command, CommanderError } from 'commander';
-import { loadConfig } from '../config/load.js';
+import type * as ConfigLoader from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { CommandExit, ExitCode, reportError, type CliIo } from './output.js';
+import { CommandExit, ExitCode, reportError, reportUsageError, type CliIo } from './output.js';
+import { packageVersion } from './version.js';
 
 /** What every command's action receives: the IO, the global flags and a lazy config loader. */
 export interface CommandContext {
@@ -22,13 +23,25 @@ export async function runProgram(
   io: CliIo,
   registrars: readonly CommandRegistrar[],
 ): Promise<ExitCode> {
+  // Under --json a usage error is reported as JSON on stdout (below), so commander's text is held back.
+  const json = argv.includes('--json');
+  const writeErr = (text: string) => {
+    if (!json) io.stderr(text);
+  };
   const program = new Command('dreamd')
     .description('Memory consolidation for LLM agents: transcripts in, curated memory out.')
     .option('--config <path>', 'config file (default: $DREAMD_CONFIG or ./dreamd.config.json)')
     .option('--json', 'machine-readable output', false)
+    .version(packageVersion(), '-V, --version', 'print the version of dreamd')
     .showHelpAfterError()
     .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+    .configureHelp({ showGlobalOptions: true })
+    .configureOutput({ writeOut: io.stdout, writeErr });
+  // The config loader (zod and the schema) is loaded when a command runs, not for --help or --version.
+  let configModule: typeof ConfigLoader | undefined;
+  program.hook('preAction', async () => {
+    configModule ??= await import('../config/load.js');
+  });
 
   let loaded: Config | undefined;
   const context = (): CommandContext => {
@@ -36,16 +49,21 @@ export async function runProgram(
     return {
       io,
       json: flags.json,
-      config: () => (loaded ??= loadConfig({ path: flags.config, env: io.env, cwd: io.cwd })),
+      config: () => {
+        if (configModule === undefined) throw new Error('the config loader is loaded before an action runs');
+        return (loaded ??= configModule.loadConfig({ path: flags.config, env: io.env, cwd: io.cwd }));
+      },
     };
   };
   for (const register of registrars) register(program, context);
   program.commands.forEach((command) => {
     command.exitOverride();
-    command.configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+    command.configureHelp({ showGlobalOptions: true });
+    command.configureOutput({ writeOut: io.stdout, writeErr });
     command.commands.forEach((sub) => {
       sub.exitOverride();
-      sub.configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+      sub.configureHelp({ showGlobalOptions: true });
+      sub.configureOutput({ writeOut: io.stdout, writeErr });
     });
   });
 
@@ -61,9 +79,20 @@ export async function runProgram(
       ) {
         return ExitCode.ok;
       }
+      if (json) reportUsageError(io, commandName(program, argv), error);
       return ExitCode.usage;
     }
     if (error instanceof CommandExit) return error.code;
-    return reportError(io, program.opts<{ json: boolean }>().json, error);
+    return reportError(io, program.opts<{ json: boolean }>().json, error, commandName(program, argv));
   }
+}
+
+/** The command a run is for (`memory show`), for the JSON envelope; `dreamd` when none was recognised. */
+export function commandName(program: Command, argv: readonly string[]): string {
+  // Words that are not flags, nor the value of --config.
+  const words = argv.filter((word, index) => !word.startsWith('-') && argv[index - 1] !== '--config');
+  const top = program.commands.find((command) => command.name() === words[0]);
+  if (top === undefined) return 'dreamd';
+  const sub = top.commands.find((command) => command.name() === words[1]);
+  return sub === undefined ? top.name() : `${top.name()} ${sub.name()}`;
 }

@@ -70,6 +70,14 @@ export function createProgressBar(options: ProgressBarOptions = {}): RunProgress
   };
 }
 
+/**
+ * Whether `consolidate` draws the bar: only on a terminal and never under --json. The bar is drawn on stderr,
+ * so stderr decides: `dreamd consolidate | tee log` pipes stdout and still shows it; `2>log` hides it.
+ */
+export function showsProgress(io: { readonly stderrIsTty?: boolean }, json: boolean): boolean {
+  return io.stderrIsTty === true && !json;
+}
+
 /** A bar that draws nothing (not a terminal, or --json). */
 export const silentProgressBar: RunProgressBar = {
   start: () => undefined,

@@ -20,6 +20,11 @@ export const ENVIRONMENT_VARIABLES = {
   DREAMD_MODEL: 'model.name',
   DREAMD_MODEL_BASE_URL: 'model.baseUrl',
   DREAMD_MODEL_API_KEY: 'model.apiKey (else ANTHROPIC_API_KEY or OPENAI_API_KEY by provider)',
+  ANTHROPIC_BASE_URL:
+    'model.baseUrl for provider anthropic, when neither the file nor DREAMD_MODEL_BASE_URL sets it',
+  OPENAI_BASE_URL:
+    'model.baseUrl for provider openai-compatible, when neither the file nor DREAMD_MODEL_BASE_URL sets it',
+  ANTHROPIC_AUTH_TOKEN: 'bearer token for provider anthropic (gateways), sent instead of an API key',
   DREAMD_MODEL_TIMEOUT_MS: 'model.timeoutMs',
   DREAMD_MODEL_MAX_RETRIES: 'model.maxRetries',
   DREAMD_EMBEDDINGS_BASE_URL: 'embeddings.baseUrl',
@@ -148,6 +153,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       setPath(raw, field, value);
     }
   }
+  applySdkBaseUrl(raw, env);
   const providerKey =
     env.DREAMD_MODEL_API_KEY ??
     ((raw.model as { provider?: string } | undefined)?.provider === 'openai-compatible'
@@ -176,7 +182,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
 
   if (file.model.provider === 'openai-compatible' && file.model.baseUrl === undefined) {
     throw new ConfigError(
-      `${origin}: model.baseUrl is required for provider "openai-compatible" (e.g. http://127.0.0.1:11434/v1 for Ollama)`,
+      `${origin}: model.baseUrl (or OPENAI_BASE_URL) is required for provider "openai-compatible" (e.g. http://127.0.0.1:11434/v1 for Ollama)`,
       'model.baseUrl',
     );
   }
@@ -241,6 +247,29 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     stateDir: resolvePath(file.stateDir ?? './.dreamd-state', base),
     spaces,
   };
+}
+
+/**
+ * The SDKs' own base-URL variables, as every proxy, gateway and Claude tool sets them: `ANTHROPIC_BASE_URL`
+ * (provider anthropic) or `OPENAI_BASE_URL` (openai-compatible) apply when neither the file nor
+ * DREAMD_MODEL_BASE_URL sets `model.baseUrl`. A value that is not a URL is a ConfigError naming the variable.
+ */
+function applySdkBaseUrl(
+  raw: Record<string, unknown>,
+  env: Readonly<Record<string, string | undefined>>,
+): void {
+  const model = raw.model as { provider?: unknown; baseUrl?: unknown } | undefined;
+  if (model?.baseUrl !== undefined) return;
+  const variable = model?.provider === 'openai-compatible' ? 'OPENAI_BASE_URL' : 'ANTHROPIC_BASE_URL';
+  const value = env[variable]?.trim();
+  if (value === undefined || value === '') return;
+  if (!URL.canParse(value)) {
+    throw new ConfigError(
+      `${variable}=${value} is not a URL; set it to the endpoint (e.g. https://gateway.example/anthropic) or unset it`,
+      'model.baseUrl',
+    );
+  }
+  setPath(raw, 'model.baseUrl', value);
 }
 
 export function isLoopback(host: string): boolean {

@@ -73,6 +73,17 @@ interface SpaceView {
   readonly currentJob: { readonly id: string; readonly state: string } | null;
 }
 
+/** The token of `Authorization: Bearer <token>`, or the password of `Authorization: Basic <user:token>`. */
+function presentedToken(header: string): string | undefined {
+  const bearer = /^Bearer (.+)$/.exec(header);
+  if (bearer !== null) return bearer[1];
+  const basic = /^Basic ([A-Za-z0-9+/=]+)$/.exec(header);
+  if (basic === null) return undefined;
+  const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon === -1 ? undefined : decoded.slice(colon + 1);
+}
+
 function tokensMatch(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
@@ -82,7 +93,8 @@ function tokensMatch(given: string, expected: string): boolean {
 /**
  * The daemon's HTTP API (fastify): /healthz, /metrics, /spaces, /spaces/:id, POST /spaces/:id/consolidate and the
  * Bull Board dashboard at /queues. Bound to a non-loopback host, every route but /healthz requires
- * `Authorization: Bearer <server.apiToken>` (DREAMD_API_TOKEN). Without a token, a request whose `Host` is not a
+ * `Authorization: Bearer <server.apiToken>` (DREAMD_API_TOKEN), or basic auth with the token as the password
+ * (any user name), which is how a browser opens the dashboard. Without a token, a request whose `Host` is not a
  * loopback name is answered 421 (DNS rebinding); a state-changing request a browser sent from another origin is
  * answered 403, token or not (see `request-origin.ts`).
  */
@@ -113,13 +125,18 @@ export async function createServer(options: CreateServerOptions): Promise<Daemon
       return;
     }
     if (!requireToken || request.url === '/healthz') return;
-    const header = request.headers.authorization ?? '';
-    const match = /^Bearer (.+)$/.exec(header);
-    if (match === null || !tokensMatch(match[1]!, apiToken!)) {
+    const given = presentedToken(request.headers.authorization ?? '');
+    if (given === undefined || !tokensMatch(given, apiToken!)) {
+      // A browser cannot send a bearer header: for the dashboard, ask for basic auth (any user name, the
+      // token as the password), which the browser prompts for and then sends with every request.
+      const dashboard = request.url === '/queues' || request.url.startsWith('/queues/');
       await reply
         .code(401)
-        .header('www-authenticate', 'Bearer')
-        .send({ error: 'missing or wrong bearer token; send Authorization: Bearer <DREAMD_API_TOKEN>' });
+        .header('www-authenticate', dashboard ? 'Basic realm="dreamd", charset="UTF-8"' : 'Bearer')
+        .send({
+          error:
+            'missing or wrong token; send Authorization: Bearer <DREAMD_API_TOKEN> (a browser: any user name, the token as the password)',
+        });
     }
   });
 

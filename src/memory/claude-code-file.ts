@@ -43,7 +43,10 @@ function typeFromName(relative: string): FactType | undefined {
 
 function titleFromName(relative: string): string {
   const base = (relative.split('/').at(-1) ?? relative).replace(/\.md$/i, '');
-  const words = base.replace(/^[a-z]+_/, '').replace(/[_-]+/g, ' ').trim();
+  const words = base
+    .replace(/^[a-z]+_/, '')
+    .replace(/[_-]+/g, ' ')
+    .trim();
   return words === '' ? base : words.charAt(0).toUpperCase() + words.slice(1);
 }
 
@@ -55,7 +58,10 @@ function dateOf(value: unknown): string | undefined {
 
 /** `[[other memory]]` links read as their text, so search and the hook see words. */
 function plainLinks(text: string): string {
-  return text.replace(/\[\[([^\]|]+)(?:\|([^\]]+))?\]\]/g, (_all, target: string, label: string | undefined) => label ?? target);
+  return text.replace(
+    /\[\[([^\]|]+)(?:\|([^\]]+))?\]\]/g,
+    (_all, target: string, label: string | undefined) => label ?? target,
+  );
 }
 
 /** Split `---\nyaml\n---\n` from the body; null data when there is no frontmatter. */
@@ -80,22 +86,31 @@ export function parseMemoryFile(text: string, context: ParseMemoryFileContext): 
   let data: z.infer<typeof ClaudeCodeFrontmatter> = {};
   let content = body;
   if (yaml === null && /^---[ \t]*\r?\n/.test(text)) {
-    warnings.push(`${context.relative}: frontmatter starts with '---' but never ends; read as plain text. Add the closing '---' line.`);
+    warnings.push(
+      `${context.relative}: frontmatter starts with '---' but never ends; read as plain text. Add the closing '---' line.`,
+    );
   } else if (yaml !== null) {
     try {
       const parsed = ClaudeCodeFrontmatter.safeParse(parseYaml(yaml) ?? {});
       if (parsed.success) data = parsed.data;
-      else warnings.push(`${context.relative}: frontmatter fields have the wrong shape; read as plain text. Give name, description and type strings.`);
+      else
+        warnings.push(
+          `${context.relative}: frontmatter fields have the wrong shape; read as plain text. Give name, description and type strings.`,
+        );
     } catch (error) {
       const detail = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
-      warnings.push(`${context.relative}: frontmatter is not valid YAML (${detail}); the file is read as plain text. Fix the lines between the two '---'.`);
+      warnings.push(
+        `${context.relative}: frontmatter is not valid YAML (${detail}); the file is read as plain text. Fix the lines between the two '---'.`,
+      );
       content = text;
     }
   }
   const declared = data.metadata?.type ?? data.type;
   const type = asType(declared) ?? typeFromName(context.relative) ?? FALLBACK_TYPE;
   if (declared !== undefined && asType(declared) === undefined) {
-    warnings.push(`${context.relative}: type "${declared}" is not one of ${FACT_TYPES.join(', ')}; read as ${type}.`);
+    warnings.push(
+      `${context.relative}: type "${declared}" is not one of ${FACT_TYPES.join(', ')}; read as ${type}.`,
+    );
   }
   const heading = /^#\s+(.+)$/m.exec(content)?.[1]?.trim();
   const title = data.name?.trim() || heading || titleFromName(context.relative);

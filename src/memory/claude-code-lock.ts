@@ -68,7 +68,12 @@ export class ClaudeCodeLockBusyError extends LockBusyError {
     /** When the holder took it (the file's mtime), ISO 8601. */
     readonly since: string,
   ) {
-    super(message, space, { owner: 'Claude Code (.consolidate-lock)', pid: holderPid, host: hostname(), startedAt: since });
+    super(message, space, {
+      owner: 'Claude Code (.consolidate-lock)',
+      pid: holderPid,
+      host: hostname(),
+      startedAt: since,
+    });
   }
 }
 
@@ -168,7 +173,11 @@ export async function acquireClaudeCodeLock(
   const written = await readLockFile(file);
   const winner = written === undefined ? undefined : holderPidOf(written.body);
   if (winner !== pid) {
-    throw busy(winner ?? 0, written?.mtimeMs ?? now().getTime(), 'another process took the lock at the same moment');
+    throw busy(
+      winner ?? 0,
+      written?.mtimeMs ?? now().getTime(),
+      'another process took the lock at the same moment',
+    );
   }
 
   let consolidatedAt: Date | undefined;

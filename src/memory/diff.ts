@@ -129,7 +129,10 @@ export function diffFile(name: string, before: string | null, after: string | nu
  * Unified diff of every file that differs between two snapshots (relative path to content; a missing key
  * or null is a missing file), files in path order.
  */
-export function diffFiles(before: ReadonlyMap<string, string | null>, after: ReadonlyMap<string, string | null>): string {
+export function diffFiles(
+  before: ReadonlyMap<string, string | null>,
+  after: ReadonlyMap<string, string | null>,
+): string {
   const names = [...new Set([...before.keys(), ...after.keys()])].sort();
   return names.map((name) => diffFile(name, before.get(name) ?? null, after.get(name) ?? null)).join('');
 }

@@ -34,7 +34,11 @@ async function listMarkdown(memoryDir: string, isOwn: (relative: string) => bool
       if (entry.name.startsWith('.')) continue;
       const relative = relativeDir === '' ? entry.name : `${relativeDir}/${entry.name}`;
       if (entry.isDirectory()) await walk(relative, depth + 1);
-      else if ((entry.isFile() || entry.isSymbolicLink()) && entry.name.toLowerCase().endsWith('.md') && !isOwn(relative)) {
+      else if (
+        (entry.isFile() || entry.isSymbolicLink()) &&
+        entry.name.toLowerCase().endsWith('.md') &&
+        !isOwn(relative)
+      ) {
         found.push(relative);
       }
     }
@@ -44,7 +48,10 @@ async function listMarkdown(memoryDir: string, isOwn: (relative: string) => bool
 }
 
 /** Read the files dreamd did not write as facts. `isOwn` names dreamd's own files (skipped here). */
-export async function loadForeignFiles(memoryDir: string, isOwn: (relative: string) => boolean): Promise<ForeignFiles> {
+export async function loadForeignFiles(
+  memoryDir: string,
+  isOwn: (relative: string) => boolean,
+): Promise<ForeignFiles> {
   const names = await listMarkdown(memoryDir, isOwn);
   const problems: { file: string; reason: string }[] = [];
   if (names.length > MAX_FOREIGN_FILES) {

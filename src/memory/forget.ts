@@ -24,7 +24,10 @@ export interface ForgetOptions {
 
 export class FactNotFoundError extends DreamdError {
   override readonly name = 'FactNotFoundError';
-  constructor(readonly factId: string, memoryDir: string) {
+  constructor(
+    readonly factId: string,
+    memoryDir: string,
+  ) {
     super(`no fact ${factId} in ${memoryDir}; \`dreamd memory show\` lists the ids`);
   }
 }
@@ -32,7 +35,10 @@ export class FactNotFoundError extends DreamdError {
 /** A fact that lives in a file dreamd did not write: dreamd never deletes it; a person does. */
 export class NotDreamdsFactError extends DreamdError {
   override readonly name = 'NotDreamdsFactError';
-  constructor(readonly fact: Fact, memoryDir: string) {
+  constructor(
+    readonly fact: Fact,
+    memoryDir: string,
+  ) {
     super(
       `${fact.id} is ${fact.file ?? 'a file'} in ${memoryDir}, which dreamd did not write; dreamd never deletes it. ` +
         'Edit or delete that file yourself.',
@@ -40,16 +46,25 @@ export class NotDreamdsFactError extends DreamdError {
   }
 }
 
-export async function forgetFact(memoryDir: string, id: string, options: ForgetOptions = {}): Promise<{ fact: Fact; record: RunRecord }> {
+export async function forgetFact(
+  memoryDir: string,
+  id: string,
+  options: ForgetOptions = {},
+): Promise<{ fact: Fact; record: RunRecord }> {
   const now = options.now ?? (() => new Date());
   const started = now().getTime();
   const loaded = await loadMemory(memoryDir);
   const fact = loaded.facts.find((candidate) => candidate.id === id);
   if (!fact) throw new FactNotFoundError(id, memoryDir);
   if (fact.owner === 'other') throw new NotDreamdsFactError(fact, memoryDir);
-  const files = new Map<string, string | null>(renderMemory(loaded, loaded.facts, { remove: [id], now: now() }));
+  const files = new Map<string, string | null>(
+    renderMemory(loaded, loaded.facts, { remove: [id], now: now() }),
+  );
   const forgotten = await readForgotten(memoryDir);
-  files.set(FORGOTTEN_FILE, serializeForgotten(withForgotten(forgotten, fact, now().toISOString().slice(0, 10))));
+  files.set(
+    FORGOTTEN_FILE,
+    serializeForgotten(withForgotten(forgotten, fact, now().toISOString().slice(0, 10))),
+  );
   const before = new Map<string, string | null>();
   for (const file of files.keys()) before.set(file, loaded.originals.get(file) ?? null);
   const runId = newRunId(now(), 'forget');

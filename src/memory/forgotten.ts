@@ -40,7 +40,10 @@ export function withForgotten(list: ForgottenList, fact: Fact, today: string): F
   if (list.facts.some((entry) => entry.id === fact.id)) return list;
   return {
     version: 1,
-    facts: [...list.facts, { id: fact.id, title: fact.title, textHash: normalizedTextHash(fact.body), forgottenOn: today }],
+    facts: [
+      ...list.facts,
+      { id: fact.id, title: fact.title, textHash: normalizedTextHash(fact.body), forgottenOn: today },
+    ],
   };
 }
 
@@ -64,7 +67,9 @@ export function isForgotten(list: ForgottenList, candidate: ForgetCandidate): bo
   const titleHash = normalizedTextHash(candidate.title);
   return list.facts.some(
     (entry) =>
-      entry.id === candidate.id || entry.textHash === textHash || normalizedTextHash(entry.title) === titleHash,
+      entry.id === candidate.id ||
+      entry.textHash === textHash ||
+      normalizedTextHash(entry.title) === titleHash,
   );
 }
 

@@ -20,7 +20,8 @@ export const INDEX_FILE = 'MEMORY.md';
 export const INDEX_LIMITS = { maxLines: 200, maxBytes: 25_000, maxLineChars: 150 } as const;
 /** Heading dreamd wrote at the top of `MEMORY.md` before the block existed; now the block's first line when the file is all dreamd's. */
 export const INDEX_HEADER = '# Memory index';
-export const BLOCK_BEGIN = '<!-- dreamd:begin (written by dreamd: edit outside this block, your lines are kept) -->';
+export const BLOCK_BEGIN =
+  '<!-- dreamd:begin (written by dreamd: edit outside this block, your lines are kept) -->';
 export const BLOCK_END = '<!-- dreamd:end -->';
 
 const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -101,11 +102,16 @@ export function splitIndexFile(text: string | null): IndexFileParts {
       kind: 'broken',
       problem:
         `${INDEX_FILE}: one of dreamd's markers (${BLOCK_BEGIN} / ${BLOCK_END}) is missing; dreamd leaves the file as it is. ` +
-        'Put both marker lines back around dreamd\'s lines, or delete both with the lines between them.',
+        "Put both marker lines back around dreamd's lines, or delete both with the lines between them.",
     };
   }
   if (found !== 'none') {
-    return { before: text.slice(0, found.start), after: text.slice(found.end), blockLines: linesOf(found.inner), kind: 'block' };
+    return {
+      before: text.slice(0, found.start),
+      after: text.slice(found.end),
+      blockLines: linesOf(found.inner),
+      kind: 'block',
+    };
   }
   const lines = linesOf(text);
   if (lines[0]?.replace(/\r$/, '') === INDEX_HEADER) {

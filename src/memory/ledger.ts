@@ -1,7 +1,7 @@
 /**
  * The ledger (`.dreamd/ledger.json`): which sessions are consolidated, and how far. It advances in the same
  * transaction as the memory it describes (see `commitMemoryChanges`), so a crash never records a session
- * whose facts are not on disk. Rollback leaves it alone: the sessions stay consolidated.
+ * whose facts are not on disk. Rollback takes the rolled-back run's sessions out again (see `rollback.ts`).
  */
 import path from 'node:path';
 import { z } from 'zod';
@@ -34,9 +34,13 @@ export function parseLedger(text: string, file = LEDGER_FILE): Ledger {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new MemoryFormatError(`${file}: not valid JSON; restore it from a backup or delete it to consolidate every session again`, file, {
-      cause: error,
-    });
+    throw new MemoryFormatError(
+      `${file}: not valid JSON; restore it from a backup or delete it to consolidate every session again`,
+      file,
+      {
+        cause: error,
+      },
+    );
   }
   const parsed = LedgerSchema.safeParse(value);
   if (!parsed.success) {

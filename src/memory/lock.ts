@@ -86,9 +86,11 @@ function isProcessAlive(pid: number): boolean {
 
 /** Why a lock is stale, or undefined when its holder may still be running. */
 export function staleReason(info: LockInfo, now: Date, staleMs: number): string | undefined {
-  if (info.host === hostname() && !isProcessAlive(info.pid)) return `process ${info.pid} on ${info.host} is gone`;
+  if (info.host === hostname() && !isProcessAlive(info.pid))
+    return `process ${info.pid} on ${info.host} is gone`;
   const started = Date.parse(info.startedAt);
-  if (Number.isNaN(started) || now.getTime() - started > staleMs) return `started ${info.startedAt}, more than ${staleMs} ms ago`;
+  if (Number.isNaN(started) || now.getTime() - started > staleMs)
+    return `started ${info.startedAt}, more than ${staleMs} ms ago`;
   return undefined;
 }
 
@@ -118,7 +120,11 @@ async function createExclusiveInDir(target: string, content: string): Promise<bo
   return createExclusive(target, content);
 }
 
-async function withTakeoverMutex<T>(lockFile: string, now: Date, action: () => Promise<T>): Promise<T | 'contended'> {
+async function withTakeoverMutex<T>(
+  lockFile: string,
+  now: Date,
+  action: () => Promise<T>,
+): Promise<T | 'contended'> {
   const mutex = `${lockFile}.takeover`;
   if (!(await createExclusive(mutex, `${process.pid}\n`))) {
     const age = await stat(mutex).then(
@@ -154,7 +160,8 @@ export async function acquireLock(memoryDir: string, options: AcquireLockOptions
     info,
     release: async () => {
       const current = await readLockFile(lockFile);
-      if (typeof current === 'object' && current.token === info.token) await unlink(lockFile).catch(() => undefined);
+      if (typeof current === 'object' && current.token === info.token)
+        await unlink(lockFile).catch(() => undefined);
     },
   };
   const busy = (holder: LockInfo | undefined): LockBusyError =>
@@ -163,7 +170,9 @@ export async function acquireLock(memoryDir: string, options: AcquireLockOptions
         ? `${options.space ?? memoryDir} is locked by ${holder.owner} (pid ${holder.pid} on ${holder.host}, since ${holder.startedAt}); try again when it finishes`
         : `${options.space ?? memoryDir} is being locked by another process; try again shortly`,
       options.space ?? memoryDir,
-      holder ? { owner: holder.owner, pid: holder.pid, host: holder.host, startedAt: holder.startedAt } : undefined,
+      holder
+        ? { owner: holder.owner, pid: holder.pid, host: holder.host, startedAt: holder.startedAt }
+        : undefined,
     );
 
   if (await createExclusiveInDir(lockFile, content)) return held;
@@ -174,11 +183,15 @@ export async function acquireLock(memoryDir: string, options: AcquireLockOptions
     throw busy(undefined);
   }
   // An unreadable lock cannot have been written by acquireLock (its content is complete before it exists).
-  const reason = current === 'unreadable' ? 'unreadable lock file' : staleReason(current, now(), options.staleMs);
+  const reason =
+    current === 'unreadable' ? 'unreadable lock file' : staleReason(current, now(), options.staleMs);
   if (reason === undefined) throw busy(current === 'unreadable' ? undefined : current);
   const outcome = await withTakeoverMutex(lockFile, now(), async () => {
     const again = await readLockFile(lockFile);
-    const same = again === 'unreadable' ? current === 'unreadable' : typeof again === 'object' && typeof current === 'object' && again.token === current.token;
+    const same =
+      again === 'unreadable'
+        ? current === 'unreadable'
+        : typeof again === 'object' && typeof current === 'object' && again.token === current.token;
     if (again !== 'missing' && !same) return false;
     if (again !== 'missing') await unlink(lockFile).catch(() => undefined);
     return createExclusive(lockFile, content);

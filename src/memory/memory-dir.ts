@@ -13,7 +13,13 @@ import { filesUnderReview } from './review.js';
 import { parsePending, serializePending } from './pending.js';
 import { readMemoryFile, type MemoryFileRead } from './read-memory-file.js';
 import { PENDING_FILE, REVIEW_FILE, readTextIfExists } from './paths.js';
-import { createEmptyTopic, parseTopicFile, renderTopicFile, topicEntries, type ParsedTopic } from './topic-file.js';
+import {
+  createEmptyTopic,
+  parseTopicFile,
+  renderTopicFile,
+  topicEntries,
+  type ParsedTopic,
+} from './topic-file.js';
 import type { TopicEntry } from './topic-entry.js';
 
 export interface MemoryProblem {
@@ -77,7 +83,8 @@ export async function loadMemory(memoryDir: string): Promise<LoadedMemory> {
   const present = (fileName: string): boolean => names === undefined || names.has(fileName);
   const read = (fileName: string): Promise<MemoryFileRead> =>
     present(fileName) ? readMemoryFile(memoryDir, fileName) : Promise.resolve(ABSENT);
-  const isOwn = (relative: string): boolean => relative === INDEX_FILE || typeOfTopicFile(relative) !== undefined;
+  const isOwn = (relative: string): boolean =>
+    relative === INDEX_FILE || typeOfTopicFile(relative) !== undefined;
   const [reads, indexRead, pendingText, foreign, reviewText] = await Promise.all([
     Promise.all(FACT_TYPES.map((type) => read(TOPIC_FILES[type]))),
     read(INDEX_FILE),
@@ -149,12 +156,27 @@ export async function loadMemory(memoryDir: string): Promise<LoadedMemory> {
     // Only the symlink case stops dreamd writing its block: every byte outside the block is kept as it is anyway.
     if (indexRead.readOnly.some((reason) => reason.includes('symlink'))) {
       indexWritable = false;
-      problems.push({ file: INDEX_FILE, reason: `${INDEX_FILE} is a symlink; dreamd does not write its block into it. Replace the link with the file itself.` });
+      problems.push({
+        file: INDEX_FILE,
+        reason: `${INDEX_FILE} is a symlink; dreamd does not write its block into it. Replace the link with the file itself.`,
+      });
     }
-    for (const reason of outsideProblems(splitIndexFile(indexText))) problems.push({ file: INDEX_FILE, reason });
+    for (const reason of outsideProblems(splitIndexFile(indexText)))
+      problems.push({ file: INDEX_FILE, reason });
   }
   const underReview = filesUnderReview(reviewText);
-  return { memoryDir, facts: merged, topics, broken, pendingIds, underReview, indexText, indexWritable, originals, problems };
+  return {
+    memoryDir,
+    facts: merged,
+    topics,
+    broken,
+    pendingIds,
+    underReview,
+    indexText,
+    indexWritable,
+    originals,
+    problems,
+  };
 }
 
 function topicFacts(topic: ParsedTopic): Fact[] {
@@ -185,7 +207,18 @@ export interface MemoryFilesPlan {
   readonly index: MemoryIndex | null;
 }
 
-const FACT_FIELDS = ['type', 'title', 'body', 'why', 'howToApply', 'observed', 'updated', 'status', 'supersededBy', 'supersededOn'] as const;
+const FACT_FIELDS = [
+  'type',
+  'title',
+  'body',
+  'why',
+  'howToApply',
+  'observed',
+  'updated',
+  'status',
+  'supersededBy',
+  'supersededOn',
+] as const;
 
 function sameFact(a: Fact, b: Fact): boolean {
   return (
@@ -206,10 +239,15 @@ function sameFact(a: Fact, b: Fact): boolean {
  *   are (new, or changed) go to the pending file, and land in the topic file on the first write after it is
  *   fixed. Nothing the caller passes is dropped.
  */
-export function planMemoryFiles(loaded: LoadedMemory, nextFacts: readonly Fact[], options: RenderMemoryOptions = {}): MemoryFilesPlan {
+export function planMemoryFiles(
+  loaded: LoadedMemory,
+  nextFacts: readonly Fact[],
+  options: RenderMemoryOptions = {},
+): MemoryFilesPlan {
   const remove = new Set(options.remove ?? []);
   const previous = new Map<string, TopicEntry>();
-  for (const topic of Object.values(loaded.topics)) for (const entry of topicEntries(topic)) previous.set(entry.fact.id, entry);
+  for (const topic of Object.values(loaded.topics))
+    for (const entry of topicEntries(topic)) previous.set(entry.fact.id, entry);
 
   const merged = new Map<string, Fact>();
   for (const fact of loaded.facts) if (!remove.has(fact.id)) merged.set(fact.id, fact);
@@ -219,7 +257,14 @@ export function planMemoryFiles(loaded: LoadedMemory, nextFacts: readonly Fact[]
     merged.set(
       fact.id,
       before?.editedByHand
-        ? { ...fact, title: before.title, body: before.body, why: before.why, howToApply: before.howToApply, editedByHand: true }
+        ? {
+            ...fact,
+            title: before.title,
+            body: before.body,
+            why: before.why,
+            howToApply: before.howToApply,
+            editedByHand: true,
+          }
         : fact,
     );
   }
@@ -256,7 +301,11 @@ export function planMemoryFiles(loaded: LoadedMemory, nextFacts: readonly Fact[]
     const ofType = writable.filter((fact) => fact.type === type);
     const existing = loaded.topics[type];
     if (!existing && ofType.length === 0) continue;
-    const text = renderTopicFile(existing ?? createEmptyTopic(type), ofType, { previous, locate, adoptHandEntries: true });
+    const text = renderTopicFile(existing ?? createEmptyTopic(type), ofType, {
+      previous,
+      locate,
+      adoptHandEntries: true,
+    });
     if (loaded.originals.get(TOPIC_FILES[type]) !== text) out.set(TOPIC_FILES[type], text);
   }
   const pendingText = serializePending(pending);
@@ -273,14 +322,24 @@ export function planMemoryFiles(loaded: LoadedMemory, nextFacts: readonly Fact[]
     });
   }
   // Lines pointing into a topic file that was not read stay as they are: their facts cannot be re-listed.
-  const unread = FACT_TYPES.filter((type) => broken.has(type) && loaded.topics[type] === undefined).map((type) => TOPIC_FILES[type]);
-  const keepLines = splitIndexFile(loaded.indexText).blockLines.filter((line) => unread.some((file) => line.includes(`](${file}#`)));
+  const unread = FACT_TYPES.filter((type) => broken.has(type) && loaded.topics[type] === undefined).map(
+    (type) => TOPIC_FILES[type],
+  );
+  const keepLines = splitIndexFile(loaded.indexText).blockLines.filter((line) =>
+    unread.some((file) => line.includes(`](${file}#`)),
+  );
   let index: MemoryIndex | null = null;
   if (loaded.indexWritable && (loaded.indexText !== null || listable.length > 0)) {
     const outside = outsideText(splitIndexFile(loaded.indexText));
     // A file the lines outside the block already link to is listed there: not twice.
-    const skip = (fact: Fact): boolean => fact.file !== undefined && (outside.includes(`](${fact.file})`) || outside.includes(`](${fact.file}#`));
-    index = buildIndex(listable, { now: options.now ?? new Date(), existing: loaded.indexText, keepLines, skip });
+    const skip = (fact: Fact): boolean =>
+      fact.file !== undefined && (outside.includes(`](${fact.file})`) || outside.includes(`](${fact.file}#`));
+    index = buildIndex(listable, {
+      now: options.now ?? new Date(),
+      existing: loaded.indexText,
+      keepLines,
+      skip,
+    });
     for (const reason of index.problems) problems.push({ file: INDEX_FILE, reason });
     if (index.writable && index.text !== (loaded.indexText ?? '')) out.set(INDEX_FILE, index.text);
   }
@@ -288,6 +347,10 @@ export function planMemoryFiles(loaded: LoadedMemory, nextFacts: readonly Fact[]
 }
 
 /** The files to write so the memory holds `nextFacts` (see {@link planMemoryFiles}). */
-export function renderMemory(loaded: LoadedMemory, nextFacts: readonly Fact[], options: RenderMemoryOptions = {}): Map<string, string | null> {
+export function renderMemory(
+  loaded: LoadedMemory,
+  nextFacts: readonly Fact[],
+  options: RenderMemoryOptions = {},
+): Map<string, string | null> {
   return planMemoryFiles(loaded, nextFacts, options).files;
 }

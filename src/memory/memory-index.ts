@@ -18,7 +18,17 @@
  * the next fact tried. Linear after one sort per type: 10,000 facts take a few ms.
  */
 import { INDEX_ORDER, TOPIC_FILES, type Fact, type FactType } from './types.js';
-import { INDEX_HEADER, INDEX_LIMITS, byteLength, blockRoom, hasNoRoom, outsideProblems, renderIndexFile, splitIndexFile, type IndexFileParts } from './index-block.js';
+import {
+  INDEX_HEADER,
+  INDEX_LIMITS,
+  byteLength,
+  blockRoom,
+  hasNoRoom,
+  outsideProblems,
+  renderIndexFile,
+  splitIndexFile,
+  type IndexFileParts,
+} from './index-block.js';
 
 export { INDEX_FILE, INDEX_HEADER, INDEX_LIMITS } from './index-block.js';
 const DAY_MS = 86_400_000;
@@ -61,7 +71,12 @@ export function truncateChars(text: string, max: number): string {
   const chars = Array.from(text);
   if (chars.length <= max) return text;
   if (max <= 0) return '';
-  return chars.slice(0, max - 1).join('').trimEnd() + ELLIPSIS;
+  return (
+    chars
+      .slice(0, max - 1)
+      .join('')
+      .trimEnd() + ELLIPSIS
+  );
 }
 
 function charLength(text: string): number {
@@ -119,12 +134,19 @@ function byContent(a: Fact, b: Fact): number {
  */
 function typeOrder(facts: readonly Fact[], today: number): Fact[] {
   // Keys computed once per fact, not per comparison.
-  const keyed = facts.map((fact) => ({ fact, day: Math.min(today, dayNumber(fact.updated)), sources: fact.sources.length }));
+  const keyed = facts.map((fact) => ({
+    fact,
+    day: Math.min(today, dayNumber(fact.updated)),
+    sources: fact.sources.length,
+  }));
   const recent = [...keyed]
     .sort((a, b) => b.day - a.day || b.sources - a.sources || byContent(a.fact, b.fact))
     .map((entry) => entry.fact);
   const established = keyed
-    .sort((a, b) => b.sources - a.sources || compareText(a.fact.observed, b.fact.observed) || byContent(a.fact, b.fact))
+    .sort(
+      (a, b) =>
+        b.sources - a.sources || compareText(a.fact.observed, b.fact.observed) || byContent(a.fact, b.fact),
+    )
     .map((entry) => entry.fact);
   const taken = new Set<Fact>();
   const out: Fact[] = [];
@@ -158,7 +180,8 @@ export function rankFacts(facts: readonly Fact[], now: Date): Fact[] {
   const orders = [...ordersByType(facts, now).values()];
   const out: Fact[] = [];
   const longest = Math.max(0, ...orders.map((order) => order.length));
-  for (let turn = 0; turn < longest; turn += 1) for (const order of orders) if (turn < order.length) out.push(order[turn] as Fact);
+  for (let turn = 0; turn < longest; turn += 1)
+    for (const order of orders) if (turn < order.length) out.push(order[turn] as Fact);
   return out;
 }
 
@@ -209,7 +232,9 @@ function chooseLines(
     const count = types.reduce((sum, type) => sum + (orders.get(type)?.length ?? 0), 0);
     const all = types.flatMap((type) => orders.get(type) ?? []);
     const note = `(${count} ${count === 1 ? 'fact' : 'facts'} not listed here for lack of room: see ${types.map(whereOf).join(', ')})`;
-    const fits = room.lines - lead.length >= 1 && room.bytes - lead.reduce((sum, line) => sum + byteLength(line) + 1, 0) >= byteLength(note) + 1;
+    const fits =
+      room.lines - lead.length >= 1 &&
+      room.bytes - lead.reduce((sum, line) => sum + byteLength(line) + 1, 0) >= byteLength(note) + 1;
     return { lines: [...lead, ...(fits ? [note] : [])], included: [], omitted: all };
   }
   for (let pass = 0; pass < 2; pass += 1) {
@@ -274,17 +299,29 @@ export function buildIndex(facts: readonly Fact[], options: BuildIndexOptions): 
   const orders = ordersByType(listable, options.now);
   const active = [...orders.values()].flat();
   if (parts.kind === 'broken') {
-    return { text: options.existing ?? '', included: [], omitted: active.map((fact) => fact.id), problems: outsideProblems(parts), writable: false };
+    return {
+      text: options.existing ?? '',
+      included: [],
+      omitted: active.map((fact) => fact.id),
+      problems: outsideProblems(parts),
+      writable: false,
+    };
   }
   const room = blockRoom(parts);
   const problems = outsideProblems(parts);
   const whereOf = options.whereOf ?? ((type: FactType) => TOPIC_FILES[type]);
   const linkOf = options.linkOf ?? topicLink;
   const ownFile = parts.before === '' && parts.after === '';
-  const chosen =
-    !hasNoRoom(parts)
-      ? chooseLines(orders, room, ownFile ? INDEX_HEADER : undefined, options.keepLines ?? [], (fact) => indexLine(fact, linkOf(fact)), whereOf)
-      : { lines: [], included: [], omitted: active };
+  const chosen = !hasNoRoom(parts)
+    ? chooseLines(
+        orders,
+        room,
+        ownFile ? INDEX_HEADER : undefined,
+        options.keepLines ?? [],
+        (fact) => indexLine(fact, linkOf(fact)),
+        whereOf,
+      )
+    : { lines: [], included: [], omitted: active };
   // A block holding only the heading says nothing: leave it out.
   const lines = chosen.lines.length === 1 && chosen.lines[0] === INDEX_HEADER ? [] : chosen.lines;
   if (chosen.omitted.length > 0 && !ownFile && problems.length === 0) {

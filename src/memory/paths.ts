@@ -39,7 +39,10 @@ export function resolveInside(memoryDir: string, relativePath: string): string {
     normalized !== relativePath ||
     relativePath.includes('\\')
   ) {
-    throw new MemoryFormatError(`"${relativePath}" is not a plain relative path inside the memory directory`, relativePath);
+    throw new MemoryFormatError(
+      `"${relativePath}" is not a plain relative path inside the memory directory`,
+      relativePath,
+    );
   }
   return path.join(memoryDir, ...relativePath.split('/'));
 }
@@ -56,7 +59,10 @@ export async function readTextIfExists(file: string): Promise<string | null> {
 
 /** A run id for a new run: sortable by time, unique by random suffix. */
 export function newRunId(now: Date = new Date(), kind = 'run'): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   const random = Math.random().toString(36).slice(2, 8).padEnd(6, '0');
   return `${kind}-${stamp}-${random}`;
 }

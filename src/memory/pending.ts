@@ -62,7 +62,7 @@ export function parsePending(text: string | null): PendingRead {
       facts: [],
       problem:
         `${PENDING_FILE}: unreadable (${detail}); the facts it held are not shown. Restore it from the last run ` +
-        '(`dreamd history`, `dreamd rollback`); the next run that holds facts back replaces it and keeps its bytes in that run\'s record.',
+        "(`dreamd history`, `dreamd rollback`); the next run that holds facts back replaces it and keeps its bytes in that run's record.",
     };
   }
 }

@@ -53,7 +53,10 @@ export function renderQuarantine(existing: string | null, entries: readonly Quar
 }
 
 /** Append entries to `.dreamd/quarantine.md` (temp file and rename). Use `renderQuarantine` inside a run's transaction instead. */
-export async function appendQuarantine(memoryDir: string, entries: readonly QuarantineEntry[]): Promise<void> {
+export async function appendQuarantine(
+  memoryDir: string,
+  entries: readonly QuarantineEntry[],
+): Promise<void> {
   if (entries.length === 0) return;
   const file = path.join(memoryDir, QUARANTINE_FILE);
   const existing = await readTextIfExists(file);

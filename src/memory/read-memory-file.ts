@@ -48,7 +48,10 @@ export async function readMemoryFile(memoryDir: string, relative: string): Promi
     if (link.isSymbolicLink()) {
       const [target, root] = await Promise.all([realpath(file).catch(() => undefined), realpath(memoryDir)]);
       if (target === undefined) {
-        return { kind: 'skipped', reason: `${relative} is a symlink to a file that does not exist; dreamd neither reads nor replaces it. Remove the link or restore its target.` };
+        return {
+          kind: 'skipped',
+          reason: `${relative} is a symlink to a file that does not exist; dreamd neither reads nor replaces it. Remove the link or restore its target.`,
+        };
       }
       if (!isInside(root, target)) {
         return {
@@ -56,10 +59,13 @@ export async function readMemoryFile(memoryDir: string, relative: string): Promi
           reason: `${relative} is a symlink to ${target}, outside the memory folder; dreamd neither reads nor writes it. Replace the link with a copy of the file if it is memory.`,
         };
       }
-      readOnly.push(`${relative} is a symlink; dreamd reads it but does not replace it with a file. Replace the link with the file itself to let dreamd write to it.`);
+      readOnly.push(
+        `${relative} is a symlink; dreamd reads it but does not replace it with a file. Replace the link with the file itself to let dreamd write to it.`,
+      );
     }
     const info = link.isSymbolicLink() ? await lstat(await realpath(file)) : link;
-    if (!info.isFile()) return { kind: 'skipped', reason: `${relative} is not a regular file; dreamd skips it.` };
+    if (!info.isFile())
+      return { kind: 'skipped', reason: `${relative} is not a regular file; dreamd skips it.` };
     if (info.size > MAX_READ_FILE_BYTES) {
       return {
         kind: 'skipped',
@@ -75,14 +81,21 @@ export async function readMemoryFile(memoryDir: string, relative: string): Promi
     let text = raw;
     if (text.startsWith('\uFEFF')) {
       text = text.slice(1);
-      readOnly.push(`${relative} starts with a byte-order mark; dreamd reads it but does not rewrite it. Save it as UTF-8 without BOM.`);
+      readOnly.push(
+        `${relative} starts with a byte-order mark; dreamd reads it but does not rewrite it. Save it as UTF-8 without BOM.`,
+      );
     }
     if (text.includes('\r\n')) {
-      readOnly.push(`${relative} has CRLF line ends; dreamd reads it but does not rewrite it. Convert it to LF line ends.`);
+      readOnly.push(
+        `${relative} has CRLF line ends; dreamd reads it but does not rewrite it. Convert it to LF line ends.`,
+      );
     }
     return { kind: 'read', text, raw, modified: info.mtime.toISOString().slice(0, 10), readOnly };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'absent' };
-    return { kind: 'skipped', reason: `${relative} cannot be read (${errorMessage(error)}); it is not rewritten. Check its permissions.` };
+    return {
+      kind: 'skipped',
+      reason: `${relative} cannot be read (${errorMessage(error)}); it is not rewritten. Check its permissions.`,
+    };
   }
 }

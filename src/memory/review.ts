@@ -36,7 +36,11 @@ export function filesUnderReview(text: string | null): ReadonlySet<string> {
     if (!match) continue;
     try {
       const value = JSON.parse(match[1] ?? '') as unknown;
-      if (typeof value === 'object' && value !== null && typeof (value as { file?: unknown }).file === 'string') {
+      if (
+        typeof value === 'object' &&
+        value !== null &&
+        typeof (value as { file?: unknown }).file === 'string'
+      ) {
         files.add((value as { file: string }).file);
       }
     } catch {
@@ -55,7 +59,8 @@ export function renderReview(before: string | null, entries: readonly ReviewEntr
   const existing = before ?? '';
   const fresh = entries.filter((entry) => !existing.includes(markerLine(entry)));
   if (fresh.length === 0) return before;
-  let text = before === null || before.trim() === '' ? HEADER : existing.endsWith('\n') ? existing : `${existing}\n`;
+  let text =
+    before === null || before.trim() === '' ? HEADER : existing.endsWith('\n') ? existing : `${existing}\n`;
   for (const entry of fresh) {
     const sessions = entry.newer.sources.length > 0 ? entry.newer.sources.join(', ') : 'none recorded';
     text +=

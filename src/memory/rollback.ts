@@ -1,13 +1,16 @@
 /**
  * Rollback: put back the bytes every file had before a run, as a new run of kind `rollback`.
  *
- * The ledger is left as it is: the run's sessions stay consolidated, so the next consolidation does not
- * learn the rolled-back facts again from them. To re-learn them, remove their entries from the ledger.
+ * The ledger goes back with the memory, in the same transaction: the run's sessions leave the ledger, so the
+ * next consolidation reads them again and learns their facts again (to keep a fact out for good, `dreamd
+ * memory forget` it). A session is reopened whole: the ledger does not keep the entry a run replaced, so a
+ * session that grew between two runs is read in full, and reconcile drops what memory already holds.
  * The caller holds the space's lock.
  */
 import path from 'node:path';
 import { DreamdError } from '../errors.js';
 import { diffFiles } from './diff.js';
+import { readLedger, serializeLedger, type Ledger } from './ledger.js';
 import { sha256 } from './hash.js';
 import { newRunId, readTextIfExists } from './paths.js';
 import { listRuns, type RunRecord } from './run-history.js';
@@ -42,17 +45,31 @@ function overlaps(a: RunRecord, b: RunRecord): boolean {
  * Restore every file run `runId` changed to its previous bytes (deleting files it created). Returns the
  * rollback run records written, in order (cascaded ones first, the requested one last).
  */
-export async function rollbackRun(memoryDir: string, runId: string, options: RollbackOptions = {}): Promise<RunRecord[]> {
+export async function rollbackRun(
+  memoryDir: string,
+  runId: string,
+  options: RollbackOptions = {},
+): Promise<RunRecord[]> {
   const now = options.now ?? (() => new Date());
   const started = now().getTime();
   const runs = await listRuns(memoryDir);
   const target = runs.find((run) => run.runId === runId);
-  if (!target) throw new RollbackRefusedError(`no run ${runId} in the history of ${memoryDir}; see \`dreamd history\``, runId);
-  const undoneBy = new Map(runs.filter((run) => run.rollbackOf !== undefined).map((run) => [run.rollbackOf ?? '', run.runId]));
+  if (!target)
+    throw new RollbackRefusedError(
+      `no run ${runId} in the history of ${memoryDir}; see \`dreamd history\``,
+      runId,
+    );
+  const undoneBy = new Map(
+    runs.filter((run) => run.rollbackOf !== undefined).map((run) => [run.rollbackOf ?? '', run.runId]),
+  );
   const undone = undoneBy.get(runId);
-  if (undone !== undefined) throw new RollbackRefusedError(`run ${runId} was already rolled back by ${undone}`, runId);
+  if (undone !== undefined)
+    throw new RollbackRefusedError(`run ${runId} was already rolled back by ${undone}`, runId);
 
-  const later = runs.filter((run) => run.seq > target.seq && run.kind !== 'rollback' && !undoneBy.has(run.runId) && overlaps(run, target));
+  const later = runs.filter(
+    (run) =>
+      run.seq > target.seq && run.kind !== 'rollback' && !undoneBy.has(run.runId) && overlaps(run, target),
+  );
   const written: RunRecord[] = [];
   if (later.length > 0) {
     const ids = later.map((run) => run.runId);
@@ -87,16 +104,21 @@ export async function rollbackRun(memoryDir: string, runId: string, options: Rol
     );
   }
   const rollbackId = newRunId(now(), 'rollback');
+  const reopened = reopenSessions(await readLedger(memoryDir), target);
   const record = await commitMemoryChanges(memoryDir, {
     runId: rollbackId,
     files: restored,
+    ...(reopened.sessionIds.length > 0 ? { ledger: serializeLedger(reopened.ledger) } : {}),
     runRecord: {
       kind: 'rollback',
       rollbackOf: runId,
       summary: maintenanceSummary({
         runId: rollbackId,
         spaceId: target.summary.spaceId,
-        reason: `rollback of ${runId}`,
+        reason:
+          reopened.sessionIds.length > 0
+            ? `rollback of ${runId}; ${reopened.sessionIds.length} session(s) reopened for the next run`
+            : `rollback of ${runId}`,
         diff: diffFiles(current, restored),
         durationMs: now().getTime() - started,
       }),
@@ -106,4 +128,22 @@ export async function rollbackRun(memoryDir: string, runId: string, options: Rol
   });
   written.push(record);
   return written;
+}
+
+/**
+ * The ledger without the sessions the run consolidated: those it names in its summary and any entry it
+ * wrote. Pure.
+ */
+export function reopenSessions(
+  ledger: Ledger,
+  run: Pick<RunRecord, 'runId' | 'summary'>,
+): { ledger: Ledger; sessionIds: string[] } {
+  const named = new Set(run.summary.sessions);
+  const sessions: Ledger['sessions'] = {};
+  const sessionIds: string[] = [];
+  for (const [id, entry] of Object.entries(ledger.sessions)) {
+    if (named.has(id) || entry.runId === run.runId) sessionIds.push(id);
+    else sessions[id] = entry;
+  }
+  return { ledger: { version: 1, sessions }, sessionIds: sessionIds.sort() };
 }

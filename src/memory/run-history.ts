@@ -86,7 +86,10 @@ export function parseRunRecord(text: string, file: string): RunRecord {
   const parsed = RunRecordSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new MemoryFormatError(`${file}: ${issue?.path.join('.') || 'record'}: ${issue?.message ?? 'invalid'}`, file);
+    throw new MemoryFormatError(
+      `${file}: ${issue?.path.join('.') || 'record'}: ${issue?.message ?? 'invalid'}`,
+      file,
+    );
   }
   const data = parsed.data;
   return { ...data, rollbackOf: data.rollbackOf, summary: { ...data.summary, reason: data.summary.reason } };
@@ -100,7 +103,11 @@ export function serializeRunRecord(record: RunRecord): string {
 export async function readRun(memoryDir: string, runId: string): Promise<RunRecord> {
   const relative = runRecordPath(runId);
   const text = await readTextIfExists(path.join(memoryDir, relative));
-  if (text === null) throw new MemoryFormatError(`no run ${runId} in ${path.join(memoryDir, RUNS_DIR)}; see \`dreamd history\``, relative);
+  if (text === null)
+    throw new MemoryFormatError(
+      `no run ${runId} in ${path.join(memoryDir, RUNS_DIR)}; see \`dreamd history\``,
+      relative,
+    );
   return parseRunRecord(text, relative);
 }
 
@@ -127,7 +134,9 @@ export async function listRuns(memoryDir: string, problems?: MemoryProblem[]): P
       problems?.push({ file: relative, reason: errorMessage(error) });
     }
   }
-  return runs.sort((a, b) => a.seq - b.seq || (a.committedAt < b.committedAt ? -1 : a.committedAt > b.committedAt ? 1 : 0));
+  return runs.sort(
+    (a, b) => a.seq - b.seq || (a.committedAt < b.committedAt ? -1 : a.committedAt > b.committedAt ? 1 : 0),
+  );
 }
 
 /**

@@ -1,7 +1,13 @@
 import type { RunSummary } from '../core/run.js';
 
 /** Summary of a run that only moves bytes around (rollback, forget): no sessions, no model calls. */
-export function maintenanceSummary(fields: { runId: string; spaceId: string; reason: string; diff: string; durationMs: number }): RunSummary {
+export function maintenanceSummary(fields: {
+  runId: string;
+  spaceId: string;
+  reason: string;
+  diff: string;
+  durationMs: number;
+}): RunSummary {
   return {
     runId: fields.runId,
     spaceId: fields.spaceId,

@@ -62,7 +62,9 @@ function stripLineEnd(line: string): string {
 
 /** Title from a heading line: `## Title` or `### ~~Title~~`. */
 export function titleFromHeading(line: string): string {
-  const text = stripLineEnd(line).replace(/^#+\s*/, '').trim();
+  const text = stripLineEnd(line)
+    .replace(/^#+\s*/, '')
+    .trim();
   const struck = /^~~(.*)~~$/.exec(text);
   return (struck?.[1] ?? text).trim();
 }
@@ -79,7 +81,11 @@ export function contentHash(title: string, content: string): string {
 }
 
 /** Body, Why and How to apply from an entry's text. */
-export function splitContent(content: string): { body: string; why: string | undefined; howToApply: string | undefined } {
+export function splitContent(content: string): {
+  body: string;
+  why: string | undefined;
+  howToApply: string | undefined;
+} {
   const parts: Record<'body' | 'why' | 'how', string[]> = { body: [], why: [], how: [] };
   let current: 'body' | 'why' | 'how' = 'body';
   for (const rawLine of content.replace(/\r\n/g, '\n').split('\n')) {
@@ -113,7 +119,10 @@ export interface ParseEntryContext {
 }
 
 /** Parse one entry from its lines (each with its line break). */
-export function parseEntry(lines: readonly string[], context: ParseEntryContext): { entry: TopicEntry; warnings: string[] } {
+export function parseEntry(
+  lines: readonly string[],
+  context: ParseEntryContext,
+): { entry: TopicEntry; warnings: string[] } {
   const warnings: string[] = [];
   const headingRaw = lines[0] ?? '';
   const title = titleFromHeading(headingRaw);
@@ -131,7 +140,10 @@ export function parseEntry(lines: readonly string[], context: ParseEntryContext)
     } else if (meta && !metadataSeen) {
       metadataSeen = true;
       metadata = parseMetadata(meta[1] ?? '');
-      if (!metadata) warnings.push(`${context.fileName}: entry "${title}" has unreadable dreamd metadata; it is kept as written by hand`);
+      if (!metadata)
+        warnings.push(
+          `${context.fileName}: entry "${title}" has unreadable dreamd metadata; it is kept as written by hand`,
+        );
     } else {
       break;
     }
@@ -144,7 +156,8 @@ export function parseEntry(lines: readonly string[], context: ParseEntryContext)
   const contentRaw = lines.slice(index).join('');
   const { body, why, howToApply } = splitContent(contentRaw);
   const id = anchorId ?? derivedFactId(context.idSeed);
-  const editedByHand = metadata === undefined || metadata.hand === true || metadata.hash !== contentHash(title, contentRaw);
+  const editedByHand =
+    metadata === undefined || metadata.hand === true || metadata.hash !== contentHash(title, contentRaw);
   const status = metadata?.status ?? context.section;
   const fact: Fact = {
     id,
@@ -216,8 +229,12 @@ function metadataLine(fact: Fact, hash: string, hand: boolean): string {
     updated: fact.updated,
     sources: [...fact.sources],
     ...(fact.status === 'superseded' ? { status: 'superseded' as const } : {}),
-    ...(fact.status === 'superseded' && fact.supersededBy !== undefined ? { supersededBy: fact.supersededBy } : {}),
-    ...(fact.status === 'superseded' && fact.supersededOn !== undefined ? { supersededOn: fact.supersededOn } : {}),
+    ...(fact.status === 'superseded' && fact.supersededBy !== undefined
+      ? { supersededBy: fact.supersededBy }
+      : {}),
+    ...(fact.status === 'superseded' && fact.supersededOn !== undefined
+      ? { supersededOn: fact.supersededOn }
+      : {}),
     ...(hand ? { hand: true } : {}),
     hash,
   };
@@ -229,9 +246,12 @@ function metadataLine(fact: Fact, hash: string, hand: boolean): string {
 export type LocateFact = (id: string) => { readonly title: string; readonly fileName: string } | undefined;
 
 function supersededNote(fact: Fact, locate: LocateFact | undefined): string {
-  if (fact.supersededBy === undefined) return `> Superseded${fact.supersededOn ? ` on ${fact.supersededOn}` : ''}.\n\n`;
+  if (fact.supersededBy === undefined)
+    return `> Superseded${fact.supersededOn ? ` on ${fact.supersededOn}` : ''}.\n\n`;
   const newer = locate?.(fact.supersededBy);
-  const link = newer ? `[${cleanTitle(newer.title).replace(/[[\]]/g, '\\$&')}](${newer.fileName}#${fact.supersededBy})` : fact.supersededBy;
+  const link = newer
+    ? `[${cleanTitle(newer.title).replace(/[[\]]/g, '\\$&')}](${newer.fileName}#${fact.supersededBy})`
+    : fact.supersededBy;
   return `> Superseded by ${link}${fact.supersededOn ? ` on ${fact.supersededOn}` : ''}.\n\n`;
 }
 
@@ -243,7 +263,12 @@ function headingFor(title: string, section: EntrySection): string {
  * Render an entry. With `keep` (the entry a person wrote or edited), its heading (when the section is the
  * same) and its text stay byte for byte; only the anchor, metadata and note lines are dreamd's.
  */
-export function renderEntry(fact: Fact, section: EntrySection, locate: LocateFact | undefined, keep?: TopicEntry): string {
+export function renderEntry(
+  fact: Fact,
+  section: EntrySection,
+  locate: LocateFact | undefined,
+  keep?: TopicEntry,
+): string {
   const note = section === 'superseded' ? supersededNote(fact, locate) : '';
   const anchor = `<a id="${fact.id}"></a>\n`;
   if (keep) {

@@ -9,7 +9,13 @@ import { z } from 'zod';
 import { MemoryFormatError } from '../errors.js';
 import { FACT_TYPES, MEMORY_TYPES, TOPIC_FILES, typeOfTopicFile, type Fact, type FactType } from './types.js';
 import { derivedFactId } from './fact-id.js';
-import { parseEntry, renderEntry, type EntrySection, type LocateFact, type TopicEntry } from './topic-entry.js';
+import {
+  parseEntry,
+  renderEntry,
+  type EntrySection,
+  type LocateFact,
+  type TopicEntry,
+} from './topic-entry.js';
 
 export const TopicFrontmatter = z.looseObject({
   name: z.string().min(1),
@@ -75,8 +81,13 @@ function formatError(fileName: string, problem: string, cause?: unknown): Memory
   );
 }
 
-function parseFrontmatter(lines: readonly string[], fileName: string): { raw: string; data: TopicFrontmatter; end: number } {
-  const close = lines.findIndex((line, index) => index > 0 && /^(---|\.\.\.)\s*$/.test(line.replace(/\r?\n$/, '')));
+function parseFrontmatter(
+  lines: readonly string[],
+  fileName: string,
+): { raw: string; data: TopicFrontmatter; end: number } {
+  const close = lines.findIndex(
+    (line, index) => index > 0 && /^(---|\.\.\.)\s*$/.test(line.replace(/\r?\n$/, '')),
+  );
   if (close < 0) throw formatError(fileName, "frontmatter starts with '---' but never ends");
   const yamlText = lines.slice(1, close).join('');
   let value: unknown;
@@ -94,13 +105,19 @@ function parseFrontmatter(lines: readonly string[], fileName: string): { raw: st
   }
   const expected = typeOfTopicFile(fileName);
   if (expected !== undefined && parsed.data.type !== expected) {
-    throw formatError(fileName, `frontmatter says type "${parsed.data.type}" but ${fileName} holds "${expected}" facts`);
+    throw formatError(
+      fileName,
+      `frontmatter says type "${parsed.data.type}" but ${fileName} holds "${expected}" facts`,
+    );
   }
   return { raw: lines.slice(0, close + 1).join(''), data: parsed.data, end: close + 1 };
 }
 
 /** Split lines into groups that each start with a heading matched by `isHeading` (outside code fences). */
-function splitAtHeadings(lines: readonly string[], isHeading: (line: string) => boolean): { lead: string[]; groups: string[][] } {
+function splitAtHeadings(
+  lines: readonly string[],
+  isHeading: (line: string) => boolean,
+): { lead: string[]; groups: string[][] } {
   const lead: string[] = [];
   const groups: string[][] = [];
   let inFence = false;
@@ -142,7 +159,8 @@ export function parseTopicFile(text: string, fileName: string, options: ParseTop
     bodyStart = parsed.end;
   }
   const type = typeOfTopicFile(fileName) ?? frontmatter?.type;
-  if (type === undefined) throw formatError(fileName, 'no frontmatter type and the file name is not a topic file');
+  if (type === undefined)
+    throw formatError(fileName, 'no frontmatter type and the file name is not a topic file');
 
   const warnings: string[] = [];
   const seenIds = new Set<string>();
@@ -158,7 +176,9 @@ export function parseTopicFile(text: string, fileName: string, options: ParseTop
     if (seenIds.has(entry.fact.id)) {
       // A copied entry: the copy becomes a hand-written fact of its own.
       const id = derivedFactId(`${idSeed}\nduplicate`);
-      warnings.push(`${fileName}: id ${entry.fact.id} appears twice; the entry "${entry.fact.title}" was given ${id}`);
+      warnings.push(
+        `${fileName}: id ${entry.fact.id} appears twice; the entry "${entry.fact.title}" was given ${id}`,
+      );
       entry = { ...entry, fact: { ...entry.fact, id, editedByHand: true } };
     }
     seenIds.add(entry.fact.id);
@@ -203,7 +223,8 @@ const TEXT_FIELDS = ['title', 'body', 'why', 'howToApply'] as const;
 function sameFact(a: Fact, b: Fact, compareText: boolean): boolean {
   if (a.type !== b.type) return false;
   if (METADATA_FIELDS.some((field) => a[field] !== b[field])) return false;
-  if (a.sources.length !== b.sources.length || a.sources.some((source, index) => source !== b.sources[index])) return false;
+  if (a.sources.length !== b.sources.length || a.sources.some((source, index) => source !== b.sources[index]))
+    return false;
   return !compareText || TEXT_FIELDS.every((field) => a[field] === b[field]);
 }
 
@@ -246,7 +267,11 @@ function joinChunks(chunks: readonly Chunk[]): string {
  * fact says (only its metadata can change); new active facts go after the last active entry, superseded
  * ones into the `## Superseded` section.
  */
-export function renderTopicFile(topic: ParsedTopic, facts: readonly Fact[], options: RenderTopicOptions = {}): string {
+export function renderTopicFile(
+  topic: ParsedTopic,
+  facts: readonly Fact[],
+  options: RenderTopicOptions = {},
+): string {
   const wanted = new Map<string, Fact>();
   for (const fact of facts) if (fact.type === topic.type) wanted.set(fact.id, fact);
   const own = new Map(topicEntries(topic).map((entry) => [entry.fact.id, entry]));
@@ -257,20 +282,38 @@ export function renderTopicFile(topic: ParsedTopic, facts: readonly Fact[], opti
     const previous = own.get(fact.id) ?? options.previous?.get(fact.id);
     const isOwn = own.get(fact.id) === previous && previous !== undefined;
     const keepText = previous !== undefined && previous.fact.editedByHand;
-    const needsAdoption = keepText && options.adoptHandEntries === true && !(previous.hasAnchor && previous.hasMetadata);
-    if (previous && isOwn && previous.section === section && !needsAdoption && sameFact(previous.fact, fact, !keepText)) {
+    const needsAdoption =
+      keepText && options.adoptHandEntries === true && !(previous.hasAnchor && previous.hasMetadata);
+    if (
+      previous &&
+      isOwn &&
+      previous.section === section &&
+      !needsAdoption &&
+      sameFact(previous.fact, fact, !keepText)
+    ) {
       return { text: previous.raw, generated: false };
     }
-    return { text: renderEntry(fact, section, options.locate, keepText ? previous : undefined), generated: true };
+    return {
+      text: renderEntry(fact, section, options.locate, keepText ? previous : undefined),
+      generated: true,
+    };
   };
   const sectionOf = (fact: Fact): EntrySection => (fact.status === 'superseded' ? 'superseded' : 'active');
 
-  const newActive = facts.filter((fact) => wanted.get(fact.id) === fact && sectionOf(fact) === 'active' && !isPlacedAs(own, fact.id, 'active'));
+  const newActive = facts.filter(
+    (fact) =>
+      wanted.get(fact.id) === fact && sectionOf(fact) === 'active' && !isPlacedAs(own, fact.id, 'active'),
+  );
   const newSuperseded = facts.filter(
-    (fact) => wanted.get(fact.id) === fact && sectionOf(fact) === 'superseded' && !isPlacedAs(own, fact.id, 'superseded'),
+    (fact) =>
+      wanted.get(fact.id) === fact &&
+      sectionOf(fact) === 'superseded' &&
+      !isPlacedAs(own, fact.id, 'superseded'),
   );
 
-  const chunks: Chunk[] = [{ text: topic.frontmatterRaw || frontmatterText(topic.type), generated: topic.frontmatterRaw === '' }];
+  const chunks: Chunk[] = [
+    { text: topic.frontmatterRaw || frontmatterText(topic.type), generated: topic.frontmatterRaw === '' },
+  ];
   if (topic.preamble !== '') chunks.push({ text: topic.preamble, generated: false });
   const appendNewActive = (): void => {
     for (const fact of newActive) if (!emitted.has(fact.id)) chunks.push(chunkFor(fact, 'active'));

@@ -13,14 +13,39 @@
  * crash at any instant leaves all the old bytes or (after `recoverMemory`) all the new ones.
  * Callers hold the space's lock (`acquireLock`) and call `recoverMemory` before reading memory.
  */
-import { mkdir, open, readdir, rename, rm, rmdir, unlink, writeFile, type FileHandle } from 'node:fs/promises';
+import {
+  mkdir,
+  open,
+  readdir,
+  rename,
+  rm,
+  rmdir,
+  unlink,
+  writeFile,
+  type FileHandle,
+} from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { MemoryFormatError } from '../errors.js';
 import type { RunSummary } from '../core/run.js';
 import { sha256 } from './hash.js';
-import { LEDGER_FILE, LOCK_FILE, RUNS_DIR, STAGING_DIR, assertRunId, readTextIfExists, resolveInside, runRecordPath } from './paths.js';
-import { nextRunSeq, serializeRunRecord, type FileChange, type RunKind, type RunRecord } from './run-history.js';
+import {
+  LEDGER_FILE,
+  LOCK_FILE,
+  RUNS_DIR,
+  STAGING_DIR,
+  assertRunId,
+  readTextIfExists,
+  resolveInside,
+  runRecordPath,
+} from './paths.js';
+import {
+  nextRunSeq,
+  serializeRunRecord,
+  type FileChange,
+  type RunKind,
+  type RunRecord,
+} from './run-history.js';
 
 const COMMITTED_MARKER = 'COMMITTED';
 const MANIFEST_FILE = 'manifest.json';
@@ -55,8 +80,18 @@ const RESERVED = [STAGING_DIR, RUNS_DIR, LOCK_FILE, LEDGER_FILE];
 
 function assertWritable(relativePath: string): void {
   resolveInside('/', relativePath);
-  if (RESERVED.some((reserved) => relativePath === reserved || relativePath.startsWith(`${reserved}/`) || relativePath.startsWith(`${reserved}.`))) {
-    throw new MemoryFormatError(`${relativePath} is dreamd's own state; it cannot be written as a memory file`, relativePath);
+  if (
+    RESERVED.some(
+      (reserved) =>
+        relativePath === reserved ||
+        relativePath.startsWith(`${reserved}/`) ||
+        relativePath.startsWith(`${reserved}.`),
+    )
+  ) {
+    throw new MemoryFormatError(
+      `${relativePath} is dreamd's own state; it cannot be written as a memory file`,
+      relativePath,
+    );
   }
 }
 
@@ -77,7 +112,10 @@ async function fsyncDirectory(directory: string): Promise<void> {
  * created only after this resolves. A crash before that leaves an uncommitted staging directory, which
  * recovery discards.
  */
-async function writeNewDurable(files: readonly { file: string; content: string }[], directories: readonly string[]): Promise<void> {
+async function writeNewDurable(
+  files: readonly { file: string; content: string }[],
+  directories: readonly string[],
+): Promise<void> {
   const handles: FileHandle[] = [];
   try {
     await Promise.all(
@@ -87,7 +125,10 @@ async function writeNewDurable(files: readonly { file: string; content: string }
         await handle.writeFile(content, 'utf8');
       }),
     );
-    await Promise.all([...handles.map((handle) => handle.sync()), ...directories.map((directory) => fsyncDirectory(directory))]);
+    await Promise.all([
+      ...handles.map((handle) => handle.sync()),
+      ...directories.map((directory) => fsyncDirectory(directory)),
+    ]);
   } finally {
     await Promise.all(handles.map((handle) => handle.close().catch(() => undefined)));
   }
@@ -180,7 +221,9 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
   const entries: { path: string; content: string | null }[] = [];
   const paths = [...options.files.keys()].sort();
   for (const relativePath of paths) assertWritable(relativePath);
-  const befores = await Promise.all(paths.map((relativePath) => readTextIfExists(resolveInside(memoryDir, relativePath))));
+  const befores = await Promise.all(
+    paths.map((relativePath) => readTextIfExists(resolveInside(memoryDir, relativePath))),
+  );
   for (const [index, relativePath] of paths.entries()) {
     const content = options.files.get(relativePath) ?? null;
     const before = befores[index] ?? null;
@@ -190,7 +233,10 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
   }
   if (options.ledger !== undefined) entries.push({ path: LEDGER_FILE, content: options.ledger });
   if ((await readTextIfExists(path.join(memoryDir, runRecordPath(runId)))) !== null) {
-    throw new MemoryFormatError(`run ${runId} is already in the history; use a new run id`, runRecordPath(runId));
+    throw new MemoryFormatError(
+      `run ${runId} is already in the history; use a new run id`,
+      runRecordPath(runId),
+    );
   }
   const seq = await nextRunSeq(memoryDir);
   const record: RunRecord = {
@@ -210,11 +256,15 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
   await createStagingDir(stagingDir);
   const manifest: Manifest = {
     runId,
-    entries: entries.map((entry, index) => ({ path: entry.path, staged: entry.content === null ? null : `file-${index}` })),
+    entries: entries.map((entry, index) => ({
+      path: entry.path,
+      staged: entry.content === null ? null : `file-${index}`,
+    })),
   };
   const staged: { file: string; content: string }[] = [];
   for (const [index, entry] of entries.entries()) {
-    if (entry.content !== null) staged.push({ file: path.join(stagingDir, `file-${index}`), content: entry.content });
+    if (entry.content !== null)
+      staged.push({ file: path.join(stagingDir, `file-${index}`), content: entry.content });
   }
   staged.push({ file: path.join(stagingDir, MANIFEST_FILE), content: JSON.stringify(manifest, null, 2) });
   await writeNewDurable(staged, [stagingDir]);

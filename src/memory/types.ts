@@ -119,4 +119,3 @@ export interface Fact {
 }
 
 export type { LedgerEntry, LedgerLookup } from '../core/ledger.js';
-

@@ -25,12 +25,13 @@ import {
   validateOutput,
 } from './output.js';
 import { parseModelConfig, type ModelConfigInput, type ProviderOptions } from './provider-options.js';
+import { ANTHROPIC_BASE_URL, resolveModelEndpoint } from './endpoint.js';
 import { createRetryingCall, type RetryingCall, type RetryOutcome } from './retry.js';
 import { isUserAbort, modelErrorFromSdk, type ErrorContext, type SdkErrorClasses } from './sdk-errors.js';
 
 /** The current Haiku; `model.name` changes it (e.g. `claude-haiku-4-5`). */
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-haiku-5-5';
-export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+export { ANTHROPIC_BASE_URL } from './endpoint.js';
 
 /**
  * Sent as the key to an endpoint given by `model.baseUrl` when no key is configured (a local proxy or
@@ -65,17 +66,21 @@ export interface AnthropicModel extends ModelProvider {
  */
 export function createAnthropicModel(input: ModelConfigInput, options: ProviderOptions = {}): AnthropicModel {
   const config = parseModelConfig(input);
-  if (config.apiKey === undefined && config.baseUrl === undefined) {
+  const endpoint = resolveModelEndpoint(config, options.env ?? process.env);
+  if (endpoint.apiKey === undefined && endpoint.authToken === undefined && endpoint.source === 'default') {
     throw new ModelError(
       'No API key for the Anthropic model: set ANTHROPIC_API_KEY (or DREAMD_MODEL_API_KEY, or model.apiKey in ' +
-        'dreamd.config.json), or set model.baseUrl (DREAMD_MODEL_BASE_URL) to an endpoint that needs no key.',
+        'dreamd.config.json, or ANTHROPIC_AUTH_TOKEN), or point ANTHROPIC_BASE_URL or model.baseUrl ' +
+        '(DREAMD_MODEL_BASE_URL) at an endpoint that needs no key.',
       { retryable: false, kind: ModelErrorKind.missingCredentials },
     );
   }
   const label = `anthropic:${config.name}`;
-  const baseUrl = config.baseUrl ?? ANTHROPIC_BASE_URL;
+  const baseUrl = endpoint.baseUrl ?? ANTHROPIC_BASE_URL;
   const client = new Anthropic({
-    apiKey: config.apiKey ?? KEYLESS_API_KEY,
+    // With a bearer token and no key, no made-up key: the SDK would send it in place of the token.
+    apiKey: endpoint.apiKey ?? (endpoint.authToken !== undefined ? null : KEYLESS_API_KEY),
+    authToken: endpoint.authToken ?? null,
     baseURL: baseUrl,
     timeout: config.timeoutMs,
     // dreamd retries itself (see retry.ts): one budget for faults and bad output, attempts reported.

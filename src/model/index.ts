@@ -9,6 +9,13 @@ export {
 export { createOpenAICompatibleModel, type OpenAICompatibleModel } from './openai-compatible.js';
 export { createModel } from './create-model.js';
 export {
+  resolveModelEndpoint,
+  EndpointSource,
+  type ModelEndpoint,
+  type ModelEnvironment,
+} from './endpoint.js';
+export { probeModelEndpoint, PROBE_TIMEOUT_MS, type ModelProbe } from './probe.js';
+export {
   parseModelConfig,
   type ModelConfigInput,
   type ModelLogger,

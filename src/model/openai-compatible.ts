@@ -23,6 +23,7 @@ import {
   validateOutput,
 } from './output.js';
 import { parseModelConfig, type ModelConfigInput, type ProviderOptions } from './provider-options.js';
+import { resolveModelEndpoint } from './endpoint.js';
 import { createRetryingCall, type RetryingCall, type RetryOutcome } from './retry.js';
 import { isUserAbort, modelErrorFromSdk, type ErrorContext, type SdkErrorClasses } from './sdk-errors.js';
 
@@ -56,17 +57,18 @@ export function createOpenAICompatibleModel(
   options: ProviderOptions = {},
 ): OpenAICompatibleModel {
   const config = parseModelConfig(input);
-  if (config.baseUrl === undefined) {
+  const endpoint = resolveModelEndpoint(config, options.env ?? process.env);
+  const baseUrl = endpoint.baseUrl;
+  if (baseUrl === undefined) {
     throw new ModelError(
-      'No endpoint for the openai-compatible model: set model.baseUrl (DREAMD_MODEL_BASE_URL), e.g. ' +
-        'http://127.0.0.1:11434/v1 for Ollama, with a key in OPENAI_API_KEY or DREAMD_MODEL_API_KEY if it needs one.',
+      'No endpoint for the openai-compatible model: set model.baseUrl (DREAMD_MODEL_BASE_URL) or OPENAI_BASE_URL, ' +
+        'e.g. http://127.0.0.1:11434/v1 for Ollama, with a key in OPENAI_API_KEY or DREAMD_MODEL_API_KEY if it needs one.',
       { retryable: false, kind: ModelErrorKind.missingCredentials },
     );
   }
   const label = `openai-compatible:${config.name}`;
-  const baseUrl = config.baseUrl;
   const client = new OpenAI({
-    apiKey: config.apiKey ?? KEYLESS_API_KEY,
+    apiKey: endpoint.apiKey ?? KEYLESS_API_KEY,
     baseURL: baseUrl,
     timeout: config.timeoutMs,
     maxRetries: 0,
@@ -77,6 +79,7 @@ export function createOpenAICompatibleModel(
     baseUrl,
     timeoutMs: config.timeoutMs,
     keyHint: 'OPENAI_API_KEY, DREAMD_MODEL_API_KEY or model.apiKey',
+    baseUrlNeedsVersion: true,
   };
 
   const withRetries: RetryingCall<OpenAI> = createRetryingCall(client, {

@@ -31,16 +31,38 @@ export function validateOutput<T>(
   throw badOutput(label, `it does not match the ${schemaName} schema (${issues}${more})`, result.error);
 }
 
-/** Parses JSON text from the model and validates it. */
+/**
+ * Parses JSON text from the model and validates it. Local models often wrap the JSON they were asked for:
+ * reasoning models (DeepSeek-R1, Qwen3) put a `<think>…</think>` block first, and many put the JSON in a
+ * ```` ```json ```` fence. Both wrappers are taken off first (see unwrapJsonText); anything else around the
+ * JSON is still "not JSON".
+ */
 export function parseJsonOutput<T>(schema: z.ZodType<T>, text: string, schemaName: string, label: string): T {
   if (text.trim() === '') throw badOutput(label, 'the answer was empty');
+  const unwrapped = unwrapJsonText(text);
+  if (unwrapped.trim() === '') throw badOutput(label, `the answer held no JSON (${describeText(text)})`);
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(unwrapped);
   } catch (error) {
     throw badOutput(label, `the answer is not JSON (${describeText(text)})`, error);
   }
   return validateOutput(schema, value, schemaName, label);
+}
+
+/** Leading reasoning blocks (`<think>`, `<thinking>`, `<reasoning>`), any number, each closed. */
+const LEADING_REASONING = /^\s*(?:<(think|thinking|reasoning)>[\s\S]*?<\/\1>\s*)+/i;
+/** A whole answer inside one Markdown code fence, with or without a language tag. */
+const WHOLE_FENCE = /^\s*```[A-Za-z0-9_-]*[ \t]*\r?\n([\s\S]*?)\r?\n?```\s*$/;
+
+/**
+ * The JSON text inside a model's answer: leading reasoning blocks removed, then one code fence that wraps the
+ * whole rest. Text without either comes back unchanged.
+ */
+export function unwrapJsonText(text: string): string {
+  const withoutReasoning = text.replace(LEADING_REASONING, '');
+  const fenced = WHOLE_FENCE.exec(withoutReasoning);
+  return fenced ? fenced[1]! : withoutReasoning;
 }
 
 function describeText(text: string): string {

@@ -13,6 +13,12 @@ export interface ModelLogger {
 export interface ProviderOptions {
   /** fetch used by the SDK. Default the global fetch. */
   readonly fetch?: typeof globalThis.fetch;
+  /**
+   * Environment the SDKs' own variables are read from (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY,
+   * ANTHROPIC_AUTH_TOKEN, OPENAI_BASE_URL, OPENAI_API_KEY); `model.baseUrl` and `model.apiKey` win over them.
+   * Default process.env.
+   */
+  readonly env?: Readonly<Record<string, string | undefined>>;
   /** Where retries are reported. Default: nowhere. */
   readonly logger?: ModelLogger;
   /**

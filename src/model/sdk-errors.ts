@@ -21,6 +21,11 @@ export interface ErrorContext {
   readonly timeoutMs: number;
   /** Where the key comes from, for the 401 message. */
   readonly keyHint: string;
+  /**
+   * True when the API lives under a version path the base URL must include (OpenAI-compatible servers serve
+   * `/v1/chat/completions`; the SDK appends only `/chat/completions`). A 404 from a base URL without one says so.
+   */
+  readonly baseUrlNeedsVersion?: boolean;
 }
 
 /** True when the error is the SDK's answer to our own AbortSignal: not a model failure, passed through. */
@@ -88,14 +93,26 @@ export function modelErrorFromStatus(
   const advice =
     kind === ModelErrorKind.auth
       ? `; check the API key (${context.keyHint})`
-      : kind === ModelErrorKind.badRequest
-        ? '; the same request will fail again'
-        : '';
+      : status === 404 && context.baseUrlNeedsVersion === true && lacksVersionPath(context.baseUrl)
+        ? `; the base URL ${context.baseUrl} has no version path: add /v1 (e.g. ${withVersionPath(context.baseUrl)})`
+        : kind === ModelErrorKind.badRequest
+          ? '; the same request will fail again'
+          : '';
   return new ModelError(
     `${context.label}: HTTP ${status} (${describeKind(kind)}${wait}): ${serverMessage}${advice}`,
     { status, retryable, retryAfterMs, kind },
     cause === undefined ? undefined : { cause },
   );
+}
+
+/** True when the URL's path does not end in a version segment such as `/v1` or `/v1beta`. */
+export function lacksVersionPath(baseUrl: string): boolean {
+  if (!URL.canParse(baseUrl)) return false;
+  return !/\/v\d+[a-z0-9]*\/?$/i.test(new URL(baseUrl).pathname);
+}
+
+function withVersionPath(baseUrl: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/v1`;
 }
 
 function classifyStatus(status: number): { kind: ModelErrorKind; retryable: boolean } {

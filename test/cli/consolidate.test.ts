@@ -106,6 +106,17 @@ describe('dreamd consolidate', () => {
     expect(readFileSync(join(root, 'memory', 'MEMORY.md'), 'utf8')).toContain('Lives in Porto');
   });
 
+  it('calls the model at ANTHROPIC_BASE_URL when model.baseUrl is unset', async () => {
+    const root = workspace();
+    const run = await cli(root, ['consolidate', '--json'], {
+      DREAMD_MODEL_BASE_URL: undefined,
+      ANTHROPIC_BASE_URL: server.url,
+    });
+    expect(run.code).toBe(0);
+    expect(server.requests.length).toBeGreaterThan(0);
+    expect(readFileSync(join(root, 'memory', 'MEMORY.md'), 'utf8')).toContain('Lives in Porto');
+  });
+
   it('with --json reports each space as a result with the run summary', async () => {
     const root = workspace();
     const run = await cli(root, ['consolidate', '--json']);
@@ -138,19 +149,19 @@ describe('dreamd consolidate', () => {
 
     const listed = await cli(root, ['sessions', 'list', '--json']);
     expect(
-      listed.json<SessionRow[]>().every((row) => row.status === 'consolidated' && row.messages! > 0),
+      listed.data<SessionRow[]>().every((row) => row.status === 'consolidated' && row.messages! > 0),
     ).toBe(true);
 
     const history = await cli(root, ['history', '--json']);
     expect(history.code).toBe(0);
-    const rows = history.json<HistoryRowOutput[]>();
+    const rows = history.data<HistoryRowOutput[]>();
     expect(rows.map((row) => row.kind)).toEqual(['consolidation', 'consolidation']);
     expect(rows[0]).toMatchObject({ runId: secondRunId, sessions: 3, calls: 1, rolledBackBy: null });
     expect(rows[1]!.sessions).toBe(4);
 
     const shown = await cli(root, ['history', 'show', secondRunId, '--json']);
     expect(shown.code).toBe(0);
-    const record = shown.json<{ runId: string; files: string[]; summary: { diff: string } }>();
+    const record = shown.data<{ runId: string; files: string[]; summary: { diff: string } }>();
     expect(record.files).toContain('user.md');
     expect(record.summary.diff).toMatch(/^\+.*Porto/m);
     const shownText = await cli(root, ['history', 'show', secondRunId]);
@@ -160,13 +171,20 @@ describe('dreamd consolidate', () => {
     const rollback = await cli(root, ['rollback', secondRunId, '--json']);
     expect(rollback.stderr).toBe('');
     expect(rollback.code).toBe(0);
-    expect(rollback.json<{ rolledBack: string; runs: { rollbackOf: string }[] }>()).toMatchObject({
+    expect(rollback.data<{ rolledBack: string; runs: { rollbackOf: string }[] }>()).toMatchObject({
       rolledBack: secondRunId,
       runs: [{ rollbackOf: secondRunId }],
     });
     expect(memoryFiles(root)).toEqual(before);
+    const pending = (await cli(root, ['sessions', 'list', '--json'])).data<SessionRow[]>();
+    expect(
+      pending
+        .filter((row) => row.status === 'settled')
+        .map((row) => row.file)
+        .sort(),
+    ).toEqual([...LAST_THREE].sort());
 
-    const after = (await cli(root, ['history', '--json'])).json<HistoryRowOutput[]>();
+    const after = (await cli(root, ['history', '--json'])).data<HistoryRowOutput[]>();
     expect(after.map((row) => row.kind)).toEqual(['rollback', 'consolidation', 'consolidation']);
     expect(after[0]!.rollbackOf).toBe(secondRunId);
     expect(after[1]!.rolledBackBy).toBe(after[0]!.runId);
@@ -198,7 +216,7 @@ describe('dreamd consolidate', () => {
 
     const cascaded = await cli(root, ['rollback', first.summary.runId, '--cascade', '--json']);
     expect(cascaded.code).toBe(0);
-    expect(cascaded.json<{ runs: { rollbackOf: string }[] }>().runs.map((run) => run.rollbackOf)).toEqual([
+    expect(cascaded.data<{ runs: { rollbackOf: string }[] }>().runs.map((run) => run.rollbackOf)).toEqual([
       second.summary.runId,
       first.summary.runId,
     ]);

@@ -1,11 +1,12 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCliCaptured } from '../support/cli.js';
+import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import { startFakeOpenAIServer } from '../../harness/fake-openai-server.js';
 
 interface DoctorOutput {
-  ok: boolean;
   checks: { name: string; ok: boolean; detail: string; fix?: string }[];
 }
 
@@ -15,47 +16,137 @@ function workspace(): string {
   return dir;
 }
 
+let anthropic: FakeAnthropicServer;
+beforeEach(async () => {
+  anthropic = await startFakeAnthropicServer();
+});
+afterEach(async () => {
+  await anthropic.close();
+});
+
+function check(output: DoctorOutput, name: string) {
+  const found = output.checks.find((candidate) => candidate.name === name);
+  if (found === undefined) throw new Error(`no check ${name} in ${JSON.stringify(output.checks)}`);
+  return found;
+}
+
 describe('dreamd doctor', () => {
-  it('explains what is missing on a machine without Redis or a key, and exits 1', async () => {
+  it('explains what is missing on a machine without a key, and says no Redis is needed, exit 1', async () => {
     const run = await runCliCaptured(['doctor', '--json'], {
       cwd: workspace(),
       env: { PATH: '/nonexistent' },
     });
     expect(run.code).toBe(1);
-    const output = run.json<DoctorOutput>();
-    const redis = output.checks.find((check) => check.name === 'redis')!;
-    expect(redis.ok).toBe(false);
-    expect(redis.fix).toMatch(/REDIS_URL.*redis-server.*docker compose/);
+    expect(run.json()).toMatchObject({ ok: false, command: 'doctor' });
+    const output = run.data<DoctorOutput>();
+    expect(output.checks.find((check) => check.name === 'redis')).toBeUndefined();
+    const queue = output.checks.find((check) => check.name === 'queue')!;
+    expect(queue.ok).toBe(true);
+    expect(queue.detail).toMatch(/embedded queue/);
     const model = output.checks.find((check) => check.name === 'model')!;
     expect(model.ok).toBe(false);
     expect(model.fix).toContain('ANTHROPIC_API_KEY');
   });
 
-  it('passes with redis-server on the PATH and a key', async () => {
+  it('passes without Redis, with a key and an endpoint that answers', async () => {
     const run = await runCliCaptured(['doctor'], {
       cwd: workspace(),
-      env: { ANTHROPIC_API_KEY: 'sk-ant-test' },
+      env: { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: anthropic.url },
     });
-    expect(run.stdout).toContain('ok   redis');
+    expect(run.stdout).toContain('ok   queue');
+    expect(run.stdout).toContain('ok   model endpoint');
     expect(run.code).toBe(0);
   });
 
-  it('reports an unreachable REDIS_URL', async () => {
+  it('shows the URL from ANTHROPIC_BASE_URL and probes it with the key', async () => {
     const run = await runCliCaptured(['doctor', '--json'], {
+      cwd: workspace(),
+      env: { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: anthropic.url },
+    });
+    const output = run.data<DoctorOutput>();
+    expect(check(output, 'model').detail).toBe(
+      `anthropic claude-haiku-5-5 at ${anthropic.url} (from ANTHROPIC_BASE_URL), key set`,
+    );
+    expect(check(output, 'model endpoint')).toMatchObject({
+      ok: true,
+      detail: `${anthropic.url} answers (2 models listed)`,
+    });
+    expect(anthropic.modelListRequests).toHaveLength(1);
+    expect(anthropic.modelListRequests[0]?.authorization).toBe('Bearer sk-ant-test');
+  });
+
+  it('fails when the model endpoint does not answer, and says what to point where', async () => {
+    const run = await runCliCaptured(['doctor', '--json'], {
+      cwd: workspace(),
+      env: { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: 'http://127.0.0.1:1' },
+    });
+    expect(run.code).toBe(1);
+    const endpoint = check(run.data<DoctorOutput>(), 'model endpoint');
+    expect(endpoint.ok).toBe(false);
+    expect(endpoint.detail).toContain('http://127.0.0.1:1');
+    expect(endpoint.fix).toContain('ANTHROPIC_BASE_URL');
+  });
+
+  it('tells a local-model user to add /v1 when the base URL lacks it', async () => {
+    const local = await startFakeOpenAIServer();
+    try {
+      const withoutVersion = local.url.replace(/\/v1$/, '');
+      const run = await runCliCaptured(['doctor', '--json'], {
+        cwd: workspace(),
+        env: {
+          DREAMD_MODEL_PROVIDER: 'openai-compatible',
+          DREAMD_MODEL: 'llama3.2',
+          OPENAI_BASE_URL: withoutVersion,
+        },
+      });
+      expect(run.code).toBe(1);
+      const output = run.data<DoctorOutput>();
+      expect(check(output, 'model').detail).toContain(`at ${withoutVersion} (from OPENAI_BASE_URL)`);
+      expect(check(output, 'model endpoint').fix).toContain('add /v1');
+
+      const fixed = await runCliCaptured(['doctor', '--json'], {
+        cwd: workspace(),
+        env: {
+          DREAMD_MODEL_PROVIDER: 'openai-compatible',
+          DREAMD_MODEL: 'llama3.2',
+          OPENAI_BASE_URL: local.url,
+        },
+      });
+      expect(check(fixed.data<DoctorOutput>(), 'model endpoint').ok).toBe(true);
+      expect(local.modelListRequests).toHaveLength(1);
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('sends nothing to the model with --no-probe', async () => {
+    const run = await runCliCaptured(['doctor', '--no-probe', '--json'], {
+      cwd: workspace(),
+      env: { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: anthropic.url },
+    });
+    expect(run.data<DoctorOutput>().checks.map((entry) => entry.name)).not.toContain('model endpoint');
+    expect(anthropic.modelListRequests).toHaveLength(0);
+  });
+
+  it('reports an unreachable REDIS_URL', async () => {
+    const run = await runCliCaptured(['doctor', '--json', '--no-probe'], {
       cwd: workspace(),
       env: { ANTHROPIC_API_KEY: 'sk-ant-test', REDIS_URL: 'redis://127.0.0.1:1' },
     });
     expect(run.code).toBe(1);
-    expect(run.json<DoctorOutput>().checks.find((check) => check.name === 'redis')?.detail).toMatch(
+    expect(run.data<DoctorOutput>().checks.find((check) => check.name === 'redis')?.detail).toMatch(
       /does not answer/,
     );
   });
 
   it('reports a missing sessions directory with the fix', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dreamd-doctor-'));
-    const run = await runCliCaptured(['doctor', '--json'], { cwd: dir, env: { ANTHROPIC_API_KEY: 'k' } });
+    const run = await runCliCaptured(['doctor', '--json', '--no-probe'], {
+      cwd: dir,
+      env: { ANTHROPIC_API_KEY: 'k' },
+    });
     const sessions = run
-      .json<DoctorOutput>()
+      .data<DoctorOutput>()
       .checks.find((check) => check.name === 'space default: sessions')!;
     expect(sessions.ok).toBe(false);
     expect(sessions.fix).toContain('mkdir -p');

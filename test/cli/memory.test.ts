@@ -34,7 +34,7 @@ function cli(argv: readonly string[]): Promise<CliRun> {
 }
 
 async function facts(all = false): Promise<Fact[]> {
-  return (await cli(['memory', 'show', '--json', ...(all ? ['--all'] : [])])).json<ShowOutput>().facts;
+  return (await cli(['memory', 'show', '--json', ...(all ? ['--all'] : [])])).data<ShowOutput>().facts;
 }
 
 beforeEach(async () => {
@@ -53,7 +53,7 @@ describe('dreamd memory show', () => {
   it('shows the index and the active facts by topic file; --all adds the superseded ones', async () => {
     const run = await cli(['memory', 'show', '--json']);
     expect(run.code).toBe(0);
-    const output = run.json<ShowOutput>();
+    const output = run.data<ShowOutput>();
     expect(output.space).toBe('default');
     expect(output.index).toBe(readFileSync(join(root, 'memory', 'MEMORY.md'), 'utf8'));
     expect(output.facts.map((fact) => fact.title).sort()).toEqual([
@@ -79,7 +79,7 @@ describe('dreamd memory show', () => {
     const rule = (await facts()).find((fact) => fact.type === 'feedback')!;
     const json = await cli(['memory', 'show', '--fact', rule.id, '--json']);
     expect(json.code).toBe(0);
-    expect(json.json<{ fact: Fact }>().fact).toMatchObject({
+    expect(json.data<{ fact: Fact }>().fact).toMatchObject({
       id: rule.id,
       title: 'No semicolons in TypeScript',
     });
@@ -103,12 +103,12 @@ describe('dreamd memory search', () => {
   it('ranks the matching active facts first', async () => {
     const run = await cli(['memory', 'search', 'coffee order', '--json']);
     expect(run.code).toBe(0);
-    const output = run.json<{ query: string; results: RecallResult[] }>();
+    const output = run.data<{ query: string; results: RecallResult[] }>();
     expect(output.query).toBe('coffee order');
     expect(output.results[0]?.title).toBe('Usual coffee order');
     expect(output.results.every((result) => result.score > 0)).toBe(true);
 
-    const address = (await cli(['memory', 'search', 'lives', '--json'])).json<{ results: RecallResult[] }>();
+    const address = (await cli(['memory', 'search', 'lives', '--json'])).data<{ results: RecallResult[] }>();
     expect(address.results.map((result) => result.text)).toEqual(['Lives in Porto since 2026-11-19.']);
   });
 
@@ -127,13 +127,13 @@ describe('dreamd memory forget', () => {
 
     const run = await cli(['memory', 'forget', coffee.id, '--json']);
     expect(run.code).toBe(0);
-    const output = run.json<{ forgotten: { id: string; title: string }; runId: string }>();
+    const output = run.data<{ forgotten: { id: string; title: string }; runId: string }>();
     expect(output.forgotten).toMatchObject({ id: coffee.id, title: 'Usual coffee order' });
     expect(readFileSync(join(root, 'memory', 'MEMORY.md'), 'utf8')).not.toContain(coffee.id);
     expect(readFileSync(join(root, 'memory', 'user.md'), 'utf8')).not.toContain('oat flat white');
     expect((await cli(['memory', 'show', '--fact', coffee.id])).code).toBe(1);
 
-    const history = (await cli(['history', '--json'])).json<{ kind: string; runId: string }[]>();
+    const history = (await cli(['history', '--json'])).data<{ kind: string; runId: string }[]>();
     expect(history[0]).toMatchObject({ kind: 'forget', runId: output.runId });
     expect((await cli(['rollback', output.runId])).code).toBe(0);
     expect(readFileSync(join(root, 'memory', 'MEMORY.md'), 'utf8')).toBe(indexBefore);

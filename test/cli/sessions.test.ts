@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { SessionRow } from '../../src/cli/session-list.js';
 import { runCliCaptured } from '../support/cli.js';
 
-const CLAUDE_CODE_FIXTURES = fileURLToPath(new URL('../../../shared/fixtures/claude-code/', import.meta.url));
+const CLAUDE_CODE_FIXTURES = fileURLToPath(new URL('../fixtures/claude-code/', import.meta.url));
 const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));
 const REPOSITORY = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -51,7 +51,7 @@ describe('dreamd sessions list', () => {
     });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    const rows = run.json<SessionRow[]>();
+    const rows = run.data<SessionRow[]>();
 
     const claudeCode = Object.fromEntries(
       rows.filter((row) => row.space === 'my-repo').map((row) => [row.file, row.messages]),
@@ -89,7 +89,7 @@ describe('dreamd sessions list', () => {
     );
     const json = await runCliCaptured(['sessions', 'list', '--json'], { cwd: root });
     expect(json.code).toBe(0);
-    const rows = json.json<SessionRow[]>();
+    const rows = json.data<SessionRow[]>();
     expect(rows.find((row) => row.file === 'zz-live.json')).toMatchObject({ status: 'live', messages: 1 });
     const broken = rows.find((row) => row.file === 'zz-broken.json')!;
     expect(broken).toMatchObject({ status: 'broken', reason: 'invalid-json', messages: null });
@@ -113,7 +113,7 @@ describe('dreamd sessions list', () => {
     const root = mkdtempSync(join(tmpdir(), 'dreamd-cli-sessions-'));
     const run = await runCliCaptured(['sessions', 'list', '--json'], { cwd: root });
     expect(run.code).toBe(1);
-    expect(run.json()).toEqual([]);
+    expect(run.data()).toEqual([]);
     expect(run.stderr).toMatch(/space "default": sessions directory .*sessions cannot be read.*create it/);
   });
 
@@ -134,7 +134,7 @@ describe('dreamd sessions list', () => {
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(stderr).toBe('');
     expect(code).toBe(0);
-    const rows = JSON.parse(stdout) as SessionRow[];
+    const rows = (JSON.parse(stdout) as { data: SessionRow[] }).data;
     expect(rows.map((row) => row.messages)).toEqual(Object.values(exampleMessageCounts()));
   }, 30_000);
 });

@@ -131,6 +131,40 @@ describe('loadConfig', () => {
     );
   });
 
+  it('takes the base URL from ANTHROPIC_BASE_URL when nothing else sets model.baseUrl', () => {
+    const config = loadConfig({
+      env: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:4000/anthropic' },
+      cwd: tempDir(),
+    });
+    expect(config.model.baseUrl).toBe('http://127.0.0.1:4000/anthropic');
+  });
+
+  it('lets model.baseUrl in the file and DREAMD_MODEL_BASE_URL win over ANTHROPIC_BASE_URL', () => {
+    const dir = tempDir();
+    writeConfig(dir, { model: { baseUrl: 'http://127.0.0.1:5000' } });
+    const fromFile = loadConfig({ env: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:4000' }, cwd: dir });
+    expect(fromFile.model.baseUrl).toBe('http://127.0.0.1:5000');
+    const fromVariable = loadConfig({
+      env: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:4000', DREAMD_MODEL_BASE_URL: 'http://127.0.0.1:6000' },
+      cwd: tempDir(),
+    });
+    expect(fromVariable.model.baseUrl).toBe('http://127.0.0.1:6000');
+  });
+
+  it('accepts OPENAI_BASE_URL as the endpoint of an OpenAI-compatible model, and ignores it for Anthropic', () => {
+    const env = { DREAMD_MODEL_PROVIDER: 'openai-compatible', OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' };
+    expect(loadConfig({ env, cwd: tempDir() }).model.baseUrl).toBe('http://127.0.0.1:11434/v1');
+    expect(
+      loadConfig({ env: { OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' }, cwd: tempDir() }).model.baseUrl,
+    ).toBeUndefined();
+  });
+
+  it('names ANTHROPIC_BASE_URL when it is not a URL', () => {
+    expect(() => loadConfig({ env: { ANTHROPIC_BASE_URL: 'not a url' }, cwd: tempDir() })).toThrow(
+      /ANTHROPIC_BASE_URL=not a url is not a URL/,
+    );
+  });
+
   it('rejects a non-numeric number from the environment, naming the variable', () => {
     expect(() => loadConfig({ env: { DREAMD_PORT: 'abc' }, cwd: tempDir() })).toThrow(/DREAMD_PORT/);
   });

@@ -9,7 +9,7 @@ import { createModel } from '../../src/model/index.js';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 
-const FIXTURES = new URL('../../../shared/fixtures/claude-code/', import.meta.url).pathname;
+const FIXTURES = new URL('../fixtures/claude-code/', import.meta.url).pathname;
 
 let server: FakeAnthropicServer;
 beforeEach(async () => {

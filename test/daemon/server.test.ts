@@ -212,6 +212,31 @@ describe('HTTP API', () => {
     await ctx.tearDown();
   });
 
+  it('opens the dashboard in a browser with basic auth, the token as the password', async () => {
+    const ctx = await setUp('basic', { host: '0.0.0.0', apiToken: TOKEN });
+    const prompt = await ctx.app.inject({ method: 'GET', url: '/queues' });
+    expect(prompt.statusCode).toBe(401);
+    expect(prompt.headers['www-authenticate']).toMatch(/^Basic realm="dreamd"/);
+    const basic = (user: string, password: string) =>
+      `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+    const wrong = await ctx.app.inject({
+      method: 'GET',
+      url: '/queues',
+      headers: { authorization: basic('admin', 'not-the-token-at-all-nope!!') },
+    });
+    expect(wrong.statusCode).toBe(401);
+    const opened = await ctx.app.inject({
+      method: 'GET',
+      url: '/queues',
+      headers: { authorization: basic('admin', TOKEN) },
+    });
+    expect(opened.statusCode).toBe(200);
+    expect(opened.headers['content-type']).toContain('text/html');
+    const api = await ctx.app.inject({ method: 'GET', url: '/spaces' });
+    expect(api.headers['www-authenticate']).toBe('Bearer');
+    await ctx.tearDown();
+  });
+
   it('needs no token on loopback', async () => {
     const ctx = await setUp('loopback', { host: '127.0.0.1' });
     expect((await ctx.app.inject({ method: 'GET', url: '/spaces' })).statusCode).toBe(200);

@@ -1,12 +1,12 @@
 /**
- * Test helpers: Session objects built by hand, and a minimal reader of the shared Claude Code fixtures
+ * Test helpers: Session objects built by hand, and a minimal reader of the Claude Code fixtures (test/fixtures/claude-code)
  * (the real reader lives in src/transcripts; this one only needs what the digest looks at).
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { MessagePart, Session, SessionMessage } from '../../src/transcripts/types.js';
 
-export const FIXTURES_DIR = new URL('../../../shared/fixtures/claude-code/', import.meta.url);
+export const FIXTURES_DIR = new URL('../fixtures/claude-code/', import.meta.url);
 
 type MessageInit = Omit<SessionMessage, 'index' | 'ts'> & { ts?: string };
 

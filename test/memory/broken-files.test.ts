@@ -24,14 +24,31 @@ afterEach(async () => {
 async function seedMemory(): Promise<void> {
   const facts = FACT_TYPES.flatMap((type, position) =>
     [0, 1].map((index) =>
-      fact({ id: `f-seed${position}${index}aaaa`, title: `${type} seed ${index}`, body: `Seeded ${type} fact ${index}.` }, type),
+      fact(
+        {
+          id: `f-seed${position}${index}aaaa`,
+          title: `${type} seed ${index}`,
+          body: `Seeded ${type} fact ${index}.`,
+        },
+        type,
+      ),
     ),
   );
   await applyFiles(dir, renderMemory(await loadMemory(dir), facts, { now: NOW }));
 }
 
 function candidate(type: FactType, session: string, body: string): ExtractedFact {
-  return { type, title: `About ${session}`, body, why: null, howToApply: null, observed: '2026-11-30', sources: [session], replaces: [], confidence: null };
+  return {
+    type,
+    title: `About ${session}`,
+    body,
+    why: null,
+    howToApply: null,
+    observed: '2026-11-30',
+    sources: [session],
+    replaces: [],
+    confidence: null,
+  };
 }
 
 async function runPlan(candidates: readonly ExtractedFact[]) {
@@ -41,7 +58,14 @@ async function runPlan(candidates: readonly ExtractedFact[]) {
     memory,
     candidates,
     forgotten: { version: 1, facts: [] },
-    gathered: { batches: [], sessions: [], records: [], sessionDates: new Map(), deferred: new Set(), problems: [] },
+    gathered: {
+      batches: [],
+      sessions: [],
+      records: [],
+      sessionDates: new Map(),
+      deferred: new Set(),
+      problems: [],
+    },
     runId: 'run-test',
     today: '2026-12-01',
     now: NOW,
@@ -70,7 +94,9 @@ describe('broken memory files never lose facts', () => {
 
     const health = await memoryHealth(dir);
     expect(health.ok).toBe(false);
-    expect(health.problems.map((problem) => problem.file)).toEqual(expect.arrayContaining(['user.md', PENDING_FILE]));
+    expect(health.problems.map((problem) => problem.file)).toEqual(
+      expect.arrayContaining(['user.md', PENDING_FILE]),
+    );
 
     await writeFile(userFile, good);
     const after = await runPlan([]);
@@ -83,8 +109,14 @@ describe('broken memory files never lose facts', () => {
   it('holds back the facts for a file that shares a fact id with another, and reports both files', async () => {
     await seedMemory();
     const feedbackText = await readFile(path.join(dir, 'feedback.md'), 'utf8');
-    const copied = feedbackText.slice(feedbackText.indexOf('## feedback seed 0'), feedbackText.indexOf('## feedback seed 1'));
-    await writeFile(path.join(dir, 'user.md'), `${await readFile(path.join(dir, 'user.md'), 'utf8')}\n${copied}`);
+    const copied = feedbackText.slice(
+      feedbackText.indexOf('## feedback seed 0'),
+      feedbackText.indexOf('## feedback seed 1'),
+    );
+    await writeFile(
+      path.join(dir, 'user.md'),
+      `${await readFile(path.join(dir, 'user.md'), 'utf8')}\n${copied}`,
+    );
     const before = await readFile(path.join(dir, 'feedback.md'), 'utf8');
 
     const plan = await runPlan([
@@ -92,7 +124,9 @@ describe('broken memory files never lose facts', () => {
       candidate('feedback', 's-f2', 'Never push on Fridays after five.'),
     ]);
     expect(await readFile(path.join(dir, 'feedback.md'), 'utf8')).toBe(before);
-    expect(plan.problems.some((problem) => problem.reason.includes('also appears in user.md; remove one copy'))).toBe(true);
+    expect(
+      plan.problems.some((problem) => problem.reason.includes('also appears in user.md; remove one copy')),
+    ).toBe(true);
     const pending = await readFile(path.join(dir, PENDING_FILE), 'utf8');
     expect(pending).toContain('linter');
     expect(pending).toContain('Fridays');
@@ -109,7 +143,12 @@ describe('broken memory files never lose facts', () => {
     await writeFile(file, bad);
     const memory = await loadMemory(dir);
     expect(memory.facts.some((item) => item.title === 'project seed 0')).toBe(true);
-    expect(memory.problems.some((problem) => problem.file === 'project.md' && /does not rewrite it|does not rewrite files/.test(problem.reason))).toBe(true);
+    expect(
+      memory.problems.some(
+        (problem) =>
+          problem.file === 'project.md' && /does not rewrite it|does not rewrite files/.test(problem.reason),
+      ),
+    ).toBe(true);
     await runPlan([candidate('project', 's-p', 'The API moves to version 3 in January.')]);
     expect(await readFile(file, 'utf8')).toBe(bad);
     expect(await readFile(path.join(dir, PENDING_FILE), 'utf8')).toContain('version 3');
@@ -124,8 +163,12 @@ describe('broken memory files never lose facts', () => {
       await removeDir(path.join(dir, 'reference.md'));
       await symlink(target, path.join(dir, 'reference.md'));
       const before = await readFile(target, 'utf8');
-      const plan = await runPlan([candidate('reference', 's-r', 'Dashboards live at grafana.internal/d/ops.')]);
-      expect(plan.problems.some((problem) => problem.reason.includes('outside the memory folder'))).toBe(true);
+      const plan = await runPlan([
+        candidate('reference', 's-r', 'Dashboards live at grafana.internal/d/ops.'),
+      ]);
+      expect(plan.problems.some((problem) => problem.reason.includes('outside the memory folder'))).toBe(
+        true,
+      );
       expect(plan.files.has('reference.md')).toBe(false);
       expect(await readFile(target, 'utf8')).toBe(before);
     } finally {
@@ -142,7 +185,11 @@ describe('broken memory files never lose facts', () => {
       fc.record({ kind: fc.constant('bom' as const) }),
       fc.record({ kind: fc.constant('crlf' as const) }),
     );
-    const corrupt = (text: string, change: { kind: string; at?: number; text?: string }, other: string): string => {
+    const corrupt = (
+      text: string,
+      change: { kind: string; at?: number; text?: string },
+      other: string,
+    ): string => {
       const at = (change.at ?? 0) % Math.max(1, text.length);
       switch (change.kind) {
         case 'truncate':
@@ -174,10 +221,18 @@ describe('broken memory files never lose facts', () => {
           await removeDir(dir);
           await seedMemory();
           const victimFile = path.join(dir, TOPIC_FILES[victim]);
-          const corrupted = corrupt(await readFile(victimFile, 'utf8'), change, await readFile(path.join(dir, TOPIC_FILES[donor]), 'utf8'));
+          const corrupted = corrupt(
+            await readFile(victimFile, 'utf8'),
+            change,
+            await readFile(path.join(dir, TOPIC_FILES[donor]), 'utf8'),
+          );
           await writeFile(victimFile, corrupted);
           const candidates = candidateTypes.map((type, index) =>
-            candidate(type, `s-prop-${index}`, `Candidate ${index} of type ${type}: a plain fact worth keeping number ${index * 7919}.`),
+            candidate(
+              type,
+              `s-prop-${index}`,
+              `Candidate ${index} of type ${type}: a plain fact worth keeping number ${index * 7919}.`,
+            ),
           );
           const plan = await runPlan(candidates);
           const quarantined = new Set(plan.result.quarantined.flatMap((entry) => entry.candidate.sources));
@@ -192,7 +247,10 @@ describe('broken memory files never lose facts', () => {
             const holder = after.facts.find((held) => held.sources.includes(session));
             expect(holder, `${session} (${item.type}) after ${change.kind} of ${victim}`).toBeDefined();
           }
-          if ((await loadMemory(dir)).broken.includes(victim) && plan.files.has(TOPIC_FILES[victim]) === false) {
+          if (
+            (await loadMemory(dir)).broken.includes(victim) &&
+            plan.files.has(TOPIC_FILES[victim]) === false
+          ) {
             expect(await readFile(victimFile, 'utf8')).toBe(corrupted);
           }
         },

@@ -37,7 +37,8 @@ describe("Claude Code's .consolidate-lock", () => {
     if (!existsSync(lockFile)) return undefined;
     return { body: await readFile(lockFile, 'utf8'), mtimeMs: (await stat(lockFile)).mtimeMs };
   }
-  const take = () => acquireClaudeCodeLock(directory.path, { now: () => NOW, space: 'my-repo', heartbeatMs: 0 });
+  const take = () =>
+    acquireClaudeCodeLock(directory.path, { now: () => NOW, space: 'my-repo', heartbeatMs: 0 });
 
   it('leaves a lock held by a live process as it is and says why, as a LockBusyError', async () => {
     await writeLock(String(LIVE_OTHER_PID), minutesAgo(20));

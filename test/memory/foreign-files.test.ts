@@ -11,15 +11,34 @@ const context = { relative: 'feedback_testing.md', modified: '2026-11-30', owner
 
 describe('memory files dreamd did not write', () => {
   it('reads the recent Claude Code frontmatter (metadata type and modified) and the rule / Why / How body', () => {
-    const text = '---\nname: Testing\ndescription: Run e2e first\nmetadata:\n  type: feedback\n  modified: 2026-10-02\n---\n\nRun e2e first.\n\n**Why:** it caught a bug.\n**How to apply:** before merging.\n';
+    const text =
+      '---\nname: Testing\ndescription: Run e2e first\nmetadata:\n  type: feedback\n  modified: 2026-10-02\n---\n\nRun e2e first.\n\n**Why:** it caught a bug.\n**How to apply:** before merging.\n';
     const { fact: read, warnings } = parseMemoryFile(text, context);
     expect(warnings).toEqual([]);
-    expect(read).toMatchObject({ type: 'feedback', title: 'Testing', body: 'Run e2e first.', why: 'it caught a bug.', howToApply: 'before merging.', updated: '2026-10-02', owner: 'other', file: 'feedback_testing.md', description: 'Run e2e first' });
+    expect(read).toMatchObject({
+      type: 'feedback',
+      title: 'Testing',
+      body: 'Run e2e first.',
+      why: 'it caught a bug.',
+      howToApply: 'before merging.',
+      updated: '2026-10-02',
+      owner: 'other',
+      file: 'feedback_testing.md',
+      description: 'Run e2e first',
+    });
   });
 
   it('reads the older top-level type, no frontmatter at all, and [[links]]', () => {
-    expect(parseMemoryFile('---\nname: Role\ndescription: x\ntype: user\n---\nData scientist.\n', { ...context, relative: 'role.md' }).fact.type).toBe('user');
-    const plain = parseMemoryFile('# Debugging\nSee [[feedback_testing|the testing rule]] and [[api]].\n', { ...context, relative: 'reference_debugging.md' }).fact;
+    expect(
+      parseMemoryFile('---\nname: Role\ndescription: x\ntype: user\n---\nData scientist.\n', {
+        ...context,
+        relative: 'role.md',
+      }).fact.type,
+    ).toBe('user');
+    const plain = parseMemoryFile('# Debugging\nSee [[feedback_testing|the testing rule]] and [[api]].\n', {
+      ...context,
+      relative: 'reference_debugging.md',
+    }).fact;
     expect(plain).toMatchObject({ type: 'reference', title: 'Debugging' });
     expect(plain.body).toContain('See the testing rule and api.');
   });
@@ -41,7 +60,10 @@ describe('memory files dreamd did not write', () => {
   it('loads them as facts of owner other, reports duplicate names and links out of the folder, and never writes them', async () => {
     await writeFile(path.join(dir, 'a.md'), '---\nname: Same\ndescription: one\ntype: user\n---\nOne.\n');
     await mkdir(path.join(dir, 'notes'));
-    await writeFile(path.join(dir, 'notes', 'b.md'), '---\nname: Same\ndescription: two\ntype: user\n---\nTwo.\n');
+    await writeFile(
+      path.join(dir, 'notes', 'b.md'),
+      '---\nname: Same\ndescription: two\ntype: user\n---\nTwo.\n',
+    );
     const outside = await makeTempDir();
     try {
       await writeFile(path.join(outside, 'secret.md'), 'other space');
@@ -52,7 +74,9 @@ describe('memory files dreamd did not write', () => {
       expect(reasons).toContain('a.md and notes/b.md have the same frontmatter name "Same"');
       expect(reasons).toContain('outside the memory folder');
       const before = await snapshot(dir);
-      const files = renderMemory(loaded, [...loaded.facts, fact({ id: 'f-newfact001', title: 'New' })], { now: new Date('2026-12-01') });
+      const files = renderMemory(loaded, [...loaded.facts, fact({ id: 'f-newfact001', title: 'New' })], {
+        now: new Date('2026-12-01'),
+      });
       expect([...files.keys()].sort()).toEqual(['MEMORY.md', 'user.md']);
       expect(files.get('MEMORY.md')).toContain('](notes/b.md)');
       expect(before.get('a.md')).toBeDefined();
@@ -64,14 +88,28 @@ describe('memory files dreamd did not write', () => {
   });
 
   it('lists a contradicted file for review once and leaves it out of the index until the entry is deleted', async () => {
-    const old = fact({ id: 'f-oldfile001', title: 'Role', body: 'Data scientist.', owner: 'other', file: 'role.md' });
-    const newer = fact({ id: 'f-newerfact1', title: 'Platform engineer', body: 'Moved to platform.', sources: ['s-9'] });
+    const old = fact({
+      id: 'f-oldfile001',
+      title: 'Role',
+      body: 'Data scientist.',
+      owner: 'other',
+      file: 'role.md',
+    });
+    const newer = fact({
+      id: 'f-newerfact1',
+      title: 'Platform engineer',
+      body: 'Moved to platform.',
+      sources: ['s-9'],
+    });
     const text = renderReview(null, [{ file: 'role.md', fact: old, newer }]);
     expect(text).toContain('## role.md');
     expect(text).toContain('sessions s-9');
     expect(renderReview(text, [{ file: 'role.md', fact: old, newer }])).toBe(text);
     expect([...filesUnderReview(text)]).toEqual(['role.md']);
-    await writeFile(path.join(dir, 'role.md'), '---\nname: Role\ndescription: ds\ntype: user\n---\nData scientist.\n');
+    await writeFile(
+      path.join(dir, 'role.md'),
+      '---\nname: Role\ndescription: ds\ntype: user\n---\nData scientist.\n',
+    );
     await mkdir(path.join(dir, '.dreamd'));
     await writeFile(path.join(dir, '.dreamd', 'review.md'), text ?? '');
     const loaded = await loadMemory(dir);

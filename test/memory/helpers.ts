@@ -111,7 +111,10 @@ export function summary(runId: string): RunSummary {
 }
 
 /** Apply a render's files to a directory as the transaction would (null deletes). */
-export async function applyFiles(directory: string, files: ReadonlyMap<string, string | null>): Promise<void> {
+export async function applyFiles(
+  directory: string,
+  files: ReadonlyMap<string, string | null>,
+): Promise<void> {
   const { mkdir, writeFile } = await import('node:fs/promises');
   for (const [file, text] of files) {
     const target = path.join(directory, file);

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BLOCK_BEGIN, BLOCK_END, INDEX_HEADER, INDEX_LIMITS, splitIndexFile } from '../../src/memory/index-block.js';
+import {
+  BLOCK_BEGIN,
+  BLOCK_END,
+  INDEX_HEADER,
+  INDEX_LIMITS,
+  splitIndexFile,
+} from '../../src/memory/index-block.js';
 import { buildIndex } from '../../src/memory/memory-index.js';
 import { FACT_TYPES, type Fact } from '../../src/memory/types.js';
 import { fact } from './helpers.js';
@@ -39,7 +45,13 @@ const handLine = fc.oneof(
 );
 
 const handFile = fc
-  .tuple(fc.array(handLine.map((line) => line.replace(/\n/g, ' ')), { maxLength: 400 }), fc.boolean())
+  .tuple(
+    fc.array(
+      handLine.map((line) => line.replace(/\n/g, ' ')),
+      { maxLength: 400 },
+    ),
+    fc.boolean(),
+  )
   .map(([lines, finalBreak]) => (lines.length === 0 ? '' : lines.join('\n') + (finalBreak ? '\n' : '')))
   // A first line of exactly "# Memory index" is the file dreamd wrote before the block (migrated on purpose).
   .filter((text) => !text.startsWith(`${INDEX_HEADER}\n`) && text !== INDEX_HEADER);
@@ -47,20 +59,28 @@ const handFile = fc
 describe("dreamd's block of MEMORY.md", () => {
   it('never changes a byte outside the block, over any number of runs, on any hand-written file', () => {
     fc.assert(
-      fc.property(handFile, fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 1, maxLength: 4 }), (original, runs) => {
-        let text: string | null = original === '' ? null : original;
-        for (const [run, count] of runs.entries()) {
-          const index = buildIndex(factsOf(count, run), { now: NOW, existing: text });
-          text = index.text;
-          expect(withoutBlock(text)).toBe(original);
-          const outsideLines = original === '' ? 0 : original.split('\n').length - (original.endsWith('\n') ? 1 : 0);
-          if (outsideLines + 3 <= INDEX_LIMITS.maxLines && Buffer.byteLength(original) + 400 <= INDEX_LIMITS.maxBytes) {
-            const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
-            expect(lines).toBeLessThanOrEqual(INDEX_LIMITS.maxLines);
-            expect(Buffer.byteLength(text)).toBeLessThanOrEqual(INDEX_LIMITS.maxBytes);
+      fc.property(
+        handFile,
+        fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 1, maxLength: 4 }),
+        (original, runs) => {
+          let text: string | null = original === '' ? null : original;
+          for (const [run, count] of runs.entries()) {
+            const index = buildIndex(factsOf(count, run), { now: NOW, existing: text });
+            text = index.text;
+            expect(withoutBlock(text)).toBe(original);
+            const outsideLines =
+              original === '' ? 0 : original.split('\n').length - (original.endsWith('\n') ? 1 : 0);
+            if (
+              outsideLines + 3 <= INDEX_LIMITS.maxLines &&
+              Buffer.byteLength(original) + 400 <= INDEX_LIMITS.maxBytes
+            ) {
+              const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+              expect(lines).toBeLessThanOrEqual(INDEX_LIMITS.maxLines);
+              expect(Buffer.byteLength(text)).toBeLessThanOrEqual(INDEX_LIMITS.maxBytes);
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 120 },
     );
   });
@@ -108,7 +128,9 @@ describe("dreamd's block of MEMORY.md", () => {
     expect(splitIndexFile(legacy).kind).toBe('legacy');
     const facts = [fact({ id: 'f-aaaaaaaaaa', title: 'Old fact', body: 'The user likes tea' })];
     const first = buildIndex(facts, { now: NOW, existing: legacy });
-    expect(withoutBlock(first.text)).toBe('- [Testing notes](feedback_testing.md) — run e2e first\nMy own line\n');
+    expect(withoutBlock(first.text)).toBe(
+      '- [Testing notes](feedback_testing.md) — run e2e first\nMy own line\n',
+    );
     expect(first.text.match(/f-aaaaaaaaaa/g)).toHaveLength(1);
     expect(splitIndexFile(first.text).kind).toBe('block');
     expect(buildIndex(facts, { now: NOW, existing: first.text }).text).toBe(first.text);

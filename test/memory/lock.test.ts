@@ -26,7 +26,14 @@ function deadPid(): number {
 
 async function plantLock(info: Partial<LockInfo>): Promise<void> {
   await mkdir(path.join(dir, '.dreamd'), { recursive: true });
-  const lock: LockInfo = { owner: 'old run', pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), token: 'old', ...info };
+  const lock: LockInfo = {
+    owner: 'old run',
+    pid: process.pid,
+    host: hostname(),
+    startedAt: new Date().toISOString(),
+    token: 'old',
+    ...info,
+  };
   await writeFile(path.join(dir, LOCK_FILE), JSON.stringify(lock));
 }
 
@@ -34,7 +41,9 @@ async function race(takers: number, staleMs = 60_000): Promise<string[]> {
   const startFile = path.join(dir, 'go');
   const endFile = path.join(dir, 'end');
   const children = Array.from({ length: takers }, () =>
-    spawn(process.execPath, ['--import', 'tsx', WORKER, dir, startFile, endFile, String(staleMs)], { stdio: ['ignore', 'pipe', 'inherit'] }),
+    spawn(process.execPath, ['--import', 'tsx', WORKER, dir, startFile, endFile, String(staleMs)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
   );
   const ready: Promise<void>[] = [];
   const outcomes = children.map((child) => {
@@ -63,7 +72,9 @@ describe('space lock', () => {
   it('is busy while a live process holds it, and free after release', async () => {
     const held = await acquireLock(dir, { owner: 'run 1', staleMs: 60_000 });
     expect(await readLock(dir)).toMatchObject({ owner: 'run 1', pid: process.pid, host: hostname() });
-    const error = await acquireLock(dir, { owner: 'run 2', staleMs: 60_000, space: 'shop' }).catch((caught: unknown) => caught);
+    const error = await acquireLock(dir, { owner: 'run 2', staleMs: 60_000, space: 'shop' }).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(LockBusyError);
     expect(error).toMatchObject({ space: 'shop', holder: { owner: 'run 1', pid: process.pid } });
     await held.release();
@@ -81,8 +92,14 @@ describe('space lock', () => {
 
   it('takes over a lock older than staleMs, and not a younger one', async () => {
     await plantLock({ host: 'another-host', pid: 1, startedAt: '2026-11-30T10:00:00.000Z' });
-    await expect(acquireLock(dir, { owner: 'x', staleMs: 3_600_000, now: () => new Date('2026-11-30T10:30:00Z') })).rejects.toThrow(LockBusyError);
-    const held = await acquireLock(dir, { owner: 'late run', staleMs: 3_600_000, now: () => new Date('2026-11-30T11:00:01Z') });
+    await expect(
+      acquireLock(dir, { owner: 'x', staleMs: 3_600_000, now: () => new Date('2026-11-30T10:30:00Z') }),
+    ).rejects.toThrow(LockBusyError);
+    const held = await acquireLock(dir, {
+      owner: 'late run',
+      staleMs: 3_600_000,
+      now: () => new Date('2026-11-30T11:00:01Z'),
+    });
     expect((await readLock(dir))?.owner).toBe('late run');
     await held.release();
   });

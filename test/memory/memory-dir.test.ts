@@ -18,7 +18,16 @@ async function writeDreamdMemory(): Promise<void> {
   const now = new Date('2026-12-01');
   const facts = [
     fact({ id: 'f-aaaaaaaaaa', title: 'Vegetarian', body: 'Eats no meat.' }),
-    fact({ id: 'f-bbbbbbbbbb', title: 'Answer briefly', body: 'Short answers.', why: 'Said so.', howToApply: 'Two lines.' }, 'feedback'),
+    fact(
+      {
+        id: 'f-bbbbbbbbbb',
+        title: 'Answer briefly',
+        body: 'Short answers.',
+        why: 'Said so.',
+        howToApply: 'Two lines.',
+      },
+      'feedback',
+    ),
     fact({ id: 'f-cccccccccc', title: 'Uses Fastify', body: 'HTTP server is Fastify.' }, 'project'),
   ];
   const loaded = await loadMemory(dir);
@@ -39,7 +48,10 @@ describe('memory directory', () => {
     // A person adds notes and a hand-written entry; dreamd adopts the entry once.
     const userFile = path.join(dir, 'user.md');
     await writeFile(userFile, `${await readFile(userFile, 'utf8')}\n## Has a cat\nCalled Miso.\n`);
-    await writeFile(path.join(dir, INDEX_FILE), `${await readFile(path.join(dir, INDEX_FILE), 'utf8')}- [Testing](feedback_testing.md) — notes\n`);
+    await writeFile(
+      path.join(dir, INDEX_FILE),
+      `${await readFile(path.join(dir, INDEX_FILE), 'utf8')}- [Testing](feedback_testing.md) — notes\n`,
+    );
     const first = await loadMemory(dir);
     await applyFiles(dir, renderMemory(first, first.facts, { now: new Date('2026-12-01') }));
     const loaded = await loadMemory(dir);
@@ -48,13 +60,18 @@ describe('memory directory', () => {
     const text = await readFile(userFile, 'utf8');
     expect(text).toContain('## Has a cat\n<a id="f-');
     expect(text).toContain('Called Miso.\n');
-    expect(await readFile(path.join(dir, INDEX_FILE), 'utf8')).toContain('- [Testing](feedback_testing.md) — notes');
+    expect(await readFile(path.join(dir, INDEX_FILE), 'utf8')).toContain(
+      '- [Testing](feedback_testing.md) — notes',
+    );
   });
 
   it('keeps a hand edit when new facts are written', async () => {
     await writeDreamdMemory();
     const userFile = path.join(dir, 'user.md');
-    await writeFile(userFile, (await readFile(userFile, 'utf8')).replace('Eats no meat.', 'Eats no meat, but fish is fine.'));
+    await writeFile(
+      userFile,
+      (await readFile(userFile, 'utf8')).replace('Eats no meat.', 'Eats no meat, but fish is fine.'),
+    );
     const loaded = await loadMemory(dir);
     const vegetarian = loaded.facts.find((f) => f.id === 'f-aaaaaaaaaa');
     expect(vegetarian?.editedByHand).toBe(true);
@@ -86,11 +103,17 @@ describe('memory directory', () => {
     await writeFile(path.join(dir, 'user.md'), broken);
     const loaded = await loadMemory(dir);
     expect(loaded.broken).toEqual(['user']);
-    expect(loaded.problems).toEqual([{ file: 'user.md', reason: expect.stringMatching(/^user\.md: frontmatter is not valid YAML.*Fix/) }]);
-    const files = renderMemory(loaded, [...loaded.facts, fact({ id: 'f-eeeeeeeeee', title: 'New' })], { now: new Date('2026-12-01') });
+    expect(loaded.problems).toEqual([
+      { file: 'user.md', reason: expect.stringMatching(/^user\.md: frontmatter is not valid YAML.*Fix/) },
+    ]);
+    const files = renderMemory(loaded, [...loaded.facts, fact({ id: 'f-eeeeeeeeee', title: 'New' })], {
+      now: new Date('2026-12-01'),
+    });
     expect(files.has('user.md')).toBe(false);
     // The index keeps the lines that point into the broken file.
-    expect(files.get(INDEX_FILE) ?? (await readFile(path.join(dir, INDEX_FILE), 'utf8'))).toContain('user.md#f-aaaaaaaaaa');
+    expect(files.get(INDEX_FILE) ?? (await readFile(path.join(dir, INDEX_FILE), 'utf8'))).toContain(
+      'user.md#f-aaaaaaaaaa',
+    );
     expect(await readFile(path.join(dir, 'user.md'), 'utf8')).toBe(broken);
   });
 

@@ -11,7 +11,8 @@ function manyFacts(count: number): Fact[] {
       {
         id: `f-${index.toString(36).padStart(10, 'a')}`,
         title: index % 7 === 0 ? `Très long titre ${'ü'.repeat(200)} ${index}` : `Fact number ${index}`,
-        body: index % 5 === 0 ? `${'日本語のテキスト'.repeat(40)}` : `The user said thing ${index} in a session.`,
+        body:
+          index % 5 === 0 ? `${'日本語のテキスト'.repeat(40)}` : `The user said thing ${index} in a session.`,
         updated: `2026-11-${day}`,
         sources: Array.from({ length: (index % 3) + 1 }, (__, source) => `s-${source}`),
         status: index % 11 === 0 ? 'superseded' : 'active',
@@ -36,8 +37,13 @@ describe('MEMORY.md index', () => {
     const index = buildIndex(facts, { now: new Date('2026-12-01T00:00:00Z') });
     const elapsed = performance.now() - started;
     checkLimits(index.text);
-    expect(index.included.length + index.omitted.length).toBe(facts.filter((f) => f.status === 'active').length);
-    for (const type of FACT_TYPES) expect(index.text).toMatch(new RegExp(`\\(\\d+ more ${type} facts in ${type}\\.md, not listed here\\)\n`));
+    expect(index.included.length + index.omitted.length).toBe(
+      facts.filter((f) => f.status === 'active').length,
+    );
+    for (const type of FACT_TYPES)
+      expect(index.text).toMatch(
+        new RegExp(`\\(\\d+ more ${type} facts in ${type}\\.md, not listed here\\)\n`),
+      );
     expect(buildIndex([...facts].reverse(), { now: new Date('2026-12-01T00:00:00Z') }).text).toBe(index.text);
     // Generous bound for a loaded CI machine; the bench measures the real figure.
     expect(elapsed).toBeLessThan(1000);
@@ -45,7 +51,11 @@ describe('MEMORY.md index', () => {
 
   it('hits the byte limit before the line limit with long multibyte lines', () => {
     const facts = Array.from({ length: 300 }, (_, index) =>
-      fact({ id: `f-${index.toString(36).padStart(10, 'b')}`, title: '長い'.repeat(30), body: '説明'.repeat(100) }),
+      fact({
+        id: `f-${index.toString(36).padStart(10, 'b')}`,
+        title: '長い'.repeat(30),
+        body: '説明'.repeat(100),
+      }),
     );
     const index = buildIndex(facts, { now: new Date('2026-12-01') });
     checkLimits(index.text);
@@ -62,12 +72,22 @@ describe('MEMORY.md index', () => {
       fact({ id: 'f-supersede1', status: 'superseded' }, 'feedback'),
     ];
     const index = buildIndex(facts, { now: new Date('2026-12-01') });
-    expect(index.included).toEqual(['f-feedback11', 'f-usersrcs11', 'f-usernewer1', 'f-userolder1', 'f-reference1']);
-    expect(index.text).toContain('- [Title of f-feedback11](feedback.md#f-feedback11) — Body of f-feedback11.');
+    expect(index.included).toEqual([
+      'f-feedback11',
+      'f-usersrcs11',
+      'f-usernewer1',
+      'f-userolder1',
+      'f-reference1',
+    ]);
+    expect(index.text).toContain(
+      '- [Title of f-feedback11](feedback.md#f-feedback11) — Body of f-feedback11.',
+    );
   });
 
   it('shortens a long hook and title on a character boundary with an ellipsis', () => {
-    const line = indexLine(fact({ id: 'f-aaaaaaaaaa', title: `Emoji 🙂 ${'x'.repeat(200)}`, body: `🙂${'y'.repeat(300)}` }));
+    const line = indexLine(
+      fact({ id: 'f-aaaaaaaaaa', title: `Emoji 🙂 ${'x'.repeat(200)}`, body: `🙂${'y'.repeat(300)}` }),
+    );
     expect(Array.from(line).length).toBeLessThanOrEqual(150);
     expect(line).toContain('…');
     expect(line).toContain('(user.md#f-aaaaaaaaaa)');
@@ -85,8 +105,12 @@ describe('MEMORY.md index', () => {
 
   it('gives every type a fair share: three project facts next to five hundred user facts', () => {
     const facts = [
-      ...Array.from({ length: 500 }, (_, index) => fact({ id: `f-u${String(index).padStart(9, '0')}`, title: `User fact ${index}` })),
-      ...['a', 'b', 'c'].map((letter) => fact({ id: `f-project00${letter}`, title: `Project ${letter}` }, 'project')),
+      ...Array.from({ length: 500 }, (_, index) =>
+        fact({ id: `f-u${String(index).padStart(9, '0')}`, title: `User fact ${index}` }),
+      ),
+      ...['a', 'b', 'c'].map((letter) =>
+        fact({ id: `f-project00${letter}`, title: `Project ${letter}` }, 'project'),
+      ),
     ];
     const index = buildIndex(facts, { now: new Date('2026-12-01') });
     for (const letter of ['a', 'b', 'c']) expect(index.included).toContain(`f-project00${letter}`);
@@ -96,7 +120,12 @@ describe('MEMORY.md index', () => {
 
   it('lists a long-lived fact next to the recent ones', () => {
     const recent = Array.from({ length: 400 }, (_, index) =>
-      fact({ id: `f-r${String(index).padStart(9, '0')}`, title: `Recent ${index}`, updated: '2026-11-30', observed: '2026-11-30' }),
+      fact({
+        id: `f-r${String(index).padStart(9, '0')}`,
+        title: `Recent ${index}`,
+        updated: '2026-11-30',
+        observed: '2026-11-30',
+      }),
     );
     const established = fact({
       id: 'f-oldbutgood',
@@ -111,11 +140,25 @@ describe('MEMORY.md index', () => {
 
   it('breaks ties by content, so the same facts in any order give the same bytes', () => {
     const facts = Array.from({ length: 600 }, (_, index) =>
-      fact({ id: `f-t${String(index).padStart(9, '0')}`, title: `Same day ${index % 37}`, body: `Body ${index}` }, FACT_TYPES[index % 4]),
+      fact(
+        {
+          id: `f-t${String(index).padStart(9, '0')}`,
+          title: `Same day ${index % 37}`,
+          body: `Body ${index}`,
+        },
+        FACT_TYPES[index % 4],
+      ),
     );
-    const shuffled = [...facts].sort((a, b) => (a.body.length * 7919 + a.title.length) % 13 - ((b.body.length * 7919 + b.title.length) % 13) || (a.id < b.id ? 1 : -1));
+    const shuffled = [...facts].sort(
+      (a, b) =>
+        ((a.body.length * 7919 + a.title.length) % 13) - ((b.body.length * 7919 + b.title.length) % 13) ||
+        (a.id < b.id ? 1 : -1),
+    );
     const first = buildIndex(facts, { now: new Date('2026-12-01') });
     expect(buildIndex(shuffled, { now: new Date('2026-12-01') }).text).toBe(first.text);
-    expect(buildIndex(first.included.length ? facts : [], { now: new Date('2026-12-01'), existing: first.text }).text).toBe(first.text);
+    expect(
+      buildIndex(first.included.length ? facts : [], { now: new Date('2026-12-01'), existing: first.text })
+        .text,
+    ).toBe(first.text);
   });
 });

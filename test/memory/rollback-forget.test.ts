@@ -36,7 +36,13 @@ describe('rollback', () => {
     await consolidate('run-1', [fact({ id: 'f-aaaaaaaaaa', title: 'Lives in Berlin' })]);
     const afterFirst = await memoryBytes();
     await consolidate('run-2', [
-      fact({ id: 'f-aaaaaaaaaa', title: 'Lives in Berlin', status: 'superseded', supersededBy: 'f-bbbbbbbbbb', supersededOn: '2026-11-26' }),
+      fact({
+        id: 'f-aaaaaaaaaa',
+        title: 'Lives in Berlin',
+        status: 'superseded',
+        supersededBy: 'f-bbbbbbbbbb',
+        supersededOn: '2026-11-26',
+      }),
       fact({ id: 'f-bbbbbbbbbb', title: 'Lives in Hamburg' }),
       fact({ id: 'f-cccccccccc', title: 'Ships on Fridays' }, 'project'),
     ]);
@@ -59,7 +65,13 @@ describe('rollback', () => {
     expect(records.map((record) => record.rollbackOf)).toEqual(['run-3', 'run-2']);
     const loaded = await loadMemory(dir);
     expect(loaded.facts.map((f) => f.id)).toEqual(['f-aaaaaaaaaa']);
-    expect((await listRuns(dir)).map((run) => run.kind)).toEqual(['consolidation', 'consolidation', 'consolidation', 'rollback', 'rollback']);
+    expect((await listRuns(dir)).map((run) => run.kind)).toEqual([
+      'consolidation',
+      'consolidation',
+      'consolidation',
+      'rollback',
+      'rollback',
+    ]);
   });
 
   it('refuses to overwrite a hand edit made after the run, unless forced', async () => {
@@ -74,7 +86,11 @@ describe('rollback', () => {
 
 describe('forget', () => {
   it('removes the fact from its topic file and the index, remembers it, and can be rolled back', async () => {
-    const spicy = fact({ id: 'f-aaaaaaaaaa', title: "Doesn't eat spicy food", body: "The user doesn't eat spicy food." });
+    const spicy = fact({
+      id: 'f-aaaaaaaaaa',
+      title: "Doesn't eat spicy food",
+      body: "The user doesn't eat spicy food.",
+    });
     await consolidate('run-1', [spicy, fact({ id: 'f-bbbbbbbbbb', title: 'Likes tea' })]);
     const before = await memoryBytes();
     const { record } = await forgetFact(dir, 'f-aaaaaaaaaa', { now: () => NOW });
@@ -85,11 +101,17 @@ describe('forget', () => {
     expect(record.kind).toBe('forget');
 
     const forgotten = await readForgotten(dir);
-    expect(isForgotten(forgotten, { title: 'Does not eat spicy food', body: 'The user doesnt eat spicy food!' })).toBe(true);
-    expect(isForgotten(forgotten, { title: "Doesn't eat spicy food", body: 'Rephrased entirely.' })).toBe(true);
+    expect(
+      isForgotten(forgotten, { title: 'Does not eat spicy food', body: 'The user doesnt eat spicy food!' }),
+    ).toBe(true);
+    expect(isForgotten(forgotten, { title: "Doesn't eat spicy food", body: 'Rephrased entirely.' })).toBe(
+      true,
+    );
     expect(isForgotten(forgotten, { id: 'f-aaaaaaaaaa', title: 'x', body: 'y' })).toBe(true);
     expect(isForgotten(forgotten, { title: 'Likes tea', body: 'Body of f-bbbbbbbbbb.' })).toBe(false);
-    expect(createIsForgotten(forgotten)({ title: 'Other', body: "the user doesn't eat spicy food" })).toBe(true);
+    expect(createIsForgotten(forgotten)({ title: 'Other', body: "the user doesn't eat spicy food" })).toBe(
+      true,
+    );
 
     await rollbackRun(dir, record.runId);
     expect(await memoryBytes()).toEqual(before);

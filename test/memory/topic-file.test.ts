@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryFormatError } from '../../src/errors.js';
 import { contentHash } from '../../src/memory/topic-entry.js';
-import { createEmptyTopic, parseTopicFile, renderTopicFile, topicFacts } from '../../src/memory/topic-file.js';
+import {
+  createEmptyTopic,
+  parseTopicFile,
+  renderTopicFile,
+  topicFacts,
+} from '../../src/memory/topic-file.js';
 import { isFactId, newFactId } from '../../src/memory/fact-id.js';
 import { REALISTIC_USER_MD, fact } from './helpers.js';
 
@@ -39,7 +44,11 @@ describe('topic files', () => {
     expect(facts[1]?.body).toContain('## not a heading inside a fence');
     expect(facts[1]?.sources).toEqual(['s-a', 's-b']);
     expect(facts[2]?.observed).toBe('2026-12-01');
-    expect(facts[3]).toMatchObject({ supersededBy: 'f-yyyyyyyyy2', supersededOn: '2026-11-26', body: 'Lives in Berlin.' });
+    expect(facts[3]).toMatchObject({
+      supersededBy: 'f-yyyyyyyyy2',
+      supersededOn: '2026-11-26',
+      body: 'Lives in Berlin.',
+    });
     // The same file gives the same id to a hand-written entry every time.
     const again = topicFacts(parseTopicFile(withRealHashes(REALISTIC_USER_MD), 'user.md'));
     expect(again[2]?.id).toBe(facts[2]?.id);
@@ -49,7 +58,9 @@ describe('topic files', () => {
     const text = withRealHashes(REALISTIC_USER_MD);
     const topic = parseTopicFile(text, 'user.md');
     const facts = topicFacts(topic).map((f) =>
-      f.id === 'f-abcdefgh23' ? { ...f, body: 'Espresso.', sources: [...f.sources, 's-c'], updated: '2026-12-02' } : f,
+      f.id === 'f-abcdefgh23'
+        ? { ...f, body: 'Espresso.', sources: [...f.sources, 's-c'], updated: '2026-12-02' }
+        : f,
     );
     const added = fact({ id: 'f-newnewnew2', title: 'Runs on Sundays', body: 'The user runs every Sunday.' });
     const out = renderTopicFile(topic, [...facts, added]);
@@ -67,7 +78,16 @@ describe('topic files', () => {
 
   it('detects an edit of a generated entry by its hash', () => {
     const start = renderTopicFile(createEmptyTopic('feedback'), [
-      fact({ id: 'f-aaaaaaaaa2', title: 'Use pnpm', body: 'Use pnpm, not npm.', why: 'Lockfile.', howToApply: 'Run pnpm i.' }, 'feedback'),
+      fact(
+        {
+          id: 'f-aaaaaaaaa2',
+          title: 'Use pnpm',
+          body: 'Use pnpm, not npm.',
+          why: 'Lockfile.',
+          howToApply: 'Run pnpm i.',
+        },
+        'feedback',
+      ),
     ]);
     const parsed = topicFacts(parseTopicFile(start, 'feedback.md'));
     expect(parsed[0]).toMatchObject({ editedByHand: false, why: 'Lockfile.', howToApply: 'Run pnpm i.' });
@@ -81,21 +101,33 @@ describe('topic files', () => {
     const first = renderTopicFile(topic, [old]);
     const parsed = parseTopicFile(first, 'user.md');
     const newer = fact({ id: 'f-newnewnew2', title: 'Lives in Hamburg', body: 'Moved to Hamburg.' });
-    const out = renderTopicFile(parsed, [{ ...old, status: 'superseded', supersededBy: newer.id, supersededOn: '2026-11-26' }, newer], {
-      locate: (id) => (id === newer.id ? { title: newer.title, fileName: 'user.md' } : undefined),
-    });
+    const out = renderTopicFile(
+      parsed,
+      [{ ...old, status: 'superseded', supersededBy: newer.id, supersededOn: '2026-11-26' }, newer],
+      {
+        locate: (id) => (id === newer.id ? { title: newer.title, fileName: 'user.md' } : undefined),
+      },
+    );
     expect(out).toContain('### ~~Lives in Berlin~~');
     expect(out).toContain('> Superseded by [Lives in Hamburg](user.md#f-newnewnew2) on 2026-11-26.');
     const facts = topicFacts(parseTopicFile(out, 'user.md'));
-    expect(facts.find((f) => f.id === old.id)).toMatchObject({ status: 'superseded', editedByHand: false, body: 'Lives in Berlin.' });
+    expect(facts.find((f) => f.id === old.id)).toMatchObject({
+      status: 'superseded',
+      editedByHand: false,
+      body: 'Lives in Berlin.',
+    });
   });
 
   it('reports broken frontmatter naming the file and the fix', () => {
     const broken = '---\nname: User\ndescription: [unclosed\ntype: user\n---\n\n## A\ntext\n';
     expect(() => parseTopicFile(broken, 'user.md')).toThrow(MemoryFormatError);
-    expect(() => parseTopicFile(broken, 'user.md')).toThrow(/user\.md: frontmatter is not valid YAML.*Fix the frontmatter/);
+    expect(() => parseTopicFile(broken, 'user.md')).toThrow(
+      /user\.md: frontmatter is not valid YAML.*Fix the frontmatter/,
+    );
     expect(() => parseTopicFile('---\nname: x\n', 'user.md')).toThrow(/never ends/);
-    expect(() => parseTopicFile('---\nname: P\ndescription: d\ntype: project\n---\n', 'user.md')).toThrow(/type "project"/);
+    expect(() => parseTopicFile('---\nname: P\ndescription: d\ntype: project\n---\n', 'user.md')).toThrow(
+      /type "project"/,
+    );
     expect(() => parseTopicFile('---\nname: P\ntype: user\n---\n', 'user.md')).toThrow(/description/);
   });
 });

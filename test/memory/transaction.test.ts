@@ -14,7 +14,15 @@ afterEach(async () => {
   await removeDir(dir);
 });
 
-const LEDGER_ENTRY = { sessionId: 's-1', file: 's-1.json', messageCount: 4, size: 100, mtimeMs: 1, runId: 'run-1', consolidatedAt: '2026-12-01T00:00:00.000Z' };
+const LEDGER_ENTRY = {
+  sessionId: 's-1',
+  file: 's-1.json',
+  messageCount: 4,
+  size: 100,
+  mtimeMs: 1,
+  runId: 'run-1',
+  consolidatedAt: '2026-12-01T00:00:00.000Z',
+};
 
 async function seedOldMemory(): Promise<void> {
   await mkdir(path.join(dir, '.dreamd'), { recursive: true });
@@ -62,9 +70,22 @@ describe('memory transaction', () => {
     const steps: CommitStep[] = [];
     await seedOldMemory();
     const oldBytes = await snapshot(dir);
-    await commitMemoryChanges(dir, runOptions((step) => steps.push(step)));
+    await commitMemoryChanges(
+      dir,
+      runOptions((step) => steps.push(step)),
+    );
     const newBytes = await snapshot(dir);
-    expect(steps).toEqual(['stage', 'commit', 'apply:0', 'apply:1', 'apply:2', 'apply:3', 'apply:4', 'apply:5', 'cleanup']);
+    expect(steps).toEqual([
+      'stage',
+      'commit',
+      'apply:0',
+      'apply:1',
+      'apply:2',
+      'apply:3',
+      'apply:4',
+      'apply:5',
+      'cleanup',
+    ]);
 
     for (const crashAt of steps) {
       await removeDir(dir);
@@ -126,8 +147,12 @@ describe('memory transaction', () => {
   });
 
   it('refuses paths outside the memory directory and dreamd state', async () => {
-    await expect(commitMemoryChanges(dir, { ...runOptions(), files: new Map([['../evil.md', 'x']]) })).rejects.toThrow(/plain relative path/);
-    await expect(commitMemoryChanges(dir, { ...runOptions(), files: new Map([['.dreamd/lock', 'x']]) })).rejects.toThrow(/dreamd's own state/);
+    await expect(
+      commitMemoryChanges(dir, { ...runOptions(), files: new Map([['../evil.md', 'x']]) }),
+    ).rejects.toThrow(/plain relative path/);
+    await expect(
+      commitMemoryChanges(dir, { ...runOptions(), files: new Map([['.dreamd/lock', 'x']]) }),
+    ).rejects.toThrow(/dreamd's own state/);
     expect(await listRuns(dir)).toEqual([]);
   });
 });

@@ -424,7 +424,7 @@ describe('Anthropic credentials', () => {
   it('refuses to start without a key or an endpoint, and says which variable to set', () => {
     let caught: unknown;
     try {
-      createAnthropicModel({ provider: 'anthropic' });
+      createAnthropicModel({ provider: 'anthropic' }, { env: {} });
     } catch (error) {
       caught = error;
     }
@@ -440,5 +440,48 @@ describe('Anthropic credentials', () => {
     const result = await createAnthropicModel({ baseUrl: server.url }).generateObject(request);
 
     expect(result.value).toEqual(answer);
+  });
+
+  it('calls ANTHROPIC_BASE_URL with ANTHROPIC_API_KEY when model.baseUrl and model.apiKey are unset', async () => {
+    server.enqueue({ json: answer });
+
+    const result = await createAnthropicModel(
+      {},
+      { env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-from-env' } },
+    ).generateObject(request);
+
+    expect(result.value).toEqual(answer);
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-ant-from-env');
+  });
+
+  it('accepts structured output wrapped in a ```json fence', async () => {
+    server.enqueue({ text: '```json\n' + JSON.stringify(answer) + '\n```' });
+
+    const result = await model().generateObject(request);
+
+    expect(result.value).toEqual(answer);
+    expect(result.attempts).toBe(1);
+  });
+
+  it('prefers model.baseUrl over ANTHROPIC_BASE_URL', async () => {
+    server.enqueue({ json: answer });
+
+    const result = await createAnthropicModel(
+      { baseUrl: server.url, apiKey: 'k' },
+      { env: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:1' } },
+    ).generateObject(request);
+
+    expect(result.value).toEqual(answer);
+  });
+
+  it('sends ANTHROPIC_AUTH_TOKEN as the bearer token, not a made-up key', async () => {
+    server.enqueue({ json: answer });
+
+    await createAnthropicModel(
+      {},
+      { env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_AUTH_TOKEN: 'gateway-token' } },
+    ).generateObject(request);
+
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer gateway-token');
   });
 });

@@ -156,12 +156,72 @@ describe('createOpenAICompatibleModel', () => {
   });
 
   it('refuses to start without a base URL, naming the variable', () => {
-    expect(() => createOpenAICompatibleModel({ provider: 'openai-compatible', name: 'qwen3:8b' })).toThrow(
+    expect(() =>
+      createOpenAICompatibleModel({ provider: 'openai-compatible', name: 'qwen3:8b' }, { env: {} }),
+    ).toThrow(
       expect.objectContaining({
         details: { kind: 'missing-credentials', retryable: false },
         message: expect.stringContaining('DREAMD_MODEL_BASE_URL') as unknown,
       }) as Error,
     );
+  });
+});
+
+describe('OpenAI-compatible endpoints', () => {
+  it('calls OPENAI_BASE_URL with OPENAI_API_KEY when model.baseUrl is unset', async () => {
+    server.enqueue({ text: 'Hello.' });
+
+    const result = await createOpenAICompatibleModel(
+      { provider: 'openai-compatible', name: 'llama3.2' },
+      { env: { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'sk-from-env' } },
+    ).generateText({ system: 'Be brief.', prompt: 'Hi' });
+
+    expect(result.value).toBe('Hello.');
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-from-env');
+  });
+
+  it("accepts a local model's JSON after a <think> block and inside a ```json fence", async () => {
+    server.enqueue({
+      text:
+        '<think>\nThe session says Ollama runs qwen3.\n</think>\n\n```json\n' +
+        JSON.stringify(answer) +
+        '\n```',
+    });
+
+    const result = await model().generateObject(request);
+
+    expect(result.value).toEqual(answer);
+    expect(result.attempts).toBe(1);
+  });
+
+  it('says to add /v1 when a base URL without it answers 404', async () => {
+    const withoutVersion = server.url.replace(/\/v1$/, '');
+    const error = await createOpenAICompatibleModel(
+      { provider: 'openai-compatible', name: 'llama3.2', baseUrl: withoutVersion, maxRetries: 0 },
+      { env: {} },
+    )
+      .generateText({ system: 'Be brief.', prompt: 'Hi' })
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+
+    expect(error).toBeInstanceOf(ModelError);
+    expect((error as ModelError).status).toBe(404);
+    expect((error as ModelError).message).toContain(`add /v1 (e.g. ${withoutVersion}/v1)`);
+  });
+
+  it('gives no /v1 advice for a 404 from a base URL that has it', async () => {
+    server.enqueue(faults.status(404));
+    const error = await model({ maxRetries: 0 })
+      .generateText({ system: 'Be brief.', prompt: 'Hi' })
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+
+    expect((error as ModelError).status).toBe(404);
+    expect((error as ModelError).message).not.toContain('add /v1');
   });
 });
 

@@ -4,8 +4,10 @@ export interface CliRun {
   readonly code: number;
   readonly stdout: string;
   readonly stderr: string;
-  /** stdout parsed as JSON (for --json runs). */
+  /** stdout parsed as JSON (for --json runs): the envelope `{ ok, command, data | error }`. */
   json<T = unknown>(): T;
+  /** The envelope's `data` (for --json runs of commands that use it); throws when there is none. */
+  data<T = unknown>(): T;
 }
 
 /** Runs the CLI in this process with captured output; the environment is only what is passed. */
@@ -26,5 +28,16 @@ export async function runCliCaptured(
     cwd: options.cwd,
     isTty: false,
   });
-  return { code, stdout, stderr, json: <T>() => JSON.parse(stdout) as T };
+  const json = <T>() => JSON.parse(stdout) as T;
+  return {
+    code,
+    stdout,
+    stderr,
+    json,
+    data: <T>() => {
+      const envelope = json<{ data?: T }>();
+      if (!('data' in envelope)) throw new Error(`no data in the --json output: ${stdout}`);
+      return envelope.data as T;
+    },
+  };
 }

@@ -5,10 +5,8 @@ import { fileURLToPath } from 'node:url';
 import type { Space } from '../../src/config/schema.js';
 import type { LedgerEntry, LedgerLookup } from '../../src/memory/types.js';
 
-/** The shared Claude Code fixtures, read in place (never copied or edited). */
-export const CLAUDE_CODE_FIXTURES = fileURLToPath(
-  new URL('../../../shared/fixtures/claude-code/', import.meta.url),
-);
+/** The real Claude Code fixtures (copied from shared/fixtures; read only, never edited). */
+export const CLAUDE_CODE_FIXTURES = fileURLToPath(new URL('../fixtures/claude-code/', import.meta.url));
 /** The hostile transcript corpus and its expected outcomes. */
 export const HOSTILE_FIXTURES = fileURLToPath(new URL('../fixtures/hostile/', import.meta.url));
 /** The example sessions shipped in the repository. */

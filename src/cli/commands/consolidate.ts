@@ -1,14 +1,10 @@
+import { Writable } from 'node:stream';
 import type { RunSummary } from '../../core/run.js';
-import { createLogger } from '../../daemon/logger.js';
-import { createDreamd } from '../../dreamd.js';
-import { consolidateInProcess } from '../consolidate-in-process.js';
-import { consolidateQueued, type QueuedOutcome } from '../consolidate-queued.js';
-import { createDaemonClient } from '../daemon-client.js';
+import type { QueuedOutcome } from '../consolidate-queued.js';
 import { formatChanges, formatDuration, formatUsage } from '../format.js';
 import { CommandExit, ExitCode, emit } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
-import { createProgressBar, silentProgressBar } from '../progress.js';
-import { selectSpaces } from '../spaces.js';
+import { createProgressBar, showsProgress, silentProgressBar } from '../progress.js';
 
 function describeSummary(summary: RunSummary): string {
   if (summary.status === 'skipped') {
@@ -71,8 +67,24 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
       ) => {
         const { io, json, config } = context();
         const loaded = config();
+        // Loaded when the command runs (the pipeline, the SDKs), so `--help` stays quick.
+        const [
+          { consolidateInProcess },
+          { consolidateQueued },
+          { createDaemonClient },
+          { selectSpaces },
+          { createDreamd },
+          { createLogger },
+        ] = await Promise.all([
+          import('../consolidate-in-process.js'),
+          import('../consolidate-queued.js'),
+          import('../daemon-client.js'),
+          import('../spaces.js'),
+          import('../../dreamd.js'),
+          import('../../daemon/logger.js'),
+        ]);
         const spaces = selectSpaces(loaded, spaceId);
-        const bar = io.isTty && !json ? createProgressBar() : silentProgressBar;
+        const bar = showsProgress(io, json) ? createProgressBar() : silentProgressBar;
         let outcomes: QueuedOutcome[];
         const daemon = createDaemonClient(loaded);
         const match = options.inProcess ? undefined : await daemon.serves(spaces);
@@ -101,7 +113,18 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
                 dreamd: createDreamd({
                   getConfig: () => loaded,
                   env: io.env,
-                  logger: createLogger({ pretty: false, destination: io.stderr, level: 'warn' }),
+                  // Retries and warnings go to stderr, beside the command's own output.
+                  logger: createLogger({
+                    pretty: false,
+                    level: 'warn',
+                    env: io.env,
+                    destination: new Writable({
+                      write(chunk: Buffer, _encoding, done) {
+                        io.stderr(String(chunk));
+                        done();
+                      },
+                    }),
+                  }),
                 }),
                 spaces,
                 force: options.force,

@@ -1,16 +1,26 @@
 import type { CommandRegistrar } from '../program.js';
-import { runDoctor } from '../doctor.js';
-import { CommandExit, ExitCode, emit } from '../output.js';
+import { CommandExit, ExitCode, emitResult } from '../output.js';
 
 export const registerDoctor: CommandRegistrar = (program, context) => {
   program
     .command('doctor')
-    .description('check config, directories, Redis and model credentials, and say how to fix what is missing')
-    .action(async () => {
+    .description(
+      'check config, directories, Redis and the model (URL, key, one models-list request), and say how to fix what is missing',
+    )
+    .option('--no-probe', 'do not send the models-list request to the model endpoint')
+    .action(async (options: { probe: boolean }) => {
       const { io, json, config } = context();
-      const checks = await runDoctor(config(), { env: io.env });
+      // Loaded when the command runs (ioredis, the SDKs), so `--help` stays quick.
+      const [{ runDoctor }, { probeModelEndpoint }] = await Promise.all([
+        import('../doctor.js'),
+        import('../../model/probe.js'),
+      ]);
+      const checks = await runDoctor(config(), {
+        env: io.env,
+        ...(options.probe ? { probeModel: (model, env) => probeModelEndpoint(model, { env }) } : {}),
+      });
       const ok = checks.every((check) => check.ok);
-      emit(io, json, { ok, checks }, () =>
+      emitResult(io, json, { command: 'doctor', ok, data: { checks } }, () =>
         checks
           .map(
             (check) =>

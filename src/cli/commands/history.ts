@@ -1,12 +1,10 @@
 import type { Space } from '../../config/schema.js';
 import { formatUsd } from '../../cost/index.js';
 import { ConfigError } from '../../errors.js';
-import { listRuns, type RunRecord } from '../../memory/index.js';
-import { findRun } from '../find-run.js';
+import type { RunRecord } from '../../memory/index.js';
 import { formatChanges, formatDuration, formatTime, formatUsage, totalTokens } from '../format.js';
-import { emit, table } from '../output.js';
+import { emitResult, table } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
-import { selectSpaces } from '../spaces.js';
 
 /** Runs `dreamd history` lists unless --limit says otherwise. */
 const DEFAULT_HISTORY_LIMIT = 20;
@@ -123,13 +121,18 @@ export const registerHistory: CommandRegistrar = (program, context) => {
       const { io, json, config } = context();
       const limit = parseLimit(options.limit);
       const loaded = config();
+      // Loaded when the command runs, so `--help` stays quick.
+      const [{ listRuns }, { selectSpaces }] = await Promise.all([
+        import('../../memory/index.js'),
+        import('../spaces.js'),
+      ]);
       const rows: HistoryRow[] = [];
       for (const space of selectSpaces(loaded, spaceId)) {
         rows.push(...historyRows(space, await listRuns(space.memoryDir)));
       }
       rows.sort((left, right) => right.committedAt.localeCompare(left.committedAt) || right.seq - left.seq);
       const shown = rows.slice(0, limit);
-      emit(io, json, shown, () => describeRows(shown));
+      emitResult(io, json, { command: 'history', data: shown }, () => describeRows(shown));
     });
 
   history
@@ -139,19 +142,23 @@ export const registerHistory: CommandRegistrar = (program, context) => {
     .option('--space <id>', 'space id (default: the space whose history has the run)')
     .action(async (runId: string, options: { space?: string }) => {
       const { io, json, config } = context();
+      const { findRun } = await import('../find-run.js');
       const { space, run } = await findRun(config(), runId, options.space);
-      emit(
+      emitResult(
         io,
         json,
         {
-          space: space.id,
-          runId: run.runId,
-          kind: run.kind,
-          seq: run.seq,
-          committedAt: run.committedAt,
-          rollbackOf: run.rollbackOf ?? null,
-          files: Object.keys(run.files),
-          summary: run.summary,
+          command: 'history show',
+          data: {
+            space: space.id,
+            runId: run.runId,
+            kind: run.kind,
+            seq: run.seq,
+            committedAt: run.committedAt,
+            rollbackOf: run.rollbackOf ?? null,
+            files: Object.keys(run.files),
+            summary: run.summary,
+          },
         },
         () => describeRun(space, run),
       );

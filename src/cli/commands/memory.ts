@@ -1,12 +1,15 @@
-import { createRecall } from '../../agent/recall.js';
 import type { Space } from '../../config/schema.js';
-import { findSpace } from '../../config/load.js';
-import { FactNotFoundError, forgetFact, loadMemory, type LoadedMemory } from '../../memory/index.js';
+import type { LoadedMemory } from '../../memory/index.js';
 import { FACT_TYPES, TOPIC_FILES, type Fact } from '../../memory/types.js';
 import type { CommandRegistrar } from '../program.js';
 import { ConfigError } from '../../errors.js';
-import { emit, table } from '../output.js';
-import { withSpaceLock } from '../space-lock.js';
+import { emitResult, table } from '../output.js';
+
+/** The memory store and the config loader, loaded when a command runs so `--help` stays quick. */
+async function memoryModules() {
+  const [memory, load] = await Promise.all([import('../../memory/index.js'), import('../../config/load.js')]);
+  return { ...memory, findSpace: load.findSpace };
+}
 
 /** Results `memory search` shows unless --limit says otherwise. */
 const DEFAULT_SEARCH_LIMIT = 10;
@@ -70,24 +73,30 @@ export const registerMemory: CommandRegistrar = (program, context) => {
     .option('--all', 'include superseded facts', false)
     .action(async (spaceId: string | undefined, options: { fact?: string; all: boolean }) => {
       const { io, json, config } = context();
+      const { findSpace, loadMemory, FactNotFoundError } = await memoryModules();
       const space = findSpace(config(), spaceId);
       const loaded = await loadMemory(space.memoryDir);
       if (options.fact !== undefined) {
         const fact = loaded.facts.find((candidate) => candidate.id === options.fact);
         if (fact === undefined) throw new FactNotFoundError(options.fact, space.memoryDir);
-        emit(io, json, { space: space.id, fact }, () => describeFact(fact));
+        emitResult(io, json, { command: 'memory show', data: { space: space.id, fact } }, () =>
+          describeFact(fact),
+        );
         return;
       }
       const facts = loaded.facts.filter((fact) => options.all || fact.status === 'active');
-      emit(
+      emitResult(
         io,
         json,
         {
-          space: space.id,
-          memoryDir: space.memoryDir,
-          index: loaded.indexText,
-          facts,
-          problems: loaded.problems,
+          command: 'memory show',
+          data: {
+            space: space.id,
+            memoryDir: space.memoryDir,
+            index: loaded.indexText,
+            facts,
+            problems: loaded.problems,
+          },
         },
         () => describeMemory(space, loaded, facts),
       );
@@ -101,6 +110,8 @@ export const registerMemory: CommandRegistrar = (program, context) => {
     .option('--limit <n>', `most results (default ${DEFAULT_SEARCH_LIMIT})`)
     .action(async (query: string, options: { space?: string; limit?: string }) => {
       const { io, json, config } = context();
+      const { findSpace, loadMemory } = await memoryModules();
+      const { createRecall } = await import('../../agent/recall.js');
       const space = findSpace(config(), options.space);
       const limit = options.limit === undefined ? DEFAULT_SEARCH_LIMIT : Number(options.limit);
       if (!Number.isInteger(limit) || limit < 1) {
@@ -108,7 +119,7 @@ export const registerMemory: CommandRegistrar = (program, context) => {
       }
       const loaded = await loadMemory(space.memoryDir);
       const results = await createRecall({ facts: loaded.facts }).recall(query, { limit });
-      emit(io, json, { space: space.id, query, results }, () =>
+      emitResult(io, json, { command: 'memory search', data: { space: space.id, query, results } }, () =>
         results.length === 0
           ? `nothing in the memory of space ${space.id} matches "${query}"`
           : results
@@ -127,18 +138,23 @@ export const registerMemory: CommandRegistrar = (program, context) => {
     .option('--space <id>', 'space id (required when several spaces are configured)')
     .action(async (id: string, options: { space?: string }) => {
       const { io, json, config } = context();
+      const { findSpace, forgetFact } = await memoryModules();
+      const { withSpaceLock } = await import('../space-lock.js');
       const loaded = config();
       const space = findSpace(loaded, options.space);
       const { fact, record } = await withSpaceLock(loaded, space, 'memory forget', () =>
         forgetFact(space.memoryDir, id, { spaceId: space.id }),
       );
-      emit(
+      emitResult(
         io,
         json,
         {
-          space: space.id,
-          forgotten: { id: fact.id, type: fact.type, title: fact.title },
-          runId: record.runId,
+          command: 'memory forget',
+          data: {
+            space: space.id,
+            forgotten: { id: fact.id, type: fact.type, title: fact.title },
+            runId: record.runId,
+          },
         },
         () =>
           `forgot ${fact.id} "${fact.title}" in space ${space.id} (run ${record.runId}); ` +

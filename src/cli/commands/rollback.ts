@@ -1,8 +1,6 @@
-import { RollbackRefusedError, rollbackRun } from '../../memory/index.js';
-import { findRun } from '../find-run.js';
-import { CommandExit, ExitCode, emit } from '../output.js';
+import type { RollbackRefusedError } from '../../memory/index.js';
+import { CommandExit, ExitCode, emitError, emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
-import { withSpaceLock } from '../space-lock.js';
 
 /** The flag that gets past a refusal: --cascade when later runs block it, else --force (hand edits). */
 function fixFor(error: RollbackRefusedError, runId: string, spaceId: string): string | undefined {
@@ -23,6 +21,12 @@ export const registerRollback: CommandRegistrar = (program, context) => {
     .action(async (runId: string, options: { space?: string; cascade: boolean; force: boolean }) => {
       const { io, json, config } = context();
       const loaded = config();
+      // Loaded when the command runs, so `--help` stays quick.
+      const [{ RollbackRefusedError, rollbackRun }, { findRun }, { withSpaceLock }] = await Promise.all([
+        import('../../memory/index.js'),
+        import('../find-run.js'),
+        import('../space-lock.js'),
+      ]);
       const { space } = await findRun(loaded, runId, options.space);
       let records;
       try {
@@ -33,21 +37,13 @@ export const registerRollback: CommandRegistrar = (program, context) => {
         if (!(error instanceof RollbackRefusedError)) throw error;
         const fix = fixFor(error, runId, space.id);
         if (json) {
-          emit(
-            io,
-            json,
-            {
-              ok: false,
-              error: {
-                name: error.name,
-                message: error.message,
-                runId,
-                blockingRuns: error.blockingRuns,
-                fix: fix ?? null,
-              },
-            },
-            () => '',
-          );
+          emitError(io, 'rollback', {
+            name: error.name,
+            message: error.message,
+            runId,
+            blockingRuns: error.blockingRuns,
+            fix: fix ?? null,
+          });
         } else {
           io.stderr(`dreamd: space ${space.id}: ${error.message}\n`);
           if (error.blockingRuns.length > 0)
@@ -56,10 +52,23 @@ export const registerRollback: CommandRegistrar = (program, context) => {
         }
         throw new CommandExit(ExitCode.failure);
       }
-      const runs = records.map((record) => ({ runId: record.runId, rollbackOf: record.rollbackOf ?? null }));
-      emit(io, json, { ok: true, space: space.id, rolledBack: runId, runs }, () =>
+      const runs = records.map((record) => ({
+        runId: record.runId,
+        rollbackOf: record.rollbackOf ?? null,
+        reason: record.summary.reason ?? null,
+      }));
+      emitResult(io, json, { command: 'rollback', data: { space: space.id, rolledBack: runId, runs } }, () =>
         runs
-          .map((run) => `rolled back ${run.rollbackOf ?? '?'} in space ${space.id} (run ${run.runId})`)
+          .map((run) => {
+            // The reason reads "rollback of <id>; N session(s) reopened for the next run" when it reopened any.
+            const reopened = run.reason?.split('; ')[1];
+            return (
+              `rolled back ${run.rollbackOf ?? '?'} in space ${space.id} (run ${run.runId})` +
+              (reopened === undefined
+                ? ''
+                : `; ${reopened} (to keep a fact out for good: dreamd memory forget)`)
+            );
+          })
           .join('\n'),
       );
     });

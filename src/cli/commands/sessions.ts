@@ -1,8 +1,8 @@
 import type { CommandRegistrar } from '../program.js';
 import { formatBytes, formatTime } from '../format.js';
-import { CommandExit, ExitCode, emit, table } from '../output.js';
-import { listSessions, sessionTotals, type SessionRow } from '../session-list.js';
-import { selectSpaces } from '../spaces.js';
+import { CommandExit, ExitCode, emitResult, table } from '../output.js';
+import type * as SessionList from '../session-list.js';
+import type { SessionRow } from '../session-list.js';
 
 function describeRows(rows: readonly SessionRow[]): string {
   const header = ['SPACE', 'STATUS', 'FILE', 'MESSAGES', 'SIZE', 'MODIFIED'];
@@ -25,7 +25,7 @@ function describeRows(rows: readonly SessionRow[]): string {
   return [table([header, ...lines]), ...(reasons.length > 0 ? ['', ...reasons] : [])].join('\n');
 }
 
-function totalsLine(rows: readonly SessionRow[]): string {
+function totalsLine(rows: readonly SessionRow[], sessionTotals: typeof SessionList.sessionTotals): string {
   const totals = sessionTotals(rows);
   return (
     `${totals.sessions} session(s): ${totals.settled} settled, ${totals.live} live, ` +
@@ -45,11 +45,16 @@ export const registerSessions: CommandRegistrar = (program, context) => {
     .action(async (spaceId: string | undefined) => {
       const { io, json, config } = context();
       const loaded = config();
+      // Loaded when the command runs, so `--help` stays quick (the transcript readers are heavy).
+      const [{ listSessions, sessionTotals }, { selectSpaces }] = await Promise.all([
+        import('../session-list.js'),
+        import('../spaces.js'),
+      ]);
       const { rows, errors } = await listSessions(loaded, selectSpaces(loaded, spaceId));
-      emit(io, json, rows, () =>
+      emitResult(io, json, { command: 'sessions list', ok: errors.length === 0, data: rows }, () =>
         rows.length === 0
-          ? `no session files\n${totalsLine(rows)}`
-          : `${describeRows(rows)}\n\n${totalsLine(rows)}`,
+          ? `no session files\n${totalsLine(rows, sessionTotals)}`
+          : `${describeRows(rows)}\n\n${totalsLine(rows, sessionTotals)}`,
       );
       for (const error of errors) io.stderr(`dreamd: ${error.message}\n`);
       if (errors.length > 0) throw new CommandExit(ExitCode.failure);

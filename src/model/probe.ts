@@ -1,0 +1,102 @@
+import type { ModelConfig } from '../config/schema.js';
+import { ModelError, ModelErrorKind, errorMessage } from '../errors.js';
+import { createAnthropicModel } from './anthropic.js';
+import { resolveModelEndpoint } from './endpoint.js';
+import { createOpenAICompatibleModel } from './openai-compatible.js';
+import type { ProviderOptions } from './provider-options.js';
+import { lacksVersionPath } from './sdk-errors.js';
+
+/**
+ * A cheap request to the configured model endpoint: the models list (`GET /v1/models`), which every provider
+ * dreamd speaks to serves (Anthropic, OpenAI, Ollama, vLLM, LM Studio, LiteLLM), costs no tokens and checks
+ * the URL and the key at once. Used by `dreamd doctor`.
+ */
+
+/** How long the probe waits for an answer: 5 s, so doctor answers quickly when the endpoint is down. */
+export const PROBE_TIMEOUT_MS = 5_000;
+
+export interface ModelProbe {
+  readonly ok: boolean;
+  /** The base URL the SDK was given, the one every run will use. */
+  readonly baseUrl: string | undefined;
+  readonly detail: string;
+  readonly fix?: string;
+}
+
+export async function probeModelEndpoint(
+  config: ModelConfig,
+  options: ProviderOptions = {},
+): Promise<ModelProbe> {
+  const env = options.env ?? process.env;
+  const endpoint = resolveModelEndpoint(config, env);
+  const quick: ModelConfig = { ...config, maxRetries: 0, timeoutMs: PROBE_TIMEOUT_MS };
+  try {
+    const listed =
+      config.provider === 'openai-compatible'
+        ? await listOpenAIModels(quick, options)
+        : await listAnthropicModels(quick, options);
+    const known = listed.length === 0 || listed.includes(config.name);
+    return {
+      ok: true,
+      baseUrl: endpoint.baseUrl,
+      detail:
+        `${endpoint.baseUrl} answers (${listed.length} models listed` +
+        (known ? ')' : `; ${config.name} is not among them, check model.name)`),
+    };
+  } catch (error) {
+    return { ok: false, baseUrl: endpoint.baseUrl, ...describeFailure(error, config, endpoint.baseUrl) };
+  }
+}
+
+async function listAnthropicModels(config: ModelConfig, options: ProviderOptions): Promise<string[]> {
+  const model = createAnthropicModel(config, options);
+  const { value } = await model.withRetries((client, signal) =>
+    client.models.list({ limit: 100 }, signal ? { signal } : undefined),
+  );
+  return value.data.map((entry) => entry.id);
+}
+
+async function listOpenAIModels(config: ModelConfig, options: ProviderOptions): Promise<string[]> {
+  const model = createOpenAICompatibleModel(config, options);
+  const { value } = await model.withRetries((client, signal) =>
+    client.models.list(signal ? { signal } : undefined),
+  );
+  return value.data.map((entry) => entry.id);
+}
+
+function describeFailure(
+  error: unknown,
+  config: ModelConfig,
+  baseUrl: string | undefined,
+): { detail: string; fix: string } {
+  const where =
+    config.provider === 'openai-compatible'
+      ? 'model.baseUrl (DREAMD_MODEL_BASE_URL) or OPENAI_BASE_URL'
+      : 'model.baseUrl (DREAMD_MODEL_BASE_URL) or ANTHROPIC_BASE_URL';
+  if (!(error instanceof ModelError)) return { detail: errorMessage(error), fix: `check ${where}` };
+  switch (error.details.kind) {
+    case ModelErrorKind.missingCredentials:
+      return { detail: error.message, fix: `set ${where}` };
+    case ModelErrorKind.auth:
+      return {
+        detail: error.message,
+        fix:
+          config.provider === 'openai-compatible'
+            ? 'check OPENAI_API_KEY (or DREAMD_MODEL_API_KEY)'
+            : 'check ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN (or DREAMD_MODEL_API_KEY)',
+      };
+    case ModelErrorKind.connection:
+    case ModelErrorKind.timeout:
+      return { detail: error.message, fix: `start the model server, or point ${where} at one that runs` };
+    default:
+      if (
+        error.status === 404 &&
+        config.provider === 'openai-compatible' &&
+        baseUrl !== undefined &&
+        lacksVersionPath(baseUrl)
+      ) {
+        return { detail: error.message, fix: `add /v1 to the base URL (${where})` };
+      }
+      return { detail: error.message, fix: `check ${where}` };
+  }
+}

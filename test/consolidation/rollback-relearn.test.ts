@@ -1,0 +1,117 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createConsolidator } from '../../src/consolidation/run.js';
+import type { RunRequest } from '../../src/core/run.js';
+import { listRuns, loadMemory, readLedger, reopenSessions, rollbackRun } from '../../src/memory/index.js';
+import { createModel } from '../../src/model/index.js';
+import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { createTestSpace, type TestSpace } from '../support/space.js';
+
+const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
+const NOW = new Date('2026-11-29T12:00:00Z');
+const FIRST = [
+  '2026-11-02-lisbon-delivery.json',
+  '2026-11-05-dinner-friday.json',
+  '2026-11-09-coffee-usual.json',
+];
+const SECOND = ['2026-11-12-no-semicolons.json', '2026-11-26-moved-to-porto.json'];
+
+let server: FakeAnthropicServer;
+beforeEach(async () => {
+  server = await startFakeAnthropicServer();
+  server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+});
+afterEach(async () => {
+  await server.close();
+});
+
+function consolidate(test: TestSpace) {
+  return createConsolidator({
+    config: test.config,
+    model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
+    now: () => NOW,
+  })(test.space, forced);
+}
+
+function addSessions(test: TestSpace, names: readonly string[]): void {
+  for (const name of names) {
+    writeFileSync(
+      join(test.space.sessionsDir, name),
+      readFileSync(new URL(`../../sessions/${name}`, import.meta.url)),
+    );
+  }
+}
+
+/** The facts as a person reads them (ids left out: a fact learned again gets a new one). */
+async function facts(test: TestSpace): Promise<string[]> {
+  return (await loadMemory(test.space.memoryDir)).facts
+    .map((fact) => `${fact.status} ${fact.type} ${fact.title}: ${fact.body}`)
+    .sort();
+}
+
+describe('rollback reopens what it undid', () => {
+  it('takes the run’s sessions out of the ledger, so the next run learns them again', async () => {
+    const test = createTestSpace({ modelUrl: server.url, examples: FIRST });
+    const first = await consolidate(test);
+    addSessions(test, SECOND);
+    const second = await consolidate(test);
+    expect(second.sessions).toHaveLength(2);
+    const learned = await facts(test);
+
+    await rollbackRun(test.space.memoryDir, second.runId);
+    expect(await facts(test)).not.toEqual(learned);
+    const ledger = await readLedger(test.space.memoryDir);
+    expect(Object.values(ledger.sessions).map((entry) => entry.runId)).toEqual(Array(3).fill(first.runId));
+    const rollback = (await listRuns(test.space.memoryDir)).find((run) => run.kind === 'rollback');
+    expect(rollback?.summary.reason).toBe(
+      `rollback of ${second.runId}; 2 session(s) reopened for the next run`,
+    );
+
+    const again = await consolidate(test);
+    expect(again.status).toBe('completed');
+    expect([...again.sessions].sort()).toEqual([...second.sessions].sort());
+    expect(await facts(test)).toEqual(learned);
+  });
+
+  it('reopens nothing that another run consolidated', () => {
+    const entry = (sessionId: string, runId: string) => ({
+      sessionId,
+      file: `${sessionId}.json`,
+      messageCount: 4,
+      size: 100,
+      mtimeMs: 0,
+      runId,
+      consolidatedAt: NOW.toISOString(),
+    });
+    const ledger = {
+      version: 1 as const,
+      sessions: { a: entry('a', 'run-1'), b: entry('b', 'run-2'), c: entry('c', 'run-3') },
+    };
+    const reopened = reopenSessions(ledger, { runId: 'run-2', summary: { ...summaryOf(['b', 'c']) } });
+    expect(reopened.sessionIds).toEqual(['b', 'c']);
+    expect(Object.keys(reopened.ledger.sessions)).toEqual(['a']);
+  });
+});
+
+function summaryOf(sessions: string[]) {
+  return {
+    runId: 'run-2',
+    spaceId: 'default',
+    status: 'completed' as const,
+    reason: undefined,
+    sessions,
+    added: 0,
+    updated: 0,
+    superseded: 0,
+    quarantined: 0,
+    calls: 0,
+    retries: 0,
+    usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    model: '',
+    durationMs: 0,
+    diff: '',
+    problems: [],
+  };
+}
