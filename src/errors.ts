@@ -113,6 +113,22 @@ export class LockBusyError extends DreamdError {
   }
 }
 
+/**
+ * A run's lock was taken over while it worked (its heartbeat stopped for longer than the stale time: a paused
+ * VM, a stalled host). The run discards its plan and writes nothing; its sessions stay pending.
+ */
+export class LockLostError extends DreamdError {
+  override readonly name = 'LockLostError';
+  constructor(
+    message: string,
+    readonly space: string,
+    /** Who holds the lock now, when someone does. */
+    readonly holder?: { owner: string; pid: number; host: string; startedAt: string },
+  ) {
+    super(message);
+  }
+}
+
 /** A path given to a memory tool escapes the memory directory. */
 export class PathEscapeError extends DreamdError {
   override readonly name = 'PathEscapeError';

@@ -5,10 +5,13 @@
  * lock) → `gated` (closed: skipped, nothing written) → `gathered` (digests built) → `extracted` (model answered
  * for every batch; a model failure ends the run here, nothing written, sessions stay pending) → `reconciled`
  * → `committed` (memory, quarantine, ledger and run record moved into place by one staged transaction) → lock
- * released. A retried run is idempotent: sessions the ledger already holds are not read again.
+ * released. The lock's heartbeat runs from `locked` to the end; just before the commit point the run checks
+ * that the lock is still its own (the fence): a run that lost it (paused longer than the stale time, taken
+ * over) discards its plan and ends `lock-lost`, nothing written, its sessions pending. A retried run is idempotent: sessions the ledger already holds are not read again.
  */
 import { hostname } from 'node:os';
-import type { Config, Space } from '../config/schema.js';
+import { HistoryConfig, type Config, type Space } from '../config/schema.js';
+import { LockLostError } from '../errors.js';
 import { evaluateGates } from '../daemon/gates.js';
 import {
   acquireLock,
@@ -22,6 +25,7 @@ import {
   readLedger,
   recoverMemory,
   type CommitStep,
+  type HeartbeatTimer,
   type HeldLock,
 } from '../memory/index.js';
 import { emptyUsage, type ModelProvider } from '../model/types.js';
@@ -43,9 +47,13 @@ export interface ConsolidatorOptions {
   readonly now?: () => Date;
   /** Lock owner shown in status, e.g. "worker 12345". Default `dreamd <pid>@<host>`. */
   readonly owner?: string;
+  /** Schedules the space lock's heartbeat; default `setInterval` (see HeartbeatTimer). */
+  readonly lockTimer?: HeartbeatTimer;
   /** Test hook: called at each named step; throw (or kill the process) to simulate a crash there. */
   readonly faultInjection?: (step: RunStep) => void;
 }
+
+const DEFAULT_HISTORY = HistoryConfig.parse({});
 
 function summary(fields: Partial<RunSummary> & Pick<RunSummary, 'runId' | 'spaceId' | 'status'>): RunSummary {
   return {
@@ -92,6 +100,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         staleMs: config.limits.lockStaleMinutes * 60_000,
         now,
         space: space.id,
+        ...(options.lockTimer !== undefined ? { timer: options.lockTimer } : {}),
       });
       // Only under the lock: a transaction staged by a live holder must not be finished or discarded.
       await recoverMemory(space.memoryDir);
@@ -198,14 +207,32 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       // Write: memory files, quarantine, ledger and run record in one staged transaction.
       progress({ phase: 'write', done: 0, total: 1 });
       const final = { ...done, durationMs: elapsed() };
-      await commitMemoryChanges(space.memoryDir, {
-        runId,
-        files: plan.files,
-        ledger: nextLedgerContent(ledger, plan.ledgerEntries),
-        runRecord: { summary: final },
-        now,
-        faultInjection: (step) => inject(`commit:${step}`),
-      });
+      const heldLock = lock;
+      try {
+        await commitMemoryChanges(space.memoryDir, {
+          runId,
+          files: plan.files,
+          ledger: nextLedgerContent(ledger, plan.ledgerEntries),
+          runRecord: { summary: final },
+          now,
+          keepRuns: (config.history ?? DEFAULT_HISTORY).keepRuns,
+          ...(heldLock !== undefined ? { beforeCommit: () => heldLock.assertHeld() } : {}),
+          faultInjection: (step) => inject(`commit:${step}`),
+        });
+      } catch (error) {
+        if (!(error instanceof LockLostError)) throw error;
+        return {
+          ...done,
+          status: 'lock-lost',
+          reason: error.message,
+          added: 0,
+          updated: 0,
+          superseded: 0,
+          quarantined: 0,
+          diff: '',
+          durationMs: elapsed(),
+        };
+      }
       progress({ phase: 'write', done: 1, total: 1 });
       return final;
     } finally {

@@ -27,8 +27,13 @@ export interface RunProgress {
 export interface RunSummary {
   readonly runId: string;
   readonly spaceId: string;
-  /** `completed` wrote memory; `skipped` found a gate closed (see `reason`); `dry-run` wrote nothing. */
-  readonly status: 'completed' | 'skipped' | 'dry-run';
+  /**
+   * `completed` wrote memory; `skipped` found a gate closed (see `reason`); `dry-run` wrote nothing;
+   * `lock-lost`: the run's lock was taken over while it worked (its heartbeat stopped longer than the stale
+   * time), so it discarded its plan and wrote nothing (`reason` says who holds the lock); `sessions` are the
+   * ones it would have consolidated, still pending.
+   */
+  readonly status: 'completed' | 'skipped' | 'dry-run' | 'lock-lost';
   readonly reason: string | undefined;
   /** Session ids consolidated (or that would be, for a dry run). */
   readonly sessions: readonly string[];

@@ -16,3 +16,5 @@ export * from './rollback.js';
 export * from './forget.js';
 export * from './diff.js';
 export * from './lock.js';
+export * from './io-errors.js';
+export * from './recover-space.js';
