@@ -3,6 +3,7 @@ import { FACT_TYPES, TOPIC_FILES, type FactType } from '../memory/types.js';
 import { PathEscapeError } from '../errors.js';
 import { resolveMemoryPath } from './memory-path.js';
 import { INDEX_FILE } from '../memory/memory-index.js';
+import { recoverSpace } from '../memory/recover-space.js';
 
 /** Lines of `MEMORY.md` that reach the model (Claude Code's limit, kept so both read the same index). */
 export const INDEX_MAX_LINES = 200;
@@ -14,6 +15,11 @@ export const TOPIC_MAX_BYTES = 25_000;
 export interface MemoryContextOptions {
   /** Also load topic files: `true` for all four, or the types to load. Default false (the index only). */
   readonly includeTopics?: boolean | readonly FactType[];
+  /**
+   * Stale time of the space lock (`limits.lockStaleMinutes` in ms), used when an interrupted commit must be
+   * finished before reading. Default 10 minutes.
+   */
+  readonly lockStaleMs?: number;
 }
 
 /** Result of cutting a text to the limits. */
@@ -90,6 +96,8 @@ export async function loadMemoryContext(
   memoryDir: string,
   options: MemoryContextOptions = {},
 ): Promise<string> {
+  // A commit a crashed run left half applied is finished first, under the lock (recoverSpace).
+  await recoverSpace(memoryDir, options.lockStaleMs !== undefined ? { staleMs: options.lockStaleMs } : {});
   const blocks: string[] = [];
   const index = await readMemoryFile(memoryDir, INDEX_FILE);
   if (index !== undefined && index.trim() !== '') {

@@ -7,7 +7,7 @@ import type { Config, Space } from '../config/schema.js';
 import { inspectSpaceDetailed } from '../consolidation/inspect.js';
 import { evaluateGates } from '../daemon/gates.js';
 import { errorMessage } from '../errors.js';
-import { listRuns } from '../memory/index.js';
+import { listRuns, memoryWriteProblem, recoverSpace } from '../memory/index.js';
 import { countByStatus } from '../transcripts/index.js';
 
 /** Jobs of one space in the daemon's queue. */
@@ -54,6 +54,10 @@ export interface SpaceStatus {
   } | null;
   /** Set when the space could not be inspected; its gates stay closed. */
   readonly error: string | null;
+  /** Why memory cannot be written (a read-only folder, no permission), with the fix; null when it can. */
+  readonly storage: string | null;
+  /** What the recovery before reading did: `finished an interrupted commit`, or null when there was none. */
+  readonly recovery: string | null;
   /** Present when a daemon's queue was asked. */
   readonly queue?: QueueCounts;
 }
@@ -67,6 +71,20 @@ export interface SpaceStatusOptions {
 
 export async function spaceStatus(space: Space, options: SpaceStatusOptions): Promise<SpaceStatus> {
   const now = options.now ?? (() => new Date());
+  // Recover before reading (a commit a crashed run left half applied), then check the folder can be written.
+  const recovered = await recoverSpace(space.memoryDir, {
+    staleMs: options.config.limits.lockStaleMinutes * 60_000,
+    space: space.id,
+    now,
+  });
+  const storage =
+    recovered.status === 'unwritable' ? recovered.message : await memoryWriteProblem(space.memoryDir);
+  const recovery =
+    recovered.status === 'recovered' && recovered.finished.length > 0
+      ? `finished the interrupted commit of ${recovered.finished.join(', ')}`
+      : recovered.status === 'busy'
+        ? `a commit is being applied by ${recovered.holder}`
+        : null;
   const { inspection, scan } = await inspectSpaceDetailed(space, { config: options.config, now });
   const counts = scan !== undefined ? countByStatus(scan) : undefined;
   const gates = evaluateGates({ inspection, gates: options.config.gates, now: now(), force: false });
@@ -102,6 +120,8 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
     lastSuccessfulRunAt: inspection.lastSuccessfulRunAt ?? null,
     lock: inspection.lock ?? null,
     error,
+    storage: storage ?? null,
+    recovery,
   };
   return options.queueCounts !== undefined
     ? { ...status, queue: await options.queueCounts(space.id) }

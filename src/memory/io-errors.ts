@@ -3,6 +3,8 @@
  * message that names the file, what dreamd was doing and the fix. Other errors pass through unchanged, so
  * callers can still branch on `code` (ENOENT, EEXIST).
  */
+import { access, constants } from 'node:fs/promises';
+import path from 'node:path';
 import { DreamdError } from '../errors.js';
 
 /** A write to a memory directory failed for a reason outside dreamd. `code` is the errno code. */
@@ -44,3 +46,25 @@ export function describeIoError(error: unknown, file: string, action: string): u
   return new StorageError(`${file}: could not ${action} (${code}): ${fix}`, file, code, { cause: error });
 }
 
+
+/**
+ * Why dreamd could not write `directory` (read-only file system, no permission), naming it and the fix; undefined
+ * when it can. A directory that does not exist yet is judged by its nearest existing parent (a run creates it).
+ */
+export async function memoryWriteProblem(directory: string): Promise<string | undefined> {
+  let target = directory;
+  for (;;) {
+    try {
+      await access(target, constants.W_OK);
+      return undefined;
+    } catch (error) {
+      const parent = path.dirname(target);
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' && parent !== target) {
+        target = parent;
+        continue;
+      }
+      const described = describeIoError(error, target, 'write memory here');
+      return described instanceof Error ? described.message : String(described);
+    }
+  }
+}

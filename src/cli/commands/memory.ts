@@ -6,7 +6,7 @@ import { FACT_TYPES, TOPIC_FILES, type Fact } from '../../memory/types.js';
 import type { CommandRegistrar } from '../program.js';
 import { ConfigError } from '../../errors.js';
 import { emit, table } from '../output.js';
-import { withSpaceLock } from '../space-lock.js';
+import { recoverBeforeReading, withSpaceLock } from '../space-lock.js';
 
 /** Results `memory search` shows unless --limit says otherwise. */
 const DEFAULT_SEARCH_LIMIT = 10;
@@ -63,6 +63,7 @@ export const registerMemory: CommandRegistrar = (program, context) => {
     .action(async (spaceId: string | undefined, options: { fact?: string; all: boolean }) => {
       const { io, json, config } = context();
       const space = findSpace(config(), spaceId);
+      await recoverBeforeReading(config(), space);
       const loaded = await loadMemory(space.memoryDir);
       if (options.fact !== undefined) {
         const fact = loaded.facts.find((candidate) => candidate.id === options.fact);
@@ -98,6 +99,7 @@ export const registerMemory: CommandRegistrar = (program, context) => {
       if (!Number.isInteger(limit) || limit < 1) {
         throw new ConfigError(`--limit ${options.limit ?? ''}: give a whole number of 1 or more`, 'limit');
       }
+      await recoverBeforeReading(config(), space);
       const loaded = await loadMemory(space.memoryDir);
       const results = await createRecall({ facts: loaded.facts }).recall(query, { limit });
       emit(io, json, { space: space.id, query, results }, () =>

@@ -58,6 +58,8 @@ function describeStatus(status: SpaceStatus): string {
   }
   for (const broken of status.broken) lines.push(`  broken     ${broken.file}: ${broken.reason}`);
   if (status.error !== null) lines.push(`  error      ${status.error}`);
+  if (status.storage !== null) lines.push(`  storage    ${status.storage}`);
+  if (status.recovery !== null) lines.push(`  recovery   ${status.recovery}`);
   return lines.join('\n');
 }
 
