@@ -98,6 +98,8 @@ export const ModelErrorKind = {
   auth: 'auth',
   badRequest: 'bad-request',
   missingCredentials: 'missing-credentials',
+  /** The answer stopped at the output limit (max_tokens / finish_reason length). Never retried as is. */
+  outputLimit: 'output-limit',
 } as const;
 export type ModelErrorKind = (typeof ModelErrorKind)[keyof typeof ModelErrorKind];
 

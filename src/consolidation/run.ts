@@ -16,6 +16,7 @@ import { evaluateGates } from '../daemon/gates.js';
 import {
   acquireLock,
   commitMemoryChanges,
+  describeProgress,
   createLedgerLookup,
   lastSuccessfulRun,
   loadMemory,
@@ -31,7 +32,7 @@ import {
 import { emptyUsage, type ModelProvider } from '../model/types.js';
 import { countByStatus, scanSessions } from '../transcripts/index.js';
 import { extractFacts, promptIndex } from './extract.js';
-import { gatherSessions } from './gather.js';
+import { gatherSessions, settleProgress } from './gather.js';
 import { planWrite } from './plan-write.js';
 import type { ConsolidateFunction, RunOptions, RunProgress, RunRequest, RunSummary } from './types.js';
 
@@ -132,7 +133,8 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         },
         gates: config.gates,
         now: now(),
-        force: request.force,
+        // A session bigger than one run, started by an earlier run, continues without waiting for the gates.
+        force: request.force || Object.values(ledger.sessions).some((entry) => entry.progress !== undefined),
       });
       if (!gates.open) {
         return summary({
@@ -145,23 +147,33 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       progress({ phase: 'orient', done: 1, total: 1 });
       inject('after-orient');
 
-      const gathered = await gatherSessions(scan, {
+      const planned = await gatherSessions(scan, {
         ledger: ledgerLookup,
         limits: config.limits,
+        maxOutputTokens: config.model.maxOutputTokens,
         onProgress: progress,
       });
       inject('after-digest');
 
       const today = now().toISOString().slice(0, 10);
-      const extracted = await extractFacts(gathered, {
+      const extracted = await extractFacts(planned, {
         model: getModel,
         index: promptIndex(memory.facts, now()),
         today,
         maxOutputTokens: config.model.maxOutputTokens,
+        maxCalls: config.limits.maxCallsPerRun,
         signal: runOptions.signal,
         onProgress: progress,
       });
       inject('after-extraction');
+      // What was sent is consolidated; a session cut by the call budget continues next run from there.
+      const startOf = new Map(scan.entries.map((entry) => [entry.sessionId, entry.fromMessage]));
+      const gathered = settleProgress(
+        planned,
+        extracted.firstUnsent,
+        (id) => ledger.sessions[id]?.progress,
+        (id) => startOf.get(id) ?? 0,
+      );
 
       progress({ phase: 'reconcile', done: 0, total: 1 });
       const plan = await planWrite({
@@ -176,13 +188,20 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       });
       progress({ phase: 'reconcile', done: 1, total: 1 });
 
+      const inProgress = [...gathered.progress].map(
+        ([id, part]) => `${describeProgress(id, part.nextMessage, part)}; the rest follows in the next runs`,
+      );
+      const waiting =
+        gathered.deferred.size > 0
+          ? [`${gathered.deferred.size} session(s) wait for the next run (limits.maxCallsPerRun)`]
+          : [];
+      const notes = [...inProgress, ...waiting, ...extracted.notes];
+      const fileOf = new Map(gathered.records.map((record) => [record.sessionId, record.file]));
       const done = summary({
         ...base,
         status: request.dryRun ? 'dry-run' : 'completed',
-        reason:
-          gathered.deferred.size > 0
-            ? `${gathered.deferred.size} session(s) wait for the next run (limits.maxCallsPerRun)`
-            : undefined,
+        reason: notes.length > 0 ? notes.join('; ') : undefined,
+        notes,
         sessions: gathered.sessions,
         added: plan.result.added.length,
         updated: plan.result.updated.length,
@@ -192,7 +211,25 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         usage: extracted.usage,
         model: extracted.calls > 0 ? getModel().label : '',
         diff: plan.diff,
-        problems: gathered.problems,
+        problems: [
+          ...gathered.problems,
+          ...extracted.problems.map((problem) => ({
+            file: fileOf.get(problem.sessionId) ?? problem.sessionId,
+            reason: problem.reason,
+          })),
+        ],
+      });
+      // A session consolidated in part: its entry says how far, and never matches the file (mtimeMs -1), so
+      // the next scan reads the rest from `messageCount`.
+      const ledgerEntries = plan.ledgerEntries.map((entry) => {
+        const part = gathered.progress.get(entry.sessionId);
+        return part === undefined
+          ? entry
+          : {
+              ...entry,
+              mtimeMs: -1,
+              progress: { part: part.part, parts: part.parts, totalMessages: part.totalMessages },
+            };
       });
       if (request.dryRun) return { ...done, durationMs: elapsed() };
       if (plan.ledgerEntries.length === 0 && plan.files.size === 0) {
@@ -212,7 +249,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         await commitMemoryChanges(space.memoryDir, {
           runId,
           files: plan.files,
-          ledger: nextLedgerContent(ledger, plan.ledgerEntries),
+          ledger: nextLedgerContent(ledger, ledgerEntries),
           runRecord: { summary: final },
           now,
           keepRuns: (config.history ?? DEFAULT_HISTORY).keepRuns,

@@ -49,6 +49,11 @@ export interface RunSummary {
   readonly diff: string;
   /** Files reported and set aside, with reasons. */
   readonly problems: readonly { readonly file: string; readonly reason: string }[];
+  /**
+   * What happened besides plain calls: a session consolidated in part (`session X part 2 of ~N`), sessions
+   * waiting for the call budget, answers that hit the output limit and were split.
+   */
+  readonly notes?: readonly string[] | undefined;
 }
 
 export interface RunOptions {

@@ -7,7 +7,7 @@ export {
   DEFAULT_TOOL_RESULT_CHARS,
   REPEAT_MIN_CHARS,
 } from './digest-session.js';
-export { planBatches } from './plan-batches.js';
+export { expectedOutputTokens, planBatches, splitBatch } from './plan-batches.js';
 export { redactSecrets, containsSecret, SECRET_KINDS } from './redact-secrets.js';
 export type { Redaction } from './redact-secrets.js';
 export { resolveRelativeDates } from './relative-dates.js';
@@ -16,6 +16,7 @@ export { TOOL_INPUT_SUMMARY_CHARS } from './tool-lines.js';
 export type {
   Batch,
   BatchPart,
+  BatchSegment,
   DigestLine,
   DigestOptions,
   PlanBatchesOptions,

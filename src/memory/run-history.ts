@@ -36,6 +36,7 @@ const RunSummarySchema = z.object({
   durationMs: z.number(),
   diff: z.string(),
   problems: z.array(z.object({ file: z.string(), reason: z.string() })),
+  notes: z.array(z.string()).optional(),
 });
 
 const FileChangeSchema = z.object({
