@@ -7,7 +7,13 @@ import type { Config, Space } from '../config/schema.js';
 import { inspectSpaceDetailed } from '../consolidation/inspect.js';
 import { evaluateGates } from '../daemon/gates.js';
 import { errorMessage } from '../errors.js';
-import { listRuns, memoryWriteProblem, recoverSpace } from '../memory/index.js';
+import {
+  listRuns,
+  memoryWriteProblem,
+  readLedger,
+  recoverSpace,
+  sessionsInProgress,
+} from '../memory/index.js';
 import { countByStatus } from '../transcripts/index.js';
 
 /** Jobs of one space in the daemon's queue. */
@@ -58,6 +64,8 @@ export interface SpaceStatus {
   readonly storage: string | null;
   /** What the recovery before reading did: `finished an interrupted commit`, or null when there was none. */
   readonly recovery: string | null;
+  /** Sessions bigger than one run, consolidated part by part: `session X part 2 of ~5 (…)`. */
+  readonly inProgress: readonly string[];
   /** Present when a daemon's queue was asked. */
   readonly queue?: QueueCounts;
 }
@@ -122,6 +130,7 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
     error,
     storage: storage ?? null,
     recovery,
+    inProgress: await readLedger(space.memoryDir).then(sessionsInProgress, () => []),
   };
   return options.queueCounts !== undefined
     ? { ...status, queue: await options.queueCounts(space.id) }

@@ -60,6 +60,7 @@ function describeStatus(status: SpaceStatus): string {
   if (status.error !== null) lines.push(`  error      ${status.error}`);
   if (status.storage !== null) lines.push(`  storage    ${status.storage}`);
   if (status.recovery !== null) lines.push(`  recovery   ${status.recovery}`);
+  for (const progress of status.inProgress) lines.push(`  progress   ${progress}`);
   return lines.join('\n');
 }
 
