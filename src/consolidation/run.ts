@@ -130,11 +130,12 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
           live: 0,
           broken: [],
           lastSuccessfulRunAt: lastRun?.committedAt,
+          // A session bigger than one run, started by an earlier run, continues without waiting for the gates.
+          continuing: Object.values(ledger.sessions).some((entry) => entry.progress !== undefined),
         },
         gates: config.gates,
         now: now(),
-        // A session bigger than one run, started by an earlier run, continues without waiting for the gates.
-        force: request.force || Object.values(ledger.sessions).some((entry) => entry.progress !== undefined),
+        force: request.force,
       });
       if (!gates.open) {
         return summary({
