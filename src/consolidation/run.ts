@@ -7,7 +7,9 @@
  * → `committed` (memory, quarantine, ledger and run record moved into place by one staged transaction) → lock
  * released. The lock's heartbeat runs from `locked` to the end; just before the commit point the run checks
  * that the lock is still its own (the fence): a run that lost it (paused longer than the stale time, taken
- * over) discards its plan and ends `lock-lost`, nothing written, its sessions pending. A retried run is idempotent: sessions the ledger already holds are not read again.
+ * over) discards its plan and ends `lock-lost`, nothing written, its sessions pending. A retried run is
+ * idempotent: sessions the ledger already holds are not read again. The call budget is spent in extraction;
+ * a session it cuts is consolidated up to the first message not sent and continues next run (ledger progress).
  */
 import { hostname } from 'node:os';
 import { HistoryConfig, type Config, type Space } from '../config/schema.js';
