@@ -99,6 +99,8 @@ export const ModelErrorKind = {
   auth: 'auth',
   badRequest: 'bad-request',
   missingCredentials: 'missing-credentials',
+  /** The answer stopped at the output limit (max_tokens / finish_reason length). Never retried as is. */
+  outputLimit: 'output-limit',
 } as const;
 export type ModelErrorKind = (typeof ModelErrorKind)[keyof typeof ModelErrorKind];
 
@@ -108,6 +110,22 @@ export class LockBusyError extends DreamdError {
   constructor(
     message: string,
     readonly space: string,
+    readonly holder?: { owner: string; pid: number; host: string; startedAt: string },
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A run's lock was taken over while it worked (its heartbeat stopped for longer than the stale time: a paused
+ * VM, a stalled host). The run discards its plan and writes nothing; its sessions stay pending.
+ */
+export class LockLostError extends DreamdError {
+  override readonly name = 'LockLostError';
+  constructor(
+    message: string,
+    readonly space: string,
+    /** Who holds the lock now, when someone does. */
     readonly holder?: { owner: string; pid: number; host: string; startedAt: string },
   ) {
     super(message);

@@ -25,10 +25,7 @@ import { digestSession } from '../../src/digest/index.js';
 import { loadMemory } from '../../src/memory/index.js';
 import { createModel } from '../../src/model/index.js';
 import { readSessionFile } from '../../src/transcripts/index.js';
-import {
-  startFakeAnthropicServer,
-  type FakeAnthropicServer,
-} from '../../harness/fake-anthropic-server.js';
+import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { buildBaselinePrompt } from '../baseline.js';
 import type { Figure } from '../report.js';
 import { benchConfig, makeTempRoot, workloadSpace } from '../setup.js';

@@ -4,6 +4,7 @@ import { PathEscapeError } from '../errors.js';
 import { resolveMemoryPath } from './memory-path.js';
 import { INDEX_FILE } from '../memory/memory-index.js';
 import { activeIndexText } from './memory-prompt.js';
+import { recoverSpace } from '../memory/recover-space.js';
 
 /** Lines of `MEMORY.md` that reach the model (Claude Code's limit, kept so both read the same index). */
 export const INDEX_MAX_LINES = 200;
@@ -17,6 +18,11 @@ export interface MemoryContextOptions {
   readonly includeTopics?: boolean | readonly FactType[];
   /** Facts whose index lines are left out (superseded ones: the index carries active facts only). */
   readonly supersededIds?: ReadonlySet<string>;
+  /**
+   * Stale time of the space lock (`limits.lockStaleMinutes` in ms), used when an interrupted commit must be
+   * finished before reading. Default 10 minutes.
+   */
+  readonly lockStaleMs?: number;
 }
 
 /** Result of cutting a text to the limits. */
@@ -93,6 +99,8 @@ export async function loadMemoryContext(
   memoryDir: string,
   options: MemoryContextOptions = {},
 ): Promise<string> {
+  // A commit a crashed run left half applied is finished first, under the lock (recoverSpace).
+  await recoverSpace(memoryDir, options.lockStaleMs !== undefined ? { staleMs: options.lockStaleMs } : {});
   const blocks: string[] = [];
   const index = await readMemoryFile(memoryDir, INDEX_FILE);
   if (index !== undefined && index.trim() !== '') {

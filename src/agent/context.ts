@@ -30,10 +30,7 @@ export const NATIVE_COMPACT_TRIGGER_TOKENS = 150_000;
  * Rough token count of a text, a message list or anything JSON-serialisable: characters / `charsPerToken`
  * (default 4, the digest's ratio; the agent loop passes the conversation's language ratio), rounded up.
  */
-export function estimateContextTokens(
-  value: unknown,
-  charsPerToken: number = CHARS_PER_TOKEN,
-): number {
+export function estimateContextTokens(value: unknown, charsPerToken: number = CHARS_PER_TOKEN): number {
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
   return Math.ceil(text.length / charsPerToken);
 }

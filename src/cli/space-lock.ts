@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Config, Space } from '../config/schema.js';
-import { acquireLock, recoverMemory } from '../memory/index.js';
+import { acquireLock, recoverMemory, recoverSpace, type RecoverSpaceOutcome } from '../memory/index.js';
 
 /**
  * Runs `action` holding the space's lock, as the memory functions that write (forget, rollback) require.
@@ -24,4 +24,16 @@ export async function withSpaceLock<T>(
   } finally {
     await lock.release();
   }
+}
+
+/**
+ * Before a command reads a space's memory: finish a commit a crashed run left half applied, under the lock
+ * (see `recoverSpace`). Nothing to do costs one readdir; a live holder is left to finish its own commit.
+ */
+export function recoverBeforeReading(config: Config, space: Space): Promise<RecoverSpaceOutcome> {
+  return recoverSpace(space.memoryDir, {
+    staleMs: config.limits.lockStaleMinutes * 60_000,
+    owner: `dreamd recovery ${process.pid}@${hostname()}`,
+    space: space.id,
+  });
 }

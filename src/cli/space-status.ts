@@ -7,7 +7,14 @@ import type { Config, Space } from '../config/schema.js';
 import { inspectSpaceDetailed } from '../consolidation/inspect.js';
 import { evaluateGates } from '../core/gates.js';
 import { errorMessage } from '../errors.js';
-import { listRuns, memoryHealth } from '../memory/index.js';
+import {
+  listRuns,
+  memoryHealth,
+  memoryWriteProblem,
+  readLedger,
+  recoverSpace,
+  sessionsInProgress,
+} from '../memory/index.js';
 import { countByStatus } from '../transcripts/index.js';
 
 /** Jobs of one space in the daemon's queue. */
@@ -56,6 +63,12 @@ export interface SpaceStatus {
   readonly memory: readonly { readonly file: string; readonly reason: string }[];
   /** Set when the space could not be inspected; its gates stay closed. */
   readonly error: string | null;
+  /** Why memory cannot be written (a read-only folder, no permission), with the fix; null when it can. */
+  readonly storage: string | null;
+  /** What the recovery before reading did: `finished an interrupted commit`, or null when there was none. */
+  readonly recovery: string | null;
+  /** Sessions bigger than one run, consolidated part by part: `session X part 2 of ~5 (…)`. */
+  readonly inProgress: readonly string[];
   /** Present when a daemon's queue was asked. */
   readonly queue?: QueueCounts;
 }
@@ -69,6 +82,20 @@ export interface SpaceStatusOptions {
 
 export async function spaceStatus(space: Space, options: SpaceStatusOptions): Promise<SpaceStatus> {
   const now = options.now ?? (() => new Date());
+  // Recover before reading (a commit a crashed run left half applied), then check the folder can be written.
+  const recovered = await recoverSpace(space.memoryDir, {
+    staleMs: options.config.limits.lockStaleMinutes * 60_000,
+    space: space.id,
+    now,
+  });
+  const storage =
+    recovered.status === 'unwritable' ? recovered.message : await memoryWriteProblem(space.memoryDir);
+  const recovery =
+    recovered.status === 'recovered' && recovered.finished.length > 0
+      ? `finished the interrupted commit of ${recovered.finished.join(', ')}`
+      : recovered.status === 'busy'
+        ? `a commit is being applied by ${recovered.holder}`
+        : null;
   const { inspection, scan } = await inspectSpaceDetailed(space, { config: options.config, now });
   const counts = scan !== undefined ? countByStatus(scan) : undefined;
   const gates = evaluateGates({ inspection, gates: options.config.gates, now: now(), force: false });
@@ -109,6 +136,9 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
     lock: inspection.lock ?? null,
     memory,
     error,
+    storage: storage ?? null,
+    recovery,
+    inProgress: await readLedger(space.memoryDir).then(sessionsInProgress, () => []),
   };
   return options.queueCounts !== undefined
     ? { ...status, queue: await options.queueCounts(space.id) }

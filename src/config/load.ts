@@ -242,6 +242,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     schedule: file.schedule,
     gates: file.gates,
     limits: file.limits,
+    history: file.history,
     server: file.server,
     workers: file.workers,
     stateDir: resolvePath(file.stateDir ?? './.dreamd-state', base),

@@ -119,8 +119,12 @@ export const LimitsConfig = z.strictObject({
   maxCallsPerRun: z.int().positive().default(20),
   /** Characters kept of one tool result in the digest. */
   toolResultChars: z.int().min(0).default(200),
-  /** Minutes after which a lock whose holder cannot be checked is considered stale. */
-  lockStaleMinutes: z.number().positive().default(60),
+  /**
+   * Minutes without a heartbeat after which a space's lock is stale and may be taken over. The holder renews
+   * it every 30 s (every quarter of this when shorter) for as long as it runs, model calls included, so a
+   * long run keeps its lock; only a holder that stopped (crashed on another host, paused) loses it.
+   */
+  lockStaleMinutes: z.number().positive().default(10),
   /**
    * Dollars a space may spend on model calls in one calendar month (UTC). When its runs have recorded that
    * much, runs wait (skipped, with the reason) until the month ends. Unset: no budget.
@@ -128,6 +132,16 @@ export const LimitsConfig = z.strictObject({
   monthlyBudgetUsd: z.number().positive().optional(),
 });
 export type LimitsConfig = z.infer<typeof LimitsConfig>;
+
+export const HistoryConfig = z.strictObject({
+  /**
+   * Run records kept in `.dreamd/runs/` (each holds the old bytes of the files its run changed, for
+   * rollback); older ones are deleted when a run commits, and can no longer be shown or rolled back. The
+   * newest completed consolidation is always kept. Default 200.
+   */
+  keepRuns: z.int().positive().default(200),
+});
+export type HistoryConfig = z.infer<typeof HistoryConfig>;
 
 export const ServerConfig = z.strictObject({
   host: z.string().default('127.0.0.1'),
@@ -163,6 +177,7 @@ export const ConfigFile = z.strictObject({
   schedule: z.string().min(1).default('*/10 * * * *'),
   gates: GatesConfig.default(GatesConfig.parse({})),
   limits: LimitsConfig.default(LimitsConfig.parse({})),
+  history: HistoryConfig.default(HistoryConfig.parse({})),
   server: ServerConfig.default(ServerConfig.parse({})),
   workers: WorkersConfig.default(WorkersConfig.parse({})),
   /** Directory for daemon state (private Redis data, logs). Default `./.dreamd-state`. */
@@ -192,6 +207,8 @@ export interface Config {
   readonly schedule: string;
   readonly gates: GatesConfig;
   readonly limits: LimitsConfig;
+  /** Run history retention; absent: the defaults (`HistoryConfig.parse({})`). */
+  readonly history?: HistoryConfig | undefined;
   readonly server: ServerConfig;
   readonly workers: WorkersConfig;
   readonly stateDir: string;

@@ -3,9 +3,15 @@
  * memory chosen for that call (`memory-list.ts`: facts of earlier calls of the run, relevant ones, recent ones,
  * and, for runs of several calls, a stable part cached with the instructions), and the fenced digest; every
  * candidate it returns is tied to the sessions of its batch.
+ *
+ * Batches go in order until the call budget (`maxCalls`) is spent. An answer cut off at the output limit
+ * (OutputLimitError) is never resent as is: the batch is split in two (`splitBatch`) and the halves go next,
+ * in its place. What was not sent (budget spent, or a single line whose answer cannot fit) is reported per
+ * session as the first message not sent, so the run consolidates what was sent and the rest waits.
  */
-import { stripControlCharacters } from '../digest/index.js';
+import { splitBatch, stripControlCharacters, type Batch } from '../digest/index.js';
 import type { Fact } from '../memory/types.js';
+import { OutputLimitError } from '../model/index.js';
 import { hookOf, rankFacts } from '../memory/index.js';
 import { addUsage, emptyUsage, type ModelProvider, type TokenUsage } from '../model/types.js';
 import { estimateTokens } from '../digest/estimate-tokens.js';
@@ -35,6 +41,22 @@ export interface Extracted {
   readonly usage: TokenUsage;
   /** USD of the calls, priced call by call (a price tier can depend on one call's size); undefined: no price. */
   readonly costUsd: number | undefined;
+  /** Per session, the first message of the first part not sent; absent: everything of it was sent. */
+  readonly firstUnsent: ReadonlyMap<string, number>;
+  /** What happened besides plain calls (splits after an output limit, lines that could not fit), for the run record. */
+  readonly notes: readonly string[];
+  /** Problems to report with the session's file (an answer that cannot fit even for one line). */
+  readonly problems: readonly { readonly sessionId: string; readonly reason: string }[];
+}
+
+/** First message of each session in a batch that was not sent, merged into `firstUnsent` (lowest wins). */
+function markUnsent(batch: Batch, firstUnsent: Map<string, number>): void {
+  for (const segment of batch.segments) {
+    const first = segment.lines[0]?.message;
+    if (first === undefined) continue;
+    const known = firstUnsent.get(segment.sessionId);
+    if (known === undefined || first < known) firstUnsent.set(segment.sessionId, first);
+  }
 }
 
 function withoutControlCharacters(text: string | null): string | null {
@@ -136,40 +158,77 @@ export async function extractFacts(
     maxOutputTokens: number;
     /** USD of one call's usage; undefined when the model has no known price. */
     costOf?: ((usage: TokenUsage) => number | undefined) | undefined;
+    /** Most calls this run may make (`limits.maxCallsPerRun`). Default: no limit. */
+    maxCalls?: number;
     signal?: AbortSignal | undefined;
     onProgress: (progress: RunProgress) => void;
   },
 ): Promise<Extracted> {
   const candidates: ExtractedFact[] = [];
+  const firstUnsent = new Map<string, number>();
+  const notes: string[] = [];
+  const problems: { sessionId: string; reason: string }[] = [];
+  const maxCalls = options.maxCalls ?? Number.POSITIVE_INFINITY;
   let usage = emptyUsage();
   let calls = 0;
   let retries = 0;
   let costUsd: number | undefined = 0;
-  const total = gathered.batches.length;
+  let splits = 0;
   const memoryList = createMemoryList(options.index, {
     maxTokensPerCall: options.memoryTokensPerCall,
-    calls: total,
+    calls: gathered.batches.length,
     instructionTokens: estimateTokens(EXTRACTION_INSTRUCTIONS),
   });
   const runEntries: IndexEntry[] = [];
-  for (const { batch, sessionIds } of gathered.batches) {
-    options.onProgress({ phase: 'extract', done: calls, total });
+  const queue: Batch[] = gathered.batches.map((entry) => entry.batch);
+  // A session that lost a part stops here: its later parts wait too, so the ledger's progress is a prefix.
+  const blocked = (batch: Batch): boolean =>
+    batch.segments.some((segment) => {
+      const stop = firstUnsent.get(segment.sessionId);
+      return stop !== undefined && (segment.lines[0]?.message ?? Number.POSITIVE_INFINITY) >= stop;
+    });
+  while (queue.length > 0) {
+    const batch = queue.shift() as Batch;
+    if (calls >= maxCalls || blocked(batch)) {
+      markUnsent(batch, firstUnsent);
+      continue;
+    }
+    options.onProgress({ phase: 'extract', done: calls, total: calls + queue.length + 1 });
+    calls += 1;
     const parts = buildExtractionParts({
       stable: memoryList.stable,
       index: memoryList.select(batch.text, batch.estimatedTokens, runEntries),
       digestText: batch.text,
       today: options.today,
     });
-    const result = await options.model().generateObject({
-      system: EXTRACTION_INSTRUCTIONS,
-      prompt: parts.prompt,
-      promptPrefix: parts.prefix,
-      schema: ExtractionOutput,
-      schemaName: EXTRACTION_SCHEMA_NAME,
-      maxOutputTokens: options.maxOutputTokens,
-      ...(options.signal !== undefined ? { signal: options.signal } : {}),
-    });
-    calls += 1;
+    let result;
+    try {
+      result = await options.model().generateObject({
+        system: EXTRACTION_INSTRUCTIONS,
+        prompt: parts.prompt,
+        promptPrefix: parts.prefix,
+        schema: ExtractionOutput,
+        schemaName: EXTRACTION_SCHEMA_NAME,
+        maxOutputTokens: options.maxOutputTokens,
+        ...(options.signal !== undefined ? { signal: options.signal } : {}),
+      });
+    } catch (error) {
+      if (!(error instanceof OutputLimitError)) throw error;
+      const halves = splitBatch(batch);
+      if (halves === undefined) {
+        markUnsent(batch, firstUnsent);
+        for (const sessionId of batch.sessionIds) {
+          problems.push({
+            sessionId,
+            reason: `the answer for one message passes the output limit of ${options.maxOutputTokens} tokens; raise model.maxOutputTokens (the session waits at that message)`,
+          });
+        }
+        continue;
+      }
+      splits += 1;
+      queue.unshift(...halves);
+      continue;
+    }
     retries += result.attempts - 1;
     usage = addUsage(usage, result.usage);
     const callCost = options.costOf?.(result.usage);
@@ -181,15 +240,23 @@ export async function extractFacts(
         title: candidate.title,
         hook: candidate.body,
       });
-      candidates.push(anchorCandidate(candidate, sessionIds, gathered.sessionDates));
+      candidates.push(anchorCandidate(candidate, batch.sessionIds, gathered.sessionDates));
     }
   }
-  options.onProgress({ phase: 'extract', done: calls, total });
+  if (splits > 0) {
+    notes.push(
+      `${splits} answer(s) stopped at the output limit (${options.maxOutputTokens} tokens); each batch was split in two and sent again as halves, never as the same request`,
+    );
+  }
+  options.onProgress({ phase: 'extract', done: calls, total: calls });
   return {
     candidates: resolveRunReplaces(candidates),
     calls,
     retries,
     usage,
     costUsd: options.costOf === undefined ? undefined : costUsd,
+    firstUnsent,
+    notes,
+    problems,
   };
 }

@@ -1,6 +1,8 @@
 /**
  * Gather: the new messages of a space's settled sessions, digested and packed into as few model calls as the
- * token budget allows. Sessions past the run's call budget wait, whole, for the next run.
+ * input and output token budgets allow. The run's call budget (`limits.maxCallsPerRun`) is spent by
+ * `extractFacts`, which sends batches in order until it runs out: what was not sent waits for the next run,
+ * a session split over several calls part by part (`settleProgress`).
  */
 import type { LimitsConfig } from '../config/schema.js';
 import { digestSession, planBatches, type Batch } from '../digest/index.js';
@@ -9,7 +11,7 @@ import { readSettledSessions, type ReadSessionRecord, type ScanResult } from '..
 import type { RunProgress } from '../core/run.js';
 
 export interface Gathered {
-  /** Batches to send now, each with the ids of the sessions it carries. */
+  /** Batches in the order to send them, each with the ids of the sessions it carries. */
   readonly batches: readonly { readonly batch: Batch; readonly sessionIds: readonly string[] }[];
   /** Sessions consolidated by this run (ids, in reading order). */
   readonly sessions: readonly string[];
@@ -17,8 +19,10 @@ export interface Gathered {
   readonly records: readonly ReadSessionRecord[];
   /** Date (YYYY-MM-DD) each session started, to date a fact the model left undated. */
   readonly sessionDates: ReadonlyMap<string, string>;
-  /** Sessions past `limits.maxCallsPerRun`: they wait for the next run. */
+  /** Sessions past `limits.maxCallsPerRun`: they wait, whole, for the next run (see `settleProgress`). */
   readonly deferred: ReadonlySet<string>;
+  /** Sessions partly consolidated by this run (see `settleProgress`); empty before extraction. */
+  readonly progress: ReadonlyMap<string, SessionProgress>;
   /** Files reported and set aside. */
   readonly problems: readonly { readonly file: string; readonly reason: string }[];
 }
@@ -36,9 +40,29 @@ export function digestBudget(
   );
 }
 
+/** How far a session bigger than one run got (recorded in its ledger entry). */
+export interface SessionProgress {
+  /** The ledger's next `messageCount`: the first message not sent yet. */
+  readonly nextMessage: number;
+  /** Messages in the whole file. */
+  readonly totalMessages: number;
+  /** Which run of this session this was, from 1, and about how many it takes in all. */
+  readonly part: number;
+  readonly parts: number;
+}
+
+/** Share of `model.maxOutputTokens` a batch is planned to need at most: room for an estimate that runs low. */
+const OUTPUT_BUDGET_SHARE = 0.75;
+
 export async function gatherSessions(
   scan: ScanResult,
-  options: { ledger: LedgerLookup; limits: LimitsConfig; onProgress: (progress: RunProgress) => void },
+  options: {
+    ledger: LedgerLookup;
+    limits: LimitsConfig;
+    /** `model.maxOutputTokens`: batches are sized so their answers fit it. Omitted: no output budget. */
+    maxOutputTokens?: number;
+    onProgress: (progress: RunProgress) => void;
+  },
 ): Promise<Gathered> {
   const { limits } = options;
   const read = await readSettledSessions(scan, {
@@ -58,19 +82,69 @@ export async function gatherSessions(
     options.onProgress({ phase: 'gather', done: index + 1, total: read.sessions.length });
     return digest;
   });
-  const planned = digests.length > 0 ? planBatches(digests, { tokensPerCall: digestBudget(limits) }) : [];
-  // A session split over several batches goes only if all of its parts fit the call budget.
-  const deferred = new Set(planned.slice(limits.maxCallsPerRun).flatMap((batch) => batch.sessionIds));
-  const batches = planned
-    .slice(0, limits.maxCallsPerRun)
-    .map((batch) => ({ batch, sessionIds: batch.sessionIds.filter((id) => !deferred.has(id)) }))
-    .filter((entry) => entry.sessionIds.length > 0);
+  const planned =
+    digests.length > 0
+      ? planBatches(digests, {
+          tokensPerCall: digestBudget(limits),
+          ...(options.maxOutputTokens !== undefined
+            ? { outputTokensPerCall: Math.floor(options.maxOutputTokens * OUTPUT_BUDGET_SHARE) }
+            : {}),
+        })
+      : [];
   return {
-    batches,
-    sessions: read.sessions.map((session) => session.id).filter((id) => !deferred.has(id)),
-    records: read.records.filter((record) => !deferred.has(record.sessionId)),
+    batches: planned.map((batch) => ({ batch, sessionIds: batch.sessionIds })),
+    sessions: read.sessions.map((session) => session.id),
+    records: read.records,
     sessionDates,
-    deferred,
+    deferred: new Set(),
+    progress: new Map(),
     problems: read.problems.map((problem) => ({ file: problem.file, reason: problem.message })),
+  };
+}
+
+/**
+ * The run's view of its sessions once extraction is over. `firstUnsent` holds, per session, the first message
+ * of the first part not sent (call budget spent, or an answer that could not fit). A session with nothing
+ * unsent is consolidated; one whose first part was not sent waits, whole, for the next run (deferred); one in
+ * between is consolidated up to that message and continues next run (progress). `earlier` is the session's
+ * progress from the ledger, to number the parts.
+ */
+export function settleProgress(
+  gathered: Gathered,
+  firstUnsent: ReadonlyMap<string, number>,
+  earlier: (sessionId: string) => { readonly part: number } | undefined,
+  fromMessage: (sessionId: string) => number,
+): Gathered {
+  const deferred = new Set<string>();
+  const progress = new Map<string, SessionProgress>();
+  const records = [];
+  for (const record of gathered.records) {
+    const next = firstUnsent.get(record.sessionId);
+    if (next === undefined || record.newMessages === 0) {
+      records.push(record);
+      continue;
+    }
+    const from = fromMessage(record.sessionId);
+    if (next <= from) {
+      deferred.add(record.sessionId);
+      continue;
+    }
+    const part = (earlier(record.sessionId)?.part ?? 0) + 1;
+    const consumed = next - from;
+    const remaining = Math.max(0, record.messageCount - next);
+    progress.set(record.sessionId, {
+      nextMessage: next,
+      totalMessages: record.messageCount,
+      part,
+      parts: part + Math.ceil(remaining / consumed),
+    });
+    records.push({ ...record, messageCount: next });
+  }
+  return {
+    ...gathered,
+    sessions: gathered.sessions.filter((id) => !deferred.has(id)),
+    records,
+    deferred,
+    progress,
   };
 }

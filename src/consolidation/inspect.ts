@@ -67,6 +67,7 @@ export async function inspectSpaceDetailed(
           .filter((entry) => entry.status === 'broken')
           .map((entry) => ({ file: entry.file, reason: entry.message ?? entry.reason ?? 'unreadable' })),
         lastSuccessfulRunAt: lastRun?.committedAt,
+        continuing: Object.values(ledger.sessions).some((entry) => entry.progress !== undefined),
         lock:
           liveLock !== undefined
             ? { owner: liveLock.owner, pid: liveLock.pid, host: liveLock.host, startedAt: liveLock.startedAt }

@@ -5,16 +5,21 @@
  * lock) → `gated` (closed: skipped, nothing written) → `gathered` (digests built) → `extracted` (model answered
  * for every batch; a model failure ends the run here, nothing written, sessions stay pending) → `reconciled`
  * → `committed` (memory, quarantine, ledger and run record moved into place by one staged transaction) → lock
- * released. A retried run is idempotent: sessions the ledger already holds are not read again.
+ * released. The lock's heartbeat runs from `locked` to the end; just before the commit point the run checks
+ * that the lock is still its own (the fence): a run that lost it (paused longer than the stale time, taken
+ * over) discards its plan and ends `lock-lost`, nothing written, its sessions pending. A retried run is
+ * idempotent: sessions the ledger already holds are not read again. The call budget is spent in extraction;
+ * a session it cuts is consolidated up to the first message not sent and continues next run (ledger progress).
  */
 import { hostname } from 'node:os';
-import type { Config, Space } from '../config/schema.js';
+import { HistoryConfig, type Config, type Space } from '../config/schema.js';
 import { costOfCall, describeBudgetWait, priceFor, roundUsd, spaceBudget } from '../cost/index.js';
 import { evaluateGates } from '../core/gates.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, LockLostError } from '../errors.js';
 import {
   acquireLock,
   commitMemoryChanges,
+  describeProgress,
   createLedgerLookup,
   lastSuccessfulRun,
   loadMemory,
@@ -24,13 +29,14 @@ import {
   readLedger,
   recoverMemory,
   type CommitStep,
+  type HeartbeatTimer,
   type HeldLock,
 } from '../memory/index.js';
 import { acquireClaudeCodeLockFor, type HeldClaudeCodeLock } from '../memory/claude-code-lock.js';
 import { emptyUsage, type ModelProvider, type TokenUsage } from '../model/types.js';
 import { countByStatus, scanSessions } from '../transcripts/index.js';
 import { extractFacts, promptIndex } from './extract.js';
-import { gatherSessions } from './gather.js';
+import { gatherSessions, settleProgress } from './gather.js';
 import { planWrite } from './plan-write.js';
 import type { ConsolidateFunction, RunOptions, RunProgress, RunRequest, RunSummary } from '../core/run.js';
 
@@ -50,9 +56,13 @@ export interface ConsolidatorOptions {
   readonly now?: () => Date;
   /** Lock owner shown in status, e.g. "worker 12345". Default `dreamd <pid>@<host>`. */
   readonly owner?: string;
+  /** Schedules the space lock's heartbeat; default `setInterval` (see HeartbeatTimer). */
+  readonly lockTimer?: HeartbeatTimer;
   /** Test hook: called at each named step; throw (or kill the process) to simulate a crash there. */
   readonly faultInjection?: (step: RunStep) => void;
 }
+
+const DEFAULT_HISTORY = HistoryConfig.parse({});
 
 function summary(fields: Partial<RunSummary> & Pick<RunSummary, 'runId' | 'spaceId' | 'status'>): RunSummary {
   return {
@@ -118,6 +128,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         staleMs: config.limits.lockStaleMinutes * 60_000,
         now,
         space: space.id,
+        ...(options.lockTimer !== undefined ? { timer: options.lockTimer } : {}),
       });
       claudeCodeLock = await acquireClaudeCodeLockFor(space, { now }).catch(async (error: unknown) => {
         await lock?.release();
@@ -150,6 +161,8 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
           live: 0,
           broken: [],
           lastSuccessfulRunAt: lastRun?.committedAt,
+          // A session bigger than one run, started by an earlier run, continues without waiting for the gates.
+          continuing: Object.values(ledger.sessions).some((entry) => entry.progress !== undefined),
         },
         gates: config.gates,
         now: now(),
@@ -178,25 +191,35 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       progress({ phase: 'orient', done: 1, total: 1 });
       inject('after-orient');
 
-      const gathered = await gatherSessions(scan, {
+      const planned = await gatherSessions(scan, {
         ledger: ledgerLookup,
         limits: config.limits,
+        maxOutputTokens: config.model.maxOutputTokens,
         onProgress: progress,
       });
       inject('after-digest');
 
       const today = now().toISOString().slice(0, 10);
-      const extracted = await extractFacts(gathered, {
+      const extracted = await extractFacts(planned, {
         model: getModel,
         index: promptIndex(memory.facts, now()),
         memoryTokensPerCall: config.limits.memoryTokensPerCall,
         today,
         maxOutputTokens: config.model.maxOutputTokens,
         costOf,
+        maxCalls: config.limits.maxCallsPerRun,
         signal: runOptions.signal,
         onProgress: progress,
       });
       inject('after-extraction');
+      // What was sent is consolidated; a session cut by the call budget continues next run from there.
+      const startOf = new Map(scan.entries.map((entry) => [entry.sessionId, entry.fromMessage]));
+      const gathered = settleProgress(
+        planned,
+        extracted.firstUnsent,
+        (id) => ledger.sessions[id]?.progress,
+        (id) => startOf.get(id) ?? 0,
+      );
 
       progress({ phase: 'reconcile', done: 0, total: 1 });
       const plan = await planWrite({
@@ -211,13 +234,20 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       });
       progress({ phase: 'reconcile', done: 1, total: 1 });
 
+      const inProgress = [...gathered.progress].map(
+        ([id, part]) => `${describeProgress(id, part.nextMessage, part)}; the rest follows in the next runs`,
+      );
+      const waiting =
+        gathered.deferred.size > 0
+          ? [`${gathered.deferred.size} session(s) wait for the next run (limits.maxCallsPerRun)`]
+          : [];
+      const notes = [...inProgress, ...waiting, ...extracted.notes];
+      const fileOf = new Map(gathered.records.map((record) => [record.sessionId, record.file]));
       const done = summary({
         ...base,
         status: request.dryRun ? 'dry-run' : 'completed',
-        reason:
-          gathered.deferred.size > 0
-            ? `${gathered.deferred.size} session(s) wait for the next run (limits.maxCallsPerRun)`
-            : undefined,
+        reason: notes.length > 0 ? notes.join('; ') : undefined,
+        notes,
         sessions: gathered.sessions,
         added: plan.result.added.length,
         updated: plan.result.updated.length,
@@ -229,7 +259,26 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         costUsd: extracted.costUsd === undefined ? undefined : roundUsd(extracted.costUsd),
         model: extracted.calls > 0 ? getModel().label : '',
         diff: plan.diff,
-        problems: [...gathered.problems, ...plan.problems],
+        problems: [
+          ...gathered.problems,
+          ...plan.problems,
+          ...extracted.problems.map((problem) => ({
+            file: fileOf.get(problem.sessionId) ?? problem.sessionId,
+            reason: problem.reason,
+          })),
+        ],
+      });
+      // A session consolidated in part: its entry says how far, and never matches the file (mtimeMs -1), so
+      // the next scan reads the rest from `messageCount`.
+      const ledgerEntries = plan.ledgerEntries.map((entry) => {
+        const part = gathered.progress.get(entry.sessionId);
+        return part === undefined
+          ? entry
+          : {
+              ...entry,
+              mtimeMs: -1,
+              progress: { part: part.part, parts: part.parts, totalMessages: part.totalMessages },
+            };
       });
       if (request.dryRun) return { ...done, durationMs: elapsed() };
       if (plan.ledgerEntries.length === 0 && plan.files.size === 0) {
@@ -244,16 +293,34 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       // Write: memory files, quarantine, ledger and run record in one staged transaction.
       progress({ phase: 'write', done: 0, total: 1 });
       const final = { ...done, durationMs: elapsed() };
-      await claudeCodeLock?.confirm();
-      await commitMemoryChanges(space.memoryDir, {
-        runId,
-        files: plan.files,
-        ledger: nextLedgerContent(ledger, plan.ledgerEntries),
-        runRecord: { summary: final },
-        now,
-        faultInjection: (step) => inject(`commit:${step}`),
-      });
-      claudeCodeLock?.consolidated(now());
+      const heldLock = lock;
+      try {
+        await claudeCodeLock?.confirm();
+        await commitMemoryChanges(space.memoryDir, {
+          runId,
+          files: plan.files,
+          ledger: nextLedgerContent(ledger, ledgerEntries),
+          runRecord: { summary: final },
+          now,
+          keepRuns: (config.history ?? DEFAULT_HISTORY).keepRuns,
+          ...(heldLock !== undefined ? { beforeCommit: () => heldLock.assertHeld() } : {}),
+          faultInjection: (step) => inject(`commit:${step}`),
+        });
+        claudeCodeLock?.consolidated(now());
+      } catch (error) {
+        if (!(error instanceof LockLostError)) throw error;
+        return {
+          ...done,
+          status: 'lock-lost',
+          reason: error.message,
+          added: 0,
+          updated: 0,
+          superseded: 0,
+          quarantined: 0,
+          diff: '',
+          durationMs: elapsed(),
+        };
+      }
       progress({ phase: 'write', done: 1, total: 1 });
       return final;
     } finally {

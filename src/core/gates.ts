@@ -25,7 +25,9 @@ const HOUR_MS = 3_600_000;
  * 3. the space's lock is free.
  * A space that could not be inspected stays closed. `force` skips 1 and 2.
  */
-export function evaluateGates({ inspection, gates, now, force }: EvaluateGatesInput): GateDecision {
+export function evaluateGates({ inspection, gates, now, force: forced }: EvaluateGatesInput): GateDecision {
+  // A session consolidated part by part continues without waiting (SpaceInspection.continuing).
+  const force = forced || inspection.continuing === true;
   const reasons: string[] = [];
   if (inspection.error !== undefined) {
     reasons.push(`space "${inspection.spaceId}" could not be inspected: ${inspection.error}`);

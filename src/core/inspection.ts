@@ -18,6 +18,11 @@ export interface SpaceInspection {
   readonly lock?:
     | { readonly owner: string; readonly pid: number; readonly host: string; readonly startedAt: string }
     | undefined;
+  /**
+   * A session bigger than one run is part-way (its ledger entry has `progress`): the time and session-count
+   * gates do not make it wait; the next part goes at the next tick.
+   */
+  readonly continuing?: boolean | undefined;
   /** Set when the space could not be inspected (directory vanished, unreadable ledger …): its gates stay closed. */
   readonly error?: string | undefined;
 }

@@ -19,6 +19,13 @@ export interface LedgerEntry {
   readonly runId: string;
   /** ISO timestamp. */
   readonly consolidatedAt: string;
+  /**
+   * Set while a session bigger than one run is consolidated part by part: which part the last run was and
+   * about how many it takes, and the messages in the file. `messageCount` is how far it got; `mtimeMs` is -1,
+   * so the entry never matches the file and the next scan reads the rest.
+   */
+  readonly progress?:
+    { readonly part: number; readonly parts: number; readonly totalMessages: number } | undefined;
 }
 
 /** Read-only view of a ledger that the session scanner needs. */

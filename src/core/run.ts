@@ -28,8 +28,13 @@ export interface RunProgress {
 export interface RunSummary {
   readonly runId: string;
   readonly spaceId: string;
-  /** `completed` wrote memory; `skipped` found a gate closed (see `reason`); `dry-run` wrote nothing. */
-  readonly status: 'completed' | 'skipped' | 'dry-run';
+  /**
+   * `completed` wrote memory; `skipped` found a gate closed (see `reason`); `dry-run` wrote nothing;
+   * `lock-lost`: the run's lock was taken over while it worked (its heartbeat stopped longer than the stale
+   * time), so it discarded its plan and wrote nothing (`reason` says who holds the lock); `sessions` are the
+   * ones it would have consolidated, still pending.
+   */
+  readonly status: 'completed' | 'skipped' | 'dry-run' | 'lock-lost';
   readonly reason: string | undefined;
   /** Session ids consolidated (or that would be, for a dry run). */
   readonly sessions: readonly string[];
@@ -54,6 +59,11 @@ export interface RunSummary {
   readonly diff: string;
   /** Files reported and set aside, with reasons. */
   readonly problems: readonly { readonly file: string; readonly reason: string }[];
+  /**
+   * What happened besides plain calls: a session consolidated in part (`session X part 2 of ~N`), sessions
+   * waiting for the call budget, answers that hit the output limit and were split.
+   */
+  readonly notes?: readonly string[] | undefined;
 }
 
 export interface RunOptions {

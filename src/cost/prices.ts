@@ -33,7 +33,6 @@ export interface ModelPrice {
   readonly source: string;
 }
 
-
 const PRICING_PAGE = 'platform.claude.com/docs/en/about-claude/pricing';
 
 function anthropicPrice(input: number, output: number, cacheRead: number, source: string): ModelPrice {

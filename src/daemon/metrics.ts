@@ -119,7 +119,8 @@ export function createMetrics(jobs: JobQueue, bullQueue?: ConsolidationQueue): D
         seenSpaces.delete(space);
         for (const metric of perSpace) metric.remove({ space });
         for (const kind of ['input', 'output', 'cache_read', 'cache_write']) tokens.remove({ space, kind });
-        for (const status of ['completed', 'skipped', 'dry-run']) duration.remove({ space, status });
+        for (const status of ['completed', 'skipped', 'dry-run', 'lock-lost'])
+          duration.remove({ space, status });
       }
     },
     async render() {

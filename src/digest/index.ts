@@ -8,7 +8,7 @@ export {
   REPEAT_MIN_CHARS,
 } from './digest-session.js';
 export { stripControlCharacters } from './clean-text.js';
-export { planBatches } from './plan-batches.js';
+export { expectedOutputTokens, planBatches, splitBatch } from './plan-batches.js';
 export { redactSecrets, containsSecret, SECRET_KINDS } from './redact-secrets.js';
 export type { Redaction } from './redact-secrets.js';
 export { resolveRelativeDates } from './relative-dates.js';
@@ -17,6 +17,7 @@ export { TOOL_INPUT_SUMMARY_CHARS } from './tool-lines.js';
 export type {
   Batch,
   BatchPart,
+  BatchSegment,
   DigestLine,
   DigestOptions,
   PlanBatchesOptions,

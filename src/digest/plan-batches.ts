@@ -7,12 +7,23 @@
  *   starts with the session header (`· part k` added) so the model knows whose lines it reads.
  * - A single line larger than a whole call (a very long user message, which is never cut) is broken at a
  *   space into pieces, each continuing with `(cont.)`: split across calls, never shortened.
+ * - With `outputTokensPerCall`, a batch also closes when the answer it is expected to need would pass that
+ *   budget (`expectedOutputTokens`): the model's output limit is as real as its input budget, and a dense
+ *   dialogue needs far more output per input token than an agent transcript of tool lines.
  * Order: within a batch, parts keep the order of the input; the parts of one session go to batches in
  * increasing order and their lines in message order. Nothing is dropped and nothing appears twice.
+ * `splitBatch` halves a planned batch (when the model's answer hit its output limit anyway).
  */
 import { ConfigError } from '../errors.js';
 import { CHARS_PER_TOKEN, estimateTokens } from './estimate-tokens.js';
-import type { Batch, BatchPart, DigestLine, PlanBatchesOptions, SessionDigest } from './types.js';
+import type {
+  Batch,
+  BatchPart,
+  BatchSegment,
+  DigestLine,
+  PlanBatchesOptions,
+  SessionDigest,
+} from './types.js';
 
 /** Between two digests in one batch. */
 const DIGEST_SEPARATOR = '\n\n';
@@ -25,11 +36,49 @@ const BREAK_SEARCH_CHARS = 200;
 interface Piece {
   readonly text: string;
   readonly part: BatchPart;
+  /** Expected output tokens of this piece. */
+  readonly output: number;
+  /** The header and lines the text was made of, so the batch can be split again. */
+  readonly segment: BatchSegment;
 }
 
 interface OpenBatch {
   readonly pieces: Piece[];
   chars: number;
+  output: number;
+}
+
+/**
+ * Expected answer tokens per estimated token of a user line: a fact restates what the user said in about
+ * half the words, plus its JSON fields (type, sources, date). Measured against the dialogue benchmark of issue
+ * 11, where 24,000 input tokens of dialogue needed more than 4,096 output tokens in 10 of 15 calls.
+ */
+const OUTPUT_PER_USER_TOKEN = 0.5;
+/** The same for assistant and tool lines: facts rarely come from them (the instructions say so). */
+const OUTPUT_PER_OTHER_TOKEN = 0.05;
+/** Fixed cost of an answer: the JSON envelope and a session's share of it. */
+const OUTPUT_PER_PIECE = 30;
+const USER_LINE = /^(?:\[\d{4}-\d{2}-\d{2}\] )?user: /;
+
+function lineOutputTokens(text: string): number {
+  const tokens = text.length / CHARS_PER_TOKEN;
+  return tokens * (USER_LINE.test(text) ? OUTPUT_PER_USER_TOKEN : OUTPUT_PER_OTHER_TOKEN);
+}
+
+/** Answer tokens the model is expected to need for these digest lines (see the constants above). */
+export function expectedOutputTokens(lines: readonly DigestLine[]): number {
+  return Math.ceil(OUTPUT_PER_PIECE + lines.reduce((sum, line) => sum + lineOutputTokens(line.text), 0));
+}
+
+function fits(
+  batch: OpenBatch,
+  piece: { text: string; output: number },
+  budgetChars: number,
+  outputBudget: number,
+): boolean {
+  return (
+    batch.chars + addedChars(batch, piece.text) <= budgetChars && batch.output + piece.output <= outputBudget
+  );
 }
 
 function addedChars(batch: OpenBatch, piece: string): number {
@@ -38,6 +87,7 @@ function addedChars(batch: OpenBatch, piece: string): number {
 
 function push(batch: OpenBatch, piece: Piece): void {
   batch.chars += addedChars(batch, piece.text);
+  batch.output += piece.output;
   batch.pieces.push(piece);
 }
 
@@ -63,23 +113,37 @@ function partHeader(digest: SessionDigest, number: number): string {
   return `${digest.header} · part ${number}`;
 }
 
-/** Split an oversized digest into parts, the first sized to the room left in `batches`' last batch. */
-function placeSplit(digest: SessionDigest, batches: OpenBatch[], budgetChars: number): void {
+/**
+ * Split an oversized digest into parts, the first sized to the room left in `batches`' last batch. The output
+ * budget never leaves a batch empty: a line whose expected answer alone passes it still goes, alone.
+ */
+function placeSplit(
+  digest: { sessionId: string; header: string; lines: readonly DigestLine[] },
+  batches: OpenBatch[],
+  budgetChars: number,
+  outputBudget: number,
+  header: (number: number) => string,
+): void {
   // Room for a line in an empty batch, with the longest header this digest can have (one part per line).
-  const longestHeader = partHeader(digest, digest.lines.length + 1).length;
+  const longestHeader = header(digest.lines.length + 1).length;
   const lines = digest.lines.flatMap((line) => breakLine(line, budgetChars - longestHeader - 1));
   let index = 0;
   let number = 1;
   let batch = batches.at(-1) ?? newBatch(batches);
   while (index < lines.length) {
-    const header = partHeader(digest, number);
+    const partHeaderText = header(number);
     const taken: DigestLine[] = [];
-    let text = header;
+    let text = partHeaderText;
+    let output = OUTPUT_PER_PIECE;
     for (; index < lines.length; index += 1) {
       const line = lines[index] as DigestLine;
       const candidate = `${text}\n${line.text}`;
+      const lineOutput = lineOutputTokens(line.text);
       if (batch.chars + addedChars(batch, candidate) > budgetChars) break;
+      const alone = batch.pieces.length === 0 && taken.length === 0;
+      if (!alone && batch.output + output + lineOutput > outputBudget) break;
       text = candidate;
+      output += lineOutput;
       taken.push(line);
     }
     if (taken.length === 0) {
@@ -88,14 +152,24 @@ function placeSplit(digest: SessionDigest, batches: OpenBatch[], budgetChars: nu
     }
     const fromMessage = (taken[0] as DigestLine).message;
     const toMessage = (taken.at(-1) as DigestLine).message;
-    push(batch, { text, part: { sessionId: digest.sessionId, fromMessage, toMessage } });
+    push(batch, {
+      text,
+      part: { sessionId: digest.sessionId, fromMessage, toMessage },
+      output: Math.ceil(output),
+      segment: {
+        sessionId: digest.sessionId,
+        header: digest.header,
+        lines: taken,
+        partHeader: partHeaderText,
+      },
+    });
     number += 1;
     if (index < lines.length) batch = newBatch(batches);
   }
 }
 
 function newBatch(batches: OpenBatch[]): OpenBatch {
-  const batch: OpenBatch = { pieces: [], chars: 0 };
+  const batch: OpenBatch = { pieces: [], chars: 0, output: 0 };
   batches.push(batch);
   return batch;
 }
@@ -106,8 +180,54 @@ function toBatch(open: OpenBatch): Batch {
     sessionIds: [...new Set(open.pieces.map((piece) => piece.part.sessionId))],
     text,
     estimatedTokens: estimateTokens(text),
+    expectedOutputTokens: open.output,
     parts: open.pieces.map((piece) => piece.part),
+    segments: open.pieces.map((piece) => piece.segment),
   };
+}
+
+function pieceOfSegment(segment: BatchSegment, part: BatchPart): Piece {
+  const text = [segment.partHeader ?? segment.header, ...segment.lines.map((line) => line.text)].join('\n');
+  return { text, part, output: expectedOutputTokens(segment.lines), segment };
+}
+
+/**
+ * Two batches that together carry exactly what `batch` carries, each about half of it: its segments (sessions
+ * or parts of one) in two groups, or, for a batch of one segment, its lines in two halves (each a part of the
+ * session, with the session header). Undefined when the batch is a single line, which cannot be split.
+ */
+export function splitBatch(batch: Batch): [Batch, Batch] | undefined {
+  const segments = batch.segments;
+  if (segments.length > 1) {
+    const half = Math.ceil(segments.length / 2);
+    const group = (from: number, to: number): Batch => {
+      const open: OpenBatch = { pieces: [], chars: 0, output: 0 };
+      segments.slice(from, to).forEach((segment, offset) => {
+        push(open, pieceOfSegment(segment, batch.parts[from + offset] ?? { sessionId: segment.sessionId }));
+      });
+      return toBatch(open);
+    };
+    return [group(0, half), group(half, segments.length)];
+  }
+  const only = segments[0];
+  if (only === undefined || only.lines.length < 2) return undefined;
+  const middle = Math.ceil(only.lines.length / 2);
+  const half = (lines: readonly DigestLine[], number: number): Batch => {
+    const fromMessage = (lines[0] as DigestLine).message;
+    const toMessage = (lines.at(-1) as DigestLine).message;
+    // A part keeps its own header; a whole session becomes parts 1 and 2.
+    const partHeaderText = only.partHeader ?? `${only.header} · part ${number}`;
+    const segment: BatchSegment = {
+      sessionId: only.sessionId,
+      header: only.header,
+      lines,
+      partHeader: partHeaderText,
+    };
+    const open: OpenBatch = { pieces: [], chars: 0, output: 0 };
+    push(open, pieceOfSegment(segment, { sessionId: only.sessionId, fromMessage, toMessage }));
+    return toBatch(open);
+  };
+  return [half(only.lines.slice(0, middle), 1), half(only.lines.slice(middle), 2)];
 }
 
 /**
@@ -116,11 +236,18 @@ function toBatch(open: OpenBatch): Batch {
  */
 export function planBatches(digests: readonly SessionDigest[], options: PlanBatchesOptions): Batch[] {
   const budgetChars = options.tokensPerCall * CHARS_PER_TOKEN;
+  const outputBudget = options.outputTokensPerCall ?? Number.POSITIVE_INFINITY;
   const batches: OpenBatch[] = [];
   for (const digest of digests) {
-    if (digest.chars <= budgetChars) {
-      const piece: Piece = { text: digest.text, part: { sessionId: digest.sessionId } };
-      const batch = batches.find((open) => open.chars + addedChars(open, piece.text) <= budgetChars);
+    const output = outputBudget === Number.POSITIVE_INFINITY ? 0 : expectedOutputTokens(digest.lines);
+    if (digest.chars <= budgetChars && output <= outputBudget) {
+      const piece: Piece = {
+        text: digest.text,
+        part: { sessionId: digest.sessionId },
+        output,
+        segment: { sessionId: digest.sessionId, header: digest.header, lines: digest.lines },
+      };
+      const batch = batches.find((open) => fits(open, piece, budgetChars, outputBudget));
       push(batch ?? newBatch(batches), piece);
       continue;
     }
@@ -131,7 +258,7 @@ export function planBatches(digests: readonly SessionDigest[], options: PlanBatc
         'limits.digestTokensPerCall',
       );
     }
-    placeSplit(digest, batches, budgetChars);
+    placeSplit(digest, batches, budgetChars, outputBudget, (number) => partHeader(digest, number));
   }
   return batches.filter((open) => open.pieces.length > 0).map(toBatch);
 }

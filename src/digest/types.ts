@@ -60,6 +60,16 @@ export interface BatchPart {
   readonly toMessage?: number;
 }
 
+/** What one piece of a batch was made of: a session's header and the lines it carries. */
+export interface BatchSegment {
+  readonly sessionId: string;
+  /** The session header (`### session <id> · <date>`). */
+  readonly header: string;
+  /** The header as written in the batch, when it is a part (`… · part k`). */
+  readonly partHeader?: string | undefined;
+  readonly lines: readonly DigestLine[];
+}
+
 /** The transcript text of one model call. */
 export interface Batch {
   /** Sessions (whole or in part) in this batch, in order, each once. */
@@ -68,10 +78,19 @@ export interface Batch {
   readonly text: string;
   /** `estimateTokens(text)`; at most the budget the batch was planned with. */
   readonly estimatedTokens: number;
+  /** Answer tokens the model is expected to need (0 when planned without an output budget). */
+  readonly expectedOutputTokens: number;
   readonly parts: readonly BatchPart[];
+  /** One per part, in the same order: what `splitBatch` splits. */
+  readonly segments: readonly BatchSegment[];
 }
 
 export interface PlanBatchesOptions {
   /** Token budget of transcript text in one call (`limits.digestTokensPerCall`, default 24,000). */
   readonly tokensPerCall: number;
+  /**
+   * Answer tokens one call may need (a share of `model.maxOutputTokens`); a batch closes before its expected
+   * answer passes it. Omitted: no output budget.
+   */
+  readonly outputTokensPerCall?: number;
 }

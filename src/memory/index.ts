@@ -23,3 +23,5 @@ export * from './foreign-files.js';
 export * from './read-memory-file.js';
 export * from './memory-health.js';
 export * from './lock.js';
+export * from './io-errors.js';
+export * from './recover-space.js';

@@ -17,6 +17,9 @@ const LedgerEntrySchema = z.object({
   mtimeMs: z.number(),
   runId: z.string(),
   consolidatedAt: z.string(),
+  progress: z
+    .object({ part: z.int().positive(), parts: z.int().positive(), totalMessages: z.int().nonnegative() })
+    .optional(),
 });
 
 export const LedgerSchema = z.object({
@@ -84,6 +87,24 @@ export function serializeLedger(ledger: Ledger): string {
     if (entry) sessions[id] = entry;
   }
   return `${JSON.stringify({ version: 1, sessions }, null, 2)}\n`;
+}
+
+/** Sessions partly consolidated (bigger than one run), as `session <id> part k of ~N` lines for status. */
+export function sessionsInProgress(ledger: Ledger): string[] {
+  return Object.values(ledger.sessions)
+    .filter((entry) => entry.progress !== undefined)
+    .sort((a, b) => (a.sessionId < b.sessionId ? -1 : 1))
+    .map((entry) => describeProgress(entry.sessionId, entry.messageCount, entry.progress!));
+}
+
+/** `session X part 2 of ~5 (messages 0–39,999 of 100,000 done)`. */
+export function describeProgress(
+  sessionId: string,
+  nextMessage: number,
+  progress: { readonly part: number; readonly parts: number; readonly totalMessages: number },
+): string {
+  const count = (value: number): string => value.toLocaleString('en-US');
+  return `session ${sessionId} part ${progress.part} of ~${progress.parts} (messages 0–${count(nextMessage - 1)} of ${count(progress.totalMessages)} done)`;
 }
 
 /** Shortcut: the content of `.dreamd/ledger.json` after recording these entries. */

@@ -1,23 +1,35 @@
 /**
- * The per-space lock (`.dreamd/lock`): at most one run writes a memory directory at a time.
+ * The per-space lock (`.dreamd/lock`): at most one run writes a memory directory at a time, and a run that lost
+ * its lock does not write (fencing).
+ *
+ * The lock file holds who took it and a random token; its mtime is the holder's heartbeat, renewed every
+ * `heartbeatMs` by a timer that runs for as long as the lock is held (model calls included: they are awaited
+ * I/O, so the timer fires during them). A renewal opens the file, checks the token and sets the mtime through
+ * the same open handle, so it can only ever touch the file it verified, never a lock someone else created.
  *
  * States of the lock file:
  *   absent   free: `acquireLock` creates it with complete content in one step (hard link of a fully
  *            written temp file, which fails when the name exists, like open with `wx` but never half-written)
- *   held     a live holder: `acquireLock` throws LockBusyError with the holder's data
- *   stale    the holder is on this host and its pid is dead, or it started more than `staleMs` ago:
+ *   held     a live holder (its heartbeat is younger than `staleMs`): `acquireLock` throws LockBusyError with
+ *            the holder's data, however long the holder has been running
+ *   stale    the holder is on this host and its pid is dead, or its heartbeat stopped more than `staleMs` ago:
  *            taken over under a short-lived takeover mutex (`.dreamd/lock.takeover`), which re-reads the
  *            lock, removes it only if it is still the same stale one, then creates ours; two takers cannot
  *            both win because the final create is exclusive
- * `release()` removes the lock only when it still carries our token.
+ * States of a HeldLock: `held` → `lost` (a renewal or `assertHeld` found another token, or no lock) or
+ * `released`. A lost lock is never renewed again. `assertHeld()` is the fence a run calls just before its
+ * commit point: it renews the heartbeat when the lock is still ours (so the commit has a full `staleMs` of
+ * margin) and throws LockLostError when it is not.
+ * `release()` stops the heartbeat and removes the lock only when it still carries our token.
  */
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, open, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { LockBusyError } from '../errors.js';
+import { LockBusyError, LockLostError } from '../errors.js';
 import { LOCK_FILE } from './paths.js';
+import { describeIoError } from './io-errors.js';
 
 export const LockInfo = z.object({
   owner: z.string(),
@@ -28,12 +40,31 @@ export const LockInfo = z.object({
 });
 export type LockInfo = z.infer<typeof LockInfo>;
 
+/** A lock as read from disk: its content and its last heartbeat (the file's mtime). */
+export interface LockState extends LockInfo {
+  /** ISO time of the holder's last heartbeat. */
+  readonly heartbeatAt: string;
+}
+
+/**
+ * Calls `beat` every `everyMs` until the returned function is called. The default uses `setInterval`, unref'd
+ * so a forgotten lock never keeps a process alive. Tests pass their own to drive (or withhold) heartbeats.
+ */
+export type HeartbeatTimer = (beat: () => Promise<void>, everyMs: number) => () => void;
+
 export interface AcquireLockOptions {
   /** Who holds it, for status output (e.g. "worker 3", "dreamd consolidate"). */
   readonly owner: string;
-  /** A lock older than this (milliseconds) is stale whoever holds it. A run should finish well within it. */
+  /**
+   * A lock whose heartbeat is older than this (milliseconds) is stale, whoever holds it and however long
+   * it has been held (`limits.lockStaleMinutes`, default 10 minutes).
+   */
   readonly staleMs: number;
-  /** Clock; default the system clock. */
+  /** Milliseconds between heartbeats. Default `defaultHeartbeatMs(staleMs)`. */
+  readonly heartbeatMs?: number;
+  /** Heartbeat scheduler; default `setInterval` (see HeartbeatTimer). */
+  readonly timer?: HeartbeatTimer;
+  /** Clock, also used for the heartbeat's mtime; default the system clock. */
   readonly now?: () => Date;
   /** Space id for the error message; default the memory directory. */
   readonly space?: string;
@@ -41,37 +72,71 @@ export interface AcquireLockOptions {
 
 export interface HeldLock {
   readonly info: LockInfo;
-  /** Remove the lock if it is still ours. Safe to call twice. */
+  /** True once a renewal or `assertHeld` found that the lock is no longer ours. */
+  readonly isLost: () => boolean;
+  /** Renew the heartbeat if the lock is still ours; false (and the lock is lost) when it is not. */
+  renew(): Promise<boolean>;
+  /** The fence before a commit: renews the heartbeat, or throws LockLostError naming who holds it now. */
+  assertHeld(): Promise<void>;
+  /** Stop the heartbeat and remove the lock if it is still ours. Safe to call twice. */
   release(): Promise<void>;
 }
 
 /** A takeover mutex older than this is from a crashed taker (a takeover takes milliseconds). */
 const TAKEOVER_STALE_MS = 10_000;
+/** Longest gap between heartbeats: 30 s is 20 beats inside the default 10-minute stale time. */
+const MAX_HEARTBEAT_MS = 30_000;
+/** Heartbeats per stale time at least: a few missed beats (a GC pause, a slow disk) never make a lock stale. */
+const BEATS_PER_STALE_TIME = 4;
+
+/** Heartbeat interval for a stale time: a quarter of it, at most 30 s. */
+export function defaultHeartbeatMs(staleMs: number): number {
+  return Math.max(1, Math.min(MAX_HEARTBEAT_MS, Math.floor(staleMs / BEATS_PER_STALE_TIME)));
+}
+
+const intervalTimer: HeartbeatTimer = (beat, everyMs) => {
+  const handle = setInterval(() => void beat(), everyMs);
+  handle.unref();
+  return () => clearInterval(handle);
+};
 
 function isErrno(error: unknown, code: string): boolean {
   return (error as NodeJS.ErrnoException | undefined)?.code === code;
 }
 
-/** The lock's holder, for status output; undefined when the lock is free (or its file unreadable). */
-export async function readLock(memoryDir: string): Promise<LockInfo | undefined> {
+/** The lock's holder and heartbeat, for status output; undefined when the lock is free (or unreadable). */
+export async function readLock(memoryDir: string): Promise<LockState | undefined> {
   const found = await readLockFile(path.join(memoryDir, LOCK_FILE));
   return found === 'missing' || found === 'unreadable' ? undefined : found;
 }
 
-async function readLockFile(file: string): Promise<LockInfo | 'missing' | 'unreadable'> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if (isErrno(error, 'ENOENT')) return 'missing';
-    throw error;
-  }
+function parseLockText(text: string): LockInfo | 'unreadable' {
   try {
     const parsed = LockInfo.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : 'unreadable';
   } catch {
     return 'unreadable';
   }
+}
+
+async function readLockFile(file: string): Promise<LockState | 'missing' | 'unreadable'> {
+  let text: string;
+  let mtimeMs: number;
+  try {
+    // Content and mtime from one open handle: the same file, even if the lock is replaced meanwhile.
+    const handle = await open(file, 'r');
+    try {
+      text = await handle.readFile('utf8');
+      mtimeMs = (await handle.stat()).mtimeMs;
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    if (isErrno(error, 'ENOENT')) return 'missing';
+    throw error;
+  }
+  const info = parseLockText(text);
+  return info === 'unreadable' ? info : { ...info, heartbeatAt: new Date(mtimeMs).toISOString() };
 }
 
 function isProcessAlive(pid: number): boolean {
@@ -84,40 +149,48 @@ function isProcessAlive(pid: number): boolean {
   }
 }
 
-/** Why a lock is stale, or undefined when its holder may still be running. */
-export function staleReason(info: LockInfo, now: Date, staleMs: number): string | undefined {
-  if (info.host === hostname() && !isProcessAlive(info.pid))
-    return `process ${info.pid} on ${info.host} is gone`;
-  const started = Date.parse(info.startedAt);
-  if (Number.isNaN(started) || now.getTime() - started > staleMs)
-    return `started ${info.startedAt}, more than ${staleMs} ms ago`;
+/** Why a lock is stale, or undefined when its holder may still be running. Age alone never makes it stale. */
+export function staleReason(lock: LockState, now: Date, staleMs: number): string | undefined {
+  if (lock.host === hostname() && !isProcessAlive(lock.pid))
+    return `process ${lock.pid} on ${lock.host} is gone`;
+  const beat = Date.parse(lock.heartbeatAt);
+  if (Number.isNaN(beat) || now.getTime() - beat > staleMs) {
+    return `no heartbeat since ${lock.heartbeatAt}, more than ${staleMs} ms ago`;
+  }
   return undefined;
 }
 
-/** Create `target` with `content` only if it does not exist; false when it does. */
-async function createExclusive(target: string, content: string): Promise<boolean> {
+/**
+ * Create `target` with `content` only if it does not exist; false when it does. The temp file is removed
+ * whatever happens, also when writing it fails (a full disk leaves no 0-byte temp file behind).
+ */
+async function createExclusive(target: string, content: string, time?: Date): Promise<boolean> {
   const temporary = `${target}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  await writeFile(temporary, content, { flag: 'wx' });
   try {
+    await writeFile(temporary, content, { flag: 'wx' });
+    // The heartbeat starts at the lock's creation, on the caller's clock.
+    if (time !== undefined) await utimes(temporary, time, time);
     await link(temporary, target);
     return true;
   } catch (error) {
     if (isErrno(error, 'EEXIST')) return false;
-    throw error;
+    throw describeIoError(error, target, 'take the space lock');
   } finally {
     await unlink(temporary).catch(() => undefined);
   }
 }
 
 /** createExclusive, creating the lock's directory only when it is missing (a new space): no mkdir a run. */
-async function createExclusiveInDir(target: string, content: string): Promise<boolean> {
+async function createExclusiveInDir(target: string, content: string, time: Date): Promise<boolean> {
   try {
-    return await createExclusive(target, content);
+    return await createExclusive(target, content, time);
   } catch (error) {
     if (!isErrno(error, 'ENOENT')) throw error;
   }
-  await mkdir(path.dirname(target), { recursive: true });
-  return createExclusive(target, content);
+  await mkdir(path.dirname(target), { recursive: true }).catch((error: unknown) => {
+    throw describeIoError(error, path.dirname(target), 'create the state directory');
+  });
+  return createExclusive(target, content, time);
 }
 
 async function withTakeoverMutex<T>(
@@ -141,13 +214,99 @@ async function withTakeoverMutex<T>(
   }
 }
 
+type Holder = { owner: string; pid: number; host: string; startedAt: string };
+
+function holderOf(lock: LockInfo): Holder {
+  return { owner: lock.owner, pid: lock.pid, host: lock.host, startedAt: lock.startedAt };
+}
+
+/**
+ * The HeldLock of a lock we just created: its heartbeat runs from now on. Renewal checks the token through
+ * the handle it then sets the mtime of, so a lock another process created in the meantime is never touched.
+ */
+function holdLock(
+  lockFile: string,
+  info: LockInfo,
+  options: AcquireLockOptions,
+  spaceName: string,
+): HeldLock {
+  const now = options.now ?? (() => new Date());
+  let state: 'held' | 'lost' | 'released' = 'held';
+  let renewing: Promise<boolean> | undefined;
+
+  const renewOnce = async (): Promise<boolean> => {
+    if (state !== 'held') return false;
+    let handle;
+    try {
+      handle = await open(lockFile, 'r');
+    } catch (error) {
+      if (!isErrno(error, 'ENOENT')) throw error;
+      state = 'lost';
+      return false;
+    }
+    try {
+      const current = parseLockText(await handle.readFile('utf8'));
+      if (current === 'unreadable' || current.token !== info.token) {
+        state = 'lost';
+        return false;
+      }
+      const time = now();
+      await handle.utimes(time, time);
+      return true;
+    } finally {
+      await handle.close();
+    }
+  };
+  // One renewal at a time: a slow disk must not pile up beats.
+  const renew = (): Promise<boolean> => (renewing ??= renewOnce().finally(() => (renewing = undefined)));
+
+  const stop = (options.timer ?? intervalTimer)(
+    async () => {
+      // A failed beat (a disk error) is not a lost lock: the next beat, or the fence before the commit, decides.
+      if (!(await renew().catch(() => true))) stop();
+    },
+    options.heartbeatMs ?? defaultHeartbeatMs(options.staleMs),
+  );
+
+  return {
+    info,
+    isLost: () => state === 'lost',
+    renew,
+    assertHeld: async () => {
+      if (await renew()) return;
+      const current = await readLockFile(lockFile).catch(() => 'unreadable' as const);
+      const holder = typeof current === 'object' ? current : undefined;
+      throw new LockLostError(
+        `${spaceName}: this run lost its lock` +
+          (holder
+            ? ` to ${holder.owner} (pid ${holder.pid} on ${holder.host}, since ${holder.startedAt})`
+            : '') +
+          ` because its heartbeat stopped for more than ${options.staleMs} ms (a paused or stalled process); ` +
+          'its plan was discarded and nothing was written, the sessions stay pending for the next run',
+        spaceName,
+        holder ? holderOf(holder) : undefined,
+      );
+    },
+    release: async () => {
+      stop();
+      await renewing?.catch(() => undefined);
+      if (state === 'released') return;
+      state = 'released';
+      const current = await readLockFile(lockFile).catch(() => 'unreadable' as const);
+      if (typeof current === 'object' && current.token === info.token)
+        await unlink(lockFile).catch(() => undefined);
+    },
+  };
+}
+
 /**
  * Take the space's lock. Throws LockBusyError (with the holder) when a live run holds it; a stale lock is
- * taken over. The caller must `release()` it in a `finally`.
+ * taken over. The heartbeat runs until `release()`, which the caller must call in a `finally`.
  */
 export async function acquireLock(memoryDir: string, options: AcquireLockOptions): Promise<HeldLock> {
   const now = options.now ?? (() => new Date());
   const lockFile = path.join(memoryDir, LOCK_FILE);
+  const spaceName = options.space ?? memoryDir;
   const info: LockInfo = {
     owner: options.owner,
     pid: process.pid,
@@ -156,30 +315,21 @@ export async function acquireLock(memoryDir: string, options: AcquireLockOptions
     token: randomBytes(12).toString('hex'),
   };
   const content = `${JSON.stringify(info)}\n`;
-  const held: HeldLock = {
-    info,
-    release: async () => {
-      const current = await readLockFile(lockFile);
-      if (typeof current === 'object' && current.token === info.token)
-        await unlink(lockFile).catch(() => undefined);
-    },
-  };
-  const busy = (holder: LockInfo | undefined): LockBusyError =>
+  const held = (): HeldLock => holdLock(lockFile, info, options, spaceName);
+  const busy = (holder: LockState | undefined): LockBusyError =>
     new LockBusyError(
       holder
-        ? `${options.space ?? memoryDir} is locked by ${holder.owner} (pid ${holder.pid} on ${holder.host}, since ${holder.startedAt}); try again when it finishes`
-        : `${options.space ?? memoryDir} is being locked by another process; try again shortly`,
-      options.space ?? memoryDir,
-      holder
-        ? { owner: holder.owner, pid: holder.pid, host: holder.host, startedAt: holder.startedAt }
-        : undefined,
+        ? `${spaceName} is locked by ${holder.owner} (pid ${holder.pid} on ${holder.host}, since ${holder.startedAt}, last heartbeat ${holder.heartbeatAt}); try again when it finishes`
+        : `${spaceName} is being locked by another process; try again shortly`,
+      spaceName,
+      holder ? holderOf(holder) : undefined,
     );
 
-  if (await createExclusiveInDir(lockFile, content)) return held;
+  if (await createExclusiveInDir(lockFile, content, now())) return held();
   const current = await readLockFile(lockFile);
   if (current === 'missing') {
     // Released between our attempt and the read: one more exclusive try, no loop.
-    if (await createExclusive(lockFile, content)) return held;
+    if (await createExclusive(lockFile, content, now())) return held();
     throw busy(undefined);
   }
   // An unreadable lock cannot have been written by acquireLock (its content is complete before it exists).
@@ -192,11 +342,13 @@ export async function acquireLock(memoryDir: string, options: AcquireLockOptions
       again === 'unreadable'
         ? current === 'unreadable'
         : typeof again === 'object' && typeof current === 'object' && again.token === current.token;
-    if (again !== 'missing' && !same) return false;
+    // Still the same lock and still stale: its holder did not come back to life (renew) meanwhile.
+    const stillStale = typeof again !== 'object' || staleReason(again, now(), options.staleMs) !== undefined;
+    if (again !== 'missing' && (!same || !stillStale)) return false;
     if (again !== 'missing') await unlink(lockFile).catch(() => undefined);
-    return createExclusive(lockFile, content);
+    return createExclusive(lockFile, content, now());
   });
-  if (outcome === true) return held;
+  if (outcome === true) return held();
   const holder = await readLockFile(lockFile);
   throw busy(typeof holder === 'object' ? holder : undefined);
 }

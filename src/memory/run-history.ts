@@ -40,6 +40,7 @@ const RunSummarySchema = z.object({
   durationMs: z.number(),
   diff: z.string(),
   problems: z.array(z.object({ file: z.string(), reason: z.string() })),
+  notes: z.array(z.string()).optional(),
 });
 
 const FileChangeSchema = z.object({
@@ -233,4 +234,32 @@ export async function nextRunSeq(memoryDir: string): Promise<number> {
     }
   }
   return highest + 1;
+}
+
+/**
+ * Records to delete so that `keep` remain (the caller adds its own new record on top): the oldest by their
+ * stamp, never the newest completed consolidation (the time gate's reference) and never a record not named
+ * by `newRunId` (it cannot be ordered by name). Relative paths, oldest first. Reads only names and, for the
+ * newest consolidation, the records `lastSuccessfulRun` reads.
+ */
+export async function runsToPrune(memoryDir: string, keep: number): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(path.join(memoryDir, RUNS_DIR));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const stamped = names
+    .map((name) => ({ name, stamp: STAMPED_RECORD.exec(name)?.[1] }))
+    .filter((entry): entry is { name: string; stamp: string } => entry.stamp !== undefined)
+    .sort((a, b) => (a.stamp !== b.stamp ? (a.stamp < b.stamp ? -1 : 1) : a.name < b.name ? -1 : 1));
+  const excess = stamped.length - Math.max(0, keep);
+  if (excess <= 0) return [];
+  const protectedRun = await lastSuccessfulRun(memoryDir);
+  const keepName = protectedRun === undefined ? undefined : `${protectedRun.runId}.json`;
+  return stamped
+    .slice(0, excess)
+    .filter((entry) => entry.name !== keepName)
+    .map((entry) => `${RUNS_DIR}/${entry.name}`);
 }

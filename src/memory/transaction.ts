@@ -9,9 +9,12 @@
  *                     recovery moves every staged file into place
  *   applying          some files moved: recovery moves the rest (a moved file is gone from staging, so
  *                     moving again is a no-op) and deletes what the manifest deletes
- * Memory files move first, then the ledger, then the run record: state never gets ahead of memory, and a
- * crash at any instant leaves all the old bytes or (after `recoverMemory`) all the new ones.
- * Callers hold the space's lock (`acquireLock`) and call `recoverMemory` before reading memory.
+ * Order of the moves (manifest order): new and changed memory files (topic files, fact files, quarantine)
+ * first, then the index `MEMORY.md`, then deletions, then the ledger, then the run record, then pruned old run
+ * records. So a commit interrupted anywhere never shows an index naming a file that is not there yet, state
+ * never gets ahead of memory, and a crash at any instant leaves all the old bytes or (after `recoverMemory`)
+ * all the new ones. Callers hold the space's lock (`acquireLock`) and call `recoverMemory` before reading
+ * memory; readers without the lock call `recoverSpace` (recover-space.ts).
  */
 import {
   mkdir,
@@ -26,9 +29,10 @@ import {
 } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { MemoryFormatError } from '../errors.js';
+import { DreamdError, MemoryFormatError, errorMessage } from '../errors.js';
 import type { RunSummary } from '../core/run.js';
 import { sha256 } from './hash.js';
+import { describeIoError } from './io-errors.js';
 import {
   LEDGER_FILE,
   LOCK_FILE,
@@ -41,6 +45,7 @@ import {
 } from './paths.js';
 import {
   nextRunSeq,
+  runsToPrune,
   serializeRunRecord,
   type FileChange,
   type RunKind,
@@ -48,6 +53,8 @@ import {
 } from './run-history.js';
 
 const COMMITTED_MARKER = 'COMMITTED';
+/** The index: moved after every file it may name, before any deletion. */
+const INDEX_PATH = 'MEMORY.md';
 const MANIFEST_FILE = 'manifest.json';
 
 const ManifestSchema = z.object({
@@ -72,8 +79,36 @@ export interface CommitOptions {
   readonly ledger?: string;
   readonly runRecord: { readonly summary: RunSummary; readonly kind?: RunKind; readonly rollbackOf?: string };
   readonly now?: () => Date;
+  /**
+   * The fence: awaited after staging, just before the commit point. Throwing from it (LockLostError) discards
+   * the staged files and writes nothing.
+   */
+  readonly beforeCommit?: () => Promise<void>;
+  /**
+   * Run records to keep (`history.keepRuns`); older ones are deleted in this same transaction. The newest
+   * successful consolidation is always kept (the time gate reads it). Omitted: every record is kept.
+   */
+  readonly keepRuns?: number;
   /** Test hook: called before each step; throw from it to simulate a crash there. */
   readonly faultInjection?: (step: CommitStep) => void;
+}
+
+/**
+ * A commit failed after its commit point: some files are in place, the rest wait in staging. Memory is not
+ * "unchanged": the next command that reads memory (or the next run) finishes the transaction.
+ */
+export class CommitIncompleteError extends DreamdError {
+  override readonly name = 'CommitIncompleteError';
+  constructor(
+    message: string,
+    readonly runId: string,
+    /** Files moved into place before the failure, and in all. */
+    readonly applied: number,
+    readonly total: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
 }
 
 const RESERVED = [STAGING_DIR, RUNS_DIR, LOCK_FILE, LEDGER_FILE];
@@ -231,6 +266,7 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
     changes[relativePath] = { before, afterHash: content === null ? null : sha256(content) };
     entries.push({ path: relativePath, content });
   }
+  entries.sort((a, b) => applyRank(a) - applyRank(b));
   if (options.ledger !== undefined) entries.push({ path: LEDGER_FILE, content: options.ledger });
   if ((await readTextIfExists(path.join(memoryDir, runRecordPath(runId)))) !== null) {
     throw new MemoryFormatError(
@@ -250,10 +286,16 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
     files: changes,
   };
   entries.push({ path: runRecordPath(runId), content: serializeRunRecord(record) });
+  if (options.keepRuns !== undefined) {
+    for (const old of await runsToPrune(memoryDir, options.keepRuns - 1))
+      entries.push({ path: old, content: null });
+  }
 
   faultInjection?.('stage');
   const stagingDir = path.join(memoryDir, STAGING_DIR, runId);
-  await createStagingDir(stagingDir);
+  await createStagingDir(stagingDir).catch((error: unknown) => {
+    throw describeIoError(error, path.join(STAGING_DIR, runId), 'stage the new memory files');
+  });
   const manifest: Manifest = {
     runId,
     entries: entries.map((entry, index) => ({
@@ -267,7 +309,24 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
       staged.push({ file: path.join(stagingDir, `file-${index}`), content: entry.content });
   }
   staged.push({ file: path.join(stagingDir, MANIFEST_FILE), content: JSON.stringify(manifest, null, 2) });
-  await writeNewDurable(staged, [stagingDir]);
+  try {
+    await writeNewDurable(staged, [stagingDir]);
+  } catch (error) {
+    await rm(stagingDir, { recursive: true, force: true }).catch(() => undefined);
+    throw describeIoError(
+      error,
+      path.join(STAGING_DIR, runId),
+      'stage the new memory files; memory is unchanged',
+    );
+  }
+  if (options.beforeCommit !== undefined) {
+    try {
+      await options.beforeCommit();
+    } catch (error) {
+      await rm(stagingDir, { recursive: true, force: true });
+      throw error;
+    }
+  }
 
   faultInjection?.('commit');
   // The marker's name is the commit: recovery asks only whether it exists. So its bytes need no fsync of their
@@ -275,8 +334,32 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
   await writeFile(path.join(stagingDir, COMMITTED_MARKER), `${record.committedAt}\n`, { flag: 'wx' });
   await fsyncDirectory(stagingDir);
 
-  await applyStaged(memoryDir, stagingDir, manifest, faultInjection);
+  const progress: { applied: number; file?: string } = { applied: 0 };
+  try {
+    await applyStaged(memoryDir, stagingDir, manifest, faultInjection, progress);
+  } catch (error) {
+    const described = describeIoError(
+      error,
+      progress.file ?? STAGING_DIR,
+      'move a committed file into place',
+    );
+    throw new CommitIncompleteError(
+      `run ${runId} is committed but only ${progress.applied} of ${manifest.entries.length} files are in place: ` +
+        `${errorMessage(described)}. The rest waits in ${STAGING_DIR}/${runId}; the next dreamd command that ` +
+        'reads this memory (or the next run) moves it into place',
+      runId,
+      progress.applied,
+      manifest.entries.length,
+      { cause: error },
+    );
+  }
   return record;
+}
+
+/** Memory files first, then the index, then deletions (see the header). Stable sort keeps paths sorted. */
+function applyRank(entry: { path: string; content: string | null }): number {
+  if (entry.content === null) return 2;
+  return entry.path === INDEX_PATH ? 1 : 0;
 }
 
 async function applyStaged(
@@ -284,14 +367,17 @@ async function applyStaged(
   stagingDir: string,
   manifest: Manifest,
   faultInjection?: (step: CommitStep) => void,
+  progress: { applied: number; file?: string } = { applied: 0 },
 ): Promise<void> {
   const touched = new Set<string>();
   for (const [index, entry] of manifest.entries.entries()) {
     faultInjection?.(`apply:${index}`);
     const target = resolveInside(memoryDir, entry.path);
+    progress.file = entry.path;
     touched.add(path.dirname(target));
     if (entry.staged === null) await rm(target, { force: true });
     else await renameInto(path.join(stagingDir, entry.staged), target);
+    progress.applied = index + 1;
   }
   // One fsync per directory, after its last rename: the renames and deletions are durable before the marker
   // goes (below). Independent directories, so in parallel.
@@ -305,6 +391,26 @@ export interface RecoveryReport {
   readonly finished: readonly string[];
   /** Runs that never committed; their staged files were removed and memory is as before them. */
   readonly discarded: readonly string[];
+}
+
+/**
+ * True when a transaction is committed and not yet fully in place (a run crashed, or is applying it right
+ * now). Cheap when there is nothing: one readdir of a directory that usually does not exist.
+ */
+export async function hasCommittedTransaction(memoryDir: string): Promise<boolean> {
+  const root = path.join(memoryDir, STAGING_DIR);
+  let names: string[];
+  try {
+    names = await readdir(root);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+  for (const name of names) {
+    if ((await readTextIfExists(path.join(root, name, COMMITTED_MARKER)).catch(() => null)) !== null)
+      return true;
+  }
+  return false;
 }
 
 /**

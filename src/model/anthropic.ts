@@ -20,6 +20,7 @@ import { addUsage, emptyUsage } from './types.js';
 import {
   badOutput,
   cachedJsonSchema,
+  OutputLimitError,
   parseJsonOutput,
   unrepresentableSchema,
   validateOutput,
@@ -194,10 +195,7 @@ function rejectUnfinished(message: Pick<Message, 'stop_reason'>, label: string, 
     case 'refusal':
       throw badOutput(label, 'the model refused to answer (stop_reason refusal)');
     case 'max_tokens':
-      throw badOutput(
-        label,
-        `the answer was cut off at ${maxTokens} tokens (stop_reason max_tokens); raise model.maxOutputTokens or send less per call`,
-      );
+      throw new OutputLimitError(label, maxTokens);
     case 'model_context_window_exceeded':
       throw badOutput(
         label,

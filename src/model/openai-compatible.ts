@@ -18,6 +18,7 @@ import { addUsage, emptyUsage } from './types.js';
 import {
   badOutput,
   cachedJsonSchema,
+  OutputLimitError,
   parseJsonOutput,
   unrepresentableSchema,
   validateOutput,
@@ -88,13 +89,8 @@ export function createOpenAICompatibleModel(
     options,
     isUserAbort: (error) => isUserAbort(error, OPENAI_ERRORS),
     toModelError: (error) => {
-      if (error instanceof LengthFinishReasonError) {
-        return badOutput(
-          label,
-          'the answer was cut off (finish_reason length); raise model.maxOutputTokens',
-          error,
-        );
-      }
+      if (error instanceof LengthFinishReasonError)
+        return new OutputLimitError(label, config.maxOutputTokens, error);
       if (error instanceof ContentFilterFinishReasonError) {
         return badOutput(
           label,
@@ -157,7 +153,7 @@ export function createOpenAICompatibleModel(
       usage = addUsage(usage, usageOf(completion));
       const choice = completion.choices[0];
       if (choice?.finish_reason === 'length') {
-        throw badOutput(label, 'the answer was cut off (finish_reason length); raise model.maxOutputTokens');
+        throw new OutputLimitError(label, request.maxOutputTokens ?? config.maxOutputTokens);
       }
       if (choice?.message.refusal) throw badOutput(label, `the model refused: ${choice.message.refusal}`);
       const text = choice?.message.content ?? '';

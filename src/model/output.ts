@@ -14,6 +14,25 @@ export function badOutput(label: string, problem: string, cause?: unknown): Mode
   );
 }
 
+/**
+ * The answer was cut off at `maxOutputTokens`. Not retryable: the identical request stops at the same place
+ * again. The caller sends less per call (consolidation splits the batch) or raises `model.maxOutputTokens`.
+ */
+export class OutputLimitError extends ModelError {
+  constructor(
+    label: string,
+    /** The limit the answer hit, in tokens. */
+    readonly maxOutputTokens: number,
+    cause?: unknown,
+  ) {
+    super(
+      `${label}: the answer was cut off at the output limit of ${maxOutputTokens} tokens; send less per call or raise model.maxOutputTokens`,
+      { retryable: false, kind: ModelErrorKind.outputLimit },
+      cause === undefined ? undefined : { cause },
+    );
+  }
+}
+
 /** Validates a value against the schema; the error lists the first few issues with their paths. */
 export function validateOutput<T>(
   schema: z.ZodType<T>,

@@ -1,4 +1,5 @@
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -126,5 +127,28 @@ describe('consolidate progress bar', () => {
     const run = await cli(['consolidate']);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
+  });
+
+  it('reports a read-only memory folder with the fix, and a writable one as fine', async () => {
+    const memory = join(root, 'memory');
+    mkdirSync(memory);
+    expect((await status()).storage).toBeNull();
+    // Read-only for real: a read-only mount when running as root (root writes through file modes), else modes.
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) execFileSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=64k', 'tmpfs', memory]);
+    else chmodSync(memory, 0o555);
+    try {
+      const space = await status();
+      expect(space.storage).toMatch(
+        asRoot
+          ? /memory: could not write memory here \(EROFS\): the file system is mounted read-only/
+          : /memory: could not write memory here \(EACCES\)/,
+      );
+      const text = await cli(['status']);
+      expect(text.stdout).toMatch(/storage +.*memory: could not write memory here/);
+    } finally {
+      if (asRoot) execFileSync('umount', [memory]);
+      else chmodSync(memory, 0o755);
+    }
   });
 });

@@ -82,7 +82,13 @@ describe('daemon', () => {
     );
 
     const health = await fetch(`${daemon.address}/healthz`);
-    expect(await health.json()).toEqual({ ok: true, queue: 'redis', redis: 'up', workers: 'running', scheduler: 'started' });
+    expect(await health.json()).toEqual({
+      ok: true,
+      queue: 'redis',
+      redis: 'up',
+      workers: 'running',
+      scheduler: 'started',
+    });
     const metrics = await (await fetch(`${daemon.address}/metrics`)).text();
     expect(metrics).toContain('dreamd_facts_added_total{space="alpha"} 3');
     expect(metrics).toContain('dreamd_pending_sessions{space="beta"} 4');

@@ -22,6 +22,23 @@ describe('evaluateGates', () => {
     });
   });
 
+  it('opens an hour after the last run, for one session, when a session bigger than a run is part-way', () => {
+    const continuing = inspection({
+      settledNew: 1,
+      lastSuccessfulRunAt: '2025-06-02T11:00:00Z',
+      continuing: true,
+    });
+    expect(evaluateGates({ inspection: continuing, gates, now, force: false })).toEqual({
+      open: true,
+      reasons: [],
+    });
+    const locked = {
+      ...continuing,
+      lock: { owner: 'w', pid: 1, host: 'h', startedAt: '2025-06-02T11:59:00Z' },
+    };
+    expect(evaluateGates({ inspection: locked, gates, now, force: false }).open).toBe(false);
+  });
+
   it('stays closed with four settled sessions', () => {
     const decision = evaluateGates({ inspection: inspection({ settledNew: 4 }), gates, now, force: false });
     expect(decision.open).toBe(false);

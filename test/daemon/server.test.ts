@@ -27,7 +27,13 @@ async function setUp(label: string, server: Partial<Config['server']> = {}) {
   });
   const jobs = bullmqJobs(queue);
   const metrics = createMetrics(jobs, queue);
-  let health: HealthReport = { ok: true, queue: 'redis', redis: 'up', workers: 'running', scheduler: 'started' };
+  let health: HealthReport = {
+    ok: true,
+    queue: 'redis',
+    redis: 'up',
+    workers: 'running',
+    scheduler: 'started',
+  };
   const api = await createServer({
     getConfig: () => config,
     jobs,

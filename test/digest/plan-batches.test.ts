@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
-import { digestSession, estimateTokens, planBatches } from '../../src/digest/index.js';
+import {
+  digestSession,
+  estimateTokens,
+  expectedOutputTokens,
+  planBatches,
+  splitBatch,
+} from '../../src/digest/index.js';
 import type { Batch, SessionDigest } from '../../src/digest/index.js';
 import { generateAgentSession, generateDialogue } from './generate.js';
 import { assistant, makeSession, user } from './sessions.js';
@@ -112,5 +118,40 @@ describe('planBatches', () => {
   it('refuses a budget too small to hold a part header and a line', () => {
     const digest = digestSession(generateDialogue('d', 1, 4));
     expect(() => planBatches([digest], { tokensPerCall: 10 })).toThrow(ConfigError);
+  });
+
+  it('closes a batch before its expected answer passes the output budget, keeping every line once', () => {
+    const digests = [1, 2, 3].map((seed) => digestSession(generateDialogue(`talk${seed}`, seed, 80)));
+    const inputOnly = planBatches(digests, { tokensPerCall: 24_000 });
+    const outputTokensPerCall = 1_000;
+    const batches = planBatches(digests, { tokensPerCall: 24_000, outputTokensPerCall });
+    expect(batches.length).toBeGreaterThan(inputOnly.length);
+    for (const batch of batches) {
+      expect(batch.expectedOutputTokens).toBeLessThanOrEqual(outputTokensPerCall);
+      expect(batch.expectedOutputTokens).toBe(
+        batch.segments.reduce((sum, segment) => sum + expectedOutputTokens(segment.lines), 0),
+      );
+    }
+    expect([...bodyLines(batches)].sort()).toEqual(
+      digests.flatMap((digest) => digest.lines.map((line) => line.text)).sort(),
+    );
+  });
+
+  it('splits a batch into two halves that carry exactly its lines, down to a single line', () => {
+    const digests = ['a', 'b', 'c'].map((id) => smallDigest(id, 8));
+    const [batch] = planBatches(digests, { tokensPerCall: 24_000 });
+    const halves = splitBatch(batch!);
+    expect(halves?.map((half) => half.sessionIds)).toEqual([['a', 'b'], ['c']]);
+    expect(bodyLines(halves!)).toEqual(bodyLines([batch!]));
+    // One session: its lines in two parts, each with the session header and its message range.
+    const [lines1, lines2] = splitBatch(halves![1])!;
+    expect(lines1.text.startsWith(`${digests[2]!.header} · part 1\n`)).toBe(true);
+    expect(lines2.text.startsWith(`${digests[2]!.header} · part 2\n`)).toBe(true);
+    expect(bodyLines([lines1, lines2])).toEqual(digests[2]!.lines.map((line) => line.text));
+    expect(lines2.parts[0]?.fromMessage).toBeGreaterThan(lines1.parts[0]?.toMessage ?? Infinity);
+    let single = lines1;
+    for (let halves = splitBatch(single); halves !== undefined; halves = splitBatch(single))
+      single = halves[0];
+    expect(single.segments[0]?.lines).toHaveLength(1);
   });
 });

@@ -63,6 +63,7 @@ async function runPlan(candidates: readonly ExtractedFact[]) {
       sessions: [],
       records: [],
       sessionDates: new Map(),
+      progress: new Map(),
       deferred: new Set(),
       problems: [],
     },

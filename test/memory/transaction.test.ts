@@ -3,7 +3,14 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { emptyLedger, nextLedgerContent, readLedger, createLedgerLookup } from '../../src/memory/ledger.js';
 import { lastSuccessfulRun, listRuns, readRun } from '../../src/memory/run-history.js';
-import { commitMemoryChanges, recoverMemory, type CommitStep } from '../../src/memory/transaction.js';
+import {
+  CommitIncompleteError,
+  commitMemoryChanges,
+  recoverMemory,
+  type CommitStep,
+} from '../../src/memory/transaction.js';
+import { StorageError, describeIoError } from '../../src/memory/io-errors.js';
+import { newRunId } from '../../src/memory/paths.js';
 import { makeTempDir, removeDir, snapshot, summary } from './helpers.js';
 
 let dir: string;
@@ -154,5 +161,106 @@ describe('memory transaction', () => {
       commitMemoryChanges(dir, { ...runOptions(), files: new Map([['.dreamd/lock', 'x']]) }),
     ).rejects.toThrow(/dreamd's own state/);
     expect(await listRuns(dir)).toEqual([]);
+  });
+
+  it('moves memory files first, the index after them, deletions after the index, then ledger and record', async () => {
+    await seedOldMemory();
+    const order: string[] = [];
+    await commitMemoryChanges(
+      dir,
+      runOptions((step) => order.push(step)),
+    );
+    const manifestOrder: string[] = [];
+    // What sits where after each crash point tells the order: kill before each rename in turn.
+    for (const step of order.filter((name) => name.startsWith('apply:'))) {
+      await removeDir(dir);
+      await mkdir(dir, { recursive: true });
+      await seedOldMemory();
+      await expect(
+        commitMemoryChanges(
+          dir,
+          runOptions((reached) => {
+            if (reached === step) throw new Error(`crash at ${step}`);
+          }),
+        ),
+      ).rejects.toThrow(CommitIncompleteError);
+      const files = await snapshot(dir);
+      manifestOrder.push(
+        [
+          files.get('project.md') === 'created\n' ? 'project' : '',
+          files.get('user.md') === 'new user\n' ? 'user' : '',
+          files.get('MEMORY.md') === 'new index\n' ? 'index' : '',
+          files.has('stale.md') ? '' : 'deleted',
+        ]
+          .filter(Boolean)
+          .join('+'),
+      );
+    }
+    expect(manifestOrder.slice(0, 4)).toEqual(['', 'project', 'project+user', 'project+user+index']);
+  });
+
+  it('says a failure after the commit point left the commit partly applied, never "unchanged"', async () => {
+    await seedOldMemory();
+    const error = await commitMemoryChanges(
+      dir,
+      runOptions((step) => {
+        if (step === 'apply:2') throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+      }),
+    ).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CommitIncompleteError);
+    expect(error).toMatchObject({ runId: 'run-1', applied: 2 });
+    expect((error as Error).message).toMatch(
+      /committed but only 2 of \d+ files are in place: .*ENOSPC.*disk is full/,
+    );
+    expect((await recoverMemory(dir)).finished).toEqual(['run-1']);
+    expect((await snapshot(dir)).get('MEMORY.md')).toBe('new index\n');
+  });
+
+  it('keeps history.keepRuns records, deleting the oldest in the same commit, and always the last consolidation', async () => {
+    const stamps = [
+      '2026-12-01T00:00:01Z',
+      '2026-12-01T00:00:02Z',
+      '2026-12-01T00:00:03Z',
+      '2026-12-01T00:00:04Z',
+      '2026-12-01T00:00:05Z',
+    ];
+    const ids: string[] = [];
+    for (const [index, stamp] of stamps.entries()) {
+      const runId = newRunId(new Date(stamp), index === 0 ? 'run' : 'forget');
+      ids.push(runId);
+      const record = summary(runId);
+      await commitMemoryChanges(dir, {
+        runId,
+        files: new Map([['user.md', `version ${index}\n`]]),
+        runRecord: index === 0 ? { summary: record } : { summary: record, kind: 'forget' },
+        now: () => new Date(stamp),
+        keepRuns: 2,
+      });
+    }
+    // The newest two, and the only consolidation (the time gate reads it), kept; the rest deleted.
+    expect((await listRuns(dir)).map((run) => run.runId)).toEqual([ids[0], ids[3], ids[4]]);
+    expect((await lastSuccessfulRun(dir))?.runId).toBe(ids[0]);
+  });
+
+  it('names the file and the fix for a full disk and a read-only file system', () => {
+    const full = describeIoError(
+      Object.assign(new Error('x'), { code: 'ENOSPC' }),
+      '.dreamd/staging/run-1',
+      'stage',
+    );
+    expect(full).toBeInstanceOf(StorageError);
+    expect((full as Error).message).toBe(
+      '.dreamd/staging/run-1: could not stage (ENOSPC): the disk is full; free space on it (or move the memory directory) and run again',
+    );
+    const readOnly = describeIoError(
+      Object.assign(new Error('x'), { code: 'EROFS' }),
+      'memory/MEMORY.md',
+      'write',
+    );
+    expect((readOnly as Error).message).toMatch(
+      /^memory\/MEMORY\.md: could not write \(EROFS\): the file system is mounted read-only; remount it/,
+    );
+    const other = Object.assign(new Error('gone'), { code: 'ENOENT' });
+    expect(describeIoError(other, 'x', 'y')).toBe(other);
   });
 });

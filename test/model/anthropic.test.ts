@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ModelError } from '../../src/errors.js';
 import { createAnthropicModel } from '../../src/model/anthropic.js';
+import { OutputLimitError } from '../../src/model/output.js';
 import type { ModelConfigInput } from '../../src/model/provider-options.js';
 import {
   faults,
@@ -131,7 +132,6 @@ describe('createAnthropicModel', () => {
     ['output that is not JSON', faults.badOutput('Sure! Here are the facts: …')],
     ['an empty answer', faults.empty()],
     ['a refusal', faults.refusal()],
-    ['an answer cut off at max_tokens', faults.maxTokens()],
   ])('retries after %s and succeeds', async (_name, fault) => {
     server.enqueue(fault, { json: answer });
 
@@ -200,6 +200,17 @@ describe('createAnthropicModel', () => {
 
     expect(error.details).toMatchObject({ kind: 'overloaded', status: 529, retryable: true });
     expect(server.requests).toHaveLength(2);
+  });
+
+  it('never resends a request whose answer stopped at max_tokens: a typed OutputLimitError', async () => {
+    server.enqueue(faults.maxTokens(), { json: answer });
+
+    const error = await rejection(model().generateObject({ ...request, maxOutputTokens: 512 }));
+
+    expect(error).toBeInstanceOf(OutputLimitError);
+    expect(error.details).toMatchObject({ kind: 'output-limit', retryable: false });
+    expect((error as OutputLimitError).maxOutputTokens).toBe(512);
+    expect(server.requests).toHaveLength(1);
   });
 
   it('does not retry a 400 and says the request will fail again', async () => {

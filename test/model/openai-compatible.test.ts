@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ModelError } from '../../src/errors.js';
 import { createOpenAICompatibleModel } from '../../src/model/openai-compatible.js';
+import { OutputLimitError } from '../../src/model/output.js';
 import type { ModelConfigInput } from '../../src/model/provider-options.js';
 import {
   faults,
@@ -100,7 +101,6 @@ describe('createOpenAICompatibleModel', () => {
     ['output that breaks the schema', faults.badOutput()],
     ['an empty answer', faults.empty()],
     ['a refusal', faults.refusal()],
-    ['an answer cut off by finish_reason length', faults.maxTokens()],
   ])('retries after %s and succeeds', async (_name, fault) => {
     server.enqueue(fault, { json: answer });
 
@@ -117,6 +117,16 @@ describe('createOpenAICompatibleModel', () => {
 
     expect(error.details).toMatchObject({ kind: 'server', status: 503, retryable: true });
     expect(server.requests).toHaveLength(3);
+  });
+
+  it('never resends a request whose answer stopped at finish_reason length: a typed OutputLimitError', async () => {
+    server.enqueue(faults.maxTokens(), { json: answer });
+
+    const error = await rejection(model().generateObject(request));
+
+    expect(error).toBeInstanceOf(OutputLimitError);
+    expect(error.details).toMatchObject({ kind: 'output-limit', retryable: false });
+    expect(server.requests).toHaveLength(1);
   });
 
   it('does not retry a 400', async () => {

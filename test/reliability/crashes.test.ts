@@ -2,7 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunStep } from '../../src/consolidation/run.js';
+import { loadMemoryContext } from '../../src/agent/index.js';
 import { LOCK_FILE, listRuns, readLedger } from '../../src/memory/index.js';
+import { runCliCaptured } from '../support/cli.js';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import {
@@ -53,6 +55,7 @@ function plantedWorkspace(): Workspace {
 }
 
 const ALL_SESSIONS = 7 + planted.sessions.size;
+const CHILD_TIMEOUT_MS = 300_000;
 
 /** The steps a clean run passes through, recorded in-process on an identical space. */
 async function stepsOfACleanRun(): Promise<RunStep[]> {
@@ -94,7 +97,12 @@ describe('crashes: kill -9 at each step of a run, then run again', () => {
     const crashed = await Promise.all(
       crashPoints.map(async (point) => {
         const workspace = plantedWorkspace();
-        const child = await runChild('run-child.ts', [workspace.configPath, 'crash', 'kill', point.step]);
+        // A generous timeout: eight children start at once on a machine that may be busy.
+        const child = await runChild(
+          'run-child.ts',
+          [workspace.configPath, 'crash', 'kill', point.step],
+          CHILD_TIMEOUT_MS,
+        );
         return { point, workspace, child };
       }),
     );
@@ -134,5 +142,74 @@ describe('crashes: kill -9 at each step of a run, then run again', () => {
       outcomes.push(`${point.step}: ${afterCrash.status}, ${calls} model call(s)`);
     }
     expect(outcomes).toHaveLength(8);
-  }, 120_000);
+  }, 600_000);
+});
+
+/** Links of MEMORY.md (`](file.md#anchor)` or `](file.md)`) whose file, or anchor in it, is not on disk. */
+function danglingIndexLinks(memoryDir: string): string[] {
+  const indexFile = join(memoryDir, 'MEMORY.md');
+  if (!existsSync(indexFile)) return [];
+  const dangling: string[] = [];
+  for (const match of readFileSync(indexFile, 'utf8').matchAll(/\]\(([^)#\s]+)(?:#([^)\s]+))?\)/g)) {
+    const [link, file = '', anchor] = match;
+    const target = join(memoryDir, file);
+    if (!existsSync(target)) dangling.push(`${link}: no ${file}`);
+    else if (anchor !== undefined && !readFileSync(target, 'utf8').includes(anchor))
+      dangling.push(`${link}: no ${anchor}`);
+  }
+  return dangling;
+}
+
+describe('crashes inside the commit: what a reader sees', () => {
+  it('never shows an index naming a missing fact, and a reader finishes the commit before reading', async () => {
+    const steps = await stepsOfACleanRun();
+    // Every rename of memory files and the index (the ledger and the run record come after them).
+    const applies = steps.filter((step) => step.startsWith('commit:apply:')).slice(0, -2);
+    const crashed: { step: RunStep; workspace: Workspace; child: Awaited<ReturnType<typeof runChild>> }[] =
+      [];
+    for (const step of applies) {
+      const workspace = plantedWorkspace();
+      const child = await runChild(
+        'run-child.ts',
+        [workspace.configPath, 'crash', 'kill', step],
+        CHILD_TIMEOUT_MS,
+      );
+      crashed.push({ step, workspace, child });
+    }
+    const readers = [
+      async (workspace: Workspace) => {
+        const run = await runCliCaptured(
+          ['--config', workspace.configPath, '--json', 'memory', 'show', 'crash'],
+          {
+            cwd: workspace.root,
+          },
+        );
+        expect(run.code, run.stderr).toBe(0);
+      },
+      async (workspace: Workspace) => {
+        expect(await loadMemoryContext(workspace.space('crash').memoryDir)).toContain('<memory-context>');
+      },
+      async (workspace: Workspace) => {
+        const run = await runCliCaptured(['--config', workspace.configPath, '--json', 'status', 'crash'], {
+          cwd: workspace.root,
+        });
+        expect(run.code, run.stderr).toBe(0);
+      },
+    ];
+    for (const [position, { step, workspace, child }] of crashed.entries()) {
+      const memoryDir = workspace.space('crash').memoryDir;
+      expect(child.signal, `${step}: ${child.stderr}`).toBe('SIGKILL');
+      // As the crash left it, before anyone recovers: every index line points at a fact that is there.
+      expect(danglingIndexLinks(memoryDir), step).toEqual([]);
+      // A reader (CLI memory show, the agent's loadMemoryContext, status) finishes the transaction first.
+      await readers[position % readers.length]!(workspace);
+      const check = await checkMemory(memoryDir);
+      expect(check.problems, step).toEqual([]);
+      expect(check.activeTitles, step).toEqual(EXPECTED_TITLES);
+      expect(check.ledgerSessions, step).toHaveLength(ALL_SESSIONS);
+      expect(check.runs, step).toBe(1);
+      expect(existsSync(join(memoryDir, LOCK_FILE)), `${step}: lock released`).toBe(false);
+    }
+    expect(crashed.length).toBeGreaterThanOrEqual(3);
+  }, 900_000);
 });

@@ -10,6 +10,9 @@ function describeSummary(summary: RunSummary): string {
   if (summary.status === 'skipped') {
     return `space ${summary.spaceId}: skipped, ${summary.reason ?? 'nothing to do'}; nothing written (--force skips the time and session gates)`;
   }
+  if (summary.status === 'lock-lost') {
+    return `space ${summary.spaceId}: run ${summary.runId} lost its lock, ${summary.reason ?? 'it was taken over'}`;
+  }
   const lines = [
     summary.status === 'dry-run'
       ? `space ${summary.spaceId}: dry run in ${formatDuration(summary.durationMs)}, nothing written`
@@ -46,7 +49,12 @@ function describeOutcome(outcome: QueuedOutcome): string {
         : '')
     );
   }
-  return `space ${outcome.spaceId}: failed, ${outcome.error.message}\n  nothing was written; its sessions stay pending for the next run`;
+  // After its commit point a run's memory is partly in place, never "nothing written" (transaction.ts).
+  const written =
+    outcome.error.name === 'CommitIncompleteError'
+      ? 'the run is committed but not fully in place; the next dreamd command that reads this memory finishes it'
+      : 'nothing was written; its sessions stay pending for the next run';
+  return `space ${outcome.spaceId}: failed, ${outcome.error.message}\n  ${written}`;
 }
 
 export const registerConsolidate: CommandRegistrar = (program, context) => {

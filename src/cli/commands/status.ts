@@ -59,6 +59,9 @@ function describeStatus(status: SpaceStatus): string {
   for (const broken of status.broken) lines.push(`  broken     ${broken.file}: ${broken.reason}`);
   for (const problem of status.memory) lines.push(`  memory     ${problem.file}: ${problem.reason}`);
   if (status.error !== null) lines.push(`  error      ${status.error}`);
+  if (status.storage !== null) lines.push(`  storage    ${status.storage}`);
+  if (status.recovery !== null) lines.push(`  recovery   ${status.recovery}`);
+  for (const progress of status.inProgress) lines.push(`  progress   ${progress}`);
   return lines.join('\n');
 }
 

@@ -1,0 +1,137 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { spaceStatus } from '../../src/cli/space-status.js';
+import type { Config } from '../../src/config/schema.js';
+import { createConsolidator } from '../../src/consolidation/run.js';
+import type { RunRequest, RunSummary } from '../../src/core/run.js';
+import { listRuns, loadMemory, readLedger } from '../../src/memory/index.js';
+import { createModel } from '../../src/model/index.js';
+import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import { scriptedExtractor, type ScriptedFact } from '../../harness/scripted-extractor.js';
+import { createTestSpace, type TestSpace } from '../support/space.js';
+
+/**
+ * A session that needs more calls than `limits.maxCallsPerRun`: it is consolidated over several runs, part by
+ * part, its progress in the ledger; facts are credited to the session they came from; the runs continue
+ * without waiting for the gates and stop once it is done.
+ */
+
+const NOW = new Date('2026-11-29T12:00:00Z');
+const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
+const scheduled: RunRequest = { force: false, dryRun: false, trigger: 'schedule' };
+const MESSAGES = 300;
+
+const FACTS: ScriptedFact[] = [
+  {
+    trigger: 'my cat is called Pixel',
+    type: 'user',
+    title: 'Cat named Pixel',
+    body: 'The user has a cat named Pixel.',
+  },
+  {
+    trigger: 'we deploy on Fridays',
+    type: 'project',
+    title: 'Deploys on Fridays',
+    body: 'The team deploys on Fridays.',
+  },
+  {
+    trigger: 'I play chess online',
+    type: 'user',
+    title: 'Plays chess online',
+    body: 'The user plays chess online.',
+  },
+  {
+    trigger: 'the wiki is on Confluence',
+    type: 'reference',
+    title: 'Wiki on Confluence',
+    body: 'The team wiki is on Confluence.',
+  },
+];
+
+let server: FakeAnthropicServer;
+beforeEach(async () => {
+  server = await startFakeAnthropicServer();
+  server.setDefault(scriptedExtractor(FACTS));
+});
+afterEach(async () => {
+  await server.close();
+});
+
+function writeNative(test: TestSpace, id: string, lines: readonly string[]): void {
+  const messages = lines.map((line, index) => ({
+    role: index % 2 === 0 ? 'user' : 'assistant',
+    ts: `2026-11-20T10:00:${String(index % 60).padStart(2, '0')}Z`,
+    content: line,
+  }));
+  writeFileSync(
+    join(test.space.sessionsDir, `${id}.json`),
+    JSON.stringify({ id, startedAt: '2026-11-20T10:00:00Z', endedAt: '2026-11-20T12:00:00Z', messages }),
+  );
+}
+
+function smallLimits(config: Config): Config {
+  // About 40 messages a call and 2 calls a run: the big session needs 4 runs or so.
+  return { ...config, limits: { ...config.limits, digestTokensPerCall: 600, maxCallsPerRun: 2 } };
+}
+
+describe('a session bigger than a run', () => {
+  it('is consolidated part by part over several runs, with each fact credited to its own session', async () => {
+    const test = createTestSpace({ modelUrl: server.url });
+    const config = smallLimits(test.config);
+    const lines = Array.from({ length: MESSAGES }, (_, index) =>
+      index % 2 === 1
+        ? 'Noted.'
+        : `message ${index}: some ordinary talk about the weather and the week ahead`,
+    );
+    lines[10] = 'by the way my cat is called Pixel';
+    lines[150] = 'also we deploy on Fridays';
+    lines[290] = 'and I play chess online';
+    writeNative(test, 'big', lines);
+    writeNative(test, 'small', ['the wiki is on Confluence', 'Noted.']);
+    const consolidate = createConsolidator({
+      config,
+      model: () => createModel(config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
+      now: () => NOW,
+    });
+
+    const summaries: RunSummary[] = [await consolidate(test.space, forced)];
+    const afterFirst = await readLedger(test.space.memoryDir);
+    expect(afterFirst.sessions.big?.progress).toMatchObject({ part: 1, totalMessages: MESSAGES });
+    expect(afterFirst.sessions.big?.messageCount).toBeLessThan(MESSAGES);
+    expect(summaries[0]?.reason).toMatch(/session big part 1 of ~\d+/);
+    expect(summaries[0]?.notes?.join('\n')).toMatch(/session big part 1 of ~\d+/);
+    const status = await spaceStatus(test.space, { config, now: () => NOW });
+    expect(status.inProgress).toEqual([expect.stringMatching(/^session big part 1 of ~\d+ \(messages 0–/)]);
+
+    // Scheduled runs (gates not forced) continue it until it is done, then stop finding work.
+    for (let run = 0; run < 20; run += 1) {
+      const summary = await consolidate(test.space, scheduled);
+      summaries.push(summary);
+      if (summary.status !== 'completed') break;
+    }
+    const last = summaries.at(-1)!;
+    expect(last.status).toBe('skipped');
+    const working = summaries.slice(0, -1);
+    expect(working.length).toBeGreaterThanOrEqual(3);
+    expect(working.every((summary) => summary.status === 'completed' && summary.calls <= 2)).toBe(true);
+    expect(working.map((summary) => summary.reason ?? '').join('\n')).toMatch(/session big part 2 of ~\d+/);
+
+    const ledger = await readLedger(test.space.memoryDir);
+    expect(ledger.sessions.big).toMatchObject({ messageCount: MESSAGES });
+    expect(ledger.sessions.big?.progress).toBeUndefined();
+    expect(ledger.sessions.small).toBeDefined();
+    const facts = (await loadMemory(test.space.memoryDir)).facts.filter((fact) => fact.status === 'active');
+    expect(facts.map((fact) => [fact.title, fact.sources]).sort()).toEqual([
+      ['Cat named Pixel', ['big']],
+      ['Deploys on Fridays', ['big']],
+      ['Plays chess online', ['big']],
+      ['Wiki on Confluence', ['small']],
+    ]);
+    // Every run that worked is in the history, and the big session's messages were each sent once or so:
+    // no run resent what an earlier one consolidated.
+    expect(await listRuns(test.space.memoryDir)).toHaveLength(working.length);
+    const sentPixel = server.requests.filter((request) => request.prompt.includes('my cat is called Pixel'));
+    expect(sentPixel).toHaveLength(1);
+  });
+});
