@@ -13,6 +13,7 @@ import { measureDigestThroughput } from './figures/digest-throughput.js';
 import { measureIndexBuild } from './figures/index-build.js';
 import { measurePeakMemory } from './figures/peak-memory.js';
 import { measureQueueThroughput } from './figures/queue-throughput.js';
+import { measureReconcile } from './figures/reconcile.js';
 import { measureSchedulerTick } from './figures/scheduler-tick.js';
 import { describeMachine } from './machine.js';
 import { renderTable, writeResults, type Figure } from './report.js';
@@ -28,6 +29,7 @@ const STEP_KEYS = [
   'peak-memory',
   'index-build',
   'queue-throughput',
+  'reconcile',
 ] as const;
 type StepKey = (typeof STEP_KEYS)[number];
 
@@ -119,6 +121,7 @@ async function main(): Promise<void> {
   await step('queue-throughput', '6. queue throughput', () =>
     measureQueueThroughput({ runs: SIZES.queueRuns, workers: SIZES.queueWorkers, log }),
   );
+  await step('reconcile', '9. reconcile', () => measureReconcile(10_000, 50, SIZES.indexRounds));
 
   const durationSeconds = (performance.now() - started) / 1000;
   log(`\n${renderTable(figures)}\n`);
