@@ -17,11 +17,27 @@ import * as chrono from 'chrono-node';
 
 const DAY_MS = 86_400_000;
 
-/** Date words of each language that may start an expression chrono or the patterns below resolve. */
+/**
+ * What an expression of each language holds, tested before chrono runs (a sentence without it is skipped)
+ * and again on each result chrono returns (so skipping never changes the output). Plain words like "year",
+ * "spring" or "domingo" alone are not enough: each needs the word that makes it relative.
+ */
+const EN_WEEKDAY = String.raw`(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?`;
+const PT_WEEKDAY = String.raw`(?:segunda|ter[çc]a|quarta|quinta|sexta)(?:-feira)?|s[áa]bado|domingo`;
+const ES_WEEKDAY = String.raw`lunes|martes|mi[ée]rcoles|jueves|viernes|s[áa]bado|domingo`;
 const PREFILTERS = {
-  en: /\b(?:ago|tonight|night|weekends?|years?|(?:last|next|this|on) (?:mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\b|summer|winter|spring|autumn|fall)\b/i,
-  pt: /(?:^|[^\p{L}])(?:ontem|hoje|amanh[ãa]|anteontem|noite|semana|m[êe]s|ano|segunda|ter[çc]a|quarta|quinta|sexta|s[áa]bado|domingo|h[áa]|ver[ãa]o|inverno|primavera|outono)(?![\p{L}])/iu,
-  es: /(?:^|[^\p{L}])(?:ayer|hoy|mañana|anteayer|anoche|noche|semana|mes|año|lunes|martes|mi[ée]rcoles|jueves|viernes|s[áa]bado|domingo|hace|verano|invierno|primavera|otoño)(?![\p{L}])/iu,
+  en: new RegExp(
+    String.raw`\b(?:(?:last|next|this|past) (?:night|weekend|year|summer|winter|spring|autumn|fall|${EN_WEEKDAY})|on ${EN_WEEKDAY}|tonight|(?:this|tomorrow|yesterday) (?:morning|afternoon|evening)|(?:months?|years?|days|weeks) ago)\b`,
+    'i',
+  ),
+  pt: new RegExp(
+    String.raw`(?:^|[^\p{L}])(?:ontem|hoje|amanh[ãa]|anteontem|h[áa] \S+ (?:dias?|semanas?|m[êe]s|meses|anos?)|passad[oa]|que vem|pr[óo]xim[oa]|(?:no|na|o|a) (?:${PT_WEEKDAY}))(?![\p{L}])`,
+    'iu',
+  ),
+  es: new RegExp(
+    String.raw`(?:^|[^\p{L}])(?:ayer|hoy|mañana|anteayer|anoche|hace \S+ (?:d[íi]as?|semanas?|mes|meses|años?)|pasad[oa]|que viene|pr[óo]xim[oa]|(?:el|este) (?:${ES_WEEKDAY}))(?![\p{L}])`,
+    'iu',
+  ),
 } as const;
 
 const PARSERS = { en: chrono.en.casual, pt: chrono.pt.casual, es: chrono.es.casual } as const;
@@ -94,12 +110,23 @@ const MONTH_NAME =
 /** A modifier written after a Portuguese or Spanish weekday ("sexta-feira passada"), part of the expression. */
 const TRAILING_MODIFIER = /^\s+(?:passad[oa]|pasad[oa]|que vem|que viene)(?![\p{L}])/iu;
 
-/** What one chrono result becomes, or undefined to leave it as written. */
-function fromChrono(text: string, result: chrono.ParsedResult, offset: number, context: DateContext) {
-  const start = offset + result.index;
-  const trailing = TRAILING_MODIFIER.exec(text.slice(start + result.text.length));
+/**
+ * What one chrono result of `language` becomes, or undefined to leave it as written. `sentence` is where the
+ * result was found (offset: where it starts in `text`).
+ */
+function fromChrono(
+  text: string,
+  sentence: { readonly start: number; readonly end: number },
+  language: Language,
+  result: chrono.ParsedResult,
+  context: DateContext,
+) {
+  const start = sentence.start + result.index;
+  const trailing = TRAILING_MODIFIER.exec(text.slice(start + result.text.length, sentence.end));
   const end = start + result.text.length + (trailing?.[0].length ?? 0);
   const expression = result.text;
+  const region = text.slice(Math.max(sentence.start, start - 14), Math.min(sentence.end, end + 14));
+  if (!PREFILTERS[language].test(region)) return undefined;
   const known = result.start;
   // Absolute dates stay as written: a year, a numeric date or a month name in the expression itself.
   if (/\d{4}|\d{1,2}[/.-]\d{1,2}/u.test(expression) || MONTH_NAME.test(expression)) return undefined;
@@ -268,7 +295,8 @@ function inSentence(whole: string, sentence: string, offset: number, context: Da
   for (const language of Object.keys(PREFILTERS) as Language[]) {
     if (!PREFILTERS[language].test(sentence)) continue;
     for (const result of PARSERS[language].parse(sentence, reference)) {
-      const item = fromChrono(whole, result, offset, context);
+      const span = { start: offset, end: offset + sentence.length };
+      const item = fromChrono(whole, span, language, result, context);
       if (item !== undefined) found.push(item);
     }
   }
