@@ -40,9 +40,17 @@ const PREFILTERS = {
   ),
 } as const;
 
+/**
+ * A superset of the three {@link PREFILTERS} as one scan without the `u` flag (several times cheaper than the
+ * three Unicode scans): most texts of a digest hold none of these and cost only this.
+ */
+const QUICK =
+  /ago|tonight|tomorrow |yesterday |last |next |this |past |on (?:mon|tue|wed|thu|fri|sat|sun)|ontem|hoje|amanh|h[áa] |passad|que vem|pr[óo]xim|domingo|segunda|ter[çc]a|quarta|quinta|sexta|s[áa]bado|ayer|hoy|mañana|anoche|hace |pasad|que viene|lunes|martes|mi[ée]rcoles|jueves|viernes/i;
+
 const PARSERS = { en: chrono.en.casual, pt: chrono.pt.casual, es: chrono.es.casual } as const;
 
 type Language = keyof typeof PREFILTERS;
+const PREFILTERS_LIST = Object.values(PREFILTERS);
 
 /** Words that tell a weekday or period to look back or ahead, in the expression or right around it. */
 const BACK = /\b(?:last|past)\b|passad[oa]|pasad[oa]/iu;
@@ -319,12 +327,14 @@ const SENTENCE = /[^.!?\n]*(?:[.!?\n]+|$)/gu;
  * change the result).
  */
 export function resolveWithChrono(text: string, context: DateContext, prefilter = true): string {
-  if (prefilter && !Object.values(PREFILTERS).some((pattern) => pattern.test(text))) return text;
+  if (prefilter && !QUICK.test(text)) return text;
   const found: Found[] = [];
   for (const match of text.matchAll(SENTENCE)) {
     const sentence = match[0];
     if (sentence === '') continue;
-    if (prefilter && !Object.values(PREFILTERS).some((pattern) => pattern.test(sentence))) continue;
+    if (prefilter && !(QUICK.test(sentence) && PREFILTERS_LIST.some((pattern) => pattern.test(sentence)))) {
+      continue;
+    }
     found.push(...inSentence(text, sentence, match.index ?? 0, context));
   }
   if (found.length === 0) return text;
