@@ -128,6 +128,8 @@ const detailCache = new WeakMap<FactText, FactDetails>();
  * passes {@link FEATURES_BY_TEXT_KEPT} entries (about 0.5 KB each: 25 MB at most).
  */
 const featuresByText = new Map<string, FactFeatures>();
+/** The same for {@link detailsOf}, for the facts candidates are compared with. */
+const detailsByText = new Map<string, FactDetails>();
 const FEATURES_BY_TEXT_KEPT = 50_000;
 
 /** The indexed features of a fact or candidate, computed on first use and cached for the life of the object. */
@@ -151,6 +153,7 @@ export function featuresOf(text: FactText): FactFeatures {
 /** Empties the cache of features by text (a host short of memory; a benchmark measuring a cold run). */
 export function forgetFeatures(): void {
   featuresByText.clear();
+  detailsByText.clear();
 }
 
 /** Distinct items of a short list, without building a set (facts hold a few dozen words). */
@@ -165,13 +168,18 @@ function distinctCount(words: readonly string[]): number {
 /** The comparison details of a fact or candidate, computed on first use and cached like {@link featuresOf}. */
 export function detailsOf(text: FactText): FactDetails {
   let details = detailCache.get(text);
+  if (details !== undefined) return details;
+  const textKey = `${text.title}\u0000${text.body}\u0000${text.why ?? ''}\u0000${text.howToApply ?? ''}`;
+  details = detailsByText.get(textKey);
   if (details === undefined) {
     details = {
       ...wordsAndPairs([text.title, text.body]),
       ...namesAndNumbers([text.title, text.body, text.why ?? '', text.howToApply ?? '']),
     };
-    detailCache.set(text, details);
+    if (detailsByText.size >= FEATURES_BY_TEXT_KEPT) detailsByText.clear();
+    detailsByText.set(textKey, details);
   }
+  detailCache.set(text, details);
   return details;
 }
 
