@@ -16,6 +16,7 @@ import { measureIndexBuild } from './figures/index-build.js';
 import { measurePeakMemory } from './figures/peak-memory.js';
 import { measureRealPeakMemory } from './figures/peak-memory-real.js';
 import { measureQueueThroughput } from './figures/queue-throughput.js';
+import { measureReconcile } from './figures/reconcile.js';
 import { measureSchedulerTick } from './figures/scheduler-tick.js';
 import { measureTopicRender } from './figures/topic-render.js';
 import { describeMachine } from './machine.js';
@@ -36,6 +37,7 @@ const STEP_KEYS = [
   'topic-render',
   'queue-throughput',
   'chat',
+  'reconcile',
 ] as const;
 type StepKey = (typeof STEP_KEYS)[number];
 
@@ -139,6 +141,7 @@ async function main(): Promise<void> {
     measureQueueThroughput({ runs: SIZES.queueRuns, workers: SIZES.queueWorkers, log }),
   );
   await step('chat', '9. dreamd chat: input per call, summariser characters', () => measureChatFigures(log));
+  await step('reconcile', '9. reconcile', () => measureReconcile(10_000, 50, SIZES.indexRounds));
 
   const durationSeconds = (performance.now() - started) / 1000;
   log(`\n${renderTable(figures)}\n`);

@@ -66,10 +66,13 @@ export function scriptedExtractor(
     for (const session of sessionsInPrompt(request.prompt)) {
       for (const fact of facts) {
         if (!matches(fact.trigger, session.text)) continue;
-        const replaces =
-          fact.replacesTitle !== undefined
-            ? index.filter((entry) => entry.title === fact.replacesTitle).map((entry) => entry.id)
-            : [];
+        const inMemory =
+          fact.replacesTitle === undefined
+            ? []
+            : index.filter((entry) => entry.title === fact.replacesTitle).map((entry) => entry.id);
+        // A fact returned earlier in this answer has no id yet: the model names its title.
+        const inAnswer = out.some((earlier) => (earlier as { title: string }).title === fact.replacesTitle);
+        const replaces = inMemory.length === 0 && inAnswer ? [fact.replacesTitle as string] : inMemory;
         out.push({
           type: fact.type,
           title: fact.title,
@@ -94,6 +97,8 @@ export const EXAMPLE_FACTS: readonly ScriptedFact[] = [
     type: 'user',
     title: 'Home address',
     body: 'Lives in Lisbon, Rua das Flores 28.',
+    // A model names the address in memory that this one contradicts, whichever is newer (sessions in any order).
+    replacesTitle: 'Home address',
   },
   {
     trigger: "don't eat spicy food",

@@ -10,6 +10,8 @@
  * all missing therefore scores low, which is what the minimum score of recall relies on.
  */
 
+import * as stopwords from 'stopword';
+
 /** BM25 term-frequency saturation. */
 export const BM25_K1 = 1.2;
 /** BM25 length normalisation. */
@@ -43,15 +45,75 @@ export function stem(word: string): string {
   return word;
 }
 
-/** Lower case, accents removed, split on anything that is not a letter or digit, stopwords dropped, stemmed. */
+/**
+ * Stop words of the other languages recall reads, from the `stopword` package (short lists of the commonest
+ * function words: 59 to 106 words each). A text drops the words of the language it uses most (see
+ * {@link tokenize}), never the union: German "war" or Spanish "son" are English content words.
+ */
+const OTHER_LANGUAGES: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  Object.entries({ por: stopwords.por, spa: stopwords.spa, fra: stopwords.fra, deu: stopwords.deu }).map(
+    ([language, words]) => [language, new Set(words.map(fold))],
+  ),
+);
+
+/** Han, Hiragana, Katakana and Hangul: scripts written without spaces between words. */
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
+
+function fold(word: string): string {
+  return word.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
+/** Overlapping pairs of characters ("名字是" → 名字, 字是); a lone character stays itself. */
+function bigrams(run: string): string[] {
+  const characters = [...run];
+  if (characters.length === 1) return characters;
+  const pairs: string[] = [];
+  for (let index = 0; index + 1 < characters.length; index += 1) {
+    pairs.push(`${characters[index]}${characters[index + 1]}`);
+  }
+  return pairs;
+}
+
+/** The language whose stop words the words hold most, when they hold at least one. */
+function mostUsedLanguage(words: readonly string[]): ReadonlySet<string> | undefined {
+  let best: { words: ReadonlySet<string>; hits: number } | undefined;
+  for (const list of OTHER_LANGUAGES.values()) {
+    let hits = 0;
+    for (const word of words) if (list.has(word)) hits += 1;
+    if (hits > 0 && (best === undefined || hits > best.hits)) best = { words: list, hits };
+  }
+  return best?.words;
+}
+
+/**
+ * Words of a text for ranking: Unicode NFKD with accents removed ("Você" → "voce"), lower case, split on
+ * anything that is not a letter or digit; runs of Chinese, Japanese or Korean characters split into
+ * overlapping character pairs (no spaces to split on: "名字" then matches inside "我的名字是"); English stop
+ * words dropped, and those of the text's own language when it is Portuguese, Spanish, French or German; English
+ * stemming ({@link stem}) on the rest.
+ */
 export function tokenize(text: string): string[] {
-  return text
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((word) => word.length >= 2 && !STOPWORDS.has(word))
-    .map(stem);
+  const words: string[] = [];
+  for (const part of fold(text).split(/[^\p{L}\p{N}]+/u)) {
+    if (part === '') continue;
+    if (!CJK.test(part)) {
+      words.push(part);
+      continue;
+    }
+    // A part may mix scripts ("iphone的"): CJK runs become pairs, the rest stays whole.
+    let last = 0;
+    for (const match of part.matchAll(CJK_RUN)) {
+      if (match.index > last) words.push(part.slice(last, match.index));
+      words.push(...bigrams(match[0]));
+      last = match.index + match[0].length;
+    }
+    if (last < part.length) words.push(part.slice(last));
+  }
+  const language = mostUsedLanguage(words);
+  return words
+    .filter((word) => (word.length >= 2 || CJK.test(word)) && !STOPWORDS.has(word) && !language?.has(word))
+    .map((word) => (CJK.test(word) ? word : stem(word)));
 }
 
 /** An index built once over a set of texts. */

@@ -18,10 +18,22 @@ export type { RecallDocument } from './recall-documents.js';
 /** Default number of results. */
 export const DEFAULT_RECALL_LIMIT = 5;
 /**
- * Default minimum score of a lexical (BM25, normalised 0..1) match: below it the query shares too little
- * with the fact. 0.2 ≈ one distinctive query word of three or four found once in an average fact.
+ * Default absolute minimum score of a lexical (BM25) match: none. A query in another language or with few
+ * words shared scores low in absolute terms and still names the right fact (seed 004's "Você sabe meu nome?"
+ * scores 0.09): results are cut relative to the best one ({@link DEFAULT_RELATIVE_MIN_SCORE}) and the weak ones
+ * flagged ({@link BM25_WEAK_SCORE}), never hidden by a fixed floor.
  */
-export const DEFAULT_BM25_MIN_SCORE = 0.2;
+export const DEFAULT_BM25_MIN_SCORE = 0;
+/**
+ * A lexical match under this normalised score is returned flagged `weak`: 0.2 ≈ one distinctive query word of
+ * three or four found once in an average fact.
+ */
+export const BM25_WEAK_SCORE = 0.2;
+/**
+ * Results scoring under this share of the best result are dropped: 0.25 keeps what shares the best hit's
+ * rarest word and drops what shares only a common one.
+ */
+export const DEFAULT_RELATIVE_MIN_SCORE = 0.25;
 /**
  * Default minimum cosine similarity of an embeddings match. 0.3 is the usual floor for general-purpose
  * embedding models, where unrelated sentences land between 0 and 0.25.
@@ -39,13 +51,17 @@ export interface RecallResult {
   readonly date: string;
   /** 0..1; BM25 normalised, or cosine similarity with embeddings. */
   readonly score: number;
+  /** True for a lexical match under {@link BM25_WEAK_SCORE}: the best there is, but little shared. */
+  readonly weak: boolean;
 }
 
 export interface RecallQueryOptions {
   /** Most results returned. Default 5. */
   readonly limit?: number;
-  /** Results under this score are dropped. Default 0.2 (BM25) or 0.3 (embeddings). */
+  /** Results under this absolute score are dropped. Default 0 (BM25) or 0.3 (embeddings). */
   readonly minScore?: number;
+  /** Results under this share of the best result's score are dropped. Default 0.25. */
+  readonly relativeMinScore?: number;
 }
 
 export type CreateRecallOptions = (
@@ -97,14 +113,53 @@ function rank(
   scores: readonly number[],
   options: RecallQueryOptions,
   minScore: number,
+  weakScore: number,
 ): RecallResult[] {
   const limit = options.limit ?? DEFAULT_RECALL_LIMIT;
   const floor = options.minScore ?? minScore;
+  const relative = options.relativeMinScore ?? DEFAULT_RELATIVE_MIN_SCORE;
+  const best = Math.max(0, ...scores);
   return documents
-    .map((document, i) => ({ ...document, score: scores[i] ?? 0 }))
-    .filter((result) => result.score >= floor && result.score > 0)
-    .sort((a, b) => b.score - a.score || b.date.localeCompare(a.date))
+    .map((document, i) => ({ ...document, score: scores[i] ?? 0, weak: (scores[i] ?? 0) < weakScore }))
+    .filter((result) => result.score > 0 && result.score >= floor && result.score >= relative * best)
+    .sort((a, b) => b.score - a.score || b.date.localeCompare(a.date) || a.id.localeCompare(b.id))
     .slice(0, Math.max(0, limit));
+}
+
+/** Lexical ranking of documents for a query: BM25 over title and text, cut as {@link rank} says. */
+export function searchDocuments(
+  documents: readonly RecallDocument[],
+  query: string,
+  options: RecallQueryOptions = {},
+): RecallResult[] {
+  const index = createBm25Index(documents.map((document) => `${document.title}\n${document.text}`));
+  return rank(documents, index.score(query), options, DEFAULT_BM25_MIN_SCORE, BM25_WEAK_SCORE);
+}
+
+/** One fact found by {@link searchFacts}. */
+export interface FactHit {
+  readonly fact: Fact;
+  /** Normalised BM25 score, 0..1. */
+  readonly score: number;
+  /** Under {@link BM25_WEAK_SCORE}. */
+  readonly weak: boolean;
+}
+
+/**
+ * The active facts most relevant to a text, best first: the same search as recall (Unicode words, CJK pairs,
+ * per-language stop words, no absolute floor), for callers that hold facts rather than a memory directory,
+ * such as choosing the "current memory" shown with a consolidation call. Default limit 5.
+ */
+export function searchFacts(
+  facts: readonly Fact[],
+  query: string,
+  options: RecallQueryOptions = {},
+): FactHit[] {
+  const byId = new Map(facts.map((fact) => [fact.id, fact]));
+  return searchDocuments(documentsFromFacts(facts), query, options).flatMap((result) => {
+    const fact = byId.get(result.id);
+    return fact === undefined ? [] : [{ fact, score: result.score, weak: result.weak }];
+  });
 }
 
 /**
@@ -124,9 +179,7 @@ export function createRecall(options: CreateRecallOptions): Recall {
     return {
       mode: 'lexical',
       async recall(query, queryOptions = {}) {
-        const documents = await loadDocuments();
-        const index = createBm25Index(documents.map((document) => `${document.title}\n${document.text}`));
-        return rank(documents, index.score(query), queryOptions, DEFAULT_BM25_MIN_SCORE);
+        return searchDocuments(await loadDocuments(), query, queryOptions);
       },
     };
   }
@@ -152,7 +205,7 @@ export function createRecall(options: CreateRecallOptions): Recall {
       const scores = documents.map((document) =>
         cosineSimilarity(queryVector, vectors.get(document.id) ?? []),
       );
-      return rank(documents, scores, queryOptions, DEFAULT_EMBEDDINGS_MIN_SCORE);
+      return rank(documents, scores, queryOptions, DEFAULT_EMBEDDINGS_MIN_SCORE, 0);
     },
   };
 }
@@ -165,7 +218,8 @@ export function formatRecallResults(query: string, results: readonly RecallResul
   return results
     .map(
       (result) =>
-        `[${result.id}] ${result.date} (score ${result.score.toFixed(2)}) ${result.title}\n${result.text}`,
+        `[${result.id}] ${result.date} (score ${result.score.toFixed(2)}${result.weak ? ', weak match' : ''}) ` +
+        `${result.title}\n${result.text}`,
     )
     .join('\n\n');
 }
@@ -177,8 +231,9 @@ export function createRecallTool(recall: Recall, defaults: RecallQueryOptions = 
     description:
       "Search this user's long-term memory (saved facts and notes) for what is relevant to a query, best " +
       'match first, each with its id and date. Use it when the user refers to the past or before giving ' +
-      'advice that may depend on their preferences. A weak match answers "nothing relevant": then ask, do not ' +
-      'guess. Memory is background to verify, newer statements from the user win.',
+      'advice that may depend on their preferences. A result marked "weak match" shares little with the ' +
+      'query: check it fits before relying on it; "nothing relevant" means ask, do not guess. Memory is ' +
+      'background to verify, newer statements from the user win.',
     input: z.object({
       query: z.string().min(1).describe('What you want to remember, in a few words.'),
       limit: z.int().min(1).max(20).optional().describe('Most results (default 5).'),

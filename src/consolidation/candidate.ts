@@ -4,7 +4,7 @@
  */
 import type { FactType } from '../memory/types.js';
 import { TITLE_MAX_CHARS, type ExtractedFact } from './extraction.js';
-import { exactKey, normalizeText } from './similarity.js';
+import { bodyKey, normalizeText } from './similarity.js';
 
 /** A candidate after cleaning: one-line title, trimmed text, valid date, sorted unique sources. */
 export interface Candidate {
@@ -17,6 +17,7 @@ export interface Candidate {
   readonly observed: string;
   readonly sources: readonly string[];
   readonly replaces: readonly string[];
+  /** Normalised body ({@link bodyKey}): equal keys are exact duplicates, whatever the type. */
   readonly key: string;
 }
 
@@ -65,7 +66,7 @@ export function clean(original: ExtractedFact, today: string): Candidate | strin
     observed: day > today ? today : day,
     sources: uniqueSorted(original.sources),
     replaces: uniqueSorted(original.replaces),
-    key: exactKey(original.type, body),
+    key: bodyKey(body),
   };
 }
 

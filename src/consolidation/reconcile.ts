@@ -1,18 +1,26 @@
-import type { Fact, FactType } from '../memory/types.js';
-import { clean, compareCandidates, compareStrings, uniqueSorted, type Candidate } from './candidate.js';
+import { FACT_TYPES, type Fact, type FactType } from '../memory/types.js';
+import {
+  allText,
+  clean,
+  compareCandidates,
+  compareStrings,
+  uniqueSorted,
+  type Candidate,
+} from './candidate.js';
 import type { ExtractedFact } from './extraction.js';
 
 export { cleanTitle, parseDay } from './candidate.js';
+import { looksLikeInstruction } from './injection.js';
+import { FactIndex } from './fact-index.js';
+import { detailsOf, featuresOf, sameNamesAndNumbers, sharedCount, type FactFeatures } from './features.js';
 import { screenCandidates } from './screen-candidates.js';
 import {
   NEAR_DUPLICATE_THRESHOLD,
   SAME_SUBJECT_MIN_TITLE_WORDS,
   SAME_SUBJECT_THRESHOLD,
-  exactKey,
+  jaccard,
   normalizeText,
-  textSimilarity,
-  titleSimilarity,
-  titleWordCount,
+  sequenceSimilarity,
 } from './similarity.js';
 
 /**
@@ -23,14 +31,18 @@ import {
  *   1. dropped: empty title or body, a date that is not a date, or a fact a person told dreamd to forget;
  *   2. quarantined: it carries a secret, reads as an instruction to an AI or to the memory system, or is a rule
  *      whose only evidence is text the agent read (see {@link screenCandidates});
- *   3. exact duplicate (same type, same normalised body) of an active fact: merged into it;
+ *   3. exact duplicate (same normalised body, same names and numbers) of an active fact: merged into it. The
+ *      same fact filed under another type is one fact too: it stays in the type of the earlier observation
+ *      (same day: the first of user, feedback, project, reference), whichever arrived first;
  *   4. `replaces` names facts that exist (followed to the newest fact of their supersede chain): the candidate
  *      becomes a new fact and they are superseded by it; if one of them was observed later than the candidate,
- *      the candidate is instead recorded as superseded by that newer fact (the newest observation wins);
- *   5. near duplicate (same type, {@link textSimilarity} ≥ {@link NEAR_DUPLICATE_THRESHOLD}) of an active fact:
- *      merged into it;
- *   6. same subject (same type, titles alike, see {@link SAME_SUBJECT_THRESHOLD}) but different content: the
- *      newer of the two stays active and the other is superseded by it;
+ *      the candidate is instead recorded as superseded by that newer fact (the newest observation wins). This is
+ *      the main signal: the model read both facts and said they are one subject. For a fact returned earlier in
+ *      the same answer, which has no id yet, the model names its exact title;
+ *   5. near duplicate (same type, word and word-pair similarity ≥ {@link NEAR_DUPLICATE_THRESHOLD}, same names
+ *      and numbers) of an active fact: merged into it;
+ *   6. same subject (same type, titles alike word for word in order, see {@link SAME_SUBJECT_THRESHOLD}, same
+ *      names and numbers) but different content: the newer of the two stays active and the other is superseded;
  *   7. otherwise: added.
  *
  * Merging unions the sources, keeps the earliest `observed` and the latest `updated`, and keeps the text of the
@@ -44,6 +56,10 @@ import {
  * Candidates are applied oldest first (then by a key made of their content), so a batch gives the same result in
  * any order, and runs over sessions in any order end with the same active facts (same types, titles, bodies and
  * rules; ids, sources and dates of the history may differ).
+ *
+ * "Same names and numbers" (`features.ts`): pure-code rules never join two facts that name different people,
+ * places, products or numbers. Time: each fact's features are computed once and the lookups go through
+ * `FactIndex`, so a reconcile is near-linear in the number of facts (`bench/figures/reconcile.ts`).
  */
 
 /** The part of a candidate the forgotten list is matched against. */
@@ -99,6 +115,12 @@ interface Text {
   readonly howToApply: string | undefined;
 }
 
+/**
+ * Least word Jaccard of a near duplicate worth scoring in full: the threshold less a margin of 0.1 for texts
+ * whose repeated words let pairs overlap a little more than words do.
+ */
+const NEAR_WORDS_BOUND = NEAR_DUPLICATE_THRESHOLD - 0.1;
+
 /** Longest supersede chain followed from an id in `replaces`; guards against a cycle in hand-edited files. */
 const MAX_CHAIN = 100;
 
@@ -151,45 +173,107 @@ function sameSources(a: readonly string[], b: readonly string[]): boolean {
 class FactSet {
   readonly facts = new Map<string, Fact>();
   readonly linked: { fact: Fact; handEdited: Fact }[] = [];
+  private readonly index: FactIndex;
+  /** Fact each candidate of this batch became, by type and normalised title: `replaces` may name a title. */
+  private readonly batchTitles = new Map<string, string>();
 
   constructor(
     existing: readonly Fact[],
+    candidates: readonly Candidate[],
     private readonly newId: () => string,
   ) {
-    for (const fact of existing) this.facts.set(fact.id, fact);
+    const words = new Set<string>();
+    const keys = new Set<string>();
+    for (const candidate of candidates) {
+      const features = featuresOf(candidate);
+      keys.add(features.key);
+      for (const word of features.words) words.add(word);
+    }
+    this.index = new FactIndex((id) => this.facts.get(id), { words, keys });
+    for (const fact of existing) {
+      this.facts.set(fact.id, fact);
+      this.index.add(fact);
+    }
   }
 
   apply(candidate: Candidate): void {
-    const active = [...this.facts.values()].filter(
-      (fact) => fact.status === 'active' && fact.type === candidate.type,
-    );
+    const features = featuresOf(candidate);
 
-    const exact = active.find((fact) => exactKey(fact.type, fact.body) === candidate.key);
-    if (exact !== undefined) return this.merge(exact, candidate);
+    const exact = this.exactDuplicate(candidate, features);
+    if (exact !== undefined) {
+      return exact.type === candidate.type || keepsItsType(exact, candidate)
+        ? this.merge(exact, candidate)
+        : this.moveToType(exact, candidate);
+    }
 
-    const targets = this.resolveReplaces(candidate.replaces);
+    const targets = this.resolveReplaces(candidate.type, candidate.replaces);
     if (targets.length > 0) return this.replace(targets, candidate, 'named');
 
-    const near = best(active, (fact) =>
-      textSimilarity([fact.title, fact.body], [candidate.title, candidate.body]),
-    );
-    if (near !== undefined && near.score >= NEAR_DUPLICATE_THRESHOLD) return this.merge(near.fact, candidate);
+    const near = this.nearDuplicate(candidate, features);
+    if (near !== undefined) return this.merge(near, candidate);
 
-    if (titleWordCount(candidate.title) >= SAME_SUBJECT_MIN_TITLE_WORDS) {
-      const subject = best(active, (fact) => titleSimilarity(fact.title, candidate.title));
-      if (subject !== undefined && subject.score >= SAME_SUBJECT_THRESHOLD) {
-        return this.replace([subject.fact], candidate, 'same-subject');
-      }
-    }
+    const subject = this.sameSubject(candidate, features);
+    if (subject !== undefined) return this.replace([subject], candidate, 'same-subject');
 
     this.create(candidate, undefined);
   }
 
-  /** Active facts named by `replaces`, each followed along its supersede chain to the newest; unknown ids ignored. */
-  private resolveReplaces(ids: readonly string[]): Fact[] {
+  /**
+   * An active fact with the same normalised body and the same names: of the candidate's type when there is one,
+   * else of any type (the same fact filed under two types is one fact).
+   */
+  private exactDuplicate(candidate: Candidate, features: FactFeatures): Fact | undefined {
+    const matches = this.index.exact(features.key).filter((fact) => sameNamesAndNumbers(fact, candidate));
+    const sameType = matches.filter((fact) => fact.type === candidate.type);
+    return best(sameType.length > 0 ? sameType : matches, () => 1)?.fact;
+  }
+
+  /** The most similar active fact of the type at or above the near-duplicate threshold, naming the same things. */
+  private nearDuplicate(candidate: Candidate, features: FactFeatures): Fact | undefined {
+    const found: Fact[] = [];
+    const scores = new Map<Fact, number>();
+    const own = detailsOf(candidate).words;
+    for (const fact of this.index.mayShare(candidate.type, 'words', features.words, NEAR_WORDS_BOUND)) {
+      const other = featuresOf(fact);
+      const shared = sharedCount(other.words, own);
+      const words = shared / (own.size + other.distinctWords - shared);
+      // The score is the mean of the word and the pair Jaccard. Two texts share fewer pairs than words (a shared
+      // pair needs two shared words), so the pair Jaccard stays under the word Jaccard but for repeated words:
+      // a word overlap under NEAR_WORDS_BOUND cannot reach the threshold, and the pairs are not computed.
+      if (words < NEAR_WORDS_BOUND) continue;
+      const score = (words + jaccard(detailsOf(candidate).pairs, detailsOf(fact).pairs)) / 2;
+      if (score < NEAR_DUPLICATE_THRESHOLD || !sameNamesAndNumbers(candidate, fact)) continue;
+      found.push(fact);
+      scores.set(fact, score);
+    }
+    return best(found, (fact) => scores.get(fact) ?? 0)?.fact;
+  }
+
+  /** The active fact of the type whose title matches (in order), naming the same things; see the module comment. */
+  private sameSubject(candidate: Candidate, features: FactFeatures): Fact | undefined {
+    if (new Set(features.titleWords).size < SAME_SUBJECT_MIN_TITLE_WORDS) return undefined;
+    const found: Fact[] = [];
+    const scores = new Map<Fact, number>();
+    // A title scoring SAME_SUBJECT_THRESHOLD (0.8) shares at least two thirds of the candidate's title words.
+    for (const fact of this.index.mayShare(candidate.type, 'title', features.titleWords, 2 / 3)) {
+      const other = featuresOf(fact);
+      const score = sequenceSimilarity(features.titleWords, other.titleWords);
+      if (score < SAME_SUBJECT_THRESHOLD || !sameNamesAndNumbers(candidate, fact)) continue;
+      found.push(fact);
+      scores.set(fact, score);
+    }
+    return best(found, (fact) => scores.get(fact) ?? 0)?.fact;
+  }
+
+  /**
+   * Active facts named by `replaces`, each followed along its supersede chain to the newest; unknown ids ignored.
+   * An entry that is no id but the exact title of a fact of the same type returned earlier in this batch names
+   * that fact (the model cannot know the id of a fact it is returning in the same answer).
+   */
+  private resolveReplaces(type: FactType, ids: readonly string[]): Fact[] {
     const heads = new Map<string, Fact>();
     for (const id of ids) {
-      let fact = this.facts.get(id);
+      let fact = this.facts.get(id) ?? this.facts.get(this.batchTitles.get(titleKey(type, id)) ?? '');
       for (let step = 0; fact !== undefined && fact.status === 'superseded' && step < MAX_CHAIN; step += 1) {
         fact = fact.supersededBy === undefined ? undefined : this.facts.get(fact.supersededBy);
       }
@@ -226,23 +310,25 @@ class FactSet {
    * text when there is one, else recorded as a new superseded fact.
    */
   private recordStale(candidate: Candidate, newer: Fact): void {
-    const trace = [...this.facts.values()].find(
-      (fact) =>
-        fact.status === 'superseded' &&
-        fact.supersededBy === newer.id &&
-        fact.type === candidate.type &&
-        (exactKey(fact.type, fact.body) === candidate.key ||
-          textSimilarity([fact.title, fact.body], [candidate.title, candidate.body]) >=
-            NEAR_DUPLICATE_THRESHOLD),
-    );
+    const features = featuresOf(candidate);
+    const trace = this.index.supersededBy(newer.id).find((fact) => {
+      if (fact.type !== candidate.type) return false;
+      const other = featuresOf(fact);
+      if (!sameNamesAndNumbers(candidate, fact)) return false;
+      if (other.key === features.key) return true;
+      const pairs = jaccard(detailsOf(candidate).pairs, detailsOf(fact).pairs);
+      const score = (jaccard(detailsOf(candidate).words, detailsOf(fact).words) + pairs) / 2;
+      return score >= NEAR_DUPLICATE_THRESHOLD;
+    });
     if (trace !== undefined) return this.merge(trace, candidate);
     this.create(candidate, newer);
   }
 
   private merge(fact: Fact, candidate: Candidate): void {
+    this.batchTitles.set(titleKey(candidate.type, candidate.title), fact.id);
     const sources = uniqueSorted([...fact.sources, ...candidate.sources]);
     if (fact.editedByHand) {
-      if (!sameSources(sources, fact.sources)) this.facts.set(fact.id, { ...fact, sources });
+      if (!sameSources(sources, fact.sources)) this.put({ ...fact, sources });
       return;
     }
     const incoming = candidateText(candidate);
@@ -261,11 +347,35 @@ class FactSet {
       !sameSources(sources, fact.sources) ||
       next.observed !== fact.observed ||
       next.updated !== fact.updated;
-    if (changed) this.facts.set(fact.id, next);
+    if (changed) this.put(next);
+  }
+
+  /**
+   * The candidate says what `fact` says under another type, and its type is the one to keep (see
+   * {@link keepsItsType}): a fact of the candidate's type takes over the sources and dates of both and
+   * supersedes `fact`, so one fact remains, in the same type whatever order the two arrived in.
+   */
+  private moveToType(fact: Fact, candidate: Candidate): void {
+    const created = this.create(candidate, undefined);
+    const incoming = candidateText(candidate);
+    const existing = textOf(fact);
+    const text = outranks(existing, incoming) ? existing : incoming;
+    const moved: Fact = {
+      ...created,
+      title: text.title,
+      body: text.body,
+      why: text.why,
+      howToApply: text.howToApply,
+      sources: uniqueSorted([...fact.sources, ...candidate.sources]),
+      observed: fact.observed < candidate.observed ? fact.observed : candidate.observed,
+      updated: fact.updated > candidate.observed ? fact.updated : candidate.observed,
+    };
+    this.put(moved);
+    this.supersede(fact, moved);
   }
 
   private supersede(fact: Fact, by: Fact): void {
-    this.facts.set(fact.id, { ...fact, status: 'superseded', supersededBy: by.id, supersededOn: by.updated });
+    this.put({ ...fact, status: 'superseded', supersededBy: by.id, supersededOn: by.updated });
   }
 
   /** A new fact from the candidate: active, or already superseded by `supersededBy` when it is stale. */
@@ -285,8 +395,15 @@ class FactSet {
       supersededOn: supersededBy?.updated,
       editedByHand: false,
     };
-    this.facts.set(fact.id, fact);
+    this.put(fact);
+    this.batchTitles.set(titleKey(candidate.type, candidate.title), fact.id);
     return fact;
+  }
+
+  /** Stores a new version of a fact and keeps the indexes in step. */
+  private put(fact: Fact): void {
+    this.facts.set(fact.id, fact);
+    this.index.add(fact);
   }
 
   private freshId(): string {
@@ -298,6 +415,22 @@ class FactSet {
   }
 }
 
+function titleKey(type: FactType, title: string): string {
+  return `${type}\n${normalizeText(title)}`;
+}
+
+/**
+ * Of an exact duplicate filed under another type, whether the existing fact keeps its type: the type of the
+ * earlier observation wins, on the same day the first in `FACT_TYPES` order; a fact edited by hand always keeps
+ * its own. Either way the choice depends only on the two facts, never on which arrived first.
+ */
+function keepsItsType(fact: Fact, candidate: Candidate): boolean {
+  if (fact.editedByHand || fact.observed !== candidate.observed) {
+    return fact.editedByHand || fact.observed < candidate.observed;
+  }
+  return FACT_TYPES.indexOf(fact.type) <= FACT_TYPES.indexOf(candidate.type);
+}
+
 /** The highest-scoring fact; ties go to the smaller normalised text, so the pick never depends on order. */
 function best(
   facts: readonly Fact[],
@@ -306,10 +439,9 @@ function best(
   let top: { fact: Fact; score: number; key: string } | undefined;
   for (const fact of facts) {
     const value = score(fact);
-    const key = `${normalizeText(fact.title)}\n${normalizeText(fact.body)}\n${fact.id}`;
-    if (top === undefined || value > top.score || (value === top.score && key < top.key)) {
-      top = { fact, score: value, key };
-    }
+    if (top !== undefined && value < top.score) continue;
+    const key = `${normalizeText(fact.title)}\n${normalizeText(fact.body)}\n${fact.type}\n${fact.id}`;
+    if (top === undefined || value > top.score || key < top.key) top = { fact, score: value, key };
   }
   return top === undefined ? undefined : { fact: top.fact, score: top.score };
 }
@@ -339,7 +471,7 @@ export function reconcile(input: ReconcileInput): ReconcileResult {
     accepted.push(cleaned);
   }
 
-  const set = new FactSet(input.existing, input.newId);
+  const set = new FactSet(input.existing, accepted, input.newId);
   for (const candidate of accepted.sort(compareCandidates)) set.apply(candidate);
 
   const before = new Map(input.existing.map((fact) => [fact.id, fact]));

@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 /**
  * Deterministic text similarity for deduplicating facts: no embeddings, no model call, same answer on every
  * machine. Text is normalised (Unicode NFKC, lower case, accents and punctuation removed), split into words,
- * common English stop words dropped and a plural "s" trimmed, then compared as sets.
+ * common English stop words dropped and a plural "s" trimmed, then compared as sets of words and word pairs
+ * (bodies) or as word sequences (titles).
  */
 
 /**
@@ -18,8 +19,10 @@ export const NEAR_DUPLICATE_THRESHOLD = 0.6;
 /**
  * Same-subject threshold on {@link titleSimilarity}: two facts of the same type whose titles score at or above
  * it (and have at least {@link SAME_SUBJECT_MIN_TITLE_WORDS} words) describe the same subject, so a newer one with
- * different content supersedes the older. 0.8 means, for the short titles facts have (2–6 words), "the same
- * words, give or take one in five".
+ * different content supersedes the older (when they name the same names and numbers, see `features.ts`). The
+ * score counts words in order, so for the short titles facts have (2–6 words) 0.8 means "the same words in the
+ * same order, give or take one in five": two-word titles must match exactly, and "Dog walker" never matches
+ * "Walker dog".
  */
 export const SAME_SUBJECT_THRESHOLD = 0.8;
 
@@ -81,8 +84,28 @@ const STOP_WORDS = new Set([
   'what',
 ]);
 
+/** Stop words, for callers that split text themselves (features.ts). */
+export function isStopWord(word: string): boolean {
+  return STOP_WORDS.has(word);
+}
+
+/** A plural "s" trimmed from words of more than three letters ("docs" → "doc", "class" stays). */
+export function trimPlural(word: string): string {
+  return word.length > 3 && word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word;
+}
+
+/** Any character outside printable ASCII, tab and newlines (no `u` flag: a plain scan of code units). */
+const NON_ASCII = /[^\t\n\r\x20-\x7e]/;
+
 /** Lower case, accents stripped, every run of non-letters/digits turned into one space, trimmed. */
 export function normalizeText(text: string): string {
+  // Printable ASCII has no accents and no letters beyond a-z: the same result without the Unicode passes,
+  // which cost three times as much (a reconcile normalises every fact of a space).
+  if (!NON_ASCII.test(text))
+    return text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, ' ')
+      .trim();
   return text
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
@@ -91,18 +114,17 @@ export function normalizeText(text: string): string {
     .trim();
 }
 
-function stem(word: string): string {
-  return word.length > 3 && word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word;
+/** Content words of a normalised text ({@link normalizeText}), in order. */
+export function contentWordsOfNormalized(normalized: string): string[] {
+  if (normalized === '') return [];
+  const words: string[] = [];
+  for (const word of normalized.split(' ')) if (!STOP_WORDS.has(word)) words.push(trimPlural(word));
+  return words;
 }
 
 /** Content words of a text in order (normalised, stop words dropped, plural "s" trimmed). */
 export function contentWords(text: string): string[] {
-  const normalized = normalizeText(text);
-  if (normalized === '') return [];
-  return normalized
-    .split(' ')
-    .filter((word) => !STOP_WORDS.has(word))
-    .map(stem);
+  return contentWordsOfNormalized(normalizeText(text));
 }
 
 /** |a ∩ b| / |a ∪ b|; two empty sets score 0 (nothing to say they are the same). */
@@ -120,7 +142,7 @@ function bigrams(words: readonly string[]): string[] {
 }
 
 /** The words and word pairs of each part; pairs never span two parts (title and body stay apart). */
-function features(parts: readonly string[]): { words: Set<string>; pairs: Set<string> } {
+export function wordsAndPairs(parts: readonly string[]): { words: Set<string>; pairs: Set<string> } {
   const words = new Set<string>();
   const pairs = new Set<string>();
   for (const part of parts) {
@@ -137,14 +159,35 @@ function features(parts: readonly string[]): { words: Set<string>; pairs: Set<st
  * rewording too hard; the mean keeps both in view. Each argument is a list of parts (e.g. title and body).
  */
 export function textSimilarity(a: readonly string[], b: readonly string[]): number {
-  const left = features(a);
-  const right = features(b);
+  const left = wordsAndPairs(a);
+  const right = wordsAndPairs(b);
   return (jaccard(left.words, right.words) + jaccard(left.pairs, right.pairs)) / 2;
 }
 
-/** Jaccard over the content words of two titles. */
+/**
+ * Order-aware similarity of two word sequences, 0..1: 2 × (longest common subsequence) / (total length), the
+ * Dice coefficient over subsequences. Two empty sequences score 0.
+ */
+export function sequenceSimilarity(a: readonly string[], b: readonly string[]): number {
+  if (a.length === 0 || b.length === 0) return 0;
+  // One row of the classic LCS table at a time: titles are a few words, so this is a few dozen steps.
+  let previous = new Array<number>(b.length + 1).fill(0);
+  for (const word of a) {
+    const current = new Array<number>(b.length + 1).fill(0);
+    for (let index = 1; index <= b.length; index += 1) {
+      current[index] =
+        b[index - 1] === word
+          ? (previous[index - 1] ?? 0) + 1
+          : Math.max(previous[index] ?? 0, current[index - 1] ?? 0);
+    }
+    previous = current;
+  }
+  return (2 * (previous[b.length] ?? 0)) / (a.length + b.length);
+}
+
+/** {@link sequenceSimilarity} over the content words of two titles, in order. */
 export function titleSimilarity(a: string, b: string): number {
-  return jaccard(new Set(contentWords(a)), new Set(contentWords(b)));
+  return sequenceSimilarity(contentWords(a), contentWords(b));
 }
 
 /** Number of distinct content words of a title. */
@@ -153,7 +196,15 @@ export function titleWordCount(title: string): number {
 }
 
 /**
- * Hash of the normalised text of a fact: two facts with the same key are exact duplicates whatever their
+ * The normalised body of a fact: two facts with the same key say the same thing whatever their type, spacing,
+ * case, punctuation or accents (the same fact filed under two types is one fact).
+ */
+export function bodyKey(body: string): string {
+  return normalizeText(body);
+}
+
+/**
+ * Hash of the type and normalised text of a fact: two facts with the same key are exact duplicates whatever their
  * spacing, case, punctuation or accents. The title is left out: the same body under two titles is one fact.
  */
 export function exactKey(type: string, body: string): string {

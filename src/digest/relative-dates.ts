@@ -16,7 +16,13 @@
  *   otherwise back (1–7 days), since transcripts mostly report what happened.
  * - last week / this week / next week: "[week of <Monday>]". last month / this month / next month: "[YYYY-MM]".
  * An expression already followed by a bracketed date is left alone, so resolving twice changes nothing.
+ *
+ * Then `chrono-dates.ts` (chrono-node) resolves the rest, in English, Portuguese and Spanish: abbreviated
+ * weekdays, weekends, years, nights, seasons, "N months ago", "a few days ago", "há 3 dias", "ontem",
+ * "el viernes pasado" … Expressions neither knows are left as written.
  */
+
+import { resolveWithChrono } from './chrono-dates.js';
 
 const DAY_MS = 86_400_000;
 
@@ -144,9 +150,9 @@ function expressionBefore(text: string, from: number, anchorEnd: number): RegExp
   return null;
 }
 
-/** A cue earlier in the sentence that "on <weekday>" looks ahead. */
+/** A cue in the sentence that "on <weekday>" looks ahead ("on Sunday I am going to the beach"). */
 const FUTURE_CUE =
-  /\b(?:will|shall|won't|going to|gonna|plan(?:ning)? to|want to|need to|have to|should|until|till|by|before|next|upcoming)\b|'ll\b/i;
+  /\b(?:will|shall|won't|going to|gonna|plan(?:ning)? to|want to|need to|have to|should|until|till|by|before|next|upcoming|(?:am|are|is) (?:going|leaving|flying|driving|meeting|visiting|coming|starting|moving|travell?ing|getting|having|seeing|taking))\b|'(?:ll|m going|re going|s going)\b/i;
 
 /** Characters looked back for a tense cue, within the same sentence. */
 const TENSE_LOOKBACK_CHARS = 80;
@@ -210,10 +216,16 @@ function toCount(word: string): number {
   return NUMBER_WORDS[word.toLowerCase()] ?? Number(word);
 }
 
-function isFutureSentence(text: string, offset: number): boolean {
+/**
+ * Whether the sentence around an expression (from `offset` to `end`) speaks of the future: a future cue in the
+ * same sentence, before it or after it, each side looked at for {@link TENSE_LOOKBACK_CHARS} characters.
+ */
+export function isFutureSentence(text: string, offset: number, end = offset): boolean {
   const before = text.slice(Math.max(0, offset - TENSE_LOOKBACK_CHARS), offset);
-  const sentence = before.split(/[.!?]\s/).at(-1) ?? before;
-  return FUTURE_CUE.test(sentence);
+  const sentenceBefore = before.split(/[.!?]\s/).at(-1) ?? before;
+  const after = text.slice(end, end + TENSE_LOOKBACK_CHARS);
+  const sentenceAfter = after.split(/[.!?](?:\s|$)/)[0] ?? after;
+  return FUTURE_CUE.test(sentenceBefore) || FUTURE_CUE.test(sentenceAfter);
 }
 
 function resolveWeekday(reference: Day, word: string, target: number, future: boolean): Day {
@@ -271,10 +283,15 @@ function resolveExpression(
  * Returns `text` unchanged when the reference date cannot be read.
  */
 export function resolveRelativeDates(text: string, referenceDate: string): string {
-  ANCHOR.lastIndex = 0;
-  if (!ANCHOR.test(text)) return text;
   const reference = referenceDay(referenceDate);
   if (reference === undefined) return text;
+  return resolveWithChrono(resolveEnglish(text, reference), { ms: reference.ms, isFuture: isFutureSentence });
+}
+
+/** The English expressions of the module comment, by the anchored search. */
+function resolveEnglish(text: string, reference: Day): string {
+  ANCHOR.lastIndex = 0;
+  if (!ANCHOR.test(text)) return text;
   // Same matches as `text.replace(EXPRESSION, …)`: every expression holds an anchor at or after its start,
   // and the first anchor after the last match is the first one any later expression can hold. `test`
   // leaves `lastIndex` at the anchor's end and builds no match array; the search reaches back from there.
@@ -285,8 +302,9 @@ export function resolveRelativeDates(text: string, referenceDate: string): strin
     if (match !== null) {
       const expression = match[0];
       const groups = match.groups ?? {};
-      const future = groups['weekdayWord']?.toLowerCase() === 'on' && isFutureSentence(text, match.index);
       const end = match.index + expression.length;
+      const future =
+        groups['weekdayWord']?.toLowerCase() === 'on' && isFutureSentence(text, match.index, end);
       resolved += `${text.slice(copied, end)} [${resolveExpression(reference, expression, groups, future)}]`;
       copied = end;
       ANCHOR.lastIndex = end;
@@ -296,17 +314,20 @@ export function resolveRelativeDates(text: string, referenceDate: string): strin
 }
 
 /**
- * The plain form of `resolveRelativeDates`: one `replace` over the whole text, trying every word. Same
- * output, several times slower on prose; the tests hold the anchored search to it.
+ * The plain form of `resolveRelativeDates`: one `replace` over the whole text, trying every word, then chrono
+ * over every sentence without the prefilter. Same output, several times slower on prose; the tests hold the
+ * anchored search and the prefilter to it.
  */
 export function resolveRelativeDatesPlainly(text: string, referenceDate: string): string {
   const reference = referenceDay(referenceDate);
   if (reference === undefined) return text;
-  return text.replace(EXPRESSION, (...args: unknown[]) => {
+  const english = text.replace(EXPRESSION, (...args: unknown[]) => {
     const match = args[0] as string;
     const offset = args[args.length - 3] as number;
     const groups = args[args.length - 1] as Record<string, string | undefined>;
-    const future = groups['weekdayWord']?.toLowerCase() === 'on' && isFutureSentence(text, offset);
+    const future =
+      groups['weekdayWord']?.toLowerCase() === 'on' && isFutureSentence(text, offset, offset + match.length);
     return `${match} [${resolveExpression(reference, match, groups, future)}]`;
   });
+  return resolveWithChrono(english, { ms: reference.ms, isFuture: isFutureSentence }, false);
 }

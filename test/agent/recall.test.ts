@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createBm25Index, stem, tokenize } from '../../src/agent/bm25.js';
 import { EmbeddingCacheFile } from '../../src/agent/embeddings.js';
 import { createMemoryTools } from '../../src/agent/memory-tools.js';
-import { createRecall, createRecallTool } from '../../src/agent/recall.js';
+import { createRecall, createRecallTool, formatRecallResults, searchFacts } from '../../src/agent/recall.js';
 import type { Fact } from '../../src/memory/types.js';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../harness/fake-openai-server.js';
 
@@ -101,6 +101,61 @@ describe('lexical recall (default)', () => {
     } finally {
       await rm(memoryDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('recall beyond English (seed 004)', () => {
+  const memory: Fact[] = [
+    fact('f-nome000001', 'Nome do usuário', 'O usuário se chama João e mora em Lisboa.'),
+    fact('f-comida0001', 'Comida preferida', 'O João adora bacalhau com natas.'),
+    fact('f-name000001', '用户的名字', '用户叫张伟，住在上海。'),
+    fact('f-tea0000001', '喜欢的饮料', '张伟每天喝绿茶。'),
+    fact('f-nombre0001', 'Nombre del usuario', 'El usuario se llama Lucía.'),
+    ...facts,
+  ];
+
+  it('answers "Você sabe meu nome?" with the name, which the old 0.2 floor hid', async () => {
+    const [best] = await createRecall({ facts: memory }).recall('Você sabe meu nome?');
+    expect(best).toMatchObject({ id: 'f-nome000001' });
+    expect(tokenize('Você sabe meu nome?')).toEqual(['sabe', 'nome']);
+  });
+
+  it('answers the same question in Chinese, split into character pairs', async () => {
+    const results = await createRecall({ facts: memory }).recall('你知道我的名字吗？');
+    expect(results[0]).toMatchObject({ id: 'f-name000001' });
+    expect(tokenize('名字是')).toEqual(['名字', '字是']);
+    expect((await createRecall({ facts: memory }).recall('绿茶'))[0]?.id).toBe('f-tea0000001');
+  });
+
+  it('answers in Spanish, with Spanish stop words dropped and accents folded', async () => {
+    expect((await createRecall({ facts: memory }).recall('¿Cómo se llama el usuario?'))[0]?.id).toBe(
+      'f-nombre0001',
+    );
+    expect(tokenize('¿Sabes cómo me llamo?')).toEqual(['sabe', 'llamo']);
+  });
+
+  it('keeps English behaviour: stop words and stemming', async () => {
+    expect(tokenize('The Cafés are deploying packages')).toEqual(['cafe', 'deploy', 'package']);
+    expect((await createRecall({ facts: memory }).recall('is spicy food ok?')).map((hit) => hit.id)).toEqual([
+      'f-aaaaaaaaaa',
+    ]);
+  });
+
+  it('flags a weak best match instead of hiding it, and drops what is weak next to the best', async () => {
+    const results = await createRecall({ facts: memory }).recall('onde mora o João hoje em dia');
+    expect(results[0]).toMatchObject({ id: 'f-nome000001' });
+    const weakest = results.at(-1)!;
+    expect(weakest.score).toBeGreaterThanOrEqual(0.25 * results[0]!.score);
+    const lone = await createRecall({ facts: memory }).recall('Lisboa weather forecast tomorrow morning');
+    expect(lone.map((hit) => [hit.id, hit.weak])).toEqual([['f-nome000001', true]]);
+    expect(formatRecallResults('Lisboa', lone)).toMatch(/weak match/);
+  });
+
+  it('exports the same search over facts for the consolidation side', () => {
+    const hits = searchFacts(memory, 'nome do usuário João', { limit: 2 });
+    expect(hits[0]?.fact.id).toBe('f-nome000001');
+    expect(hits.length).toBeLessThanOrEqual(2);
+    expect(searchFacts(memory, 'vim editor')).toEqual([]); // superseded facts are never found
   });
 });
 

@@ -4,6 +4,7 @@ import type { ExtractedFact } from '../../src/consolidation/extraction.js';
 import { cleanTitle, parseDay, reconcile, type ReconcileInput } from '../../src/consolidation/reconcile.js';
 import {
   NEAR_DUPLICATE_THRESHOLD,
+  SAME_SUBJECT_THRESHOLD,
   exactKey,
   normalizeText,
   textSimilarity,
@@ -117,10 +118,10 @@ describe('reconcile: the address change', () => {
     expect(result.facts).toHaveLength(2);
   });
 
-  it('also supersedes it when the model forgets `replaces` but the subject is the same', () => {
+  it('keeps both addresses when the model does not name `replaces`: code never joins two places', () => {
     const result = run([lisbon], [{ ...porto, replaces: [] }]);
-    expect(active(result.facts).map((item) => item.body)).toEqual([porto.body]);
-    expect(result.superseded.map((entry) => entry.fact.id)).toEqual(['f-lisbon0001']);
+    expect(active(result.facts).map((item) => item.body)).toEqual([lisbon.body, porto.body]);
+    expect(result.superseded).toEqual([]);
   });
 
   it('keeps the newer address when the older session arrives last', () => {
@@ -151,10 +152,8 @@ describe('reconcile: the address change', () => {
     });
     expect(result.superseded).toEqual([{ fact: stale, by: portoFact }]);
 
-    // The same without `replaces`, and a second late mention merges into the same trace.
-    const again = run(result.facts, [
-      { ...lateLisbon, replaces: [], observed: '2026-04-10', sources: ['s-april'] },
-    ]);
+    // A second late mention merges into the same trace.
+    const again = run(result.facts, [{ ...lateLisbon, observed: '2026-04-10', sources: ['s-april'] }]);
     expect(active(again.facts)).toEqual([portoFact]);
     expect(again.facts).toHaveLength(2);
     expect(again.facts.find((item) => item.status === 'superseded')?.sources).toEqual(['s-april', 's-march']);
@@ -297,12 +296,60 @@ describe('reconcile: duplicates', () => {
     expect(newer.updated).toHaveLength(1);
   });
 
-  it('does not merge facts of different types', () => {
+  it('merges the same fact filed under two types, in the type of the earlier observation, in either order', () => {
+    const asProject = candidate({
+      type: 'project',
+      title: 'Units',
+      body: 'Use metric units.',
+      observed: '2026-10-01',
+      sources: ['s-1'],
+    });
+    const asFeedback = candidate({
+      type: 'feedback',
+      title: 'Metric units',
+      body: 'Use metric units!',
+      observed: '2026-11-05',
+      sources: ['s-2'],
+    });
+    const forward = run(run([], [asProject]).facts, [asFeedback]);
+    const backward = run(run([], [asFeedback]).facts, [asProject]);
+    const together = run([], [asFeedback, asProject]);
+    for (const result of [forward, backward, together]) {
+      expect(active(result.facts)).toHaveLength(1);
+      expect(active(result.facts)[0]).toMatchObject({
+        type: 'project',
+        sources: ['s-1', 's-2'],
+        observed: '2026-10-01',
+        updated: '2026-11-05',
+      });
+    }
+    expect(activeContent(backward.facts)).toEqual(activeContent(forward.facts));
+    // Backward, the feedback fact came first: it is superseded by the one fact that remains, not deleted.
+    expect(backward.superseded.map((entry) => [entry.fact.type, entry.by.type])).toEqual([
+      ['feedback', 'project'],
+    ]);
+  });
+
+  it('on the same day keeps the first type of user, feedback, project, reference', () => {
     const result = run(
-      [fact({ id: 'f-aaaaaaaaaa', type: 'project', title: 'Units', body: 'Use metric units.' })],
-      [candidate({ type: 'feedback', title: 'Units', body: 'Use metric units.' })],
+      [fact({ id: 'f-ref0000001', type: 'reference', title: 'Docs', body: 'Docs live in the wiki.' })],
+      [candidate({ type: 'user', title: 'Docs', body: 'Docs live in the wiki.', observed: '2026-10-01' })],
     );
-    expect(result.facts).toHaveLength(2);
+    expect(active(result.facts).map((item) => item.type)).toEqual(['user']);
+  });
+
+  it('never moves a fact edited by hand to another type', () => {
+    const handEdited = fact({
+      id: 'f-hand0000002',
+      type: 'reference',
+      title: 'Docs',
+      body: 'Docs live in the wiki.',
+      observed: '2026-11-01',
+      updated: '2026-11-01',
+      editedByHand: true,
+    });
+    const result = run([handEdited], [candidate({ title: 'Docs', body: 'Docs live in the wiki.' })]);
+    expect(result.facts).toEqual([{ ...handEdited, sources: ['s-0', 's-1'] }]);
   });
 
   it('does not merge a reversal that shares every word', () => {
@@ -332,6 +379,112 @@ describe('reconcile: duplicates', () => {
     expect(result.facts[0]).toBe(other);
     expect(result.updated).toEqual([]);
     expect(result.added.map((item) => item.title)).toEqual(['Favourite language']);
+  });
+});
+
+describe('reconcile: never joins facts about different people, places, products or numbers', () => {
+  it("keeps one person's lost job apart from another's, whatever the titles", () => {
+    const melanie = fact({
+      id: 'f-melanie001',
+      title: 'Job loss',
+      body: 'Melanie lost her job at the bakery on Main Street in May.',
+    });
+    const caroline = candidate({
+      title: 'Job loss',
+      body: 'Caroline lost her job at the bakery on Main Street in May.',
+      observed: '2026-11-20',
+    });
+    // Near duplicates by their words, and the same title: only the names differ.
+    expect(
+      textSimilarity([melanie.title, melanie.body], [caroline.title, caroline.body]),
+    ).toBeGreaterThanOrEqual(NEAR_DUPLICATE_THRESHOLD);
+    const result = run([melanie], [caroline]);
+    expect(active(result.facts).map((item) => item.body)).toEqual([melanie.body, caroline.body]);
+    expect(result.superseded).toEqual([]);
+    expect(result.updated).toEqual([]);
+  });
+
+  it('keeps the same sentence about two people apart when only the titles name them', () => {
+    const result = run(
+      [fact({ id: 'f-melanie002', title: "Melanie's job", body: 'She lost her job at the bakery.' })],
+      [candidate({ title: "Caroline's job", body: 'She lost her job at the bakery.' })],
+    );
+    expect(active(result.facts)).toHaveLength(2);
+  });
+
+  it('still merges a rewording that names the same person', () => {
+    const result = run(
+      [fact({ id: 'f-melanie003', title: 'Job loss', body: 'Melanie lost her job at the bakery in May.' })],
+      [
+        candidate({
+          title: 'Job loss',
+          body: 'In May, Melanie lost her job at the bakery.',
+          observed: '2026-11-20',
+        }),
+      ],
+    );
+    expect(active(result.facts)).toHaveLength(1);
+    expect(result.facts[0]?.sources).toEqual(['s-0', 's-1']);
+  });
+
+  it('keeps two times that differ only in a number, unless the model names `replaces`', () => {
+    const nine = fact({
+      id: 'f-standup001',
+      type: 'project',
+      title: 'Standup time',
+      body: 'The team standup is at 9:30 in room 4.',
+    });
+    const ten = candidate({
+      type: 'project',
+      title: 'Standup time',
+      body: 'The team standup is at 10:30 in room 4.',
+      observed: '2026-11-20',
+    });
+    expect(active(run([nine], [ten]).facts)).toHaveLength(2);
+    const named = run([nine], [{ ...ten, replaces: ['f-standup001'] }]);
+    expect(active(named.facts).map((item) => item.body)).toEqual([ten.body]);
+  });
+
+  it('keeps two products under one title apart', () => {
+    const result = run(
+      [fact({ id: 'f-editor0002', title: 'Code editor', body: 'Uses Neovim for all editing.' })],
+      [candidate({ title: 'Code editor', body: 'Uses Helix for all editing.', observed: '2026-11-20' })],
+    );
+    expect(active(result.facts)).toHaveLength(2);
+  });
+
+  it('compares titles word for word in order: short titles with the same words are different subjects', () => {
+    expect(titleSimilarity('Work from home', 'Home from work')).toBeLessThan(SAME_SUBJECT_THRESHOLD);
+    expect(titleSimilarity('Dog walker', 'Walker dog')).toBeLessThan(SAME_SUBJECT_THRESHOLD);
+    expect(titleSimilarity('Usual coffee order', 'Coffee order')).toBeGreaterThanOrEqual(
+      SAME_SUBJECT_THRESHOLD,
+    );
+    const result = run(
+      [fact({ id: 'f-wfh0000001', title: 'Work from home', body: 'User works from home two days a week.' })],
+      [
+        candidate({
+          title: 'Home from work',
+          body: 'User gets home from work around seven.',
+          observed: '2026-11-20',
+        }),
+      ],
+    );
+    expect(active(result.facts)).toHaveLength(2);
+    expect(result.superseded).toEqual([]);
+  });
+
+  it('lets a newer value supersede an older one of the same subject when nothing named differs', () => {
+    const result = run(
+      [fact({ id: 'f-coffee0001', title: 'Coffee order', body: 'Orders a flat white with oat milk.' })],
+      [
+        candidate({
+          title: 'Coffee order',
+          body: 'Orders a double espresso, no sugar.',
+          observed: '2026-11-20',
+        }),
+      ],
+    );
+    expect(active(result.facts).map((item) => item.body)).toEqual(['Orders a double espresso, no sugar.']);
   });
 });
 
@@ -392,6 +545,23 @@ describe('reconcile: corrections', () => {
     expect(second.superseded.map((entry) => entry.fact.body)).toEqual([correction.body]);
   });
 
+  it('lets `replaces` name the title of a fact returned earlier in the same answer', () => {
+    const result = run(
+      [],
+      [
+        candidate({ title: 'Home address', body: lisbon.body, observed: '2026-03-02' }),
+        candidate({
+          title: 'Home address',
+          body: 'The user lives in Porto.',
+          observed: '2026-11-19',
+          replaces: ['Home address'],
+        }),
+      ],
+    );
+    expect(active(result.facts).map((item) => item.body)).toEqual(['The user lives in Porto.']);
+    expect(result.superseded.map((entry) => entry.fact.body)).toEqual([lisbon.body]);
+  });
+
   it('ignores ids in `replaces` that do not exist', () => {
     const result = run(
       [npmRule],
@@ -438,8 +608,21 @@ describe('reconcile: facts edited by hand', () => {
     expect(active(result.facts)).toHaveLength(2);
     expect(result.linked).toEqual([{ fact: result.added[0], handEdited }]);
     expect(result.superseded).toEqual([]);
-    // Same through the same-subject rule.
-    expect(run([handEdited], [{ ...porto, replaces: [] }]).linked).toHaveLength(1);
+  });
+
+  it('adds a same-subject fact next to a hand-edited one instead of superseding it', () => {
+    const coffee = fact({
+      id: 'f-hand000003',
+      title: 'Coffee order',
+      body: 'Orders a flat white with oat milk.',
+      editedByHand: true,
+    });
+    const result = run(
+      [coffee],
+      [candidate({ title: 'Coffee order', body: 'Orders a double espresso.', observed: '2026-11-20' })],
+    );
+    expect(result.linked).toEqual([{ fact: result.added[0], handEdited: coffee }]);
+    expect(active(result.facts)).toHaveLength(2);
   });
 });
 
@@ -581,6 +764,11 @@ describe('similarity', () => {
 interface Subject {
   readonly type: FactType;
   readonly title: string;
+  /**
+   * Whether code alone may let one value supersede another: only when the values name no different names or
+   * numbers. Addresses, dates and dashboards name places, numbers and products: only `replaces` joins them.
+   */
+  readonly settledByCode: boolean;
   /** Each value in two wordings: the wordings of a value are near duplicates, two values are not. */
   readonly values: readonly (readonly [string, string])[];
 }
@@ -590,6 +778,7 @@ const SUBJECTS: readonly Subject[] = [
   {
     type: 'user',
     title: 'Home address',
+    settledByCode: false,
     values: [
       ['The user lives at Rua Augusta 10, Lisbon.', 'The user lives at Rua Augusta 10 in Lisbon now.'],
       [
@@ -602,24 +791,27 @@ const SUBJECTS: readonly Subject[] = [
   {
     type: 'user',
     title: 'Coffee order',
+    settledByCode: true,
     values: [
-      ['Flat white with oat milk.', 'A flat white with oat milk, please.'],
-      ['Double espresso, no sugar.', 'Double espresso with no sugar at all.'],
-      ['Iced latte during the summer months.', 'An iced latte in the summer months.'],
+      ['Orders a flat white with oat milk.', 'Orders a flat white with oat milk, please.'],
+      ['Orders a double espresso, no sugar.', 'Orders a double espresso with no sugar at all.'],
+      ['Orders an iced latte during the summer months.', 'Orders an iced latte in the summer months.'],
     ],
   },
   {
     type: 'feedback',
     title: 'Package manager',
+    settledByCode: true,
     values: [
       ['Use npm to install dependencies.', 'Use npm to install all dependencies.'],
       ['Use pnpm for every install.', 'Use pnpm for every single install.'],
-      ['Prefer bun when scripts must be fast.', 'Prefer bun when the scripts must be fast.'],
+      ['Use bun when scripts must be fast.', 'Use bun when the scripts must be fast.'],
     ],
   },
   {
     type: 'project',
     title: 'Release date',
+    settledByCode: false,
     values: [
       ['Release 2.4 ships on 2026-12-04.', 'Release 2.4 ships on 2026-12-04 as planned.'],
       ['Release 2.4 moved to 2027-01-15.', 'Release 2.4 was moved to 2027-01-15.'],
@@ -629,6 +821,7 @@ const SUBJECTS: readonly Subject[] = [
   {
     type: 'reference',
     title: 'Checkout dashboard',
+    settledByCode: false,
     values: [
       [
         'Grafana board at https://grafana.example.com/d/checkout.',
@@ -737,7 +930,7 @@ describe('reconcile: order independence', () => {
     );
   });
 
-  it('keeps, for each subject, the value observed last', () => {
+  it('keeps, for each subject code may settle, the value observed last, and every value of the others', () => {
     fc.assert(
       fc.property(
         fc.array(observation, { minLength: 1, maxLength: 15 }),
@@ -749,6 +942,15 @@ describe('reconcile: order independence', () => {
             const kept = facts.filter((item) => item.title === subject.title);
             if (seen.length === 0) {
               expect(kept).toEqual([]);
+              continue;
+            }
+            if (!subject.settledByCode) {
+              // One fact per value seen, none superseded: without `replaces`, two places are two facts.
+              const values = [...new Set(seen.map((item) => item.value))].sort();
+              const keptValues = kept
+                .map((item) => subject.values.findIndex((wordings) => wordings.includes(item.body)))
+                .sort();
+              expect(keptValues).toEqual(values);
               continue;
             }
             const lastDay = Math.max(...seen.map((item) => item.day));

@@ -141,3 +141,103 @@ describe('resolveRelativeDates', () => {
     }
   });
 });
+
+// 2026-11-26 is a Thursday.
+const MORE_CASES: readonly (readonly [input: string, expected: string])[] = [
+  // Tense-aware weekdays, either side of the expression.
+  ['On Sunday I am going to the beach', 'On Sunday [2026-11-29] I am going to the beach'],
+  ["On Sunday I'm going to the beach", "On Sunday [2026-11-29] I'm going to the beach"],
+  ['On Sunday I went to the beach', 'On Sunday [2026-11-22] I went to the beach'],
+  // Abbreviated weekdays.
+  ['last Fri we met', 'last Fri [2026-11-20] we met'],
+  ['next Tue', 'next Tue [2026-12-01]'],
+  ['on Mon I rotated the keys', 'on Mon [2026-11-23] I rotated the keys'],
+  // Weekends, years, nights, seasons, counts of months, vague counts.
+  ['We met last weekend.', 'We met last weekend [weekend of 2026-11-21].'],
+  ['See you this weekend', 'See you this weekend [weekend of 2026-11-28]'],
+  ['last year was hard', 'last year [2025] was hard'],
+  ['next year', 'next year [2027]'],
+  ['last night I slept badly', 'last night [2026-11-25] I slept badly'],
+  ['last summer we went to Crete', 'last summer [summer 2026] we went to Crete'],
+  ['this winter', 'this winter [winter 2026-27]'],
+  ['3 months ago', '3 months ago [2026-08]'],
+  ['a few days ago', 'a few days ago [2026-11-23]'],
+  ['a couple of weeks ago', 'a couple of weeks ago [2026-11-12]'],
+  // Portuguese.
+  ['ontem fui ao cinema', 'ontem [2026-11-25] fui ao cinema'],
+  ['anteontem', 'anteontem [2026-11-24]'],
+  ['há 3 dias', 'há 3 dias [2026-11-23]'],
+  ['na semana passada', 'na semana passada [week of 2026-11-16]'],
+  ['no ano passado', 'no ano passado [2025]'],
+  ['mês passado', 'mês passado [2026-10]'],
+  ['sexta-feira passada', 'sexta-feira passada [2026-11-20]'],
+  ['na próxima segunda', 'na próxima segunda [2026-11-30]'],
+  ['no domingo vou à praia', 'no domingo [2026-11-29] vou à praia'],
+  ['no domingo fui à praia', 'no domingo [2026-11-22] fui à praia'],
+  // Spanish.
+  ['ayer fui al cine', 'ayer [2026-11-25] fui al cine'],
+  ['anoche', 'anoche [2026-11-25]'],
+  ['hace 3 días', 'hace 3 días [2026-11-23]'],
+  ['hace unos días', 'hace unos días [2026-11-23]'],
+  ['la semana pasada', 'la semana pasada [week of 2026-11-16]'],
+  ['el año pasado', 'el año pasado [2025]'],
+  ['el mes pasado', 'el mes pasado [2026-10]'],
+  ['el viernes pasado', 'el viernes pasado [2026-11-20]'],
+  ['el próximo lunes', 'el próximo lunes [2026-11-30]'],
+  ['el domingo voy a la playa', 'el domingo [2026-11-29] voy a la playa'],
+  // Left as written: absolute dates, habits, what nothing resolves.
+  ['March 3 is the day', 'March 3 is the day'],
+  ['the release is 2026-12-04', 'the release is 2026-12-04'],
+  ['Ele nasceu no ano 1990.', 'Ele nasceu no ano 1990.'],
+  ['Mondays are slow', 'Mondays are slow'],
+  ['some day we will see', 'some day we will see'],
+];
+
+describe('resolveRelativeDates beyond the English expressions (chrono-node)', () => {
+  it.each(MORE_CASES)('on 2026-11-26, "%s" becomes "%s"', (input, expected) => {
+    expect(resolveRelativeDates(input, '2026-11-26')).toBe(expected);
+  });
+
+  it('is idempotent in every language', () => {
+    for (const [input] of MORE_CASES) {
+      const once = resolveRelativeDates(input, '2026-11-26');
+      expect(resolveRelativeDates(once, '2026-11-26')).toBe(once);
+    }
+  });
+
+  it('finds with the prefilter what chrono finds in every sentence, whatever the words around', () => {
+    const pieces = [
+      ...MORE_CASES.map(([input]) => input),
+      'ontem',
+      'passada',
+      'pasado',
+      'el',
+      'no',
+      'domingo',
+      'Fri',
+      'weekend',
+      'ago',
+      'months',
+      'há',
+      'hace',
+      'dias',
+      '.',
+      '\n',
+      'the build',
+      'année',
+    ];
+    let state = 11;
+    const next = (limit: number): number => {
+      state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+      return (state >>> 8) % limit;
+    };
+    for (let sample = 0; sample < 300; sample += 1) {
+      let text = '';
+      const words = 1 + next(6);
+      for (let word = 0; word < words; word += 1) text += `${pieces[next(pieces.length)]} `;
+      expect(resolveRelativeDates(text, '2026-11-26'), JSON.stringify(text)).toBe(
+        resolveRelativeDatesPlainly(text, '2026-11-26'),
+      );
+    }
+  });
+});

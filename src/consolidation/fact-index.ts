@@ -1,0 +1,98 @@
+/**
+ * The lookups reconcile makes for each candidate, answered from indexes instead of a scan of every fact:
+ * active facts by normalised body (exact duplicates, any type), by content word and by title word (per type:
+ * near duplicates and same-subject matches only ever share a word), and superseded facts by the id of the fact
+ * that superseded them (traces of stale candidates). Each fact's features are computed once (`featuresOf`),
+ * so a reconcile of `c` candidates into `n` facts costs about `n` feature computations plus, per candidate, the
+ * facts that share one of its words, instead of `c × n` similarity computations.
+ */
+import type { Fact, FactType } from '../memory/types.js';
+import { featuresOf } from './features.js';
+
+/**
+ * Posting lists only grow: a fact that changes or leaves the active set stays listed under its old words, and
+ * lookups keep only the facts that are still current ({@link FactIndex.isCurrent}). Removing from arrays would
+ * cost a scan; a reconcile changes a few dozen facts, so the stale entries are few.
+ */
+type Postings = Map<string, Fact[]>;
+
+/** Lists `fact` under `key` once: a fact's words are posted one after the other, so a repeat is the last entry. */
+function post(postings: Postings, key: string, fact: Fact): void {
+  const facts = postings.get(key);
+  if (facts === undefined) postings.set(key, [fact]);
+  else if (facts[facts.length - 1] !== fact) facts.push(fact);
+}
+
+function perType(map: Map<FactType, Postings>, type: FactType): Postings {
+  let postings = map.get(type);
+  if (postings === undefined) map.set(type, (postings = new Map()));
+  return postings;
+}
+
+export class FactIndex {
+  private readonly byKey: Postings = new Map();
+  private readonly byWord = new Map<FactType, Postings>();
+  private readonly byTitleWord = new Map<FactType, Postings>();
+  private readonly bySuperseder: Postings = new Map();
+
+  /**
+   * @param current the fact now stored under an id: postings of older versions are skipped.
+   * @param lookedUp the words and body keys of the candidates of this reconcile: lookups only ever ask for
+   *   those, so a fact is listed under them alone (most words of most facts are never asked for).
+   */
+  constructor(
+    private readonly current: (id: string) => Fact | undefined,
+    private readonly lookedUp: { readonly words: ReadonlySet<string>; readonly keys: ReadonlySet<string> },
+  ) {}
+
+  /** Lists a fact (a new one, or the new version of one) under its keys. */
+  add(fact: Fact): void {
+    if (fact.status !== 'active') {
+      if (fact.supersededBy !== undefined) post(this.bySuperseder, fact.supersededBy, fact);
+      return;
+    }
+    const features = featuresOf(fact);
+    const { words: wanted, keys } = this.lookedUp;
+    if (keys.has(features.key)) post(this.byKey, features.key, fact);
+    const words = perType(this.byWord, fact.type);
+    for (const word of features.words) if (wanted.has(word)) post(words, word, fact);
+    const titleWords = perType(this.byTitleWord, fact.type);
+    for (const word of features.titleWords) if (wanted.has(word)) post(titleWords, word, fact);
+  }
+
+  /** Active facts of any type whose normalised body is `key`. */
+  exact(key: string): Fact[] {
+    return (this.byKey.get(key) ?? []).filter((fact) => this.isActive(fact));
+  }
+
+  /**
+   * Active facts of `type` that may hold at least `fraction` (0..1] of the distinct `words`, by content words
+   * (`on: 'words'`) or title words (`on: 'title'`). Prefix filtering: a fact holding that share misses at most
+   * `n − ⌈fraction·n⌉` of them, so it holds one of any `n − ⌈fraction·n⌉ + 1`; only the posting lists of that
+   * many of the rarest words are read, never those of the words most facts share. A superset: the caller
+   * scores each fact returned.
+   */
+  mayShare(type: FactType, on: 'words' | 'title', words: readonly string[], fraction: number): Set<Fact> {
+    const postings = (on === 'words' ? this.byWord : this.byTitleWord).get(type);
+    const found = new Set<Fact>();
+    if (postings === undefined) return found;
+    const distinct = [...new Set(words)];
+    const rarest = distinct
+      .map((word) => postings.get(word) ?? [])
+      .sort((a, b) => a.length - b.length)
+      .slice(0, distinct.length - Math.ceil(fraction * distinct.length) + 1);
+    for (const facts of rarest) for (const fact of facts) if (this.isActive(fact)) found.add(fact);
+    return found;
+  }
+
+  /** Superseded facts whose `supersededBy` is `id`. */
+  supersededBy(id: string): Fact[] {
+    return (this.bySuperseder.get(id) ?? []).filter(
+      (fact) => this.current(fact.id) === fact && fact.supersededBy === id,
+    );
+  }
+
+  private isActive(fact: Fact): boolean {
+    return this.current(fact.id) === fact && fact.status === 'active';
+  }
+}
