@@ -7,7 +7,7 @@
 import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createBm25Index } from '../src/agent/bm25.js';
+import { createBm25Index } from '../src/search/bm25.js';
 import { createRecall } from '../src/agent/recall.js';
 import { loadConfig } from '../src/config/load.js';
 import type { Config, Space } from '../src/config/schema.js';

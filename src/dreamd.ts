@@ -16,6 +16,7 @@ import { inspectSpaceDetailed, type DetailedInspection } from './consolidation/i
 import { createConsolidator, type RunStep } from './consolidation/run.js';
 import { createDaemon, type CreateDaemonOptions, type Daemon } from './daemon/daemon.js';
 import { createLogger } from './daemon/logger.js';
+import { recoverSpace, type RecoverSpaceOutcome } from './memory/recover-space.js';
 import { createModel } from './model/create-model.js';
 import type { ProviderOptions } from './model/provider-options.js';
 import type { ModelProvider } from './model/types.js';
@@ -58,6 +59,12 @@ export interface Dreamd {
   readonly inspectSpace: InspectSpaceFunction;
   /** The inspection and the scan behind it (status, `sessions list`). */
   inspectSpaceDetailed(space: Space): Promise<DetailedInspection>;
+  /**
+   * Finishes, under each space's lock, any commit an earlier process left half done, so nothing reads a folder
+   * in the middle of a transaction. `dreamd start` calls it before the daemon starts; a busy or unwritable
+   * space is logged and left for its next run.
+   */
+  recoverSpaces(): Promise<readonly { readonly spaceId: string; readonly outcome: RecoverSpaceOutcome }[]>;
   /** Builds the daemon (not started). Its reloads become the config every part reads. One per Dreamd. */
   daemon(options?: DreamdDaemonOptions): Daemon;
 }
@@ -96,6 +103,23 @@ export function createDreamd(options: CreateDreamdOptions): Dreamd {
     consolidate,
     inspectSpace: async (space) => (await detailed(space)).inspection,
     inspectSpaceDetailed: detailed,
+    async recoverSpaces() {
+      const current = config();
+      return Promise.all(
+        current.spaces.map(async (space) => {
+          const outcome = await recoverSpace(space.memoryDir, {
+            staleMs: current.limits.lockStaleMinutes * 60_000,
+            space: space.id,
+            now,
+          });
+          if (outcome.status === 'recovered')
+            logger.info({ spaceId: space.id, ...outcome }, 'finished an interrupted commit');
+          else if (outcome.status !== 'clean')
+            logger.warn({ spaceId: space.id, ...outcome }, 'could not check for an interrupted commit');
+          return { spaceId: space.id, outcome };
+        }),
+      );
+    },
     daemon(daemonOptions = {}) {
       if (daemon !== undefined) throw new Error('this Dreamd already built its daemon');
       daemon = createDaemon({

@@ -34,7 +34,7 @@ export {
   type CutText,
   type MemoryContextOptions,
 } from './backfill.js';
-export { BM25_B, BM25_K1, createBm25Index, stem, tokenize, type Bm25Index } from './bm25.js';
+export { BM25_B, BM25_K1, createBm25Index, stem, tokenize, type Bm25Index } from '../search/bm25.js';
 export {
   cosineSimilarity,
   createOpenAIEmbedder,

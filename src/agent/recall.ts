@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { EmbeddingsConfig } from '../config/schema.js';
 import type { Fact } from '../memory/types.js';
-import { createBm25Index } from './bm25.js';
+import { createBm25Index } from '../search/bm25.js';
 import {
   cosineSimilarity,
   createOpenAIEmbedder,

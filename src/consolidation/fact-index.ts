@@ -25,7 +25,7 @@ function post(postings: Postings, key: string, fact: Fact): void {
 
 function perType(map: Map<FactType, Postings>, type: FactType): Postings {
   let postings = map.get(type);
-  if (postings === undefined) map.set(type, (postings = new Map()));
+  if (postings === undefined) map.set(type, (postings = new Map<string, Fact[]>()));
   return postings;
 }
 

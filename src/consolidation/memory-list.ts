@@ -15,7 +15,7 @@
  * tenth of the input price. A single call gains nothing from a cache write (it costs 1.25 × input), so it
  * gets no stable part; scheduled runs are hours apart, past any cache lifetime, so nothing is shared across runs.
  */
-import { createBm25Index } from '../agent/bm25.js';
+import { createBm25Index } from '../search/bm25.js';
 import { CHARS_PER_TOKEN } from '../digest/estimate-tokens.js';
 import { renderIndexLine, type IndexEntry } from './extraction.js';
 

@@ -1,6 +1,5 @@
 import { FACT_TYPES, type Fact, type FactType } from '../memory/types.js';
 import {
-  allText,
   clean,
   compareCandidates,
   compareStrings,
@@ -10,7 +9,6 @@ import {
 import type { ExtractedFact } from './extraction.js';
 
 export { cleanTitle, parseDay } from './candidate.js';
-import { looksLikeInstruction } from './injection.js';
 import { FactIndex } from './fact-index.js';
 import { detailsOf, featuresOf, sameNamesAndNumbers, sharedCount, type FactFeatures } from './features.js';
 import { screenCandidates } from './screen-candidates.js';

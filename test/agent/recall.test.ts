@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createBm25Index, stem, tokenize } from '../../src/agent/bm25.js';
+import { createBm25Index, stem, tokenize } from '../../src/search/bm25.js';
 import { EmbeddingCacheFile } from '../../src/agent/embeddings.js';
 import { createMemoryTools } from '../../src/agent/memory-tools.js';
 import { createRecall, createRecallTool, formatRecallResults, searchFacts } from '../../src/agent/recall.js';

@@ -132,4 +132,30 @@ describe('createDreamd', () => {
     config = { ...config, model: { ...config.model, apiKey: undefined, baseUrl: undefined } };
     expect(() => dreamd.model()).toThrow(ModelError);
   });
+
+  it('finishes a commit an earlier process left half done before anything reads the folder (recoverSpaces)', async () => {
+    const test = createTestSpace({ modelUrl: server.url, examples: THREE });
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const crash = new Error('killed between the renames');
+    const crashing = createDreamd({
+      getConfig: () => test.config,
+      logger: recordingLogger().logger,
+      now: later,
+      faultInjection: (step) => {
+        if (step === 'commit:apply:0') throw crash;
+      },
+    });
+    await expect(
+      crashing.consolidate(test.space, { force: true, dryRun: false, trigger: 'manual' }),
+    ).rejects.toThrow(/killed between the renames/);
+    expect(await listRuns(test.space.memoryDir)).toHaveLength(0);
+
+    const { logger, lines } = recordingLogger();
+    const dreamd = createDreamd({ getConfig: () => test.config, logger, now: later });
+    const [result] = await dreamd.recoverSpaces();
+    expect(result).toMatchObject({ spaceId: test.space.id, outcome: { status: 'recovered' } });
+    expect(lines.some((line) => line.msg === 'finished an interrupted commit')).toBe(true);
+    expect(await listRuns(test.space.memoryDir)).toHaveLength(1);
+    expect((await dreamd.recoverSpaces())[0]!.outcome).toEqual({ status: 'clean' });
+  });
 });

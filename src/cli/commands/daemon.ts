@@ -33,6 +33,7 @@ async function runDaemon(
   // The model at start, so a missing key stops start-up with a clear error instead of failing every job.
   const model = roles.workers ? modelOrExplain(dreamd) : undefined;
   const daemon = dreamd.daemon({ roles });
+  if (roles.workers) await dreamd.recoverSpaces();
   await daemon.start();
   logger.info(
     {
