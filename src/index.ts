@@ -17,12 +17,7 @@ export {
   type MemoryAgent,
   type MemoryAgentOptions,
 } from './agent/memory-agent.js';
-export {
-  runAgent,
-  type AgentEvent,
-  type RunAgentOptions,
-  type RunAgentResult,
-} from './agent/run-agent.js';
+export { runAgent, type AgentEvent, type RunAgentOptions, type RunAgentResult } from './agent/run-agent.js';
 export { defineTool, ToolInputError, type AgentTool } from './agent/tool.js';
 export { createMemoryTools, type MemoryTools, type MemoryToolsOptions } from './agent/memory-tools.js';
 export { createAnthropicMemoryTool } from './agent/anthropic-memory-tool.js';
@@ -34,12 +29,7 @@ export {
   type Recall,
   type RecallResult,
 } from './agent/recall.js';
-export {
-  clearOldToolResults,
-  slidingWindow,
-  summariseOlderTurns,
-  type Message,
-} from './agent/context.js';
+export { clearOldToolResults, slidingWindow, summariseOlderTurns, type Message } from './agent/context.js';
 export {
   createAnthropicChatProvider,
   type AnthropicChatProviderOptions,

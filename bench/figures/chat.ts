@@ -20,7 +20,7 @@ import {
   startFakeAnthropicServer,
   type RecordedAnthropicRequest,
 } from '../../harness/fake-anthropic-server.js';
-import { writeLargeMemory } from '../../test/agent/support/large-memory.js';
+import { writeLargeMemory } from '../../harness/large-memory.js';
 import type { Figure } from '../report.js';
 import { makeTempRoot } from '../setup.js';
 import { tokensOf } from '../stats.js';

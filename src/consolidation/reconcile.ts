@@ -1,11 +1,5 @@
 import { FACT_TYPES, type Fact, type FactType } from '../memory/types.js';
-import {
-  clean,
-  compareCandidates,
-  compareStrings,
-  uniqueSorted,
-  type Candidate,
-} from './candidate.js';
+import { clean, compareCandidates, compareStrings, uniqueSorted, type Candidate } from './candidate.js';
 import type { ExtractedFact } from './extraction.js';
 
 export { cleanTitle, parseDay } from './candidate.js';

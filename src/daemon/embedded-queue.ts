@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
+import { slimRunSummary } from '../consolidation/slim-summary.js';
 import { ConsolidationJobData } from '../core/jobs.js';
 import type { ConsolidateFunction, RunProgress, RunSummary } from '../core/run.js';
 import { ConfigError, LockBusyError, ModelError, errorMessage } from '../errors.js';
@@ -148,7 +149,7 @@ export function createEmbeddedQueue(options: CreateEmbeddedQueueOptions): Embedd
         { force: job.data.force, dryRun: job.data.dryRun, trigger: job.data.trigger, jobId: job.id },
         { signal: job.abort.signal, onProgress: (progress: RunProgress) => (job.progress = { ...progress }) },
       );
-      job.summary = summary;
+      job.summary = slimRunSummary(summary);
       finish(job, 'completed');
       options.onCompleted?.(summary);
       log.info(

@@ -4,6 +4,7 @@ import type { Space } from '../config/schema.js';
 import type { ConsolidateFunction, RunProgress, RunSummary } from '../core/run.js';
 import { ConfigError, LockBusyError, ModelError, errorMessage } from '../errors.js';
 import { ConsolidationJobData } from '../core/jobs.js';
+import { slimRunSummary } from '../consolidation/slim-summary.js';
 
 /** The reason a worker aborts a run when it shuts down: the job is handed back to the queue, not failed. */
 export const SHUTDOWN_REASON = 'dreamd worker shutting down';
@@ -144,7 +145,8 @@ export function createConsolidationProcessor(options: ConsolidationProcessorOpti
         { status: summary.status, added: summary.added, durationMs: summary.durationMs },
         'run finished',
       );
-      return summary;
+      // Redis keeps what the API and the dashboard show; the diff and long lists stay in the run record.
+      return slimRunSummary(summary);
     } catch (error) {
       await progress.finish();
       if (error instanceof LockBusyError && token !== undefined) {

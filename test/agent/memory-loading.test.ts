@@ -9,7 +9,7 @@ import { createRecall } from '../../src/agent/recall.js';
 import { estimateTokensAt } from '../../src/agent/token-count.js';
 import { ModelConfig, type Space } from '../../src/config/schema.js';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
-import { SPICY_FACT_TITLE, writeLargeMemory } from './support/large-memory.js';
+import { SPICY_FACT_TITLE, writeLargeMemory } from '../../harness/large-memory.js';
 
 let server: FakeAnthropicServer;
 let base: string;

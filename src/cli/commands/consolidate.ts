@@ -17,7 +17,8 @@ function describeSummary(summary: RunSummary): string {
     summary.status === 'dry-run'
       ? `space ${summary.spaceId}: dry run in ${formatDuration(summary.durationMs)}, nothing written`
       : `space ${summary.spaceId}: run ${summary.runId} completed in ${formatDuration(summary.durationMs)}`,
-    `  sessions   ${summary.sessions.length}`,
+    // Through a daemon the summary is the job's slim one: `sessionCount` counts what `sessions` lists in part.
+    `  sessions   ${(summary as { sessionCount?: number }).sessionCount ?? summary.sessions.length}`,
     `  changes    ${summary.added} added, ${summary.updated} updated, ${summary.superseded} superseded, ${summary.quarantined} quarantined (${formatChanges(summary)})`,
     `  model      ${summary.model || '(no call)'}, ${summary.calls} call(s)${summary.retries > 0 ? `, ${summary.retries} retried` : ''}`,
     `  tokens     ${formatUsage(summary.usage)}`,
