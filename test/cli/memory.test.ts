@@ -153,12 +153,12 @@ describe('dreamd memory on files dreamd did not write', () => {
     const note =
       '---\nname: Deploy window\ndescription: Deploys only on Tuesdays\nmetadata:\n  type: project\n---\n\nProduction deploys happen only on Tuesdays.\n';
     writeFileSync(join(root, 'memory', 'project_deploys.md'), note);
-    const show = (await cli(['memory', 'show', '--json'])).json<ShowOutput>();
+    const show = (await cli(['memory', 'show', '--json'])).data<ShowOutput>();
     const mine = show.facts.find((fact) => fact.file === 'project_deploys.md');
     expect(mine).toMatchObject({ title: 'Deploy window', type: 'project', owner: 'other' });
     const text = await cli(['memory', 'show']);
     expect(text.stdout).toContain('files dreamd did not write');
-    const search = (await cli(['memory', 'search', 'Tuesdays deploys', '--json'])).json<{
+    const search = (await cli(['memory', 'search', 'Tuesdays deploys', '--json'])).data<{
       results: RecallResult[];
     }>();
     expect(search.results[0]?.id).toBe(mine?.id);

@@ -109,7 +109,7 @@ describe('dreamd history', () => {
     };
     expect((await runCliCaptured(['consolidate', '--force'], { cwd: root, env })).code).toBe(0);
     const json = await runCliCaptured(['history', '--json'], { cwd: root, env });
-    const [row] = json.json<HistoryRow[]>();
+    const [row] = json.data<HistoryRow[]>();
     expect(row!.costUsd).toBeGreaterThan(0);
     const table = await runCliCaptured(['history'], { cwd: root, env });
     expect(table.stdout).toContain('COST');
