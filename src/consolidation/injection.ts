@@ -18,6 +18,7 @@
  * Portuguese, Spanish, French, German and Chinese.
  */
 
+import { TOPIC_FILES } from '../memory/types.js';
 import { screeningText } from './screening-text.js';
 
 export interface InstructionVerdict {
@@ -43,9 +44,14 @@ const AGENT_MEMORY =
   String.raw`(?:your|the|its|agent'?s?|assistant'?s?|long[- ]term|persistent|saved|stored)\s+(?:(?:whole|entire)\s+)?memor(?:y|ies)` +
   String.raw`(?!\s+(?:limits?|usage|leaks?|footprint|pressure|budget|consumption|allocation|size|cache|bandwidth|of the (?:server|host|machine|container|worker|process)))`;
 
+/** dreamd's topic files, from the types registry (`user.md`, `feedback.md` …), as one alternative. */
+const TOPIC_FILE_NAMES = `(?:${Object.values(TOPIC_FILES)
+  .map((file) => file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+  .join('|')})`;
+
 /** Places where dreamd and similar systems keep an agent's memory. */
 const MEMORY_TARGET =
-  String.raw`(?:memory\.md|claude\.md|agents\.md|(?:user|feedback|project|reference)\.md|${AGENT_MEMORY}|` +
+  String.raw`(?:memory\.md|claude\.md|agents\.md|${TOPIC_FILE_NAMES}|${AGENT_MEMORY}|` +
   String.raw`memory\s+(?:index|files?|system|store|directory|folder)|consolidator)`;
 
 const WRITE_VERB =
