@@ -143,7 +143,7 @@ export function createAnthropicChatProvider(options: AnthropicChatProviderOption
         throw toModelError(error);
       }
       return {
-        content: response.content as Anthropic.ContentBlockParam[],
+        content: response.content,
         stopReason: response.stop_reason ?? 'end_turn',
         usage: {
           inputTokens: response.usage.input_tokens,

@@ -96,7 +96,7 @@ export function toOpenAITools(tools: readonly Anthropic.ToolUnion[]): ChatComple
             function: {
               name: tool.name,
               ...(tool.description === undefined ? {} : { description: tool.description }),
-              parameters: tool.input_schema as Record<string, unknown>,
+              parameters: tool.input_schema,
             },
           },
         ]

@@ -174,6 +174,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   const system: readonly SystemBlock[] =
     typeof options.system === 'string' ? [{ text: options.system, cache: true }] : options.system;
   const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- needed under noUncheckedIndexedAccess
   const charsPerToken = options.charsPerToken ?? (DEFAULT_CHARS_PER_TOKEN.en as number);
   const estimate = (value: unknown) => estimateTokensAt(value, charsPerToken);
   const fixedTokens =

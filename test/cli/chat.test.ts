@@ -219,7 +219,7 @@ describe('dreamd chat', () => {
       const second = openai.requests[1]!.body.messages;
       expect(second.at(-2)).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'call_food' }] });
       expect(second.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_food' });
-      expect(String(second.at(-1)!.content)).toContain('Saved food.md');
+      expect(JSON.stringify(second.at(-1)!.content)).toContain('Saved food.md');
       expect(
         openai.requests[0]!.body.tools?.map(
           (tool) => (tool as unknown as { function: { name: string } }).function.name,

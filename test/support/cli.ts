@@ -37,7 +37,7 @@ export async function runCliCaptured(
     data: <T>() => {
       const envelope = json<{ data?: T }>();
       if (!('data' in envelope)) throw new Error(`no data in the --json output: ${stdout}`);
-      return envelope.data as T;
+      return envelope.data;
     },
   };
 }
