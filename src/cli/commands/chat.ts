@@ -1,7 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { createMemoryAgent } from '../../agent/memory-agent.js';
 import type { AgentEvent } from '../../agent/run-agent.js';
-import { findSpace } from '../../config/load.js';
 import { ConfigError } from '../../errors.js';
 import { CommandExit, ExitCode, emit } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
@@ -98,6 +96,11 @@ export const registerChat: CommandRegistrar = (program, context) => {
         const { io, json, config } = context();
         const loaded = config();
         requireModel(loaded.model.provider, loaded.model.apiKey, loaded.model.baseUrl);
+        // The agent kit and the SDKs load only when the command runs, so `--help` stays quick.
+        const [{ createMemoryAgent }, { findSpace }] = await Promise.all([
+          import('../../agent/memory-agent.js'),
+          import('../../config/load.js'),
+        ]);
         const space = findSpace(loaded, flags.space);
         const message = await messageFrom(argument);
         const agent = await createMemoryAgent({

@@ -1,59 +1,6 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../../config/load.js';
 import type { DaemonRoles } from '../../daemon/daemon.js';
-import { createLogger } from '../../daemon/logger.js';
-import { controlProcess } from '../../daemon/signals.js';
-import { createDreamd, type Dreamd } from '../../dreamd.js';
-import { ConfigError, ModelError } from '../../errors.js';
-import type { ModelProvider } from '../../model/types.js';
 import type { CommandContext, CommandRegistrar } from '../program.js';
-
-/** The model at start-up; a missing key is a config problem of this command (exit 2), named as such. */
-function modelOrExplain(dreamd: Dreamd): ModelProvider {
-  try {
-    return dreamd.model();
-  } catch (error) {
-    if (error instanceof ModelError && error.details.kind === 'missing-credentials') {
-      throw new ConfigError(error.message, 'model.apiKey', { cause: error });
-    }
-    throw error;
-  }
-}
-
-/** Runs the daemon with the given roles until SIGTERM/SIGINT; SIGHUP or a config change reloads spaces. */
-async function runDaemon(
-  context: CommandContext,
-  roles: DaemonRoles,
-  configPath: string | undefined,
-): Promise<void> {
-  const { io } = context;
-  const config = context.config();
-  const logger = createLogger({ pretty: io.isTty });
-  const dreamd = createDreamd({ getConfig: () => config, env: io.env, logger });
-  // The model at start, so a missing key stops start-up with a clear error instead of failing every job.
-  const model = roles.workers ? modelOrExplain(dreamd) : undefined;
-  const daemon = dreamd.daemon({ roles });
-  if (roles.workers) await dreamd.recoverSpaces();
-  await daemon.start();
-  logger.info(
-    {
-      roles,
-      spaces: config.spaces.map((space) => space.id),
-      redis: daemon.redisUrl,
-      api: daemon.address,
-      model: model?.label,
-    },
-    'dreamd is running',
-  );
-  await new Promise<void>((resolve) => {
-    controlProcess({
-      daemon,
-      logger,
-      loadConfig: () => loadConfig({ path: configPath, env: io.env, cwd: io.cwd }),
-      onStopped: () => resolve(),
-    });
-  });
-}
 
 function register(
   program: Command,
@@ -66,6 +13,8 @@ function register(
     .command(name)
     .description(description)
     .action(async () => {
+      // The daemon, the SDKs and the queue load only when the command runs, so `--help` stays quick.
+      const { runDaemon } = await import('../run-daemon.js');
       await runDaemon(context(), roles, program.opts<{ config?: string }>().config);
     });
 }

@@ -1,8 +1,7 @@
 import type { Space } from '../../config/schema.js';
-import { formatUsd } from '../../cost/index.js';
+import { formatUsd } from '../../cost/prices.js';
 import { ConfigError } from '../../errors.js';
 import type { RunRecord } from '../../memory/index.js';
-import { recoverBeforeReading } from '../space-lock.js';
 import { formatChanges, formatDuration, formatTime, formatUsage, totalTokens } from '../format.js';
 import { emitResult, table } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
@@ -129,7 +128,7 @@ export const registerHistory: CommandRegistrar = (program, context) => {
       ]);
       const rows: HistoryRow[] = [];
       for (const space of selectSpaces(loaded, spaceId)) {
-        await recoverBeforeReading(loaded, space);
+        await (await import('../space-lock.js')).recoverBeforeReading(loaded, space);
         rows.push(...historyRows(space, await listRuns(space.memoryDir)));
       }
       rows.sort((left, right) => right.committedAt.localeCompare(left.committedAt) || right.seq - left.seq);

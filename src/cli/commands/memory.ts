@@ -10,7 +10,6 @@ async function memoryModules() {
   const [memory, load] = await Promise.all([import('../../memory/index.js'), import('../../config/load.js')]);
   return { ...memory, findSpace: load.findSpace };
 }
-import { recoverBeforeReading } from '../space-lock.js';
 
 /** Results `memory search` shows unless --limit says otherwise. */
 const DEFAULT_SEARCH_LIMIT = 10;
@@ -76,7 +75,7 @@ export const registerMemory: CommandRegistrar = (program, context) => {
       const { io, json, config } = context();
       const { findSpace, loadMemory, FactNotFoundError } = await memoryModules();
       const space = findSpace(config(), spaceId);
-      await recoverBeforeReading(config(), space);
+      await (await import('../space-lock.js')).recoverBeforeReading(config(), space);
       const loaded = await loadMemory(space.memoryDir);
       if (options.fact !== undefined) {
         const fact = loaded.facts.find((candidate) => candidate.id === options.fact);
@@ -119,7 +118,7 @@ export const registerMemory: CommandRegistrar = (program, context) => {
       if (!Number.isInteger(limit) || limit < 1) {
         throw new ConfigError(`--limit ${options.limit ?? ''}: give a whole number of 1 or more`, 'limit');
       }
-      await recoverBeforeReading(config(), space);
+      await (await import('../space-lock.js')).recoverBeforeReading(config(), space);
       const loaded = await loadMemory(space.memoryDir);
       const results = await createRecall({ facts: loaded.facts }).recall(query, { limit });
       emitResult(io, json, { command: 'memory search', data: { space: space.id, query, results } }, () =>

@@ -1,8 +1,8 @@
-import { createDaemonClient, type DaemonClient } from '../daemon-client.js';
+import type { DaemonClient } from '../daemon-client.js';
 import { formatTime } from '../format.js';
 import { CommandExit, ExitCode, emit } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
-import { spaceStatus, type QueueCounts, type SpaceStatus } from '../space-status.js';
+import type { QueueCounts, SpaceStatus } from '../space-status.js';
 
 interface QueueView {
   readonly recentFailures: readonly {
@@ -36,7 +36,6 @@ async function createQueueCounts(daemon: DaemonClient): Promise<(spaceId: string
     };
   };
 }
-import { selectSpaces } from '../spaces.js';
 
 function describeStatus(status: SpaceStatus): string {
   const lines = [
@@ -73,6 +72,12 @@ export const registerStatus: CommandRegistrar = (program, context) => {
     .action(async (spaceId: string | undefined) => {
       const { io, json, config } = context();
       const loaded = config();
+      // Loaded when the command runs (memory, ledger, HTTP client), so `--help` stays quick.
+      const [{ createDaemonClient }, { spaceStatus }, { selectSpaces }] = await Promise.all([
+        import('../daemon-client.js'),
+        import('../space-status.js'),
+        import('../spaces.js'),
+      ]);
       const statuses: SpaceStatus[] = [];
       const spaces = selectSpaces(loaded, spaceId);
       const daemon = createDaemonClient(loaded);
