@@ -1,6 +1,7 @@
 import { access } from 'node:fs/promises';
 import type { Config, Space } from '../config/schema.js';
 import type { SpaceInspection } from '../core/inspection.js';
+import { spaceBudget } from '../cost/index.js';
 import { errorMessage } from '../errors.js';
 import { createLedgerLookup, lastSuccessfulRun, readLedger, readLock, staleReason } from '../memory/index.js';
 import { countByStatus, scanSessions, type ScanResult } from '../transcripts/index.js';
@@ -52,9 +53,11 @@ export async function inspectSpaceDetailed(
       maxBytes: config.limits.maxSessionBytes,
     });
     const counts = countByStatus(scan);
-    const [lastRun, lock] = await Promise.all([
+    const budgetUsd = config.limits.monthlyBudgetUsd;
+    const [lastRun, lock, budget] = await Promise.all([
       lastSuccessfulRun(space.memoryDir),
       readLock(space.memoryDir),
+      budgetUsd === undefined ? undefined : spaceBudget(space.memoryDir, budgetUsd, now),
     ]);
     const staleMs = config.limits.lockStaleMinutes * 60_000;
     const liveLock = lock !== undefined && staleReason(lock, now, staleMs) === undefined ? lock : undefined;
@@ -68,6 +71,8 @@ export async function inspectSpaceDetailed(
           .map((entry) => ({ file: entry.file, reason: entry.message ?? entry.reason ?? 'unreadable' })),
         lastSuccessfulRunAt: lastRun?.committedAt,
         continuing: Object.values(ledger.sessions).some((entry) => entry.progress !== undefined),
+        // A spent budget closes the gates here, so the scheduler does not queue a run that would only wait.
+        budget: budget?.waiting ?? undefined,
         lock:
           liveLock !== undefined
             ? { owner: liveLock.owner, pid: liveLock.pid, host: liveLock.host, startedAt: liveLock.startedAt }

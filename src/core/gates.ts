@@ -49,6 +49,13 @@ export function evaluateGates({ inspection, gates, now, force: forced }: Evaluat
   if (!force && inspection.settledNew < gates.minSessions) {
     reasons.push(`${inspection.settledNew} settled new session(s); ${gates.minSessions} needed`);
   }
+  if (inspection.budget !== undefined) {
+    const { spentUsd, budgetUsd, resumesAt } = inspection.budget;
+    reasons.push(
+      `monthly budget reached: $${spentUsd.toFixed(2)} of $${budgetUsd.toFixed(2)} spent; runs wait until ${resumesAt} ` +
+        '(raise limits.monthlyBudgetUsd to go on now)',
+    );
+  }
   if (inspection.lock !== undefined) {
     const { owner, pid, host, startedAt } = inspection.lock;
     reasons.push(`locked by ${owner} (pid ${pid} on ${host}) since ${startedAt}`);

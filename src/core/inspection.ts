@@ -1,3 +1,4 @@
+import type { BudgetWait } from './budget.js';
 import type { Space } from '../config/schema.js';
 
 /**
@@ -25,6 +26,8 @@ export interface SpaceInspection {
   readonly continuing?: boolean | undefined;
   /** Set when the space could not be inspected (directory vanished, unreadable ledger …): its gates stay closed. */
   readonly error?: string | undefined;
+  /** Set when the space's monthly budget is spent: its gates stay closed, `force` included, until `resumesAt`. */
+  readonly budget?: BudgetWait | undefined;
 }
 
 /** Inspects one space. Injected into the daemon; the consolidation pipeline provides the real one. */

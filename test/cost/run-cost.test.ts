@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HistoryRow } from '../../src/cli/commands/history.js';
+import { inspectSpaceDetailed } from '../../src/consolidation/inspect.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/core/run.js';
 import { costOfCall, priceFor, spaceBudget } from '../../src/cost/index.js';
@@ -92,6 +93,12 @@ describe('cost of a run', () => {
     expect(second.reason).toMatch(/monthly budget reached.*runs wait until 2027-01-01/);
     expect(server.requests.length).toBe(calls);
     expect((await spaceBudget(test.space.memoryDir, 0.000001, NOW)).spentUsd).toBe(first.costUsd);
+    // The scheduler's inspection closes the gates too, so a spent space is not queued at every tick.
+    const { inspection } = await inspectSpaceDetailed(test.space, { config: test.config, now: () => NOW });
+    expect(inspection.budget).toMatchObject({
+      kind: 'monthly-budget',
+      resumesAt: '2027-01-01T00:00:00.000Z',
+    });
   });
 });
 

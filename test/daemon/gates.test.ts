@@ -80,6 +80,22 @@ describe('evaluateGates', () => {
     });
   });
 
+  it('stays closed while the monthly budget is spent, even when forced, and says until when', () => {
+    const budget = {
+      kind: 'monthly-budget' as const,
+      spentUsd: 5.12,
+      budgetUsd: 5,
+      resumesAt: '2025-07-01T00:00:00.000Z',
+    };
+    const decision = evaluateGates({ inspection: inspection({ budget }), gates, now, force: true });
+    expect(decision).toEqual({
+      open: false,
+      reasons: [
+        'monthly budget reached: $5.12 of $5.00 spent; runs wait until 2025-07-01T00:00:00.000Z (raise limits.monthlyBudgetUsd to go on now)',
+      ],
+    });
+  });
+
   it('skips the time and session gates when forced', () => {
     const decision = evaluateGates({
       inspection: inspection({ settledNew: 0, lastSuccessfulRunAt: '2025-06-02T11:00:00Z' }),
