@@ -65,7 +65,7 @@ describe('dreamd consolidate with a daemon up', () => {
     const { daemon, env, cwd, stop } = await startDaemon();
     const run = await runCliCaptured(['consolidate', '--json'], { cwd, env });
     expect(run.code).toBe(0);
-    const output = run.json<{
+    const output = run.data<{
       via: string;
       results: { ok: boolean; jobId: string; summary: { status: string; sessions: string[] } }[];
     }>();
@@ -76,7 +76,7 @@ describe('dreamd consolidate with a daemon up', () => {
 
     const status = await runCliCaptured(['status', '--json'], { cwd, env });
     const [space] =
-      status.json<{ queue?: { waiting: number; active: number; failed: number }; lastRun: unknown }[]>();
+      status.data<{ queue?: { waiting: number; active: number; failed: number }; lastRun: unknown }[]>();
     expect(space!.queue).toMatchObject({ waiting: 0, active: 0, failed: 0 });
     await stop();
   });
@@ -86,9 +86,9 @@ describe('dreamd consolidate with a daemon up', () => {
     server.setLatency(1_500);
     const first = await runCliCaptured(['consolidate', '--no-wait', '--json'], { cwd, env });
     const second = await runCliCaptured(['consolidate', '--no-wait', '--json'], { cwd, env });
-    const [queued] = first.json<{ results: { queued: boolean; jobId: string; duplicate: boolean }[] }>()
+    const [queued] = first.data<{ results: { queued: boolean; jobId: string; duplicate: boolean }[] }>()
       .results;
-    const [again] = second.json<{ results: { queued: boolean; jobId: string; duplicate: boolean }[] }>()
+    const [again] = second.data<{ results: { queued: boolean; jobId: string; duplicate: boolean }[] }>()
       .results;
     expect(queued).toMatchObject({ queued: true, duplicate: false });
     expect(again).toMatchObject({ queued: true, duplicate: true, jobId: queued!.jobId });
@@ -98,7 +98,7 @@ describe('dreamd consolidate with a daemon up', () => {
   it('runs in this process with --in-process even when a daemon is up', async () => {
     const { env, cwd, stop } = await startDaemon();
     const run = await runCliCaptured(['consolidate', '--in-process', '--json'], { cwd, env });
-    expect(run.json<{ via: string }>().via).toBe('in-process');
+    expect(run.data<{ via: string }>().via).toBe('in-process');
     await stop();
   });
 
@@ -108,7 +108,7 @@ describe('dreamd consolidate with a daemon up', () => {
     const other = createTestSpace({ modelUrl: server.url, examples: true, env });
     const run = await runCliCaptured(['consolidate', '--json'], { cwd: other.root, env });
     expect(run.code).toBe(0);
-    const output = run.json<{ via: string; daemonSkipped: string; results: { ok: boolean }[] }>();
+    const output = run.data<{ via: string; daemonSkipped: string; results: { ok: boolean }[] }>();
     expect(output.via).toBe('in-process');
     expect(output.daemonSkipped).toMatch(/serves space "default" from other directories/);
     expect(output.results[0]!.ok).toBe(true);
@@ -141,7 +141,7 @@ describe('dreamd consolidate with a daemon up', () => {
           ANTHROPIC_API_KEY: 'sk-ant-test-key',
         },
       });
-      const output = run.json<{ via: string; daemonSkipped: string; results: { ok: boolean }[] }>();
+      const output = run.data<{ via: string; daemonSkipped: string; results: { ok: boolean }[] }>();
       expect(output.via).toBe('in-process');
       expect(output.daemonSkipped).toMatch(/not a dreamd daemon/);
       expect(output.results[0]!.ok).toBe(true);

@@ -28,8 +28,9 @@ const LAST_THREE = [
   '2026-11-26-moved-to-porto.json',
 ];
 
+/** `data` of consolidate's JSON envelope; `ok` is the envelope's. */
 interface ConsolidateOutput {
-  ok: boolean;
+  via: string;
   results: ConsolidateOutcome[];
 }
 
@@ -121,8 +122,8 @@ describe('dreamd consolidate', () => {
     const root = workspace();
     const run = await cli(root, ['consolidate', '--json']);
     expect(run.code).toBe(0);
-    const output = run.json<ConsolidateOutput>();
-    expect(output.ok).toBe(true);
+    expect(run.json()).toMatchObject({ ok: true, command: 'consolidate' });
+    const output = run.data<ConsolidateOutput>();
     expect(output.results).toHaveLength(1);
     const result = output.results[0]!;
     if (!result.ok) throw new Error(result.error.message);
@@ -142,7 +143,7 @@ describe('dreamd consolidate', () => {
     addSessions(root, LAST_THREE);
     const second = await cli(root, ['consolidate', 'default', '--force', '--json']);
     expect(second.code).toBe(0);
-    const secondResult = second.json<ConsolidateOutput>().results[0]!;
+    const secondResult = second.data<ConsolidateOutput>().results[0]!;
     if (!secondResult.ok) throw new Error(secondResult.error.message);
     const secondRunId = secondResult.summary.runId;
     expect(memoryFiles(root)).not.toEqual(before);
@@ -195,10 +196,10 @@ describe('dreamd consolidate', () => {
 
   it('refuses to roll back a run that later runs built on, names them and the flag, then cascades', async () => {
     const root = workspace(FIRST_FOUR);
-    const first = (await cli(root, ['consolidate', '--force', '--json'])).json<ConsolidateOutput>()
+    const first = (await cli(root, ['consolidate', '--force', '--json'])).data<ConsolidateOutput>()
       .results[0]!;
     addSessions(root, LAST_THREE);
-    const second = (await cli(root, ['consolidate', '--force', '--json'])).json<ConsolidateOutput>()
+    const second = (await cli(root, ['consolidate', '--force', '--json'])).data<ConsolidateOutput>()
       .results[0]!;
     if (!first.ok || !second.ok) throw new Error('consolidation failed');
 
@@ -225,7 +226,7 @@ describe('dreamd consolidate', () => {
 
   it('asks for --force before overwriting a hand edit made after the run', async () => {
     const root = workspace();
-    const result = (await cli(root, ['consolidate', '--json'])).json<ConsolidateOutput>().results[0]!;
+    const result = (await cli(root, ['consolidate', '--json'])).data<ConsolidateOutput>().results[0]!;
     if (!result.ok) throw new Error(result.error.message);
     const userFile = join(root, 'memory', 'user.md');
     writeFileSync(userFile, `${readFileSync(userFile, 'utf8')}\nA note written by hand.\n`);
@@ -249,7 +250,7 @@ describe('dreamd consolidate', () => {
     expect(existsSync(join(root, 'memory'))).toBe(false);
 
     const json = await cli(root, ['consolidate', '--dry-run', '--json']);
-    const result = json.json<ConsolidateOutput>().results[0]!;
+    const result = json.data<ConsolidateOutput>().results[0]!;
     if (!result.ok) throw new Error(result.error.message);
     expect(result.summary.status).toBe('dry-run');
     expect(result.summary.diff).toContain('MEMORY.md');
@@ -263,8 +264,9 @@ describe('dreamd consolidate', () => {
     expect(run.stdout).toContain('space default: skipped, 4 settled new session(s); 5 needed');
     expect(run.stdout).toContain('--force');
     expect(server.requests).toHaveLength(0);
-    const json = (await cli(root, ['consolidate', '--json'])).json<ConsolidateOutput>();
-    expect(json.ok).toBe(true);
+    const jsonRun = await cli(root, ['consolidate', '--json']);
+    expect(jsonRun.json()).toMatchObject({ ok: true });
+    const json = jsonRun.data<ConsolidateOutput>();
     expect(json.results[0]).toMatchObject({ ok: true, summary: { status: 'skipped' } });
   });
 
@@ -277,7 +279,7 @@ describe('dreamd consolidate', () => {
       expect(run.stdout).toMatch(/space default: busy, default is locked by worker 7 \(pid \d+ on .+\)/);
       const json = await cli(root, ['consolidate', '--json']);
       expect(json.code).toBe(1);
-      const result = json.json<ConsolidateOutput>().results[0]!;
+      const result = json.data<ConsolidateOutput>().results[0]!;
       expect(result.ok).toBe(false);
       if (result.ok) return;
       expect(result.error).toMatchObject({
@@ -324,8 +326,8 @@ describe('dreamd consolidate', () => {
       await lock.release();
     }
     expect(run.code).toBe(1);
-    const output = run.json<ConsolidateOutput>();
-    expect(output.ok).toBe(false);
+    expect(run.json()).toMatchObject({ ok: false, command: 'consolidate' });
+    const output = run.data<ConsolidateOutput>();
     expect(output.results.map((result) => [result.spaceId, result.ok])).toEqual([
       ['first', false],
       ['second', true],

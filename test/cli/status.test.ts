@@ -40,7 +40,7 @@ function cli(argv: readonly string[]): Promise<CliRun> {
 async function status(): Promise<SpaceStatus> {
   const run = await cli(['status', '--json']);
   expect(run.code).toBe(0);
-  const statuses = run.json<SpaceStatus[]>();
+  const statuses = run.data<SpaceStatus[]>();
   expect(statuses).toHaveLength(1);
   return statuses[0]!;
 }
@@ -98,7 +98,7 @@ describe('dreamd status', () => {
     rmSync(join(root, 'sessions'), { recursive: true });
     const run = await cli(['status', '--json']);
     expect(run.code).toBe(1);
-    expect(run.json<SpaceStatus[]>()[0]?.error).toMatch(/sessions directory .* cannot be read/);
+    expect(run.data<SpaceStatus[]>()[0]?.error).toMatch(/sessions directory .* cannot be read/);
     expect((await cli(['status', 'nope'])).code).toBe(2);
   });
 });

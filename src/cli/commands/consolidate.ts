@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import type { RunSummary } from '../../core/run.js';
 import type { QueuedOutcome } from '../consolidate-queued.js';
 import { formatChanges, formatDuration, formatUsage } from '../format.js';
-import { CommandExit, ExitCode, emit } from '../output.js';
+import { CommandExit, ExitCode, emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 import { createProgressBar, showsProgress, silentProgressBar } from '../progress.js';
 
@@ -150,14 +150,17 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
         }
         const ok = outcomes.every((outcome) => outcome.ok);
         if (json)
-          emit(
+          emitResult(
             io,
             json,
             {
+              command: 'consolidate',
               ok,
-              via: queued ? daemon.baseUrl : 'in-process',
-              ...(match !== undefined && !match.use && match.reachable ? { daemonSkipped: match.why } : {}),
-              results: outcomes,
+              data: {
+                via: queued ? daemon.baseUrl : 'in-process',
+                ...(match !== undefined && !match.use && match.reachable ? { daemonSkipped: match.why } : {}),
+                results: outcomes,
+              },
             },
             () => '',
           );

@@ -1,6 +1,6 @@
 import type { DaemonClient } from '../daemon-client.js';
 import { formatTime } from '../format.js';
-import { CommandExit, ExitCode, emit } from '../output.js';
+import { CommandExit, ExitCode, emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 import type { QueueCounts, SpaceStatus } from '../space-status.js';
 
@@ -88,7 +88,12 @@ export const registerStatus: CommandRegistrar = (program, context) => {
         statuses.push(
           await spaceStatus(space, { config: loaded, ...(queueCounts !== undefined ? { queueCounts } : {}) }),
         );
-      emit(io, json, statuses, () => statuses.map(describeStatus).join('\n\n'));
+      emitResult(
+        io,
+        json,
+        { command: 'status', ok: statuses.every((status) => status.error === null), data: statuses },
+        () => statuses.map(describeStatus).join('\n\n'),
+      );
       if (statuses.some((status) => status.error !== null)) throw new CommandExit(ExitCode.failure);
     });
 };
