@@ -4,8 +4,8 @@ import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 
 /**
- * A `redis-server` child process bound to 127.0.0.1, used by `dreamd start` when no REDIS_URL is set and by the
- * integration tests.
+ * A `redis-server` child process bound to 127.0.0.1 on a free port, started by the integration tests and the
+ * benchmarks (dreamd itself never starts one: without Redis it runs the embedded queue).
  *
  * States: starting → ready → stopping → exited. `exited` is also reached from any state when the process dies on
  * its own (or is SIGKILLed by a test); `exited` resolves then.
@@ -81,8 +81,21 @@ function waitForExit(child: ChildProcess): Promise<number | string> {
  * writes lost on a crash) and no RDB snapshots, and resolves once it accepts connections.
  */
 export async function spawnRedisServer(options: SpawnRedisServerOptions): Promise<RedisServerProcess> {
+  const fixed = options.port !== undefined && options.port !== 0;
+  // A free port found by a probe socket can be taken by another process before redis-server binds it (tests run
+  // in parallel): on "Address already in use" with a port of our choosing, pick another and start again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await spawnOnce(options, fixed ? (options.port as number) : await findFreePort());
+    } catch (error) {
+      const taken = error instanceof Error && /already in use/i.test(error.message);
+      if (fixed || !taken || attempt >= 5) throw error;
+    }
+  }
+}
+
+async function spawnOnce(options: SpawnRedisServerOptions, port: number): Promise<RedisServerProcess> {
   mkdirSync(options.dir, { recursive: true });
-  const port = options.port !== undefined && options.port !== 0 ? options.port : await findFreePort();
   const child = spawn(
     options.executable,
     [

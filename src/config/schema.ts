@@ -163,7 +163,10 @@ export type WorkersConfig = z.infer<typeof WorkersConfig>;
 
 export const ConfigFile = z.strictObject({
   $schema: z.string().optional(),
-  /** Redis to use. Unset: `dreamd start` runs a private redis-server from the PATH. */
+  /**
+   * Redis to share jobs through (BullMQ), for workers on several processes or machines. Unset: `dreamd start`
+   * runs scheduler, workers and API in one process on the embedded queue; `worker` and `scheduler` need it.
+   */
   redisUrl: z
     .string()
     .regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL')
@@ -180,7 +183,10 @@ export const ConfigFile = z.strictObject({
   history: HistoryConfig.default(HistoryConfig.parse({})),
   server: ServerConfig.default(ServerConfig.parse({})),
   workers: WorkersConfig.default(WorkersConfig.parse({})),
-  /** Directory for daemon state (private Redis data, logs). Default `./.dreamd-state`. */
+  /**
+   * Directory for daemon state. Default `./.dreamd-state`. Accepted for configs written for earlier versions;
+   * nothing writes there now (memory state lives under each memory folder's `.dreamd/`).
+   */
   stateDir: z.string().optional(),
   spaces: z.array(SpaceConfig).optional(),
 });
