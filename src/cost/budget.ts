@@ -8,7 +8,13 @@
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { RUNS_DIR, parseRunRecord, readTextIfExists, type RunRecord } from '../memory/index.js';
+import {
+  RUNS_DIR,
+  parseRunRecord,
+  readTextIfExists,
+  runRecordNames,
+  type RunRecord,
+} from '../memory/index.js';
 import type { BudgetWait } from '../core/budget.js';
 import { formatUsd } from './prices.js';
 
@@ -51,13 +57,7 @@ function stampOf(date: Date): string {
  * by `newRunId` are always read. Unreadable records are skipped, as `listRuns` skips them.
  */
 export async function consolidationsThisMonth(memoryDir: string, now: Date): Promise<RunRecord[]> {
-  let names: string[];
-  try {
-    names = await readdir(path.join(memoryDir, RUNS_DIR));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
+  const names = await runRecordNames(memoryDir);
   const start = monthStart(now);
   // A run that started before midnight of the 1st may commit after it: read one day further back.
   const earliestStamp = stampOf(new Date(start.getTime() - 86_400_000));

@@ -112,18 +112,22 @@ export async function readRun(memoryDir: string, runId: string): Promise<RunReco
   return parseRunRecord(text, relative);
 }
 
+/** File names in `.dreamd/runs/`; none when the directory does not exist yet. */
+export async function runRecordNames(memoryDir: string): Promise<string[]> {
+  try {
+    return await readdir(path.join(memoryDir, RUNS_DIR));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
 /**
  * Every run record, oldest first (by commit order). Unreadable records are skipped and reported in
  * `problems` when given.
  */
 export async function listRuns(memoryDir: string, problems?: MemoryProblem[]): Promise<RunRecord[]> {
-  let names: string[];
-  try {
-    names = await readdir(path.join(memoryDir, RUNS_DIR));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
+  const names = await runRecordNames(memoryDir);
   const runs: RunRecord[] = [];
   for (const name of names.filter((entry) => entry.endsWith('.json')).sort()) {
     const relative = `${RUNS_DIR}/${name}`;
@@ -160,13 +164,7 @@ function isSuccessfulConsolidation(run: RunRecord): boolean {
  * skipped, as `listRuns` skips them.
  */
 export async function lastSuccessfulRun(memoryDir: string): Promise<RunRecord | undefined> {
-  let names: string[];
-  try {
-    names = await readdir(path.join(memoryDir, RUNS_DIR));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+  const names = await runRecordNames(memoryDir);
   const stamped: { name: string; stamp: string }[] = [];
   const unstamped: string[] = [];
   for (const name of names) {
@@ -207,13 +205,7 @@ export async function lastSuccessfulRun(memoryDir: string): Promise<RunRecord | 
  * committing does not slow down as the history grows.
  */
 export async function nextRunSeq(memoryDir: string): Promise<number> {
-  let names: string[];
-  try {
-    names = await readdir(path.join(memoryDir, RUNS_DIR));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 1;
-    throw error;
-  }
+  const names = await runRecordNames(memoryDir);
   const records = names.filter((name) => name.endsWith('.json'));
   const stamps = records.map((name) => STAMPED_RECORD.exec(name)?.[1]);
   const newest = stamps.reduce<string | undefined>(
@@ -243,13 +235,7 @@ export async function nextRunSeq(memoryDir: string): Promise<number> {
  * newest consolidation, the records `lastSuccessfulRun` reads.
  */
 export async function runsToPrune(memoryDir: string, keep: number): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await readdir(path.join(memoryDir, RUNS_DIR));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
+  const names = await runRecordNames(memoryDir);
   const stamped = names
     .map((name) => ({ name, stamp: STAMPED_RECORD.exec(name)?.[1] }))
     .filter((entry): entry is { name: string; stamp: string } => entry.stamp !== undefined)
