@@ -86,7 +86,10 @@ export async function spawnRedisServer(options: SpawnRedisServerOptions): Promis
   // in parallel): on "Address already in use" with a port of our choosing, pick another and start again.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await spawnOnce(options, fixed ? (options.port as number) : await findFreePort());
+      return await spawnOnce(
+        options,
+        fixed && options.port !== undefined ? options.port : await findFreePort(),
+      );
     } catch (error) {
       const taken = error instanceof Error && /already in use/i.test(error.message);
       if (fixed || !taken || attempt >= 5) throw error;

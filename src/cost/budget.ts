@@ -6,7 +6,6 @@
  * and failed runs (they leave no record), records of runs without a price (`costUsd` absent). A run is checked
  * before it starts, so the last run of a month may pass the budget by at most its own cost.
  */
-import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import {
   RUNS_DIR,
