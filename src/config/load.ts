@@ -231,6 +231,25 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     }
     memoryOwners.set(space.memoryDir, space.id);
   }
+  const sessionOwners = new Map<string, string>();
+  for (const space of spaces) {
+    if (space.memoryDir === space.sessionsDir) {
+      throw new ConfigError(
+        `${origin}: space "${space.id}" has the same directory for sessions and memory (${space.memoryDir}); ` +
+          'give memory its own folder (e.g. <sessions>/memory, as Claude Code does)',
+        'spaces',
+      );
+    }
+    const owner = sessionOwners.get(space.sessionsDir);
+    if (owner !== undefined) {
+      throw new ConfigError(
+        `${origin}: spaces "${owner}" and "${space.id}" read the same sessions directory ${space.sessionsDir}; ` +
+          'each session would be consolidated into both memories: give each space its own sessions',
+        'spaces',
+      );
+    }
+    sessionOwners.set(space.sessionsDir, space.id);
+  }
 
   return {
     source,

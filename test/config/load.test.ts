@@ -116,6 +116,22 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ env: {}, cwd: dir })).toThrow(/share the memory directory/);
   });
 
+  it('refuses two spaces on one sessions directory, and memory in the sessions directory itself', () => {
+    const dir = tempDir();
+    writeConfig(dir, {
+      spaces: [
+        { id: 'a', sessions: 's', memory: 'm1' },
+        { id: 'b', sessions: 's', memory: 'm2' },
+      ],
+    });
+    expect(() => loadConfig({ env: {}, cwd: dir })).toThrow(/"a" and "b" read the same sessions directory/);
+    writeConfig(dir, { spaces: [{ id: 'a', sessions: 'same', memory: 'same' }] });
+    expect(() => loadConfig({ env: {}, cwd: dir })).toThrow(/same directory for sessions and memory/);
+    // Claude Code's own layout, memory inside the project folder, stays valid.
+    writeConfig(dir, { spaces: [{ id: 'a', sessions: 'project', memory: 'project/memory' }] });
+    expect(loadConfig({ env: {}, cwd: dir }).spaces[0]!.id).toBe('a');
+  });
+
   it('requires an API token when the server is not bound to loopback', () => {
     expect(() => loadConfig({ env: { DREAMD_HOST: '0.0.0.0' }, cwd: tempDir() })).toThrow(/DREAMD_API_TOKEN/);
     const config = loadConfig({
