@@ -96,6 +96,8 @@ describe('dreamd start / worker / scheduler', () => {
       DREAMD_PORT: String(port),
       DREAMD_MODEL_BASE_URL: model.url,
       ANTHROPIC_API_KEY: 'sk-ant-test',
+      // The scheduler's first tick must not consolidate the examples before the manual run does.
+      DREAMD_MIN_SESSIONS: '100',
     };
     let health: unknown;
     let consolidate: { code: number; stdout: string } | undefined;

@@ -420,8 +420,6 @@ describe('createAnthropicModel', () => {
   });
 });
 
-describe('fake Anthropic server', () => {});
-
 describe('Anthropic credentials', () => {
   it('refuses to start without a key or an endpoint, and says which variable to set', () => {
     let caught: unknown;
