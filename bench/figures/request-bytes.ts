@@ -5,8 +5,8 @@
  *
  * - Request bytes a session, agent transcripts and plain dialogue, with 0 and with 500 facts in memory, against
  *   the raw transcript bytes and the naive baseline's request (`baseline.ts`, one call, no memory list).
- * - The same on the real Claude Code transcripts inside the repository (`test/fixtures/claude-code/`, or
- *   `../shared/fixtures/claude-code/` until they land there). Missing fixtures fail the benchmark.
+ * - The same on the real Claude Code transcripts inside the repository (`test/fixtures/claude-code/`).
+ *   Missing fixtures fail the benchmark.
  * - Dollars per 1,000 sessions at Claude Haiku 4.5 list price, from the run's usage, interactive and at batch
  *   prices. The fake counts 4 characters a token and, like Haiku 4.5, caches only prefixes of 4,096 tokens or
  *   more.
@@ -40,20 +40,16 @@ const PRICED_MODEL = 'claude-haiku-4-5';
 const MIN_CACHEABLE_TOKENS = 4_096;
 const MEMORY_SIZES = [0, 500] as const;
 
-/** The fixtures of real Claude Code transcripts: inside the repository, else next to it; none is an error. */
+/** The fixtures of real Claude Code transcripts, inside the repository; their absence is an error. */
 export function realFixturesDir(): string {
-  const candidates = [
-    fileURLToPath(new URL('../../test/fixtures/claude-code/', import.meta.url)),
-    fileURLToPath(new URL('../../../shared/fixtures/claude-code/', import.meta.url)),
-  ];
-  const found = candidates.find((dir) => existsSync(dir));
-  if (found === undefined) {
+  const dir = fileURLToPath(new URL('../../test/fixtures/claude-code/', import.meta.url));
+  if (!existsSync(dir)) {
     throw new Error(
-      `no real Claude Code transcripts: neither ${candidates.join(' nor ')} exists; copy shared/fixtures/claude-code ` +
-        'into test/fixtures/claude-code/ (the real-transcript figures cannot be measured without them)',
+      `no real Claude Code transcripts at ${dir}: restore test/fixtures/claude-code/ from git ` +
+        '(the real-transcript figures cannot be measured without them)',
     );
   }
-  return found;
+  return dir;
 }
 
 function pricedConfig(root: string, spaces: readonly Space[], url: string): Config {

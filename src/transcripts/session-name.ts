@@ -32,7 +32,7 @@ export function hasUnsafeCharacter(name: string): boolean {
   return false;
 }
 
-/** `text` with each unsafe character written as `\uXXXX`, so a message naming it stays one plain line. */
+/** `text` with each unsafe character written as a `\u` escape of four hex digits, so a message naming it stays one plain line. */
 export function escapeUnsafe(text: string): string {
   let escaped = '';
   for (const character of text) {
