@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { findExecutable, spawnRedisServer, type RedisServerProcess } from './redis-server.js';
+import { ensureRedisServer } from './ensure-redis-server.js';
+import { spawnRedisServer, type RedisServerProcess } from './redis-server.js';
 
 /**
  * A real redis-server for integration tests, in its own temporary directory on a free port.
@@ -45,7 +46,9 @@ export function runningRedisServers(): number {
 }
 
 export async function startRedis(): Promise<TestRedis> {
-  const executable = findExecutable('redis-server') ?? '/usr/bin/redis-server';
+  // The tests' global setup found or installed it before any test ran (test/global-setup.ts), so this returns at
+  // once there; a benchmark gets the same: installed when it may be, else the command that fixes it.
+  const executable = ensureRedisServer();
   const root = mkdtempSync(join(tmpdir(), 'dreamd-redis-'));
   const dir = join(root, 'data');
   let server: RedisServerProcess | undefined = await spawnRedisServer({ executable, dir });
