@@ -9,6 +9,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY src ./src
+COPY workers ./workers
 RUN npm run build
 
 # --- runtime: production dependencies and the compiled code only -----------------------------------------------

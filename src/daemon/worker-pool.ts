@@ -7,7 +7,7 @@ import {
   createConsolidationProcessor,
   DEFAULT_PROGRESS_DELAY_MS,
   SHUTDOWN_REASON,
-} from '../workers/processor.js';
+} from '../../workers/consolidation-processor.js';
 import { CONSOLIDATION_QUEUE, type ConsolidationJobData } from '../core/jobs.js';
 import type { RedisProbe } from './redis-probe.js';
 

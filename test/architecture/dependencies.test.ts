@@ -41,6 +41,26 @@ describe('the dependency rule', () => {
     expect(findRuleBreaks(edgesUnder('src'))).toEqual([]);
   });
 
+  it('holds for every import in workers/, whose files sit on floors of their own', () => {
+    const edges = edgesUnder('workers');
+    expect(edges.length).toBeGreaterThan(0);
+    expect(findRuleBreaks(edges)).toEqual([]);
+    const files = listTs(join(ROOT, 'workers')).map((file) => relative(ROOT, file));
+    expect(files.filter((file) => floorOf(file) === undefined)).toEqual([]);
+  });
+
+  it('keeps the worker entry points above the library they call', () => {
+    // The processor is called by the daemon's worker pool; the worker main builds the daemon; neither may be
+    // imported by the floors they stand on.
+    expect(
+      findRuleBreaks([
+        { from: 'src/consolidation/run.ts', to: 'workers/consolidation-processor.ts' },
+        { from: 'src/dreamd.ts', to: 'workers/main.ts' },
+        { from: 'workers/consolidation-processor.ts', to: 'src/daemon/queue.ts' },
+      ]).map((rule) => rule.from),
+    ).toEqual(['src/consolidation/run.ts', 'src/dreamd.ts', 'workers/consolidation-processor.ts']);
+  });
+
   it('gives every folder of src/ a floor', () => {
     const folders = readdirSync(join(ROOT, 'src')).map((name) =>
       statSync(join(ROOT, 'src', name)).isDirectory() ? `src/${name}` : `src/${name}`,

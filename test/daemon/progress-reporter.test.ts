@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunProgress } from '../../src/core/run.js';
-import { createProgressReporter } from '../../src/workers/processor.js';
+import { createProgressReporter } from '../../workers/consolidation-processor.js';
 
 function recorder(): {
   written: RunProgress[];

@@ -14,7 +14,7 @@ function register(
     .description(description)
     .action(async () => {
       // The daemon, the SDKs and the queue load only when the command runs, so `--help` stays quick.
-      const { runDaemon } = await import('../run-daemon.js');
+      const { runDaemon } = await import('../../../workers/main.js');
       await runDaemon(context(), roles, program.opts<{ config?: string }>().config);
     });
 }

@@ -1,12 +1,29 @@
-/** The body of `dreamd start`, `worker` and `scheduler`, loaded only when one of them runs. */
-import { loadConfig } from '../config/load.js';
-import type { DaemonRoles } from '../daemon/daemon.js';
-import { createLogger } from '../daemon/logger.js';
-import { controlProcess } from '../daemon/signals.js';
-import { createDreamd, type Dreamd } from '../dreamd.js';
-import { ConfigError, ModelError } from '../errors.js';
-import type { ModelProvider } from '../model/types.js';
-import type { CommandContext } from './program.js';
+/**
+ * The main of a dreamd process that takes jobs: what `dreamd worker` runs (workers alone, on a shared Redis), and
+ * `dreamd start` and `dreamd scheduler` with other roles. The CLI loads it only when one of those commands runs,
+ * so `--help` and the short commands never load the daemon, the queue or the SDKs. The jobs themselves are run
+ * by ./consolidation-processor.ts; everything they call is the library under src/.
+ */
+import type { Config } from '../src/config/schema.js';
+import { loadConfig } from '../src/config/load.js';
+import type { DaemonRoles } from '../src/daemon/daemon.js';
+import { createLogger } from '../src/daemon/logger.js';
+import { controlProcess } from '../src/daemon/signals.js';
+import { createDreamd, type Dreamd } from '../src/dreamd.js';
+import { ConfigError, ModelError } from '../src/errors.js';
+import type { ModelProvider } from '../src/model/types.js';
+
+/** What a daemon process takes from the command that starts it. */
+export interface DaemonProcessContext {
+  readonly io: {
+    readonly env: Readonly<Record<string, string | undefined>>;
+    readonly cwd: string;
+    /** Pretty logs on a terminal, JSON lines otherwise. */
+    readonly isTty: boolean;
+  };
+  /** The config, loaded once (from --config, DREAMD_CONFIG or ./dreamd.config.json). */
+  readonly config: () => Config;
+}
 
 /** The model at start-up; a missing key is a config problem of this command (exit 2), named as such. */
 function modelOrExplain(dreamd: Dreamd): ModelProvider {
@@ -22,7 +39,7 @@ function modelOrExplain(dreamd: Dreamd): ModelProvider {
 
 /** Runs the daemon with the given roles until SIGTERM/SIGINT; SIGHUP or a config change reloads spaces. */
 export async function runDaemon(
-  context: CommandContext,
+  context: DaemonProcessContext,
   roles: DaemonRoles,
   configPath: string | undefined,
 ): Promise<void> {
