@@ -4,11 +4,12 @@
  * `bench/results.md` and `bench/results.json`. `--quick` runs small sizes (CI: under a minute) and writes
  * `bench/results-quick.*` instead, so a CI run never overwrites the committed full results. `--only <step>`
  * (repeatable: scheduler-tick, digest-throughput, consolidation, request-bytes, run-overhead, peak-memory,
- * peak-memory-real, index-build, topic-render, queue-throughput, chat) runs only those steps and prints their table without writing any file, so a partial run
+ * peak-memory-real, index-build, topic-render, queue-throughput, chat, reconcile, agent-import) runs only those steps and prints their table without writing any file, so a partial run
  * never replaces the committed results.
  */
 import { join } from 'node:path';
 import { measurePromptSizes, measureRunOverhead } from './figures/consolidation.js';
+import { measureAgentImport } from './figures/agent-import.js';
 import { measureChatFigures } from './figures/chat.js';
 import { measureRequestBytes } from './figures/request-bytes.js';
 import { measureDigestThroughput } from './figures/digest-throughput.js';
@@ -38,6 +39,7 @@ const STEP_KEYS = [
   'queue-throughput',
   'chat',
   'reconcile',
+  'agent-import',
 ] as const;
 type StepKey = (typeof STEP_KEYS)[number];
 
@@ -72,6 +74,7 @@ const SIZES = quick
       memoryMb: 10,
       facts: 10_000,
       indexRounds: 5,
+      importRounds: 5,
     }
   : {
       tickSpaces: 100,
@@ -85,6 +88,7 @@ const SIZES = quick
       memoryMb: 50,
       facts: 10_000,
       indexRounds: 11,
+      importRounds: 15,
     };
 
 const log = (line: string): void => console.log(line);
@@ -142,6 +146,9 @@ async function main(): Promise<void> {
   );
   await step('chat', '9. dreamd chat: input per call, summariser characters', () => measureChatFigures(log));
   await step('reconcile', '9. reconcile', () => measureReconcile(10_000, 50, SIZES.indexRounds));
+  await step('agent-import', "10. the agent kit's import against the Anthropic SDK's", () =>
+    measureAgentImport(SIZES.importRounds, log),
+  );
 
   const durationSeconds = (performance.now() - started) / 1000;
   log(`\n${renderTable(figures)}\n`);

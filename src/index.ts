@@ -10,44 +10,10 @@
  * - The typed errors every part throws.
  */
 
-// The agent kit.
-export {
-  createMemoryAgent,
-  type ChatResult,
-  type MemoryAgent,
-  type MemoryAgentOptions,
-} from './agent/memory-agent.js';
-export { runAgent, type AgentEvent, type RunAgentOptions, type RunAgentResult } from './agent/run-agent.js';
-export { defineTool, ToolInputError, type AgentTool } from './agent/tool.js';
-export { createMemoryTools, type MemoryTools, type MemoryToolsOptions } from './agent/memory-tools.js';
-export { createAnthropicMemoryTool } from './agent/anthropic-memory-tool.js';
-export { loadMemoryContext, type MemoryContextOptions } from './agent/backfill.js';
-export {
-  createRecall,
-  createRecallTool,
-  type CreateRecallOptions,
-  type Recall,
-  type RecallResult,
-} from './agent/recall.js';
-export { clearOldToolResults, slidingWindow, summariseOlderTurns, type Message } from './agent/context.js';
-export {
-  createAnthropicChatProvider,
-  type AnthropicChatProviderOptions,
-  type ChatProvider,
-} from './agent/chat-provider.js';
-export { createOpenAIChatProvider, type OpenAIChatProviderOptions } from './agent/openai-chat-provider.js';
-
-// Sessions.
-export {
-  createSessionRecorder,
-  type SessionRecorder,
-  type SessionRecorderOptions,
-} from './transcripts/session-recorder.js';
-export type { Session } from './transcripts/types.js';
+// The agent kit and sessions (also `dreamd/agent`), and the typed errors every part throws.
+export * from './agent-kit.js';
 
 // The service.
-export { loadConfig, findSpace } from './config/load.js';
-export type { Config, Space, ConfigFile, ModelConfig, GatesConfig, LimitsConfig } from './config/schema.js';
 export { createDreamd, type CreateDreamdOptions, type Dreamd, type DreamdDaemonOptions } from './dreamd.js';
 export type { Daemon, DaemonRoles } from './daemon/daemon.js';
 export { createLogger } from './daemon/logger.js';
@@ -61,6 +27,3 @@ export { loadMemory, type LoadedMemory } from './memory/memory-dir.js';
 export { forgetFact } from './memory/forget.js';
 export { rollbackRun } from './memory/rollback.js';
 export type { Fact, FactType } from './memory/types.js';
-
-// Errors.
-export * from './errors.js';

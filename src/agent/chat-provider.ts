@@ -1,4 +1,7 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
+// The error classes alone (a few ms): the SDK itself loads only where a client is built, so the agent kit stays
+// light to import (bench: the agent kit's import).
+import * as AnthropicErrors from '@anthropic-ai/sdk/error';
 import { ModelError } from '../errors.js';
 import { modelErrorFromSdk } from '../model/sdk-errors.js';
 import type { TokenUsage } from '../model/types.js';
@@ -62,10 +65,10 @@ export function defaultContextWindow(model: string): number {
 }
 
 const SDK_ERRORS = {
-  APIError: Anthropic.APIError,
-  APIConnectionError: Anthropic.APIConnectionError,
-  APIConnectionTimeoutError: Anthropic.APIConnectionTimeoutError,
-  APIUserAbortError: Anthropic.APIUserAbortError,
+  APIError: AnthropicErrors.APIError,
+  APIConnectionError: AnthropicErrors.APIConnectionError,
+  APIConnectionTimeoutError: AnthropicErrors.APIConnectionTimeoutError,
+  APIUserAbortError: AnthropicErrors.APIUserAbortError,
 };
 
 export interface AnthropicChatProviderOptions {
@@ -92,19 +95,84 @@ function systemBlocks(system: readonly SystemBlock[]): Anthropic.TextBlockParam[
     }));
 }
 
-/** The Anthropic Messages API as a ChatProvider, with native context management for Claude models. */
-export function createAnthropicChatProvider(options: AnthropicChatProviderOptions): ChatProvider {
-  const { client, model } = options;
-  const native = options.contextManagement === 'client' ? undefined : nativeContextManagement(model);
-  if (options.contextManagement === 'native' && native === undefined) {
+/** What a provider is, known before any call: the part of a ChatProvider that needs no SDK. */
+export type ChatProviderShape = Pick<
+  ChatProvider,
+  'label' | 'contextWindow' | 'compactsServerSide' | 'clearsToolResults'
+>;
+
+function anthropicNative(
+  model: string,
+  contextManagement: AnthropicChatProviderOptions['contextManagement'],
+) {
+  const native = contextManagement === 'client' ? undefined : nativeContextManagement(model);
+  if (contextManagement === 'native' && native === undefined) {
     throw new ModelError(`${model}: Anthropic's native context management is only for Claude models`, {
       retryable: false,
       kind: 'bad-request',
     });
   }
-  const label = `anthropic:${model}`;
+  return native;
+}
+
+/** The shape of the provider {@link createAnthropicChatProvider} builds for these options. */
+export function anthropicProviderShape(
+  options: Omit<AnthropicChatProviderOptions, 'client'>,
+): ChatProviderShape {
+  const native = anthropicNative(options.model, options.contextManagement);
+  return {
+    label: `anthropic:${options.model}`,
+    contextWindow: options.contextWindow ?? defaultContextWindow(options.model),
+    compactsServerSide: native?.compaction === true,
+    clearsToolResults: native !== undefined,
+  };
+}
+
+/**
+ * A provider whose SDK is loaded and whose client is built at its first call: `load` runs once (a failed load
+ * is tried again at the next call). The agent kit builds its providers from the config this way, so importing
+ * it does not load either SDK (about 25 MB and 0.2 s each) until the agent talks to a model.
+ */
+export function deferredChatProvider(
+  shape: ChatProviderShape,
+  load: () => Promise<ChatProvider>,
+  /** Whether the loaded provider will have `countTokens` (Anthropic's has, an OpenAI-compatible one not). */
+  countsTokens: boolean,
+): ChatProvider {
+  let loading: Promise<ChatProvider> | undefined;
+  const provider = (): Promise<ChatProvider> => {
+    loading ??= load().catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    });
+    return loading;
+  };
+  const send: ChatProvider['send'] = async (request) => (await provider()).send(request);
+  if (!countsTokens) return { ...shape, send };
+  return {
+    ...shape,
+    send,
+    async countTokens(request) {
+      const loaded = await provider();
+      if (loaded.countTokens === undefined) {
+        throw new ModelError(`${shape.label} has no token-counting endpoint`, {
+          retryable: false,
+          kind: 'bad-request',
+        });
+      }
+      return loaded.countTokens(request);
+    },
+  };
+}
+
+/** The Anthropic Messages API as a ChatProvider, with native context management for Claude models. */
+export function createAnthropicChatProvider(options: AnthropicChatProviderOptions): ChatProvider {
+  const { client, model } = options;
+  const native = anthropicNative(model, options.contextManagement);
+  const shape = anthropicProviderShape(options);
+  const { label } = shape;
   const toModelError = (error: unknown) =>
-    error instanceof Anthropic.APIUserAbortError
+    error instanceof AnthropicErrors.APIUserAbortError
       ? error
       : modelErrorFromSdk(error, SDK_ERRORS, {
           label,
@@ -119,10 +187,7 @@ export function createAnthropicChatProvider(options: AnthropicChatProviderOption
     ...(request.tools.length === 0 ? {} : { tools: [...request.tools] }),
   });
   return {
-    label,
-    contextWindow: options.contextWindow ?? defaultContextWindow(model),
-    compactsServerSide: native?.compaction === true,
-    clearsToolResults: native !== undefined,
+    ...shape,
     async send(request) {
       const body = { ...params(request), max_tokens: request.maxTokens };
       const requestOptions = request.signal === undefined ? {} : { signal: request.signal };

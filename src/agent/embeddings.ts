@@ -1,7 +1,7 @@
+import type OpenAI from 'openai';
 import { sha256 } from '../memory/hash.js';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import OpenAI from 'openai';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import type { EmbeddingsConfig } from '../config/schema.js';
@@ -30,12 +30,17 @@ export type EmbedTexts = (texts: readonly string[]) => Promise<number[][]>;
 
 /** Embeds through the `openai` client, asking for floats (base64 is not served by every local server). */
 export function createOpenAIEmbedder(config: EmbeddingsConfig): EmbedTexts {
-  const client = new OpenAI({
-    baseURL: config.baseUrl,
-    apiKey: config.apiKey ?? 'not-needed',
-    maxRetries: 2,
-  });
+  // The SDK loads at the first call, so importing the agent kit does not load it.
+  let client: OpenAI | undefined;
   return async (texts) => {
+    if (client === undefined) {
+      const { default: OpenAI } = await import('openai');
+      client = new OpenAI({
+        baseURL: config.baseUrl,
+        apiKey: config.apiKey ?? 'not-needed',
+        maxRetries: 2,
+      });
+    }
     const vectors: number[][] = [];
     for (let start = 0; start < texts.length; start += EMBEDDING_BATCH_SIZE) {
       const batch = texts.slice(start, start + EMBEDDING_BATCH_SIZE);

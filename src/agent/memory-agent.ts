@@ -1,6 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
+import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import { ChatConfig, type Config, type Space } from '../config/schema.js';
 import { ConfigError, ModelError } from '../errors.js';
@@ -8,7 +7,13 @@ import type { FactType } from '../memory/types.js';
 import { createSessionRecorder, type SessionRecorder } from '../transcripts/session-recorder.js';
 import { createAnthropicMemoryTool } from './anthropic-memory-tool.js';
 import { loadMemoryContext } from './backfill.js';
-import { createAnthropicChatProvider, type ChatProvider, type SystemBlock } from './chat-provider.js';
+import {
+  anthropicProviderShape,
+  createAnthropicChatProvider,
+  deferredChatProvider,
+  type ChatProvider,
+  type SystemBlock,
+} from './chat-provider.js';
 import type { Message } from './context.js';
 import {
   DEFAULT_RETRIEVAL_TOKENS,
@@ -18,7 +23,7 @@ import {
   supersededFactIds,
 } from './memory-prompt.js';
 import { createMemoryTools } from './memory-tools.js';
-import { createOpenAIChatProvider } from './openai-chat-provider.js';
+import { createOpenAIChatProvider, openAIProviderShape } from './openai-chat-provider.js';
 import { createRecall, createRecallTool } from './recall.js';
 import {
   DEFAULT_SUMMARISER_CONTEXT_TOKENS,
@@ -137,14 +142,23 @@ export function chatProviderFromConfig(
         'model.baseUrl',
       );
     }
-    const client = new OpenAI({
-      // Ollama, vLLM and LM Studio ignore the key; the SDK needs one.
-      apiKey: model.apiKey ?? 'dreamd-no-key',
-      baseURL: model.baseUrl,
-      timeout: model.timeoutMs,
-      maxRetries: model.maxRetries,
-    });
-    return createOpenAIChatProvider({ client, model: model.name, ...window });
+    const baseURL = model.baseUrl;
+    // The SDK loads at the first call: importing the agent kit stays light (deferredChatProvider).
+    return deferredChatProvider(
+      openAIProviderShape({ model: model.name, ...window }),
+      async () => {
+        const { default: OpenAI } = await import('openai');
+        const client = new OpenAI({
+          // Ollama, vLLM and LM Studio ignore the key; the SDK needs one.
+          apiKey: model.apiKey ?? 'dreamd-no-key',
+          baseURL,
+          timeout: model.timeoutMs,
+          maxRetries: model.maxRetries,
+        });
+        return createOpenAIChatProvider({ client, model: model.name, ...window });
+      },
+      false,
+    );
   }
   if (model.apiKey === undefined) {
     throw new ModelError(
@@ -152,13 +166,21 @@ export function chatProviderFromConfig(
       { retryable: false, kind: 'missing-credentials' },
     );
   }
-  const client = new Anthropic({
-    apiKey: model.apiKey,
-    ...(model.baseUrl === undefined ? {} : { baseURL: model.baseUrl }),
-    timeout: model.timeoutMs,
-    maxRetries: model.maxRetries,
-  });
-  return createAnthropicChatProvider({ client, model: model.name, ...window });
+  const apiKey = model.apiKey;
+  return deferredChatProvider(
+    anthropicProviderShape({ model: model.name, ...window }),
+    async () => {
+      const { default: Anthropic } = await import('@anthropic-ai/sdk');
+      const client = new Anthropic({
+        apiKey,
+        ...(model.baseUrl === undefined ? {} : { baseURL: model.baseUrl }),
+        timeout: model.timeoutMs,
+        maxRetries: model.maxRetries,
+      });
+      return createAnthropicChatProvider({ client, model: model.name, ...window });
+    },
+    true,
+  );
 }
 
 /** The chat model used as its own summariser: one plain call without tools. */

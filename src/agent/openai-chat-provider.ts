@@ -1,13 +1,19 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+// The error classes alone: the SDK loads only where a client is built (see deferredChatProvider).
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai/error';
 import type {
   ChatCompletionFunctionTool,
   ChatCompletionMessageParam,
   ChatCompletionMessageToolCall,
 } from 'openai/resources/chat/completions';
 import { modelErrorFromSdk } from '../model/sdk-errors.js';
-import { defaultContextWindow, type ChatProvider, type ChatRequest } from './chat-provider.js';
+import {
+  defaultContextWindow,
+  type ChatProvider,
+  type ChatProviderShape,
+  type ChatRequest,
+} from './chat-provider.js';
 import type { Message } from './context.js';
 
 /**
@@ -121,14 +127,22 @@ export interface OpenAIChatProviderOptions {
   readonly contextWindow?: number;
 }
 
-export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): ChatProvider {
-  const { client, model } = options;
-  const label = `openai-compatible:${model}`;
+/** The shape of the provider {@link createOpenAIChatProvider} builds for these options. */
+export function openAIProviderShape(options: Omit<OpenAIChatProviderOptions, 'client'>): ChatProviderShape {
   return {
-    label,
-    contextWindow: options.contextWindow ?? defaultContextWindow(model),
+    label: `openai-compatible:${options.model}`,
+    contextWindow: options.contextWindow ?? defaultContextWindow(options.model),
     compactsServerSide: false,
     clearsToolResults: false,
+  };
+}
+
+export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): ChatProvider {
+  const { client, model } = options;
+  const shape = openAIProviderShape(options);
+  const { label } = shape;
+  return {
+    ...shape,
     async send(request: ChatRequest) {
       const system = request.system
         .map((block) => block.text)

@@ -13,7 +13,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['workers/consolidation-processor.ts'],
   ['src/daemon'],
   ['src/dreamd.ts'],
-  ['workers/main.ts'],
+  ['workers/main.ts', 'src/agent-kit.ts'],
   ['src/cli', 'src/index.ts'],
 ];
 

@@ -13,7 +13,7 @@ const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
 
 /** The README's "Give your agent memory" example, as plain JavaScript (the `!` dropped). */
 const README_EXAMPLE = `
-import { createMemoryAgent, loadConfig } from 'dreamd';
+import { createMemoryAgent, loadConfig } from 'dreamd/agent';
 
 const config = loadConfig(); // dreamd.config.json / environment, as the daemon reads it
 const agent = await createMemoryAgent({ space: config.spaces[0], config });
@@ -60,6 +60,10 @@ describe('the packed tarball', () => {
     expect(paths).toContain('dist/src/cli/main.js');
     expect(paths).toContain('bin/dreamd.js');
     expect(paths).toContain('package.json');
+    expect(paths).toContain('LICENSE');
+    expect(paths).toContain('dist/workers/main.js');
+    expect(paths).toContain('dist/workers/consolidation-processor.js');
+    expect(paths).toContain('dist/src/agent-kit.js');
     const unwanted = paths.filter(
       (path) => /^(src|test|bench|sessions|memory)\//.test(path) || path.endsWith('.map'),
     );
@@ -91,6 +95,99 @@ describe('the packed tarball', () => {
       endedAt?: string;
     };
     expect(session.endedAt).toBeDefined();
+  });
+
+  it('lists in package.json only files that ship, and an engines range its dependencies accept', () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      files: string[];
+      engines: { node: string };
+    };
+    const paths = packed.files.map((file) => file.path);
+    for (const entry of manifest.files.filter((file) => !file.startsWith('!'))) {
+      expect(paths.some((path) => path === entry || path.startsWith(`${entry}/`))).toBe(true);
+    }
+    // The installed tree (dreamd's dependencies, resolved as a user's npm resolves them): none asks for a Node
+    // newer than the lowest one dreamd's engines accept, except the two the checkout's overrides pin (see README).
+    const lowest = /^>=\s*(\d+)\.(\d+)/.exec(manifest.engines.node);
+    expect(lowest).not.toBeNull();
+    const lowestMajor = Number(lowest![1]);
+    const demanding: string[] = [];
+    const walk = (folder: string): void => {
+      for (const name of readdirSync(folder)) {
+        if (name.startsWith('.')) continue;
+        if (name.startsWith('@')) {
+          walk(join(folder, name));
+          continue;
+        }
+        const manifestPath = join(folder, name, 'package.json');
+        let dependency: { name?: string; version?: string; engines?: { node?: string } };
+        try {
+          dependency = JSON.parse(readFileSync(manifestPath, 'utf8')) as typeof dependency;
+        } catch {
+          continue;
+        }
+        const wanted = /^>=\s*(\d+)/.exec(dependency.engines?.node ?? '');
+        if (wanted !== null && Number(wanted[1]) > lowestMajor) {
+          demanding.push(`${dependency.name ?? name}@${dependency.version ?? '?'}`);
+        }
+        try {
+          walk(join(folder, name, 'node_modules'));
+        } catch {
+          // no nested dependencies
+        }
+      }
+    };
+    walk(join(project, 'node_modules'));
+    expect(demanding.map((entry) => entry.replace(/@[^@]+$/, '')).sort()).toEqual(
+      ['content-disposition', 'cookie'].filter((name) => demanding.some((entry) => entry.startsWith(name))),
+    );
+  });
+
+  it('can be required from CommonJS, the whole package and the agent kit', async () => {
+    writeFileSync(
+      join(project, 'uses-require.cjs'),
+      [
+        "const dreamd = require('dreamd');",
+        "const agent = require('dreamd/agent');",
+        'console.log(typeof dreamd.createDreamd, typeof dreamd.createMemoryTools, typeof agent.createMemoryTools);',
+      ].join('\n'),
+    );
+    const { stdout, stderr } = await run('node', ['uses-require.cjs'], { cwd: project });
+    expect(stdout.trim()).toBe('function function function');
+    expect(stderr).toBe('');
+  });
+
+  it('loads the agent kit without the daemon, Redis, the HTTP server, the scheduler or a model SDK', async () => {
+    // A resolve hook lists every package the import reaches.
+    writeFileSync(
+      join(project, 'list-packages.mjs'),
+      [
+        'export async function resolve(specifier, context, next) {',
+        '  if (!/^[./]|^node:|^file:/.test(specifier)) process.stderr.write(`package ${specifier}\\n`);',
+        '  return next(specifier, context);',
+        '}',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(project, 'register.mjs'),
+      "import { register } from 'node:module';\nregister('./list-packages.mjs', import.meta.url);\n",
+    );
+    const listed = async (entry: string): Promise<string[]> => {
+      const { stderr } = await run(
+        'node',
+        ['--import', './register.mjs', '--input-type=module', '-e', `await import('${entry}');`],
+        { cwd: project },
+      );
+      return [...stderr.matchAll(/^package (\S+)$/gm)].map((match) => match[1]!);
+    };
+    const daemonParts = /^(bullmq|ioredis|fastify|@bull-board\/|node-cron|prom-client|pino)/;
+    const sdks = /^(@anthropic-ai\/sdk|openai)$/;
+    const kit = await listed('dreamd/agent');
+    expect(kit).toContain('dreamd/agent');
+    expect(kit.filter((name) => daemonParts.test(name) || sdks.test(name))).toEqual([]);
+    // The main entry does load the daemon: the check above is not vacuous.
+    const whole = await listed('dreamd');
+    expect(whole.filter((name) => daemonParts.test(name)).length).toBeGreaterThan(0);
   });
 
   it('installs the dreamd command, which runs on plain Node', async () => {

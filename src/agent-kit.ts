@@ -1,0 +1,51 @@
+/**
+ * The agent kit, importable alone as `dreamd/agent`: an agent with memory (`createMemoryAgent`), the agent loop
+ * (`runAgent`, `defineTool`), the memory tools, recall, memory loading, keeping a conversation inside the context
+ * window, chat providers, and the session recorder that writes the transcripts consolidation reads.
+ *
+ * It loads neither the daemon, Redis, the HTTP server nor the scheduler, and the model SDKs only when an agent
+ * first talks to a model: an agent process pays for what it uses (`npm run bench` reports the import's time and
+ * memory against the Anthropic SDK's alone). Everything here is also exported by the package's main entry.
+ */
+
+// The agent kit.
+export {
+  createMemoryAgent,
+  type ChatResult,
+  type MemoryAgent,
+  type MemoryAgentOptions,
+} from './agent/memory-agent.js';
+export { runAgent, type AgentEvent, type RunAgentOptions, type RunAgentResult } from './agent/run-agent.js';
+export { defineTool, ToolInputError, type AgentTool } from './agent/tool.js';
+export { createMemoryTools, type MemoryTools, type MemoryToolsOptions } from './agent/memory-tools.js';
+export { createAnthropicMemoryTool } from './agent/anthropic-memory-tool.js';
+export { loadMemoryContext, type MemoryContextOptions } from './agent/backfill.js';
+export {
+  createRecall,
+  createRecallTool,
+  type CreateRecallOptions,
+  type Recall,
+  type RecallResult,
+} from './agent/recall.js';
+export { clearOldToolResults, slidingWindow, summariseOlderTurns, type Message } from './agent/context.js';
+export {
+  createAnthropicChatProvider,
+  type AnthropicChatProviderOptions,
+  type ChatProvider,
+} from './agent/chat-provider.js';
+export { createOpenAIChatProvider, type OpenAIChatProviderOptions } from './agent/openai-chat-provider.js';
+
+// The config an agent with memory reads (the same `dreamd.config.json` as the daemon).
+export { loadConfig, findSpace } from './config/load.js';
+export type { Config, Space, ConfigFile, ModelConfig, GatesConfig, LimitsConfig } from './config/schema.js';
+
+// Sessions.
+export {
+  createSessionRecorder,
+  type SessionRecorder,
+  type SessionRecorderOptions,
+} from './transcripts/session-recorder.js';
+export type { Session } from './transcripts/types.js';
+
+// Errors.
+export * from './errors.js';
