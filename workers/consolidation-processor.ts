@@ -19,6 +19,18 @@ export interface ConsolidationProcessorOptions {
    */
   readonly busyDelayMs?: number;
   /**
+   * Delay before a job of a space this worker does not serve is offered again, in ms, before jitter (±25 %).
+   * Default 2 s: another daemon on the same Redis and prefix serves that space, and its workers should get
+   * the job soon; each hand-back costs one Redis call.
+   */
+  readonly unknownSpaceDelayMs?: number;
+  /**
+   * How long a job of a space no worker here serves is handed back before it fails, in ms from its creation.
+   * Default 1 h: long enough for the daemon that serves it to come back from a restart; past it nobody does,
+   * and the job fails with the fix rather than circling for ever.
+   */
+  readonly unknownSpacePatienceMs?: number;
+  /**
    * How long a run goes before its progress is first written to the job, in ms (default
    * {@link DEFAULT_PROGRESS_DELAY_MS}). A run that finishes sooner writes none: its summary says it all.
    */
@@ -98,7 +110,9 @@ export type ConsolidationProcessor = (
  * The BullMQ processor of `consolidation-requested` jobs: validate the payload, run the pipeline, report progress.
  *
  * Errors, mapped to what BullMQ understands:
- * - payload invalid, unknown space, ConfigError, ModelError that cannot be retried (missing or rejected key):
+ * - a space this worker does not serve: the job is handed back (moved to `delayed`, no attempt spent) for a
+ *   worker of another daemon on the same Redis that serves it, for up to `unknownSpacePatienceMs`; then it fails;
+ * - payload invalid, ConfigError, ModelError that cannot be retried (missing or rejected key):
  *   UnrecoverableError, the job fails at once (a retry cannot help);
  * - LockBusyError (another run holds the space, e.g. a manual in-process `dreamd consolidate`): the job is moved
  *   back to `delayed` without spending an attempt (DelayedError) and runs once the lock is free;
@@ -110,6 +124,9 @@ export function createConsolidationProcessor(options: ConsolidationProcessorOpti
   const progressDelayMs = options.progressDelayMs ?? DEFAULT_PROGRESS_DELAY_MS;
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
+  const unknownSpaceDelayMs = options.unknownSpaceDelayMs ?? 2_000;
+  const unknownSpacePatienceMs = options.unknownSpacePatienceMs ?? 60 * 60_000;
+  const handedBackSpaces = new Set<string>();
 
   return async function processConsolidation(job, token, signal) {
     const parsed = ConsolidationJobData.safeParse(job.data);
@@ -119,8 +136,23 @@ export function createConsolidationProcessor(options: ConsolidationProcessorOpti
     const data = parsed.data;
     const space = options.findSpace(data.spaceId);
     if (space === undefined) {
+      const age = now() - job.timestamp;
+      if (token !== undefined && age < unknownSpacePatienceMs) {
+        if (!handedBackSpaces.has(data.spaceId)) {
+          handedBackSpaces.add(data.spaceId);
+          options.logger.info(
+            { jobId: job.id, spaceId: data.spaceId },
+            'a job of a space this daemon does not serve; handing it back for the daemon that does (logged once per space)',
+          );
+        }
+        const delay = Math.round(unknownSpaceDelayMs * (0.75 + random() * 0.5));
+        await job.moveToDelayed(now() + delay, token);
+        throw new DelayedError(`space "${data.spaceId}" is not served by this worker; handed back`);
+      }
       throw new UnrecoverableError(
-        `job ${job.id}: no space "${data.spaceId}" in this worker's config; add it to the config file (reloaded on SIGHUP)`,
+        `job ${job.id}: no worker on this Redis and prefix served space "${data.spaceId}" for ` +
+          `${Math.round(age / 60_000)} min; add the space to a daemon's config (reloaded on SIGHUP), or give each ` +
+          'configuration its own redisPrefix (DREAMD_REDIS_PREFIX)',
       );
     }
     const log = options.logger.child({ jobId: job.id, spaceId: space.id });

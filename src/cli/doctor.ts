@@ -3,6 +3,7 @@ import { access, mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Redis } from 'ioredis';
 import type { Config } from '../config/schema.js';
+import { explainRefusedWrite } from '../daemon/redis-probe.js';
 import { errorMessage } from '../errors.js';
 import { resolveModelEndpoint } from '../model/endpoint.js';
 import type { ModelProbe } from '../model/probe.js';
@@ -22,15 +23,25 @@ export interface DoctorDependencies {
    * Sends one cheap request (the models list) to the model endpoint. Undefined: no probe (`--no-probe`).
    */
   readonly probeModel?: (model: Config['model'], env: DoctorDependencies['env']) => Promise<ModelProbe>;
-  /** Pings a Redis URL; resolves true when it answers within the timeout. */
-  readonly pingRedis?: (url: string) => Promise<boolean>;
+  /** Checks a Redis URL: does it answer, and does it take writes? */
+  readonly checkRedis?: (url: string, prefix: string) => Promise<RedisCheck>;
 }
 
-/** PINGs Redis with a short timeout and no retries, so doctor answers quickly when it is down. */
-export async function pingRedis(url: string, timeoutMs = 2_000): Promise<boolean> {
+export type RedisCheck =
+  | { readonly state: 'up' }
+  | { readonly state: 'down' }
+  | { readonly state: 'refuses-writes'; readonly reason: string };
+
+/**
+ * Connects once with a short timeout and no retries (doctor answers quickly when Redis is down), then writes a
+ * key with a 10 s expiry under the prefix: a Redis that answers but refuses writes (read-only replica, out of
+ * memory, failed snapshot) cannot run one job.
+ */
+export async function checkRedis(url: string, prefix: string, timeoutMs = 2_000): Promise<RedisCheck> {
   const client = new Redis(url, {
     lazyConnect: true,
     connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
     enableOfflineQueue: false,
@@ -38,9 +49,16 @@ export async function pingRedis(url: string, timeoutMs = 2_000): Promise<boolean
   client.on('error', () => undefined);
   try {
     await client.connect();
-    return (await client.ping()) === 'PONG';
+    if ((await client.ping()) !== 'PONG') return { state: 'down' };
   } catch {
-    return false;
+    client.disconnect();
+    return { state: 'down' };
+  }
+  try {
+    await client.set(`${prefix}:probe:doctor`, String(Date.now()), 'PX', 10_000);
+    return { state: 'up' };
+  } catch (error) {
+    return { state: 'refuses-writes', reason: explainRefusedWrite(errorMessage(error)) };
   } finally {
     client.disconnect();
   }
@@ -122,17 +140,26 @@ export async function runDoctor(config: Config, dependencies: DoctorDependencies
     });
   }
 
-  const ping = dependencies.pingRedis ?? pingRedis;
+  const check = dependencies.checkRedis ?? checkRedis;
   if (config.redisUrl !== undefined) {
-    const reachable = await ping(config.redisUrl);
-    checks.push({
-      name: 'redis',
-      ok: reachable,
-      detail: reachable ? `${config.redisUrl} answers` : `${config.redisUrl} does not answer`,
-      ...(reachable
-        ? {}
-        : { fix: 'start Redis there, or unset REDIS_URL to run everything in one process without it' }),
-    });
+    const redis = await check(config.redisUrl, config.redisPrefix);
+    checks.push(
+      redis.state === 'up'
+        ? { name: 'redis', ok: true, detail: `${config.redisUrl} answers and takes writes` }
+        : redis.state === 'down'
+          ? {
+              name: 'redis',
+              ok: false,
+              detail: `${config.redisUrl} does not answer`,
+              fix: 'start Redis there, or unset REDIS_URL to run everything in one process without it',
+            }
+          : {
+              name: 'redis',
+              ok: false,
+              detail: `${config.redisUrl} answers but refuses writes: no job can run`,
+              fix: redis.reason,
+            },
+    );
   } else {
     // No Redis is fine: `dreamd start` runs the embedded queue in one process. Only `worker` and `scheduler`
     // on their own need one.

@@ -1,3 +1,5 @@
+import { hostname } from 'node:os';
+import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import type { ConsolidateFunction } from '../core/run.js';
@@ -5,6 +7,8 @@ import type { InspectSpaceFunction } from '../core/inspection.js';
 import { ConfigError } from '../errors.js';
 import { createEmbeddedQueue, type EmbeddedQueue } from './embedded-queue.js';
 import { bullmqJobs, type JobQueue } from './jobs.js';
+import { createFleet, type Fleet } from './fleet.js';
+import { createRepeatedLog } from './repeated-log.js';
 import { createMetrics, type DaemonMetrics } from './metrics.js';
 import { connectionOptions, createConsolidationQueue, type ConsolidationQueue } from './queue.js';
 import { redisUrlFor } from './redis.js';
@@ -69,6 +73,7 @@ export interface Daemon {
 
 interface Parts {
   redisUrl: string;
+  fleet: Fleet;
   probe: RedisProbe;
   queue: ConsolidationQueue;
   embedded: EmbeddedQueue;
@@ -104,13 +109,27 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
       return { ok: workers === 'running', queue: 'embedded', redis: 'absent', workers, scheduler };
     }
     const probe = parts.probe;
-    const redis = probe === undefined ? 'down' : (await probe.check()).up ? 'up' : 'down';
+    const checked = probe === undefined ? undefined : await probe.check();
     const workers = parts.pool === undefined ? 'absent' : parts.pool.isRunning() ? 'running' : 'stopped';
-    return { ok: redis === 'up' && workers !== 'stopped', queue: 'redis', redis, workers, scheduler };
+    if (checked === undefined || !checked.up) {
+      const reason = checked === undefined ? 'not connected' : `Redis unreachable: ${checked.error}`;
+      return { ok: false, queue: 'redis', redis: 'down', reason, workers, scheduler };
+    }
+    if (!checked.writable) {
+      return {
+        ok: false,
+        queue: 'redis',
+        redis: 'refuses-writes',
+        reason: checked.reason,
+        workers,
+        scheduler,
+      };
+    }
+    return { ok: workers !== 'stopped', queue: 'redis', redis: 'up', workers, scheduler };
   };
 
   const stopParts = async (): Promise<void> => {
-    const { server, scheduler, pool, embedded, queue, probe } = parts;
+    const { server, scheduler, pool, embedded, queue, probe, fleet } = parts;
     const step = async (name: string, action: (() => Promise<void>) | undefined): Promise<void> => {
       if (action === undefined) return;
       try {
@@ -123,6 +142,7 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
     await step('scheduler', scheduler && (() => scheduler.stop()));
     await step('workers', pool && (() => pool.close()));
     await step('embedded queue', embedded && (() => embedded.close()));
+    await step('fleet entry', fleet && (() => fleet.leave()));
     await step('queue', queue && (() => queue.close()));
     await step('redis probe', probe && (() => probe.close()));
     parts = {};
@@ -164,13 +184,35 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
       } else {
         parts.redisUrl = redisUrl;
         const connection = connectionOptions(redisUrl);
-        parts.probe = createRedisProbe(redisUrl);
+        parts.probe = createRedisProbe(redisUrl, {
+          key: `${config.redisPrefix}:probe:${hostname()}:${process.pid}`,
+        });
         const queue = createConsolidationQueue({ connection, prefix: config.redisPrefix });
-        queue.on('error', (error) => logger.warn({ err: error }, 'queue error'));
+        const queueErrors = createRepeatedLog(logger, 'queue error');
+        queue.on('error', (error) => queueErrors.report(error));
         parts.queue = queue;
         await queue.waitUntilReady();
+        // Its own small connection: BullMQ 6 does not expose the queue's.
+        const fleetClient = new Redis(redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 2_000 });
+        fleetClient.on('error', () => undefined); // the probe and the workers report Redis being away
+        const fleet = createFleet({
+          store: () => Promise.resolve(fleetClient),
+          onLeft: () => fleetClient.disconnect(),
+          prefix: config.redisPrefix,
+          spaces: () => config.spaces.map((space) => space.id),
+          logger,
+        });
+        parts.fleet = fleet;
+        // A warning, never a refusal: a fleet being reconfigured passes through mixed configs on purpose.
+        await fleet
+          .announce()
+          .catch((error: unknown) => logger.warn({ err: error }, 'could not announce this daemon on Redis'));
         jobs = bullmqJobs(queue);
-        metrics = createMetrics(jobs, queue);
+        const probe = parts.probe;
+        metrics = createMetrics(jobs, queue, async () => {
+          const checked = await probe.check();
+          return !checked.up ? 'down' : checked.writable ? 'up' : 'refuses-writes';
+        });
         if (roles.workers) {
           parts.pool = createWorkerPool({
             config,

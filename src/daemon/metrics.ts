@@ -3,6 +3,9 @@ import type { RunSummary } from '../core/run.js';
 import { JOB_STATES, type JobQueue } from './jobs.js';
 import type { ConsolidationQueue } from './queue.js';
 
+export const REDIS_STATES = ['up', 'down', 'refuses-writes'] as const;
+export type RedisState = (typeof REDIS_STATES)[number];
+
 export interface DaemonMetrics {
   readonly registry: Registry;
   /** Records a finished run (completed or dry run) this process ran. */
@@ -22,8 +25,25 @@ export interface DaemonMetrics {
  * process, as in the tests, do not collide). Run metrics count the runs of the workers in this process; queue
  * metrics (`dreamd_jobs`, `bullmq_*`) are read from Redis at scrape time and cover every machine.
  */
-export function createMetrics(jobs: JobQueue, bullQueue?: ConsolidationQueue): DaemonMetrics {
+export function createMetrics(
+  jobs: JobQueue,
+  bullQueue?: ConsolidationQueue,
+  /** Asked at scrape time: whether Redis answers and takes writes (the probe's write check). */
+  redisState?: () => Promise<RedisState>,
+): DaemonMetrics {
   const registry = new Registry();
+  if (redisState !== undefined) {
+    new Gauge({
+      name: 'dreamd_redis_state',
+      help: 'Redis as this process sees it: 1 for the current state (up, down, refuses-writes), 0 for the others',
+      labelNames: ['state'] as const,
+      registers: [registry],
+      async collect() {
+        const current = await redisState();
+        for (const state of REDIS_STATES) this.set({ state }, state === current ? 1 : 0);
+      },
+    });
+  }
   new Gauge({
     name: 'dreamd_jobs',
     help: 'Consolidation jobs in the queue by state (all machines on Redis; this process with the embedded queue)',

@@ -20,14 +20,27 @@ import type { DaemonMetrics } from './metrics.js';
 import type { JobQueue } from './jobs.js';
 import type { ConsolidationQueue } from './queue.js';
 import { checkRequestOrigin } from './request-origin.js';
+import { explainRefusedWrite } from './redis-probe.js';
+
+/** An error of a Redis command that says Redis refuses writes or cannot be reached. */
+function isRedisUnavailable(message: string): boolean {
+  return /^(READONLY|OOM|MISCONF|LOADING)\b|ECONNREFUSED|Connection is closed|Stream isn't writeable|Command timed out/.test(
+    message,
+  );
+}
 
 /** What /healthz reports. `ok` is false (HTTP 503) when Redis is down or this process's workers stopped. */
 export interface HealthReport {
   readonly ok: boolean;
   /** `redis`: BullMQ on Redis; `embedded`: the in-process queue (no Redis). */
   readonly queue: 'redis' | 'embedded';
-  /** `absent` with the embedded queue. */
-  readonly redis: 'up' | 'down' | 'absent';
+  /**
+   * `refuses-writes`: Redis answers but no job can be taken or finished (read-only replica, out of memory under
+   * `noeviction`, a failed snapshot); `reason` says which and what to do. `absent` with the embedded queue.
+   */
+  readonly redis: 'up' | 'down' | 'refuses-writes' | 'absent';
+  /** Why Redis is not `up`, when it is not. */
+  readonly reason?: string;
   /** `absent` when this process runs no workers (`dreamd scheduler`). */
   readonly workers: 'running' | 'stopped' | 'absent';
   readonly scheduler: 'started' | 'stopped' | 'absent';
@@ -148,8 +161,21 @@ export async function createServer(options: CreateServerOptions): Promise<Daemon
       typeof error.statusCode === 'number'
         ? error.statusCode
         : 500;
+    const message = errorMessage(error);
+    // Redis answered but refused the write, or is away: the request may succeed later, so 503 with the reason
+    // (the same words /healthz gives), not a 500 with Redis's raw error.
+    if (status === 500 && isRedisUnavailable(message)) {
+      const reason = /^(READONLY|OOM|MISCONF|LOADING)\b/.test(message)
+        ? explainRefusedWrite(message)
+        : `Redis unreachable: ${message}`;
+      await reply
+        .code(503)
+        .header('retry-after', '30')
+        .send({ error: `the queue cannot take jobs now: ${reason}` });
+      return;
+    }
     if (status >= 500) request.log.error({ err: error }, 'request failed');
-    await reply.code(status).send({ error: errorMessage(error) });
+    await reply.code(status).send({ error: message });
   });
 
   const findSpace = (id: string): Space | undefined =>

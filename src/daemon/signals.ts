@@ -13,11 +13,21 @@ export interface ProcessControlOptions {
   readonly watchFile?: boolean;
   /** Called once the daemon stopped after SIGTERM/SIGINT; default sets process.exitCode = 0. */
   readonly onStopped?: (signal: NodeJS.Signals) => void;
+  /**
+   * How long a SIGHUP waits for a SIGCONT before it reloads, in ms. Default 100 ms: the kernel sends SIGHUP and
+   * SIGCONT together to a stopped process whose process group was orphaned (its shell went away), and the two
+   * reach the event loop within a few milliseconds of each other. That SIGHUP is not a request to reload.
+   */
+  readonly hangupGraceMs?: number;
 }
+
+/** A SIGCONT this close to a SIGHUP, before or after it, makes that SIGHUP the orphaned-group one. */
+const CONTINUE_WINDOW_MS = 1_000;
 
 /**
  * Connects a daemon to its process: SIGTERM and SIGINT stop it gracefully (a second signal exits at once with
- * code 1), SIGHUP and a change of the config file reload the config. Returns a function that removes the handlers.
+ * code 1), SIGHUP and a change of the config file reload the config (a SIGHUP that comes with a SIGCONT is the
+ * kernel's to an orphaned stopped process, not a person's, and reloads nothing). Returns a function that removes the handlers.
  */
 export function controlProcess(options: ProcessControlOptions): () => void {
   const { daemon, logger } = options;
@@ -46,13 +56,34 @@ export function controlProcess(options: ProcessControlOptions): () => void {
       },
     );
   };
-  const onHangup = (): void => reload('SIGHUP');
+  const graceMs = options.hangupGraceMs ?? 100;
+  let continuedAt = Number.NEGATIVE_INFINITY;
+  const hangups = new Set<NodeJS.Timeout>();
+  const onContinue = (): void => {
+    continuedAt = Date.now();
+    logger.info('continued after being stopped (SIGCONT)');
+  };
+  const onHangup = (): void => {
+    const receivedAt = Date.now();
+    const timer = setTimeout(() => {
+      hangups.delete(timer);
+      if (Math.abs(continuedAt - receivedAt) <= CONTINUE_WINDOW_MS) {
+        logger.info(
+          'SIGHUP came with SIGCONT: the process was stopped and its process group orphaned; not a reload request',
+        );
+        return;
+      }
+      reload('SIGHUP');
+    }, graceMs);
+    hangups.add(timer);
+  };
   const onTerminate = (): void => onStop('SIGTERM');
   const onInterrupt = (): void => onStop('SIGINT');
 
   process.on('SIGTERM', onTerminate);
   process.on('SIGINT', onInterrupt);
   process.on('SIGHUP', onHangup);
+  process.on('SIGCONT', onContinue);
 
   let watcher: FSWatcher | undefined;
   let debounce: NodeJS.Timeout | undefined;
@@ -73,6 +104,8 @@ export function controlProcess(options: ProcessControlOptions): () => void {
     process.off('SIGTERM', onTerminate);
     process.off('SIGINT', onInterrupt);
     process.off('SIGHUP', onHangup);
+    process.off('SIGCONT', onContinue);
+    for (const timer of hangups) clearTimeout(timer);
     if (debounce !== undefined) clearTimeout(debounce);
     watcher?.close();
   };

@@ -10,6 +10,7 @@ import {
 } from '../../workers/consolidation-processor.js';
 import { CONSOLIDATION_QUEUE, type ConsolidationJobData } from '../core/jobs.js';
 import type { RedisProbe } from './redis-probe.js';
+import { createRepeatedLog } from './repeated-log.js';
 
 /** Timings of the worker pool, in milliseconds. Defaults are in {@link DEFAULT_WORKER_TIMING}. */
 export interface WorkerTiming {
@@ -35,6 +36,8 @@ export interface WorkerTiming {
   readonly abortGraceMs: number;
   /** Delay before a busy space (LockBusyError) is tried again (±25 % jitter). */
   readonly busyDelayMs: number;
+  /** Delay before a job of a space this daemon does not serve is offered again (±25 % jitter). */
+  readonly unknownSpaceDelayMs: number;
   /** How long a run goes before its progress is first written to its job (see DEFAULT_PROGRESS_DELAY_MS). */
   readonly progressDelayMs: number;
 }
@@ -52,6 +55,8 @@ export const DEFAULT_WORKER_TIMING: WorkerTiming = {
   shutdownTimeoutMs: 30_000,
   abortGraceMs: 5_000,
   busyDelayMs: 30_000,
+  // 2 s: the daemon that serves the space is on the same Redis and takes the job at its next fetch.
+  unknownSpaceDelayMs: 2_000,
   progressDelayMs: DEFAULT_PROGRESS_DELAY_MS,
 };
 
@@ -74,7 +79,7 @@ export interface CreateWorkerPoolOptions {
   readonly hooks?: WorkerPoolHooks;
 }
 
-export type WorkerPoolState = 'running' | 'redis-down' | 'closing' | 'closed';
+export type WorkerPoolState = 'running' | 'redis-down' | 'redis-refuses-writes' | 'closing' | 'closed';
 
 export interface WorkerPool {
   readonly state: WorkerPoolState;
@@ -115,6 +120,9 @@ function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
  * - running: the worker fetches and processes jobs;
  * - redis-down: the health check cannot reach Redis; BullMQ keeps reconnecting on its own;
  *   → running when Redis answers again (a new run_id tells a full restart from a dropped connection).
+ * - redis-refuses-writes: Redis answers but refuses writes (read-only replica, out of memory, failed snapshot);
+ *   no job can be taken or finished; → running when a write goes through again. The worker's own errors of
+ *   the meantime are logged once per kind with a count (createRepeatedLog), not once per attempt.
  * In running, every health check also makes sure the worker's main loop runs: `run()` again if it stopped, a
  * new Worker if it closed. BullMQ reconnects by itself in the cases we tested; this is the safety net for the
  * ones where it does not (a main loop that ended on an error during the outage).
@@ -135,11 +143,13 @@ export function createWorkerPool(options: CreateWorkerPoolOptions): WorkerPool {
   let lastRunId: string | undefined;
   let closing: Promise<void> | undefined;
   const active = new Set<string>();
+  const workerErrors = createRepeatedLog(logger, 'worker error');
 
   const processor = createConsolidationProcessor({
     consolidate: options.consolidate,
     findSpace: (spaceId) => config.spaces.find((space) => space.id === spaceId),
     busyDelayMs: timing.busyDelayMs,
+    unknownSpaceDelayMs: timing.unknownSpaceDelayMs,
     progressDelayMs: timing.progressDelayMs,
     logger,
   });
@@ -169,8 +179,13 @@ export function createWorkerPool(options: CreateWorkerPoolOptions): WorkerPool {
         metrics: { maxDataPoints: 7 * 24 * 60 },
       },
     );
-    worker.on('error', (error) => logger.warn({ err: error }, 'worker error'));
-    worker.on('stalled', (jobId) => logger.warn({ jobId }, 'job stalled (its worker died); it runs again'));
+    worker.on('error', (error) => workerErrors.report(error));
+    worker.on('stalled', (jobId) =>
+      logger.warn(
+        { jobId },
+        'job stalled: the worker that held it stopped renewing its lock (it crashed, was paused, or its event loop was blocked); it runs again',
+      ),
+    );
     worker.on('completed', (job, summary) => options.hooks?.onCompleted?.(summary, job));
     worker.on('failed', (job, error) => {
       logger.warn({ jobId: job?.id, err: error }, 'job attempt failed');
@@ -202,14 +217,25 @@ export function createWorkerPool(options: CreateWorkerPoolOptions): WorkerPool {
     const result = await options.probe.check();
     if (isStopping()) return;
     if (!result.up) {
-      if (state === 'running') logger.warn({ error: result.error }, 'Redis unreachable; workers wait for it');
+      if (state !== 'redis-down')
+        logger.warn({ error: result.error }, 'Redis unreachable; workers wait for it');
       state = 'redis-down';
       return;
     }
     const restarted = lastRunId !== undefined && result.runId !== lastRunId;
     lastRunId = result.runId;
-    if (state === 'redis-down' || restarted) {
-      logger.info({ restarted }, 'Redis is back');
+    if (!result.writable) {
+      if (state !== 'redis-refuses-writes') {
+        logger.warn(
+          { reason: result.reason },
+          'Redis refuses writes; no job can run until it takes them again',
+        );
+      }
+      state = 'redis-refuses-writes';
+      return;
+    }
+    if (state === 'redis-down' || state === 'redis-refuses-writes' || restarted) {
+      logger.info({ restarted, was: state }, 'Redis is back and takes writes');
       state = 'running';
     }
     // Every healthy check, not only after an outage: both tests are local (no Redis call), and a worker whose
@@ -251,6 +277,7 @@ export function createWorkerPool(options: CreateWorkerPoolOptions): WorkerPool {
       }
     }
     state = 'closed';
+    workerErrors.flush();
   };
 
   return {

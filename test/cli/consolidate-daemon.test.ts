@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { Redis } from 'ioredis';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -78,6 +79,18 @@ describe('dreamd consolidate with a daemon up', () => {
     const [space] =
       status.data<{ queue?: { waiting: number; active: number; failed: number }; lastRun: unknown }[]>();
     expect(space!.queue).toMatchObject({ waiting: 0, active: 0, failed: 0 });
+    expect(status.stderr).not.toMatch(/cannot run jobs/);
+    await stop();
+  });
+
+  it("status says so when the daemon's Redis refuses writes", async () => {
+    const { env, cwd, stop } = await startDaemon();
+    const client = new Redis(env.REDIS_URL!);
+    await client.call('REPLICAOF', '127.0.0.1', '1');
+    const status = await runCliCaptured(['status'], { cwd, env });
+    await client.call('REPLICAOF', 'NO', 'ONE');
+    client.disconnect();
+    expect(status.stderr).toMatch(/cannot run jobs now: Redis is a read-only replica/);
     await stop();
   });
 

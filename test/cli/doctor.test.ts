@@ -5,6 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCliCaptured } from '../support/cli.js';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { startFakeOpenAIServer } from '../../harness/fake-openai-server.js';
+import { startRedis } from '../../harness/redis.js';
+import { Redis } from 'ioredis';
 
 interface DoctorOutput {
   checks: { name: string; ok: boolean; detail: string; fix?: string }[];
@@ -137,6 +139,32 @@ describe('dreamd doctor', () => {
     expect(run.data<DoctorOutput>().checks.find((check) => check.name === 'redis')?.detail).toMatch(
       /does not answer/,
     );
+  });
+
+  it('reports a Redis that answers but refuses writes, with the fix, and one that takes them', async () => {
+    const redis = await startRedis();
+    try {
+      const env = { ANTHROPIC_API_KEY: 'sk-ant-test', REDIS_URL: redis.url };
+      const healthy = await runCliCaptured(['doctor', '--json', '--no-probe'], { cwd: workspace(), env });
+      expect(check(healthy.data<DoctorOutput>(), 'redis')).toMatchObject({
+        ok: true,
+        detail: expect.stringMatching(/takes writes/),
+      });
+
+      const client = new Redis(redis.url);
+      await client.call('REPLICAOF', '127.0.0.1', '1');
+      const refused = await runCliCaptured(['doctor', '--json', '--no-probe'], { cwd: workspace(), env });
+      await client.call('REPLICAOF', 'NO', 'ONE');
+      client.disconnect();
+      expect(refused.code).toBe(1);
+      expect(check(refused.data<DoctorOutput>(), 'redis')).toMatchObject({
+        ok: false,
+        detail: expect.stringMatching(/refuses writes/),
+        fix: expect.stringMatching(/read-only replica.*primary/),
+      });
+    } finally {
+      await redis.stop();
+    }
   });
 
   it('reports a missing sessions directory with the fix', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import type { Daemon } from '../../src/daemon/daemon.js';
 import { createLogger } from '../../src/daemon/logger.js';
@@ -38,7 +38,8 @@ function recordingDaemon(config: Config): Daemon & { reloads: Config[]; stops: n
 }
 
 describe('process control', () => {
-  it('reloads on SIGHUP and keeps the old config when the new one is invalid', () => {
+  it('reloads on SIGHUP and keeps the old config when the new one is invalid', async () => {
+    vi.useFakeTimers();
     const config = makeConfig({ redisUrl: 'redis://127.0.0.1:1', redisPrefix: 'x' });
     const daemon = recordingDaemon(config);
     let next: Config | Error = { ...config, schedule: '*/5 * * * *' };
@@ -52,15 +53,41 @@ describe('process control', () => {
     });
     try {
       process.emit('SIGHUP');
+      await vi.advanceTimersByTimeAsync(100);
       expect(daemon.reloads.map((reloaded) => reloaded.schedule)).toEqual(['*/5 * * * *']);
       next = new Error('dreamd.config.json is not valid JSON');
-      expect(() => process.emit('SIGHUP')).not.toThrow();
+      process.emit('SIGHUP');
+      await vi.advanceTimersByTimeAsync(100);
       expect(daemon.reloads).toHaveLength(1);
     } finally {
       release();
+      vi.useRealTimers();
     }
     process.emit('SIGHUP');
     expect(daemon.reloads).toHaveLength(1);
+  });
+
+  it('takes a SIGHUP that comes with a SIGCONT (an orphaned stopped process) as no reload', async () => {
+    vi.useFakeTimers();
+    const config = makeConfig({ redisUrl: 'redis://127.0.0.1:1', redisPrefix: 'x' });
+    const daemon = recordingDaemon(config);
+    const release = controlProcess({ daemon, logger: silentLogger, loadConfig: () => config });
+    try {
+      // The kernel's order: SIGHUP, then SIGCONT, a few milliseconds apart in the event loop.
+      process.emit('SIGHUP');
+      await vi.advanceTimersByTimeAsync(3);
+      process.emit('SIGCONT');
+      await vi.advanceTimersByTimeAsync(200);
+      expect(daemon.reloads).toHaveLength(0);
+      // A person's SIGHUP later is a reload again.
+      await vi.advanceTimersByTimeAsync(5_000);
+      process.emit('SIGHUP');
+      await vi.advanceTimersByTimeAsync(100);
+      expect(daemon.reloads).toHaveLength(1);
+    } finally {
+      release();
+      vi.useRealTimers();
+    }
   });
 
   it('stops the daemon on SIGTERM', async () => {

@@ -84,6 +84,16 @@ export const registerStatus: CommandRegistrar = (program, context) => {
       const match = await daemon.serves(spaces);
       const queueCounts = match.use ? await createQueueCounts(daemon) : undefined;
       if (!match.use && match.reachable && !json) io.stderr(`dreamd: queue not shown: ${match.why}\n`);
+      if (match.use) {
+        // The daemon's own health: a Redis that refuses writes, or stopped workers, hold every space back.
+        const health = (await daemon.get('/healthz').catch(() => undefined)) as
+          { ok?: boolean; reason?: string; redis?: string; workers?: string } | undefined;
+        if (health?.ok === false) {
+          io.stderr(
+            `dreamd: the daemon at ${daemon.baseUrl} cannot run jobs now: ${health.reason ?? `workers ${health.workers ?? 'unknown'}`}\n`,
+          );
+        }
+      }
       for (const space of spaces)
         statuses.push(
           await spaceStatus(space, { config: loaded, ...(queueCounts !== undefined ? { queueCounts } : {}) }),
