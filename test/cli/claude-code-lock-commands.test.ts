@@ -11,6 +11,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SpaceStatus } from '../../src/cli/space-status.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/daemon/logger.js';
+import { createDreamd } from '../../src/dreamd.js';
 import type { Fact } from '../../src/memory/types.js';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
@@ -148,5 +151,36 @@ describe('status and doctor while Claude Code holds .consolidate-lock', () => {
     setLock('', taken);
     const free = await cli(['status', '--json']);
     expect(free.data<SpaceStatus[]>()[0]?.claudeCodeLock).toBeNull();
+  });
+});
+
+describe('the HTTP API while Claude Code holds .consolidate-lock', () => {
+  it('names the holder in the space view, with its gates closed', async () => {
+    const taken = before(5 * MINUTE);
+    setLock(String(process.ppid), taken);
+    const config = loadConfig({
+      env: { DREAMD_MODEL_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-test-key', DREAMD_PORT: '0' },
+      cwd: root,
+    });
+    const dreamd = createDreamd({
+      getConfig: () => config,
+      logger: createLogger({ level: 'silent' }),
+      env: {},
+    });
+    const daemon = dreamd.daemon({ tickOnStart: false });
+    await daemon.start();
+    try {
+      const view = (await (await fetch(`${daemon.address ?? ''}/spaces/default`)).json()) as {
+        inspection: { claudeCodeLock?: { pid: number; since: string; ageMs: number } };
+        gates: { open: boolean; reasons: string[] };
+      };
+      expect(view.inspection.claudeCodeLock).toMatchObject({ pid: process.ppid, since: taken.toISOString() });
+      expect(view.gates.open).toBe(false);
+      expect(view.gates.reasons.join('\n')).toContain(
+        `Claude Code holds .consolidate-lock (pid ${process.ppid}`,
+      );
+    } finally {
+      await daemon.stop();
+    }
   });
 });
