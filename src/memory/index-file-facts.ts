@@ -8,7 +8,8 @@
  *   - blank lines, headings (they give the facts under them their context and type), HTML comments, code
  *     fences, table rules, horizontal rules;
  *   - an index line: a line that starts with a link to a memory file that is read on its own (`- [Title](x.md)
- *     — hook`); the file is the fact.
+ *     — hook`); the file is the fact;
+ *   - dreamd's own "(N more … not listed here)" notes, left outside a block whose marker a person cut.
  * A bullet's wrapped lines (indented, no bullet of their own) belong to it.
  */
 import { derivedFactId } from './fact-id.js';
@@ -23,6 +24,7 @@ const MAX_TITLE_CHARS = 120;
 const BULLET = /^\s*(?:[-*+]|\d+[.)])\s+/;
 const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
 const LEADING_LINK = /^\[[^\]]*\]\(([^)\s]+)[^)]*\)/;
+const DREAMD_NOTE = /^\(\d+ (?:more )?.*\bnot listed here\b.*\)$/;
 
 export interface IndexFileFactsContext {
   /** Date of the file's last change, `YYYY-MM-DD`. */
@@ -103,7 +105,8 @@ export function indexFileFacts(outside: string, context: IndexFileFactsContext):
   const seen = new Map<string, number>();
   const facts: Fact[] = [];
   for (const item of items) {
-    if (item.text === '' || isIndexLine(item.text, context.isReadFile)) continue;
+    if (item.text === '' || DREAMD_NOTE.test(item.text) || isIndexLine(item.text, context.isReadFile))
+      continue;
     const occurrence = seen.get(item.text) ?? 0;
     seen.set(item.text, occurrence + 1);
     // The first heading is most often the file's own title ("# Memory Index"); the nearest one names the section.

@@ -86,6 +86,17 @@ describe('the older Claude Code folder (facts as MEMORY.md lines, loose frontmat
     });
   });
 
+  it('refuses to forget a line of MEMORY.md: its writer edits it', async () => {
+    const before = snapshotDirectory(memoryDir);
+    const line = (await shownFacts()).find((fact) => fact.body === OLDER_LINE_FACTS[3]);
+    const forget = await cli(['memory', 'forget', line?.id ?? '']);
+    expect(forget.code).toBe(1);
+    expect(forget.stderr).toMatch(
+      /is a line of MEMORY\.md .* outside dreamd's block .*Edit or delete that line yourself/,
+    );
+    expect(snapshotDirectory(memoryDir)).toEqual(before);
+  });
+
   it('shows them to the model and keeps their bytes, and lists a contradicted line for review', async () => {
     // Written in October, before the sessions: a session's newer word on the logs contradicts a line.
     utimesSync(join(memoryDir, 'MEMORY.md'), new Date('2026-10-01'), new Date('2026-10-01'));
