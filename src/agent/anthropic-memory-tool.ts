@@ -6,7 +6,7 @@ import { BetaLocalFilesystemMemoryTool, betaMemoryTool } from '@anthropic-ai/sdk
 import { z } from 'zod';
 import { PathEscapeError } from '../errors.js';
 import { resolveMemoryPath } from './memory-path.js';
-import { checkMemoryOperation, type MemoryOperation } from './memory-rules.js';
+import { checkMemoryOperation, requireClaudeCodeLockFree, type MemoryOperation } from './memory-rules.js';
 import { syncNoteIndex } from './note-index.js';
 import { ToolInputError, type AgentTool } from './tool.js';
 
@@ -114,6 +114,7 @@ export function createAnthropicMemoryTool(options: { memoryDir: string }): Agent
       }
       const operation = operationOf(command);
       checkMemoryOperation(operation);
+      if (operation.kind !== 'read') await requireClaudeCodeLockFree(memoryDir);
       if (operation.kind === 'delete' || operation.kind === 'rename') {
         const info = await stat(resolved[0]!.absolute).catch(() => undefined);
         if (info?.isDirectory() === true)

@@ -1,3 +1,4 @@
+import { claudeCodeLockHolder, describeHolder } from '../memory/claude-code-hold.js';
 import { INDEX_FILE } from '../memory/memory-index.js';
 import { TOPIC_FILES } from '../memory/types.js';
 import { ToolInputError } from './tool.js';
@@ -11,6 +12,8 @@ import { ToolInputError } from './tool.js';
  * - The curated files (`MEMORY.md` and the four topic files) are dreamd's: no tool replaces, edits, deletes or
  *   renames them, nor renames a note over them. Curated facts are forgotten with `dreamd memory forget <id>`.
  * - One write carries at most `MAX_NOTE_BYTES`.
+ * - Nothing is written while Claude Code consolidates the folder (`requireClaudeCodeLockFree`): every write
+ *   rewrites `MEMORY.md`, which Claude Code's consolidation rewrites too.
  */
 
 /** Largest note the agent may write, in bytes (100 KB, the cap of Anthropic's managed memory). */
@@ -73,4 +76,19 @@ export function checkMemoryOperation(operation: MemoryOperation): void {
       requireNotePath(operation.to, operation.to);
       return;
   }
+}
+
+/**
+ * Refuses a write while another live process holds Claude Code's `.consolidate-lock` in the folder (its
+ * consolidation rewrites `MEMORY.md` and its memory files, as every write of these tools does). The tools only
+ * check the lock, they do not take it: a write is one file and an index line, replaced atomically, and is not
+ * a consolidation, so Claude Code's "last consolidation" mtime stays as it is.
+ */
+export async function requireClaudeCodeLockFree(memoryDir: string): Promise<void> {
+  const holder = await claudeCodeLockHolder(memoryDir);
+  if (holder === undefined || holder.pid === process.pid) return;
+  throw new ToolInputError(
+    `Claude Code is consolidating this memory folder right now (.consolidate-lock, ${describeHolder(holder)}); ` +
+      'memory was not changed. Try again in a few minutes, or tell the user what you meant to save.',
+  );
 }

@@ -7,7 +7,7 @@ import { PathEscapeError } from '../errors.js';
 import { INDEX_FILE, INDEX_LIMITS } from '../memory/memory-index.js';
 import { FACT_TYPES } from '../memory/types.js';
 import { resolveMemoryPath } from './memory-path.js';
-import { MAX_NOTE_BYTES, requireNotePath } from './memory-rules.js';
+import { MAX_NOTE_BYTES, requireClaudeCodeLockFree, requireNotePath } from './memory-rules.js';
 import { defineTool, ToolInputError, type AgentTool } from './tool.js';
 
 export { MAX_NOTE_BYTES } from './memory-rules.js';
@@ -156,6 +156,7 @@ export function createMemoryTools(options: MemoryToolsOptions): MemoryTools {
       }
       const target = await resolveMemoryPath(memoryDir, requested);
       requireNotePath(target.relative, requested);
+      await requireClaudeCodeLockFree(memoryDir);
       const frontmatter = stringifyYaml({
         name: title,
         description,
@@ -187,6 +188,7 @@ export function createMemoryTools(options: MemoryToolsOptions): MemoryTools {
     run: async ({ path: requested }) => {
       const target = await resolveMemoryPath(memoryDir, requested);
       requireNotePath(target.relative, requested);
+      await requireClaudeCodeLockFree(memoryDir);
       try {
         await unlink(target.absolute);
       } catch (error) {

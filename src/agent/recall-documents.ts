@@ -1,7 +1,8 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { readFrontmatter } from '../memory/claude-code-file.js';
+import { isFolderReadme } from '../memory/foreign-files.js';
 import { loadMemory } from '../memory/memory-dir.js';
 import { PathEscapeError } from '../errors.js';
 import { FACT_TYPES, TOPIC_FILES, type Fact, type FactType } from '../memory/types.js';
@@ -38,23 +39,20 @@ async function readIfExists(file: string): Promise<string | undefined> {
   }
 }
 
-/** Splits `---\nyaml\n---\nbody` into its parts; text without frontmatter is all body. */
+/**
+ * Splits `---\nyaml\n---\nbody` into its parts; text without frontmatter is all body. Frontmatter that is
+ * not strict YAML (an unquoted `: ` or ` #`) is read line by line, as dreamd reads every memory file.
+ */
 export function splitFrontmatter(text: string): { data: z.infer<typeof NoteFrontmatter>; body: string } {
-  const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
-  if (match === null) return { data: {}, body: text };
-  let raw: unknown;
-  try {
-    raw = parseYaml(match[1] ?? '');
-  } catch {
-    raw = {};
-  }
-  const parsed = NoteFrontmatter.safeParse(raw ?? {});
-  return { data: parsed.success ? parsed.data : {}, body: text.slice(match[0].length) };
+  const { data, body } = readFrontmatter(text);
+  const parsed = NoteFrontmatter.safeParse(data);
+  return { data: parsed.success ? parsed.data : {}, body };
 }
 
 /**
- * Notes the agent wrote: every `.md` file under the memory directory except the index and the topic files,
- * skipping hidden entries (`.dreamd/`) and symlinks (never followed: they could lead to another space).
+ * Notes the agent wrote: every `.md` file under the memory directory except the index, the topic files and
+ * a `README.md` (it documents the folder), skipping hidden entries (`.dreamd/`) and symlinks (never followed:
+ * they could lead to another space).
  */
 export async function loadNotes(memoryDir: string): Promise<RecallDocument[]> {
   const notes: RecallDocument[] = [];
@@ -65,7 +63,12 @@ export async function loadNotes(memoryDir: string): Promise<RecallDocument[]> {
       if (entry.name.startsWith('.') || entry.isSymbolicLink()) continue;
       const relative = relativeDir === '' ? entry.name : `${relativeDir}/${entry.name}`;
       if (entry.isDirectory()) await walk(relative, depth + 1);
-      else if (entry.isFile() && entry.name.endsWith('.md') && !CURATED.has(relative)) {
+      else if (
+        entry.isFile() &&
+        entry.name.endsWith('.md') &&
+        !CURATED.has(relative) &&
+        !isFolderReadme(relative)
+      ) {
         const text = await readIfExists(path.join(memoryDir, relative));
         if (text === undefined) continue;
         const { data, body } = splitFrontmatter(text);
@@ -110,9 +113,14 @@ export async function loadRecallDocuments(
     );
     if (inside) confined.add(type);
   }
-  // Files dreamd did not write are searched as notes (below), not twice.
+  // Files dreamd did not write are searched as notes (below), not twice; the facts written as lines of
+  // MEMORY.md itself are searched as facts.
   return [
-    ...asDocuments(facts.filter((fact) => fact.file === undefined && confined.has(fact.type))),
+    ...asDocuments(
+      facts.filter(
+        (fact) => (fact.file === undefined && confined.has(fact.type)) || fact.file === INDEX_FILE,
+      ),
+    ),
     ...(await loadNotes(memoryDir)),
   ];
 }

@@ -2,12 +2,13 @@ import { constants } from 'node:fs';
 import { access, mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Redis } from 'ioredis';
-import type { Config } from '../config/schema.js';
+import type { Config, Space } from '../config/schema.js';
 import { explainRefusedWrite } from '../daemon/redis-probe.js';
 import { errorMessage } from '../errors.js';
 import { resolveModelEndpoint } from '../model/endpoint.js';
 import type { ModelProbe } from '../model/probe.js';
 import { memoryHealth } from '../memory/memory-health.js';
+import { claudeCodeLockHolder, describeHolder, sharesClaudeCodeLock } from '../memory/claude-code-hold.js';
 
 export interface DoctorCheck {
   readonly name: string;
@@ -109,6 +110,22 @@ async function checkDirectory(label: string, path: string, create: boolean): Pro
   }
 }
 
+/**
+ * Claude Code's `.consolidate-lock` in a folder Claude Code also consolidates. Held is not a fault (it ends
+ * with Claude Code's run, or goes stale after an hour), so the check passes and says who holds it and since when.
+ */
+async function claudeCodeLockCheck(space: Space): Promise<DoctorCheck> {
+  const holder = await claudeCodeLockHolder(space.memoryDir);
+  return {
+    name: `space ${space.id}: Claude Code's lock`,
+    ok: true,
+    detail:
+      holder === undefined
+        ? '.consolidate-lock is free'
+        : `held by Claude Code (.consolidate-lock, ${describeHolder(holder)}): runs, rollback and forget wait until it is free`,
+  };
+}
+
 /** Checks what dreamd needs on this machine and says what to do about each missing piece. */
 export async function runDoctor(config: Config, dependencies: DoctorDependencies): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [
@@ -138,6 +155,7 @@ export async function runDoctor(config: Config, dependencies: DoctorDependencies
             fix: 'fix the files named above; facts meant for them wait in .dreamd/pending.json and land on the next run',
           }),
     });
+    if (await sharesClaudeCodeLock(space)) checks.push(await claudeCodeLockCheck(space));
   }
 
   const check = dependencies.checkRedis ?? checkRedis;

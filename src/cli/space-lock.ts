@@ -1,11 +1,16 @@
 import { hostname } from 'node:os';
 import type { Config, Space } from '../config/schema.js';
+import { acquireClaudeCodeLockFor, type HeldClaudeCodeLock } from '../memory/claude-code-lock.js';
 import { acquireLock, recoverMemory, recoverSpace, type RecoverSpaceOutcome } from '../memory/index.js';
 
 /**
- * Runs `action` holding the space's lock, as the memory functions that write (forget, rollback) require.
- * A held lock is a LockBusyError naming its holder (exit 1). A transaction a crashed run left behind is
- * finished or discarded first, under the lock, so it cannot be another process's commit in progress.
+ * Runs `action` holding the space's lock, as the memory functions that write (forget, rollback) require, and
+ * Claude Code's `.consolidate-lock` where Claude Code also consolidates the folder (a `claude-code` space, or
+ * a folder that holds that file), so a rollback never rewrites files under a consolidation of Claude Code's.
+ * A held lock of either is a LockBusyError naming its holder (exit 1), with nothing written. The command is
+ * not a consolidation: Claude Code's lock gets its previous mtime back when it ends. A transaction a crashed
+ * run left behind is finished or discarded first, under the lock, so it cannot be another process's commit
+ * in progress.
  */
 export async function withSpaceLock<T>(
   config: Config,
@@ -18,10 +23,13 @@ export async function withSpaceLock<T>(
     staleMs: config.limits.lockStaleMinutes * 60_000,
     space: space.id,
   });
+  let claudeCodeLock: HeldClaudeCodeLock | undefined;
   try {
+    claudeCodeLock = await acquireClaudeCodeLockFor(space, { command });
     await recoverMemory(space.memoryDir);
     return await action();
   } finally {
+    await claudeCodeLock?.release();
     await lock.release();
   }
 }

@@ -59,6 +59,15 @@ export interface SpaceStatus {
     readonly host: string;
     readonly startedAt: string;
   } | null;
+  /**
+   * Claude Code's `.consolidate-lock` while a live process holds it (PID, since, age in ms); null when it is
+   * free or absent. While it is held no run, rollback or forget writes this memory.
+   */
+  readonly claudeCodeLock: {
+    readonly pid: number;
+    readonly since: string;
+    readonly ageMs: number;
+  } | null;
   /** Memory files reported (path, reason and fix): files dreamd cannot write, facts held back, index room. */
   readonly memory: readonly { readonly file: string; readonly reason: string }[];
   /** Set when the space could not be inspected; its gates stay closed. */
@@ -91,8 +100,19 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
   const storage =
     recovered.status === 'unwritable' ? recovered.message : await memoryWriteProblem(space.memoryDir);
   const recovery =
-    recovered.status === 'recovered' && recovered.finished.length > 0
-      ? `finished the interrupted commit of ${recovered.finished.join(', ')}`
+    recovered.status === 'recovered'
+      ? [
+          ...(recovered.finished.length > 0
+            ? [`finished the interrupted commit of ${recovered.finished.join(', ')}`]
+            : []),
+          ...(recovered.claudeCodeLockRestored === undefined
+            ? []
+            : [
+                recovered.claudeCodeLockRestored === null
+                  ? "removed the .consolidate-lock a killed run of dreamd's had created"
+                  : `put back the mtime of .consolidate-lock that a killed run of dreamd's had moved (${recovered.claudeCodeLockRestored})`,
+              ]),
+        ].join('; ') || null
       : recovered.status === 'busy'
         ? `a commit is being applied by ${recovered.holder}`
         : null;
@@ -134,6 +154,7 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
     lastRun,
     lastSuccessfulRunAt: inspection.lastSuccessfulRunAt ?? null,
     lock: inspection.lock ?? null,
+    claudeCodeLock: inspection.claudeCodeLock ?? null,
     memory,
     error,
     storage: storage ?? null,

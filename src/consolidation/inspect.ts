@@ -4,6 +4,7 @@ import type { SpaceInspection } from '../core/inspection.js';
 import { spaceBudget } from '../cost/index.js';
 import { errorMessage } from '../errors.js';
 import { createLedgerLookup, lastSuccessfulRun, readLedger, readLock, staleReason } from '../memory/index.js';
+import { claudeCodeLockHolder } from '../memory/claude-code-hold.js';
 import { countByStatus, scanSessions, type ScanResult } from '../transcripts/index.js';
 
 export interface InspectOptions {
@@ -54,10 +55,11 @@ export async function inspectSpaceDetailed(
     });
     const counts = countByStatus(scan);
     const budgetUsd = config.limits.monthlyBudgetUsd;
-    const [lastRun, lock, budget] = await Promise.all([
+    const [lastRun, lock, budget, claudeCodeLock] = await Promise.all([
       lastSuccessfulRun(space.memoryDir),
       readLock(space.memoryDir),
       budgetUsd === undefined ? undefined : spaceBudget(space.memoryDir, budgetUsd, now),
+      claudeCodeLockHolder(space.memoryDir, { now: () => now }),
     ]);
     const staleMs = config.limits.lockStaleMinutes * 60_000;
     const liveLock = lock !== undefined && staleReason(lock, now, staleMs) === undefined ? lock : undefined;
@@ -77,6 +79,7 @@ export async function inspectSpaceDetailed(
           liveLock !== undefined
             ? { owner: liveLock.owner, pid: liveLock.pid, host: liveLock.host, startedAt: liveLock.startedAt }
             : undefined,
+        claudeCodeLock,
       },
       scan,
     };

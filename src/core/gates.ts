@@ -22,7 +22,7 @@ const HOUR_MS = 3_600_000;
  * The three gates of a run, as a pure function of the space's state:
  * 1. at least `gates.minHours` since the last successful run (open when there never was one),
  * 2. at least `gates.minSessions` settled new sessions,
- * 3. the space's lock is free.
+ * 3. the space's lock is free, and Claude Code's `.consolidate-lock` too.
  * A space that could not be inspected stays closed. `force` skips 1 and 2.
  */
 export function evaluateGates({ inspection, gates, now, force: forced }: EvaluateGatesInput): GateDecision {
@@ -59,6 +59,12 @@ export function evaluateGates({ inspection, gates, now, force: forced }: Evaluat
   if (inspection.lock !== undefined) {
     const { owner, pid, host, startedAt } = inspection.lock;
     reasons.push(`locked by ${owner} (pid ${pid} on ${host}) since ${startedAt}`);
+  }
+  if (inspection.claudeCodeLock !== undefined) {
+    const { pid, since, ageMs } = inspection.claudeCodeLock;
+    reasons.push(
+      `Claude Code holds .consolidate-lock (pid ${pid}, for ${Math.round(ageMs / 60_000)} min, since ${since})`,
+    );
   }
   return { open: reasons.length === 0, reasons };
 }

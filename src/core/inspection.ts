@@ -20,6 +20,12 @@ export interface SpaceInspection {
     | { readonly owner: string; readonly pid: number; readonly host: string; readonly startedAt: string }
     | undefined;
   /**
+   * Claude Code's `.consolidate-lock` in the memory folder when a live process holds it (a PID that runs and
+   * an mtime within the hour): its PID, since when (ISO 8601) and for how long (ms). No run writes meanwhile.
+   */
+  readonly claudeCodeLock?:
+    { readonly pid: number; readonly since: string; readonly ageMs: number } | undefined;
+  /**
    * A session bigger than one run is part-way (its ledger entry has `progress`): the time and session-count
    * gates do not make it wait; the next part goes at the next tick.
    */

@@ -23,6 +23,8 @@
  *                 throws ClaudeCodeLockBusyError if another process took it meanwhile
  *   released      body emptied (an empty body is Claude Code's own "free", which its rollback writes) and the
  *                 mtime set to the commit time after `consolidated()`, else the previous mtime put back
+ *   left over     the process died holding it: the hold record (`claude-code-hold.ts`) written before the PID
+ *                 lets the next taker of dreamd's lock, or the recovery, put the previous mtime back
  *
  * dreamd clears the body on success where Claude Code leaves its PID: dreamd is a long-lived daemon, and its
  * PID left behind would keep Claude Code (and dreamd's other workers) out for an hour after every run.
@@ -31,17 +33,25 @@
  * container and Claude Code on the host cannot see each other's processes; each then treats the other's lock
  * as free once its holder looks dead, and `confirm` is what stops dreamd from committing over a taker.
  */
-import { mkdir, readFile, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, unlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { hostname } from 'node:os';
 import type { Space } from '../config/schema.js';
 import { LockBusyError } from '../errors.js';
+import {
+  CLAUDE_CODE_LOCK_FILE,
+  CLAUDE_CODE_LOCK_STALE_MS,
+  holderPidOf,
+  isErrno,
+  isProcessRunning,
+  readLockFile,
+  removeHoldRecord,
+  sharesClaudeCodeLock,
+  undoLeftoverHold,
+  writeHoldRecord,
+} from './claude-code-hold.js';
 
-/** The lock's file name inside the memory directory, as Claude Code names it. */
-export const CLAUDE_CODE_LOCK_FILE = '.consolidate-lock';
-
-/** Claude Code's stale-holder limit: a lock whose mtime is older than one hour is free (`HOLDER_STALE_MS`). */
-export const CLAUDE_CODE_LOCK_STALE_MS = 60 * 60_000;
+export { CLAUDE_CODE_LOCK_FILE, CLAUDE_CODE_LOCK_STALE_MS } from './claude-code-hold.js';
 
 /**
  * How often a held lock's mtime is touched: 10 minutes, a sixth of the stale limit, so a run paused for up to
@@ -88,6 +98,11 @@ export interface ClaudeCodeLockOptions {
   readonly isRunning?: ((pid: number) => boolean) | undefined;
   /** Interval of the mtime heartbeat in ms; default `CLAUDE_CODE_LOCK_HEARTBEAT_MS`; 0 turns it off. */
   readonly heartbeatMs?: number | undefined;
+  /**
+   * The command that takes the lock (`rollback`, `memory forget`), for the busy message; default a
+   * consolidation run, which is retried later.
+   */
+  readonly command?: string | undefined;
 }
 
 export interface HeldClaudeCodeLock {
@@ -101,35 +116,6 @@ export interface HeldClaudeCodeLock {
   consolidated(at?: Date): void;
   /** Empties the body and sets the mtime (see the states above), if the lock is still ours. Safe twice. */
   release(): Promise<void>;
-}
-
-function isErrno(error: unknown, code: string): boolean {
-  return (error as NodeJS.ErrnoException | undefined)?.code === code;
-}
-
-function isProcessRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return !isErrno(error, 'ESRCH');
-  }
-}
-
-/** The PID in a body, as Claude Code reads it (`parseInt` of the trimmed text); only a positive integer counts. */
-function holderPidOf(body: string): number | undefined {
-  const pid = Number.parseInt(body.trim(), 10);
-  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-}
-
-async function readLockFile(file: string): Promise<{ body: string; mtimeMs: number } | undefined> {
-  try {
-    const [stats, body] = await Promise.all([stat(file), readFile(file, 'utf8')]);
-    return { body, mtimeMs: stats.mtimeMs };
-  } catch (error) {
-    if (isErrno(error, 'ENOENT')) return undefined;
-    throw error;
-  }
 }
 
 /**
@@ -148,16 +134,22 @@ export async function acquireClaudeCodeLock(
   const file = path.join(memoryDir, CLAUDE_CODE_LOCK_FILE);
   const busy = (holderPid: number, mtimeMs: number, detail: string): ClaudeCodeLockBusyError => {
     const since = new Date(mtimeMs).toISOString();
+    const next =
+      options.command === undefined
+        ? 'dreamd wrote nothing and tries again later. To run only one consolidator, set "autoDreamEnabled": ' +
+          "false in Claude Code's settings"
+        : `dreamd ${options.command} wrote nothing. Run it again when Claude Code is done: the lock is free ` +
+          `once pid ${holderPid} ends, or an hour after ${since}`;
     return new ClaudeCodeLockBusyError(
-      `${space}: ${detail} (${CLAUDE_CODE_LOCK_FILE} holds pid ${holderPid}, since ${since}); dreamd wrote ` +
-        'nothing and tries again later. To run only one consolidator, set "autoDreamEnabled": false in ' +
-        "Claude Code's settings",
+      `${space}: ${detail} (${CLAUDE_CODE_LOCK_FILE} holds pid ${holderPid}, since ${since}); ${next}`,
       space,
       holderPid,
       since,
     );
   };
 
+  // A hold of dreamd's that a killed process left (the caller holds dreamd's lock): its mtime is put back first.
+  await undoLeftoverHold(memoryDir, { pid, isRunning });
   const prior = await readLockFile(file);
   if (prior !== undefined && now().getTime() - prior.mtimeMs < CLAUDE_CODE_LOCK_STALE_MS) {
     const holder = holderPidOf(prior.body);
@@ -165,6 +157,12 @@ export async function acquireClaudeCodeLock(
       throw busy(holder, prior.mtimeMs, 'Claude Code is consolidating this memory folder');
     }
   }
+  // Recorded before the PID is written, so a process killed at any point after leaves what undoes its hold.
+  await writeHoldRecord(memoryDir, {
+    pid,
+    priorMtimeMs: prior?.mtimeMs ?? null,
+    takenAt: now().toISOString(),
+  });
   await writeFile(file, String(pid)).catch(async (error: unknown) => {
     if (!isErrno(error, 'ENOENT')) throw error;
     await mkdir(memoryDir, { recursive: true });
@@ -173,6 +171,7 @@ export async function acquireClaudeCodeLock(
   const written = await readLockFile(file);
   const winner = written === undefined ? undefined : holderPidOf(written.body);
   if (winner !== pid) {
+    await removeHoldRecord(memoryDir);
     throw busy(
       winner ?? 0,
       written?.mtimeMs ?? now().getTime(),
@@ -221,26 +220,30 @@ export async function acquireClaudeCodeLock(
       if (released) return;
       released = true;
       if (timer !== undefined) clearInterval(timer);
-      if ((await isOurs()) === undefined) return;
-      if (consolidatedAt === undefined && prior === undefined) {
-        await unlink(file).catch(() => undefined);
-        return;
+      if ((await isOurs()) !== undefined) {
+        if (consolidatedAt === undefined && prior === undefined) {
+          await unlink(file).catch(() => undefined);
+        } else {
+          await writeFile(file, '');
+          // In seconds, so the previous mtime comes back to the microsecond, not cut to the millisecond.
+          const seconds = (consolidatedAt?.getTime() ?? prior?.mtimeMs ?? 0) / 1000;
+          await utimes(file, seconds, seconds);
+        }
       }
-      await writeFile(file, '');
-      const mtime = consolidatedAt ?? new Date(prior?.mtimeMs ?? 0);
-      await utimes(file, mtime, mtime);
+      await removeHoldRecord(memoryDir);
     },
   };
 }
 
 /**
- * `acquireClaudeCodeLock` for a space whose memory Claude Code also consolidates (`format: claude-code`);
- * undefined for any other space, which has no such lock.
+ * `acquireClaudeCodeLock` for a space whose memory Claude Code also consolidates: a `claude-code` space, or any
+ * space whose memory folder holds a `.consolidate-lock`; undefined for any other space, which has no such lock.
+ * Every command that rewrites memory takes it through here, after dreamd's own lock.
  */
 export async function acquireClaudeCodeLockFor(
   space: Space,
   options: Omit<ClaudeCodeLockOptions, 'space'> = {},
 ): Promise<HeldClaudeCodeLock | undefined> {
-  if (space.format !== 'claude-code') return undefined;
+  if (!(await sharesClaudeCodeLock(space))) return undefined;
   return acquireClaudeCodeLock(space.memoryDir, { ...options, space: space.id });
 }

@@ -4,8 +4,9 @@
  * finds them in search, lists them in its index block, and never edits, moves or deletes them.
  *
  * Walked: `*.md` files in the memory folder and its sub-folders (at most {@link MAX_DEPTH} deep), except
- * dreamd's own files (`MEMORY.md`, the topic files) and hidden entries (`.dreamd/`, `.git/`). Symlinks to
- * files inside the folder are read; links that lead out of it are reported and skipped.
+ * dreamd's own files (`MEMORY.md`, the topic files), hidden entries (`.dreamd/`, `.git/`) and `README.md`
+ * (it documents the folder; it is not a memory). Symlinks to files inside the folder are read; links that
+ * lead out of it are reported and skipped. The lines of `MEMORY.md` itself are read in `index-file-facts.ts`.
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -15,6 +16,11 @@ import { readMemoryFile } from './read-memory-file.js';
 
 /** Deepest sub-folder walked (the memory tools write notes like `notes/food.md`). */
 const MAX_DEPTH = 4;
+/** A file that documents the folder (or a sub-folder) itself: `README.md`, in any case. Not a memory. */
+export function isFolderReadme(relative: string): boolean {
+  return (relative.split('/').at(-1) ?? relative).toLowerCase() === 'readme.md';
+}
+
 /** Most files read: a memory folder with more is not a memory folder; the rest are reported. */
 export const MAX_FOREIGN_FILES = 2_000;
 
@@ -37,6 +43,7 @@ async function listMarkdown(memoryDir: string, isOwn: (relative: string) => bool
       else if (
         (entry.isFile() || entry.isSymbolicLink()) &&
         entry.name.toLowerCase().endsWith('.md') &&
+        !isFolderReadme(relative) &&
         !isOwn(relative)
       ) {
         found.push(relative);

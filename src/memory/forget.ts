@@ -40,8 +40,11 @@ export class NotDreamdsFactError extends DreamdError {
     memoryDir: string,
   ) {
     super(
-      `${fact.id} is ${fact.file ?? 'a file'} in ${memoryDir}, which dreamd did not write; dreamd never deletes it. ` +
-        'Edit or delete that file yourself.',
+      fact.file === 'MEMORY.md'
+        ? `${fact.id} is a line of MEMORY.md in ${memoryDir} outside dreamd's block ("${fact.title}"), which dreamd ` +
+            'did not write; dreamd never deletes it. Edit or delete that line yourself.'
+        : `${fact.id} is ${fact.file ?? 'a file'} in ${memoryDir}, which dreamd did not write; dreamd never deletes it. ` +
+            'Edit or delete that file yourself.',
     );
   }
 }

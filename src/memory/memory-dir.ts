@@ -9,6 +9,7 @@ import { FACT_TYPES, TOPIC_FILES, typeOfTopicFile, type Fact, type FactType } fr
 import { INDEX_FILE, buildIndex, type MemoryIndex } from './memory-index.js';
 import { outsideProblems, outsideText, splitIndexFile } from './index-block.js';
 import { loadForeignFiles } from './foreign-files.js';
+import { indexFileFacts } from './index-file-facts.js';
 import { filesUnderReview } from './review.js';
 import { parsePending, serializePending } from './pending.js';
 import { readMemoryFile, type MemoryFileRead } from './read-memory-file.js';
@@ -143,10 +144,9 @@ export async function loadMemory(memoryDir: string): Promise<LoadedMemory> {
   problems.push(...foreign.problems);
   for (const [file, text] of foreign.originals) originals.set(file, text);
   if (reviewText !== null) originals.set(REVIEW_FILE, reviewText);
-  const merged = [...facts.filter((fact) => !pendingIds.has(fact.id)), ...foreign.facts, ...pending.facts];
-
   let indexText: string | null = null;
   let indexWritable = true;
+  let lineFacts: Fact[] = [];
   if (indexRead.kind === 'skipped') {
     problems.push({ file: INDEX_FILE, reason: indexRead.reason });
     indexWritable = false;
@@ -161,9 +161,20 @@ export async function loadMemory(memoryDir: string): Promise<LoadedMemory> {
         reason: `${INDEX_FILE} is a symlink; dreamd does not write its block into it. Replace the link with the file itself.`,
       });
     }
-    for (const reason of outsideProblems(splitIndexFile(indexText)))
-      problems.push({ file: INDEX_FILE, reason });
+    const parts = splitIndexFile(indexText);
+    for (const reason of outsideProblems(parts)) problems.push({ file: INDEX_FILE, reason });
+    // Facts written as lines of MEMORY.md itself (outside dreamd's block): memory, like any file.
+    lineFacts = indexFileFacts(outsideText(parts), {
+      modified: indexRead.modified,
+      isReadFile: (file) => originals.has(file),
+    });
   }
+  const merged = [
+    ...facts.filter((fact) => !pendingIds.has(fact.id)),
+    ...foreign.facts,
+    ...lineFacts,
+    ...pending.facts,
+  ];
   const underReview = filesUnderReview(reviewText);
   return {
     memoryDir,
@@ -279,7 +290,9 @@ export function planMemoryFiles(
   const underReview = new Set([...loaded.underReview, ...(options.underReview ?? [])]);
   for (const fact of merged.values()) {
     if (fact.owner === 'other') {
-      // Someone else's file: never written, never held back; listed unless a newer fact contradicts it.
+      // Someone else's file: never written, never held back; listed unless a newer fact contradicts it, or
+      // it is a line of MEMORY.md itself (already in the file, outside the block).
+      if (fact.file === INDEX_FILE) continue;
       if (fact.file === undefined || !underReview.has(fact.file)) listable.push(fact);
     } else if (!broken.has(fact.type)) {
       writable.push(fact);

@@ -5,7 +5,11 @@
  * waits a day for the next run that passes the gates to finish it.
  *
  * Outcomes:
- *   clean       nothing committed is pending (the common case: one readdir); nothing was locked
+ * It also undoes a hold of Claude Code's `.consolidate-lock` that a killed run left (claude-code-hold.ts): the
+ * lock's previous mtime, Claude Code's "last consolidation" time, is put back.
+ *
+ *   clean       nothing committed is pending and no hold is left over (the common case: one readdir and one
+ *               stat); nothing was locked. Also when only a hold record exists and its run is still live
  *   recovered   the lock was taken, every committed transaction finished and every uncommitted one discarded
  *   busy        a live run holds the lock: it is committing right now and finishes its own transaction. The
  *               commit order (files, then the index, then deletions) keeps the index from naming a missing
@@ -16,6 +20,7 @@
 import { hostname } from 'node:os';
 import { LockBusyError } from '../errors.js';
 import { StorageError, describeIoError } from './io-errors.js';
+import { hasHoldRecord, undoLeftoverHold } from './claude-code-hold.js';
 import { acquireLock } from './lock.js';
 import { STAGING_DIR } from './paths.js';
 import { hasCommittedTransaction, recoverMemory } from './transaction.js';
@@ -39,6 +44,11 @@ export type RecoverSpaceOutcome =
       readonly status: 'recovered';
       readonly finished: readonly string[];
       readonly discarded: readonly string[];
+      /**
+       * Set when a killed run's hold of `.consolidate-lock` was undone: the mtime put back (ISO 8601), or
+       * null when the file the run created was removed.
+       */
+      readonly claudeCodeLockRestored?: string | null;
     }
   | { readonly status: 'busy'; readonly holder: string }
   | { readonly status: 'unwritable'; readonly message: string };
@@ -48,7 +58,8 @@ export async function recoverSpace(
   memoryDir: string,
   options: RecoverSpaceOptions = {},
 ): Promise<RecoverSpaceOutcome> {
-  if (!(await hasCommittedTransaction(memoryDir))) return { status: 'clean' };
+  const [committed, held] = await Promise.all([hasCommittedTransaction(memoryDir), hasHoldRecord(memoryDir)]);
+  if (!committed && !held) return { status: 'clean' };
   let lock;
   try {
     lock = await acquireLock(memoryDir, {
@@ -58,14 +69,27 @@ export async function recoverSpace(
       ...(options.space !== undefined ? { space: options.space } : {}),
     });
   } catch (error) {
+    // A live run holds the lock: a hold record alone is that run's own, not something to recover.
+    if (error instanceof LockBusyError && !committed) return { status: 'clean' };
     if (error instanceof LockBusyError)
       return { status: 'busy', holder: error.holder?.owner ?? 'another process' };
     if (error instanceof StorageError) return { status: 'unwritable', message: error.message };
     throw error;
   }
   try {
+    const undone = await undoLeftoverHold(memoryDir);
     const report = await recoverMemory(memoryDir);
-    return { status: 'recovered', finished: report.finished, discarded: report.discarded };
+    return {
+      status: 'recovered',
+      finished: report.finished,
+      discarded: report.discarded,
+      ...(undone === undefined
+        ? {}
+        : {
+            claudeCodeLockRestored:
+              undone.restoredMtimeMs === null ? null : new Date(undone.restoredMtimeMs).toISOString(),
+          }),
+    };
   } catch (error) {
     const described = describeIoError(error, STAGING_DIR, 'finish an interrupted commit');
     if (described instanceof StorageError) return { status: 'unwritable', message: described.message };

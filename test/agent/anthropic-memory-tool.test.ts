@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -29,6 +29,27 @@ describe('Anthropic memory tool (memory_20250818) on the SDK helper', () => {
       type: 'memory_20250818',
       name: 'memory',
     });
+  });
+
+  it('views but writes nothing while Claude Code holds .consolidate-lock', async () => {
+    const memory = createAnthropicMemoryTool({ memoryDir });
+    await memory.handler({ command: 'create', path: '/memories/a.md', file_text: 'one' });
+    // The test runner's parent: a live process that is not this one, holding the lock since a minute ago.
+    const lockFile = path.join(memoryDir, '.consolidate-lock');
+    await writeFile(lockFile, String(process.ppid));
+    const taken = new Date(Date.now() - 60_000);
+    await utimes(lockFile, taken, taken);
+    await expect(
+      memory.handler({ command: 'create', path: '/memories/b.md', file_text: 'two' }),
+    ).rejects.toThrow(/Claude Code is consolidating this memory folder/);
+    await expect(memory.handler({ command: 'delete', path: '/memories/a.md' })).rejects.toBeInstanceOf(
+      ToolInputError,
+    );
+    expect(await memory.handler({ command: 'view', path: '/memories/a.md' })).toContain('one');
+    expect((await readdir(memoryDir)).filter((name) => name.endsWith('.md')).sort()).toEqual([
+      'MEMORY.md',
+      'a.md',
+    ]);
   });
 
   it('creates, views, edits, inserts, renames and deletes inside the memory directory itself', async () => {

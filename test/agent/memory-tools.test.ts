@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -139,6 +139,27 @@ describe('path attacks on read_memory, write_memory and forget_memory', () => {
 });
 
 describe('memory tools', () => {
+  it('write nothing while Claude Code holds .consolidate-lock, and write again once it is free', async () => {
+    const tools = createMemoryTools({ memoryDir });
+    const lockFile = path.join(memoryDir, '.consolidate-lock');
+    // The test runner's parent: a live process that is not this one, holding the lock for five minutes.
+    await writeFile(lockFile, String(process.ppid));
+    const taken = new Date(Date.now() - 5 * 60_000);
+    await utimes(lockFile, taken, taken);
+    const index = await readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8');
+    await expect(tools.writeMemory.handler({ ...validNote, path: 'food.md' })).rejects.toThrow(
+      new RegExp(
+        `Claude Code is consolidating this memory folder right now \\(\\.consolidate-lock, pid ${process.ppid}`,
+      ),
+    );
+    await expect(tools.forgetMemory.handler({ path: 'food.md' })).rejects.toThrow(/Claude Code/);
+    expect(await readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8')).toBe(index);
+    expect(await readdir(memoryDir)).not.toContain('food.md');
+    // Claude Code's run ends: it empties the body.
+    await writeFile(lockFile, '');
+    expect(await tools.writeMemory.handler({ ...validNote, path: 'food.md' })).toMatch(/Saved food\.md/);
+  });
+
   it('writes a note with frontmatter and points the index at it, then reads it back', async () => {
     const tools = createMemoryTools({ memoryDir, now: () => new Date('2026-11-26T10:00:00Z') });
     const answer = await tools.writeMemory.handler({ ...validNote, path: 'notes/food.md' });

@@ -9,6 +9,7 @@ import {
   acquireClaudeCodeLock,
   acquireClaudeCodeLockFor,
 } from '../../src/memory/claude-code-lock.js';
+import { CLAUDE_CODE_HOLD_FILE, undoLeftoverHold } from '../../src/memory/claude-code-hold.js';
 import { createTempDir } from '../transcripts/helpers.js';
 
 const NOW = new Date('2026-11-29T12:00:00Z');
@@ -117,7 +118,52 @@ describe("Claude Code's .consolidate-lock", () => {
     await held.release();
   });
 
-  it('is taken only in a claude-code space', async () => {
+  it('keeps the previous mtime in a hold record while held, so a killed holder can be undone', async () => {
+    await writeLock('', minutesAgo(3 * 24 * 60));
+    // A holder that "dies": its PID is reported dead from now on, and it never releases.
+    let alive = true;
+    await acquireClaudeCodeLock(directory.path, { now: () => NOW, pid: 4242, heartbeatMs: 0 });
+    expect(JSON.parse(await readFile(join(directory.path, CLAUDE_CODE_HOLD_FILE), 'utf8'))).toMatchObject({
+      pid: 4242,
+      priorMtimeMs: minutesAgo(3 * 24 * 60).getTime(),
+    });
+    const isRunning = (pid: number) => pid === 4242 && alive;
+    // While its PID lives, the record is that holder's: left alone.
+    expect(await undoLeftoverHold(directory.path, { isRunning })).toBeUndefined();
+    expect((await lockState())?.body).toBe('4242');
+    alive = false;
+    expect(await undoLeftoverHold(directory.path, { isRunning })).toEqual({
+      restoredMtimeMs: minutesAgo(3 * 24 * 60).getTime(),
+    });
+    expect(await lockState()).toEqual({ body: '', mtimeMs: minutesAgo(3 * 24 * 60).getTime() });
+    expect(existsSync(join(directory.path, CLAUDE_CODE_HOLD_FILE))).toBe(false);
+  });
+
+  it('removes a lock file a killed holder created, and leaves one Claude Code took since', async () => {
+    await acquireClaudeCodeLock(directory.path, { now: () => NOW, pid: 4242, heartbeatMs: 0 });
+    expect(await undoLeftoverHold(directory.path, { isRunning: () => false })).toEqual({
+      restoredMtimeMs: null,
+    });
+    expect(existsSync(lockFile)).toBe(false);
+
+    await acquireClaudeCodeLock(directory.path, { now: () => NOW, pid: 4242, heartbeatMs: 0 });
+    await writeLock(String(LIVE_OTHER_PID), minutesAgo(1));
+    expect(await undoLeftoverHold(directory.path, { isRunning: (pid) => pid !== 4242 })).toBeUndefined();
+    expect(await lockState()).toEqual({ body: String(LIVE_OTHER_PID), mtimeMs: minutesAgo(1).getTime() });
+    expect(existsSync(join(directory.path, CLAUDE_CODE_HOLD_FILE))).toBe(false);
+  });
+
+  it('takes a left-over hold back to its previous mtime before taking the lock again', async () => {
+    await writeLock('', minutesAgo(3 * 24 * 60));
+    await acquireClaudeCodeLock(directory.path, { now: () => NOW, pid: DEAD_PID, heartbeatMs: 0 });
+    const held = await acquireClaudeCodeLock(directory.path, { now: () => NOW, heartbeatMs: 0 });
+    expect(held.priorMtimeMs).toBe(minutesAgo(3 * 24 * 60).getTime());
+    await held.release();
+    expect(await lockState()).toEqual({ body: '', mtimeMs: minutesAgo(3 * 24 * 60).getTime() });
+    expect(existsSync(join(directory.path, CLAUDE_CODE_HOLD_FILE))).toBe(false);
+  });
+
+  it('is taken in a claude-code space, and in any space whose folder holds the file', async () => {
     await mkdir(join(directory.path, 'memory'));
     const space = {
       id: 'shop',
@@ -130,5 +176,10 @@ describe("Claude Code's .consolidate-lock", () => {
     const held = await acquireClaudeCodeLockFor({ ...space, format: 'claude-code' }, { heartbeatMs: 0 });
     expect(await readFile(join(space.memoryDir, CLAUDE_CODE_LOCK_FILE), 'utf8')).toBe(String(process.pid));
     await held?.release();
+    // Claude Code consolidates this folder too (its lock is there): a native space respects it as well.
+    await writeFile(join(space.memoryDir, CLAUDE_CODE_LOCK_FILE), String(LIVE_OTHER_PID));
+    await expect(acquireClaudeCodeLockFor(space, { heartbeatMs: 0 })).rejects.toBeInstanceOf(
+      ClaudeCodeLockBusyError,
+    );
   });
 });

@@ -43,10 +43,39 @@ describe('memory files dreamd did not write', () => {
     expect(plain.body).toContain('See the testing rule and api.');
   });
 
-  it('reads a file with broken frontmatter as plain text and says how to fix it', () => {
-    const { fact: read, warnings } = parseMemoryFile('---\nname: [unclosed\n---\nBody text.\n', context);
-    expect(read.body).toContain('Body text.');
-    expect(warnings.join('\n')).toMatch(/feedback_testing\.md: frontmatter is not valid YAML.*Fix the lines/);
+  it('reads frontmatter that is not YAML line by line, and says how to fix what is not even key: value', () => {
+    const loose = parseMemoryFile('---\nname: [unclosed\ntype: user\n---\nBody text.\n', context);
+    expect(loose.fact).toMatchObject({ title: '[unclosed', type: 'user', body: 'Body text.' });
+    expect(loose.warnings).toEqual([]);
+    const { fact: read, warnings } = parseMemoryFile(
+      '---\nname: [unclosed\nnot a field\n---\nBody text.\n',
+      context,
+    );
+    expect(read.body).toBe('Body text.');
+    expect(warnings.join('\n')).toMatch(
+      /feedback_testing\.md: frontmatter could not be read as YAML.*Fix the lines/,
+    );
+  });
+
+  it('keeps a value whole where YAML would cut it at an unquoted colon or a #', () => {
+    const text =
+      '---\nname: Flags: the rollout\ndescription: ships behind a flag # see PR #456\ntype: user\n---\nFlags go live on Mondays.\n';
+    const { fact: read, warnings } = parseMemoryFile(text, { ...context, relative: 'flags.md' });
+    expect(warnings).toEqual([]);
+    expect(read).toMatchObject({
+      type: 'user',
+      title: 'Flags: the rollout',
+      description: 'ships behind a flag # see PR #456',
+      body: 'Flags go live on Mondays.',
+    });
+    const strict = parseMemoryFile(
+      '---\nname: Deploys\ndescription: fixed in PR #456\ntype: project\n---\nBody.\n',
+      {
+        ...context,
+        relative: 'deploys.md',
+      },
+    );
+    expect(strict.fact.description).toBe('fixed in PR #456');
   });
 
   let dir: string;

@@ -44,8 +44,21 @@ function describeStatus(status: SpaceStatus): string {
     `  sessions   ${status.sessions.settledNew} settled new, ${status.sessions.live} live, ` +
       `${status.sessions.consolidated} consolidated, ${status.sessions.broken} broken`,
     `  last run   ${status.lastRun === null ? 'never' : `${status.lastRun.runId} (${status.lastRun.kind}, ${status.lastRun.status}) ${formatTime(status.lastRun.committedAt)}`}`,
-    `  lock       ${status.lock === null ? 'free' : `held by ${status.lock.owner} (pid ${status.lock.pid} on ${status.lock.host}) since ${status.lock.startedAt}`}`,
+    ...(status.lock !== null
+      ? [
+          `  lock       held by ${status.lock.owner} (pid ${status.lock.pid} on ${status.lock.host}) since ${status.lock.startedAt}`,
+        ]
+      : status.claudeCodeLock === null
+        ? ['  lock       free']
+        : []),
   ];
+  if (status.claudeCodeLock !== null) {
+    const { pid, since, ageMs } = status.claudeCodeLock;
+    lines.push(
+      `  lock       held by Claude Code (.consolidate-lock, pid ${pid}) for ${Math.round(ageMs / 60_000)} min, since ${since}; ` +
+        'runs, rollback and forget wait until it is free',
+    );
+  }
   if (status.queue !== undefined) {
     const queue = status.queue;
     lines.push(
