@@ -344,6 +344,13 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
       const retrieved = (await retrieves())
         ? await retrieveFacts(recall, prompt, { budgetTokens: retrievalTokens, charsPerToken })
         : { text: '', ids: [] };
+      options.onEvent?.({
+        type: 'memory-backfill',
+        memoryBytes: Buffer.byteLength(memoryContext),
+        memoryLines: memoryContext === '' ? 0 : memoryContext.split('\n').length,
+        retrievedFacts: retrieved.ids,
+        retrievedBytes: Buffer.byteLength(retrieved.text),
+      });
       const blocks: SystemBlock[] = [{ text: system, cache: true }];
       if (retrieved.text !== '') blocks.push({ text: retrieved.text });
       const recordFrom = history.length;

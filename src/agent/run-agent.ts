@@ -51,7 +51,17 @@ export type AgentEvent =
       /** Characters sent to the summariser by this compaction. */
       readonly summariserChars: number;
     }
-  | { readonly type: 'summary-failed'; readonly message: string; readonly summary: ContextSummary };
+  | { readonly type: 'summary-failed'; readonly message: string; readonly summary: ContextSummary }
+  | {
+      /** What the memory agent put in front of the model for this message (before its first call). */
+      readonly type: 'memory-backfill';
+      /** Bytes and lines of memory in the cached system prompt (`MEMORY.md`, and topic files when included). */
+      readonly memoryBytes: number;
+      readonly memoryLines: number;
+      /** Facts retrieved for this message and added to the system prompt, and their bytes. */
+      readonly retrievedFacts: readonly string[];
+      readonly retrievedBytes: number;
+    };
 
 export interface RunAgentOptions {
   /** The model to talk to. Default: the Anthropic Messages API through `client` and `model`. */

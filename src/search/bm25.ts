@@ -10,6 +10,7 @@
  * all missing therefore scores low, which is what the minimum score of recall relies on.
  */
 
+import { createRequire } from 'node:module';
 import * as stopwords from 'stopword';
 
 /** BM25 term-frequency saturation. */
@@ -26,23 +27,55 @@ const STOPWORDS = new Set(
   ).split(' '),
 );
 
-/** Light stemming: plural and common verb/adverb endings, keeping at least three letters of stem. */
-export function stem(word: string): string {
-  const rules: Array<[RegExp, string]> = [
-    [/ies$/, 'y'],
-    [/(ss|sh|ch|x|z)es$/, '$1'],
-    [/([^s])s$/, '$1'],
-    [/ing$/, ''],
-    [/ed$/, ''],
-    [/ly$/, ''],
-  ];
-  for (const [pattern, replacement] of rules) {
-    if (pattern.test(word)) {
-      const stemmed = word.replace(pattern, replacement);
-      return stemmed.length >= 3 ? stemmed : word;
-    }
+/** Languages with a stemmer: English and the languages the date parser and the stop words know. */
+export type StemLanguage = 'eng' | 'por' | 'spa' | 'fra' | 'deu';
+
+/**
+ * Snowball stemmers of nlp.js (`@nlpjs/lang-*`, maintained, MIT), one module per language, each loaded the first
+ * time a text of its language is stemmed (about 10 ms and 2 MB each), so a process that reads only English
+ * loads one. Deep paths: the language packages' own entry points load sentiment lexicons recall never uses.
+ */
+const STEMMER_MODULES: Readonly<Record<StemLanguage, string>> = {
+  eng: '@nlpjs/lang-en-min/src/stemmer-en',
+  por: '@nlpjs/lang-pt/src/stemmer-pt',
+  spa: '@nlpjs/lang-es/src/stemmer-es',
+  fra: '@nlpjs/lang-fr/src/stemmer-fr',
+  deu: '@nlpjs/lang-de/src/stemmer-de',
+};
+
+const requireModule = createRequire(import.meta.url);
+const stemmers = new Map<StemLanguage, (word: string) => string>();
+/**
+ * Stems already computed, per language: texts repeat their words, and ranking 10,000 facts stems about
+ * 300,000 words. Cleared past 100,000 entries (a few MB), so a long-lived daemon does not grow without bound.
+ */
+const stemCache = new Map<string, string>();
+const STEM_CACHE_LIMIT = 100_000;
+
+function stemmerFor(language: StemLanguage): (word: string) => string {
+  let stemmer = stemmers.get(language);
+  if (stemmer === undefined) {
+    const Stemmer = requireModule(STEMMER_MODULES[language]) as new () => { stemWord(word: string): string };
+    const instance = new Stemmer();
+    stemmer = (word) => instance.stemWord(word);
+    stemmers.set(language, stemmer);
   }
-  return word;
+  return stemmer;
+}
+
+/**
+ * The Snowball stem of a folded word in a language (English by default): "moro", "mora" and "morar" → "mor";
+ * "restaurants" → "restaur". A stem shorter than three letters keeps the word, so short words stay apart.
+ */
+export function stem(word: string, language: StemLanguage = 'eng'): string {
+  const key = `${language}:${word}`;
+  const cached = stemCache.get(key);
+  if (cached !== undefined) return cached;
+  const stemmed = stemmerFor(language)(word);
+  const result = stemmed.length >= 3 ? stemmed : word;
+  if (stemCache.size >= STEM_CACHE_LIMIT) stemCache.clear();
+  stemCache.set(key, result);
+  return result;
 }
 
 /**
@@ -50,10 +83,13 @@ export function stem(word: string): string {
  * function words: 59 to 106 words each). A text drops the words of the language it uses most (see
  * {@link tokenize}), never the union: German "war" or Spanish "son" are English content words.
  */
-const OTHER_LANGUAGES: ReadonlyMap<string, ReadonlySet<string>> = new Map(
-  Object.entries({ por: stopwords.por, spa: stopwords.spa, fra: stopwords.fra, deu: stopwords.deu }).map(
-    ([language, words]) => [language, new Set(words.map(fold))],
-  ),
+const OTHER_LANGUAGES: ReadonlyMap<StemLanguage, ReadonlySet<string>> = new Map(
+  (
+    Object.entries({ por: stopwords.por, spa: stopwords.spa, fra: stopwords.fra, deu: stopwords.deu }) as [
+      StemLanguage,
+      readonly string[],
+    ][]
+  ).map(([language, words]) => [language, new Set(words.map(fold))]),
 );
 
 /** Han, Hiragana, Katakana and Hangul: scripts written without spaces between words. */
@@ -75,23 +111,29 @@ function bigrams(run: string): string[] {
   return pairs;
 }
 
-/** The language whose stop words the words hold most, when they hold at least one. */
-function mostUsedLanguage(words: readonly string[]): ReadonlySet<string> | undefined {
-  let best: { words: ReadonlySet<string>; hits: number } | undefined;
-  for (const list of OTHER_LANGUAGES.values()) {
+/**
+ * The language whose stop words the words hold most, when they hold at least one more than English's; else
+ * English. "onde eu moro" is Portuguese; "the bar in Lisboa" stays English.
+ */
+function mostUsedLanguage(words: readonly string[]): StemLanguage {
+  let english = 0;
+  for (const word of words) if (STOPWORDS.has(word)) english += 1;
+  let best: { language: StemLanguage; hits: number } = { language: 'eng', hits: english };
+  for (const [language, list] of OTHER_LANGUAGES) {
     let hits = 0;
     for (const word of words) if (list.has(word)) hits += 1;
-    if (hits > 0 && (best === undefined || hits > best.hits)) best = { words: list, hits };
+    if (hits > best.hits) best = { language, hits };
   }
-  return best?.words;
+  return best.language;
 }
 
 /**
  * Words of a text for ranking: Unicode NFKD with accents removed ("Você" → "voce"), lower case, split on
  * anything that is not a letter or digit; runs of Chinese, Japanese or Korean characters split into
  * overlapping character pairs (no spaces to split on: "名字" then matches inside "我的名字是"); English stop
- * words dropped, and those of the text's own language when it is Portuguese, Spanish, French or German; English
- * stemming ({@link stem}) on the rest.
+ * words dropped, and those of the text's own language when it is Portuguese, Spanish, French or German; the
+ * Snowball stemmer of that language ({@link stem}) on the rest, each word giving its stem and, when it differs,
+ * itself.
  */
 export function tokenize(text: string): string[] {
   const words: string[] = [];
@@ -111,9 +153,21 @@ export function tokenize(text: string): string[] {
     if (last < part.length) words.push(part.slice(last));
   }
   const language = mostUsedLanguage(words);
-  return words
-    .filter((word) => (word.length >= 2 || CJK.test(word)) && !STOPWORDS.has(word) && !language?.has(word))
-    .map((word) => (CJK.test(word) ? word : stem(word)));
+  const ownStopwords = OTHER_LANGUAGES.get(language);
+  const tokens: string[] = [];
+  for (const word of words) {
+    if ((word.length < 2 && !CJK.test(word)) || STOPWORDS.has(word) || ownStopwords?.has(word)) continue;
+    if (CJK.test(word) || /^\p{N}+$/u.test(word)) {
+      tokens.push(word);
+      continue;
+    }
+    // The stem and, when it differs, the word itself: a name or a word shared by two languages ("Lisboa" in an
+    // English question and a Portuguese fact) still matches where the two languages' stemmers cut it apart.
+    const stemmed = stem(word, language);
+    tokens.push(stemmed);
+    if (stemmed !== word) tokens.push(word);
+  }
+  return tokens;
 }
 
 /** An index built once over a set of texts. */

@@ -39,10 +39,18 @@ const facts: Fact[] = [
 ];
 
 describe('BM25 normalisation', () => {
-  it('lower-cases, strips accents, drops stopwords and stems lightly', () => {
-    expect(tokenize('The Cafés are deploying packages')).toEqual(['cafe', 'deploy', 'package']);
-    expect(stem('berries')).toBe('berry');
+  it('lower-cases, strips accents, drops stopwords, and keeps each Snowball stem beside its word', () => {
+    expect(tokenize('The Cafés are deploying packages')).toEqual([
+      'cafe',
+      'cafes',
+      'deploy',
+      'deploying',
+      'packag',
+      'packages',
+    ]);
+    expect(stem('berries')).toBe('berri');
     expect(stem('is')).toBe('is');
+    expect(stem('moro', 'por')).toBe(stem('mora', 'por'));
   });
 
   it('scores between 0 and 1, a full match highest', () => {
@@ -104,6 +112,28 @@ describe('lexical recall (default)', () => {
   });
 });
 
+describe('recall by meaning without an embeddings endpoint: stems of each language', () => {
+  const notes: Fact[] = [
+    fact('f-lisboa0001', 'Onde mora', 'O usuário mora em Lisboa, perto do Cais do Sodré.'),
+    fact('f-vive000001', 'Dónde vive', 'La usuaria vive en Sevilla desde 2019.'),
+    fact('f-order00001', 'Usual order', 'The customer ordered two bags of Colombian beans last week.'),
+  ];
+
+  it('finds "mora em Lisboa" for "onde eu moro?"', async () => {
+    expect((await createRecall({ facts: notes }).recall('onde eu moro?'))[0]?.id).toBe('f-lisboa0001');
+  });
+
+  it('finds "vive en Sevilla" for "¿dónde vivo?"', async () => {
+    expect((await createRecall({ facts: notes }).recall('¿dónde vivo?'))[0]?.id).toBe('f-vive000001');
+  });
+
+  it('finds "ordered" for "what does the customer usually order?"', async () => {
+    expect(
+      (await createRecall({ facts: notes }).recall('what does the customer usually order?'))[0]?.id,
+    ).toBe('f-order00001');
+  });
+});
+
 describe('recall beyond English (seed 004)', () => {
   const memory: Fact[] = [
     fact('f-nome000001', 'Nome do usuário', 'O usuário se chama João e mora em Lisboa.'),
@@ -117,7 +147,7 @@ describe('recall beyond English (seed 004)', () => {
   it('answers "Você sabe meu nome?" with the name, which the old 0.2 floor hid', async () => {
     const [best] = await createRecall({ facts: memory }).recall('Você sabe meu nome?');
     expect(best).toMatchObject({ id: 'f-nome000001' });
-    expect(tokenize('Você sabe meu nome?')).toEqual(['sabe', 'nome']);
+    expect(tokenize('Você sabe meu nome?')).toEqual(['sab', 'sabe', 'nom', 'nome']);
   });
 
   it('answers the same question in Chinese, split into character pairs', async () => {
@@ -131,11 +161,11 @@ describe('recall beyond English (seed 004)', () => {
     expect((await createRecall({ facts: memory }).recall('¿Cómo se llama el usuario?'))[0]?.id).toBe(
       'f-nombre0001',
     );
-    expect(tokenize('¿Sabes cómo me llamo?')).toEqual(['sabe', 'llamo']);
+    expect(tokenize('¿Sabes cómo me llamo?')).toEqual(['sab', 'sabes', 'llam', 'llamo']);
   });
 
   it('keeps English behaviour: stop words and stemming', async () => {
-    expect(tokenize('The Cafés are deploying packages')).toEqual(['cafe', 'deploy', 'package']);
+    expect(tokenize('deploying packages')).toEqual(['deploy', 'deploying', 'packag', 'packages']);
     expect((await createRecall({ facts: memory }).recall('is spicy food ok?')).map((hit) => hit.id)).toEqual([
       'f-aaaaaaaaaa',
     ]);

@@ -127,9 +127,19 @@ describe('dreamd chat', () => {
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toBe('Noted.');
     const lines = result.stderr.trim().split('\n');
-    expect(lines[0]).toMatch(/^\[turn 1\] called write_memory \{"path":"food.md",/);
-    expect(lines[1]).toMatch(/^\[turn 1\] write_memory → Saved food.md/);
+    expect(lines[0]).toMatch(
+      /^\[memory backfill\] [\d,]+ bytes of memory \(\d+ lines\) in the system prompt; 0 facts/,
+    );
+    expect(lines[1]).toMatch(/^\[turn 1\] called write_memory \{"path":"food.md",/);
+    expect(lines[2]).toMatch(/^\[turn 1\] write_memory → Saved food.md/);
     expect(result.stderr).toContain('[stop: end_turn, 2 model calls');
+
+    // The next message sees the note in MEMORY.md, and the backfill line says how much memory it got.
+    server.enqueue({ text: 'No spicy food, noted.' });
+    const again = await runCliCaptured(['chat', 'what do I eat?', '--verbose'], { cwd, env: anthropicEnv() });
+    const backfill = /^\[memory backfill\] ([\d,]+) bytes of memory \((\d+) lines\)/m.exec(again.stderr);
+    expect(backfill).not.toBeNull();
+    expect(Number(backfill![2])).toBeGreaterThan(Number(/\((\d+) lines\)/.exec(lines[0]!)![1]));
 
     server.enqueue({ text: 'Hello.' });
     const json = await runCliCaptured(['--json', 'chat', 'hi'], { cwd, env: anthropicEnv() });

@@ -32,6 +32,13 @@ export function traceLine(event: AgentEvent): string | undefined {
       return `[turn ${event.turn}] ${event.name} failed: ${oneLine(event.message)}`;
     case 'context-summarised':
       return `[context] folded ${event.messages} messages into the summary`;
+    case 'memory-backfill':
+      return (
+        `[memory backfill] ${event.memoryBytes.toLocaleString('en')} bytes of memory (${event.memoryLines} lines) ` +
+        `in the system prompt; ${event.retrievedFacts.length} facts retrieved for this message ` +
+        `(${event.retrievedBytes.toLocaleString('en')} bytes)` +
+        (event.retrievedFacts.length === 0 ? '' : `: ${oneLine(event.retrievedFacts.join(', '))}`)
+      );
     case 'summary-failed':
       return `[context] summary failed (${oneLine(event.message)}); older messages left without one`;
     default:
