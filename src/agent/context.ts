@@ -1,4 +1,5 @@
 import { CHARS_PER_TOKEN } from '../digest/estimate-tokens.js';
+import { estimateTokensAt } from './token-count.js';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AnthropicBeta, BetaContextManagementConfig } from '@anthropic-ai/sdk/resources/beta';
 import type { ModelProvider, TokenUsage } from '../model/types.js';
@@ -31,8 +32,8 @@ export const NATIVE_COMPACT_TRIGGER_TOKENS = 150_000;
  * (default 4, the digest's ratio; the agent loop passes the conversation's language ratio), rounded up.
  */
 export function estimateContextTokens(value: unknown, charsPerToken: number = CHARS_PER_TOKEN): number {
-  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
-  return Math.ceil(text.length / charsPerToken);
+  // Dense scripts (Han, Hangul, Thai…) at their own ratio: see estimateTokensAt.
+  return estimateTokensAt(value, charsPerToken);
 }
 
 function blocksOf(message: Message): readonly Anthropic.ContentBlockParam[] {

@@ -31,7 +31,7 @@ import {
   type Summariser,
 } from './rolling-summary.js';
 import { runAgent, type AgentEvent, type RunAgentResult } from './run-agent.js';
-import { charsPerTokenFor } from './token-count.js';
+import { charsPerTokenFor, scriptRatiosFrom } from './token-count.js';
 import type { AgentTool } from './tool.js';
 
 /**
@@ -365,6 +365,7 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
         recordFrom,
         contextBudget,
         charsPerToken,
+        scriptRatios: scriptRatiosFrom(chat.charsPerToken),
         initialSummary: summary,
         summary: {
           messageChars: chat.summaryMessageChars,

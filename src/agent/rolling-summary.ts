@@ -252,10 +252,13 @@ export async function foldIntoSummary(
     chunk = [];
     chunkChars = 0;
   };
+  // A line's weight in Latin-text characters: a Han character counts as a token's worth (see estimateTokensAt).
+  const weight = (line: string) => estimateTokensAt(line, charsPerToken) * charsPerToken + 1;
   for (const line of lines) {
-    if (chunkChars + line.length + 1 > room) await flush();
+    const lineWeight = weight(line);
+    if (chunkChars + lineWeight > room) await flush();
     chunk.push(line);
-    chunkChars += line.length + 1;
+    chunkChars += lineWeight;
   }
   await flush();
   return { text, usage, inputChars, calls };

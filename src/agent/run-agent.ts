@@ -12,7 +12,12 @@ import {
   type FoldOptions,
   type Summariser,
 } from './rolling-summary.js';
-import { DEFAULT_CHARS_PER_TOKEN, estimateTokensAt } from './token-count.js';
+import {
+  DEFAULT_CHARS_PER_TOKEN,
+  estimateTokensAt,
+  SCRIPT_CHARS_PER_TOKEN,
+  type ScriptName,
+} from './token-count.js';
 import { toolName, type AgentTool } from './tool.js';
 
 /**
@@ -110,6 +115,8 @@ export interface RunAgentOptions {
   readonly keepToolResults?: number;
   /** Characters per token of estimates. Default 3.5 (English). */
   readonly charsPerToken?: number;
+  /** Characters per token of dense scripts (Han, Hangul, Thai…). Default {@link SCRIPT_CHARS_PER_TOKEN}. */
+  readonly scriptRatios?: Readonly<Record<ScriptName, number>>;
   readonly onEvent?: (event: AgentEvent) => void;
   readonly signal?: AbortSignal;
 }
@@ -186,7 +193,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- needed under noUncheckedIndexedAccess
   const charsPerToken = options.charsPerToken ?? (DEFAULT_CHARS_PER_TOKEN.en as number);
-  const estimate = (value: unknown) => estimateTokensAt(value, charsPerToken);
+  const scriptRatios = options.scriptRatios ?? SCRIPT_CHARS_PER_TOKEN;
+  const estimate = (value: unknown) => estimateTokensAt(value, charsPerToken, scriptRatios);
   const fixedTokens =
     estimate(system.map((block) => block.text).join('\n')) +
     (definitions.length === 0 ? 0 : estimate(definitions));

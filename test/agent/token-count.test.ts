@@ -6,7 +6,13 @@ import type { Message } from '../../src/agent/context.js';
 import { createOpenAIChatProvider } from '../../src/agent/openai-chat-provider.js';
 import type { Summariser } from '../../src/agent/rolling-summary.js';
 import { runAgent } from '../../src/agent/run-agent.js';
-import { charsPerTokenFor, estimateTokensAt } from '../../src/agent/token-count.js';
+import {
+  charsPerTokenFor,
+  estimateTokensAt,
+  scriptRatiosFrom,
+  SCRIPT_CHARS_PER_TOKEN,
+} from '../../src/agent/token-count.js';
+import { startFakeOpenAIServer } from '../../harness/fake-openai-server.js';
 import { ChatConfig } from '../../src/config/schema.js';
 import { emptyUsage } from '../../src/model/types.js';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
@@ -68,6 +74,53 @@ describe('counting tokens', () => {
     expect(server.countRequests.length).toBeGreaterThan(0);
     expect(summaries).toBe(0); // the exact count fits: nothing was folded
     expect(server.requests.at(-1)!.body.messages).toHaveLength(5);
+  });
+
+  it('counts each dense script at its own ratio by default, overridable by script name', () => {
+    expect(estimateTokensAt('我'.repeat(100), 3.5)).toBe(100);
+    expect(estimateTokensAt('한'.repeat(100), 3.5)).toBe(100);
+    expect(estimateTokensAt('ไ'.repeat(150), 3.5)).toBe(100);
+    expect(estimateTokensAt('д'.repeat(250), 3.5)).toBe(100);
+    // Mixed: 35 Latin characters at 3.5 and 10 Han characters at 1.
+    expect(estimateTokensAt(`${'a'.repeat(35)}${'字'.repeat(10)}`, 3.5)).toBe(20);
+    // A Han character outside the Basic Multilingual Plane is one character, not two UTF-16 units.
+    expect(estimateTokensAt('𠀀'.repeat(10), 3.5)).toBe(10);
+    const ratios = scriptRatiosFrom({ cjk: 1.5, en: 3.5 });
+    expect(ratios).toEqual({ ...SCRIPT_CHARS_PER_TOKEN, cjk: 1.5 });
+    expect(estimateTokensAt('我'.repeat(150), 3.5, ratios)).toBe(100);
+  });
+
+  it('keeps a Chinese chat inside an 8,192-token local model', async () => {
+    const local = await startFakeOpenAIServer();
+    try {
+      local.setDefault({ text: '好的' });
+      const provider = createOpenAIChatProvider({
+        client: new OpenAI({ apiKey: 'k', baseURL: local.url, maxRetries: 0 }),
+        model: 'qwen3:4b',
+      });
+      // Twelve turns of 1,200 Han characters: about 14,400 tokens, 4,100 by English's 3.5 characters a token.
+      const turn = (index: number) => `第${index}轮：${'我们讨论了项目的进度和下一步计划'.repeat(75)}`;
+      const messages: Message[] = [];
+      for (let index = 0; index < 12; index++) {
+        messages.push({ role: 'user', content: turn(index) });
+        messages.push({ role: 'assistant', content: [{ type: 'text', text: '明白了。' }] });
+      }
+      messages.push({ role: 'user', content: '总结一下？' });
+      const summariser: Summariser = {
+        async generateText() {
+          return { value: '之前讨论了项目进度。', usage: emptyUsage(), attempts: 1 };
+        },
+      };
+      const budget = Math.floor(provider.contextWindow * 0.8);
+      await runAgent({ provider, system: '', messages, contextBudget: budget, summariser });
+      const sent = JSON.stringify(local.requests.at(-1)!.body.messages);
+      const hanCharacters = sent.match(/\p{Script=Han}/gu)?.length ?? 0;
+      // About a token a Han character: what reached the model fits its window.
+      expect(hanCharacters).toBeLessThanOrEqual(8_192);
+      expect(hanCharacters).toBeGreaterThan(1_000); // the recent turns are still there
+    } finally {
+      await local.close();
+    }
   });
 
   it('has no counting endpoint for OpenAI-compatible models: the estimate decides', () => {
