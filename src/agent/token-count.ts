@@ -59,7 +59,7 @@ const SCRIPT_PATTERNS: readonly (readonly [ScriptName, RegExp])[] = [
   ],
 ];
 /** Any character of the scripts above: a text without one (most English) is counted in one division. */
-const DENSE = /[^\u0000-\u024f\u2000-\u206f]/u;
+const DENSE = /[^ -\u024f\u2000-\u206f\t\n\r]/u;
 
 /** Script ratios with a config's overrides (`chat.charsPerToken` keys named after scripts). */
 export function scriptRatiosFrom(
