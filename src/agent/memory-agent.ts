@@ -72,6 +72,11 @@ export interface MemoryAgentOptions {
    */
   readonly summariser?: Summariser | false;
   /**
+   * Name of a smaller model, on the chat model's provider and endpoint, that writes the rolling summary
+   * (instead of `chat.summaryModel`). Not used with `provider`: pass a `summariser` then.
+   */
+  readonly summaryModel?: string;
+  /**
    * Context of the summariser's model, in tokens: each summariser call stays under it. Default: the chat
    * model's window when it summarises itself, else 8,192 (a small local model).
    */
@@ -286,10 +291,18 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
   const retrievalTokens = chat.retrievalTokens ?? DEFAULT_RETRIEVAL_TOKENS;
   const retrieves = async () =>
     retrieval === 'auto' ? (await memoryFilesBytes(space.memoryDir)) > RETRIEVE_FROM_BYTES : retrieval;
+  const summaryModel = options.summaryModel ?? chat.summaryModel;
+  // The summary model speaks to the chat model's endpoint: the same client, or the config with its name.
+  const summaryProvider =
+    summaryModel === undefined || options.provider !== undefined
+      ? provider
+      : options.client !== undefined
+        ? createAnthropicChatProvider({ client: options.client, model: summaryModel })
+        : chatProviderFromConfig({ ...config, model: { ...config.model, name: summaryModel } });
   const summariser =
     options.summariser === false || (options.summariser === undefined && !chat.summarise)
       ? undefined
-      : (options.summariser ?? summariserFrom(provider));
+      : (options.summariser ?? summariserFrom(summaryProvider));
   const contextBudget =
     options.contextBudget ?? Math.floor(provider.contextWindow * (chat.compactAt ?? DEFAULT_COMPACT_AT));
 
@@ -371,7 +384,9 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
           messageChars: chat.summaryMessageChars,
           contextTokens:
             options.summariserContextTokens ??
-            (options.summariser === undefined ? provider.contextWindow : DEFAULT_SUMMARISER_CONTEXT_TOKENS),
+            (options.summariser === undefined
+              ? summaryProvider.contextWindow
+              : DEFAULT_SUMMARISER_CONTEXT_TOKENS),
           charsPerToken,
         },
         ...(summariser === undefined ? {} : { summariser }),

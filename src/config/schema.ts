@@ -79,6 +79,11 @@ export const ChatConfig = z.strictObject({
   summaryMessageChars: z.int().positive().default(500),
   /** Summarise older turns (rolling summary); false drops them (sliding window only). Default true. */
   summarise: z.boolean().default(true),
+  /**
+   * A smaller model that writes the rolling summary, on the same provider and endpoint as `model` (say
+   * `claude-haiku-5-5` beside a larger chat model, or a small local model). Default: the chat model itself.
+   */
+  summaryModel: z.string().min(1).optional(),
   /** Tokens of facts retrieved for each user message and added to the system prompt. Default 2,000. */
   retrievalTokens: z.int().min(0).default(2_000),
   /** Language of the conversation, a key of `charsPerToken`. Default `en`. */

@@ -246,4 +246,48 @@ describe('the rolling summary in the agent loop', () => {
       await rm(base, { recursive: true, force: true });
     }
   });
+
+  it('summarises with chat.summaryModel, a smaller model on the same endpoint, and chats with the chat model', async () => {
+    const base = await mkdtemp(path.join(tmpdir(), 'dreamd-rolling-'));
+    try {
+      const space = {
+        id: 's',
+        sessionsDir: path.join(base, 'sessions'),
+        memoryDir: path.join(base, 'memory'),
+        format: 'native' as const,
+      };
+      await mkdir(space.memoryDir, { recursive: true });
+      server.setDefault((request) =>
+        request.system.includes('running summary')
+          ? { text: 'Earlier stops summarised.' }
+          : { text: `reply ${'y'.repeat(3_000)}` },
+      );
+      const before = server.requests.length;
+      const agent = await createMemoryAgent({
+        space,
+        config: {
+          model: ModelConfig.parse({
+            name: 'claude-haiku-5-5',
+            apiKey: 'k',
+            baseUrl: server.url,
+            maxRetries: 0,
+          }),
+          embeddings: undefined,
+          chat: ChatConfig.parse({ contextWindow: 8_192, summaryModel: 'claude-haiku-4-5' }),
+        },
+      });
+      for (let turn = 0; turn < 12; turn++) await agent.chat(`stop ${turn} ${'z'.repeat(2_000)}`);
+      await agent.end();
+      const requests = server.requests.slice(before);
+      const summaryCalls = requests.filter((request) => request.system.includes('running summary'));
+      const chatCalls = requests.filter((request) => !request.system.includes('running summary'));
+      expect(summaryCalls.length).toBeGreaterThan(0);
+      expect(new Set(summaryCalls.map((request) => request.body.model))).toEqual(
+        new Set(['claude-haiku-4-5']),
+      );
+      expect(new Set(chatCalls.map((request) => request.body.model))).toEqual(new Set(['claude-haiku-5-5']));
+    } finally {
+      await rm(base, { recursive: true, force: true });
+    }
+  });
 });
