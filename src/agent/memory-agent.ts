@@ -3,6 +3,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import { ChatConfig, type Config, type Space } from '../config/schema.js';
 import { ConfigError, ModelError } from '../errors.js';
+import { addUsage, emptyUsage } from '../model/types.js';
 import type { FactType } from '../memory/types.js';
 import { createSessionRecorder, type SessionRecorder } from '../transcripts/session-recorder.js';
 import { createAnthropicMemoryTool } from './anthropic-memory-tool.js';
@@ -24,7 +25,7 @@ import {
 } from './memory-prompt.js';
 import { createMemoryTools } from './memory-tools.js';
 import { createOpenAIChatProvider, openAIProviderShape } from './openai-chat-provider.js';
-import { createRecall, createRecallTool } from './recall.js';
+import { createRecall, createRecallTool, type RewriteQuery } from './recall.js';
 import {
   DEFAULT_SUMMARISER_CONTEXT_TOKENS,
   type ContextSummary,
@@ -44,6 +45,12 @@ import type { AgentTool } from './tool.js';
  * to the same session, and folds what leaves the window into the summary) → ended (`end` wrote `endedAt`;
  * `chat` refuses).
  */
+
+/** What the model is asked when a recall query found nothing or little (`chat.recallRewrite`). */
+export const REWRITE_INSTRUCTIONS =
+  'You rewrite a search query for a keyword search over saved notes. Answer with one line of words only: the ' +
+  "query's key words, their synonyms and related words (an order is a purchase, where someone lives is their " +
+  'city), each translated into every language listed. No sentences, no explanations.';
 
 /** Name stored as the session's `agent`. */
 export const CHAT_AGENT_NAME = 'dreamd-chat';
@@ -275,7 +282,23 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
     .join('\n\n');
 
   const memoryTools = createMemoryTools({ memoryDir: space.memoryDir, now });
-  const recall = createRecall({ memoryDir: space.memoryDir, embeddings: config.embeddings });
+  // The query rewrite's tokens, added to the usage of the chat call they happened in.
+  let rewriteUsage = emptyUsage();
+  const rewriteQuery: RewriteQuery = async (query, languages) => {
+    const response = await summaryProvider.send({
+      system: [{ text: REWRITE_INSTRUCTIONS }],
+      messages: [{ role: 'user', content: `Languages: ${languages.join(', ')}\nQuery: ${query}` }],
+      tools: [],
+      maxTokens: 120,
+    });
+    rewriteUsage = addUsage(rewriteUsage, response.usage);
+    return response.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join(' ');
+  };
+  const recall = createRecall({
+    memoryDir: space.memoryDir,
+    embeddings: config.embeddings,
+    ...(chat.recallRewrite ? { rewriteQuery } : {}),
+  });
   const tools: AgentTool[] = [...memoryTools.tools, createRecallTool(recall)];
   if (options.anthropicMemoryTool === true) {
     if (!provider.label.startsWith('anthropic:')) {
@@ -395,6 +418,8 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
         ...(chatOptions.signal === undefined ? {} : { signal: chatOptions.signal }),
       });
       summary = result.summary;
+      const usage = addUsage(result.usage, rewriteUsage);
+      rewriteUsage = emptyUsage();
       if (summary !== undefined && summary !== before) {
         // Kept in the transcript so a resumed session starts from it; the digest drops system messages.
         await recorder.append({
@@ -403,7 +428,13 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
           dreamdSummary: { cut: summary.cut, ...(summary.task === undefined ? {} : { task: summary.task }) },
         });
       }
-      return { ...result, sessionId: recorder.id, sessionFile: recorder.file, retrievedFacts: retrieved.ids };
+      return {
+        ...result,
+        usage,
+        sessionId: recorder.id,
+        sessionFile: recorder.file,
+        retrievedFacts: retrieved.ids,
+      };
     },
     async end() {
       ended = true;

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { EmbeddingsConfig } from '../config/schema.js';
 import type { Fact } from '../memory/types.js';
-import { createBm25Index } from '../search/bm25.js';
+import { createBm25Index, LANGUAGE_NAMES, textLanguage } from '../search/bm25.js';
 import {
   cosineSimilarity,
   createOpenAIEmbedder,
@@ -62,7 +62,18 @@ export interface RecallQueryOptions {
   readonly minScore?: number;
   /** Results under this share of the best result's score are dropped. Default 0.25. */
   readonly relativeMinScore?: number;
+  /**
+   * With a `rewriteQuery`, rewrite a query whose lexical results are empty or weak and search again. Default
+   * true; the agent's automatic retrieval per message passes false (a model call per message is too dear).
+   */
+  readonly rewrite?: boolean;
 }
+
+/**
+ * Rewrites a query for a keyword search across languages and words: the key words, their synonyms, and their
+ * translations into the languages the memory is written in (named in `languages`). One small model call.
+ */
+export type RewriteQuery = (query: string, languages: readonly string[]) => Promise<string>;
 
 export type CreateRecallOptions = (
   | {
@@ -82,7 +93,26 @@ export type CreateRecallOptions = (
   readonly embed?: EmbedTexts;
   /** Where `embeddings.json` is kept. Default `<memoryDir>/.dreamd`; with `facts` and no cacheDir, in memory only. */
   readonly cacheDir?: string;
+  /**
+   * Lexical mode only: a model that rewrites a query that found nothing, or only weak matches ("onde eu moro?"
+   * against a note in English, "what did the customer order?" against "Compra 1 kg de Colômbia"), see
+   * {@link RewriteQuery}. Without it, recall matches words and their stems only.
+   */
+  readonly rewriteQuery?: RewriteQuery;
 };
+
+/** The languages the documents are written in, most common first (at most three). */
+function documentLanguages(documents: readonly RecallDocument[]): string[] {
+  const counts = new Map<string, number>();
+  for (const document of documents) {
+    const name = LANGUAGE_NAMES[textLanguage(`${document.title}\n${document.text}`)];
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([name]) => name);
+}
 
 export interface Recall {
   /** `lexical` (BM25) or `embeddings`. */
@@ -176,10 +206,20 @@ export function createRecall(options: CreateRecallOptions): Recall {
 
   const embeddings = options.embeddings;
   if (embeddings === undefined) {
+    const rewriteQuery = options.rewriteQuery;
     return {
       mode: 'lexical',
       async recall(query, queryOptions = {}) {
-        return searchDocuments(await loadDocuments(), query, queryOptions);
+        const documents = await loadDocuments();
+        const found = searchDocuments(documents, query, queryOptions);
+        const weak = found.length === 0 || found[0]?.weak === true;
+        if (rewriteQuery === undefined || queryOptions.rewrite === false || !weak || documents.length === 0) {
+          return found;
+        }
+        const rewritten = (await rewriteQuery(query, documentLanguages(documents))).trim();
+        if (rewritten === '') return found;
+        // The question and its rewrite together: what either finds, ranked by what they share.
+        return searchDocuments(documents, `${query}\n${rewritten}`, queryOptions);
       },
     };
   }

@@ -84,6 +84,12 @@ export const ChatConfig = z.strictObject({
    * `claude-haiku-5-5` beside a larger chat model, or a small local model). Default: the chat model itself.
    */
   summaryModel: z.string().min(1).optional(),
+  /**
+   * When the `recall` tool finds nothing, or only weak matches, without an embeddings endpoint: have the model
+   * (`summaryModel`, else the chat model) rewrite the query once into key words, synonyms and the memory's
+   * languages, and search again. One small call, counted in the chat's usage. Default true.
+   */
+  recallRewrite: z.boolean().default(true),
   /** Tokens of facts retrieved for each user message and added to the system prompt. Default 2,000. */
   retrievalTokens: z.int().min(0).default(2_000),
   /** Language of the conversation, a key of `charsPerToken`. Default `en`. */

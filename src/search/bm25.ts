@@ -127,6 +127,20 @@ function mostUsedLanguage(words: readonly string[]): StemLanguage {
   return best.language;
 }
 
+/** Names of the stemmed languages, for a person or a model. */
+export const LANGUAGE_NAMES: Readonly<Record<StemLanguage, string>> = {
+  eng: 'English',
+  por: 'Portuguese',
+  spa: 'Spanish',
+  fra: 'French',
+  deu: 'German',
+};
+
+/** The language of a text as {@link tokenize} decides it (by stop words; English when none stands out). */
+export function textLanguage(text: string): StemLanguage {
+  return mostUsedLanguage(fold(text).split(/[^\p{L}\p{N}]+/u));
+}
+
 /**
  * Words of a text for ranking: Unicode NFKD with accents removed ("Você" → "voce"), lower case, split on
  * anything that is not a letter or digit; runs of Chinese, Japanese or Korean characters split into

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryAgent } from '../../src/agent/memory-agent.js';
-import { ModelConfig, type Space } from '../../src/config/schema.js';
+import { ChatConfig, ModelConfig, type Space } from '../../src/config/schema.js';
 import { ConfigError, ModelError } from '../../src/errors.js';
 import {
   faults,
@@ -187,6 +187,96 @@ describe('createMemoryAgent', () => {
       'Nothing relevant in memory',
     );
     await repoAgent.end();
+  });
+
+  it('rewrites a recall query that found nothing across words and languages, once, and counts its tokens', async () => {
+    const shop = space('cafe');
+    const client = new Anthropic({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const agent = await createMemoryAgent({ space: shop, config: config(), client });
+    server.enqueue(
+      {
+        toolUse: [
+          {
+            name: 'write_memory',
+            input: {
+              path: 'ultima-compra.md',
+              type: 'project',
+              title: 'Última compra',
+              description: 'o que levou',
+              content: 'Compra 1 kg de Colômbia.',
+            },
+          },
+        ],
+      },
+      { text: 'Anotado.' },
+    );
+    await agent.chat('Anota: compra 1 kg de Colômbia');
+    const before = server.requests.length;
+    // The model's query shares no word with the note; the rewrite (a small call) bridges "pediu" and "compra".
+    server.enqueue(
+      {
+        toolUse: [
+          { name: 'recall', input: { query: 'o que o cliente pediu da última vez' }, id: 'toolu_pedido' },
+        ],
+        usage: { inputTokens: 1_000, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      },
+      {
+        text: 'pedido compra comprou encomenda café kg',
+        usage: { inputTokens: 70, outputTokens: 9, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      },
+      {
+        text: 'Da última vez: 1 kg de Colômbia.',
+        usage: { inputTokens: 1_100, outputTokens: 12, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      },
+    );
+    const result = await agent.chat('O que o cliente pediu da última vez?');
+    const requests = server.requests.slice(before);
+    expect(requests).toHaveLength(3);
+    const rewrite = requests[1]!;
+    expect(rewrite.system).toContain('You rewrite a search query');
+    expect(rewrite.prompt).toContain('Languages: Portuguese');
+    expect(rewrite.prompt).toContain('o que o cliente pediu da última vez');
+    expect(JSON.stringify(requests[2]!.body.messages.at(-1))).toContain('Compra 1 kg de Colômbia');
+    // The rewrite's tokens are in the chat's usage: three calls, not two.
+    expect(result.usage).toMatchObject({ inputTokens: 2_170, outputTokens: 31 });
+    await agent.end();
+  });
+
+  it('does not rewrite with chat.recallRewrite off', async () => {
+    const shop = space('cafe-off');
+    const client = new Anthropic({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const agent = await createMemoryAgent({
+      space: shop,
+      config: { ...config(), chat: ChatConfig.parse({ recallRewrite: false }) },
+      client,
+    });
+    server.enqueue(
+      {
+        toolUse: [
+          {
+            name: 'write_memory',
+            input: {
+              path: 'c.md',
+              type: 'project',
+              title: 'Compra',
+              description: 'c',
+              content: 'Compra 1 kg.',
+            },
+          },
+        ],
+      },
+      { text: 'ok' },
+      { toolUse: [{ name: 'recall', input: { query: 'pedido anterior' }, id: 'toolu_off' }] },
+      { text: 'Não sei.' },
+    );
+    await agent.chat('Anota');
+    const before = server.requests.length;
+    await agent.chat('O que pedi?');
+    expect(server.requests.slice(before)).toHaveLength(2);
+    expect(JSON.stringify(server.requests.at(-1)!.body.messages.at(-1))).toContain(
+      'Nothing relevant in memory',
+    );
+    await agent.end();
   });
 
   it('continues from what was recorded after a failed call, recording each message once', async () => {
