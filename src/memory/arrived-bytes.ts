@@ -36,7 +36,11 @@ export function mergeArrived(
 ): string | undefined {
   if (seen === base) return planned;
   if (relativePath === INDEX_FILE) return mergeIndex(base, seen, planned);
-  if (typeOfTopicFile(relativePath) !== undefined) return mergeTopic(relativePath, base, seen, planned);
+  if (typeOfTopicFile(relativePath) !== undefined) {
+    const r = mergeTopic(relativePath, base, seen, planned);
+    if (r === undefined && process.env.DEBUG_W) require('node:fs').writeFileSync(`/tmp/mf-${Date.now()}.json`, JSON.stringify({ base, seen, planned }));
+    return r;
+  }
   return undefined;
 }
 
@@ -119,6 +123,10 @@ function mergeTopic(
 ): string | undefined {
   // A person deleted the file: the run would bring it back; that is theirs to decide.
   if (seen === null) return undefined;
+  if (base !== null && seen.startsWith(base)) {
+    const appended = appendToTopic(base, seen.slice(base.length), planned);
+    if (appended !== undefined) return appended;
+  }
   const baseTopic = parseOrUndefined(base ?? '', fileName);
   const seenTopic = parseOrUndefined(seen, fileName);
   const plannedTopic = parseOrUndefined(planned, fileName);
@@ -149,9 +157,11 @@ function mergeTopic(
       added.push(entry.raw);
       continue;
     }
-    // An entry the person edited: theirs when the run left it as it read it.
-    if (current === undefined || core(current.raw) !== core(before)) return undefined;
-    current.raw = withEndingOf(entry.raw, current.raw);
+    // An entry the person edited: merged like any text (theirs when the run left it as it read it).
+    if (current === undefined) return undefined;
+    const raw = mergeText(core(before), core(entry.raw), core(current.raw));
+    if (raw === undefined) return undefined;
+    current.raw = withEndingOf(raw, current.raw);
   }
   let text = textOf({ ...ours, head, preamble, entries });
   for (const raw of added) {
@@ -162,14 +172,50 @@ function mergeTopic(
   return text;
 }
 
+const HEADING_LINE = /^#{1,6}\s/m;
+const FENCE_LINE = /^\s*(```|~~~)/m;
+
 /**
- * Three-way on one part: the person's change is taken when the run left the part as it read it; when both only
- * appended, the run's lines come first, then the person's (unless they are there already).
+ * The common case without parsing (a merge runs while the writer keeps writing, so it must be quick): lines
+ * appended at the end of the file. Lines that start with a `## ` heading are new entries and go at the end of
+ * `planned`; other lines continue the last entry and go at its end, wherever `planned` has it, when `planned`
+ * has it as it was read. Anything else (a fence, a `### ` heading, the last entry changed by the run) is left
+ * to the full merge.
+ */
+function appendToTopic(base: string, added: string, planned: string): string | undefined {
+  if (added === '' || (base !== '' && !base.endsWith('\n'))) return undefined;
+  if (FENCE_LINE.test(added)) return undefined;
+  if (/^## (?!#)/.test(added)) {
+    if (/^## *Superseded *$/m.test(added) || /^### /m.test(added)) return undefined;
+    return `${planned}${planned.endsWith('\n') ? '' : '\n'}${planned.endsWith('\n\n') ? '' : '\n'}${added}`;
+  }
+  if (HEADING_LINE.test(added) || FENCE_LINE.test(base)) return undefined;
+  // The lines continue the last entry read: find that entry in `planned` by its heading line (unique), and
+  // add them at its end, however the run or an earlier merge changed it.
+  const start = base.search(/^##+ [^\n]*\n(?![\s\S]*^#)/m);
+  if (start < 0) return undefined;
+  const heading = base.slice(start, base.indexOf('\n', start) + 1);
+  const at = planned.indexOf(heading);
+  if (at < 0 || at !== planned.lastIndexOf(heading) || (at > 0 && planned[at - 1] !== '\n')) return undefined;
+  const next = planned.slice(at + heading.length).search(/^#/m);
+  const end = next < 0 ? planned.length : at + heading.length + next;
+  const entry = planned.slice(at, end);
+  if (FENCE_LINE.test(entry)) return undefined;
+  const kept = core(entry);
+  if (kept.endsWith(core(added))) return planned; // merged already
+  const ending = entry.slice(kept.length);
+  return `${planned.slice(0, at)}${kept}\n${core(added)}${ending === '' ? '\n' : ending}${planned.slice(end)}`;
+}
+
+/**
+ * Three-way on one part: the person's change is taken when the run left the part as it read it; lines the
+ * person appended go at the end of the run's version of the part (unless they are there already).
  */
 function mergeText(base: string, seen: string, ours: string): string | undefined {
-  if (seen === base || seen === ours) return ours;
-  if (ours === base) return seen;
-  if (seen.startsWith(base) && ours.startsWith(base)) {
+  if (seen === base || seen === ours || ours.startsWith(seen)) return ours;
+  // `seen` holds all of ours and more (a merge made before a crash, then more appended): theirs.
+  if (ours === base || seen.startsWith(ours)) return seen;
+  if (seen.startsWith(base)) {
     const theirsAdded = seen.slice(base.length);
     return ours.endsWith(theirsAdded) ? ours : ours + theirsAdded;
   }

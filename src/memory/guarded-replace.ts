@@ -3,44 +3,57 @@
  * each attempt goes:
  *
  *   check    open the target (O_NOFOLLOW) and read it through that handle; bytes other than the run's base
- *            are merged into the new bytes (`mergeArrived`), which are staged again, and the attempt repeats
- *   rename   the staged file replaces the target; the handle still holds the old file (its inode)
- *   recheck  the old file is read again through the handle: a writer that opened it before the rename
- *            (an appender) wrote there; those bytes are merged and written again (the next attempt checks
- *            the new target, so a writer that reached it by name meanwhile is merged too)
+ *            are merged into the new bytes (`mergeArrived`), written beside the staged file, and the attempt
+ *            repeats
+ *   rename   the new bytes replace the target; the handle still holds the file that was there (its inode),
+ *            and is watched from now on
+ *   recheck  every watched file is read again through its handle: a writer that opened one before its rename
+ *            (an appender) wrote there; those bytes are merged and the target replaced again (the next check
+ *            reads the new target, so a writer that reached it by name meanwhile is merged too)
  *
- * The caller keeps the handle until the directory is fsynced and calls `recheckLate`, which reads the old
- * file once more (a writer slower than the first recheck). After `MAX_ATTEMPTS` attempts, or when the bytes
- * cannot be merged (see arrived-bytes.ts), the file is deferred: the person's bytes stay and the caller holds
- * the run's facts back. What no check can see: an editor's rename-save that lands between the check's read and
- * the rename replaces a file nobody reads again (the README's guarantees give that window's size).
+ * The caller keeps the watched handles until the directory is fsynced and calls `recheckLate`, which reads
+ * them once more (a writer slower than the first recheck). After `MAX_ATTEMPTS` attempts, or when the bytes
+ * cannot be merged (see arrived-bytes.ts), the file is deferred: the person's bytes stay (bytes that reached a
+ * replaced file and cannot be merged are put back when the target still holds the run's bytes, else kept under
+ * `.dreamd/conflicts/`) and the caller holds the run's facts back. What no check can see: an editor's
+ * rename-save that lands between a check's read and the rename replaces a file nobody reads again (the
+ * README's guarantees give that window's size); and a writer that opened the old file before the rename and
+ * writes after the last recheck.
  */
 import { constants } from 'node:fs';
-import { open, rename, unlink, writeFile, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rename, unlink, writeFile, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
 import { mergeArrived } from './arrived-bytes.js';
 
 /** Attempts per file before it is deferred: someone saving more often than a run can write is not outrun. */
-export const MAX_ATTEMPTS = 5;
+export const MAX_ATTEMPTS = 10;
+/**
+ * Once the target holds some of the run's bytes, bytes merged from a replaced file exist nowhere else: the
+ * attempts go on longer before those bytes are set aside under `.dreamd/conflicts/`.
+ */
+export const MAX_ATTEMPTS_AFTER_RENAME = 100;
 
 export interface GuardedFile {
   /** Relative path, for the merge rules and messages. */
   readonly path: string;
   readonly target: string;
-  /** The staged new bytes; rewritten in place (temp + rename) when bytes are merged in. */
+  /** The staged new bytes (merged bytes go to a new file beside it, see `writeCandidate`). */
   readonly staged: string;
-  /** Where the bytes the new ones were built from are staged, rewritten with them (for recovery). */
-  readonly baseFile: string;
   /** The bytes the new ones were built from; null: the file did not exist. */
   readonly base: string | null;
   readonly content: string;
 }
 
-/** A replaced file whose old inode is still open, for `recheckLate`. */
+/** A file a rename replaced, still open, and the bytes merged from it so far. */
+interface Watched {
+  readonly handle: FileHandle;
+  seen: string;
+}
+
+/** A replaced file whose old files are still open, for `recheckLate`. */
 export interface HeldOldFile {
   readonly file: GuardedFile;
-  readonly handle: FileHandle;
-  /** The old file's bytes at the last read. */
-  readonly seen: string;
+  readonly watched: Watched[];
   /** The bytes now at the target, as renamed. */
   readonly content: string;
 }
@@ -81,21 +94,19 @@ async function openNoFollow(target: string): Promise<FileHandle | undefined> {
   }
 }
 
-/** Replace `file` by temp + rename (staging files too are never half-written). */
-async function rewrite(file: string, content: string): Promise<void> {
-  const temporary = `${file}.next`;
-  await unlink(temporary).catch(() => undefined);
-  await writeFile(temporary, content, { flag: 'wx' });
-  await rename(temporary, file);
+/**
+ * Merged bytes, ready to rename: a new file next to the staged one (`<staged>.<n>`), written in one call.
+ * The staged file itself is not rewritten: a crash before the rename leaves it and its base, and recovery
+ * merges again (merging is idempotent); after the rename the staged file is removed, so recovery skips it.
+ */
+async function writeCandidate(file: GuardedFile, attempt: number, content: string): Promise<string> {
+  const candidate = `${file.staged}.${attempt}`;
+  // 'w': a leftover of a crashed attempt with this number is simply overwritten; nobody else reads it.
+  await writeFile(candidate, content, { flag: 'w' });
+  return candidate;
 }
 
-/** Stage merged bytes: the new content first, then its base, so recovery never pairs an old content with a newer base. */
-async function restage(file: GuardedFile, base: string | null, content: string): Promise<void> {
-  await rewrite(file.staged, content);
-  await rewrite(file.baseFile, serializeBase(base));
-}
-
-/** Bytes staged as a base (see `restage`); undefined when unreadable (an older staging format). */
+/** Bytes staged as a base (`serializeBase`); undefined when unreadable (an older staging format). */
 export function parseBase(text: string | null): string | null | undefined {
   if (text === null) return undefined;
   try {
@@ -122,76 +133,161 @@ function deferred(file: GuardedFile, seen: string | null, content: string, why: 
 }
 
 /**
- * Bytes arrived in the old file after the rename and cannot be merged: the person's version goes back in
- * place (through the staging name, so it is one rename) and the file is deferred.
+ * Bytes reached a replaced file and cannot be merged with the run's: the person's version goes back in place
+ * when the target still holds what the run renamed there; otherwise (someone wrote the new file too) they are
+ * kept under `.dreamd/conflicts/` and the message names it. Either way the file is deferred.
  */
-async function putBack(file: GuardedFile, theirs: string, content: string): Promise<ReplaceOutcome> {
-  await rewrite(file.staged, theirs);
-  await rename(file.staged, file.target);
-  return deferred(file, theirs, content, 'was changed in a way that cannot be merged');
+async function putBack(
+  file: GuardedFile,
+  theirs: string,
+  renamed: string,
+  content: string,
+): Promise<ReplaceOutcome> {
+  const handle = await openNoFollow(file.target);
+  const now = handle === undefined ? null : await readWhole(handle).finally(() => handle.close());
+  if (now === renamed) {
+    await rename(await writeCandidate(file, MAX_ATTEMPTS_AFTER_RENAME, theirs), file.target);
+    return deferred(file, theirs, content, 'was changed in a way that cannot be merged');
+  }
+  return setAside(file, theirs, now, 'was changed in two ways at once');
+}
+
+/**
+ * Bytes that reached a replaced file and could not be put in place: kept in `.dreamd/conflicts/<file>.<time>`
+ * (temp + rename), and the file is deferred with a message that names it.
+ */
+async function setAside(
+  file: GuardedFile,
+  theirs: string,
+  seen: string | null,
+  why: string,
+): Promise<ReplaceOutcome> {
+  const conflicts = path.join(path.dirname(file.target), '.dreamd', 'conflicts');
+  await mkdir(conflicts, { recursive: true });
+  const aside = path.join(conflicts, `${path.basename(file.path)}.${Date.now()}`);
+  const temporary = `${aside}.tmp`;
+  await writeFile(temporary, theirs, { flag: 'w' });
+  await rename(temporary, aside);
+  return deferred(
+    file,
+    seen,
+    theirs,
+    `${why}; what was written into the file dreamd replaced is kept in .dreamd/conflicts/${path.basename(aside)}`,
+  );
+}
+
+/** Read every watched file; merge what arrived into `content`. Undefined: nothing arrived. */
+async function mergeWatched(
+  file: GuardedFile,
+  watched: readonly Watched[],
+  content: string,
+): Promise<{ content: string } | { conflict: string } | undefined> {
+  let merged = content;
+  let arrived = false;
+  for (const entry of watched) {
+    const after = await readWhole(entry.handle);
+    if (after === entry.seen) continue;
+    const next = mergeArrived(file.path, entry.seen, after, merged);
+    if (next === undefined) return { conflict: after };
+    merged = next;
+    entry.seen = after;
+    arrived = true;
+  }
+  return arrived ? { content: merged } : undefined;
+}
+
+async function closeAll(watched: readonly Watched[]): Promise<void> {
+  await Promise.all(watched.map((entry) => entry.handle.close().catch(() => undefined)));
 }
 
 /** Replace the target with the staged bytes, merging what arrived before and after the rename (see the header). */
 export async function guardedReplace(
   file: GuardedFile,
   observe?: WindowObserver,
+  watched: Watched[] = [],
 ): Promise<ReplaceOutcome> {
   let base = file.base;
   let content = file.content;
+  let source = file.staged;
   let lastSeen: string | null = base;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const handle = await openNoFollow(file.target);
-    let keep = false;
-    try {
-      const seen = handle === undefined ? null : await readWhole(handle);
+  let replaced = false;
+  /** What the last rename put at the target, when a rename happened in this call. */
+  let renamed: string | undefined;
+  let attempt = 0;
+  try {
+    for (; attempt < (renamed === undefined ? MAX_ATTEMPTS : MAX_ATTEMPTS_AFTER_RENAME); attempt++) {
+      const handle = await openNoFollow(file.target);
+      const seen =
+        handle === undefined
+          ? null
+          : await readWhole(handle).catch(async (error: unknown) => {
+              await handle.close();
+              throw error;
+            });
       const checkedAt = performance.now();
       lastSeen = seen;
       if (seen !== base) {
+        await handle?.close();
         const merged = mergeArrived(file.path, base, seen, content);
-        if (merged === undefined)
+        if (merged === undefined) {
+          // Bytes merged from a replaced file are only in `content` now: kept aside, never dropped.
+          if (renamed !== undefined && content !== renamed)
+            return await setAside(file, content, seen, 'was changed in a way that cannot be merged');
           return deferred(file, seen, content, 'was changed in a way that cannot be merged');
+        }
         content = merged;
         base = seen;
-        await restage(file, base, content);
+        source = await writeCandidate(file, attempt, content);
         continue;
       }
-      await rename(file.staged, file.target);
+      await rename(source, file.target);
       observe?.(performance.now() - checkedAt);
-      if (handle === undefined) return { status: 'replaced', content, held: undefined };
-      const after = await readWhole(handle);
-      if (after === seen) {
-        keep = true;
-        return { status: 'replaced', content, held: { file, handle, seen, content } };
+      renamed = content;
+      if (source !== file.staged) await unlink(file.staged).catch(() => undefined);
+      if (handle !== undefined && seen !== null) watched.push({ handle, seen });
+      const arrived = await mergeWatched(file, watched, content);
+      if (arrived === undefined) {
+        replaced = true;
+        return { status: 'replaced', content, held: { file, watched, content } };
       }
-      // An appender wrote into the old file after the check: merge its bytes and replace again.
-      const merged = mergeArrived(file.path, seen, after, content);
-      if (merged === undefined) return putBack(file, after, content);
+      if ('conflict' in arrived) return await putBack(file, arrived.conflict, content, content);
+      // A writer wrote into a replaced file after its check: merge and replace again.
       base = content;
-      content = merged;
-      await restage(file, base, content);
-    } finally {
-      if (!keep) await handle?.close();
+      content = arrived.content;
+      source = await writeCandidate(file, attempt, content);
     }
+    if (renamed !== undefined && content !== renamed)
+      return await setAside(file, content, lastSeen, `kept changing (${attempt} attempts)`);
+  } finally {
+    if (!replaced) await closeAll(watched);
+    for (let created = 0; created <= Math.min(attempt, MAX_ATTEMPTS_AFTER_RENAME); created++)
+      await unlink(`${file.staged}.${created}`).catch(() => undefined);
   }
-  return deferred(file, lastSeen, content, `kept changing (${MAX_ATTEMPTS} attempts)`);
+  return deferred(file, lastSeen, content, `kept changing (${attempt} attempts)`);
 }
 
 /**
- * The last look at a replaced file's old inode, after the directory fsync: bytes a slow writer put there are
- * merged and the target replaced again (with the same checks). Closes the handle.
+ * The last look at a replaced file's old files, after the directory fsync: bytes a slow writer put there are
+ * merged and the target replaced again (with the same checks). Closes the handles.
  */
 export async function recheckLate(held: HeldOldFile, observe?: WindowObserver): Promise<ReplaceOutcome> {
-  let after: string;
+  let content = held.content;
   try {
-    after = await readWhole(held.handle);
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const arrived = await mergeWatched(held.file, held.watched, content);
+      if (arrived === undefined) return { status: 'replaced', content, held: undefined };
+      if ('conflict' in arrived) return await putBack(held.file, arrived.conflict, content, content);
+      await writeFile(held.file.staged, arrived.content, { flag: 'w' });
+      const outcome = await guardedReplace(
+        { ...held.file, base: content, content: arrived.content },
+        observe,
+        held.watched,
+      );
+      if (outcome.status === 'deferred') return outcome;
+      content = outcome.content;
+    }
+    return { status: 'replaced', content, held: undefined };
   } finally {
-    await held.handle.close();
+    await closeAll(held.watched);
   }
-  if (after === held.seen) return { status: 'replaced', content: held.content, held: undefined };
-  const merged = mergeArrived(held.file.path, held.seen, after, held.content);
-  if (merged === undefined) return putBack(held.file, after, held.content);
-  await restage(held.file, held.content, merged);
-  const outcome = await guardedReplace({ ...held.file, base: held.content, content: merged }, observe);
-  if (outcome.status === 'replaced' && outcome.held !== undefined) await outcome.held.handle.close();
-  return outcome.status === 'replaced' ? { ...outcome, held: undefined } : outcome;
 }

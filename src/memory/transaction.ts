@@ -470,7 +470,9 @@ async function applyStaged(
     }
     await settleMemory();
   } finally {
-    await Promise.all(held.map((old) => old.handle.close().catch(() => undefined)));
+    await Promise.all(
+      held.flatMap((old) => old.watched.map((entry) => entry.handle.close().catch(() => undefined))),
+    );
   }
   // One fsync per directory, after its last rename: the renames and deletions are durable before the marker
   // goes (below). Independent directories, so in parallel.
@@ -505,7 +507,7 @@ async function applyCompared(
     };
   }
   return guardedReplace(
-    { path: relativePath, target, staged: stagedFile, baseFile, base, content },
+    { path: relativePath, target, staged: stagedFile, base, content },
     observe,
   );
 }
@@ -518,17 +520,22 @@ async function amendRunRecord(stagedRecord: string, settled: readonly Settled[])
   const text = await readTextIfExists(stagedRecord);
   if (text === null) return undefined;
   const record = parseRunRecord(text, stagedRecord);
-  if (settled.length === 0) return record;
   const files = { ...record.files };
   const problems = [...record.summary.problems];
+  let amendments = 0;
   for (const outcome of settled) {
     const change = files[outcome.path];
     if (change === undefined) continue;
     if (outcome.status === 'deferred') {
       delete files[outcome.path];
       problems.push({ file: outcome.path, reason: outcome.reason });
-    } else files[outcome.path] = { ...change, afterHash: sha256(outcome.content) };
+      amendments += 1;
+    } else if (sha256(outcome.content) !== change.afterHash) {
+      files[outcome.path] = { ...change, afterHash: sha256(outcome.content) };
+      amendments += 1;
+    }
   }
+  if (amendments === 0) return record;
   const amended: RunRecord = { ...record, files, summary: { ...record.summary, problems } };
   const temporary = `${stagedRecord}.next`;
   await unlinkIfExists(temporary);

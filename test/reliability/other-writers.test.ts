@@ -1,0 +1,233 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { planWrite } from '../../src/consolidation/plan-write.js';
+import type { ExtractedFact } from '../../src/consolidation/extraction.js';
+import {
+  commitMemoryChanges,
+  loadMemory,
+  newRunId,
+  sha256,
+  splitIndexFile,
+} from '../../src/memory/index.js';
+import { makeTempDir, removeDir, summary } from '../memory/helpers.js';
+
+/**
+ * Another writer during the commit: a child process appends a line every 2 ms to a memory file (what Claude
+ * Code does when it saves a memory, or a person's script) while runs plan and commit their writes through the
+ * same functions a run uses (`planWrite`, then `commitMemoryChanges` with the bytes the plan was built from).
+ * Every appended line must be in the file at the end, once.
+ */
+
+/** The writer: appends `<prefix> <n>` every 2 ms until a line arrives on stdin, then prints how many it wrote. */
+const APPENDER = `
+const { appendFileSync } = require('node:fs');
+const [file, prefix] = process.argv.slice(1);
+let written = 0;
+const timer = setInterval(() => {
+  appendFileSync(file, prefix + ' ' + written + '\\n');
+  written += 1;
+}, 2);
+process.stdin.once('data', () => {
+  clearInterval(timer);
+  process.stdout.write('wrote ' + written + '\\n');
+});
+process.stdout.write('ready\\n');
+`;
+
+interface Appender {
+  readonly child: ChildProcess;
+  /** Stops the writer; resolves with the number of lines it appended. */
+  stop(): Promise<number>;
+}
+
+async function startAppender(file: string, prefix: string): Promise<Appender> {
+  const child = spawn(process.execPath, ['-e', APPENDER, file, prefix], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout! });
+  const received: string[] = [];
+  let notify: (() => void) | undefined;
+  lines.on('line', (line) => {
+    received.push(line);
+    notify?.();
+  });
+  const waitFor = async (predicate: (line: string) => boolean): Promise<string> => {
+    for (;;) {
+      const found = received.find(predicate);
+      if (found !== undefined) return found;
+      await new Promise<void>((resolve) => (notify = resolve));
+    }
+  };
+  await waitFor((line) => line === 'ready');
+  return {
+    child,
+    async stop() {
+      child.stdin!.write('stop\n');
+      const line = await waitFor((text) => text.startsWith('wrote '));
+      child.stdin!.end();
+      if (child.exitCode === null) await once(child, 'exit');
+      return Number(line.slice('wrote '.length));
+    },
+  };
+}
+
+let dir: string;
+const started: Appender[] = [];
+beforeEach(async () => {
+  dir = await makeTempDir();
+});
+afterEach(async () => {
+  for (const appender of started.splice(0)) if (appender.child.exitCode === null) appender.child.kill();
+  await removeDir(dir);
+});
+
+function candidate(session: string, body: string): ExtractedFact {
+  return {
+    type: 'user',
+    title: `About ${session}`,
+    body,
+    why: null,
+    howToApply: null,
+    observed: '2026-11-30',
+    sources: [session],
+    replaces: [],
+    confidence: null,
+  };
+}
+
+interface RunFigures {
+  runs: number;
+  /** Runs in which bytes arrived between the read and a rename, and were merged. */
+  merged: number;
+  /** Runs that deferred the file. */
+  deferred: number;
+  windowsMs: number[];
+}
+
+/** One run's write phase, as `consolidation/run.ts` does it: plan from memory as read, then commit. */
+async function oneRun(memoryDir: string, file: string, label: string, figures: RunFigures): Promise<void> {
+  const runId = newRunId();
+  const memory = await loadMemory(memoryDir);
+  const plan = await planWrite({
+    memoryDir,
+    memory,
+    candidates: [candidate(`s-${label}`, `Fact ${label}: the user keeps ${label} plants on the balcony.`)],
+    forgotten: { version: 1, facts: [] },
+    gathered: {
+      batches: [],
+      sessions: [],
+      records: [],
+      sessionDates: new Map(),
+      progress: new Map(),
+      deferred: new Set(),
+      problems: [],
+    },
+    runId,
+    today: '2026-12-01',
+    now: new Date('2026-12-01T10:00:00Z'),
+  });
+  const record = await commitMemoryChanges(memoryDir, {
+    runId,
+    files: plan.files,
+    basis: plan.basis,
+    runRecord: { summary: summary(runId) },
+    onRenameWindow: (milliseconds) => figures.windowsMs.push(milliseconds),
+  });
+  figures.runs += 1;
+  const planned = plan.files.get(file);
+  const change = record.files[file];
+  if (planned !== undefined && planned !== null && change !== undefined && change.afterHash !== sha256(planned))
+    figures.merged += 1;
+  if (record.summary.problems.some((problem) => problem.file === file)) figures.deferred += 1;
+  if (process.env.DEBUG_W) console.log(JSON.stringify(record.summary.problems), JSON.stringify(plan.problems));
+}
+
+/** Lines `<prefix> <n>` for n below `written` that the text lacks, and those it holds more than once. */
+function losses(text: string, prefix: string, written: number): { lost: number[]; doubled: number[] } {
+  const counts = new Map<number, number>();
+  for (const line of text.split('\n')) {
+    const match = new RegExp(`^${prefix} (\\d+)$`).exec(line);
+    if (match) counts.set(Number(match[1]), (counts.get(Number(match[1])) ?? 0) + 1);
+  }
+  const lost: number[] = [];
+  const doubled: number[] = [];
+  for (let n = 0; n < written; n++) {
+    const count = counts.get(n) ?? 0;
+    if (count === 0) lost.push(n);
+    if (count > 1) doubled.push(n);
+  }
+  return { lost, doubled };
+}
+
+function report(name: string, figures: RunFigures, written: number, lost: number): void {
+  const sorted = [...figures.windowsMs].sort((a, b) => a - b);
+  const at = (q: number): string => (sorted[Math.floor(q * (sorted.length - 1))] ?? 0).toFixed(3);
+  process.stdout.write(
+    `[other writers] ${name}: ${figures.runs} runs, ${written} lines appended, ${lost} lost, ` +
+      `${figures.merged} runs merged arrived bytes, ${figures.deferred} deferred; ` +
+      `check-to-rename window median ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms over ${sorted.length} renames\n`,
+  );
+}
+
+describe('another process writing during the commit', () => {
+  it('loses no line appended every 2 ms to MEMORY.md during 60 runs', async () => {
+    const figures: RunFigures = { runs: 0, merged: 0, deferred: 0, windowsMs: [] };
+    let written = 0;
+    let lost = 0;
+    // Fifteen spaces of four runs each: MEMORY.md holds 200 lines, and the block must keep room to change.
+    for (let round = 0; round < 15; round++) {
+      const memoryDir = path.join(dir, `space-${round}`);
+      await mkdir(memoryDir);
+      await writeFile(path.join(memoryDir, 'MEMORY.md'), '# My notes\n\nThings I keep here myself.\n');
+      const appender = await startAppender(path.join(memoryDir, 'MEMORY.md'), `person-line-${round}`);
+      started.push(appender);
+      for (let run = 0; run < 4; run++) await oneRun(memoryDir, 'MEMORY.md', `${round}-${run}`, figures);
+      const count = await appender.stop();
+      const text = await readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8');
+      const result = losses(text, `person-line-${round}`, count);
+      written += count;
+      lost += result.lost.length;
+      expect(result.lost).toEqual([]);
+      expect(result.doubled).toEqual([]);
+      expect(splitIndexFile(text).kind).toBe('block');
+      expect(text).toContain('# My notes\n\nThings I keep here myself.\n');
+    }
+    report('MEMORY.md', figures, written, lost);
+    expect(figures.runs).toBe(60);
+    expect(written).toBeGreaterThan(0);
+    expect(lost).toBe(0);
+  });
+
+  it("loses no line appended every 2 ms to a dreamd topic file during 60 runs, and reads them as a person's", async () => {
+    const figures: RunFigures = { runs: 0, merged: 0, deferred: 0, windowsMs: [] };
+    // The first run creates user.md; the person then writes at its end while 60 more runs add facts.
+    await oneRun(dir, 'user.md', 'first', { runs: 0, merged: 0, deferred: 0, windowsMs: [] });
+    const appender = await startAppender(path.join(dir, 'user.md'), '- person line');
+    started.push(appender);
+    for (let run = 0; run < 60; run++) await oneRun(dir, 'user.md', `run-${run}`, figures);
+    const written = await appender.stop();
+    const text = await readFile(path.join(dir, 'user.md'), 'utf8');
+    const { lost, doubled } = losses(text, '- person line', written);
+    report('user.md', figures, written, lost.length);
+    if (process.env.DEBUG_W && lost.length > 0) {
+      const at = text.indexOf(`person line ${lost[0]! - 1}\n`);
+      console.log('CONTEXT', JSON.stringify(text.slice(at - 600, at + 900)));
+    }
+    expect(figures.runs).toBe(60);
+    expect(written).toBeGreaterThan(0);
+    expect(lost).toEqual([]);
+    expect(doubled).toEqual([]);
+    // Orient reads the lines as a person's text: in a hand-edited fact, and every run's fact is there too.
+    const memory = await loadMemory(dir);
+    const bodies = memory.facts.map((fact) => fact.body).join('\n');
+    expect(bodies).toContain(`person line ${written - 1}`);
+    expect(memory.facts.some((fact) => fact.editedByHand && fact.body.includes('person line'))).toBe(true);
+    // A deferred run's fact waits in pending.json, which is part of memory too.
+    const runFacts = memory.facts.filter((fact) => fact.title.startsWith('About s-run-'));
+    expect(runFacts).toHaveLength(60);
+  });
+});
