@@ -36,11 +36,7 @@ export function mergeArrived(
 ): string | undefined {
   if (seen === base) return planned;
   if (relativePath === INDEX_FILE) return mergeIndex(base, seen, planned);
-  if (typeOfTopicFile(relativePath) !== undefined) {
-    const r = mergeTopic(relativePath, base, seen, planned);
-    if (r === undefined && process.env.DEBUG_W) require('node:fs').writeFileSync(`/tmp/mf-${Date.now()}.json`, JSON.stringify({ base, seen, planned }));
-    return r;
-  }
+  if (typeOfTopicFile(relativePath) !== undefined) return mergeTopic(relativePath, base, seen, planned);
   return undefined;
 }
 

@@ -51,8 +51,7 @@ export async function holdInPending(memoryDir: string, facts: readonly Fact[]): 
   const file = path.join(memoryDir, ...PENDING_FILE.split('/'));
   const text = await readTextIfExists(file);
   const current = parsePending(text);
-  if (current.problem !== undefined && text !== null)
-    await rename(file, `${file}.unreadable-${Date.now()}`);
+  if (current.problem !== undefined && text !== null) await rename(file, `${file}.unreadable-${Date.now()}`);
   const byId = new Map(current.facts.map((fact) => [fact.id, fact]));
   for (const fact of facts) byId.set(fact.id, fact);
   const content = serializePending([...byId.values()]);

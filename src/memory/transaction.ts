@@ -28,6 +28,7 @@ import {
   type FileHandle,
 } from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
 import { DreamdError, MemoryFormatError, errorMessage } from '../errors.js';
 import type { RunSummary } from '../core/run.js';
@@ -405,6 +406,14 @@ function applyRank(entry: { path: string; content: string | null }): number {
   return entry.path === INDEX_PATH ? 1 : 0;
 }
 
+/**
+ * How long replaced files are watched after the last rename before the last look (`recheckLate`), in ms.
+ * 25 ms: more than the scheduler's latency on a busy machine (a runnable process waits ~6–24 ms for a CPU),
+ * so an appender preempted between its open and its write has written by then; and nothing next to a run's
+ * model calls.
+ */
+const WATCH_MS = 25;
+
 interface ApplyOptions {
   readonly faultInjection?: ((step: CommitStep) => void) | undefined;
   readonly progress?: { applied: number; file?: string };
@@ -434,10 +443,15 @@ async function applyStaged(
   const settled: Settled[] = [];
   let settledMemory = false;
   let record: RunRecord | undefined;
+  let lastRenameAt = 0;
   const settleMemory = async (): Promise<void> => {
     if (settledMemory) return;
     settledMemory = true;
     await Promise.all([...touched].map((directory) => fsyncDirectory(directory)));
+    // A writer that opened a file before its rename and was preempted before its write still writes into the
+    // old file: give it WATCH_MS after the last rename before the last look.
+    const wait = WATCH_MS - (performance.now() - lastRenameAt);
+    if (held.length > 0 && wait > 0) await delay(wait);
     for (const old of held.splice(0)) {
       const outcome = await recheckLate(old, observe);
       settled.push({ path: old.file.path, ...outcome });
@@ -456,7 +470,15 @@ async function applyStaged(
       touched.add(path.dirname(target));
       if (entry.staged === null) await rm(target, { force: true });
       else if (entry.base !== undefined) {
-        const outcome = await applyCompared(stagingDir, entry.staged, entry.base, entry.path, target, observe);
+        const outcome = await applyCompared(
+          stagingDir,
+          entry.staged,
+          entry.base,
+          entry.path,
+          target,
+          observe,
+        );
+        lastRenameAt = performance.now();
         if (outcome !== undefined) {
           if (outcome.status === 'replaced' && outcome.held !== undefined) held.push(outcome.held);
           else settled.push({ path: entry.path, ...outcome });
@@ -506,17 +528,17 @@ async function applyCompared(
       reason: `${relativePath}: the bytes this run read are unreadable in staging; the file is kept as it is`,
     };
   }
-  return guardedReplace(
-    { path: relativePath, target, staged: stagedFile, base, content },
-    observe,
-  );
+  return guardedReplace({ path: relativePath, target, staged: stagedFile, base, content }, observe);
 }
 
 /**
  * The staged run record, amended with what the compare-and-merge did: merged bytes get their real hash, a
  * deferred file is left out of the record (it did not change) and its reason becomes a problem of the run.
  */
-async function amendRunRecord(stagedRecord: string, settled: readonly Settled[]): Promise<RunRecord | undefined> {
+async function amendRunRecord(
+  stagedRecord: string,
+  settled: readonly Settled[],
+): Promise<RunRecord | undefined> {
   const text = await readTextIfExists(stagedRecord);
   if (text === null) return undefined;
   const record = parseRunRecord(text, stagedRecord);
