@@ -7,6 +7,7 @@ import { errorMessage } from '../errors.js';
 import { resolveModelEndpoint } from '../model/endpoint.js';
 import type { ModelProbe } from '../model/probe.js';
 import { memoryHealth } from '../memory/memory-health.js';
+import { stateProblems } from '../memory/state-dir.js';
 
 export interface DoctorCheck {
   readonly name: string;
@@ -119,6 +120,18 @@ export async function runDoctor(config: Config, dependencies: DoctorDependencies
         : {
             fix: 'fix the files named above; facts meant for them wait in .dreamd/pending.json and land on the next run',
           }),
+    });
+    const state = await stateProblems(space.memoryDir);
+    checks.push({
+      name: `space ${space.id}: dreamd state`,
+      ok: state.length === 0,
+      detail:
+        state.length === 0
+          ? '.dreamd holds only what dreamd made'
+          : `cannot run: ${state.map((problem) => problem.reason).join('; ')}`,
+      ...(state.length === 0
+        ? {}
+        : { fix: 'remove or move away the paths named above; nothing else is needed' }),
     });
   }
 

@@ -44,6 +44,7 @@ import {
   type WindowObserver,
 } from './guarded-replace.js';
 import { sha256 } from './hash.js';
+import { assertStateIsOwn, isStagingFolder, stateProblems } from './state-dir.js';
 import { describeIoError } from './io-errors.js';
 import {
   LEDGER_FILE,
@@ -284,6 +285,7 @@ async function removeStagingDir(stagingDir: string): Promise<void> {
 export async function commitMemoryChanges(memoryDir: string, options: CommitOptions): Promise<RunRecord> {
   const { runId, faultInjection } = options;
   assertRunId(runId);
+  await assertStateIsOwn(memoryDir);
   const now = options.now ?? (() => new Date());
   const changes: Record<string, FileChange> = {};
   const entries: { path: string; content: string | null; base?: string | null }[] = [];
@@ -579,6 +581,8 @@ export interface RecoveryReport {
  */
 export async function hasCommittedTransaction(memoryDir: string): Promise<boolean> {
   const root = path.join(memoryDir, STAGING_DIR);
+  // A staging folder that is a link is never followed; the lock and status say why the space cannot run.
+  if ((await stateProblems(memoryDir)).length > 0) return false;
   let names: string[];
   try {
     names = await readdir(root);
@@ -587,6 +591,7 @@ export async function hasCommittedTransaction(memoryDir: string): Promise<boolea
     throw error;
   }
   for (const name of names) {
+    if (!(await isStagingFolder(root, name))) continue;
     if ((await readTextIfExists(path.join(root, name, COMMITTED_MARKER)).catch(() => null)) !== null)
       return true;
   }
@@ -599,6 +604,7 @@ export async function hasCommittedTransaction(memoryDir: string): Promise<boolea
  */
 export async function recoverMemory(memoryDir: string): Promise<RecoveryReport> {
   const root = path.join(memoryDir, STAGING_DIR);
+  await assertStateIsOwn(memoryDir);
   let names: string[];
   try {
     names = await readdir(root);
@@ -609,6 +615,8 @@ export async function recoverMemory(memoryDir: string): Promise<RecoveryReport> 
   const finished: string[] = [];
   const discarded: string[] = [];
   for (const name of names.sort()) {
+    // A stray file (`.DS_Store`) or a link there is not a transaction: left alone, never followed.
+    if (!(await isStagingFolder(root, name))) continue;
     const stagingDir = path.join(root, name);
     const marker = await readTextIfExists(path.join(stagingDir, COMMITTED_MARKER));
     if (marker === null) {
