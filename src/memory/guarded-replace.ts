@@ -205,17 +205,19 @@ export async function guardedReplace(
   file: GuardedFile,
   observe?: WindowObserver,
   watched: Watched[] = [],
+  /** The content holds bytes that reached a replaced file and exist nowhere else (see `recheckLate`). */
+  carriesArrivals = false,
 ): Promise<ReplaceOutcome> {
   let base = file.base;
   let content = file.content;
   let source = file.staged;
   let lastSeen: string | null = base;
   let replaced = false;
-  /** What the last rename put at the target, when a rename happened in this call. */
-  let renamed: string | undefined;
+  /** `content` holds bytes merged from a replaced file: they must land, or be set aside, never dropped. */
+  let carries = carriesArrivals;
   let attempt = 0;
   try {
-    for (; attempt < (renamed === undefined ? MAX_ATTEMPTS : MAX_ATTEMPTS_AFTER_RENAME); attempt++) {
+    for (; attempt < (carries ? MAX_ATTEMPTS_AFTER_RENAME : MAX_ATTEMPTS); attempt++) {
       const handle = await openNoFollow(file.target);
       const seen =
         handle === undefined
@@ -231,7 +233,7 @@ export async function guardedReplace(
         const merged = mergeArrived(file.path, base, seen, content);
         if (merged === undefined) {
           // Bytes merged from a replaced file are only in `content` now: kept aside, never dropped.
-          if (renamed !== undefined && content !== renamed)
+          if (carries)
             return await setAside(file, content, seen, 'was changed in a way that cannot be merged');
           return deferred(file, seen, content, 'was changed in a way that cannot be merged');
         }
@@ -242,7 +244,7 @@ export async function guardedReplace(
       }
       await rename(source, file.target);
       observe?.(performance.now() - checkedAt);
-      renamed = content;
+      carries = false;
       if (source !== file.staged) await unlink(file.staged).catch(() => undefined);
       if (handle !== undefined && seen !== null) watched.push({ handle, seen });
       const arrived = await mergeWatched(file, watched, content);
@@ -254,10 +256,10 @@ export async function guardedReplace(
       // A writer wrote into a replaced file after its check: merge and replace again.
       base = content;
       content = arrived.content;
+      carries = true;
       source = await writeCandidate(file, attempt, content);
     }
-    if (renamed !== undefined && content !== renamed)
-      return await setAside(file, content, lastSeen, `kept changing (${attempt} attempts)`);
+    if (carries) return await setAside(file, content, lastSeen, `kept changing (${attempt} attempts)`);
   } finally {
     if (!replaced) await closeAll(watched);
     for (let created = 0; created <= Math.min(attempt, MAX_ATTEMPTS_AFTER_RENAME); created++)
@@ -282,6 +284,7 @@ export async function recheckLate(held: HeldOldFile, observe?: WindowObserver): 
         { ...held.file, base: content, content: arrived.content },
         observe,
         held.watched,
+        true,
       );
       if (outcome.status === 'deferred') return outcome;
       content = outcome.content;
