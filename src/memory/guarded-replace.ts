@@ -66,7 +66,11 @@ export type ReplaceOutcome =
       readonly seen: string | null;
       readonly content: string;
       readonly reason: string;
+      /** The run's bytes were renamed into place before the file was given up (they are there, merged). */
+      readonly landed?: boolean;
     };
+
+type Deferred = Extract<ReplaceOutcome, { status: 'deferred' }>;
 
 /** Measuring hook: milliseconds between a check's read and the rename that follows it (the blind window). */
 export type WindowObserver = (milliseconds: number) => void;
@@ -121,7 +125,7 @@ export function serializeBase(base: string | null): string {
   return JSON.stringify({ base });
 }
 
-function deferred(file: GuardedFile, seen: string | null, content: string, why: string): ReplaceOutcome {
+function deferred(file: GuardedFile, seen: string | null, content: string, why: string): Deferred {
   return {
     status: 'deferred',
     seen,
@@ -147,7 +151,10 @@ async function putBack(
   const now = handle === undefined ? null : await readWhole(handle).finally(() => handle.close());
   if (now === renamed) {
     await rename(await writeCandidate(file, MAX_ATTEMPTS_AFTER_RENAME, theirs), file.target);
-    return deferred(file, theirs, content, 'was changed in a way that cannot be merged');
+    return {
+      ...deferred(file, theirs, content, 'was changed in a way that cannot be merged'),
+      landed: false,
+    };
   }
   return setAside(file, theirs, now, 'was changed in two ways at once');
 }
@@ -176,24 +183,82 @@ async function setAside(
   );
 }
 
+/**
+ * Bytes that reached replaced files and are not at the target yet: the tails appended there, and whether every
+ * arrival was an append (only then can they be appended again, see `landCarried`).
+ */
+interface Carried {
+  readonly tails: string[];
+  pure: boolean;
+}
+
+/** What arrived in one watched file since its last read; updates its `seen`. Undefined: nothing. */
+async function arrivedIn(entry: Watched): Promise<{ after: string; tail: string | undefined } | undefined> {
+  const after = await readWhole(entry.handle);
+  if (after === entry.seen) return undefined;
+  const tail = after.startsWith(entry.seen) ? after.slice(entry.seen.length) : undefined;
+  return { after, tail };
+}
+
 /** Read every watched file; merge what arrived into `content`. Undefined: nothing arrived. */
 async function mergeWatched(
   file: GuardedFile,
   watched: readonly Watched[],
   content: string,
-): Promise<{ content: string } | { conflict: string } | undefined> {
+): Promise<{ content: string; carried: Carried } | { conflict: string } | undefined> {
   let merged = content;
-  let arrived = false;
+  const carried: Carried = { tails: [], pure: true };
   for (const entry of watched) {
-    const after = await readWhole(entry.handle);
-    if (after === entry.seen) continue;
-    const next = mergeArrived(file.path, entry.seen, after, merged);
-    if (next === undefined) return { conflict: after };
+    const arrived = await arrivedIn(entry);
+    if (arrived === undefined) continue;
+    const next = mergeArrived(file.path, entry.seen, arrived.after, merged);
+    if (next === undefined) return { conflict: arrived.after };
     merged = next;
-    entry.seen = after;
-    arrived = true;
+    entry.seen = arrived.after;
+    if (arrived.tail === undefined) carried.pure = false;
+    else carried.tails.push(arrived.tail);
   }
-  return arrived ? { content: merged } : undefined;
+  return merged !== content || carried.tails.length > 0 || !carried.pure
+    ? { content: merged, carried }
+    : undefined;
+}
+
+/**
+ * Give up on a file whose merged bytes hold lines that reached a replaced file (the writer kept writing faster
+ * than the file could be replaced): those lines exist nowhere else. Appended lines are appended to the file
+ * again (the writer's own operation, one write, repeated once; never a rewrite of the file), anything else is
+ * set aside under `.dreamd/conflicts/`. The file is deferred either way.
+ */
+async function landCarried(
+  file: GuardedFile,
+  watched: readonly Watched[],
+  carried: Carried,
+  content: string,
+  seen: string | null,
+  why: string,
+): Promise<ReplaceOutcome> {
+  for (const entry of watched) {
+    const arrived = await arrivedIn(entry);
+    if (arrived === undefined) continue;
+    entry.seen = arrived.after;
+    if (arrived.tail === undefined) carried.pure = false;
+    else carried.tails.push(arrived.tail);
+  }
+  if (carried.pure && seen !== null) {
+    const handle = await open(file.target, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
+    try {
+      await handle.write(carried.tails.join(''));
+    } finally {
+      await handle.close();
+    }
+    return deferred(
+      file,
+      seen,
+      content,
+      `${why}; lines written into the file it replaced were appended again`,
+    );
+  }
+  return setAside(file, content, seen, why);
 }
 
 async function closeAll(watched: readonly Watched[]): Promise<void> {
@@ -205,19 +270,33 @@ export async function guardedReplace(
   file: GuardedFile,
   observe?: WindowObserver,
   watched: Watched[] = [],
-  /** The content holds bytes that reached a replaced file and exist nowhere else (see `recheckLate`). */
-  carriesArrivals = false,
+  /** Bytes in the content that reached a replaced file and exist nowhere else (see `recheckLate`). */
+  carriedIn?: Carried,
+): Promise<ReplaceOutcome> {
+  const state = { landed: carriedIn !== undefined };
+  const outcome = await replaceAttempts(file, observe, watched, carriedIn, state);
+  return outcome.status === 'deferred' && outcome.landed === undefined
+    ? { ...outcome, landed: state.landed }
+    : outcome;
+}
+
+async function replaceAttempts(
+  file: GuardedFile,
+  observe: WindowObserver | undefined,
+  watched: Watched[],
+  carriedIn: Carried | undefined,
+  state: { landed: boolean },
 ): Promise<ReplaceOutcome> {
   let base = file.base;
   let content = file.content;
   let source = file.staged;
   let lastSeen: string | null = base;
   let replaced = false;
-  /** `content` holds bytes merged from a replaced file: they must land, or be set aside, never dropped. */
-  let carries = carriesArrivals;
+  /** Set while `content` holds bytes merged from a replaced file: they must land, never be dropped. */
+  let carried = carriedIn;
   let attempt = 0;
   try {
-    for (; attempt < (carries ? MAX_ATTEMPTS_AFTER_RENAME : MAX_ATTEMPTS); attempt++) {
+    for (; attempt < (carried !== undefined ? MAX_ATTEMPTS_AFTER_RENAME : MAX_ATTEMPTS); attempt++) {
       const handle = await openNoFollow(file.target);
       const seen =
         handle === undefined
@@ -232,10 +311,9 @@ export async function guardedReplace(
         await handle?.close();
         const merged = mergeArrived(file.path, base, seen, content);
         if (merged === undefined) {
-          // Bytes merged from a replaced file are only in `content` now: kept aside, never dropped.
-          if (carries)
-            return await setAside(file, content, seen, 'was changed in a way that cannot be merged');
-          return deferred(file, seen, content, 'was changed in a way that cannot be merged');
+          const why = 'was changed in a way that cannot be merged';
+          if (carried !== undefined) return await landCarried(file, watched, carried, content, seen, why);
+          return deferred(file, seen, content, why);
         }
         content = merged;
         base = seen;
@@ -244,7 +322,8 @@ export async function guardedReplace(
       }
       await rename(source, file.target);
       observe?.(performance.now() - checkedAt);
-      carries = false;
+      state.landed = true;
+      carried = undefined;
       if (source !== file.staged) await unlink(file.staged).catch(() => undefined);
       if (handle !== undefined && seen !== null) watched.push({ handle, seen });
       const arrived = await mergeWatched(file, watched, content);
@@ -256,10 +335,18 @@ export async function guardedReplace(
       // A writer wrote into a replaced file after its check: merge and replace again.
       base = content;
       content = arrived.content;
-      carries = true;
+      carried = arrived.carried;
       source = await writeCandidate(file, attempt, content);
     }
-    if (carries) return await setAside(file, content, lastSeen, `kept changing (${attempt} attempts)`);
+    if (carried !== undefined)
+      return await landCarried(
+        file,
+        watched,
+        carried,
+        content,
+        lastSeen,
+        `kept changing (${attempt} attempts)`,
+      );
   } finally {
     if (!replaced) await closeAll(watched);
     for (let created = 0; created <= Math.min(attempt, MAX_ATTEMPTS_AFTER_RENAME); created++)
@@ -284,7 +371,7 @@ export async function recheckLate(held: HeldOldFile, observe?: WindowObserver): 
         { ...held.file, base: content, content: arrived.content },
         observe,
         held.watched,
-        true,
+        arrived.carried,
       );
       if (outcome.status === 'deferred') return outcome;
       content = outcome.content;

@@ -410,11 +410,11 @@ function applyRank(entry: { path: string; content: string | null }): number {
 
 /**
  * How long replaced files are watched after the last rename before the last look (`recheckLate`), in ms.
- * 25 ms: more than the scheduler's latency on a busy machine (a runnable process waits ~6–24 ms for a CPU),
- * so an appender preempted between its open and its write has written by then; and nothing next to a run's
- * model calls.
+ * 50 ms: an appender writes into a replaced file only between its open and its write, which took at most
+ * ~10 ms in the attack test on a loaded 2-core machine (a preempted process waits for a CPU); 50 ms is five
+ * times that, and nothing next to a run's model calls.
  */
-const WATCH_MS = 25;
+const WATCH_MS = 50;
 
 interface ApplyOptions {
   readonly faultInjection?: ((step: CommitStep) => void) | undefined;
@@ -423,7 +423,7 @@ interface ApplyOptions {
 }
 
 /** What the compare-and-merge did to one file, for the run record. */
-type Settled = { readonly path: string } & ReplaceOutcome;
+type Settled = { readonly path: string; readonly target: string } & ReplaceOutcome;
 
 /**
  * Move the staged files into place in manifest order; compared files go through `guardedReplace`. Before the
@@ -456,7 +456,7 @@ async function applyStaged(
     if (held.length > 0 && wait > 0) await delay(wait);
     for (const old of held.splice(0)) {
       const outcome = await recheckLate(old, observe);
-      settled.push({ path: old.file.path, ...outcome });
+      settled.push({ path: old.file.path, target: old.file.target, ...outcome });
     }
     const deferrals = settled.filter((outcome) => outcome.status === 'deferred');
     for (const outcome of deferrals)
@@ -483,7 +483,7 @@ async function applyStaged(
         lastRenameAt = performance.now();
         if (outcome !== undefined) {
           if (outcome.status === 'replaced' && outcome.held !== undefined) held.push(outcome.held);
-          else settled.push({ path: entry.path, ...outcome });
+          else settled.push({ path: entry.path, target, ...outcome });
         }
       } else {
         if (entry.path === runRecordPath(manifest.runId))
@@ -533,6 +533,12 @@ async function applyCompared(
   return guardedReplace({ path: relativePath, target, staged: stagedFile, base, content }, observe);
 }
 
+/** sha256 of a file's bytes now; null when it is gone. */
+async function hashOf(file: string): Promise<string | null> {
+  const text = await readTextIfExists(file);
+  return text === null ? null : sha256(text);
+}
+
 /**
  * The staged run record, amended with what the compare-and-merge did: merged bytes get their real hash, a
  * deferred file is left out of the record (it did not change) and its reason becomes a problem of the run.
@@ -551,7 +557,10 @@ async function amendRunRecord(
     const change = files[outcome.path];
     if (change === undefined) continue;
     if (outcome.status === 'deferred') {
-      delete files[outcome.path];
+      // Given up before its bytes landed: the file did not change. After: it holds them, merged.
+      if (outcome.landed === true)
+        files[outcome.path] = { ...change, afterHash: await hashOf(outcome.target) };
+      else delete files[outcome.path];
       problems.push({ file: outcome.path, reason: outcome.reason });
       amendments += 1;
     } else if (sha256(outcome.content) !== change.afterHash) {

@@ -16,26 +16,36 @@ import { makeTempDir, removeDir, summary } from '../memory/helpers.js';
  * Every appended line must be in the file at the end, once.
  */
 
-/** The writer: appends `<prefix> <n>` every 2 ms until a line arrives on stdin, then prints how many it wrote. */
+/**
+ * The writer: appends `<prefix> <n>` every 2 ms (open, write, close, as `appendFileSync` does) until a line
+ * arrives on stdin, then prints how many lines it wrote and its longest open-to-close time in ms (a write into
+ * a file replaced meanwhile lands in that window).
+ */
 const APPENDER = `
-const { appendFileSync } = require('node:fs');
+const { closeSync, openSync, writeSync } = require('node:fs');
 const [file, prefix] = process.argv.slice(1);
 let written = 0;
+let slowest = 0;
 const timer = setInterval(() => {
-  appendFileSync(file, prefix + ' ' + written + '\\n');
+  const opened = performance.now();
+  const fd = openSync(file, 'a');
+  writeSync(fd, prefix + ' ' + written + '\\n');
+  closeSync(fd);
+  const gap = performance.now() - opened;
+  if (gap > slowest) slowest = gap;
   written += 1;
 }, 2);
 process.stdin.once('data', () => {
   clearInterval(timer);
-  process.stdout.write('wrote ' + written + '\\n');
+  process.stdout.write('wrote ' + written + ' ' + slowest.toFixed(3) + '\\n');
 });
 process.stdout.write('ready\\n');
 `;
 
 interface Appender {
   readonly child: ChildProcess;
-  /** Stops the writer; resolves with the number of lines it appended. */
-  stop(): Promise<number>;
+  /** Stops the writer; resolves with the number of lines it appended and its longest open-to-close time. */
+  stop(): Promise<{ written: number; slowestMs: number }>;
 }
 
 async function startAppender(file: string, prefix: string): Promise<Appender> {
@@ -64,7 +74,8 @@ async function startAppender(file: string, prefix: string): Promise<Appender> {
       const line = await waitFor((text) => text.startsWith('wrote '));
       child.stdin.end();
       if (child.exitCode === null) await once(child, 'exit');
-      return Number(line.slice('wrote '.length));
+      const [written, slowestMs] = line.slice('wrote '.length).split(' ').map(Number);
+      return { written: written ?? 0, slowestMs: slowestMs ?? 0 };
     },
   };
 }
@@ -100,6 +111,8 @@ interface RunFigures {
   /** Runs that deferred the file. */
   deferred: number;
   windowsMs: number[];
+  /** The writer's longest open-to-close time. */
+  writerGapMs: number;
 }
 
 /** One run's write phase, as `consolidation/run.ts` does it: plan from memory as read, then commit. */
@@ -167,13 +180,14 @@ function report(name: string, figures: RunFigures, written: number, lost: number
   process.stdout.write(
     `[other writers] ${name}: ${figures.runs} runs, ${written} lines appended, ${lost} lost, ` +
       `${figures.merged} runs merged arrived bytes, ${figures.deferred} deferred; ` +
-      `check-to-rename window median ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms over ${sorted.length} renames\n`,
+      `check-to-rename window median ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms over ${sorted.length} renames; ` +
+      `writer's longest open-to-close ${figures.writerGapMs.toFixed(1)} ms\n`,
   );
 }
 
 describe('another process writing during the commit', () => {
   it('loses no line appended every 2 ms to MEMORY.md during 60 runs', async () => {
-    const figures: RunFigures = { runs: 0, merged: 0, deferred: 0, windowsMs: [] };
+    const figures: RunFigures = { runs: 0, merged: 0, deferred: 0, windowsMs: [], writerGapMs: 0 };
     let written = 0;
     let lost = 0;
     // Twenty spaces of three runs each: MEMORY.md holds 200 lines, and the block must keep room to change.
@@ -184,7 +198,8 @@ describe('another process writing during the commit', () => {
       const appender = await startAppender(path.join(memoryDir, 'MEMORY.md'), `person-line-${round}`);
       started.push(appender);
       for (let run = 0; run < 3; run++) await oneRun(memoryDir, 'MEMORY.md', `${round}-${run}`, figures);
-      const count = await appender.stop();
+      const { written: count, slowestMs } = await appender.stop();
+      figures.writerGapMs = Math.max(figures.writerGapMs, slowestMs);
       const text = await readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8');
       const result = losses(text, `person-line-${round}`, count);
       written += count;
@@ -202,13 +217,14 @@ describe('another process writing during the commit', () => {
   });
 
   it("loses no line appended every 2 ms to a dreamd topic file during 60 runs, and reads them as a person's", async () => {
-    const figures: RunFigures = { runs: 0, merged: 0, deferred: 0, windowsMs: [] };
+    const figures: RunFigures = { runs: 0, merged: 0, deferred: 0, windowsMs: [], writerGapMs: 0 };
     // The first run creates user.md; the person then writes at its end while 60 more runs add facts.
-    await oneRun(dir, 'user.md', 'first', { runs: 0, merged: 0, deferred: 0, windowsMs: [] });
+    await oneRun(dir, 'user.md', 'first', { runs: 0, merged: 0, deferred: 0, windowsMs: [], writerGapMs: 0 });
     const appender = await startAppender(path.join(dir, 'user.md'), '- person line');
     started.push(appender);
     for (let run = 0; run < 60; run++) await oneRun(dir, 'user.md', `run-${run}`, figures);
-    const written = await appender.stop();
+    const { written, slowestMs } = await appender.stop();
+    figures.writerGapMs = slowestMs;
     const text = await readFile(path.join(dir, 'user.md'), 'utf8');
     const { lost, doubled } = losses(text, '- person line', written);
     report('user.md', figures, written, lost.length);
