@@ -41,6 +41,13 @@ export function mergeArrived(
 }
 
 function mergeIndex(base: string | null, seen: string | null, planned: string): string | undefined {
+  // The common case: lines appended at the end. They go at the end of the run's file, after dreamd's block
+  // (outside it, as they were), whatever the run did to the block or the lines around it.
+  if (base !== null && seen !== null && seen.startsWith(base) && (base === '' || base.endsWith('\n'))) {
+    const added = seen.slice(base.length);
+    if (added.trim() !== '' && planned.endsWith(added)) return planned; // merged already
+    if (planned === '' || planned.endsWith('\n')) return planned + added;
+  }
   const theirs = splitIndexFile(seen);
   const ours = splitIndexFile(planned);
   if (theirs.kind === 'broken' || ours.kind === 'broken') return undefined;
