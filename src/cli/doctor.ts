@@ -9,6 +9,7 @@ import { resolveModelEndpoint } from '../model/endpoint.js';
 import type { ModelProbe } from '../model/probe.js';
 import { memoryHealth } from '../memory/memory-health.js';
 import { claudeCodeLockHolder, describeHolder, sharesClaudeCodeLock } from '../memory/claude-code-hold.js';
+import { stateProblems } from '../memory/state-dir.js';
 
 export interface DoctorCheck {
   readonly name: string;
@@ -156,6 +157,18 @@ export async function runDoctor(config: Config, dependencies: DoctorDependencies
           }),
     });
     if (await sharesClaudeCodeLock(space)) checks.push(await claudeCodeLockCheck(space));
+    const state = await stateProblems(space.memoryDir);
+    checks.push({
+      name: `space ${space.id}: dreamd state`,
+      ok: state.length === 0,
+      detail:
+        state.length === 0
+          ? '.dreamd holds only what dreamd made'
+          : `cannot run: ${state.map((problem) => problem.reason).join('; ')}`,
+      ...(state.length === 0
+        ? {}
+        : { fix: 'remove or move away the paths named above; nothing else is needed' }),
+    });
   }
 
   const check = dependencies.checkRedis ?? checkRedis;

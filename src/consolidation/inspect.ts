@@ -3,7 +3,14 @@ import type { Config, Space } from '../config/schema.js';
 import type { SpaceInspection } from '../core/inspection.js';
 import { spaceBudget } from '../cost/index.js';
 import { errorMessage } from '../errors.js';
-import { createLedgerLookup, lastSuccessfulRun, readLedger, readLock, staleReason } from '../memory/index.js';
+import {
+  createLedgerLookup,
+  lastSuccessfulRun,
+  readLedger,
+  readLock,
+  staleReason,
+  stateProblems,
+} from '../memory/index.js';
 import { claudeCodeLockHolder } from '../memory/claude-code-hold.js';
 import { countByStatus, scanSessions, type ScanResult } from '../transcripts/index.js';
 
@@ -45,6 +52,20 @@ export async function inspectSpaceDetailed(
     };
   }
   try {
+    // State that is not dreamd's (a link, a folder where a file should be) closes the gates, with the path.
+    const [hijacked] = await stateProblems(space.memoryDir);
+    if (hijacked !== undefined) {
+      return {
+        inspection: {
+          spaceId: space.id,
+          settledNew: 0,
+          live: 0,
+          broken: [],
+          error: `cannot run: ${hijacked.reason}`,
+        },
+        scan: undefined,
+      };
+    }
     const ledger = await readLedger(space.memoryDir);
     const scan = await scanSessions({
       space,

@@ -38,6 +38,11 @@ export interface WritePlan {
   /** Unified diff of `files` against what is on disk. */
   readonly diff: string;
   /**
+   * The bytes each file of `files` was rendered from (null: no file). The commit compares the files with them
+   * around each rename and merges what a person wrote since, so no line written during the commit is lost.
+   */
+  readonly basis: ReadonlyMap<string, string | null>;
+  /**
    * What a person should know about memory after this write, with path and fix: files that cannot be parsed
    * or written, facts held back for them (and where), why the index is smaller than it could be.
    */
@@ -147,5 +152,5 @@ export async function planWrite(options: {
       path === QUARANTINE_FILE ? quarantineBefore : (current.originals.get(path) ?? null),
     ]),
   );
-  return { result, files, ledgerEntries, diff: diffFiles(before, files), problems };
+  return { result, files, ledgerEntries, diff: diffFiles(before, files), problems, basis: before };
 }

@@ -292,13 +292,14 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
 
       // Write: memory files, quarantine, ledger and run record in one staged transaction.
       progress({ phase: 'write', done: 0, total: 1 });
-      const final = { ...done, durationMs: elapsed() };
+      let final = { ...done, durationMs: elapsed() };
       const heldLock = lock;
       try {
         await claudeCodeLock?.confirm();
-        await commitMemoryChanges(space.memoryDir, {
+        const record = await commitMemoryChanges(space.memoryDir, {
           runId,
           files: plan.files,
+          basis: plan.basis,
           ledger: nextLedgerContent(ledger, ledgerEntries),
           runRecord: { summary: final },
           now,
@@ -307,6 +308,8 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
           faultInjection: (step) => inject(`commit:${step}`),
         });
         claudeCodeLock?.consolidated(now());
+        // A file someone kept writing during the commit was deferred: the record says so, and so does the summary.
+        final = { ...final, problems: record.summary.problems };
       } catch (error) {
         if (!(error instanceof LockLostError)) throw error;
         return {

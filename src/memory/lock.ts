@@ -30,6 +30,7 @@ import { z } from 'zod';
 import { LockBusyError, LockLostError } from '../errors.js';
 import { LOCK_FILE } from './paths.js';
 import { describeIoError } from './io-errors.js';
+import { assertStateIsOwn } from './state-dir.js';
 
 export const LockInfo = z.object({
   owner: z.string(),
@@ -301,9 +302,11 @@ function holdLock(
 
 /**
  * Take the space's lock. Throws LockBusyError (with the holder) when a live run holds it; a stale lock is
- * taken over. The heartbeat runs until `release()`, which the caller must call in a `finally`.
+ * taken over. Throws StateHijackError when `.dreamd` or a file in it is a link or not what dreamd made. The heartbeat runs until `release()`, which the caller must call in a `finally`.
  */
 export async function acquireLock(memoryDir: string, options: AcquireLockOptions): Promise<HeldLock> {
+  // A `.dreamd` (or lock) that is a link or not what dreamd made is refused before anything is created.
+  await assertStateIsOwn(memoryDir);
   const now = options.now ?? (() => new Date());
   const lockFile = path.join(memoryDir, LOCK_FILE);
   const spaceName = options.space ?? memoryDir;

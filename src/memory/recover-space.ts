@@ -22,6 +22,7 @@ import { LockBusyError } from '../errors.js';
 import { StorageError, describeIoError } from './io-errors.js';
 import { hasHoldRecord, undoLeftoverHold } from './claude-code-hold.js';
 import { acquireLock } from './lock.js';
+import { StateHijackError } from './state-dir.js';
 import { STAGING_DIR } from './paths.js';
 import { hasCommittedTransaction, recoverMemory } from './transaction.js';
 
@@ -73,7 +74,8 @@ export async function recoverSpace(
     if (error instanceof LockBusyError && !committed) return { status: 'clean' };
     if (error instanceof LockBusyError)
       return { status: 'busy', holder: error.holder?.owner ?? 'another process' };
-    if (error instanceof StorageError) return { status: 'unwritable', message: error.message };
+    if (error instanceof StorageError || error instanceof StateHijackError)
+      return { status: 'unwritable', message: error.message };
     throw error;
   }
   try {
@@ -92,7 +94,8 @@ export async function recoverSpace(
     };
   } catch (error) {
     const described = describeIoError(error, STAGING_DIR, 'finish an interrupted commit');
-    if (described instanceof StorageError) return { status: 'unwritable', message: described.message };
+    if (described instanceof StorageError || described instanceof StateHijackError)
+      return { status: 'unwritable', message: described.message };
     throw described;
   } finally {
     await lock.release();

@@ -112,10 +112,14 @@ export async function readRun(memoryDir: string, runId: string): Promise<RunReco
   return parseRunRecord(text, relative);
 }
 
-/** File names in `.dreamd/runs/`; none when the directory does not exist yet. */
+/**
+ * Names of the regular files in `.dreamd/runs/`; none when the directory does not exist yet. A link or a
+ * folder there is not dreamd's and is skipped (never followed).
+ */
 export async function runRecordNames(memoryDir: string): Promise<string[]> {
   try {
-    return await readdir(path.join(memoryDir, RUNS_DIR));
+    const entries = await readdir(path.join(memoryDir, RUNS_DIR), { withFileTypes: true });
+    return entries.filter((entry) => entry.isFile()).map((entry) => entry.name);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;

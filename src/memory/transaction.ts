@@ -28,10 +28,23 @@ import {
   type FileHandle,
 } from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
 import { DreamdError, MemoryFormatError, errorMessage } from '../errors.js';
 import type { RunSummary } from '../core/run.js';
+import { isMergeable } from './arrived-bytes.js';
+import { factsToHold, holdInPending } from './deferred-facts.js';
+import {
+  guardedReplace,
+  parseBase,
+  recheckLate,
+  serializeBase,
+  type HeldOldFile,
+  type ReplaceOutcome,
+  type WindowObserver,
+} from './guarded-replace.js';
 import { sha256 } from './hash.js';
+import { assertStateIsOwn, isStagingFolder, stateProblems } from './state-dir.js';
 import { describeIoError } from './io-errors.js';
 import {
   LEDGER_FILE,
@@ -45,6 +58,7 @@ import {
 } from './paths.js';
 import {
   nextRunSeq,
+  parseRunRecord,
   runsToPrune,
   serializeRunRecord,
   type FileChange,
@@ -60,7 +74,18 @@ const MANIFEST_FILE = 'manifest.json';
 const ManifestSchema = z.object({
   runId: z.string(),
   /** In the order they are applied. `staged` is the file under the staging dir; null deletes the target. */
-  entries: z.array(z.object({ path: z.string(), staged: z.string().nullable() })),
+  entries: z.array(
+    z.object({
+      path: z.string(),
+      staged: z.string().nullable(),
+      /**
+       * Staging file holding the bytes `staged` was built from (`{"base": text | null}`): the target is compared
+       * with them before and after the rename (guarded-replace.ts). Absent: moved without comparing (dreamd's
+       * own state, and staging directories of earlier versions).
+       */
+      base: z.string().optional(),
+    }),
+  ),
 });
 type Manifest = z.infer<typeof ManifestSchema>;
 
@@ -89,8 +114,17 @@ export interface CommitOptions {
    * successful consolidation is always kept (the time gate reads it). Omitted: every record is kept.
    */
   readonly keepRuns?: number;
+  /**
+   * The bytes each file's new content was built from (what the run read), by relative path; null: the file
+   * did not exist. `MEMORY.md` and the topic files are compared with them before and after their rename, and
+   * bytes that arrived since are merged in (guarded-replace.ts). Omitted for a path: the bytes on disk when the
+   * commit starts.
+   */
+  readonly basis?: ReadonlyMap<string, string | null>;
   /** Test hook: called before each step; throw from it to simulate a crash there. */
   readonly faultInjection?: (step: CommitStep) => void;
+  /** Measuring hook: milliseconds between each compare and its rename (the window no check can see). */
+  readonly onRenameWindow?: WindowObserver;
 }
 
 /**
@@ -251,9 +285,10 @@ async function removeStagingDir(stagingDir: string): Promise<void> {
 export async function commitMemoryChanges(memoryDir: string, options: CommitOptions): Promise<RunRecord> {
   const { runId, faultInjection } = options;
   assertRunId(runId);
+  await assertStateIsOwn(memoryDir);
   const now = options.now ?? (() => new Date());
   const changes: Record<string, FileChange> = {};
-  const entries: { path: string; content: string | null }[] = [];
+  const entries: { path: string; content: string | null; base?: string | null }[] = [];
   const paths = [...options.files.keys()].sort();
   for (const relativePath of paths) assertWritable(relativePath);
   const befores = await Promise.all(
@@ -264,7 +299,10 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
     const before = befores[index] ?? null;
     if (before === content) continue;
     changes[relativePath] = { before, afterHash: content === null ? null : sha256(content) };
-    entries.push({ path: relativePath, content });
+    if (content !== null && isMergeable(relativePath)) {
+      const basis = options.basis?.has(relativePath) === true ? options.basis.get(relativePath) : before;
+      entries.push({ path: relativePath, content, base: basis ?? null });
+    } else entries.push({ path: relativePath, content });
   }
   entries.sort((a, b) => applyRank(a) - applyRank(b));
   if (options.ledger !== undefined) entries.push({ path: LEDGER_FILE, content: options.ledger });
@@ -301,12 +339,15 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
     entries: entries.map((entry, index) => ({
       path: entry.path,
       staged: entry.content === null ? null : `file-${index}`,
+      ...(entry.base !== undefined ? { base: `base-${index}` } : {}),
     })),
   };
   const staged: { file: string; content: string }[] = [];
   for (const [index, entry] of entries.entries()) {
     if (entry.content !== null)
       staged.push({ file: path.join(stagingDir, `file-${index}`), content: entry.content });
+    if (entry.base !== undefined)
+      staged.push({ file: path.join(stagingDir, `base-${index}`), content: serializeBase(entry.base) });
   }
   staged.push({ file: path.join(stagingDir, MANIFEST_FILE), content: JSON.stringify(manifest, null, 2) });
   try {
@@ -335,8 +376,13 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
   await fsyncDirectory(stagingDir);
 
   const progress: { applied: number; file?: string } = { applied: 0 };
+  let applied: RunRecord | undefined;
   try {
-    await applyStaged(memoryDir, stagingDir, manifest, faultInjection, progress);
+    applied = await applyStaged(memoryDir, stagingDir, manifest, {
+      faultInjection,
+      progress,
+      observe: options.onRenameWindow,
+    });
   } catch (error) {
     const described = describeIoError(
       error,
@@ -353,7 +399,7 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
       { cause: error },
     );
   }
-  return record;
+  return applied ?? record;
 }
 
 /** Memory files first, then the index, then deletions (see the header). Stable sort keeps paths sorted. */
@@ -362,28 +408,173 @@ function applyRank(entry: { path: string; content: string | null }): number {
   return entry.path === INDEX_PATH ? 1 : 0;
 }
 
+/**
+ * How long replaced files are watched after the last rename before the last look (`recheckLate`), in ms.
+ * 50 ms: an appender writes into a replaced file only between its open and its write, which took at most
+ * ~10 ms in the attack test on a loaded 2-core machine (a preempted process waits for a CPU); 50 ms is five
+ * times that, and nothing next to a run's model calls.
+ */
+const WATCH_MS = 50;
+
+interface ApplyOptions {
+  readonly faultInjection?: ((step: CommitStep) => void) | undefined;
+  readonly progress?: { applied: number; file?: string };
+  readonly observe?: WindowObserver | undefined;
+}
+
+/** What the compare-and-merge did to one file, for the run record. */
+type Settled = { readonly path: string; readonly target: string } & ReplaceOutcome;
+
+/**
+ * Move the staged files into place in manifest order; compared files go through `guardedReplace`. Before the
+ * first file of dreamd's state (the ledger, the run record), the memory files' directories are fsynced and
+ * their old files looked at a last time, so the run record says what is really in place: the hash of merged
+ * bytes, and the files deferred (their facts are held in the pending file, and the reason is a problem of the
+ * run). Returns the run record as stored when this transaction carries one.
+ */
 async function applyStaged(
   memoryDir: string,
   stagingDir: string,
   manifest: Manifest,
-  faultInjection?: (step: CommitStep) => void,
-  progress: { applied: number; file?: string } = { applied: 0 },
-): Promise<void> {
+  options: ApplyOptions = {},
+): Promise<RunRecord | undefined> {
+  const { faultInjection, observe } = options;
+  const progress = options.progress ?? { applied: 0 };
   const touched = new Set<string>();
-  for (const [index, entry] of manifest.entries.entries()) {
-    faultInjection?.(`apply:${index}`);
-    const target = resolveInside(memoryDir, entry.path);
-    progress.file = entry.path;
-    touched.add(path.dirname(target));
-    if (entry.staged === null) await rm(target, { force: true });
-    else await renameInto(path.join(stagingDir, entry.staged), target);
-    progress.applied = index + 1;
+  const held: HeldOldFile[] = [];
+  const settled: Settled[] = [];
+  let settledMemory = false;
+  let record: RunRecord | undefined;
+  let lastRenameAt = 0;
+  const settleMemory = async (): Promise<void> => {
+    if (settledMemory) return;
+    settledMemory = true;
+    await Promise.all([...touched].map((directory) => fsyncDirectory(directory)));
+    // A writer that opened a file before its rename and was preempted before its write still writes into the
+    // old file: give it WATCH_MS after the last rename before the last look.
+    const wait = WATCH_MS - (performance.now() - lastRenameAt);
+    if (held.length > 0 && wait > 0) await delay(wait);
+    for (const old of held.splice(0)) {
+      const outcome = await recheckLate(old, observe);
+      settled.push({ path: old.file.path, target: old.file.target, ...outcome });
+    }
+    const deferrals = settled.filter((outcome) => outcome.status === 'deferred');
+    for (const outcome of deferrals)
+      await holdInPending(memoryDir, factsToHold(outcome.path, outcome.seen, outcome.content));
+  };
+  try {
+    for (const [index, entry] of manifest.entries.entries()) {
+      faultInjection?.(`apply:${index}`);
+      const target = resolveInside(memoryDir, entry.path);
+      progress.file = entry.path;
+      const isState = entry.path === LEDGER_FILE || entry.path.startsWith(`${RUNS_DIR}/`);
+      if (isState) await settleMemory();
+      touched.add(path.dirname(target));
+      if (entry.staged === null) await rm(target, { force: true });
+      else if (entry.base !== undefined) {
+        const outcome = await applyCompared(
+          stagingDir,
+          entry.staged,
+          entry.base,
+          entry.path,
+          target,
+          observe,
+        );
+        lastRenameAt = performance.now();
+        if (outcome !== undefined) {
+          if (outcome.status === 'replaced' && outcome.held !== undefined) held.push(outcome.held);
+          else settled.push({ path: entry.path, target, ...outcome });
+        }
+      } else {
+        if (entry.path === runRecordPath(manifest.runId))
+          record = await amendRunRecord(path.join(stagingDir, entry.staged), settled);
+        await renameInto(path.join(stagingDir, entry.staged), target);
+      }
+      progress.applied = index + 1;
+    }
+    await settleMemory();
+  } finally {
+    await Promise.all(
+      held.flatMap((old) => old.watched.map((entry) => entry.handle.close().catch(() => undefined))),
+    );
   }
   // One fsync per directory, after its last rename: the renames and deletions are durable before the marker
   // goes (below). Independent directories, so in parallel.
   await Promise.all([...touched].map((directory) => fsyncDirectory(directory)));
   faultInjection?.('cleanup');
   await removeStagingDir(stagingDir);
+  return record;
+}
+
+/** One compared file (see guardedReplace); undefined when it was moved already (an earlier attempt). */
+async function applyCompared(
+  stagingDir: string,
+  staged: string,
+  baseName: string,
+  relativePath: string,
+  target: string,
+  observe: WindowObserver | undefined,
+): Promise<ReplaceOutcome | undefined> {
+  const stagedFile = path.join(stagingDir, staged);
+  const baseFile = path.join(stagingDir, baseName);
+  const [content, baseText] = await Promise.all([readTextIfExists(stagedFile), readTextIfExists(baseFile)]);
+  if (content === null) return undefined;
+  const base = parseBase(baseText);
+  if (base === undefined) {
+    // The base cannot be read (outside damage): never replace blindly, keep the file as it is and defer.
+    await unlinkIfExists(stagedFile);
+    return {
+      status: 'deferred',
+      seen: await readTextIfExists(target),
+      content,
+      reason: `${relativePath}: the bytes this run read are unreadable in staging; the file is kept as it is`,
+    };
+  }
+  return guardedReplace({ path: relativePath, target, staged: stagedFile, base, content }, observe);
+}
+
+/** sha256 of a file's bytes now; null when it is gone. */
+async function hashOf(file: string): Promise<string | null> {
+  const text = await readTextIfExists(file);
+  return text === null ? null : sha256(text);
+}
+
+/**
+ * The staged run record, amended with what the compare-and-merge did: merged bytes get their real hash, a
+ * deferred file is left out of the record (it did not change) and its reason becomes a problem of the run.
+ */
+async function amendRunRecord(
+  stagedRecord: string,
+  settled: readonly Settled[],
+): Promise<RunRecord | undefined> {
+  const text = await readTextIfExists(stagedRecord);
+  if (text === null) return undefined;
+  const record = parseRunRecord(text, stagedRecord);
+  const files = { ...record.files };
+  const problems = [...record.summary.problems];
+  let amendments = 0;
+  for (const outcome of settled) {
+    const change = files[outcome.path];
+    if (change === undefined) continue;
+    if (outcome.status === 'deferred') {
+      // Given up before its bytes landed: the file did not change. After: it holds them, merged.
+      if (outcome.landed === true)
+        files[outcome.path] = { ...change, afterHash: await hashOf(outcome.target) };
+      else delete files[outcome.path];
+      problems.push({ file: outcome.path, reason: outcome.reason });
+      amendments += 1;
+    } else if (sha256(outcome.content) !== change.afterHash) {
+      files[outcome.path] = { ...change, afterHash: sha256(outcome.content) };
+      amendments += 1;
+    }
+  }
+  if (amendments === 0) return record;
+  const amended: RunRecord = { ...record, files, summary: { ...record.summary, problems } };
+  const temporary = `${stagedRecord}.next`;
+  await unlinkIfExists(temporary);
+  await writeFile(temporary, serializeRunRecord(amended), { flag: 'wx' });
+  await rename(temporary, stagedRecord);
+  return amended;
 }
 
 export interface RecoveryReport {
@@ -399,6 +590,8 @@ export interface RecoveryReport {
  */
 export async function hasCommittedTransaction(memoryDir: string): Promise<boolean> {
   const root = path.join(memoryDir, STAGING_DIR);
+  // A staging folder that is a link is never followed; the lock and status say why the space cannot run.
+  if ((await stateProblems(memoryDir)).length > 0) return false;
   let names: string[];
   try {
     names = await readdir(root);
@@ -407,6 +600,7 @@ export async function hasCommittedTransaction(memoryDir: string): Promise<boolea
     throw error;
   }
   for (const name of names) {
+    if (!(await isStagingFolder(root, name))) continue;
     if ((await readTextIfExists(path.join(root, name, COMMITTED_MARKER)).catch(() => null)) !== null)
       return true;
   }
@@ -419,6 +613,7 @@ export async function hasCommittedTransaction(memoryDir: string): Promise<boolea
  */
 export async function recoverMemory(memoryDir: string): Promise<RecoveryReport> {
   const root = path.join(memoryDir, STAGING_DIR);
+  await assertStateIsOwn(memoryDir);
   let names: string[];
   try {
     names = await readdir(root);
@@ -429,6 +624,8 @@ export async function recoverMemory(memoryDir: string): Promise<RecoveryReport> 
   const finished: string[] = [];
   const discarded: string[] = [];
   for (const name of names.sort()) {
+    // A stray file (`.DS_Store`) or a link there is not a transaction: left alone, never followed.
+    if (!(await isStagingFolder(root, name))) continue;
     const stagingDir = path.join(root, name);
     const marker = await readTextIfExists(path.join(stagingDir, COMMITTED_MARKER));
     if (marker === null) {
