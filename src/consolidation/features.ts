@@ -45,6 +45,11 @@ export interface FactFeatures {
   readonly titleWords: readonly string[];
   /** Number of distinct words in `words`. */
   readonly distinctWords: number;
+  /**
+   * The numbers and links of the fact, sorted and joined: two facts with different keys never name the same
+   * numbers and links, so no pure-code rule joins them and the indexes keep them apart (see `fact-index.ts`).
+   */
+  readonly numbersKey: string;
 }
 
 /** What a comparison needs: computed only for the facts a candidate is compared with. */
@@ -93,6 +98,20 @@ function fold(word: string): string {
   );
 }
 
+/** The numbers and links of texts as {@link namesAndNumbers} finds them, sorted and joined in one key. */
+function numbersAndLinksKey(texts: readonly string[]): string {
+  const numbers = new Set<string>();
+  const links = new Set<string>();
+  for (const text of texts) {
+    const withoutLinks = text.normalize('NFKC').replace(LINK, (link) => {
+      links.add(link.replace(TRAILING_PUNCTUATION, '').toLowerCase());
+      return ' ';
+    });
+    for (const [word] of withoutLinks.matchAll(WORD)) if (HAS_DIGIT.test(word)) numbers.add(fold(word));
+  }
+  return `${[...numbers].sort().join(' ')}\u0001${[...links].sort().join(' ')}`;
+}
+
 function namesAndNumbers(texts: readonly string[]): {
   names: Set<string>;
   lowerWords: Set<string>;
@@ -136,13 +155,14 @@ const FEATURES_BY_TEXT_KEPT = 50_000;
 export function featuresOf(text: FactText): FactFeatures {
   let features = featureCache.get(text);
   if (features !== undefined) return features;
-  const textKey = `${text.title}\u0000${text.body}`;
+  const textKey = `${text.title}\u0000${text.body}\u0000${text.why ?? ''}\u0000${text.howToApply ?? ''}`;
   features = featuresByText.get(textKey);
   if (features === undefined) {
     const key = normalizeText(text.body);
     const titleWords = contentWords(text.title);
     const words = [...titleWords, ...contentWordsOfNormalized(key)];
-    features = { key, words, titleWords, distinctWords: distinctCount(words) };
+    const numbersKey = numbersAndLinksKey([text.title, text.body, text.why ?? '', text.howToApply ?? '']);
+    features = { key, words, titleWords, distinctWords: distinctCount(words), numbersKey };
     if (featuresByText.size >= FEATURES_BY_TEXT_KEPT) featuresByText.clear();
     featuresByText.set(textKey, features);
   }

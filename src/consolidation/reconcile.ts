@@ -225,7 +225,13 @@ class FactSet {
     const found: Fact[] = [];
     const scores = new Map<Fact, number>();
     const own = detailsOf(candidate).words;
-    for (const fact of this.index.mayShare(candidate.type, 'words', features.words, NEAR_WORDS_BOUND)) {
+    for (const fact of this.index.mayShare(
+      candidate.type,
+      features.numbersKey,
+      'words',
+      features.words,
+      NEAR_WORDS_BOUND,
+    )) {
       const other = featuresOf(fact);
       const shared = sharedCount(other.words, own);
       const words = shared / (own.size + other.distinctWords - shared);
@@ -247,7 +253,13 @@ class FactSet {
     const found: Fact[] = [];
     const scores = new Map<Fact, number>();
     // A title scoring SAME_SUBJECT_THRESHOLD (0.8) shares at least two thirds of the candidate's title words.
-    for (const fact of this.index.mayShare(candidate.type, 'title', features.titleWords, 2 / 3)) {
+    for (const fact of this.index.mayShare(
+      candidate.type,
+      features.numbersKey,
+      'title',
+      features.titleWords,
+      2 / 3,
+    )) {
       const other = featuresOf(fact);
       const score = sequenceSimilarity(features.titleWords, other.titleWords);
       if (score < SAME_SUBJECT_THRESHOLD || !sameNamesAndNumbers(candidate, fact)) continue;
