@@ -8,10 +8,16 @@
  * (OutputLimitError) is never resent as is: the batch is split in two (`splitBatch`) and the halves go next,
  * in its place. What was not sent (budget spent, or a single line whose answer cannot fit) is reported per
  * session as the first message not sent, so the run consolidates what was sent and the rest waits.
+ *
+ * An answer is data from outside, read within limits (`limits.*`, see {@link AnswerLimits}): an answer longer
+ * than `maxAnswerChars` or refused on every attempt is dropped and the sessions of its batch wait, like an
+ * unsent batch, with the reason; of an answer read, each fact is checked on its own (schema, size, how many per
+ * answer and per session) and one that fails is dropped and counted, the rest kept.
  */
 import { splitBatch, stripControlCharacters, type Batch } from '../digest/index.js';
 import type { Fact } from '../memory/types.js';
-import { OutputLimitError } from '../model/index.js';
+import { ModelError, ModelErrorKind } from '../errors.js';
+import { AnswerTooLargeError, OutputLimitError } from '../model/index.js';
 import { hookOf, rankFacts } from '../memory/index.js';
 import { addUsage, emptyUsage, type ModelProvider, type TokenUsage } from '../model/types.js';
 import { estimateTokens } from '../digest/estimate-tokens.js';
@@ -19,12 +25,15 @@ import {
   buildExtractionParts,
   EXTRACTION_INSTRUCTIONS,
   EXTRACTION_SCHEMA_NAME,
+  ExtractionAnswer,
   ExtractionOutput,
+  factChars,
+  parseExtractedFact,
   type ExtractedFact,
   type IndexEntry,
 } from './extraction.js';
 import type { Gathered } from './gather.js';
-import type { RunProgress } from '../core/run.js';
+import type { FactDropReason, RunProgress, WaitReason } from '../core/run.js';
 import { createMemoryList, type MemoryListFact } from './memory-list.js';
 
 /**
@@ -47,16 +56,61 @@ export interface Extracted {
   readonly notes: readonly string[];
   /** Problems to report with the session's file (an answer that cannot fit even for one line). */
   readonly problems: readonly { readonly sessionId: string; readonly reason: string }[];
+  /** Why each session of `firstUnsent` waits (the first reason it met). */
+  readonly waiting: ReadonlyMap<string, { readonly reason: WaitReason; readonly detail: string }>;
+  /** Facts of the answers dropped before reconcile, by reason. */
+  readonly factsDropped: Readonly<Partial<Record<FactDropReason, number>>>;
 }
 
-/** First message of each session in a batch that was not sent, merged into `firstUnsent` (lowest wins). */
-function markUnsent(batch: Batch, firstUnsent: Map<string, number>): void {
+/** The limits an answer is read within (`limits.*` of the config). */
+export interface AnswerLimits {
+  /** Longest fact kept, characters of title, body, why and how to apply (`limits.maxFactChars`). */
+  readonly maxFactChars: number;
+  /** Facts read of one answer; the rest are dropped unread (`limits.maxFactsPerAnswer`). */
+  readonly maxFactsPerAnswer: number;
+  /** Most facts kept per session over the run (`limits.maxFactsPerSession`). */
+  readonly maxFactsPerSession: number;
+  /** Longest answer text read, characters (`limits.maxAnswerChars`). */
+  readonly maxAnswerChars: number;
+}
+
+type WaitingMap = Map<string, { reason: WaitReason; detail: string }>;
+
+/**
+ * First message of each session in a batch that was not sent, merged into `firstUnsent` (lowest wins), and
+ * why it waits (the first reason a session meets stays: its later parts wait because of it).
+ */
+function markUnsent(
+  batch: Batch,
+  firstUnsent: Map<string, number>,
+  waiting: WaitingMap,
+  reason: WaitReason,
+  detail: string,
+): void {
   for (const segment of batch.segments) {
     const first = segment.lines[0]?.message;
     if (first === undefined) continue;
     const known = firstUnsent.get(segment.sessionId);
     if (known === undefined || first < known) firstUnsent.set(segment.sessionId, first);
+    if (!waiting.has(segment.sessionId)) waiting.set(segment.sessionId, { reason, detail });
   }
+}
+
+/** An answer the run drops, with why its sessions wait; undefined for an error that fails the run. */
+function droppedAnswer(error: unknown): { reason: WaitReason; detail: string } | undefined {
+  if (error instanceof AnswerTooLargeError) {
+    return {
+      reason: 'answer-dropped',
+      detail: `the answer was ${error.answerChars.toLocaleString('en')} characters, over limits.maxAnswerChars (${error.maxAnswerChars.toLocaleString('en')}); it was dropped unread and the session waits for the next run`,
+    };
+  }
+  if (error instanceof ModelError && error.details.kind === ModelErrorKind.refusal) {
+    return {
+      reason: 'refusal',
+      detail: `${error.message}; the session waits for the next run`,
+    };
+  }
+  return undefined;
 }
 
 function withoutControlCharacters(text: string | null): string | null {
@@ -160,6 +214,8 @@ export async function extractFacts(
     costOf?: ((usage: TokenUsage) => number | undefined) | undefined;
     /** Most calls this run may make (`limits.maxCallsPerRun`). Default: no limit. */
     maxCalls?: number;
+    /** The limits each answer is read within. */
+    limits: AnswerLimits;
     signal?: AbortSignal | undefined;
     onProgress: (progress: RunProgress) => void;
   },
@@ -168,6 +224,14 @@ export async function extractFacts(
   const firstUnsent = new Map<string, number>();
   const notes: string[] = [];
   const problems: { sessionId: string; reason: string }[] = [];
+  const waiting: WaitingMap = new Map();
+  const factsDropped: Partial<Record<FactDropReason, number>> = {};
+  const drop = (reason: FactDropReason, count = 1): void => {
+    factsDropped[reason] = (factsDropped[reason] ?? 0) + count;
+  };
+  const factsPerSession = new Map<string, number>();
+  let droppedAnswers = 0;
+  const { limits } = options;
   const maxCalls = options.maxCalls ?? Number.POSITIVE_INFINITY;
   let usage = emptyUsage();
   let calls = 0;
@@ -190,7 +254,13 @@ export async function extractFacts(
   while (queue.length > 0) {
     const batch = queue.shift() as Batch;
     if (calls >= maxCalls || blocked(batch)) {
-      markUnsent(batch, firstUnsent);
+      markUnsent(
+        batch,
+        firstUnsent,
+        waiting,
+        'call-budget',
+        `the run made its limits.maxCallsPerRun (${maxCalls}) calls; the session continues in the next run`,
+      );
       continue;
     }
     options.onProgress({ phase: 'extract', done: calls, total: calls + queue.length + 1 });
@@ -207,16 +277,30 @@ export async function extractFacts(
         system: EXTRACTION_INSTRUCTIONS,
         prompt: parts.prompt,
         promptPrefix: parts.prefix,
-        schema: ExtractionOutput,
+        schema: ExtractionAnswer,
+        wireSchema: ExtractionOutput,
         schemaName: EXTRACTION_SCHEMA_NAME,
+        maxAnswerChars: limits.maxAnswerChars,
         maxOutputTokens: options.maxOutputTokens,
         ...(options.signal !== undefined ? { signal: options.signal } : {}),
       });
     } catch (error) {
+      const dropped = droppedAnswer(error);
+      if (dropped !== undefined) {
+        droppedAnswers += 1;
+        markUnsent(batch, firstUnsent, waiting, dropped.reason, dropped.detail);
+        continue;
+      }
       if (!(error instanceof OutputLimitError)) throw error;
       const halves = splitBatch(batch);
       if (halves === undefined) {
-        markUnsent(batch, firstUnsent);
+        markUnsent(
+          batch,
+          firstUnsent,
+          waiting,
+          'output-limit',
+          `the answer for one message passes the output limit of ${options.maxOutputTokens} tokens even alone; raise model.maxOutputTokens`,
+        );
         for (const sessionId of batch.sessionIds) {
           problems.push({
             sessionId,
@@ -233,15 +317,49 @@ export async function extractFacts(
     usage = addUsage(usage, result.usage);
     const callCost = options.costOf?.(result.usage);
     costUsd = costUsd === undefined || callCost === undefined ? undefined : costUsd + callCost;
-    for (const candidate of result.value.facts) {
+    const facts = result.value.facts;
+    // Only the first maxFactsPerAnswer items are read at all: 200,000 facts cost a count, not 200,000 parses.
+    if (facts.length > limits.maxFactsPerAnswer)
+      drop('answer-fact-limit', facts.length - limits.maxFactsPerAnswer);
+    for (const item of facts.slice(0, limits.maxFactsPerAnswer)) {
+      const fact = parseExtractedFact(item);
+      if (fact === undefined) {
+        drop('schema');
+        continue;
+      }
+      if (factChars(fact) > limits.maxFactChars) {
+        drop('fact-too-large');
+        continue;
+      }
+      const candidate = anchorCandidate(fact, batch.sessionIds, gathered.sessionDates);
+      if (
+        candidate.sources.some((source) => (factsPerSession.get(source) ?? 0) >= limits.maxFactsPerSession)
+      ) {
+        drop('session-fact-limit');
+        continue;
+      }
+      for (const source of candidate.sources)
+        factsPerSession.set(source, (factsPerSession.get(source) ?? 0) + 1);
       runEntries.push({
         id: runFactId(candidates.length),
         type: candidate.type,
         title: candidate.title,
         hook: candidate.body,
       });
-      candidates.push(anchorCandidate(candidate, batch.sessionIds, gathered.sessionDates));
+      candidates.push(candidate);
     }
+  }
+  const droppedFacts = Object.values(factsDropped).reduce((sum, count) => sum + count, 0);
+  if (droppedFacts > 0) {
+    const reasons = Object.entries(factsDropped)
+      .map(([reason, count]) => `${count} ${reason}`)
+      .join(', ');
+    notes.push(`${droppedFacts} fact(s) of the answers were dropped (${reasons}); the rest were kept`);
+  }
+  if (droppedAnswers > 0) {
+    notes.push(
+      `${droppedAnswers} answer(s) were dropped (refused or too large); their sessions wait for the next run`,
+    );
   }
   if (splits > 0) {
     notes.push(
@@ -258,5 +376,7 @@ export async function extractFacts(
     firstUnsent,
     notes,
     problems,
+    waiting,
+    factsDropped,
   };
 }

@@ -38,7 +38,15 @@ import { countByStatus, scanSessions } from '../transcripts/index.js';
 import { extractFacts, promptIndex } from './extract.js';
 import { gatherSessions, settleProgress } from './gather.js';
 import { planWrite } from './plan-write.js';
-import type { ConsolidateFunction, RunOptions, RunProgress, RunRequest, RunSummary } from '../core/run.js';
+import type {
+  ConsolidateFunction,
+  RunOptions,
+  RunProgress,
+  RunRequest,
+  RunSummary,
+  WaitingSession,
+  WaitReason,
+} from '../core/run.js';
 
 export { PROMPT_INDEX_FACTS } from './extract.js';
 
@@ -81,6 +89,21 @@ function summary(fields: Partial<RunSummary> & Pick<RunSummary, 'runId' | 'space
     problems: [],
     ...fields,
   };
+}
+
+/** One note per reason: how many sessions wait for it and which (the first few), for the summary's notes. */
+export function describeWaiting(unconsolidated: readonly WaitingSession[]): string[] {
+  const byReason = new Map<WaitReason, string[]>();
+  for (const entry of unconsolidated) {
+    const ids = byReason.get(entry.reason) ?? [];
+    ids.push(entry.sessionId);
+    byReason.set(entry.reason, ids);
+  }
+  return [...byReason].map(([reason, ids]) => {
+    const shown = ids.slice(0, 5).join(', ');
+    const more = ids.length > 5 ? ` and ${ids.length - 5} more` : '';
+    return `${ids.length} session(s) wait for the next run (${reason}): ${shown}${more}`;
+  });
 }
 
 /** Creates the function the CLI and the workers call to consolidate one space. */
@@ -179,11 +202,19 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       if (config.limits.monthlyBudgetUsd !== undefined) {
         const budget = await spaceBudget(space.memoryDir, config.limits.monthlyBudgetUsd, now());
         if (budget.waiting !== null) {
+          const detail = describeBudgetWait(budget.waiting);
           return summary({
             ...base,
             status: 'skipped',
-            reason: describeBudgetWait(budget.waiting),
+            reason: detail,
             waiting: budget.waiting,
+            unconsolidated: scan.entries
+              .filter((entry) => entry.status === 'settled')
+              .map((entry) => ({
+                sessionId: entry.sessionId ?? entry.file,
+                reason: 'monthly-budget' as const,
+                detail,
+              })),
             durationMs: elapsed(),
           });
         }
@@ -208,6 +239,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         maxOutputTokens: config.model.maxOutputTokens,
         costOf,
         maxCalls: config.limits.maxCallsPerRun,
+        limits: config.limits,
         signal: runOptions.signal,
         onProgress: progress,
       });
@@ -237,11 +269,17 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       const inProgress = [...gathered.progress].map(
         ([id, part]) => `${describeProgress(id, part.nextMessage, part)}; the rest follows in the next runs`,
       );
-      const waiting =
-        gathered.deferred.size > 0
-          ? [`${gathered.deferred.size} session(s) wait for the next run (limits.maxCallsPerRun)`]
-          : [];
-      const notes = [...inProgress, ...waiting, ...extracted.notes];
+      // Every session not consolidated to its end, with why: cut by the call budget, or its answer dropped.
+      const unconsolidated: WaitingSession[] = [...gathered.deferred, ...gathered.progress.keys()].map(
+        (sessionId) => ({
+          sessionId,
+          ...(extracted.waiting.get(sessionId) ?? {
+            reason: 'call-budget' as const,
+            detail: 'the run reached limits.maxCallsPerRun; the session continues in the next run',
+          }),
+        }),
+      );
+      const notes = [...inProgress, ...describeWaiting(unconsolidated), ...extracted.notes];
       const fileOf = new Map(gathered.records.map((record) => [record.sessionId, record.file]));
       const done = summary({
         ...base,
@@ -256,6 +294,8 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         calls: extracted.calls,
         retries: extracted.retries,
         usage: extracted.usage,
+        unconsolidated,
+        ...(Object.keys(extracted.factsDropped).length > 0 ? { factsDropped: extracted.factsDropped } : {}),
         costUsd: extracted.costUsd === undefined ? undefined : roundUsd(extracted.costUsd),
         model: extracted.calls > 0 ? getModel().label : '',
         diff: plan.diff,
@@ -285,7 +325,10 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         return {
           ...done,
           status: 'skipped',
-          reason: 'no new messages in settled sessions',
+          reason:
+            unconsolidated.length > 0
+              ? `nothing consolidated: ${describeWaiting(unconsolidated).join('; ')}`
+              : 'no new messages in settled sessions',
           durationMs: elapsed(),
         };
       }
@@ -309,10 +352,22 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         claudeCodeLock?.consolidated(now());
       } catch (error) {
         if (!(error instanceof LockLostError)) throw error;
+        // Nothing was written: every session the run meant to consolidate waits, as do those it left already.
+        const lost = new Set(unconsolidated.map((entry) => entry.sessionId));
         return {
           ...done,
           status: 'lock-lost',
           reason: error.message,
+          unconsolidated: [
+            ...gathered.sessions
+              .filter((sessionId) => !lost.has(sessionId))
+              .map((sessionId) => ({
+                sessionId,
+                reason: 'lock-lost' as const,
+                detail: `the run lost its lock before its commit and wrote nothing: ${error.message}`,
+              })),
+            ...unconsolidated,
+          ],
           added: 0,
           updated: 0,
           superseded: 0,
