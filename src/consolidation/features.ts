@@ -98,8 +98,17 @@ function fold(word: string): string {
   );
 }
 
+/**
+ * Longest text whose numbers and links are read for the index, characters: a candidate is at most
+ * `limits.maxFactChars` (100,000 at most), so only a fact written by hand can be longer. Such a fact gets a
+ * partition of its own (see {@link numbersAndLinksKey}): it is found by its exact body or by `replaces`, never
+ * by similarity, and its megabytes are never scanned with the link pattern (which overflows the stack there).
+ */
+const NUMBERS_SCAN_MAX_CHARS = 100_000;
+
 /** The numbers and links of texts as {@link namesAndNumbers} finds them, sorted and joined in one key. */
 function numbersAndLinksKey(texts: readonly string[]): string {
+  if (texts.reduce((chars, text) => chars + text.length, 0) > NUMBERS_SCAN_MAX_CHARS) return '\u0003too long';
   const numbers = new Set<string>();
   const links = new Set<string>();
   for (const text of texts) {
