@@ -78,18 +78,21 @@ type WaitingMap = Map<string, { reason: WaitReason; detail: string }>;
 
 /**
  * First message of each session in a batch that was not sent, merged into `firstUnsent` (lowest wins), and
- * why it waits (the first reason a session meets stays: its later parts wait because of it).
+ * why it waits (the first reason a session meets stays: its later parts wait because of it). A session none
+ * of whose parts was answered waits whole (0), even when its first digest line is a later message (the
+ * messages before it were noise): it is not consolidated in part up to there.
  */
 function markUnsent(
   batch: Batch,
-  firstUnsent: Map<string, number>,
-  waiting: WaitingMap,
+  state: { firstUnsent: Map<string, number>; waiting: WaitingMap; answered: ReadonlySet<string> },
   reason: WaitReason,
   detail: string,
 ): void {
+  const { firstUnsent, waiting, answered } = state;
   for (const segment of batch.segments) {
-    const first = segment.lines[0]?.message;
-    if (first === undefined) continue;
+    const line = segment.lines[0]?.message;
+    if (line === undefined) continue;
+    const first = answered.has(segment.sessionId) ? line : 0;
     const known = firstUnsent.get(segment.sessionId);
     if (known === undefined || first < known) firstUnsent.set(segment.sessionId, first);
     if (!waiting.has(segment.sessionId)) waiting.set(segment.sessionId, { reason, detail });
@@ -230,6 +233,9 @@ export async function extractFacts(
     factsDropped[reason] = (factsDropped[reason] ?? 0) + count;
   };
   const factsPerSession = new Map<string, number>();
+  /** Sessions with at least one part answered. */
+  const answered = new Set<string>();
+  const unsent = { firstUnsent, waiting, answered };
   let droppedAnswers = 0;
   const { limits } = options;
   const maxCalls = options.maxCalls ?? Number.POSITIVE_INFINITY;
@@ -256,8 +262,7 @@ export async function extractFacts(
     if (calls >= maxCalls || blocked(batch)) {
       markUnsent(
         batch,
-        firstUnsent,
-        waiting,
+        unsent,
         'call-budget',
         `the run made its limits.maxCallsPerRun (${maxCalls}) calls; the session continues in the next run`,
       );
@@ -288,7 +293,7 @@ export async function extractFacts(
       const dropped = droppedAnswer(error);
       if (dropped !== undefined) {
         droppedAnswers += 1;
-        markUnsent(batch, firstUnsent, waiting, dropped.reason, dropped.detail);
+        markUnsent(batch, unsent, dropped.reason, dropped.detail);
         continue;
       }
       if (!(error instanceof OutputLimitError)) throw error;
@@ -296,8 +301,7 @@ export async function extractFacts(
       if (halves === undefined) {
         markUnsent(
           batch,
-          firstUnsent,
-          waiting,
+          unsent,
           'output-limit',
           `the answer for one message passes the output limit of ${options.maxOutputTokens} tokens even alone; raise model.maxOutputTokens`,
         );
@@ -313,6 +317,7 @@ export async function extractFacts(
       queue.unshift(...halves);
       continue;
     }
+    for (const sessionId of batch.sessionIds) answered.add(sessionId);
     retries += result.attempts - 1;
     usage = addUsage(usage, result.usage);
     const callCost = options.costOf?.(result.usage);
