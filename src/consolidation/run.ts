@@ -27,6 +27,7 @@ import {
   nextLedgerContent,
   readForgotten,
   readLedger,
+  recordWaitingSessions,
   recoverMemory,
   type CommitStep,
   type HeartbeatTimer,
@@ -140,6 +141,17 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
     const progress = (update: RunProgress): void => runOptions.onProgress?.(update);
     const base = { runId, spaceId: space.id };
     const elapsed = (): number => Date.now() - started;
+    /** A run that ran (not a dry run, not one that lost its lock) leaves what it left waiting for status. */
+    const ended = async (result: RunSummary): Promise<RunSummary> => {
+      if (!request.dryRun && result.status !== 'lock-lost') {
+        await recordWaitingSessions(space.memoryDir, {
+          runId,
+          at: now().toISOString(),
+          sessions: result.unconsolidated ?? [],
+        });
+      }
+      return result;
+    };
 
     let lock: HeldLock | undefined;
     // Claude Code's own `.consolidate-lock`, in a claude-code space: taken after dreamd's lock, released
@@ -203,20 +215,22 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         const budget = await spaceBudget(space.memoryDir, config.limits.monthlyBudgetUsd, now());
         if (budget.waiting !== null) {
           const detail = describeBudgetWait(budget.waiting);
-          return summary({
-            ...base,
-            status: 'skipped',
-            reason: detail,
-            waiting: budget.waiting,
-            unconsolidated: scan.entries
-              .filter((entry) => entry.status === 'settled')
-              .map((entry) => ({
-                sessionId: entry.sessionId ?? entry.file,
-                reason: 'monthly-budget' as const,
-                detail,
-              })),
-            durationMs: elapsed(),
-          });
+          return ended(
+            summary({
+              ...base,
+              status: 'skipped',
+              reason: detail,
+              waiting: budget.waiting,
+              unconsolidated: scan.entries
+                .filter((entry) => entry.status === 'settled')
+                .map((entry) => ({
+                  sessionId: entry.sessionId ?? entry.file,
+                  reason: 'monthly-budget' as const,
+                  detail,
+                })),
+              durationMs: elapsed(),
+            }),
+          );
         }
       }
       progress({ phase: 'orient', done: 1, total: 1 });
@@ -322,7 +336,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       });
       if (request.dryRun) return { ...done, durationMs: elapsed() };
       if (plan.ledgerEntries.length === 0 && plan.files.size === 0) {
-        return {
+        return ended({
           ...done,
           status: 'skipped',
           reason:
@@ -330,7 +344,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
               ? `nothing consolidated: ${describeWaiting(unconsolidated).join('; ')}`
               : 'no new messages in settled sessions',
           durationMs: elapsed(),
-        };
+        });
       }
 
       // Write: memory files, quarantine, ledger and run record in one staged transaction.
@@ -377,7 +391,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         };
       }
       progress({ phase: 'write', done: 1, total: 1 });
-      return final;
+      return ended(final);
     } finally {
       await claudeCodeLock?.release();
       await lock?.release();

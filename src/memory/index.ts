@@ -25,3 +25,4 @@ export * from './memory-health.js';
 export * from './lock.js';
 export * from './io-errors.js';
 export * from './recover-space.js';
+export * from './waiting-sessions.js';

@@ -74,6 +74,12 @@ function sessionIds(waiting: readonly WaitingSession[]): string[] {
   return waiting.map((entry) => entry.sessionId).sort();
 }
 
+/** The waiting sessions `dreamd status --json` shows for the one space. */
+async function statusWaiting(root: string): Promise<WaitingSession[]> {
+  const status = await cli(root, ['status', '--json']);
+  return [...(status.data<{ waiting: WaitingSession[] }[]>()[0]?.waiting ?? [])];
+}
+
 const memoryOf = (root: string): Map<string, string> => snapshotDirectory(join(root, 'memory'));
 
 describe('consolidate endings that leave sessions waiting', () => {
@@ -108,6 +114,14 @@ describe('consolidate endings that leave sessions waiting', () => {
     const text = await cli(root, ['consolidate', '--force']);
     expect(text.code).toBe(3);
     expect(text.stdout).toMatch(/waiting +2026-11-02-lisbon-delivery: refusal, .*refused to answer/);
+
+    // status shows them too, until a run consolidates them.
+    expect(sessionIds(await statusWaiting(root))).toEqual(ALL_SEVEN);
+    const status = await cli(root, ['status']);
+    expect(status.stdout).toMatch(/waiting +2026-11-05-dinner-friday: refusal, /);
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    expect((await cli(root, ['consolidate', '--force'])).code).toBe(0);
+    expect(await statusWaiting(root)).toEqual([]);
   });
 
   it('an answer over limits.maxAnswerChars is dropped unread: exit 3, its sessions wait with answer-dropped', async () => {
@@ -176,12 +190,16 @@ describe('consolidate endings that leave sessions waiting', () => {
     cpSync(join(EXAMPLE_SESSIONS, `${ALL_SEVEN[4]!}.json`), join(root, 'sessions', `${ALL_SEVEN[4]!}.json`));
     const before = memoryOf(root);
     const run = await cli(root, ['consolidate', '--force'], budget);
+    before.set('.dreamd/waiting.json', memoryOf(root).get('.dreamd/waiting.json') ?? '(absent)');
     expect(run.code).toBe(3);
     expect(run.stdout).toMatch(/skipped, monthly budget reached/);
     expect(run.stdout).toMatch(
       new RegExp(`waiting +${ALL_SEVEN[4]!}: monthly-budget, monthly budget reached`),
     );
     expect(memoryOf(root)).toEqual(before);
+    expect(await statusWaiting(root)).toEqual([
+      expect.objectContaining({ sessionId: ALL_SEVEN[4], reason: 'monthly-budget' }),
+    ]);
   });
 
   it('a run that consolidates everything due still exits 0', async () => {
