@@ -7,7 +7,6 @@
  * fact shows whether the run grows linearly (1.0) or worse (a quadratic run scores about 5).
  */
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/core/run.js';
 import { createModel } from '../../src/model/index.js';

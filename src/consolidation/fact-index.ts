@@ -47,12 +47,18 @@ export class FactIndex {
 
   /**
    * @param current the fact now stored under an id: postings of older versions are skipped.
-   * @param lookedUp the words and body keys of the candidates of this reconcile: lookups only ever ask for
-   *   those, so a fact is listed under them alone (most words of most facts are never asked for).
+   * @param lookedUp the words, body keys and numbers keys of the candidates of this reconcile: lookups only
+   *   ever ask for those, so a fact is listed under them alone (most words of most facts are never asked for,
+   *   and a fact whose numbers no candidate holds is never compared by words at all). `numbersKeys` absent:
+   *   every numbers key may be asked for.
    */
   constructor(
     private readonly current: (id: string) => Fact | undefined,
-    private readonly lookedUp: { readonly words: ReadonlySet<string>; readonly keys: ReadonlySet<string> },
+    private readonly lookedUp: {
+      readonly words: ReadonlySet<string>;
+      readonly keys: ReadonlySet<string>;
+      readonly numbersKeys?: ReadonlySet<string>;
+    },
   ) {}
 
   /** Lists a fact (a new one, or the new version of one) under its keys. */
@@ -64,6 +70,8 @@ export class FactIndex {
     const features = featuresOf(fact);
     const { words: wanted, keys } = this.lookedUp;
     if (keys.has(features.key)) post(this.byKey, features.key, fact);
+    if (this.lookedUp.numbersKeys !== undefined && !this.lookedUp.numbersKeys.has(features.numbersKey))
+      return;
     const partition = partitionKey(fact.type, features.numbersKey);
     const words = perPartition(this.byWord, partition);
     for (const word of features.words) if (wanted.has(word)) post(words, word, fact);

@@ -46,8 +46,9 @@ export interface FactFeatures {
   /** Number of distinct words in `words`. */
   readonly distinctWords: number;
   /**
-   * The numbers and links of the fact, sorted and joined: two facts with different keys never name the same
-   * numbers and links, so no pure-code rule joins them and the indexes keep them apart (see `fact-index.ts`).
+   * The digits the fact holds, in numbers and links, sorted and joined: two facts with different keys never
+   * name the same numbers and links, so no pure-code rule joins them and the indexes keep them apart (see
+   * `fact-index.ts`).
    */
   readonly numbersKey: string;
 }
@@ -106,19 +107,26 @@ function fold(word: string): string {
  */
 const NUMBERS_SCAN_MAX_CHARS = 100_000;
 
-/** The numbers and links of texts as {@link namesAndNumbers} finds them, sorted and joined in one key. */
+const NON_ASCII = /[^\p{ASCII}]/u;
+const HAS_NUMBER = /\p{N}/u;
+const DIGIT_RUN = /\p{N}+/gu;
+
+/**
+ * The digit runs of texts (after NFKC, as {@link namesAndNumbers} reads them), distinct, sorted and joined.
+ * Every digit is in a number or in a link, and folding a number keeps its digits, so two facts with the same
+ * numbers and links always have the same key; the index only needs that. It runs on every fact of a
+ * reconcile, so it stays one native scan: plain ASCII text (NFKC leaves it as it is) is not normalised, and
+ * text without a digit is not scanned.
+ */
 function numbersAndLinksKey(texts: readonly string[]): string {
   if (texts.reduce((chars, text) => chars + text.length, 0) > NUMBERS_SCAN_MAX_CHARS) return '\u0003too long';
-  const numbers = new Set<string>();
-  const links = new Set<string>();
+  const runs = new Set<string>();
   for (const text of texts) {
-    const withoutLinks = text.normalize('NFKC').replace(LINK, (link) => {
-      links.add(link.replace(TRAILING_PUNCTUATION, '').toLowerCase());
-      return ' ';
-    });
-    for (const [word] of withoutLinks.matchAll(WORD)) if (HAS_DIGIT.test(word)) numbers.add(fold(word));
+    if (!HAS_NUMBER.test(text)) continue;
+    const normalized = NON_ASCII.test(text) ? text.normalize('NFKC') : text;
+    for (const [run] of normalized.matchAll(DIGIT_RUN)) runs.add(run);
   }
-  return `${[...numbers].sort().join(' ')}\u0001${[...links].sort().join(' ')}`;
+  return [...runs].sort().join(' ');
 }
 
 function namesAndNumbers(texts: readonly string[]): {

@@ -176,12 +176,14 @@ class FactSet {
   ) {
     const words = new Set<string>();
     const keys = new Set<string>();
+    const numbersKeys = new Set<string>();
     for (const candidate of candidates) {
       const features = featuresOf(candidate);
       keys.add(features.key);
+      numbersKeys.add(features.numbersKey);
       for (const word of features.words) words.add(word);
     }
-    this.index = new FactIndex((id) => this.facts.get(id), { words, keys });
+    this.index = new FactIndex((id) => this.facts.get(id), { words, keys, numbersKeys });
     for (const fact of existing) {
       this.facts.set(fact.id, fact);
       this.index.add(fact);
