@@ -16,8 +16,7 @@
  */
 import { splitBatch, stripControlCharacters, type Batch } from '../digest/index.js';
 import type { Fact } from '../memory/types.js';
-import { ModelError, ModelErrorKind } from '../errors.js';
-import { AnswerTooLargeError, OutputLimitError } from '../model/index.js';
+import { OutputLimitError } from '../model/index.js';
 import { hookOf, rankFacts } from '../memory/index.js';
 import { addUsage, emptyUsage, type ModelProvider, type TokenUsage } from '../model/types.js';
 import { estimateTokens } from '../digest/estimate-tokens.js';
@@ -27,14 +26,15 @@ import {
   EXTRACTION_SCHEMA_NAME,
   ExtractionAnswer,
   ExtractionOutput,
-  factChars,
-  parseExtractedFact,
   type ExtractedFact,
   type IndexEntry,
 } from './extraction.js';
 import type { Gathered } from './gather.js';
 import type { FactDropReason, RunProgress, WaitReason } from '../core/run.js';
 import { createMemoryList, type MemoryListFact } from './memory-list.js';
+import { createAnswerReader, droppedAnswer, type AnswerLimits } from './answer-reader.js';
+
+export type { AnswerLimits } from './answer-reader.js';
 
 /**
  * Most active facts the selector considers (in ranking order), so a memory of 100,000 facts does not cost a
@@ -62,18 +62,6 @@ export interface Extracted {
   readonly factsDropped: Readonly<Partial<Record<FactDropReason, number>>>;
 }
 
-/** The limits an answer is read within (`limits.*` of the config). */
-export interface AnswerLimits {
-  /** Longest fact kept, characters of title, body, why and how to apply (`limits.maxFactChars`). */
-  readonly maxFactChars: number;
-  /** Facts read of one answer; the rest are dropped unread (`limits.maxFactsPerAnswer`). */
-  readonly maxFactsPerAnswer: number;
-  /** Most facts kept per session over the run (`limits.maxFactsPerSession`). */
-  readonly maxFactsPerSession: number;
-  /** Longest answer text read, characters (`limits.maxAnswerChars`). */
-  readonly maxAnswerChars: number;
-}
-
 type WaitingMap = Map<string, { reason: WaitReason; detail: string }>;
 
 /**
@@ -97,23 +85,6 @@ function markUnsent(
     if (known === undefined || first < known) firstUnsent.set(segment.sessionId, first);
     if (!waiting.has(segment.sessionId)) waiting.set(segment.sessionId, { reason, detail });
   }
-}
-
-/** An answer the run drops, with why its sessions wait; undefined for an error that fails the run. */
-function droppedAnswer(error: unknown): { reason: WaitReason; detail: string } | undefined {
-  if (error instanceof AnswerTooLargeError) {
-    return {
-      reason: 'answer-dropped',
-      detail: `the answer was ${error.answerChars.toLocaleString('en')} characters, over limits.maxAnswerChars (${error.maxAnswerChars.toLocaleString('en')}); it was dropped unread and the session waits for the next run`,
-    };
-  }
-  if (error instanceof ModelError && error.details.kind === ModelErrorKind.refusal) {
-    return {
-      reason: 'refusal',
-      detail: `${error.message}; the session waits for the next run`,
-    };
-  }
-  return undefined;
 }
 
 function withoutControlCharacters(text: string | null): string | null {
@@ -228,16 +199,11 @@ export async function extractFacts(
   const notes: string[] = [];
   const problems: { sessionId: string; reason: string }[] = [];
   const waiting: WaitingMap = new Map();
-  const factsDropped: Partial<Record<FactDropReason, number>> = {};
-  const drop = (reason: FactDropReason, count = 1): void => {
-    factsDropped[reason] = (factsDropped[reason] ?? 0) + count;
-  };
-  const factsPerSession = new Map<string, number>();
+  const reader = createAnswerReader(options.limits);
   /** Sessions with at least one part answered. */
   const answered = new Set<string>();
   const unsent = { firstUnsent, waiting, answered };
   let droppedAnswers = 0;
-  const { limits } = options;
   const maxCalls = options.maxCalls ?? Number.POSITIVE_INFINITY;
   let usage = emptyUsage();
   let calls = 0;
@@ -285,7 +251,7 @@ export async function extractFacts(
         schema: ExtractionAnswer,
         wireSchema: ExtractionOutput,
         schemaName: EXTRACTION_SCHEMA_NAME,
-        maxAnswerChars: limits.maxAnswerChars,
+        maxAnswerChars: options.limits.maxAnswerChars,
         maxOutputTokens: options.maxOutputTokens,
         ...(options.signal !== undefined ? { signal: options.signal } : {}),
       });
@@ -322,29 +288,9 @@ export async function extractFacts(
     usage = addUsage(usage, result.usage);
     const callCost = options.costOf?.(result.usage);
     costUsd = costUsd === undefined || callCost === undefined ? undefined : costUsd + callCost;
-    const facts = result.value.facts;
-    // Only the first maxFactsPerAnswer items are read at all: 200,000 facts cost a count, not 200,000 parses.
-    if (facts.length > limits.maxFactsPerAnswer)
-      drop('answer-fact-limit', facts.length - limits.maxFactsPerAnswer);
-    for (const item of facts.slice(0, limits.maxFactsPerAnswer)) {
-      const fact = parseExtractedFact(item);
-      if (fact === undefined) {
-        drop('schema');
-        continue;
-      }
-      if (factChars(fact) > limits.maxFactChars) {
-        drop('fact-too-large');
-        continue;
-      }
-      const candidate = anchorCandidate(fact, batch.sessionIds, gathered.sessionDates);
-      if (
-        candidate.sources.some((source) => (factsPerSession.get(source) ?? 0) >= limits.maxFactsPerSession)
-      ) {
-        drop('session-fact-limit');
-        continue;
-      }
-      for (const source of candidate.sources)
-        factsPerSession.set(source, (factsPerSession.get(source) ?? 0) + 1);
+    const anchor = (fact: ExtractedFact): ExtractedFact =>
+      anchorCandidate(fact, batch.sessionIds, gathered.sessionDates);
+    for (const candidate of reader.read(result.value.facts, anchor)) {
       runEntries.push({
         id: runFactId(candidates.length),
         type: candidate.type,
@@ -354,13 +300,7 @@ export async function extractFacts(
       candidates.push(candidate);
     }
   }
-  const droppedFacts = Object.values(factsDropped).reduce((sum, count) => sum + count, 0);
-  if (droppedFacts > 0) {
-    const reasons = Object.entries(factsDropped)
-      .map(([reason, count]) => `${count} ${reason}`)
-      .join(', ');
-    notes.push(`${droppedFacts} fact(s) of the answers were dropped (${reasons}); the rest were kept`);
-  }
+  notes.push(...reader.notes());
   if (droppedAnswers > 0) {
     notes.push(
       `${droppedAnswers} answer(s) were dropped (refused or too large); their sessions wait for the next run`,
@@ -382,6 +322,6 @@ export async function extractFacts(
     notes,
     problems,
     waiting,
-    factsDropped,
+    factsDropped: reader.factsDropped,
   };
 }
