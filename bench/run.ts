@@ -4,7 +4,7 @@
  * `bench/results.md` and `bench/results.json`. `--quick` runs small sizes (CI: under a minute) and writes
  * `bench/results-quick.*` instead, so a CI run never overwrites the committed full results. `--only <step>`
  * (repeatable: scheduler-tick, digest-throughput, consolidation, request-bytes, run-overhead, peak-memory,
- * peak-memory-real, index-build, topic-render, queue-throughput, chat, reconcile, agent-import) runs only those steps and prints their table without writing any file, so a partial run
+ * peak-memory-real, index-build, topic-render, queue-throughput, chat, reconcile, new-facts, agent-import) runs only those steps and prints their table without writing any file, so a partial run
  * never replaces the committed results.
  */
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { measureIndexBuild } from './figures/index-build.js';
 import { measurePeakMemory } from './figures/peak-memory.js';
 import { measureRealPeakMemory } from './figures/peak-memory-real.js';
 import { measureQueueThroughput } from './figures/queue-throughput.js';
+import { measureNewFacts } from './figures/new-facts.js';
 import { measureReconcile } from './figures/reconcile.js';
 import { measureSchedulerTick } from './figures/scheduler-tick.js';
 import { measureTopicRender } from './figures/topic-render.js';
@@ -39,6 +40,7 @@ const STEP_KEYS = [
   'queue-throughput',
   'chat',
   'reconcile',
+  'new-facts',
   'agent-import',
 ] as const;
 type StepKey = (typeof STEP_KEYS)[number];
@@ -146,7 +148,8 @@ async function main(): Promise<void> {
   );
   await step('chat', '9. dreamd chat: input per call, summariser characters', () => measureChatFigures(log));
   await step('reconcile', '9. reconcile', () => measureReconcile(10_000, 50, SIZES.indexRounds));
-  await step('agent-import', "10. the agent kit's import against the Anthropic SDK's", () =>
+  await step('new-facts', '10. one run learning 10,000 new facts', () => measureNewFacts(quick ? 1 : 3, log));
+  await step('agent-import', "11. the agent kit's import against the Anthropic SDK's", () =>
     measureAgentImport(SIZES.importRounds, log),
   );
 

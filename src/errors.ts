@@ -101,6 +101,10 @@ export const ModelErrorKind = {
   missingCredentials: 'missing-credentials',
   /** The answer stopped at the output limit (max_tokens / finish_reason length). Never retried as is. */
   outputLimit: 'output-limit',
+  /** The model declined to answer (Anthropic stop_reason `refusal`, OpenAI `message.refusal`). Retried. */
+  refusal: 'refusal',
+  /** The answer's text is longer than the caller accepts (`limits.maxAnswerChars`). Never retried. */
+  answerTooLarge: 'answer-too-large',
 } as const;
 export type ModelErrorKind = (typeof ModelErrorKind)[keyof typeof ModelErrorKind];
 

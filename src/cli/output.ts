@@ -24,7 +24,11 @@ export function processIo(): CliIo {
 }
 
 /** Exit codes of every command: 0 success, 1 failure, 2 bad usage or config. */
-export const ExitCode = { ok: 0, failure: 1, usage: 2 } as const;
+/**
+ * 0 done; 1 failed; 2 bad usage or config; 3 ran, but sessions that were due wait (a lost lock, the output
+ * limit, a refusal, a dropped answer, a budget): the output names them and why.
+ */
+export const ExitCode = { ok: 0, failure: 1, usage: 2, incomplete: 3 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
 /** Thrown by a command to end with a given exit code after it has printed its own report. */

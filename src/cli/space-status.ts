@@ -4,6 +4,8 @@
  * `queueCounts`; without it the `queue` field is absent.
  */
 import type { Config, Space } from '../config/schema.js';
+import { describeBudgetWait, spaceBudget } from '../cost/index.js';
+import type { WaitingSession } from '../core/run.js';
 import { inspectSpaceDetailed } from '../consolidation/inspect.js';
 import { evaluateGates } from '../core/gates.js';
 import { errorMessage } from '../errors.js';
@@ -12,6 +14,7 @@ import {
   memoryHealth,
   memoryWriteProblem,
   readLedger,
+  readWaitingSessions,
   recoverSpace,
   sessionsInProgress,
 } from '../memory/index.js';
@@ -78,6 +81,13 @@ export interface SpaceStatus {
   readonly recovery: string | null;
   /** Sessions bigger than one run, consolidated part by part: `session X part 2 of ~5 (…)`. */
   readonly inProgress: readonly string[];
+  /**
+   * Sessions that were due and wait, with why: those the last run left (`.dreamd/waiting.json`: cut by the
+   * call budget, an answer dropped or refused, the output limit) that no run has consolidated since, and,
+   * while the monthly budget is spent, every settled new session. A run that lost its lock leaves no list:
+   * `dreamd consolidate` and the metrics report it.
+   */
+  readonly waiting: readonly WaitingSession[];
   /** Present when a daemon's queue was asked. */
   readonly queue?: QueueCounts;
 }
@@ -121,8 +131,16 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
   const gates = evaluateGates({ inspection, gates: options.config.gates, now: now(), force: false });
   let lastRun: SpaceStatus['lastRun'] = null;
   let error = inspection.error ?? null;
+  const ledger = await readLedger(space.memoryDir).catch(() => undefined);
+  let waiting: WaitingSession[] = [];
   try {
-    const latest = (await listRuns(space.memoryDir)).at(-1);
+    const runs = await listRuns(space.memoryDir);
+    const latest = runs.at(-1);
+    // What the last run left waiting, still waiting: not in the ledger since, or only in part.
+    waiting = ((await readWaitingSessions(space.memoryDir))?.sessions ?? []).filter((entry) => {
+      const known = ledger?.sessions[entry.sessionId];
+      return known === undefined || known.progress !== undefined;
+    });
     if (latest !== undefined) {
       lastRun = {
         runId: latest.runId,
@@ -133,6 +151,18 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
     }
   } catch (caught) {
     error ??= `run history of ${space.memoryDir} cannot be read: ${errorMessage(caught)}`;
+  }
+  const budget = await spaceBudget(space.memoryDir, options.config.limits.monthlyBudgetUsd, now()).catch(
+    () => undefined,
+  );
+  if (budget !== undefined && budget.waiting !== null && scan !== undefined) {
+    const detail = describeBudgetWait(budget.waiting);
+    const listed = new Set(waiting.map((entry) => entry.sessionId));
+    for (const entry of scan.entries) {
+      const sessionId = entry.sessionId ?? entry.file;
+      if (entry.status === 'settled' && !listed.has(sessionId))
+        waiting.push({ sessionId, reason: 'monthly-budget', detail });
+    }
   }
   const memory = await memoryHealth(space.memoryDir).then(
     (health) => health.problems,
@@ -159,7 +189,8 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
     error,
     storage: storage ?? null,
     recovery,
-    inProgress: await readLedger(space.memoryDir).then(sessionsInProgress, () => []),
+    inProgress: ledger === undefined ? [] : sessionsInProgress(ledger),
+    waiting,
   };
   return options.queueCounts !== undefined
     ? { ...status, queue: await options.queueCounts(space.id) }

@@ -128,6 +128,25 @@ export const LimitsConfig = z.strictObject({
   memoryTokensPerCall: z.int().min(0).default(4_000),
   /** Most model calls one run may make; the rest of the sessions wait for the next run. */
   maxCallsPerRun: z.int().positive().default(20),
+  /**
+   * Longest fact kept, in characters of title, body, why and how-to-apply together (default 4,000: a fact is
+   * one to three sentences; at most 100,000, far under the 4 MiB a topic file may reach). A longer fact is
+   * dropped and counted in the run record (`factsDropped['fact-too-large']`).
+   */
+  maxFactChars: z.int().positive().max(100_000).default(4_000),
+  /** Most facts kept of one model answer (default 100); the rest are dropped and counted. */
+  maxFactsPerAnswer: z.int().positive().max(10_000).default(100),
+  /**
+   * Most facts kept per session in one run, over all the calls that carried it (default 200); the rest are
+   * dropped and counted.
+   */
+  maxFactsPerSession: z.int().positive().max(100_000).default(200),
+  /**
+   * Longest answer text accepted from the model, in characters (default 1,000,000, far above what
+   * `model.maxOutputTokens` allows a well-behaved model). A longer answer is dropped unread, and the sessions
+   * of its call wait for the next run.
+   */
+  maxAnswerChars: z.int().positive().default(1_000_000),
   /** Characters kept of one tool result in the digest. */
   toolResultChars: z.int().min(0).default(200),
   /**

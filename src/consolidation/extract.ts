@@ -8,6 +8,11 @@
  * (OutputLimitError) is never resent as is: the batch is split in two (`splitBatch`) and the halves go next,
  * in its place. What was not sent (budget spent, or a single line whose answer cannot fit) is reported per
  * session as the first message not sent, so the run consolidates what was sent and the rest waits.
+ *
+ * An answer is data from outside, read within limits (`limits.*`, see {@link AnswerLimits}): an answer longer
+ * than `maxAnswerChars` or refused on every attempt is dropped and the sessions of its batch wait, like an
+ * unsent batch, with the reason; of an answer read, each fact is checked on its own (schema, size, how many per
+ * answer and per session) and one that fails is dropped and counted, the rest kept.
  */
 import { splitBatch, stripControlCharacters, type Batch } from '../digest/index.js';
 import type { Fact } from '../memory/types.js';
@@ -19,13 +24,17 @@ import {
   buildExtractionParts,
   EXTRACTION_INSTRUCTIONS,
   EXTRACTION_SCHEMA_NAME,
+  ExtractionAnswer,
   ExtractionOutput,
   type ExtractedFact,
   type IndexEntry,
 } from './extraction.js';
 import type { Gathered } from './gather.js';
-import type { RunProgress } from '../core/run.js';
+import type { FactDropReason, RunProgress, WaitReason } from '../core/run.js';
 import { createMemoryList, type MemoryListFact } from './memory-list.js';
+import { createAnswerReader, droppedAnswer, type AnswerLimits } from './answer-reader.js';
+
+export type { AnswerLimits } from './answer-reader.js';
 
 /**
  * Most active facts the selector considers (in ranking order), so a memory of 100,000 facts does not cost a
@@ -47,15 +56,34 @@ export interface Extracted {
   readonly notes: readonly string[];
   /** Problems to report with the session's file (an answer that cannot fit even for one line). */
   readonly problems: readonly { readonly sessionId: string; readonly reason: string }[];
+  /** Why each session of `firstUnsent` waits (the first reason it met). */
+  readonly waiting: ReadonlyMap<string, { readonly reason: WaitReason; readonly detail: string }>;
+  /** Facts of the answers dropped before reconcile, by reason. */
+  readonly factsDropped: Readonly<Partial<Record<FactDropReason, number>>>;
 }
 
-/** First message of each session in a batch that was not sent, merged into `firstUnsent` (lowest wins). */
-function markUnsent(batch: Batch, firstUnsent: Map<string, number>): void {
+type WaitingMap = Map<string, { reason: WaitReason; detail: string }>;
+
+/**
+ * First message of each session in a batch that was not sent, merged into `firstUnsent` (lowest wins), and
+ * why it waits (the first reason a session meets stays: its later parts wait because of it). A session none
+ * of whose parts was answered waits whole (0), even when its first digest line is a later message (the
+ * messages before it were noise): it is not consolidated in part up to there.
+ */
+function markUnsent(
+  batch: Batch,
+  state: { firstUnsent: Map<string, number>; waiting: WaitingMap; answered: ReadonlySet<string> },
+  reason: WaitReason,
+  detail: string,
+): void {
+  const { firstUnsent, waiting, answered } = state;
   for (const segment of batch.segments) {
-    const first = segment.lines[0]?.message;
-    if (first === undefined) continue;
+    const line = segment.lines[0]?.message;
+    if (line === undefined) continue;
+    const first = answered.has(segment.sessionId) ? line : 0;
     const known = firstUnsent.get(segment.sessionId);
     if (known === undefined || first < known) firstUnsent.set(segment.sessionId, first);
+    if (!waiting.has(segment.sessionId)) waiting.set(segment.sessionId, { reason, detail });
   }
 }
 
@@ -160,6 +188,8 @@ export async function extractFacts(
     costOf?: ((usage: TokenUsage) => number | undefined) | undefined;
     /** Most calls this run may make (`limits.maxCallsPerRun`). Default: no limit. */
     maxCalls?: number;
+    /** The limits each answer is read within. */
+    limits: AnswerLimits;
     signal?: AbortSignal | undefined;
     onProgress: (progress: RunProgress) => void;
   },
@@ -168,6 +198,12 @@ export async function extractFacts(
   const firstUnsent = new Map<string, number>();
   const notes: string[] = [];
   const problems: { sessionId: string; reason: string }[] = [];
+  const waiting: WaitingMap = new Map();
+  const reader = createAnswerReader(options.limits);
+  /** Sessions with at least one part answered. */
+  const answered = new Set<string>();
+  const unsent = { firstUnsent, waiting, answered };
+  let droppedAnswers = 0;
   const maxCalls = options.maxCalls ?? Number.POSITIVE_INFINITY;
   let usage = emptyUsage();
   let calls = 0;
@@ -190,7 +226,12 @@ export async function extractFacts(
   while (queue.length > 0) {
     const batch = queue.shift() as Batch;
     if (calls >= maxCalls || blocked(batch)) {
-      markUnsent(batch, firstUnsent);
+      markUnsent(
+        batch,
+        unsent,
+        'call-budget',
+        `the run made its limits.maxCallsPerRun (${maxCalls}) calls; the session continues in the next run`,
+      );
       continue;
     }
     options.onProgress({ phase: 'extract', done: calls, total: calls + queue.length + 1 });
@@ -207,16 +248,29 @@ export async function extractFacts(
         system: EXTRACTION_INSTRUCTIONS,
         prompt: parts.prompt,
         promptPrefix: parts.prefix,
-        schema: ExtractionOutput,
+        schema: ExtractionAnswer,
+        wireSchema: ExtractionOutput,
         schemaName: EXTRACTION_SCHEMA_NAME,
+        maxAnswerChars: options.limits.maxAnswerChars,
         maxOutputTokens: options.maxOutputTokens,
         ...(options.signal !== undefined ? { signal: options.signal } : {}),
       });
     } catch (error) {
+      const dropped = droppedAnswer(error);
+      if (dropped !== undefined) {
+        droppedAnswers += 1;
+        markUnsent(batch, unsent, dropped.reason, dropped.detail);
+        continue;
+      }
       if (!(error instanceof OutputLimitError)) throw error;
       const halves = splitBatch(batch);
       if (halves === undefined) {
-        markUnsent(batch, firstUnsent);
+        markUnsent(
+          batch,
+          unsent,
+          'output-limit',
+          `the answer for one message passes the output limit of ${options.maxOutputTokens} tokens even alone; raise model.maxOutputTokens`,
+        );
         for (const sessionId of batch.sessionIds) {
           problems.push({
             sessionId,
@@ -229,19 +283,28 @@ export async function extractFacts(
       queue.unshift(...halves);
       continue;
     }
+    for (const sessionId of batch.sessionIds) answered.add(sessionId);
     retries += result.attempts - 1;
     usage = addUsage(usage, result.usage);
     const callCost = options.costOf?.(result.usage);
     costUsd = costUsd === undefined || callCost === undefined ? undefined : costUsd + callCost;
-    for (const candidate of result.value.facts) {
+    const anchor = (fact: ExtractedFact): ExtractedFact =>
+      anchorCandidate(fact, batch.sessionIds, gathered.sessionDates);
+    for (const candidate of reader.read(result.value.facts, anchor)) {
       runEntries.push({
         id: runFactId(candidates.length),
         type: candidate.type,
         title: candidate.title,
         hook: candidate.body,
       });
-      candidates.push(anchorCandidate(candidate, batch.sessionIds, gathered.sessionDates));
+      candidates.push(candidate);
     }
+  }
+  notes.push(...reader.notes());
+  if (droppedAnswers > 0) {
+    notes.push(
+      `${droppedAnswers} answer(s) were dropped (refused or too large); their sessions wait for the next run`,
+    );
   }
   if (splits > 0) {
     notes.push(
@@ -258,5 +321,7 @@ export async function extractFacts(
     firstUnsent,
     notes,
     problems,
+    waiting,
+    factsDropped: reader.factsDropped,
   };
 }

@@ -74,6 +74,25 @@ export const ExtractionOutput = z.object({
 export type ExtractionOutput = z.infer<typeof ExtractionOutput>;
 
 /**
+ * What an answer must be to be read at all: an object with a `facts` array. The model is sent the strict
+ * {@link ExtractionOutput} as its JSON schema; the answer is validated with this one, and each fact then on
+ * its own ({@link parseExtractedFact}), so one fact of an unknown type costs that fact, not the answer.
+ */
+export const ExtractionAnswer = z.object({ facts: z.array(z.unknown()) });
+export type ExtractionAnswer = z.infer<typeof ExtractionAnswer>;
+
+/** One fact of an answer, checked with the strict fact schema; undefined when it does not match. */
+export function parseExtractedFact(value: unknown): ExtractedFact | undefined {
+  const result = ExtractedFactSchema.safeParse(value);
+  return result.success ? result.data : undefined;
+}
+
+/** Characters of a fact's text: title, body, why and how to apply together (`limits.maxFactChars`). */
+export function factChars(fact: ExtractedFact): number {
+  return fact.title.length + fact.body.length + (fact.why?.length ?? 0) + (fact.howToApply?.length ?? 0);
+}
+
+/**
  * The fixed system prompt of an extraction call. It holds no variable content (no date, no ids, no
  * transcript) so providers can cache it across calls and runs.
  */

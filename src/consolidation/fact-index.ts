@@ -23,26 +23,42 @@ function post(postings: Postings, key: string, fact: Fact): void {
   else if (facts[facts.length - 1] !== fact) facts.push(fact);
 }
 
-function perType(map: Map<FactType, Postings>, type: FactType): Postings {
-  let postings = map.get(type);
-  if (postings === undefined) map.set(type, (postings = new Map<string, Fact[]>()));
+/**
+ * Word postings are kept per type and per numbers-and-links key (`FactFeatures.numbersKey`): near duplicates
+ * and same-subject matches need the same type and the same numbers and links, so facts that differ there are
+ * never read. Without it, thousands of facts that share their common words ("Release 1 …", "Release 2 …")
+ * would each read the others: quadratic.
+ */
+function partitionKey(type: FactType, numbersKey: string): string {
+  return `${type}\u0002${numbersKey}`;
+}
+
+function perPartition(map: Map<string, Postings>, key: string): Postings {
+  let postings = map.get(key);
+  if (postings === undefined) map.set(key, (postings = new Map<string, Fact[]>()));
   return postings;
 }
 
 export class FactIndex {
   private readonly byKey: Postings = new Map();
-  private readonly byWord = new Map<FactType, Postings>();
-  private readonly byTitleWord = new Map<FactType, Postings>();
+  private readonly byWord = new Map<string, Postings>();
+  private readonly byTitleWord = new Map<string, Postings>();
   private readonly bySuperseder: Postings = new Map();
 
   /**
    * @param current the fact now stored under an id: postings of older versions are skipped.
-   * @param lookedUp the words and body keys of the candidates of this reconcile: lookups only ever ask for
-   *   those, so a fact is listed under them alone (most words of most facts are never asked for).
+   * @param lookedUp the words, body keys and numbers keys of the candidates of this reconcile: lookups only
+   *   ever ask for those, so a fact is listed under them alone (most words of most facts are never asked for,
+   *   and a fact whose numbers no candidate holds is never compared by words at all). `numbersKeys` absent:
+   *   every numbers key may be asked for.
    */
   constructor(
     private readonly current: (id: string) => Fact | undefined,
-    private readonly lookedUp: { readonly words: ReadonlySet<string>; readonly keys: ReadonlySet<string> },
+    private readonly lookedUp: {
+      readonly words: ReadonlySet<string>;
+      readonly keys: ReadonlySet<string>;
+      readonly numbersKeys?: ReadonlySet<string>;
+    },
   ) {}
 
   /** Lists a fact (a new one, or the new version of one) under its keys. */
@@ -54,9 +70,12 @@ export class FactIndex {
     const features = featuresOf(fact);
     const { words: wanted, keys } = this.lookedUp;
     if (keys.has(features.key)) post(this.byKey, features.key, fact);
-    const words = perType(this.byWord, fact.type);
+    if (this.lookedUp.numbersKeys !== undefined && !this.lookedUp.numbersKeys.has(features.numbersKey))
+      return;
+    const partition = partitionKey(fact.type, features.numbersKey);
+    const words = perPartition(this.byWord, partition);
     for (const word of features.words) if (wanted.has(word)) post(words, word, fact);
-    const titleWords = perType(this.byTitleWord, fact.type);
+    const titleWords = perPartition(this.byTitleWord, partition);
     for (const word of features.titleWords) if (wanted.has(word)) post(titleWords, word, fact);
   }
 
@@ -66,14 +85,20 @@ export class FactIndex {
   }
 
   /**
-   * Active facts of `type` that may hold at least `fraction` (0..1] of the distinct `words`, by content words
+   * Active facts of `type` with the numbers and links of `numbersKey` that may hold at least `fraction` (0..1] of the distinct `words`, by content words
    * (`on: 'words'`) or title words (`on: 'title'`). Prefix filtering: a fact holding that share misses at most
    * `n − ⌈fraction·n⌉` of them, so it holds one of any `n − ⌈fraction·n⌉ + 1`; only the posting lists of that
    * many of the rarest words are read, never those of the words most facts share. A superset: the caller
    * scores each fact returned.
    */
-  mayShare(type: FactType, on: 'words' | 'title', words: readonly string[], fraction: number): Set<Fact> {
-    const postings = (on === 'words' ? this.byWord : this.byTitleWord).get(type);
+  mayShare(
+    type: FactType,
+    numbersKey: string,
+    on: 'words' | 'title',
+    words: readonly string[],
+    fraction: number,
+  ): Set<Fact> {
+    const postings = (on === 'words' ? this.byWord : this.byTitleWord).get(partitionKey(type, numbersKey));
     const found = new Set<Fact>();
     if (postings === undefined) return found;
     const distinct = [...new Set(words)];

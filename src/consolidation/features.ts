@@ -45,6 +45,12 @@ export interface FactFeatures {
   readonly titleWords: readonly string[];
   /** Number of distinct words in `words`. */
   readonly distinctWords: number;
+  /**
+   * The digits the fact holds, in numbers and links, sorted and joined: two facts with different keys never
+   * name the same numbers and links, so no pure-code rule joins them and the indexes keep them apart (see
+   * `fact-index.ts`).
+   */
+  readonly numbersKey: string;
 }
 
 /** What a comparison needs: computed only for the facts a candidate is compared with. */
@@ -93,6 +99,36 @@ function fold(word: string): string {
   );
 }
 
+/**
+ * Longest text whose numbers and links are read for the index, characters: a candidate is at most
+ * `limits.maxFactChars` (100,000 at most), so only a fact written by hand can be longer. Such a fact gets a
+ * partition of its own (see {@link numbersAndLinksKey}): it is found by its exact body or by `replaces`, never
+ * by similarity, and its megabytes are never scanned with the link pattern (which overflows the stack there).
+ */
+const NUMBERS_SCAN_MAX_CHARS = 100_000;
+
+const NON_ASCII = /[^\p{ASCII}]/u;
+const HAS_NUMBER = /\p{N}/u;
+const DIGIT_RUN = /\p{N}+/gu;
+
+/**
+ * The digit runs of texts (after NFKC, as {@link namesAndNumbers} reads them), distinct, sorted and joined.
+ * Every digit is in a number or in a link, and folding a number keeps its digits, so two facts with the same
+ * numbers and links always have the same key; the index only needs that. It runs on every fact of a
+ * reconcile, so it stays one native scan: plain ASCII text (NFKC leaves it as it is) is not normalised, and
+ * text without a digit is not scanned.
+ */
+function numbersAndLinksKey(texts: readonly string[]): string {
+  if (texts.reduce((chars, text) => chars + text.length, 0) > NUMBERS_SCAN_MAX_CHARS) return '\u0003too long';
+  const runs = new Set<string>();
+  for (const text of texts) {
+    if (!HAS_NUMBER.test(text)) continue;
+    const normalized = NON_ASCII.test(text) ? text.normalize('NFKC') : text;
+    for (const [run] of normalized.matchAll(DIGIT_RUN)) runs.add(run);
+  }
+  return [...runs].sort().join(' ');
+}
+
 function namesAndNumbers(texts: readonly string[]): {
   names: Set<string>;
   lowerWords: Set<string>;
@@ -136,13 +172,14 @@ const FEATURES_BY_TEXT_KEPT = 50_000;
 export function featuresOf(text: FactText): FactFeatures {
   let features = featureCache.get(text);
   if (features !== undefined) return features;
-  const textKey = `${text.title}\u0000${text.body}`;
+  const textKey = `${text.title}\u0000${text.body}\u0000${text.why ?? ''}\u0000${text.howToApply ?? ''}`;
   features = featuresByText.get(textKey);
   if (features === undefined) {
     const key = normalizeText(text.body);
     const titleWords = contentWords(text.title);
     const words = [...titleWords, ...contentWordsOfNormalized(key)];
-    features = { key, words, titleWords, distinctWords: distinctCount(words) };
+    const numbersKey = numbersAndLinksKey([text.title, text.body, text.why ?? '', text.howToApply ?? '']);
+    features = { key, words, titleWords, distinctWords: distinctCount(words), numbersKey };
     if (featuresByText.size >= FEATURES_BY_TEXT_KEPT) featuresByText.clear();
     featuresByText.set(textKey, features);
   }

@@ -176,12 +176,14 @@ class FactSet {
   ) {
     const words = new Set<string>();
     const keys = new Set<string>();
+    const numbersKeys = new Set<string>();
     for (const candidate of candidates) {
       const features = featuresOf(candidate);
       keys.add(features.key);
+      numbersKeys.add(features.numbersKey);
       for (const word of features.words) words.add(word);
     }
-    this.index = new FactIndex((id) => this.facts.get(id), { words, keys });
+    this.index = new FactIndex((id) => this.facts.get(id), { words, keys, numbersKeys });
     for (const fact of existing) {
       this.facts.set(fact.id, fact);
       this.index.add(fact);
@@ -225,7 +227,13 @@ class FactSet {
     const found: Fact[] = [];
     const scores = new Map<Fact, number>();
     const own = detailsOf(candidate).words;
-    for (const fact of this.index.mayShare(candidate.type, 'words', features.words, NEAR_WORDS_BOUND)) {
+    for (const fact of this.index.mayShare(
+      candidate.type,
+      features.numbersKey,
+      'words',
+      features.words,
+      NEAR_WORDS_BOUND,
+    )) {
       const other = featuresOf(fact);
       const shared = sharedCount(other.words, own);
       const words = shared / (own.size + other.distinctWords - shared);
@@ -247,7 +255,13 @@ class FactSet {
     const found: Fact[] = [];
     const scores = new Map<Fact, number>();
     // A title scoring SAME_SUBJECT_THRESHOLD (0.8) shares at least two thirds of the candidate's title words.
-    for (const fact of this.index.mayShare(candidate.type, 'title', features.titleWords, 2 / 3)) {
+    for (const fact of this.index.mayShare(
+      candidate.type,
+      features.numbersKey,
+      'title',
+      features.titleWords,
+      2 / 3,
+    )) {
       const other = featuresOf(fact);
       const score = sequenceSimilarity(features.titleWords, other.titleWords);
       if (score < SAME_SUBJECT_THRESHOLD || !sameNamesAndNumbers(candidate, fact)) continue;

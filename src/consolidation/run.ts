@@ -27,6 +27,7 @@ import {
   nextLedgerContent,
   readForgotten,
   readLedger,
+  recordWaitingSessions,
   recoverMemory,
   type CommitStep,
   type HeartbeatTimer,
@@ -38,7 +39,15 @@ import { countByStatus, scanSessions } from '../transcripts/index.js';
 import { extractFacts, promptIndex } from './extract.js';
 import { gatherSessions, settleProgress } from './gather.js';
 import { planWrite } from './plan-write.js';
-import type { ConsolidateFunction, RunOptions, RunProgress, RunRequest, RunSummary } from '../core/run.js';
+import type {
+  ConsolidateFunction,
+  RunOptions,
+  RunProgress,
+  RunRequest,
+  RunSummary,
+  WaitingSession,
+  WaitReason,
+} from '../core/run.js';
 
 export { PROMPT_INDEX_FACTS } from './extract.js';
 
@@ -83,6 +92,21 @@ function summary(fields: Partial<RunSummary> & Pick<RunSummary, 'runId' | 'space
   };
 }
 
+/** One note per reason: how many sessions wait for it and which (the first few), for the summary's notes. */
+export function describeWaiting(unconsolidated: readonly WaitingSession[]): string[] {
+  const byReason = new Map<WaitReason, string[]>();
+  for (const entry of unconsolidated) {
+    const ids = byReason.get(entry.reason) ?? [];
+    ids.push(entry.sessionId);
+    byReason.set(entry.reason, ids);
+  }
+  return [...byReason].map(([reason, ids]) => {
+    const shown = ids.slice(0, 5).join(', ');
+    const more = ids.length > 5 ? ` and ${ids.length - 5} more` : '';
+    return `${ids.length} session(s) wait for the next run (${reason}): ${shown}${more}`;
+  });
+}
+
 /** Creates the function the CLI and the workers call to consolidate one space. */
 export function createConsolidator(options: ConsolidatorOptions): ConsolidateFunction {
   const readConfig = typeof options.config === 'function' ? options.config : () => options.config as Config;
@@ -117,6 +141,17 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
     const progress = (update: RunProgress): void => runOptions.onProgress?.(update);
     const base = { runId, spaceId: space.id };
     const elapsed = (): number => Date.now() - started;
+    /** A run that ran (not a dry run, not one that lost its lock) leaves what it left waiting for status. */
+    const ended = async (result: RunSummary): Promise<RunSummary> => {
+      if (!request.dryRun && result.status !== 'lock-lost') {
+        await recordWaitingSessions(space.memoryDir, {
+          runId,
+          at: now().toISOString(),
+          sessions: result.unconsolidated ?? [],
+        });
+      }
+      return result;
+    };
 
     let lock: HeldLock | undefined;
     // Claude Code's own `.consolidate-lock`, in a claude-code space: taken after dreamd's lock, released
@@ -179,13 +214,23 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       if (config.limits.monthlyBudgetUsd !== undefined) {
         const budget = await spaceBudget(space.memoryDir, config.limits.monthlyBudgetUsd, now());
         if (budget.waiting !== null) {
-          return summary({
-            ...base,
-            status: 'skipped',
-            reason: describeBudgetWait(budget.waiting),
-            waiting: budget.waiting,
-            durationMs: elapsed(),
-          });
+          const detail = describeBudgetWait(budget.waiting);
+          return ended(
+            summary({
+              ...base,
+              status: 'skipped',
+              reason: detail,
+              waiting: budget.waiting,
+              unconsolidated: scan.entries
+                .filter((entry) => entry.status === 'settled')
+                .map((entry) => ({
+                  sessionId: entry.sessionId ?? entry.file,
+                  reason: 'monthly-budget' as const,
+                  detail,
+                })),
+              durationMs: elapsed(),
+            }),
+          );
         }
       }
       progress({ phase: 'orient', done: 1, total: 1 });
@@ -208,6 +253,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         maxOutputTokens: config.model.maxOutputTokens,
         costOf,
         maxCalls: config.limits.maxCallsPerRun,
+        limits: config.limits,
         signal: runOptions.signal,
         onProgress: progress,
       });
@@ -237,11 +283,17 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       const inProgress = [...gathered.progress].map(
         ([id, part]) => `${describeProgress(id, part.nextMessage, part)}; the rest follows in the next runs`,
       );
-      const waiting =
-        gathered.deferred.size > 0
-          ? [`${gathered.deferred.size} session(s) wait for the next run (limits.maxCallsPerRun)`]
-          : [];
-      const notes = [...inProgress, ...waiting, ...extracted.notes];
+      // Every session not consolidated to its end, with why: cut by the call budget, or its answer dropped.
+      const unconsolidated: WaitingSession[] = [...gathered.deferred, ...gathered.progress.keys()].map(
+        (sessionId) => ({
+          sessionId,
+          ...(extracted.waiting.get(sessionId) ?? {
+            reason: 'call-budget' as const,
+            detail: 'the run reached limits.maxCallsPerRun; the session continues in the next run',
+          }),
+        }),
+      );
+      const notes = [...inProgress, ...describeWaiting(unconsolidated), ...extracted.notes];
       const fileOf = new Map(gathered.records.map((record) => [record.sessionId, record.file]));
       const done = summary({
         ...base,
@@ -256,6 +308,8 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         calls: extracted.calls,
         retries: extracted.retries,
         usage: extracted.usage,
+        unconsolidated,
+        ...(Object.keys(extracted.factsDropped).length > 0 ? { factsDropped: extracted.factsDropped } : {}),
         costUsd: extracted.costUsd === undefined ? undefined : roundUsd(extracted.costUsd),
         model: extracted.calls > 0 ? getModel().label : '',
         diff: plan.diff,
@@ -282,12 +336,15 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       });
       if (request.dryRun) return { ...done, durationMs: elapsed() };
       if (plan.ledgerEntries.length === 0 && plan.files.size === 0) {
-        return {
+        return ended({
           ...done,
           status: 'skipped',
-          reason: 'no new messages in settled sessions',
+          reason:
+            unconsolidated.length > 0
+              ? `nothing consolidated: ${describeWaiting(unconsolidated).join('; ')}`
+              : 'no new messages in settled sessions',
           durationMs: elapsed(),
-        };
+        });
       }
 
       // Write: memory files, quarantine, ledger and run record in one staged transaction.
@@ -312,10 +369,22 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         final = { ...final, problems: record.summary.problems };
       } catch (error) {
         if (!(error instanceof LockLostError)) throw error;
+        // Nothing was written: every session the run meant to consolidate waits, as do those it left already.
+        const lost = new Set(unconsolidated.map((entry) => entry.sessionId));
         return {
           ...done,
           status: 'lock-lost',
           reason: error.message,
+          unconsolidated: [
+            ...gathered.sessions
+              .filter((sessionId) => !lost.has(sessionId))
+              .map((sessionId) => ({
+                sessionId,
+                reason: 'lock-lost' as const,
+                detail: `the run lost its lock before its commit and wrote nothing: ${error.message}`,
+              })),
+            ...unconsolidated,
+          ],
           added: 0,
           updated: 0,
           superseded: 0,
@@ -325,7 +394,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         };
       }
       progress({ phase: 'write', done: 1, total: 1 });
-      return final;
+      return ended(final);
     } finally {
       await claudeCodeLock?.release();
       await lock?.release();

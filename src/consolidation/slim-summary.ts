@@ -10,7 +10,10 @@ import type { RunSummary } from '../core/run.js';
 /** Problems kept in the job's value; the run record (and `dreamd history show`) has them all. */
 export const SLIM_PROBLEMS = 20;
 
-export interface SlimRunSummary extends Omit<RunSummary, 'diff' | 'problems' | 'sessions'> {
+export interface SlimRunSummary extends Omit<
+  RunSummary,
+  'diff' | 'problems' | 'sessions' | 'unconsolidated'
+> {
   /**
    * Empty for a run that committed (its diff is in the run record: `dreamd history show <runId>`); a dry run
    * has no record, so its diff, the whole point of it, stays.
@@ -26,6 +29,10 @@ export interface SlimRunSummary extends Omit<RunSummary, 'diff' | 'problems' | '
   readonly problems: readonly { readonly file: string; readonly reason: string }[];
   /** Problems in all; `problems` lists at most {@link SLIM_PROBLEMS}. */
   readonly problemCount: number;
+  /** Sessions left waiting, at most {@link SLIM_PROBLEMS} of them. */
+  readonly unconsolidated: NonNullable<RunSummary['unconsolidated']>;
+  /** Sessions left waiting in all. */
+  readonly unconsolidatedCount: number;
 }
 
 /** The job return value for `summary`: the same fields the API shows, the diff and long lists left on disk. */
@@ -39,5 +46,7 @@ export function slimRunSummary(summary: RunSummary): SlimRunSummary {
     sessionCount: summary.sessions.length,
     problems: summary.problems.slice(0, SLIM_PROBLEMS),
     problemCount: summary.problems.length,
+    unconsolidated: (summary.unconsolidated ?? []).slice(0, SLIM_PROBLEMS),
+    unconsolidatedCount: summary.unconsolidated?.length ?? 0,
   };
 }

@@ -15,6 +15,48 @@ export interface RunRequest {
   readonly jobId?: string | undefined;
 }
 
+/**
+ * Why a session that was due is not consolidated (in whole or in part) after a run:
+ * - `lock-lost`: the run lost its lock before its commit and wrote nothing;
+ * - `output-limit`: the answer for its messages passed `model.maxOutputTokens` even for a single message;
+ * - `refusal`: the model refused to answer for its messages, on every attempt;
+ * - `answer-dropped`: the answer for its messages was dropped unread (longer than `limits.maxAnswerChars`);
+ * - `monthly-budget`: the space spent its `limits.monthlyBudgetUsd`; runs wait for the next month;
+ * - `call-budget`: the run spent `limits.maxCallsPerRun` before reaching it (or the rest of it).
+ */
+export const WAIT_REASONS = [
+  'lock-lost',
+  'output-limit',
+  'refusal',
+  'answer-dropped',
+  'monthly-budget',
+  'call-budget',
+] as const;
+export type WaitReason = (typeof WAIT_REASONS)[number];
+
+/** A session a run left waiting, and why. */
+export interface WaitingSession {
+  readonly sessionId: string;
+  readonly reason: WaitReason;
+  /** What to do, or what happened, in words. */
+  readonly detail: string;
+}
+
+/**
+ * Why a fact of a model answer was dropped before reconcile (the rest of the answer is kept):
+ * - `schema`: the fact does not match the fact schema (an unknown type, a missing field);
+ * - `fact-too-large`: longer than `limits.maxFactChars`;
+ * - `answer-fact-limit`: past `limits.maxFactsPerAnswer` in its answer;
+ * - `session-fact-limit`: its sessions already gave `limits.maxFactsPerSession` facts this run.
+ */
+export const FACT_DROP_REASONS = [
+  'schema',
+  'fact-too-large',
+  'answer-fact-limit',
+  'session-fact-limit',
+] as const;
+export type FactDropReason = (typeof FACT_DROP_REASONS)[number];
+
 export type RunPhase = 'orient' | 'gather' | 'extract' | 'reconcile' | 'write';
 
 export interface RunProgress {
@@ -64,6 +106,18 @@ export interface RunSummary {
    * waiting for the call budget, answers that hit the output limit and were split.
    */
   readonly notes?: readonly string[] | undefined;
+  /**
+   * Sessions that were due but wait after this run, whole or their rest, with the reason; absent or empty:
+   * none. `dreamd consolidate` exits 3 when a run leaves any.
+   */
+  readonly unconsolidated?: readonly WaitingSession[] | undefined;
+  /** Facts of the model's answers dropped before reconcile, by reason; absent: none. */
+  readonly factsDropped?: Readonly<Partial<Record<FactDropReason, number>>> | undefined;
+}
+
+/** Whether a run ended without consolidating something it was due to: lost its lock, or left sessions waiting. */
+export function leftSessionsWaiting(summary: Pick<RunSummary, 'status' | 'unconsolidated'>): boolean {
+  return summary.status === 'lock-lost' || (summary.unconsolidated?.length ?? 0) > 0;
 }
 
 export interface RunOptions {

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { RunSummary } from '../core/run.js';
+import { FACT_DROP_REASONS, WAIT_REASONS, type RunSummary } from '../core/run.js';
 import { JOB_STATES, type JobQueue } from './jobs.js';
 import type { ConsolidationQueue } from './queue.js';
 
@@ -104,6 +104,24 @@ export function createMetrics(
     labelNames: ['space'] as const,
     registers: [registry],
   });
+  const leftWaiting = new Counter({
+    name: 'dreamd_sessions_left_waiting_total',
+    help: 'Sessions a run was due to consolidate but left waiting, by space and reason (lock-lost, output-limit, refusal, answer-dropped, monthly-budget, call-budget)',
+    labelNames: ['space', 'reason'] as const,
+    registers: [registry],
+  });
+  const waiting = new Gauge({
+    name: 'dreamd_sessions_waiting',
+    help: 'Sessions the last run of the space left waiting, by reason (0 once a run consolidates them)',
+    labelNames: ['space', 'reason'] as const,
+    registers: [registry],
+  });
+  const factsDropped = new Counter({
+    name: 'dreamd_facts_dropped_total',
+    help: "Facts of the model's answers dropped before reconcile, by space and reason (schema, fact-too-large, answer-fact-limit, session-fact-limit)",
+    labelNames: ['space', 'reason'] as const,
+    registers: [registry],
+  });
   const perSpace = [cost, factsAdded, factsSuperseded, factsQuarantined, failures, pending];
   const seenSpaces = new Set<string>();
 
@@ -118,6 +136,18 @@ export function createMetrics(
       tokens.inc({ space, kind: 'cache_read' }, summary.usage.cacheReadTokens);
       tokens.inc({ space, kind: 'cache_write' }, summary.usage.cacheWriteTokens);
       if (summary.costUsd !== undefined) cost.inc({ space }, summary.costUsd);
+      // A lock-lost run reports what it would have consolidated as waiting; a dry run waits for nothing.
+      if (summary.status !== 'dry-run') {
+        const byReason = new Map<string, number>(WAIT_REASONS.map((reason) => [reason, 0]));
+        for (const entry of summary.unconsolidated ?? [])
+          byReason.set(entry.reason, (byReason.get(entry.reason) ?? 0) + 1);
+        for (const [reason, count] of byReason) {
+          if (count > 0) leftWaiting.inc({ space, reason }, count);
+          waiting.set({ space, reason }, count);
+        }
+      }
+      for (const [reason, count] of Object.entries(summary.factsDropped ?? {}))
+        if (count > 0) factsDropped.inc({ space, reason }, count);
       if (summary.status !== 'completed') return; // a dry run or a skipped run changed nothing
       factsAdded.inc({ space }, summary.added);
       factsSuperseded.inc({ space }, summary.superseded);
@@ -138,6 +168,11 @@ export function createMetrics(
         if (keep.has(space)) continue;
         seenSpaces.delete(space);
         for (const metric of perSpace) metric.remove({ space });
+        for (const reason of WAIT_REASONS) {
+          leftWaiting.remove({ space, reason });
+          waiting.remove({ space, reason });
+        }
+        for (const reason of FACT_DROP_REASONS) factsDropped.remove({ space, reason });
         for (const kind of ['input', 'output', 'cache_read', 'cache_write']) tokens.remove({ space, kind });
         for (const status of ['completed', 'skipped', 'dry-run', 'lock-lost'])
           duration.remove({ space, status });

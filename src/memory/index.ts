@@ -26,3 +26,4 @@ export * from './lock.js';
 export * from './io-errors.js';
 export * from './recover-space.js';
 export * from './state-dir.js';
+export * from './waiting-sessions.js';

@@ -12,7 +12,7 @@ import { loadForeignFiles } from './foreign-files.js';
 import { indexFileFacts } from './index-file-facts.js';
 import { filesUnderReview } from './review.js';
 import { parsePending, serializePending } from './pending.js';
-import { readMemoryFile, type MemoryFileRead } from './read-memory-file.js';
+import { MAX_WRITABLE_FILE_BYTES, readMemoryFile, type MemoryFileRead } from './read-memory-file.js';
 import { PENDING_FILE, REVIEW_FILE, readTextIfExists } from './paths.js';
 import {
   createEmptyTopic,
@@ -249,12 +249,38 @@ function sameFact(a: Fact, b: Fact): boolean {
  * - A broken type's file (see `loaded.broken`) is not written. Its facts that are not in the file as they
  *   are (new, or changed) go to the pending file, and land in the topic file on the first write after it is
  *   fixed. Nothing the caller passes is dropped.
+ * - A topic file that would pass {@link MAX_WRITABLE_FILE_BYTES} is not written either (dreamd would not
+ *   rewrite it afterwards): it is treated like a broken one for this write, its new facts wait in the
+ *   pending file, and a problem says to move old entries out.
  */
 export function planMemoryFiles(
   loaded: LoadedMemory,
   nextFacts: readonly Fact[],
   options: RenderMemoryOptions = {},
 ): MemoryFilesPlan {
+  const plan = planMemoryFilesWithin(loaded, nextFacts, options, new Set());
+  if (plan.overLimit.length === 0) return plan;
+  // One more pass with those files held back: each topic file renders alone, so no other one grows by it.
+  const held = new Set(plan.overLimit);
+  const again = planMemoryFilesWithin(loaded, nextFacts, options, held);
+  const problems: MemoryProblem[] = [...held].map((type) => ({
+    file: TOPIC_FILES[type],
+    reason: `${TOPIC_FILES[type]} would pass ${MAX_WRITABLE_FILE_BYTES / 1024 / 1024} MB, the most dreamd writes; it is kept as it is and its new facts wait in ${PENDING_FILE}. Move old entries to another file and the next run writes them.`,
+  }));
+  return {
+    files: again.files,
+    pending: again.pending,
+    problems: [...problems, ...again.problems],
+    index: again.index,
+  };
+}
+
+function planMemoryFilesWithin(
+  loaded: LoadedMemory,
+  nextFacts: readonly Fact[],
+  options: RenderMemoryOptions,
+  overLimit: ReadonlySet<FactType>,
+): MemoryFilesPlan & { readonly overLimit: readonly FactType[] } {
   const remove = new Set(options.remove ?? []);
   const previous = new Map<string, TopicEntry>();
   for (const topic of Object.values(loaded.topics))
@@ -279,7 +305,7 @@ export function planMemoryFiles(
         : fact,
     );
   }
-  const broken = new Set(loaded.broken);
+  const broken = new Set([...loaded.broken, ...overLimit]);
   const onDisk = (fact: Fact): boolean => {
     const entry = loaded.topics[fact.type] === undefined ? undefined : previous.get(fact.id);
     return entry !== undefined && entry.fact.type === fact.type && sameFact(entry.fact, fact);
@@ -309,9 +335,12 @@ export function planMemoryFiles(
   };
 
   const out = new Map<string, string | null>();
+  const tooLarge: FactType[] = [];
+  const ofTypes = new Map<FactType, Fact[]>(FACT_TYPES.map((type) => [type, []]));
+  for (const fact of writable) ofTypes.get(fact.type)?.push(fact);
   for (const type of FACT_TYPES) {
     if (broken.has(type)) continue;
-    const ofType = writable.filter((fact) => fact.type === type);
+    const ofType = ofTypes.get(type) ?? [];
     const existing = loaded.topics[type];
     if (!existing && ofType.length === 0) continue;
     const text = renderTopicFile(existing ?? createEmptyTopic(type), ofType, {
@@ -319,7 +348,9 @@ export function planMemoryFiles(
       locate,
       adoptHandEntries: true,
     });
-    if (loaded.originals.get(TOPIC_FILES[type]) !== text) out.set(TOPIC_FILES[type], text);
+    if (loaded.originals.get(TOPIC_FILES[type]) === text) continue;
+    if (Buffer.byteLength(text) > MAX_WRITABLE_FILE_BYTES) tooLarge.push(type);
+    out.set(TOPIC_FILES[type], text);
   }
   const pendingText = serializePending(pending);
   if (pendingText !== (loaded.originals.get(PENDING_FILE) ?? null)) out.set(PENDING_FILE, pendingText);
@@ -356,7 +387,7 @@ export function planMemoryFiles(
     for (const reason of index.problems) problems.push({ file: INDEX_FILE, reason });
     if (index.writable && index.text !== (loaded.indexText ?? '')) out.set(INDEX_FILE, index.text);
   }
-  return { files: out, pending, problems, index };
+  return { files: out, pending, problems, index, overLimit: tooLarge };
 }
 
 /** The files to write so the memory holds `nextFacts` (see {@link planMemoryFiles}). */

@@ -42,16 +42,56 @@ function overlaps(a: RunRecord, b: RunRecord): boolean {
 }
 
 /**
+ * The runs a rollback of `target` must undo first: every later consolidation or forget not undone yet that
+ * changed a file `target` changed, or a file one of those changed (and so on), newest first.
+ */
+function cascadeOf(runs: readonly RunRecord[], target: RunRecord, undone: ReadonlySet<string>): RunRecord[] {
+  const chain: RunRecord[] = [target];
+  for (const run of [...runs].sort((a, b) => a.seq - b.seq)) {
+    if (run.seq <= target.seq || run.kind === 'rollback' || undone.has(run.runId)) continue;
+    if (chain.some((earlier) => overlaps(run, earlier))) chain.push(run);
+  }
+  return chain.slice(1).reverse();
+}
+
+/** Files of `run` whose bytes in `state` are not the ones it wrote; a file not in `state` is read from disk. */
+async function changedSinceRun(
+  memoryDir: string,
+  run: RunRecord,
+  state: Map<string, string | null>,
+): Promise<string[]> {
+  const changed: string[] = [];
+  for (const [file, change] of Object.entries(run.files)) {
+    if (!state.has(file)) state.set(file, await readTextIfExists(path.join(memoryDir, ...file.split('/'))));
+    const text = state.get(file) ?? null;
+    if ((text === null ? null : sha256(text)) !== change.afterHash) changed.push(file);
+  }
+  return changed;
+}
+
+function refuseChanged(runId: string, changed: readonly string[]): RollbackRefusedError {
+  return new RollbackRefusedError(
+    `run ${runId}: ${changed.join(', ')} changed since the run (edited by hand?); rolling back would lose that. ` +
+      'Pass force to restore the old bytes anyway.',
+    runId,
+  );
+}
+
+/**
  * Restore every file run `runId` changed to its previous bytes (deleting files it created). Returns the
  * rollback run records written, in order (cascaded ones first, the requested one last).
+ *
+ * A refused rollback changes nothing: with `cascade`, the whole chain is checked first, each run against the
+ * bytes the rollbacks before it would leave, and only then written. The runs are then rolled back one by one,
+ * newest first, each in its own transaction with its own rollback record (history keeps one rollback per run,
+ * and a transaction carries one run record): a crash in the middle leaves the newer runs rolled back and the
+ * older ones not, each state whole, and running the same command again finishes the chain.
  */
 export async function rollbackRun(
   memoryDir: string,
   runId: string,
   options: RollbackOptions = {},
 ): Promise<RunRecord[]> {
-  const now = options.now ?? (() => new Date());
-  const started = now().getTime();
   const runs = await listRuns(memoryDir);
   const target = runs.find((run) => run.runId === runId);
   if (!target)
@@ -70,42 +110,49 @@ export async function rollbackRun(
     (run) =>
       run.seq > target.seq && run.kind !== 'rollback' && !undoneBy.has(run.runId) && overlaps(run, target),
   );
-  const written: RunRecord[] = [];
-  if (later.length > 0) {
+  if (later.length > 0 && !options.cascade) {
     const ids = later.map((run) => run.runId);
-    if (!options.cascade) {
-      throw new RollbackRefusedError(
-        `run ${runId} cannot be rolled back alone: later runs changed the same files (${ids.join(', ')}). ` +
-          'Roll those back first, or pass cascade to roll them all back, newest first.',
-        runId,
-        ids,
-      );
-    }
-    for (const run of [...later].reverse()) {
-      if (written.some((record) => record.rollbackOf === run.runId)) continue;
-      written.push(...(await rollbackRun(memoryDir, run.runId, { ...options, cascade: true })));
+    throw new RollbackRefusedError(
+      `run ${runId} cannot be rolled back alone: later runs changed the same files (${ids.join(', ')}). ` +
+        'Roll those back first, or pass cascade to roll them all back, newest first.',
+      runId,
+      ids,
+    );
+  }
+  const chain = [...(later.length > 0 ? cascadeOf(runs, target, new Set(undoneBy.keys())) : []), target];
+
+  // Check the whole chain before any write: each run against the bytes the rollbacks before it leave.
+  if (!options.force) {
+    const state = new Map<string, string | null>();
+    for (const run of chain) {
+      const changed = await changedSinceRun(memoryDir, run, state);
+      if (changed.length > 0) throw refuseChanged(run.runId, changed);
+      for (const [file, change] of Object.entries(run.files)) state.set(file, change.before);
     }
   }
 
+  const written: RunRecord[] = [];
+  for (const run of chain) written.push(await commitRollback(memoryDir, run, options));
+  return written;
+}
+
+/** Rolls back one run in one transaction; the caller checked it (the check is repeated, for hand edits now). */
+async function commitRollback(
+  memoryDir: string,
+  target: RunRecord,
+  options: RollbackOptions,
+): Promise<RunRecord> {
+  const now = options.now ?? (() => new Date());
+  const started = now().getTime();
+  const runId = target.runId;
   const current = new Map<string, string | null>();
   const restored = new Map<string, string | null>();
-  const changedSince: string[] = [];
-  for (const [file, change] of Object.entries(target.files)) {
-    const text = await readTextIfExists(path.join(memoryDir, ...file.split('/')));
-    current.set(file, text);
-    restored.set(file, change.before);
-    if ((text === null ? null : sha256(text)) !== change.afterHash) changedSince.push(file);
-  }
-  if (changedSince.length > 0 && !options.force) {
-    throw new RollbackRefusedError(
-      `run ${runId}: ${changedSince.join(', ')} changed since the run (edited by hand?); rolling back would lose that. ` +
-        'Pass force to restore the old bytes anyway.',
-      runId,
-    );
-  }
+  const changedSince = await changedSinceRun(memoryDir, target, current);
+  for (const [file, change] of Object.entries(target.files)) restored.set(file, change.before);
+  if (changedSince.length > 0 && !options.force) throw refuseChanged(runId, changedSince);
   const rollbackId = newRunId(now(), 'rollback');
   const reopened = reopenSessions(await readLedger(memoryDir), target);
-  const record = await commitMemoryChanges(memoryDir, {
+  return commitMemoryChanges(memoryDir, {
     runId: rollbackId,
     files: restored,
     ...(reopened.sessionIds.length > 0 ? { ledger: serializeLedger(reopened.ledger) } : {}),
@@ -126,8 +173,6 @@ export async function rollbackRun(
     now,
     ...(options.faultInjection ? { faultInjection: options.faultInjection } : {}),
   });
-  written.push(record);
-  return written;
 }
 
 /**

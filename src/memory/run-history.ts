@@ -8,7 +8,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { MemoryFormatError, errorMessage } from '../errors.js';
-import type { RunSummary } from '../core/run.js';
+import { FACT_DROP_REASONS, WAIT_REASONS, type RunSummary } from '../core/run.js';
 import { RUNS_DIR, readTextIfExists, runRecordPath } from './paths.js';
 import type { MemoryProblem } from './memory-dir.js';
 
@@ -41,6 +41,10 @@ const RunSummarySchema = z.object({
   diff: z.string(),
   problems: z.array(z.object({ file: z.string(), reason: z.string() })),
   notes: z.array(z.string()).optional(),
+  unconsolidated: z
+    .array(z.object({ sessionId: z.string(), reason: z.enum(WAIT_REASONS), detail: z.string() }))
+    .optional(),
+  factsDropped: z.partialRecord(z.enum(FACT_DROP_REASONS), z.number().int().nonnegative()).optional(),
 });
 
 const FileChangeSchema = z.object({

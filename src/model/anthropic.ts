@@ -18,10 +18,12 @@ import type {
 } from './types.js';
 import { addUsage, emptyUsage } from './types.js';
 import {
+  assertAnswerSize,
   badOutput,
   cachedJsonSchema,
   OutputLimitError,
   parseJsonOutput,
+  refusal,
   unrepresentableSchema,
   validateOutput,
 } from './output.js';
@@ -104,7 +106,12 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
   });
 
   async function generateObject<T>(request: GenerateObjectRequest<T>): Promise<ModelResult<T>> {
-    const format = guardedOutputFormat(request.schema, request.schemaName, label);
+    const format = guardedOutputFormat(
+      request.wireSchema ?? request.schema,
+      request.schemaName,
+      label,
+      request.maxAnswerChars,
+    );
     let usage = emptyUsage();
     const outcome = await withRetries(async (sdk, signal) => {
       const message = await sdk.messages.parse(
@@ -119,11 +126,13 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
       );
       usage = addUsage(usage, usageOf(message));
       rejectUnfinished(message, label, request.maxOutputTokens ?? config.maxOutputTokens);
+      const text = textOf(message);
+      assertAnswerSize(label, text, request.maxAnswerChars);
       // The SDK's parse (below) only decodes the JSON; the caller's schema validates it here, once, so a
       // schema with transforms applies them once. No JSON at all: parseJsonOutput says what came instead.
       const parsed = message.parsed_output;
       if (parsed?.ok === true) return validateOutput(request.schema, parsed.json, request.schemaName, label);
-      return parseJsonOutput(request.schema, textOf(message), request.schemaName, label);
+      return parseJsonOutput(request.schema, text, request.schemaName, label);
     }, request.signal);
     return { value: outcome.value, usage, attempts: outcome.attempts };
   }
@@ -193,7 +202,7 @@ function textOf(message: Pick<Message, 'content'>): string {
 function rejectUnfinished(message: Pick<Message, 'stop_reason'>, label: string, maxTokens: number): void {
   switch (message.stop_reason) {
     case 'refusal':
-      throw badOutput(label, 'the model refused to answer (stop_reason refusal)');
+      throw refusal(label, 'stop_reason refusal');
     case 'max_tokens':
       throw new OutputLimitError(label, maxTokens);
     case 'model_context_window_exceeded':
@@ -211,17 +220,20 @@ type DecodedJson = { readonly ok: true; readonly json: unknown } | { readonly ok
 /**
  * The output format handed to `messages.parse`: zodOutputFormat's JSON schema, and a parse that only decodes
  * JSON and never throws. The SDK's own parse throws a plain AnthropicError on a mismatch, indistinguishable
- * from other failures, and would validate a second time.
+ * from other failures, and would validate a second time. Text over `maxAnswerChars` is not decoded at all
+ * (the caller then fails with AnswerTooLargeError).
  */
-function guardedOutputFormat<T>(
-  schema: GenerateObjectRequest<T>['schema'],
+function guardedOutputFormat(
+  schema: z.ZodType,
   schemaName: string,
   label: string,
+  maxAnswerChars: number | undefined,
 ) {
   return {
     type: 'json_schema' as const,
     schema: outputJsonSchema(schema, schemaName, label),
     parse(content: string): DecodedJson {
+      if (maxAnswerChars !== undefined && content.length > maxAnswerChars) return { ok: false };
       try {
         return { ok: true, json: JSON.parse(content) as unknown };
       } catch {

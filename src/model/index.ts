@@ -31,4 +31,4 @@ export {
   type RetryOutcome,
 } from './retry.js';
 export { parseRetryAfterMs } from './sdk-errors.js';
-export { validateOutput, parseJsonOutput, OutputLimitError } from './output.js';
+export { validateOutput, parseJsonOutput, OutputLimitError, AnswerTooLargeError } from './output.js';

@@ -16,12 +16,14 @@ import type {
 } from './types.js';
 import { addUsage, emptyUsage } from './types.js';
 import {
+  assertAnswerSize,
   badOutput,
   cachedJsonSchema,
   OutputLimitError,
   parseJsonOutput,
   unrepresentableSchema,
   validateOutput,
+  refusal,
 } from './output.js';
 import { parseModelConfig, type ModelConfigInput, type ProviderOptions } from './provider-options.js';
 import { resolveModelEndpoint } from './endpoint.js';
@@ -110,7 +112,12 @@ export function createOpenAICompatibleModel(
   }
 
   async function generateObject<T>(request: GenerateObjectRequest<T>): Promise<ModelResult<T>> {
-    const responseFormat = guardedResponseFormat(request.schema, request.schemaName, label);
+    const responseFormat = guardedResponseFormat(
+      request.wireSchema ?? request.schema,
+      request.schemaName,
+      label,
+      request.maxAnswerChars,
+    );
     let usage = emptyUsage();
     const outcome = await withRetries(async (sdk, signal) => {
       const completion = await sdk.chat.completions.parse(
@@ -130,11 +137,13 @@ export function createOpenAICompatibleModel(
       usage = addUsage(usage, usageOf(completion));
       const message = completion.choices[0]?.message;
       if (!message) throw badOutput(label, 'the answer had no choices');
-      if (message.refusal) throw badOutput(label, `the model refused: ${message.refusal}`);
+      if (message.refusal) throw refusal(label, message.refusal);
+      const content = message.content ?? '';
+      assertAnswerSize(label, content, request.maxAnswerChars);
       // The SDK's parse only decodes the JSON; the caller's schema validates it here, once (transforms once).
       const parsed = message.parsed;
       if (parsed?.ok === true) return validateOutput(request.schema, parsed.json, request.schemaName, label);
-      return parseJsonOutput(request.schema, message.content ?? '', request.schemaName, label);
+      return parseJsonOutput(request.schema, content, request.schemaName, label);
     }, request.signal);
     return { value: outcome.value, usage, attempts: outcome.attempts };
   }
@@ -155,7 +164,7 @@ export function createOpenAICompatibleModel(
       if (choice?.finish_reason === 'length') {
         throw new OutputLimitError(label, request.maxOutputTokens ?? config.maxOutputTokens);
       }
-      if (choice?.message.refusal) throw badOutput(label, `the model refused: ${choice.message.refusal}`);
+      if (choice?.message.refusal) throw refusal(label, choice.message.refusal);
       const text = choice?.message.content ?? '';
       if (text.trim() === '') throw badOutput(label, 'the answer was empty');
       return text;
@@ -186,7 +195,12 @@ type DecodedJson = { readonly ok: true; readonly json: unknown } | { readonly ok
  * that only decodes JSON and never throws (the SDK's throws a bare SyntaxError or ZodError, and would
  * validate a second time).
  */
-function guardedResponseFormat<T>(schema: GenerateObjectRequest<T>['schema'], name: string, label: string) {
+function guardedResponseFormat(
+  schema: z.ZodType,
+  name: string,
+  label: string,
+  maxAnswerChars: number | undefined,
+) {
   return makeParseableResponseFormat<DecodedJson>(
     {
       type: 'json_schema',
@@ -197,6 +211,8 @@ function guardedResponseFormat<T>(schema: GenerateObjectRequest<T>['schema'], na
       },
     },
     (content) => {
+      // Text over the limit is not decoded at all; the caller then fails with AnswerTooLargeError.
+      if (maxAnswerChars !== undefined && content.length > maxAnswerChars) return { ok: false };
       try {
         return { ok: true, json: JSON.parse(content) as unknown };
       } catch {

@@ -14,6 +14,41 @@ export function badOutput(label: string, problem: string, cause?: unknown): Mode
   );
 }
 
+/** The model declined to answer. Retryable: a second attempt often answers; after the retries, the caller decides. */
+export function refusal(label: string, problem: string): ModelError {
+  return new ModelError(`${label}: the model refused to answer: ${problem}`, {
+    retryable: true,
+    kind: ModelErrorKind.refusal,
+  });
+}
+
+/**
+ * The answer's text is longer than the request accepts (`maxAnswerChars`): it is never parsed, and never
+ * retried (the same request tends to produce the same flood). Consolidation drops the answer and the
+ * sessions of its batch wait.
+ */
+export class AnswerTooLargeError extends ModelError {
+  constructor(
+    label: string,
+    /** Characters of the answer's text. */
+    readonly answerChars: number,
+    /** The most characters the request accepted. */
+    readonly maxAnswerChars: number,
+  ) {
+    super(
+      `${label}: the answer is ${answerChars.toLocaleString('en')} characters, more than the ${maxAnswerChars.toLocaleString('en')} accepted (limits.maxAnswerChars); it was dropped unread`,
+      { retryable: false, kind: ModelErrorKind.answerTooLarge },
+    );
+  }
+}
+
+/** Throws AnswerTooLargeError when `text` is longer than `maxAnswerChars` (undefined: no limit). */
+export function assertAnswerSize(label: string, text: string, maxAnswerChars: number | undefined): void {
+  if (maxAnswerChars !== undefined && text.length > maxAnswerChars) {
+    throw new AnswerTooLargeError(label, text.length, maxAnswerChars);
+  }
+}
+
 /**
  * The answer was cut off at `maxOutputTokens`. Not retryable: the identical request stops at the same place
  * again. The caller sends less per call (consolidation splits the batch) or raises `model.maxOutputTokens`.

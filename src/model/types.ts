@@ -19,6 +19,17 @@ export interface GenerateObjectRequest<T> {
   readonly schema: z.ZodType<T>;
   /** Name of the schema, for providers that want one. */
   readonly schemaName: string;
+  /**
+   * The schema sent to the model as its structured-output JSON schema, when it is stricter than `schema`
+   * (consolidation asks for strict facts but accepts an array of anything, then checks each fact on its own,
+   * so one bad fact does not cost the whole answer). Default: `schema`.
+   */
+  readonly wireSchema?: z.ZodType | undefined;
+  /**
+   * Longest answer text accepted, in characters; a longer one is never parsed and fails with
+   * AnswerTooLargeError (not retried). Default: no limit.
+   */
+  readonly maxAnswerChars?: number | undefined;
   readonly maxOutputTokens?: number;
   readonly signal?: AbortSignal;
 }

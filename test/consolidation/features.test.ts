@@ -71,8 +71,14 @@ describe('fact index', () => {
       index.add(item);
     }
     expect(index.exact(bodyKey('Melanie takes a pottery class!'))).toEqual([pottery]);
-    expect([...index.mayShare('user', 'words', ['pottery', 'class', 'melanie'], 0.5)]).toEqual([pottery]);
-    expect([...index.mayShare('project', 'words', ['pottery'], 0.5)]).toEqual([]);
+    const noNumbers = featuresOf(pottery).numbersKey;
+    expect([...index.mayShare('user', noNumbers, 'words', ['pottery', 'class', 'melanie'], 0.5)]).toEqual([
+      pottery,
+    ]);
+    expect([...index.mayShare('project', noNumbers, 'words', ['pottery'], 0.5)]).toEqual([]);
+    // A fact naming other numbers is never read: no pure-code rule joins facts whose numbers differ.
+    const numbered = featuresOf(fact('f-9', 'Pottery class 2', 'Melanie takes pottery class 2.')).numbersKey;
+    expect([...index.mayShare('user', numbered, 'words', ['pottery', 'class', 'melanie'], 0.5)]).toEqual([]);
     const superseded = { ...pottery, status: 'superseded' as const, supersededBy: 'f-3' };
     facts.set(pottery.id, superseded);
     index.add(superseded);

@@ -45,8 +45,10 @@ describe('memory list over a run of several calls', () => {
       examples: ['2026-11-02-lisbon-delivery.json'],
       env: { DREAMD_DIGEST_TOKENS_PER_CALL: '5000', DREAMD_MEMORY_TOKENS_PER_CALL: '4000' },
     });
+    // The filler is 200+ facts in one answer, over the default per-answer and per-session limits.
+    const limits = { ...test.config.limits, maxFactsPerAnswer: 1_000, maxFactsPerSession: 1_000 };
     const consolidate = createConsolidator({
-      config: test.config,
+      config: { ...test.config, limits },
       model: () => createModel(test.config.model),
       now: () => NOW,
     });

@@ -1,17 +1,40 @@
 import { Writable } from 'node:stream';
-import type { RunSummary } from '../../core/run.js';
+import { leftSessionsWaiting, type RunSummary } from '../../core/run.js';
 import type { QueuedOutcome } from '../consolidate-queued.js';
 import { formatChanges, formatDuration, formatUsage } from '../format.js';
 import { CommandExit, ExitCode, emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 import { createProgressBar, showsProgress, silentProgressBar } from '../progress.js';
 
+/** Sessions shown by name when a run leaves some waiting; the run record (or --json) lists them all. */
+const WAITING_SHOWN = 20;
+
+/** `  waiting    <session>: <reason>, <detail>` lines, and how many more there are. */
+function describeWaitingSessions(summary: RunSummary): string[] {
+  const waiting = summary.unconsolidated ?? [];
+  const total = (summary as { unconsolidatedCount?: number }).unconsolidatedCount ?? waiting.length;
+  if (total === 0) return [];
+  const lines = waiting
+    .slice(0, WAITING_SHOWN)
+    .map((entry) => `  waiting    ${entry.sessionId}: ${entry.reason}, ${entry.detail}`);
+  const shown = Math.min(waiting.length, WAITING_SHOWN);
+  if (total > shown) lines.push(`  waiting    and ${total - shown} more session(s)`);
+  lines.push(`  exit 3     ${total} session(s) due were not consolidated; they wait for the next run`);
+  return lines;
+}
+
 function describeSummary(summary: RunSummary): string {
   if (summary.status === 'skipped') {
-    return `space ${summary.spaceId}: skipped, ${summary.reason ?? 'nothing to do'}; nothing written (--force skips the time and session gates)`;
+    return [
+      `space ${summary.spaceId}: skipped, ${summary.reason ?? 'nothing to do'}; nothing written (--force skips the time and session gates)`,
+      ...describeWaitingSessions(summary),
+    ].join('\n');
   }
   if (summary.status === 'lock-lost') {
-    return `space ${summary.spaceId}: run ${summary.runId} lost its lock, ${summary.reason ?? 'it was taken over'}`;
+    return [
+      `space ${summary.spaceId}: run ${summary.runId} lost its lock, ${summary.reason ?? 'it was taken over'}; nothing written`,
+      ...describeWaitingSessions(summary),
+    ].join('\n');
   }
   const lines = [
     summary.status === 'dry-run'
@@ -26,6 +49,12 @@ function describeSummary(summary: RunSummary): string {
   if (summary.reason !== undefined) lines.push(`  note       ${summary.reason}`);
   for (const problem of summary.problems) lines.push(`  set aside  ${problem.file}: ${problem.reason}`);
   if (summary.quarantined > 0) lines.push('  review     .dreamd/quarantine.md holds what was held back');
+  const dropped = Object.entries(summary.factsDropped ?? {});
+  if (dropped.length > 0)
+    lines.push(
+      `  dropped    facts of the answers: ${dropped.map(([reason, count]) => `${count} ${reason}`).join(', ')}`,
+    );
+  lines.push(...describeWaitingSessions(summary));
   if (summary.status === 'dry-run')
     lines.push('', summary.diff === '' ? '(no change to the memory files)' : summary.diff.trimEnd());
   else if (summary.status === 'completed')
@@ -165,6 +194,9 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
             () => '',
           );
         if (!ok) throw new CommandExit(ExitCode.failure);
+        // Every run went through, but one left sessions it was due to consolidate: say so in the exit code.
+        if (outcomes.some((outcome) => 'summary' in outcome && leftSessionsWaiting(outcome.summary)))
+          throw new CommandExit(ExitCode.incomplete);
       },
     );
 };

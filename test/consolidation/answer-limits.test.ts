@@ -1,0 +1,223 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Config } from '../../src/config/schema.js';
+import { createConsolidator } from '../../src/consolidation/run.js';
+import type { RunRequest } from '../../src/core/run.js';
+import { listRuns, loadMemory } from '../../src/memory/index.js';
+import { MAX_WRITABLE_FILE_BYTES } from '../../src/memory/read-memory-file.js';
+import { createModel } from '../../src/model/index.js';
+import {
+  startFakeAnthropicServer,
+  type AnthropicReply,
+  type RecordedAnthropicRequest,
+} from '../../harness/fake-anthropic-server.js';
+import { startFakeOpenAIServer, type RecordedChatRequest } from '../../harness/fake-openai-server.js';
+import { EXAMPLE_FACTS, scriptedExtractor, sessionsInPrompt } from '../../harness/scripted-extractor.js';
+import { createTestSpace, type TestSpace } from '../support/space.js';
+
+/**
+ * A model answer is data, read within `limits.*`: each fact is checked on its own, a fact that breaks the
+ * schema or a limit is dropped and counted by reason, and the rest of the answer is kept. The answers come
+ * from the fake servers through the real SDKs.
+ */
+
+const manual: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
+const NOW = new Date('2026-11-29T12:00:00Z');
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+function withLimits(test: TestSpace, limits: Partial<Config['limits']>): Config {
+  return { ...test.config, limits: { ...test.config.limits, ...limits } };
+}
+
+function consolidate(test: TestSpace, config: Config = test.config) {
+  return createConsolidator({
+    config,
+    model: () => createModel(config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
+    now: () => NOW,
+  })(test.space, manual);
+}
+
+function rawFact(index: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    type: 'project',
+    title: `Build step ${index}`,
+    body: `The build runs step ${index} before the tests.`,
+    why: null,
+    howToApply: null,
+    observed: '2026-11-20',
+    sources: [],
+    replaces: [],
+    confidence: null,
+    evidence: 'user',
+    ...overrides,
+  };
+}
+
+/** The scripted facts of a request, with `extra` after them. */
+function scriptedWith(extra: (request: { prompt: string }) => unknown[]) {
+  const scripted = scriptedExtractor(EXAMPLE_FACTS);
+  return (request: { prompt: string }): AnthropicReply => {
+    const reply = scripted(request as RecordedAnthropicRequest) as { json: { facts: unknown[] } };
+    return { json: { facts: [...reply.json.facts, ...extra(request)] } };
+  };
+}
+
+/** Every file under the memory directory with its size in bytes. */
+function fileSizes(directory: string): Map<string, number> {
+  const sizes = new Map<string, number>();
+  const walk = (current: string): void => {
+    for (const name of readdirSync(current)) {
+      const path = join(current, name);
+      const info = statSync(path);
+      if (info.isDirectory()) walk(path);
+      else sizes.set(path, info.size);
+    }
+  };
+  walk(directory);
+  return sizes;
+}
+
+async function activeTitles(test: TestSpace): Promise<string[]> {
+  return (await loadMemory(test.space.memoryDir)).facts
+    .filter((fact) => fact.status === 'active')
+    .map((fact) => fact.title)
+    .sort();
+}
+
+const SCRIPTED_TITLES = [
+  "Doesn't eat spicy food",
+  'Home address',
+  'No semicolons in TypeScript',
+  'Shop API moves to Postgres',
+  'Team Grafana dashboard',
+  'Usual coffee order',
+];
+
+describe('facts checked one by one', () => {
+  it('keeps the good facts of an Anthropic answer with one fact of an unknown type, and counts that one', async () => {
+    const server = await startFakeAnthropicServer();
+    closers.push(() => server.close());
+    server.setDefault(scriptedWith(() => [rawFact(1, { type: 'opinion' })]));
+    const test = createTestSpace({ modelUrl: server.url, examples: true });
+
+    const summary = await consolidate(test);
+
+    expect(summary.status).toBe('completed');
+    expect(summary.factsDropped).toEqual({ schema: 1 });
+    expect(summary.unconsolidated).toEqual([]);
+    expect(summary.notes?.join('\n')).toMatch(/1 fact\(s\) of the answers were dropped \(1 schema\)/);
+    expect(server.requests).toHaveLength(1); // not retried: the answer was good but for one fact
+    expect(await activeTitles(test)).toEqual(SCRIPTED_TITLES);
+    const [record] = await listRuns(test.space.memoryDir);
+    expect(record?.summary.factsDropped).toEqual({ schema: 1 });
+    // The model is still asked for strict facts: the JSON schema sent names the four types.
+    const format = server.requests[0]!.body.output_config as { format: { schema: unknown } };
+    expect(JSON.stringify(format.format.schema)).toContain(
+      '"enum":["user","feedback","project","reference"]',
+    );
+  });
+
+  it('keeps the good facts of an OpenAI-compatible answer with one broken fact, and counts it', async () => {
+    const server = await startFakeOpenAIServer();
+    closers.push(() => server.close());
+    const scripted = scriptedWith(() => [{ title: 'No type, no body' }]);
+    server.setDefault((request: RecordedChatRequest) => scripted(request) as { json: unknown });
+    const test = createTestSpace({
+      modelUrl: server.url,
+      examples: true,
+      env: {
+        DREAMD_MODEL_PROVIDER: 'openai-compatible',
+        DREAMD_MODEL_API_KEY: 'k',
+        DREAMD_MODEL: 'llama3.2',
+      },
+    });
+
+    const summary = await consolidate(test);
+
+    expect(summary.status).toBe('completed');
+    expect(summary.factsDropped).toEqual({ schema: 1 });
+    expect(await activeTitles(test)).toEqual(SCRIPTED_TITLES);
+    const sent = JSON.stringify(server.requests[0]!.body.response_format);
+    expect(sent).toContain('"strict":true');
+    expect(sent).toContain('"howToApply"');
+  });
+
+  it('drops a fact with a 20 MB body and keeps the rest; no memory file passes its limit', async () => {
+    const server = await startFakeAnthropicServer();
+    closers.push(() => server.close());
+    const body = 'The user said so. '.repeat(Math.ceil((20 * 1024 * 1024) / 18));
+    server.setDefault(scriptedWith(() => [rawFact(1, { type: 'user', title: 'Everything', body })]));
+    const test = createTestSpace({ modelUrl: server.url, examples: true });
+
+    // The answer is read (the limit on its size is raised past it); the fact is not kept.
+    const summary = await consolidate(test, withLimits(test, { maxAnswerChars: 64 * 1024 * 1024 }));
+
+    expect(summary.status).toBe('completed');
+    expect(summary.factsDropped).toEqual({ 'fact-too-large': 1 });
+    expect(await activeTitles(test)).toEqual(SCRIPTED_TITLES);
+    for (const [file, size] of fileSizes(test.space.memoryDir)) {
+      expect(size, file).toBeLessThan(MAX_WRITABLE_FILE_BYTES);
+    }
+    expect(Math.max(...fileSizes(test.space.memoryDir).values())).toBeLessThan(1024 * 1024);
+  });
+
+  it('reads only the first maxFactsPerAnswer of an answer with 200,000 facts and counts the rest', async () => {
+    const server = await startFakeAnthropicServer();
+    closers.push(() => server.close());
+    const flood = Array.from({ length: 200_000 }, (_, index) => rawFact(index));
+    server.setDefault(() => ({ json: { facts: flood } }));
+    const test = createTestSpace({ modelUrl: server.url, examples: ['2026-11-02-lisbon-delivery.json'] });
+
+    const summary = await consolidate(test, withLimits(test, { maxAnswerChars: 64 * 1024 * 1024 }));
+
+    expect(summary.status).toBe('completed');
+    expect(summary.calls).toBe(1);
+    expect(summary.added).toBe(100);
+    expect(summary.factsDropped).toEqual({ 'answer-fact-limit': 199_900 });
+    for (const [file, size] of fileSizes(test.space.memoryDir)) {
+      expect(size, file).toBeLessThan(MAX_WRITABLE_FILE_BYTES);
+    }
+  });
+
+  it('keeps at most maxFactsPerSession facts of one session over the run', async () => {
+    const server = await startFakeAnthropicServer();
+    closers.push(() => server.close());
+    server.setDefault((request) => ({
+      json: {
+        facts: Array.from({ length: 10 }, (_, index) =>
+          rawFact(index, { sources: sessionsInPrompt(request.prompt).map((session) => session.id) }),
+        ),
+      },
+    }));
+    const test = createTestSpace({ modelUrl: server.url, examples: ['2026-11-02-lisbon-delivery.json'] });
+
+    const summary = await consolidate(test, withLimits(test, { maxFactsPerSession: 3 }));
+
+    expect(summary.added).toBe(3);
+    expect(summary.factsDropped).toEqual({ 'session-fact-limit': 7 });
+    expect(summary.unconsolidated).toEqual([]);
+  });
+
+  it('drops an answer over maxAnswerChars unread; its sessions wait and the next run takes them', async () => {
+    const server = await startFakeAnthropicServer();
+    closers.push(() => server.close());
+    const scripted = scriptedExtractor(EXAMPLE_FACTS);
+    server.enqueue({ json: { facts: [rawFact(1, { body: 'x'.repeat(2_000) })] } });
+    server.setDefault(scripted);
+    const test = createTestSpace({ modelUrl: server.url, examples: true });
+
+    const first = await consolidate(test, withLimits(test, { maxAnswerChars: 1_000 }));
+    expect(first.status).toBe('skipped');
+    expect(first.unconsolidated?.map((entry) => entry.reason)).toEqual(Array(7).fill('answer-dropped'));
+    expect(server.requests).toHaveLength(1);
+
+    const second = await consolidate(test);
+    expect(second.status).toBe('completed');
+    expect(second.sessions).toHaveLength(7);
+    expect(await activeTitles(test)).toEqual(SCRIPTED_TITLES);
+  });
+});
