@@ -4,6 +4,7 @@
  * `extractFacts`, which sends batches in order until it runs out: what was not sent waits for the next run,
  * a session split over several calls part by part (`settleProgress`).
  */
+import { collectReads, type SessionReads } from '../memory/fact-use.js';
 import type { LimitsConfig } from '../config/schema.js';
 import { digestSession, planBatches, type Batch } from '../digest/index.js';
 import type { LedgerLookup } from '../memory/types.js';
@@ -25,6 +26,8 @@ export interface Gathered {
   readonly progress: ReadonlyMap<string, SessionProgress>;
   /** Files reported and set aside. */
   readonly problems: readonly { readonly file: string; readonly reason: string }[];
+  /** What the sessions' new messages read of the memory folder (agents' reads of memory files and facts). */
+  readonly reads: readonly SessionReads[];
 }
 
 /**
@@ -59,6 +62,8 @@ export async function gatherSessions(
   options: {
     ledger: LedgerLookup;
     limits: LimitsConfig;
+    /** The space's memory folder: reads of its files in the transcripts are counted (fact-use). */
+    memoryDir: string;
     /** `model.maxOutputTokens`: batches are sized so their answers fit it. Omitted: no output budget. */
     maxOutputTokens?: number;
     onProgress: (progress: RunProgress) => void;
@@ -94,6 +99,7 @@ export async function gatherSessions(
   return {
     batches: planned.map((batch) => ({ batch, sessionIds: batch.sessionIds })),
     sessions: read.sessions.map((session) => session.id),
+    reads: read.sessions.map((session) => collectReads(session, options.memoryDir)),
     records: read.records,
     sessionDates,
     deferred: new Set(),

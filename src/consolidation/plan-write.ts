@@ -2,6 +2,7 @@
  * Reconcile and plan the write: the next facts, the bytes of every memory file that changes, the quarantine,
  * and the ledger entries. Nothing is written here; the run commits the plan in one staged transaction.
  */
+import { countFactReads } from '../memory/fact-use.js';
 import { join } from 'node:path';
 import { containsSecret, redactSecrets } from '../digest/index.js';
 import {
@@ -91,7 +92,13 @@ export async function planWrite(options: {
     ].flatMap(({ old, newer }) =>
       old.owner === 'other' && old.file !== undefined ? [{ file: old.file, fact: old, newer }] : [],
     );
+    // Reads of memory in this run's transcripts, counted once per message (see memory/fact-use.ts).
+    const factUse = countFactReads(loaded.factUse, options.gathered.reads, {
+      facts: loaded.facts,
+      day: options.today,
+    });
     const memoryPlan = planMemoryFiles(loaded, result.facts, {
+      factUse,
       now,
       underReview: review.map((entry) => entry.file),
     });

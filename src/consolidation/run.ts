@@ -237,6 +237,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       inject('after-orient');
 
       const planned = await gatherSessions(scan, {
+        memoryDir: space.memoryDir,
         ledger: ledgerLookup,
         limits: config.limits,
         maxOutputTokens: config.model.maxOutputTokens,

@@ -12,6 +12,7 @@ import { loadForeignFiles } from './foreign-files.js';
 import { indexFileFacts } from './index-file-facts.js';
 import { filesUnderReview } from './review.js';
 import { parsePending, serializePending } from './pending.js';
+import { FACT_USE_FILE, parseFactUse, serializeFactUse, type FactUseFile } from './fact-use.js';
 import { MAX_WRITABLE_FILE_BYTES, readMemoryFile, type MemoryFileRead } from './read-memory-file.js';
 import { PENDING_FILE, REVIEW_FILE, readTextIfExists } from './paths.js';
 import {
@@ -45,6 +46,8 @@ export interface LoadedMemory {
   readonly broken: readonly FactType[];
   /** Ids of the facts that come from the pending file. */
   readonly pendingIds: ReadonlySet<string>;
+  /** Reads of each fact counted from the transcripts so far (`.dreamd/fact-use.json`; empty when missing). */
+  readonly factUse: FactUseFile;
   /** Files of other owners listed in `.dreamd/review.md` (contradicted): kept, not listed in the index. */
   readonly underReview: ReadonlySet<string>;
   /** `MEMORY.md` as it is, or null. */
@@ -86,12 +89,13 @@ export async function loadMemory(memoryDir: string): Promise<LoadedMemory> {
     present(fileName) ? readMemoryFile(memoryDir, fileName) : Promise.resolve(ABSENT);
   const isOwn = (relative: string): boolean =>
     relative === INDEX_FILE || typeOfTopicFile(relative) !== undefined;
-  const [reads, indexRead, pendingText, foreign, reviewText] = await Promise.all([
+  const [reads, indexRead, pendingText, foreign, reviewText, factUseText] = await Promise.all([
     Promise.all(FACT_TYPES.map((type) => read(TOPIC_FILES[type]))),
     read(INDEX_FILE),
     readTextIfExists(path.join(memoryDir, PENDING_FILE)).catch(() => null),
     loadForeignFiles(memoryDir, isOwn),
     readTextIfExists(path.join(memoryDir, REVIEW_FILE)).catch(() => null),
+    readTextIfExists(path.join(memoryDir, FACT_USE_FILE)).catch(() => null),
   ]);
   for (const [position, type] of FACT_TYPES.entries()) {
     const fileName = TOPIC_FILES[type];
@@ -176,8 +180,10 @@ export async function loadMemory(memoryDir: string): Promise<LoadedMemory> {
     ...pending.facts,
   ];
   const underReview = filesUnderReview(reviewText);
+  if (factUseText !== null) originals.set(FACT_USE_FILE, factUseText);
   return {
     memoryDir,
+    factUse: parseFactUse(factUseText),
     facts: merged,
     topics,
     broken,
@@ -195,6 +201,8 @@ function topicFacts(topic: ParsedTopic): Fact[] {
 }
 
 export interface RenderMemoryOptions {
+  /** Reads counted up to this run: the index orders each type's facts by them, and the state file is written. */
+  readonly factUse?: FactUseFile;
   /**
    * Ids of facts to remove from memory (forget). A loaded fact missing from `nextFacts` is otherwise kept
    * as it is: nothing leaves memory by omission.
@@ -352,6 +360,10 @@ function planMemoryFilesWithin(
     if (Buffer.byteLength(text) > MAX_WRITABLE_FILE_BYTES) tooLarge.push(type);
     out.set(TOPIC_FILES[type], text);
   }
+  if (options.factUse !== undefined) {
+    const useText = serializeFactUse(options.factUse);
+    if (useText !== (loaded.originals.get(FACT_USE_FILE) ?? null)) out.set(FACT_USE_FILE, useText);
+  }
   const pendingText = serializePending(pending);
   if (pendingText !== (loaded.originals.get(PENDING_FILE) ?? null)) out.set(PENDING_FILE, pendingText);
 
@@ -379,6 +391,7 @@ function planMemoryFilesWithin(
     const skip = (fact: Fact): boolean =>
       fact.file !== undefined && (outside.includes(`](${fact.file})`) || outside.includes(`](${fact.file}#`));
     index = buildIndex(listable, {
+      use: (options.factUse ?? loaded.factUse).facts,
       now: options.now ?? new Date(),
       existing: loaded.indexText,
       keepLines,

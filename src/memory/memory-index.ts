@@ -17,6 +17,7 @@
  * facts of that type were left out and where they are. A line that would pass the byte limit is skipped and
  * the next fact tried. Linear after one sort per type: 10,000 facts take a few ms.
  */
+import type { FactUseEntry } from './fact-use.js';
 import { INDEX_ORDER, TOPIC_FILES, type Fact, type FactType } from './types.js';
 import {
   INDEX_HEADER,
@@ -51,6 +52,8 @@ export interface BuildIndexOptions {
   readonly skip?: (fact: Fact) => boolean;
   /** Lines of the current block to keep as they are (those pointing into a file that cannot be parsed). */
   readonly keepLines?: readonly string[];
+  /** Reads of each fact counted from transcripts: within a type, read facts take every third line first. */
+  readonly use?: Readonly<Record<string, FactUseEntry>>;
 }
 
 export interface MemoryIndex {
@@ -167,17 +170,61 @@ function typeOrder(facts: readonly Fact[], today: number): Fact[] {
 }
 
 /** Active facts by type, each in the order it earns index lines. */
-function ordersByType(facts: readonly Fact[], now: Date): Map<FactType, Fact[]> {
+function ordersByType(
+  facts: readonly Fact[],
+  now: Date,
+  use: Readonly<Record<string, FactUseEntry>> = {},
+): Map<FactType, Fact[]> {
   const today = Math.floor(now.getTime() / DAY_MS);
   const byType = new Map<FactType, Fact[]>(INDEX_ORDER.map((type) => [type, []]));
   for (const fact of facts) if (fact.status === 'active') byType.get(fact.type)?.push(fact);
-  for (const [type, ofType] of byType) byType.set(type, typeOrder(ofType, today));
+  for (const [type, ofType] of byType) byType.set(type, byUse(typeOrder(ofType, today), use));
   return byType;
 }
 
+/**
+ * A type's order with the facts agents read woven in: every other line goes to the most read fact not yet
+ * taken (ties: the most recently read), the rest keep the order of {@link typeOrder}. A type none of whose
+ * facts was read keeps its order as it is; an unread fact is never dropped for it, only listed later.
+ */
+function byUse(order: readonly Fact[], use: Readonly<Record<string, FactUseEntry>>): Fact[] {
+  const used = order
+    .filter((fact) => (use[fact.id]?.reads ?? 0) > 0)
+    .sort((a, b) => {
+      const left = use[a.id] as FactUseEntry;
+      const right = use[b.id] as FactUseEntry;
+      return right.reads - left.reads || compareText(right.lastRead, left.lastRead) || byContent(a, b);
+    });
+  if (used.length === 0) return [...order];
+  const taken = new Set<Fact>();
+  const out: Fact[] = [];
+  let nextUsed = 0;
+  let nextOther = 0;
+  const next = (queue: readonly Fact[], from: number): number => {
+    let position = from;
+    while (position < queue.length && taken.has(queue[position] as Fact)) position += 1;
+    return position;
+  };
+  while (out.length < order.length) {
+    nextUsed = next(used, nextUsed);
+    nextOther = next(order, nextOther);
+    // Turns: a used fact, then one in the type's order; a spent queue gives its turn to the other.
+    const fromUsed = nextUsed < used.length && (out.length % 2 === 0 || nextOther >= order.length);
+    const fact = fromUsed ? used[nextUsed] : order[nextOther];
+    if (fact === undefined) break;
+    taken.add(fact);
+    out.push(fact);
+  }
+  return out;
+}
+
 /** Active facts in the order they earn index lines: the types take turns (see the rule above). */
-export function rankFacts(facts: readonly Fact[], now: Date): Fact[] {
-  const orders = [...ordersByType(facts, now).values()];
+export function rankFacts(
+  facts: readonly Fact[],
+  now: Date,
+  use?: Readonly<Record<string, FactUseEntry>>,
+): Fact[] {
+  const orders = [...ordersByType(facts, now, use).values()];
   const out: Fact[] = [];
   const longest = Math.max(0, ...orders.map((order) => order.length));
   for (let turn = 0; turn < longest; turn += 1)
@@ -296,7 +343,7 @@ function chooseLines(
 export function buildIndex(facts: readonly Fact[], options: BuildIndexOptions): MemoryIndex {
   const parts: IndexFileParts = splitIndexFile(options.existing ?? null);
   const listable = options.skip ? facts.filter((fact) => !options.skip?.(fact)) : facts;
-  const orders = ordersByType(listable, options.now);
+  const orders = ordersByType(listable, options.now, options.use);
   const active = [...orders.values()].flat();
   if (parts.kind === 'broken') {
     return {

@@ -66,6 +66,7 @@ async function runPlan(candidates: readonly ExtractedFact[]) {
       progress: new Map(),
       deferred: new Set(),
       problems: [],
+      reads: [],
     },
     runId: 'run-test',
     today: '2026-12-01',

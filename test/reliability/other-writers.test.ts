@@ -132,6 +132,7 @@ async function oneRun(memoryDir: string, file: string, label: string, figures: R
       progress: new Map(),
       deferred: new Set(),
       problems: [],
+      reads: [],
     },
     runId,
     today: '2026-12-01',

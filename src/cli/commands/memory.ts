@@ -86,6 +86,8 @@ export const registerMemory: CommandRegistrar = (program, context) => {
         return;
       }
       const facts = loaded.facts.filter((fact) => options.all || fact.status === 'active');
+      const { summarizeFactUse } = await import('../../memory/fact-use.js');
+      const use = summarizeFactUse(loaded.facts, loaded.factUse);
       emitResult(
         io,
         json,
@@ -95,11 +97,14 @@ export const registerMemory: CommandRegistrar = (program, context) => {
             space: space.id,
             memoryDir: space.memoryDir,
             index: loaded.indexText,
-            facts,
+            // Reads by agents, counted from the transcripts consolidated so far (null: never read).
+            facts: facts.map((fact) => ({ ...fact, use: loaded.factUse.facts[fact.id] ?? null })),
+            use,
             problems: loaded.problems,
           },
         },
-        () => describeMemory(space, loaded, facts),
+        () =>
+          `${describeMemory(space, loaded, facts)}\n\nread by agents: ${use.used} active facts; never read: ${use.neverUsed}`,
       );
     });
 
