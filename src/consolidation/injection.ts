@@ -19,6 +19,7 @@
  */
 
 import { TOPIC_FILES } from '../memory/types.js';
+import { actionSignal } from './action-signals.js';
 import { screeningText } from './screening-text.js';
 
 export interface InstructionVerdict {
@@ -228,6 +229,9 @@ export function looksLikeInstruction(text: string): InstructionVerdict {
   for (const rule of RULES) {
     if (rule.pattern.test(prepared)) return { flagged: true, reason: rule.reason };
   }
+  // What the text does, whatever its language (action-signals.ts).
+  const action = actionSignal(prepared);
+  if (action !== undefined) return { flagged: true, reason: action };
   return { flagged: false };
 }
 
@@ -237,7 +241,7 @@ export function looksLikeInstruction(text: string): InstructionVerdict {
  * rule is held back, since a page or a file is not the user.
  */
 const RULE_WORDS =
-  /\b(?:must|should|shall|always|never|make sure|be sure|do not|don'?t|need to|needs to|have to|has to|is required to|are required to|from now on|prefer(?:s|red)?|wants?|deve(?:m)?|sempre|nunca|prefere|debe(?:n)?|siempre|prefiere|doi(?:t|vent)|toujours|jamais|prefere|muss|mussen|sollte?n?|immer|niemals|bevorzugt)\b|必须|总是|永远|不要|应该|偏好/iu;
+  /\b(?:must|should|shall|always|never|make sure|be sure|do not|don'?t|need to|needs to|have to|has to|is required to|are required to|from now on|prefer(?:s|red)?|wants?|deve(?:m)?|sempre|nunca|prefere|debe(?:n)?|siempre|prefiere|doi(?:t|vent)|toujours|jamais|prefere|muss|mussen|sollte?n?|immer|niemals|bevorzugt|devi|dovete|bisogna|preferisce|altijd|nooit|moet(?:en)?|liever)\b|(?<![\p{L}])(?:всегда|никогда|должен|должны|нельзя)(?![\p{L}])|必须|总是|一律|从现在开始|以后|今後|永远|不要|应该|偏好|常に|必ず|いつも|こと[。.]?$|してください|しないで|べき/iu;
 
 /** Whether a text reads as a rule or preference about how to act (see `RULE_WORDS`). */
 export function looksLikeRule(text: string): boolean {
