@@ -33,6 +33,7 @@ import { DreamdError, MemoryFormatError, errorMessage } from '../errors.js';
 import type { RunSummary } from '../core/run.js';
 import { sha256 } from './hash.js';
 import { describeIoError } from './io-errors.js';
+import { writableText } from './visible-text.js';
 import {
   LEDGER_FILE,
   LOCK_FILE,
@@ -260,14 +261,15 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
     paths.map((relativePath) => readTextIfExists(resolveInside(memoryDir, relativePath))),
   );
   for (const [index, relativePath] of paths.entries()) {
-    const content = options.files.get(relativePath) ?? null;
+    const content = writableText(relativePath, options.files.get(relativePath) ?? null);
     const before = befores[index] ?? null;
     if (before === content) continue;
     changes[relativePath] = { before, afterHash: content === null ? null : sha256(content) };
     entries.push({ path: relativePath, content });
   }
   entries.sort((a, b) => applyRank(a) - applyRank(b));
-  if (options.ledger !== undefined) entries.push({ path: LEDGER_FILE, content: options.ledger });
+  if (options.ledger !== undefined)
+    entries.push({ path: LEDGER_FILE, content: writableText(LEDGER_FILE, options.ledger) });
   if ((await readTextIfExists(path.join(memoryDir, runRecordPath(runId)))) !== null) {
     throw new MemoryFormatError(
       `run ${runId} is already in the history; use a new run id`,
