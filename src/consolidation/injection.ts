@@ -15,7 +15,9 @@
  * third parties, markdown images and links that carry query data (a rendered image is a request that leaks),
  * and notes addressed to the memory consolidator. Every text is screened in the form a person reads
  * (`screeningText`: NFKC, invisibles removed, look-alike letters folded, diacritics dropped), in English,
- * Portuguese, Spanish, French, German and Chinese.
+ * Portuguese, Spanish, French, German and Chinese. Beyond those word patterns, `action-signals.ts` reads what
+ * a text does from signs every language shares (a link outside the project, `rm -rf ~`, `--force`, `.env`
+ * next to an outside address, an IBAN), so an instruction in any language is caught by its act.
  */
 
 import { TOPIC_FILES } from '../memory/types.js';
