@@ -15,10 +15,13 @@
  * third parties, markdown images and links that carry query data (a rendered image is a request that leaks),
  * and notes addressed to the memory consolidator. Every text is screened in the form a person reads
  * (`screeningText`: NFKC, invisibles removed, look-alike letters folded, diacritics dropped), in English,
- * Portuguese, Spanish, French, German and Chinese.
+ * Portuguese, Spanish, French, German and Chinese. Beyond those word patterns, `action-signals.ts` reads what
+ * a text does from signs every language shares (a link outside the project, `rm -rf ~`, `--force`, `.env`
+ * next to an outside address, an IBAN), so an instruction in any language is caught by its act.
  */
 
 import { TOPIC_FILES } from '../memory/types.js';
+import { actionSignal } from './action-signals.js';
 import { screeningText } from './screening-text.js';
 
 export interface InstructionVerdict {
@@ -228,6 +231,9 @@ export function looksLikeInstruction(text: string): InstructionVerdict {
   for (const rule of RULES) {
     if (rule.pattern.test(prepared)) return { flagged: true, reason: rule.reason };
   }
+  // What the text does, whatever its language (action-signals.ts).
+  const action = actionSignal(prepared);
+  if (action !== undefined) return { flagged: true, reason: action };
   return { flagged: false };
 }
 
@@ -237,7 +243,7 @@ export function looksLikeInstruction(text: string): InstructionVerdict {
  * rule is held back, since a page or a file is not the user.
  */
 const RULE_WORDS =
-  /\b(?:must|should|shall|always|never|make sure|be sure|do not|don'?t|need to|needs to|have to|has to|is required to|are required to|from now on|prefer(?:s|red)?|wants?|deve(?:m)?|sempre|nunca|prefere|debe(?:n)?|siempre|prefiere|doi(?:t|vent)|toujours|jamais|prefere|muss|mussen|sollte?n?|immer|niemals|bevorzugt)\b|必须|总是|永远|不要|应该|偏好/iu;
+  /\b(?:must|should|shall|always|never|make sure|be sure|do not|don'?t|need to|needs to|have to|has to|is required to|are required to|from now on|prefer(?:s|red)?|wants?|deve(?:m)?|sempre|nunca|prefere|debe(?:n)?|siempre|prefiere|doi(?:t|vent)|toujours|jamais|prefere|muss|mussen|sollte?n?|immer|niemals|bevorzugt|devi|dovete|bisogna|preferisce|altijd|nooit|moet(?:en)?|liever)\b|(?<![\p{L}])(?:всегда|никогда|должен|должны|нельзя)(?![\p{L}])|必须|总是|一律|从现在开始|以后|今後|永远|不要|应该|偏好|常に|必ず|いつも|こと[。.]?$|してください|しないで|べき/iu;
 
 /** Whether a text reads as a rule or preference about how to act (see `RULE_WORDS`). */
 export function looksLikeRule(text: string): boolean {

@@ -26,6 +26,7 @@ import {
 import { TOPIC_FILES, type LedgerEntry } from '../memory/types.js';
 import type { ExtractedFact } from './extraction.js';
 import type { Gathered } from './gather.js';
+import { createProvenance } from './provenance.js';
 import { reconcile, type ReconcileResult } from './reconcile.js';
 
 /** Re-reads after a hand edit during the run: a few tries, for someone saving repeatedly. */
@@ -76,6 +77,8 @@ export async function planWrite(options: {
 }): Promise<WritePlan> {
   const { memoryDir, runId, now } = options;
   const isForgotten = createIsForgotten(options.forgotten);
+  // Provenance is read from the digest the model was given, not from the model's own `evidence` label.
+  const provenance = createProvenance(options.gathered.batches.flatMap(({ batch }) => batch.segments));
   const plan = (loaded: LoadedMemory) => {
     const result = reconcile({
       existing: loaded.facts,
@@ -84,6 +87,7 @@ export async function planWrite(options: {
       newId: newFactId,
       isForgotten,
       containsSecret,
+      provenance,
     });
     // A file of someone else's that a newer fact contradicts is kept as it is and listed for review.
     const review: ReviewEntry[] = [

@@ -5,6 +5,7 @@ import type { ExtractedFact } from './extraction.js';
 export { cleanTitle, parseDay } from './candidate.js';
 import { FactIndex } from './fact-index.js';
 import { detailsOf, featuresOf, sameNamesAndNumbers, sharedCount, type FactFeatures } from './features.js';
+import type { Provenance } from './provenance.js';
 import { screenCandidates } from './screen-candidates.js';
 import {
   NEAR_DUPLICATE_THRESHOLD,
@@ -74,6 +75,8 @@ export interface ReconcileInput {
   readonly isForgotten: (fact: ForgettableFact) => boolean;
   /** True when a text holds a secret (key, token, password …). */
   readonly containsSecret: (text: string) => boolean;
+  /** Where each candidate's words sit in the run's digest (see `provenance.ts`); omitted: the model's label. */
+  readonly provenance?: Provenance | undefined;
 }
 
 export interface CandidateVerdict {
@@ -457,7 +460,10 @@ export function reconcile(input: ReconcileInput): ReconcileResult {
   const quarantined: CandidateVerdict[] = [];
   const dropped: CandidateVerdict[] = [];
   const accepted: Candidate[] = [];
-  const screened = screenCandidates(input.candidates, { containsSecret: input.containsSecret });
+  const screened = screenCandidates(input.candidates, {
+    containsSecret: input.containsSecret,
+    provenance: input.provenance,
+  });
 
   for (const original of input.candidates) {
     const cleaned = clean(original, input.today);

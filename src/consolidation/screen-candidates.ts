@@ -5,16 +5,24 @@
  *   1. it carries a secret (the digest's own redactor, run on the model's output: a model that copies a
  *      secret it saw, or recalls one, never writes it), or the marker of one the digest redacted;
  *   2. it reads as an instruction to an AI or to the memory system (`looksLikeInstruction`);
- *   3. its only evidence is text the agent read (`evidence: 'read'`: a tool result, a page, a file) and it is a
- *      preference or rule (type `user` or `feedback`) or reads like one: a page cannot tell the agent how to
- *      behave, only the user can;
+ *   3. its only source is text the agent read (a tool result, a page, a file, the assistant's own words) and it
+ *      is a preference or rule (type `user` or `feedback`), reads like one, or names a credential file or
+ *      variable: a page cannot tell the agent how to behave, only the user can. The source is where
+ *      its words sit in the digest (`provenance.ts`), unless the user confirmed it; the model's `evidence`
+ *      label is read only when the digest cannot tell (the model paraphrased);
  *   4. together with the candidate next to it from the same session it reads as an instruction: an
  *      instruction split over two messages, each half harmless alone, that the model returned as two facts;
- *      or it is the unfinished lead-in ("when you finish a task,") of a neighbour held as an instruction.
+ *      or it is the unfinished lead-in ("when you finish a task,") of a neighbour held as an instruction;
+ *   5. its words come from a message that is part of an instruction assembled across messages of its session:
+ *      two consecutive messages of the user (or two results the agent read) that read as an instruction
+ *      together and not alone, or a message that stops unfinished right before one that reads as an
+ *      instruction ("remember this for later: once the backup is done" then "rm -rf ~/backups").
  */
+import { namesCredential } from './action-signals.js';
 import { allText } from './candidate.js';
 import type { ExtractedFact } from './extraction.js';
 import { looksLikeInstruction, looksLikeRule } from './injection.js';
+import { heldIn, type FactOrigin, type Provenance, type SourceLine } from './provenance.js';
 
 /** What the digest leaves where it redacted a secret (`[REDACTED:<kind>]`). */
 const REDACTION_MARKER = '[REDACTED:';
@@ -22,6 +30,8 @@ const REDACTION_MARKER = '[REDACTED:';
 export interface ScreenOptions {
   /** True when a text holds a secret (key, token, password …). */
   readonly containsSecret: (text: string) => boolean;
+  /** Where each candidate's words sit in the digest; without it, the model's `evidence` label is all there is. */
+  readonly provenance?: Provenance | undefined;
 }
 
 const INSTRUCTION_REASON = 'reads as an instruction';
@@ -31,12 +41,51 @@ const LEADS_ON =
   /(?:[,:;\-\u2013\u2014]|\b(?:and|then|to|please|also|that|e|y|et|und|dann|que|depois|luego|puis)|然后|并且)$/iu;
 /** A text that starts mid-sentence: a lower-case word that carries on from the text before it. */
 const CONTINUES = /^(?:\.\.\.|…|and\b|then\b|to\b|also\b|e\b|y\b|et\b|und\b|dann\b|然后)/iu;
+/** A message that ends a sentence (or a list item, or a link): anything else stops unfinished. */
+const FINISHED = /[.!?。！？…)\]"'”»」』`]\s*$/u;
+const ASSEMBLED_REASON = 'part of an instruction assembled across messages of the session';
+const READ_REASON =
+  'only evidence is text the agent read (a tool result, a page, a file): a rule or preference needs the user';
 
 function sharesSource(a: ExtractedFact, b: ExtractedFact): boolean {
   return a.sources.some((source) => b.sources.includes(source));
 }
 
-function screenOne(candidate: ExtractedFact, options: ScreenOptions): string | undefined {
+function originOf(candidate: ExtractedFact, provenance: Provenance | undefined): FactOrigin {
+  const origin = provenance?.originOf(candidate) ?? 'unknown';
+  if (origin !== 'unknown') return origin;
+  return candidate.evidence === 'read' ? 'read' : 'user';
+}
+
+/**
+ * The lines of a session that belong to an instruction assembled across messages (rule 5): each line is
+ * paired with the next line of the same kind (the user's next message, or the next text read).
+ */
+function assembledLines(lines: readonly SourceLine[]): SourceLine[] {
+  const flagged = new Map(lines.map((line) => [line, looksLikeInstruction(line.text).flagged]));
+  const parts = new Set<SourceLine>();
+  lines.forEach((line, index) => {
+    const next = lines.slice(index + 1).find((candidate) => candidate.kind === line.kind);
+    if (next === undefined) return;
+    const nextFlagged = flagged.get(next) === true;
+    if (flagged.get(line) === true) return;
+    if (nextFlagged) {
+      if (!FINISHED.test(line.text)) parts.add(line);
+      return;
+    }
+    if (looksLikeInstruction(`${line.text} ${next.text}`).flagged) {
+      parts.add(line);
+      parts.add(next);
+    }
+  });
+  return [...parts];
+}
+
+function screenOne(
+  candidate: ExtractedFact,
+  options: ScreenOptions,
+  assembled: ReadonlyMap<string, readonly SourceLine[]>,
+): string | undefined {
   const text = allText(candidate);
   if (options.containsSecret(text)) return 'contains a secret';
   // The model copied a line the digest had redacted: what is left is a fact about a secret, for a person.
@@ -44,11 +93,16 @@ function screenOne(candidate: ExtractedFact, options: ScreenOptions): string | u
   const verdict = looksLikeInstruction(text);
   if (verdict.flagged) return `reads as an instruction: ${verdict.reason ?? 'unspecified'}`;
   if (
-    candidate.evidence === 'read' &&
-    (candidate.type === 'user' || candidate.type === 'feedback' || looksLikeRule(text))
+    originOf(candidate, options.provenance) === 'read' &&
+    (candidate.type === 'user' ||
+      candidate.type === 'feedback' ||
+      looksLikeRule(text) ||
+      namesCredential(text))
   ) {
-    return 'only evidence is text the agent read (a tool result, a page, a file): a rule or preference needs the user';
+    return READ_REASON;
   }
+  const parts = candidate.sources.flatMap((source) => assembled.get(source) ?? []);
+  if (heldIn(candidate, parts)) return ASSEMBLED_REASON;
   return undefined;
 }
 
@@ -58,8 +112,14 @@ export function screenCandidates(
   options: ScreenOptions,
 ): Map<ExtractedFact, string> {
   const held = new Map<ExtractedFact, string>();
+  const assembled = new Map<string, readonly SourceLine[]>();
+  const provenance = options.provenance;
+  if (provenance !== undefined) {
+    for (const source of new Set(candidates.flatMap((candidate) => candidate.sources)))
+      assembled.set(source, assembledLines(provenance.linesOf(source)));
+  }
   for (const candidate of candidates) {
-    const reason = screenOne(candidate, options);
+    const reason = screenOne(candidate, options, assembled);
     if (reason !== undefined) held.set(candidate, reason);
   }
   // Neighbours in the model's answer, as it returned them: a split instruction comes out as adjacent facts.

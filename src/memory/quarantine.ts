@@ -7,6 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { QUARANTINE_FILE, readTextIfExists } from './paths.js';
+import { stripInvisibleControls } from './visible-text.js';
 
 export interface QuarantineEntry {
   readonly title: string;
@@ -61,5 +62,5 @@ export async function appendQuarantine(
   const file = path.join(memoryDir, QUARANTINE_FILE);
   const existing = await readTextIfExists(file);
   await mkdir(path.dirname(file), { recursive: true });
-  await writeFileAtomic(file, renderQuarantine(existing, entries), { fsync: true });
+  await writeFileAtomic(file, stripInvisibleControls(renderQuarantine(existing, entries)), { fsync: true });
 }

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { MemoryFormatError, errorMessage } from '../errors.js';
 import { FACT_DROP_REASONS, WAIT_REASONS, type RunSummary } from '../core/run.js';
 import { RUNS_DIR, readTextIfExists, runRecordPath } from './paths.js';
+import { escapeInvisibleControls } from './visible-text.js';
 import type { MemoryProblem } from './memory-dir.js';
 
 export const RUN_KINDS = ['consolidation', 'rollback', 'forget'] as const;
@@ -100,8 +101,9 @@ export function parseRunRecord(text: string, file: string): RunRecord {
   return { ...data, rollbackOf: data.rollbackOf, summary: { ...data.summary, reason: data.summary.reason } };
 }
 
+/** The record as written: JSON, with hidden and bidi characters escaped (`visible-text.ts`). */
 export function serializeRunRecord(record: RunRecord): string {
-  return `${JSON.stringify(record, null, 2)}\n`;
+  return `${escapeInvisibleControls(JSON.stringify(record, null, 2))}\n`;
 }
 
 /** One run's record. Throws MemoryFormatError when it is missing or unreadable. */

@@ -46,6 +46,7 @@ import {
 import { sha256 } from './hash.js';
 import { assertStateIsOwn, isStagingFolder, stateProblems } from './state-dir.js';
 import { describeIoError } from './io-errors.js';
+import { writableText } from './visible-text.js';
 import {
   LEDGER_FILE,
   LOCK_FILE,
@@ -295,7 +296,7 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
     paths.map((relativePath) => readTextIfExists(resolveInside(memoryDir, relativePath))),
   );
   for (const [index, relativePath] of paths.entries()) {
-    const content = options.files.get(relativePath) ?? null;
+    const content = writableText(relativePath, options.files.get(relativePath) ?? null);
     const before = befores[index] ?? null;
     if (before === content) continue;
     changes[relativePath] = { before, afterHash: content === null ? null : sha256(content) };
@@ -305,7 +306,8 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
     } else entries.push({ path: relativePath, content });
   }
   entries.sort((a, b) => applyRank(a) - applyRank(b));
-  if (options.ledger !== undefined) entries.push({ path: LEDGER_FILE, content: options.ledger });
+  if (options.ledger !== undefined)
+    entries.push({ path: LEDGER_FILE, content: writableText(LEDGER_FILE, options.ledger) });
   if ((await readTextIfExists(path.join(memoryDir, runRecordPath(runId)))) !== null) {
     throw new MemoryFormatError(
       `run ${runId} is already in the history; use a new run id`,

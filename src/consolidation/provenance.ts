@@ -1,0 +1,128 @@
+/**
+ * Where a candidate fact comes from, read from where its words sit in the digest the model was given, never
+ * from the model's own `evidence` label: a model that copies a rule out of a file and calls it the user's is
+ * caught here. Pure: built from the digest lines of a run's batches.
+ *
+ * Lines are of two kinds. The user's: `user:` lines and compaction summaries (what the user typed or was
+ * summarised saying). Read: everything else the digest shows (`tool ←` results, files and pages, `sub-agent`
+ * lines, the assistant's own words and calls): text the agent read or wrote, which is not the user's wish.
+ *
+ * A fact's origin:
+ * - `user` when the user's lines of its sessions hold at least half its words ({@link USER_SHARE}), or when a
+ *   line that holds its words is answered by the user with a short yes ("yes", "ok", "sim", "是", "はい" …):
+ *   the user typed it, restated it or confirmed it;
+ * - `read` when the other lines hold at least half its words and the user's do not;
+ * - `unknown` when neither does (the model paraphrased or translated): the screen then falls back on the label.
+ *
+ * Words are compared by their first five letters (so "benutze" meets "benutzen", "install" meets "installs"),
+ * Chinese and Japanese text by pairs of characters, so no language needs a word list.
+ */
+import type { BatchSegment, DigestLine } from '../digest/types.js';
+import type { ExtractedFact } from './extraction.js';
+import { screeningText } from './screening-text.js';
+
+export const FACT_ORIGINS = ['user', 'read', 'unknown'] as const;
+export type FactOrigin = (typeof FACT_ORIGINS)[number];
+
+/** One digest line of a session, with who it speaks for and its words. */
+export interface SourceLine {
+  readonly kind: 'user' | 'read';
+  /** The line's content, without its `user:` or `tool ← Name:` label. */
+  readonly text: string;
+  readonly words: ReadonlySet<string>;
+}
+
+export interface Provenance {
+  /** Where the candidate's words sit in its sessions' digest lines (see the module comment). */
+  readonly originOf: (candidate: ExtractedFact) => FactOrigin;
+  /** The digest lines of a session, in order; empty for a session the run did not read. */
+  readonly linesOf: (sessionId: string) => readonly SourceLine[];
+}
+
+/** Share of a fact's words the user's lines must hold for the fact to be the user's. */
+export const USER_SHARE = 0.5;
+/** Letters a word is compared by. */
+const STEM_LETTERS = 5;
+/** Longest user reply read as a yes to the line before it, in characters. */
+const SHORT_REPLY_CHARS = 40;
+
+const USER_LINE = /^(?:\[\d{4}-\d{2}-\d{2}\] )?(?:user|summary of earlier conversation): /u;
+/** The label a digest line starts with: `user:`, `assistant:`, `tool ← Read:`, `sub-agent →` … */
+const LABEL =
+  /^(?:\[\d{4}-\d{2}-\d{2}\] )?(?:user:|assistant:|summary of earlier conversation:|tool ← [^:]*:|sub-agent [←→])\s*/u;
+
+/** Affirmations, a closed class: the start of a short reply that confirms what came before. */
+const YES =
+  /^(?:yes|yeah|yep|yup|ok|okay|sure|right|correct|exactly|please do|do it|go ahead|sim|isso|claro|certo|si|vale|oui|d'accord|exact|ja|genau|klar|jawohl|richtig|esatto|va bene|prima|precies|да|так|是|对|好|可以|没错|嗯|はい|ええ|うん|そう)(?![\p{L}])/iu;
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
+/** The words of a text: stems of its letter runs, and pairs of characters of its CJK runs. */
+export function wordsOf(text: string): Set<string> {
+  const words = new Set<string>();
+  for (const run of screeningText(text)
+    .toLowerCase()
+    .match(/[\p{L}\p{N}]+/gu) ?? []) {
+    if (CJK.test(run)) {
+      const chars = [...run];
+      if (chars.length === 1) words.add(run);
+      for (let index = 0; index + 1 < chars.length; index += 1) words.add(chars[index]! + chars[index + 1]!);
+      continue;
+    }
+    if (run.length < 3) continue;
+    words.add(run.slice(0, STEM_LETTERS));
+  }
+  return words;
+}
+
+function sourceLine(line: DigestLine): SourceLine {
+  const kind = USER_LINE.test(line.text) ? 'user' : 'read';
+  const text = line.text.replace(LABEL, '');
+  return { kind, text, words: wordsOf(text) };
+}
+
+function share(words: ReadonlySet<string>, lines: readonly SourceLine[]): number {
+  if (words.size === 0) return 0;
+  let held = 0;
+  for (const word of words) if (lines.some((line) => line.words.has(word))) held += 1;
+  return held / words.size;
+}
+
+/** The provenance of candidates from these batch segments (a session split over batches is joined). */
+export function createProvenance(segments: readonly BatchSegment[]): Provenance {
+  const sessions = new Map<string, SourceLine[]>();
+  for (const segment of segments) {
+    const lines = sessions.get(segment.sessionId) ?? [];
+    for (const line of segment.lines) lines.push(sourceLine(line));
+    sessions.set(segment.sessionId, lines);
+  }
+  const linesOf = (sessionId: string): readonly SourceLine[] => sessions.get(sessionId) ?? [];
+
+  const originOf = (candidate: ExtractedFact): FactOrigin => {
+    const lines = candidate.sources.flatMap((source) => linesOf(source));
+    if (lines.length === 0) return 'unknown';
+    const words = wordsOf(candidate.body);
+    const userLines = lines.filter((line) => line.kind === 'user');
+    if (share(words, userLines) >= USER_SHARE) return 'user';
+    const readLines = lines.filter((line) => line.kind === 'read');
+    if (share(words, readLines) < USER_SHARE) return 'unknown';
+    // A line that holds the fact, answered by the user with a short yes: confirmed.
+    const confirmed = lines.some((line, index) => {
+      const reply = lines.slice(index + 1).find((next) => next.kind === 'user');
+      return (
+        line.kind === 'read' &&
+        share(words, [line]) >= USER_SHARE &&
+        reply !== undefined &&
+        reply.text.length <= SHORT_REPLY_CHARS &&
+        YES.test(screeningText(reply.text).trim())
+      );
+    });
+    return confirmed ? 'user' : 'read';
+  };
+  return { originOf, linesOf };
+}
+
+/** Whether these lines hold at least half the words of the candidate's body. */
+export function heldIn(candidate: ExtractedFact, lines: readonly SourceLine[]): boolean {
+  return lines.length > 0 && share(wordsOf(candidate.body), lines) >= USER_SHARE;
+}

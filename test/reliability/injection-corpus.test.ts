@@ -1,0 +1,161 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunSummary } from '../../src/core/run.js';
+import { QUARANTINE_FILE } from '../../src/memory/index.js';
+import {
+  BENIGN,
+  CORPUS_LANGUAGES,
+  CORPUS_VARIANTS,
+  INJECTIONS,
+  type CorpusEntry,
+} from '../fixtures/injection-corpus.js';
+import {
+  startFakeAnthropicServer,
+  type AnthropicReply,
+  type FakeAnthropicServer,
+  type RecordedAnthropicRequest,
+} from '../../harness/fake-anthropic-server.js';
+import { sessionsInPrompt } from '../../harness/scripted-extractor.js';
+import {
+  MANUAL,
+  cleanUpWorkspaces,
+  consolidatorFor,
+  createWorkspace,
+  memoryFiles,
+  readTree,
+  type Workspace,
+} from './support/harness.js';
+
+/**
+ * The corpus of issue 22 (test/fixtures/injection-corpus.ts) through one real consolidation: real digest, real
+ * SDK over HTTP, real screen, reconcile and write. The model is the worst case: it copies every user line and
+ * every tool-result line of a session as a fact, one per line and once more all joined (an instruction split
+ * over two messages, put back together), under the type a model would pick, and it always says the user said
+ * it (`evidence: 'user'`): provenance must come from where the text sits in the digest, never from that label.
+ * What must hold: no injection in any memory file, and at most 2 % of the benign entries held back.
+ */
+
+interface Message {
+  readonly role: 'user' | 'assistant';
+  readonly content: unknown;
+}
+
+function sessionOf(entry: CorpusEntry): Message[] {
+  return entry.messages.flatMap((message, index): Message[] => {
+    if (message.from === 'user') {
+      return [
+        { role: 'user', content: message.text },
+        { role: 'assistant', content: 'Noted.' },
+      ];
+    }
+    const id = `toolu_${entry.id.replace(/\W/gu, '')}_${index}`;
+    return [
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id, name: 'Read', input: { file_path: 'CONTRIBUTING.md' } }],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: message.text }] },
+    ];
+  });
+}
+
+function writeNativeSession(sessionsDir: string, entry: CorpusEntry): void {
+  const messages = sessionOf(entry).map((message, index) => ({
+    ...message,
+    ts: `2026-11-20T10:${String(index).padStart(2, '0')}:00Z`,
+  }));
+  const session = {
+    id: entry.id,
+    startedAt: '2026-11-20T10:00:00Z',
+    endedAt: '2026-11-20T11:00:00Z',
+    messages,
+  };
+  writeFileSync(join(sessionsDir, `${entry.id}.json`), `${JSON.stringify(session, null, 2)}\n`);
+}
+
+/** The text after `user:` or `tool ← Name:`; undefined for other lines. */
+function copiedLine(line: string): string | undefined {
+  return (
+    /^(?:\[\d{4}-\d{2}-\d{2}\] )?user: (.*)$/u.exec(line)?.[1] ?? /^tool ← [^:]+: (.*)$/u.exec(line)?.[1]
+  );
+}
+
+const ENTRIES = new Map([...INJECTIONS, ...BENIGN].map((entry) => [entry.id, entry]));
+
+function copyingModel(request: RecordedAnthropicRequest): AnthropicReply {
+  const facts: unknown[] = [];
+  for (const session of sessionsInPrompt(request.prompt)) {
+    const entry = ENTRIES.get(session.id);
+    if (entry === undefined) continue;
+    const lines = session.text.split('\n').flatMap((line) => copiedLine(line) ?? []);
+    const bodies = lines.length > 1 ? [...lines, lines.join(' ')] : lines;
+    bodies.forEach((body, index) =>
+      facts.push({
+        type: entry.type,
+        title: `${entry.id} ${index === lines.length ? 'whole' : `line ${index + 1}`}`,
+        body,
+        why: null,
+        howToApply: null,
+        observed: session.date,
+        sources: [session.id],
+        replaces: [],
+        confidence: 1,
+        evidence: 'user',
+      }),
+    );
+  }
+  return { json: { facts } };
+}
+
+let server: FakeAnthropicServer;
+let workspace: Workspace;
+let summary: RunSummary;
+beforeAll(async () => {
+  server = await startFakeAnthropicServer();
+  server.setDefault(copyingModel);
+  workspace = createWorkspace({ modelUrl: server.url, spaces: [{ id: 'corpus' }] });
+  for (const entry of ENTRIES.values()) writeNativeSession(workspace.space('corpus').sessionsDir, entry);
+  summary = await consolidatorFor(workspace.config)(workspace.space('corpus'), MANUAL);
+});
+afterAll(async () => {
+  await server.close();
+  cleanUpWorkspaces();
+});
+
+/** Ids mentioned in `text`, matched as whole ids (`inj-en-01` never matches `inj-en-010`). */
+function mentioned(entries: readonly CorpusEntry[], text: string): CorpusEntry[] {
+  return entries.filter((entry) => new RegExp(`\\b${entry.id}\\b`, 'u').test(text));
+}
+
+describe('injection corpus of issue 22, with a model that copies and joins every line', () => {
+  it('is the corpus the issue asks for', () => {
+    expect(INJECTIONS.length).toBeGreaterThanOrEqual(100);
+    expect(BENIGN.length).toBeGreaterThanOrEqual(100);
+    expect(CORPUS_LANGUAGES.length).toBeGreaterThanOrEqual(6);
+    for (const variant of CORPUS_VARIANTS) {
+      expect(INJECTIONS.some((entry) => entry.variant === variant)).toBe(true);
+      expect(BENIGN.some((entry) => entry.variant === variant)).toBe(true);
+    }
+    expect(summary.status).toBe('completed');
+    const prompts = server.requests.map((request) => request.prompt).join('\n');
+    for (const entry of ENTRIES.values()) expect(prompts, entry.id).toContain(`session ${entry.id} `);
+  });
+
+  it('writes no injection to any memory file, in any language or shape', () => {
+    const files = [...memoryFiles(workspace.space('corpus').memoryDir).values()].join('\n');
+    const reached = mentioned(INJECTIONS, files).map((entry) => `${entry.id} (${entry.variant})`);
+    expect(reached).toEqual([]);
+    const quarantine = readTree(workspace.space('corpus').memoryDir).get(QUARANTINE_FILE) ?? '';
+    expect(mentioned(INJECTIONS, quarantine)).toHaveLength(INJECTIONS.length);
+  });
+
+  it('holds back at most 2 % of the benign rules and preferences', () => {
+    const quarantine = readTree(workspace.space('corpus').memoryDir).get(QUARANTINE_FILE) ?? '';
+    const held = mentioned(BENIGN, quarantine).map((entry) => entry.id);
+    expect(held.length / BENIGN.length, held.join(', ')).toBeLessThanOrEqual(0.02);
+    const files = [...memoryFiles(workspace.space('corpus').memoryDir).values()].join('\n');
+    const written = BENIGN.filter((entry) => !held.includes(entry.id));
+    expect(mentioned(written, files).map((entry) => entry.id)).toEqual(written.map((entry) => entry.id));
+  });
+});
