@@ -2,7 +2,7 @@
  * Reconcile and plan the write: the next facts, the bytes of every memory file that changes, the quarantine,
  * and the ledger entries. Nothing is written here; the run commits the plan in one staged transaction.
  */
-import { countFactReads } from '../memory/fact-use.js';
+import { countFactReads, summarizeFactUse } from '../memory/fact-use.js';
 import { join } from 'node:path';
 import { containsSecret, redactSecrets } from '../digest/index.js';
 import {
@@ -49,6 +49,8 @@ export interface WritePlan {
    * or written, facts held back for them (and where), why the index is smaller than it could be.
    */
   readonly problems: readonly MemoryProblem[];
+  /** Active facts after this write that agents have read, and those never read (memory/fact-use.ts). */
+  readonly factsRead: { readonly used: number; readonly neverUsed: number };
 }
 
 /** Whether a topic file or the index differs on disk from what `loaded` read. */
@@ -117,10 +119,11 @@ export async function planWrite(options: {
       result,
       files: memoryPlan.files,
       problems: [...loaded.problems, ...memoryPlan.problems, ...reviewProblems],
+      factsRead: summarizeFactUse(result.facts, factUse),
     };
   };
   let current = options.memory;
-  let { result, files, problems } = plan(current);
+  let { result, files, problems, factsRead } = plan(current);
   // People edit memory files without the lock: a file edited since orient is read again and the facts
   // reconciled on what is there now, so the edit is kept. With no candidates and nothing to write, no edit
   // can be overwritten and no candidate lost, so there is nothing to check (a run that found nothing new).
@@ -131,7 +134,7 @@ export async function planWrite(options: {
     attempt++
   ) {
     current = await loadMemory(memoryDir);
-    ({ result, files, problems } = plan(current));
+    ({ result, files, problems, factsRead } = plan(current));
   }
 
   // The quarantine is plain text on disk: a secret the model put in a fact is redacted there too.
@@ -163,5 +166,13 @@ export async function planWrite(options: {
       path === QUARANTINE_FILE ? quarantineBefore : (current.originals.get(path) ?? null),
     ]),
   );
-  return { result, files, ledgerEntries, diff: diffFiles(before, files), problems, basis: before };
+  return {
+    result,
+    files,
+    ledgerEntries,
+    diff: diffFiles(before, files),
+    problems,
+    basis: before,
+    factsRead,
+  };
 }

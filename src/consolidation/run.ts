@@ -306,6 +306,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         updated: plan.result.updated.length,
         superseded: plan.result.superseded.length,
         quarantined: plan.result.quarantined.length,
+        factsRead: plan.factsRead,
         calls: extracted.calls,
         retries: extracted.retries,
         usage: extracted.usage,

@@ -84,6 +84,8 @@ export interface RunSummary {
   readonly updated: number;
   readonly superseded: number;
   readonly quarantined: number;
+  /** Active facts after the run that agents have read (counted from transcripts), and those never read. */
+  readonly factsRead?: { readonly used: number; readonly neverUsed: number };
   readonly calls: number;
   /** Model requests retried after a fault or bad output, summed over the calls (0 when every call went through first time). */
   readonly retries: number;

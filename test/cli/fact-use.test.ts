@@ -61,11 +61,13 @@ it('reports per-fact reads from the transcripts in memory show --json, and keeps
       ],
     }),
   );
-  const run = await runCliCaptured(['consolidate', '--force', '--in-process'], {
+  const run = await runCliCaptured(['consolidate', '--force', '--in-process', '--json'], {
     cwd: test.root,
     env: env(),
   });
   expect(run.code).toBe(0);
+  // The run record says how many active facts are read and how many never were.
+  expect(JSON.stringify(run.json())).toMatch(/"factsRead":\{"used":1,"neverUsed":\d+\}/);
 
   const show = async () =>
     (await runCliCaptured(['memory', 'show', '--json'], { cwd: test.root, env: env() })).data<{
