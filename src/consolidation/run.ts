@@ -11,6 +11,8 @@
  * idempotent: sessions the ledger already holds are not read again. The call budget is spent in extraction;
  * a session it cuts is consolidated up to the first message not sent and continues next run (ledger progress).
  */
+import { FACT_USE_FILE } from '../memory/fact-use.js';
+import { rebuildSessionReads } from './fact-use-rebuild.js';
 import { hostname } from 'node:os';
 import { HistoryConfig, type Config, type Space } from '../config/schema.js';
 import { costOfCall, describeBudgetWait, priceFor, roundUsd, spaceBudget } from '../cost/index.js';
@@ -269,12 +271,18 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       );
 
       progress({ phase: 'reconcile', done: 0, total: 1 });
+      // Reads of memory were counted in fact-use.json; without it (deleted, or older memory) the transcripts
+      // already consolidated are read once more to count them again.
+      const earlierReads = memory.originals.has(FACT_USE_FILE)
+        ? []
+        : await rebuildSessionReads(space, Object.values(ledger.sessions), config.limits);
       const plan = await planWrite({
         memoryDir: space.memoryDir,
         memory,
         candidates: extracted.candidates,
         forgotten,
-        gathered,
+        gathered:
+          earlierReads.length === 0 ? gathered : { ...gathered, reads: [...earlierReads, ...gathered.reads] },
         runId,
         today,
         now: now(),

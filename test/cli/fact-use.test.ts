@@ -2,7 +2,7 @@
  * Memory that knows it is used, through the real CLI: a session whose agent read memory files is consolidated,
  * and `memory show --json` reports each fact's reads; the index lists the read fact of a type first.
  */
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -80,6 +80,15 @@ it('reports per-fact reads from the transcripts in memory show --json, and keeps
     ['feedback_real_db_tests.md', { reads: 1, lastRead: '2026-11-28' }],
   ]);
   expect(shown.use).toEqual({ used: 1, neverUsed: shown.facts.length - 1 });
+
+  // Lost state is rebuilt from the transcripts already consolidated, by the next run.
+  rmSync(join(test.space.memoryDir, '.dreamd', 'fact-use.json'));
+  expect((await show()).facts.every((fact) => fact.use === null)).toBe(true);
+  await runCliCaptured(['consolidate', '--force', '--in-process'], { cwd: test.root, env: env() });
+  expect((await show()).facts.find((fact) => fact.use !== null)?.use).toEqual({
+    reads: 1,
+    lastRead: '2026-11-28',
+  });
 
   // A second run reads nothing new: the count stays.
   await runCliCaptured(['consolidate', '--force', '--in-process'], { cwd: test.root, env: env() });
