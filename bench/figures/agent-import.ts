@@ -8,28 +8,12 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { bundleEntry } from '../bundle.js';
 import type { Figure } from '../report.js';
 import { median } from '../stats.js';
 
 const run = promisify(execFile);
 const REPOSITORY = join(import.meta.dirname, '..', '..');
-
-/** src/agent-kit.ts as one file inside node_modules/.cache, so bare imports resolve to node_modules. */
-async function buildAgentKit(): Promise<string> {
-  const { build } = await import('esbuild');
-  const outfile = join(REPOSITORY, 'node_modules', '.cache', 'dreamd-bench', 'agent-kit.mjs');
-  await build({
-    entryPoints: [join(REPOSITORY, 'src', 'agent-kit.ts')],
-    outfile,
-    bundle: true,
-    packages: 'external',
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    logLevel: 'silent',
-  });
-  return outfile;
-}
 
 interface ImportCost {
   readonly ms: number;
@@ -54,7 +38,7 @@ async function importCost(specifier: string | undefined): Promise<ImportCost> {
 }
 
 export async function measureAgentImport(rounds: number, log: (line: string) => void): Promise<Figure[]> {
-  const kit = await buildAgentKit();
+  const kit = await bundleEntry('src/agent-kit.ts', 'agent-kit.mjs');
   const kitUrl = new URL(`file://${kit}`).href;
   const samples = { kit: [] as ImportCost[], sdk: [] as ImportCost[], bare: [] as ImportCost[] };
   for (let round = 0; round < rounds; round += 1) {

@@ -11,6 +11,7 @@ import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startFakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import { bundleEntry } from '../bundle.js';
 import type { Figure } from '../report.js';
 import { makeTempRoot } from '../setup.js';
 import { DEFAULT_WORKLOAD, generateSession, toClaudeCodeJsonl } from '../workload.js';
@@ -18,24 +19,6 @@ import { DEFAULT_WORKLOAD, generateSession, toClaudeCodeJsonl } from '../workloa
 const run = promisify(execFile);
 const BYTES_PER_MESSAGE = 1_100;
 const TIME = '/usr/bin/time';
-
-/** The CLI as one file inside node_modules/.cache, so bare imports resolve to the repository's node_modules. */
-async function buildCli(): Promise<string> {
-  const { build } = await import('esbuild');
-  const repository = join(import.meta.dirname, '..', '..');
-  const outfile = join(repository, 'node_modules', '.cache', 'dreamd-bench', 'dreamd.mjs');
-  await build({
-    entryPoints: [join(repository, 'src', 'cli', 'main.ts')],
-    outfile,
-    bundle: true,
-    packages: 'external',
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    logLevel: 'silent',
-  });
-  return outfile;
-}
 
 export async function measureRealPeakMemory(
   megabytes: number,
@@ -47,7 +30,7 @@ export async function measureRealPeakMemory(
   const server = await startFakeAnthropicServer();
   server.setDefault({ json: { facts: [] } });
   try {
-    const cli = await buildCli();
+    const cli = await bundleEntry('src/cli/main.ts', 'dreamd.mjs');
     const generated = generateSession(
       { ...DEFAULT_WORKLOAD, messagesPerSession: Math.ceil((megabytes * 1e6) / BYTES_PER_MESSAGE) },
       0,
