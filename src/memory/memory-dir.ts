@@ -360,10 +360,14 @@ function planMemoryFilesWithin(
     if (Buffer.byteLength(text) > MAX_WRITABLE_FILE_BYTES) tooLarge.push(type);
     out.set(TOPIC_FILES[type], text);
   }
-  if (options.factUse !== undefined) {
-    const useText = serializeFactUse(options.factUse);
-    if (useText !== (loaded.originals.get(FACT_USE_FILE) ?? null)) out.set(FACT_USE_FILE, useText);
-  }
+  // The counts are written when reads were counted, or with the other files of a write; a run that changes
+  // nothing else and found no read stays a run that changed nothing (its sessions are looked at again later,
+  // and their messages hold no read anyway).
+  const factUseText = options.factUse === undefined ? undefined : serializeFactUse(options.factUse);
+  const factUseBefore = loaded.originals.get(FACT_USE_FILE) ?? null;
+  const readsCounted =
+    options.factUse !== undefined &&
+    JSON.stringify(options.factUse.facts) !== JSON.stringify(loaded.factUse.facts);
   const pendingText = serializePending(pending);
   if (pendingText !== (loaded.originals.get(PENDING_FILE) ?? null)) out.set(PENDING_FILE, pendingText);
 
@@ -399,6 +403,9 @@ function planMemoryFilesWithin(
     });
     for (const reason of index.problems) problems.push({ file: INDEX_FILE, reason });
     if (index.writable && index.text !== (loaded.indexText ?? '')) out.set(INDEX_FILE, index.text);
+  }
+  if (factUseText !== undefined && factUseText !== factUseBefore && (readsCounted || out.size > 0)) {
+    out.set(FACT_USE_FILE, factUseText);
   }
   return { files: out, pending, problems, index, overLimit: tooLarge };
 }
