@@ -58,6 +58,13 @@ export const ModelConfig = z.strictObject({
    * budget. The table knows claude-haiku-5-5 and claude-haiku-4-5; this overrides it when set.
    */
   price: ModelPriceConfig.optional(),
+  /**
+   * How much effort (adaptive thinking) an extraction call may spend, on Claude models that take it
+   * (`output_config.effort`: the 4.5 Opus and every 5.x model). Default `low`: picking facts out of a digest
+   * gains little from long thinking, and thinking is paid as output tokens (5 × the input price). `null`
+   * leaves it to the model (its default, medium).
+   */
+  effort: z.enum(['low', 'medium', 'high', 'xhigh', 'max']).nullable().default('low'),
 });
 export type ModelConfig = z.infer<typeof ModelConfig>;
 

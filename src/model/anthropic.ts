@@ -27,6 +27,7 @@ import {
   unrepresentableSchema,
   validateOutput,
 } from './output.js';
+import type { ModelConfig } from '../config/schema.js';
 import { parseModelConfig, type ModelConfigInput, type ProviderOptions } from './provider-options.js';
 import { ANTHROPIC_BASE_URL, resolveModelEndpoint } from './endpoint.js';
 import { createRetryingCall, type RetryingCall, type RetryOutcome } from './retry.js';
@@ -105,6 +106,7 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
     toModelError: (error) => modelErrorFromSdk(error, ANTHROPIC_ERRORS, errorContext),
   });
 
+  // The effort, where the model takes it; other models answer 400 to the field, so it is left out for them.
   async function generateObject<T>(request: GenerateObjectRequest<T>): Promise<ModelResult<T>> {
     const format = guardedOutputFormat(
       request.wireSchema ?? request.schema,
@@ -120,7 +122,7 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
           max_tokens: request.maxOutputTokens ?? config.maxOutputTokens,
           system: cachedSystem(request.system),
           messages: [{ role: 'user', content: userContent(request.prompt, request.promptPrefix) }],
-          output_config: { format },
+          output_config: { format, ...effortFor(config) },
         },
         signal ? { signal } : undefined,
       );
@@ -259,4 +261,19 @@ function outputJsonSchema(schema: z.ZodType, schemaName: string, label: string):
       }
     }
   });
+}
+
+/**
+ * Claude models that take `output_config.effort`: Opus 4.5 and later, and every model of the 5 family. Others
+ * reject the field, so it is sent only to these.
+ */
+export function takesEffort(model: string): boolean {
+  return /^claude-(?:[a-z]+-5(?:[-.]|$)|opus-4-(?:[5-9])(?:\b|-))/.test(model);
+}
+
+/** The `output_config.effort` of an extraction call for this model config, or nothing. */
+export function effortFor(config: Pick<ModelConfig, 'name' | 'effort'>): {
+  effort?: 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+} {
+  return config.effort === null || !takesEffort(config.name) ? {} : { effort: config.effort };
 }

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ModelError } from '../../src/errors.js';
-import { createAnthropicModel } from '../../src/model/anthropic.js';
+import { createAnthropicModel, takesEffort } from '../../src/model/anthropic.js';
 import { OutputLimitError } from '../../src/model/output.js';
 import type { ModelConfigInput } from '../../src/model/provider-options.js';
 import {
@@ -57,6 +57,29 @@ async function rejection(promise: Promise<unknown>): Promise<ModelError> {
   expect(error).toBeInstanceOf(ModelError);
   return error as ModelError;
 }
+
+describe('the effort of an extraction call', () => {
+  it('asks Claude Haiku 5.5 for low effort by default, the configured one when set, and leaves it to the model on null', async () => {
+    const efforts: unknown[] = [];
+    for (const overrides of [{}, { effort: 'high' as const }, { effort: null }]) {
+      server.enqueue({ json: answer });
+      await model(overrides).generateObject(request);
+      efforts.push((server.requests.at(-1)?.body.output_config as { effort?: unknown } | undefined)?.effort);
+    }
+    expect(efforts).toEqual(['low', 'high', undefined]);
+  });
+
+  it('never sends the field to a model that does not take it', async () => {
+    server.enqueue({ json: answer });
+    await model({ name: 'claude-haiku-4-5' }).generateObject(request);
+    expect(server.requests.at(-1)?.body.output_config).not.toHaveProperty('effort');
+    expect(takesEffort('claude-haiku-5-5')).toBe(true);
+    expect(takesEffort('claude-sonnet-5')).toBe(true);
+    expect(takesEffort('claude-opus-4-5')).toBe(true);
+    expect(takesEffort('claude-opus-4-1')).toBe(false);
+    expect(takesEffort('claude-haiku-4-5-20251001')).toBe(false);
+  });
+});
 
 describe('createAnthropicModel', () => {
   it('returns the validated object, the usage and one attempt', async () => {
