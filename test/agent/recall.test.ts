@@ -127,6 +127,18 @@ describe('recall by meaning without an embeddings endpoint: stems of each langua
     expect((await createRecall({ facts: notes }).recall('¿dónde vivo?'))[0]?.id).toBe('f-vive000001');
   });
 
+  it("finds the lesson's restaurant note for a request that only names a restaurant", async () => {
+    const spicy = fact(
+      'f-spicy00001',
+      'No spicy food',
+      'The user does not eat spicy food. Avoid spicy cuisines when recommending restaurants.',
+    );
+    const found = await createRecall({ facts: [spicy, ...notes] }).recall(
+      'Can you recommend a good restaurant nearby?',
+    );
+    expect(found[0]?.id).toBe('f-spicy00001');
+  });
+
   it('finds "ordered" for "what does the customer usually order?"', async () => {
     expect(
       (await createRecall({ facts: notes }).recall('what does the customer usually order?'))[0]?.id,
