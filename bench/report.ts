@@ -12,7 +12,7 @@ export interface Figure {
   /** The measured value in `unit`. */
   readonly value: number;
   readonly unit: string;
-  /** The target as PRODUCT.md states it. */
+  /** The target, as the README's benchmark table states it. */
   readonly target: string;
   /** Value compared with the baseline or the limit, e.g. 0.03 (× parse every session). */
   readonly ratio: number | undefined;

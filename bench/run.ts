@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (`tsx bench/run.ts`): every figure of PRODUCT.md's Targets table, measured on a seeded
+ * `npm run bench` (`tsx bench/run.ts`): every figure of the README's benchmark table, measured on a seeded
  * workload in temporary directories, side by side with the naive baseline; prints a table and writes
  * `bench/results.md` and `bench/results.json`. `--quick` runs small sizes (CI: under a minute) and writes
  * `bench/results-quick.*` instead, so a CI run never overwrites the committed full results. `--only <step>`
@@ -62,7 +62,7 @@ function parseOnly(argv: readonly string[]): ReadonlySet<StepKey> | undefined {
 
 const only = parseOnly(process.argv.slice(2));
 
-/** Sizes of each mode. Full: the sizes PRODUCT.md names; quick: the same code on small inputs. */
+/** Sizes of each mode. Full: the sizes the targets name; quick: the same code on small inputs. */
 const SIZES = quick
   ? {
       tickSpaces: 10,

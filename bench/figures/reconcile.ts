@@ -1,5 +1,5 @@
 /**
- * Figure: reconcile, 50 new facts into 10,000 (PRODUCT.md target ≤ 50 ms). The existing facts are varied
+ * Figure: reconcile, 50 new facts into 10,000 (target ≤ 50 ms). The existing facts are varied
  * (people, places, numbers, four types, a tenth superseded); the 50 candidates mix exact duplicates (one filed
  * under another type), rewordings, named updates (`replaces`), same-subject updates and new facts. Every round
  * gets fresh copies of the facts, as each run loads memory anew. Two figures: cold (the features cache emptied

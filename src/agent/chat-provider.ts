@@ -55,7 +55,7 @@ export interface ChatProvider {
 /** Context window of Claude models (every current one). */
 export const CLAUDE_CONTEXT_WINDOW = 200_000;
 /**
- * Context window assumed for other models: 8,192 tokens, the `num_ctx` seed 001 runs small local models
+ * Context window assumed for other models: 8,192 tokens, the `num_ctx` small local models commonly run
  * with (Ollama's own default is smaller; vLLM and LM Studio use the model's). Set `chat.contextWindow`.
  */
 export const DEFAULT_LOCAL_CONTEXT_WINDOW = 8_192;

@@ -54,7 +54,7 @@ export const REWRITE_INSTRUCTIONS =
 
 /** Name stored as the session's `agent`. */
 export const CHAT_AGENT_NAME = 'dreamd-chat';
-/** Share of the model's context window at which the history is compacted by default (seed 001: ~80 %). */
+/** Share of the model's context window at which the history is compacted by default: 80 %, room left for the answer and the next turn. */
 export const DEFAULT_COMPACT_AT = 0.8;
 
 export interface MemoryAgentOptions {

@@ -19,7 +19,7 @@ export type { RecallDocument } from './recall-documents.js';
 export const DEFAULT_RECALL_LIMIT = 5;
 /**
  * Default absolute minimum score of a lexical (BM25) match: none. A query in another language or with few
- * words shared scores low in absolute terms and still names the right fact (seed 004's "Você sabe meu nome?"
+ * words shared scores low in absolute terms and still names the right fact ("Você sabe meu nome?"
  * scores 0.09): results are cut relative to the best one ({@link DEFAULT_RELATIVE_MIN_SCORE}) and the weak ones
  * flagged ({@link BM25_WEAK_SCORE}), never hidden by a fixed floor.
  */

@@ -43,9 +43,9 @@ export interface Summariser {
   generateText(request: GenerateTextRequest): Promise<ModelResult<string>>;
 }
 
-/** Characters of one message the summariser sees by default (seed 001 cuts at 500). */
+/** Characters of one message the summariser sees by default (500: a turn's gist without its long tool output). */
 export const DEFAULT_SUMMARY_MESSAGE_CHARS = 500;
-/** Summariser context by default, in tokens: seed 001's `num_ctx` for a small local model. */
+/** Summariser context by default, in tokens: the `num_ctx` small local models commonly run with (8,192). */
 export const DEFAULT_SUMMARISER_CONTEXT_TOKENS = 8_192;
 /** Longest summary, in tokens. 512 ≈ 350 words: room for decisions and facts, small next to any window. */
 export const DEFAULT_SUMMARY_OUTPUT_TOKENS = 512;

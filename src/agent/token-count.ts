@@ -5,8 +5,8 @@
  */
 
 /**
- * Characters per token by language: 3.5 for English and 4.0 for Portuguese (seed 001: "~3.5 chars/token is a
- * good approximation for English; for Portuguese use ~4.0"). A config may add or change languages
+ * Characters per token by language: 3.5 for English and 4.0 for Portuguese (the usual rules of thumb for
+ * Claude's and Llama's tokenizers; Portuguese words are longer). A config may add or change languages
  * (`chat.charsPerToken`).
  */
 export const DEFAULT_CHARS_PER_TOKEN: Readonly<Record<string, number>> = { en: 3.5, pt: 4.0 };

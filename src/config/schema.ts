@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * dreamd.config.json, as described in PRODUCT.md. Every setting also has an environment variable
+ * dreamd.config.json, as the README's configuration table describes it. Every setting also has an environment variable
  * (see `config/load.ts`). Units are in the names or the comments; defaults are the product's.
  */
 

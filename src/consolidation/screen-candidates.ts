@@ -1,5 +1,5 @@
 /**
- * The screen of step 5 (PRODUCT.md, Consolidation): which of the model's candidate facts are held back for a
+ * The screen before the write (see ARCHITECTURE.md): which of the model's candidate facts are held back for a
  * person to review (quarantine) instead of reaching memory, and why. Pure; runs on every candidate before
  * reconcile merges anything. A candidate is held back when:
  *   1. it carries a secret (the digest's own redactor, run on the model's output: a model that copies a

@@ -1,5 +1,5 @@
 /**
- * The digest of one session: the compact, dated, redacted text the extraction model reads (PRODUCT.md,
+ * The digest of one session: the compact, dated, redacted text the extraction model reads (ARCHITECTURE.md,
  * Consolidation step 3). Pure: no IO, no clock; every date comes from the session itself.
  *
  * ```

@@ -1,4 +1,4 @@
-/** Gather (PRODUCT.md, Consolidation step 3): sessions in, compact redacted digests and model-call batches out. */
+/** Gather (the third step of a run, see ARCHITECTURE.md): sessions in, compact redacted digests and model-call batches out. */
 export {
   digestSession,
   DEFAULT_ASSISTANT_TEXT_CHARS,

@@ -1,6 +1,6 @@
 /**
  * What the Gather step produces: the compact, redacted text of one session (a digest) and the model calls
- * that digests are packed into (batches). See PRODUCT.md, Consolidation step 3.
+ * that digests are packed into (batches). See ARCHITECTURE.md, where a run's steps live.
  */
 
 /** One line of a digest, with the index of the session message it came from. */

@@ -146,7 +146,7 @@ describe('recall by meaning without an embeddings endpoint: stems of each langua
   });
 });
 
-describe('recall beyond English (seed 004)', () => {
+describe('recall beyond English', () => {
   const memory: Fact[] = [
     fact('f-nome000001', 'Nome do usuário', 'O usuário se chama João e mora em Lisboa.'),
     fact('f-comida0001', 'Comida preferida', 'O João adora bacalhau com natas.'),

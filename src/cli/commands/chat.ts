@@ -21,7 +21,7 @@ function oneLine(text: string): string {
   return flat.length <= TRACE_CHARS ? flat : `${flat.slice(0, TRACE_CHARS - 1)}…`;
 }
 
-/** The `--verbose` line of an event (seed 000: `[turn 1] called write_memory {…}`), or undefined. */
+/** The `--verbose` line of an event (`[turn 1] called write_memory {…}`), or undefined. */
 export function traceLine(event: AgentEvent): string | undefined {
   switch (event.type) {
     case 'tool-call':
