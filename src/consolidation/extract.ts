@@ -190,6 +190,8 @@ export async function extractFacts(
     maxCalls?: number;
     /** The limits each answer is read within. */
     limits: AnswerLimits;
+    /** Statements of the project's instruction files, shown as already known (see `project-docs.ts`). */
+    known?: readonly string[];
     signal?: AbortSignal | undefined;
     onProgress: (progress: RunProgress) => void;
   },
@@ -241,6 +243,7 @@ export async function extractFacts(
       index: memoryList.select(batch.text, batch.estimatedTokens, runEntries),
       digestText: batch.text,
       today: options.today,
+      known: options.known,
     });
     let result;
     try {

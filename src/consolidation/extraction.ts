@@ -146,7 +146,15 @@ export interface ExtractionPromptInput {
   readonly digestText: string;
   /** Date of the run, `YYYY-MM-DD`. */
   readonly today: string;
+  /**
+   * What the project's `CLAUDE.md` / `AGENTS.md` already say (see `project-docs.ts`): shown first, in the cached
+   * prefix, as known, so the model does not extract it again.
+   */
+  readonly known?: readonly string[] | undefined;
 }
+
+const KNOWN_HEADER =
+  "## Already in the project's instruction files (CLAUDE.md, AGENTS.md): the agent reads these every session; do not extract them again";
 
 /** Word that opens and closes the data fence; it is neutralised wherever else it appears in the prompt. */
 export const FENCE_MARKER = 'DREAMD-DATA';
@@ -196,7 +204,12 @@ export function buildExtractionParts(input: ExtractionPromptInput): ExtractionPr
   const open = `<<<${FENCE_MARKER} ${fenceId} BEGIN>>>`;
   const close = `<<<${FENCE_MARKER} ${fenceId} END>>>`;
   const stable = input.stable ?? [];
-  const prefix = stable.length === 0 ? undefined : [MEMORY_HEADER, ...stable.map(renderIndexLine)].join('\n');
+  const known = input.known ?? [];
+  const knownLines = known.length === 0 ? [] : [KNOWN_HEADER, ...known.map((line) => `- ${line}`), ''];
+  const prefix =
+    stable.length === 0 && knownLines.length === 0
+      ? undefined
+      : [...knownLines, MEMORY_HEADER, ...stable.map(renderIndexLine)].join('\n');
   const callLines =
     input.index.length === 0 && stable.length === 0
       ? ['(memory is empty)']

@@ -28,6 +28,8 @@ export interface Gathered {
   readonly problems: readonly { readonly file: string; readonly reason: string }[];
   /** What the sessions' new messages read of the memory folder (agents' reads of memory files and facts). */
   readonly reads: readonly SessionReads[];
+  /** The working directories the sessions name (Claude Code's `cwd`), for the project's instruction files. */
+  readonly workingDirectories: readonly string[];
 }
 
 /**
@@ -100,6 +102,9 @@ export async function gatherSessions(
     batches: planned.map((batch) => ({ batch, sessionIds: batch.sessionIds })),
     sessions: read.sessions.map((session) => session.id),
     reads: read.sessions.map((session) => collectReads(session, options.memoryDir)),
+    workingDirectories: [
+      ...new Set(read.sessions.flatMap((session) => (session.cwd === undefined ? [] : [session.cwd]))),
+    ],
     records: read.records,
     sessionDates,
     deferred: new Set(),

@@ -11,6 +11,7 @@
  * idempotent: sessions the ledger already holds are not read again. The call budget is spent in extraction;
  * a session it cuts is consolidated up to the first message not sent and continues next run (ledger progress).
  */
+import { readProjectDocs, shownStatements, splitAlreadyStated } from './project-docs.js';
 import { FACT_USE_FILE } from '../memory/fact-use.js';
 import { rebuildSessionReads } from './fact-use-rebuild.js';
 import { hostname } from 'node:os';
@@ -248,7 +249,10 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       inject('after-digest');
 
       const today = now().toISOString().slice(0, 10);
+      // What the project's CLAUDE.md / AGENTS.md already say: shown as known, and not kept again.
+      const projectDocs = await readProjectDocs(planned.workingDirectories);
       const extracted = await extractFacts(planned, {
+        known: shownStatements(projectDocs),
         model: getModel,
         index: promptIndex(memory.facts, now()),
         memoryTokensPerCall: config.limits.memoryTokensPerCall,
@@ -276,10 +280,11 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       const earlierReads = memory.originals.has(FACT_USE_FILE)
         ? []
         : await rebuildSessionReads(space, Object.values(ledger.sessions), config.limits);
+      const { kept: candidates, stated } = splitAlreadyStated(extracted.candidates, projectDocs);
       const plan = await planWrite({
         memoryDir: space.memoryDir,
         memory,
-        candidates: extracted.candidates,
+        candidates,
         forgotten,
         gathered:
           earlierReads.length === 0 ? gathered : { ...gathered, reads: [...earlierReads, ...gathered.reads] },
@@ -315,6 +320,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         superseded: plan.result.superseded.length,
         quarantined: plan.result.quarantined.length,
         factsRead: plan.factsRead,
+        ...(stated.length > 0 ? { alreadyInProjectFiles: stated.length } : {}),
         calls: extracted.calls,
         retries: extracted.retries,
         usage: extracted.usage,

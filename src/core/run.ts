@@ -86,6 +86,8 @@ export interface RunSummary {
   readonly quarantined: number;
   /** Active facts after the run that agents have read (counted from transcripts), and those never read. */
   readonly factsRead?: { readonly used: number; readonly neverUsed: number };
+  /** Candidate facts not kept because the project's CLAUDE.md or AGENTS.md already states them. */
+  readonly alreadyInProjectFiles?: number;
   readonly calls: number;
   /** Model requests retried after a fault or bad output, summed over the calls (0 when every call went through first time). */
   readonly retries: number;

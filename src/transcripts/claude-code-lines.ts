@@ -160,6 +160,7 @@ export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeC
   let sessionId: string | undefined;
   let hasSeenSessionId = false;
   let version: string | undefined;
+  let cwd: string | undefined;
   let firstTimestamp: string | undefined;
   const links: SubagentLink[] = [];
 
@@ -224,6 +225,7 @@ export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeC
       else warnings.push(`line ${lineNumber}: sessionId is not a usable id; the file name is used instead`);
     }
     if (version === undefined && typeof record.version === 'string') version = record.version;
+    if (cwd === undefined && typeof record.cwd === 'string' && record.cwd.startsWith('/')) cwd = record.cwd;
     const type = record.type;
     if (type !== 'user' && type !== 'assistant') {
       const name = typeof type === 'string' ? type : '(none)';
@@ -284,6 +286,7 @@ export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeC
       startedAt: firstTimestamp ?? mtime.toISOString(),
       endedAt: undefined,
       agent: version === undefined ? 'claude-code' : `claude-code ${version}`,
+      ...(cwd === undefined ? {} : { cwd }),
       messages,
       messageCount,
       warnings,

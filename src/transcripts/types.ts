@@ -67,6 +67,8 @@ export interface Session {
   /** ISO timestamp when the session says it ended. */
   readonly endedAt: string | undefined;
   readonly agent: string | undefined;
+  /** The working directory the agent ran in, when the transcript names it (Claude Code's `cwd`). */
+  readonly cwd?: string;
   /** Messages with index >= the `fromMessage` the reader was asked for. */
   readonly messages: readonly SessionMessage[];
   /** Number of messages in the whole file (the next incremental read starts here). */

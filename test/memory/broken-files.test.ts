@@ -67,6 +67,7 @@ async function runPlan(candidates: readonly ExtractedFact[]) {
       deferred: new Set(),
       problems: [],
       reads: [],
+      workingDirectories: [],
     },
     runId: 'run-test',
     today: '2026-12-01',

@@ -133,6 +133,7 @@ async function oneRun(memoryDir: string, file: string, label: string, figures: R
       deferred: new Set(),
       problems: [],
       reads: [],
+      workingDirectories: [],
     },
     runId,
     today: '2026-12-01',
