@@ -116,7 +116,7 @@ describe('faults', () => {
     await after.close();
     await probe.close();
     await redis.stop();
-  });
+  }, 60_000); // its waits add up to 45 s: room for a loaded machine, where a Redis restart and replay take longer
 
   it('replaces a worker that closed on its own at the next health check', async () => {
     const redis = await openRedis();
