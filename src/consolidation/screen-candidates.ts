@@ -22,7 +22,7 @@ import { namesCredential } from './action-signals.js';
 import { allText } from './candidate.js';
 import type { ExtractedFact } from './extraction.js';
 import { looksLikeInstruction, looksLikeRule } from './injection.js';
-import { heldIn, type FactOrigin, type Provenance, type SourceLine } from './provenance.js';
+import { heldIn, wordsOf, type FactOrigin, type Provenance, type SourceLine } from './provenance.js';
 
 /** What the digest leaves where it redacted a secret (`[REDACTED:<kind>]`). */
 const REDACTION_MARKER = '[REDACTED:';
@@ -60,17 +60,46 @@ function originOf(candidate: ExtractedFact, provenance: Provenance | undefined):
 /**
  * The lines of a session that belong to an instruction assembled across messages (rule 5): each line is
  * paired with the next line of the same kind (the user's next message, or the next text read).
+ *
+ * Only lines that share a word with one of the session's candidates (`words`) can make a candidate "held in"
+ * them (see `heldIn`), so only pairs with such a line are checked, and each line's own check runs at most once:
+ * linear in the session, where checking every line and pair cost most of a run without model time.
  */
-function assembledLines(lines: readonly SourceLine[]): SourceLine[] {
-  const flagged = new Map(lines.map((line) => [line, looksLikeInstruction(line.text).flagged]));
+function assembledLines(lines: readonly SourceLine[], words: ReadonlySet<string>): SourceLine[] {
+  const relevant = (line: SourceLine): boolean => {
+    for (const word of line.words) if (words.has(word)) return true;
+    return false;
+  };
+  const flaggedMemo = new Map<SourceLine, boolean>();
+  const flagged = (line: SourceLine): boolean => {
+    let value = flaggedMemo.get(line);
+    if (value === undefined) {
+      value = looksLikeInstruction(line.text).flagged;
+      flaggedMemo.set(line, value);
+    }
+    return value;
+  };
+  // The next line of the same kind, for every line: one pass from the end.
+  const nextOfKind = new Array<SourceLine | undefined>(lines.length);
+  const lastSeen = new Map<SourceLine['kind'], SourceLine>();
+  for (let index = lines.length - 1; index >= 0; index -= 1) {
+    const line = lines[index] as SourceLine;
+    nextOfKind[index] = lastSeen.get(line.kind);
+    lastSeen.set(line.kind, line);
+  }
   const parts = new Set<SourceLine>();
   lines.forEach((line, index) => {
-    const next = lines.slice(index + 1).find((candidate) => candidate.kind === line.kind);
+    const next = nextOfKind[index];
     if (next === undefined) return;
-    const nextFlagged = flagged.get(next) === true;
-    if (flagged.get(line) === true) return;
-    if (nextFlagged) {
-      if (!FINISHED.test(line.text)) parts.add(line);
+    // A pair reads as one instruction only where the first line stops unfinished or the next carries on from
+    // it; two finished sentences are each checked on their own (the candidate's own text is screened too).
+    const unfinished = !FINISHED.test(line.text);
+    if (!unfinished && !CONTINUES.test(next.text.trimStart())) return;
+    const lineMatters = relevant(line);
+    if (!lineMatters && !relevant(next)) return;
+    if (flagged(line)) return;
+    if (flagged(next)) {
+      if (lineMatters && unfinished) parts.add(line);
       return;
     }
     if (looksLikeInstruction(`${line.text} ${next.text}`).flagged) {
@@ -115,8 +144,17 @@ export function screenCandidates(
   const assembled = new Map<string, readonly SourceLine[]>();
   const provenance = options.provenance;
   if (provenance !== undefined) {
-    for (const source of new Set(candidates.flatMap((candidate) => candidate.sources)))
-      assembled.set(source, assembledLines(provenance.linesOf(source)));
+    const wordsBySource = new Map<string, Set<string>>();
+    for (const candidate of candidates) {
+      const words = wordsOf(candidate.body);
+      for (const source of candidate.sources) {
+        const all = wordsBySource.get(source) ?? new Set<string>();
+        for (const word of words) all.add(word);
+        wordsBySource.set(source, all);
+      }
+    }
+    for (const [source, words] of wordsBySource)
+      assembled.set(source, assembledLines(provenance.linesOf(source), words));
   }
   for (const candidate of candidates) {
     const reason = screenOne(candidate, options, assembled);
