@@ -142,7 +142,8 @@ function instructions(space: Space, today: string): string {
       '`recall` to search memory when the user refers to the past or asks for advice that may depend on their ' +
       'preferences. Say when you rely on memory, and prefer what the user says now when the two disagree.',
     'When the user tells you something worth keeping (a preference, a correction, a project decision, a ' +
-      'reference), save it with `write_memory`; remove a note with `forget_memory` when asked. Never save ' +
+      'reference), save it with `write_memory` (a fact, with an id); remove a fact with `forget_memory` and its ' +
+      'id (the #f-… of its index line) when asked. Never save ' +
       'secrets or the state of the current task.',
   ].join('\n');
 }

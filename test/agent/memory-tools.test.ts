@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryTools, MAX_NOTE_BYTES } from '../../src/agent/memory-tools.js';
 import { parseMemoryPath, resolveMemoryPath } from '../../src/agent/memory-path.js';
 import { PathEscapeError } from '../../src/errors.js';
-import { acquireLock, loadMemory, splitIndexFile } from '../../src/memory/index.js';
+import { acquireLock, loadMemory, rollbackRun, splitIndexFile } from '../../src/memory/index.js';
 
 let base: string;
 let memoryDir: string;
@@ -180,6 +180,17 @@ describe('memory tools', () => {
     // One transaction of kind note, which rollback can undo.
     const runs = await readdir(path.join(memoryDir, '.dreamd', 'runs'));
     expect(runs).toEqual([expect.stringMatching(/note/)]);
+  });
+
+  it('is undone by a rollback of its run, like any transaction', async () => {
+    await rm(path.join(memoryDir, '.dreamd', 'ledger.json'));
+    const tools = createMemoryTools({ memoryDir });
+    const index = await readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8');
+    await tools.writeMemory.handler(validNote);
+    const [record] = await readdir(path.join(memoryDir, '.dreamd', 'runs'));
+    await rollbackRun(memoryDir, record!.replace(/\.json$/, ''));
+    expect(await readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8')).toBe(index);
+    expect((await loadMemory(memoryDir)).facts.filter((fact) => fact.owner !== 'other')).toEqual([]);
   });
 
   it('saves nothing twice and rewrites a fact by its id', async () => {
