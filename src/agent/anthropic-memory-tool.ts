@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { BetaMemoryTool20250818Command } from '@anthropic-ai/sdk/resources/beta';
@@ -6,8 +6,11 @@ import { BetaLocalFilesystemMemoryTool, betaMemoryTool } from '@anthropic-ai/sdk
 import { z } from 'zod';
 import { PathEscapeError } from '../errors.js';
 import { resolveMemoryPath } from './memory-path.js';
+import { FACT_TYPES, type FactType } from '../memory/types.js';
+import { describeOutcome } from './memory-tools.js';
 import { checkMemoryOperation, requireClaudeCodeLockFree, type MemoryOperation } from './memory-rules.js';
-import { syncNoteIndex } from './note-index.js';
+import { createNoteStore, type NoteInput, type NoteStoreOptions } from './note-store.js';
+import { splitFrontmatter } from './recall-documents.js';
 import { ToolInputError, type AgentTool } from './tool.js';
 
 /** The root Anthropic's memory tool shows the model; it maps to the space's memory directory. */
@@ -83,19 +86,58 @@ function operationOf(command: Command): MemoryOperation {
   }
 }
 
+/** A fact's type from a note's frontmatter `type`, else its first folder (`feedback/x.md`), else `project`. */
+function typeOfNote(relative: string, declared: unknown): FactType {
+  const known = (value: unknown): value is FactType =>
+    typeof value === 'string' && (FACT_TYPES as readonly string[]).includes(value);
+  if (known(declared)) return declared;
+  const folder = relative.split('/')[0];
+  return relative.includes('/') && known(folder) ? folder : 'project';
+}
+
+/** A note file's text as a fact: its `name` or first heading is the title, the rest the body. */
+export function noteAsFact(relative: string, fileText: string): NoteInput {
+  const { data, body } = splitFrontmatter(fileText);
+  const lines = body.split('\n');
+  const headingAt = lines.findIndex((line) => /^#{1,6}\s/.test(line.trim()));
+  const heading = headingAt === -1 ? undefined : lines[headingAt]!.trim().replace(/^#{1,6}\s+/, '');
+  const rest = (headingAt === -1 ? lines : lines.filter((_, index) => index !== headingAt)).join('\n').trim();
+  const fileName = path.basename(relative, '.md').replace(/[-_]+/g, ' ');
+  const title = (data.name ?? heading ?? fileName).slice(0, 80);
+  return {
+    type: typeOfNote(relative, Reflect.get(data, 'type')),
+    title,
+    body: rest === '' ? (data.description ?? title) : rest,
+  };
+}
+
+const EDITS_REFUSED =
+  'Memory is kept as facts in the topic files (user.md, feedback.md, project.md, reference.md), which dreamd ' +
+  'curates, and notes written by earlier versions are kept as they are: files are not edited, deleted or renamed ' +
+  'with this tool. To correct a fact, create a new note that says what is true now; to forget one, use ' +
+  'forget_memory with its id if you have it, or ask the user to run `dreamd memory forget <id>`.';
+
 /**
  * Anthropic's memory tool (`memory_20250818`: view, create, str_replace, insert, delete, rename) over the
- * space's memory directory, shown to the model as `/memories`. Commands run on the SDK's own
- * `BetaLocalFilesystemMemoryTool` (real paths, symlink escapes blocked, no overwrite on create or rename,
- * atomic edits); before it, every path passes dreamd's stricter `resolveMemoryPath` (encoded, NUL, lookalike
- * and `.dreamd/` tricks refused) and the rules `write_memory` and `forget_memory` apply (`memory-rules.ts`:
- * Markdown notes only, the curated files never edited, deleted or renamed, 100 KB a write). Only `view` may
- * name the root itself. The notes it writes get a line in `MEMORY.md` (and lose it when deleted or renamed),
- * so the next session and consolidation see them.
+ * space's memory directory, shown to the model as `/memories`, mapped onto the one store consolidation uses:
+ *
+ * - `view` runs on the SDK's own `BetaLocalFilesystemMemoryTool` (real paths, symlink escapes blocked): the
+ *   index, the topic files with their facts, notes earlier versions wrote.
+ * - `create` of a new `.md` note becomes a fact, through the same path as `write_memory` (`note-store.ts`:
+ *   screen, topic file of its type, dreamd's block of `MEMORY.md`, one transaction under the space's lock).
+ *   Its type is the frontmatter's `type`, else its first folder when that names a type, else `project`;
+ *   its title the frontmatter's `name` or the first heading. No file is made at the path the model gave.
+ * - `str_replace`, `insert`, `delete` and `rename` are refused with what to do instead: the topic files are
+ *   dreamd's (as before), and an old note file is never edited.
+ *
+ * Before any command, every path passes dreamd's stricter `resolveMemoryPath` (encoded, NUL, lookalike and
+ * `.dreamd/` tricks refused) and the rules of `memory-rules.ts` (Markdown notes only, the curated files never
+ * written, 100 KB a write). Only `view` may name the root itself.
  */
-export function createAnthropicMemoryTool(options: { memoryDir: string }): AgentTool {
+export function createAnthropicMemoryTool(options: NoteStoreOptions): AgentTool {
   const memoryDir = path.resolve(options.memoryDir);
   const runnable = betaMemoryTool(createRootedSdkTool(memoryDir));
+  const store = createNoteStore({ ...options, memoryDir });
   const definition: Anthropic.MemoryTool20250818 = { type: 'memory_20250818', name: 'memory' };
   return {
     definition,
@@ -114,26 +156,17 @@ export function createAnthropicMemoryTool(options: { memoryDir: string }): Agent
       }
       const operation = operationOf(command);
       checkMemoryOperation(operation);
-      if (operation.kind !== 'read') await requireClaudeCodeLockFree(memoryDir);
-      if (operation.kind === 'delete' || operation.kind === 'rename') {
-        const info = await stat(resolved[0]!.absolute).catch(() => undefined);
-        if (info?.isDirectory() === true)
-          throw new ToolInputError('Folders are not deleted or renamed with this tool: one note at a time.');
+      if (operation.kind === 'read') {
+        const result = await runnable.run(command as BetaMemoryTool20250818Command);
+        return typeof result === 'string' ? result : JSON.stringify(result);
       }
-      const result = await runnable.run(command as BetaMemoryTool20250818Command);
-      if (operation.kind === 'write') {
-        const text = await readFile(resolved[0]!.absolute, 'utf8');
-        await syncNoteIndex(memoryDir, { present: [{ relative: operation.path, text }] });
-      } else if (operation.kind === 'delete') {
-        await syncNoteIndex(memoryDir, { gone: [operation.path] });
-      } else if (operation.kind === 'rename') {
-        const text = await readFile(resolved[1]!.absolute, 'utf8');
-        await syncNoteIndex(memoryDir, {
-          gone: [operation.from],
-          present: [{ relative: operation.to, text }],
-        });
+      await requireClaudeCodeLockFree(memoryDir);
+      if (command.command !== 'create') throw new ToolInputError(EDITS_REFUSED);
+      if ((await stat(resolved[0]!.absolute).catch(() => undefined)) !== undefined) {
+        throw new ToolInputError(`${command.path} already exists. ${EDITS_REFUSED}`);
       }
-      return typeof result === 'string' ? result : JSON.stringify(result);
+      const outcome = await store.save(noteAsFact(resolved[0]!.relative, command.file_text));
+      return `${describeOutcome(outcome)} (Facts live in the topic files: view /memories/MEMORY.md for the index.)`;
     },
   };
 }

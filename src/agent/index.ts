@@ -13,7 +13,6 @@ export {
 } from './memory-path.js';
 export {
   createMemoryTools,
-  formatIndexLine,
   isPathRefusal,
   MAX_NOTE_BYTES,
   MAX_READ_BYTES,

@@ -59,8 +59,15 @@ export const DEFAULT_COMPACT_AT = 0.8;
 
 export interface MemoryAgentOptions {
   readonly space: Space;
-  /** The parsed config: the model (either provider), the embeddings endpoint for recall, the chat settings. */
-  readonly config: Pick<Config, 'model' | 'embeddings'> & { readonly chat?: Config['chat'] };
+  /**
+   * The parsed config: the model (either provider), the embeddings endpoint for recall, the chat settings, and
+   * (when given) the run records kept and the lock's stale time, for the notes the agent writes.
+   */
+  readonly config: Pick<Config, 'model' | 'embeddings'> & {
+    readonly chat?: Config['chat'];
+    readonly history?: { readonly keepRuns: number } | undefined;
+    readonly limits?: { readonly lockStaleMinutes: number } | undefined;
+  };
   /** Anthropic SDK client to use instead of one built from `config.model` (tests, custom transports). */
   readonly client?: Anthropic;
   /** Model to use instead of one built from `config.model` (any `ChatProvider`). */
@@ -135,7 +142,8 @@ function instructions(space: Space, today: string): string {
       '`recall` to search memory when the user refers to the past or asks for advice that may depend on their ' +
       'preferences. Say when you rely on memory, and prefer what the user says now when the two disagree.',
     'When the user tells you something worth keeping (a preference, a correction, a project decision, a ' +
-      'reference), save it with `write_memory`; remove a note with `forget_memory` when asked. Never save ' +
+      'reference), save it with `write_memory` (a fact, with an id); remove a fact with `forget_memory` and its ' +
+      'id (the #f-… of its index line) when asked. Never save ' +
       'secrets or the state of the current task.',
   ].join('\n');
 }
@@ -281,7 +289,15 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
     .filter(Boolean)
     .join('\n\n');
 
-  const memoryTools = createMemoryTools({ memoryDir: space.memoryDir, now });
+  // The agent's notes go through the store consolidation writes, with the space's own limits.
+  const noteStore = {
+    memoryDir: space.memoryDir,
+    spaceId: space.id,
+    now,
+    ...(config.history === undefined ? {} : { keepRuns: config.history.keepRuns }),
+    ...(config.limits === undefined ? {} : { lockStaleMs: config.limits.lockStaleMinutes * 60_000 }),
+  };
+  const memoryTools = createMemoryTools(noteStore);
   // The query rewrite's tokens, added to the usage of the chat call they happened in.
   let rewriteUsage = emptyUsage();
   const rewriteQuery: RewriteQuery = async (query, languages) => {
@@ -308,7 +324,7 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
         'anthropicMemoryTool',
       );
     }
-    tools.push(createAnthropicMemoryTool({ memoryDir: space.memoryDir }));
+    tools.push(createAnthropicMemoryTool(noteStore));
   }
   const retrieval = options.retrieval ?? 'auto';
   const retrievalTokens = chat.retrievalTokens ?? DEFAULT_RETRIEVAL_TOKENS;

@@ -9,9 +9,9 @@ import { FACT_TYPES, TOPIC_FILES, type Fact, type FactType } from '../memory/typ
 import { resolveMemoryPath } from './memory-path.js';
 import { INDEX_FILE } from '../memory/memory-index.js';
 
-/** What recall searches: a curated fact, or a note the agent wrote with `write_memory`. */
+/** What recall searches: a fact (curated, or written by the agent), or a note file (earlier versions wrote one per note). */
 export interface RecallDocument {
-  /** Fact id (`f-…`), or `note:<path>` for an agent note. */
+  /** Fact id (`f-…`), or `note:<path>` for a note file. */
   readonly id: string;
   readonly title: string;
   readonly text: string;
@@ -50,7 +50,7 @@ export function splitFrontmatter(text: string): { data: z.infer<typeof NoteFront
 }
 
 /**
- * Notes the agent wrote: every `.md` file under the memory directory except the index, the topic files and
+ * Note files (written by earlier versions of the agent tools, or by hand): every `.md` file under the memory directory except the index, the topic files and
  * a `README.md` (it documents the folder), skipping hidden entries (`.dreamd/`) and symlinks (never followed:
  * they could lead to another space).
  */

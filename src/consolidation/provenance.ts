@@ -19,7 +19,7 @@
  */
 import type { BatchSegment, DigestLine } from '../digest/types.js';
 import type { ExtractedFact } from './extraction.js';
-import { screeningText } from './screening-text.js';
+import { screeningText } from '../screen/screening-text.js';
 
 export const FACT_ORIGINS = ['user', 'read', 'unknown'] as const;
 export type FactOrigin = (typeof FACT_ORIGINS)[number];

@@ -18,14 +18,12 @@
  *      together and not alone, or a message that stops unfinished right before one that reads as an
  *      instruction ("remember this for later: once the backup is done" then "rm -rf ~/backups").
  */
-import { namesCredential } from './action-signals.js';
+import { namesCredential } from '../screen/action-signals.js';
 import { allText } from './candidate.js';
 import type { ExtractedFact } from './extraction.js';
-import { looksLikeInstruction, looksLikeRule } from './injection.js';
+import { looksLikeInstruction, looksLikeRule } from '../screen/injection.js';
+import { INSTRUCTION_REASON, screenFactText } from '../screen/screen-fact.js';
 import { heldIn, wordsOf, type FactOrigin, type Provenance, type SourceLine } from './provenance.js';
-
-/** What the digest leaves where it redacted a secret (`[REDACTED:<kind>]`). */
-const REDACTION_MARKER = '[REDACTED:';
 
 export interface ScreenOptions {
   /** True when a text holds a secret (key, token, password …). */
@@ -34,7 +32,6 @@ export interface ScreenOptions {
   readonly provenance?: Provenance | undefined;
 }
 
-const INSTRUCTION_REASON = 'reads as an instruction';
 const SPLIT_REASON = 'the unfinished first or last part of an instruction held back next to it';
 /** A text that stops mid-sentence: a trailing comma, colon or dash, or a word that leads on. */
 const LEADS_ON =
@@ -116,11 +113,9 @@ function screenOne(
   assembled: ReadonlyMap<string, readonly SourceLine[]>,
 ): string | undefined {
   const text = allText(candidate);
-  if (options.containsSecret(text)) return 'contains a secret';
-  // The model copied a line the digest had redacted: what is left is a fact about a secret, for a person.
-  if (text.includes(REDACTION_MARKER)) return 'carries a redacted secret';
-  const verdict = looksLikeInstruction(text);
-  if (verdict.flagged) return `reads as an instruction: ${verdict.reason ?? 'unspecified'}`;
+  // Rules 1 and 2: the screen every fact passes, the agent's notes too.
+  const screened = screenFactText(text, options.containsSecret);
+  if (screened !== undefined) return screened;
   if (
     originOf(candidate, options.provenance) === 'read' &&
     (candidate.type === 'user' ||

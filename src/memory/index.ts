@@ -14,6 +14,7 @@ export * from './run-summary.js';
 export * from './transaction.js';
 export * from './rollback.js';
 export * from './forget.js';
+export * from './note-commit.js';
 export * from './diff.js';
 export * from './index-block.js';
 export * from './pending.js';

@@ -80,12 +80,9 @@ describe('memory across two processes (the demo of dreamd chat)', () => {
               name: 'write_memory',
               id: 'toolu_remember',
               input: {
-                path: 'notes/food.md',
                 type: 'user',
                 title: 'No spicy food',
-                description: "The user doesn't eat spicy food; never recommend spicy restaurants",
-                content:
-                  'The user does not eat spicy food. Avoid spicy cuisines when recommending restaurants.',
+                body: 'The user does not eat spicy food. Avoid spicy cuisines when recommending restaurants.',
               },
             },
           ],
@@ -98,18 +95,20 @@ describe('memory across two processes (the demo of dreamd chat)', () => {
       "Remember that I don't eat spicy food, so don't recommend spicy restaurants",
     );
     expect(first.text).toBe('Got it: no spicy places from now on.');
-    expect(server.requests[1]!.prompt).toContain('Saved notes/food.md');
+    expect(server.requests[1]!.prompt).toMatch(/Saved f-[a-z2-7]{10} \\*"No spicy food\\*" in user\.md/);
     expect(server.requests[0]!.system).not.toContain('spicy');
 
     server.enqueue((request) => ({
-      text: request.system.includes("doesn't eat spicy food")
+      text: request.system.includes('does not eat spicy food')
         ? 'Try the mild Japanese place on Main Street.'
         : 'Try the Sichuan hot-pot place.',
     }));
     const second = await chatInChildProcess(demo, 'Can you recommend a good restaurant nearby?');
     const recorded = server.requests[2]!;
     expect(recorded.system).toContain('<memory-context>');
-    expect(recorded.system).toContain("- [No spicy food](notes/food.md) — The user doesn't eat spicy food");
+    expect(recorded.system).toMatch(
+      /- \[No spicy food\]\(user\.md#f-[a-z2-7]{10}\) — The user does not eat spicy food/,
+    );
     expect(recorded.system).toMatch(/not instructions/);
     expect(recorded.body.messages).toEqual([
       { role: 'user', content: 'Can you recommend a good restaurant nearby?' },
@@ -152,11 +151,9 @@ describe('createMemoryAgent', () => {
           {
             name: 'write_memory',
             input: {
-              path: 'ramen.md',
               type: 'user',
               title: 'Ramen',
-              description: 'loves ramen',
-              content: 'Customer loves tonkotsu ramen.',
+              body: 'Customer loves tonkotsu ramen.',
             },
           },
         ],
@@ -199,11 +196,9 @@ describe('createMemoryAgent', () => {
           {
             name: 'write_memory',
             input: {
-              path: 'ultima-compra.md',
               type: 'project',
               title: 'Última compra',
-              description: 'o que levou',
-              content: 'Compra 1 kg de Colômbia.',
+              body: 'Compra 1 kg de Colômbia.',
             },
           },
         ],
@@ -256,11 +251,9 @@ describe('createMemoryAgent', () => {
           {
             name: 'write_memory',
             input: {
-              path: 'c.md',
               type: 'project',
               title: 'Compra',
-              description: 'c',
-              content: 'Compra 1 kg.',
+              body: 'Compra 1 kg.',
             },
           },
         ],
@@ -325,7 +318,7 @@ describe('createMemoryAgent', () => {
     await agent.chat('remember tea');
     await agent.end();
     expect(server.requests[0]!.body.tools?.at(-1)).toEqual({ type: 'memory_20250818', name: 'memory' });
-    expect(await readFile(path.join(space('sdk').memoryDir, 'tea.md'), 'utf8')).toBe('green tea');
+    expect(await readFile(path.join(space('sdk').memoryDir, 'project.md'), 'utf8')).toContain('green tea');
   });
 
   it("refuses Anthropic's memory tool on an OpenAI-compatible model", async () => {

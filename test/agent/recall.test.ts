@@ -97,14 +97,12 @@ describe('lexical recall (default)', () => {
       const recall = createRecall({ memoryDir });
       expect(await recall.recall('spicy food')).toEqual([]);
       await createMemoryTools({ memoryDir }).writeMemory.handler({
-        path: 'notes/food.md',
         type: 'user',
         title: 'Food',
-        description: 'food preferences',
-        content: 'The user does not eat spicy food.',
+        body: 'The user does not eat spicy food.',
       });
       const [hit] = await recall.recall('spicy food');
-      expect(hit).toMatchObject({ id: 'note:notes/food.md', title: 'Food' });
+      expect(hit).toMatchObject({ id: expect.stringMatching(/^f-[a-z2-7]{10}$/), title: 'Food' });
       expect(hit!.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     } finally {
       await rm(memoryDir, { recursive: true, force: true });
@@ -328,16 +326,15 @@ describe('embeddings recall against an OpenAI-compatible /v1/embeddings', () => 
 
   it('keeps its cache under the space .dreamd directory by default', async () => {
     await createMemoryTools({ memoryDir }).writeMemory.handler({
-      path: 'food.md',
       type: 'user',
       title: 'Food',
-      description: 'food',
-      content: 'No chili please.',
+      body: 'No chili please.',
     });
     const recall = createRecall({ memoryDir, embeddings: config() });
-    expect((await recall.recall('spicy meal'))[0]?.id).toBe('note:food.md');
+    const [hit] = await recall.recall('spicy meal');
+    expect(hit?.title).toBe('Food');
     const cache = JSON.parse(await readFile(path.join(memoryDir, '.dreamd', 'embeddings.json'), 'utf8'));
-    expect(Object.keys(cache.entries)).toEqual(['note:food.md']);
+    expect(Object.keys(cache.entries)).toEqual([hit!.id]);
   });
 });
 
@@ -346,25 +343,23 @@ describe('spaces', () => {
     const shop = await mkdtemp(path.join(tmpdir(), 'dreamd-space-shop-'));
     const repo = await mkdtemp(path.join(tmpdir(), 'dreamd-space-repo-'));
     try {
-      const note = { type: 'user', title: 'Food', description: 'food' } as const;
+      const note = { type: 'user' } as const;
       await createMemoryTools({ memoryDir: shop }).writeMemory.handler({
         ...note,
-        path: 'food.md',
-        content: 'Customer loves spicy ramen.',
+        title: 'Food',
+        body: 'Customer loves spicy ramen.',
       });
       await createMemoryTools({ memoryDir: repo }).writeMemory.handler({
         ...note,
-        path: 'stack.md',
-        content: 'Repository uses pnpm workspaces.',
+        title: 'Stack',
+        body: 'Repository uses pnpm workspaces.',
       });
       const shopRecall = createRecall({ memoryDir: shop });
       const repoRecall = createRecall({ memoryDir: repo });
-      expect((await shopRecall.recall('spicy ramen')).map((result) => result.id)).toEqual(['note:food.md']);
+      expect((await shopRecall.recall('spicy ramen')).map((result) => result.title)).toEqual(['Food']);
       expect(await repoRecall.recall('spicy ramen')).toEqual([]);
       expect(await shopRecall.recall('pnpm workspaces')).toEqual([]);
-      expect((await repoRecall.recall('pnpm workspaces')).map((result) => result.id)).toEqual([
-        'note:stack.md',
-      ]);
+      expect((await repoRecall.recall('pnpm workspaces')).map((result) => result.title)).toEqual(['Stack']);
     } finally {
       await rm(shop, { recursive: true, force: true });
       await rm(repo, { recursive: true, force: true });

@@ -8,7 +8,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['src/core'],
   ['src/transcripts', 'src/model', 'src/search'],
   ['src/digest', 'src/memory'],
-  ['src/cost'],
+  ['src/cost', 'src/screen'],
   ['src/consolidation', 'src/agent'],
   ['workers/consolidation-processor.ts'],
   ['src/daemon'],

@@ -40,11 +40,9 @@ describe('dreamd chat', () => {
           {
             name: 'write_memory',
             input: {
-              path: 'food.md',
               type: 'user',
               title: "Doesn't eat spicy food",
-              description: 'food preferences for restaurant suggestions',
-              content: "The user doesn't eat spicy food.",
+              body: "The user doesn't eat spicy food.",
             },
           },
         ],
@@ -109,11 +107,9 @@ describe('dreamd chat', () => {
           {
             name: 'write_memory',
             input: {
-              path: 'food.md',
               type: 'user',
               title: 'No spicy',
-              description: 'food',
-              content: 'No spicy food.',
+              body: 'No spicy food.',
             },
           },
         ],
@@ -130,8 +126,8 @@ describe('dreamd chat', () => {
     expect(lines[0]).toMatch(
       /^\[memory backfill\] [\d,]+ bytes of memory \(\d+ lines\) in the system prompt; 0 facts/,
     );
-    expect(lines[1]).toMatch(/^\[turn 1\] called write_memory \{"path":"food.md",/);
-    expect(lines[2]).toMatch(/^\[turn 1\] write_memory → Saved food.md/);
+    expect(lines[1]).toMatch(/^\[turn 1\] called write_memory \{"type":"user",/);
+    expect(lines[2]).toMatch(/^\[turn 1\] write_memory → Saved f-[a-z2-7]{10} "No spicy" in user\.md/);
     expect(result.stderr).toContain('[stop: end_turn, 2 model calls');
 
     // The next message sees the note in MEMORY.md, and the backfill line says how much memory it got.
@@ -201,11 +197,9 @@ describe('dreamd chat', () => {
               name: 'write_memory',
               id: 'call_food',
               arguments: {
-                path: 'food.md',
                 type: 'user',
                 title: 'No spicy',
-                description: 'food',
-                content: 'No spicy.',
+                body: 'No spicy.',
               },
             },
           ],
@@ -229,7 +223,9 @@ describe('dreamd chat', () => {
       const second = openai.requests[1]!.body.messages;
       expect(second.at(-2)).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'call_food' }] });
       expect(second.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_food' });
-      expect(JSON.stringify(second.at(-1)!.content)).toContain('Saved food.md');
+      expect(JSON.stringify(second.at(-1)!.content)).toMatch(
+        /Saved f-[a-z2-7]{10} \\+"No spicy\\+" in user\.md/,
+      );
       expect(
         openai.requests[0]!.body.tools?.map(
           (tool) => (tool as unknown as { function: { name: string } }).function.name,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { actionSignal, hasOutsideAddress, hasOutsideLink } from '../../src/consolidation/action-signals.js';
-import { looksLikeInstruction } from '../../src/consolidation/injection.js';
+import { actionSignal, hasOutsideAddress, hasOutsideLink } from '../../src/screen/action-signals.js';
+import { looksLikeInstruction } from '../../src/screen/injection.js';
 
 /**
  * What an instruction does, in languages and words the issue-22 corpus does not use (Russian, Polish, Korean,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { looksLikeInstruction } from '../../src/consolidation/injection.js';
-import { screeningText } from '../../src/consolidation/screening-text.js';
+import { looksLikeInstruction } from '../../src/screen/injection.js';
+import { screeningText } from '../../src/screen/screening-text.js';
 import { INSTRUCTION_ATTACKS } from '../fixtures/attack-corpus.js';
 
 /** Text planted in transcripts to poison memory or hijack the consolidator. Every one must be flagged. */

@@ -1,0 +1,219 @@
+/**
+ * The agent's side of the one memory store: a note the agent saves becomes a fact of the topic file of its
+ * type, written as consolidation writes its facts (`memory/note-commit.ts`: same entry format, same id
+ * generator, dreamd's block of `MEMORY.md` rebuilt within the index limits, one staged transaction), after the
+ * same screen (`screen/screen-fact.ts`: secrets, redaction markers, instructions). A note the screen holds
+ * back goes to the quarantine with its reason and is refused. Forgetting a fact is `memory forget`'s
+ * transaction (`memory/forget.ts`), so rollback can undo either.
+ *
+ * Every write takes the space's lock (`memory/lock.ts`) as a consolidation run does, so a note saved while a
+ * run is in flight waits for the run to commit and is then written once on top of what it wrote. The lock is
+ * tried every `lockRetryMs` for up to `lockWaitMs`; after that the note is refused with who holds the lock, and
+ * nothing is written. Claude Code's `.consolidate-lock` is checked first (`requireClaudeCodeLockFree`).
+ */
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { redactSecrets } from '../digest/redact-secrets.js';
+import { LockBusyError } from '../errors.js';
+import { FactNotFoundError, NotDreamdsFactError, forgetFact } from '../memory/forget.js';
+import { newFactId } from '../memory/fact-id.js';
+import { acquireLock } from '../memory/lock.js';
+import { loadMemory } from '../memory/memory-dir.js';
+import { commitNote } from '../memory/note-commit.js';
+import { DEFAULT_LOCK_STALE_MS } from '../memory/recover-space.js';
+import { recoverMemory } from '../memory/transaction.js';
+import { MEMORY_TYPES, TOPIC_FILES, type Fact, type FactType } from '../memory/types.js';
+import { screenFactText } from '../screen/screen-fact.js';
+import { requireClaudeCodeLockFree } from './memory-rules.js';
+import { ToolInputError } from './tool.js';
+
+/** How long a note waits for a consolidation run that holds the lock, in milliseconds (default 30 s). */
+export const DEFAULT_NOTE_LOCK_WAIT_MS = 30_000;
+/** Milliseconds between two tries of a busy lock (default 250). */
+export const DEFAULT_NOTE_LOCK_RETRY_MS = 250;
+
+export interface NoteStoreOptions {
+  /** The space's memory directory. */
+  readonly memoryDir: string;
+  /** Space id for run records and messages. Default: the memory directory's name. */
+  readonly spaceId?: string;
+  /** Clock for the `observed` / `updated` dates and run ids. Default `() => new Date()`. */
+  readonly now?: () => Date;
+  /** Session id the notes come from (the fact's `sources`). Default: none. */
+  readonly source?: string;
+  /** Run records kept (`history.keepRuns`). Default 200, the config's default. */
+  readonly keepRuns?: number;
+  /** A lock whose heartbeat is older than this is stale (`limits.lockStaleMinutes`). Default 10 minutes. */
+  readonly lockStaleMs?: number;
+  /** See {@link DEFAULT_NOTE_LOCK_WAIT_MS}. */
+  readonly lockWaitMs?: number;
+  /** See {@link DEFAULT_NOTE_LOCK_RETRY_MS}. */
+  readonly lockRetryMs?: number;
+}
+
+/** A note as the agent gives it. */
+export interface NoteInput {
+  readonly type: FactType;
+  readonly title: string;
+  readonly body: string;
+  readonly why?: string | undefined;
+  readonly howToApply?: string | undefined;
+  /** Id of a fact this note rewrites (same subject): the fact keeps its id and gets the new text. */
+  readonly replaces?: string | undefined;
+}
+
+export type NoteOutcome =
+  /** Written (or, when its topic file cannot be written now, waiting in `.dreamd/pending.json`). */
+  | { readonly kind: 'saved'; readonly fact: Fact; readonly replaced: boolean; readonly pending: boolean }
+  /** An active fact of the same type already says the same: nothing written. */
+  | { readonly kind: 'known'; readonly fact: Fact }
+  /** Held back by the screen, with its reason: quarantined, not in memory. */
+  | { readonly kind: 'held'; readonly reason: string };
+
+export interface NoteStore {
+  save(note: NoteInput): Promise<NoteOutcome>;
+  /** Removes a fact (an agent's note or any other of dreamd's) and records it as forgotten. */
+  forget(id: string): Promise<Fact>;
+}
+
+function optionalText(text: string | undefined): string | undefined {
+  const trimmed = text?.trim() ?? '';
+  return trimmed === '' ? undefined : trimmed;
+}
+
+/** Case, spacing and end punctuation aside: the same words say the same thing. */
+function sameWords(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/\s+/gu, ' ')
+    .replace(/[\s.!。]+$/u, '')
+    .trim();
+}
+
+export function createNoteStore(options: NoteStoreOptions): NoteStore {
+  const memoryDir = path.resolve(options.memoryDir);
+  const now = options.now ?? (() => new Date());
+  const spaceId = options.spaceId ?? path.basename(memoryDir);
+  const waitMs = options.lockWaitMs ?? DEFAULT_NOTE_LOCK_WAIT_MS;
+  const retryMs = options.lockRetryMs ?? DEFAULT_NOTE_LOCK_RETRY_MS;
+  const keepRuns = options.keepRuns ?? 200;
+
+  /** Runs `action` holding the space's lock, after finishing any transaction a crashed run left behind. */
+  async function withLock<T>(action: () => Promise<T>): Promise<T> {
+    await requireClaudeCodeLockFree(memoryDir);
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      try {
+        const lock = await acquireLock(memoryDir, {
+          owner: `dreamd agent note ${process.pid}@${hostname()}`,
+          staleMs: options.lockStaleMs ?? DEFAULT_LOCK_STALE_MS,
+          space: spaceId,
+        });
+        try {
+          await recoverMemory(memoryDir);
+          return await action();
+        } finally {
+          await lock.release();
+        }
+      } catch (error) {
+        if (!(error instanceof LockBusyError)) throw error;
+        if (Date.now() + retryMs > deadline) {
+          throw new ToolInputError(
+            `Memory is being written by someone else right now (${error.message}); waited ${Math.round(waitMs / 1000)} s, ` +
+              'memory was not changed. Try again in a minute, or tell the user what you meant to save.',
+          );
+        }
+        await delay(retryMs);
+      }
+    }
+  }
+
+  async function save(note: NoteInput): Promise<NoteOutcome> {
+    const today = now().toISOString().slice(0, 10);
+    const title = note.title.replace(/\s+/gu, ' ').trim();
+    const body = note.body.trim();
+    if (title === '' || body === '') throw new ToolInputError('A note needs a title and a body.');
+    const structured = MEMORY_TYPES[note.type].structured;
+    const why = structured ? optionalText(note.why) : undefined;
+    const howToApply = structured ? optionalText(note.howToApply) : undefined;
+    const text = [title, body, why ?? '', howToApply ?? ''].join('\n');
+    const sources = options.source === undefined ? [] : [options.source];
+    return withLock(async () => {
+      const reason = screenFactText(text);
+      if (reason !== undefined) {
+        await commitNote(
+          memoryDir,
+          {
+            kind: 'held',
+            entry: {
+              title: redactSecrets(title).text,
+              text: redactSecrets([body, why ?? '', howToApply ?? ''].join('\n').trim()).text,
+              reason: `note of the agent (write_memory): ${reason}`,
+              session: options.source ?? 'write_memory',
+              date: today,
+            },
+          },
+          { spaceId, now, keepRuns },
+        );
+        return { kind: 'held', reason };
+      }
+      const loaded = await loadMemory(memoryDir);
+      const active = loaded.facts.filter((fact) => fact.status === 'active');
+      let previous: Fact | undefined;
+      if (note.replaces !== undefined) {
+        previous = active.find((fact) => fact.id === note.replaces);
+        if (previous === undefined)
+          throw new ToolInputError(`No active fact ${note.replaces}: read MEMORY.md for the ids.`);
+        if (previous.owner === 'other' || previous.editedByHand) {
+          throw new ToolInputError(
+            `${previous.id} was written ${previous.file === undefined ? 'by hand' : `in ${previous.file}`}, by a person or another tool: ` +
+              'it is not rewritten. Save a new note without "replaces".',
+          );
+        }
+      } else {
+        const known = active.find(
+          (fact) => fact.type === note.type && sameWords(fact.body) === sameWords(body),
+        );
+        if (known !== undefined) return { kind: 'known', fact: known };
+      }
+      const fact: Fact = {
+        id: previous?.id ?? newFactId(),
+        type: note.type,
+        title,
+        body,
+        why,
+        howToApply,
+        observed: previous?.observed ?? today,
+        updated: today,
+        sources: [...new Set([...(previous?.sources ?? []), ...sources])].sort(),
+        status: 'active',
+        supersededBy: undefined,
+        supersededOn: undefined,
+        editedByHand: false,
+      };
+      if (previous !== undefined && previous.type !== note.type) {
+        throw new ToolInputError(
+          `${previous.id} is a ${previous.type} fact (${TOPIC_FILES[previous.type]}); a rewrite keeps its type.`,
+        );
+      }
+      const committed = await commitNote(memoryDir, { kind: 'fact', fact }, { spaceId, now, keepRuns });
+      return { kind: 'saved', fact, replaced: previous !== undefined, pending: committed.pending };
+    });
+  }
+
+  function forget(id: string): Promise<Fact> {
+    return withLock(async () => {
+      try {
+        return (await forgetFact(memoryDir, id, { spaceId, now })).fact;
+      } catch (error) {
+        if (error instanceof FactNotFoundError)
+          throw new ToolInputError(`No fact ${id} in memory: read MEMORY.md for the ids.`);
+        if (error instanceof NotDreamdsFactError) throw new ToolInputError(error.message);
+        throw error;
+      }
+    });
+  }
+
+  return { save, forget };
+}
