@@ -8,7 +8,11 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const FOLDERS = ['src', 'workers', 'test', 'bench', 'eval', 'harness', 'bin'];
-const ROOT_DOCS = ['README.md', 'ARCHITECTURE.md'];
+const ROOT_DOCS = [
+  'README.md',
+  'ARCHITECTURE.md',
+  ...readdirSync(join(ROOT, 'docs')).map((name) => `docs/${name}`),
+];
 /** Names of documents outside the repository, and relative paths that climb out of it. */
 const OUTSIDE = /PRODUCT\.md|ANCHORS\.md|\.\.\/shared\/|\bseed 00\d\b/;
 

@@ -248,7 +248,7 @@ describe('digestSession', () => {
   });
 
   it('digests only messages from fromMessage, without repeating boilerplate seen before it', () => {
-    const boilerplate = 'Remember: all answers must follow the style guide in docs/STYLE.md.';
+    const boilerplate = 'Remember: all answers must follow the style guide in the team wiki.';
     const session = makeSession('s', START, [
       user(`${boilerplate}`),
       assistant(toolCall('Bash', { command: 'ls' }, 'old')),
