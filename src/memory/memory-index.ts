@@ -132,6 +132,31 @@ function byContent(a: Fact, b: Fact): number {
 }
 
 /**
+ * The facts of two orders taken in turns, `first` first, each fact once (a fact taken from one order is skipped
+ * in the other); an order that is spent gives its turns to the other.
+ */
+function interleave(first: readonly Fact[], second: readonly Fact[]): Fact[] {
+  const taken = new Set<Fact>();
+  const out: Fact[] = [];
+  const next = [0, 0];
+  const orders = [first, second] as const;
+  const advance = (which: 0 | 1): Fact | undefined => {
+    const order = orders[which];
+    let position = next[which] as number;
+    while (position < order.length && taken.has(order[position] as Fact)) position += 1;
+    next[which] = position;
+    return order[position];
+  };
+  for (;;) {
+    const turn: 0 | 1 = out.length % 2 === 0 ? 0 : 1;
+    const fact = advance(turn) ?? advance(turn === 0 ? 1 : 0);
+    if (fact === undefined) return out;
+    taken.add(fact);
+    out.push(fact);
+  }
+}
+
+/**
  * One type's active facts in the order they earn a line: alternately the most recent and the best
  * established fact not yet taken.
  */
@@ -151,22 +176,7 @@ function typeOrder(facts: readonly Fact[], today: number): Fact[] {
         b.sources - a.sources || compareText(a.fact.observed, b.fact.observed) || byContent(a.fact, b.fact),
     )
     .map((entry) => entry.fact);
-  const taken = new Set<Fact>();
-  const out: Fact[] = [];
-  let nextRecent = 0;
-  let nextEstablished = 0;
-  while (out.length < facts.length) {
-    const queue = out.length % 2 === 0 ? recent : established;
-    let position = queue === recent ? nextRecent : nextEstablished;
-    while (position < queue.length && taken.has(queue[position] as Fact)) position += 1;
-    const fact = queue[position];
-    if (queue === recent) nextRecent = position + 1;
-    else nextEstablished = position + 1;
-    if (fact === undefined) continue;
-    taken.add(fact);
-    out.push(fact);
-  }
-  return out;
+  return interleave(recent, established);
 }
 
 /** Active facts by type, each in the order it earns index lines. */
@@ -195,27 +205,7 @@ function byUse(order: readonly Fact[], use: Readonly<Record<string, FactUseEntry
       const right = use[b.id] as FactUseEntry;
       return right.reads - left.reads || compareText(right.lastRead, left.lastRead) || byContent(a, b);
     });
-  if (used.length === 0) return [...order];
-  const taken = new Set<Fact>();
-  const out: Fact[] = [];
-  let nextUsed = 0;
-  let nextOther = 0;
-  const next = (queue: readonly Fact[], from: number): number => {
-    let position = from;
-    while (position < queue.length && taken.has(queue[position] as Fact)) position += 1;
-    return position;
-  };
-  while (out.length < order.length) {
-    nextUsed = next(used, nextUsed);
-    nextOther = next(order, nextOther);
-    // Turns: a used fact, then one in the type's order; a spent queue gives its turn to the other.
-    const fromUsed = nextUsed < used.length && (out.length % 2 === 0 || nextOther >= order.length);
-    const fact = fromUsed ? used[nextUsed] : order[nextOther];
-    if (fact === undefined) break;
-    taken.add(fact);
-    out.push(fact);
-  }
-  return out;
+  return used.length === 0 ? [...order] : interleave(used, order);
 }
 
 /** Active facts in the order they earn index lines: the types take turns (see the rule above). */
