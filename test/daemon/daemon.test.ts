@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import type { Config } from '../../src/config/schema.js';
-import { createDaemon, type CreateDaemonOptions, type Daemon } from '../../src/daemon/daemon.js';
 import { redisUrlFor } from '../../src/daemon/redis.js';
 import { uniquePrefix } from '../../harness/redis.js';
 import {
@@ -12,37 +11,10 @@ import {
   makeConfig,
   makeSpace,
   makeSummary,
-  silentLogger,
 } from './fakes.js';
-import { failOnLeftovers, openRedis, track } from './harness.js';
+import { FAST_TIMING, failOnLeftovers, openDaemon, openRedis } from './harness.js';
 
 failOnLeftovers();
-
-const fastTiming = {
-  healthCheckIntervalMs: 200,
-  stalledIntervalMs: 1_000,
-  lockDurationMs: 5_000,
-  busyDelayMs: 200,
-  shutdownTimeoutMs: 2_000,
-  abortGraceMs: 500,
-};
-
-function openDaemon(options: Omit<CreateDaemonOptions, 'logger'>): Daemon {
-  const daemon = createDaemon({
-    // An empty environment: a REDIS_URL of the machine running the tests must not win over the test's Redis.
-    env: {},
-    logger: silentLogger,
-    tickOnStart: false,
-    workerTiming: fastTiming,
-    ...options,
-  });
-  return track(
-    'daemon',
-    daemon,
-    (value) => value.state !== 'stopped' && value.state !== 'created',
-    (value) => value.stop(),
-  );
-}
 
 async function completedRuns(url: string, prefix: string): Promise<number> {
   const client = new Redis(url);
@@ -219,7 +191,7 @@ describe('daemon', () => {
       config,
       consolidate: fake.consolidate,
       inspectSpace: inspection.inspectSpace,
-      workerTiming: { ...fastTiming, shutdownTimeoutMs: 10_000 },
+      workerTiming: { ...FAST_TIMING, shutdownTimeoutMs: 10_000 },
     });
     await daemon.start();
     await daemon.tick();

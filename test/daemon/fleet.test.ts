@@ -8,22 +8,11 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { uniquePrefix } from '../../harness/redis.js';
-import { createDaemon, type CreateDaemonOptions, type Daemon } from '../../src/daemon/daemon.js';
 import { createFakeConsolidate, createFakeInspection, eventually, makeConfig, makeSpace } from './fakes.js';
-import { failOnLeftovers, openQueue, openRedis, track } from './harness.js';
+import { failOnLeftovers, openDaemon, openQueue, openRedis } from './harness.js';
 import { enqueueConsolidation } from '../../src/daemon/queue.js';
 
 failOnLeftovers();
-
-const fastTiming = {
-  healthCheckIntervalMs: 200,
-  stalledIntervalMs: 1_000,
-  lockDurationMs: 5_000,
-  busyDelayMs: 200,
-  unknownSpaceDelayMs: 100,
-  shutdownTimeoutMs: 2_000,
-  abortGraceMs: 500,
-};
 
 /** A logger whose lines (parsed) a test can read. */
 function capturingLogger(): { logger: pino.Logger; lines: { level: number; msg: string }[] } {
@@ -37,16 +26,6 @@ function capturingLogger(): { logger: pino.Logger; lines: { level: number; msg: 
     },
   });
   return { logger: pino({ level: 'info' }, stream), lines };
-}
-
-function openDaemon(options: CreateDaemonOptions): Daemon {
-  const daemon = createDaemon({ env: {}, tickOnStart: false, workerTiming: fastTiming, ...options });
-  return track(
-    'daemon',
-    daemon,
-    (value) => value.state !== 'stopped' && value.state !== 'created',
-    (value) => value.stop(),
-  );
 }
 
 async function withClient<T>(url: string, use: (client: Redis) => Promise<T>): Promise<T> {

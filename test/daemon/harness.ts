@@ -12,6 +12,7 @@ import {
   type WorkerPool,
 } from '../../src/daemon/worker-pool.js';
 import { startRedis, type TestRedis } from '../../harness/redis.js';
+import { createDaemon, type CreateDaemonOptions, type Daemon } from '../../src/daemon/daemon.js';
 import { silentLogger } from './fakes.js';
 
 interface Resource {
@@ -119,4 +120,37 @@ export function openWorkerPool(
     (value) => value.close(),
   );
   return { pool, probe };
+}
+
+/** Worker timings of daemon tests: seconds where production waits minutes. */
+export const FAST_TIMING = {
+  healthCheckIntervalMs: 200,
+  stalledIntervalMs: 1_000,
+  lockDurationMs: 5_000,
+  busyDelayMs: 200,
+  unknownSpaceDelayMs: 100,
+  shutdownTimeoutMs: 2_000,
+  abortGraceMs: 500,
+};
+
+/**
+ * A daemon tracked for the leftovers check, with fast timings, no tick at start and an empty environment (a
+ * REDIS_URL of the machine running the tests must not win over the test's Redis). Silent unless given a logger.
+ */
+export function openDaemon(
+  options: Omit<CreateDaemonOptions, 'logger'> & { logger?: CreateDaemonOptions['logger'] },
+): Daemon {
+  const daemon = createDaemon({
+    env: {},
+    logger: silentLogger,
+    tickOnStart: false,
+    workerTiming: FAST_TIMING,
+    ...options,
+  });
+  return track(
+    'daemon',
+    daemon,
+    (value) => value.state !== 'stopped' && value.state !== 'created',
+    (value) => value.stop(),
+  );
 }
