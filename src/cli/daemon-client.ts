@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Config, Space } from '../config/schema.js';
 import type { RunSummary } from '../core/run.js';
+import { directoriesFingerprint } from '../core/daemon-identity.js';
 import { DreamdError } from '../errors.js';
 
 /**
@@ -25,8 +26,17 @@ const DaemonIdentity = z.object({
   service: z.literal('dreamd'),
   pid: z.number(),
   queue: z.string(),
-  configSource: z.string().nullable(),
-  spaces: z.array(z.object({ id: z.string(), sessionsDir: z.string(), memoryDir: z.string() })),
+  /** Given only behind a token: without one, any local user may ask. */
+  configSource: z.string().nullable().optional(),
+  spaces: z.array(
+    z.object({
+      id: z.string(),
+      /** A hash of the two folders (see `directoriesFingerprint`); the folders themselves only behind a token. */
+      directories: z.string(),
+      sessionsDir: z.string().optional(),
+      memoryDir: z.string().optional(),
+    }),
+  ),
 });
 export type DaemonIdentity = z.infer<typeof DaemonIdentity>;
 
@@ -113,17 +123,23 @@ export function createDaemonClient(config: Config, fetchImpl: typeof fetch = fet
         const served = identity.data.spaces.find((candidate) => candidate.id === space.id);
         if (
           served === undefined ||
-          served.sessionsDir !== space.sessionsDir ||
-          served.memoryDir !== space.memoryDir
+          served.directories !== directoriesFingerprint(space.sessionsDir, space.memoryDir)
         ) {
+          const { configSource } = identity.data;
+          const which =
+            configSource === undefined ? '' : `, config ${configSource ?? 'from the environment'}`;
+          const where =
+            served?.sessionsDir !== undefined && served.memoryDir !== undefined
+              ? ` (${served.sessionsDir} → ${served.memoryDir})`
+              : ' than this command (start the daemon with the same config, or pass --config)';
           return {
             use: false,
             reachable: true,
             why:
-              `the daemon at ${baseUrl} (pid ${identity.data.pid}, config ${identity.data.configSource ?? 'from the environment'}) ` +
+              `the daemon at ${baseUrl} (pid ${identity.data.pid}${which}) ` +
               (served === undefined
                 ? `has no space "${space.id}"`
-                : `serves space "${space.id}" from other directories (${served.sessionsDir} → ${served.memoryDir})`),
+                : `serves space "${space.id}" from other directories${where}`),
           };
         }
       }

@@ -14,7 +14,7 @@ import { connectionOptions, createConsolidationQueue, type ConsolidationQueue } 
 import { redisUrlFor } from './redis.js';
 import { createRedisProbe, type RedisProbe } from './redis-probe.js';
 import { createScheduler, type Scheduler, type TickReport } from './scheduler.js';
-import { createServer, type DaemonServer, type HealthReport } from './server.js';
+import { assertPortFree, createServer, type DaemonServer, type HealthReport } from './server.js';
 import { createWorkerPool, type WorkerPool, type WorkerTiming } from './worker-pool.js';
 
 /** Which parts this process runs: `dreamd start` all three, `dreamd worker` workers, `dreamd scheduler` the tick. */
@@ -148,10 +148,21 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
     parts = {};
   };
 
+  // After a run, the pending-sessions gauge of its space is read again instead of waiting for the next tick.
+  const refreshPending = (spaceId: string): void => {
+    const space = config.spaces.find((candidate) => candidate.id === spaceId);
+    if (space === undefined) return;
+    options
+      .inspectSpace(space)
+      .then((inspection) => parts.metrics?.setPendingSessions(spaceId, inspection.settledNew))
+      .catch((error: unknown) => logger.debug({ err: error, spaceId }, 'could not count pending sessions'));
+  };
+
   const start = async (): Promise<void> => {
     if (state !== 'created' && state !== 'stopped') throw new Error(`cannot start a daemon that is ${state}`);
     state = 'starting';
     try {
+      if (roles.server) await assertPortFree(config.server.host, config.server.port);
       const redisUrl = redisUrlFor(config, options.env ?? process.env);
       let jobs: JobQueue;
       let metrics: DaemonMetrics;
@@ -175,7 +186,10 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
               ? { shutdownTimeoutMs: timing.shutdownTimeoutMs }
               : {}),
           },
-          onCompleted: (summary) => parts.metrics?.recordRun(summary),
+          onCompleted: (summary) => {
+            parts.metrics?.recordRun(summary);
+            refreshPending(summary.spaceId);
+          },
           onFailed: (_error, spaceId) => parts.metrics?.recordFailure(spaceId),
         });
         parts.embedded = embedded;
@@ -222,7 +236,10 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
             logger,
             ...(options.workerTiming !== undefined ? { timing: options.workerTiming } : {}),
             hooks: {
-              onCompleted: (summary) => metrics.recordRun(summary),
+              onCompleted: (summary) => {
+                metrics.recordRun(summary);
+                refreshPending(summary.spaceId);
+              },
               onFailed: (_error, job) => metrics.recordFailure(job?.data.spaceId),
             },
           });

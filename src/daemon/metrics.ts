@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { FACT_DROP_REASONS, WAIT_REASONS, type RunSummary } from '../core/run.js';
 import { JOB_STATES, type JobQueue } from './jobs.js';
 import type { ConsolidationQueue } from './queue.js';
@@ -32,6 +32,8 @@ export function createMetrics(
   redisState?: () => Promise<RedisState>,
 ): DaemonMetrics {
   const registry = new Registry();
+  // process_* and nodejs_* (CPU, memory, handles, event-loop lag) beside dreamd's own.
+  collectDefaultMetrics({ register: registry });
   if (redisState !== undefined) {
     new Gauge({
       name: 'dreamd_redis_state',
@@ -100,7 +102,7 @@ export function createMetrics(
   });
   const pending = new Gauge({
     name: 'dreamd_pending_sessions',
-    help: 'Settled sessions not consolidated yet, by space (as of the last scheduler tick)',
+    help: 'Settled sessions not consolidated yet, by space (as of the last scheduler tick or the last run of the space)',
     labelNames: ['space'] as const,
     registers: [registry],
   });
@@ -183,7 +185,42 @@ export function createMetrics(
         registry.metrics(),
         bullQueue !== undefined ? bullQueue.exportPrometheusMetrics() : Promise.resolve(''),
       ]);
-      return { contentType: registry.contentType, body: `${own.trimEnd()}\n${bullmq}\n` };
+      return { contentType: registry.contentType, body: exposition(own, bullmq) };
     },
   };
+}
+
+/**
+ * One exposition text of dreamd's registry and BullMQ's export, in the form strict parsers take: no blank
+ * lines, label pairs without spaces (BullMQ writes `{queue="x", state="y"}`), `NaN` spelt so (prom-client writes
+ * `Nan` for an event-loop lag not measured yet), one final newline.
+ */
+export function exposition(...parts: readonly string[]): string {
+  const lines = parts
+    .flatMap((part) => part.split('\n'))
+    .filter((line) => line.trim() !== '')
+    .map((line) => (line.startsWith('#') ? line : tightenLabels(line).replace(/ Nan$/, ' NaN')));
+  return `${lines.join('\n')}\n`;
+}
+
+/** A sample line with the blanks after its label pairs' commas removed (values in quotes kept as they are). */
+function tightenLabels(line: string): string {
+  const open = line.indexOf('{');
+  if (open === -1) return line;
+  let out = line.slice(0, open + 1);
+  let quoted = false;
+  for (let i = open + 1; i < line.length; i++) {
+    const char = line[i]!;
+    if (quoted) {
+      out += char;
+      if (char === '\\') out += line[++i] ?? '';
+      else if (char === '"') quoted = false;
+      continue;
+    }
+    if (char === '"') quoted = true;
+    if (char === '}') return out + line.slice(i);
+    if (char === ' ' || char === '\t') continue;
+    out += char;
+  }
+  return out;
 }

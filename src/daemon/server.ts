@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import { createServer as createNetServer } from 'node:net';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
@@ -14,6 +15,7 @@ import { z } from 'zod';
 import type { Config, Space } from '../config/schema.js';
 import { isLoopback } from '../config/load.js';
 import { ConfigError, errorMessage } from '../errors.js';
+import { directoriesFingerprint } from '../core/daemon-identity.js';
 import { evaluateGates, type GateDecision } from '../core/gates.js';
 import type { InspectSpaceFunction, SpaceInspection } from '../core/inspection.js';
 import type { DaemonMetrics } from './metrics.js';
@@ -84,6 +86,47 @@ interface SpaceView {
   readonly gates: GateDecision;
   /** The job queued or running for this space, if any. */
   readonly currentJob: { readonly id: string; readonly state: string } | null;
+}
+
+/** A clear error for a port that cannot be bound, naming the setting to change; undefined for other errors. */
+function explainListenError(error: unknown, host: string, port: number): ConfigError | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'EADDRINUSE') {
+    return new ConfigError(
+      `port ${port} on ${host} is already in use (another dreamd, or another program): stop it, or give this ` +
+        'daemon another port with DREAMD_PORT (or "server.port" in the config)',
+      'server.port',
+      { cause: error },
+    );
+  }
+  if (code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+    return new ConfigError(
+      `cannot listen on ${host}:${port} (${String(code)}): choose a port above 1023 with DREAMD_PORT and a host ` +
+        'this machine has with DREAMD_HOST (or "server.port" and "server.host" in the config)',
+      'server.port',
+      { cause: error },
+    );
+  }
+  return undefined;
+}
+
+/**
+ * Checks that the API's port can be bound before the daemon does anything else, so a busy port stops start-up
+ * at once with the setting to change, not after a first consolidation has run. Port 0 (any free port) passes.
+ */
+export async function assertPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = createNetServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      probe.once('error', reject);
+      probe.listen({ host, port, exclusive: true }, () => resolve());
+    });
+  } catch (error) {
+    throw explainListenError(error, host, port) ?? error;
+  } finally {
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+  }
 }
 
 /** The token of `Authorization: Bearer <token>`, or the password of `Authorization: Basic <user:token>`. */
@@ -223,15 +266,21 @@ export async function createServer(options: CreateServerOptions): Promise<Daemon
     await reply.code(report.ok ? 200 : 503).send(report);
   });
 
-  // Who this daemon is, so a CLI uses it only for the spaces (and directories) it really serves.
+  // Who this daemon is, so a CLI uses it only for the spaces (and directories) it really serves. Without a token
+  // any local user can ask, so the directories and the config path are given only as a fingerprint the CLI
+  // compares with its own; behind a token they are given in full.
   app.get('/daemon', async () => {
     const config = options.getConfig();
     return {
       service: 'dreamd',
       pid: process.pid,
       queue: jobs.kind,
-      configSource: config.source ?? null,
-      spaces: config.spaces.map(({ id, sessionsDir, memoryDir }) => ({ id, sessionsDir, memoryDir })),
+      ...(requireToken ? { configSource: config.source ?? null } : {}),
+      spaces: config.spaces.map(({ id, sessionsDir, memoryDir }) => ({
+        id,
+        directories: directoriesFingerprint(sessionsDir, memoryDir),
+        ...(requireToken ? { sessionsDir, memoryDir } : {}),
+      })),
     };
   });
 
@@ -315,13 +364,28 @@ export async function createServer(options: CreateServerOptions): Promise<Daemon
     createBullBoard({ queues: [new BullMQAdapter(options.dashboardQueue)], serverAdapter: dashboard });
     dashboard.setBasePath('/queues');
     await app.register(dashboard.registerPlugin(), { prefix: '/queues' });
+  } else {
+    // The embedded queue has no Bull Board: say so instead of a bare 404.
+    const noDashboard = async (_request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+      await reply.code(404).send({
+        error:
+          'no dashboard: this daemon runs the embedded queue (no Redis), and the Bull Board dashboard shows ' +
+          'BullMQ queues. GET /queue lists its jobs; set REDIS_URL (or "redisUrl" in the config) for the dashboard.',
+      });
+    };
+    app.get('/queues', noDashboard);
+    app.get('/queues/*', noDashboard);
   }
 
   return {
     app,
     async listen() {
       const { host, port } = options.getConfig().server;
-      return app.listen({ host, port });
+      try {
+        return await app.listen({ host, port });
+      } catch (error) {
+        throw explainListenError(error, host, port) ?? error;
+      }
     },
     async close() {
       await app.close();

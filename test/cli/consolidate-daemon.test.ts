@@ -130,6 +130,13 @@ describe('dreamd consolidate with a daemon up', () => {
 
     const text = await runCliCaptured(['consolidate', '--force'], { cwd: other.root, env });
     expect(text.stdout).toMatch(/^in this process: the daemon at http:\/\/127\.0\.0\.1:\d+ \(pid \d+/);
+
+    // Without a token any local user may ask who the daemon is: no folder and no config path in the answer.
+    const identity = await (await fetch(`${daemon.address}/daemon`)).text();
+    const served = daemon.config.spaces[0]!;
+    expect(identity).not.toContain(served.memoryDir);
+    expect(identity).not.toContain(served.sessionsDir);
+    expect(JSON.parse(identity)).not.toHaveProperty('configSource');
     await stop();
   });
 

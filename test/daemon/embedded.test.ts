@@ -2,9 +2,10 @@
  * The daemon without Redis: `dreamd start` on nothing but Node runs the embedded queue. Same HTTP API, one run
  * per space at a time, retries with backoff, a busy space waited out, a graceful stop.
  */
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Config } from '../../src/config/schema.js';
+import { ServerConfig, type Config } from '../../src/config/schema.js';
 import { createDaemon, type Daemon } from '../../src/daemon/daemon.js';
 import { createEmbeddedQueue } from '../../src/daemon/embedded-queue.js';
 import { ConfigError, LockBusyError, ModelError } from '../../src/errors.js';
@@ -12,6 +13,7 @@ import {
   createFakeConsolidate,
   createFakeInspection,
   deferred,
+  eventually,
   makeConfig,
   makeSpace,
   makeSummary,
@@ -40,15 +42,17 @@ describe('the daemon with no Redis (embedded queue)', () => {
   it('serves /healthz, queues a manual run over HTTP, refuses a second one for the same space, and reports the job', async () => {
     const gate = deferred();
     const fake = createFakeConsolidate();
+    const inspection = createFakeInspection({ alpha: { settledNew: 6 } });
     fake.script.push(async (call) => {
       call.options?.onProgress?.({ phase: 'extract', done: 1, total: 3 });
       await gate.promise;
+      inspection.set('alpha', { settledNew: 0 }); // the run consumed them
       return makeSummary(call.space, call.request);
     });
     const daemon = createDaemon({
       config: embeddedConfig(),
       consolidate: fake.consolidate,
-      inspectSpace: createFakeInspection().inspectSpace,
+      inspectSpace: inspection.inspectSpace,
       logger: silentLogger,
       env: {},
       tickOnStart: false,
@@ -96,9 +100,44 @@ describe('the daemon with no Redis (embedded queue)', () => {
     });
     const queue = (await (await fetch(`${address}/queue`)).json()) as Record<string, unknown>;
     expect(queue).toMatchObject({ queue: 'embedded', counts: { completed: 1, active: 0, waiting: 0 } });
-    expect((await fetch(`${address}/queues`)).status).toBe(404);
+    const dashboard = await fetch(`${address}/queues`);
+    expect(dashboard.status).toBe(404);
+    expect(((await dashboard.json()) as { error: string }).error).toMatch(/embedded queue.*REDIS_URL/);
     const metrics = await (await fetch(`${address}/metrics`)).text();
     expect(metrics).toContain('dreamd_jobs{state="completed"} 1');
+    // The run's space is counted again after the run, not at the next tick (an hour away).
+    await eventually(async () =>
+      (await (await fetch(`${address}/metrics`)).text()).includes('dreamd_pending_sessions{space="alpha"} 0'),
+    );
+  });
+
+  it('stops at once on a busy port, naming DREAMD_PORT, before any run', async () => {
+    const busy = createNetServer();
+    await new Promise<void>((resolve) => busy.listen({ host: '127.0.0.1', port: 0 }, resolve));
+    const { port } = busy.address() as AddressInfo;
+    const fake = createFakeConsolidate();
+    const daemon = createDaemon({
+      config: embeddedConfig({ server: ServerConfig.parse({ host: '127.0.0.1', port }) }),
+      consolidate: fake.consolidate,
+      inspectSpace: createFakeInspection({ alpha: { settledNew: 9 } }).inspectSpace,
+      logger: silentLogger,
+      env: {},
+    });
+    daemons.push(daemon);
+    try {
+      const error = await daemon.start().then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toMatch(
+        new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use.*DREAMD_PORT`),
+      );
+      expect(daemon.state).toBe('stopped');
+      expect(fake.calls).toHaveLength(0);
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+    }
   });
 
   it('queues the spaces whose gates are open at a tick', async () => {

@@ -3,6 +3,8 @@ import { bullmqJobs } from '../../src/daemon/jobs.js';
 import { createMetrics } from '../../src/daemon/metrics.js';
 import { createServer, type HealthReport } from '../../src/daemon/server.js';
 import type { Config } from '../../src/config/schema.js';
+import { directoriesFingerprint } from '../../src/core/daemon-identity.js';
+import { parsePrometheusStrictly } from '../support/prometheus.js';
 import { uniquePrefix } from '../../harness/redis.js';
 import { createFakeInspection, makeConfig, makeSpace, makeSummary, silentLogger } from './fakes.js';
 import { failOnLeftovers, openQueue, openRedis, track } from './harness.js';
@@ -167,7 +169,17 @@ describe('HTTP API', () => {
     expect(text).toContain('dreamd_facts_superseded_total{space="alpha"} 2');
     expect(text).toContain('dreamd_facts_quarantined_total{space="alpha"} 1');
     expect(text).toContain('dreamd_pending_sessions{space="beta"} 2');
-    expect(text).toContain('bullmq_job_count{queue="consolidation", state="waiting"} 1');
+    expect(text).toContain('bullmq_job_count{queue="consolidation",state="waiting"} 1');
+    // A strict parser takes the whole text, and the process's own metrics are in it.
+    const families = parsePrometheusStrictly(text);
+    expect(families.get('dreamd_run_duration_seconds')?.type).toBe('histogram');
+    expect(families.get('bullmq_job_count')?.type).toBe('gauge');
+    for (const name of [
+      'process_cpu_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_eventloop_lag_seconds',
+    ])
+      expect(families.has(name), name).toBe(true);
     await ctx.tearDown();
   });
 
@@ -247,6 +259,33 @@ describe('HTTP API', () => {
     const ctx = await setUp('loopback', { host: '127.0.0.1' });
     expect((await ctx.app.inject({ method: 'GET', url: '/spaces' })).statusCode).toBe(200);
     await ctx.tearDown();
+  });
+
+  it('tells who it is at /daemon: folders and config path only behind a token, a fingerprint to anyone', async () => {
+    const open = await setUp('identity-open', { host: '127.0.0.1' });
+    const alpha = makeSpace('alpha');
+    const anyone = (await open.app.inject({ method: 'GET', url: '/daemon' })).json<{
+      spaces: Record<string, unknown>[];
+    }>();
+    expect(anyone).not.toHaveProperty('configSource');
+    expect(anyone.spaces[0]).toEqual({
+      id: 'alpha',
+      directories: directoriesFingerprint(alpha.sessionsDir, alpha.memoryDir),
+    });
+    await open.tearDown();
+
+    const guarded = await setUp('identity-token', { host: '0.0.0.0', apiToken: TOKEN });
+    const holder = await guarded.app.inject({
+      method: 'GET',
+      url: '/daemon',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(holder.json()).toMatchObject({
+      configSource: null,
+      spaces: [{ id: 'alpha', sessionsDir: alpha.sessionsDir, memoryDir: alpha.memoryDir }, { id: 'beta' }],
+    });
+    expect((await guarded.app.inject({ method: 'GET', url: '/daemon' })).statusCode).toBe(401);
+    await guarded.tearDown();
   });
 
   it('answers 421 without a token when the Host is not a loopback name (DNS rebinding), on every route', async () => {
