@@ -104,8 +104,8 @@ export interface FakeOpenAIServerOptions {
   readonly usage?: Partial<FakeUsage>;
   /** Embedding of one text. Default hashedBagOfWords (256 dimensions). */
   readonly embed?: (text: string) => number[];
-  /** Model ids served by `GET /v1/models`. Default one local model, `llama3.2`. */
-  readonly models?: readonly string[];
+  /** Model ids served by `GET /v1/models`. Default one local model, `llama3.2`. Null: no such route (404). */
+  readonly models?: readonly string[] | null;
 }
 
 export interface FakeOpenAIServer {
@@ -135,14 +135,14 @@ export async function startFakeOpenAIServer(
   const embed = options.embed ?? ((text: string) => hashedBagOfWords(text));
   let completionCount = 0;
   const modelListRequests: Readonly<Record<string, string>>[] = [];
-  const models = options.models ?? ['llama3.2'];
+  const models = options.models === undefined ? ['llama3.2'] : options.models;
 
   async function handle(exchange: HttpExchange): Promise<void> {
     // Like Ollama, vLLM and LM Studio: everything lives under /v1, a base URL without it gets a 404.
     const route = exchange.path.startsWith('/v1/') ? exchange.path.slice(3) : undefined;
     if (exchange.method === 'POST' && route === '/chat/completions') return handleChat(exchange);
     if (exchange.method === 'POST' && route === '/embeddings') return handleEmbeddings(exchange);
-    if (exchange.method === 'GET' && route === '/models') {
+    if (exchange.method === 'GET' && route === '/models' && models !== null) {
       modelListRequests.push(exchange.headers);
       const data = models.map((id) => ({ id, object: 'model', created: 1_767_225_600, owned_by: 'fake' }));
       sendJson(exchange.response, 200, { object: 'list', data });

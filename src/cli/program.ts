@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import type * as ConfigLoader from '../config/load.js';
+import type * as ScheduleCheck from '../config/schedule.js';
 import type { Config } from '../config/schema.js';
 import { CommandExit, ExitCode, reportError, reportUsageError, type CliIo } from './output.js';
 import { packageVersion } from './version.js';
@@ -39,8 +40,10 @@ export async function runProgram(
     .configureOutput({ writeOut: io.stdout, writeErr });
   // The config loader (zod and the schema) is loaded when a command runs, not for --help or --version.
   let configModule: typeof ConfigLoader | undefined;
+  let scheduleModule: typeof ScheduleCheck | undefined;
   program.hook('preAction', async () => {
     configModule ??= await import('../config/load.js');
+    scheduleModule ??= await import('../config/schedule.js');
   });
 
   let loaded: Config | undefined;
@@ -51,7 +54,11 @@ export async function runProgram(
       json: flags.json,
       config: () => {
         if (configModule === undefined) throw new Error('the config loader is loaded before an action runs');
-        return (loaded ??= configModule.loadConfig({ path: flags.config, env: io.env, cwd: io.cwd }));
+        if (loaded !== undefined) return loaded;
+        const config = configModule.loadConfig({ path: flags.config, env: io.env, cwd: io.cwd });
+        // What `dreamd start` would refuse, every command refuses: a schedule node-cron cannot read.
+        scheduleModule?.checkSchedule(config, io.env);
+        return (loaded = config);
       },
     };
   };

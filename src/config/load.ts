@@ -87,9 +87,18 @@ function setPath(target: Record<string, unknown>, dotted: string, value: unknown
   node[keys[keys.length - 1]!] = value;
 }
 
-function describeIssue(issue: z.core.$ZodIssue, origin: string): string {
+/**
+ * One problem of the config, named where it was set: the environment variable that set the field
+ * (`DREAMD_PORT=abc: server.port: …`), else the config file.
+ */
+function describeIssue(
+  issue: z.core.$ZodIssue,
+  origin: string,
+  fromEnvironment: ReadonlyMap<string, string>,
+): string {
   const field = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
-  return `${origin}: ${field}: ${issue.message}`;
+  const variable = fromEnvironment.get(field);
+  return `${variable ?? origin}: ${field}: ${issue.message}`;
 }
 
 /**
@@ -140,9 +149,12 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     }
   }
 
+  /** Field → `VARIABLE=value`, for the fields the environment set (an error names the variable, not the file). */
+  const fromEnvironment = new Map<string, string>();
   for (const [variable, field] of Object.entries(ENVIRONMENT_VARIABLES)) {
     const value = env[variable];
     if (value === undefined || value === '' || field.includes(' ')) continue;
+    fromEnvironment.set(field, variable === 'DREAMD_API_TOKEN' ? variable : `${variable}=${value}`);
     if (NUMERIC.has(field)) {
       const number = Number(value);
       if (!Number.isFinite(number)) {
@@ -172,7 +184,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   if (!result.success) {
     const first = result.error.issues[0]!;
     throw new ConfigError(
-      result.error.issues.map((issue) => describeIssue(issue, origin)).join('\n'),
+      result.error.issues.map((issue) => describeIssue(issue, origin, fromEnvironment)).join('\n'),
       first.path.join('.') || '(top level)',
       { cause: result.error },
     );
@@ -188,7 +200,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   }
   if (!isLoopback(file.server.host) && file.server.apiToken === undefined) {
     throw new ConfigError(
-      `${origin}: server.host ${file.server.host} is not loopback; set DREAMD_API_TOKEN (16+ characters) to protect the API`,
+      `${fromEnvironment.get('server.host') ?? origin}: server.host ${file.server.host} is not loopback; set DREAMD_API_TOKEN (16+ characters) to protect the API`,
       'server.apiToken',
     );
   }

@@ -17,7 +17,7 @@ import { rebuildSessionReads } from './fact-use-rebuild.js';
 import { hostname } from 'node:os';
 import { HistoryConfig, type Config, type Space } from '../config/schema.js';
 import { costOfCall, describeBudgetWait, priceFor, roundUsd, spaceBudget } from '../cost/index.js';
-import { evaluateGates } from '../core/gates.js';
+import { evaluateGates, waitingLive } from '../core/gates.js';
 import { ConfigError, LockLostError } from '../errors.js';
 import {
   acquireLock,
@@ -192,11 +192,12 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         quietMinutes: config.gates.quietMinutes,
         maxBytes: config.limits.maxSessionBytes,
       });
+      const counted = countByStatus(scan);
       const gates = evaluateGates({
         inspection: {
           spaceId: space.id,
-          settledNew: countByStatus(scan).settled,
-          live: 0,
+          settledNew: counted.settled,
+          live: counted.live,
           broken: [],
           lastSuccessfulRunAt: lastRun?.committedAt,
           // A session bigger than one run, started by an earlier run, continues without waiting for the gates.
@@ -329,14 +330,15 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         costUsd: extracted.costUsd === undefined ? undefined : roundUsd(extracted.costUsd),
         model: extracted.calls > 0 ? getModel().label : '',
         diff: plan.diff,
-        problems: [
-          ...gathered.problems,
-          ...plan.problems,
+        problems: uniqueProblems([
+          ...gathered.problems.map((problem) => ({ ...problem, kind: 'session' as const })),
+          ...plan.problems.map((problem) => ({ ...problem, kind: 'memory' as const })),
           ...extracted.problems.map((problem) => ({
             file: fileOf.get(problem.sessionId) ?? problem.sessionId,
             reason: problem.reason,
+            kind: 'session' as const,
           })),
-        ],
+        ]),
       });
       // A session consolidated in part: its entry says how far, and never matches the file (mtimeMs -1), so
       // the next scan reads the rest from `messageCount`.
@@ -358,7 +360,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
           reason:
             unconsolidated.length > 0
               ? `nothing consolidated: ${describeWaiting(unconsolidated).join('; ')}`
-              : 'no new messages in settled sessions',
+              : `no new messages in settled sessions${waitingLive(counted.live, config.gates.quietMinutes)}`,
           durationMs: elapsed(),
         });
       }
@@ -416,4 +418,17 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       await lock?.release();
     }
   };
+}
+
+/** Each problem once: the memory folder's load and its index plan can both see one `MEMORY.md` problem. */
+function uniqueProblems<T extends { readonly file: string; readonly reason: string }>(
+  problems: readonly T[],
+): T[] {
+  const seen = new Set<string>();
+  return problems.filter((problem) => {
+    const key = `${problem.file}\0${problem.reason}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

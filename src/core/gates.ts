@@ -47,7 +47,10 @@ export function evaluateGates({ inspection, gates, now, force: forced }: Evaluat
     }
   }
   if (!force && inspection.settledNew < gates.minSessions) {
-    reasons.push(`${inspection.settledNew} settled new session(s); ${gates.minSessions} needed`);
+    reasons.push(
+      `${inspection.settledNew} settled new session(s); ${gates.minSessions} needed` +
+        waitingLive(inspection.live, gates.quietMinutes),
+    );
   }
   if (inspection.budget !== undefined) {
     const { spentUsd, budgetUsd, resumesAt } = inspection.budget;
@@ -67,4 +70,16 @@ export function evaluateGates({ inspection, gates, now, force: forced }: Evaluat
     );
   }
   return { open: reasons.length === 0, reasons };
+}
+
+/**
+ * What a skip says of live sessions: they are read once unchanged for `gates.quietMinutes` (Claude Code's files
+ * say nothing of their end, so a Claude Code session is live until then). Empty when there are none.
+ */
+export function waitingLive(live: number, quietMinutes: number): string {
+  if (live <= 0) return '';
+  return (
+    `; ${live} live session(s) wait until unchanged for ${quietMinutes} min ` +
+    '(gates.quietMinutes, DREAMD_QUIET_MINUTES)'
+  );
 }

@@ -104,7 +104,16 @@ export interface RunSummary {
   /** Unified diff of the memory files (always for dry runs; also kept in history). */
   readonly diff: string;
   /** Files reported and set aside, with reasons. */
-  readonly problems: readonly { readonly file: string; readonly reason: string }[];
+  readonly problems: readonly {
+    readonly file: string;
+    readonly reason: string;
+    /**
+     * `session`: a transcript set aside (it waits, nothing of it was consolidated); `memory`: something of the
+     * memory folder dreamd reports and works around (a file it cannot write, an index line too long). Runs
+     * recorded before this field have neither.
+     */
+    readonly kind?: 'session' | 'memory' | undefined;
+  }[];
   /**
    * What happened besides plain calls: a session consolidated in part (`session X part 2 of ~N`), sessions
    * waiting for the call budget, answers that hit the output limit and were split.

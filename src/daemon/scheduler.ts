@@ -1,7 +1,8 @@
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
-import { ConfigError, errorMessage } from '../errors.js';
+import { checkSchedule } from '../config/schedule.js';
+import { errorMessage } from '../errors.js';
 import { evaluateGates } from '../core/gates.js';
 import type { InspectSpaceFunction, SpaceInspection } from '../core/inspection.js';
 import type { JobQueue } from './jobs.js';
@@ -98,17 +99,8 @@ export function createScheduler(options: CreateSchedulerOptions): Scheduler {
     return running;
   };
 
-  const validate = (expression: string): void => {
-    if (!cron.validate(expression)) {
-      throw new ConfigError(
-        `schedule "${expression}" is not a valid cron expression (e.g. "*/10 * * * *")`,
-        'schedule',
-      );
-    }
-  };
-
   const schedule = (): void => {
-    validate(config.schedule);
+    checkSchedule(config);
     task = cron.schedule(
       config.schedule,
       async () => {
@@ -138,7 +130,7 @@ export function createScheduler(options: CreateSchedulerOptions): Scheduler {
     },
     tick,
     reload(next) {
-      validate(next.schedule);
+      checkSchedule(next);
       const scheduleChanged = next.schedule !== config.schedule;
       config = next;
       if (scheduleChanged && task !== undefined) {

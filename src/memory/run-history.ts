@@ -40,7 +40,9 @@ const RunSummarySchema = z.object({
   costUsd: z.number().optional(),
   durationMs: z.number(),
   diff: z.string(),
-  problems: z.array(z.object({ file: z.string(), reason: z.string() })),
+  problems: z.array(
+    z.object({ file: z.string(), reason: z.string(), kind: z.enum(['session', 'memory']).optional() }),
+  ),
   notes: z.array(z.string()).optional(),
   unconsolidated: z
     .array(z.object({ sessionId: z.string(), reason: z.enum(WAIT_REASONS), detail: z.string() }))

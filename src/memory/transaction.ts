@@ -563,7 +563,7 @@ async function amendRunRecord(
       if (outcome.landed === true)
         files[outcome.path] = { ...change, afterHash: await hashOf(outcome.target) };
       else delete files[outcome.path];
-      problems.push({ file: outcome.path, reason: outcome.reason });
+      problems.push({ file: outcome.path, reason: outcome.reason, kind: 'memory' });
       amendments += 1;
     } else if (sha256(outcome.content) !== change.afterHash) {
       files[outcome.path] = { ...change, afterHash: sha256(outcome.content) };

@@ -7,9 +7,10 @@ import type { ProviderOptions } from './provider-options.js';
 import { lacksVersionPath } from './sdk-errors.js';
 
 /**
- * A cheap request to the configured model endpoint: the models list (`GET /v1/models`), which every provider
- * dreamd speaks to serves (Anthropic, OpenAI, Ollama, vLLM, LM Studio, LiteLLM), costs no tokens and checks
- * the URL and the key at once. Used by `dreamd doctor`.
+ * A cheap request to the configured model endpoint: the models list (`GET /v1/models`), which the providers
+ * dreamd speaks to serve (Anthropic, OpenAI, Ollama, vLLM, LM Studio, LiteLLM), costs no tokens and checks
+ * the URL and the key at once. A server without one (some proxies and gateways answer 404, 405 or 501) is asked
+ * one request of one output token instead. Used by `dreamd doctor`.
  */
 
 /** How long the probe waits for an answer: 5 s, so doctor answers quickly when the endpoint is down. */
@@ -31,10 +32,25 @@ export async function probeModelEndpoint(
   const endpoint = resolveModelEndpoint(config, env);
   const quick: ModelConfig = { ...config, maxRetries: 0, timeoutMs: PROBE_TIMEOUT_MS };
   try {
-    const listed =
-      config.provider === 'openai-compatible'
-        ? await listOpenAIModels(quick, options)
-        : await listAnthropicModels(quick, options);
+    let listed: string[];
+    try {
+      listed =
+        config.provider === 'openai-compatible'
+          ? await listOpenAIModels(quick, options)
+          : await listAnthropicModels(quick, options);
+    } catch (error) {
+      // Some servers and proxies have no models list: one tiny request checks the URL, the key and the name.
+      if (!(error instanceof ModelError) || ![404, 405, 501].includes(error.status ?? 0)) throw error;
+      if (config.provider === 'openai-compatible') await askOpenAIOnce(quick, options);
+      else await askAnthropicOnce(quick, options);
+      return {
+        ok: true,
+        baseUrl: endpoint.baseUrl,
+        detail:
+          `${endpoint.baseUrl} answers a one-token request to ${config.name} ` +
+          `(it serves no models list: HTTP ${error.status ?? '?'} for GET /models)`,
+      };
+    }
     const known = listed.length === 0 || listed.includes(config.name);
     return {
       ok: true,
@@ -62,6 +78,27 @@ async function listOpenAIModels(config: ModelConfig, options: ProviderOptions): 
     client.models.list(signal ? { signal } : undefined),
   );
   return value.data.map((entry) => entry.id);
+}
+
+/** The smallest generation request: a few input tokens and one output token. */
+async function askAnthropicOnce(config: ModelConfig, options: ProviderOptions): Promise<void> {
+  const model = createAnthropicModel(config, options);
+  await model.withRetries((client, signal) =>
+    client.messages.create(
+      { model: config.name, max_tokens: 1, messages: [{ role: 'user', content: 'ping' }] },
+      signal ? { signal } : undefined,
+    ),
+  );
+}
+
+async function askOpenAIOnce(config: ModelConfig, options: ProviderOptions): Promise<void> {
+  const model = createOpenAICompatibleModel(config, options);
+  await model.withRetries((client, signal) =>
+    client.chat.completions.create(
+      { model: config.name, max_tokens: 1, messages: [{ role: 'user', content: 'ping' }] },
+      signal ? { signal } : undefined,
+    ),
+  );
 }
 
 function describeFailure(

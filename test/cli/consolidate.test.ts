@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -103,8 +103,27 @@ describe('dreamd consolidate', () => {
     expect(run.stdout).toMatch(/changes\s+6 added, 0 updated, 1 superseded, 0 quarantined/);
     expect(run.stdout).toMatch(/model\s+anthropic:claude-haiku-5-5, 1 call\(s\)/);
     expect(run.stdout).toMatch(/tokens\s+[\d,]+ in, [\d,]+ out, [\d,]+ cache read/);
+    expect(run.stdout).toMatch(/\n {2}cost {7}\$\d+\.\d+/);
     expect(run.stdout).toMatch(/undo\s+dreamd rollback run-\S+ --space default/);
     expect(readFileSync(join(root, 'memory', 'MEMORY.md'), 'utf8')).toContain('Lives in Porto');
+  });
+
+  it('reports a problem of MEMORY.md once, as a memory problem, not as a session set aside', async () => {
+    const root = workspace();
+    mkdirSync(join(root, 'memory'));
+    writeFileSync(
+      join(root, 'memory', 'MEMORY.md'),
+      `# Memory\n\n- ${'a very long hand-written line '.repeat(8)}\n`,
+    );
+    const run = await cli(root, ['consolidate']);
+    expect(run.code).toBe(0);
+    const lines = run.stdout.split('\n').filter((line) => line.includes('longer than 150 characters'));
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^ {2}memory {5}MEMORY\.md: 1 line\(s\) outside dreamd's block are longer than 150/,
+      ),
+    ]);
+    expect(run.stdout).not.toContain('set aside');
   });
 
   it('calls the model at ANTHROPIC_BASE_URL when model.baseUrl is unset', async () => {

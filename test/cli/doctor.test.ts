@@ -121,6 +121,31 @@ describe('dreamd doctor', () => {
     }
   });
 
+  it('passes an endpoint that serves no models list by asking it one one-token request', async () => {
+    const proxy = await startFakeOpenAIServer({ models: null });
+    proxy.setDefault({ text: 'p' });
+    try {
+      const run = await runCliCaptured(['doctor', '--json'], {
+        cwd: workspace(),
+        env: {
+          DREAMD_MODEL_PROVIDER: 'openai-compatible',
+          DREAMD_MODEL: 'llama3.2',
+          OPENAI_BASE_URL: proxy.url,
+        },
+      });
+      expect(check(run.data<DoctorOutput>(), 'model endpoint')).toMatchObject({
+        ok: true,
+        detail: expect.stringMatching(
+          /answers a one-token request to llama3\.2 \(it serves no models list: HTTP 404/,
+        ),
+      });
+      expect(proxy.requests).toHaveLength(1);
+      expect(proxy.requests[0]!.body).toMatchObject({ model: 'llama3.2', max_tokens: 1 });
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('sends nothing to the model with --no-probe', async () => {
     const run = await runCliCaptured(['doctor', '--no-probe', '--json'], {
       cwd: workspace(),

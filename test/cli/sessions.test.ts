@@ -101,6 +101,9 @@ describe('dreamd sessions list', () => {
     expect(human.stdout).toContain(
       '9 session(s): 7 settled, 1 live, 0 consolidated, 1 broken; 61 message(s)',
     );
+    expect(human.stdout).toContain(
+      'live: still being written, or changed in the last 30 min; read once unchanged for 30 min (gates.quietMinutes',
+    );
   });
 
   it('exits 2 naming the configured spaces when the space does not exist', async () => {

@@ -101,6 +101,22 @@ describe('dreamd status', () => {
     expect(run.data<SpaceStatus[]>()[0]?.error).toMatch(/sessions directory .* cannot be read/);
     expect((await cli(['status', 'nope'])).code).toBe(2);
   });
+
+  it('refuses the schedule `dreamd start` refuses, naming where it was set', async () => {
+    writeFileSync(join(root, 'dreamd.config.json'), JSON.stringify({ schedule: 'every ten minutes' }));
+    const fromFile = await cli(['status']);
+    expect(fromFile.code).toBe(2);
+    expect(fromFile.stderr).toContain(
+      `${join(root, 'dreamd.config.json')}: schedule "every ten minutes" is not a valid cron expression`,
+    );
+    rmSync(join(root, 'dreamd.config.json'));
+    const fromEnvironment = await runCliCaptured(['status', '--json'], {
+      cwd: root,
+      env: { ANTHROPIC_API_KEY: 'sk-ant-test-key', DREAMD_SCHEDULE: '61 * * * *' },
+    });
+    expect(fromEnvironment.code).toBe(2);
+    expect(JSON.stringify(fromEnvironment.json())).toContain('DREAMD_SCHEDULE: schedule \\"61 * * * *\\"');
+  });
 });
 
 describe('consolidate progress bar', () => {

@@ -184,6 +184,21 @@ describe('loadConfig', () => {
   it('rejects a non-numeric number from the environment, naming the variable', () => {
     expect(() => loadConfig({ env: { DREAMD_PORT: 'abc' }, cwd: tempDir() })).toThrow(/DREAMD_PORT/);
   });
+
+  it('names the environment variable, not the config file, for a value the environment set', () => {
+    const dir = tempDir();
+    const path = writeConfig(dir, { server: { port: 7077 } });
+    const load = (env: Record<string, string>) => () => loadConfig({ path, env, cwd: dir });
+    expect(load({ DREAMD_PORT: '70000' })).toThrow(/^DREAMD_PORT=70000: server\.port: /);
+    expect(load({ DREAMD_HOST: '0.0.0.0' })).toThrow(
+      /^DREAMD_HOST=0\.0\.0\.0: server\.host 0\.0\.0\.0 is not loopback/,
+    );
+    // A field the file set is still named by the file.
+    const bad = writeConfig(tempDir(), { server: { port: 70000 } });
+    expect(() => loadConfig({ path: bad, env: {}, cwd: dir })).toThrow(
+      /dreamd\.config\.json: server\.port: /,
+    );
+  });
 });
 
 describe('findSpace', () => {

@@ -22,6 +22,19 @@ describe('evaluateGates', () => {
     });
   });
 
+  it('says why live sessions wait, naming quietMinutes, when too few sessions are settled', () => {
+    const waiting = evaluateGates({
+      inspection: inspection({ settledNew: 0, live: 3 }),
+      gates: { ...gates, quietMinutes: 45 },
+      now,
+      force: false,
+    });
+    expect(waiting.reasons).toEqual([
+      '0 settled new session(s); 5 needed; 3 live session(s) wait until unchanged for 45 min ' +
+        '(gates.quietMinutes, DREAMD_QUIET_MINUTES)',
+    ]);
+  });
+
   it('opens an hour after the last run, for one session, when a session bigger than a run is part-way', () => {
     const continuing = inspection({
       settledNew: 1,

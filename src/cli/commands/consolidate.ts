@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { leftSessionsWaiting, type RunSummary } from '../../core/run.js';
 import type { QueuedOutcome } from '../consolidate-queued.js';
+import { formatUsd } from '../../cost/prices.js';
 import { formatChanges, formatDuration, formatUsage } from '../format.js';
 import { CommandExit, ExitCode, emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
@@ -47,7 +48,14 @@ function describeSummary(summary: RunSummary): string {
     `  tokens     ${formatUsage(summary.usage)}`,
   ];
   if (summary.reason !== undefined) lines.push(`  note       ${summary.reason}`);
-  for (const problem of summary.problems) lines.push(`  set aside  ${problem.file}: ${problem.reason}`);
+  if (summary.costUsd !== undefined) lines.push(`  cost       ${formatUsd(summary.costUsd)}`);
+  else if (summary.calls > 0) lines.push('  cost       unknown (no price for the model; see model.price)');
+  for (const problem of summary.problems) {
+    if (problem.kind === 'memory') {
+      const named = problem.reason.startsWith(problem.file);
+      lines.push(`  memory     ${named ? '' : `${problem.file}: `}${problem.reason}`);
+    } else lines.push(`  set aside  ${problem.file}: ${problem.reason}`);
+  }
   if (summary.quarantined > 0) lines.push('  review     .dreamd/quarantine.md holds what was held back');
   const dropped = Object.entries(summary.factsDropped ?? {});
   if (dropped.length > 0)

@@ -25,12 +25,20 @@ function describeRows(rows: readonly SessionRow[]): string {
   return [table([header, ...lines]), ...(reasons.length > 0 ? ['', ...reasons] : [])].join('\n');
 }
 
-function totalsLine(rows: readonly SessionRow[], sessionTotals: typeof SessionList.sessionTotals): string {
+function totalsLine(
+  rows: readonly SessionRow[],
+  sessionTotals: typeof SessionList.sessionTotals,
+  quietMinutes: number,
+): string {
   const totals = sessionTotals(rows);
-  return (
+  const line =
     `${totals.sessions} session(s): ${totals.settled} settled, ${totals.live} live, ` +
     `${totals.consolidated} consolidated, ${totals.broken} broken; ` +
-    `${totals.messages} message(s), ${formatBytes(totals.bytes)}`
+    `${totals.messages} message(s), ${formatBytes(totals.bytes)}`;
+  if (totals.live === 0) return line;
+  return (
+    `${line}\nlive: still being written, or changed in the last ${quietMinutes} min; read once unchanged for ` +
+    `${quietMinutes} min (gates.quietMinutes, DREAMD_QUIET_MINUTES)`
   );
 }
 
@@ -53,8 +61,8 @@ export const registerSessions: CommandRegistrar = (program, context) => {
       const { rows, errors } = await listSessions(loaded, selectSpaces(loaded, spaceId));
       emitResult(io, json, { command: 'sessions list', ok: errors.length === 0, data: rows }, () =>
         rows.length === 0
-          ? `no session files\n${totalsLine(rows, sessionTotals)}`
-          : `${describeRows(rows)}\n\n${totalsLine(rows, sessionTotals)}`,
+          ? `no session files\n${totalsLine(rows, sessionTotals, loaded.gates.quietMinutes)}`
+          : `${describeRows(rows)}\n\n${totalsLine(rows, sessionTotals, loaded.gates.quietMinutes)}`,
       );
       for (const error of errors) io.stderr(`dreamd: ${error.message}\n`);
       if (errors.length > 0) throw new CommandExit(ExitCode.failure);
