@@ -20,15 +20,14 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
-# Sessions in, memory out, daemon state; owned by the unprivileged `node` user (uid 1000) the daemon runs as.
-# Named volumes start as copies of these directories, so they are writable. For bind mounts of folders owned
-# by someone else, run the container as that owner (`user: "${UID}:${GID}"` in docker-compose.yml): dreamd
-# needs no home directory and writes only to the mounted folders and /data/state.
-RUN mkdir -p /data/sessions /data/memory /data/state && chown -R node:node /data && chmod -R a+rwX /data/state
+# Sessions in, memory out (dreamd's own state lives in the memory folder's .dreamd/); owned by the unprivileged
+# `node` user (uid 1000) the daemon runs as. Named volumes start as copies of these directories, so they are
+# writable. For bind mounts of folders owned by someone else, run the container as that owner
+# (`user: "${UID}:${GID}"` in docker-compose.yml): dreamd needs no home directory and writes only to the mounts.
+RUN mkdir -p /data/sessions /data/memory && chown -R node:node /data
 USER node
 ENV DREAMD_HOST=0.0.0.0 \
     DREAMD_PORT=7077 \
-    DREAMD_STATE_DIR=/data/state \
     DREAMD_SESSIONS_DIR=/data/sessions \
     DREAMD_MEMORY_DIR=/data/memory
 EXPOSE 7077
