@@ -47,5 +47,17 @@ export {
 } from './transcripts/session-recorder.js';
 export type { Session } from './transcripts/types.js';
 
-// Errors.
-export * from './errors.js';
+// The typed errors every part throws, each named: `instanceof` one, or read `exitCode`, `retryable`, `status`.
+export {
+  DreamdError,
+  ConfigError,
+  TranscriptError,
+  TranscriptErrorReason,
+  MemoryFormatError,
+  ModelError,
+  ModelErrorKind,
+  LockBusyError,
+  LockLostError,
+  PathEscapeError,
+  errorMessage,
+} from './errors.js';

@@ -10,8 +10,65 @@
  * - The typed errors every part throws.
  */
 
-// The agent kit and sessions (also `dreamd/agent`), and the typed errors every part throws.
-export * from './agent-kit.js';
+// The agent kit (also `dreamd/agent`).
+export {
+  createMemoryAgent,
+  type ChatResult,
+  type MemoryAgent,
+  type MemoryAgentOptions,
+  runAgent,
+  type AgentEvent,
+  type RunAgentOptions,
+  type RunAgentResult,
+  defineTool,
+  ToolInputError,
+  type AgentTool,
+  createMemoryTools,
+  type MemoryTools,
+  type MemoryToolsOptions,
+  createAnthropicMemoryTool,
+  loadMemoryContext,
+  type MemoryContextOptions,
+  createRecall,
+  createRecallTool,
+  type CreateRecallOptions,
+  type Recall,
+  type RecallResult,
+  clearOldToolResults,
+  slidingWindow,
+  summariseOlderTurns,
+  type Message,
+  createAnthropicChatProvider,
+  type AnthropicChatProviderOptions,
+  type ChatProvider,
+  createOpenAIChatProvider,
+  type OpenAIChatProviderOptions,
+  loadConfig,
+  findSpace,
+  type Config,
+  type Space,
+  type ConfigFile,
+  type ModelConfig,
+  type GatesConfig,
+  type LimitsConfig,
+  // Sessions.
+  createSessionRecorder,
+  type SessionRecorder,
+  type SessionRecorderOptions,
+  type Session,
+  // The typed errors every part throws (see errors.ts).
+  DreamdError,
+  ConfigError,
+  TranscriptError,
+  TranscriptErrorReason,
+  MemoryFormatError,
+  ModelError,
+  ModelErrorKind,
+  LockBusyError,
+  LockLostError,
+  PathEscapeError,
+  errorMessage,
+} from './agent-kit.js';
 
 // The service.
 export { createDreamd, type CreateDreamdOptions, type Dreamd, type DreamdDaemonOptions } from './dreamd.js';
@@ -27,3 +84,12 @@ export { loadMemory, type LoadedMemory } from './memory/memory-dir.js';
 export { forgetFact } from './memory/forget.js';
 export { rollbackRun } from './memory/rollback.js';
 export type { Fact, FactType } from './memory/types.js';
+
+// The errors the functions above throw beyond errors.ts's, so a caller can tell them apart with `instanceof`.
+export { AnswerTooLargeError, OutputLimitError } from './model/output.js';
+export { ClaudeCodeLockBusyError } from './memory/claude-code-lock.js';
+export { StorageError } from './memory/io-errors.js';
+export { StateHijackError } from './memory/state-dir.js';
+export { RollbackRefusedError } from './memory/rollback.js';
+export { CommitIncompleteError } from './memory/transaction.js';
+export { FactNotFoundError, NotDreamdsFactError } from './memory/forget.js';
