@@ -110,7 +110,15 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
     }
     const probe = parts.probe;
     const checked = probe === undefined ? undefined : await probe.check();
-    const workers = parts.pool === undefined ? 'absent' : parts.pool.isRunning() ? 'running' : 'stopped';
+    const pool = parts.pool;
+    const workers =
+      pool === undefined
+        ? 'absent'
+        : pool.state === 'closing'
+          ? 'stopping'
+          : pool.isRunning()
+            ? 'running'
+            : 'stopped';
     if (checked === undefined || !checked.up) {
       const reason = checked === undefined ? 'not connected' : `Redis unreachable: ${checked.error}`;
       return { ok: false, queue: 'redis', redis: 'down', reason, workers, scheduler };

@@ -43,8 +43,11 @@ export interface HealthReport {
   readonly redis: 'up' | 'down' | 'refuses-writes' | 'absent';
   /** Why Redis is not `up`, when it is not. */
   readonly reason?: string;
-  /** `absent` when this process runs no workers (`dreamd scheduler`). */
-  readonly workers: 'running' | 'stopped' | 'absent';
+  /**
+   * `absent` when this process runs no workers (`dreamd scheduler`); `stopping` once a shutdown began: they take
+   * no new job and finish the ones they run.
+   */
+  readonly workers: 'running' | 'stopping' | 'stopped' | 'absent';
   readonly scheduler: 'started' | 'stopped' | 'absent';
 }
 

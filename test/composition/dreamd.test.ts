@@ -1,4 +1,3 @@
-import { setTimeout } from 'node:timers/promises';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import {
 } from '../../harness/fake-anthropic-server.js';
 import { startRedis, uniquePrefix, type TestRedis } from '../../harness/redis.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { eventually } from '../support/eventually.js';
 import { createTestSpace } from '../support/space.js';
 
 /** Three of the example sessions: two fewer than the default `gates.minSessions` of 5. */
@@ -84,7 +84,7 @@ describe('createDreamd', () => {
       const open = await daemon.tick();
       expect(open.spaces.map((space) => space.outcome)).toEqual(['enqueued']);
       // The worker's run commits a run record; wait for it (the test's timeout bounds the wait).
-      while ((await listRuns(test.space.memoryDir)).length === 0) await setTimeout(25);
+      await eventually(async () => (await listRuns(test.space.memoryDir)).length > 0, 10_000, 'a run record');
       const runs = await listRuns(test.space.memoryDir);
       expect(runs).toHaveLength(1);
       expect(runs[0]!.summary.sessions).toHaveLength(3);

@@ -7,6 +7,7 @@ import { listRuns, loadMemory, readLedger, readLock, type HeartbeatTimer } from 
 import { createModel } from '../../src/model/index.js';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { eventually } from '../support/eventually.js';
 import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
 
 /**
@@ -147,9 +148,12 @@ describe('lock fencing in a run', () => {
         clock.advance(3_600_000);
         const expected = clock.now().toISOString();
         // Wait for the event: the run's own timer writes the new time as its heartbeat during this call.
-        while ((await readLock(test.space.memoryDir))?.heartbeatAt !== expected) {
-          await new Promise((resolve) => setTimeout(resolve, 5));
-        }
+        await eventually(
+          async () => (await readLock(test.space.memoryDir))?.heartbeatAt === expected,
+          10_000,
+          'the heartbeat at the new time',
+          5,
+        );
         refused = await fast(clock.now)(test.space, manual).catch((error: unknown) => error);
       }
       return extract(request);

@@ -198,7 +198,13 @@ describe('daemon', () => {
     await fake.waitForCalls(2);
 
     const stopped = daemon.stop();
-    setTimeout(() => release.resolve(), 100);
+    // The runs finish after the workers began to close (they take no new job then): the stop waits for them.
+    await eventually(
+      async () => (await daemon.health()).workers === 'stopping',
+      5_000,
+      'the workers to close',
+    );
+    release.resolve();
     await stopped;
 
     expect(fake.calls).toHaveLength(2);

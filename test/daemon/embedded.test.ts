@@ -3,7 +3,6 @@
  * per space at a time, retries with backoff, a busy space waited out, a graceful stop.
  */
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerConfig, type Config } from '../../src/config/schema.js';
 import { createDaemon, type Daemon } from '../../src/daemon/daemon.js';
@@ -19,6 +18,7 @@ import {
   makeSummary,
   silentLogger,
 } from './fakes.js';
+import { eventuallyValue } from '../support/eventually.js';
 
 function embeddedConfig(overrides: Partial<Config> = {}): Config {
   return { ...makeConfig({ redisUrl: 'unused', redisPrefix: 'x' }), redisUrl: undefined, ...overrides };
@@ -29,13 +29,16 @@ afterEach(async () => {
   await Promise.all(daemons.splice(0).map((daemon) => daemon.stop()));
 });
 
-/** Polls a job over HTTP until it is finished; the test timeout bounds it. */
-async function finishedJob(address: string, jobId: string): Promise<Record<string, unknown>> {
-  for (;;) {
-    const job = (await (await fetch(`${address}/jobs/${jobId}`)).json()) as Record<string, unknown>;
-    if (job.state === 'completed' || job.state === 'failed') return job;
-    await sleep(10);
-  }
+/** A job as the API shows it, once it is finished. */
+function finishedJob(address: string, jobId: string): Promise<Record<string, unknown>> {
+  return eventuallyValue(
+    async () => {
+      const job = (await (await fetch(`${address}/jobs/${jobId}`)).json()) as Record<string, unknown>;
+      return job.state === 'completed' || job.state === 'failed' ? job : undefined;
+    },
+    10_000,
+    `job ${jobId} to finish`,
+  );
 }
 
 describe('the daemon with no Redis (embedded queue)', () => {
@@ -190,12 +193,15 @@ describe('createEmbeddedQueue', () => {
   });
   const space = config.spaces[0]!;
 
-  async function finished(queue: ReturnType<typeof createEmbeddedQueue>, jobId: string) {
-    for (;;) {
-      const job = await queue.getJob(jobId);
-      if (job?.state === 'completed' || job?.state === 'failed') return job;
-      await sleep(5);
-    }
+  function finished(queue: ReturnType<typeof createEmbeddedQueue>, jobId: string) {
+    return eventuallyValue(
+      async () => {
+        const job = await queue.getJob(jobId);
+        return job?.state === 'completed' || job?.state === 'failed' ? job : undefined;
+      },
+      10_000,
+      `job ${jobId} to finish`,
+    );
   }
 
   it('retries a failing run with backoff until it succeeds, counting attempts', async () => {

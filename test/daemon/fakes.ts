@@ -155,16 +155,4 @@ export function createFakeInspection(initial: Record<string, Partial<SpaceInspec
   };
 }
 
-/** Polls `condition` every 20 ms until it holds, or fails after `timeoutMs`. For state kept in Redis. */
-export async function eventually(
-  condition: () => Promise<boolean> | boolean,
-  timeoutMs = 10_000,
-  what = 'condition',
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await condition()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+export { eventually } from '../support/eventually.js';

@@ -190,8 +190,14 @@ describe('a Redis that answers but refuses writes', () => {
       /cannot take jobs now: Redis is a read-only replica/,
     );
 
-    // An outage of a few seconds: the workers fail to fetch jobs on every attempt; the log says so a few times.
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    // An outage in which the workers are refused dozens of times (Redis counts each READONLY answer): the log
+    // says so a few times, not once per refusal.
+    const refused = async (): Promise<number> => {
+      const stats = await withClient(redis.url, (client) => client.info('errorstats'));
+      return Number(/errorstat_READONLY:count=(\d+)/.exec(stats)?.[1] ?? 0);
+    };
+    const before = await refused();
+    await eventually(async () => (await refused()) - before >= 40, 20_000, '40 writes refused', 100);
     await withClient(redis.url, (client) => client.call('REPLICAOF', 'NO', 'ONE'));
     await eventually(async () => (await health()).body.ok === true, 10_000, 'healthy again');
     expect((await health()).body).toMatchObject({ ok: true, redis: 'up' });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { RunProgress } from '../../src/core/run.js';
 import { createProgressReporter } from '../../workers/consolidation-processor.js';
 
@@ -24,8 +24,6 @@ function recorder(): {
   };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('progress reporter', () => {
   it('writes nothing for a run that ends before the delay', async () => {
     const target = recorder();
@@ -45,7 +43,7 @@ describe('progress reporter', () => {
     expect(target.written).toEqual([{ phase: 'orient', done: 0, total: 1 }]);
     const finished = reporter.finish();
     target.release();
-    await sleep(0);
+    await vi.waitFor(() => expect(target.written).toHaveLength(2));
     target.release();
     await finished;
     expect(target.written).toEqual([
@@ -55,14 +53,21 @@ describe('progress reporter', () => {
   });
 
   it('starts writing after the delay, the latest update first', async () => {
-    const target = recorder();
-    const reporter = createProgressReporter(target.write, () => undefined, 20);
-    reporter.report({ phase: 'orient', done: 0, total: 1 });
-    reporter.report({ phase: 'extract', done: 0, total: 2 });
-    await sleep(60);
-    expect(target.written).toEqual([{ phase: 'extract', done: 0, total: 2 }]);
-    target.release();
-    await reporter.finish();
+    vi.useFakeTimers();
+    try {
+      const target = recorder();
+      const reporter = createProgressReporter(target.write, () => undefined, 20);
+      reporter.report({ phase: 'orient', done: 0, total: 1 });
+      reporter.report({ phase: 'extract', done: 0, total: 2 });
+      await vi.advanceTimersByTimeAsync(19);
+      expect(target.written).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(target.written).toEqual([{ phase: 'extract', done: 0, total: 2 }]);
+      target.release();
+      await reporter.finish();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('reports a failed write and goes on', async () => {

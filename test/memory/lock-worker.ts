@@ -2,11 +2,10 @@
 // "won" or the error name, then holds on (so a winner's pid stays alive) until the end file appears.
 import { existsSync } from 'node:fs';
 import { acquireLock } from '../../src/memory/lock.js';
+import { eventually } from '../support/eventually.js';
 
 const [memoryDir = '', startFile = '', endFile = '', staleMs = '60000'] = process.argv.slice(2);
-const waitFor = async (file: string): Promise<void> => {
-  while (!existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 2));
-};
+const waitFor = (file: string): Promise<void> => eventually(() => existsSync(file), 60_000, file, 2);
 process.stdout.write('ready\n');
 await waitFor(startFile);
 try {

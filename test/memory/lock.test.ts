@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LockBusyError, LockLostError } from '../../src/errors.js';
 import { acquireLock, readLock, type HeartbeatTimer, type LockInfo } from '../../src/memory/lock.js';
 import { LOCK_FILE } from '../../src/memory/paths.js';
+import { eventually } from '../support/eventually.js';
 import { makeTempDir, removeDir } from './helpers.js';
 
 const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'lock-worker.ts');
@@ -197,8 +198,12 @@ describe('space lock', () => {
     const held = await acquireLock(dir, { owner: 'run', staleMs: 60_000, heartbeatMs: 5, now: () => time });
     time = new Date('2026-11-30T12:00:00Z');
     // Waits for the event (the mtime the timer sets), not for a duration.
-    while ((await readLock(dir))?.heartbeatAt !== time.toISOString())
-      await new Promise((resolve) => setTimeout(resolve, 5));
+    await eventually(
+      async () => (await readLock(dir))?.heartbeatAt === time.toISOString(),
+      10_000,
+      'the heartbeat at the new time',
+      5,
+    );
     await held.release();
   });
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { eventually } from '../support/eventually.js';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRecall } from '../../src/agent/recall.js';
@@ -101,8 +101,7 @@ describe('isolation', () => {
         }
         return done;
       };
-      const deadline = Date.now() + 60_000;
-      while ((await finished()) < SPACES && Date.now() < deadline) await sleep(100);
+      await eventually(async () => (await finished()) >= SPACES, 60_000, 'every space to finish its run');
       expect(await finished()).toBe(SPACES);
 
       // API: each space's answer holds its own canary (the last run's diff) and no other.

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listRuns, readLedger } from '../../src/memory/index.js';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
@@ -77,7 +76,6 @@ describe('load', () => {
         120_000,
         'every job to finish',
       );
-      await sleep(100);
       const counts = await queueCounts(redis.url, prefix);
       expect(counts).toMatchObject({
         completed: SPACES,

@@ -59,7 +59,12 @@ describe('redis crashes', () => {
       await waitFor(() => server.requests.length >= 1, 10_000, 'the first model request');
       await redis.kill();
       const atFirstKill = server.requests.length;
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The outage lasts until the daemon has seen it: its health says Redis is down.
+      await waitFor(
+        async () => (await daemon.health()).redis === 'down',
+        10_000,
+        'the daemon to see Redis down',
+      );
       await redis.restart();
 
       // Second crash: further down the queue.
@@ -69,7 +74,11 @@ describe('redis crashes', () => {
       // Both crashes hit a queue with work left in it.
       expect(atFirstKill).toBeLessThan(SPACES);
       expect(atSecondKill).toBeLessThan(SPACES);
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await waitFor(
+        async () => (await daemon.health()).redis === 'down',
+        10_000,
+        'the daemon to see Redis down',
+      );
       await redis.restart();
 
       const consolidated = async (): Promise<boolean> => {

@@ -2,7 +2,7 @@
  * The daemon as `dreamd start` wires it (createDaemon: Redis, queue, worker pool, scheduler, HTTP server) with
  * the real consolidator and inspection over a reliability workspace, and the waits the daemon cases share.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { eventually } from '../../support/eventually.js';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { createInspectSpace } from '../../../src/consolidation/inspect.js';
@@ -32,17 +32,13 @@ export function startWorkspaceDaemon(workspace: Workspace): Daemon {
   });
 }
 
-/** Polls `condition` every 50 ms until it holds; throws with `what` after `timeoutMs`. */
-export async function waitFor(
+/** Waits until `condition` holds (see test/support/eventually.ts); throws with `what` after `timeoutMs`. */
+export function waitFor(
   condition: () => boolean | Promise<boolean>,
   timeoutMs: number,
   what: string,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(50);
-  }
+  return eventually(condition, timeoutMs, what, 50);
 }
 
 /** Job counts of dreamd's queue straight from Redis (BullMQ's key layout), and the stalled set. */

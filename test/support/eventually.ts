@@ -1,0 +1,38 @@
+import { setTimeout as pause } from 'node:timers/promises';
+
+/**
+ * Waits until `condition` holds: for a state (a job finished, Redis refused a write, a file appeared), never for
+ * time to pass. Asks again every `intervalMs` (20) and fails naming `what` after `timeoutMs` (10 s). The one
+ * place the tests poll; kept free of vitest so child processes of the tests can use it too.
+ */
+export async function eventually(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+  what = 'condition',
+  intervalMs = 20,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await condition()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await pause(intervalMs);
+  }
+}
+
+/** Like `eventually`, for a value: the first one `read` gives that is not undefined. */
+export async function eventuallyValue<T>(
+  read: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 10_000,
+  what = 'value',
+): Promise<T> {
+  let value: T | undefined;
+  await eventually(
+    async () => {
+      value = await read();
+      return value !== undefined;
+    },
+    timeoutMs,
+    what,
+  );
+  return value as T;
+}
