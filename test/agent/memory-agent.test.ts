@@ -5,35 +5,26 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryAgent } from '../../src/agent/memory-agent.js';
 import { ChatConfig, ModelConfig, type Space } from '../../src/config/schema.js';
 import { ConfigError, ModelError } from '../../src/errors.js';
-import {
-  faults,
-  startFakeAnthropicServer,
-  type FakeAnthropicServer,
-} from '../../harness/fake-anthropic-server.js';
+import { faults } from '../../harness/fake-anthropic-server.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 const run = promisify(execFile);
 const chatOnce = fileURLToPath(new URL('./support/chat-once.ts', import.meta.url));
 
-let server: FakeAnthropicServer;
+const fake = useFakeAnthropic({ scope: 'all' });
 let base: string;
 
-beforeAll(async () => {
-  server = await startFakeAnthropicServer();
-});
-afterAll(async () => {
-  await server.close();
-});
 beforeEach(async () => {
   base = await mkdtemp(path.join(tmpdir(), 'dreamd-memory-agent-'));
-  server.requests.length = 0;
+  fake.server.requests.length = 0;
 });
 afterEach(async () => {
-  expect(server.pending).toBe(0);
-  server.setDefault(undefined);
+  expect(fake.server.pending).toBe(0);
+  fake.server.setDefault(undefined);
   await rm(base, { recursive: true, force: true });
 });
 
@@ -53,7 +44,7 @@ async function chatInChildProcess(
   const { stdout } = await run(process.execPath, ['--import', 'tsx', chatOnce], {
     env: {
       PATH: process.env.PATH,
-      ANTHROPIC_BASE_URL: server.url,
+      ANTHROPIC_BASE_URL: fake.url,
       MEMORY_DIR: target.memoryDir,
       SESSIONS_DIR: target.sessionsDir,
       PROMPT: prompt,
@@ -66,7 +57,7 @@ async function chatInChildProcess(
 describe('memory across two processes (the demo of dreamd chat)', () => {
   it('remembers in process 1 what process 2 uses, through the system prompt', async () => {
     const demo = space('demo');
-    server.enqueue(
+    fake.server.enqueue(
       (request) => {
         expect(request.body.tools?.map((tool) => tool.name)).toEqual([
           'read_memory',
@@ -95,16 +86,16 @@ describe('memory across two processes (the demo of dreamd chat)', () => {
       "Remember that I don't eat spicy food, so don't recommend spicy restaurants",
     );
     expect(first.text).toBe('Got it: no spicy places from now on.');
-    expect(server.requests[1]!.prompt).toMatch(/Saved f-[a-z2-7]{10} \\*"No spicy food\\*" in user\.md/);
-    expect(server.requests[0]!.system).not.toContain('spicy');
+    expect(fake.server.requests[1]!.prompt).toMatch(/Saved f-[a-z2-7]{10} \\*"No spicy food\\*" in user\.md/);
+    expect(fake.server.requests[0]!.system).not.toContain('spicy');
 
-    server.enqueue((request) => ({
+    fake.server.enqueue((request) => ({
       text: request.system.includes('does not eat spicy food')
         ? 'Try the mild Japanese place on Main Street.'
         : 'Try the Sichuan hot-pot place.',
     }));
     const second = await chatInChildProcess(demo, 'Can you recommend a good restaurant nearby?');
-    const recorded = server.requests[2]!;
+    const recorded = fake.server.requests[2]!;
     expect(recorded.system).toContain('<memory-context>');
     expect(recorded.system).toMatch(
       /- \[No spicy food\]\(user\.md#f-[a-z2-7]{10}\) — The user does not eat spicy food/,
@@ -136,16 +127,16 @@ describe('memory across two processes (the demo of dreamd chat)', () => {
 
 describe('createMemoryAgent', () => {
   const config = () => ({
-    model: ModelConfig.parse({ apiKey: 'k', baseUrl: server.url, maxRetries: 0 }),
+    model: ModelConfig.parse({ apiKey: 'k', baseUrl: fake.url, maxRetries: 0 }),
     embeddings: undefined,
   });
 
   it('keeps one session across several chat calls and recalls from its own space only', async () => {
     const shop = space('shop');
     const repo = space('repo');
-    const client = new Anthropic({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const client = new Anthropic({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 });
     const shopAgent = await createMemoryAgent({ space: shop, config: config(), client, sessionId: 'shop-1' });
-    server.enqueue(
+    fake.server.enqueue(
       {
         toolUse: [
           {
@@ -161,13 +152,13 @@ describe('createMemoryAgent', () => {
       { text: 'Saved.' },
     );
     await shopAgent.chat('I love tonkotsu ramen');
-    server.enqueue(
+    fake.server.enqueue(
       { toolUse: [{ name: 'recall', input: { query: 'tonkotsu ramen' }, id: 'toolu_shop' }] },
       { text: 'You love ramen.' },
     );
     const again = await shopAgent.chat('What do I like?');
     expect(again.messages).toHaveLength(8);
-    expect(JSON.stringify(server.requests.at(-1)!.body.messages.at(-1))).toContain(
+    expect(JSON.stringify(fake.server.requests.at(-1)!.body.messages.at(-1))).toContain(
       'Customer loves tonkotsu ramen',
     );
     await shopAgent.end();
@@ -175,12 +166,12 @@ describe('createMemoryAgent', () => {
 
     const repoAgent = await createMemoryAgent({ space: repo, config: config(), client });
     expect(repoAgent.system).not.toContain('ramen');
-    server.enqueue(
+    fake.server.enqueue(
       { toolUse: [{ name: 'recall', input: { query: 'tonkotsu ramen' }, id: 'toolu_repo' }] },
       { text: 'Nothing.' },
     );
     await repoAgent.chat('What do I like?');
-    expect(JSON.stringify(server.requests.at(-1)!.body.messages.at(-1))).toContain(
+    expect(JSON.stringify(fake.server.requests.at(-1)!.body.messages.at(-1))).toContain(
       'Nothing relevant in memory',
     );
     await repoAgent.end();
@@ -188,9 +179,9 @@ describe('createMemoryAgent', () => {
 
   it('rewrites a recall query that found nothing across words and languages, once, and counts its tokens', async () => {
     const shop = space('cafe');
-    const client = new Anthropic({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const client = new Anthropic({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 });
     const agent = await createMemoryAgent({ space: shop, config: config(), client });
-    server.enqueue(
+    fake.server.enqueue(
       {
         toolUse: [
           {
@@ -206,9 +197,9 @@ describe('createMemoryAgent', () => {
       { text: 'Anotado.' },
     );
     await agent.chat('Anota: compra 1 kg de Colômbia');
-    const before = server.requests.length;
+    const before = fake.server.requests.length;
     // The model's query shares no word with the note; the rewrite (a small call) bridges "pediu" and "compra".
-    server.enqueue(
+    fake.server.enqueue(
       {
         toolUse: [
           { name: 'recall', input: { query: 'o que o cliente pediu da última vez' }, id: 'toolu_pedido' },
@@ -225,7 +216,7 @@ describe('createMemoryAgent', () => {
       },
     );
     const result = await agent.chat('O que o cliente pediu da última vez?');
-    const requests = server.requests.slice(before);
+    const requests = fake.server.requests.slice(before);
     expect(requests).toHaveLength(3);
     const rewrite = requests[1]!;
     expect(rewrite.system).toContain('You rewrite a search query');
@@ -239,13 +230,13 @@ describe('createMemoryAgent', () => {
 
   it('does not rewrite with chat.recallRewrite off', async () => {
     const shop = space('cafe-off');
-    const client = new Anthropic({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const client = new Anthropic({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 });
     const agent = await createMemoryAgent({
       space: shop,
       config: { ...config(), chat: ChatConfig.parse({ recallRewrite: false }) },
       client,
     });
-    server.enqueue(
+    fake.server.enqueue(
       {
         toolUse: [
           {
@@ -263,29 +254,29 @@ describe('createMemoryAgent', () => {
       { text: 'Não sei.' },
     );
     await agent.chat('Anota');
-    const before = server.requests.length;
+    const before = fake.server.requests.length;
     await agent.chat('O que pedi?');
-    expect(server.requests.slice(before)).toHaveLength(2);
-    expect(JSON.stringify(server.requests.at(-1)!.body.messages.at(-1))).toContain(
+    expect(fake.server.requests.slice(before)).toHaveLength(2);
+    expect(JSON.stringify(fake.server.requests.at(-1)!.body.messages.at(-1))).toContain(
       'Nothing relevant in memory',
     );
     await agent.end();
   });
 
   it('continues from what was recorded after a failed call, recording each message once', async () => {
-    const client = new Anthropic({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const client = new Anthropic({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 });
     const agent = await createMemoryAgent({
       space: space('flaky'),
       config: config(),
       client,
       sessionId: 'flaky-1',
     });
-    server.enqueue(faults.badRequest('boom'));
+    fake.server.enqueue(faults.badRequest('boom'));
     await expect(agent.chat('first')).rejects.toBeInstanceOf(ModelError);
-    server.enqueue({ text: 'answered' });
+    fake.server.enqueue({ text: 'answered' });
     await agent.chat('second');
     await agent.end();
-    expect(server.requests[1]!.body.messages).toEqual([
+    expect(fake.server.requests[1]!.body.messages).toEqual([
       { role: 'user', content: 'first' },
       { role: 'user', content: 'second' },
     ]);
@@ -300,14 +291,14 @@ describe('createMemoryAgent', () => {
   });
 
   it('offers Anthropic memory tool when asked', async () => {
-    const client = new Anthropic({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const client = new Anthropic({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 });
     const agent = await createMemoryAgent({
       space: space('sdk'),
       config: config(),
       client,
       anthropicMemoryTool: true,
     });
-    server.enqueue(
+    fake.server.enqueue(
       {
         toolUse: [
           { name: 'memory', input: { command: 'create', path: '/memories/tea.md', file_text: 'green tea' } },
@@ -317,7 +308,7 @@ describe('createMemoryAgent', () => {
     );
     await agent.chat('remember tea');
     await agent.end();
-    expect(server.requests[0]!.body.tools?.at(-1)).toEqual({ type: 'memory_20250818', name: 'memory' });
+    expect(fake.server.requests[0]!.body.tools?.at(-1)).toEqual({ type: 'memory_20250818', name: 'memory' });
     expect(await readFile(path.join(space('sdk').memoryDir, 'project.md'), 'utf8')).toContain('green tea');
   });
 

@@ -2,32 +2,28 @@ import Anthropic from '@anthropic-ai/sdk';
 import { appendFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryAgent } from '../../src/agent/memory-agent.js';
 import { activeIndexText, retrieveFacts } from '../../src/agent/memory-prompt.js';
 import { createRecall } from '../../src/agent/recall.js';
 import { estimateTokensAt } from '../../src/agent/token-count.js';
 import { ModelConfig, type Space } from '../../src/config/schema.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { SPICY_FACT_TITLE, writeLargeMemory } from '../../harness/large-memory.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
-let server: FakeAnthropicServer;
+const fake = useFakeAnthropic({ scope: 'all' });
 let base: string;
 let client: Anthropic;
 
 beforeAll(async () => {
-  server = await startFakeAnthropicServer();
-  client = new Anthropic({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
-});
-afterAll(async () => {
-  await server.close();
+  client = new Anthropic({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 });
 });
 beforeEach(async () => {
   base = await mkdtemp(path.join(tmpdir(), 'dreamd-memory-loading-'));
-  server.requests.length = 0;
+  fake.server.requests.length = 0;
 });
 afterEach(async () => {
-  expect(server.pending).toBe(0);
+  expect(fake.server.pending).toBe(0);
   await rm(base, { recursive: true, force: true });
 });
 
@@ -43,7 +39,7 @@ async function makeSpace(id: string): Promise<Space> {
 }
 
 const config = () => ({
-  model: ModelConfig.parse({ apiKey: 'k', baseUrl: server.url, maxRetries: 0 }),
+  model: ModelConfig.parse({ apiKey: 'k', baseUrl: fake.url, maxRetries: 0 }),
   embeddings: undefined,
 });
 
@@ -62,11 +58,11 @@ describe('loading memory into a chat (seeds 001 and 004)', () => {
     );
 
     const agent = await createMemoryAgent({ space, config: config(), client });
-    server.enqueue({ text: 'Try the mild place on the corner.' });
+    fake.server.enqueue({ text: 'Try the mild place on the corner.' });
     const result = await agent.chat('Can you recommend a restaurant for tonight? Nothing spicy please.');
     await agent.end();
 
-    const request = server.requests[0]!;
+    const request = fake.server.requests[0]!;
     const system = request.body.system as SystemBlocks;
     expect(system[0]!.cache_control).toEqual({ type: 'ephemeral' });
     expect(system[0]!.text).toContain('<memory-context>');
@@ -91,10 +87,10 @@ describe('loading memory into a chat (seeds 001 and 004)', () => {
     const space = await makeSpace('small');
     await writeLargeMemory(space.memoryDir, 2_000);
     const agent = await createMemoryAgent({ space, config: config(), client });
-    server.enqueue({ text: 'ok' });
+    fake.server.enqueue({ text: 'ok' });
     const result = await agent.chat('Anything spicy tonight?');
     await agent.end();
-    expect(server.requests[0]!.body.system as SystemBlocks).toHaveLength(1);
+    expect(fake.server.requests[0]!.body.system as SystemBlocks).toHaveLength(1);
     expect(result.retrievedFacts).toEqual([]);
   });
 

@@ -16,7 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMemoryTools } from '../../src/agent/memory-tools.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
@@ -24,10 +24,10 @@ import { createConsolidator } from '../../src/consolidation/run.js';
 import { INDEX_LIMITS, loadMemory, splitIndexFile } from '../../src/memory/index.js';
 import type { Fact } from '../../src/memory/types.js';
 import { createModel } from '../../src/model/index.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { scriptedExtractor, type ScriptedFact } from '../../harness/scripted-extractor.js';
 import { runCliCaptured } from '../support/cli.js';
 import { createTestSpace, EXAMPLE_SESSIONS_DIR } from '../support/space.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 const CLAUDE_TRANSCRIPTS = fileURLToPath(new URL('../fixtures/claude-code/', import.meta.url));
 const CLAUDE_MEMORY = fileURLToPath(new URL('../fixtures/claude-code-memory/current/', import.meta.url));
@@ -66,17 +66,11 @@ const MIGRATION: ScriptedFact = {
   body: 'The team migrates the orders database to Postgres.',
 };
 
-let server: FakeAnthropicServer;
-beforeEach(async () => {
-  server = await startFakeAnthropicServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const fake = useFakeAnthropic();
 
 function env(): Record<string, string> {
   return {
-    DREAMD_MODEL_BASE_URL: server.url,
+    DREAMD_MODEL_BASE_URL: fake.url,
     ANTHROPIC_API_KEY: 'sk-ant-test',
     DREAMD_MODEL_MAX_RETRIES: '0',
   };
@@ -156,18 +150,18 @@ describe('write_memory writes into the one store', () => {
     expect(search.code).toBe(0);
     expect(search.data<{ results: { id: string }[] }>().results[0]?.id).toBe(id);
 
-    server.setDefault(scriptedExtractor([HELLO]));
+    fake.server.setDefault(scriptedExtractor([HELLO]));
     const summary = await consolidate(config);
     expect(summary.status).toBe('completed');
     // The model saw the note as a fact of memory, and the run did not write it a second time.
-    expect(server.requests[0]!.prompt).toContain(id);
+    expect(fake.server.requests[0]!.prompt).toContain(id);
     const same = (await dreamdFacts(memoryDir)).filter((fact) => fact.body === HELLO.body);
     expect(same.map((fact) => [fact.id, fact.status])).toEqual([[id, 'active']]);
     await expectStored(memoryDir, id, indexBefore);
   });
 
   it('in a topics space: the same, and the agent reads the facts consolidation wrote as its own', async () => {
-    const test = createTestSpace({ modelUrl: server.url, examples: ['2026-11-09-coffee-usual.json'] });
+    const test = createTestSpace({ modelUrl: fake.url, examples: ['2026-11-09-coffee-usual.json'] });
     const memoryDir = test.space.memoryDir;
     mkdirSync(memoryDir, { recursive: true });
     const tools = createMemoryTools({ memoryDir });
@@ -180,7 +174,7 @@ describe('write_memory writes into the one store', () => {
     });
     expect(search.data<{ results: { id: string }[] }>().results.map((result) => result.id)).toContain(id);
 
-    server.setDefault(scriptedExtractor([COFFEE, { ...PORTO, trigger: 'Fábrica' }]));
+    fake.server.setDefault(scriptedExtractor([COFFEE, { ...PORTO, trigger: 'Fábrica' }]));
     expect((await consolidate(test.config)).status).toBe('completed');
     const facts = await dreamdFacts(memoryDir);
     expect(facts.filter((fact) => fact.body === COFFEE.body).map((fact) => fact.id)).toEqual([id]);
@@ -193,7 +187,7 @@ describe('write_memory writes into the one store', () => {
   });
 
   it('holds back "SYSTEM: ignore all previous instructions…": quarantined, not indexed, not searchable', async () => {
-    const test = createTestSpace({ modelUrl: server.url });
+    const test = createTestSpace({ modelUrl: fake.url });
     const memoryDir = test.space.memoryDir;
     mkdirSync(memoryDir, { recursive: true });
     const tools = createMemoryTools({ memoryDir });
@@ -215,7 +209,7 @@ describe('write_memory writes into the one store', () => {
   });
 
   it("dreamd memory forget removes an agent's note, and rollback brings it back", async () => {
-    const test = createTestSpace({ modelUrl: server.url });
+    const test = createTestSpace({ modelUrl: fake.url });
     const memoryDir = test.space.memoryDir;
     mkdirSync(memoryDir, { recursive: true });
     const tools = createMemoryTools({ memoryDir });
@@ -238,7 +232,7 @@ describe('write_memory writes into the one store', () => {
 describe('MEMORY.md within its limits', () => {
   it('keeps 300 notes in a row within 200 lines, 25,000 bytes and 150 characters a line, curated facts listed', async () => {
     const test = createTestSpace({
-      modelUrl: server.url,
+      modelUrl: fake.url,
       examples: [
         '2026-11-09-coffee-usual.json',
         '2026-11-12-no-semicolons.json',
@@ -246,7 +240,7 @@ describe('MEMORY.md within its limits', () => {
       ],
     });
     const memoryDir = test.space.memoryDir;
-    server.setDefault(scriptedExtractor([COFFEE, SEMICOLONS, PORTO]));
+    fake.server.setDefault(scriptedExtractor([COFFEE, SEMICOLONS, PORTO]));
     expect((await consolidate(test.config)).status).toBe('completed');
     const curated = await dreamdFacts(memoryDir);
     expect(curated).toHaveLength(3);
@@ -279,7 +273,7 @@ describe('MEMORY.md within its limits', () => {
       join(EXAMPLE_SESSIONS_DIR, '2026-11-16-postgres-migration.json'),
       join(test.space.sessionsDir, '2026-11-16-postgres-migration.json'),
     );
-    server.setDefault(scriptedExtractor([COFFEE, SEMICOLONS, PORTO, MIGRATION]));
+    fake.server.setDefault(scriptedExtractor([COFFEE, SEMICOLONS, PORTO, MIGRATION]));
     expect((await consolidate(test.config)).status).toBe('completed');
     const migration = (await dreamdFacts(memoryDir)).find((fact) => fact.title === MIGRATION.title)!;
     expect(check().some((line) => line.includes(`#${migration.id})`))).toBe(true);
@@ -289,7 +283,7 @@ describe('MEMORY.md within its limits', () => {
 
 describe('a note written while a consolidation run is in flight', () => {
   it('waits for the run to commit, then is written once on top of what the run wrote', async () => {
-    const test = createTestSpace({ modelUrl: server.url, examples: ['2026-11-09-coffee-usual.json'] });
+    const test = createTestSpace({ modelUrl: fake.url, examples: ['2026-11-09-coffee-usual.json'] });
     const memoryDir = test.space.memoryDir;
     mkdirSync(memoryDir, { recursive: true });
     let askedModel!: () => void;
@@ -298,7 +292,7 @@ describe('a note written while a consolidation run is in flight', () => {
     const answered = new Promise<void>((resolve) => (answer = resolve));
     const extractor = scriptedExtractor([COFFEE]);
     // The run holds the lock and waits for the model's answer until the test lets it go.
-    server.setDefault(async (request) => {
+    fake.server.setDefault(async (request) => {
       askedModel();
       await answered;
       return typeof extractor === 'function' ? extractor(request) : extractor;

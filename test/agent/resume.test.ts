@@ -2,31 +2,27 @@ import Anthropic from '@anthropic-ai/sdk';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryAgent, restoreSession } from '../../src/agent/memory-agent.js';
 import { ChatConfig, ModelConfig, type Space } from '../../src/config/schema.js';
 import { ConfigError } from '../../src/errors.js';
 import { readSessionFile } from '../../src/transcripts/index.js';
 import { createSessionRecorder } from '../../src/transcripts/session-recorder.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
-let server: FakeAnthropicServer;
+const fake = useFakeAnthropic({ scope: 'all' });
 let client: Anthropic;
 let base: string;
 
 beforeAll(async () => {
-  server = await startFakeAnthropicServer();
-  client = new Anthropic({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
-});
-afterAll(async () => {
-  await server.close();
+  client = new Anthropic({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 });
 });
 beforeEach(async () => {
   base = await mkdtemp(path.join(tmpdir(), 'dreamd-resume-'));
-  server.requests.length = 0;
+  fake.server.requests.length = 0;
 });
 afterEach(async () => {
-  server.setDefault(undefined);
+  fake.server.setDefault(undefined);
   await rm(base, { recursive: true, force: true });
 });
 
@@ -40,7 +36,7 @@ function space(): Space {
 }
 
 const config = () => ({
-  model: ModelConfig.parse({ apiKey: 'k', baseUrl: server.url, maxRetries: 0 }),
+  model: ModelConfig.parse({ apiKey: 'k', baseUrl: fake.url, maxRetries: 0 }),
   embeddings: undefined,
   chat: ChatConfig.parse({ contextWindow: 8_192 }),
 });
@@ -52,7 +48,7 @@ interface RecordedFile {
 
 describe('resuming a recorded session', () => {
   it('continues the history and its summary in the same file', async () => {
-    server.setDefault((request) =>
+    fake.server.setDefault((request) =>
       request.system.includes('running summary')
         ? { text: 'Earlier: the user is planning a trip to Lisbon.' }
         : { text: `reply ${request.index} ${'y'.repeat(3_000)}` },
@@ -72,11 +68,11 @@ describe('resuming a recorded session', () => {
     });
     expect(resumed.history).toHaveLength(historyLength);
     expect(resumed.summary).toEqual(first.summary);
-    server.requests.length = 0;
+    fake.server.requests.length = 0;
     await resumed.chat('And where do we go after that?');
     await resumed.end();
 
-    const sent = JSON.stringify(server.requests.at(-1)!.body.messages);
+    const sent = JSON.stringify(fake.server.requests.at(-1)!.body.messages);
     expect(sent).toContain('Earlier: the user is planning a trip to Lisbon.');
     expect(sent).toContain('stop 7 in Lisbon');
     expect(sent).toContain('And where do we go after that?');
@@ -127,7 +123,7 @@ describe('resuming a recorded session', () => {
       role: 'assistant',
       content: [{ type: 'tool_use', id: 'toolu_lost', name: 'write_memory', input: {} }],
     });
-    server.enqueue({ text: 'Back again.' });
+    fake.server.enqueue({ text: 'Back again.' });
     const agent = await createMemoryAgent({
       space: space(),
       config: config(),
@@ -137,7 +133,7 @@ describe('resuming a recorded session', () => {
     });
     await agent.chat('hello?');
     await agent.end();
-    const sent = server.requests.at(-1)!.body.messages;
+    const sent = fake.server.requests.at(-1)!.body.messages;
     expect(sent).toHaveLength(4);
     expect(sent[2]).toMatchObject({
       role: 'user',

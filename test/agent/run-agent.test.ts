@@ -2,31 +2,24 @@ import Anthropic from '@anthropic-ai/sdk';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { runAgent, type AgentEvent } from '../../src/agent/run-agent.js';
 import { defineTool } from '../../src/agent/tool.js';
 import { ModelError } from '../../src/errors.js';
 import { createSessionRecorder } from '../../src/transcripts/session-recorder.js';
-import {
-  faults,
-  startFakeAnthropicServer,
-  type FakeAnthropicServer,
-} from '../../harness/fake-anthropic-server.js';
+import { faults, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
-let server: FakeAnthropicServer;
+const fake = useFakeAnthropic({ scope: 'all' });
 let client: Anthropic;
 
 beforeAll(async () => {
-  server = await startFakeAnthropicServer();
-  client = new Anthropic({ apiKey: 'test-key', baseURL: server.url, maxRetries: 0 });
-});
-afterAll(async () => {
-  await server.close();
+  client = new Anthropic({ apiKey: 'test-key', baseURL: fake.url, maxRetries: 0 });
 });
 afterEach(() => {
-  expect(server.pending).toBe(0); // every scripted reply was used
-  server.requests.length = 0;
+  expect(fake.server.pending).toBe(0); // every scripted reply was used
+  fake.server.requests.length = 0;
 });
 
 const calls: string[] = [];
@@ -55,7 +48,7 @@ function toolResults(request: FakeAnthropicServer['requests'][number]): unknown[
 
 describe('runAgent against the fake Messages API', () => {
   it('answers a tool_use with a tool_result carrying the same id, then returns the final text', async () => {
-    server.enqueue(
+    fake.server.enqueue(
       {
         toolUse: [
           { name: 'weather', input: { city: 'Lisbon' }, id: 'toolu_A1' },
@@ -78,12 +71,12 @@ describe('runAgent against the fake Messages API', () => {
     expect(result.stopReason).toBe('end_turn');
     expect(result.turns).toBe(2);
     expect(calls.splice(0)).toEqual(['Lisbon', 'Porto']);
-    expect(toolResults(server.requests[1]!)).toEqual([
+    expect(toolResults(fake.server.requests[1]!)).toEqual([
       { type: 'tool_result', tool_use_id: 'toolu_A1', content: 'Sunny in Lisbon' },
       { type: 'tool_result', tool_use_id: 'toolu_B2', content: 'Sunny in Porto' },
     ]);
-    expect(server.requests[0]!.body.tools?.map((tool) => tool.name)).toEqual(['weather']);
-    expect(server.requests[0]!.system).toBe('You are helpful.');
+    expect(fake.server.requests[0]!.body.tools?.map((tool) => tool.name)).toEqual(['weather']);
+    expect(fake.server.requests[0]!.system).toBe('You are helpful.');
     expect(result.messages.map((message) => message.role)).toEqual([
       'user',
       'assistant',
@@ -95,7 +88,7 @@ describe('runAgent against the fake Messages API', () => {
   });
 
   it('answers an unknown tool and a throwing tool with is_error results and carries on', async () => {
-    server.enqueue(
+    fake.server.enqueue(
       {
         toolUse: [
           { name: 'teleport', input: {}, id: 'toolu_X' },
@@ -114,7 +107,7 @@ describe('runAgent against the fake Messages API', () => {
       contextManagement: 'client',
     });
     expect(result.text).toBe('Sorry, my tools failed.');
-    const [unknown, throwing] = toolResults(server.requests[1]!) as Array<Record<string, unknown>>;
+    const [unknown, throwing] = toolResults(fake.server.requests[1]!) as Array<Record<string, unknown>>;
     expect(unknown).toMatchObject({
       tool_use_id: 'toolu_X',
       is_error: true,
@@ -125,7 +118,7 @@ describe('runAgent against the fake Messages API', () => {
       is_error: true,
       content: 'Error: disk on fire',
     });
-    expect(toolResults(server.requests[2]!)[0]).toMatchObject({
+    expect(toolResults(fake.server.requests[2]!)[0]).toMatchObject({
       tool_use_id: 'toolu_Z',
       is_error: true,
       content: expect.stringMatching(/Invalid input for weather/),
@@ -133,7 +126,7 @@ describe('runAgent against the fake Messages API', () => {
   });
 
   it('stops at the turn limit with the tool results recorded', async () => {
-    server.setDefault({ toolUse: [{ name: 'weather', input: { city: 'Faro' } }] });
+    fake.server.setDefault({ toolUse: [{ name: 'weather', input: { city: 'Faro' } }] });
     try {
       const result = await runAgent({
         client,
@@ -146,10 +139,10 @@ describe('runAgent against the fake Messages API', () => {
       });
       expect(result.stopReason).toBe('max_turns');
       expect(result.turns).toBe(3);
-      expect(server.requests).toHaveLength(3);
+      expect(fake.server.requests).toHaveLength(3);
       expect(result.messages.at(-1)).toMatchObject({ role: 'user', content: [{ type: 'tool_result' }] });
     } finally {
-      server.setDefault(undefined);
+      fake.server.setDefault(undefined);
       calls.splice(0);
     }
   });
@@ -158,7 +151,7 @@ describe('runAgent against the fake Messages API', () => {
     const sessionsDir = await mkdtemp(path.join(tmpdir(), 'dreamd-run-agent-'));
     try {
       const recorder = await createSessionRecorder({ sessionsDir, id: 'chat-1', agent: 'test' });
-      server.enqueue(
+      fake.server.enqueue(
         { toolUse: [{ name: 'weather', input: { city: 'Braga' }, id: 'toolu_R' }] },
         { text: 'Sunny.' },
       );
@@ -193,7 +186,7 @@ describe('runAgent against the fake Messages API', () => {
   });
 
   it('prefers native context management for Claude models, without compaction for Haiku', async () => {
-    server.enqueue({ text: 'ok' }, { text: 'ok' });
+    fake.server.enqueue({ text: 'ok' }, { text: 'ok' });
     await runAgent({
       client,
       model: 'claude-haiku-5-5',
@@ -206,7 +199,7 @@ describe('runAgent against the fake Messages API', () => {
       system: 's',
       messages: [{ role: 'user', content: 'hi' }],
     });
-    const [haiku, sonnet] = server.requests;
+    const [haiku, sonnet] = fake.server.requests;
     expect(haiku!.headers['anthropic-beta']).toBe('context-management-2025-06-27');
     expect((haiku!.body as Record<string, unknown>).context_management).toEqual({
       edits: [
@@ -221,7 +214,7 @@ describe('runAgent against the fake Messages API', () => {
   });
 
   it('clears old tool results client-side, keeping the last one whole', async () => {
-    server.setDefault((request) =>
+    fake.server.setDefault((request) =>
       request.body.messages.length < 12
         ? { toolUse: [{ name: 'weather', input: { city: 'x'.repeat(200) } }] }
         : { text: 'done' },
@@ -238,7 +231,7 @@ describe('runAgent against the fake Messages API', () => {
         keepToolResults: 1,
       });
       expect(result.text).toBe('done');
-      const last = server.requests.at(-1)!.body.messages;
+      const last = fake.server.requests.at(-1)!.body.messages;
       const results = last
         .flatMap((message) => (Array.isArray(message.content) ? message.content : []))
         .filter((block) => block.type === 'tool_result');
@@ -247,13 +240,13 @@ describe('runAgent against the fake Messages API', () => {
       // Full history is returned untrimmed.
       expect(result.messages.filter((message) => message.role === 'user')).toHaveLength(result.turns);
     } finally {
-      server.setDefault(undefined);
+      fake.server.setDefault(undefined);
       calls.splice(0);
     }
   });
 
   it('turns an API failure into a ModelError', async () => {
-    server.enqueue(faults.status(401));
+    fake.server.enqueue(faults.status(401));
     await expect(
       runAgent({
         client,

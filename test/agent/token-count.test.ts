@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createAnthropicChatProvider } from '../../src/agent/chat-provider.js';
 import type { Message } from '../../src/agent/context.js';
 import { createOpenAIChatProvider } from '../../src/agent/openai-chat-provider.js';
@@ -15,16 +15,12 @@ import {
 import { startFakeOpenAIServer } from '../../harness/fake-openai-server.js';
 import { ChatConfig } from '../../src/config/schema.js';
 import { emptyUsage } from '../../src/model/types.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
-let server: FakeAnthropicServer;
+const fake = useFakeAnthropic({ scope: 'all' });
 let client: Anthropic;
 beforeAll(async () => {
-  server = await startFakeAnthropicServer();
-  client = new Anthropic({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
-});
-afterAll(async () => {
-  await server.close();
+  client = new Anthropic({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 });
 });
 
 function history(chars: number): Message[] {
@@ -63,7 +59,7 @@ describe('counting tokens', () => {
     // ~6,500 characters: ~1,860 tokens at 3.5, ~1,640 by the fake endpoint's 4 characters a token.
     const budget = 1_750;
     expect(estimateTokensAt(messages, 3.5)).toBeGreaterThan(budget);
-    server.enqueue({ text: 'fine' });
+    fake.server.enqueue({ text: 'fine' });
     const provider = createAnthropicChatProvider({
       client,
       model: 'claude-haiku-5-5',
@@ -71,9 +67,9 @@ describe('counting tokens', () => {
     });
     const result = await runAgent({ provider, system: '', messages, contextBudget: budget, summariser });
     expect(result.text).toBe('fine');
-    expect(server.countRequests.length).toBeGreaterThan(0);
+    expect(fake.server.countRequests.length).toBeGreaterThan(0);
     expect(summaries).toBe(0); // the exact count fits: nothing was folded
-    expect(server.requests.at(-1)!.body.messages).toHaveLength(5);
+    expect(fake.server.requests.at(-1)!.body.messages).toHaveLength(5);
   });
 
   it('counts each dense script at its own ratio by default, overridable by script name', () => {

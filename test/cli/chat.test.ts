@@ -3,21 +3,15 @@ import { mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import { describe, expect, it } from 'vitest';
 import { startFakeOpenAIServer } from '../../harness/fake-openai-server.js';
 import { runCliCaptured } from '../support/cli.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 const run = promisify(execFile);
 const BIN = new URL('../../bin/dreamd.js', import.meta.url).pathname;
 
-let server: FakeAnthropicServer;
-beforeEach(async () => {
-  server = await startFakeAnthropicServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const fake = useFakeAnthropic();
 
 function workspace(): string {
   const dir = mkdtempSync(join(tmpdir(), 'dreamd-chat-'));
@@ -30,11 +24,11 @@ describe('dreamd chat', () => {
     const cwd = workspace();
     const env = {
       ...process.env,
-      DREAMD_MODEL_BASE_URL: server.url,
+      DREAMD_MODEL_BASE_URL: fake.url,
       ANTHROPIC_API_KEY: 'sk-ant-test',
       DREAMD_MODEL_MAX_RETRIES: '0',
     };
-    server.enqueue(
+    fake.server.enqueue(
       {
         toolUse: [
           {
@@ -55,16 +49,16 @@ describe('dreamd chat', () => {
       { cwd, env },
     );
     expect(JSON.parse(first.stdout)).toMatchObject({ ok: true, text: 'Noted: no spicy food.' });
-    const toolResult = JSON.stringify(server.requests[1]!.body.messages);
+    const toolResult = JSON.stringify(fake.server.requests[1]!.body.messages);
     expect(toolResult).toContain('tool_result');
 
-    server.enqueue({ text: 'Try Prado: mild, seasonal dishes.' });
+    fake.server.enqueue({ text: 'Try Prado: mild, seasonal dishes.' });
     const second = await run(process.execPath, [BIN, 'chat', 'Recommend a restaurant for tonight'], {
       cwd,
       env,
     });
     expect(second.stdout.trim()).toBe('Try Prado: mild, seasonal dishes.');
-    const system = server.requests[2]!.system;
+    const system = fake.server.requests[2]!.system;
     expect(system).toContain("Doesn't eat spicy food");
     expect(system).toMatch(/background/i);
     // Both sessions were recorded for consolidation.
@@ -78,7 +72,7 @@ describe('dreamd chat', () => {
   });
 
   const anthropicEnv = () => ({
-    DREAMD_MODEL_BASE_URL: server.url,
+    DREAMD_MODEL_BASE_URL: fake.url,
     ANTHROPIC_API_KEY: 'sk-ant-test',
     DREAMD_MODEL_MAX_RETRIES: '0',
   });
@@ -96,12 +90,12 @@ describe('dreamd chat', () => {
       expect(result.stderr).toMatch(/max-turns/);
     }
     expect(sessionFiles(cwd)).toEqual([]);
-    expect(server.requests).toHaveLength(0);
+    expect(fake.server.requests).toHaveLength(0);
   });
 
   it('prints each tool call and its result on one line with --verbose, and the stop reason', async () => {
     const cwd = workspace();
-    server.enqueue(
+    fake.server.enqueue(
       {
         toolUse: [
           {
@@ -131,20 +125,20 @@ describe('dreamd chat', () => {
     expect(result.stderr).toContain('[stop: end_turn, 2 model calls');
 
     // The next message sees the note in MEMORY.md, and the backfill line says how much memory it got.
-    server.enqueue({ text: 'No spicy food, noted.' });
+    fake.server.enqueue({ text: 'No spicy food, noted.' });
     const again = await runCliCaptured(['chat', 'what do I eat?', '--verbose'], { cwd, env: anthropicEnv() });
     const backfill = /^\[memory backfill\] ([\d,]+) bytes of memory \((\d+) lines\)/m.exec(again.stderr);
     expect(backfill).not.toBeNull();
     expect(Number(backfill![2])).toBeGreaterThan(Number(/\((\d+) lines\)/.exec(lines[0]!)![1]));
 
-    server.enqueue({ text: 'Hello.' });
+    fake.server.enqueue({ text: 'Hello.' });
     const json = await runCliCaptured(['--json', 'chat', 'hi'], { cwd, env: anthropicEnv() });
     expect(json.json()).toMatchObject({ ok: true, stopReason: 'end_turn', turns: 1, text: 'Hello.' });
   });
 
   it('exits 1 with a clear message when the turn limit stops the model', async () => {
     const cwd = workspace();
-    server.enqueue({ toolUse: [{ name: 'recall', input: { query: 'food' } }] });
+    fake.server.enqueue({ toolUse: [{ name: 'recall', input: { query: 'food' } }] });
     const result = await runCliCaptured(['chat', 'what do I eat?', '--max-turns', '1'], {
       cwd,
       env: anthropicEnv(),
@@ -153,7 +147,7 @@ describe('dreamd chat', () => {
     expect(result.stderr).toMatch(/stopped after 1 model calls \(--max-turns 1\) before the model finished/);
     expect(result.stderr).toMatch(/--session /);
 
-    server.enqueue({ toolUse: [{ name: 'recall', input: { query: 'food' } }] });
+    fake.server.enqueue({ toolUse: [{ name: 'recall', input: { query: 'food' } }] });
     const json = await runCliCaptured(['--json', 'chat', 'again?', '--max-turns', '1'], {
       cwd,
       env: anthropicEnv(),
@@ -164,19 +158,19 @@ describe('dreamd chat', () => {
 
   it('continues a session with --session <id>', async () => {
     const cwd = workspace();
-    server.enqueue({ text: 'Lisbon it is.' });
+    fake.server.enqueue({ text: 'Lisbon it is.' });
     const first = await runCliCaptured(['--json', 'chat', 'Plan a trip to Lisbon'], {
       cwd,
       env: anthropicEnv(),
     });
     const { sessionId } = first.json<{ sessionId: string }>();
-    server.enqueue({ text: 'Then Porto.' });
+    fake.server.enqueue({ text: 'Then Porto.' });
     const second = await runCliCaptured(['--json', 'chat', 'And after that?', '--session', sessionId], {
       cwd,
       env: anthropicEnv(),
     });
     expect(second.json()).toMatchObject({ ok: true, sessionId, text: 'Then Porto.' });
-    expect(JSON.stringify(server.requests.at(-1)!.body.messages)).toContain('Plan a trip to Lisbon');
+    expect(JSON.stringify(fake.server.requests.at(-1)!.body.messages)).toContain('Plan a trip to Lisbon');
     expect(sessionFiles(cwd)).toEqual([`${sessionId}.json`]);
     const missing = await runCliCaptured(['chat', 'hi', '--session', 'no-such-session'], {
       cwd,
@@ -238,7 +232,7 @@ describe('dreamd chat', () => {
 
   it('reads the message from standard input with "-"', async () => {
     const cwd = workspace();
-    server.enqueue({ text: 'From stdin.' });
+    fake.server.enqueue({ text: 'From stdin.' });
     const child = execFile(process.execPath, [BIN, 'chat', '-', '--json'], {
       cwd,
       env: { ...process.env, ...anthropicEnv() },
@@ -251,6 +245,6 @@ describe('dreamd chat', () => {
       child.on('close', () => resolve(out));
     });
     expect(JSON.parse(stdout)).toMatchObject({ ok: true, text: 'From stdin.' });
-    expect(server.requests.at(-1)!.prompt).toBe('What is on the menu?');
+    expect(fake.server.requests.at(-1)!.prompt).toBe('What is on the menu?');
   }, 60_000);
 });

@@ -6,14 +6,14 @@ import { copyFileSync, cpSync, mkdtempSync, readFileSync, utimesSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { RecallResult } from '../../src/agent/recall.js';
 import { BLOCK_BEGIN } from '../../src/memory/index-block.js';
 import type { Fact } from '../../src/memory/types.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { runCliCaptured, type CliRun } from '../support/cli.js';
 import { snapshotDirectory } from '../support/space.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/claude-code-memory/', import.meta.url));
 const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));
@@ -30,7 +30,7 @@ const OLDER_LINE_FACTS = [
   '`go test ./...` needs `CGO_ENABLED=1` because of the SQLite driver',
 ];
 
-let server: FakeAnthropicServer;
+const fake = useFakeAnthropic();
 let root: string;
 let memoryDir: string;
 
@@ -38,7 +38,7 @@ function cli(argv: readonly string[]): Promise<CliRun> {
   return runCliCaptured(argv, {
     cwd: root,
     env: {
-      DREAMD_MODEL_BASE_URL: server.url,
+      DREAMD_MODEL_BASE_URL: fake.url,
       ANTHROPIC_API_KEY: 'sk-ant-test-key',
       DREAMD_MODEL_MAX_RETRIES: '0',
     },
@@ -56,13 +56,9 @@ async function shownFacts(): Promise<Fact[]> {
 }
 
 beforeEach(async () => {
-  server = await startFakeAnthropicServer();
   root = mkdtempSync(join(tmpdir(), 'dreamd-claude-code-folder-'));
   memoryDir = join(root, 'memory');
   cpSync(EXAMPLE_SESSIONS, join(root, 'sessions'), { recursive: true });
-});
-afterEach(async () => {
-  await server.close();
 });
 
 describe('the older Claude Code folder (facts as MEMORY.md lines, loose frontmatter)', () => {
@@ -101,7 +97,7 @@ describe('the older Claude Code folder (facts as MEMORY.md lines, loose frontmat
     // Written in October, before the sessions: a session's newer word on the logs contradicts a line.
     utimesSync(join(memoryDir, 'MEMORY.md'), new Date('2026-10-01'), new Date('2026-10-01'));
     const before = snapshotDirectory(memoryDir);
-    server.setDefault(
+    fake.server.setDefault(
       scriptedExtractor([
         {
           trigger: 'I live in Lisbon',
@@ -114,7 +110,7 @@ describe('the older Claude Code folder (facts as MEMORY.md lines, loose frontmat
     );
     const run = await cli(['consolidate', '--force']);
     expect(run.code).toBe(0);
-    const sent = server.requests.map((request) => `${request.system}\n${request.prompt}`).join('\n');
+    const sent = fake.server.requests.map((request) => `${request.system}\n${request.prompt}`).join('\n');
     for (const text of OLDER_LINE_FACTS) expect(sent).toContain(text);
     // Every byte of Claude Code's files is as it was; MEMORY.md only gained dreamd's block after its last byte.
     const after = snapshotDirectory(memoryDir);

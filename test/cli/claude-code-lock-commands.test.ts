@@ -9,16 +9,16 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, statSync, utimesSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { SpaceStatus } from '../../src/cli/space-status.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/daemon/logger.js';
 import { createDreamd } from '../../src/dreamd.js';
 import type { Fact } from '../../src/memory/types.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
-import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { runCliCaptured, type CliRun } from '../support/cli.js';
 import { snapshotDirectory } from '../support/space.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));
 const MINUTE = 60_000;
@@ -28,7 +28,7 @@ function before(ago: number): Date {
   return new Date(Math.floor((Date.now() - ago) / 1000) * 1000);
 }
 
-let server: FakeAnthropicServer;
+const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
 let root: string;
 let memoryDir: string;
 let lockFile: string;
@@ -39,7 +39,7 @@ function cli(argv: readonly string[]): Promise<CliRun> {
   return runCliCaptured(argv, {
     cwd: root,
     env: {
-      DREAMD_MODEL_BASE_URL: server.url,
+      DREAMD_MODEL_BASE_URL: fake.url,
       ANTHROPIC_API_KEY: 'sk-ant-test-key',
       DREAMD_MODEL_MAX_RETRIES: '0',
     },
@@ -64,8 +64,6 @@ async function deadPid(): Promise<number> {
 }
 
 beforeEach(async () => {
-  server = await startFakeAnthropicServer();
-  server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
   root = mkdtempSync(join(tmpdir(), 'dreamd-cli-claude-code-lock-'));
   memoryDir = join(root, 'memory');
   lockFile = join(memoryDir, '.consolidate-lock');
@@ -78,9 +76,6 @@ beforeEach(async () => {
   factId = shown.data<{ facts: Fact[] }>().facts[0]?.id ?? '';
   expect(runId).not.toBe('');
   expect(factId).not.toBe('');
-});
-afterEach(async () => {
-  await server.close();
 });
 
 describe("rollback and forget under Claude Code's .consolidate-lock", () => {
@@ -159,7 +154,7 @@ describe('the HTTP API while Claude Code holds .consolidate-lock', () => {
     const taken = before(5 * MINUTE);
     setLock(String(process.ppid), taken);
     const config = loadConfig({
-      env: { DREAMD_MODEL_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-test-key', DREAMD_PORT: '0' },
+      env: { DREAMD_MODEL_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'sk-ant-test-key', DREAMD_PORT: '0' },
       cwd: root,
     });
     const dreamd = createDreamd({

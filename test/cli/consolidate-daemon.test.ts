@@ -2,28 +2,21 @@ import { existsSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Daemon } from '../../src/daemon/daemon.js';
 import { createDreamd } from '../../src/dreamd.js';
 import { findFreePort } from '../../harness/redis-server.js';
 import { silentLogger } from '../daemon/fakes.js';
 import { failOnLeftovers, openRedis, track } from '../daemon/harness.js';
 import { runCliCaptured } from '../support/cli.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { uniquePrefix } from '../../harness/redis.js';
-import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { createTestSpace } from '../support/space.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 failOnLeftovers();
 
-let server: FakeAnthropicServer;
-beforeEach(async () => {
-  server = await startFakeAnthropicServer();
-  server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
-});
-afterEach(async () => {
-  await server.close();
-});
+const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
 
 /** A real daemon (real Redis, real pipeline, fake model) and the environment a CLI needs to reach it. */
 async function startDaemon(): Promise<{
@@ -39,7 +32,7 @@ async function startDaemon(): Promise<{
     DREAMD_REDIS_PREFIX: uniquePrefix('cli'),
     DREAMD_PORT: String(port),
   };
-  const test = createTestSpace({ modelUrl: server.url, examples: true, env });
+  const test = createTestSpace({ modelUrl: fake.url, examples: true, env });
   const daemon = createDreamd({ getConfig: () => test.config, logger: silentLogger, env: {} }).daemon({
     tickOnStart: false,
   });
@@ -57,7 +50,7 @@ async function startDaemon(): Promise<{
       await redis.stop();
     },
     cwd: test.root,
-    env: { ...env, DREAMD_MODEL_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-test-key' },
+    env: { ...env, DREAMD_MODEL_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'sk-ant-test-key' },
   };
 }
 
@@ -96,7 +89,7 @@ describe('dreamd consolidate with a daemon up', () => {
 
   it('returns at once with --no-wait, and reports a second request for the same space as a duplicate', async () => {
     const { env, cwd, stop } = await startDaemon();
-    server.setLatency(1_500);
+    fake.server.setLatency(1_500);
     const first = await runCliCaptured(['consolidate', '--no-wait', '--json'], { cwd, env });
     const second = await runCliCaptured(['consolidate', '--no-wait', '--json'], { cwd, env });
     const [queued] = first.data<{ results: { queued: boolean; jobId: string; duplicate: boolean }[] }>()
@@ -118,7 +111,7 @@ describe('dreamd consolidate with a daemon up', () => {
   it('does not use a daemon that serves other directories: it runs here and says why', async () => {
     const { env, stop, daemon } = await startDaemon();
     // Another project on the same machine, same default port: its own sessions and memory.
-    const other = createTestSpace({ modelUrl: server.url, examples: true, env });
+    const other = createTestSpace({ modelUrl: fake.url, examples: true, env });
     const run = await runCliCaptured(['consolidate', '--json'], { cwd: other.root, env });
     expect(run.code).toBe(0);
     const output = run.data<{ via: string; daemonSkipped: string; results: { ok: boolean }[] }>();
@@ -149,7 +142,7 @@ describe('dreamd consolidate with a daemon up', () => {
     await new Promise<void>((resolve) => foreign.listen(port, '127.0.0.1', resolve));
     try {
       const test = createTestSpace({
-        modelUrl: server.url,
+        modelUrl: fake.url,
         examples: true,
         env: { DREAMD_PORT: String(port) },
       });
@@ -157,7 +150,7 @@ describe('dreamd consolidate with a daemon up', () => {
         cwd: test.root,
         env: {
           DREAMD_PORT: String(port),
-          DREAMD_MODEL_BASE_URL: server.url,
+          DREAMD_MODEL_BASE_URL: fake.url,
           ANTHROPIC_API_KEY: 'sk-ant-test-key',
         },
       });

@@ -1,19 +1,15 @@
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ConsolidateOutcome } from '../../src/cli/consolidate-in-process.js';
 import type { WaitingSession } from '../../src/core/run.js';
 import { LOCK_FILE } from '../../src/memory/paths.js';
-import { runCliCaptured, type CliRun } from '../support/cli.js';
-import {
-  faults,
-  startFakeAnthropicServer,
-  type FakeAnthropicServer,
-} from '../../harness/fake-anthropic-server.js';
+import type { CliRun } from '../support/cli.js';
+import { faults } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_FACTS, scriptedExtractor, sessionsInPrompt } from '../../harness/scripted-extractor.js';
 import { snapshotDirectory } from '../support/space.js';
+import { cliAt, exampleWorkspace, useFakeAnthropic } from '../support/fixtures.js';
 
 /**
  * Every way a `dreamd consolidate` run can end without consolidating sessions that were due exits 3, names
@@ -31,36 +27,14 @@ const ALL_SEVEN = [
   '2026-11-26-moved-to-porto',
 ];
 
-let server: FakeAnthropicServer;
-beforeEach(async () => {
-  server = await startFakeAnthropicServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const fake = useFakeAnthropic();
 
 function workspace(files?: readonly string[]): string {
-  const root = mkdtempSync(join(tmpdir(), 'dreamd-cli-endings-'));
-  cpSync(EXAMPLE_SESSIONS, join(root, 'sessions'), {
-    recursive: true,
-    filter: (source) =>
-      files === undefined ||
-      !source.endsWith('.json') ||
-      files.some((name) => source.endsWith(`${name}.json`)),
-  });
-  return root;
+  return exampleWorkspace(files, 'dreamd-cli-endings-');
 }
 
 function cli(root: string, argv: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
-  return runCliCaptured(argv, {
-    cwd: root,
-    env: {
-      DREAMD_MODEL_BASE_URL: server.url,
-      ANTHROPIC_API_KEY: 'sk-ant-test-key',
-      DREAMD_MODEL_MAX_RETRIES: '0',
-      ...env,
-    },
-  });
+  return cliAt(root, fake.url, argv, env);
 }
 
 /** The waiting sessions of the one space's run, from `consolidate --json`. */
@@ -85,7 +59,7 @@ const memoryOf = (root: string): Map<string, string> => snapshotDirectory(join(r
 describe('consolidate endings that leave sessions waiting', () => {
   it('a model that stops at the output limit on every split: exit 3, each session named with output-limit', async () => {
     const root = workspace(ALL_SEVEN.slice(0, 2));
-    server.setDefault(faults.maxTokens());
+    fake.server.setDefault(faults.maxTokens());
     const run = await cli(root, ['consolidate', '--force']);
     expect(run.code).toBe(3);
     expect(run.stdout).not.toContain('no new messages in settled sessions');
@@ -102,7 +76,7 @@ describe('consolidate endings that leave sessions waiting', () => {
 
   it('a model that refuses: exit 3, the sessions named with refusal, nothing written', async () => {
     const root = workspace();
-    server.setDefault(faults.refusal());
+    fake.server.setDefault(faults.refusal());
     const run = await cli(root, ['consolidate', '--force', '--json']);
     expect(run.code).toBe(3);
     const waiting = waitingOf(run);
@@ -119,7 +93,7 @@ describe('consolidate endings that leave sessions waiting', () => {
     expect(sessionIds(await statusWaiting(root))).toEqual(ALL_SEVEN);
     const status = await cli(root, ['status']);
     expect(status.stdout).toMatch(/waiting +2026-11-05-dinner-friday: refusal, /);
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     expect((await cli(root, ['consolidate', '--force'])).code).toBe(0);
     expect(await statusWaiting(root)).toEqual([]);
   });
@@ -127,7 +101,7 @@ describe('consolidate endings that leave sessions waiting', () => {
   it('an answer over limits.maxAnswerChars is dropped unread: exit 3, its sessions wait with answer-dropped', async () => {
     const root = workspace(ALL_SEVEN.slice(0, 3));
     const flood = 'x'.repeat(1_200_000);
-    server.setDefault((request) => ({
+    fake.server.setDefault((request) => ({
       json: {
         facts: [
           {
@@ -153,13 +127,13 @@ describe('consolidate endings that leave sessions waiting', () => {
     expect(run.stdout).toMatch(
       /nothing consolidated: 3 session\(s\) wait for the next run \(answer-dropped\)/,
     );
-    expect(server.requests).toHaveLength(1); // never retried: the same request would flood again
+    expect(fake.server.requests).toHaveLength(1); // never retried: the same request would flood again
   });
 
   it('a run whose lock is taken over while the model answers: exit 3, every session named with lock-lost', async () => {
     const root = workspace(ALL_SEVEN.slice(0, 2));
     const extract = scriptedExtractor(EXAMPLE_FACTS);
-    server.setDefault((request) => {
+    fake.server.setDefault((request) => {
       // Another process took the lock over while this run waited for the model.
       writeFileSync(
         join(root, 'memory', LOCK_FILE),
@@ -183,7 +157,7 @@ describe('consolidate endings that leave sessions waiting', () => {
 
   it('a space over its monthly budget: exit 3, the settled sessions named with monthly-budget', async () => {
     const root = workspace(ALL_SEVEN.slice(0, 4));
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     const budget = { DREAMD_MONTHLY_BUDGET_USD: '0.000001' };
     const first = await cli(root, ['consolidate', '--force'], budget);
     expect(first.code).toBe(0);
@@ -204,7 +178,7 @@ describe('consolidate endings that leave sessions waiting', () => {
 
   it('a run that consolidates everything due still exits 0', async () => {
     const root = workspace(ALL_SEVEN.slice(0, 2));
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     const run = await cli(root, ['consolidate', '--force']);
     expect(run.code).toBe(0);
     expect(run.stdout).not.toContain('waiting');

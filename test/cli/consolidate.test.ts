@@ -1,19 +1,15 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ConsolidateOutcome } from '../../src/cli/consolidate-in-process.js';
 import type { SessionRow } from '../../src/cli/session-list.js';
 import { acquireLock } from '../../src/memory/index.js';
 import { runCliCaptured, type CliRun } from '../support/cli.js';
-import {
-  faults,
-  startFakeAnthropicServer,
-  type FakeAnthropicServer,
-} from '../../harness/fake-anthropic-server.js';
-import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { faults } from '../../harness/fake-anthropic-server.js';
+import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { snapshotDirectory } from '../support/space.js';
+import { cliAt, exampleWorkspace, useFakeAnthropic } from '../support/fixtures.js';
 
 const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));
 const FIRST_FOUR = [
@@ -45,24 +41,11 @@ interface HistoryRowOutput {
   calls: number;
 }
 
-let server: FakeAnthropicServer;
-beforeEach(async () => {
-  server = await startFakeAnthropicServer();
-  server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
-});
-afterEach(async () => {
-  await server.close();
-});
+const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
 
 /** A temp workspace whose `sessions/` holds the named example sessions (all when none are named). */
 function workspace(files?: readonly string[]): string {
-  const root = mkdtempSync(join(tmpdir(), 'dreamd-cli-consolidate-'));
-  cpSync(EXAMPLE_SESSIONS, join(root, 'sessions'), {
-    recursive: true,
-    filter: (source) =>
-      files === undefined || !source.endsWith('.json') || files.some((name) => source.endsWith(name)),
-  });
-  return root;
+  return exampleWorkspace(files, 'dreamd-cli-consolidate-');
 }
 
 function addSessions(root: string, files: readonly string[]): void {
@@ -74,15 +57,7 @@ function cli(
   argv: readonly string[],
   env: Record<string, string | undefined> = {},
 ): Promise<CliRun> {
-  return runCliCaptured(argv, {
-    cwd: root,
-    env: {
-      DREAMD_MODEL_BASE_URL: server.url,
-      ANTHROPIC_API_KEY: 'sk-ant-test-key',
-      DREAMD_MODEL_MAX_RETRIES: '0',
-      ...env,
-    },
-  });
+  return cliAt(root, fake.url, argv, env);
 }
 
 /** The memory files a person reads (the state under .dreamd/ left out). */
@@ -130,10 +105,10 @@ describe('dreamd consolidate', () => {
     const root = workspace();
     const run = await cli(root, ['consolidate', '--json'], {
       DREAMD_MODEL_BASE_URL: undefined,
-      ANTHROPIC_BASE_URL: server.url,
+      ANTHROPIC_BASE_URL: fake.url,
     });
     expect(run.code).toBe(0);
-    expect(server.requests.length).toBeGreaterThan(0);
+    expect(fake.server.requests.length).toBeGreaterThan(0);
     expect(readFileSync(join(root, 'memory', 'MEMORY.md'), 'utf8')).toContain('Lives in Porto');
   });
 
@@ -282,7 +257,7 @@ describe('dreamd consolidate', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('space default: skipped, 4 settled new session(s); 5 needed');
     expect(run.stdout).toContain('--force');
-    expect(server.requests).toHaveLength(0);
+    expect(fake.server.requests).toHaveLength(0);
     const jsonRun = await cli(root, ['consolidate', '--json']);
     expect(jsonRun.json()).toMatchObject({ ok: true });
     const json = jsonRun.data<ConsolidateOutput>();
@@ -305,7 +280,7 @@ describe('dreamd consolidate', () => {
         name: 'LockBusyError',
         holder: { owner: 'worker 7', pid: process.pid },
       });
-      expect(server.requests).toHaveLength(0);
+      expect(fake.server.requests).toHaveLength(0);
     } finally {
       await lock.release();
     }
@@ -357,7 +332,7 @@ describe('dreamd consolidate', () => {
 
   it('reports a model failure, writes nothing and exits 1', async () => {
     const root = workspace();
-    server.setDefault(faults.serverError());
+    fake.server.setDefault(faults.serverError());
     const run = await cli(root, ['consolidate']);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(

@@ -5,30 +5,25 @@
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import type { Fact } from '../../src/memory/types.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { runCliCaptured } from '../support/cli.js';
 import { createTestSpace, type TestSpace } from '../support/space.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 const CURRENT = fileURLToPath(new URL('../fixtures/claude-code-memory/current/', import.meta.url));
 
-let server: FakeAnthropicServer;
+const fake = useFakeAnthropic({ answer: { json: { facts: [] } } });
 let test: TestSpace;
 beforeEach(async () => {
-  server = await startFakeAnthropicServer();
-  server.setDefault({ json: { facts: [] } });
-  test = createTestSpace({ modelUrl: server.url });
+  test = createTestSpace({ modelUrl: fake.url });
   mkdirSync(test.space.memoryDir, { recursive: true });
   cpSync(CURRENT, test.space.memoryDir, { recursive: true });
-});
-afterEach(async () => {
-  await server.close();
 });
 
 function env() {
   return {
-    DREAMD_MODEL_BASE_URL: server.url,
+    DREAMD_MODEL_BASE_URL: fake.url,
     ANTHROPIC_API_KEY: 'sk-ant-test-key',
     DREAMD_MODEL_MAX_RETRIES: '0',
   };

@@ -2,12 +2,12 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { RecallResult } from '../../src/agent/recall.js';
 import type { Fact } from '../../src/memory/types.js';
 import { runCliCaptured, type CliRun } from '../support/cli.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
-import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));
 
@@ -19,14 +19,14 @@ interface ShowOutput {
   problems: { file: string; reason: string }[];
 }
 
-let server: FakeAnthropicServer;
+const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
 let root: string;
 
 function cli(argv: readonly string[]): Promise<CliRun> {
   return runCliCaptured(argv, {
     cwd: root,
     env: {
-      DREAMD_MODEL_BASE_URL: server.url,
+      DREAMD_MODEL_BASE_URL: fake.url,
       ANTHROPIC_API_KEY: 'sk-ant-test-key',
       DREAMD_MODEL_MAX_RETRIES: '0',
     },
@@ -38,15 +38,10 @@ async function facts(all = false): Promise<Fact[]> {
 }
 
 beforeEach(async () => {
-  server = await startFakeAnthropicServer();
-  server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
   root = mkdtempSync(join(tmpdir(), 'dreamd-cli-memory-'));
   cpSync(EXAMPLE_SESSIONS, join(root, 'sessions'), { recursive: true });
   const consolidated = await cli(['consolidate']);
   expect(consolidated.code).toBe(0);
-});
-afterEach(async () => {
-  await server.close();
 });
 
 describe('dreamd memory show', () => {

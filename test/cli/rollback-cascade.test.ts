@@ -2,12 +2,12 @@ import { appendFileSync, cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ConsolidateOutcome } from '../../src/cli/consolidate-in-process.js';
-import { runCliCaptured, type CliRun } from '../support/cli.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
-import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
+import type { CliRun } from '../support/cli.js';
+import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { snapshotDirectory } from '../support/space.js';
+import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
 
 /**
  * A refused `rollback --cascade` changes nothing: the whole chain is checked before the first write, so a hand
@@ -19,14 +19,7 @@ const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.ur
 const FIRST_FOUR = ['lisbon-delivery', 'dinner-friday', 'coffee-usual', 'no-semicolons'];
 const LAST_THREE = ['postgres-migration', 'grafana-dashboard', 'moved-to-porto'];
 
-let server: FakeAnthropicServer;
-beforeEach(async () => {
-  server = await startFakeAnthropicServer();
-  server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
-});
-afterEach(async () => {
-  await server.close();
-});
+const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
 
 function copySessions(root: string, names: readonly string[]): void {
   cpSync(EXAMPLE_SESSIONS, join(root, 'sessions'), {
@@ -36,14 +29,7 @@ function copySessions(root: string, names: readonly string[]): void {
 }
 
 function cli(root: string, argv: readonly string[]): Promise<CliRun> {
-  return runCliCaptured(argv, {
-    cwd: root,
-    env: {
-      DREAMD_MODEL_BASE_URL: server.url,
-      ANTHROPIC_API_KEY: 'sk-ant-test-key',
-      DREAMD_MODEL_MAX_RETRIES: '0',
-    },
-  });
+  return cliAt(root, fake.url, argv);
 }
 
 async function consolidated(root: string): Promise<string> {

@@ -4,37 +4,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createProgressBar, progressPercent } from '../../src/cli/progress.js';
 import type { SpaceStatus } from '../../src/cli/space-status.js';
 import { acquireLock } from '../../src/memory/index.js';
 import { runCliCaptured, type CliRun } from '../support/cli.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
-import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
+import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
 
 const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));
 
-let server: FakeAnthropicServer;
+const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
 let root: string;
 beforeEach(async () => {
-  server = await startFakeAnthropicServer();
-  server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
   root = mkdtempSync(join(tmpdir(), 'dreamd-cli-status-'));
   cpSync(EXAMPLE_SESSIONS, join(root, 'sessions'), { recursive: true });
 });
-afterEach(async () => {
-  await server.close();
-});
 
 function cli(argv: readonly string[]): Promise<CliRun> {
-  return runCliCaptured(argv, {
-    cwd: root,
-    env: {
-      DREAMD_MODEL_BASE_URL: server.url,
-      ANTHROPIC_API_KEY: 'sk-ant-test-key',
-      DREAMD_MODEL_MAX_RETRIES: '0',
-    },
-  });
+  return cliAt(root, fake.url, argv);
 }
 
 async function status(): Promise<SpaceStatus> {

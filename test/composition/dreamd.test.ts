@@ -1,19 +1,16 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import { createDreamd } from '../../src/dreamd.js';
 import { ModelError } from '../../src/errors.js';
 import { listRuns } from '../../src/memory/index.js';
-import {
-  faults,
-  startFakeAnthropicServer,
-  type FakeAnthropicServer,
-} from '../../harness/fake-anthropic-server.js';
+import { faults } from '../../harness/fake-anthropic-server.js';
 import { startRedis, uniquePrefix, type TestRedis } from '../../harness/redis.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { eventually } from '../support/eventually.js';
 import { createTestSpace } from '../support/space.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 /** Three of the example sessions: two fewer than the default `gates.minSessions` of 5. */
 const THREE = [
@@ -36,21 +33,17 @@ function recordingLogger(): { logger: pino.Logger; lines: Record<string, unknown
   return { logger: pino({ level: 'info' }, stream), lines };
 }
 
-let server: FakeAnthropicServer;
+const fake = useFakeAnthropic();
 let redis: TestRedis | undefined;
-beforeEach(async () => {
-  server = await startFakeAnthropicServer();
-});
 afterEach(async () => {
-  await server.close();
   await redis?.stop();
   redis = undefined;
 });
 
 describe('createDreamd', () => {
   it('reads the live config at every run: a reload that lowers minSessions reaches the next run', async () => {
-    const test = createTestSpace({ modelUrl: server.url, examples: THREE });
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const test = createTestSpace({ modelUrl: fake.url, examples: THREE });
+    fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     const { logger } = recordingLogger();
     const dreamd = createDreamd({ getConfig: () => test.config, logger, now: later });
     const daemon = dreamd.daemon();
@@ -65,14 +58,14 @@ describe('createDreamd', () => {
     const after = await dreamd.consolidate(test.space, { force: false, dryRun: false, trigger: 'schedule' });
     expect(after.status).toBe('completed');
     expect(after.sessions).toHaveLength(3);
-    expect(server.requests.length).toBeGreaterThan(0);
+    expect(fake.server.requests.length).toBeGreaterThan(0);
   });
 
   it('runs the reloaded gates in a started daemon: the job its tick queues consolidates with the real model', async () => {
     redis = await startRedis();
-    const test = createTestSpace({ modelUrl: server.url, examples: THREE });
+    const test = createTestSpace({ modelUrl: fake.url, examples: THREE });
     const config: Config = { ...test.config, redisUrl: redis.url, redisPrefix: uniquePrefix('dreamd') };
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     const { logger, lines } = recordingLogger();
     const dreamd = createDreamd({ getConfig: () => config, logger, now: later });
     const daemon = dreamd.daemon({ roles: { server: false }, tickOnStart: false });
@@ -96,12 +89,12 @@ describe('createDreamd', () => {
 
   it('logs every model retry to its logger and counts them in the run record', async () => {
     const test = createTestSpace({
-      modelUrl: server.url,
+      modelUrl: fake.url,
       examples: THREE,
       env: { DREAMD_MIN_SESSIONS: '1' },
     });
-    server.enqueue(faults.overloaded(), faults.overloaded());
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    fake.server.enqueue(faults.overloaded(), faults.overloaded());
+    fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     const { logger, lines } = recordingLogger();
     const dreamd = createDreamd({
       getConfig: () => test.config,
@@ -112,7 +105,7 @@ describe('createDreamd', () => {
     const summary = await dreamd.consolidate(test.space, { force: true, dryRun: false, trigger: 'manual' });
 
     expect(summary.status).toBe('completed');
-    expect(server.requests).toHaveLength(summary.calls + 2);
+    expect(fake.server.requests).toHaveLength(summary.calls + 2);
     expect(summary.retries).toBe(2);
     const retried = lines.filter((line) => String(line.msg).startsWith('model call failed, retrying'));
     expect(retried.map((line) => line.attempt)).toEqual([1, 2]);
@@ -121,7 +114,7 @@ describe('createDreamd', () => {
   });
 
   it('creates the model again when the reloaded config changes it, and fails with missing-credentials when the key is missing', async () => {
-    const test = createTestSpace({ modelUrl: server.url, examples: THREE });
+    const test = createTestSpace({ modelUrl: fake.url, examples: THREE });
     let config: Config = test.config;
     const dreamd = createDreamd({ getConfig: () => config, logger: recordingLogger().logger });
     const first = dreamd.model();
@@ -134,8 +127,8 @@ describe('createDreamd', () => {
   });
 
   it('finishes a commit an earlier process left half done before anything reads the folder (recoverSpaces)', async () => {
-    const test = createTestSpace({ modelUrl: server.url, examples: THREE });
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const test = createTestSpace({ modelUrl: fake.url, examples: THREE });
+    fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     const crash = new Error('killed between the renames');
     const crashing = createDreamd({
       getConfig: () => test.config,

@@ -1,15 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spaceStatus } from '../../src/cli/space-status.js';
 import type { Config } from '../../src/config/schema.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest, RunSummary } from '../../src/core/run.js';
 import { listRuns, loadMemory, readLedger } from '../../src/memory/index.js';
 import { createModel } from '../../src/model/index.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
-import { scriptedExtractor, type ScriptedFact } from '../../harness/scripted-extractor.js';
+import { type ScriptedFact } from '../../harness/scripted-extractor.js';
 import { createTestSpace, type TestSpace } from '../support/space.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 /**
  * A session that needs more calls than `limits.maxCallsPerRun`: it is consolidated over several runs, part by
@@ -49,14 +49,7 @@ const FACTS: ScriptedFact[] = [
   },
 ];
 
-let server: FakeAnthropicServer;
-beforeEach(async () => {
-  server = await startFakeAnthropicServer();
-  server.setDefault(scriptedExtractor(FACTS));
-});
-afterEach(async () => {
-  await server.close();
-});
+const fake = useFakeAnthropic({ facts: FACTS });
 
 function writeNative(test: TestSpace, id: string, lines: readonly string[]): void {
   const messages = lines.map((line, index) => ({
@@ -77,7 +70,7 @@ function smallLimits(config: Config): Config {
 
 describe('a session bigger than a run', () => {
   it('is consolidated part by part over several runs, with each fact credited to its own session', async () => {
-    const test = createTestSpace({ modelUrl: server.url });
+    const test = createTestSpace({ modelUrl: fake.url });
     const config = smallLimits(test.config);
     const lines = Array.from({ length: MESSAGES }, (_, index) =>
       index % 2 === 1
@@ -131,7 +124,9 @@ describe('a session bigger than a run', () => {
     // Every run that worked is in the history, and the big session's messages were each sent once or so:
     // no run resent what an earlier one consolidated.
     expect(await listRuns(test.space.memoryDir)).toHaveLength(working.length);
-    const sentPixel = server.requests.filter((request) => request.prompt.includes('my cat is called Pixel'));
+    const sentPixel = fake.server.requests.filter((request) =>
+      request.prompt.includes('my cat is called Pixel'),
+    );
     expect(sentPixel).toHaveLength(1);
   });
 });

@@ -1,6 +1,6 @@
 import { copyFile, mkdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Space } from '../../src/config/schema.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/core/run.js';
@@ -8,27 +8,23 @@ import { LockBusyError, ModelError } from '../../src/errors.js';
 import { CLAUDE_CODE_LOCK_FILE } from '../../src/memory/claude-code-lock.js';
 import { readLedger } from '../../src/memory/index.js';
 import { createModel } from '../../src/model/index.js';
-import {
-  faults,
-  startFakeAnthropicServer,
-  type FakeAnthropicServer,
-} from '../../harness/fake-anthropic-server.js';
+import { faults } from '../../harness/fake-anthropic-server.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
 import { CLAUDE_CODE_FIXTURES, FIXTURE } from '../transcripts/helpers.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 const NOW = new Date('2026-11-29T12:00:00Z');
 const YESTERDAY = new Date('2026-11-28T09:00:00Z');
 const LAST_DREAM = new Date('2026-11-26T08:00:00Z');
 const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
 
-let server: FakeAnthropicServer;
+const fake = useFakeAnthropic();
 let test: TestSpace;
 let space: Space;
 let lockFile: string;
 beforeEach(async () => {
-  server = await startFakeAnthropicServer();
-  test = createTestSpace({ modelUrl: server.url });
+  test = createTestSpace({ modelUrl: fake.url });
   // A Claude Code project folder: its transcripts, and its memory folder with Claude Code's lock.
   space = {
     id: 'my-repo',
@@ -44,9 +40,6 @@ beforeEach(async () => {
   }
   await writeFile(join(space.memoryDir, 'MEMORY.md'), '# My notes\n- [Tabs](tabs.md) — I indent with tabs\n');
   lockFile = join(space.memoryDir, CLAUDE_CODE_LOCK_FILE);
-});
-afterEach(async () => {
-  await server.close();
 });
 
 const consolidate = () =>
@@ -71,17 +64,17 @@ describe("a run in a claude-code space and Claude Code's .consolidate-lock", () 
     const failure = await consolidate().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(LockBusyError);
     expect((failure as Error).message).toMatch(/^my-repo: Claude Code is consolidating this memory folder/);
-    expect(server.requests).toHaveLength(0);
+    expect(fake.server.requests).toHaveLength(0);
     expect(snapshotDirectory(space.memoryDir)).toEqual(before);
     // dreamd's own lock was given back: the next run is not locked out by it.
     await setLock('', LAST_DREAM);
-    server.setDefault(scriptedExtractor([]));
+    fake.server.setDefault(scriptedExtractor([]));
     expect((await consolidate()).status).toBe('completed');
   });
 
   it('takes a stale lock and leaves the run time as its mtime after a successful run', async () => {
     await setLock(String(process.ppid), LAST_DREAM);
-    server.setDefault(scriptedExtractor([]));
+    fake.server.setDefault(scriptedExtractor([]));
     const summary = await consolidate();
     expect(summary.status).toBe('completed');
     expect(Object.keys((await readLedger(space.memoryDir)).sessions)).toHaveLength(3);
@@ -90,7 +83,7 @@ describe("a run in a claude-code space and Claude Code's .consolidate-lock", () 
 
   it('puts the previous mtime back when the run fails', async () => {
     await setLock('', LAST_DREAM);
-    server.setDefault(faults.serverError());
+    fake.server.setDefault(faults.serverError());
     await expect(consolidate()).rejects.toBeInstanceOf(ModelError);
     expect(await lockState()).toEqual({ body: '', mtimeMs: LAST_DREAM.getTime() });
     expect(Object.keys((await readLedger(space.memoryDir)).sessions)).toHaveLength(0);

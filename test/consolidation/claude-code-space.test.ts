@@ -1,23 +1,17 @@
 import { cpSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import { loadMemory } from '../../src/memory/index.js';
 import { createModel } from '../../src/model/index.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 const FIXTURES = new URL('../fixtures/claude-code/', import.meta.url).pathname;
 
-let server: FakeAnthropicServer;
-beforeEach(async () => {
-  server = await startFakeAnthropicServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const fake = useFakeAnthropic();
 
 describe('a Claude Code project directory as a space', () => {
   it('consolidates the real Claude Code transcripts into the project memory folder Claude Code reads', async () => {
@@ -37,13 +31,13 @@ describe('a Claude Code project directory as a space', () => {
     const config = loadConfig({
       path,
       env: {
-        DREAMD_MODEL_BASE_URL: server.url,
+        DREAMD_MODEL_BASE_URL: fake.url,
         ANTHROPIC_API_KEY: 'sk-ant-test',
         DREAMD_MODEL_MAX_RETRIES: '0',
       },
       cwd: root,
     });
-    server.setDefault(
+    fake.server.setDefault(
       scriptedExtractor([
         {
           trigger: 'hello.sh',
@@ -64,7 +58,7 @@ describe('a Claude Code project directory as a space', () => {
     expect(summary.status).toBe('completed');
     expect(summary.sessions).toHaveLength(3);
     expect(summary.calls).toBe(1);
-    const prompt = server.requests[0]!.prompt;
+    const prompt = fake.server.requests[0]!.prompt;
     expect(prompt).toContain('Write a shell script called hello.sh');
     // Hook boilerplate and tool noise stay out of the digest.
     expect(prompt).not.toContain('Stop hook feedback');

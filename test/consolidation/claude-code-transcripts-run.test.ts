@@ -1,25 +1,24 @@
 import { appendFile, copyFile, mkdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Space } from '../../src/config/schema.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import { loadMemory, readLedger } from '../../src/memory/index.js';
 import { createModel } from '../../src/model/index.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { createTestSpace, type TestSpace } from '../support/space.js';
 import { CLAUDE_CODE_FIXTURES, FIXTURE } from '../transcripts/helpers.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 const NOW = new Date('2026-11-29T12:00:00Z');
 const YESTERDAY = new Date('2026-11-28T09:00:00Z');
 const PARENT_ID = '0790ea37-90df-4d30-8fdf-0bfe301b8f3e';
 
-let server: FakeAnthropicServer;
+const fake = useFakeAnthropic();
 let test: TestSpace;
 let space: Space;
 beforeEach(async () => {
-  server = await startFakeAnthropicServer();
-  test = createTestSpace({ modelUrl: server.url });
+  test = createTestSpace({ modelUrl: fake.url });
   space = {
     id: 'my-repo',
     sessionsDir: join(test.root, 'project'),
@@ -27,9 +26,6 @@ beforeEach(async () => {
     format: 'claude-code',
   };
   await mkdir(join(space.sessionsDir, PARENT_ID, 'subagents'), { recursive: true });
-});
-afterEach(async () => {
-  await server.close();
 });
 
 describe('a run over Claude Code transcripts', () => {
@@ -83,7 +79,7 @@ describe('a run over Claude Code transcripts', () => {
     for (const file of [parent, subagent, join(space.sessionsDir, 'agent-ab94da7.jsonl')]) {
       await utimes(file, YESTERDAY, YESTERDAY);
     }
-    server.setDefault(
+    fake.server.setDefault(
       scriptedExtractor([
         {
           trigger: 'our staging box is stg-7',
@@ -107,7 +103,7 @@ describe('a run over Claude Code transcripts', () => {
     expect(summary.status).toBe('completed');
     expect(summary.sessions).toEqual([PARENT_ID]);
     expect(summary.problems).toEqual([]);
-    const prompt = server.requests[0]?.prompt ?? '';
+    const prompt = fake.server.requests[0]?.prompt ?? '';
     expect(prompt).toContain('user: /deploy staging, our staging box is stg-7');
     const memory = await loadMemory(space.memoryDir);
     expect(memory.facts.map((fact) => fact.title).sort()).toEqual(['Palette colour', 'Staging host']);

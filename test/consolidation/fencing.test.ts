@@ -1,14 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/core/run.js';
 import { LockBusyError } from '../../src/errors.js';
 import { listRuns, loadMemory, readLedger, readLock, type HeartbeatTimer } from '../../src/memory/index.js';
 import { createModel } from '../../src/model/index.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { eventually } from '../support/eventually.js';
 import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 /**
  * Fencing of the space lock, end to end: a run whose heartbeat stopped (a paused VM) and whose lock was taken
@@ -19,13 +19,7 @@ import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/s
 const manual: RunRequest = { force: false, dryRun: false, trigger: 'manual' };
 const STALE_MINUTES = 1;
 
-let server: FakeAnthropicServer;
-beforeEach(async () => {
-  server = await startFakeAnthropicServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const fake = useFakeAnthropic();
 
 function fakeClock(): { now: () => Date; advance: (ms: number) => void } {
   let time = Date.parse('2026-11-29T12:00:00Z');
@@ -64,12 +58,12 @@ const extract = scriptedExtractor(EXAMPLE_FACTS);
 
 describe('lock fencing in a run', () => {
   it('a paused run whose lock was taken over discards its plan and says so; the taker commits alone', async () => {
-    const test = createTestSpace({ modelUrl: server.url, examples: true });
+    const test = createTestSpace({ modelUrl: fake.url, examples: true });
     const clock = fakeClock();
     const pausedTimer = manualTimer();
     let takerSummary: Awaited<ReturnType<ReturnType<typeof consolidator>>> | undefined;
     let first = true;
-    server.setDefault(async (request) => {
+    fake.server.setDefault(async (request) => {
       if (first) {
         first = false;
         // The first run is "paused" inside its model call: no heartbeat for longer than the stale time...
@@ -102,12 +96,12 @@ describe('lock fencing in a run', () => {
   });
 
   it('a slow run keeps its lock past the stale time while its heartbeat runs, and commits', async () => {
-    const test = createTestSpace({ modelUrl: server.url, examples: true });
+    const test = createTestSpace({ modelUrl: fake.url, examples: true });
     const clock = fakeClock();
     const timer = manualTimer();
     const refusals: unknown[] = [];
     let first = true;
-    server.setDefault(async (request) => {
+    fake.server.setDefault(async (request) => {
       if (first) {
         first = false;
         // A model call ten stale times long, with the heartbeat beating every half stale time.
@@ -131,7 +125,7 @@ describe('lock fencing in a run', () => {
   });
 
   it('renews the heartbeat on its own timer while a model call is outstanding', async () => {
-    const test = createTestSpace({ modelUrl: server.url, examples: true });
+    const test = createTestSpace({ modelUrl: fake.url, examples: true });
     const clock = fakeClock();
     let first = true;
     let refused: unknown;
@@ -142,7 +136,7 @@ describe('lock fencing in a run', () => {
         model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
         now,
       });
-    server.setDefault(async (request) => {
+    fake.server.setDefault(async (request) => {
       if (first) {
         first = false;
         clock.advance(3_600_000);

@@ -1,35 +1,26 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/core/run.js';
 import { listRuns, loadMemory } from '../../src/memory/index.js';
 import { createModel } from '../../src/model/index.js';
-import {
-  faults,
-  startFakeAnthropicServer,
-  type FakeAnthropicServer,
-} from '../../harness/fake-anthropic-server.js';
+import { faults } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_FACTS, scriptedExtractor, sessionsInPrompt } from '../../harness/scripted-extractor.js';
 import { createTestSpace } from '../support/space.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 /** An answer that stops at max_tokens: the batch is split and the run goes on; no request is sent twice. */
 
 const manual: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
 const NOW = new Date('2026-11-29T12:00:00Z');
 
-let server: FakeAnthropicServer;
-beforeEach(async () => {
-  server = await startFakeAnthropicServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const fake = useFakeAnthropic();
 
 describe('an answer cut off at the output limit', () => {
   it('splits the batch, goes on, never resends the identical request, and records what happened', async () => {
-    const test = createTestSpace({ modelUrl: server.url, examples: true });
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const test = createTestSpace({ modelUrl: fake.url, examples: true });
+    fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     // The first two answers stop at max_tokens (the whole batch, then its first half).
-    server.enqueue(faults.maxTokens(), faults.maxTokens());
+    fake.server.enqueue(faults.maxTokens(), faults.maxTokens());
     const summary = await createConsolidator({
       config: test.config,
       model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
@@ -37,15 +28,15 @@ describe('an answer cut off at the output limit', () => {
     })(test.space, manual);
 
     expect(summary.status).toBe('completed');
-    const prompts = server.requests.map((request) => request.prompt);
+    const prompts = fake.server.requests.map((request) => request.prompt);
     expect(new Set(prompts).size).toBe(prompts.length);
     // The sessions of the first request reached the model again, in smaller requests, each once.
     const first = sessionsInPrompt(prompts[0]!).map((session) => session.id);
-    const answered = server.requests
+    const answered = fake.server.requests
       .slice(2)
       .flatMap((request) => sessionsInPrompt(request.prompt).map((s) => s.id));
     expect([...answered].sort()).toEqual([...first].sort());
-    expect(summary.calls).toBe(server.requests.length);
+    expect(summary.calls).toBe(fake.server.requests.length);
     expect(summary.notes?.join('\n')).toMatch(/2 answer\(s\) stopped at the output limit .* split in two/);
     const [record] = await listRuns(test.space.memoryDir);
     expect(record?.summary.notes).toEqual(summary.notes);

@@ -4,16 +4,16 @@
  */
 import { mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Space } from '../../src/config/schema.js';
 import { docStatements, splitAlreadyStated, type ProjectDoc } from '../../src/consolidation/project-docs.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
 import { loadMemory } from '../../src/memory/index.js';
 import { createModel } from '../../src/model/index.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { createTestSpace, type TestSpace } from '../support/space.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 const NOW = new Date('2026-11-29T12:00:00Z');
 const YESTERDAY = new Date('2026-11-28T09:00:00Z');
@@ -55,13 +55,12 @@ describe('the statements of an instruction file', () => {
   });
 });
 
-let server: FakeAnthropicServer;
+const fake = useFakeAnthropic();
 let test: TestSpace;
 let space: Space;
 let project: string;
 beforeEach(async () => {
-  server = await startFakeAnthropicServer();
-  test = createTestSpace({ modelUrl: server.url });
+  test = createTestSpace({ modelUrl: fake.url });
   project = join(test.root, 'harbor');
   await mkdir(project, { recursive: true });
   space = {
@@ -71,9 +70,6 @@ beforeEach(async () => {
     format: 'claude-code',
   };
   await mkdir(space.sessionsDir, { recursive: true });
-});
-afterEach(async () => {
-  await server.close();
 });
 
 describe("a run over a project's sessions", () => {
@@ -100,7 +96,7 @@ describe("a run over a project's sessions", () => {
         .join('\n') + '\n',
     );
     await utimes(transcript, YESTERDAY, YESTERDAY);
-    server.setDefault(
+    fake.server.setDefault(
       scriptedExtractor([
         {
           trigger: 'run make lint before committing',
@@ -124,7 +120,7 @@ describe("a run over a project's sessions", () => {
 
     expect(summary.status).toBe('completed');
     expect(summary.alreadyInProjectFiles).toBe(1);
-    const request = server.requests[0]!;
+    const request = fake.server.requests[0]!;
     expect(JSON.stringify(request.body.messages)).toContain("Already in the project's instruction files");
     expect(JSON.stringify(request.body.messages)).toContain('Always run `make lint` before you commit.');
     const titles = (await loadMemory(space.memoryDir)).facts.map((fact) => fact.title);

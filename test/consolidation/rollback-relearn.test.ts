@@ -1,13 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/core/run.js';
 import { listRuns, loadMemory, readLedger, reopenSessions, rollbackRun } from '../../src/memory/index.js';
 import { createModel } from '../../src/model/index.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
-import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { createTestSpace, type TestSpace } from '../support/space.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
 const NOW = new Date('2026-11-29T12:00:00Z');
@@ -18,14 +18,7 @@ const FIRST = [
 ];
 const SECOND = ['2026-11-12-no-semicolons.json', '2026-11-26-moved-to-porto.json'];
 
-let server: FakeAnthropicServer;
-beforeEach(async () => {
-  server = await startFakeAnthropicServer();
-  server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
-});
-afterEach(async () => {
-  await server.close();
-});
+const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
 
 function consolidate(test: TestSpace) {
   return createConsolidator({
@@ -53,7 +46,7 @@ async function facts(test: TestSpace): Promise<string[]> {
 
 describe('rollback reopens what it undid', () => {
   it('takes the run’s sessions out of the ledger, so the next run learns them again', async () => {
-    const test = createTestSpace({ modelUrl: server.url, examples: FIRST });
+    const test = createTestSpace({ modelUrl: fake.url, examples: FIRST });
     const first = await consolidate(test);
     addSessions(test, SECOND);
     const second = await consolidate(test);

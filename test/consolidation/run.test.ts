@@ -1,29 +1,20 @@
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/core/run.js';
 import { ModelError } from '../../src/errors.js';
 import { INDEX_LIMITS, listRuns, loadMemory, readLedger, rollbackRun } from '../../src/memory/index.js';
 import { createModel } from '../../src/model/index.js';
-import {
-  faults,
-  startFakeAnthropicServer,
-  type FakeAnthropicServer,
-} from '../../harness/fake-anthropic-server.js';
+import { faults } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 const manual: RunRequest = { force: false, dryRun: false, trigger: 'manual' };
 const NOW = new Date('2026-11-29T12:00:00Z');
 
-let server: FakeAnthropicServer;
-beforeEach(async () => {
-  server = await startFakeAnthropicServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const fake = useFakeAnthropic();
 
 function consolidatorFor(test: TestSpace, now: () => Date = () => NOW) {
   return createConsolidator({
@@ -42,8 +33,8 @@ function activeTitles(facts: readonly { title: string; status: string }[]): stri
 
 describe('consolidation run', () => {
   it('turns the example sessions into memory with each fact once and the new address superseding the old', async () => {
-    const test = createTestSpace({ modelUrl: server.url, examples: true });
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const test = createTestSpace({ modelUrl: fake.url, examples: true });
+    fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     const summary = await consolidatorFor(test)(test.space, manual);
 
     expect(summary.status).toBe('completed');
@@ -84,10 +75,10 @@ describe('consolidation run', () => {
   });
 
   it('sends the fixed instructions as a cached system prompt and the transcripts fenced as data', async () => {
-    const test = createTestSpace({ modelUrl: server.url, examples: true });
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const test = createTestSpace({ modelUrl: fake.url, examples: true });
+    fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     await consolidatorFor(test)(test.space, manual);
-    const request = server.requests[0]!;
+    const request = fake.server.requests[0]!;
     expect(JSON.stringify(request.body.system)).toContain('"cache_control"');
     expect(request.prompt).toMatch(/<<<DREAMD-DATA [0-9a-f]+ BEGIN>>>/);
     expect(request.prompt).toContain('last Thursday [2026-11-19]');
@@ -95,7 +86,7 @@ describe('consolidation run', () => {
 
   it('skips a space with four new sessions and runs it with --force', async () => {
     const test = createTestSpace({
-      modelUrl: server.url,
+      modelUrl: fake.url,
       examples: [
         '2026-11-02-lisbon-delivery.json',
         '2026-11-05-dinner-friday.json',
@@ -103,11 +94,11 @@ describe('consolidation run', () => {
         '2026-11-12-no-semicolons.json',
       ],
     });
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     const skipped = await consolidatorFor(test)(test.space, manual);
     expect(skipped.status).toBe('skipped');
     expect(skipped.reason).toMatch(/4 settled new session\(s\); 5 needed/);
-    expect(server.requests).toHaveLength(0);
+    expect(fake.server.requests).toHaveLength(0);
     expect(existsSync(join(test.space.memoryDir, 'MEMORY.md'))).toBe(false);
 
     const forced = await consolidatorFor(test)(test.space, { ...manual, force: true });
@@ -116,20 +107,20 @@ describe('consolidation run', () => {
   });
 
   it('does not run again within 24 hours, and reads nothing twice', async () => {
-    const test = createTestSpace({ modelUrl: server.url, examples: true });
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const test = createTestSpace({ modelUrl: fake.url, examples: true });
+    fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     await consolidatorFor(test)(test.space, manual);
     const again = await consolidatorFor(test, () => new Date(NOW.getTime() + 3_600_000))(test.space, manual);
     expect(again.status).toBe('skipped');
     const forced = await consolidatorFor(test)(test.space, { ...manual, force: true });
     expect(forced.status).toBe('skipped');
     expect(forced.reason).toMatch(/no new messages|0 settled/);
-    expect(server.requests).toHaveLength(1);
+    expect(fake.server.requests).toHaveLength(1);
   });
 
   it('writes nothing on a dry run and shows the diff', async () => {
-    const test = createTestSpace({ modelUrl: server.url, examples: true });
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const test = createTestSpace({ modelUrl: fake.url, examples: true });
+    fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     const before = snapshotDirectory(test.space.memoryDir);
     const summary = await consolidatorFor(test)(test.space, { ...manual, dryRun: true });
     expect(summary.status).toBe('dry-run');
@@ -140,14 +131,14 @@ describe('consolidation run', () => {
 
   it('rolls a run back to the exact previous bytes', async () => {
     const test = createTestSpace({
-      modelUrl: server.url,
+      modelUrl: fake.url,
       examples: [
         '2026-11-02-lisbon-delivery.json',
         '2026-11-05-dinner-friday.json',
         '2026-11-09-coffee-usual.json',
       ],
     });
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     await consolidatorFor(test)(test.space, { ...manual, force: true });
     const memoryFiles = (snapshot: Map<string, string>) =>
       new Map([...snapshot].filter(([path]) => !path.startsWith('.dreamd')));
@@ -177,11 +168,11 @@ describe('consolidation run', () => {
       '2026-11-19-grafana-dashboard.json',
       '2026-11-26-moved-to-porto.json',
     ];
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
-    const forward = createTestSpace({ modelUrl: server.url, examples: true });
+    fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const forward = createTestSpace({ modelUrl: fake.url, examples: true });
     await consolidatorFor(forward)(forward.space, manual);
 
-    const reverse = createTestSpace({ modelUrl: server.url, examples: false });
+    const reverse = createTestSpace({ modelUrl: fake.url, examples: false });
     for (const name of [...names].reverse()) {
       writeFileSync(
         join(reverse.space.sessionsDir, name),
@@ -197,22 +188,22 @@ describe('consolidation run', () => {
   });
 
   it('writes nothing and keeps the sessions pending when the model keeps failing', async () => {
-    const test = createTestSpace({ modelUrl: server.url, examples: true });
-    server.setDefault(faults.serverError());
+    const test = createTestSpace({ modelUrl: fake.url, examples: true });
+    fake.server.setDefault(faults.serverError());
     const before = snapshotDirectory(test.space.memoryDir);
     await expect(consolidatorFor(test)(test.space, manual)).rejects.toBeInstanceOf(ModelError);
     expect(snapshotDirectory(test.space.memoryDir)).toEqual(before);
-    expect(server.requests.length).toBe(3);
+    expect(fake.server.requests.length).toBe(3);
 
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     const retried = await consolidatorFor(test)(test.space, manual);
     expect(retried.status).toBe('completed');
     expect(retried.sessions).toHaveLength(7);
   });
 
   it('never writes output that breaks the schema', async () => {
-    const test = createTestSpace({ modelUrl: server.url, examples: true });
-    server.setDefault(faults.badOutput());
+    const test = createTestSpace({ modelUrl: fake.url, examples: true });
+    fake.server.setDefault(faults.badOutput());
     await expect(consolidatorFor(test)(test.space, manual)).rejects.toMatchObject({
       details: { kind: 'bad-output' },
     });

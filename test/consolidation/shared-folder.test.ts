@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRecall } from '../../src/agent/recall.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import {
@@ -12,9 +12,9 @@ import {
   loadMemory,
 } from '../../src/memory/index.js';
 import { createModel } from '../../src/model/index.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { createTestSpace, snapshotDirectory } from '../support/space.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 /** Claude Code memories of both vintages and a free-form note, as people and Claude Code leave them. */
 const HAND_FILES: Record<string, string> = {
@@ -80,17 +80,11 @@ function writeSession(dir: string, id: string, text: string): void {
   );
 }
 
-let server: FakeAnthropicServer;
-beforeEach(async () => {
-  server = await startFakeAnthropicServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const fake = useFakeAnthropic();
 
 describe('a memory folder shared with a person and Claude Code', () => {
   it('reads every memory it did not write, changes none of their bytes, and never adds a repeated fact twice', async () => {
-    const { config, space } = createTestSpace({ modelUrl: server.url });
+    const { config, space } = createTestSpace({ modelUrl: fake.url });
     mkdirSync(space.memoryDir, { recursive: true });
     const written = new Date('2026-10-01T09:00:00Z');
     for (const [name, text] of Object.entries(HAND_FILES)) {
@@ -112,7 +106,7 @@ describe('a memory folder shared with a person and Claude Code', () => {
     writeSession(space.sessionsDir, 's-deploy', 'We deploy with Argo CD from the main branch.');
     const before = snapshotDirectory(space.memoryDir);
 
-    server.setDefault(
+    fake.server.setDefault(
       scriptedExtractor([
         {
           trigger: 'real database',
@@ -140,7 +134,7 @@ describe('a memory folder shared with a person and Claude Code', () => {
     expect(summary.status).toBe('completed');
 
     // The model's "current memory" lists the memories dreamd did not write.
-    const prompt = server.requests[0]!.prompt;
+    const prompt = fake.server.requests[0]!.prompt;
     for (const title of ['Integration tests hit a real database', 'Role', 'Debugging notes'])
       expect(prompt).toContain(title);
 

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HistoryRow } from '../../src/cli/commands/history.js';
 import { inspectSpaceDetailed } from '../../src/consolidation/inspect.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
@@ -12,21 +12,14 @@ import { ConfigError } from '../../src/errors.js';
 import { listRuns } from '../../src/memory/index.js';
 import { createModel } from '../../src/model/index.js';
 import { runCliCaptured } from '../support/cli.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
-import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { createTestSpace, type TestSpace } from '../support/space.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 const manual: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
 const NOW = new Date('2026-12-15T12:00:00Z');
 
-let server: FakeAnthropicServer;
-beforeEach(async () => {
-  server = await startFakeAnthropicServer();
-  server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
-});
-afterEach(async () => {
-  await server.close();
-});
+const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
 
 function consolidatorFor(test: TestSpace) {
   return createConsolidator({
@@ -38,18 +31,16 @@ function consolidatorFor(test: TestSpace) {
 
 describe('cost of a run', () => {
   it('records the dollars of every call at the model list price in the run record', async () => {
-    await server.close();
     const usage = { inputTokens: 1000, outputTokens: 100, cacheReadTokens: 4000, cacheWriteTokens: 0 };
-    server = await startFakeAnthropicServer({ usage });
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    await fake.restart({ usage });
     const test = createTestSpace({
-      modelUrl: server.url,
+      modelUrl: fake.url,
       examples: true,
       env: { DREAMD_MODEL: 'claude-haiku-4-5' },
     });
     const summary = await consolidatorFor(test)(test.space, manual);
     expect(summary.status).toBe('completed');
-    expect(server.requests.length).toBe(summary.calls);
+    expect(fake.server.requests.length).toBe(summary.calls);
     // $1/MTok × 1000 + $5/MTok × 100 + $0.10/MTok × 4000 = $0.0019 a call.
     expect(costOfCall(usage, priceFor('claude-haiku-4-5')!)).toBeCloseTo(0.0019, 9);
     expect(summary.costUsd).toBeCloseTo(0.0019 * summary.calls, 9);
@@ -59,7 +50,7 @@ describe('cost of a run', () => {
 
   it('leaves the cost unknown for a model without a price, and refuses a budget it could not enforce', async () => {
     const test = createTestSpace({
-      modelUrl: server.url,
+      modelUrl: fake.url,
       examples: true,
       env: { DREAMD_MODEL: 'my-own-model' },
     });
@@ -67,7 +58,7 @@ describe('cost of a run', () => {
     expect(summary.calls).toBeGreaterThan(0);
     expect(summary.costUsd).toBeUndefined();
     const budgeted = createTestSpace({
-      modelUrl: server.url,
+      modelUrl: fake.url,
       env: { DREAMD_MODEL: 'my-own-model', DREAMD_MONTHLY_BUDGET_USD: '1' },
     });
     expect(() => consolidatorFor(budgeted)).toThrow(ConfigError);
@@ -76,13 +67,13 @@ describe('cost of a run', () => {
 
   it('makes the next run wait, with the reason, once the month budget is spent', async () => {
     const test = createTestSpace({
-      modelUrl: server.url,
+      modelUrl: fake.url,
       examples: true,
       env: { DREAMD_MODEL: 'claude-haiku-4-5', DREAMD_MONTHLY_BUDGET_USD: '0.000001' },
     });
     const first = await consolidatorFor(test)(test.space, manual);
     expect(first.status).toBe('completed');
-    const calls = server.requests.length;
+    const calls = fake.server.requests.length;
     const second = await consolidatorFor(test)(test.space, manual);
     expect(second.status).toBe('skipped');
     expect(second.waiting).toMatchObject({
@@ -91,7 +82,7 @@ describe('cost of a run', () => {
       resumesAt: '2027-01-01T00:00:00.000Z',
     });
     expect(second.reason).toMatch(/monthly budget reached.*runs wait until 2027-01-01/);
-    expect(server.requests.length).toBe(calls);
+    expect(fake.server.requests.length).toBe(calls);
     expect((await spaceBudget(test.space.memoryDir, 0.000001, NOW)).spentUsd).toBe(first.costUsd);
     // The scheduler's inspection closes the gates too, so a spent space is not queued at every tick.
     const { inspection } = await inspectSpaceDetailed(test.space, { config: test.config, now: () => NOW });
@@ -109,7 +100,7 @@ describe('dreamd history', () => {
       recursive: true,
     });
     const env = {
-      DREAMD_MODEL_BASE_URL: server.url,
+      DREAMD_MODEL_BASE_URL: fake.url,
       ANTHROPIC_API_KEY: 'sk-ant-test-key',
       DREAMD_MODEL: 'claude-haiku-4-5',
       DREAMD_MODEL_MAX_RETRIES: '0',

@@ -1,15 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ModelError } from '../../src/errors.js';
 import { createAnthropicModel, takesEffort } from '../../src/model/anthropic.js';
 import { OutputLimitError } from '../../src/model/output.js';
 import type { ModelConfigInput } from '../../src/model/provider-options.js';
-import {
-  faults,
-  startFakeAnthropicServer,
-  type FakeAnthropicServer,
-  type FakeFault,
-} from '../../harness/fake-anthropic-server.js';
+import { faults, type FakeFault } from '../../harness/fake-anthropic-server.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 const Facts = z.object({
   facts: z.array(
@@ -27,20 +23,14 @@ const request = {
   schemaName: 'facts',
 };
 
-let server: FakeAnthropicServer;
-beforeEach(async () => {
-  server = await startFakeAnthropicServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const fake = useFakeAnthropic();
 
 function model(overrides: Partial<ModelConfigInput> = {}) {
   return createAnthropicModel(
     {
       provider: 'anthropic',
       apiKey: 'sk-ant-test-key',
-      baseUrl: server.url,
+      baseUrl: fake.url,
       timeoutMs: 2_000,
       maxRetries: 3,
       ...overrides,
@@ -62,17 +52,19 @@ describe('the effort of an extraction call', () => {
   it('asks Claude Haiku 5.5 for low effort by default, the configured one when set, and leaves it to the model on null', async () => {
     const efforts: unknown[] = [];
     for (const overrides of [{}, { effort: 'high' as const }, { effort: null }]) {
-      server.enqueue({ json: answer });
+      fake.server.enqueue({ json: answer });
       await model(overrides).generateObject(request);
-      efforts.push((server.requests.at(-1)?.body.output_config as { effort?: unknown } | undefined)?.effort);
+      efforts.push(
+        (fake.server.requests.at(-1)?.body.output_config as { effort?: unknown } | undefined)?.effort,
+      );
     }
     expect(efforts).toEqual(['low', 'high', undefined]);
   });
 
   it('never sends the field to a model that does not take it', async () => {
-    server.enqueue({ json: answer });
+    fake.server.enqueue({ json: answer });
     await model({ name: 'claude-haiku-4-5' }).generateObject(request);
-    expect(server.requests.at(-1)?.body.output_config).not.toHaveProperty('effort');
+    expect(fake.server.requests.at(-1)?.body.output_config).not.toHaveProperty('effort');
     expect(takesEffort('claude-haiku-5-5')).toBe(true);
     expect(takesEffort('claude-sonnet-5')).toBe(true);
     expect(takesEffort('claude-opus-4-5')).toBe(true);
@@ -83,7 +75,7 @@ describe('the effort of an extraction call', () => {
 
 describe('createAnthropicModel', () => {
   it('returns the validated object, the usage and one attempt', async () => {
-    server.enqueue({
+    fake.server.enqueue({
       json: answer,
       usage: { inputTokens: 120, outputTokens: 30, cacheReadTokens: 900, cacheWriteTokens: 0 },
     });
@@ -95,7 +87,7 @@ describe('createAnthropicModel', () => {
       usage: { inputTokens: 120, outputTokens: 30, cacheReadTokens: 900, cacheWriteTokens: 0 },
       attempts: 1,
     });
-    const [sent] = server.requests;
+    const [sent] = fake.server.requests;
     // SDK 1.14 sends the key as a bearer token; older versions used x-api-key.
     expect(sent?.headers['authorization'] ?? sent?.headers['x-api-key']).toContain('sk-ant-test-key');
     expect(sent?.headers['anthropic-version']).toBeDefined();
@@ -107,13 +99,13 @@ describe('createAnthropicModel', () => {
   });
 
   it('marks the system prompt for prompt caching and reports cache writes, then reads', async () => {
-    server.setDefault({ json: answer });
+    fake.server.setDefault({ json: answer });
     const provider = model();
 
     const first = await provider.generateObject(request);
     const second = await provider.generateObject({ ...request, prompt: 'Another session.' });
 
-    expect(server.requests[0]?.body.system).toEqual([
+    expect(fake.server.requests[0]?.body.system).toEqual([
       { type: 'text', text: request.system, cache_control: { type: 'ephemeral' } },
     ]);
     expect(first.usage.cacheWriteTokens).toBeGreaterThan(0);
@@ -123,20 +115,20 @@ describe('createAnthropicModel', () => {
   });
 
   it('uses the configured model name and output limit', async () => {
-    server.enqueue({ json: answer });
+    fake.server.enqueue({ json: answer });
 
     await model({ name: 'claude-haiku-4-5', maxOutputTokens: 1000 }).generateObject(request);
-    server.enqueue({ json: answer });
+    fake.server.enqueue({ json: answer });
     await model({ name: 'claude-haiku-4-5' }).generateObject({ ...request, maxOutputTokens: 200 });
 
-    expect(server.requests.map((sent) => [sent.body.model, sent.body.max_tokens])).toEqual([
+    expect(fake.server.requests.map((sent) => [sent.body.model, sent.body.max_tokens])).toEqual([
       ['claude-haiku-4-5', 1000],
       ['claude-haiku-4-5', 200],
     ]);
   });
 
   it('answers from a function of the request', async () => {
-    server.enqueue((sent) => ({
+    fake.server.enqueue((sent) => ({
       json: { facts: [{ title: sent.prompt.includes('pnpm') ? 'pnpm' : 'other', type: 'user' }] },
     }));
 
@@ -156,17 +148,17 @@ describe('createAnthropicModel', () => {
     ['an empty answer', faults.empty()],
     ['a refusal', faults.refusal()],
   ])('retries after %s and succeeds', async (_name, fault) => {
-    server.enqueue(fault, { json: answer });
+    fake.server.enqueue(fault, { json: answer });
 
     const result = await model().generateObject(request);
 
     expect(result.value).toEqual(answer);
     expect(result.attempts).toBe(2);
-    expect(server.requests).toHaveLength(2);
+    expect(fake.server.requests).toHaveLength(2);
   });
 
   it('retries after a request that hangs past the timeout', async () => {
-    server.enqueue(faults.hang(), { json: answer });
+    fake.server.enqueue(faults.hang(), { json: answer });
 
     const result = await model({ timeoutMs: 150 }).generateObject(request);
 
@@ -174,25 +166,24 @@ describe('createAnthropicModel', () => {
   });
 
   it('waits as long as retry-after says', async () => {
-    server.enqueue(faults.rateLimited(0.25), { json: answer });
+    fake.server.enqueue(faults.rateLimited(0.25), { json: answer });
     const waits: unknown[] = [];
     const logger = { warn: (data: Record<string, unknown>) => void waits.push(data.delayMs) };
 
-    await createAnthropicModel(
-      { apiKey: 'k', baseUrl: server.url, maxRetries: 3 },
-      { logger },
-    ).generateObject(request);
+    await createAnthropicModel({ apiKey: 'k', baseUrl: fake.url, maxRetries: 3 }, { logger }).generateObject(
+      request,
+    );
 
     expect(waits).toEqual([250]);
   });
 
   it('prefers retry-after-ms over retry-after', async () => {
-    server.enqueue(faults.status(429, { retryAfterMs: 5, retryAfterSeconds: 30 }), { json: answer });
+    fake.server.enqueue(faults.status(429, { retryAfterMs: 5, retryAfterSeconds: 30 }), { json: answer });
     const waits: unknown[] = [];
     const logger = { warn: (data: Record<string, unknown>) => void waits.push(data.delayMs) };
 
     const result = await createAnthropicModel(
-      { apiKey: 'k', baseUrl: server.url, maxRetries: 3 },
+      { apiKey: 'k', baseUrl: fake.url, maxRetries: 3 },
       { logger },
     ).generateObject(request);
 
@@ -201,7 +192,7 @@ describe('createAnthropicModel', () => {
   });
 
   it('gives up at once when retry-after is longer than it will wait, and passes the wait on', async () => {
-    server.enqueue(faults.rateLimited(120), { json: answer });
+    fake.server.enqueue(faults.rateLimited(120), { json: answer });
 
     const error = await rejection(model().generateObject(request));
 
@@ -211,70 +202,70 @@ describe('createAnthropicModel', () => {
       retryable: true,
       retryAfterMs: 120_000,
     });
-    expect(server.requests).toHaveLength(1);
+    expect(fake.server.requests).toHaveLength(1);
   });
 
   it('throws a retryable rate-limited ModelError when the retries run out', async () => {
-    server.setDefault(faults.rateLimited(0));
+    fake.server.setDefault(faults.rateLimited(0));
 
     const error = await rejection(model({ maxRetries: 2 }).generateObject(request));
 
     expect(error.details).toMatchObject({ kind: 'rate-limited', status: 429, retryable: true });
     expect(error.message).toMatch(/HTTP 429.*gave up after 3 attempts/);
-    expect(server.requests).toHaveLength(3);
+    expect(fake.server.requests).toHaveLength(3);
   });
 
   it('throws an overloaded ModelError after repeated 529s', async () => {
-    server.setDefault(faults.overloaded());
+    fake.server.setDefault(faults.overloaded());
 
     const error = await rejection(model({ maxRetries: 1 }).generateObject(request));
 
     expect(error.details).toMatchObject({ kind: 'overloaded', status: 529, retryable: true });
-    expect(server.requests).toHaveLength(2);
+    expect(fake.server.requests).toHaveLength(2);
   });
 
   it('never resends a request whose answer stopped at max_tokens: a typed OutputLimitError', async () => {
-    server.enqueue(faults.maxTokens(), { json: answer });
+    fake.server.enqueue(faults.maxTokens(), { json: answer });
 
     const error = await rejection(model().generateObject({ ...request, maxOutputTokens: 512 }));
 
     expect(error).toBeInstanceOf(OutputLimitError);
     expect(error.details).toMatchObject({ kind: 'output-limit', retryable: false });
     expect((error as OutputLimitError).maxOutputTokens).toBe(512);
-    expect(server.requests).toHaveLength(1);
+    expect(fake.server.requests).toHaveLength(1);
   });
 
   it('does not retry a 400 and says the request will fail again', async () => {
-    server.enqueue(faults.badRequest('max_tokens: must be at most 64000'), { json: answer });
+    fake.server.enqueue(faults.badRequest('max_tokens: must be at most 64000'), { json: answer });
 
     const error = await rejection(model().generateObject(request));
 
     expect(error.details).toMatchObject({ kind: 'bad-request', status: 400, retryable: false });
     expect(error.message).toContain('max_tokens: must be at most 64000');
-    expect(server.requests).toHaveLength(1);
+    expect(fake.server.requests).toHaveLength(1);
   });
 
   it.each([401, 403])('does not retry a %i and points at the API key', async (status) => {
-    server.enqueue(faults.status(status), { json: answer });
+    fake.server.enqueue(faults.status(status), { json: answer });
 
     const error = await rejection(model().generateObject(request));
 
     expect(error.details).toMatchObject({ kind: 'auth', status, retryable: false });
     expect(error.message).toContain('ANTHROPIC_API_KEY');
-    expect(server.requests).toHaveLength(1);
+    expect(fake.server.requests).toHaveLength(1);
   });
 
   it('obeys x-should-retry: false on a 500', async () => {
-    server.enqueue(faults.status(500, { shouldRetry: false }), { json: answer });
+    fake.server.enqueue(faults.status(500, { shouldRetry: false }), { json: answer });
 
     const error = await rejection(model().generateObject(request));
 
     expect(error.details).toMatchObject({ kind: 'server', status: 500, retryable: false });
-    expect(server.requests).toHaveLength(1);
+    expect(fake.server.requests).toHaveLength(1);
   });
 
   it('fails with bad-output when every answer breaks the schema, within the same retry budget', async () => {
-    server.setDefault(faults.badOutput({ facts: [{ title: '', type: 'opinion' }] }));
+    fake.server.setDefault(faults.badOutput({ facts: [{ title: '', type: 'opinion' }] }));
 
     const error = await rejection(model({ maxRetries: 2 }).generateObject(request));
 
@@ -282,24 +273,23 @@ describe('createAnthropicModel', () => {
     expect(error.details.status).toBeUndefined();
     expect(error.message).toContain('does not match the facts schema');
     expect(error.message).toContain('facts.0.type');
-    expect(server.requests).toHaveLength(3);
+    expect(fake.server.requests).toHaveLength(3);
   });
 
   it('fails with a timeout ModelError when the server hangs past timeoutMs every time', async () => {
-    server.setDefault(faults.hang());
+    fake.server.setDefault(faults.hang());
 
     const error = await rejection(model({ timeoutMs: 100, maxRetries: 1 }).generateObject(request));
 
     expect(error.details).toMatchObject({ kind: 'timeout', retryable: true });
     expect(error.details.status).toBeUndefined();
     expect(error.message).toContain('no answer within 100 ms');
-    expect(server.requests).toHaveLength(2);
+    expect(fake.server.requests).toHaveLength(2);
   });
 
   it('fails with a connection ModelError when nothing listens', async () => {
-    const url = server.url;
-    await server.close();
-    server = await startFakeAnthropicServer();
+    const url = fake.url;
+    await fake.restart(); // nothing listens at the old URL
 
     const error = await rejection(model({ baseUrl: url, maxRetries: 1 }).generateObject(request));
 
@@ -308,7 +298,7 @@ describe('createAnthropicModel', () => {
   });
 
   it('counts the tokens of failed attempts that the server answered', async () => {
-    server.enqueue(
+    fake.server.enqueue(
       { fault: 'bad-output' },
       {
         json: answer,
@@ -324,12 +314,12 @@ describe('createAnthropicModel', () => {
 
   it('validates the output with the caller schema once, so transforms apply once', async () => {
     const Doubled = z.object({ count: z.number().transform((count) => count * 2) });
-    server.enqueue({ json: { count: 21 } });
+    fake.server.enqueue({ json: { count: 21 } });
 
     const result = await model().generateObject({ ...request, schema: Doubled, schemaName: 'count' });
 
     expect(result.value).toEqual({ count: 42 });
-    expect(server.requests[0]?.body.output_config?.format?.schema).toMatchObject({
+    expect(fake.server.requests[0]?.body.output_config?.format?.schema).toMatchObject({
       type: 'object',
       properties: { count: { type: 'number' } },
     });
@@ -342,21 +332,21 @@ describe('createAnthropicModel', () => {
 
     expect(error.details).toMatchObject({ kind: 'bad-request', retryable: false });
     expect(error.message).toContain('dated schema cannot be sent');
-    expect(server.requests).toHaveLength(0);
+    expect(fake.server.requests).toHaveLength(0);
   });
 
   it('generates text with usage', async () => {
-    server.enqueue({ text: 'A short summary.', usage: { inputTokens: 50, outputTokens: 5 } });
+    fake.server.enqueue({ text: 'A short summary.', usage: { inputTokens: 50, outputTokens: 5 } });
 
     const result = await model().generateText({ system: 'Summarise.', prompt: 'Long text' });
 
     expect(result.value).toBe('A short summary.');
     expect(result.usage).toMatchObject({ inputTokens: 50, outputTokens: 5 });
-    expect(server.requests[0]?.body.output_config).toBeUndefined();
+    expect(fake.server.requests[0]?.body.output_config).toBeUndefined();
   });
 
   it('treats an empty text answer as bad output', async () => {
-    server.setDefault(faults.empty());
+    fake.server.setDefault(faults.empty());
 
     const error = await rejection(
       model({ maxRetries: 0 }).generateText({ system: 'Summarise.', prompt: 'Long text' }),
@@ -369,7 +359,7 @@ describe('createAnthropicModel', () => {
   it('stops at once, with the abort reason, when the caller aborts', async () => {
     const controller = new AbortController();
     const reason = new Error('shutting down');
-    server.enqueue(() => {
+    fake.server.enqueue(() => {
       controller.abort(reason);
       return faults.hang();
     });
@@ -379,15 +369,15 @@ describe('createAnthropicModel', () => {
       .catch((error: unknown) => error);
 
     expect(caught).toBe(reason);
-    expect(server.requests).toHaveLength(1);
+    expect(fake.server.requests).toHaveLength(1);
   });
 
   it('serves the tool-use flow of the agent loop through withRetries', async () => {
-    server.enqueue(faults.overloaded(), {
+    fake.server.enqueue(faults.overloaded(), {
       text: 'Let me look.',
       toolUse: [{ name: 'memory_view', input: { path: 'MEMORY.md' }, id: 'toolu_1' }],
     });
-    server.enqueue((sent) => ({ text: `The index says: ${sent.prompt}` }));
+    fake.server.enqueue((sent) => ({ text: `The index says: ${sent.prompt}` }));
     const provider = model();
     const tools = [
       {
@@ -436,7 +426,7 @@ describe('createAnthropicModel', () => {
       { type: 'text', text: 'Let me look.' },
       { type: 'tool_use', id: 'toolu_1', name: 'memory_view', input: { path: 'MEMORY.md' } },
     ]);
-    expect(server.requests[1]?.body.tools).toHaveLength(1);
+    expect(fake.server.requests[1]?.body.tools).toHaveLength(1);
     expect(second.value.content).toEqual([
       { type: 'text', text: 'The index says: - [Prefers pnpm](user.md#pnpm)' },
     ]);
@@ -458,27 +448,27 @@ describe('Anthropic credentials', () => {
   });
 
   it('talks to a base URL without a key', async () => {
-    server.enqueue({ json: answer });
+    fake.server.enqueue({ json: answer });
 
-    const result = await createAnthropicModel({ baseUrl: server.url }).generateObject(request);
+    const result = await createAnthropicModel({ baseUrl: fake.url }).generateObject(request);
 
     expect(result.value).toEqual(answer);
   });
 
   it('calls ANTHROPIC_BASE_URL with ANTHROPIC_API_KEY when model.baseUrl and model.apiKey are unset', async () => {
-    server.enqueue({ json: answer });
+    fake.server.enqueue({ json: answer });
 
     const result = await createAnthropicModel(
       {},
-      { env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-from-env' } },
+      { env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'sk-ant-from-env' } },
     ).generateObject(request);
 
     expect(result.value).toEqual(answer);
-    expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-ant-from-env');
+    expect(fake.server.requests[0]?.headers.authorization).toBe('Bearer sk-ant-from-env');
   });
 
   it('accepts structured output wrapped in a ```json fence', async () => {
-    server.enqueue({ text: '```json\n' + JSON.stringify(answer) + '\n```' });
+    fake.server.enqueue({ text: '```json\n' + JSON.stringify(answer) + '\n```' });
 
     const result = await model().generateObject(request);
 
@@ -487,10 +477,10 @@ describe('Anthropic credentials', () => {
   });
 
   it('prefers model.baseUrl over ANTHROPIC_BASE_URL', async () => {
-    server.enqueue({ json: answer });
+    fake.server.enqueue({ json: answer });
 
     const result = await createAnthropicModel(
-      { baseUrl: server.url, apiKey: 'k' },
+      { baseUrl: fake.url, apiKey: 'k' },
       { env: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:1' } },
     ).generateObject(request);
 
@@ -498,13 +488,13 @@ describe('Anthropic credentials', () => {
   });
 
   it('sends ANTHROPIC_AUTH_TOKEN as the bearer token, not a made-up key', async () => {
-    server.enqueue({ json: answer });
+    fake.server.enqueue({ json: answer });
 
     await createAnthropicModel(
       {},
-      { env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_AUTH_TOKEN: 'gateway-token' } },
+      { env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_AUTH_TOKEN: 'gateway-token' } },
     ).generateObject(request);
 
-    expect(server.requests[0]?.headers.authorization).toBe('Bearer gateway-token');
+    expect(fake.server.requests[0]?.headers.authorization).toBe('Bearer gateway-token');
   });
 });

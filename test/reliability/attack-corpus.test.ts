@@ -9,12 +9,7 @@ import {
   SECRET_ATTACKS,
   type InstructionAttack,
 } from '../fixtures/attack-corpus.js';
-import {
-  startFakeAnthropicServer,
-  type AnthropicReply,
-  type FakeAnthropicServer,
-  type RecordedAnthropicRequest,
-} from '../../harness/fake-anthropic-server.js';
+import { type AnthropicReply, type RecordedAnthropicRequest } from '../../harness/fake-anthropic-server.js';
 import { sessionsInPrompt } from '../../harness/scripted-extractor.js';
 import {
   MANUAL,
@@ -26,6 +21,7 @@ import {
   readTree,
   type Workspace,
 } from './support/harness.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 /**
  * The attack corpus (test/fixtures/attack-corpus.ts) through real consolidations: real digest, real SDK over
@@ -107,13 +103,11 @@ function copyingModel(request: RecordedAnthropicRequest): AnthropicReply {
 
 const INSTRUCTIONS: readonly InstructionAttack[] = [...INSTRUCTION_ATTACKS, ...READ_ONLY_PREFERENCES];
 
-let server: FakeAnthropicServer;
+const fake = useFakeAnthropic({ answer: copyingModel, scope: 'all' });
 let workspace: Workspace;
 let summary: RunSummary;
 beforeAll(async () => {
-  server = await startFakeAnthropicServer();
-  server.setDefault(copyingModel);
-  workspace = createWorkspace({ modelUrl: server.url, spaces: [{ id: 'attacked' }] });
+  workspace = createWorkspace({ modelUrl: fake.url, spaces: [{ id: 'attacked' }] });
   const sessionsDir = workspace.space('attacked').sessionsDir;
   SECRET_ATTACKS.forEach((attack, index) =>
     writeNativeSession(sessionsDir, `secret-${index}`, [
@@ -132,20 +126,19 @@ beforeAll(async () => {
   summary = await consolidatorFor(workspace.config)(workspace.space('attacked'), MANUAL);
 });
 afterAll(async () => {
-  await server.close();
   cleanUpWorkspaces();
 });
 
 describe('attack corpus, with a model that copies every line', () => {
   it('runs, and every attack reached the model', () => {
     expect(summary.status).toBe('completed');
-    const prompts = server.requests.map((request) => request.prompt).join('\n');
+    const prompts = fake.server.requests.map((request) => request.prompt).join('\n');
     for (const attack of [...SECRET_ATTACKS, ...INSTRUCTIONS])
       expect(prompts, attack.marker).toContain(attack.marker);
   });
 
   it('sends no planted secret to the model and writes none to the memory directory', () => {
-    const bodies = server.requests.map((request) => JSON.stringify(request.body));
+    const bodies = fake.server.requests.map((request) => JSON.stringify(request.body));
     const files = readTree(workspace.space('attacked').memoryDir);
     const leaks: string[] = [];
     for (const attack of SECRET_ATTACKS) {

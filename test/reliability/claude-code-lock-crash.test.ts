@@ -1,14 +1,14 @@
 import { readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { SpaceStatus } from '../../src/cli/space-status.js';
 import { createLogger } from '../../src/daemon/logger.js';
 import { createDreamd } from '../../src/dreamd.js';
 import { CLAUDE_CODE_HOLD_FILE } from '../../src/memory/claude-code-hold.js';
 import { runCliCaptured } from '../support/cli.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
-import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { cleanUpWorkspaces, createWorkspace, runChild, type Workspace } from './support/harness.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 /**
  * kill -9 of a run that holds Claude Code's `.consolidate-lock`: the lock is left with a dead PID and a fresh
@@ -20,14 +20,9 @@ import { cleanUpWorkspaces, createWorkspace, runChild, type Workspace } from './
 const LAST_DREAM = new Date('2026-11-26T08:00:00Z');
 const CHILD_TIMEOUT_MS = 300_000;
 
-let server: FakeAnthropicServer;
-beforeAll(async () => {
-  server = await startFakeAnthropicServer();
-  server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
-});
+const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS, scope: 'all' });
 afterAll(async () => {
   cleanUpWorkspaces();
-  await server.close();
 });
 
 function lockState(memoryDir: string): { body: string; mtimeMs: number } {
@@ -37,7 +32,7 @@ function lockState(memoryDir: string): { body: string; mtimeMs: number } {
 
 /** A space whose memory folder Claude Code also consolidates, and a run of it killed after the model's answer. */
 async function crashedRun(): Promise<{ workspace: Workspace; memoryDir: string }> {
-  const workspace = createWorkspace({ modelUrl: server.url, spaces: [{ id: 'cc', examples: true }] });
+  const workspace = createWorkspace({ modelUrl: fake.url, spaces: [{ id: 'cc', examples: true }] });
   const memoryDir = workspace.space('cc').memoryDir;
   const lockFile = join(memoryDir, '.consolidate-lock');
   writeFileSync(lockFile, '');

@@ -3,12 +3,11 @@ import { once } from 'node:events';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { listRuns, readLedger } from '../../src/memory/index.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { startRedis, uniquePrefix } from '../../harness/redis.js';
 import { queueCounts, startWorkspaceDaemon, waitFor } from './support/daemon.js';
-import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import {
   EXAMPLE_SESSIONS_DIR,
   MANUAL,
@@ -19,20 +18,16 @@ import {
   runChild,
   cleanUpWorkspaces,
 } from './support/harness.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 /**
  * Two runs of one space at once, each in its own process: exactly one commits, the other is refused by the lock.
  * And a person editing a topic file while a run is between reading memory and writing it keeps the edit.
  */
 
-let server: FakeAnthropicServer;
-beforeAll(async () => {
-  server = await startFakeAnthropicServer();
-  server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
-});
+const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS, scope: 'all' });
 afterAll(async () => {
   cleanUpWorkspaces();
-  await server.close();
 });
 
 /** Starts run-child.ts holding the space's lock at `step` until `releaseFile` exists; resolves once it holds. */
@@ -61,7 +56,7 @@ async function startHolder(configPath: string, spaceId: string, step: string, re
 
 describe('concurrency', () => {
   it('lets exactly one of two processes consolidate a space; the other gets LockBusyError', async () => {
-    const workspace = createWorkspace({ modelUrl: server.url, spaces: [{ id: 'shared', examples: true }] });
+    const workspace = createWorkspace({ modelUrl: fake.url, spaces: [{ id: 'shared', examples: true }] });
     const space = workspace.space('shared');
     const releaseFile = join(workspace.root, 'release');
     const holder = spawn(
@@ -117,7 +112,7 @@ describe('concurrency', () => {
   }, 60_000);
 
   it('keeps a hand edit made to a topic file while a run is in progress', async () => {
-    const workspace = createWorkspace({ modelUrl: server.url, spaces: [{ id: 'edited' }] });
+    const workspace = createWorkspace({ modelUrl: fake.url, spaces: [{ id: 'edited' }] });
     const space = workspace.space('edited');
     const copy = (name: string): void =>
       copyFileSync(join(EXAMPLE_SESSIONS_DIR, name), join(space.sessionsDir, name));
@@ -153,7 +148,7 @@ describe('concurrency', () => {
   it('runs a space once when a manual run, an API request and two daemons on one Redis all want it', async () => {
     const redis = await startRedis();
     const workspace = createWorkspace({
-      modelUrl: server.url,
+      modelUrl: fake.url,
       spaces: [{ id: 'wanted', examples: true }],
       redisUrl: redis.url,
       redisPrefix: uniquePrefix('two-daemons'),

@@ -5,8 +5,7 @@ import type { RunStep } from '../../src/consolidation/run.js';
 import { loadMemoryContext } from '../../src/agent/index.js';
 import { LOCK_FILE, listRuns, readLedger } from '../../src/memory/index.js';
 import { runCliCaptured } from '../support/cli.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
-import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import {
   MANUAL,
   checkMemory,
@@ -18,6 +17,7 @@ import {
   type Workspace,
   cleanUpWorkspaces,
 } from './support/harness.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 /**
  * kill -9 of the process running a consolidation at each step of the run, then a run in another process: the
@@ -37,18 +37,13 @@ const EXPECTED_TITLES = [
   ...planted.facts.map((fact) => fact.title),
 ].sort();
 
-let server: FakeAnthropicServer;
-beforeAll(async () => {
-  server = await startFakeAnthropicServer();
-  server.setDefault(scriptedExtractor(FACTS));
-});
+const fake = useFakeAnthropic({ facts: FACTS, scope: 'all' });
 afterAll(async () => {
   cleanUpWorkspaces();
-  await server.close();
 });
 
 function plantedWorkspace(): Workspace {
-  const workspace = createWorkspace({ modelUrl: server.url, spaces: [{ id: 'crash', examples: true }] });
+  const workspace = createWorkspace({ modelUrl: fake.url, spaces: [{ id: 'crash', examples: true }] });
   const sessionsDir = workspace.space('crash').sessionsDir;
   for (const [id, lines] of planted.sessions) writeSession(sessionsDir, id, lines);
   return workspace;
@@ -108,7 +103,7 @@ describe('crashes: kill -9 at each step of a run, then run again', () => {
     );
     for (const { point, workspace, child } of crashed) {
       const space = workspace.space('crash');
-      const requestsBefore = server.requests.length;
+      const requestsBefore = fake.server.requests.length;
       expect(child.signal, `${point.name}: ${child.stderr}`).toBe('SIGKILL');
       expect(child.stdout).not.toContain('result');
       // The dead process's lock is still there, naming its pid.
@@ -138,7 +133,7 @@ describe('crashes: kill -9 at each step of a run, then run again', () => {
       // A committed run is finished by recovery: the restart finds nothing new and asks the model nothing.
       if (point.committed) expect(afterCrash.status, point.name).toBe('skipped');
       else expect(afterCrash.status, point.name).toBe('completed');
-      const calls = server.requests.length - requestsBefore;
+      const calls = fake.server.requests.length - requestsBefore;
       outcomes.push(`${point.step}: ${afterCrash.status}, ${calls} model call(s)`);
     }
     expect(outcomes).toHaveLength(8);

@@ -1,12 +1,12 @@
 import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runDoctor } from '../../src/cli/doctor.js';
 import { spaceStatus } from '../../src/cli/space-status.js';
 import { listRuns } from '../../src/memory/index.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
-import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { MANUAL, cleanUpWorkspaces, consolidatorFor, createWorkspace, readTree } from './support/harness.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 /**
  * dreamd's state (`.dreamd/`) that someone else put there: a stray file, a symbolic link to a folder or file
@@ -16,14 +16,9 @@ import { MANUAL, cleanUpWorkspaces, consolidatorFor, createWorkspace, readTree }
  * folder; and once the person removes what the message names, the next run completes.
  */
 
-let server: FakeAnthropicServer;
-beforeAll(async () => {
-  server = await startFakeAnthropicServer();
-  server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
-});
+const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS, scope: 'all' });
 afterAll(async () => {
   cleanUpWorkspaces();
-  await server.close();
 });
 
 interface Case {
@@ -34,7 +29,7 @@ interface Case {
 }
 
 function setUp(): Case {
-  const workspace = createWorkspace({ modelUrl: server.url, spaces: [{ id: 'home', examples: true }] });
+  const workspace = createWorkspace({ modelUrl: fake.url, spaces: [{ id: 'home', examples: true }] });
   const memoryDir = workspace.space('home').memoryDir;
   const outside = join(workspace.root, 'outside');
   mkdirSync(outside);

@@ -1,10 +1,9 @@
 import { appendFileSync, cpSync, readFileSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
 import type * as FsPromises from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { readLedger } from '../../src/memory/index.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
-import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import {
   HOSTILE_DIR,
   MANUAL,
@@ -13,6 +12,7 @@ import {
   createWorkspace,
   cleanUpWorkspaces,
 } from './support/harness.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 /**
  * The hostile corpus (test/fixtures/hostile/, outcomes in expected.json) in a sessions directory next to the
@@ -50,19 +50,14 @@ const REASON_TEXT: Readonly<Record<string, RegExp>> = {
 
 const OUTSIDE_CANARY = 'CANARY-OUTSIDE-THE-SESSIONS-DIR-7731';
 
-let server: FakeAnthropicServer;
-beforeAll(async () => {
-  server = await startFakeAnthropicServer();
-  server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
-});
+const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS, scope: 'all' });
 afterAll(async () => {
   cleanUpWorkspaces();
-  await server.close();
 });
 
 describe('hostile and broken input', () => {
   it('reports every broken file with its path and reason and consolidates the good sessions beside them', async () => {
-    const workspace = createWorkspace({ modelUrl: server.url, spaces: [{ id: 'hostile', examples: true }] });
+    const workspace = createWorkspace({ modelUrl: fake.url, spaces: [{ id: 'hostile', examples: true }] });
     const space = workspace.space('hostile');
     // Symlinks stay links: symlink-parent.json points at ../hostile-outside-target.json, made real here.
     cpSync(HOSTILE_DIR, space.sessionsDir, {
@@ -142,7 +137,7 @@ describe('hostile and broken input', () => {
     expect(check.activeTitles).toHaveLength(6);
 
     // Nothing from outside the sessions directory reached the model.
-    const bodies = server.requests.map((request) => JSON.stringify(request.body)).join('\n');
+    const bodies = fake.server.requests.map((request) => JSON.stringify(request.body)).join('\n');
     expect(bodies).not.toContain(OUTSIDE_CANARY);
     expect(bodies).not.toContain('root:x:0:0');
     expect(Object.prototype).not.toHaveProperty('polluted');

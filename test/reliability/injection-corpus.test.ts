@@ -10,12 +10,7 @@ import {
   INJECTIONS,
   type CorpusEntry,
 } from '../fixtures/injection-corpus.js';
-import {
-  startFakeAnthropicServer,
-  type AnthropicReply,
-  type FakeAnthropicServer,
-  type RecordedAnthropicRequest,
-} from '../../harness/fake-anthropic-server.js';
+import { type AnthropicReply, type RecordedAnthropicRequest } from '../../harness/fake-anthropic-server.js';
 import { sessionsInPrompt } from '../../harness/scripted-extractor.js';
 import {
   MANUAL,
@@ -26,6 +21,7 @@ import {
   readTree,
   type Workspace,
 } from './support/harness.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 /**
  * The corpus of issue 22 (test/fixtures/injection-corpus.ts) through one real consolidation: real digest, real
@@ -108,20 +104,17 @@ function copyingModel(request: RecordedAnthropicRequest): AnthropicReply {
   return { json: { facts } };
 }
 
-let server: FakeAnthropicServer;
+const fake = useFakeAnthropic({ answer: copyingModel, scope: 'all' });
 let workspace: Workspace;
 let summary: RunSummary;
 beforeAll(async () => {
-  server = await startFakeAnthropicServer();
-  server.setDefault(copyingModel);
-  workspace = createWorkspace({ modelUrl: server.url, spaces: [{ id: 'corpus' }] });
+  workspace = createWorkspace({ modelUrl: fake.url, spaces: [{ id: 'corpus' }] });
   for (const entry of ENTRIES.values()) writeNativeSession(workspace.space('corpus').sessionsDir, entry);
   // The copying model answers every entry of a call in one answer: more facts than the default per-answer cap.
   const config = { ...workspace.config, limits: { ...workspace.config.limits, maxFactsPerAnswer: 1_000 } };
   summary = await consolidatorFor(config)(workspace.space('corpus'), MANUAL);
 });
 afterAll(async () => {
-  await server.close();
   cleanUpWorkspaces();
 });
 
@@ -140,7 +133,7 @@ describe('injection corpus of issue 22, with a model that copies and joins every
       expect(BENIGN.some((entry) => entry.variant === variant)).toBe(true);
     }
     expect(summary.status).toBe('completed');
-    const prompts = server.requests.map((request) => request.prompt).join('\n');
+    const prompts = fake.server.requests.map((request) => request.prompt).join('\n');
     for (const entry of ENTRIES.values()) expect(prompts, entry.id).toContain(`session ${entry.id} `);
   });
 

@@ -3,14 +3,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INVISIBLE_CONTROLS } from '../../src/memory/visible-text.js';
-import {
-  startFakeAnthropicServer,
-  type AnthropicReply,
-  type FakeAnthropicServer,
-  type RecordedAnthropicRequest,
-} from '../../harness/fake-anthropic-server.js';
+import { type AnthropicReply, type RecordedAnthropicRequest } from '../../harness/fake-anthropic-server.js';
 import { sessionsInPrompt } from '../../harness/scripted-extractor.js';
 import { MANUAL, cleanUpWorkspaces, consolidatorFor, createWorkspace, readTree } from './support/harness.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 /**
  * Bidi controls and zero-width characters appear in no file dreamd writes: topic files, MEMORY.md, the
@@ -60,12 +56,11 @@ interface Case {
   readonly body: string;
 }
 
-let server: FakeAnthropicServer;
+const fake = useFakeAnthropic({ scope: 'all' });
 let current: Case;
 beforeAll(async () => {
-  server = await startFakeAnthropicServer();
   // The model returns one fact per session, and one more copying each user line: hidden characters and all.
-  server.setDefault((request: RecordedAnthropicRequest): AnthropicReply => {
+  fake.server.setDefault((request: RecordedAnthropicRequest): AnthropicReply => {
     const facts = sessionsInPrompt(request.prompt).flatMap((session) => [
       {
         type: 'user',
@@ -96,7 +91,6 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await server.close();
   cleanUpWorkspaces();
 });
 
@@ -111,7 +105,7 @@ describe('hidden and bidi characters', () => {
         }),
         async (generated) => {
           current = generated;
-          const workspace = createWorkspace({ modelUrl: server.url, spaces: [{ id: 'hidden' }] });
+          const workspace = createWorkspace({ modelUrl: fake.url, spaces: [{ id: 'hidden' }] });
           const space = workspace.space('hidden');
           const messages = generated.userLines.map((content, index) => ({
             role: 'user',

@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRecall } from '../../src/agent/recall.js';
 import { createInspectSpace } from '../../src/consolidation/inspect.js';
 import { createDaemon } from '../../src/daemon/daemon.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { startRedis, uniquePrefix, type TestRedis } from '../../harness/redis.js';
 import { scriptedExtractor, type ScriptedFact } from '../../harness/scripted-extractor.js';
 import {
@@ -16,6 +15,7 @@ import {
   writeSession,
   cleanUpWorkspaces,
 } from './support/harness.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 /**
  * 20 spaces served by one daemon (real Redis, scheduler tick, 4 concurrent jobs, the real consolidator), each
@@ -31,15 +31,13 @@ function canariesIn(text: string): string[] {
   return ids.filter((id) => text.includes(canaries.get(id)!));
 }
 
-let server: FakeAnthropicServer;
+const fake = useFakeAnthropic({ scope: 'all' });
 let redis: TestRedis;
 beforeAll(async () => {
-  server = await startFakeAnthropicServer();
   redis = await startRedis();
 });
 afterAll(async () => {
   cleanUpWorkspaces();
-  await server.close();
   await redis.stop();
 });
 
@@ -51,9 +49,9 @@ describe('isolation', () => {
       title: 'Project codename',
       body: `The project codename is ${canaries.get(id)!}.`,
     }));
-    server.setDefault(scriptedExtractor(facts));
+    fake.server.setDefault(scriptedExtractor(facts));
     const workspace = createWorkspace({
-      modelUrl: server.url,
+      modelUrl: fake.url,
       spaces: ids.map((id) => ({ id })),
       redisUrl: redis.url,
       redisPrefix: uniquePrefix('isolation'),
@@ -119,9 +117,9 @@ describe('isolation', () => {
     }
 
     // Requests: every model request carries the canary of exactly one space; every space was asked about.
-    expect(server.requests.length).toBeGreaterThanOrEqual(SPACES);
+    expect(fake.server.requests.length).toBeGreaterThanOrEqual(SPACES);
     const asked = new Set<string>();
-    for (const request of server.requests) {
+    for (const request of fake.server.requests) {
       const found = canariesIn(JSON.stringify(request.body));
       expect(found).toHaveLength(1);
       asked.add(found[0]!);

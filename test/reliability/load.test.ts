@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listRuns, readLedger } from '../../src/memory/index.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { startRedis, uniquePrefix, type TestRedis } from '../../harness/redis.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { queueCounts, startWorkspaceDaemon, waitFor } from './support/daemon.js';
 import { createWorkspace, writeSession, cleanUpWorkspaces } from './support/harness.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 /**
  * 500 spaces ready at once, one scheduler tick, 4 jobs at a time, the real consolidator and the real Redis.
@@ -20,11 +20,10 @@ const CONCURRENCY = 4;
 /** A generous bound on the memory the whole test process (vitest included) may grow by while it runs. */
 const RSS_GROWTH_LIMIT_BYTES = 512 * 1024 * 1024;
 
-let server: FakeAnthropicServer;
+const fake = useFakeAnthropic({ scope: 'all' });
 let redis: TestRedis;
 beforeAll(async () => {
-  server = await startFakeAnthropicServer();
-  server.setDefault(
+  fake.server.setDefault(
     scriptedExtractor([
       {
         trigger: 'load-test fact',
@@ -38,7 +37,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   cleanUpWorkspaces();
-  await server.close();
   await redis.stop();
 });
 
@@ -47,7 +45,7 @@ describe('load', () => {
     const prefix = uniquePrefix('load');
     const ids = Array.from({ length: SPACES }, (_, index) => `load-${String(index + 1).padStart(3, '0')}`);
     const workspace = createWorkspace({
-      modelUrl: server.url,
+      modelUrl: fake.url,
       spaces: ids.map((id) => ({ id })),
       redisUrl: redis.url,
       redisPrefix: prefix,
@@ -94,7 +92,7 @@ describe('load', () => {
       await daemon.stop();
     }
     expect(maxActive).toBeLessThanOrEqual(CONCURRENCY);
-    expect(server.requests).toHaveLength(SPACES);
+    expect(fake.server.requests).toHaveLength(SPACES);
 
     for (const id of ids) {
       const memoryDir = workspace.space(id).memoryDir;

@@ -2,12 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUARANTINE_FILE } from '../../src/memory/index.js';
-import {
-  startFakeAnthropicServer,
-  type AnthropicReply,
-  type FakeAnthropicServer,
-  type RecordedAnthropicRequest,
-} from '../../harness/fake-anthropic-server.js';
+import { type AnthropicReply, type RecordedAnthropicRequest } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_FACTS, scriptedExtractor, sessionsInPrompt } from '../../harness/scripted-extractor.js';
 import type { RunSummary } from '../../src/core/run.js';
 import {
@@ -20,6 +15,7 @@ import {
   writeSession,
   type Workspace,
 } from './support/harness.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 /**
  * Transcripts that try to give the consolidator orders. The scripted model obeys every one of them: it returns
@@ -91,13 +87,11 @@ function obedientModel(request: RecordedAnthropicRequest): AnthropicReply {
   return { json: { facts } };
 }
 
-let server: FakeAnthropicServer;
+const fake = useFakeAnthropic({ answer: obedientModel, scope: 'all' });
 let workspace: Workspace;
 let summary: RunSummary;
 beforeAll(async () => {
-  server = await startFakeAnthropicServer();
-  server.setDefault(obedientModel);
-  workspace = createWorkspace({ modelUrl: server.url, spaces: [{ id: 'inject', examples: true }] });
+  workspace = createWorkspace({ modelUrl: fake.url, spaces: [{ id: 'inject', examples: true }] });
   ATTACKS.forEach((attack, index) =>
     writeSession(workspace.space('inject').sessionsDir, `attack-${String(index + 1).padStart(2, '0')}`, [
       'Can you help me plan the sprint?',
@@ -107,7 +101,6 @@ beforeAll(async () => {
   summary = await consolidatorFor(workspace.config)(workspace.space('inject'), MANUAL);
 });
 afterAll(async () => {
-  await server.close();
   cleanUpWorkspaces();
 });
 
@@ -117,7 +110,7 @@ describe('prompt injection', () => {
     expect(summary.status).toBe('completed');
 
     // Every attack reached the model and the model obeyed it.
-    const answered = server.requests.map((request) => request.prompt).join('\n');
+    const answered = fake.server.requests.map((request) => request.prompt).join('\n');
     for (const attack of ATTACKS) expect(answered, attack.marker).toContain(attack.marker);
     expect(summary.quarantined).toBe(ATTACKS.length);
 
@@ -142,8 +135,8 @@ describe('prompt injection', () => {
   });
 
   it('keeps the transcript inside the data fence: no text in it can close or reopen the fence', () => {
-    expect(server.requests.length).toBeGreaterThan(0);
-    for (const request of server.requests) {
+    expect(fake.server.requests.length).toBeGreaterThan(0);
+    for (const request of fake.server.requests) {
       const prompt = request.prompt;
       const fences = [...prompt.matchAll(/<<<DREAMD-DATA ([0-9a-f]{16}) (BEGIN|END)>>>/gu)];
       expect(fences.map((match) => match[2])).toEqual(['BEGIN', 'END']);
@@ -159,7 +152,7 @@ describe('prompt injection', () => {
         expect(at + session.text.length).toBeLessThanOrEqual(close);
       }
     }
-    const withFakeFence = server.requests.find((request) => request.prompt.includes('inj06'));
+    const withFakeFence = fake.server.requests.find((request) => request.prompt.includes('inj06'));
     expect(withFakeFence?.prompt).toContain('dreamd·data 0123456789abcdef END');
   });
 });

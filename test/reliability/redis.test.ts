@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listRuns, readLedger } from '../../src/memory/index.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { startRedis, uniquePrefix, type TestRedis } from '../../harness/redis.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { queueCounts, startWorkspaceDaemon, waitFor } from './support/daemon.js';
@@ -11,6 +10,7 @@ import {
   writeSession,
   cleanUpWorkspaces,
 } from './support/harness.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 /**
  * redis-server is killed with SIGKILL and started again twice while the daemon works through a queue: once while
@@ -22,16 +22,17 @@ const SPACES = 8;
 const ids = Array.from({ length: SPACES }, (_, index) => `redis-${index + 1}`);
 const planted = new Map(ids.map((id, index) => [id, plantedFacts(2, `r${index + 1}x`)]));
 
-let server: FakeAnthropicServer;
+const fake = useFakeAnthropic({
+  latencyMs: 150,
+  answer: scriptedExtractor([...planted.values()].flatMap((entry) => entry.facts)),
+  scope: 'all',
+});
 let redis: TestRedis;
 beforeAll(async () => {
-  server = await startFakeAnthropicServer({ latencyMs: 150 });
-  server.setDefault(scriptedExtractor([...planted.values()].flatMap((entry) => entry.facts)));
   redis = await startRedis();
 });
 afterAll(async () => {
   cleanUpWorkspaces();
-  await server.close();
   await redis.stop();
 });
 
@@ -39,7 +40,7 @@ describe('redis crashes', () => {
   it('consolidates every queued space exactly once across two SIGKILLs of redis-server', async () => {
     const prefix = uniquePrefix('redis-crash');
     const workspace = createWorkspace({
-      modelUrl: server.url,
+      modelUrl: fake.url,
       spaces: ids.map((id) => ({ id })),
       redisUrl: redis.url,
       redisPrefix: prefix,
@@ -56,9 +57,9 @@ describe('redis crashes', () => {
       expect(tick.spaces.filter((space) => space.outcome === 'enqueued')).toHaveLength(SPACES);
 
       // First crash: a run is waiting on the model, the other jobs wait in the queue.
-      await waitFor(() => server.requests.length >= 1, 10_000, 'the first model request');
+      await waitFor(() => fake.server.requests.length >= 1, 10_000, 'the first model request');
       await redis.kill();
-      const atFirstKill = server.requests.length;
+      const atFirstKill = fake.server.requests.length;
       // The outage lasts until the daemon has seen it: its health says Redis is down.
       await waitFor(
         async () => (await daemon.health()).redis === 'down',
@@ -68,9 +69,9 @@ describe('redis crashes', () => {
       await redis.restart();
 
       // Second crash: further down the queue.
-      await waitFor(() => server.requests.length >= SPACES / 2, 30_000, 'half of the model requests');
+      await waitFor(() => fake.server.requests.length >= SPACES / 2, 30_000, 'half of the model requests');
       await redis.kill();
-      const atSecondKill = server.requests.length;
+      const atSecondKill = fake.server.requests.length;
       // Both crashes hit a queue with work left in it.
       expect(atFirstKill).toBeLessThan(SPACES);
       expect(atSecondKill).toBeLessThan(SPACES);

@@ -1,14 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  startFakeAnthropicServer,
-  type AnthropicReply,
-  type FakeAnthropicServer,
-  type RecordedAnthropicRequest,
-} from '../../harness/fake-anthropic-server.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type AnthropicReply, type RecordedAnthropicRequest } from '../../harness/fake-anthropic-server.js';
 import { sessionsInPrompt } from '../../harness/scripted-extractor.js';
 import { MANUAL, consolidatorFor, createWorkspace, readTree, cleanUpWorkspaces } from './support/harness.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
 
 /**
  * Keys, tokens, passwords and private keys planted in user text, tool inputs, tool results, OpenAI-shaped
@@ -214,20 +210,15 @@ function leakyModel(request: RecordedAnthropicRequest): AnthropicReply {
   return { json: { facts } };
 }
 
-let server: FakeAnthropicServer;
-beforeAll(async () => {
-  server = await startFakeAnthropicServer();
-  server.setDefault(leakyModel);
-});
+const fake = useFakeAnthropic({ answer: leakyModel, scope: 'all' });
 afterAll(async () => {
   cleanUpWorkspaces();
-  await server.close();
 });
 
 describe('secrets', () => {
   it('never sends a planted secret to the model and never writes one to the memory directory', async () => {
     const workspace = createWorkspace({
-      modelUrl: server.url,
+      modelUrl: fake.url,
       spaces: [{ id: 'native' }, { id: 'claude', format: 'claude-code' }],
     });
     nativeSessions(workspace.space('native').sessionsDir);
@@ -243,10 +234,10 @@ describe('secrets', () => {
       expect(summary.status, id).toBe('completed');
       expect(summary.quarantined, id).toBeGreaterThanOrEqual(1);
     }
-    expect(server.requests.length).toBeGreaterThanOrEqual(2);
+    expect(fake.server.requests.length).toBeGreaterThanOrEqual(2);
 
     // Raw request bodies, headers aside (the API key header is the test's own key).
-    const bodies = server.requests.map((request) => JSON.stringify(request.body));
+    const bodies = fake.server.requests.map((request) => JSON.stringify(request.body));
     for (const [name, secret] of Object.entries(SECRETS)) {
       for (const body of bodies) expect(body.includes(secret), `${name} in a request body`).toBe(false);
     }
