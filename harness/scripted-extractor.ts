@@ -24,6 +24,21 @@ interface DigestSession {
   readonly text: string;
 }
 
+/**
+ * The fields of a fact in a model's answer that a scripted model fills the same way every time: learned in
+ * `session`, on its date, replacing nothing, with full confidence. Spread it into the fact.
+ */
+export function answerDefaults(session: { readonly id: string; readonly date: string }) {
+  return {
+    why: null,
+    howToApply: null,
+    observed: session.date,
+    sources: [session.id],
+    replaces: [] as string[],
+    confidence: 1,
+  };
+}
+
 /** Splits the fenced digest of an extraction prompt into its sessions. */
 export function sessionsInPrompt(prompt: string): DigestSession[] {
   const sessions: DigestSession[] = [];
@@ -139,4 +154,14 @@ export const EXAMPLE_FACTS: readonly ScriptedFact[] = [
     body: 'Lives in Porto since 2026-11-19.',
     replacesTitle: 'Home address',
   },
+];
+
+/** The titles active after the example sessions are consolidated with EXAMPLE_FACTS, sorted (one is superseded). */
+export const EXAMPLE_ACTIVE_TITLES: readonly string[] = [
+  "Doesn't eat spicy food",
+  'Home address',
+  'No semicolons in TypeScript',
+  'Shop API moves to Postgres',
+  'Team Grafana dashboard',
+  'Usual coffee order',
 ];

@@ -11,9 +11,9 @@ import type { RecallResult } from '../../src/agent/recall.js';
 import { BLOCK_BEGIN } from '../../src/memory/index-block.js';
 import type { Fact } from '../../src/memory/types.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
-import { runCliCaptured, type CliRun } from '../support/cli.js';
+import type { CliRun } from '../support/cli.js';
 import { snapshotDirectory } from '../support/space.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
+import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/claude-code-memory/', import.meta.url));
 const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));
@@ -35,14 +35,7 @@ let root: string;
 let memoryDir: string;
 
 function cli(argv: readonly string[]): Promise<CliRun> {
-  return runCliCaptured(argv, {
-    cwd: root,
-    env: {
-      DREAMD_MODEL_BASE_URL: fake.url,
-      ANTHROPIC_API_KEY: 'sk-ant-test-key',
-      DREAMD_MODEL_MAX_RETRIES: '0',
-    },
-  });
+  return cliAt(root, fake.url, argv);
 }
 
 async function search(query: string): Promise<RecallResult[]> {

@@ -16,9 +16,9 @@ import { createLogger } from '../../src/daemon/logger.js';
 import { createDreamd } from '../../src/dreamd.js';
 import type { Fact } from '../../src/memory/types.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
-import { runCliCaptured, type CliRun } from '../support/cli.js';
+import type { CliRun } from '../support/cli.js';
 import { snapshotDirectory } from '../support/space.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
+import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
 
 const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));
 const MINUTE = 60_000;
@@ -36,14 +36,7 @@ let runId: string;
 let factId: string;
 
 function cli(argv: readonly string[]): Promise<CliRun> {
-  return runCliCaptured(argv, {
-    cwd: root,
-    env: {
-      DREAMD_MODEL_BASE_URL: fake.url,
-      ANTHROPIC_API_KEY: 'sk-ant-test-key',
-      DREAMD_MODEL_MAX_RETRIES: '0',
-    },
-  });
+  return cliAt(root, fake.url, argv);
 }
 
 /** Claude Code's lock as Claude Code leaves it: its PID as the body, the mtime as the time it took it. */

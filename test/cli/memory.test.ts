@@ -5,9 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RecallResult } from '../../src/agent/recall.js';
 import type { Fact } from '../../src/memory/types.js';
-import { runCliCaptured, type CliRun } from '../support/cli.js';
-import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
+import type { CliRun } from '../support/cli.js';
+import { EXAMPLE_ACTIVE_TITLES, EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
+import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
 
 const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));
 
@@ -23,14 +23,7 @@ const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
 let root: string;
 
 function cli(argv: readonly string[]): Promise<CliRun> {
-  return runCliCaptured(argv, {
-    cwd: root,
-    env: {
-      DREAMD_MODEL_BASE_URL: fake.url,
-      ANTHROPIC_API_KEY: 'sk-ant-test-key',
-      DREAMD_MODEL_MAX_RETRIES: '0',
-    },
-  });
+  return cliAt(root, fake.url, argv);
 }
 
 async function facts(all = false): Promise<Fact[]> {
@@ -51,14 +44,7 @@ describe('dreamd memory show', () => {
     const output = run.data<ShowOutput>();
     expect(output.space).toBe('default');
     expect(output.index).toBe(readFileSync(join(root, 'memory', 'MEMORY.md'), 'utf8'));
-    expect(output.facts.map((fact) => fact.title).sort()).toEqual([
-      "Doesn't eat spicy food",
-      'Home address',
-      'No semicolons in TypeScript',
-      'Shop API moves to Postgres',
-      'Team Grafana dashboard',
-      'Usual coffee order',
-    ]);
+    expect(output.facts.map((fact) => fact.title).sort()).toEqual(EXAMPLE_ACTIVE_TITLES);
     const all = await facts(true);
     expect(all).toHaveLength(7);
     expect(all.find((fact) => fact.status === 'superseded')?.body).toContain('Lisbon');

@@ -13,7 +13,12 @@ import {
   type RecordedAnthropicRequest,
 } from '../../harness/fake-anthropic-server.js';
 import { startFakeOpenAIServer, type RecordedChatRequest } from '../../harness/fake-openai-server.js';
-import { EXAMPLE_FACTS, scriptedExtractor, sessionsInPrompt } from '../../harness/scripted-extractor.js';
+import {
+  EXAMPLE_ACTIVE_TITLES,
+  EXAMPLE_FACTS,
+  scriptedExtractor,
+  sessionsInPrompt,
+} from '../../harness/scripted-extractor.js';
 import { createTestSpace, type TestSpace } from '../support/space.js';
 
 /**
@@ -88,14 +93,7 @@ async function activeTitles(test: TestSpace): Promise<string[]> {
     .sort();
 }
 
-const SCRIPTED_TITLES = [
-  "Doesn't eat spicy food",
-  'Home address',
-  'No semicolons in TypeScript',
-  'Shop API moves to Postgres',
-  'Team Grafana dashboard',
-  'Usual coffee order',
-];
+const SCRIPTED_TITLES = EXAMPLE_ACTIVE_TITLES;
 
 describe('facts checked one by one', () => {
   it('keeps the good facts of an Anthropic answer with one fact of an unknown type, and counts that one', async () => {

@@ -4,7 +4,12 @@ import type { RunRequest } from '../../src/core/run.js';
 import { listRuns, loadMemory } from '../../src/memory/index.js';
 import { createModel } from '../../src/model/index.js';
 import { faults } from '../../harness/fake-anthropic-server.js';
-import { EXAMPLE_FACTS, scriptedExtractor, sessionsInPrompt } from '../../harness/scripted-extractor.js';
+import {
+  EXAMPLE_ACTIVE_TITLES,
+  EXAMPLE_FACTS,
+  scriptedExtractor,
+  sessionsInPrompt,
+} from '../../harness/scripted-extractor.js';
 import { createTestSpace } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
@@ -41,13 +46,6 @@ describe('an answer cut off at the output limit', () => {
     const [record] = await listRuns(test.space.memoryDir);
     expect(record?.summary.notes).toEqual(summary.notes);
     const titles = (await loadMemory(test.space.memoryDir)).facts.filter((fact) => fact.status === 'active');
-    expect(titles.map((fact) => fact.title).sort()).toEqual([
-      "Doesn't eat spicy food",
-      'Home address',
-      'No semicolons in TypeScript',
-      'Shop API moves to Postgres',
-      'Team Grafana dashboard',
-      'Usual coffee order',
-    ]);
+    expect(titles.map((fact) => fact.title).sort()).toEqual(EXAMPLE_ACTIVE_TITLES);
   });
 });

@@ -7,7 +7,7 @@ import { ModelError } from '../../src/errors.js';
 import { INDEX_LIMITS, listRuns, loadMemory, readLedger, rollbackRun } from '../../src/memory/index.js';
 import { createModel } from '../../src/model/index.js';
 import { faults } from '../../harness/fake-anthropic-server.js';
-import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { EXAMPLE_ACTIVE_TITLES, EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
@@ -43,14 +43,7 @@ describe('consolidation run', () => {
     expect(summary.usage.inputTokens).toBeGreaterThan(0);
 
     const memory = await loadMemory(test.space.memoryDir);
-    expect(activeTitles(memory.facts)).toEqual([
-      "Doesn't eat spicy food",
-      'Home address',
-      'No semicolons in TypeScript',
-      'Shop API moves to Postgres',
-      'Team Grafana dashboard',
-      'Usual coffee order',
-    ]);
+    expect(activeTitles(memory.facts)).toEqual(EXAMPLE_ACTIVE_TITLES);
     const addresses = memory.facts.filter((fact) => fact.title === 'Home address');
     const porto = addresses.find((fact) => fact.status === 'active')!;
     const lisbon = addresses.find((fact) => fact.status === 'superseded')!;

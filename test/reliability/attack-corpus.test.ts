@@ -10,7 +10,7 @@ import {
   type InstructionAttack,
 } from '../fixtures/attack-corpus.js';
 import { type AnthropicReply, type RecordedAnthropicRequest } from '../../harness/fake-anthropic-server.js';
-import { sessionsInPrompt } from '../../harness/scripted-extractor.js';
+import { answerDefaults, sessionsInPrompt } from '../../harness/scripted-extractor.js';
 import {
   MANUAL,
   checkMemory,
@@ -88,12 +88,7 @@ function copyingModel(request: RecordedAnthropicRequest): AnthropicReply {
         type: copied.evidence === 'read' ? 'project' : 'user',
         title: copied.text.slice(0, 70),
         body,
-        why: null,
-        howToApply: null,
-        observed: session.date,
-        sources: [session.id],
-        replaces: [],
-        confidence: 1,
+        ...answerDefaults(session),
         evidence: copied.evidence,
       });
     }

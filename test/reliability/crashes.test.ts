@@ -5,7 +5,7 @@ import type { RunStep } from '../../src/consolidation/run.js';
 import { loadMemoryContext } from '../../src/agent/index.js';
 import { LOCK_FILE, listRuns, readLedger } from '../../src/memory/index.js';
 import { runCliCaptured } from '../support/cli.js';
-import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
+import { EXAMPLE_ACTIVE_TITLES, EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import {
   MANUAL,
   checkMemory,
@@ -27,15 +27,7 @@ import { useFakeAnthropic } from '../support/fixtures.js';
 
 const planted = plantedFacts(12);
 const FACTS = [...EXAMPLE_FACTS, ...planted.facts];
-const EXPECTED_TITLES = [
-  "Doesn't eat spicy food",
-  'Home address',
-  'No semicolons in TypeScript',
-  'Shop API moves to Postgres',
-  'Team Grafana dashboard',
-  'Usual coffee order',
-  ...planted.facts.map((fact) => fact.title),
-].sort();
+const EXPECTED_TITLES = [...EXAMPLE_ACTIVE_TITLES, ...planted.facts.map((fact) => fact.title)].sort();
 
 const fake = useFakeAnthropic({ facts: FACTS, scope: 'all' });
 afterAll(async () => {

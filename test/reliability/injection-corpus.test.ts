@@ -11,7 +11,7 @@ import {
   type CorpusEntry,
 } from '../fixtures/injection-corpus.js';
 import { type AnthropicReply, type RecordedAnthropicRequest } from '../../harness/fake-anthropic-server.js';
-import { sessionsInPrompt } from '../../harness/scripted-extractor.js';
+import { answerDefaults, sessionsInPrompt } from '../../harness/scripted-extractor.js';
 import {
   MANUAL,
   cleanUpWorkspaces,
@@ -91,12 +91,7 @@ function copyingModel(request: RecordedAnthropicRequest): AnthropicReply {
         type: entry.type,
         title: `${entry.id} ${index === lines.length ? 'whole' : `line ${index + 1}`}`,
         body,
-        why: null,
-        howToApply: null,
-        observed: session.date,
-        sources: [session.id],
-        replaces: [],
-        confidence: 1,
+        ...answerDefaults(session),
         evidence: 'user',
       }),
     );

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INVISIBLE_CONTROLS } from '../../src/memory/visible-text.js';
 import { type AnthropicReply, type RecordedAnthropicRequest } from '../../harness/fake-anthropic-server.js';
-import { sessionsInPrompt } from '../../harness/scripted-extractor.js';
+import { answerDefaults, sessionsInPrompt } from '../../harness/scripted-extractor.js';
 import { MANUAL, cleanUpWorkspaces, consolidatorFor, createWorkspace, readTree } from './support/harness.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
@@ -66,12 +66,7 @@ beforeAll(async () => {
         type: 'user',
         title: current.title,
         body: current.body,
-        why: null,
-        howToApply: null,
-        observed: session.date,
-        sources: [session.id],
-        replaces: [],
-        confidence: 1,
+        ...answerDefaults(session),
         evidence: 'user',
       },
       ...current.userLines.map((line, index) => ({

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { eventually } from '../support/eventually.js';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createRecall } from '../../src/agent/recall.js';
 import { createInspectSpace } from '../../src/consolidation/inspect.js';
 import { createDaemon } from '../../src/daemon/daemon.js';
-import { startRedis, uniquePrefix, type TestRedis } from '../../harness/redis.js';
+import { uniquePrefix } from '../../harness/redis.js';
 import { scriptedExtractor, type ScriptedFact } from '../../harness/scripted-extractor.js';
 import {
   NOW,
@@ -15,7 +15,7 @@ import {
   writeSession,
   cleanUpWorkspaces,
 } from './support/harness.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
+import { useFakeAnthropic, useRedis } from '../support/fixtures.js';
 
 /**
  * 20 spaces served by one daemon (real Redis, scheduler tick, 4 concurrent jobs, the real consolidator), each
@@ -32,13 +32,9 @@ function canariesIn(text: string): string[] {
 }
 
 const fake = useFakeAnthropic({ scope: 'all' });
-let redis: TestRedis;
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
+const redis = useRedis();
+afterAll(() => {
   cleanUpWorkspaces();
-  await redis.stop();
 });
 
 describe('isolation', () => {

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { listRuns, readLedger } from '../../src/memory/index.js';
-import { startRedis, uniquePrefix, type TestRedis } from '../../harness/redis.js';
-import { scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { uniquePrefix } from '../../harness/redis.js';
 import { queueCounts, startWorkspaceDaemon, waitFor } from './support/daemon.js';
 import { createWorkspace, writeSession, cleanUpWorkspaces } from './support/harness.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
+import { useFakeAnthropic, useRedis } from '../support/fixtures.js';
 
 /**
  * 500 spaces ready at once, one scheduler tick, 4 jobs at a time, the real consolidator and the real Redis.
@@ -20,24 +19,15 @@ const CONCURRENCY = 4;
 /** A generous bound on the memory the whole test process (vitest included) may grow by while it runs. */
 const RSS_GROWTH_LIMIT_BYTES = 512 * 1024 * 1024;
 
-const fake = useFakeAnthropic({ scope: 'all' });
-let redis: TestRedis;
-beforeAll(async () => {
-  fake.server.setDefault(
-    scriptedExtractor([
-      {
-        trigger: 'load-test fact',
-        type: 'user',
-        title: 'Favourite editor',
-        body: 'The user edits in Helix.',
-      },
-    ]),
-  );
-  redis = await startRedis();
+const fake = useFakeAnthropic({
+  scope: 'all',
+  facts: [
+    { trigger: 'load-test fact', type: 'user', title: 'Favourite editor', body: 'The user edits in Helix.' },
+  ],
 });
-afterAll(async () => {
+const redis = useRedis();
+afterAll(() => {
   cleanUpWorkspaces();
-  await redis.stop();
 });
 
 describe('load', () => {

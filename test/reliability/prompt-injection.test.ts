@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUARANTINE_FILE } from '../../src/memory/index.js';
 import { type AnthropicReply, type RecordedAnthropicRequest } from '../../harness/fake-anthropic-server.js';
-import { EXAMPLE_FACTS, scriptedExtractor, sessionsInPrompt } from '../../harness/scripted-extractor.js';
+import {
+  answerDefaults,
+  EXAMPLE_FACTS,
+  scriptedExtractor,
+  sessionsInPrompt,
+} from '../../harness/scripted-extractor.js';
 import type { RunSummary } from '../../src/core/run.js';
 import {
   MANUAL,
@@ -75,12 +80,7 @@ function obedientModel(request: RecordedAnthropicRequest): AnthropicReply {
         type: 'feedback',
         title: `Standing order ${attack.marker}`,
         body: line.replace(/^.*?(?:user|assistant):\s*/u, ''),
-        why: null,
-        howToApply: null,
-        observed: session.date,
-        sources: [session.id],
-        replaces: [],
-        confidence: 1,
+        ...answerDefaults(session),
       });
     }
   }

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { listRuns, readLedger } from '../../src/memory/index.js';
-import { startRedis, uniquePrefix, type TestRedis } from '../../harness/redis.js';
+import { uniquePrefix } from '../../harness/redis.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { queueCounts, startWorkspaceDaemon, waitFor } from './support/daemon.js';
 import {
@@ -10,7 +10,7 @@ import {
   writeSession,
   cleanUpWorkspaces,
 } from './support/harness.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
+import { useFakeAnthropic, useRedis } from '../support/fixtures.js';
 
 /**
  * redis-server is killed with SIGKILL and started again twice while the daemon works through a queue: once while
@@ -27,13 +27,9 @@ const fake = useFakeAnthropic({
   answer: scriptedExtractor([...planted.values()].flatMap((entry) => entry.facts)),
   scope: 'all',
 });
-let redis: TestRedis;
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
+const redis = useRedis();
+afterAll(() => {
   cleanUpWorkspaces();
-  await redis.stop();
 });
 
 describe('redis crashes', () => {

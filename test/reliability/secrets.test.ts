@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type AnthropicReply, type RecordedAnthropicRequest } from '../../harness/fake-anthropic-server.js';
-import { sessionsInPrompt } from '../../harness/scripted-extractor.js';
+import { answerDefaults, sessionsInPrompt } from '../../harness/scripted-extractor.js';
 import { MANUAL, consolidatorFor, createWorkspace, readTree, cleanUpWorkspaces } from './support/harness.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
@@ -186,12 +186,7 @@ function leakyModel(request: RecordedAnthropicRequest): AnthropicReply {
             type: 'user',
             title: 'Likes green tea',
             body: 'The user likes green tea.',
-            why: null,
-            howToApply: null,
-            observed: session.date,
-            sources: [session.id],
-            replaces: [],
-            confidence: 1,
+            ...answerDefaults(session),
           },
         ]
       : []),
@@ -199,12 +194,7 @@ function leakyModel(request: RecordedAnthropicRequest): AnthropicReply {
       type: 'reference',
       title: 'Production credentials',
       body: `Deploy key ${SECRETS.anthropic}, AWS ${SECRETS.aws}, DB postgres://admin:${SECRETS.dbPassword}@db.internal/shop, token ${SECRETS.github}`,
-      why: null,
-      howToApply: null,
-      observed: session.date,
-      sources: [session.id],
-      replaces: [],
-      confidence: 1,
+      ...answerDefaults(session),
     },
   ]);
   return { json: { facts } };

@@ -11,6 +11,7 @@ import {
   type FakeAnthropicServer,
   type FakeAnthropicServerOptions,
 } from '../../harness/fake-anthropic-server.js';
+import { startRedis, type TestRedis } from '../../harness/redis.js';
 import { scriptedExtractor, type ScriptedFact } from '../../harness/scripted-extractor.js';
 import { runCliCaptured, type CliRun } from './cli.js';
 import { EXAMPLE_SESSIONS_DIR } from './space.js';
@@ -123,4 +124,41 @@ export function copyExampleSessions(root: string, names?: readonly string[]): vo
       !source.endsWith('.json') ||
       names.some((name) => source.endsWith(name.endsWith('.json') ? name : `${name}.json`)),
   });
+}
+
+/**
+ * A real `redis-server` on a free port for the whole file, stopped after it. Reads as the server itself
+ * (`redis.url`, `redis.kill()`, `redis.restart()`), whichever process it is now.
+ */
+export function useRedis(): TestRedis {
+  let current: TestRedis | undefined;
+  beforeAll(async () => {
+    current = await startRedis();
+  });
+  afterAll(async () => {
+    await current?.stop();
+    current = undefined;
+  });
+  const redis = (): TestRedis => {
+    if (current === undefined)
+      throw new Error('the test redis-server runs only inside the tests of its file');
+    return current;
+  };
+  return {
+    get url() {
+      return redis().url;
+    },
+    get port() {
+      return redis().port;
+    },
+    get dir() {
+      return redis().dir;
+    },
+    get running() {
+      return redis().running;
+    },
+    stop: () => redis().stop(),
+    kill: () => redis().kill(),
+    restart: () => redis().restart(),
+  };
 }
