@@ -415,7 +415,7 @@ export async function extractFacts(
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
   }
-  if (failure !== undefined) throw (failure as { error: unknown }).error;
+  if (failure !== undefined) throw failure.error;
   notes.push(...reader.notes());
   if (droppedAnswers > 0) {
     notes.push(
