@@ -34,7 +34,7 @@
 import type { Session, SessionMessage, SubagentPart } from '../transcripts/types.js';
 import { cleanText, collapseWhitespace, isCompactSummaryText } from './clean-text.js';
 import { CHARS_PER_TOKEN } from './estimate-tokens.js';
-import { dropAssistantFiller, isCourtesyOnly, wordSet } from './filler.js';
+import { dropAssistantFiller, isSmallTalkOnly, wordSet } from './filler.js';
 import { jsonLength } from './json-length.js';
 import { redactSecrets } from './redact-secrets.js';
 import { resolveRelativeDates } from './relative-dates.js';
@@ -164,7 +164,7 @@ function messageText(
     if (part.kind !== 'text') continue;
     const window = windowedClean(part.text, limit);
     leftOut += window.leftOut;
-    if (window.text === '' || (message.compactSummary !== true && isCourtesyOnly(window.text))) continue;
+    if (window.text === '' || (message.compactSummary !== true && isSmallTalkOnly(window.text))) continue;
     const cleaned =
       message.role === 'assistant' ? dropAssistantFiller(window.text, () => userWordsOf(state)) : window.text;
     if (cleaned === '') continue;
