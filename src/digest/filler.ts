@@ -169,9 +169,7 @@ export function isSmallTalkOnly(text: string): boolean {
     .filter((sentence) => normalise(sentence) !== '');
   return (
     sentences.length > 0 &&
-    sentences.every(
-      (sentence) => isCourtesyOnly(sentence) || SMALL_TALK_SENTENCE.test(normalise(sentence)),
-    )
+    sentences.every((sentence) => isCourtesyOnly(sentence) || SMALL_TALK_SENTENCE.test(normalise(sentence)))
   );
 }
 

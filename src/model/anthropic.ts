@@ -21,6 +21,7 @@ import {
   assertAnswerSize,
   badOutput,
   cachedJsonSchema,
+  inlineLocalRefs,
   OutputLimitError,
   parseJsonOutput,
   refusal,
@@ -265,7 +266,7 @@ function guardedOutputFormat(
 function outputJsonSchema(schema: z.ZodType, schemaName: string, label: string): Record<string, unknown> {
   return cachedJsonSchema(schema, 'anthropic', () => {
     try {
-      return zodOutputFormat(schema).schema;
+      return inlineLocalRefs(zodOutputFormat(schema).schema);
     } catch {
       try {
         return transformJSONSchema(z.toJSONSchema(schema, { io: 'input', reused: 'ref' }));

@@ -81,7 +81,7 @@ describe('small talk', () => {
 
   it('keeps a message with one clause that says anything else, and confirmations', () => {
     for (const text of [
-      "Hey! Good to see you. I moved to Porto last week.",
+      'Hey! Good to see you. I moved to Porto last week.',
       'ok',
       'yes, that works',
       "What's up with the build? It fails on main.",
