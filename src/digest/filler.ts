@@ -82,8 +82,18 @@ const JOINERS = new Set([
   'lot',
 ]);
 
-/** Lower case, accents and punctuation gone, words separated by one space. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/**
+ * Lower case, accents and punctuation gone, words separated by one space. Printable ASCII, most text, skips
+ * the Unicode decomposition and the Unicode classes (the same result, several times faster).
+ */
 function normalise(text: string): string {
+  if (PRINTABLE_ASCII.test(text))
+    return text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, ' ')
+      .trim();
   return text
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
@@ -152,6 +162,13 @@ const SMALL_TALK = [
 ];
 const SMALL_TALK_SENTENCE = new RegExp(`^(?:${SMALL_TALK.join('|')})$`, 'u');
 
+/** Every word courtesy and small talk are made of: a message with any other word is neither (a cheap first test). */
+const SMALL_TALK_WORDS = new Set([
+  ...COURTESY_PHRASES.flatMap((phrase) => phrase.split(' ')),
+  ...JOINERS,
+  ...SMALL_TALK.flatMap((pattern) => pattern.replace(/\(\?:|[()?|]/g, ' ').split(' ')),
+]);
+
 /** Longest message {@link isSmallTalkOnly} looks at: small talk is short. */
 const SMALL_TALK_MAX_CHARS = 200;
 
@@ -162,6 +179,8 @@ const SMALL_TALK_MAX_CHARS = 200;
  */
 export function isSmallTalkOnly(text: string): boolean {
   if (text.length > SMALL_TALK_MAX_CHARS) return false;
+  const words = normalise(text).split(' ');
+  if (words.some((word) => word !== '' && !SMALL_TALK_WORDS.has(word))) return false;
   if (isCourtesyOnly(text)) return true;
   const sentences = text
     .split(/[.!?…,;]+/u)
