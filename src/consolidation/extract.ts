@@ -383,7 +383,10 @@ export async function extractFacts(
 
   try {
     while (failure === undefined && (queue.length > 0 || inFlight.size > 0)) {
-      const position = inFlight.size < concurrency ? nextReady() : -1;
+      // With a cached prefix (the stable part of the memory list), the first call goes alone: calls sent
+      // together before it is written would each pay a cache write instead of reading it.
+      const warming = memoryList.stable.length > 0 && finished === 0 && inFlight.size > 0;
+      const position = inFlight.size < concurrency && !warming ? nextReady() : -1;
       if (position === -1) {
         await Promise.race(inFlight.values());
         continue;

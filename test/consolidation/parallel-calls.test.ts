@@ -1,3 +1,4 @@
+import { cpSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createConsolidator } from '../../src/consolidation/run.js';
@@ -12,7 +13,7 @@ import {
   type FakeAnthropicServer,
 } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_FACTS, scriptedExtractor, sessionsInPrompt } from '../../harness/scripted-extractor.js';
-import { createTestSpace } from '../support/space.js';
+import { createTestSpace, EXAMPLE_SESSIONS_DIR } from '../support/space.js';
 
 const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
 const NOW = new Date('2026-11-29T12:00:00Z');
@@ -117,6 +118,66 @@ describe('the calls of a run in parallel', () => {
     await expect(run).rejects.toThrow(/HTTP 401/);
     expect(overlaps.most).toBeLessThanOrEqual(4);
     expect((await loadMemory(test.space.memoryDir)).facts).toEqual([]);
+  });
+});
+
+describe('a run with a cached prefix', () => {
+  it('sends its first call alone, so the calls after it read the prefix from the cache', async () => {
+    server = await startFakeAnthropicServer({ minCacheableTokens: 4096 });
+    const scripted = scriptedExtractor(EXAMPLE_FACTS);
+    const filler = Array.from({ length: 300 }, (_, index) => ({
+      type: 'project',
+      title: `Service ${index} owns queue ${index}`,
+      body: `Service ${index} runs the nightly job of queue ${index} and alerts team ${index % 7}.`,
+      why: null,
+      howToApply: null,
+      observed: '2026-11-02',
+      sources: [],
+      replaces: [],
+      confidence: null,
+    }));
+    let seeded = false;
+    let inFlight = 0;
+    const alongside: number[] = [];
+    server.setDefault(async (request) => {
+      alongside.push(inFlight);
+      inFlight += 1;
+      await sleep(40);
+      inFlight -= 1;
+      const reply = scripted(request) as { json: { facts: unknown[] } };
+      if (seeded) return reply;
+      seeded = true;
+      return { json: { facts: [...reply.json.facts, ...filler] } };
+    });
+    const test = createTestSpace({
+      modelUrl: server.url,
+      examples: ['2026-11-02-lisbon-delivery.json'],
+      env: { DREAMD_DIGEST_TOKENS_PER_CALL: '2000', DREAMD_MEMORY_TOKENS_PER_CALL: '4000' },
+    });
+    const limits = { ...test.config.limits, maxFactsPerAnswer: 1_000, maxFactsPerSession: 1_000 };
+    const model = { ...test.config.model, concurrency: 4 };
+    const consolidate = createConsolidator({
+      config: { ...test.config, limits, model },
+      model: () => createModel(model),
+      now: () => NOW,
+    });
+    expect((await consolidate(test.space, forced)).status).toBe('completed');
+    cpSync(EXAMPLE_SESSIONS_DIR, test.space.sessionsDir, { recursive: true });
+    const before = server.requests.length;
+    alongside.length = 0;
+
+    const summary = await consolidate(test.space, forced);
+
+    expect(summary.status).toBe('completed');
+    expect(server.requests.length - before).toBeGreaterThan(2);
+    // The first call of the run met nobody and nobody met it; the next ones went together.
+    expect(alongside[0]).toBe(0);
+    expect(alongside[1]).toBe(0);
+    expect(Math.max(...alongside)).toBeGreaterThan(0);
+    expect(summary.usage.cacheWriteTokens).toBeGreaterThan(0);
+    expect(summary.usage.cacheReadTokens).toBeGreaterThanOrEqual(
+      (server.requests.length - before - 1) * summary.usage.cacheWriteTokens,
+    );
   });
 });
 
