@@ -4,7 +4,8 @@
  * `bench/results.md` and `bench/results.json`. `--quick` runs small sizes (CI: under a minute) and writes
  * `bench/results-quick.*` instead, so a CI run never overwrites the committed full results. `--only <step>`
  * (repeatable: scheduler-tick, digest-throughput, consolidation, request-bytes, run-overhead, peak-memory,
- * peak-memory-real, index-build, topic-render, queue-throughput, chat, reconcile, new-facts, agent-import) runs only those steps and prints their table without writing any file, so a partial run
+ * peak-memory-real, index-build, topic-render, queue-throughput, chat, reconcile, new-facts, agent-import,
+ * parallel-calls) runs only those steps and prints their table without writing any file, so a partial run
  * never replaces the committed results.
  */
 import { join } from 'node:path';
@@ -18,6 +19,7 @@ import { measurePeakMemory } from './figures/peak-memory.js';
 import { measureRealPeakMemory } from './figures/peak-memory-real.js';
 import { measureQueueThroughput } from './figures/queue-throughput.js';
 import { measureNewFacts } from './figures/new-facts.js';
+import { measureParallelCalls } from './figures/parallel-calls.js';
 import { measureReconcile } from './figures/reconcile.js';
 import { measureSchedulerTick } from './figures/scheduler-tick.js';
 import { measureTopicRender } from './figures/topic-render.js';
@@ -42,6 +44,7 @@ const STEP_KEYS = [
   'reconcile',
   'new-facts',
   'agent-import',
+  'parallel-calls',
 ] as const;
 type StepKey = (typeof STEP_KEYS)[number];
 
@@ -151,6 +154,9 @@ async function main(): Promise<void> {
   await step('new-facts', '10. one run learning 10,000 new facts', () => measureNewFacts(quick ? 1 : 3, log));
   await step('agent-import', "11. the agent kit's import against the Anthropic SDK's", () =>
     measureAgentImport(SIZES.importRounds, log),
+  );
+  await step('parallel-calls', '12. parallel calls within a run, output tokens per call', () =>
+    measureParallelCalls(log),
   );
 
   const durationSeconds = (performance.now() - started) / 1000;

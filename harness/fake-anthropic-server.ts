@@ -58,6 +58,8 @@ export type AnthropicRequestBody = z.infer<typeof AnthropicRequestBody>;
 export interface RecordedAnthropicRequest {
   /** 0-based position among the requests this server received. */
   readonly index: number;
+  /** Epoch ms at which the server took the request up (after its latency, if any). */
+  readonly receivedAt: number;
   readonly path: string;
   /** Lower-cased header names: `x-api-key`, `anthropic-version`, … */
   readonly headers: Readonly<Record<string, string>>;
@@ -188,6 +190,7 @@ export async function startFakeAnthropicServer(
     }
     const recorded: RecordedAnthropicRequest = {
       index: requests.length,
+      receivedAt: Date.now(),
       path: exchange.path,
       headers: exchange.headers,
       body: parsed.data,

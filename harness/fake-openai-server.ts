@@ -58,6 +58,8 @@ export type EmbeddingsRequestBody = z.infer<typeof EmbeddingsRequestBody>;
 
 export interface RecordedChatRequest {
   readonly index: number;
+  /** Epoch ms at which the server took the request up (after its latency, if any). */
+  readonly receivedAt: number;
   readonly path: string;
   /** Lower-cased header names: `authorization`, … */
   readonly headers: Readonly<Record<string, string>>;
@@ -159,6 +161,7 @@ export async function startFakeOpenAIServer(
     }
     const recorded: RecordedChatRequest = {
       index: requests.length,
+      receivedAt: Date.now(),
       path: exchange.path,
       headers: exchange.headers,
       body: parsed.data,

@@ -27,6 +27,7 @@ export const ENVIRONMENT_VARIABLES = {
   ANTHROPIC_AUTH_TOKEN: 'bearer token for provider anthropic (gateways), sent instead of an API key',
   DREAMD_MODEL_TIMEOUT_MS: 'model.timeoutMs',
   DREAMD_MODEL_MAX_RETRIES: 'model.maxRetries',
+  DREAMD_MODEL_CONCURRENCY: 'model.concurrency',
   DREAMD_EMBEDDINGS_BASE_URL: 'embeddings.baseUrl',
   DREAMD_EMBEDDINGS_MODEL: 'embeddings.model',
   DREAMD_SCHEDULE: 'schedule',
@@ -49,6 +50,7 @@ export const ENVIRONMENT_VARIABLES = {
 const NUMERIC = new Set([
   'model.timeoutMs',
   'model.maxRetries',
+  'model.concurrency',
   'gates.minHours',
   'gates.minSessions',
   'gates.quietMinutes',

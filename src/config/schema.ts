@@ -54,6 +54,12 @@ export const ModelConfig = z.strictObject({
   /** Retries of a retryable failure (429, 529, 5xx, timeout, dropped connection, bad output). */
   maxRetries: z.int().min(0).max(10).default(4),
   /**
+   * Most calls in flight at once on one key (endpoint and API key), across every run of the process: the
+   * extraction calls of a run that do not depend on each other go in parallel up to this many. A `retry-after`
+   * pauses all of the key's calls; rate-limit headers pace them. 1: one call after another.
+   */
+  concurrency: z.int().min(1).max(64).default(4),
+  /**
    * Price of a model dreamd's table does not know (USD per million tokens), for run costs and the monthly
    * budget. The table knows claude-haiku-5-5 and claude-haiku-4-5; this overrides it when set.
    */

@@ -4,7 +4,10 @@
  * and, for runs of several calls, a stable part cached with the instructions), and the fenced digest; every
  * candidate it returns is tied to the sessions of its batch.
  *
- * Batches go in order until the call budget (`maxCalls`) is spent. An answer cut off at the output limit
+ * Batches go in order until the call budget (`maxCalls`) is spent, up to `concurrency` at once: a batch
+ * starts when no call in flight and no earlier queued batch holds one of its sessions, so the parts of a long
+ * session go one after another (each sees the facts of the parts before it, and its progress is recorded as
+ * a prefix) while different sessions go in parallel. An answer cut off at the output limit
  * (OutputLimitError) is never resent as is: the batch is split in two (`splitBatch`) and the halves go next,
  * in its place. What was not sent (budget spent, or a single line whose answer cannot fit) is reported per
  * session as the first message not sent, so the run consolidates what was sent and the rest waits.
@@ -32,6 +35,7 @@ import {
 import type { Gathered } from './gather.js';
 import type { FactDropReason, RunProgress, WaitReason } from '../core/run.js';
 import { createMemoryList, type MemoryListFact } from './memory-list.js';
+import { normalizeText } from './similarity.js';
 import { createAnswerReader, droppedAnswer, type AnswerLimits } from './answer-reader.js';
 
 export type { AnswerLimits } from './answer-reader.js';
@@ -50,6 +54,8 @@ export interface Extracted {
   readonly usage: TokenUsage;
   /** USD of the calls, priced call by call (a price tier can depend on one call's size); undefined: no price. */
   readonly costUsd: number | undefined;
+  /** Tokens of each answered call, in the order the answers came. */
+  readonly perCall: readonly CallRecord[];
   /** Per session, the first message of the first part not sent; absent: everything of it was sent. */
   readonly firstUnsent: ReadonlyMap<string, number>;
   /** What happened besides plain calls (splits after an output limit, lines that could not fit), for the run record. */
@@ -61,6 +67,21 @@ export interface Extracted {
   /** Facts of the answers dropped before reconcile, by reason. */
   readonly factsDropped: Readonly<Partial<Record<FactDropReason, number>>>;
 }
+
+/** One answered extraction call's tokens, for the run record and the benchmark. */
+export interface CallRecord {
+  readonly inputTokens: number;
+  /** Output tokens, thinking included: what the effort setting changes. */
+  readonly outputTokens: number;
+}
+
+/** The run's facts (by {@link runFactId}) one call was shown, and the call's number. */
+export interface ShownToCall {
+  readonly seen: ReadonlySet<string>;
+  readonly call: number;
+}
+
+const RUN_ID = /^run-\d+$/;
 
 type WaitingMap = Map<string, { reason: WaitReason; detail: string }>;
 
@@ -174,6 +195,33 @@ export function resolveRunReplaces(candidates: readonly ExtractedFact[]): Extrac
     .map((candidate) => ({ ...candidate, replaces: candidate.replaces.filter((id) => !isRunId(id)) }));
 }
 
+/**
+ * A call is shown only the run's facts that were in when it started and that its memory list had room for;
+ * calls that ran at the same time could not see each other's facts, so neither could say that it replaces
+ * the other. Of two facts of calls where the later was not shown the earlier, with the same type and title (the model's name for the subject), the
+ * later one names the earlier (by {@link runFactId}), as a call made after it would have; {@link
+ * resolveRunReplaces} then keeps the newer observation. Facts a call was shown, and facts of one answer, are
+ * left to the model's own `replaces`.
+ */
+export function linkUnseenSameTitles(
+  candidates: readonly ExtractedFact[],
+  shown: readonly ShownToCall[],
+): ExtractedFact[] {
+  const byKey = new Map<string, number[]>();
+  return candidates.map((candidate, index) => {
+    const key = `${candidate.type}\n${normalizeText(candidate.title)}`;
+    const earlier = byKey.get(key) ?? [];
+    byKey.set(key, [...earlier, index]);
+    const own = shown[index];
+    if (own === undefined) return candidate;
+    const unseen = earlier.filter(
+      (position) => !own.seen.has(runFactId(position)) && shown[position]?.call !== own.call,
+    );
+    if (unseen.length === 0) return candidate;
+    return { ...candidate, replaces: [...new Set([...candidate.replaces, ...unseen.map(runFactId)])] };
+  });
+}
+
 export async function extractFacts(
   gathered: Gathered,
   options: {
@@ -190,6 +238,11 @@ export async function extractFacts(
     maxCalls?: number;
     /** The limits each answer is read within. */
     limits: AnswerLimits;
+    /**
+     * Most calls in flight at once (`model.concurrency`); default 1. Batches of different sessions go in
+     * parallel; the parts of one session go in order. The key's gate caps all runs together as well.
+     */
+    concurrency?: number;
     /** Statements of the project's instruction files, shown as already known (see `project-docs.ts`). */
     known?: readonly string[];
     signal?: AbortSignal | undefined;
@@ -212,6 +265,7 @@ export async function extractFacts(
   let retries = 0;
   let costUsd: number | undefined = 0;
   let splits = 0;
+  let finished = 0;
   const memoryList = createMemoryList(options.index, {
     maxTokensPerCall: options.memoryTokensPerCall,
     calls: gathered.batches.length,
@@ -219,28 +273,34 @@ export async function extractFacts(
   });
   const runEntries: IndexEntry[] = [];
   const queue: Batch[] = gathered.batches.map((entry) => entry.batch);
+  const concurrency = Math.max(1, options.concurrency ?? 1);
+  const perCall: CallRecord[] = [];
   // A session that lost a part stops here: its later parts wait too, so the ledger's progress is a prefix.
   const blocked = (batch: Batch): boolean =>
     batch.segments.some((segment) => {
       const stop = firstUnsent.get(segment.sessionId);
       return stop !== undefined && (segment.lines[0]?.message ?? Number.POSITIVE_INFINITY) >= stop;
     });
-  while (queue.length > 0) {
-    const batch = queue.shift() as Batch;
-    if (calls >= maxCalls || blocked(batch)) {
-      markUnsent(
-        batch,
-        unsent,
-        'call-budget',
-        `the run made its limits.maxCallsPerRun (${maxCalls}) calls; the session continues in the next run`,
-      );
-      continue;
-    }
-    options.onProgress({ phase: 'extract', done: calls, total: calls + queue.length + 1 });
-    calls += 1;
+  /** Sessions of the calls in flight: a batch with one of them waits for that call (its earlier part). */
+  const inFlight = new Map<Batch, Promise<void>>();
+  const busySessions = (): Set<string> =>
+    new Set([...inFlight.keys()].flatMap((running) => running.sessionIds));
+  // One failure that is not an answer's (auth, the budget's abort …) ends the run: the calls in flight stop.
+  const stop = new AbortController();
+  const onAbort = (): void => stop.abort(options.signal?.reason);
+  if (options.signal?.aborted === true) onAbort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  let failure: { error: unknown } | undefined;
+
+  /** Per candidate: the run's facts its call was shown (by {@link runFactId}), and which call it came from. */
+  const shown: ShownToCall[] = [];
+
+  async function runCall(batch: Batch, callNumber: number): Promise<void> {
+    const listed = memoryList.select(batch.text, batch.estimatedTokens, runEntries);
+    const seen = new Set(listed.map((entry) => entry.id).filter((id) => RUN_ID.test(id)));
     const parts = buildExtractionParts({
       stable: memoryList.stable,
-      index: memoryList.select(batch.text, batch.estimatedTokens, runEntries),
+      index: listed,
       digestText: batch.text,
       today: options.today,
       known: options.known,
@@ -256,14 +316,14 @@ export async function extractFacts(
         schemaName: EXTRACTION_SCHEMA_NAME,
         maxAnswerChars: options.limits.maxAnswerChars,
         maxOutputTokens: options.maxOutputTokens,
-        ...(options.signal !== undefined ? { signal: options.signal } : {}),
+        signal: stop.signal,
       });
     } catch (error) {
       const dropped = droppedAnswer(error);
       if (dropped !== undefined) {
         droppedAnswers += 1;
         markUnsent(batch, unsent, dropped.reason, dropped.detail);
-        continue;
+        return;
       }
       if (!(error instanceof OutputLimitError)) throw error;
       const halves = splitBatch(batch);
@@ -280,15 +340,17 @@ export async function extractFacts(
             reason: `the answer for one message passes the output limit of ${options.maxOutputTokens} tokens; raise model.maxOutputTokens (the session waits at that message)`,
           });
         }
-        continue;
+        return;
       }
       splits += 1;
+      // The halves take the batch's place: before every later part of its sessions still queued.
       queue.unshift(...halves);
-      continue;
+      return;
     }
     for (const sessionId of batch.sessionIds) answered.add(sessionId);
     retries += result.attempts - 1;
     usage = addUsage(usage, result.usage);
+    perCall.push({ outputTokens: result.usage.outputTokens, inputTokens: result.usage.inputTokens });
     const callCost = options.costOf?.(result.usage);
     costUsd = costUsd === undefined || callCost === undefined ? undefined : costUsd + callCost;
     const anchor = (fact: ExtractedFact): ExtractedFact =>
@@ -301,8 +363,62 @@ export async function extractFacts(
         hook: candidate.body,
       });
       candidates.push(candidate);
+      shown.push({ seen, call: callNumber });
     }
   }
+
+  /**
+   * The first queued batch that may start now: none of its sessions is in flight or in an earlier queued
+   * batch (a session's parts go in order, each seeing the facts of the one before).
+   */
+  function nextReady(): number {
+    const busy = busySessions();
+    for (let position = 0; position < queue.length; position++) {
+      const batch = queue[position] as Batch;
+      if (batch.sessionIds.every((sessionId) => !busy.has(sessionId))) return position;
+      for (const sessionId of batch.sessionIds) busy.add(sessionId);
+    }
+    return -1;
+  }
+
+  try {
+    while (failure === undefined && (queue.length > 0 || inFlight.size > 0)) {
+      // With a cached prefix (the stable part of the memory list), the first call goes alone: calls sent
+      // together before it is written would each pay a cache write instead of reading it.
+      const warming = memoryList.stable.length > 0 && finished === 0 && inFlight.size > 0;
+      const position = inFlight.size < concurrency && !warming ? nextReady() : -1;
+      if (position === -1) {
+        await Promise.race(inFlight.values());
+        continue;
+      }
+      const batch = queue.splice(position, 1)[0] as Batch;
+      if (calls >= maxCalls || blocked(batch)) {
+        markUnsent(
+          batch,
+          unsent,
+          'call-budget',
+          `the run made its limits.maxCallsPerRun (${maxCalls}) calls; the session continues in the next run`,
+        );
+        continue;
+      }
+      options.onProgress({ phase: 'extract', done: finished, total: calls + queue.length + 1 });
+      calls += 1;
+      const call = runCall(batch, calls)
+        .catch((error: unknown) => {
+          if (failure === undefined) failure = { error };
+          stop.abort(error);
+        })
+        .finally(() => {
+          finished += 1;
+          inFlight.delete(batch);
+        });
+      inFlight.set(batch, call);
+    }
+    await Promise.all(inFlight.values());
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+  if (failure !== undefined) throw failure.error;
   notes.push(...reader.notes());
   if (droppedAnswers > 0) {
     notes.push(
@@ -316,12 +432,13 @@ export async function extractFacts(
   }
   options.onProgress({ phase: 'extract', done: calls, total: calls });
   return {
-    candidates: resolveRunReplaces(candidates),
+    candidates: resolveRunReplaces(linkUnseenSameTitles(candidates, shown)),
     calls,
     retries,
     usage,
     costUsd: options.costOf === undefined ? undefined : costUsd,
     firstUnsent,
+    perCall,
     notes,
     problems,
     waiting,

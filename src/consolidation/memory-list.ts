@@ -34,7 +34,7 @@ export interface MemoryListFact extends IndexEntry {
 export const MIN_CACHED_PREFIX_TOKENS = 4_500;
 
 /** Share of a call's digest tokens its memory list may take (beside the stable part), plus a floor. */
-export const MEMORY_SHARE_OF_DIGEST = 0.15;
+export const MEMORY_SHARE_OF_DIGEST = 0.1;
 export const MEMORY_FLOOR_TOKENS = 200;
 
 export function lineTokens(entry: IndexEntry): number {

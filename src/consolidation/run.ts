@@ -261,6 +261,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         maxOutputTokens: config.model.maxOutputTokens,
         costOf,
         maxCalls: config.limits.maxCallsPerRun,
+        concurrency: config.model.concurrency,
         limits: config.limits,
         signal: runOptions.signal,
         onProgress: progress,
@@ -325,6 +326,9 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         calls: extracted.calls,
         retries: extracted.retries,
         usage: extracted.usage,
+        ...(extracted.perCall.length > 0
+          ? { outputTokensPerCall: extracted.perCall.map((call) => call.outputTokens) }
+          : {}),
         unconsolidated,
         ...(Object.keys(extracted.factsDropped).length > 0 ? { factsDropped: extracted.factsDropped } : {}),
         costUsd: extracted.costUsd === undefined ? undefined : roundUsd(extracted.costUsd),

@@ -92,6 +92,11 @@ export interface RunSummary {
   /** Model requests retried after a fault or bad output, summed over the calls (0 when every call went through first time). */
   readonly retries: number;
   readonly usage: TokenUsage;
+  /**
+   * Output tokens of each answered extraction call (thinking included, which `model.effort` governs), in the
+   * order the answers came; absent for a run without a call.
+   */
+  readonly outputTokensPerCall?: readonly number[] | undefined;
   readonly model: string;
   /**
    * USD the run's model calls cost, from the price table (`cost/prices.ts`) or `model.price`; undefined when

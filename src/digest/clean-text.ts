@@ -75,6 +75,38 @@ export function collapseWhitespace(text: string): string {
   return collapsed.trim();
 }
 
+/**
+ * What a compaction summary says, without Claude Code's wrapping: the opening sentence ("This session is
+ * being continued from a previous conversation …"), the model's own chronological `Analysis:` that comes
+ * before the `Summary:` it writes from it (or an `<analysis>` block), and the closing instruction to go on
+ * ("Please continue the conversation from where we left it off …"), and the numbered sections of task state
+ * ({@link TASK_STATE_SECTION}). A summary without these comes back as it is.
+ */
+export function compactSummaryCore(text: string): string {
+  let core = text.replace(
+    /^\s*This session is being continued from a previous conversation that ran out of context\.[^\n]*(?:\n|$)/u,
+    '',
+  );
+  core = core.replace(/<analysis>[\s\S]*?<\/analysis>/u, '');
+  if (/^\s*Analysis:/u.test(core)) {
+    const summary = /\n\s*Summary:\s*\n/u.exec(core);
+    if (summary !== null) core = core.slice(summary.index);
+  }
+  core = core.replace(/\n\s*Please continue the conversation from where we left (?:it )?off[\s\S]*$/u, '');
+  return core
+    .split(/\n(?=[ \t]*\d+\.[ \t]+[A-Z][^\n:]*:)/u)
+    .filter((section) => !TASK_STATE_SECTION.test(section))
+    .join('\n')
+    .trim();
+}
+
+/**
+ * Numbered sections of a compaction summary that hold what the code records or the state of the task of the
+ * moment, which memory does not keep: the files and code touched, pending tasks, the current work, the next step.
+ */
+const TASK_STATE_SECTION =
+  /^[ \t]*\d+\.[ \t]+(?:Files and Code Sections|Pending Tasks|Current Work|Optional Next Step):/u;
+
 /** True when `text` reads as a compaction summary even without the transcript's flag. */
 export function isCompactSummaryText(text: string): boolean {
   return COMPACT_SUMMARY_OPENING.test(text.trimStart());

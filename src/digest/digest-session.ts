@@ -32,9 +32,9 @@
  * - Every text is resolved for relative dates against its own message's date, then redacted.
  */
 import type { Session, SessionMessage, SubagentPart } from '../transcripts/types.js';
-import { cleanText, collapseWhitespace, isCompactSummaryText } from './clean-text.js';
+import { cleanText, collapseWhitespace, compactSummaryCore, isCompactSummaryText } from './clean-text.js';
 import { CHARS_PER_TOKEN } from './estimate-tokens.js';
-import { dropAssistantFiller, isCourtesyOnly, wordSet } from './filler.js';
+import { dropAssistantFiller, isSmallTalkOnly, wordSet } from './filler.js';
 import { jsonLength } from './json-length.js';
 import { redactSecrets } from './redact-secrets.js';
 import { resolveRelativeDates } from './relative-dates.js';
@@ -43,13 +43,13 @@ import type { DigestLine, DigestOptions, SessionDigest } from './types.js';
 
 /** Characters kept of one tool result (`limits.toolResultChars`). */
 export const DEFAULT_TOOL_RESULT_CHARS = 200;
-/** Characters kept of one assistant text. Generous: long enough for a summary of what was done. */
 /**
- * Characters kept of one assistant text: 400, as its head and tail. Facts come from what the user says or
+ * Characters kept of one assistant text: 280, as its head and tail. Facts come from what the user says or
  * confirms; the assistant's turn is context, and its gist (the answer, and the question it ends on, such as
- * "shall I save this address?") sits at its start and its end.
+ * "shall I save this address?") sits at its start and its end. In plain dialogue the assistant writes most of
+ * the characters, so this figure sets most of a call's size.
  */
-export const DEFAULT_ASSISTANT_TEXT_CHARS = 400;
+export const DEFAULT_ASSISTANT_TEXT_CHARS = 280;
 /**
  * Characters kept of one user text: 16,000 (about 4,000 tokens). What users say is where facts come from, so
  * this is far above any typed message; it only bites on a pasted log or document, whose head and tail are kept
@@ -57,13 +57,34 @@ export const DEFAULT_ASSISTANT_TEXT_CHARS = 400;
  */
 export const DEFAULT_USER_TEXT_CHARS = 16_000;
 
-/** Keeps the first 4/5 and the last 1/5 of `limit` characters, with a marker of what was left out. */
-export function cutMiddle(text: string, limit: number, alreadyLeftOut = 0): string {
+/**
+ * Characters an assistant text keeps of its end: a fifth of the limit, and at least 100 (half the limit at
+ * most), so the question a short-cut answer ends on ("Shall I save Rua das Flores 28 as your default
+ * address?") is kept whole.
+ */
+export function assistantTailChars(limit: number): number {
+  return Math.max(Math.floor(limit / 5), Math.min(100, Math.floor(limit / 2)));
+}
+
+/**
+ * Keeps the first `limit − tailChars` and the last `tailChars` characters (default a fifth of `limit`), with a
+ * marker of what was left out.
+ */
+export function cutMiddle(
+  text: string,
+  limit: number,
+  alreadyLeftOut = 0,
+  tailChars = Math.floor(limit / 5),
+): string {
   if (text.length <= limit && alreadyLeftOut === 0) return text;
-  const tail = Math.min(Math.floor(limit / 5), Math.floor(text.length / 5));
+  const tail = Math.min(tailChars, Math.floor(text.length / 5));
   const head = Math.min(limit, text.length) - tail;
   const leftOut = text.length - head - tail + alreadyLeftOut;
   return `${text.slice(0, head).trimEnd()} … [${leftOut} chars left out] … ${text.slice(text.length - tail).trimStart()}`;
+}
+
+function tailFor(role: SessionMessage['role'], limit: number): number {
+  return role === 'assistant' ? assistantTailChars(limit) : Math.floor(limit / 5);
 }
 
 /** Characters dropped at the inner edge of each window: more than any secret the redactor knows ends within. */
@@ -75,10 +96,15 @@ const WINDOW_EDGE_CHARS = 128;
  * kilobytes instead of the whole text. Each window is cleaned on its own and loses {@link WINDOW_EDGE_CHARS}
  * at its cut edge, so a secret the cut split in two never reaches the output half-redacted.
  */
-function windowedClean(text: string, limit: number): { text: string; leftOut: number } {
+function windowedClean(
+  text: string,
+  limit: number,
+  tailKept = Math.floor(limit / 5),
+): { text: string; leftOut: number } {
   const window = 2 * limit + 256;
   if (text.length <= window) return { text: cleanText(text), leftOut: 0 };
-  const tailChars = Math.floor(window / 5);
+  // The tail window holds the tail kept, what its cut edge loses, and some room.
+  const tailChars = Math.max(Math.floor(window / 5), tailKept + WINDOW_EDGE_CHARS + 32);
   const head = cleanText(text.slice(0, window - tailChars));
   const tail = cleanText(text.slice(text.length - tailChars));
   const keptHead = head.slice(0, Math.max(0, head.length - WINDOW_EDGE_CHARS));
@@ -138,7 +164,10 @@ function rememberEarlier(message: SessionMessage, state: DigestState, limit: num
   for (const part of message.parts) {
     if (part.kind === 'text') {
       // Windowed as `messageText` does, so a repeat is recognised by the same key.
-      const cleaned = windowedClean(part.text, limit).text;
+      const summary =
+        message.role === 'user' && (message.compactSummary === true || isCompactSummaryText(part.text));
+      const raw = summary ? compactSummaryCore(part.text) : part.text;
+      const cleaned = windowedClean(raw, limit, tailFor(message.role, limit)).text;
       if (cleaned.length >= REPEAT_MIN_CHARS) state.seenTexts.add(cleaned);
     } else if (part.kind === 'tool-call' && part.id !== undefined) {
       state.toolNames.set(part.id, part.name);
@@ -162,9 +191,13 @@ function messageText(
   let compact = message.compactSummary === true;
   for (const part of message.parts) {
     if (part.kind !== 'text') continue;
-    const window = windowedClean(part.text, limit);
+    const summary =
+      message.role === 'user' && (message.compactSummary === true || isCompactSummaryText(part.text));
+    if (summary) compact = true;
+    const raw = summary ? compactSummaryCore(part.text) : part.text;
+    const window = windowedClean(raw, limit, tailFor(message.role, limit));
     leftOut += window.leftOut;
-    if (window.text === '' || (message.compactSummary !== true && isCourtesyOnly(window.text))) continue;
+    if (window.text === '' || (message.compactSummary !== true && isSmallTalkOnly(window.text))) continue;
     const cleaned =
       message.role === 'assistant' ? dropAssistantFiller(window.text, () => userWordsOf(state)) : window.text;
     if (cleaned === '') continue;
@@ -202,11 +235,11 @@ function subagentLines(
     ['→', part.prompt],
     ['←', part.answer],
   ] as const) {
-    const window = windowedClean(raw, limit);
+    const window = windowedClean(raw, limit, assistantTailChars(limit));
     if (window.text === '') continue;
     const redacted = redactSecrets(resolveRelativeDates(window.text, stamp.date));
     lines.push({
-      text: `sub-agent ${arrow} ${cutMiddle(redacted.text, limit, window.leftOut)}`,
+      text: `sub-agent ${arrow} ${cutMiddle(redacted.text, limit, window.leftOut, assistantTailChars(limit))}`,
       redactions: redacted.count,
     });
   }
@@ -224,7 +257,7 @@ function digestMessage(
   const { text, compact, leftOut } = messageText(message, state, limit);
   if (text !== '') {
     const redacted = redactSecrets(resolveRelativeDates(text, stamp.date));
-    const body = cutMiddle(redacted.text, limit, leftOut);
+    const body = cutMiddle(redacted.text, limit, leftOut, tailFor(message.role, limit));
     const role = compact ? COMPACT_SUMMARY_LABEL : message.role;
     // The session header carries its date; a line says its own only when it was written on another day.
     const dated = stamp.date === state.sessionDate ? '' : `[${stamp.date}] `;

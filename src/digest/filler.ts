@@ -82,8 +82,18 @@ const JOINERS = new Set([
   'lot',
 ]);
 
-/** Lower case, accents and punctuation gone, words separated by one space. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/**
+ * Lower case, accents and punctuation gone, words separated by one space. Printable ASCII, most text, skips
+ * the Unicode decomposition and the Unicode classes (the same result, several times faster).
+ */
 function normalise(text: string): string {
+  if (PRINTABLE_ASCII.test(text))
+    return text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, ' ')
+      .trim();
   return text
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
@@ -124,10 +134,69 @@ export function isCourtesyOnly(text: string): boolean {
   return phrases > 0;
 }
 
+/**
+ * Small talk either side says, as whole sentences (normalised: "what's up" is `what s up`): greetings
+ * beyond a word ("good to see you again"), how-are-yous, offers of help with no content, sign-offs.
+ */
+const SMALL_TALK = [
+  '(?:it s |it is )?(?:great|good|nice|lovely) to (?:see|hear from) you(?: again| too)?',
+  'what s up',
+  'whats up',
+  'anything new',
+  'what s new',
+  'how are you(?: doing)?(?: today)?',
+  'how s it going',
+  'how is it going',
+  'how have you been',
+  'long time no see',
+  'talk soon',
+  'talk to you (?:soon|later)',
+  '(?:that s|that is) all(?: for now| for today)?',
+  'have a (?:great|good|nice|lovely) (?:day|one|evening|weekend)',
+  'how can i (?:help|assist)(?: you)?(?: today)?',
+  'what can i do for you(?: today)?',
+  'i m (?:fine|good|great|well)(?: thanks| thank you)?',
+  'not much',
+  '(?:that s|that is) (?:great|good|wonderful) news',
+  'great news',
+];
+const SMALL_TALK_SENTENCE = new RegExp(`^(?:${SMALL_TALK.join('|')})$`, 'u');
+
+/** Every word courtesy and small talk are made of: a message with any other word is neither (a cheap first test). */
+const SMALL_TALK_WORDS = new Set([
+  ...COURTESY_PHRASES.flatMap((phrase) => phrase.split(' ')),
+  ...JOINERS,
+  ...SMALL_TALK.flatMap((pattern) => pattern.replace(/\(\?:|[()?|]/g, ' ').split(' ')),
+]);
+
+/** Longest message {@link isSmallTalkOnly} looks at: small talk is short. */
+const SMALL_TALK_MAX_CHARS = 200;
+
+/**
+ * Whether a message is only courtesy and small talk, sentence by sentence and clause by clause ("Hey! Good to see you. What's
+ * up? Anything new?"): it carries no fact. A message of more than {@link SMALL_TALK_MAX_CHARS} characters
+ * never is; one sentence that says anything else keeps the whole message.
+ */
+export function isSmallTalkOnly(text: string): boolean {
+  if (text.length > SMALL_TALK_MAX_CHARS) return false;
+  const words = normalise(text).split(' ');
+  if (words.some((word) => word !== '' && !SMALL_TALK_WORDS.has(word))) return false;
+  if (isCourtesyOnly(text)) return true;
+  const sentences = text
+    .split(/[.!?…,;]+/u)
+    .map((sentence) => sentence.trim())
+    .filter((sentence) => normalise(sentence) !== '');
+  return (
+    sentences.length > 0 &&
+    sentences.every((sentence) => isCourtesyOnly(sentence) || SMALL_TALK_SENTENCE.test(normalise(sentence)))
+  );
+}
+
 /** The assistant's stock openers and closers, as whole sentences. */
 const STOCK_SENTENCE = new RegExp(
   '^(?:' +
     [
+      ...SMALL_TALK,
       'sure',
       'of course',
       'certainly',

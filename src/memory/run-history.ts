@@ -35,6 +35,8 @@ const RunSummarySchema = z.object({
   }),
   /** Absent in records written before retries were counted: 0. */
   retries: z.number().int().nonnegative().default(0),
+  /** Output tokens of each extraction call; absent in older records and for runs without a call. */
+  outputTokensPerCall: z.array(z.number().int().nonnegative()).optional(),
   model: z.string(),
   /** USD the run's model calls cost at list price; absent for runs without a known price (and old records). */
   costUsd: z.number().optional(),

@@ -21,6 +21,7 @@ import {
   assertAnswerSize,
   badOutput,
   cachedJsonSchema,
+  inlineLocalRefs,
   OutputLimitError,
   parseJsonOutput,
   refusal,
@@ -31,6 +32,7 @@ import type { ModelConfig } from '../config/schema.js';
 import { parseModelConfig, type ModelConfigInput, type ProviderOptions } from './provider-options.js';
 import { ANTHROPIC_BASE_URL, resolveModelEndpoint } from './endpoint.js';
 import { createRetryingCall, type RetryingCall, type RetryOutcome } from './retry.js';
+import { observingFetch, rateGateFor } from './rate-gate.js';
 import { isUserAbort, modelErrorFromSdk, type ErrorContext, type SdkErrorClasses } from './sdk-errors.js';
 
 /** The current Haiku; `model.name` changes it (e.g. `claude-haiku-4-5`). */
@@ -81,6 +83,7 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
   }
   const label = `anthropic:${config.name}`;
   const baseUrl = endpoint.baseUrl ?? ANTHROPIC_BASE_URL;
+  const gate = rateGateFor(baseUrl, endpoint.apiKey ?? endpoint.authToken, config.concurrency);
   const client = new Anthropic({
     // With a bearer token and no key, no made-up key: the SDK would send it in place of the token.
     apiKey: endpoint.apiKey ?? (endpoint.authToken !== undefined ? null : KEYLESS_API_KEY),
@@ -89,7 +92,8 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
     timeout: config.timeoutMs,
     // dreamd retries itself (see retry.ts): one budget for faults and bad output, attempts reported.
     maxRetries: 0,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    // Every response passes the key's gate: a retry-after pauses the key, rate-limit headers pace it.
+    fetch: observingFetch(gate, options.fetch ?? globalThis.fetch),
   });
   const errorContext: ErrorContext = {
     label,
@@ -104,6 +108,7 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
     options,
     isUserAbort: (error) => isUserAbort(error, ANTHROPIC_ERRORS),
     toModelError: (error) => modelErrorFromSdk(error, ANTHROPIC_ERRORS, errorContext),
+    gate,
   });
 
   // The effort, where the model takes it; other models answer 400 to the field, so it is left out for them.
@@ -115,48 +120,57 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
       request.maxAnswerChars,
     );
     let usage = emptyUsage();
-    const outcome = await withRetries(async (sdk, signal) => {
-      const message = await sdk.messages.parse(
-        {
-          model: config.name,
-          max_tokens: request.maxOutputTokens ?? config.maxOutputTokens,
-          system: cachedSystem(request.system),
-          messages: [{ role: 'user', content: userContent(request.prompt, request.promptPrefix) }],
-          output_config: { format, ...effortFor(config) },
-        },
-        signal ? { signal } : undefined,
-      );
-      usage = addUsage(usage, usageOf(message));
-      rejectUnfinished(message, label, request.maxOutputTokens ?? config.maxOutputTokens);
-      const text = textOf(message);
-      assertAnswerSize(label, text, request.maxAnswerChars);
-      // The SDK's parse (below) only decodes the JSON; the caller's schema validates it here, once, so a
-      // schema with transforms applies them once. No JSON at all: parseJsonOutput says what came instead.
-      const parsed = message.parsed_output;
-      if (parsed?.ok === true) return validateOutput(request.schema, parsed.json, request.schemaName, label);
-      return parseJsonOutput(request.schema, text, request.schemaName, label);
-    }, request.signal);
+    const outcome = await withRetries(
+      async (sdk, signal) => {
+        const message = await sdk.messages.parse(
+          {
+            model: config.name,
+            max_tokens: request.maxOutputTokens ?? config.maxOutputTokens,
+            system: cachedSystem(request.system),
+            messages: [{ role: 'user', content: userContent(request.prompt, request.promptPrefix) }],
+            output_config: { format, ...effortFor(config) },
+          },
+          signal ? { signal } : undefined,
+        );
+        usage = addUsage(usage, usageOf(message));
+        rejectUnfinished(message, label, request.maxOutputTokens ?? config.maxOutputTokens);
+        const text = textOf(message);
+        assertAnswerSize(label, text, request.maxAnswerChars);
+        // The SDK's parse (below) only decodes the JSON; the caller's schema validates it here, once, so a
+        // schema with transforms applies them once. No JSON at all: parseJsonOutput says what came instead.
+        const parsed = message.parsed_output;
+        if (parsed?.ok === true)
+          return validateOutput(request.schema, parsed.json, request.schemaName, label);
+        return parseJsonOutput(request.schema, text, request.schemaName, label);
+      },
+      request.signal,
+      requestTokens(request),
+    );
     return { value: outcome.value, usage, attempts: outcome.attempts };
   }
 
   async function generateText(request: GenerateTextRequest): Promise<ModelResult<string>> {
     let usage = emptyUsage();
-    const outcome = await withRetries(async (sdk, signal) => {
-      const message = await sdk.messages.create(
-        {
-          model: config.name,
-          max_tokens: request.maxOutputTokens ?? config.maxOutputTokens,
-          system: cachedSystem(request.system),
-          messages: [{ role: 'user', content: request.prompt }],
-        },
-        signal ? { signal } : undefined,
-      );
-      usage = addUsage(usage, usageOf(message));
-      rejectUnfinished(message, label, request.maxOutputTokens ?? config.maxOutputTokens);
-      const text = textOf(message);
-      if (text.trim() === '') throw badOutput(label, 'the answer was empty');
-      return text;
-    }, request.signal);
+    const outcome = await withRetries(
+      async (sdk, signal) => {
+        const message = await sdk.messages.create(
+          {
+            model: config.name,
+            max_tokens: request.maxOutputTokens ?? config.maxOutputTokens,
+            system: cachedSystem(request.system),
+            messages: [{ role: 'user', content: request.prompt }],
+          },
+          signal ? { signal } : undefined,
+        );
+        usage = addUsage(usage, usageOf(message));
+        rejectUnfinished(message, label, request.maxOutputTokens ?? config.maxOutputTokens);
+        const text = textOf(message);
+        if (text.trim() === '') throw badOutput(label, 'the answer was empty');
+        return text;
+      },
+      request.signal,
+      requestTokens(request),
+    );
     return { value: outcome.value, usage, attempts: outcome.attempts };
   }
 
@@ -252,7 +266,7 @@ function guardedOutputFormat(
 function outputJsonSchema(schema: z.ZodType, schemaName: string, label: string): Record<string, unknown> {
   return cachedJsonSchema(schema, 'anthropic', () => {
     try {
-      return zodOutputFormat(schema).schema;
+      return inlineLocalRefs(zodOutputFormat(schema).schema);
     } catch {
       try {
         return transformJSONSchema(z.toJSONSchema(schema, { io: 'input', reused: 'ref' }));
@@ -276,4 +290,13 @@ export function effortFor(config: Pick<ModelConfig, 'name' | 'effort'>): {
   effort?: 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 } {
   return config.effort === null || !takesEffort(config.name) ? {} : { effort: config.effort };
+}
+
+/** The input tokens a request will take, roughly (4 characters a token), for the key's rate-limit pacing. */
+function requestTokens(request: {
+  system: string;
+  prompt: string;
+  promptPrefix?: string | undefined;
+}): number {
+  return Math.ceil((request.system.length + request.prompt.length + (request.promptPrefix?.length ?? 0)) / 4);
 }

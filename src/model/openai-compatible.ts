@@ -28,6 +28,7 @@ import {
 import { parseModelConfig, type ModelConfigInput, type ProviderOptions } from './provider-options.js';
 import { resolveModelEndpoint } from './endpoint.js';
 import { createRetryingCall, type RetryingCall, type RetryOutcome } from './retry.js';
+import { observingFetch, rateGateFor } from './rate-gate.js';
 import { isUserAbort, modelErrorFromSdk, type ErrorContext, type SdkErrorClasses } from './sdk-errors.js';
 
 /** Sent as the key when none is configured: Ollama, vLLM and LM Studio ignore it; the SDK needs one. */
@@ -70,12 +71,14 @@ export function createOpenAICompatibleModel(
     );
   }
   const label = `openai-compatible:${config.name}`;
+  const gate = rateGateFor(baseUrl, endpoint.apiKey, config.concurrency);
   const client = new OpenAI({
     apiKey: endpoint.apiKey ?? KEYLESS_API_KEY,
     baseURL: baseUrl,
     timeout: config.timeoutMs,
     maxRetries: 0,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    // Every response passes the key's gate: a retry-after pauses the key, rate-limit headers pace it.
+    fetch: observingFetch(gate, options.fetch ?? globalThis.fetch),
   });
   const errorContext: ErrorContext = {
     label,
@@ -102,6 +105,7 @@ export function createOpenAICompatibleModel(
       }
       return modelErrorFromSdk(error, OPENAI_ERRORS, errorContext);
     },
+    gate,
   });
 
   function messages(system: string, prompt: string): ChatCompletionMessageParam[] {
@@ -119,56 +123,65 @@ export function createOpenAICompatibleModel(
       request.maxAnswerChars,
     );
     let usage = emptyUsage();
-    const outcome = await withRetries(async (sdk, signal) => {
-      const completion = await sdk.chat.completions.parse(
-        {
-          model: config.name,
-          max_tokens: request.maxOutputTokens ?? config.maxOutputTokens,
-          messages: messages(
-            request.system,
-            request.promptPrefix === undefined
-              ? request.prompt
-              : `${request.promptPrefix}\n${request.prompt}`,
-          ),
-          response_format: responseFormat,
-        },
-        signal ? { signal } : undefined,
-      );
-      usage = addUsage(usage, usageOf(completion));
-      const message = completion.choices[0]?.message;
-      if (!message) throw badOutput(label, 'the answer had no choices');
-      if (message.refusal) throw refusal(label, message.refusal);
-      const content = message.content ?? '';
-      assertAnswerSize(label, content, request.maxAnswerChars);
-      // The SDK's parse only decodes the JSON; the caller's schema validates it here, once (transforms once).
-      const parsed = message.parsed;
-      if (parsed?.ok === true) return validateOutput(request.schema, parsed.json, request.schemaName, label);
-      return parseJsonOutput(request.schema, content, request.schemaName, label);
-    }, request.signal);
+    const outcome = await withRetries(
+      async (sdk, signal) => {
+        const completion = await sdk.chat.completions.parse(
+          {
+            model: config.name,
+            max_tokens: request.maxOutputTokens ?? config.maxOutputTokens,
+            messages: messages(
+              request.system,
+              request.promptPrefix === undefined
+                ? request.prompt
+                : `${request.promptPrefix}\n${request.prompt}`,
+            ),
+            response_format: responseFormat,
+          },
+          signal ? { signal } : undefined,
+        );
+        usage = addUsage(usage, usageOf(completion));
+        const message = completion.choices[0]?.message;
+        if (!message) throw badOutput(label, 'the answer had no choices');
+        if (message.refusal) throw refusal(label, message.refusal);
+        const content = message.content ?? '';
+        assertAnswerSize(label, content, request.maxAnswerChars);
+        // The SDK's parse only decodes the JSON; the caller's schema validates it here, once (transforms once).
+        const parsed = message.parsed;
+        if (parsed?.ok === true)
+          return validateOutput(request.schema, parsed.json, request.schemaName, label);
+        return parseJsonOutput(request.schema, content, request.schemaName, label);
+      },
+      request.signal,
+      requestTokens(request),
+    );
     return { value: outcome.value, usage, attempts: outcome.attempts };
   }
 
   async function generateText(request: GenerateTextRequest): Promise<ModelResult<string>> {
     let usage = emptyUsage();
-    const outcome = await withRetries(async (sdk, signal) => {
-      const completion = await sdk.chat.completions.create(
-        {
-          model: config.name,
-          max_tokens: request.maxOutputTokens ?? config.maxOutputTokens,
-          messages: messages(request.system, request.prompt),
-        },
-        signal ? { signal } : undefined,
-      );
-      usage = addUsage(usage, usageOf(completion));
-      const choice = completion.choices[0];
-      if (choice?.finish_reason === 'length') {
-        throw new OutputLimitError(label, request.maxOutputTokens ?? config.maxOutputTokens);
-      }
-      if (choice?.message.refusal) throw refusal(label, choice.message.refusal);
-      const text = choice?.message.content ?? '';
-      if (text.trim() === '') throw badOutput(label, 'the answer was empty');
-      return text;
-    }, request.signal);
+    const outcome = await withRetries(
+      async (sdk, signal) => {
+        const completion = await sdk.chat.completions.create(
+          {
+            model: config.name,
+            max_tokens: request.maxOutputTokens ?? config.maxOutputTokens,
+            messages: messages(request.system, request.prompt),
+          },
+          signal ? { signal } : undefined,
+        );
+        usage = addUsage(usage, usageOf(completion));
+        const choice = completion.choices[0];
+        if (choice?.finish_reason === 'length') {
+          throw new OutputLimitError(label, request.maxOutputTokens ?? config.maxOutputTokens);
+        }
+        if (choice?.message.refusal) throw refusal(label, choice.message.refusal);
+        const text = choice?.message.content ?? '';
+        if (text.trim() === '') throw badOutput(label, 'the answer was empty');
+        return text;
+      },
+      request.signal,
+      requestTokens(request),
+    );
     return { value: outcome.value, usage, attempts: outcome.attempts };
   }
 
@@ -244,4 +257,13 @@ function strictJsonSchema(schema: z.ZodType, name: string, label: string): Recor
 /** OpenAI allows a-z, A-Z, 0-9, `_` and `-` in a schema name, at most 64 characters. */
 function safeSchemaName(name: string): string {
   return name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || 'output';
+}
+
+/** The input tokens a request will take, roughly (4 characters a token), for the key's rate-limit pacing. */
+function requestTokens(request: {
+  system: string;
+  prompt: string;
+  promptPrefix?: string | undefined;
+}): number {
+  return Math.ceil((request.system.length + request.prompt.length + (request.promptPrefix?.length ?? 0)) / 4);
 }

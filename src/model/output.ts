@@ -160,3 +160,44 @@ export function cachedJsonSchema(
   }
   return jsonSchema;
 }
+
+/**
+ * The JSON schema with every local `$ref` (`#/$defs/…`) replaced by what it names, and `$defs` gone: the
+ * converters file each primitive field under `$defs` (`{"$ref": "#/$defs/__schema1"}` for a plain string),
+ * which costs bytes in every request and says nothing more. A schema whose definitions refer to themselves
+ * (recursion) comes back unchanged.
+ */
+export function inlineLocalRefs(schema: Record<string, unknown>): Record<string, unknown> {
+  const defs = schema.$defs;
+  if (typeof defs !== 'object' || defs === null) return schema;
+  const table = defs as Record<string, unknown>;
+  let recursive = false;
+  const resolve = (value: unknown, trail: readonly string[]): unknown => {
+    if (Array.isArray(value)) return value.map((item) => resolve(item, trail));
+    if (typeof value !== 'object' || value === null) return value;
+    const record = value as Record<string, unknown>;
+    const ref = record.$ref;
+    if (typeof ref === 'string' && ref.startsWith('#/$defs/')) {
+      const name = ref.slice('#/$defs/'.length);
+      if (trail.includes(name) || !(name in table)) {
+        recursive = true;
+        return value;
+      }
+      const { $ref: _ref, ...rest } = record;
+      const target = resolve(table[name], [...trail, name]) as Record<string, unknown>;
+      return { ...target, ...resolveEntries(rest, trail) };
+    }
+    return resolveEntries(record, trail);
+  };
+  const resolveEntries = (
+    record: Record<string, unknown>,
+    trail: readonly string[],
+  ): Record<string, unknown> =>
+    Object.fromEntries(
+      Object.entries(record)
+        .filter(([key]) => key !== '$defs')
+        .map(([key, item]) => [key, resolve(item, trail)]),
+    );
+  const inlined = resolve(schema, []) as Record<string, unknown>;
+  return recursive ? schema : inlined;
+}

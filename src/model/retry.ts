@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ModelError } from '../errors.js';
 import type { ModelLogger } from './provider-options.js';
+import type { RateGate } from './rate-gate.js';
 
 /**
  * Retry with exponential backoff and jitter, in the manner of vercel/ai's retryWithExponentialBackoff.
@@ -108,16 +109,18 @@ function giveUp(last: ModelError, attempts: number, why: string): ModelError {
   return new ModelError(`${last.message} (${why})`, { ...last.details }, { cause: last });
 }
 
-/** A provider's SDK call with dreamd's retry loop around it. */
+/** A provider's SDK call with dreamd's retry loop around it; `estimatedTokens`: the request's input, for the gate. */
 export type RetryingCall<C> = <R>(
   call: (client: C, signal?: AbortSignal) => Promise<R>,
   signal?: AbortSignal,
+  estimatedTokens?: number,
 ) => Promise<RetryOutcome<R>>;
 
 /**
  * Wraps calls to a provider's SDK client in `retryWithBackoff`: an abort the caller asked for ends the call
  * with the signal's reason; any other failure becomes what `toModelError` makes of it (a ModelError saying
- * whether a retry may help), and the loop retries the retryable ones with the config's budget.
+ * whether a retry may help), and the loop retries the retryable ones with the config's budget. Each attempt
+ * passes the key's gate (`rate-gate.ts`): its concurrency cap, and any pause the server asked for.
  */
 export function createRetryingCall<C>(
   client: C,
@@ -132,16 +135,22 @@ export function createRetryingCall<C>(
     };
     readonly isUserAbort: (error: unknown) => boolean;
     readonly toModelError: (error: unknown) => unknown;
+    /** The key's gate; default: none (every attempt goes at once). */
+    readonly gate?: RateGate | undefined;
   },
 ): RetryingCall<C> {
-  const { options } = settings;
-  return (call, signal) =>
+  const { options, gate } = settings;
+  return (call, signal, estimatedTokens) =>
     retryWithBackoff(
       async () => {
         try {
-          return await call(client, signal);
+          if (gate === undefined) return await call(client, signal);
+          return await gate.run(() => call(client, signal), {
+            ...(signal ? { signal } : {}),
+            ...(estimatedTokens !== undefined ? { estimatedTokens } : {}),
+          });
         } catch (error) {
-          if (settings.isUserAbort(error)) throw signal?.reason ?? error;
+          if (signal?.aborted === true || settings.isUserAbort(error)) throw signal?.reason ?? error;
           throw settings.toModelError(error);
         }
       },

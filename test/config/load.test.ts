@@ -70,6 +70,17 @@ describe('loadConfig', () => {
     expect(config.redisUrl).toBe('redis://h:1');
   });
 
+  it('caps model calls on one key at 4 by default; DREAMD_MODEL_CONCURRENCY or model.concurrency change it', () => {
+    expect(loadConfig({ env: {}, cwd: tempDir() }).model.concurrency).toBe(4);
+    expect(loadConfig({ env: { DREAMD_MODEL_CONCURRENCY: '1' }, cwd: tempDir() }).model.concurrency).toBe(1);
+    const dir = tempDir();
+    const path = writeConfig(dir, { model: { concurrency: 8 } });
+    expect(loadConfig({ env: { DREAMD_CONFIG: path }, cwd: dir }).model.concurrency).toBe(8);
+    expect(() => loadConfig({ env: { DREAMD_MODEL_CONCURRENCY: '0' }, cwd: tempDir() })).toThrow(
+      /model\.concurrency/,
+    );
+  });
+
   it('takes the Anthropic key from ANTHROPIC_API_KEY', () => {
     const config = loadConfig({ env: { ANTHROPIC_API_KEY: 'sk-ant-test' }, cwd: tempDir() });
     expect(config.model.apiKey).toBe('sk-ant-test');

@@ -47,9 +47,11 @@ describe('memory list over a run of several calls', () => {
     });
     // The filler is 200+ facts in one answer, over the default per-answer and per-session limits.
     const limits = { ...test.config.limits, maxFactsPerAnswer: 1_000, maxFactsPerSession: 1_000 };
+    // One call after another: every later call is shown the facts of the ones before it.
+    const model = { ...test.config.model, concurrency: 1 };
     const consolidate = createConsolidator({
-      config: { ...test.config, limits },
-      model: () => createModel(test.config.model),
+      config: { ...test.config, limits, model },
+      model: () => createModel(model),
       now: () => NOW,
     });
     expect((await consolidate(test.space, forced)).status).toBe('completed');

@@ -42,7 +42,7 @@ describe('memory list of one call', () => {
     const chosen = list.select(digest, 2000, []);
     expect(list.stable).toEqual([]);
     expect(chosen.map((entry) => entry.title)).toContain('Home address');
-    expect(tokensOf(chosen, facts)).toBeLessThanOrEqual(200 + 0.15 * 2000);
+    expect(tokensOf(chosen, facts)).toBeLessThanOrEqual(200 + 0.1 * 2000);
     expect(chosen.length).toBeGreaterThan(1); // recent facts fill the rest
   });
 

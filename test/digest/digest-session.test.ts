@@ -113,11 +113,12 @@ describe('digestSession', () => {
   });
 
   it.each([
-    ['single spaces', 'x '.repeat(415)],
-    ['whitespace collapsing to a fifth', 'x        '.repeat(92) + 'xx'],
+    ['single spaces', 'x '.repeat(270) + 'x'],
+    ['whitespace collapsing to a fifth', 'x        '.repeat(60) + 'x'],
   ])('narrows a huge text before cleaning it, leaking no secret its cut splits (%s)', (_label, before) => {
-    // 830 raw characters, then a key across the edge of the head window (845 characters for a 400 limit).
-    expect(before).toHaveLength(830);
+    // 541 raw characters, then a key across the edge of the head window (556 characters for a 280 limit:
+    // a window of 2 × 280 + 256, less its tail of 100 kept + 128 lost at the edge + 32).
+    expect(before).toHaveLength(541);
     const text = `${before}AKIAIOSFODNN7EXAMPLE ${'y '.repeat(50_000)}the end`;
     const line = linesOf([assistant(text)])[1] ?? '';
     expect(line).not.toMatch(/AKIA|OSFODNN/);
@@ -127,7 +128,7 @@ describe('digestSession', () => {
     expect(leftOut).toBeGreaterThan(99_000);
   });
 
-  it('keeps the head and the closing question of a long assistant text (400 characters)', () => {
+  it('keeps the head and the closing question of a long assistant text (280 characters)', () => {
     const text = `${'word '.repeat(1_000)}Shall I save Rua das Flores 28 as your default address?`;
     const lines = linesOf([assistant(text)]);
     const line = lines[1] ?? '';
@@ -135,7 +136,7 @@ describe('digestSession', () => {
     expect(line).toMatch(
       /… \[\d+ chars left out\] … .*Shall I save Rua das Flores 28 as your default address\?$/,
     );
-    expect(line.length).toBeLessThan(470);
+    expect(line.length).toBeLessThan(340);
   });
 
   it('drops system prompts, thinking, meta lines, sidechains and images', () => {
@@ -340,7 +341,12 @@ describe('digest of real Claude Code transcripts', () => {
     expect(digest.text).not.toMatch(
       /Caveat: The messages below|<command-name>|Goodbye!|No response requested/,
     );
-    expect(digest.text).toContain('summary of earlier conversation: This session is being continued');
+    // The summary, without Claude Code's wrapping, its analysis and its task-state sections.
+    expect(digest.text).toContain('summary of earlier conversation: Summary: 1. Primary Request and Intent:');
+    expect(digest.text).toContain('6. All user messages:');
+    expect(digest.text).not.toMatch(
+      /This session is being continued|Let me chronologically analyze|Files and Code Sections:|Optional Next Step:|Please continue the conversation/,
+    );
     expect(digest.text).toContain('user: the issue is still that this would not surface to the user');
     expect(digest.chars / rawBytes).toBeLessThanOrEqual(0.06);
     for (const line of digest.lines) expect(line.text).not.toContain('\n');

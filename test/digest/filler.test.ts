@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { digestSession } from '../../src/digest/digest-session.js';
-import { dropAssistantFiller, isCourtesyOnly, wordSet } from '../../src/digest/filler.js';
+import { dropAssistantFiller, isCourtesyOnly, isSmallTalkOnly, wordSet } from '../../src/digest/filler.js';
 import { assistant, makeSession, user } from './sessions.js';
 
 const START = '2026-11-20T09:00:00Z';
@@ -60,10 +60,50 @@ describe('courtesy and filler', () => {
     );
     expect(digest.text.split('\n')).toEqual([
       '### session s · 2026-11-20',
-      'assistant: How can I help you today [2026-11-20]?',
       'user: I prefer Python three with uv for every script in this repository.',
       'assistant: I will use uv run for the scripts from now on.',
       'user: perfect',
+    ]);
+  });
+});
+
+describe('small talk', () => {
+  it('drops a message of greetings, how-are-yous and sign-offs, sentence by sentence', () => {
+    for (const text of [
+      "Hey! Good to see you. What's up? Anything new?",
+      'Hi there! Great to see you again. How can I help you today?',
+      "Thanks, that's all for now. Talk soon!",
+      "I'm good, thanks! How are you doing?",
+    ]) {
+      expect(isSmallTalkOnly(text), text).toBe(true);
+    }
+  });
+
+  it('keeps a message with one clause that says anything else, and confirmations', () => {
+    for (const text of [
+      'Hey! Good to see you. I moved to Porto last week.',
+      'ok',
+      'yes, that works',
+      "What's up with the build? It fails on main.",
+      `${'Good to see you. '.repeat(15)}`,
+    ]) {
+      expect(isSmallTalkOnly(text), text).toBe(false);
+    }
+  });
+
+  it('leaves small talk out of the digest and the assistant’s stock offers of help out of its answers', () => {
+    const digest = digestSession(
+      makeSession('s', START, [
+        user("Hey! Good to see you. What's up? Anything new?"),
+        assistant('Great to see you again. How can I help you today?'),
+        user('I moved to Porto last week.'),
+        assistant('That is great news! I will update your delivery address.'),
+      ]),
+    );
+    expect(digest.text.split('\n')).toEqual([
+      '### session s · 2026-11-20',
+      'user: I moved to Porto last week [week of 2026-11-09].',
+      'assistant: I will update your delivery address.',
     ]);
   });
 });

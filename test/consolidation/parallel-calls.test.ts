@@ -1,0 +1,238 @@
+import { cpSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createConsolidator } from '../../src/consolidation/run.js';
+import { linkUnseenSameTitles, resolveRunReplaces } from '../../src/consolidation/extract.js';
+import type { ExtractedFact } from '../../src/consolidation/extraction.js';
+import type { RunRequest } from '../../src/core/run.js';
+import { listRuns, loadMemory } from '../../src/memory/index.js';
+import { createModel } from '../../src/model/index.js';
+import {
+  faults,
+  startFakeAnthropicServer,
+  type FakeAnthropicServer,
+} from '../../harness/fake-anthropic-server.js';
+import { EXAMPLE_FACTS, scriptedExtractor, sessionsInPrompt } from '../../harness/scripted-extractor.js';
+import { createTestSpace, EXAMPLE_SESSIONS_DIR } from '../support/space.js';
+
+const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
+const NOW = new Date('2026-11-29T12:00:00Z');
+
+let server: FakeAnthropicServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** A scripted model that takes 60 ms per answer and records which sessions were in flight together. */
+function slowScriptedModel(target: FakeAnthropicServer) {
+  const scripted = scriptedExtractor(EXAMPLE_FACTS);
+  const inFlight: string[][] = [];
+  const overlaps: { most: number; sameSessionTogether: string[] } = { most: 0, sameSessionTogether: [] };
+  target.setDefault(async (request) => {
+    const sessions = sessionsInPrompt(request.prompt).map((session) => session.id);
+    const busy = new Set(inFlight.flat());
+    overlaps.sameSessionTogether.push(...sessions.filter((id) => busy.has(id)));
+    inFlight.push(sessions);
+    overlaps.most = Math.max(overlaps.most, inFlight.length);
+    await sleep(60);
+    inFlight.splice(inFlight.indexOf(sessions), 1);
+    return scripted(request);
+  });
+  return overlaps;
+}
+
+describe('the calls of a run in parallel', () => {
+  it('sends calls of different sessions together, the parts of one session one after another, and keeps the same memory', async () => {
+    server = await startFakeAnthropicServer();
+    const overlaps = slowScriptedModel(server);
+    const test = createTestSpace({
+      modelUrl: server.url,
+      examples: true,
+      env: { DREAMD_DIGEST_TOKENS_PER_CALL: '400' },
+    });
+    const model = { ...test.config.model, concurrency: 4 };
+    const limits = { ...test.config.limits, maxCallsPerRun: 200 };
+    const summary = await createConsolidator({
+      config: { ...test.config, model, limits },
+      model: () => createModel(model),
+      now: () => NOW,
+    })(test.space, forced);
+
+    expect(summary.status).toBe('completed');
+    expect(summary.calls).toBeGreaterThan(6);
+    expect(overlaps.most).toBeGreaterThan(1);
+    expect(overlaps.most).toBeLessThanOrEqual(4);
+    expect(overlaps.sameSessionTogether).toEqual([]);
+    // A long session was sent in parts: its parts follow each other in the order of its messages.
+    const parts = server.requests.flatMap(
+      (request) => request.prompt.match(/^### session \S+ .* part \d+$/gm) ?? [],
+    );
+    expect(parts.length).toBeGreaterThan(0);
+
+    const active = (await loadMemory(test.space.memoryDir)).facts.filter((fact) => fact.status === 'active');
+    expect(active.map((fact) => fact.title).sort()).toEqual([
+      "Doesn't eat spicy food",
+      'Home address',
+      'No semicolons in TypeScript',
+      'Shop API moves to Postgres',
+      'Team Grafana dashboard',
+      'Usual coffee order',
+    ]);
+    expect(active.find((fact) => fact.title === 'Home address')?.body).toBe(
+      'Lives in Porto since 2026-11-19.',
+    );
+  });
+
+  it('records the output tokens of every call in the run record', async () => {
+    server = await startFakeAnthropicServer({ usage: { outputTokens: 37 } });
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const test = createTestSpace({ modelUrl: server.url, examples: true });
+    const summary = await createConsolidator({
+      config: test.config,
+      model: () => createModel(test.config.model),
+      now: () => NOW,
+    })(test.space, forced);
+
+    expect(summary.outputTokensPerCall).toEqual(Array.from({ length: summary.calls }, () => 37));
+    const [record] = await listRuns(test.space.memoryDir);
+    expect(record?.summary.outputTokensPerCall).toEqual(summary.outputTokensPerCall);
+  });
+
+  it('stops the calls in flight and fails the run when one call fails for good', async () => {
+    server = await startFakeAnthropicServer();
+    const overlaps = slowScriptedModel(server);
+    server.enqueue(faults.unauthorized());
+    const test = createTestSpace({
+      modelUrl: server.url,
+      examples: true,
+      env: { DREAMD_DIGEST_TOKENS_PER_CALL: '400' },
+    });
+    const model = { ...test.config.model, concurrency: 4 };
+    const run = createConsolidator({
+      config: { ...test.config, model },
+      model: () => createModel(model),
+      now: () => NOW,
+    })(test.space, forced);
+
+    await expect(run).rejects.toThrow(/HTTP 401/);
+    expect(overlaps.most).toBeLessThanOrEqual(4);
+    expect((await loadMemory(test.space.memoryDir)).facts).toEqual([]);
+  });
+});
+
+describe('a run with a cached prefix', () => {
+  it('sends its first call alone, so the calls after it read the prefix from the cache', async () => {
+    server = await startFakeAnthropicServer({ minCacheableTokens: 4096 });
+    const scripted = scriptedExtractor(EXAMPLE_FACTS);
+    const filler = Array.from({ length: 300 }, (_, index) => ({
+      type: 'project',
+      title: `Service ${index} owns queue ${index}`,
+      body: `Service ${index} runs the nightly job of queue ${index} and alerts team ${index % 7}.`,
+      why: null,
+      howToApply: null,
+      observed: '2026-11-02',
+      sources: [],
+      replaces: [],
+      confidence: null,
+    }));
+    let seeded = false;
+    let inFlight = 0;
+    const alongside: number[] = [];
+    server.setDefault(async (request) => {
+      alongside.push(inFlight);
+      inFlight += 1;
+      await sleep(40);
+      inFlight -= 1;
+      const reply = scripted(request) as { json: { facts: unknown[] } };
+      if (seeded) return reply;
+      seeded = true;
+      return { json: { facts: [...reply.json.facts, ...filler] } };
+    });
+    const test = createTestSpace({
+      modelUrl: server.url,
+      examples: ['2026-11-02-lisbon-delivery.json'],
+      env: { DREAMD_DIGEST_TOKENS_PER_CALL: '2000', DREAMD_MEMORY_TOKENS_PER_CALL: '4000' },
+    });
+    const limits = { ...test.config.limits, maxFactsPerAnswer: 1_000, maxFactsPerSession: 1_000 };
+    const model = { ...test.config.model, concurrency: 4 };
+    const consolidate = createConsolidator({
+      config: { ...test.config, limits, model },
+      model: () => createModel(model),
+      now: () => NOW,
+    });
+    expect((await consolidate(test.space, forced)).status).toBe('completed');
+    cpSync(EXAMPLE_SESSIONS_DIR, test.space.sessionsDir, { recursive: true });
+    const before = server.requests.length;
+    alongside.length = 0;
+
+    const summary = await consolidate(test.space, forced);
+
+    expect(summary.status).toBe('completed');
+    expect(server.requests.length - before).toBeGreaterThan(2);
+    // The first call of the run met nobody and nobody met it; the next ones went together.
+    expect(alongside[0]).toBe(0);
+    expect(alongside[1]).toBe(0);
+    expect(Math.max(...alongside)).toBeGreaterThan(0);
+    expect(summary.usage.cacheWriteTokens).toBeGreaterThan(0);
+    expect(summary.usage.cacheReadTokens).toBeGreaterThanOrEqual(
+      (server.requests.length - before - 1) * summary.usage.cacheWriteTokens,
+    );
+  });
+});
+
+describe('facts of calls that could not see each other', () => {
+  const fact = (title: string, body: string, observed: string): ExtractedFact => ({
+    type: 'user',
+    title,
+    body,
+    why: null,
+    howToApply: null,
+    observed,
+    sources: [],
+    replaces: [],
+    confidence: null,
+  });
+
+  it('the same type and title: the newer observation replaces the older, whichever answer came first', () => {
+    const porto = fact('Home address', 'Lives in Porto.', '2026-11-19');
+    const lisbon = fact('Home address', 'Lives in Lisbon.', '2026-11-02');
+    const coffee = fact('Usual coffee order', 'A flat white.', '2026-11-09');
+    const linked = linkUnseenSameTitles(
+      [porto, coffee, lisbon],
+      [
+        { seen: new Set(), call: 1 },
+        { seen: new Set(), call: 1 },
+        { seen: new Set(), call: 2 },
+      ],
+    );
+    expect(linked[2]?.replaces).toEqual(['run-1']);
+    expect(resolveRunReplaces(linked).map((candidate) => candidate.body)).toEqual([
+      'Lives in Porto.',
+      'A flat white.',
+    ]);
+  });
+
+  it('leaves facts alone that a call was shown, or that came in one answer', () => {
+    const first = fact('Home address', 'Lives in Lisbon.', '2026-11-02');
+    const second = fact('Home address', 'Lives in Porto.', '2026-11-19');
+    expect(
+      linkUnseenSameTitles(
+        [first, second],
+        [
+          { seen: new Set(), call: 1 },
+          { seen: new Set(['run-1']), call: 2 },
+        ],
+      ).map((candidate) => candidate.replaces),
+    ).toEqual([[], []]);
+    expect(
+      linkUnseenSameTitles(
+        [first, second],
+        [
+          { seen: new Set(), call: 1 },
+          { seen: new Set(), call: 1 },
+        ],
+      ).map((candidate) => candidate.replaces),
+    ).toEqual([[], []]);
+  });
+});

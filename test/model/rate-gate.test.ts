@@ -1,0 +1,165 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { createAnthropicModel } from '../../src/model/anthropic.js';
+import { createOpenAICompatibleModel } from '../../src/model/openai-compatible.js';
+import { createRateGate, rateGateFor, rateLimitHeaders, resetTime } from '../../src/model/rate-gate.js';
+import { faults, startFakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import { startFakeOpenAIServer } from '../../harness/fake-openai-server.js';
+
+const Answer = z.object({ facts: z.array(z.object({ title: z.string() })) });
+const answer = { facts: [{ title: 'Prefers pnpm' }] };
+const request = {
+  system: 'Extract facts.',
+  prompt: 'The user prefers pnpm.',
+  schema: Answer,
+  schemaName: 'facts',
+};
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+describe('rate-limit headers', () => {
+  const now = Date.parse('2026-12-02T00:00:00Z');
+
+  it('reads Anthropic windows: the lesser of input tokens and tokens, and requests', () => {
+    const headers = new Headers({
+      'anthropic-ratelimit-input-tokens-remaining': '3000',
+      'anthropic-ratelimit-input-tokens-reset': '2026-12-02T00:00:20Z',
+      'anthropic-ratelimit-tokens-remaining': '9000',
+      'anthropic-ratelimit-tokens-reset': '2026-12-02T00:00:10Z',
+      'anthropic-ratelimit-requests-remaining': '49',
+      'anthropic-ratelimit-requests-reset': '2026-12-02T00:00:05Z',
+    });
+    expect(rateLimitHeaders(headers, now)).toEqual({
+      tokens: { remaining: 3000, resetAt: now + 20_000 },
+      requests: { remaining: 49, resetAt: now + 5_000 },
+    });
+  });
+
+  it('reads OpenAI windows with Go-style durations, and ignores what it cannot read', () => {
+    const headers = new Headers({
+      'x-ratelimit-remaining-tokens': '120',
+      'x-ratelimit-reset-tokens': '12.5s',
+      'x-ratelimit-remaining-requests': 'lots',
+      'x-ratelimit-reset-requests': '120ms',
+    });
+    expect(rateLimitHeaders(headers, now)).toEqual({ tokens: { remaining: 120, resetAt: now + 12_500 } });
+    expect(resetTime('120ms', now)).toBe(now + 120);
+    expect(resetTime('1h2m3s', now)).toBe(now + 3_723_000);
+    expect(resetTime('soon', now)).toBeUndefined();
+    expect(rateLimitHeaders(new Headers(), now)).toEqual({});
+  });
+});
+
+describe('a key gate', () => {
+  it('never runs more calls at once than its concurrency', async () => {
+    const gate = createRateGate(3);
+    let running = 0;
+    let most = 0;
+    await Promise.all(
+      Array.from({ length: 10 }, () =>
+        gate.run(async () => {
+          running += 1;
+          most = Math.max(most, running);
+          await sleep(10);
+          running -= 1;
+        }),
+      ),
+    );
+    expect(most).toBe(3);
+  });
+
+  it('pauses every call after a retry-after, and a call waits when the tokens left do not cover it', async () => {
+    const gate = createRateGate(4);
+    gate.observe(429, new Headers({ 'retry-after-ms': '150' }));
+    const started = Date.now();
+    await gate.run(async () => undefined);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+
+    gate.observe(
+      200,
+      new Headers({ 'x-ratelimit-remaining-tokens': '1000', 'x-ratelimit-reset-tokens': '200ms' }),
+    );
+    const small = Date.now();
+    await gate.run(async () => undefined, { estimatedTokens: 600 });
+    expect(Date.now() - small).toBeLessThan(100);
+    // 400 tokens are left of the window: the next 600 wait for its reset.
+    await gate.run(async () => undefined, { estimatedTokens: 600 });
+    expect(Date.now() - small).toBeGreaterThanOrEqual(180);
+  });
+
+  it('ends a wait with the caller’s abort reason', async () => {
+    const gate = createRateGate(1);
+    gate.observe(429, new Headers({ 'retry-after': '30' }));
+    const controller = new AbortController();
+    const reason = new Error('stopped by the caller');
+    const waiting = gate.run(async () => 'ran', { signal: controller.signal });
+    controller.abort(reason);
+    await expect(waiting).rejects.toBe(reason);
+  });
+
+  it('is one gate per endpoint and key, whose cap follows the latest config', () => {
+    const first = rateGateFor('http://127.0.0.1:1/gate-test', 'key-a', 2);
+    expect(rateGateFor('http://127.0.0.1:1/gate-test', 'key-a', 5)).toBe(first);
+    expect(first.concurrency).toBe(5);
+    expect(rateGateFor('http://127.0.0.1:1/gate-test', 'key-b', 5)).not.toBe(first);
+  });
+});
+
+describe('a 429 with retry-after pauses every call of the key', () => {
+  it('Anthropic: the call that met it and a call started during the pause both wait', async () => {
+    const server = await startFakeAnthropicServer();
+    closers.push(() => server.close());
+    server.enqueue(faults.rateLimited(0.4));
+    server.setDefault({ json: answer });
+    const model = createAnthropicModel(
+      { apiKey: 'k-429', baseUrl: server.url, maxRetries: 2, concurrency: 4 },
+      { retryBaseDelayMs: 1 },
+    );
+
+    const first = model.generateObject(request);
+    while (server.requests.length === 0) await sleep(5);
+    await sleep(50);
+    const second = await model.generateObject(request);
+    const firstResult = await first;
+
+    const [limited, ...rest] = server.requests;
+    expect(firstResult.attempts).toBe(2);
+    expect(second.attempts).toBe(1);
+    expect(rest).toHaveLength(2);
+    for (const later of rest) expect(later.receivedAt - limited!.receivedAt).toBeGreaterThanOrEqual(390);
+  });
+
+  it('OpenAI-compatible: the same', async () => {
+    const server = await startFakeOpenAIServer();
+    closers.push(() => server.close());
+    server.enqueue(faults.rateLimited(0.4));
+    server.setDefault({ json: answer });
+    const model = createOpenAICompatibleModel(
+      {
+        provider: 'openai-compatible',
+        name: 'local',
+        apiKey: 'k-429',
+        baseUrl: `${server.url}`,
+        maxRetries: 2,
+        concurrency: 4,
+      },
+      { retryBaseDelayMs: 1 },
+    );
+
+    const first = model.generateObject(request);
+    while (server.requests.length === 0) await sleep(5);
+    await sleep(50);
+    const second = await model.generateObject(request);
+    const firstResult = await first;
+
+    const [limited, ...rest] = server.requests;
+    expect(firstResult.attempts).toBe(2);
+    expect(second.attempts).toBe(1);
+    expect(rest).toHaveLength(2);
+    for (const later of rest) expect(later.receivedAt - limited!.receivedAt).toBeGreaterThanOrEqual(390);
+  });
+});
