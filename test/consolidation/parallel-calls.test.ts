@@ -1,6 +1,5 @@
 import { cpSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import { linkUnseenSameTitles, resolveRunReplaces } from '../../src/consolidation/extract.js';
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
@@ -14,6 +13,7 @@ import {
 } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_FACTS, scriptedExtractor, sessionsInPrompt } from '../../harness/scripted-extractor.js';
 import { createTestSpace, EXAMPLE_SESSIONS_DIR } from '../support/space.js';
+import { modelWork } from '../support/eventually.js';
 
 const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
 const NOW = new Date('2026-11-29T12:00:00Z');
@@ -35,7 +35,7 @@ function slowScriptedModel(target: FakeAnthropicServer) {
     overlaps.sameSessionTogether.push(...sessions.filter((id) => busy.has(id)));
     inFlight.push(sessions);
     overlaps.most = Math.max(overlaps.most, inFlight.length);
-    await sleep(60);
+    await modelWork(60);
     inFlight.splice(inFlight.indexOf(sessions), 1);
     return scripted(request);
   });
@@ -142,7 +142,7 @@ describe('a run with a cached prefix', () => {
     server.setDefault(async (request) => {
       alongside.push(inFlight);
       inFlight += 1;
-      await sleep(40);
+      await modelWork(40);
       inFlight -= 1;
       const reply = scripted(request) as { json: { facts: unknown[] } };
       if (seeded) return reply;

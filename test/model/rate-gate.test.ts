@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { createAnthropicModel } from '../../src/model/anthropic.js';
 import { createOpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import { createRateGate, rateGateFor, rateLimitHeaders, resetTime } from '../../src/model/rate-gate.js';
 import { faults, startFakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { startFakeOpenAIServer } from '../../harness/fake-openai-server.js';
+import { eventually, modelWork } from '../support/eventually.js';
 
 const Answer = z.object({ facts: z.array(z.object({ title: z.string() })) });
 const answer = { facts: [{ title: 'Prefers pnpm' }] };
@@ -64,7 +64,7 @@ describe('a key gate', () => {
         gate.run(async () => {
           running += 1;
           most = Math.max(most, running);
-          await sleep(10);
+          await modelWork(10);
           running -= 1;
         }),
       ),
@@ -121,8 +121,9 @@ describe('a 429 with retry-after pauses every call of the key', () => {
     );
 
     const first = model.generateObject(request);
-    while (server.requests.length === 0) await sleep(5);
-    await sleep(50);
+    // The second call starts once the first was answered 429: the key's gate is paused then.
+    const gate = rateGateFor(server.url, 'k-429', 4);
+    await eventually(() => gate.pausedUntil > Date.now(), 5_000, 'the gate to pause', 2);
     const second = await model.generateObject(request);
     const firstResult = await first;
 
@@ -151,8 +152,9 @@ describe('a 429 with retry-after pauses every call of the key', () => {
     );
 
     const first = model.generateObject(request);
-    while (server.requests.length === 0) await sleep(5);
-    await sleep(50);
+    // The second call starts once the first was answered 429: the key's gate is paused then.
+    const gate = rateGateFor(server.url, 'k-429', 4);
+    await eventually(() => gate.pausedUntil > Date.now(), 5_000, 'the gate to pause', 2);
     const second = await model.generateObject(request);
     const firstResult = await first;
 

@@ -36,3 +36,11 @@ export async function eventuallyValue<T>(
   );
   return value as T;
 }
+
+/**
+ * The time a fake model or a fake job takes to do its work, so that calls overlap as they do against a real
+ * model. Not a wait of the test: the test then waits for what the calls did.
+ */
+export function modelWork(milliseconds: number): Promise<void> {
+  return pause(milliseconds);
+}
