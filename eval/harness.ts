@@ -12,7 +12,7 @@ import { createRecall } from '../src/agent/recall.js';
 import { loadConfig } from '../src/config/load.js';
 import type { Config, Space } from '../src/config/schema.js';
 import { createConsolidator } from '../src/consolidation/run.js';
-import { loadMemory } from '../src/memory/index.js';
+import { loadMemory } from '../src/space/index.js';
 import { createModel } from '../src/model/index.js';
 import type { ModelProvider } from '../src/model/types.js';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../harness/fake-anthropic-server.js';

@@ -23,7 +23,7 @@ export type { ModelProvider } from './model/types.js';
 export type { TokenUsage } from './core/usage.js';
 
 // Memory.
-export { loadMemory, type LoadedMemory } from './memory/memory-dir.js';
-export { forgetFact } from './memory/forget.js';
-export { rollbackRun } from './memory/rollback.js';
+export { loadMemory, type LoadedMemory } from './space/memory-dir.js';
+export { forgetFact } from './space/forget.js';
+export { rollbackRun } from './space/rollback.js';
 export type { Fact, FactType } from './memory/types.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { readFrontmatter } from '../memory/claude-code-file.js';
 import { isFolderReadme } from '../memory/foreign-files.js';
-import { loadMemory } from '../memory/memory-dir.js';
+import { loadMemory } from '../space/memory-dir.js';
 import { PathEscapeError } from '../errors.js';
 import { FACT_TYPES, TOPIC_FILES, type Fact, type FactType } from '../memory/types.js';
 import { resolveMemoryPath } from './memory-path.js';

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ConsolidateOutcome } from '../../src/cli/consolidate-in-process.js';
 import type { WaitingSession } from '../../src/core/run.js';
-import { LOCK_FILE } from '../../src/memory/paths.js';
+import { LOCK_FILE } from '../../src/space/paths.js';
 import { runCliCaptured, type CliRun } from '../support/cli.js';
 import {
   faults,

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import { createDreamd } from '../../src/dreamd.js';
 import { ModelError } from '../../src/errors.js';
-import { listRuns } from '../../src/memory/index.js';
+import { listRuns } from '../../src/space/index.js';
 import {
   faults,
   startFakeAnthropicServer,

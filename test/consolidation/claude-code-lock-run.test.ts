@@ -5,8 +5,8 @@ import type { Space } from '../../src/config/schema.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/core/run.js';
 import { LockBusyError, ModelError } from '../../src/errors.js';
-import { CLAUDE_CODE_LOCK_FILE } from '../../src/memory/claude-code-lock.js';
-import { readLedger } from '../../src/memory/index.js';
+import { CLAUDE_CODE_LOCK_FILE } from '../../src/space/claude-code-lock.js';
+import { readLedger } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import {
   faults,

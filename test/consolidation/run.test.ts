@@ -4,7 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/core/run.js';
 import { ModelError } from '../../src/errors.js';
-import { INDEX_LIMITS, listRuns, loadMemory, readLedger, rollbackRun } from '../../src/memory/index.js';
+import { INDEX_LIMITS } from '../../src/memory/index.js';
+import { listRuns, loadMemory, readLedger, rollbackRun } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import {
   faults,

@@ -5,9 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
 import { planWrite } from '../../src/consolidation/plan-write.js';
 import { FACT_TYPES, TOPIC_FILES, type FactType } from '../../src/memory/types.js';
-import { loadMemory, renderMemory } from '../../src/memory/memory-dir.js';
-import { PENDING_FILE, QUARANTINE_FILE } from '../../src/memory/paths.js';
-import { memoryHealth } from '../../src/memory/memory-health.js';
+import { loadMemory, renderMemory } from '../../src/space/memory-dir.js';
+import { PENDING_FILE, QUARANTINE_FILE } from '../../src/space/paths.js';
+import { memoryHealth } from '../../src/space/memory-health.js';
 import { applyFiles, fact, makeTempDir, removeDir, snapshot } from './helpers.js';
 
 const NOW = new Date('2026-12-01T00:00:00Z');

@@ -8,8 +8,8 @@ import {
   ClaudeCodeLockBusyError,
   acquireClaudeCodeLock,
   acquireClaudeCodeLockFor,
-} from '../../src/memory/claude-code-lock.js';
-import { CLAUDE_CODE_HOLD_FILE, undoLeftoverHold } from '../../src/memory/claude-code-hold.js';
+} from '../../src/space/claude-code-lock.js';
+import { CLAUDE_CODE_HOLD_FILE, undoLeftoverHold } from '../../src/space/claude-code-hold.js';
 import { createTempDir } from '../transcripts/helpers.js';
 
 const NOW = new Date('2026-11-29T12:00:00Z');

@@ -4,10 +4,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mergeArrived } from '../../src/memory/arrived-bytes.js';
 import { BLOCK_BEGIN, BLOCK_END } from '../../src/memory/index-block.js';
 import { contentHash } from '../../src/memory/topic-entry.js';
-import { parsePending } from '../../src/memory/pending.js';
+import { parsePending } from '../../src/space/pending.js';
 import { parseTopicFile, topicFacts } from '../../src/memory/topic-file.js';
-import { commitMemoryChanges, recoverMemory } from '../../src/memory/transaction.js';
-import { readRun } from '../../src/memory/run-history.js';
+import { commitMemoryChanges, recoverMemory } from '../../src/space/transaction.js';
+import { readRun } from '../../src/space/run-history.js';
 import { makeTempDir, removeDir, summary } from './helpers.js';
 
 let dir: string;

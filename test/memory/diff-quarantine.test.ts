@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { diffFiles } from '../../src/memory/diff.js';
-import { appendQuarantine } from '../../src/memory/quarantine.js';
+import { appendQuarantine } from '../../src/space/quarantine.js';
 import { makeTempDir, removeDir } from './helpers.js';
 
 describe('unified diff', () => {

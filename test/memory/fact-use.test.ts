@@ -6,7 +6,7 @@ import {
   parseFactUse,
   serializeFactUse,
   summarizeFactUse,
-} from '../../src/memory/fact-use.js';
+} from '../../src/space/fact-use.js';
 import { buildIndex } from '../../src/memory/memory-index.js';
 import type { Fact } from '../../src/memory/types.js';
 import type { Session, SessionMessage } from '../../src/transcripts/types.js';

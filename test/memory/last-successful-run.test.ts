@@ -1,13 +1,13 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { newRunId, RUNS_DIR } from '../../src/memory/paths.js';
+import { newRunId, RUNS_DIR } from '../../src/space/paths.js';
 import {
   lastSuccessfulRun,
   nextRunSeq,
   serializeRunRecord,
   type RunKind,
-} from '../../src/memory/run-history.js';
+} from '../../src/space/run-history.js';
 import { makeTempDir, removeDir, summary } from './helpers.js';
 
 let dir: string;

@@ -1,6 +1,6 @@
 // Child process for the lock tests, started with `ulimit -f 0` (no file may grow past 0 bytes, as on a full
 // disk): tries to take the lock and prints the error code it got.
-import { acquireLock } from '../../src/memory/lock.js';
+import { acquireLock } from '../../src/space/lock.js';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 

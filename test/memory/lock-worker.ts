@@ -1,7 +1,7 @@
 // Child process for the lock tests. Prints "ready", waits for the start file, tries to take the lock, prints
 // "won" or the error name, then holds on (so a winner's pid stays alive) until the end file appears.
 import { existsSync } from 'node:fs';
-import { acquireLock } from '../../src/memory/lock.js';
+import { acquireLock } from '../../src/space/lock.js';
 
 const [memoryDir = '', startFile = '', endFile = '', staleMs = '60000'] = process.argv.slice(2);
 const waitFor = async (file: string): Promise<void> => {

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LockBusyError, LockLostError } from '../../src/errors.js';
-import { acquireLock, readLock, type HeartbeatTimer, type LockInfo } from '../../src/memory/lock.js';
-import { LOCK_FILE } from '../../src/memory/paths.js';
+import { acquireLock, readLock, type HeartbeatTimer, type LockInfo } from '../../src/space/lock.js';
+import { LOCK_FILE } from '../../src/space/paths.js';
 import { makeTempDir, removeDir } from './helpers.js';
 
 const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'lock-worker.ts');

@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadMemory, renderMemory } from '../../src/memory/memory-dir.js';
+import { loadMemory, renderMemory } from '../../src/space/memory-dir.js';
 import { createEmptyTopic, renderTopicFile } from '../../src/memory/topic-file.js';
 import { INDEX_FILE } from '../../src/memory/memory-index.js';
 import { REALISTIC_USER_MD, applyFiles, fact, makeTempDir, removeDir } from './helpers.js';

@@ -1,12 +1,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createIsForgotten, isForgotten, readForgotten } from '../../src/memory/forgotten.js';
-import { forgetFact } from '../../src/memory/forget.js';
-import { loadMemory, renderMemory } from '../../src/memory/memory-dir.js';
-import { listRuns } from '../../src/memory/run-history.js';
-import { RollbackRefusedError, rollbackRun } from '../../src/memory/rollback.js';
-import { commitMemoryChanges } from '../../src/memory/transaction.js';
+import { createIsForgotten, isForgotten, readForgotten } from '../../src/space/forgotten.js';
+import { forgetFact } from '../../src/space/forget.js';
+import { loadMemory, renderMemory } from '../../src/space/memory-dir.js';
+import { listRuns } from '../../src/space/run-history.js';
+import { RollbackRefusedError, rollbackRun } from '../../src/space/rollback.js';
+import { commitMemoryChanges } from '../../src/space/transaction.js';
 import type { Fact } from '../../src/memory/types.js';
 import { fact, makeTempDir, removeDir, snapshot, summary } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadMemory, planMemoryFiles, renderMemory } from '../../src/memory/memory-dir.js';
-import { PENDING_FILE } from '../../src/memory/paths.js';
+import { loadMemory, planMemoryFiles, renderMemory } from '../../src/space/memory-dir.js';
+import { PENDING_FILE } from '../../src/space/paths.js';
 import { MAX_WRITABLE_FILE_BYTES } from '../../src/memory/read-memory-file.js';
 import { TOPIC_FILES } from '../../src/memory/types.js';
 import { applyFiles, fact, makeTempDir, removeDir } from './helpers.js';

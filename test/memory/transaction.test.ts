@@ -1,16 +1,16 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { emptyLedger, nextLedgerContent, readLedger, createLedgerLookup } from '../../src/memory/ledger.js';
-import { lastSuccessfulRun, listRuns, readRun } from '../../src/memory/run-history.js';
+import { emptyLedger, nextLedgerContent, readLedger, createLedgerLookup } from '../../src/space/ledger.js';
+import { lastSuccessfulRun, listRuns, readRun } from '../../src/space/run-history.js';
 import {
   CommitIncompleteError,
   commitMemoryChanges,
   recoverMemory,
   type CommitStep,
-} from '../../src/memory/transaction.js';
-import { StorageError, describeIoError } from '../../src/memory/io-errors.js';
-import { newRunId } from '../../src/memory/paths.js';
+} from '../../src/space/transaction.js';
+import { StorageError, describeIoError } from '../../src/space/io-errors.js';
+import { newRunId } from '../../src/space/paths.js';
 import { makeTempDir, removeDir, snapshot, summary } from './helpers.js';
 
 let dir: string;

@@ -4,7 +4,7 @@ import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listRuns, readLedger } from '../../src/memory/index.js';
+import { listRuns, readLedger } from '../../src/space/index.js';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { startRedis, uniquePrefix } from '../../harness/redis.js';
 import { queueCounts, startWorkspaceDaemon, waitFor } from './support/daemon.js';

@@ -2,7 +2,7 @@ import { appendFileSync, cpSync, readFileSync, readdirSync, truncateSync, writeF
 import type * as FsPromises from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { readLedger } from '../../src/memory/index.js';
+import { readLedger } from '../../src/space/index.js';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import {

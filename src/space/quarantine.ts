@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { QUARANTINE_FILE, readTextIfExists } from './paths.js';
-import { stripInvisibleControls } from './visible-text.js';
+import { stripInvisibleControls } from '../memory/visible-text.js';
 
 export interface QuarantineEntry {
   readonly title: string;

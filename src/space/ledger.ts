@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { MemoryFormatError } from '../errors.js';
-import type { LedgerEntry, LedgerLookup } from './types.js';
+import type { LedgerEntry, LedgerLookup } from '../memory/types.js';
 import { LEDGER_FILE, readTextIfExists } from './paths.js';
 
 const LedgerEntrySchema = z.object({

@@ -4,7 +4,7 @@
  * and its sessions, so a person decides. Deleting an entry puts the file back in the index. Pure functions;
  * append-only (an entry is written once per file and newer fact).
  */
-import type { Fact } from './types.js';
+import type { Fact } from '../memory/types.js';
 
 export { REVIEW_FILE } from './paths.js';
 

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { MemoryFormatError, errorMessage } from '../errors.js';
 import { FACT_DROP_REASONS, WAIT_REASONS, type RunSummary } from '../core/run.js';
 import { RUNS_DIR, readTextIfExists, runRecordPath } from './paths.js';
-import { escapeInvisibleControls } from './visible-text.js';
+import { escapeInvisibleControls } from '../memory/visible-text.js';
 import type { MemoryProblem } from './memory-dir.js';
 
 export const RUN_KINDS = ['consolidation', 'rollback', 'forget', 'note'] as const;

@@ -5,15 +5,15 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { MemoryFormatError } from '../errors.js';
-import { FACT_TYPES, TOPIC_FILES, typeOfTopicFile, type Fact, type FactType } from './types.js';
-import { INDEX_FILE, buildIndex, type MemoryIndex } from './memory-index.js';
-import { outsideProblems, outsideText, splitIndexFile } from './index-block.js';
-import { loadForeignFiles } from './foreign-files.js';
-import { indexFileFacts } from './index-file-facts.js';
+import { FACT_TYPES, TOPIC_FILES, typeOfTopicFile, type Fact, type FactType } from '../memory/types.js';
+import { INDEX_FILE, buildIndex, type MemoryIndex } from '../memory/memory-index.js';
+import { outsideProblems, outsideText, splitIndexFile } from '../memory/index-block.js';
+import { loadForeignFiles } from '../memory/foreign-files.js';
+import { indexFileFacts } from '../memory/index-file-facts.js';
 import { filesUnderReview } from './review.js';
 import { parsePending, serializePending } from './pending.js';
 import { FACT_USE_FILE, parseFactUse, serializeFactUse, type FactUseFile } from './fact-use.js';
-import { MAX_WRITABLE_FILE_BYTES, readMemoryFile, type MemoryFileRead } from './read-memory-file.js';
+import { MAX_WRITABLE_FILE_BYTES, readMemoryFile, type MemoryFileRead } from '../memory/read-memory-file.js';
 import { PENDING_FILE, REVIEW_FILE, readTextIfExists } from './paths.js';
 import {
   createEmptyTopic,
@@ -21,8 +21,8 @@ import {
   renderTopicFile,
   topicEntries,
   type ParsedTopic,
-} from './topic-file.js';
-import type { TopicEntry } from './topic-entry.js';
+} from '../memory/topic-file.js';
+import type { TopicEntry } from '../memory/topic-entry.js';
 
 export interface MemoryProblem {
   /** Path relative to the memory directory. */

@@ -7,8 +7,8 @@
  * screened the note (the screen lives above this floor).
  */
 import path from 'node:path';
-import type { Fact } from './types.js';
-import { diffFiles } from './diff.js';
+import type { Fact } from '../memory/types.js';
+import { diffFiles } from '../memory/diff.js';
 import { loadMemory, planMemoryFiles, type MemoryProblem } from './memory-dir.js';
 import { QUARANTINE_FILE, newRunId, readTextIfExists } from './paths.js';
 import { renderQuarantine, type QuarantineEntry } from './quarantine.js';

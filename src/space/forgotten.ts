@@ -5,8 +5,8 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { MemoryFormatError } from '../errors.js';
-import type { Fact } from './types.js';
-import { normalizedTextHash } from './hash.js';
+import type { Fact } from '../memory/types.js';
+import { normalizedTextHash } from '../memory/hash.js';
 import { FORGOTTEN_FILE, readTextIfExists } from './paths.js';
 
 const ForgottenFact = z.object({

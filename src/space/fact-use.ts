@@ -14,8 +14,8 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { Session } from '../transcripts/types.js';
-import type { Fact } from './types.js';
-import { TOPIC_FILES } from './types.js';
+import type { Fact } from '../memory/types.js';
+import { TOPIC_FILES } from '../memory/types.js';
 
 /** The state file, inside `.dreamd/`. */
 export const FACT_USE_FILE = '.dreamd/fact-use.json';

@@ -6,7 +6,7 @@
  * file, in quarantine or here.
  */
 import { z } from 'zod';
-import { FACT_OWNERS, FACT_TYPES, type Fact } from './types.js';
+import { FACT_OWNERS, FACT_TYPES, type Fact } from '../memory/types.js';
 import { PENDING_FILE } from './paths.js';
 
 export { PENDING_FILE } from './paths.js';

@@ -9,9 +9,9 @@
  */
 import path from 'node:path';
 import { DreamdError } from '../errors.js';
-import { diffFiles } from './diff.js';
+import { diffFiles } from '../memory/diff.js';
 import { readLedger, serializeLedger, type Ledger } from './ledger.js';
-import { sha256 } from './hash.js';
+import { sha256 } from '../memory/hash.js';
 import { newRunId, readTextIfExists } from './paths.js';
 import { listRuns, type RunRecord } from './run-history.js';
 import { maintenanceSummary } from './run-summary.js';

@@ -6,8 +6,8 @@
  */
 import path from 'node:path';
 import { DreamdError } from '../errors.js';
-import type { Fact } from './types.js';
-import { diffFiles } from './diff.js';
+import type { Fact } from '../memory/types.js';
+import { diffFiles } from '../memory/diff.js';
 import { readForgotten, serializeForgotten, withForgotten } from './forgotten.js';
 import { loadMemory, renderMemory } from './memory-dir.js';
 import { FORGOTTEN_FILE, newRunId } from './paths.js';

@@ -7,8 +7,8 @@ import { rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PENDING_FILE, readTextIfExists } from './paths.js';
 import { parsePending, serializePending } from './pending.js';
-import { parseTopicFile, topicFacts } from './topic-file.js';
-import { typeOfTopicFile, type Fact } from './types.js';
+import { parseTopicFile, topicFacts } from '../memory/topic-file.js';
+import { typeOfTopicFile, type Fact } from '../memory/types.js';
 
 function factsOf(text: string | null, fileName: string): Fact[] | undefined {
   if (text === null) return [];

@@ -32,7 +32,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
 import { DreamdError, MemoryFormatError, errorMessage } from '../errors.js';
 import type { RunSummary } from '../core/run.js';
-import { isMergeable } from './arrived-bytes.js';
+import { isMergeable } from '../memory/arrived-bytes.js';
 import { factsToHold, holdInPending } from './deferred-facts.js';
 import {
   guardedReplace,
@@ -43,10 +43,10 @@ import {
   type ReplaceOutcome,
   type WindowObserver,
 } from './guarded-replace.js';
-import { sha256 } from './hash.js';
+import { sha256 } from '../memory/hash.js';
 import { assertStateIsOwn, isStagingFolder, stateProblems } from './state-dir.js';
 import { describeIoError } from './io-errors.js';
-import { writableText } from './visible-text.js';
+import { writableText } from '../memory/visible-text.js';
 import {
   LEDGER_FILE,
   LOCK_FILE,

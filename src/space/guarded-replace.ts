@@ -23,7 +23,7 @@
 import { constants } from 'node:fs';
 import { mkdir, open, rename, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { mergeArrived } from './arrived-bytes.js';
+import { mergeArrived } from '../memory/arrived-bytes.js';
 
 /** Attempts per file before it is deferred: someone saving more often than a run can write is not outrun. */
 export const MAX_ATTEMPTS = 10;
