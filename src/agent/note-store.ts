@@ -65,7 +65,14 @@ export interface NoteInput {
 
 export type NoteOutcome =
   /** Written (or, when its topic file cannot be written now, waiting in `.dreamd/pending.json`). */
-  | { readonly kind: 'saved'; readonly fact: Fact; readonly replaced: boolean; readonly pending: boolean }
+  | {
+      readonly kind: 'saved';
+      readonly fact: Fact;
+      readonly replaced: boolean;
+      readonly pending: boolean;
+      /** The file it was written to: its topic file, or a file of its own in a Claude Code folder. */
+      readonly file: string;
+    }
   /** An active fact of the same type already says the same: nothing written. */
   | { readonly kind: 'known'; readonly fact: Fact }
   /** Held back by the screen, with its reason: quarantined, not in memory. */
@@ -198,7 +205,13 @@ export function createNoteStore(options: NoteStoreOptions): NoteStore {
         );
       }
       const committed = await commitNote(memoryDir, { kind: 'fact', fact }, { spaceId, now, keepRuns });
-      return { kind: 'saved', fact, replaced: previous !== undefined, pending: committed.pending };
+      return {
+        kind: 'saved',
+        fact,
+        replaced: previous !== undefined,
+        pending: committed.pending,
+        file: committed.file ?? TOPIC_FILES[fact.type],
+      };
     });
   }
 

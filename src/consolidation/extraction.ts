@@ -13,6 +13,8 @@ import { FACT_TYPES, MEMORY_TYPES, type FactType } from '../memory/types.js';
 
 /** Longest title kept; longer ones are cut at a word boundary by `reconcile`. */
 export const TITLE_MAX_CHARS = 80;
+/** Longest description kept (one line of a memory file's frontmatter). */
+export const DESCRIPTION_MAX_CHARS = 150;
 
 /** Name given to providers that want a schema name. */
 export const EXTRACTION_SCHEMA_NAME = 'extracted_facts';
@@ -40,6 +42,20 @@ const EvidenceField = z.preprocess(
     ),
 );
 
+/**
+ * The line an agent's memory selector picks the fact by (Claude Code's reads only file names and this line).
+ * An answer without it still parses, as `null`: the file then describes the fact by its first line.
+ */
+const DescriptionField = z.preprocess(
+  (value) => value ?? null,
+  z
+    .string()
+    .nullable()
+    .describe(
+      `One line, at most ${DESCRIPTION_MAX_CHARS} characters, that lets a reader who sees only this line pick the fact for a question about it: name its specific subject and the words such a question would use.`,
+    ),
+);
+
 const ExtractedFactSchema = z.object({
   type: z.enum(FACT_TYPES).describe(FACT_TYPES.join(' | ')),
   title: z.string().describe(`Short one-line title, at most ${TITLE_MAX_CHARS} characters.`),
@@ -49,6 +65,7 @@ const ExtractedFactSchema = z.object({
     .nullable()
     .describe('feedback/project: why it matters, as the user gave it; otherwise null.'),
   howToApply: z.string().nullable().describe('feedback/project: when and how to apply it; otherwise null.'),
+  description: DescriptionField,
   observed: z.string().describe('Absolute date the user stated or confirmed it, YYYY-MM-DD.'),
   sources: z.array(z.string()).describe('Ids of the sessions it comes from.'),
   replaces: z
@@ -63,9 +80,10 @@ const ExtractedFactSchema = z.object({
   evidence: EvidenceField,
 });
 export const ExtractedFact = ExtractedFactSchema;
-/** A candidate fact; `evidence` may be absent in facts built by hand (read as `user`). */
-export type ExtractedFact = Omit<z.infer<typeof ExtractedFactSchema>, 'evidence'> & {
+/** A candidate fact; `evidence` and `description` may be absent in facts built by hand (read as `user`). */
+export type ExtractedFact = Omit<z.infer<typeof ExtractedFactSchema>, 'evidence' | 'description'> & {
   readonly evidence?: Evidence | null | undefined;
+  readonly description?: string | null | undefined;
 };
 
 export const ExtractionOutput = z.object({

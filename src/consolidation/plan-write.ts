@@ -51,9 +51,13 @@ export interface WritePlan {
   readonly factsRead: { readonly used: number; readonly neverUsed: number };
 }
 
-/** Whether a topic file or the index differs on disk from what `loaded` read. */
+/** Whether a topic file, one of dreamd's per-fact files or the index differs on disk from what `loaded` read. */
 async function changedSince(memoryDir: string, loaded: LoadedMemory): Promise<boolean> {
-  const files = [...Object.values(TOPIC_FILES), INDEX_FILE];
+  const files = [
+    ...Object.values(TOPIC_FILES),
+    ...[...loaded.factFiles.values()].map((read) => read.file),
+    INDEX_FILE,
+  ];
   const changed = await Promise.all(
     files.map(async (file) => {
       // An unreadable file was reported by loadMemory and is not rewritten: not a change.
@@ -131,7 +135,7 @@ export async function planWrite(options: {
     !nothingToCheck && attempt < HAND_EDIT_RETRIES && (await changedSince(memoryDir, current));
     attempt++
   ) {
-    current = await loadMemory(memoryDir);
+    current = await loadMemory(memoryDir, { layout: current.layout });
     ({ result, files, problems, factsRead } = plan(current));
   }
 

@@ -15,7 +15,7 @@ import { readProjectDocs, shownStatements, splitAlreadyStated } from './project-
 import { FACT_USE_FILE } from '../space/fact-use.js';
 import { rebuildSessionReads } from './fact-use-rebuild.js';
 import { hostname } from 'node:os';
-import { HistoryConfig, type Config, type Space } from '../config/schema.js';
+import { HistoryConfig, layoutOfSpace, type Config, type Space } from '../config/schema.js';
 import { costOfCall, describeBudgetWait, priceFor, roundUsd, spaceBudget } from '../cost/index.js';
 import { evaluateGates } from '../core/gates.js';
 import { ConfigError, LockLostError } from '../errors.js';
@@ -179,7 +179,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       // Orient: memory as it is now, what has been consolidated, and the gates.
       progress({ phase: 'orient', done: 0, total: 1 });
       const [memory, ledger, forgotten, lastRun] = await Promise.all([
-        loadMemory(space.memoryDir),
+        loadMemory(space.memoryDir, { layout: layoutOfSpace(space) }),
         readLedger(space.memoryDir),
         readForgotten(space.memoryDir),
         lastSuccessfulRun(space.memoryDir),

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { PENDING_FILE, readTextIfExists } from './paths.js';
 import { parsePending, serializePending } from './pending.js';
 import { parseTopicFile, topicFacts } from '../memory/topic-file.js';
+import { parseFactFile } from '../memory/fact-file.js';
 import { typeOfTopicFile, type Fact } from '../memory/types.js';
 
 function factsOf(text: string | null, fileName: string): Fact[] | undefined {
@@ -32,7 +33,7 @@ const sameText = (a: Fact, b: Fact): boolean =>
  * older version. A fact the person edited by hand is theirs: it is not held back over their text.
  */
 export function factsToHold(fileName: string, seen: string | null, planned: string): Fact[] {
-  if (typeOfTopicFile(fileName) === undefined) return [];
+  if (typeOfTopicFile(fileName) === undefined) return factFileToHold(fileName, seen, planned);
   const ours = factsOf(planned, fileName) ?? [];
   const theirs = new Map((factsOf(seen, fileName) ?? []).map((fact) => [fact.id, fact]));
   return ours.filter((fact) => {
@@ -40,6 +41,21 @@ export function factsToHold(fileName: string, seen: string | null, planned: stri
     if (onDisk === undefined) return !fact.editedByHand;
     return !onDisk.editedByHand && !sameText(onDisk, fact);
   });
+}
+
+/**
+ * A per-fact file (the `claude-code` layout's) deferred: the run's fact waits in pending unless the file as
+ * the person left it holds the same fact (same id) with their own text, which is theirs to keep.
+ */
+function factFileToHold(fileName: string, seen: string | null, planned: string): Fact[] {
+  const ours = parseFactFile(planned, fileName)?.fact;
+  if (ours === undefined || ours.editedByHand) return [];
+  const theirs = seen === null ? undefined : parseFactFile(seen, fileName)?.fact;
+  if (theirs !== undefined && theirs.id === ours.id && (theirs.editedByHand || sameText(theirs, ours)))
+    return [];
+  // Held without its file name: the next write places it again, in a free name if this one is taken.
+  const { file: _file, ...rest } = ours;
+  return [rest];
 }
 
 /**

@@ -5,6 +5,10 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { MemoryFormatError } from '../errors.js';
+import type { MemoryLayout } from '../config/schema.js';
+import { parseFactFile, type FactFileRead } from '../memory/fact-file.js';
+import { parseMemoryFile } from '../memory/claude-code-file.js';
+import { LAYOUTS } from '../memory/layouts.js';
 import { FACT_TYPES, TOPIC_FILES, typeOfTopicFile, type Fact, type FactType } from '../memory/types.js';
 import { INDEX_FILE, buildIndex, type MemoryIndex } from '../memory/memory-index.js';
 import { outsideProblems, outsideText, splitIndexFile } from '../memory/index-block.js';
@@ -16,9 +20,7 @@ import { FACT_USE_FILE, parseFactUse, serializeFactUse, type FactUseFile } from 
 import { MAX_WRITABLE_FILE_BYTES, readMemoryFile, type MemoryFileRead } from '../memory/read-memory-file.js';
 import { PENDING_FILE, REVIEW_FILE, readTextIfExists } from './paths.js';
 import {
-  createEmptyTopic,
   parseTopicFile,
-  renderTopicFile,
   topicEntries,
   type ParsedTopic,
 } from '../memory/topic-file.js';
@@ -32,6 +34,15 @@ export interface MemoryProblem {
 
 export interface LoadedMemory {
   readonly memoryDir: string;
+  /**
+   * How a write places dreamd's facts (`memory/layouts.ts`): the one asked for, else the one the folder
+   * shows (dreamd's per-fact files and no topic file: `claude-code`; otherwise `topics`).
+   */
+  readonly layout: MemoryLayout;
+  /** dreamd's per-fact files (the `claude-code` layout's), by fact id. */
+  readonly factFiles: ReadonlyMap<string, FactFileRead>;
+  /** Names in the folder's top level (empty when it could not be listed): a new file takes a free name. */
+  readonly names: ReadonlySet<string>;
   /**
    * Every fact of memory (active and superseded): the readable topic files in file order, then the facts
    * held back in `.dreamd/pending.json` (which replace a file's copy of the same id: they are newer).
@@ -71,12 +82,18 @@ async function listNames(memoryDir: string): Promise<ReadonlySet<string> | undef
 
 const ABSENT: MemoryFileRead = { kind: 'absent' };
 
+export interface LoadMemoryOptions {
+  /** The layout the next write uses (a space's configured one). Default: the one the folder shows. */
+  readonly layout?: MemoryLayout;
+}
+
 /**
  * Read a memory directory. A missing directory is an empty memory. Never throws for a broken file.
  * The directory is listed once and only the files in it are read, all at once; they are then parsed in
  * the fixed order of the fact types (which decides which copy of a duplicated fact id is reported).
+ * Every layout's files are read whatever the layout: a fact in a file of its own is read from there first.
  */
-export async function loadMemory(memoryDir: string): Promise<LoadedMemory> {
+export async function loadMemory(memoryDir: string, options: LoadMemoryOptions = {}): Promise<LoadedMemory> {
   const topics: Partial<Record<FactType, ParsedTopic>> = {};
   const broken: FactType[] = [];
   const problems: MemoryProblem[] = [];
@@ -93,7 +110,7 @@ export async function loadMemory(memoryDir: string): Promise<LoadedMemory> {
     Promise.all(FACT_TYPES.map((type) => read(TOPIC_FILES[type]))),
     read(INDEX_FILE),
     readTextIfExists(path.join(memoryDir, PENDING_FILE)).catch(() => null),
-    loadForeignFiles(memoryDir, isOwn),
+    loadForeignFiles(memoryDir, isOwn, (relative, text) => parseFactFile(text, relative) !== undefined),
     readTextIfExists(path.join(memoryDir, REVIEW_FILE)).catch(() => null),
     readTextIfExists(path.join(memoryDir, FACT_USE_FILE)).catch(() => null),
   ]);
@@ -134,6 +151,23 @@ export async function loadMemory(memoryDir: string): Promise<LoadedMemory> {
     topics[type] = topic;
     if (fileRead.readOnly.length > 0) broken.push(type);
   }
+  const factFiles = new Map<string, FactFileRead>();
+  const copies: Fact[] = [];
+  const today = (): string => new Date().toISOString().slice(0, 10);
+  for (const [relative, text] of foreign.claimed) {
+    const read = parseFactFile(text, relative);
+    if (read === undefined) continue;
+    const other = factFiles.get(read.fact.id);
+    if (other !== undefined) {
+      problems.push({
+        file: relative,
+        reason: `${relative}: fact id ${read.fact.id} is also the id of ${other.file}; ${relative} is read as a file of its own that dreamd does not change. Delete one copy, or remove the id from its metadata.`,
+      });
+      copies.push(parseMemoryFile(text, { relative, modified: today(), owner: 'other' }).fact);
+      continue;
+    }
+    factFiles.set(read.fact.id, read);
+  }
   const pending = parsePending(pendingText);
   if (pendingText !== null) originals.set(PENDING_FILE, pendingText);
   if (pending.problem !== undefined) problems.push({ file: PENDING_FILE, reason: pending.problem });
@@ -173,16 +207,23 @@ export async function loadMemory(memoryDir: string): Promise<LoadedMemory> {
       isReadFile: (file) => originals.has(file),
     });
   }
+  const ownFileFacts = [...factFiles.values()].map((read) => read.fact);
   const merged = [
-    ...facts.filter((fact) => !pendingIds.has(fact.id)),
+    ...facts.filter((fact) => !pendingIds.has(fact.id) && !factFiles.has(fact.id)),
+    ...ownFileFacts.filter((fact) => !pendingIds.has(fact.id)),
     ...foreign.facts,
+    ...copies,
     ...lineFacts,
     ...pending.facts,
   ];
   const underReview = filesUnderReview(reviewText);
   if (factUseText !== null) originals.set(FACT_USE_FILE, factUseText);
+  const topicFactCount = Object.values(topics).reduce((count, topic) => count + topicFacts(topic).length, 0);
   return {
     memoryDir,
+    layout: options.layout ?? shownLayout(topicFactCount, factFiles.size, foreign.facts),
+    factFiles,
+    names: names ?? new Set(),
     factUse: parseFactUse(factUseText),
     facts: merged,
     topics,
@@ -194,6 +235,23 @@ export async function loadMemory(memoryDir: string): Promise<LoadedMemory> {
     originals,
     problems,
   };
+}
+
+/**
+ * The layout a folder shows, for a write that names none (an agent's note, `memory forget`): topic files with
+ * facts mean `topics`; dreamd's per-fact files, or Claude Code's own memories (`<type>_<slug>.md` with a
+ * description) and no topic file, mean `claude-code`; any other folder means `topics`.
+ */
+/** A memory file named the way Claude Code names its own: `<type>_<slug>.md`, in the folder's top level. */
+const CLAUDE_CODE_NAME = new RegExp(`^(?:${FACT_TYPES.join('|')})_[^/]+\\.md$`);
+
+function shownLayout(topicFacts: number, ownFiles: number, foreign: readonly Fact[]): MemoryLayout {
+  if (topicFacts > 0) return 'topics';
+  if (ownFiles > 0) return 'claude-code';
+  const claudeCodeFiles = foreign.filter(
+    (fact) => fact.file !== undefined && CLAUDE_CODE_NAME.test(fact.file) && fact.description !== undefined,
+  );
+  return claudeCodeFiles.length > 0 ? 'claude-code' : 'topics';
 }
 
 function topicFacts(topic: ParsedTopic): Fact[] {
@@ -224,6 +282,8 @@ export interface MemoryFilesPlan {
   readonly problems: readonly MemoryProblem[];
   /** The index as built (null when `MEMORY.md` is not written). */
   readonly index: MemoryIndex | null;
+  /** The file a fact lives in after the write, relative to the memory folder (its index line's link, no anchor). */
+  readonly fileOf: (fact: Fact) => string;
 }
 
 const FACT_FIELDS = [
@@ -237,6 +297,7 @@ const FACT_FIELDS = [
   'status',
   'supersededBy',
   'supersededOn',
+  'description',
 ] as const;
 
 function sameFact(a: Fact, b: Fact): boolean {
@@ -280,6 +341,7 @@ export function planMemoryFiles(
     pending: again.pending,
     problems: [...problems, ...again.problems],
     index: again.index,
+    fileOf: again.fileOf,
   };
 }
 
@@ -298,7 +360,7 @@ function planMemoryFilesWithin(
   for (const fact of loaded.facts) if (!remove.has(fact.id)) merged.set(fact.id, fact);
   for (const fact of nextFacts) {
     if (remove.has(fact.id)) continue;
-    const before = previous.get(fact.id)?.fact;
+    const before = previous.get(fact.id)?.fact ?? loaded.factFiles.get(fact.id)?.fact;
     merged.set(
       fact.id,
       before?.editedByHand
@@ -313,7 +375,11 @@ function planMemoryFilesWithin(
         : fact,
     );
   }
+  const layout = LAYOUTS[loaded.layout];
   const broken = new Set([...loaded.broken, ...overLimit]);
+  // A fact with a file of its own, or any fact in a layout of one file per fact, never waits for a topic file.
+  const heldBack = (fact: Fact): boolean =>
+    broken.has(fact.type) && layout.typeHoldsFacts && !loaded.factFiles.has(fact.id);
   const onDisk = (fact: Fact): boolean => {
     const entry = loaded.topics[fact.type] === undefined ? undefined : previous.get(fact.id);
     return entry !== undefined && entry.fact.type === fact.type && sameFact(entry.fact, fact);
@@ -328,7 +394,7 @@ function planMemoryFilesWithin(
       // it is a line of MEMORY.md itself (already in the file, outside the block).
       if (fact.file === INDEX_FILE) continue;
       if (fact.file === undefined || !underReview.has(fact.file)) listable.push(fact);
-    } else if (!broken.has(fact.type)) {
+    } else if (!heldBack(fact)) {
       writable.push(fact);
       listable.push(fact);
     } else if (onDisk(fact)) {
@@ -337,29 +403,12 @@ function planMemoryFilesWithin(
       pending.push(fact);
     }
   }
-  const locate = (id: string): { title: string; fileName: string } | undefined => {
-    const fact = merged.get(id);
-    return fact ? { title: fact.title, fileName: TOPIC_FILES[fact.type] } : undefined;
-  };
-
-  const out = new Map<string, string | null>();
-  const tooLarge: FactType[] = [];
-  const ofTypes = new Map<FactType, Fact[]>(FACT_TYPES.map((type) => [type, []]));
-  for (const fact of writable) ofTypes.get(fact.type)?.push(fact);
-  for (const type of FACT_TYPES) {
-    if (broken.has(type)) continue;
-    const ofType = ofTypes.get(type) ?? [];
-    const existing = loaded.topics[type];
-    if (!existing && ofType.length === 0) continue;
-    const text = renderTopicFile(existing ?? createEmptyTopic(type), ofType, {
-      previous,
-      locate,
-      adoptHandEntries: true,
-    });
-    if (loaded.originals.get(TOPIC_FILES[type]) === text) continue;
-    if (Buffer.byteLength(text) > MAX_WRITABLE_FILE_BYTES) tooLarge.push(type);
-    out.set(TOPIC_FILES[type], text);
-  }
+  const rendered = layout.render(
+    { topics: loaded.topics, factFiles: loaded.factFiles, originals: loaded.originals },
+    { facts: writable, held: broken, taken: (name) => loaded.originals.has(name) || loaded.names.has(name) },
+  );
+  const out = new Map<string, string | null>(rendered.files);
+  const tooLarge = [...rendered.tooLarge];
   // The counts are written when reads were counted, or with the other files of a write; a run that changes
   // nothing else and found no read stays a run that changed nothing (its sessions are looked at again later,
   // and their messages hold no read anyway).
@@ -371,7 +420,7 @@ function planMemoryFilesWithin(
   const pendingText = serializePending(pending);
   if (pendingText !== (loaded.originals.get(PENDING_FILE) ?? null)) out.set(PENDING_FILE, pendingText);
 
-  const problems: MemoryProblem[] = [];
+  const problems: MemoryProblem[] = [...rendered.problems];
   if (pending.length > 0) {
     const files = [...new Set(pending.map((fact) => TOPIC_FILES[fact.type]))];
     problems.push({
@@ -395,6 +444,8 @@ function planMemoryFilesWithin(
     const skip = (fact: Fact): boolean =>
       fact.file !== undefined && (outside.includes(`](${fact.file})`) || outside.includes(`](${fact.file}#`));
     index = buildIndex(listable, {
+      linkOf: rendered.linkOf,
+      whereOf: layout.whereOf,
       use: (options.factUse ?? loaded.factUse).facts,
       now: options.now ?? new Date(),
       existing: loaded.indexText,
@@ -407,7 +458,8 @@ function planMemoryFilesWithin(
   if (factUseText !== undefined && factUseText !== factUseBefore && (readsCounted || out.size > 0)) {
     out.set(FACT_USE_FILE, factUseText);
   }
-  return { files: out, pending, problems, index, overLimit: tooLarge };
+  const fileOf = (fact: Fact): string => rendered.linkOf(fact).replace(/#.*$/, '');
+  return { files: out, pending, problems, index, overLimit: tooLarge, fileOf };
 }
 
 /** The files to write so the memory holds `nextFacts` (see {@link planMemoryFiles}). */

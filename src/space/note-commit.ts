@@ -35,6 +35,8 @@ export interface NoteCommit {
   readonly problems: readonly MemoryProblem[];
   /** True when the fact waits in `.dreamd/pending.json` (its topic file cannot be written now). */
   readonly pending: boolean;
+  /** The file the fact was written to (relative to the memory folder); undefined for a held note. */
+  readonly file: string | undefined;
 }
 
 export async function commitNote(
@@ -48,6 +50,7 @@ export async function commitNote(
   const basis = new Map<string, string | null>();
   let problems: readonly MemoryProblem[] = [];
   let pending = false;
+  let file: string | undefined;
   let reason: string;
   if (change.kind === 'fact') {
     const loaded = await loadMemory(memoryDir);
@@ -58,6 +61,7 @@ export async function commitNote(
     }
     problems = plan.problems;
     pending = plan.pending.some((fact) => fact.id === change.fact.id);
+    file = plan.fileOf(change.fact);
     reason = `note ${change.fact.id} "${change.fact.title}"`;
   } else {
     const before = await readTextIfExists(path.join(memoryDir, QUARANTINE_FILE));
@@ -89,5 +93,5 @@ export async function commitNote(
     ...(options.keepRuns === undefined ? {} : { keepRuns: options.keepRuns }),
     ...(options.faultInjection ? { faultInjection: options.faultInjection } : {}),
   });
-  return { record, problems, pending };
+  return { record, problems, pending, file };
 }
