@@ -28,8 +28,9 @@
 import { stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
 import { readFrontmatter } from './claude-code-file.js';
+import { hookOf } from './memory-index.js';
 import { contentHash, renderContent, splitContent } from './topic-entry.js';
-import { FACT_OWNERS, FACT_TYPES, type Fact, type FactType } from './types.js';
+import { FACT_OWNERS, FACT_TYPES, type Fact } from './types.js';
 
 /** Largest file the layout writes: under the 4,096 bytes Claude Code reads of a memory file. */
 export const MAX_FACT_FILE_BYTES = 4_000;
@@ -144,20 +145,13 @@ function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
-/** The description a fact's file carries: the one the model wrote for Claude Code's selector, else its first line. */
+/**
+ * The description a fact's file carries: the one the model wrote for Claude Code's selector, else the fact's
+ * first line (the index line's hook either way, so a file read back lists the same line).
+ */
 export function descriptionOf(fact: Fact): string {
-  const written = oneLine(fact.description ?? '');
-  if (written !== '') return written;
-  const first = fact.body.split('\n').find((line) => line.trim() !== '') ?? fact.title;
-  return oneLine(`${MEMORY_LABEL[fact.type]} — ${first.replace(/^\s*(?:[-*+>]|#{1,6}|\d+\.)\s+/, '')}`);
+  return hookOf(fact) || oneLine(fact.title);
 }
-
-const MEMORY_LABEL: Readonly<Record<FactType, string>> = {
-  user: 'About the user',
-  feedback: 'How to work',
-  project: 'Project',
-  reference: 'Where to find',
-};
 
 function frontmatter(fact: Fact, name: string, description: string, hash: string, hand: boolean): string {
   const metadata = {
