@@ -85,7 +85,7 @@ function content(turn: { speaker: string; text: string }): string {
   return `${turn.speaker}: ${turn.text}`;
 }
 
-async function writeSession(dir: string, session: EvalSession): Promise<void> {
+export async function writeSession(dir: string, session: EvalSession): Promise<void> {
   const start = Date.parse(session.startedAt);
   const messages = session.turns.map((turn, index) => ({
     role: 'user',
@@ -106,7 +106,12 @@ async function writeSession(dir: string, session: EvalSession): Promise<void> {
   await utimes(file, old, old);
 }
 
-function evalConfig(root: string, space: Space, options: EvalOptions, modelUrl: string | undefined): Config {
+export function evalConfig(
+  root: string,
+  space: Space,
+  options: EvalOptions,
+  modelUrl: string | undefined,
+): Config {
   const tokensPerCall = options.tokensPerCall ?? 750;
   const config = loadConfig({
     env: {
