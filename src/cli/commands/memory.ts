@@ -57,7 +57,21 @@ function describeMemory(space: Space, memory: LoadedMemory, facts: readonly Fact
       ),
     );
   }
-  const others = facts.filter((fact) => fact.file !== undefined);
+  const ownFiles = facts.filter((fact) => fact.owner !== 'other' && fact.file !== undefined);
+  if (ownFiles.length > 0) {
+    parts.push('', "## dreamd's files, one fact each");
+    parts.push(
+      table(
+        ownFiles.map((fact) => [
+          fact.id,
+          fact.type,
+          fact.file ?? '',
+          fact.status === 'active' ? fact.title : `${fact.title} (superseded by ${fact.supersededBy ?? '?'})`,
+        ]),
+      ),
+    );
+  }
+  const others = facts.filter((fact) => fact.owner === 'other' && fact.file !== undefined);
   if (others.length > 0) {
     parts.push('', '## files dreamd did not write (read, never changed)');
     parts.push(table(others.map((fact) => [fact.id, fact.type, fact.file ?? '', fact.title])));
