@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
+import { createRecall } from '../../src/agent/recall.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import { readFrontmatter } from '../../src/memory/claude-code-file.js';
 import { parseFactFile } from '../../src/memory/fact-file.js';
@@ -147,7 +148,7 @@ describe.each(['current', 'older'] as const)(
       for (const [file, bytes] of before) if (file !== 'MEMORY.md') expect(after.get(file)).toBe(bytes);
 
       // Dreamd's state (.dreamd/) and Claude Code's lock (.consolidate-lock) are not memory files.
-    const created = [...after.keys()].filter((file) => !before.has(file) && !file.startsWith('.'));
+      const created = [...after.keys()].filter((file) => !before.has(file) && !file.startsWith('.'));
       const memory = await loadMemory(memoryDir);
       const active = memory.facts.filter((fact) => fact.owner !== 'other' && fact.status === 'active');
       // One file per active fact of dreamd's, no topic file, nothing else.
@@ -178,10 +179,15 @@ describe.each(['current', 'older'] as const)(
       expect(after.get(rule?.file ?? '')).toContain(
         '\n**Why:** An error returned from a hook is otherwise never seen.\n',
       );
-        expect(index.split('\n').length - 1).toBeLessThanOrEqual(INDEX_LIMITS.maxLines);
+      expect(index.split('\n').length - 1).toBeLessThanOrEqual(INDEX_LIMITS.maxLines);
       expect(Buffer.byteLength(index)).toBeLessThanOrEqual(INDEX_LIMITS.maxBytes);
       for (const line of index.split('\n'))
         expect([...line].length).toBeLessThanOrEqual(INDEX_LIMITS.maxLineChars);
+
+      // The agent's recall finds dreamd's one-fact files as facts (their ids), not as notes.
+      const found = await createRecall({ memoryDir }).recall('hello.sh shell script prints', { limit: 3 });
+      expect(found.map((result) => result.id)).toContain(hello?.id);
+      expect(found.filter((result) => result.id.startsWith('note:'))).toEqual([]);
 
       // A second run finds nothing new and changes nothing.
       expect((await consolidate(config)).status).not.toBe('failed');
