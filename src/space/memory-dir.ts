@@ -19,11 +19,7 @@ import { parsePending, serializePending } from './pending.js';
 import { FACT_USE_FILE, parseFactUse, serializeFactUse, type FactUseFile } from './fact-use.js';
 import { MAX_WRITABLE_FILE_BYTES, readMemoryFile, type MemoryFileRead } from '../memory/read-memory-file.js';
 import { PENDING_FILE, REVIEW_FILE, readTextIfExists } from './paths.js';
-import {
-  parseTopicFile,
-  topicEntries,
-  type ParsedTopic,
-} from '../memory/topic-file.js';
+import { parseTopicFile, topicEntries, type ParsedTopic } from '../memory/topic-file.js';
 import type { TopicEntry } from '../memory/topic-entry.js';
 
 export interface MemoryProblem {
