@@ -84,6 +84,8 @@ function renderOwnFiles(
       problems.push({ file: read.file, reason: `${read.file}: ${part} cut to keep the file under 4 KB` });
     if (files.originals.get(read.file) !== rendered.text) out.set(read.file, rendered.text);
   }
+  // A fact file whose fact the write no longer holds was forgotten: its file goes (the run record keeps it).
+  for (const [id, read] of files.factFiles) if (!placed.has(id)) out.set(read.file, null);
   return placed;
 }
 

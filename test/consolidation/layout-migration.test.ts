@@ -12,7 +12,7 @@ import { parseFactFile } from '../../src/memory/fact-file.js';
 import { splitIndexFile } from '../../src/memory/index-block.js';
 import type { Fact } from '../../src/memory/types.js';
 import { createModel } from '../../src/model/index.js';
-import { loadMemory, rollbackRun } from '../../src/space/index.js';
+import { forgetFact, loadMemory, rollbackRun } from '../../src/space/index.js';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import {
@@ -137,5 +137,14 @@ describe('moving a topics space to the claude-code layout', () => {
     expect(addresses[0]?.[1]).not.toContain(`id: ${lisbon?.id}`);
     expect((await loadMemory(memoryDir)).facts.some((fact) => fact.id === lisbon?.id)).toBe(false);
     expect(after.get('MEMORY.md')).not.toContain('Lisbon');
+
+    // `memory forget` removes the fact's file and its index line.
+    const [portoFile, portoText] = addresses[0]!;
+    const porto = parseFactFile(portoText, portoFile)?.fact;
+    await forgetFact(memoryDir, porto?.id ?? '');
+    const forgotten = memoryFiles(memoryDir);
+    expect(forgotten.has(portoFile)).toBe(false);
+    expect(forgotten.get('MEMORY.md')).not.toContain(portoFile);
+    expect((await loadMemory(memoryDir)).facts.some((fact) => fact.id === porto?.id)).toBe(false);
   });
 });
