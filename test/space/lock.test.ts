@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LockBusyError, LockLostError } from '../../src/errors.js';
 import { acquireLock, readLock, type HeartbeatTimer, type LockInfo } from '../../src/space/lock.js';
 import { LOCK_FILE } from '../../src/space/paths.js';
-import { makeTempDir, removeDir } from './helpers.js';
+import { makeTempDir, removeDir } from '../memory/helpers.js';
 
 const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'lock-worker.ts');
 const FULL_DISK_WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'lock-full-disk-worker.ts');

@@ -3,7 +3,7 @@ import { loadMemory, planMemoryFiles, renderMemory } from '../../src/space/memor
 import { PENDING_FILE } from '../../src/space/paths.js';
 import { MAX_WRITABLE_FILE_BYTES } from '../../src/memory/read-memory-file.js';
 import { TOPIC_FILES } from '../../src/memory/types.js';
-import { applyFiles, fact, makeTempDir, removeDir } from './helpers.js';
+import { applyFiles, fact, makeTempDir, removeDir } from '../memory/helpers.js';
 
 /** A topic file never grows past the size dreamd writes: its new facts wait in pending.json instead. */
 

@@ -8,7 +8,7 @@ import { FACT_TYPES, TOPIC_FILES, type FactType } from '../../src/memory/types.j
 import { loadMemory, renderMemory } from '../../src/space/memory-dir.js';
 import { PENDING_FILE, QUARANTINE_FILE } from '../../src/space/paths.js';
 import { memoryHealth } from '../../src/space/memory-health.js';
-import { applyFiles, fact, makeTempDir, removeDir, snapshot } from './helpers.js';
+import { applyFiles, fact, makeTempDir, removeDir, snapshot } from '../memory/helpers.js';
 
 const NOW = new Date('2026-12-01T00:00:00Z');
 let dir: string;

@@ -11,7 +11,7 @@ import {
 } from '../../src/space/transaction.js';
 import { StorageError, describeIoError } from '../../src/space/io-errors.js';
 import { newRunId } from '../../src/space/paths.js';
-import { makeTempDir, removeDir, snapshot, summary } from './helpers.js';
+import { makeTempDir, removeDir, snapshot, summary } from '../memory/helpers.js';
 
 let dir: string;
 beforeEach(async () => {

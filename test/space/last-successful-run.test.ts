@@ -8,7 +8,7 @@ import {
   serializeRunRecord,
   type RunKind,
 } from '../../src/space/run-history.js';
-import { makeTempDir, removeDir, summary } from './helpers.js';
+import { makeTempDir, removeDir, summary } from '../memory/helpers.js';
 
 let dir: string;
 beforeEach(async () => {

@@ -8,7 +8,7 @@ import { listRuns } from '../../src/space/run-history.js';
 import { RollbackRefusedError, rollbackRun } from '../../src/space/rollback.js';
 import { commitMemoryChanges } from '../../src/space/transaction.js';
 import type { Fact } from '../../src/memory/types.js';
-import { fact, makeTempDir, removeDir, snapshot, summary } from './helpers.js';
+import { fact, makeTempDir, removeDir, snapshot, summary } from '../memory/helpers.js';
 
 let dir: string;
 beforeEach(async () => {

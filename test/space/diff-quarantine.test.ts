@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { diffFiles } from '../../src/memory/diff.js';
 import { appendQuarantine } from '../../src/space/quarantine.js';
-import { makeTempDir, removeDir } from './helpers.js';
+import { makeTempDir, removeDir } from '../memory/helpers.js';
 
 describe('unified diff', () => {
   it('shows changed, created and deleted files with context', () => {

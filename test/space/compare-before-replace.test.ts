@@ -8,7 +8,7 @@ import { parsePending } from '../../src/space/pending.js';
 import { parseTopicFile, topicFacts } from '../../src/memory/topic-file.js';
 import { commitMemoryChanges, recoverMemory } from '../../src/space/transaction.js';
 import { readRun } from '../../src/space/run-history.js';
-import { makeTempDir, removeDir, summary } from './helpers.js';
+import { makeTempDir, removeDir, summary } from '../memory/helpers.js';
 
 let dir: string;
 beforeEach(async () => {

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadMemory, renderMemory } from '../../src/space/memory-dir.js';
 import { createEmptyTopic, renderTopicFile } from '../../src/memory/topic-file.js';
 import { INDEX_FILE } from '../../src/memory/memory-index.js';
-import { REALISTIC_USER_MD, applyFiles, fact, makeTempDir, removeDir } from './helpers.js';
+import { REALISTIC_USER_MD, applyFiles, fact, makeTempDir, removeDir } from '../memory/helpers.js';
 
 let dir: string;
 beforeEach(async () => {
