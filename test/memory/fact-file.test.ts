@@ -12,6 +12,12 @@ import {
   slugOf,
 } from '../../src/memory/fact-file.js';
 import { LAYOUTS } from '../../src/memory/layouts.js';
+import {
+  createEmptyTopic,
+  parseTopicFile,
+  renderTopicFile,
+  topicFacts,
+} from '../../src/memory/topic-file.js';
 import { fact } from './helpers.js';
 
 const RULE = fact(
@@ -121,6 +127,18 @@ describe('a fact file name', () => {
       'feedback_run_the_integration_tests_against_a_real_7k2m.md',
     );
     expect(factFileName({ ...RULE, title: '!!!' }, () => false)).toBe('feedback_7k2m9q4x1z.md');
+  });
+});
+
+describe('a topic entry (the topics layout)', () => {
+  it('keeps the description in its metadata, so the index line reads the same after a reload', () => {
+    const text = renderTopicFile(createEmptyTopic('feedback'), [RULE]);
+    expect(text).toContain(
+      '"description":"Testing rule: integration tests use a real Redis server, never a mock"',
+    );
+    const [read] = topicFacts(parseTopicFile(text, 'feedback.md'));
+    expect(read?.description).toBe(RULE.description);
+    expect(read?.editedByHand).toBe(false);
   });
 });
 
