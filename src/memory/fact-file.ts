@@ -79,7 +79,11 @@ function hashOf(name: string, description: string, content: string): string {
 export function parseFactFile(text: string, file: string): FactFileRead | undefined {
   const { data, body, hasFrontmatter } = readFrontmatter(text);
   if (!hasFrontmatter) return undefined;
-  const parsed = FactFileMetadata.safeParse(data.metadata);
+  // The type as Claude Code writes it now (`metadata.type`), or as it used to (a top-level `type`).
+  const declared = data.metadata?.type ?? data.type;
+  const parsed = FactFileMetadata.safeParse(
+    data.metadata === undefined ? undefined : { ...data.metadata, type: declared?.trim().toLowerCase() },
+  );
   if (!parsed.success) return undefined;
   const metadata = parsed.data;
   const name = data.name?.trim() ?? '';

@@ -72,6 +72,15 @@ describe('a fact file', () => {
     expect(parseFactFile('Just a note.\n', 'note.md')).toBeUndefined();
   });
 
+  it('reads the type from the older top-level `type` too', () => {
+    const { text } = renderFactFile(RULE);
+    const older = text
+      .replace('  type: feedback\n', '')
+      .replace('metadata:\n', 'type: Feedback\nmetadata:\n');
+    expect(older).not.toContain('  type: feedback');
+    expect(parseFactFile(older, 'feedback_x.md')?.fact).toMatchObject({ id: RULE.id, type: 'feedback' });
+  });
+
   it('marks a file a person edited, and a rewrite keeps its name, description and text byte for byte', () => {
     const { text } = renderFactFile(RULE);
     const edited = text
