@@ -399,9 +399,11 @@ function planMemoryFilesWithin(
       pending.push(fact);
     }
   }
+  // Compared without case: on a case-insensitive disk (macOS, Windows) `User_x.md` is `user_x.md`.
+  const takenNames = new Set([...loaded.originals.keys(), ...loaded.names].map((name) => name.toLowerCase()));
   const rendered = layout.render(
     { topics: loaded.topics, factFiles: loaded.factFiles, originals: loaded.originals },
-    { facts: writable, held: broken, taken: (name) => loaded.originals.has(name) || loaded.names.has(name) },
+    { facts: writable, held: broken, taken: (name) => takenNames.has(name.toLowerCase()) },
   );
   const out = new Map<string, string | null>(rendered.files);
   const tooLarge = [...rendered.tooLarge];

@@ -123,3 +123,15 @@ describe('memory directory', () => {
     expect(text.startsWith('---\nname: User\ndescription: Who the user is')).toBe(true);
   });
 });
+
+describe('the claude-code layout', () => {
+  it('names a new fact file apart from every name in the folder, whatever its case', async () => {
+    await writeFile(path.join(dir, 'Project_deploys.md'), 'Deploys: ask Rui first.\n');
+    const loaded = await loadMemory(dir, { layout: 'claude-code' });
+    const files = renderMemory(loaded, [fact({ id: 'f-deploys001', title: 'Deploys' }, 'project')], {
+      now: new Date('2026-12-01'),
+    });
+    expect([...files.keys()].sort()).toEqual(['MEMORY.md', 'project_deploys_depl.md']);
+    expect(files.get('MEMORY.md')).toContain('- [Deploys](project_deploys_depl.md)');
+  });
+});
