@@ -12,7 +12,7 @@ import { createRecall } from '../src/agent/recall.js';
 import { loadConfig } from '../src/config/load.js';
 import type { Config, Space } from '../src/config/schema.js';
 import { createConsolidator } from '../src/consolidation/run.js';
-import { loadMemory } from '../src/memory/index.js';
+import { loadMemory } from '../src/space/index.js';
 import { createModel } from '../src/model/index.js';
 import type { ModelProvider } from '../src/model/types.js';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../harness/fake-anthropic-server.js';
@@ -85,7 +85,7 @@ function content(turn: { speaker: string; text: string }): string {
   return `${turn.speaker}: ${turn.text}`;
 }
 
-async function writeSession(dir: string, session: EvalSession): Promise<void> {
+export async function writeSession(dir: string, session: EvalSession): Promise<void> {
   const start = Date.parse(session.startedAt);
   const messages = session.turns.map((turn, index) => ({
     role: 'user',
@@ -106,7 +106,12 @@ async function writeSession(dir: string, session: EvalSession): Promise<void> {
   await utimes(file, old, old);
 }
 
-function evalConfig(root: string, space: Space, options: EvalOptions, modelUrl: string | undefined): Config {
+export function evalConfig(
+  root: string,
+  space: Space,
+  options: EvalOptions,
+  modelUrl: string | undefined,
+): Config {
   const tokensPerCall = options.tokensPerCall ?? 750;
   const config = loadConfig({
     env: {

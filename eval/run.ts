@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Dataset } from './format.js';
 import { HIT_AT, runEval, type EvalReport } from './harness.js';
+import { SELECTOR_PICKS, SELECTOR_READ_BYTES, selectorRecall, type SelectorReport } from './selector.js';
 
 function option(name: string): string | undefined {
   const index = process.argv.indexOf(name);
@@ -49,6 +50,19 @@ export function renderReport(report: EvalReport): string {
   return lines.join('\n');
 }
 
+export function renderSelectorReport(report: SelectorReport): string {
+  return [
+    `Claude Code's selector (BM25 over file name and description, at most ${SELECTOR_PICKS} files, first ${SELECTOR_READ_BYTES.toLocaleString('en')} bytes read), the whole dataset in one memory:`,
+    '',
+    '| layout | memory files | largest file | answer in what was read | the same, 5 files picked whatever their score |',
+    '|---|---|---|---|---|',
+    ...report.layouts.map(
+      (figure) =>
+        `| ${figure.layout} | ${figure.files} | ${figure.largestFileBytes.toLocaleString('en')} bytes | ${figure.recalled} of ${figure.questions} (${percent(figure.questions === 0 ? 0 : figure.recalled / figure.questions)}) | ${figure.recalledAlwaysPicking} of ${figure.questions} (${percent(figure.questions === 0 ? 0 : figure.recalledAlwaysPicking / figure.questions)}) |`,
+    ),
+  ].join('\n');
+}
+
 async function main(): Promise<void> {
   const file = option('--dataset') ?? fileURLToPath(new URL('./dataset/dreamd-small.json', import.meta.url));
   const dataset = Dataset.parse(JSON.parse(await readFile(file, 'utf8')));
@@ -60,7 +74,12 @@ async function main(): Promise<void> {
     ...(perRun !== undefined ? { sessionsPerRun: Number(perRun) } : {}),
     log: (line) => console.error(line),
   });
-  console.log(process.argv.includes('--json') ? JSON.stringify(report, null, 2) : renderReport(report));
+  const selector = await selectorRecall(dataset, { mode, env: process.env });
+  console.log(
+    process.argv.includes('--json')
+      ? JSON.stringify({ ...report, selector }, null, 2)
+      : `${renderReport(report)}\n\n${renderSelectorReport(selector)}`,
+  );
 }
 
 await main();

@@ -6,7 +6,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { loadMemory, renderMemory } from '../src/memory/memory-dir.js';
+import { loadMemory, renderMemory } from '../src/space/memory-dir.js';
 import { FACT_TYPES, TOPIC_FILES, type Fact } from '../src/memory/types.js';
 
 const SUBJECTS = [

@@ -14,6 +14,8 @@ export interface ScriptedFact {
   readonly body: string;
   readonly why?: string;
   readonly howToApply?: string;
+  /** The line a memory selector picks the fact by (the answer's `description`); absent: none written. */
+  readonly description?: string;
   /** Title of an existing fact (in the prompt's index) or of an earlier fact in this answer that this one replaces. */
   readonly replacesTitle?: string;
 }
@@ -94,6 +96,7 @@ export function scriptedExtractor(
           body: fact.body,
           why: fact.why ?? null,
           howToApply: fact.howToApply ?? null,
+          ...(fact.description === undefined ? {} : { description: fact.description }),
           observed: session.date,
           sources: [session.id],
           replaces,

@@ -16,7 +16,7 @@ import { inspectSpaceDetailed, type DetailedInspection } from './consolidation/i
 import { createConsolidator, type RunStep } from './consolidation/run.js';
 import { createDaemon, type CreateDaemonOptions, type Daemon } from './daemon/daemon.js';
 import { createLogger } from './daemon/logger.js';
-import { recoverSpace, type RecoverSpaceOutcome } from './memory/recover-space.js';
+import { recoverSpace, type RecoverSpaceOutcome } from './space/recover-space.js';
 import { createModel } from './model/create-model.js';
 import type { ProviderOptions } from './model/provider-options.js';
 import type { ModelProvider } from './model/types.js';

@@ -80,16 +80,16 @@ export type { ModelProvider } from './model/types.js';
 export type { TokenUsage } from './core/usage.js';
 
 // Memory.
-export { loadMemory, type LoadedMemory } from './memory/memory-dir.js';
-export { forgetFact } from './memory/forget.js';
-export { rollbackRun } from './memory/rollback.js';
+export { loadMemory, type LoadedMemory } from './space/memory-dir.js';
+export { forgetFact } from './space/forget.js';
+export { rollbackRun } from './space/rollback.js';
 export type { Fact, FactType } from './memory/types.js';
 
 // The errors the functions above throw beyond errors.ts's, so a caller can tell them apart with `instanceof`.
 export { AnswerTooLargeError, OutputLimitError } from './model/output.js';
-export { ClaudeCodeLockBusyError } from './memory/claude-code-lock.js';
-export { StorageError } from './memory/io-errors.js';
-export { StateHijackError } from './memory/state-dir.js';
-export { RollbackRefusedError } from './memory/rollback.js';
-export { CommitIncompleteError } from './memory/transaction.js';
-export { FactNotFoundError, NotDreamdsFactError } from './memory/forget.js';
+export { ClaudeCodeLockBusyError } from './space/claude-code-lock.js';
+export { StorageError } from './space/io-errors.js';
+export { StateHijackError } from './space/state-dir.js';
+export { RollbackRefusedError } from './space/rollback.js';
+export { CommitIncompleteError } from './space/transaction.js';
+export { FactNotFoundError, NotDreamdsFactError } from './space/forget.js';

@@ -22,7 +22,7 @@ import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest, RunSummary } from '../../src/core/run.js';
 import { costOfCall, priceFor } from '../../src/cost/index.js';
 import { digestSession } from '../../src/digest/index.js';
-import { loadMemory } from '../../src/memory/index.js';
+import { loadMemory } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import { readSessionFile } from '../../src/transcripts/index.js';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';

@@ -15,7 +15,7 @@ import {
   nextLedgerContent,
   RUNS_DIR,
   serializeRunRecord,
-} from '../../src/memory/index.js';
+} from '../../src/space/index.js';
 import type { LedgerEntry } from '../../src/memory/types.js';
 import type { Figure } from '../report.js';
 import { benchConfig, makeTempRoot, workloadSpace } from '../setup.js';

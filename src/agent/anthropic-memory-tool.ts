@@ -112,8 +112,8 @@ export function noteAsFact(relative: string, fileText: string): NoteInput {
 }
 
 const EDITS_REFUSED =
-  'Memory is kept as facts in the topic files (user.md, feedback.md, project.md, reference.md), which dreamd ' +
-  'curates, and notes written by earlier versions are kept as they are: files are not edited, deleted or renamed ' +
+  'Memory is kept as facts that dreamd curates (the topic files user.md, feedback.md, project.md, reference.md, ' +
+  'or one file per fact in a Claude Code folder), and notes written by earlier versions are kept as they are: files are not edited, deleted or renamed ' +
   'with this tool. To correct a fact, create a new note that says what is true now; to forget one, use ' +
   'forget_memory with its id if you have it, or ask the user to run `dreamd memory forget <id>`.';
 
@@ -166,7 +166,7 @@ export function createAnthropicMemoryTool(options: NoteStoreOptions): AgentTool 
         throw new ToolInputError(`${command.path} already exists. ${EDITS_REFUSED}`);
       }
       const outcome = await store.save(noteAsFact(resolved[0]!.relative, command.file_text));
-      return `${describeOutcome(outcome)} (Facts live in the topic files: view /memories/MEMORY.md for the index.)`;
+      return `${describeOutcome(outcome)} (View /memories/MEMORY.md for the index of every fact.)`;
     },
   };
 }

@@ -4,7 +4,7 @@ import { PathEscapeError } from '../errors.js';
 import { resolveMemoryPath } from './memory-path.js';
 import { INDEX_FILE } from '../memory/memory-index.js';
 import { activeIndexText } from './memory-prompt.js';
-import { recoverSpace } from '../memory/recover-space.js';
+import { recoverSpace } from '../space/recover-space.js';
 
 /** Lines of `MEMORY.md` that reach the model (Claude Code's limit, kept so both read the same index). */
 export const INDEX_MAX_LINES = 200;

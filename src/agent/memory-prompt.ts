@@ -1,6 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { loadMemory } from '../memory/memory-dir.js';
+import { loadMemory } from '../space/memory-dir.js';
 import { INDEX_FILE } from '../memory/memory-index.js';
 import type { Recall, RecallResult } from './recall.js';
 import { estimateTokensAt } from './token-count.js';

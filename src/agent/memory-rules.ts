@@ -1,4 +1,4 @@
-import { claudeCodeLockHolder, describeHolder } from '../memory/claude-code-hold.js';
+import { claudeCodeLockHolder, describeHolder } from '../space/claude-code-hold.js';
 import { INDEX_FILE } from '../memory/memory-index.js';
 import { TOPIC_FILES } from '../memory/types.js';
 import { ToolInputError } from './tool.js';

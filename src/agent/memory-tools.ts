@@ -41,11 +41,11 @@ export function describeOutcome(outcome: NoteOutcome): string {
           'Save facts about the user and their work, not instructions to an agent or secrets.',
       );
     case 'known':
-      return `Already in memory as ${outcome.fact.id} "${outcome.fact.title}" (${TOPIC_FILES[outcome.fact.type]}): nothing saved twice.`;
+      return `Already in memory as ${outcome.fact.id} "${outcome.fact.title}" (${outcome.fact.file ?? TOPIC_FILES[outcome.fact.type]}): nothing saved twice.`;
     case 'saved': {
       const where = outcome.pending
         ? `waits in .dreamd/pending.json: ${TOPIC_FILES[outcome.fact.type]} cannot be written now (dreamd status says why)`
-        : `in ${TOPIC_FILES[outcome.fact.type]} with its line in MEMORY.md`;
+        : `in ${outcome.file} with its line in MEMORY.md`;
       return `${outcome.replaced ? 'Rewrote' : 'Saved'} ${outcome.fact.id} "${outcome.fact.title}" ${where}.`;
     }
   }
@@ -143,7 +143,7 @@ export function createMemoryTools(options: MemoryToolsOptions): MemoryTools {
     }),
     run: async ({ id }) => {
       const fact = await store.forget(id.trim());
-      return `Forgot ${fact.id} "${fact.title}" (${TOPIC_FILES[fact.type]}) and removed its index line.`;
+      return `Forgot ${fact.id} "${fact.title}" (${fact.file ?? TOPIC_FILES[fact.type]}) and removed its index line.`;
     },
   });
 

@@ -1,12 +1,12 @@
 /**
  * The agent's side of the one memory store: a note the agent saves becomes a fact of the topic file of its
- * type, written as consolidation writes its facts (`memory/note-commit.ts`: same entry format, same id
+ * type, written as consolidation writes its facts (`space/note-commit.ts`: same entry format, same id
  * generator, dreamd's block of `MEMORY.md` rebuilt within the index limits, one staged transaction), after the
  * same screen (`screen/screen-fact.ts`: secrets, redaction markers, instructions). A note the screen holds
  * back goes to the quarantine with its reason and is refused. Forgetting a fact is `memory forget`'s
- * transaction (`memory/forget.ts`), so rollback can undo either.
+ * transaction (`space/forget.ts`), so rollback can undo either.
  *
- * Every write takes the space's lock (`memory/lock.ts`) as a consolidation run does, so a note saved while a
+ * Every write takes the space's lock (`space/lock.ts`) as a consolidation run does, so a note saved while a
  * run is in flight waits for the run to commit and is then written once on top of what it wrote. The lock is
  * tried every `lockRetryMs` for up to `lockWaitMs`; after that the note is refused with who holds the lock, and
  * nothing is written. Claude Code's `.consolidate-lock` is checked first (`requireClaudeCodeLockFree`).
@@ -16,13 +16,13 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { redactSecrets } from '../digest/redact-secrets.js';
 import { LockBusyError } from '../errors.js';
-import { FactNotFoundError, NotDreamdsFactError, forgetFact } from '../memory/forget.js';
+import { FactNotFoundError, NotDreamdsFactError, forgetFact } from '../space/forget.js';
 import { newFactId } from '../memory/fact-id.js';
-import { acquireLock } from '../memory/lock.js';
-import { loadMemory } from '../memory/memory-dir.js';
-import { commitNote } from '../memory/note-commit.js';
-import { DEFAULT_LOCK_STALE_MS } from '../memory/recover-space.js';
-import { recoverMemory } from '../memory/transaction.js';
+import { acquireLock } from '../space/lock.js';
+import { loadMemory } from '../space/memory-dir.js';
+import { commitNote } from '../space/note-commit.js';
+import { DEFAULT_LOCK_STALE_MS } from '../space/recover-space.js';
+import { recoverMemory } from '../space/transaction.js';
 import { MEMORY_TYPES, TOPIC_FILES, type Fact, type FactType } from '../memory/types.js';
 import { screenFactText } from '../screen/screen-fact.js';
 import { requireClaudeCodeLockFree } from './memory-rules.js';
@@ -65,7 +65,14 @@ export interface NoteInput {
 
 export type NoteOutcome =
   /** Written (or, when its topic file cannot be written now, waiting in `.dreamd/pending.json`). */
-  | { readonly kind: 'saved'; readonly fact: Fact; readonly replaced: boolean; readonly pending: boolean }
+  | {
+      readonly kind: 'saved';
+      readonly fact: Fact;
+      readonly replaced: boolean;
+      readonly pending: boolean;
+      /** The file it was written to: its topic file, or a file of its own in a Claude Code folder. */
+      readonly file: string;
+    }
   /** An active fact of the same type already says the same: nothing written. */
   | { readonly kind: 'known'; readonly fact: Fact }
   /** Held back by the screen, with its reason: quarantined, not in memory. */
@@ -198,7 +205,13 @@ export function createNoteStore(options: NoteStoreOptions): NoteStore {
         );
       }
       const committed = await commitNote(memoryDir, { kind: 'fact', fact }, { spaceId, now, keepRuns });
-      return { kind: 'saved', fact, replaced: previous !== undefined, pending: committed.pending };
+      return {
+        kind: 'saved',
+        fact,
+        replaced: previous !== undefined,
+        pending: committed.pending,
+        file: committed.file ?? TOPIC_FILES[fact.type],
+      };
     });
   }
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { readFrontmatter } from '../memory/claude-code-file.js';
 import { isFolderReadme } from '../memory/foreign-files.js';
-import { loadMemory } from '../memory/memory-dir.js';
+import { loadMemory } from '../space/memory-dir.js';
 import { PathEscapeError } from '../errors.js';
 import { FACT_TYPES, TOPIC_FILES, type Fact, type FactType } from '../memory/types.js';
 import { resolveMemoryPath } from './memory-path.js';
@@ -54,7 +54,10 @@ export function splitFrontmatter(text: string): { data: z.infer<typeof NoteFront
  * a `README.md` (it documents the folder), skipping hidden entries (`.dreamd/`) and symlinks (never followed:
  * they could lead to another space).
  */
-export async function loadNotes(memoryDir: string): Promise<RecallDocument[]> {
+export async function loadNotes(
+  memoryDir: string,
+  skip: ReadonlySet<string> = new Set(),
+): Promise<RecallDocument[]> {
   const notes: RecallDocument[] = [];
   const walk = async (relativeDir: string, depth: number): Promise<void> => {
     if (depth > MAX_NOTE_DEPTH) return;
@@ -67,6 +70,7 @@ export async function loadNotes(memoryDir: string): Promise<RecallDocument[]> {
         entry.isFile() &&
         entry.name.endsWith('.md') &&
         !CURATED.has(relative) &&
+        !skip.has(relative) &&
         !isFolderReadme(relative)
       ) {
         const text = await readIfExists(path.join(memoryDir, relative));
@@ -100,7 +104,7 @@ export async function loadRecallDocuments(
     () => false,
   );
   if (!exists) return [];
-  const { facts } = await loadMemory(memoryDir);
+  const { facts, factFiles } = await loadMemory(memoryDir);
   // A topic file that is a symlink leading out of the directory (say, to another space) is not searched.
   const confined = new Set<FactType>();
   for (const type of FACT_TYPES) {
@@ -114,13 +118,17 @@ export async function loadRecallDocuments(
     if (inside) confined.add(type);
   }
   // Files dreamd did not write are searched as notes (below), not twice; the facts written as lines of
-  // MEMORY.md itself are searched as facts.
+  // MEMORY.md itself, and dreamd's one-fact files (the claude-code layout), are searched as facts.
+  const ownFiles = new Set([...factFiles.values()].map((read) => read.file));
   return [
     ...asDocuments(
       facts.filter(
-        (fact) => (fact.file === undefined && confined.has(fact.type)) || fact.file === INDEX_FILE,
+        (fact) =>
+          (fact.file === undefined && confined.has(fact.type)) ||
+          fact.file === INDEX_FILE ||
+          (fact.file !== undefined && ownFiles.has(fact.file) && fact.owner !== 'other'),
       ),
     ),
-    ...(await loadNotes(memoryDir)),
+    ...(await loadNotes(memoryDir, ownFiles)),
   ];
 }

@@ -7,9 +7,9 @@ import { explainRefusedWrite } from '../daemon/redis-probe.js';
 import { errorMessage } from '../errors.js';
 import { resolveModelEndpoint } from '../model/endpoint.js';
 import type { ModelProbe } from '../model/probe.js';
-import { memoryHealth } from '../memory/memory-health.js';
-import { claudeCodeLockHolder, describeHolder, sharesClaudeCodeLock } from '../memory/claude-code-hold.js';
-import { stateProblems } from '../memory/state-dir.js';
+import { memoryHealth } from '../space/memory-health.js';
+import { claudeCodeLockHolder, describeHolder, sharesClaudeCodeLock } from '../space/claude-code-hold.js';
+import { stateProblems } from '../space/state-dir.js';
 
 export interface DoctorCheck {
   readonly name: string;

@@ -1,7 +1,7 @@
 import type { Config, Space } from '../config/schema.js';
 import { findSpace } from '../config/load.js';
 import { DreamdError, MemoryFormatError } from '../errors.js';
-import { RUNS_DIR, listRuns, type MemoryProblem, type RunRecord } from '../memory/index.js';
+import { RUNS_DIR, listRuns, type MemoryProblem, type RunRecord } from '../space/index.js';
 
 /** No configured space has the run a command was given. */
 export class RunNotFoundError extends DreamdError {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Config, Space } from '../config/schema.js';
 import { inspectSpaceDetailed } from '../consolidation/inspect.js';
 import { TranscriptError, errorMessage } from '../errors.js';
-import { createLedgerLookup, readLedger } from '../memory/index.js';
+import { createLedgerLookup, readLedger } from '../space/index.js';
 import { readSessionFile, type ScanEntry } from '../transcripts/index.js';
 import type { SessionStatus } from '../transcripts/types.js';
 

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { Config, Space } from '../config/schema.js';
-import { acquireClaudeCodeLockFor, type HeldClaudeCodeLock } from '../memory/claude-code-lock.js';
-import { acquireLock, recoverMemory, recoverSpace, type RecoverSpaceOutcome } from '../memory/index.js';
+import { acquireClaudeCodeLockFor, type HeldClaudeCodeLock } from '../space/claude-code-lock.js';
+import { acquireLock, recoverMemory, recoverSpace, type RecoverSpaceOutcome } from '../space/index.js';
 
 /**
  * Runs `action` holding the space's lock, as the memory functions that write (forget, rollback) require, and

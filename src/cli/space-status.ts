@@ -17,7 +17,7 @@ import {
   readWaitingSessions,
   recoverSpace,
   sessionsInProgress,
-} from '../memory/index.js';
+} from '../space/index.js';
 import { countByStatus } from '../transcripts/index.js';
 
 /** Jobs of one space in the daemon's queue. */

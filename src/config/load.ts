@@ -214,6 +214,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
           sessionsDir: resolvePath(space.sessions, base),
           memoryDir: resolvePath(space.memory, base),
           format: space.format,
+          ...(space.layout === undefined ? {} : { layout: space.layout }),
         }))
       : [
           {

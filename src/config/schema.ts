@@ -12,6 +12,14 @@ export const SpaceId = z
 export const TranscriptFormat = z.enum(['native', 'claude-code']);
 export type TranscriptFormat = z.infer<typeof TranscriptFormat>;
 
+/**
+ * How dreamd writes a space's memory folder: `topics` (one file per fact type, `user.md` …) or `claude-code`
+ * (one file per fact, named and shaped as Claude Code writes its own memories). The table of layouts is
+ * `LAYOUTS` in `memory/layouts.ts`.
+ */
+export const MemoryLayout = z.enum(['topics', 'claude-code']);
+export type MemoryLayout = z.infer<typeof MemoryLayout>;
+
 export const SpaceConfig = z.strictObject({
   id: SpaceId,
   /** Directory of session transcripts (input). `~` is expanded; relative paths resolve against the config file. */
@@ -20,7 +28,17 @@ export const SpaceConfig = z.strictObject({
   memory: z.string().min(1),
   /** `native` (one JSON file a session) or `claude-code` (Claude Code's *.jsonl). Default `native`. */
   format: TranscriptFormat.default('native'),
+  /** How memory is written. Default `claude-code` for a `claude-code` space, `topics` otherwise. */
+  layout: MemoryLayout.optional(),
 });
+
+/** The layout a space's consolidations write: its `layout`, else the default of its format. */
+export function layoutOfSpace(space: {
+  readonly format: TranscriptFormat;
+  readonly layout?: MemoryLayout | undefined;
+}): MemoryLayout {
+  return space.layout ?? (space.format === 'claude-code' ? 'claude-code' : 'topics');
+}
 export type SpaceConfig = z.infer<typeof SpaceConfig>;
 
 /** `model.price` in dreamd.config.json: the price of a model the table does not know (a local one: zeros). */
@@ -241,6 +259,8 @@ export interface Space {
   readonly sessionsDir: string;
   readonly memoryDir: string;
   readonly format: TranscriptFormat;
+  /** How consolidations write its memory; absent: the default of its format (see {@link layoutOfSpace}). */
+  readonly layout?: MemoryLayout | undefined;
 }
 
 /** The parsed, resolved configuration. */

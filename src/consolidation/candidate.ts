@@ -3,7 +3,7 @@
  * one brought back to today), sorted unique sources; and the total order reconcile applies them in.
  */
 import type { FactType } from '../memory/types.js';
-import { TITLE_MAX_CHARS, type ExtractedFact } from './extraction.js';
+import { DESCRIPTION_MAX_CHARS, TITLE_MAX_CHARS, type ExtractedFact } from './extraction.js';
 import { bodyKey, normalizeText } from './similarity.js';
 
 /** A candidate after cleaning: one-line title, trimmed text, valid date, sorted unique sources. */
@@ -14,6 +14,8 @@ export interface Candidate {
   readonly body: string;
   readonly why: string | undefined;
   readonly howToApply: string | undefined;
+  /** One line for a memory selector ({@link DESCRIPTION_MAX_CHARS} at most), when the model wrote one. */
+  readonly description: string | undefined;
   readonly observed: string;
   readonly sources: readonly string[];
   readonly replaces: readonly string[];
@@ -28,6 +30,16 @@ export function cleanTitle(title: string): string {
   const cut = line.slice(0, TITLE_MAX_CHARS - 1);
   const space = cut.lastIndexOf(' ');
   return `${(space >= TITLE_MAX_CHARS / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/** A description on one line, cut to {@link DESCRIPTION_MAX_CHARS} at a word boundary when it can. */
+export function cleanDescription(text: string | null | undefined): string | undefined {
+  const line = (text ?? '').replace(/\s+/gu, ' ').trim();
+  if (line === '') return undefined;
+  if (line.length <= DESCRIPTION_MAX_CHARS) return line;
+  const cut = line.slice(0, DESCRIPTION_MAX_CHARS - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space >= DESCRIPTION_MAX_CHARS / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
 /** `YYYY-MM-DD` when the text starts with a real calendar date (a time after it is ignored), else undefined. */
@@ -63,6 +75,7 @@ export function clean(original: ExtractedFact, today: string): Candidate | strin
     body,
     why: optionalText(original.why),
     howToApply: optionalText(original.howToApply),
+    description: cleanDescription(original.description),
     observed: day > today ? today : day,
     sources: uniqueSorted(original.sources),
     replaces: uniqueSorted(original.replaces),

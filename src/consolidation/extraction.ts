@@ -13,6 +13,8 @@ import { FACT_TYPES, MEMORY_TYPES, type FactType } from '../memory/types.js';
 
 /** Longest title kept; longer ones are cut at a word boundary by `reconcile`. */
 export const TITLE_MAX_CHARS = 80;
+/** Longest description kept (one line of a memory file's frontmatter). */
+export const DESCRIPTION_MAX_CHARS = 150;
 
 /** Name given to providers that want a schema name. */
 export const EXTRACTION_SCHEMA_NAME = 'extracted_facts';
@@ -38,12 +40,27 @@ const EvidenceField = z.preprocess(
     .describe('user: the user typed or confirmed it; read: only in text the agent read.'),
 );
 
+/**
+ * The line an agent's memory selector picks the fact by (Claude Code's reads only file names and this line).
+ * An answer without it still parses, as `null`: the file then describes the fact by its first line.
+ */
+const DescriptionField = z.preprocess(
+  (value) => value ?? null,
+  z
+    .string()
+    .nullable()
+    .describe(
+      `At most ${DESCRIPTION_MAX_CHARS} characters: the fact's specific subject, in the words a question about it would use.`,
+    ),
+);
+
 const ExtractedFactSchema = z.object({
   type: z.enum(FACT_TYPES),
   title: z.string().describe(`At most ${TITLE_MAX_CHARS} characters.`),
   body: z.string().describe('One to three sentences.'),
   why: z.string().nullable().describe('feedback/project: the reason given, else null.'),
   howToApply: z.string().nullable().describe('feedback/project: when and how to apply it, else null.'),
+  description: DescriptionField,
   observed: z.string().describe('YYYY-MM-DD'),
   sources: z.array(z.string()).describe('Session ids.'),
   replaces: z
@@ -53,9 +70,10 @@ const ExtractedFactSchema = z.object({
   evidence: EvidenceField,
 });
 export const ExtractedFact = ExtractedFactSchema;
-/** A candidate fact; `evidence` may be absent in facts built by hand (read as `user`). */
-export type ExtractedFact = Omit<z.infer<typeof ExtractedFactSchema>, 'evidence'> & {
+/** A candidate fact; `evidence` and `description` may be absent in facts built by hand (read as `user`). */
+export type ExtractedFact = Omit<z.infer<typeof ExtractedFactSchema>, 'evidence' | 'description'> & {
   readonly evidence?: Evidence | null | undefined;
+  readonly description?: string | null | undefined;
 };
 
 export const ExtractionOutput = z.object({

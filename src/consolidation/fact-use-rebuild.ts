@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { LimitsConfig, Space } from '../config/schema.js';
 import type { LedgerEntry } from '../core/ledger.js';
-import { collectReads, type SessionReads } from '../memory/fact-use.js';
+import { collectReads, type SessionReads } from '../space/fact-use.js';
 import { readSession } from '../transcripts/index.js';
 
 export async function rebuildSessionReads(

@@ -4,7 +4,7 @@
  * `extractFacts`, which sends batches in order until it runs out: what was not sent waits for the next run,
  * a session split over several calls part by part (`settleProgress`).
  */
-import { collectReads, type SessionReads } from '../memory/fact-use.js';
+import { collectReads, type SessionReads } from '../space/fact-use.js';
 import type { LimitsConfig } from '../config/schema.js';
 import { digestSession, planBatches, type Batch } from '../digest/index.js';
 import type { LedgerLookup } from '../memory/types.js';

@@ -10,8 +10,8 @@ import {
   readLock,
   staleReason,
   stateProblems,
-} from '../memory/index.js';
-import { claudeCodeLockHolder } from '../memory/claude-code-hold.js';
+} from '../space/index.js';
+import { claudeCodeLockHolder } from '../space/claude-code-hold.js';
 import { countByStatus, scanSessions, type ScanResult } from '../transcripts/index.js';
 
 export interface InspectOptions {

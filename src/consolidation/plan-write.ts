@@ -2,15 +2,13 @@
  * Reconcile and plan the write: the next facts, the bytes of every memory file that changes, the quarantine,
  * and the ledger entries. Nothing is written here; the run commits the plan in one staged transaction.
  */
-import { countFactReads, summarizeFactUse } from '../memory/fact-use.js';
+import { countFactReads, summarizeFactUse } from '../space/fact-use.js';
 import { join } from 'node:path';
 import { containsSecret, redactSecrets } from '../digest/index.js';
+import { diffFiles, INDEX_FILE, newFactId } from '../memory/index.js';
 import {
   createIsForgotten,
-  diffFiles,
-  INDEX_FILE,
   loadMemory,
-  newFactId,
   QUARANTINE_FILE,
   readTextIfExists,
   renderReview,
@@ -22,7 +20,7 @@ import {
   type LoadedMemory,
   type MemoryProblem,
   type QuarantineEntry,
-} from '../memory/index.js';
+} from '../space/index.js';
 import { TOPIC_FILES, type LedgerEntry } from '../memory/types.js';
 import type { ExtractedFact } from './extraction.js';
 import type { Gathered } from './gather.js';
@@ -49,13 +47,17 @@ export interface WritePlan {
    * or written, facts held back for them (and where), why the index is smaller than it could be.
    */
   readonly problems: readonly MemoryProblem[];
-  /** Active facts after this write that agents have read, and those never read (memory/fact-use.ts). */
+  /** Active facts after this write that agents have read, and those never read (space/fact-use.ts). */
   readonly factsRead: { readonly used: number; readonly neverUsed: number };
 }
 
-/** Whether a topic file or the index differs on disk from what `loaded` read. */
+/** Whether a topic file, one of dreamd's per-fact files or the index differs on disk from what `loaded` read. */
 async function changedSince(memoryDir: string, loaded: LoadedMemory): Promise<boolean> {
-  const files = [...Object.values(TOPIC_FILES), INDEX_FILE];
+  const files = [
+    ...Object.values(TOPIC_FILES),
+    ...[...loaded.factFiles.values()].map((read) => read.file),
+    INDEX_FILE,
+  ];
   const changed = await Promise.all(
     files.map(async (file) => {
       // An unreadable file was reported by loadMemory and is not rewritten: not a change.
@@ -98,7 +100,7 @@ export async function planWrite(options: {
     ].flatMap(({ old, newer }) =>
       old.owner === 'other' && old.file !== undefined ? [{ file: old.file, fact: old, newer }] : [],
     );
-    // Reads of memory in this run's transcripts, counted once per message (see memory/fact-use.ts).
+    // Reads of memory in this run's transcripts, counted once per message (see space/fact-use.ts).
     const factUse = countFactReads(loaded.factUse, options.gathered.reads, {
       facts: loaded.facts,
       day: options.today,
@@ -133,7 +135,7 @@ export async function planWrite(options: {
     !nothingToCheck && attempt < HAND_EDIT_RETRIES && (await changedSince(memoryDir, current));
     attempt++
   ) {
-    current = await loadMemory(memoryDir);
+    current = await loadMemory(memoryDir, { layout: current.layout });
     ({ result, files, problems, factsRead } = plan(current));
   }
 

@@ -119,6 +119,11 @@ const NEAR_WORDS_BOUND = NEAR_DUPLICATE_THRESHOLD - 0.1;
 /** Longest supersede chain followed from an id in `replaces`; guards against a cycle in hand-edited files. */
 const MAX_CHAIN = 100;
 
+/** The `description` field of a fact, present only when there is one (a fact without it keeps its shape). */
+function withDescription(description: string | undefined): { description?: string } {
+  return description === undefined ? {} : { description };
+}
+
 function textOf(fact: Fact): Text {
   return {
     date: fact.updated,
@@ -342,17 +347,23 @@ class FactSet {
     }
     const incoming = candidateText(candidate);
     const takeText = !sameText(incoming, textOf(fact)) && outranks(incoming, textOf(fact));
+    // New text takes the description written with it (or none): an old one may describe the old text.
+    const { description: _described, ...undescribed } = fact;
     const next: Fact = {
-      ...fact,
+      ...(takeText ? undescribed : fact),
       ...(takeText
         ? { title: incoming.title, body: incoming.body, why: incoming.why, howToApply: incoming.howToApply }
         : {}),
+      ...withDescription(
+        takeText || fact.description === undefined ? candidate.description : fact.description,
+      ),
       sources,
       observed: candidate.observed < fact.observed ? candidate.observed : fact.observed,
       updated: candidate.observed > fact.updated ? candidate.observed : fact.updated,
     };
     const changed =
       takeText ||
+      next.description !== fact.description ||
       !sameSources(sources, fact.sources) ||
       next.observed !== fact.observed ||
       next.updated !== fact.updated;
@@ -375,6 +386,9 @@ class FactSet {
       body: text.body,
       why: text.why,
       howToApply: text.howToApply,
+      ...withDescription(
+        text === existing ? (fact.description ?? candidate.description) : candidate.description,
+      ),
       sources: uniqueSorted([...fact.sources, ...candidate.sources]),
       observed: fact.observed < candidate.observed ? fact.observed : candidate.observed,
       updated: fact.updated > candidate.observed ? fact.updated : candidate.observed,
@@ -396,6 +410,7 @@ class FactSet {
       body: candidate.body,
       why: candidate.why,
       howToApply: candidate.howToApply,
+      ...withDescription(candidate.description),
       observed: candidate.observed,
       updated: candidate.observed,
       sources: candidate.sources,

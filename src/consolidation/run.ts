@@ -12,10 +12,10 @@
  * a session it cuts is consolidated up to the first message not sent and continues next run (ledger progress).
  */
 import { readProjectDocs, shownStatements, splitAlreadyStated } from './project-docs.js';
-import { FACT_USE_FILE } from '../memory/fact-use.js';
+import { FACT_USE_FILE } from '../space/fact-use.js';
 import { rebuildSessionReads } from './fact-use-rebuild.js';
 import { hostname } from 'node:os';
-import { HistoryConfig, type Config, type Space } from '../config/schema.js';
+import { HistoryConfig, layoutOfSpace, type Config, type Space } from '../config/schema.js';
 import { costOfCall, describeBudgetWait, priceFor, roundUsd, spaceBudget } from '../cost/index.js';
 import { evaluateGates, waitingLive } from '../core/gates.js';
 import { ConfigError, LockLostError } from '../errors.js';
@@ -35,8 +35,8 @@ import {
   type CommitStep,
   type HeartbeatTimer,
   type HeldLock,
-} from '../memory/index.js';
-import { acquireClaudeCodeLockFor, type HeldClaudeCodeLock } from '../memory/claude-code-lock.js';
+} from '../space/index.js';
+import { acquireClaudeCodeLockFor, type HeldClaudeCodeLock } from '../space/claude-code-lock.js';
 import { emptyUsage, type ModelProvider, type TokenUsage } from '../model/types.js';
 import { countByStatus, scanSessions } from '../transcripts/index.js';
 import { extractFacts, promptIndex } from './extract.js';
@@ -158,7 +158,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
 
     let lock: HeldLock | undefined;
     // Claude Code's own `.consolidate-lock`, in a claude-code space: taken after dreamd's lock, released
-    // before it; busy means a LockBusyError and nothing written (memory/claude-code-lock.ts).
+    // before it; busy means a LockBusyError and nothing written (space/claude-code-lock.ts).
     let claudeCodeLock: HeldClaudeCodeLock | undefined;
     if (!request.dryRun) {
       lock = await acquireLock(space.memoryDir, {
@@ -179,7 +179,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       // Orient: memory as it is now, what has been consolidated, and the gates.
       progress({ phase: 'orient', done: 0, total: 1 });
       const [memory, ledger, forgotten, lastRun] = await Promise.all([
-        loadMemory(space.memoryDir),
+        loadMemory(space.memoryDir, { layout: layoutOfSpace(space) }),
         readLedger(space.memoryDir),
         readForgotten(space.memoryDir),
         lastSuccessfulRun(space.memoryDir),

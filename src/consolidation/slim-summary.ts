@@ -4,7 +4,7 @@
  * bytes per retained job whatever the run changed (the diff of a big run is megabytes, and BullMQ used to keep
  * it twice: the return value and the job's last progress).
  */
-import { runRecordPath } from '../memory/paths.js';
+import { runRecordPath } from '../space/paths.js';
 import type { RunSummary } from '../core/run.js';
 
 /** Problems kept in the job's value; the run record (and `dreamd history show`) has them all. */

@@ -13,7 +13,7 @@ import {
   readTextIfExists,
   runRecordNames,
   type RunRecord,
-} from '../memory/index.js';
+} from '../space/index.js';
 import type { BudgetWait } from '../core/budget.js';
 import { formatUsd } from './prices.js';
 

@@ -29,6 +29,8 @@ export interface ForeignFiles {
   readonly problems: readonly { readonly file: string; readonly reason: string }[];
   /** Bytes of every file read, by relative path. */
   readonly originals: ReadonlyMap<string, string>;
+  /** Files `claim` took as dreamd's own (not read as others' facts), with their text. */
+  readonly claimed: ReadonlyMap<string, string>;
 }
 
 async function listMarkdown(memoryDir: string, isOwn: (relative: string) => boolean): Promise<string[]> {
@@ -54,10 +56,14 @@ async function listMarkdown(memoryDir: string, isOwn: (relative: string) => bool
   return found;
 }
 
-/** Read the files dreamd did not write as facts. `isOwn` names dreamd's own files (skipped here). */
+/**
+ * Read the files dreamd did not write as facts. `isOwn` names dreamd's own files by name (skipped here);
+ * `claim` recognises dreamd's own files by their content (returned in `claimed`, not read as others' facts).
+ */
 export async function loadForeignFiles(
   memoryDir: string,
   isOwn: (relative: string) => boolean,
+  claim: (relative: string, text: string) => boolean = () => false,
 ): Promise<ForeignFiles> {
   const names = await listMarkdown(memoryDir, isOwn);
   const problems: { file: string; reason: string }[] = [];
@@ -71,6 +77,7 @@ export async function loadForeignFiles(
   const reads = await Promise.all(chosen.map((relative) => readMemoryFile(memoryDir, relative)));
   const facts: Fact[] = [];
   const originals = new Map<string, string>();
+  const claimed = new Map<string, string>();
   const byName = new Map<string, string[]>();
   for (const [position, relative] of chosen.entries()) {
     const read = reads[position];
@@ -80,6 +87,10 @@ export async function loadForeignFiles(
       continue;
     }
     originals.set(relative, read.raw);
+    if (read.readOnly.length === 0 && claim(relative, read.text)) {
+      claimed.set(relative, read.text);
+      continue;
+    }
     const parsed = parseMemoryFile(read.text, { relative, modified: read.modified, owner: 'other' });
     for (const warning of parsed.warnings) problems.push({ file: relative, reason: warning });
     if (parsed.name !== undefined) byName.set(parsed.name, [...(byName.get(parsed.name) ?? []), relative]);
@@ -92,5 +103,5 @@ export async function loadForeignFiles(
       reason: `${files.join(' and ')} have the same frontmatter name "${name}"; both are read, as separate memories. Rename one so Claude Code can tell them apart.`,
     });
   }
-  return { facts, problems, originals };
+  return { facts, problems, originals, claimed };
 }

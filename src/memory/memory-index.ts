@@ -17,7 +17,6 @@
  * facts of that type were left out and where they are. A line that would pass the byte limit is skipped and
  * the next fact tried. Linear after one sort per type: 10,000 facts take a few ms.
  */
-import type { FactUseEntry } from './fact-use.js';
 import { INDEX_ORDER, TOPIC_FILES, type Fact, type FactType } from './types.js';
 import {
   INDEX_HEADER,
@@ -32,6 +31,13 @@ import {
 } from './index-block.js';
 
 export { INDEX_FILE, INDEX_HEADER, INDEX_LIMITS } from './index-block.js';
+
+/** Reads of one fact counted from the transcripts (the shape of an entry of `.dreamd/fact-use.json`). */
+export interface FactReads {
+  readonly reads: number;
+  /** `YYYY-MM-DD` of the last read. */
+  readonly lastRead: string;
+}
 const DAY_MS = 86_400_000;
 /** A hook shorter than this is not worth keeping: shorten the title instead. */
 const MIN_HOOK_CHARS = 24;
@@ -53,7 +59,7 @@ export interface BuildIndexOptions {
   /** Lines of the current block to keep as they are (those pointing into a file that cannot be parsed). */
   readonly keepLines?: readonly string[];
   /** Reads of each fact counted from transcripts: within a type, read facts take every third line first. */
-  readonly use?: Readonly<Record<string, FactUseEntry>>;
+  readonly use?: Readonly<Record<string, FactReads>>;
 }
 
 export interface MemoryIndex {
@@ -183,7 +189,7 @@ function typeOrder(facts: readonly Fact[], today: number): Fact[] {
 function ordersByType(
   facts: readonly Fact[],
   now: Date,
-  use: Readonly<Record<string, FactUseEntry>> = {},
+  use: Readonly<Record<string, FactReads>> = {},
 ): Map<FactType, Fact[]> {
   const today = Math.floor(now.getTime() / DAY_MS);
   const byType = new Map<FactType, Fact[]>(INDEX_ORDER.map((type) => [type, []]));
@@ -197,12 +203,12 @@ function ordersByType(
  * taken (ties: the most recently read), the rest keep the order of {@link typeOrder}. A type none of whose
  * facts was read keeps its order as it is; an unread fact is never dropped for it, only listed later.
  */
-function byUse(order: readonly Fact[], use: Readonly<Record<string, FactUseEntry>>): Fact[] {
+function byUse(order: readonly Fact[], use: Readonly<Record<string, FactReads>>): Fact[] {
   const used = order
     .filter((fact) => (use[fact.id]?.reads ?? 0) > 0)
     .sort((a, b) => {
-      const left = use[a.id] as FactUseEntry;
-      const right = use[b.id] as FactUseEntry;
+      const left = use[a.id] as FactReads;
+      const right = use[b.id] as FactReads;
       return right.reads - left.reads || compareText(right.lastRead, left.lastRead) || byContent(a, b);
     });
   return used.length === 0 ? [...order] : interleave(used, order);
@@ -212,7 +218,7 @@ function byUse(order: readonly Fact[], use: Readonly<Record<string, FactUseEntry
 export function rankFacts(
   facts: readonly Fact[],
   now: Date,
-  use?: Readonly<Record<string, FactUseEntry>>,
+  use?: Readonly<Record<string, FactReads>>,
 ): Fact[] {
   const orders = [...ordersByType(facts, now, use).values()];
   const out: Fact[] = [];

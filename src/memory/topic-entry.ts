@@ -28,6 +28,8 @@ export const EntryMetadata = z.looseObject({
   status: z.enum(['active', 'superseded']).optional(),
   supersededBy: z.string().optional(),
   supersededOn: z.string().optional(),
+  /** The line a memory selector picks the fact by, when the model wrote one. */
+  description: z.string().optional(),
   /** A person owns the text: dreamd never rewrites it. */
   hand: z.boolean().optional(),
   hash: z.string(),
@@ -173,6 +175,7 @@ export function parseEntry(
     supersededBy: status === 'superseded' ? metadata?.supersededBy : undefined,
     supersededOn: status === 'superseded' ? metadata?.supersededOn : undefined,
     editedByHand,
+    ...(metadata?.description === undefined ? {} : { description: metadata.description }),
   };
   return {
     entry: {
@@ -235,6 +238,7 @@ function metadataLine(fact: Fact, hash: string, hand: boolean): string {
     ...(fact.status === 'superseded' && fact.supersededOn !== undefined
       ? { supersededOn: fact.supersededOn }
       : {}),
+    ...(fact.description === undefined ? {} : { description: fact.description }),
     ...(hand ? { hand: true } : {}),
     hash,
   };

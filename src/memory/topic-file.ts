@@ -217,7 +217,14 @@ export interface RenderTopicOptions {
   readonly adoptHandEntries?: boolean;
 }
 
-const METADATA_FIELDS = ['observed', 'updated', 'status', 'supersededBy', 'supersededOn'] as const;
+const METADATA_FIELDS = [
+  'observed',
+  'updated',
+  'status',
+  'supersededBy',
+  'supersededOn',
+  'description',
+] as const;
 const TEXT_FIELDS = ['title', 'body', 'why', 'howToApply'] as const;
 
 function sameFact(a: Fact, b: Fact, compareText: boolean): boolean {

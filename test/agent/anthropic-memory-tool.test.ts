@@ -7,7 +7,8 @@ import { loadMemoryContext } from '../../src/agent/backfill.js';
 import { createMemoryTools } from '../../src/agent/memory-tools.js';
 import { ToolInputError } from '../../src/agent/tool.js';
 import { PathEscapeError } from '../../src/errors.js';
-import { loadMemory, splitIndexFile } from '../../src/memory/index.js';
+import { splitIndexFile } from '../../src/memory/index.js';
+import { loadMemory } from '../../src/space/index.js';
 
 let base: string;
 let memoryDir: string;

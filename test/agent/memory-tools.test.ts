@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryTools, MAX_NOTE_BYTES } from '../../src/agent/memory-tools.js';
 import { parseMemoryPath, resolveMemoryPath } from '../../src/agent/memory-path.js';
 import { PathEscapeError } from '../../src/errors.js';
-import { acquireLock, loadMemory, rollbackRun, splitIndexFile } from '../../src/memory/index.js';
+import { splitIndexFile } from '../../src/memory/index.js';
+import { acquireLock, loadMemory, rollbackRun } from '../../src/space/index.js';
 
 let base: string;
 let memoryDir: string;

@@ -1,11 +1,12 @@
 /**
- * One store, end to end: a note the agent writes with `write_memory` is a fact of the space's topic files,
+ * One store, end to end: a note the agent writes with `write_memory` is a fact of the space (a topic file, or a file of its own in a Claude Code folder),
  * screened, its line inside dreamd's block of `MEMORY.md`, found by `dreamd memory search`, forgotten by
  * `dreamd memory forget`, and seen by the next consolidation as a fact it does not write again. Real files, the
  * real CLI and the real consolidation, with the model a fake server answering through the scripted extractor.
  */
 import {
   cpSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -21,7 +22,8 @@ import { createMemoryTools } from '../../src/agent/memory-tools.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
-import { INDEX_LIMITS, loadMemory, splitIndexFile } from '../../src/memory/index.js';
+import { INDEX_LIMITS, splitIndexFile } from '../../src/memory/index.js';
+import { loadMemory } from '../../src/space/index.js';
 import type { Fact } from '../../src/memory/types.js';
 import { createModel } from '../../src/model/index.js';
 import { scriptedExtractor, type ScriptedFact } from '../../harness/scripted-extractor.js';
@@ -117,11 +119,18 @@ async function expectStored(memoryDir: string, id: string, indexBefore: string):
   const fact = (await loadMemory(memoryDir)).facts.find((one) => one.id === id);
   expect(fact).toMatchObject({ type: 'project', title: HELLO.title, body: HELLO.body, status: 'active' });
   expect(fact?.owner).not.toBe('other');
-  expect(readFileSync(join(memoryDir, 'project.md'), 'utf8')).toContain(`<a id="${id}"></a>`);
+  // A Claude Code folder is written the way Claude Code writes it: the note is a file of its own.
+  expect(fact?.file).toBe('project_hello_sh_prints_hello_world.md');
+  expect(existsSync(join(memoryDir, 'project.md'))).toBe(false);
+  expect(readFileSync(join(memoryDir, 'project_hello_sh_prints_hello_world.md'), 'utf8')).toContain(
+    `id: ${id}`,
+  );
   const index = readFileSync(join(memoryDir, 'MEMORY.md'), 'utf8');
   const parts = splitIndexFile(index);
   expect(parts.kind).toBe('block');
-  expect(parts.blockLines.filter((line) => line.includes(`](project.md#${id})`))).toHaveLength(1);
+  expect(
+    parts.blockLines.filter((line) => line.includes('](project_hello_sh_prints_hello_world.md)')),
+  ).toHaveLength(1);
   expect(`${parts.before}${parts.after}`).not.toContain(id);
   // Everything outside dreamd's block is the people's, byte for byte.
   expect(index.startsWith(indexBefore.replace(/\n*$/, '\n'))).toBe(true);

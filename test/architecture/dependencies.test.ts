@@ -80,7 +80,7 @@ describe('the dependency rule', () => {
     // consolidation → daemon, memory → consolidation, transcripts → memory, and a folder importing itself via another.
     const broken: ImportEdge[] = [
       { from: 'src/consolidation/run.ts', to: 'src/daemon/gates.ts' },
-      { from: 'src/memory/transaction.ts', to: 'src/consolidation/types.ts' },
+      { from: 'src/space/transaction.ts', to: 'src/consolidation/types.ts' },
       { from: 'src/transcripts/scan-sessions.ts', to: 'src/memory/types.ts' },
       { from: 'src/agent/run-agent.ts', to: 'src/daemon/logger.ts' },
       { from: 'src/core/run.ts', to: 'src/model/types.ts' },
@@ -95,7 +95,7 @@ describe('the dependency rule', () => {
         { from: 'src/daemon/daemon.ts', to: 'src/daemon/queue.ts' },
         { from: 'src/consolidation/run.ts', to: 'src/memory/index.ts' },
         { from: 'src/cli/main.ts', to: 'src/dreamd.ts' },
-        { from: 'src/memory/lock.ts', to: 'src/errors.ts' },
+        { from: 'src/space/lock.ts', to: 'src/errors.ts' },
       ]),
     ).toEqual([]);
   });

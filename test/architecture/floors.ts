@@ -8,6 +8,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['src/core'],
   ['src/transcripts', 'src/model', 'src/search'],
   ['src/digest', 'src/memory'],
+  ['src/space'],
   ['src/cost', 'src/screen'],
   ['src/consolidation', 'src/agent'],
   ['workers/consolidation-processor.ts'],

@@ -154,4 +154,30 @@ describe('the current Claude Code folder', () => {
     ]);
     expect(await search('folder holds the memory of the project')).toEqual([]);
   });
+
+  it('memory show lists the files the claude-code layout wrote, one fact each, apart from the files of others', async () => {
+    cpSync(join(FIXTURES, 'current'), memoryDir, { recursive: true });
+    writeFileSync(
+      join(root, 'dreamd.config.json'),
+      JSON.stringify({
+        spaces: [{ id: 'repo', sessions: 'sessions', memory: 'memory', layout: 'claude-code' }],
+      }),
+    );
+    fake.server.setDefault(
+      scriptedExtractor([
+        { trigger: 'semicolons', type: 'feedback', title: 'No semicolons', body: 'No semicolons in TS.' },
+      ]),
+    );
+    expect((await cli(['consolidate', '--force'])).code).toBe(0);
+    const shown = await cli(['memory', 'show']);
+    expect(shown.code).toBe(0);
+    const ours = shown.stdout.slice(shown.stdout.indexOf("## dreamd's files, one fact each"));
+    expect(ours).toContain('feedback_no_semicolons.md');
+    expect(ours.slice(0, ours.indexOf('## files dreamd did not write'))).not.toContain(
+      'user_terse_answers.md',
+    );
+    expect(shown.stdout.slice(shown.stdout.indexOf('## files dreamd did not write'))).toContain(
+      'user_terse_answers.md',
+    );
+  });
 });

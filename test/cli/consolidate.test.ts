@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { ConsolidateOutcome } from '../../src/cli/consolidate-in-process.js';
 import type { SessionRow } from '../../src/cli/session-list.js';
-import { acquireLock } from '../../src/memory/index.js';
+import { acquireLock } from '../../src/space/index.js';
 import { runCliCaptured, type CliRun } from '../support/cli.js';
 import { faults } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createProgressBar, progressPercent } from '../../src/cli/progress.js';
 import type { SpaceStatus } from '../../src/cli/space-status.js';
-import { acquireLock } from '../../src/memory/index.js';
+import { acquireLock } from '../../src/space/index.js';
 import { runCliCaptured, type CliRun } from '../support/cli.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { cliAt, useFakeAnthropic } from '../support/fixtures.js';

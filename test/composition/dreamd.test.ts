@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import { createDreamd } from '../../src/dreamd.js';
 import { ModelError } from '../../src/errors.js';
-import { listRuns } from '../../src/memory/index.js';
+import { listRuns } from '../../src/space/index.js';
 import { faults } from '../../harness/fake-anthropic-server.js';
 import { startRedis, uniquePrefix, type TestRedis } from '../../harness/redis.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';

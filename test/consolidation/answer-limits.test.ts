@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/core/run.js';
-import { listRuns, loadMemory } from '../../src/memory/index.js';
+import { listRuns, loadMemory } from '../../src/space/index.js';
 import { MAX_WRITABLE_FILE_BYTES } from '../../src/memory/read-memory-file.js';
 import { createModel } from '../../src/model/index.js';
 import {

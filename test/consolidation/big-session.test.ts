@@ -5,7 +5,7 @@ import { spaceStatus } from '../../src/cli/space-status.js';
 import type { Config } from '../../src/config/schema.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest, RunSummary } from '../../src/core/run.js';
-import { listRuns, loadMemory, readLedger } from '../../src/memory/index.js';
+import { listRuns, loadMemory, readLedger } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import { type ScriptedFact } from '../../harness/scripted-extractor.js';
 import { createTestSpace, type TestSpace } from '../support/space.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
-import { loadMemory } from '../../src/memory/index.js';
+import { loadMemory } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { useFakeAnthropic } from '../support/fixtures.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Space } from '../../src/config/schema.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
-import { loadMemory, readLedger } from '../../src/memory/index.js';
+import { loadMemory, readLedger } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { createTestSpace, type TestSpace } from '../support/space.js';

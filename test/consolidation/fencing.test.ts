@@ -3,7 +3,7 @@ import type { Config } from '../../src/config/schema.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/core/run.js';
 import { LockBusyError } from '../../src/errors.js';
-import { listRuns, loadMemory, readLedger, readLock, type HeartbeatTimer } from '../../src/memory/index.js';
+import { listRuns, loadMemory, readLedger, readLock, type HeartbeatTimer } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { eventually } from '../support/eventually.js';

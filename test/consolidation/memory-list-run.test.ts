@@ -2,7 +2,7 @@ import { cpSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/core/run.js';
-import { loadMemory } from '../../src/memory/index.js';
+import { loadMemory } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/core/run.js';
-import { listRuns, loadMemory } from '../../src/memory/index.js';
+import { listRuns, loadMemory } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import { faults } from '../../harness/fake-anthropic-server.js';
 import {

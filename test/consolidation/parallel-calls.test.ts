@@ -4,7 +4,7 @@ import { createConsolidator } from '../../src/consolidation/run.js';
 import { linkUnseenSameTitles, resolveRunReplaces } from '../../src/consolidation/extract.js';
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
 import type { RunRequest } from '../../src/core/run.js';
-import { listRuns, loadMemory } from '../../src/memory/index.js';
+import { listRuns, loadMemory } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import {
   faults,

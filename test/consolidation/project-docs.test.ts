@@ -9,7 +9,7 @@ import type { Space } from '../../src/config/schema.js';
 import { docStatements, splitAlreadyStated, type ProjectDoc } from '../../src/consolidation/project-docs.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
-import { loadMemory } from '../../src/memory/index.js';
+import { loadMemory } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { createTestSpace, type TestSpace } from '../support/space.js';

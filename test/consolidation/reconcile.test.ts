@@ -966,3 +966,53 @@ describe('reconcile: order independence', () => {
     );
   });
 });
+
+describe('the description written for a memory selector', () => {
+  it('is kept on one line, at most 150 characters, with a new fact', () => {
+    const description = `Home city of the user:   Lisbon,\n${'where they live and get deliveries '.repeat(6)}`;
+    const result = run(
+      [],
+      [candidate({ title: 'Lives in Lisbon', body: 'The user lives in Lisbon.', description })],
+    );
+    const kept = result.facts[0]?.description ?? '';
+    expect(kept.startsWith('Home city of the user: Lisbon, where they live')).toBe(true);
+    expect(kept).not.toContain('\n');
+    expect(kept.length).toBeLessThanOrEqual(150);
+    expect(run([], [candidate({ title: 'A', body: 'B.', description: null })]).facts[0]).not.toHaveProperty(
+      'description',
+    );
+  });
+
+  it('goes with the text: a newer text takes its own description, a merge that keeps the text keeps it', () => {
+    const old = fact({
+      id: 'f-old0000001',
+      title: 'Coffee order',
+      body: 'Orders an oat flat white.',
+      description: 'The usual coffee order',
+    });
+    const newer = run(
+      [old],
+      [
+        candidate({
+          title: 'Coffee order',
+          body: 'Orders an oat flat white at Fábrica, every morning.',
+          observed: '2026-11-20',
+          replaces: ['f-old0000001'],
+          description: 'The usual coffee order at Fábrica (oat flat white)',
+        }),
+      ],
+    );
+    const now = newer.facts.filter((item) => item.status === 'active');
+    expect(now.map((item) => [item.body, item.description])).toEqual([
+      [
+        'Orders an oat flat white at Fábrica, every morning.',
+        'The usual coffee order at Fábrica (oat flat white)',
+      ],
+    ]);
+    const same = run(
+      [old],
+      [candidate({ title: 'Coffee order', body: 'Orders an oat flat white.', observed: '2026-09-01' })],
+    );
+    expect(same.facts.find((item) => item.id === 'f-old0000001')?.description).toBe('The usual coffee order');
+  });
+});

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/core/run.js';
-import { listRuns, loadMemory, readLedger, reopenSessions, rollbackRun } from '../../src/memory/index.js';
+import { listRuns, loadMemory, readLedger, reopenSessions, rollbackRun } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { createTestSpace, type TestSpace } from '../support/space.js';

@@ -3,14 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createRecall } from '../../src/agent/recall.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
-import {
-  BLOCK_BEGIN,
-  BLOCK_END,
-  INDEX_LIMITS,
-  REVIEW_FILE,
-  derivedFactId,
-  loadMemory,
-} from '../../src/memory/index.js';
+import { BLOCK_BEGIN, BLOCK_END, INDEX_LIMITS, derivedFactId } from '../../src/memory/index.js';
+import { REVIEW_FILE, loadMemory } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { createTestSpace, snapshotDirectory } from '../support/space.js';

@@ -12,8 +12,8 @@ import {
   spaceBudget,
 } from '../../src/cost/index.js';
 import { ConfigFile } from '../../src/config/schema.js';
-import { serializeRunRecord, type RunRecord } from '../../src/memory/index.js';
-import { maintenanceSummary } from '../../src/memory/run-summary.js';
+import { serializeRunRecord, type RunRecord } from '../../src/space/index.js';
+import { maintenanceSummary } from '../../src/space/run-summary.js';
 
 const MILLION = { inputTokens: 1_000_000, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 

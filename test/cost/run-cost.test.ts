@@ -9,7 +9,7 @@ import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/core/run.js';
 import { costOfCall, priceFor, spaceBudget } from '../../src/cost/index.js';
 import { ConfigError } from '../../src/errors.js';
-import { listRuns } from '../../src/memory/index.js';
+import { listRuns } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import { runCliCaptured } from '../support/cli.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';

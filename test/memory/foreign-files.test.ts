@@ -2,9 +2,9 @@ import { symlink, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseMemoryFile } from '../../src/memory/claude-code-file.js';
-import { NotDreamdsFactError, forgetFact } from '../../src/memory/forget.js';
-import { loadMemory, renderMemory } from '../../src/memory/memory-dir.js';
-import { filesUnderReview, renderReview } from '../../src/memory/review.js';
+import { NotDreamdsFactError, forgetFact } from '../../src/space/forget.js';
+import { loadMemory, renderMemory } from '../../src/space/memory-dir.js';
+import { filesUnderReview, renderReview } from '../../src/space/review.js';
 import { fact, makeTempDir, removeDir, snapshot } from './helpers.js';
 
 const context = { relative: 'feedback_testing.md', modified: '2026-11-30', owner: 'other' as const };

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { SpaceStatus } from '../../src/cli/space-status.js';
 import { createLogger } from '../../src/daemon/logger.js';
 import { createDreamd } from '../../src/dreamd.js';
-import { CLAUDE_CODE_HOLD_FILE } from '../../src/memory/claude-code-hold.js';
+import { CLAUDE_CODE_HOLD_FILE } from '../../src/space/claude-code-hold.js';
 import { runCliCaptured } from '../support/cli.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { cleanUpWorkspaces, createWorkspace, runChild, type Workspace } from './support/harness.js';

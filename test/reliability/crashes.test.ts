@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunStep } from '../../src/consolidation/run.js';
 import { loadMemoryContext } from '../../src/agent/index.js';
-import { LOCK_FILE, listRuns, readLedger } from '../../src/memory/index.js';
+import { LOCK_FILE, listRuns, readLedger } from '../../src/space/index.js';
 import { runCliCaptured } from '../support/cli.js';
 import { EXAMPLE_ACTIVE_TITLES, EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runDoctor } from '../../src/cli/doctor.js';
 import { spaceStatus } from '../../src/cli/space-status.js';
-import { listRuns } from '../../src/memory/index.js';
+import { listRuns } from '../../src/space/index.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { MANUAL, cleanUpWorkspaces, consolidatorFor, createWorkspace, readTree } from './support/harness.js';
 import { useFakeAnthropic } from '../support/fixtures.js';

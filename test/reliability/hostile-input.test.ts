@@ -1,8 +1,8 @@
 import { appendFileSync, cpSync, readFileSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
 import type * as FsPromises from 'node:fs/promises';
 import { join } from 'node:path';
+import { readLedger } from '../../src/space/index.js';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { readLedger } from '../../src/memory/index.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import {
   HOSTILE_DIR,

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../src/core/run.js';
-import { QUARANTINE_FILE } from '../../src/memory/index.js';
+import { QUARANTINE_FILE } from '../../src/space/index.js';
 import {
   BENIGN,
   CORPUS_LANGUAGES,

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/errors.js';
-import { readLedger } from '../../src/memory/index.js';
+import { readLedger } from '../../src/space/index.js';
 import { faults, startFakeAnthropicServer, type FakeFault } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import {

@@ -6,7 +6,8 @@ import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { planWrite } from '../../src/consolidation/plan-write.js';
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
-import { commitMemoryChanges, loadMemory, newRunId, sha256, splitIndexFile } from '../../src/memory/index.js';
+import { sha256, splitIndexFile } from '../../src/memory/index.js';
+import { commitMemoryChanges, loadMemory, newRunId } from '../../src/space/index.js';
 import { makeTempDir, removeDir, summary } from '../memory/helpers.js';
 
 /**

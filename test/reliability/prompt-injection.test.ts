@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QUARANTINE_FILE } from '../../src/memory/index.js';
+import { QUARANTINE_FILE } from '../../src/space/index.js';
 import { type AnthropicReply, type RecordedAnthropicRequest } from '../../harness/fake-anthropic-server.js';
 import {
   answerDefaults,

@@ -1,5 +1,5 @@
+import { listRuns, readLedger } from '../../src/space/index.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { listRuns, readLedger } from '../../src/memory/index.js';
 import { uniquePrefix } from '../../harness/redis.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { queueCounts, startWorkspaceDaemon, waitFor } from './support/daemon.js';

@@ -1,7 +1,7 @@
 import type { Space } from '../../config/schema.js';
 import { formatUsd } from '../../cost/prices.js';
 import { ConfigError } from '../../errors.js';
-import type { RunRecord } from '../../memory/index.js';
+import type { RunRecord } from '../../space/index.js';
 import { formatChanges, formatDuration, formatTime, formatUsage, totalTokens } from '../format.js';
 import { emitResult, table } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
@@ -123,7 +123,7 @@ export const registerHistory: CommandRegistrar = (program, context) => {
       const loaded = config();
       // Loaded when the command runs, so `--help` stays quick.
       const [{ listRuns }, { selectSpaces }] = await Promise.all([
-        import('../../memory/index.js'),
+        import('../../space/index.js'),
         import('../spaces.js'),
       ]);
       const rows: HistoryRow[] = [];

@@ -1,5 +1,5 @@
 import type { Space } from '../../config/schema.js';
-import type { LoadedMemory } from '../../memory/index.js';
+import type { LoadedMemory } from '../../space/index.js';
 import { FACT_TYPES, TOPIC_FILES, type Fact } from '../../memory/types.js';
 import type { CommandRegistrar } from '../program.js';
 import { ConfigError } from '../../errors.js';
@@ -7,8 +7,12 @@ import { emitResult, table } from '../output.js';
 
 /** The memory store and the config loader, loaded when a command runs so `--help` stays quick. */
 async function memoryModules() {
-  const [memory, load] = await Promise.all([import('../../memory/index.js'), import('../../config/load.js')]);
-  return { ...memory, findSpace: load.findSpace };
+  const [memory, space, load] = await Promise.all([
+    import('../../memory/index.js'),
+    import('../../space/index.js'),
+    import('../../config/load.js'),
+  ]);
+  return { ...memory, ...space, findSpace: load.findSpace };
 }
 
 /** Results `memory search` shows unless --limit says otherwise. */
@@ -53,7 +57,21 @@ function describeMemory(space: Space, memory: LoadedMemory, facts: readonly Fact
       ),
     );
   }
-  const others = facts.filter((fact) => fact.file !== undefined);
+  const ownFiles = facts.filter((fact) => fact.owner !== 'other' && fact.file !== undefined);
+  if (ownFiles.length > 0) {
+    parts.push('', "## dreamd's files, one fact each");
+    parts.push(
+      table(
+        ownFiles.map((fact) => [
+          fact.id,
+          fact.type,
+          fact.file ?? '',
+          fact.status === 'active' ? fact.title : `${fact.title} (superseded by ${fact.supersededBy ?? '?'})`,
+        ]),
+      ),
+    );
+  }
+  const others = facts.filter((fact) => fact.owner === 'other' && fact.file !== undefined);
   if (others.length > 0) {
     parts.push('', '## files dreamd did not write (read, never changed)');
     parts.push(table(others.map((fact) => [fact.id, fact.type, fact.file ?? '', fact.title])));
@@ -86,7 +104,7 @@ export const registerMemory: CommandRegistrar = (program, context) => {
         return;
       }
       const facts = loaded.facts.filter((fact) => options.all || fact.status === 'active');
-      const { summarizeFactUse } = await import('../../memory/fact-use.js');
+      const { summarizeFactUse } = await import('../../space/fact-use.js');
       const use = summarizeFactUse(loaded.facts, loaded.factUse);
       emitResult(
         io,

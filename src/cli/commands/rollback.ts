@@ -1,4 +1,4 @@
-import type { RollbackRefusedError } from '../../memory/index.js';
+import type { RollbackRefusedError } from '../../space/index.js';
 import { CommandExit, ExitCode, emitError, emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 
@@ -23,7 +23,7 @@ export const registerRollback: CommandRegistrar = (program, context) => {
       const loaded = config();
       // Loaded when the command runs, so `--help` stays quick.
       const [{ RollbackRefusedError, rollbackRun }, { findRun }, { withSpaceLock }] = await Promise.all([
-        import('../../memory/index.js'),
+        import('../../space/index.js'),
         import('../find-run.js'),
         import('../space-lock.js'),
       ]);

@@ -14,7 +14,8 @@ import { loadConfig } from '../../../src/config/load.js';
 import type { Config, Space } from '../../../src/config/schema.js';
 import { createConsolidator, type RunStep } from '../../../src/consolidation/run.js';
 import type { RunRequest } from '../../../src/core/run.js';
-import { INDEX_LIMITS, STAGING_DIR, listRuns, loadMemory, readLedger } from '../../../src/memory/index.js';
+import { INDEX_LIMITS } from '../../../src/memory/index.js';
+import { STAGING_DIR, listRuns, loadMemory, readLedger } from '../../../src/space/index.js';
 import { createModel } from '../../../src/model/index.js';
 import type { ScriptedFact } from '../../../harness/scripted-extractor.js';
 

@@ -1,0 +1,266 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { emptyLedger, nextLedgerContent, readLedger, createLedgerLookup } from '../../src/space/ledger.js';
+import { lastSuccessfulRun, listRuns, readRun } from '../../src/space/run-history.js';
+import {
+  CommitIncompleteError,
+  commitMemoryChanges,
+  recoverMemory,
+  type CommitStep,
+} from '../../src/space/transaction.js';
+import { StorageError, describeIoError } from '../../src/space/io-errors.js';
+import { newRunId } from '../../src/space/paths.js';
+import { makeTempDir, removeDir, snapshot, summary } from '../memory/helpers.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await makeTempDir();
+});
+afterEach(async () => {
+  await removeDir(dir);
+});
+
+const LEDGER_ENTRY = {
+  sessionId: 's-1',
+  file: 's-1.json',
+  messageCount: 4,
+  size: 100,
+  mtimeMs: 1,
+  runId: 'run-1',
+  consolidatedAt: '2026-12-01T00:00:00.000Z',
+};
+
+async function seedOldMemory(): Promise<void> {
+  await mkdir(path.join(dir, '.dreamd'), { recursive: true });
+  await writeFile(path.join(dir, 'user.md'), 'old user\n');
+  await writeFile(path.join(dir, 'MEMORY.md'), 'old index\n');
+  await writeFile(path.join(dir, 'stale.md'), 'to delete\n');
+}
+
+function runOptions(faultInjection?: (step: CommitStep) => void) {
+  return {
+    runId: 'run-1',
+    files: new Map<string, string | null>([
+      ['user.md', 'new user\n'],
+      ['MEMORY.md', 'new index\n'],
+      ['project.md', 'created\n'],
+      ['stale.md', null],
+    ]),
+    ledger: nextLedgerContent(emptyLedger(), [LEDGER_ENTRY]),
+    runRecord: { summary: summary('run-1') },
+    now: () => new Date('2026-12-01T00:00:00Z'),
+    ...(faultInjection ? { faultInjection } : {}),
+  };
+}
+
+describe('memory transaction', () => {
+  it('writes files, ledger and run record together, with the previous bytes for rollback', async () => {
+    await seedOldMemory();
+    const record = await commitMemoryChanges(dir, runOptions());
+    const files = await snapshot(dir);
+    expect(files.get('user.md')).toBe('new user\n');
+    expect(files.get('project.md')).toBe('created\n');
+    expect(files.has('stale.md')).toBe(false);
+    expect([...files.keys()].some((file) => file.startsWith('.dreamd/staging'))).toBe(false);
+    expect(record.files).toMatchObject({
+      'user.md': { before: 'old user\n' },
+      'project.md': { before: null },
+      'stale.md': { before: 'to delete\n', afterHash: null },
+    });
+    expect(await readRun(dir, 'run-1')).toEqual(record);
+    expect((await lastSuccessfulRun(dir))?.runId).toBe('run-1');
+    expect(createLedgerLookup(await readLedger(dir)).getByFile('s-1.json')).toEqual(LEDGER_ENTRY);
+  });
+
+  it('leaves all old or all new bytes after a crash at any step and recovery', async () => {
+    const steps: CommitStep[] = [];
+    await seedOldMemory();
+    const oldBytes = await snapshot(dir);
+    await commitMemoryChanges(
+      dir,
+      runOptions((step) => steps.push(step)),
+    );
+    const newBytes = await snapshot(dir);
+    expect(steps).toEqual([
+      'stage',
+      'commit',
+      'apply:0',
+      'apply:1',
+      'apply:2',
+      'apply:3',
+      'apply:4',
+      'apply:5',
+      'cleanup',
+    ]);
+
+    for (const crashAt of steps) {
+      await removeDir(dir);
+      await seedOldMemory();
+      await expect(
+        commitMemoryChanges(
+          dir,
+          runOptions((step) => {
+            if (step === crashAt) throw new Error(`crash at ${step}`);
+          }),
+        ),
+      ).rejects.toThrow(`crash at ${crashAt}`);
+      const report = await recoverMemory(dir);
+      const after = await snapshot(dir);
+      const committed = crashAt !== 'stage' && crashAt !== 'commit';
+      expect(after, `crash at ${crashAt}`).toEqual(committed ? newBytes : oldBytes);
+      if (crashAt === 'commit') expect(report.discarded).toEqual(['run-1']);
+      if (committed) expect(report.finished).toEqual(['run-1']);
+      // Recovering again changes nothing.
+      await recoverMemory(dir);
+      expect(await snapshot(dir)).toEqual(after);
+    }
+  });
+
+  it('takes the COMMITTED marker by its name: an empty marker (its bytes lost in a crash) still commits', async () => {
+    await seedOldMemory();
+    await expect(
+      commitMemoryChanges(
+        dir,
+        runOptions((step) => {
+          if (step === 'apply:0') throw new Error('crash before the first rename');
+        }),
+      ),
+    ).rejects.toThrow('crash before the first rename');
+    await writeFile(path.join(dir, '.dreamd/staging/run-1/COMMITTED'), '');
+    expect((await recoverMemory(dir)).finished).toEqual(['run-1']);
+    const after = await snapshot(dir);
+    expect(after.get('user.md')).toBe('new user\n');
+    expect(after.has('stale.md')).toBe(false);
+    expect([...after.keys()].some((file) => file.startsWith('.dreamd/staging'))).toBe(false);
+  });
+
+  it('discards a staging directory whose cleanup was cut short after the marker went', async () => {
+    await seedOldMemory();
+    await expect(
+      commitMemoryChanges(
+        dir,
+        runOptions((step) => {
+          if (step === 'cleanup') throw new Error('crash at cleanup');
+        }),
+      ),
+    ).rejects.toThrow('crash at cleanup');
+    const applied = await snapshot(dir);
+    await rm(path.join(dir, '.dreamd/staging/run-1/COMMITTED'));
+    expect((await recoverMemory(dir)).discarded).toEqual(['run-1']);
+    const after = await snapshot(dir);
+    for (const [file, bytes] of after) expect(applied.get(file), file).toBe(bytes);
+    expect([...after.keys()].some((file) => file.startsWith('.dreamd/staging'))).toBe(false);
+  });
+
+  it('refuses paths outside the memory directory and dreamd state', async () => {
+    await expect(
+      commitMemoryChanges(dir, { ...runOptions(), files: new Map([['../evil.md', 'x']]) }),
+    ).rejects.toThrow(/plain relative path/);
+    await expect(
+      commitMemoryChanges(dir, { ...runOptions(), files: new Map([['.dreamd/lock', 'x']]) }),
+    ).rejects.toThrow(/dreamd's own state/);
+    expect(await listRuns(dir)).toEqual([]);
+  });
+
+  it('moves memory files first, the index after them, deletions after the index, then ledger and record', async () => {
+    await seedOldMemory();
+    const order: string[] = [];
+    await commitMemoryChanges(
+      dir,
+      runOptions((step) => order.push(step)),
+    );
+    const manifestOrder: string[] = [];
+    // What sits where after each crash point tells the order: kill before each rename in turn.
+    for (const step of order.filter((name) => name.startsWith('apply:'))) {
+      await removeDir(dir);
+      await mkdir(dir, { recursive: true });
+      await seedOldMemory();
+      await expect(
+        commitMemoryChanges(
+          dir,
+          runOptions((reached) => {
+            if (reached === step) throw new Error(`crash at ${step}`);
+          }),
+        ),
+      ).rejects.toThrow(CommitIncompleteError);
+      const files = await snapshot(dir);
+      manifestOrder.push(
+        [
+          files.get('project.md') === 'created\n' ? 'project' : '',
+          files.get('user.md') === 'new user\n' ? 'user' : '',
+          files.get('MEMORY.md') === 'new index\n' ? 'index' : '',
+          files.has('stale.md') ? '' : 'deleted',
+        ]
+          .filter(Boolean)
+          .join('+'),
+      );
+    }
+    expect(manifestOrder.slice(0, 4)).toEqual(['', 'project', 'project+user', 'project+user+index']);
+  });
+
+  it('says a failure after the commit point left the commit partly applied, never "unchanged"', async () => {
+    await seedOldMemory();
+    const error = await commitMemoryChanges(
+      dir,
+      runOptions((step) => {
+        if (step === 'apply:2') throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+      }),
+    ).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CommitIncompleteError);
+    expect(error).toMatchObject({ runId: 'run-1', applied: 2 });
+    expect((error as Error).message).toMatch(
+      /committed but only 2 of \d+ files are in place: .*ENOSPC.*disk is full/,
+    );
+    expect((await recoverMemory(dir)).finished).toEqual(['run-1']);
+    expect((await snapshot(dir)).get('MEMORY.md')).toBe('new index\n');
+  });
+
+  it('keeps history.keepRuns records, deleting the oldest in the same commit, and always the last consolidation', async () => {
+    const stamps = [
+      '2026-12-01T00:00:01Z',
+      '2026-12-01T00:00:02Z',
+      '2026-12-01T00:00:03Z',
+      '2026-12-01T00:00:04Z',
+      '2026-12-01T00:00:05Z',
+    ];
+    const ids: string[] = [];
+    for (const [index, stamp] of stamps.entries()) {
+      const runId = newRunId(new Date(stamp), index === 0 ? 'run' : 'forget');
+      ids.push(runId);
+      const record = summary(runId);
+      await commitMemoryChanges(dir, {
+        runId,
+        files: new Map([['user.md', `version ${index}\n`]]),
+        runRecord: index === 0 ? { summary: record } : { summary: record, kind: 'forget' },
+        now: () => new Date(stamp),
+        keepRuns: 2,
+      });
+    }
+    // The newest two, and the only consolidation (the time gate reads it), kept; the rest deleted.
+    expect((await listRuns(dir)).map((run) => run.runId)).toEqual([ids[0], ids[3], ids[4]]);
+    expect((await lastSuccessfulRun(dir))?.runId).toBe(ids[0]);
+  });
+
+  it('names the file and the fix for a full disk and a read-only file system', () => {
+    const full = describeIoError(
+      Object.assign(new Error('x'), { code: 'ENOSPC' }),
+      '.dreamd/staging/run-1',
+      'stage',
+    );
+    expect(full).toBeInstanceOf(StorageError);
+    expect((full as Error).message).toBe(
+      '.dreamd/staging/run-1: could not stage (ENOSPC): the disk is full; free space on it (or move the memory directory) and run again',
+    );
+    const readOnly = describeIoError(
+      Object.assign(new Error('x'), { code: 'EROFS' }),
+      'memory/MEMORY.md',
+      'write',
+    );
+    expect((readOnly as Error).message).toMatch(
+      /^memory\/MEMORY\.md: could not write \(EROFS\): the file system is mounted read-only; remount it/,
+    );
+    const other = Object.assign(new Error('gone'), { code: 'ENOENT' });
+    expect(describeIoError(other, 'x', 'y')).toBe(other);
+  });
+});
