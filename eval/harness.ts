@@ -26,6 +26,8 @@ import {
 import { createOracle, normalise, oracleTitle, type OracleLog } from './oracle.js';
 
 export const HIT_AT = [1, 5, 10] as const;
+/** The model the oracle's calls are priced as: dreamd's default model. */
+export const ORACLE_PRICED_AS = 'claude-haiku-5-5';
 
 export interface EvalOptions {
   readonly mode: 'oracle' | 'model';
@@ -45,7 +47,39 @@ export interface RecallHits {
   readonly questions: number;
   /** hit@k: share of questions with an answering fact (or turn) in the top k. */
   readonly dreamd: Record<string, number>;
+  /** BM25 over every turn as said ("speaker: text"), a hit when an evidence turn is in the top k. */
   readonly bm25RawTurns: Record<string, number>;
+  /** BM25 over every reference fact (superseded ones too), a hit when an evidence fact is in the top k. */
+  readonly bm25AllFacts: Record<string, number>;
+}
+
+/** A reference fact that did not land in memory as it should, with its session and turn. */
+export interface FactMiss {
+  readonly conversation: string;
+  readonly sessionId: string;
+  readonly turn: string;
+  readonly text: string;
+  /** For a wrongly merged fact, the memory fact it went into; for a duplicated one, how many copies. */
+  readonly detail?: string;
+}
+
+/** A question whose answering fact dreamd's recall did not return in its top 10. */
+export interface RecallMiss {
+  readonly conversation: string;
+  readonly category: string;
+  readonly question: string;
+  readonly evidence: readonly string[];
+  /** What was expected (the evidence facts' texts) and what came first instead. */
+  readonly expected: readonly string[];
+  readonly first: string | undefined;
+}
+
+export interface Misses {
+  readonly lost: readonly FactMiss[];
+  readonly duplicated: readonly FactMiss[];
+  readonly wronglyMerged: readonly FactMiss[];
+  readonly wronglySuperseded: readonly FactMiss[];
+  readonly recall: readonly RecallMiss[];
 }
 
 export interface ConversationReport {
@@ -69,12 +103,16 @@ export interface ConversationReport {
   readonly outputTokens: number;
   readonly costUsd: number | null;
   readonly recall: Record<string, RecallHits>;
+  readonly misses: Misses;
 }
 
 export interface EvalReport {
   readonly mode: EvalOptions['mode'];
   readonly conversations: readonly ConversationReport[];
-  readonly totals: Omit<ConversationReport, 'id' | 'recall'> & {
+  /** The model the run is priced as (oracle mode: dreamd's default model). */
+  readonly pricedAs: string;
+  readonly misses: Misses;
+  readonly totals: Omit<ConversationReport, 'id' | 'recall' | 'misses'> & {
     readonly tokensPerSession: number;
     readonly costPerSessionUsd: number | null;
     readonly recall: Record<string, RecallHits>;
@@ -112,7 +150,7 @@ function evalConfig(root: string, space: Space, options: EvalOptions, modelUrl: 
     env: {
       ...(options.mode === 'model'
         ? options.env
-        : { ANTHROPIC_API_KEY: 'sk-ant-eval-oracle', DREAMD_MODEL: 'claude-haiku-4-5' }),
+        : { ANTHROPIC_API_KEY: 'sk-ant-eval-oracle', DREAMD_MODEL: ORACLE_PRICED_AS }),
       ...(modelUrl !== undefined ? { DREAMD_MODEL_BASE_URL: modelUrl } : {}),
       DREAMD_MODEL_MAX_RETRIES: '1',
       DREAMD_DIGEST_TOKENS_PER_CALL: String(tokensPerCall),
@@ -124,7 +162,7 @@ function evalConfig(root: string, space: Space, options: EvalOptions, modelUrl: 
 }
 
 function emptyHits(): RecallHits {
-  return { questions: 0, dreamd: {}, bm25RawTurns: {} };
+  return { questions: 0, dreamd: {}, bm25RawTurns: {}, bm25AllFacts: {} };
 }
 
 function addHits(total: RecallHits, more: RecallHits): RecallHits {
@@ -139,6 +177,7 @@ function addHits(total: RecallHits, more: RecallHits): RecallHits {
     questions: total.questions + more.questions,
     dreamd: sum(total.dreamd, more.dreamd, total.questions, more.questions),
     bm25RawTurns: sum(total.bm25RawTurns, more.bm25RawTurns, total.questions, more.questions),
+    bm25AllFacts: sum(total.bm25AllFacts, more.bm25AllFacts, total.questions, more.questions),
   };
 }
 
@@ -217,26 +256,48 @@ async function evaluateConversation(
     let lost = 0;
     let wronglySuperseded = 0;
     const lostFacts: ReferenceFact[] = [];
+    const miss = (fact: ReferenceFact, detail?: string): FactMiss => ({
+      conversation: conversation.sample_id,
+      sessionId: fact.sessionId,
+      turn: fact.turn,
+      text: fact.text,
+      ...(detail === undefined ? {} : { detail }),
+    });
+    const duplicatedMisses: FactMiss[] = [];
+    const supersededMisses: FactMiss[] = [];
+    // A text said again in a later session is one reference fact per turn but one memory fact: count it once.
+    const seenTexts = new Set<string>();
     for (const fact of facts) {
       const found = byBody(fact);
       if (found.length === 1) keptOnce += 1;
-      else if (found.length > 1) keptMoreThanOnce += 1;
-      else {
+      else if (found.length > 1) {
+        keptMoreThanOnce += 1;
+        if (!seenTexts.has(fact.text)) duplicatedMisses.push(miss(fact, `${found.length} copies`));
+      } else {
         lost += 1;
         lostFacts.push(fact);
       }
-      if (found.some((entry) => entry.status !== 'active') && !olderOf.has(fact.turn)) wronglySuperseded += 1;
+      if (found.some((entry) => entry.status !== 'active') && !olderOf.has(fact.turn)) {
+        wronglySuperseded += 1;
+        supersededMisses.push(miss(fact));
+      }
+      seenTexts.add(fact.text);
     }
     // A lost fact whose session is among the sources of a fact with another reference text was merged into it.
-    const wronglyMerged = lostFacts.filter((fact) =>
-      memory.facts.some(
+    const mergedMisses: FactMiss[] = [];
+    for (const fact of lostFacts) {
+      const into = memory.facts.find(
         (entry) =>
           entry.sources.includes(fact.sessionId) &&
           facts.some(
             (other) => other !== fact && other.text === entry.body && other.sessionId !== fact.sessionId,
           ),
-      ),
-    ).length;
+      );
+      if (into !== undefined) mergedMisses.push(miss(fact, `into "${into.body}"`));
+    }
+    const wronglyMerged = mergedMisses.length;
+    const merged = new Set(mergedMisses.map((entry) => entry.turn));
+    const lostMisses = lostFacts.filter((fact) => !merged.has(fact.turn)).map((fact) => miss(fact));
 
     // Update chains: the newest of each chain active, every older one superseded.
     const newerOf = new Map(conversation.dreamd_updates.map(([older, newer]) => [older, newer]));
@@ -273,7 +334,9 @@ async function evaluateConversation(
     const index = await readFile(join(space.memoryDir, 'MEMORY.md'), 'utf8').catch(() => '');
     const recall = createRecall({ memoryDir: space.memoryDir });
     const rawTurns = [...turns.entries()];
-    const bm25 = createBm25Index(rawTurns.map(([, entry]) => entry.turn.text));
+    const bm25 = createBm25Index(rawTurns.map(([, entry]) => entry.content));
+    const bm25Facts = createBm25Index(facts.map((fact) => fact.text));
+    const recallMisses: RecallMiss[] = [];
     const byCategory: Record<string, RecallHits> = {};
     let covered = 0;
     for (const question of conversation.qa) {
@@ -297,6 +360,12 @@ async function evaluateConversation(
         .filter((entry) => entry.score > 0)
         .sort((a, b) => b.score - a.score)
         .map((entry) => entry.id);
+      const factScores = bm25Facts.score(question.question);
+      const rankedFacts = facts
+        .map((fact, position) => ({ fact, score: factScores[position] ?? 0 }))
+        .filter((entry) => entry.score > 0)
+        .sort((a, b) => b.score - a.score)
+        .map((entry) => entry.fact.turn);
       const hits: RecallHits = {
         questions: 1,
         dreamd: Object.fromEntries(
@@ -311,7 +380,23 @@ async function evaluateConversation(
             rankedTurns.slice(0, k).some((id) => question.evidence.includes(id)) ? 1 : 0,
           ]),
         ),
+        bm25AllFacts: Object.fromEntries(
+          HIT_AT.map((k) => [
+            `@${k}`,
+            rankedFacts.slice(0, k).some((id) => question.evidence.includes(id)) ? 1 : 0,
+          ]),
+        ),
       };
+      if (hits.dreamd['@10'] === 0) {
+        recallMisses.push({
+          conversation: conversation.sample_id,
+          category: question.category,
+          question: question.question,
+          evidence: question.evidence,
+          expected: evidenceFacts.map((fact) => fact.text),
+          first: results[0]?.text,
+        });
+      }
       byCategory[question.category] = addHits(byCategory[question.category] ?? emptyHits(), hits);
       byCategory.all = addHits(byCategory.all ?? emptyHits(), hits);
     }
@@ -343,6 +428,13 @@ async function evaluateConversation(
       outputTokens,
       costUsd: cost,
       recall: byCategory,
+      misses: {
+        lost: lostMisses,
+        duplicated: duplicatedMisses,
+        wronglyMerged: mergedMisses,
+        wronglySuperseded: supersededMisses,
+        recall: recallMisses,
+      },
     };
   } finally {
     await server?.close();
@@ -364,9 +456,19 @@ export async function runEval(dataset: readonly Conversation[], options: EvalOpt
     for (const [category, hits] of Object.entries(report.recall))
       recall[category] = addHits(recall[category] ?? emptyHits(), hits);
   }
+  const misses = (pick: (all: Misses) => readonly unknown[]) =>
+    conversations.flatMap((report) => pick(report.misses));
   return {
     mode: options.mode,
+    pricedAs: options.mode === 'oracle' ? ORACLE_PRICED_AS : (options.env?.DREAMD_MODEL ?? ORACLE_PRICED_AS),
     conversations,
+    misses: {
+      lost: misses((all) => all.lost) as FactMiss[],
+      duplicated: misses((all) => all.duplicated) as FactMiss[],
+      wronglyMerged: misses((all) => all.wronglyMerged) as FactMiss[],
+      wronglySuperseded: misses((all) => all.wronglySuperseded) as FactMiss[],
+      recall: misses((all) => all.recall) as RecallMiss[],
+    },
     totals: {
       sessions,
       referenceFacts: sum((report) => report.referenceFacts),

@@ -1,13 +1,15 @@
 /**
- * `npm run eval [-- --dataset file.json] [--model] [--sessions-per-run N] [--json]`: dreamd's memory quality
- * on a dataset in the common long-term-memory format (default: eval/dataset/dreamd-small.json). Oracle mode
+ * `npm run eval [-- --dataset long|small|file.json] [--size quick|full] [--seed N] [--model] [--sessions-per-run N]
+ * [--json]`: dreamd's memory quality on a dataset in the common long-term-memory format (default: the generated
+ * long dataset, full size, `generate.ts`; `small` is eval/dataset/dreamd-small.json). Oracle mode
  * unless `--model`, which extracts with the model configured by the environment (ANTHROPIC_API_KEY, or
  * DREAMD_MODEL_PROVIDER=openai-compatible with DREAMD_MODEL_BASE_URL and DREAMD_MODEL).
  */
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Dataset } from './format.js';
-import { HIT_AT, runEval, type EvalReport } from './harness.js';
+import { DEFAULT_SEED, generateLongDataset, LONG_SIZES, type LongSize } from './generate.js';
+import { HIT_AT, runEval, type EvalReport, type FactMiss } from './harness.js';
 
 function option(name: string): string | undefined {
   const index = process.argv.indexOf(name);
@@ -35,23 +37,58 @@ export function renderReport(report: EvalReport): string {
     `| MEMORY.md coverage of the answers | ${percent(t.memoryMdCoverage)} |`,
     `| model calls (most for one session) | ${t.calls} (${t.mostCallsForOneSession}) |`,
     `| tokens per session (input incl. cache, + output) | ${t.tokensPerSession.toFixed(0)} |`,
-    `| dollars per session | ${t.costPerSessionUsd === null ? 'unknown (no price)' : `$${t.costPerSessionUsd.toFixed(5)}`} |`,
+    `| dollars per session (priced as ${report.pricedAs}) | ${t.costPerSessionUsd === null ? 'unknown (no price)' : `$${t.costPerSessionUsd.toFixed(5)}`} |`,
     '',
-    `| recall by category | questions | ${HIT_AT.map((k) => `dreamd hit@${k}`).join(' | ')} | ${HIT_AT.map((k) => `BM25 raw turns hit@${k}`).join(' | ')} |`,
-    `|---|---|${HIT_AT.map(() => '---|').join('')}${HIT_AT.map(() => '---|').join('')}`,
+    'Recall hit@1 / @5 / @10: dreamd (its memory, searched) beside BM25 over the raw turns and over every reference fact.',
+    '',
+    '| category | questions | dreamd | BM25 raw turns | BM25 all reference facts |',
+    '|---|---|---|---|---|',
     ...Object.entries(t.recall)
       .sort(([a], [b]) => (a === 'all' ? 1 : b === 'all' ? -1 : a.localeCompare(b)))
       .map(
         ([category, hits]) =>
-          `| ${category} | ${hits.questions} | ${HIT_AT.map((k) => percent(hits.dreamd[`@${k}`] ?? 0)).join(' | ')} | ${HIT_AT.map((k) => percent(hits.bm25RawTurns[`@${k}`] ?? 0)).join(' | ')} |`,
+          `| ${category} | ${hits.questions} | ${hitsAt(hits.dreamd)} | ${hitsAt(hits.bm25RawTurns)} | ${hitsAt(hits.bm25AllFacts)} |`,
       ),
+    '',
+    ...missList('lost', report.misses.lost),
+    ...missList('kept more than once', report.misses.duplicated),
+    ...missList('wrongly merged', report.misses.wronglyMerged),
+    ...missList('wrongly superseded', report.misses.wronglySuperseded),
+    `Recall misses (no answering fact in dreamd's top 10): ${report.misses.recall.length}`,
+    ...report.misses.recall.map(
+      (entry) =>
+        `- [${entry.conversation} ${entry.category}] "${entry.question}" wanted ${entry.expected.map((text) => `"${text}"`).join(' or ')} (${entry.evidence.join(', ')}); first came ${entry.first === undefined ? 'nothing' : `"${entry.first}"`}`,
+    ),
   ];
   return lines.join('\n');
 }
 
+function hitsAt(hits: Record<string, number>): string {
+  return HIT_AT.map((k) => percent(hits[`@${k}`] ?? 0)).join(' / ');
+}
+
+function missList(name: string, misses: readonly FactMiss[]): string[] {
+  return [
+    `Facts ${name}: ${misses.length}`,
+    ...misses.map(
+      (entry) =>
+        `- ${entry.conversation} ${entry.sessionId} ${entry.turn}: "${entry.text}"${entry.detail === undefined ? '' : ` (${entry.detail})`}`,
+    ),
+  ];
+}
+
 async function main(): Promise<void> {
-  const file = option('--dataset') ?? fileURLToPath(new URL('./dataset/dreamd-small.json', import.meta.url));
-  const dataset = Dataset.parse(JSON.parse(await readFile(file, 'utf8')));
+  const name = option('--dataset') ?? 'long';
+  const size = option('--size') ?? 'full';
+  if (!(size in LONG_SIZES)) throw new Error(`--size ${size}: use ${Object.keys(LONG_SIZES).join(' or ')}`);
+  const seed = Number(option('--seed') ?? DEFAULT_SEED);
+  if (!Number.isInteger(seed)) throw new Error('--seed takes an integer');
+  const file =
+    name === 'small' ? fileURLToPath(new URL('./dataset/dreamd-small.json', import.meta.url)) : name;
+  const dataset =
+    name === 'long'
+      ? generateLongDataset(size as LongSize, seed)
+      : Dataset.parse(JSON.parse(await readFile(file, 'utf8')));
   const mode = process.argv.includes('--model') ? 'model' : 'oracle';
   const perRun = option('--sessions-per-run');
   const report = await runEval(dataset, {
