@@ -295,7 +295,9 @@ function tell(
   const kind = rng.pick(kinds);
 
   if (kind === 'job') {
-    const employer = rng.pick(EMPLOYERS);
+    const employer = rng.pick(
+      EMPLOYERS.filter((name) => !circle.current.get(`${n}:job`)?.startsWith(`${name}|`)),
+    );
     const role = rng.pick(ROLES);
     const subject = `${n}:job`;
     const changed = circle.current.has(subject);
@@ -321,7 +323,9 @@ function tell(
     return { speaker, text, fact, subject };
   }
   if (kind === 'home') {
-    const [neighbourhood, city] = rng.pick(PLACES);
+    const [neighbourhood, city] = rng.pick(
+      PLACES.filter(([place]) => !circle.current.get(`${n}:home`)?.startsWith(`${place}|`)),
+    );
     const subject = `${n}:home`;
     circle.current.set(subject, `${neighbourhood}|${city}`);
     const text = {
@@ -340,7 +344,7 @@ function tell(
     return { speaker, text, fact, subject };
   }
   if (kind === 'instrument') {
-    const instrument = rng.pick(INSTRUMENTS);
+    const instrument = rng.pick(INSTRUMENTS.filter((name) => circle.current.get(`${n}:instrument`) !== name));
     const subject = `${n}:instrument`;
     const changed = circle.current.has(subject);
     circle.current.set(subject, instrument);
@@ -399,7 +403,11 @@ function tell(
         known === undefined
           ? [
               {
-                question: rng.pick([`What is ${n}'s ${species} called?`, `What name did ${n} give the pet?`]),
+                question: rng.pick([
+                  `What is ${n}'s ${species} called?`,
+                  `What name did ${n} give the pet?`,
+                  `Which animal did ${n} adopt?`,
+                ]),
                 answer: petName,
                 category: 'single-hop',
               },
@@ -416,7 +424,11 @@ function tell(
       fact: `${n} is allergic to ${allergen}.`,
       questions: [
         {
-          question: rng.pick([`What should ${n} avoid eating or touching?`, `Which allergy does ${n} have?`]),
+          question: rng.pick([
+            `What should ${n} avoid eating or touching?`,
+            `Which allergy does ${n} have?`,
+            `What does ${n} react badly to?`,
+          ]),
           answer: allergen,
           category: 'single-hop',
         },
@@ -435,7 +447,10 @@ function tell(
       relative: { person: n, relation, name },
       questions: [
         {
-          question: `Where is ${n}'s ${relation} based?`,
+          question: rng.pick([
+            `Where is ${n}'s ${relation} based?`,
+            `Where is ${n}'s visitor coming from next month?`,
+          ]),
           answer: city,
           category: 'single-hop',
         },
@@ -456,7 +471,7 @@ function tell(
   // A project of the circle and its database, which may be migrated later.
   const fresh = circle.projects.filter((name) => untold(`project:${name}:db`));
   const project = rng.pick(fresh.length > 0 ? fresh : circle.projects);
-  const database = rng.pick(DATABASES);
+  const database = rng.pick(DATABASES.filter((name) => circle.current.get(`project:${project}:db`) !== name));
   const subject = `project:${project}:db`;
   const changed = circle.current.has(subject);
   circle.current.set(subject, database);
@@ -479,14 +494,24 @@ function subjectQuestion(
 ): { question: string; answer: string } {
   const [who, kind, third] = subject.split(':');
   if (who === 'project')
-    return { question: `Which database does the ${kind} project rely on now?`, answer: value };
+    return {
+      question: rng.pick([
+        `Which database does the ${kind} project rely on now?`,
+        `What will ${kind} run on from now on?`,
+      ]),
+      answer: value,
+    };
   void third;
   const [first, second] = value.split('|');
   if (kind === 'job') {
     if (language === 'pt') return { question: `Onde trabalha ${who} atualmente?`, answer: first! };
     if (language === 'es') return { question: `¿Dónde trabaja ${who} ahora?`, answer: first! };
     return {
-      question: rng.pick([`Who employs ${who} at the moment?`, `What is ${who}'s current occupation?`]),
+      question: rng.pick([
+        `Who employs ${who} at the moment?`,
+        `What is ${who}'s current occupation?`,
+        `Where is ${who} working these days?`,
+      ]),
       answer: `${first} ${second}`,
     };
   }
@@ -494,12 +519,20 @@ function subjectQuestion(
     if (language === 'pt') return { question: `Em que bairro vive ${who}?`, answer: first! };
     if (language === 'es') return { question: `¿En qué barrio reside ${who}?`, answer: first! };
     return {
-      question: rng.pick([`Which neighbourhood is ${who}'s home in?`, `In what city does ${who} reside?`]),
+      question: rng.pick([
+        `Which neighbourhood is ${who}'s home in?`,
+        `In what city does ${who} reside?`,
+        `Where is ${who}'s new flat?`,
+      ]),
       answer: `${first} ${second}`,
     };
   }
   return {
-    question: rng.pick([`Which instrument is ${who} practising?`, `What does ${who} study in music class?`]),
+    question: rng.pick([
+      `Which instrument is ${who} practising?`,
+      `What does ${who} study in music class?`,
+      `Which lessons did ${who} sign up for?`,
+    ]),
     answer: first!,
   };
 }

@@ -265,14 +265,14 @@ async function evaluateConversation(
     });
     const duplicatedMisses: FactMiss[] = [];
     const supersededMisses: FactMiss[] = [];
-    // A text said again in a later session is one reference fact per turn but one memory fact: count it once.
-    const seenTexts = new Set<string>();
     for (const fact of facts) {
       const found = byBody(fact);
-      if (found.length === 1) keptOnce += 1;
+      // A value that comes back (A, then B, then A again) is one superseded and one active copy: kept once.
+      const active = found.filter((entry) => entry.status === 'active').length;
+      if (found.length === 1 || (found.length > 1 && active <= 1)) keptOnce += 1;
       else if (found.length > 1) {
         keptMoreThanOnce += 1;
-        if (!seenTexts.has(fact.text)) duplicatedMisses.push(miss(fact, `${found.length} copies`));
+        duplicatedMisses.push(miss(fact, `${found.length} copies`));
       } else {
         lost += 1;
         lostFacts.push(fact);
@@ -281,7 +281,6 @@ async function evaluateConversation(
         wronglySuperseded += 1;
         supersededMisses.push(miss(fact));
       }
-      seenTexts.add(fact.text);
     }
     // A lost fact whose session is among the sources of a fact with another reference text was merged into it.
     const mergedMisses: FactMiss[] = [];
@@ -297,7 +296,9 @@ async function evaluateConversation(
     }
     const wronglyMerged = mergedMisses.length;
     const merged = new Set(mergedMisses.map((entry) => entry.turn));
-    const lostMisses = lostFacts.filter((fact) => !merged.has(fact.turn)).map((fact) => miss(fact));
+    const lostMisses = lostFacts.map((fact) =>
+      miss(fact, merged.has(fact.turn) ? 'merged, see below' : undefined),
+    );
 
     // Update chains: the newest of each chain active, every older one superseded.
     const newerOf = new Map(conversation.dreamd_updates.map(([older, newer]) => [older, newer]));
@@ -356,15 +357,16 @@ async function evaluateConversation(
       const results = await recall.recall(question.question, { limit: 10 });
       const scores = bm25.score(question.question);
       const rankedTurns = rawTurns
-        .map(([id], position) => ({ id, score: scores[position] ?? 0 }))
+        .map(([id], position) => ({ id, position, score: scores[position] ?? 0 }))
         .filter((entry) => entry.score > 0)
-        .sort((a, b) => b.score - a.score)
+        // Ties by recency, as dreamd breaks them: the later turn first.
+        .sort((a, b) => b.score - a.score || b.position - a.position)
         .map((entry) => entry.id);
       const factScores = bm25Facts.score(question.question);
       const rankedFacts = facts
-        .map((fact, position) => ({ fact, score: factScores[position] ?? 0 }))
+        .map((fact, position) => ({ fact, position, score: factScores[position] ?? 0 }))
         .filter((entry) => entry.score > 0)
-        .sort((a, b) => b.score - a.score)
+        .sort((a, b) => b.score - a.score || b.position - a.position)
         .map((entry) => entry.fact.turn);
       const hits: RecallHits = {
         questions: 1,

@@ -17,6 +17,8 @@ export interface RecallDocument {
   readonly text: string;
   /** `YYYY-MM-DD`, or `""` when unknown. */
   readonly date: string;
+  /** The fact's type (`user`, `feedback`, `project`, `reference`); none for a note file. */
+  readonly type?: string;
 }
 
 /** Deepest folder walked for notes, matching the memory tools' limit. */

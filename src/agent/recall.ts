@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { EmbeddingsConfig } from '../config/schema.js';
 import type { Fact } from '../memory/types.js';
-import { createBm25Index, LANGUAGE_NAMES, textLanguage } from '../search/bm25.js';
+import { createFieldedBm25Index, LANGUAGE_NAMES, textLanguage } from '../search/bm25.js';
 import {
   cosineSimilarity,
   createOpenAIEmbedder,
@@ -135,7 +135,38 @@ function documentsFromFacts(facts: readonly Fact[]): RecallDocument[] {
         .filter(Boolean)
         .join('\n'),
       date: fact.updated || fact.observed,
+      type: fact.type,
     }));
+}
+
+/**
+ * Weights of a document's fields in lexical recall (BM25F): the title names the subject in a few words and
+ * counts twice a word of the body; the type ("project", "feedback") and the date written out ("2026-03-14
+ * March 2026") count half, so "what did I decide for the project in March?" prefers project facts of March
+ * without letting a month outweigh the subject.
+ */
+export const RECALL_FIELD_WEIGHTS = { title: 2, text: 1, type: 0.5, date: 0.5 } as const;
+
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+/** A `YYYY-MM-DD` date with its month and year in words, for the date field: "2026-03-14 March 2026". */
+export function dateWords(date: string): string {
+  const match = /^(\d{4})-(\d{2})/.exec(date);
+  const month = match === null ? undefined : MONTH_NAMES[Number(match[2]) - 1];
+  return match === null || month === undefined ? date : `${date} ${month} ${match[1]}`;
 }
 
 function rank(
@@ -156,13 +187,24 @@ function rank(
     .slice(0, Math.max(0, limit));
 }
 
-/** Lexical ranking of documents for a query: BM25 over title and text, cut as {@link rank} says. */
+/**
+ * Lexical ranking of documents for a query: BM25F over title, text, type and date weighted as
+ * {@link RECALL_FIELD_WEIGHTS} says, ties by recency, cut as {@link rank} says.
+ */
 export function searchDocuments(
   documents: readonly RecallDocument[],
   query: string,
   options: RecallQueryOptions = {},
 ): RecallResult[] {
-  const index = createBm25Index(documents.map((document) => `${document.title}\n${document.text}`));
+  const weights = RECALL_FIELD_WEIGHTS;
+  const index = createFieldedBm25Index(
+    documents.map((document) => [
+      { text: document.title, weight: weights.title },
+      { text: document.text, weight: weights.text },
+      { text: document.type ?? '', weight: weights.type },
+      { text: dateWords(document.date), weight: weights.date },
+    ]),
+  );
   return rank(documents, index.score(query), options, DEFAULT_BM25_MIN_SCORE, BM25_WEAK_SCORE);
 }
 
