@@ -354,7 +354,7 @@ async function evaluateConversation(
       ) {
         covered += 1;
       }
-      const results = await recall.recall(question.question, { limit: 10 });
+      const results = await recall.recall(question.question, { limit: 10, now });
       const scores = bm25.score(question.question);
       const rankedTurns = rawTurns
         .map(([id], position) => ({ id, position, score: scores[position] ?? 0 }))

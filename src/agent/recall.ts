@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { EmbeddingsConfig } from '../config/schema.js';
 import type { Fact } from '../memory/types.js';
 import { createFieldedBm25Index, LANGUAGE_NAMES, textLanguage } from '../search/bm25.js';
+import { inDayRanges, splitQueryDates } from '../search/query-dates.js';
 import {
   cosineSimilarity,
   createOpenAIEmbedder,
@@ -67,7 +68,16 @@ export interface RecallQueryOptions {
    * true; the agent's automatic retrieval per message passes false (a model call per message is too dear).
    */
   readonly rewrite?: boolean;
+  /** The moment relative dates in the query ("last week", "in March") are read against. Default: now. */
+  readonly now?: Date;
 }
+
+/**
+ * Added to the lexical score of a fact dated in (or naming a day in) a range of days the query speaks of ("what
+ * did we decide last week?"): 0.15 is about what one shared distinctive word adds, so the date lifts a fact
+ * among those about the subject and brings forward a fact of that day when few words are shared.
+ */
+export const QUERY_DATE_BONUS = 0.15;
 
 /**
  * Rewrites a query for a keyword search across languages and words: the key words, their synonyms, and their
@@ -189,7 +199,8 @@ function rank(
 
 /**
  * Lexical ranking of documents for a query: BM25F over title, text, type and date weighted as
- * {@link RECALL_FIELD_WEIGHTS} says, ties by recency, cut as {@link rank} says.
+ * {@link RECALL_FIELD_WEIGHTS} says, facts of the days the query names lifted by {@link QUERY_DATE_BONUS}, ties
+ * by recency, cut as {@link rank} says.
  */
 export function searchDocuments(
   documents: readonly RecallDocument[],
@@ -197,6 +208,7 @@ export function searchDocuments(
   options: RecallQueryOptions = {},
 ): RecallResult[] {
   const weights = RECALL_FIELD_WEIGHTS;
+  const { ranges, words } = splitQueryDates(query, options.now ?? new Date());
   const index = createFieldedBm25Index(
     documents.map((document) => [
       { text: document.title, weight: weights.title },
@@ -205,7 +217,14 @@ export function searchDocuments(
       { text: dateWords(document.date), weight: weights.date },
     ]),
   );
-  return rank(documents, index.score(query), options, DEFAULT_BM25_MIN_SCORE, BM25_WEAK_SCORE);
+  const scores = index
+    .score(words)
+    .map((score, i) =>
+      inDayRanges(ranges, documents[i]?.date ?? '', documents[i]?.text ?? '')
+        ? Math.min(1, score + QUERY_DATE_BONUS)
+        : score,
+    );
+  return rank(documents, scores, options, DEFAULT_BM25_MIN_SCORE, BM25_WEAK_SCORE);
 }
 
 /** One fact found by {@link searchFacts}. */
