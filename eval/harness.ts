@@ -51,6 +51,11 @@ export interface RecallHits {
   readonly bm25RawTurns: Record<string, number>;
   /** BM25 over every reference fact (superseded ones too), a hit when an evidence fact is in the top k. */
   readonly bm25AllFacts: Record<string, number>;
+  /**
+   * Plain BM25 (one field: title and body) over the very facts dreamd's recall searches (the active ones), ties
+   * by recency: what dreamd's ranking rules add is the difference with `dreamd`.
+   */
+  readonly bm25SameFacts: Record<string, number>;
 }
 
 /** A reference fact that did not land in memory as it should, with its session and turn. */
@@ -74,8 +79,16 @@ export interface RecallMiss {
   readonly first: string | undefined;
 }
 
+/** A planted update chain whose newest fact is not the one active one, link by link. */
+export interface UpdateMiss {
+  readonly conversation: string;
+  /** Oldest first: the turn, its session, its reference text and the statuses of its copies in memory. */
+  readonly chain: readonly { turn: string; sessionId: string; text: string; statuses: readonly string[] }[];
+}
+
 export interface Misses {
   readonly lost: readonly FactMiss[];
+  readonly updates: readonly UpdateMiss[];
   readonly duplicated: readonly FactMiss[];
   readonly wronglyMerged: readonly FactMiss[];
   readonly wronglySuperseded: readonly FactMiss[];
@@ -162,7 +175,7 @@ function evalConfig(root: string, space: Space, options: EvalOptions, modelUrl: 
 }
 
 function emptyHits(): RecallHits {
-  return { questions: 0, dreamd: {}, bm25RawTurns: {}, bm25AllFacts: {} };
+  return { questions: 0, dreamd: {}, bm25RawTurns: {}, bm25AllFacts: {}, bm25SameFacts: {} };
 }
 
 function addHits(total: RecallHits, more: RecallHits): RecallHits {
@@ -178,6 +191,7 @@ function addHits(total: RecallHits, more: RecallHits): RecallHits {
     dreamd: sum(total.dreamd, more.dreamd, total.questions, more.questions),
     bm25RawTurns: sum(total.bm25RawTurns, more.bm25RawTurns, total.questions, more.questions),
     bm25AllFacts: sum(total.bm25AllFacts, more.bm25AllFacts, total.questions, more.questions),
+    bm25SameFacts: sum(total.bm25SameFacts, more.bm25SameFacts, total.questions, more.questions),
   };
 }
 
@@ -246,7 +260,9 @@ async function evaluateConversation(
       cost = cost === null || summary.costUsd === undefined ? null : cost + summary.costUsd;
       prompts.push(...(server?.requests.slice(before).map((request) => request.prompt) ?? []));
     }
-    log(`  ${conversation.sample_id}: ${sessions.length} sessions, ${calls} calls`);
+    log(
+      `  ${conversation.sample_id}: ${sessions.length} sessions, ${calls} calls, updates whose older fact the call saw: ${oracleLog?.seenUpdates ?? 0} (missed ${oracleLog?.missedUpdates ?? 0})`,
+    );
 
     const memory = await loadMemory(space.memoryDir);
     const olderOf = new Set(conversation.dreamd_updates.map(([older]) => older));
@@ -304,6 +320,7 @@ async function evaluateConversation(
     const newerOf = new Map(conversation.dreamd_updates.map(([older, newer]) => [older, newer]));
     const heads = conversation.dreamd_updates.map(([older]) => older).filter((older) => !updates.has(older));
     let updatesResolved = 0;
+    const updateMisses: UpdateMiss[] = [];
     for (const head of heads) {
       const chain = [head];
       while (newerOf.has(chain.at(-1)!)) chain.push(newerOf.get(chain.at(-1)!)!);
@@ -317,6 +334,20 @@ async function evaluateConversation(
         return statuses.length > 0 && !statuses.includes('active');
       });
       if (newestActive && oldersSuperseded) updatesResolved += 1;
+      else {
+        updateMisses.push({
+          conversation: conversation.sample_id,
+          chain: chain.map((turn) => {
+            const fact = facts.find((entry) => entry.turn === turn);
+            return {
+              turn,
+              sessionId: fact?.sessionId ?? '',
+              text: fact?.text ?? '',
+              statuses: statusOf(turn),
+            };
+          }),
+        });
+      }
     }
 
     // Relative dates: the digest sent must carry the expected resolution right after the turn's words.
@@ -338,6 +369,10 @@ async function evaluateConversation(
     const bm25 = createBm25Index(rawTurns.map(([, entry]) => entry.content));
     const bm25Facts = createBm25Index(facts.map((fact) => fact.text));
     const recallMisses: RecallMiss[] = [];
+    const activeFacts = memory.facts
+      .filter((entry) => entry.status === 'active')
+      .map((entry, position) => ({ entry, position, date: entry.updated || entry.observed }));
+    const bm25Same = createBm25Index(activeFacts.map(({ entry }) => `${entry.title}\n${entry.body}`));
     const byCategory: Record<string, RecallHits> = {};
     let covered = 0;
     for (const question of conversation.qa) {
@@ -368,6 +403,12 @@ async function evaluateConversation(
         .filter((entry) => entry.score > 0)
         .sort((a, b) => b.score - a.score || b.position - a.position)
         .map((entry) => entry.fact.turn);
+      const sameScores = bm25Same.score(question.question);
+      const rankedSame = activeFacts
+        .map((item, position) => ({ ...item, score: sameScores[position] ?? 0 }))
+        .filter((item) => item.score > 0)
+        .sort((a, b) => b.score - a.score || b.date.localeCompare(a.date) || b.position - a.position)
+        .map((item) => item.entry);
       const hits: RecallHits = {
         questions: 1,
         dreamd: Object.fromEntries(
@@ -388,7 +429,17 @@ async function evaluateConversation(
             rankedFacts.slice(0, k).some((id) => question.evidence.includes(id)) ? 1 : 0,
           ]),
         ),
+        bm25SameFacts: {},
       };
+      Object.assign(
+        hits.bm25SameFacts,
+        Object.fromEntries(
+          HIT_AT.map((k) => [
+            `@${k}`,
+            rankedSame.slice(0, k).some((entry) => isAnswer(entry.title, entry.body)) ? 1 : 0,
+          ]),
+        ),
+      );
       if (hits.dreamd['@10'] === 0) {
         recallMisses.push({
           conversation: conversation.sample_id,
@@ -432,6 +483,7 @@ async function evaluateConversation(
       recall: byCategory,
       misses: {
         lost: lostMisses,
+        updates: updateMisses,
         duplicated: duplicatedMisses,
         wronglyMerged: mergedMisses,
         wronglySuperseded: supersededMisses,
@@ -466,6 +518,7 @@ export async function runEval(dataset: readonly Conversation[], options: EvalOpt
     conversations,
     misses: {
       lost: misses((all) => all.lost) as FactMiss[],
+      updates: misses((all) => all.updates) as UpdateMiss[],
       duplicated: misses((all) => all.duplicated) as FactMiss[],
       wronglyMerged: misses((all) => all.wronglyMerged) as FactMiss[],
       wronglySuperseded: misses((all) => all.wronglySuperseded) as FactMiss[],

@@ -39,21 +39,26 @@ export function renderReport(report: EvalReport): string {
     `| tokens per session (input incl. cache, + output) | ${t.tokensPerSession.toFixed(0)} |`,
     `| dollars per session (priced as ${report.pricedAs}) | ${t.costPerSessionUsd === null ? 'unknown (no price)' : `$${t.costPerSessionUsd.toFixed(5)}`} |`,
     '',
-    'Recall hit@1 / @5 / @10: dreamd (its memory, searched) beside BM25 over the raw turns and over every reference fact.',
+    "Recall hit@1 / @5 / @10: dreamd (its memory, searched) beside BM25 over the raw turns, over every reference fact, and plain BM25 over dreamd's own facts.",
     '',
-    '| category | questions | dreamd | BM25 raw turns | BM25 all reference facts |',
-    '|---|---|---|---|---|',
+    "| category | questions | dreamd | BM25 raw turns | BM25 all reference facts | plain BM25, dreamd's facts |",
+    '|---|---|---|---|---|---|',
     ...Object.entries(t.recall)
       .sort(([a], [b]) => (a === 'all' ? 1 : b === 'all' ? -1 : a.localeCompare(b)))
       .map(
         ([category, hits]) =>
-          `| ${category} | ${hits.questions} | ${hitsAt(hits.dreamd)} | ${hitsAt(hits.bm25RawTurns)} | ${hitsAt(hits.bm25AllFacts)} |`,
+          `| ${category} | ${hits.questions} | ${hitsAt(hits.dreamd)} | ${hitsAt(hits.bm25RawTurns)} | ${hitsAt(hits.bm25AllFacts)} | ${hitsAt(hits.bm25SameFacts)} |`,
       ),
     '',
     ...missList('lost', report.misses.lost),
     ...missList('kept more than once', report.misses.duplicated),
     ...missList('wrongly merged', report.misses.wronglyMerged),
     ...missList('wrongly superseded', report.misses.wronglySuperseded),
+    `Planted updates not resolved to the newest (oldest first; the statuses of each text's copies in memory): ${report.misses.updates.length}`,
+    ...report.misses.updates.map(
+      (entry) =>
+        `- ${entry.conversation}: ${entry.chain.map((link) => `${link.turn} "${link.text}" [${link.statuses.join('/') || 'missing'}]`).join(' -> ')}`,
+    ),
     `Recall misses (no answering fact in dreamd's top 10): ${report.misses.recall.length}`,
     ...report.misses.recall.map(
       (entry) =>
