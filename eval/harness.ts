@@ -407,7 +407,10 @@ async function evaluateConversation(
       const rankedSame = activeFacts
         .map((item, position) => ({ ...item, score: sameScores[position] ?? 0 }))
         .filter((item) => item.score > 0)
-        .sort((a, b) => b.score - a.score || b.date.localeCompare(a.date) || b.position - a.position)
+        .sort(
+          (a, b) =>
+            b.score - a.score || b.date.localeCompare(a.date) || a.entry.title.localeCompare(b.entry.title),
+        )
         .map((item) => item.entry);
       const hits: RecallHits = {
         questions: 1,

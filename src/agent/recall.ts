@@ -190,11 +190,20 @@ function rank(
   const floor = options.minScore ?? minScore;
   const relative = options.relativeMinScore ?? DEFAULT_RELATIVE_MIN_SCORE;
   const best = Math.max(0, ...scores);
-  return documents
-    .map((document, i) => ({ ...document, score: scores[i] ?? 0, weak: (scores[i] ?? 0) < weakScore }))
-    .filter((result) => result.score > 0 && result.score >= floor && result.score >= relative * best)
-    .sort((a, b) => b.score - a.score || b.date.localeCompare(a.date) || a.id.localeCompare(b.id))
-    .slice(0, Math.max(0, limit));
+  return (
+    documents
+      .map((document, i) => ({ ...document, score: scores[i] ?? 0, weak: (scores[i] ?? 0) < weakScore }))
+      .filter((result) => result.score > 0 && result.score >= floor && result.score >= relative * best)
+      // Ties by recency, then by title: the same memory ranks the same whatever ids its facts were given.
+      .sort(
+        (a, b) =>
+          b.score - a.score ||
+          b.date.localeCompare(a.date) ||
+          a.title.localeCompare(b.title) ||
+          a.id.localeCompare(b.id),
+      )
+      .slice(0, Math.max(0, limit))
+  );
 }
 
 /**
