@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBm25Index } from '../src/search/bm25.js';
 import { createRecall } from '../src/agent/recall.js';
+import { createSessionPassages } from '../src/agent/session-passages.js';
 import { loadConfig } from '../src/config/load.js';
 import type { Config, Space } from '../src/config/schema.js';
 import { createConsolidator } from '../src/consolidation/run.js';
@@ -47,6 +48,8 @@ export interface RecallHits {
   readonly questions: number;
   /** hit@k: share of questions with an answering fact (or turn) in the top k. */
   readonly dreamd: Record<string, number>;
+  /** dreamd's recall with the passages facts came from (`createRecall`'s `passages`). */
+  readonly dreamdPassages: Record<string, number>;
   /** BM25 over every turn as said ("speaker: text"), a hit when an evidence turn is in the top k. */
   readonly bm25RawTurns: Record<string, number>;
   /** BM25 over every reference fact (superseded ones too), a hit when an evidence fact is in the top k. */
@@ -175,7 +178,14 @@ function evalConfig(root: string, space: Space, options: EvalOptions, modelUrl: 
 }
 
 function emptyHits(): RecallHits {
-  return { questions: 0, dreamd: {}, bm25RawTurns: {}, bm25AllFacts: {}, bm25SameFacts: {} };
+  return {
+    questions: 0,
+    dreamd: {},
+    dreamdPassages: {},
+    bm25RawTurns: {},
+    bm25AllFacts: {},
+    bm25SameFacts: {},
+  };
 }
 
 function addHits(total: RecallHits, more: RecallHits): RecallHits {
@@ -189,6 +199,7 @@ function addHits(total: RecallHits, more: RecallHits): RecallHits {
   return {
     questions: total.questions + more.questions,
     dreamd: sum(total.dreamd, more.dreamd, total.questions, more.questions),
+    dreamdPassages: sum(total.dreamdPassages, more.dreamdPassages, total.questions, more.questions),
     bm25RawTurns: sum(total.bm25RawTurns, more.bm25RawTurns, total.questions, more.questions),
     bm25AllFacts: sum(total.bm25AllFacts, more.bm25AllFacts, total.questions, more.questions),
     bm25SameFacts: sum(total.bm25SameFacts, more.bm25SameFacts, total.questions, more.questions),
@@ -365,6 +376,15 @@ async function evaluateConversation(
     // MEMORY.md coverage and recall, per question category.
     const index = await readFile(join(space.memoryDir, 'MEMORY.md'), 'utf8').catch(() => '');
     const recall = createRecall({ memoryDir: space.memoryDir });
+    // The hybrid: each fact searched with the message it came from, read from the space's own transcripts.
+    const hybrid = createRecall({
+      memoryDir: space.memoryDir,
+      passages: createSessionPassages({
+        sessionsDir: space.sessionsDir,
+        format: space.format,
+        maxBytes: config.limits.maxSessionBytes,
+      }),
+    });
     const rawTurns = [...turns.entries()];
     const bm25 = createBm25Index(rawTurns.map(([, entry]) => entry.content));
     const bm25Facts = createBm25Index(facts.map((fact) => fact.text));
@@ -390,6 +410,7 @@ async function evaluateConversation(
         covered += 1;
       }
       const results = await recall.recall(question.question, { limit: 10, now });
+      const hybridResults = await hybrid.recall(question.question, { limit: 10, now });
       const scores = bm25.score(question.question);
       const rankedTurns = rawTurns
         .map(([id], position) => ({ id, position, score: scores[position] ?? 0 }))
@@ -418,6 +439,12 @@ async function evaluateConversation(
           HIT_AT.map((k) => [
             `@${k}`,
             results.slice(0, k).some((result) => isAnswer(result.title, result.text)) ? 1 : 0,
+          ]),
+        ),
+        dreamdPassages: Object.fromEntries(
+          HIT_AT.map((k) => [
+            `@${k}`,
+            hybridResults.slice(0, k).some((result) => isAnswer(result.title, result.text)) ? 1 : 0,
           ]),
         ),
         bm25RawTurns: Object.fromEntries(

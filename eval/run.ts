@@ -39,15 +39,15 @@ export function renderReport(report: EvalReport): string {
     `| tokens per session (input incl. cache, + output) | ${t.tokensPerSession.toFixed(0)} |`,
     `| dollars per session (priced as ${report.pricedAs}) | ${t.costPerSessionUsd === null ? 'unknown (no price)' : `$${t.costPerSessionUsd.toFixed(5)}`} |`,
     '',
-    "Recall hit@1 / @5 / @10: dreamd (its memory, searched) beside BM25 over the raw turns, over every reference fact, and plain BM25 over dreamd's own facts.",
+    "Recall hit@1 / @5 / @10: dreamd (its memory, searched; then with the passages facts came from) beside BM25 over the raw turns, over every reference fact, and plain BM25 over dreamd's own facts.",
     '',
-    "| category | questions | dreamd | BM25 raw turns | BM25 all reference facts | plain BM25, dreamd's facts |",
-    '|---|---|---|---|---|---|',
+    "| category | questions | dreamd | dreamd + passages | BM25 raw turns | BM25 all reference facts | plain BM25, dreamd's facts |",
+    '|---|---|---|---|---|---|---|',
     ...Object.entries(t.recall)
       .sort(([a], [b]) => (a === 'all' ? 1 : b === 'all' ? -1 : a.localeCompare(b)))
       .map(
         ([category, hits]) =>
-          `| ${category} | ${hits.questions} | ${hitsAt(hits.dreamd)} | ${hitsAt(hits.bm25RawTurns)} | ${hitsAt(hits.bm25AllFacts)} | ${hitsAt(hits.bm25SameFacts)} |`,
+          `| ${category} | ${hits.questions} | ${hitsAt(hits.dreamd)} | ${hitsAt(hits.dreamdPassages)} | ${hitsAt(hits.bm25RawTurns)} | ${hitsAt(hits.bm25AllFacts)} | ${hitsAt(hits.bm25SameFacts)} |`,
       ),
     '',
     ...missList('lost', report.misses.lost),

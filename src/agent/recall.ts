@@ -2,7 +2,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { EmbeddingsConfig } from '../config/schema.js';
 import type { Fact } from '../memory/types.js';
-import { createFieldedBm25Index, LANGUAGE_NAMES, textLanguage } from '../search/bm25.js';
+import { createBm25Index, createFieldedBm25Index, LANGUAGE_NAMES, textLanguage } from '../search/bm25.js';
+import type { SessionPassages } from './session-passages.js';
 import { inDayRanges, splitQueryDates } from '../search/query-dates.js';
 import {
   cosineSimilarity,
@@ -109,6 +110,13 @@ export type CreateRecallOptions = (
    * {@link RewriteQuery}. Without it, recall matches words and their stems only.
    */
   readonly rewriteQuery?: RewriteQuery;
+  /**
+   * Lexical mode only: the passages of the space's sessions (`createSessionPassages`). Each fact is then
+   * searched with the message it came from as one more field (weight {@link RECALL_FIELD_WEIGHTS}.passage):
+   * a question worded like the conversation ("who is visiting next month?") finds the fact worded like memory
+   * ("Ana's cousin Bia lives in Lisbon"). Without it, facts only.
+   */
+  readonly passages?: SessionPassages;
 };
 
 /** The languages the documents are written in, most common first (at most three). */
@@ -146,7 +154,37 @@ function documentsFromFacts(facts: readonly Fact[]): RecallDocument[] {
         .join('\n'),
       date: fact.updated || fact.observed,
       type: fact.type,
+      sources: fact.sources,
     }));
+}
+
+/**
+ * Each fact with the passage it came from: of the messages of its source sessions, the one that shares most
+ * with the fact (BM25 with the fact's title and text as the query), when any shares a word. A fact keeps the
+ * session ids it came from, not the message, so the passage is found by its words; `cache` keeps the choice
+ * per fact text and sources, so a recall aligns only facts it has not seen.
+ */
+export function withPassages(
+  documents: readonly RecallDocument[],
+  passages: ReadonlyMap<string, readonly string[]>,
+  cache: Map<string, string | undefined> = new Map(),
+): RecallDocument[] {
+  return documents.map((document) => {
+    if (document.sources === undefined || document.sources.length === 0) return document;
+    const key = `${document.sources.join(',')}\u0000${document.title}\u0000${document.text}`;
+    let passage = cache.get(key);
+    if (!cache.has(key)) {
+      const candidates = document.sources.flatMap((source) => passages.get(source) ?? []);
+      const scores = createBm25Index(candidates).score(`${document.title}\n${document.text}`);
+      let best = -1;
+      scores.forEach((score, i) => {
+        if (score > 0 && (best === -1 || score > scores[best]!)) best = i;
+      });
+      passage = best === -1 ? undefined : candidates[best];
+      cache.set(key, passage);
+    }
+    return passage === undefined ? document : { ...document, passage };
+  });
 }
 
 /**
@@ -155,7 +193,7 @@ function documentsFromFacts(facts: readonly Fact[]): RecallDocument[] {
  * March 2026") count half, so "what did I decide for the project in March?" prefers project facts of March
  * without letting a month outweigh the subject.
  */
-export const RECALL_FIELD_WEIGHTS = { title: 2, text: 1, type: 0.5, date: 0.5 } as const;
+export const RECALL_FIELD_WEIGHTS = { title: 2, text: 1, type: 0.5, date: 0.5, passage: 0.5 } as const;
 
 const MONTH_NAMES = [
   'January',
@@ -224,6 +262,7 @@ export function searchDocuments(
       { text: document.text, weight: weights.text },
       { text: document.type ?? '', weight: weights.type },
       { text: dateWords(document.date), weight: weights.date },
+      { text: document.passage ?? '', weight: weights.passage },
     ]),
   );
   const scores = index
@@ -277,10 +316,13 @@ export function createRecall(options: CreateRecallOptions): Recall {
   const embeddings = options.embeddings;
   if (embeddings === undefined) {
     const rewriteQuery = options.rewriteQuery;
+    const passages = options.passages;
+    const aligned = new Map<string, string | undefined>();
     return {
       mode: 'lexical',
       async recall(query, queryOptions = {}) {
-        const documents = await loadDocuments();
+        const loaded = await loadDocuments();
+        const documents = passages === undefined ? loaded : withPassages(loaded, await passages(), aligned);
         const found = searchDocuments(documents, query, queryOptions);
         const weak = found.length === 0 || found[0]?.weak === true;
         if (rewriteQuery === undefined || queryOptions.rewrite === false || !weak || documents.length === 0) {

@@ -1,10 +1,15 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createSessionPassages } from '../../src/agent/session-passages.js';
 import {
   createRecall,
   dateWords,
   QUERY_DATE_BONUS,
   RECALL_FIELD_WEIGHTS,
   searchDocuments,
+  withPassages,
   type RecallDocument,
 } from '../../src/agent/recall.js';
 import { createBm25Index, createFieldedBm25Index } from '../../src/search/bm25.js';
@@ -164,5 +169,68 @@ describe("the query's dates", () => {
     const dated = searchDocuments(documents, 'standup last week', { now: NOW });
     expect(dated[0]?.id).toBe('f-lastweek01');
     expect(dated[0]!.score - dated[1]!.score).toBeCloseTo(QUERY_DATE_BONUS, 5);
+  });
+});
+
+describe('the hybrid: facts searched with the passages they came from', () => {
+  it('aligns each fact with the message of its sessions that shares most with it', () => {
+    const passages = new Map([
+      ['s1', ['Hey, how are you?', "My cousin Bia is visiting from Lisbon next month, can't wait.", 'Bye!']],
+      ['s2', ['We adopted a cat, Luna.']],
+    ]);
+    const [cousin, cat, note] = withPassages(
+      [
+        doc('f-cousin0001', "Ana's cousin", "Ana's cousin Bia lives in Lisbon.", { sources: ['s1'] }),
+        doc('f-cat0000001', 'Cat', 'Ana has a cat named Luna.', { sources: ['s2', 'missing'] }),
+        doc('note:x.md', 'A note', 'No sources.'),
+      ],
+      passages,
+    );
+    expect(cousin?.passage).toBe("My cousin Bia is visiting from Lisbon next month, can't wait.");
+    expect(cat?.passage).toBe('We adopted a cat, Luna.');
+    expect(note?.passage).toBeUndefined();
+  });
+
+  it('finds a fact worded like memory for a question worded like the conversation', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'dreamd-passages-'));
+    try {
+      const sessionsDir = path.join(dir, 'sessions');
+      await mkdir(sessionsDir);
+      await writeFile(
+        path.join(sessionsDir, 's1.json'),
+        JSON.stringify({
+          id: 's1',
+          startedAt: '2026-03-10T10:00:00Z',
+          endedAt: '2026-03-10T10:05:00Z',
+          messages: [
+            {
+              role: 'user',
+              ts: '2026-03-10T10:00:00Z',
+              content: 'My cousin Bia is visiting from Lisbon next month.',
+            },
+            { role: 'user', ts: '2026-03-10T10:01:00Z', content: 'I adopted a cat called Luna.' },
+          ],
+        }),
+      );
+      const passages = createSessionPassages({ sessionsDir, format: 'native', maxBytes: 1_000_000 });
+      const byId = await passages();
+      expect(byId.get('s1')).toEqual([
+        'My cousin Bia is visiting from Lisbon next month.',
+        'I adopted a cat called Luna.',
+      ]);
+      const facts = [
+        fact('f-cousin0001', 'Cousin in Lisbon', "Ana's cousin Bia lives in Lisbon.", { sources: ['s1'] }),
+        fact('f-cat0000001', 'Cat', 'Ana has a cat named Luna.', { sources: ['s1'] }),
+      ];
+      const question = 'Who is visiting next month?';
+      expect(await createRecall({ facts }).recall(question, { now: NOW })).toEqual([]);
+      const found = await createRecall({ facts, passages }).recall(question, { now: NOW });
+      expect(found.map((result) => result.id)).toEqual(['f-cousin0001']);
+      // A broken transcript beside it has no passages and stops nothing.
+      await writeFile(path.join(sessionsDir, 'broken.json'), '{ not json');
+      expect((await passages()).get('s1')).toHaveLength(2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
