@@ -191,7 +191,8 @@ export function withPassages(
  * Weights of a document's fields in lexical recall (BM25F): the title names the subject in a few words and
  * counts twice a word of the body; the type ("project", "feedback") and the date written out ("2026-03-14
  * March 2026") count half, so "what did I decide for the project in March?" prefers project facts of March
- * without letting a month outweigh the subject.
+ * without letting a month outweigh the subject. Type and date only refine: a fact that shares no word of the
+ * query in its title, body or passage is not found by its type or date alone.
  */
 export const RECALL_FIELD_WEIGHTS = { title: 2, text: 1, type: 0.5, date: 0.5, passage: 0.5 } as const;
 
@@ -260,8 +261,8 @@ export function searchDocuments(
     documents.map((document) => [
       { text: document.title, weight: weights.title },
       { text: document.text, weight: weights.text },
-      { text: document.type ?? '', weight: weights.type },
-      { text: dateWords(document.date), weight: weights.date },
+      { text: document.type ?? '', weight: weights.type, refinesOnly: true },
+      { text: dateWords(document.date), weight: weights.date, refinesOnly: true },
       { text: document.passage ?? '', weight: weights.passage },
     ]),
   );

@@ -235,6 +235,11 @@ export function createBm25Index(documents: readonly string[]): Bm25Index {
 export interface WeightedField {
   readonly text: string;
   readonly weight: number;
+  /**
+   * Only refines: a document none of whose other fields holds a query word scores 0 whatever this field holds
+   * (a fact's type or date words lift a fact about the subject, they never find one on their own).
+   */
+  readonly refinesOnly?: boolean;
 }
 
 /**
@@ -242,7 +247,8 @@ export interface WeightedField {
  * average length and weighted, the weighted frequencies summed, then saturated once, so a word in a short,
  * heavy field (a title) counts more than the same word in a long body, and a word in both fields does not count
  * twice at full weight. Documents are arrays of fields in the same order (field `i` of every document is the
- * same kind). Scores are normalised to 0..1 as {@link createBm25Index}'s are.
+ * same kind). Scores are normalised to 0..1 as {@link createBm25Index}'s are. A field marked `refinesOnly` adds
+ * to a document that another field found, and finds none alone.
  */
 export function createFieldedBm25Index(documents: readonly (readonly WeightedField[])[]): Bm25Index {
   const fieldCount = Math.max(0, ...documents.map((fields) => fields.length));
@@ -278,11 +284,13 @@ export function createFieldedBm25Index(documents: readonly (readonly WeightedFie
       return counts.map((fields, i) => {
         if (best === 0) return 0;
         let score = 0;
+        let found = false;
         for (const term of terms) {
           let weighted = 0;
           fields.forEach((terms, field) => {
             const frequency = terms.get(term) ?? 0;
             if (frequency === 0) return;
+            if (documents[i]?.[field]?.refinesOnly !== true) found = true;
             const lengthFactor = 1 - BM25_B + (BM25_B * lengthOf(terms)) / (averages[field] ?? 1);
             weighted += ((documents[i]?.[field]?.weight ?? 1) * frequency) / lengthFactor;
           });
@@ -291,7 +299,7 @@ export function createFieldedBm25Index(documents: readonly (readonly WeightedFie
           // in plain BM25, and no weight lifts a word past what many occurrences could reach.
           score += (idf(term) * weighted * (BM25_K1 + 1)) / (weighted + BM25_K1);
         }
-        return Math.min(1, score / best);
+        return found ? Math.min(1, score / best) : 0;
       });
     },
   };

@@ -94,6 +94,25 @@ describe('recall ranking rules', () => {
     expect(results[0]?.id).toBe('f-proj000001');
   });
 
+  it('never finds a fact by its type or date alone: they refine what the title and body found', () => {
+    const results = searchDocuments(
+      [doc('f-proj000001', 'Release train', 'Deploys go out on Thursdays.', { type: 'project' })],
+      'where does this folder keep the project notes',
+      { now: NOW },
+    );
+    expect(results).toEqual([]);
+    const index = createFieldedBm25Index(
+      ['project', 'user'].map((type) => [
+        { text: 'Release train', weight: 1 },
+        { text: type, weight: 0.5, refinesOnly: true },
+      ]),
+    );
+    expect(index.score('project')).toEqual([0, 0]);
+    const [project, user] = index.score('release project');
+    expect(project).toBeGreaterThan(user!);
+    expect(user).toBeGreaterThan(0);
+  });
+
   it("searches a fact's date in words: the month of a query finds the fact of that month", () => {
     expect(dateWords('2026-03-14')).toBe('2026-03-14 March 2026');
     expect(dateWords('')).toBe('');
