@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBm25Index } from '../src/search/bm25.js';
 import { createRecall } from '../src/agent/recall.js';
+import { createSessionPassages } from '../src/agent/session-passages.js';
 import { loadConfig } from '../src/config/load.js';
 import type { Config, Space } from '../src/config/schema.js';
 import { createConsolidator } from '../src/consolidation/run.js';
@@ -26,6 +27,8 @@ import {
 import { createOracle, normalise, oracleTitle, type OracleLog } from './oracle.js';
 
 export const HIT_AT = [1, 5, 10] as const;
+/** The model the oracle's calls are priced as: dreamd's default model. */
+export const ORACLE_PRICED_AS = 'claude-haiku-5-5';
 
 export interface EvalOptions {
   readonly mode: 'oracle' | 'model';
@@ -45,7 +48,54 @@ export interface RecallHits {
   readonly questions: number;
   /** hit@k: share of questions with an answering fact (or turn) in the top k. */
   readonly dreamd: Record<string, number>;
+  /** dreamd's recall with the passages facts came from (`createRecall`'s `passages`). */
+  readonly dreamdPassages: Record<string, number>;
+  /** BM25 over every turn as said ("speaker: text"), a hit when an evidence turn is in the top k. */
   readonly bm25RawTurns: Record<string, number>;
+  /** BM25 over every reference fact (superseded ones too), a hit when an evidence fact is in the top k. */
+  readonly bm25AllFacts: Record<string, number>;
+  /**
+   * Plain BM25 (one field: title and body) over the very facts dreamd's recall searches (the active ones), ties
+   * by recency: what dreamd's ranking rules add is the difference with `dreamd`.
+   */
+  readonly bm25SameFacts: Record<string, number>;
+}
+
+/** A reference fact that did not land in memory as it should, with its session and turn. */
+export interface FactMiss {
+  readonly conversation: string;
+  readonly sessionId: string;
+  readonly turn: string;
+  readonly text: string;
+  /** For a wrongly merged fact, the memory fact it went into; for a duplicated one, how many copies. */
+  readonly detail?: string;
+}
+
+/** A question whose answering fact dreamd's recall did not return in its top 10. */
+export interface RecallMiss {
+  readonly conversation: string;
+  readonly category: string;
+  readonly question: string;
+  readonly evidence: readonly string[];
+  /** What was expected (the evidence facts' texts) and what came first instead. */
+  readonly expected: readonly string[];
+  readonly first: string | undefined;
+}
+
+/** A planted update chain whose newest fact is not the one active one, link by link. */
+export interface UpdateMiss {
+  readonly conversation: string;
+  /** Oldest first: the turn, its session, its reference text and the statuses of its copies in memory. */
+  readonly chain: readonly { turn: string; sessionId: string; text: string; statuses: readonly string[] }[];
+}
+
+export interface Misses {
+  readonly lost: readonly FactMiss[];
+  readonly updates: readonly UpdateMiss[];
+  readonly duplicated: readonly FactMiss[];
+  readonly wronglyMerged: readonly FactMiss[];
+  readonly wronglySuperseded: readonly FactMiss[];
+  readonly recall: readonly RecallMiss[];
 }
 
 export interface ConversationReport {
@@ -69,12 +119,16 @@ export interface ConversationReport {
   readonly outputTokens: number;
   readonly costUsd: number | null;
   readonly recall: Record<string, RecallHits>;
+  readonly misses: Misses;
 }
 
 export interface EvalReport {
   readonly mode: EvalOptions['mode'];
   readonly conversations: readonly ConversationReport[];
-  readonly totals: Omit<ConversationReport, 'id' | 'recall'> & {
+  /** The model the run is priced as (oracle mode: dreamd's default model). */
+  readonly pricedAs: string;
+  readonly misses: Misses;
+  readonly totals: Omit<ConversationReport, 'id' | 'recall' | 'misses'> & {
     readonly tokensPerSession: number;
     readonly costPerSessionUsd: number | null;
     readonly recall: Record<string, RecallHits>;
@@ -117,7 +171,7 @@ export function evalConfig(
     env: {
       ...(options.mode === 'model'
         ? options.env
-        : { ANTHROPIC_API_KEY: 'sk-ant-eval-oracle', DREAMD_MODEL: 'claude-haiku-4-5' }),
+        : { ANTHROPIC_API_KEY: 'sk-ant-eval-oracle', DREAMD_MODEL: ORACLE_PRICED_AS }),
       ...(modelUrl !== undefined ? { DREAMD_MODEL_BASE_URL: modelUrl } : {}),
       DREAMD_MODEL_MAX_RETRIES: '1',
       DREAMD_DIGEST_TOKENS_PER_CALL: String(tokensPerCall),
@@ -129,7 +183,14 @@ export function evalConfig(
 }
 
 function emptyHits(): RecallHits {
-  return { questions: 0, dreamd: {}, bm25RawTurns: {} };
+  return {
+    questions: 0,
+    dreamd: {},
+    dreamdPassages: {},
+    bm25RawTurns: {},
+    bm25AllFacts: {},
+    bm25SameFacts: {},
+  };
 }
 
 function addHits(total: RecallHits, more: RecallHits): RecallHits {
@@ -143,7 +204,10 @@ function addHits(total: RecallHits, more: RecallHits): RecallHits {
   return {
     questions: total.questions + more.questions,
     dreamd: sum(total.dreamd, more.dreamd, total.questions, more.questions),
+    dreamdPassages: sum(total.dreamdPassages, more.dreamdPassages, total.questions, more.questions),
     bm25RawTurns: sum(total.bm25RawTurns, more.bm25RawTurns, total.questions, more.questions),
+    bm25AllFacts: sum(total.bm25AllFacts, more.bm25AllFacts, total.questions, more.questions),
+    bm25SameFacts: sum(total.bm25SameFacts, more.bm25SameFacts, total.questions, more.questions),
   };
 }
 
@@ -212,7 +276,9 @@ async function evaluateConversation(
       cost = cost === null || summary.costUsd === undefined ? null : cost + summary.costUsd;
       prompts.push(...(server?.requests.slice(before).map((request) => request.prompt) ?? []));
     }
-    log(`  ${conversation.sample_id}: ${sessions.length} sessions, ${calls} calls`);
+    log(
+      `  ${conversation.sample_id}: ${sessions.length} sessions, ${calls} calls, updates whose older fact the call saw: ${oracleLog?.seenUpdates ?? 0} (missed ${oracleLog?.missedUpdates ?? 0})`,
+    );
 
     const memory = await loadMemory(space.memoryDir);
     const olderOf = new Set(conversation.dreamd_updates.map(([older]) => older));
@@ -222,31 +288,55 @@ async function evaluateConversation(
     let lost = 0;
     let wronglySuperseded = 0;
     const lostFacts: ReferenceFact[] = [];
+    const miss = (fact: ReferenceFact, detail?: string): FactMiss => ({
+      conversation: conversation.sample_id,
+      sessionId: fact.sessionId,
+      turn: fact.turn,
+      text: fact.text,
+      ...(detail === undefined ? {} : { detail }),
+    });
+    const duplicatedMisses: FactMiss[] = [];
+    const supersededMisses: FactMiss[] = [];
     for (const fact of facts) {
       const found = byBody(fact);
-      if (found.length === 1) keptOnce += 1;
-      else if (found.length > 1) keptMoreThanOnce += 1;
-      else {
+      // A value that comes back (A, then B, then A again) is one superseded and one active copy: kept once.
+      const active = found.filter((entry) => entry.status === 'active').length;
+      if (found.length === 1 || (found.length > 1 && active <= 1)) keptOnce += 1;
+      else if (found.length > 1) {
+        keptMoreThanOnce += 1;
+        duplicatedMisses.push(miss(fact, `${found.length} copies`));
+      } else {
         lost += 1;
         lostFacts.push(fact);
       }
-      if (found.some((entry) => entry.status !== 'active') && !olderOf.has(fact.turn)) wronglySuperseded += 1;
+      if (found.some((entry) => entry.status !== 'active') && !olderOf.has(fact.turn)) {
+        wronglySuperseded += 1;
+        supersededMisses.push(miss(fact));
+      }
     }
     // A lost fact whose session is among the sources of a fact with another reference text was merged into it.
-    const wronglyMerged = lostFacts.filter((fact) =>
-      memory.facts.some(
+    const mergedMisses: FactMiss[] = [];
+    for (const fact of lostFacts) {
+      const into = memory.facts.find(
         (entry) =>
           entry.sources.includes(fact.sessionId) &&
           facts.some(
             (other) => other !== fact && other.text === entry.body && other.sessionId !== fact.sessionId,
           ),
-      ),
-    ).length;
+      );
+      if (into !== undefined) mergedMisses.push(miss(fact, `into "${into.body}"`));
+    }
+    const wronglyMerged = mergedMisses.length;
+    const merged = new Set(mergedMisses.map((entry) => entry.turn));
+    const lostMisses = lostFacts.map((fact) =>
+      miss(fact, merged.has(fact.turn) ? 'merged, see below' : undefined),
+    );
 
     // Update chains: the newest of each chain active, every older one superseded.
     const newerOf = new Map(conversation.dreamd_updates.map(([older, newer]) => [older, newer]));
     const heads = conversation.dreamd_updates.map(([older]) => older).filter((older) => !updates.has(older));
     let updatesResolved = 0;
+    const updateMisses: UpdateMiss[] = [];
     for (const head of heads) {
       const chain = [head];
       while (newerOf.has(chain.at(-1)!)) chain.push(newerOf.get(chain.at(-1)!)!);
@@ -260,6 +350,20 @@ async function evaluateConversation(
         return statuses.length > 0 && !statuses.includes('active');
       });
       if (newestActive && oldersSuperseded) updatesResolved += 1;
+      else {
+        updateMisses.push({
+          conversation: conversation.sample_id,
+          chain: chain.map((turn) => {
+            const fact = facts.find((entry) => entry.turn === turn);
+            return {
+              turn,
+              sessionId: fact?.sessionId ?? '',
+              text: fact?.text ?? '',
+              statuses: statusOf(turn),
+            };
+          }),
+        });
+      }
     }
 
     // Relative dates: the digest sent must carry the expected resolution right after the turn's words.
@@ -277,8 +381,23 @@ async function evaluateConversation(
     // MEMORY.md coverage and recall, per question category.
     const index = await readFile(join(space.memoryDir, 'MEMORY.md'), 'utf8').catch(() => '');
     const recall = createRecall({ memoryDir: space.memoryDir });
+    // The hybrid: each fact searched with the message it came from, read from the space's own transcripts.
+    const hybrid = createRecall({
+      memoryDir: space.memoryDir,
+      passages: createSessionPassages({
+        sessionsDir: space.sessionsDir,
+        format: space.format,
+        maxBytes: config.limits.maxSessionBytes,
+      }),
+    });
     const rawTurns = [...turns.entries()];
-    const bm25 = createBm25Index(rawTurns.map(([, entry]) => entry.turn.text));
+    const bm25 = createBm25Index(rawTurns.map(([, entry]) => entry.content));
+    const bm25Facts = createBm25Index(facts.map((fact) => fact.text));
+    const recallMisses: RecallMiss[] = [];
+    const activeFacts = memory.facts
+      .filter((entry) => entry.status === 'active')
+      .map((entry, position) => ({ entry, position, date: entry.updated || entry.observed }));
+    const bm25Same = createBm25Index(activeFacts.map(({ entry }) => `${entry.title}\n${entry.body}`));
     const byCategory: Record<string, RecallHits> = {};
     let covered = 0;
     for (const question of conversation.qa) {
@@ -295,13 +414,30 @@ async function evaluateConversation(
       ) {
         covered += 1;
       }
-      const results = await recall.recall(question.question, { limit: 10 });
+      const results = await recall.recall(question.question, { limit: 10, now });
+      const hybridResults = await hybrid.recall(question.question, { limit: 10, now });
       const scores = bm25.score(question.question);
       const rankedTurns = rawTurns
-        .map(([id], position) => ({ id, score: scores[position] ?? 0 }))
+        .map(([id], position) => ({ id, position, score: scores[position] ?? 0 }))
         .filter((entry) => entry.score > 0)
-        .sort((a, b) => b.score - a.score)
+        // Ties by recency, as dreamd breaks them: the later turn first.
+        .sort((a, b) => b.score - a.score || b.position - a.position)
         .map((entry) => entry.id);
+      const factScores = bm25Facts.score(question.question);
+      const rankedFacts = facts
+        .map((fact, position) => ({ fact, position, score: factScores[position] ?? 0 }))
+        .filter((entry) => entry.score > 0)
+        .sort((a, b) => b.score - a.score || b.position - a.position)
+        .map((entry) => entry.fact.turn);
+      const sameScores = bm25Same.score(question.question);
+      const rankedSame = activeFacts
+        .map((item, position) => ({ ...item, score: sameScores[position] ?? 0 }))
+        .filter((item) => item.score > 0)
+        .sort(
+          (a, b) =>
+            b.score - a.score || b.date.localeCompare(a.date) || a.entry.title.localeCompare(b.entry.title),
+        )
+        .map((item) => item.entry);
       const hits: RecallHits = {
         questions: 1,
         dreamd: Object.fromEntries(
@@ -310,13 +446,45 @@ async function evaluateConversation(
             results.slice(0, k).some((result) => isAnswer(result.title, result.text)) ? 1 : 0,
           ]),
         ),
+        dreamdPassages: Object.fromEntries(
+          HIT_AT.map((k) => [
+            `@${k}`,
+            hybridResults.slice(0, k).some((result) => isAnswer(result.title, result.text)) ? 1 : 0,
+          ]),
+        ),
         bm25RawTurns: Object.fromEntries(
           HIT_AT.map((k) => [
             `@${k}`,
             rankedTurns.slice(0, k).some((id) => question.evidence.includes(id)) ? 1 : 0,
           ]),
         ),
+        bm25AllFacts: Object.fromEntries(
+          HIT_AT.map((k) => [
+            `@${k}`,
+            rankedFacts.slice(0, k).some((id) => question.evidence.includes(id)) ? 1 : 0,
+          ]),
+        ),
+        bm25SameFacts: {},
       };
+      Object.assign(
+        hits.bm25SameFacts,
+        Object.fromEntries(
+          HIT_AT.map((k) => [
+            `@${k}`,
+            rankedSame.slice(0, k).some((entry) => isAnswer(entry.title, entry.body)) ? 1 : 0,
+          ]),
+        ),
+      );
+      if (hits.dreamd['@10'] === 0) {
+        recallMisses.push({
+          conversation: conversation.sample_id,
+          category: question.category,
+          question: question.question,
+          evidence: question.evidence,
+          expected: evidenceFacts.map((fact) => fact.text),
+          first: results[0]?.text,
+        });
+      }
       byCategory[question.category] = addHits(byCategory[question.category] ?? emptyHits(), hits);
       byCategory.all = addHits(byCategory.all ?? emptyHits(), hits);
     }
@@ -348,6 +516,14 @@ async function evaluateConversation(
       outputTokens,
       costUsd: cost,
       recall: byCategory,
+      misses: {
+        lost: lostMisses,
+        updates: updateMisses,
+        duplicated: duplicatedMisses,
+        wronglyMerged: mergedMisses,
+        wronglySuperseded: supersededMisses,
+        recall: recallMisses,
+      },
     };
   } finally {
     await server?.close();
@@ -369,9 +545,20 @@ export async function runEval(dataset: readonly Conversation[], options: EvalOpt
     for (const [category, hits] of Object.entries(report.recall))
       recall[category] = addHits(recall[category] ?? emptyHits(), hits);
   }
+  const misses = (pick: (all: Misses) => readonly unknown[]) =>
+    conversations.flatMap((report) => pick(report.misses));
   return {
     mode: options.mode,
+    pricedAs: options.mode === 'oracle' ? ORACLE_PRICED_AS : (options.env?.DREAMD_MODEL ?? ORACLE_PRICED_AS),
     conversations,
+    misses: {
+      lost: misses((all) => all.lost) as FactMiss[],
+      updates: misses((all) => all.updates) as UpdateMiss[],
+      duplicated: misses((all) => all.duplicated) as FactMiss[],
+      wronglyMerged: misses((all) => all.wronglyMerged) as FactMiss[],
+      wronglySuperseded: misses((all) => all.wronglySuperseded) as FactMiss[],
+      recall: misses((all) => all.recall) as RecallMiss[],
+    },
     totals: {
       sessions,
       referenceFacts: sum((report) => report.referenceFacts),

@@ -27,6 +27,7 @@ export {
   type Recall,
   type RecallResult,
 } from './agent/recall.js';
+export { createSessionPassages, type SessionPassages } from './agent/session-passages.js';
 export { clearOldToolResults, slidingWindow, summariseOlderTurns, type Message } from './agent/context.js';
 export {
   createAnthropicChatProvider,

@@ -57,6 +57,7 @@ export {
   type RecallQueryOptions,
   type RecallResult,
 } from './recall.js';
+export { createSessionPassages, type SessionPassages } from './session-passages.js';
 export {
   CLEARED_TOOL_RESULT,
   clearOldToolResults,

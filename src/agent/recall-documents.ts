@@ -17,6 +17,12 @@ export interface RecallDocument {
   readonly text: string;
   /** `YYYY-MM-DD`, or `""` when unknown. */
   readonly date: string;
+  /** The fact's type (`user`, `feedback`, `project`, `reference`); none for a note file. */
+  readonly type?: string;
+  /** Ids of the sessions the fact came from; none for a note file. */
+  readonly sources?: readonly string[];
+  /** The message of those sessions the fact came from, when recall has the passages (see `createRecall`). */
+  readonly passage?: string;
 }
 
 /** Deepest folder walked for notes, matching the memory tools' limit. */

@@ -2,7 +2,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { EmbeddingsConfig } from '../config/schema.js';
 import type { Fact } from '../memory/types.js';
-import { createBm25Index, LANGUAGE_NAMES, textLanguage } from '../search/bm25.js';
+import { createBm25Index, createFieldedBm25Index, LANGUAGE_NAMES, textLanguage } from '../search/bm25.js';
+import type { SessionPassages } from './session-passages.js';
+import { inDayRanges, splitQueryDates } from '../search/query-dates.js';
 import {
   cosineSimilarity,
   createOpenAIEmbedder,
@@ -67,7 +69,16 @@ export interface RecallQueryOptions {
    * true; the agent's automatic retrieval per message passes false (a model call per message is too dear).
    */
   readonly rewrite?: boolean;
+  /** The moment relative dates in the query ("last week", "in March") are read against. Default: now. */
+  readonly now?: Date;
 }
+
+/**
+ * Added to the lexical score of a fact dated in (or naming a day in) a range of days the query speaks of ("what
+ * did we decide last week?"): 0.15 is about what one shared distinctive word adds, so the date lifts a fact
+ * among those about the subject and brings forward a fact of that day when few words are shared.
+ */
+export const QUERY_DATE_BONUS = 0.15;
 
 /**
  * Rewrites a query for a keyword search across languages and words: the key words, their synonyms, and their
@@ -99,6 +110,13 @@ export type CreateRecallOptions = (
    * {@link RewriteQuery}. Without it, recall matches words and their stems only.
    */
   readonly rewriteQuery?: RewriteQuery;
+  /**
+   * Lexical mode only: the passages of the space's sessions (`createSessionPassages`). Each fact is then
+   * searched with the message it came from as one more field (weight {@link RECALL_FIELD_WEIGHTS}.passage):
+   * a question worded like the conversation ("who is visiting next month?") finds the fact worded like memory
+   * ("Ana's cousin Bia lives in Lisbon"). Without it, facts only.
+   */
+  readonly passages?: SessionPassages;
 };
 
 /** The languages the documents are written in, most common first (at most three). */
@@ -135,7 +153,69 @@ function documentsFromFacts(facts: readonly Fact[]): RecallDocument[] {
         .filter(Boolean)
         .join('\n'),
       date: fact.updated || fact.observed,
+      type: fact.type,
+      sources: fact.sources,
     }));
+}
+
+/**
+ * Each fact with the passage it came from: of the messages of its source sessions, the one that shares most
+ * with the fact (BM25 with the fact's title and text as the query), when any shares a word. A fact keeps the
+ * session ids it came from, not the message, so the passage is found by its words; `cache` keeps the choice
+ * per fact text and sources, so a recall aligns only facts it has not seen.
+ */
+export function withPassages(
+  documents: readonly RecallDocument[],
+  passages: ReadonlyMap<string, readonly string[]>,
+  cache: Map<string, string | undefined> = new Map(),
+): RecallDocument[] {
+  return documents.map((document) => {
+    if (document.sources === undefined || document.sources.length === 0) return document;
+    const key = `${document.sources.join(',')}\u0000${document.title}\u0000${document.text}`;
+    let passage = cache.get(key);
+    if (!cache.has(key)) {
+      const candidates = document.sources.flatMap((source) => passages.get(source) ?? []);
+      const scores = createBm25Index(candidates).score(`${document.title}\n${document.text}`);
+      let best = -1;
+      scores.forEach((score, i) => {
+        if (score > 0 && (best === -1 || score > scores[best]!)) best = i;
+      });
+      passage = best === -1 ? undefined : candidates[best];
+      cache.set(key, passage);
+    }
+    return passage === undefined ? document : { ...document, passage };
+  });
+}
+
+/**
+ * Weights of a document's fields in lexical recall (BM25F): the title names the subject in a few words and
+ * counts twice a word of the body; the type ("project", "feedback") and the date written out ("2026-03-14
+ * March 2026") count half, so "what did I decide for the project in March?" prefers project facts of March
+ * without letting a month outweigh the subject. Type and date only refine: a fact that shares no word of the
+ * query in its title, body or passage is not found by its type or date alone.
+ */
+export const RECALL_FIELD_WEIGHTS = { title: 2, text: 1, type: 0.5, date: 0.5, passage: 0.5 } as const;
+
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+/** A `YYYY-MM-DD` date with its month and year in words, for the date field: "2026-03-14 March 2026". */
+export function dateWords(date: string): string {
+  const match = /^(\d{4})-(\d{2})/.exec(date);
+  const month = match === null ? undefined : MONTH_NAMES[Number(match[2]) - 1];
+  return match === null || month === undefined ? date : `${date} ${month} ${match[1]}`;
 }
 
 function rank(
@@ -149,21 +229,51 @@ function rank(
   const floor = options.minScore ?? minScore;
   const relative = options.relativeMinScore ?? DEFAULT_RELATIVE_MIN_SCORE;
   const best = Math.max(0, ...scores);
-  return documents
-    .map((document, i) => ({ ...document, score: scores[i] ?? 0, weak: (scores[i] ?? 0) < weakScore }))
-    .filter((result) => result.score > 0 && result.score >= floor && result.score >= relative * best)
-    .sort((a, b) => b.score - a.score || b.date.localeCompare(a.date) || a.id.localeCompare(b.id))
-    .slice(0, Math.max(0, limit));
+  return (
+    documents
+      .map((document, i) => ({ ...document, score: scores[i] ?? 0, weak: (scores[i] ?? 0) < weakScore }))
+      .filter((result) => result.score > 0 && result.score >= floor && result.score >= relative * best)
+      // Ties by recency, then by title: the same memory ranks the same whatever ids its facts were given.
+      .sort(
+        (a, b) =>
+          b.score - a.score ||
+          b.date.localeCompare(a.date) ||
+          a.title.localeCompare(b.title) ||
+          a.id.localeCompare(b.id),
+      )
+      .slice(0, Math.max(0, limit))
+  );
 }
 
-/** Lexical ranking of documents for a query: BM25 over title and text, cut as {@link rank} says. */
+/**
+ * Lexical ranking of documents for a query: BM25F over title, text, type and date weighted as
+ * {@link RECALL_FIELD_WEIGHTS} says, facts of the days the query names lifted by {@link QUERY_DATE_BONUS}, ties
+ * by recency, cut as {@link rank} says.
+ */
 export function searchDocuments(
   documents: readonly RecallDocument[],
   query: string,
   options: RecallQueryOptions = {},
 ): RecallResult[] {
-  const index = createBm25Index(documents.map((document) => `${document.title}\n${document.text}`));
-  return rank(documents, index.score(query), options, DEFAULT_BM25_MIN_SCORE, BM25_WEAK_SCORE);
+  const weights = RECALL_FIELD_WEIGHTS;
+  const { ranges, words } = splitQueryDates(query, options.now ?? new Date());
+  const index = createFieldedBm25Index(
+    documents.map((document) => [
+      { text: document.title, weight: weights.title },
+      { text: document.text, weight: weights.text },
+      { text: document.type ?? '', weight: weights.type, refinesOnly: true },
+      { text: dateWords(document.date), weight: weights.date, refinesOnly: true },
+      { text: document.passage ?? '', weight: weights.passage },
+    ]),
+  );
+  const scores = index
+    .score(words)
+    .map((score, i) =>
+      inDayRanges(ranges, documents[i]?.date ?? '', documents[i]?.text ?? '')
+        ? Math.min(1, score + QUERY_DATE_BONUS)
+        : score,
+    );
+  return rank(documents, scores, options, DEFAULT_BM25_MIN_SCORE, BM25_WEAK_SCORE);
 }
 
 /** One fact found by {@link searchFacts}. */
@@ -207,10 +317,13 @@ export function createRecall(options: CreateRecallOptions): Recall {
   const embeddings = options.embeddings;
   if (embeddings === undefined) {
     const rewriteQuery = options.rewriteQuery;
+    const passages = options.passages;
+    const aligned = new Map<string, string | undefined>();
     return {
       mode: 'lexical',
       async recall(query, queryOptions = {}) {
-        const documents = await loadDocuments();
+        const loaded = await loadDocuments();
+        const documents = passages === undefined ? loaded : withPassages(loaded, await passages(), aligned);
         const found = searchDocuments(documents, query, queryOptions);
         const weak = found.length === 0 || found[0]?.weak === true;
         if (rewriteQuery === undefined || queryOptions.rewrite === false || !weak || documents.length === 0) {

@@ -230,3 +230,77 @@ export function createBm25Index(documents: readonly string[]): Bm25Index {
     },
   };
 }
+
+/** One field of a document for {@link createFieldedBm25Index}, with its weight (a title counts more than a body). */
+export interface WeightedField {
+  readonly text: string;
+  readonly weight: number;
+  /**
+   * Only refines: a document none of whose other fields holds a query word scores 0 whatever this field holds
+   * (a fact's type or date words lift a fact about the subject, they never find one on their own).
+   */
+  readonly refinesOnly?: boolean;
+}
+
+/**
+ * BM25F (Robertson, Zaragoza & Taylor, 2004): each field's term frequency is normalised by the field's own
+ * average length and weighted, the weighted frequencies summed, then saturated once, so a word in a short,
+ * heavy field (a title) counts more than the same word in a long body, and a word in both fields does not count
+ * twice at full weight. Documents are arrays of fields in the same order (field `i` of every document is the
+ * same kind). Scores are normalised to 0..1 as {@link createBm25Index}'s are. A field marked `refinesOnly` adds
+ * to a document that another field found, and finds none alone.
+ */
+export function createFieldedBm25Index(documents: readonly (readonly WeightedField[])[]): Bm25Index {
+  const fieldCount = Math.max(0, ...documents.map((fields) => fields.length));
+  const counts = documents.map((fields) =>
+    fields.map((field) => {
+      const terms = new Map<string, number>();
+      for (const token of tokenize(field.text)) terms.set(token, (terms.get(token) ?? 0) + 1);
+      return terms;
+    }),
+  );
+  const lengthOf = (terms: Map<string, number> | undefined) =>
+    terms === undefined ? 0 : [...terms.values()].reduce((sum, n) => sum + n, 0);
+  const averages = Array.from({ length: fieldCount }, (_, field) => {
+    const total = counts.reduce((sum, fields) => sum + lengthOf(fields[field]), 0);
+    return total / Math.max(1, documents.length) || 1;
+  });
+  const documentFrequency = new Map<string, number>();
+  for (const fields of counts) {
+    const seen = new Set<string>();
+    for (const terms of fields) for (const term of terms.keys()) seen.add(term);
+    for (const term of seen) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+  }
+  const total = documents.length;
+  const idf = (term: string) => {
+    const n = documentFrequency.get(term) ?? 0;
+    return Math.log(1 + (total - n + 0.5) / (n + 0.5));
+  };
+  return {
+    size: total,
+    score(query) {
+      const terms = [...new Set(tokenize(query))];
+      const best = terms.reduce((sum, term) => sum + idf(term) * (BM25_K1 + 1), 0);
+      return counts.map((fields, i) => {
+        if (best === 0) return 0;
+        let score = 0;
+        let found = false;
+        for (const term of terms) {
+          let weighted = 0;
+          fields.forEach((terms, field) => {
+            const frequency = terms.get(term) ?? 0;
+            if (frequency === 0) return;
+            if (documents[i]?.[field]?.refinesOnly !== true) found = true;
+            const lengthFactor = 1 - BM25_B + (BM25_B * lengthOf(terms)) / (averages[field] ?? 1);
+            weighted += ((documents[i]?.[field]?.weight ?? 1) * frequency) / lengthFactor;
+          });
+          if (weighted === 0) continue;
+          // Saturated once over all fields: a word found once in a field of weight 1 and average length scores as
+          // in plain BM25, and no weight lifts a word past what many occurrences could reach.
+          score += (idf(term) * weighted * (BM25_K1 + 1)) / (weighted + BM25_K1);
+        }
+        return found ? Math.min(1, score / best) : 0;
+      });
+    },
+  };
+}

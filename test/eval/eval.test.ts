@@ -7,8 +7,10 @@ import {
   sessionsOf,
   type Conversation,
 } from '../../eval/format.js';
-import { runEval } from '../../eval/harness.js';
+import { generateLongDataset, LONG_SIZES } from '../../eval/generate.js';
+import { ORACLE_PRICED_AS, runEval } from '../../eval/harness.js';
 import { renderReport } from '../../eval/run.js';
+import { PRICE_TABLE } from '../../src/cost/prices.js';
 
 function tiny(secondTurn: string): Conversation {
   return Dataset.parse([
@@ -39,6 +41,67 @@ function tiny(secondTurn: string): Conversation {
     },
   ])[0]!;
 }
+
+describe('the generated long dataset', () => {
+  it('is the same for the same seed and size, and another for another seed', () => {
+    const once = JSON.stringify(generateLongDataset('quick'));
+    expect(JSON.stringify(generateLongDataset('quick'))).toBe(once);
+    expect(JSON.stringify(generateLongDataset('quick', 7))).not.toBe(once);
+  });
+
+  it('at full size has hundreds of dated sessions over months, by circles of four people', () => {
+    const dataset = generateLongDataset('full');
+    expect(dataset).toHaveLength(LONG_SIZES.full.conversations);
+    const sessions = dataset.flatMap((conversation) => sessionsOf(conversation));
+    expect(sessions.length).toBe(280);
+    const days = sessions.map((session) => Date.parse(session.startedAt));
+    expect((Math.max(...days) - Math.min(...days)) / 86_400_000).toBeGreaterThan(150);
+    for (const conversation of dataset) {
+      const speakers = new Set(sessionsOf(conversation).flatMap((s) => s.turns.map((turn) => turn.speaker)));
+      expect(speakers.size).toBe(4);
+    }
+  });
+
+  it('holds updates, relative dates, near-duplicates across people, other languages and five question kinds', () => {
+    const [conversation] = generateLongDataset('quick');
+    const facts = referenceFacts(conversation!);
+    expect(conversation!.dreamd_updates.length).toBeGreaterThan(0);
+    expect(Object.keys(conversation!.dreamd_dates).length).toBeGreaterThan(5);
+    const categories = new Set(conversation!.qa.map((question) => question.category));
+    expect([...categories].sort()).toEqual(['multi-hop', 'multilingual', 'single-hop', 'temporal', 'update']);
+    // Near-duplicates: the same kind of fact about two people ("X has a dog named …", "X lives in …").
+    const shapes = facts.map((fact) => fact.text.replace(fact.speaker, '').replace(/named \S+|in .+$/, ''));
+    expect(shapes.length - new Set(shapes).size).toBeGreaterThan(10);
+    const turns = sessionsOf(conversation!).flatMap((session) => session.turns.map((turn) => turn.text));
+    expect(turns.some((text) => /\b(?:moramos|vivimos|trabalho|trabajo)\b/.test(text))).toBe(true);
+    // Every question names its evidence turns, and every evidence turn has a reference fact.
+    const factTurns = new Set(facts.map((fact) => fact.turn));
+    for (const question of conversation!.qa) {
+      expect(question.evidence.length).toBeGreaterThan(0);
+      for (const turn of question.evidence) expect(factTurns.has(turn)).toBe(true);
+    }
+  });
+
+  it("at quick size, dreamd's recall at 10 beats BM25 over the raw turns by 2 points, and docs/eval.md prints it as run", async () => {
+    const report = await runEval(generateLongDataset('quick'), { mode: 'oracle' });
+    const all = report.totals.recall.all!;
+    expect(all.dreamd['@10']).toBeGreaterThanOrEqual(all.bm25RawTurns['@10']! + 0.02);
+    const printed = renderReport(report);
+    for (const category of ['multi-hop', 'multilingual', 'single-hop', 'temporal', 'update', 'all'])
+      expect(printed).toMatch(
+        new RegExp(`^\\| ${category} \\| \\d+ \\| [\\d.]+ % / [\\d.]+ % / [\\d.]+ % \\|`, 'm'),
+      );
+    // Each miss is a line of the printout.
+    for (const miss of report.misses.recall) expect(printed).toContain(`"${miss.question}"`);
+    const docs = readFileSync(new URL('../../docs/eval.md', import.meta.url), 'utf8');
+    const table = printed
+      .split('\n')
+      .filter((line) => /^\| (?:multi-hop|multilingual|single-hop|temporal|update|all) \|/.test(line));
+    // Prettier pads the table's cells in the page: compare with runs of spaces as one.
+    const spaced = (text: string) => text.replace(/ +/g, ' ');
+    for (const line of table) expect(spaced(docs)).toContain(spaced(line));
+  }, 60_000);
+});
 
 describe('npm run eval', () => {
   it('reads LoCoMo-style dates, sessions and reference facts', () => {
@@ -75,6 +138,65 @@ describe('npm run eval', () => {
     const report = await runEval([tiny(paste)], { mode: 'oracle', tokensPerCall: 24_000 });
     expect(report.totals.lost).toBe(1);
     expect(report.totals.keptOnce).toBe(2);
+    // Named, with its session and turn, in the report and in what is printed.
+    expect(report.misses.lost).toEqual([
+      {
+        conversation: 'tiny',
+        sessionId: 'tiny-s1',
+        turn: 'D1:2',
+        text: 'Rui keeps bees on his roof in Porto.',
+      },
+    ]);
+    expect(renderReport(report)).toContain('- tiny tiny-s1 D1:2: "Rui keeps bees on his roof in Porto."');
+  });
+
+  it('names every question whose answer recall missed, with what came first instead', async () => {
+    const conversation = tiny('I keep bees on my roof in Porto.');
+    const report = await runEval(
+      [
+        {
+          ...conversation,
+          qa: [
+            ...conversation.qa,
+            {
+              question: 'Which insects live upstairs?',
+              answer: 'bees',
+              evidence: ['D1:2'],
+              category: 'single-hop',
+            },
+          ],
+        },
+      ],
+      { mode: 'oracle' },
+    );
+    expect(report.misses.recall).toEqual([
+      expect.objectContaining({
+        question: 'Which insects live upstairs?',
+        category: 'single-hop',
+        evidence: ['D1:2'],
+        expected: ['Rui keeps bees on his roof in Porto.'],
+      }),
+    ]);
+    expect(renderReport(report)).toContain(
+      '- [tiny single-hop] "Which insects live upstairs?" wanted "Rui keeps bees on his roof in Porto." (D1:2)',
+    );
+    expect(renderReport(report)).toContain("Recall misses (no answering fact in dreamd's top 10): 1");
+  });
+
+  it('prices the oracle run on the default model', async () => {
+    const report = await runEval([tiny('I keep bees on my roof in Porto.')], { mode: 'oracle' });
+    expect(report.pricedAs).toBe('claude-haiku-5-5');
+    expect(ORACLE_PRICED_AS).toBe('claude-haiku-5-5');
+    const price = PRICE_TABLE['claude-haiku-5-5']!;
+    const t = report.totals;
+    // Input tokens include cache reads and writes: the cost lies between all of them read from the cache and
+    // all of them written to it, at Haiku 5.5's prices (Haiku 4.5's output alone would cost 10 times more).
+    const low = (t.inputTokens * price.cacheReadPerMTok + t.outputTokens * price.outputPerMTok) / 1e6;
+    const high = (t.inputTokens * price.cacheWritePerMTok + t.outputTokens * price.outputPerMTok) / 1e6;
+    expect(t.costUsd).toBeGreaterThanOrEqual(low);
+    expect(t.costUsd).toBeLessThanOrEqual(high);
+    expect(t.outputTokens * PRICE_TABLE['claude-haiku-4-5']!.outputPerMTok * 1e-6).toBeGreaterThan(high);
+    expect(renderReport(report)).toContain('dollars per session (priced as claude-haiku-5-5)');
   });
 
   it('ships a dataset with people alike, three updates of one fact, and Portuguese and Spanish sessions', () => {
