@@ -43,7 +43,7 @@ function place(relative: string, fixture: string): void {
   utimesSync(path, LONG_AGO, LONG_AGO);
 }
 
-async function consolidate(): Promise<ConsolidateOutcome> {
+async function consolidate(): Promise<Extract<ConsolidateOutcome, { ok: true }>> {
   const run = await cliAt(root, fake.url, ['consolidate', '--force', '--json']);
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
