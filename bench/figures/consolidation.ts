@@ -89,11 +89,15 @@ function timedModel(inner: ModelProvider): { model: ModelProvider; takeMs: () =>
   };
 }
 
-/** Real Claude Code sessions (test/fixtures/claude-code, copied from shared/fixtures) and the repository's example sessions. */
+/** Real Claude Code sessions (test/fixtures/claude-code), public Codex rollout slices (test/fixtures/codex) and the repository's example sessions. */
 const REAL_TRANSCRIPTS = [
   {
     dir: fileURLToPath(new URL('../../test/fixtures/claude-code/', import.meta.url)),
     format: 'claude-code' as const,
+  },
+  {
+    dir: fileURLToPath(new URL('../../test/fixtures/codex/', import.meta.url)),
+    format: 'codex' as const,
   },
   { dir: fileURLToPath(new URL('../../sessions/', import.meta.url)), format: 'native' as const },
 ];

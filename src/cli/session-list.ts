@@ -14,7 +14,7 @@ import type { SessionStatus } from '../transcripts/types.js';
 /** One row of `sessions list --json`. */
 export interface SessionRow {
   readonly space: string;
-  /** File name inside the sessions directory. */
+  /** File name inside the sessions directory (its path under it, for Codex's dated folders). */
   readonly file: string;
   /** Absolute path of the file. */
   readonly path: string;
@@ -28,6 +28,11 @@ export interface SessionRow {
   readonly messages: number | null;
   /** Messages not consolidated yet; null when unknown. */
   readonly newMessages: number | null;
+  /**
+   * Lines and items of the file the reader left out of the messages, by why (Codex: `reasoning`, `injected
+   * context`, `event_msg` …); null when the file was not read or its format does not count them.
+   */
+  readonly dropped: Readonly<Record<string, number>> | null;
   /** Bytes. */
   readonly size: number;
   /** ISO time of the last modification. */
@@ -61,6 +66,7 @@ async function describeEntry(
     message: entry.message ?? null,
     messages: null,
     newMessages: null,
+    dropped: null,
     size: entry.size,
     mtime: new Date(entry.mtimeMs).toISOString(),
   };
@@ -81,6 +87,7 @@ async function describeEntry(
       sessionId: session.id,
       messages: session.messageCount,
       newMessages: Math.max(0, session.messageCount - entry.fromMessage),
+      dropped: session.dropped ?? null,
     };
   } catch (error) {
     // The scan did not open the file; reading it shows it cannot be consolidated as it is.

@@ -9,7 +9,7 @@ export const SpaceId = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a space id is 1–64 letters, digits, ".", "_" or "-"');
 
-export const TranscriptFormat = z.enum(['native', 'claude-code']);
+export const TranscriptFormat = z.enum(['native', 'claude-code', 'codex']);
 export type TranscriptFormat = z.infer<typeof TranscriptFormat>;
 
 /**
@@ -26,7 +26,10 @@ export const SpaceConfig = z.strictObject({
   sessions: z.string().min(1),
   /** Memory directory (output). */
   memory: z.string().min(1),
-  /** `native` (one JSON file a session) or `claude-code` (Claude Code's *.jsonl). Default `native`. */
+  /**
+   * `native` (one JSON file a session), `claude-code` (Claude Code's *.jsonl) or `codex` (OpenAI Codex CLI's
+   * rollout-*.jsonl, in its YYYY/MM/DD folders). Default `native`.
+   */
   format: TranscriptFormat.default('native'),
   /** How memory is written. Default `claude-code` for a `claude-code` space, `topics` otherwise. */
   layout: MemoryLayout.optional(),

@@ -1,7 +1,7 @@
 import { statSync, type Dirent, type Stats } from 'node:fs';
 import { readdir, realpath } from 'node:fs/promises';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import type { Space, TranscriptFormat } from '../config/schema.js';
 import { TranscriptError, TranscriptErrorReason, errorMessage } from '../errors.js';
 import type { LedgerLookup } from '../core/ledger.js';
@@ -16,7 +16,7 @@ import { TRANSCRIPT_READERS, readerFor } from './transcript-readers.js';
  * The cheap check the scheduler runs every tick: which session files of a space are live, settled,
  * consolidated or broken. Its cost grows with new and changed sessions only:
  *
- * - one `readdir` for the directory and one `stat` per top-level session file (synchronous, in batches
+ * - one `readdir` for the directory (the whole tree for Codex's dated folders) and one `stat` per session file (synchronous, in batches
  *   between which the event loop runs: see `STAT_BATCH_FILES`);
  * - a file whose size and mtime equal its ledger entry is `consolidated` without being opened;
  * - a new or changed file that has been quiet for `quietMinutes` is `settled` without being opened;
@@ -29,13 +29,17 @@ import { TRANSCRIPT_READERS, readerFor } from './transcript-readers.js';
 export const SESSION_EXTENSIONS: Readonly<Record<TranscriptFormat, string>> = {
   native: TRANSCRIPT_READERS.native.extension,
   'claude-code': TRANSCRIPT_READERS['claude-code'].extension,
+  codex: TRANSCRIPT_READERS.codex.extension,
 };
 
 /** One session file as the scanner sees it. */
 export interface ScanEntry {
   /** Known when the ledger has the file or the file was parsed during the scan. */
   readonly sessionId?: string | undefined;
-  /** Path relative to the sessions directory (the file name: only top-level files are sessions). */
+  /**
+   * Path relative to the sessions directory: the file name, or for a format whose files sit in sub-folders
+   * (Codex) the path under it (`2025/10/29/rollout-….jsonl`).
+   */
   readonly file: string;
   /** Bytes, from `stat`. */
   readonly size: number;
@@ -84,10 +88,18 @@ function isSessionName(name: string, format: TranscriptFormat): boolean {
   );
 }
 
-async function listSessionFiles(sessionsDir: string, format: TranscriptFormat): Promise<Dirent[]> {
+/** A session file found by the listing: its path relative to the sessions directory, and its entry. */
+interface Listed {
+  readonly name: string;
+  readonly dirent: Dirent;
+}
+
+async function listSessionFiles(sessionsDir: string, format: TranscriptFormat): Promise<Listed[]> {
+  const nested = readerFor(format).nestedFolders;
   let dirents: Dirent[];
   try {
-    dirents = await readdir(sessionsDir, { withFileTypes: true });
+    // Recursive listing (Codex's YYYY/MM/DD folders) reports a linked folder as a link and never enters it.
+    dirents = await readdir(sessionsDir, { withFileTypes: true, recursive: nested });
   } catch (error) {
     // A space whose agent has not written a session yet has no directory: nothing to scan.
     if (typeof error === 'object' && error !== null && 'code' in error && error.code === 'ENOENT') return [];
@@ -98,9 +110,15 @@ async function listSessionFiles(sessionsDir: string, format: TranscriptFormat): 
       error,
     );
   }
-  return dirents
-    .filter((dirent) => isSessionName(dirent.name, format) && (dirent.isFile() || dirent.isSymbolicLink()))
-    .sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
+  const listed: Listed[] = [];
+  for (const dirent of dirents) {
+    if (!isSessionName(dirent.name, format) || !(dirent.isFile() || dirent.isSymbolicLink())) continue;
+    const folder = nested ? relative(sessionsDir, dirent.parentPath) : '';
+    // A file under a hidden folder is not a session, as a hidden file is not.
+    if (folder.split(sep).some((part) => part.startsWith('.'))) continue;
+    listed.push({ name: folder === '' ? dirent.name : join(folder, dirent.name), dirent });
+  }
+  return listed.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
 }
 
 type Observed =
@@ -117,13 +135,13 @@ const STAT_BATCH_FILES = 256;
 
 /** One `stat` per file; symbolic links also get a `realpath`, since they may lead outside. */
 async function observe(
-  dirent: Dirent,
+  { name, dirent }: Listed,
   sessionsDir: string,
   realSessionsDir: string,
 ): Promise<Observed | undefined> {
-  const path = join(sessionsDir, dirent.name);
+  const path = join(sessionsDir, name);
   try {
-    if (hasUnsafeCharacter(dirent.name)) throw unsafeNameFailure(path);
+    if (hasUnsafeCharacter(name)) throw unsafeNameFailure(path);
     if (dirent.isSymbolicLink()) {
       const target = await realpath(path).catch(() => undefined);
       if (target === undefined || !isInsideDirectory(realSessionsDir, target)) {
@@ -141,14 +159,14 @@ async function observe(
     const stats = statSync(path);
     if (!stats.isFile())
       throw transcriptFailure(path, TranscriptErrorReason.unreadable, 'not a regular file');
-    return { name: dirent.name, stats };
+    return { name, stats };
   } catch (error) {
-    if (error instanceof TranscriptError) return { name: dirent.name, failure: error };
+    if (error instanceof TranscriptError) return { name, failure: error };
     // Deleted between readdir and stat: it is simply gone.
     if (typeof error === 'object' && error !== null && 'code' in error && error.code === 'ENOENT')
       return undefined;
     return {
-      name: dirent.name,
+      name,
       failure: transcriptFailure(
         path,
         TranscriptErrorReason.unreadable,
@@ -201,7 +219,7 @@ export async function scanSessions(options: ScanSessionsOptions): Promise<ScanRe
   const sessionsDir = resolve(space.sessionsDir);
   const format = space.format;
   const dirents = await listSessionFiles(sessionsDir, format);
-  const realSessionsDir = dirents.some((dirent) => dirent.isSymbolicLink())
+  const realSessionsDir = dirents.some(({ dirent }) => dirent.isSymbolicLink())
     ? await realpath(sessionsDir)
     : sessionsDir;
   const observed: (Observed | undefined)[] = [];

@@ -5,6 +5,7 @@ import type { TranscriptFormat } from '../config/schema.js';
 import { ConfigError, TranscriptError, TranscriptErrorReason, errorMessage } from '../errors.js';
 import type { Session } from './types.js';
 import { createClaudeCodeAccumulator } from './claude-code-lines.js';
+import { createCodexAccumulator } from './codex-lines.js';
 import { attachSubagents, isOldLayoutSubagentFile } from './claude-code-subagents.js';
 import { parseNativeTranscript, parseNativeTranscriptStream } from './native-reader.js';
 import type { PartCaps } from './normalize-message.js';
@@ -58,13 +59,18 @@ export interface TranscriptFileOutput {
 }
 
 export interface TranscriptReader {
-  /** File extension of the format's session files (`.json`); files in sub-directories are never sessions. */
+  /** File extension of the format's session files (`.json`). */
   readonly extension: string;
   /**
    * True when a file says it has ended (native `endedAt`): the scanner parses a recently modified file to see
    * whether it has. False when the format has no end marker (Claude Code): a recent file is live.
    */
   readonly marksItsEnd: boolean;
+  /**
+   * True when session files sit in sub-folders of the sessions directory (Codex's `YYYY/MM/DD/`): the scanner
+   * then lists the whole tree (never following a linked folder). False: only top-level files are sessions.
+   */
+  readonly nestedFolders: boolean;
   /** True for a file name of the format's extension that is still not a session (e.g. a sub-agent's file). */
   readonly isNotASession: (name: string) => boolean;
   read(input: TranscriptFileInput): Promise<TranscriptFileOutput>;
@@ -196,10 +202,27 @@ async function readClaudeCode(input: TranscriptFileInput): Promise<TranscriptFil
   }
 }
 
+/** Streams a Codex rollout line by line into the Codex accumulator (codex-lines.ts), then re-stats it. */
+async function readCodex(input: TranscriptFileInput): Promise<TranscriptFileOutput> {
+  const accumulator = createCodexAccumulator({
+    file: input.path,
+    stem: input.stem,
+    fromMessage: input.fromMessage,
+    caps: input.caps,
+  });
+  return thenStat(input, async () => {
+    await streamLines(input.realFile, input.path, input.size, (line, lineNumber) =>
+      accumulator.addLine(line, lineNumber),
+    );
+    return accumulator.finish(input.mtime);
+  });
+}
+
 export const TRANSCRIPT_READERS = {
   native: {
     extension: '.json',
     marksItsEnd: true,
+    nestedFolders: false,
     isNotASession: () => false,
     read: (input) =>
       input.size <= input.streamNativeAboveBytes
@@ -209,8 +232,17 @@ export const TRANSCRIPT_READERS = {
   'claude-code': {
     extension: '.jsonl',
     marksItsEnd: false,
+    nestedFolders: false,
     isNotASession: isOldLayoutSubagentFile,
     read: readClaudeCode,
+  },
+  codex: {
+    extension: '.jsonl',
+    // A rollout is appended to turn by turn and never says it ended: a recent file is live.
+    marksItsEnd: false,
+    nestedFolders: true,
+    isNotASession: () => false,
+    read: readCodex,
   },
 } as const satisfies Record<TranscriptFormat, TranscriptReader>;
 

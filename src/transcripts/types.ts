@@ -75,6 +75,11 @@ export interface Session {
   readonly messageCount: number;
   /** Non-fatal oddities met while reading (skipped lines and why), for `sessions list` and logs. */
   readonly warnings: readonly string[];
+  /**
+   * Lines and items the reader read and left out of `messages`, by why (Codex: `reasoning`, `injected
+   * context`, `event_msg`, …), counted over the whole file. Undefined for formats that do not count them.
+   */
+  readonly dropped?: Readonly<Record<string, number>>;
 }
 
 /** Where a session file stands, as `dreamd sessions list` and the gates see it. */

@@ -71,3 +71,17 @@ export function nativeDocument(fields: { id?: string; endedAt?: string; messages
     ],
   });
 }
+
+/** The public Codex CLI rollout slices (see test/fixtures/codex/SOURCES.md; read only, never edited). */
+export const CODEX_FIXTURES = fileURLToPath(new URL('../fixtures/codex/', import.meta.url));
+
+export const CODEX_FIXTURE = {
+  head: 'pinouchon-rtchess__rollout-head.jsonl',
+  tail: 'pinouchon-rtchess__rollout-tail.jsonl',
+  twoPlusTwo: 'agentcmd__exec-what-is-2-plus-2.jsonl',
+  toolCalls: 'agentcmd__exec-tool-calls.jsonl',
+} as const;
+
+export function codexSpace(sessionsDir: string): Space {
+  return { id: 'test-codex', sessionsDir, memoryDir: join(sessionsDir, '..', 'memory'), format: 'codex' };
+}

@@ -18,7 +18,7 @@ describe('the transcript readers table', () => {
   });
 
   it('refuses a format no reader claims instead of reading it as Claude Code', async () => {
-    const unknown = 'codex' as TranscriptFormat;
+    const unknown = 'gemini-cli' as TranscriptFormat;
     expect(() => readerFor(unknown)).toThrow(ConfigError);
     expect(() => readerFor('toString' as TranscriptFormat)).toThrow(
       /no transcript reader for format "toString"/,
@@ -29,13 +29,21 @@ describe('the transcript readers table', () => {
       maxBytes: MAX_BYTES,
     }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ConfigError);
-    expect((failure as Error).message).toContain('the formats are native, claude-code');
+    expect((failure as Error).message).toContain('the formats are native, claude-code, codex');
   });
 
   it('is a table the compiler checks: a format without a reader does not type-check', () => {
     const partial = { native: TRANSCRIPT_READERS.native };
-    // @ts-expect-error: 'claude-code' has no reader in this table.
+    // @ts-expect-error: 'claude-code' and 'codex' have no reader in this table.
     const checked: Record<TranscriptFormat, TranscriptReader> = partial;
     expect(Object.keys(checked)).toEqual(['native']);
+  });
+
+  it('lists the whole tree only for a format whose files sit in sub-folders (Codex)', () => {
+    expect(
+      Object.entries(TRANSCRIPT_READERS)
+        .filter(([, reader]) => reader.nestedFolders)
+        .map(([format]) => format),
+    ).toEqual(['codex']);
   });
 });

@@ -1,0 +1,350 @@
+import { TranscriptErrorReason } from '../errors.js';
+import type { MessagePart, MessageRole, Session, SessionMessage } from './types.js';
+import { SessionId } from './message-schema.js';
+import {
+  DEFAULT_PART_CAPS,
+  capHead,
+  capHeadAndTail,
+  capInputStrings,
+  type PartCaps,
+} from './normalize-message.js';
+import { JsonTextError, parseJsonText } from './parse-json-text.js';
+import { transcriptFailure } from './transcript-failure.js';
+
+/**
+ * Pure part of the OpenAI Codex CLI rollout reader: lines go in one at a time, a Session comes out.
+ *
+ * A rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl`) is Codex's `RolloutLine` per line:
+ * `{timestamp, type, payload}` where `type` is `session_meta`, `response_item`, `compacted`, `turn_context` or
+ * `event_msg` (`RolloutItem` in codex-rs/protocol, serde `tag = "type", content = "payload"`). What the model
+ * saw is in the `response_item` lines (`ResponseItem`, tagged by `payload.type`):
+ *
+ * - `message` of role `user` or `assistant` becomes a message (`input_text` / `output_text` parts), except the
+ *   context Codex injects as user messages (`<user_instructions>`, `<environment_context>`, the
+ *   `# AGENTS.md instructions` preamble, …), which is dropped and counted; `developer` and `system`
+ *   messages are Codex's own instructions: dropped and counted.
+ * - `function_call`, `custom_tool_call`, `local_shell_call`, `web_search_call` become an assistant message
+ *   with one tool call (the digest shows each as one line); `function_call_output` and
+ *   `custom_tool_call_output` a tool message with its result.
+ * - `reasoning` (encrypted, with at most a summary) is dropped and counted, as is any item type not listed.
+ *
+ * `compacted` (the summary Codex wrote when it compacted the history) becomes a compact-summary message.
+ * `event_msg` lines repeat the response items for the UI and `turn_context` holds settings: both skipped and
+ * counted. A rollout has no end marker: the scanner treats a recent file as live (see transcript-readers.ts).
+ * Every message keeps its position in the file, so a rollout that grew is read from the ledger's count on.
+ */
+
+/** Text a user message starts with when Codex injected it, not the person (codex-rs `is_contextual_user`). */
+const INJECTED_USER_PREFIXES: readonly string[] = [
+  '<user_instructions>',
+  '<environment_context>',
+  '# AGENTS.md instructions',
+  '<INSTRUCTIONS>',
+  '<user_shell_command>',
+  '<turn_aborted>',
+];
+
+/** True when a user message's text is context Codex injected (instructions, environment, AGENTS.md). */
+export function isInjectedUserText(text: string): boolean {
+  const trimmed = text.trimStart();
+  return INJECTED_USER_PREFIXES.some((prefix) => trimmed.startsWith(prefix));
+}
+
+/** Why lines or items were not turned into messages, each with how many there were. */
+export type CodexDropped = Readonly<Record<string, number>>;
+
+/** What the accumulator needs from the IO edge. */
+export interface CodexContext {
+  /** Absolute path, for `Session.file` and error messages. */
+  readonly file: string;
+  /** File name without `.jsonl`: the session id when no `session_meta` names a usable one. */
+  readonly stem: string;
+  /** First message index to keep (earlier ones are counted, not kept). */
+  readonly fromMessage: number;
+  readonly caps?: PartCaps | undefined;
+}
+
+export interface CodexAccumulator {
+  /** One line of the file, without its newline; `lineNumber` is 1-based. */
+  addLine(line: string, lineNumber: number): void;
+  /** The session; `mtime` is `startedAt` when no line has a timestamp. */
+  finish(mtime: Date): Session;
+}
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function stringField(object: JsonObject, key: string): string | undefined {
+  const value = object[key];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The texts of a message's `content` (`input_text`, `output_text`, `text`); images become "[image]". */
+function contentTexts(content: unknown): string[] {
+  if (typeof content === 'string') return [content];
+  if (!Array.isArray(content)) return [];
+  const texts: string[] = [];
+  for (const block of content) {
+    if (!isObject(block)) continue;
+    const text = stringField(block, 'text');
+    if (text !== undefined) texts.push(text);
+    else if (block.type === 'input_image') texts.push('[image]');
+  }
+  return texts;
+}
+
+/** A tool call's arguments: Codex writes them as a JSON string; parsed when it is JSON, else kept as text. */
+function parsedArguments(value: unknown): unknown {
+  if (typeof value !== 'string') return value ?? {};
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return { arguments: value };
+  }
+}
+
+/**
+ * A tool output's text. Codex writes it as a string, often JSON of `{output, metadata}` (shell), or as
+ * `{content, success}` / a list of content items in newer versions.
+ */
+function outputText(value: unknown): { text: string; isError: boolean } {
+  let output = value;
+  if (typeof output === 'string') {
+    const trimmed = output.trimStart();
+    if (trimmed.startsWith('{')) {
+      try {
+        const parsed = JSON.parse(output) as unknown;
+        if (isObject(parsed) && typeof parsed.output === 'string') {
+          const metadata = parsed.metadata;
+          const exitCode = isObject(metadata) ? metadata.exit_code : undefined;
+          return { text: parsed.output, isError: typeof exitCode === 'number' && exitCode !== 0 };
+        }
+      } catch {
+        // Not JSON: the string is the output.
+      }
+    }
+    return { text: output, isError: false };
+  }
+  if (isObject(output)) {
+    const success = output.success;
+    output = output.content ?? output.output;
+    const texts = contentTexts(output);
+    return { text: texts.join('\n'), isError: success === false };
+  }
+  return { text: contentTexts(output).join('\n'), isError: false };
+}
+
+/** Starts reading one Codex rollout. */
+export function createCodexAccumulator(context: CodexContext): CodexAccumulator {
+  const caps = context.caps ?? DEFAULT_PART_CAPS;
+  const warnings: string[] = [];
+  const dropped: Record<string, number> = {};
+  const kept: SessionMessage[] = [];
+  let messageCount = 0;
+  let parsedLines = 0;
+  let firstBadLine: string | undefined;
+  let sessionId: string | undefined;
+  let version: string | undefined;
+  let cwd: string | undefined;
+  let firstTimestamp: string | undefined;
+  const unknownTypes = new Set<string>();
+
+  function drop(why: string): void {
+    dropped[why] = (dropped[why] ?? 0) + 1;
+  }
+
+  function push(
+    role: MessageRole,
+    ts: string | undefined,
+    parts: MessagePart[],
+    flags: { compactSummary?: boolean } = {},
+  ): void {
+    const index = messageCount;
+    messageCount += 1;
+    if (index < context.fromMessage) return;
+    kept.push({ index, role, ts, parts, ...(flags.compactSummary === true ? { compactSummary: true } : {}) });
+  }
+
+  function toolCall(id: unknown, name: string, input: unknown): MessagePart {
+    return {
+      kind: 'tool-call',
+      id: typeof id === 'string' ? id : undefined,
+      name,
+      input: capInputStrings(input, caps.toolInputChars),
+    };
+  }
+
+  function addMessage(payload: JsonObject, ts: string | undefined): void {
+    const role = payload.role;
+    if (role !== 'user' && role !== 'assistant') {
+      drop(`${typeof role === 'string' ? role : 'unknown-role'} message`);
+      return;
+    }
+    const texts = contentTexts(payload.content);
+    if (role === 'user' && texts.some(isInjectedUserText)) {
+      drop('injected context');
+      return;
+    }
+    const parts: MessagePart[] = texts
+      .filter((text) => text.trim() !== '')
+      .map((text) => ({ kind: 'text', text: capHeadAndTail(text, caps.textChars) }));
+    if (parts.length === 0) {
+      drop('empty message');
+      return;
+    }
+    push(role, ts, parts);
+  }
+
+  function addResponseItem(payload: JsonObject, ts: string | undefined): void {
+    switch (payload.type) {
+      case 'message':
+        addMessage(payload, ts);
+        return;
+      case 'function_call':
+        push('assistant', ts, [
+          toolCall(
+            payload.call_id,
+            stringField(payload, 'name') ?? 'function',
+            parsedArguments(payload.arguments),
+          ),
+        ]);
+        return;
+      case 'custom_tool_call':
+        push('assistant', ts, [
+          toolCall(payload.call_id, stringField(payload, 'name') ?? 'tool', { input: payload.input }),
+        ]);
+        return;
+      case 'local_shell_call': {
+        const action = isObject(payload.action) ? payload.action : {};
+        push('assistant', ts, [toolCall(payload.call_id, 'local_shell', { command: action.command })]);
+        return;
+      }
+      case 'web_search_call':
+        push('assistant', ts, [toolCall(payload.id, 'web_search', payload.action ?? {})]);
+        return;
+      case 'function_call_output':
+      case 'custom_tool_call_output': {
+        const { text, isError } = outputText(payload.output);
+        const callId = payload.call_id;
+        push('tool', ts, [
+          {
+            kind: 'tool-result',
+            toolCallId: typeof callId === 'string' ? callId : undefined,
+            text: capHead(text, caps.toolResultChars),
+            isError,
+          },
+        ]);
+        return;
+      }
+      case 'reasoning':
+        drop('reasoning');
+        return;
+      default:
+        drop(`${typeof payload.type === 'string' ? payload.type : 'untyped'} item`);
+    }
+  }
+
+  function addLine(text: string, lineNumber: number): void {
+    if (text.trim().length === 0) return;
+    let value: unknown;
+    try {
+      value = parseJsonText(text);
+    } catch (error) {
+      const detail = error instanceof JsonTextError ? error.detail : String(error);
+      const warning = `line ${lineNumber}: invalid JSON (${detail}), skipped`;
+      firstBadLine ??= warning;
+      warnings.push(warning);
+      return;
+    }
+    parsedLines += 1;
+    if (!isObject(value)) {
+      warnings.push(`line ${lineNumber}: not a JSON object, skipped`);
+      return;
+    }
+    const timestamp = stringField(value, 'timestamp');
+    const ts = timestamp !== undefined && !Number.isNaN(Date.parse(timestamp)) ? timestamp : undefined;
+    if (firstTimestamp === undefined && ts !== undefined) firstTimestamp = ts;
+    const payload = value.payload;
+    const type = value.type;
+    if (!isObject(payload)) {
+      warnings.push(`line ${lineNumber}: no payload object, skipped`);
+      return;
+    }
+    switch (type) {
+      case 'session_meta': {
+        const id = payload.id;
+        if (sessionId === undefined && typeof id === 'string') {
+          if (SessionId.safeParse(id).success) sessionId = id;
+          else
+            warnings.push(`line ${lineNumber}: session id is not a usable id; the file name is used instead`);
+        }
+        version ??= stringField(payload, 'cli_version');
+        const where = stringField(payload, 'cwd');
+        if (cwd === undefined && where !== undefined && where.startsWith('/')) cwd = where;
+        drop('session_meta');
+        return;
+      }
+      case 'response_item':
+        addResponseItem(payload, ts);
+        return;
+      case 'compacted': {
+        const summary = stringField(payload, 'message');
+        if (summary === undefined || summary.trim() === '') {
+          drop('empty compacted');
+          return;
+        }
+        push('user', ts, [{ kind: 'text', text: capHeadAndTail(summary, caps.textChars) }], {
+          compactSummary: true,
+        });
+        return;
+      }
+      case 'turn_context':
+      case 'event_msg':
+        drop(type);
+        return;
+      default: {
+        const name = typeof type === 'string' ? type : '(none)';
+        drop(`${name} line`);
+        if (!unknownTypes.has(name)) {
+          unknownTypes.add(name);
+          warnings.push(`line ${lineNumber}: line type "${name}" is not known, skipped (and any more of it)`);
+        }
+      }
+    }
+  }
+
+  function finish(mtime: Date): Session {
+    if (parsedLines === 0) {
+      if (firstBadLine !== undefined) {
+        throw transcriptFailure(
+          context.file,
+          TranscriptErrorReason.invalidJson,
+          `no line is valid JSON (${firstBadLine})`,
+        );
+      }
+      throw transcriptFailure(
+        context.file,
+        TranscriptErrorReason.empty,
+        'the file is empty (only whitespace)',
+      );
+    }
+    return {
+      id: sessionId ?? context.stem,
+      file: context.file,
+      format: 'codex',
+      startedAt: firstTimestamp ?? mtime.toISOString(),
+      endedAt: undefined,
+      agent: version === undefined ? 'codex' : `codex ${version}`,
+      ...(cwd === undefined ? {} : { cwd }),
+      messages: kept,
+      messageCount,
+      warnings,
+      dropped: { ...dropped },
+    };
+  }
+
+  return { addLine, finish };
+}
