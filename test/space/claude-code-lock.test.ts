@@ -1,7 +1,7 @@
 import { mkdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { LockBusyError } from '../../src/errors.js';
 import {
   CLAUDE_CODE_LOCK_FILE,
@@ -10,7 +10,7 @@ import {
   acquireClaudeCodeLockFor,
 } from '../../src/space/claude-code-lock.js';
 import { CLAUDE_CODE_HOLD_FILE, undoLeftoverHold } from '../../src/space/claude-code-hold.js';
-import { createTempDir } from '../transcripts/helpers.js';
+import { useTempDir } from '../support/fixtures.js';
 
 const NOW = new Date('2026-11-29T12:00:00Z');
 const minutesAgo = (minutes: number): Date => new Date(NOW.getTime() - minutes * 60_000);
@@ -20,14 +20,10 @@ const LIVE_OTHER_PID = process.ppid;
 const DEAD_PID = 2_147_483_000;
 
 describe("Claude Code's .consolidate-lock", () => {
-  let directory: { path: string; remove: () => Promise<void> };
+  const directory = useTempDir('cc-lock');
   let lockFile: string;
   beforeEach(async () => {
-    directory = await createTempDir('cc-lock');
     lockFile = join(directory.path, CLAUDE_CODE_LOCK_FILE);
-  });
-  afterEach(async () => {
-    await directory.remove();
   });
 
   async function writeLock(body: string, mtime: Date): Promise<void> {

@@ -3,6 +3,7 @@
  * Anthropic server per test, a workspace of the example transcripts, and the CLI pointed at the fake.
  */
 import { cpSync, mkdtempSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
@@ -160,5 +161,23 @@ export function useRedis(): TestRedis {
     stop: () => redis().stop(),
     kill: () => redis().kill(),
     restart: () => redis().restart(),
+  };
+}
+
+/** A fresh temp folder for each test of the enclosing describe (or file), removed after it: `dir.path`. */
+export function useTempDir(prefix: string): { readonly path: string } {
+  let current: string | undefined;
+  beforeEach(async () => {
+    current = await mkdtemp(join(tmpdir(), `dreamd-${prefix}-`));
+  });
+  afterEach(async () => {
+    if (current !== undefined) await rm(current, { recursive: true, force: true });
+    current = undefined;
+  });
+  return {
+    get path() {
+      if (current === undefined) throw new Error('the temp folder exists only inside a test');
+      return current;
+    },
   };
 }

@@ -1,6 +1,6 @@
 import { readFile, symlink, truncate, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { TranscriptError } from '../../src/errors.js';
 import { readSession } from '../../src/transcripts/read-session.js';
 import { readSettledSessions } from '../../src/transcripts/read-settled-sessions.js';
@@ -10,24 +10,20 @@ import {
   MAX_BYTES,
   claudeCodeSpace,
   createLedger,
-  createTempDir,
   nativeDocument,
   nativeSpace,
 } from './helpers.js';
+import { useTempDir } from '../support/fixtures.js';
 
 /** Every file settled: a clock far after any mtime. */
 const LATER = new Date('2100-01-01T00:00:00Z');
 
 describe('bad native input is reported with path and reason, and the good files beside it are read', () => {
-  let directory: { path: string; remove: () => Promise<void> };
+  const directory = useTempDir('bad');
   let sessionsDir: string;
   beforeEach(async () => {
-    directory = await createTempDir('bad');
     sessionsDir = join(directory.path, 'sessions');
     await mkdir(sessionsDir);
-  });
-  afterEach(async () => {
-    await directory.remove();
   });
 
   async function readAll(maxBytes = MAX_BYTES) {

@@ -1,10 +1,11 @@
 import { appendFile, copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TranscriptError } from '../../src/errors.js';
 import { readSession } from '../../src/transcripts/read-session.js';
 import type { MessagePart, Session } from '../../src/transcripts/types.js';
-import { CLAUDE_CODE_FIXTURES, FIXTURE, MAX_BYTES, createTempDir } from './helpers.js';
+import { CLAUDE_CODE_FIXTURES, FIXTURE, MAX_BYTES } from './helpers.js';
+import { useTempDir } from '../support/fixtures.js';
 
 function readFixture(name: string, fromMessage?: number): Promise<Session> {
   return readSession(name, {
@@ -117,13 +118,7 @@ describe('Claude Code reader on the shared fixtures', () => {
 });
 
 describe('Claude Code reader on edited copies', () => {
-  let directory: { path: string; remove: () => Promise<void> };
-  beforeEach(async () => {
-    directory = await createTempDir('cc');
-  });
-  afterEach(async () => {
-    await directory.remove();
-  });
+  const directory = useTempDir('cc');
 
   function read(name: string, fromMessage?: number): Promise<Session> {
     return readSession(name, {

@@ -1,6 +1,6 @@
 import { copyFile, mkdir, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { digestSession } from '../../src/digest/digest-session.js';
 import { readSession } from '../../src/transcripts/read-session.js';
 import { readSettledSessions } from '../../src/transcripts/read-settled-sessions.js';
@@ -15,6 +15,7 @@ import {
   createTempDir,
   ledgerEntry,
 } from './helpers.js';
+import { useTempDir } from '../support/fixtures.js';
 
 /** The summary-task fixture's session: its `Task` result (line 7) names sub-agent `ab94da7`. */
 const PARENT_ID = '0790ea37-90df-4d30-8fdf-0bfe301b8f3e';
@@ -90,13 +91,7 @@ function subagentParts(session: Session): SubagentPart[] {
 }
 
 describe('Claude Code slash commands', () => {
-  let directory: { path: string; remove: () => Promise<void> };
-  beforeEach(async () => {
-    directory = await createTempDir('cc-commands');
-  });
-  afterEach(async () => {
-    await directory.remove();
-  });
+  const directory = useTempDir('cc-commands');
 
   it('keeps a slash command typed with arguments as the user words, and leaves /exit and its output out', async () => {
     const lines = [
@@ -157,16 +152,12 @@ describe('Claude Code slash commands', () => {
 });
 
 describe('Claude Code sub-agent files', () => {
-  let directory: { path: string; remove: () => Promise<void> };
+  const directory = useTempDir('cc-subagents');
   let parent: string;
   beforeEach(async () => {
-    directory = await createTempDir('cc-subagents');
     parent = join(directory.path, `${PARENT_ID}.jsonl`);
     await copyFile(join(CLAUDE_CODE_FIXTURES, FIXTURE.summaryTask), parent);
     await utimes(parent, AN_HOUR_AGO, AN_HOUR_AGO);
-  });
-  afterEach(async () => {
-    await directory.remove();
   });
 
   function read(fromMessage?: number): Promise<Session> {

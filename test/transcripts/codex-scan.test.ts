@@ -1,6 +1,6 @@
 import { appendFile, copyFile, mkdir, readFile, stat, symlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readSettledSessions } from '../../src/transcripts/read-settled-sessions.js';
 import { scanSessions, type ScanEntry } from '../../src/transcripts/scan-sessions.js';
 import {
@@ -12,6 +12,7 @@ import {
   createTempDir,
   ledgerEntry,
 } from './helpers.js';
+import { useTempDir } from '../support/fixtures.js';
 
 const NOW = new Date('2026-11-26T12:00:00Z');
 const minutesAgo = (minutes: number): Date => new Date(NOW.getTime() - minutes * 60_000);
@@ -33,13 +34,7 @@ function statuses(entries: readonly ScanEntry[]): Record<string, string> {
 }
 
 describe('scanning a Codex sessions folder', () => {
-  let directory: { path: string; remove: () => Promise<void> };
-  beforeEach(async () => {
-    directory = await createTempDir('codex-scan');
-  });
-  afterEach(async () => {
-    await directory.remove();
-  });
+  const directory = useTempDir('codex-scan');
 
   async function place(relative: string, fixture: string, mtime: Date): Promise<string> {
     const path = join(directory.path, relative);

@@ -1,32 +1,20 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TranscriptError } from '../../src/errors.js';
 import { readSession } from '../../src/transcripts/read-session.js';
 import { readSettledSessions } from '../../src/transcripts/read-settled-sessions.js';
 import { scanSessions } from '../../src/transcripts/scan-sessions.js';
 import { escapeUnsafe, hasUnsafeCharacter } from '../../src/transcripts/session-name.js';
 import type { TranscriptFormat } from '../../src/config/schema.js';
-import {
-  MAX_BYTES,
-  createLedger,
-  createTempDir,
-  nativeDocument,
-  nativeSpace,
-  writeWithMtime,
-} from './helpers.js';
+import { MAX_BYTES, createLedger, nativeDocument, nativeSpace, writeWithMtime } from './helpers.js';
+import { useTempDir } from '../support/fixtures.js';
 
 const tinyBlocks = (count: number): unknown[] =>
   Array.from({ length: count }, () => ({ type: 'text', text: 'a' }));
 
 describe('a cap on content blocks per message', () => {
-  let directory: { path: string; remove: () => Promise<void> };
-  beforeEach(async () => {
-    directory = await createTempDir('blocks');
-  });
-  afterEach(async () => {
-    await directory.remove();
-  });
+  const directory = useTempDir('blocks');
 
   function read(name: string, format: TranscriptFormat, maxBlocksPerMessage?: number) {
     return readSession(name, {
@@ -104,13 +92,7 @@ describe('a cap on content blocks per message', () => {
 });
 
 describe('session file names with control characters', () => {
-  let directory: { path: string; remove: () => Promise<void> };
-  beforeEach(async () => {
-    directory = await createTempDir('names');
-  });
-  afterEach(async () => {
-    await directory.remove();
-  });
+  const directory = useTempDir('names');
 
   it('tells unsafe names from ordinary ones', () => {
     for (const name of [

@@ -1,18 +1,13 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readSession } from '../../src/transcripts/read-session.js';
 import type { Session } from '../../src/transcripts/types.js';
-import { MAX_BYTES, createTempDir, writeWithMtime } from './helpers.js';
+import { MAX_BYTES, writeWithMtime } from './helpers.js';
+import { useTempDir } from '../support/fixtures.js';
 
 describe('native reader', () => {
-  let directory: { path: string; remove: () => Promise<void> };
-  beforeEach(async () => {
-    directory = await createTempDir('native');
-  });
-  afterEach(async () => {
-    await directory.remove();
-  });
+  const directory = useTempDir('native');
 
   async function readDocument(name: string, document: unknown, fromMessage?: number): Promise<Session> {
     await writeFile(join(directory.path, name), JSON.stringify(document));

@@ -1,6 +1,6 @@
 import { appendFile, copyFile, mkdir, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readSettledSessions } from '../../src/transcripts/read-settled-sessions.js';
 import { countByStatus, scanSessions, type ScanEntry } from '../../src/transcripts/scan-sessions.js';
 import {
@@ -9,12 +9,12 @@ import {
   MAX_BYTES,
   claudeCodeSpace,
   createLedger,
-  createTempDir,
   ledgerEntry,
   nativeDocument,
   nativeSpace,
   writeWithMtime,
 } from './helpers.js';
+import { useTempDir } from '../support/fixtures.js';
 
 const NOW = new Date('2026-11-26T12:00:00Z');
 const minutesAgo = (minutes: number): Date => new Date(NOW.getTime() - minutes * 60_000);
@@ -24,13 +24,7 @@ function byFile(entries: readonly ScanEntry[]): Record<string, ScanEntry> {
 }
 
 describe('scanSessions', () => {
-  let directory: { path: string; remove: () => Promise<void> };
-  beforeEach(async () => {
-    directory = await createTempDir('scan');
-  });
-  afterEach(async () => {
-    await directory.remove();
-  });
+  const directory = useTempDir('scan');
 
   it('tells settled, live and consolidated native sessions apart with a fake clock', async () => {
     const dir = directory.path;
@@ -164,13 +158,7 @@ describe('scanSessions', () => {
 });
 
 describe('readSettledSessions', () => {
-  let directory: { path: string; remove: () => Promise<void> };
-  beforeEach(async () => {
-    directory = await createTempDir('settled');
-  });
-  afterEach(async () => {
-    await directory.remove();
-  });
+  const directory = useTempDir('settled');
 
   it('reads only the new messages of a session that grew after it was consolidated', async () => {
     const file = join(directory.path, 'grow.json');

@@ -1,10 +1,11 @@
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError, TranscriptError } from '../../src/errors.js';
 import { readSession } from '../../src/transcripts/read-session.js';
 import { createSessionRecorder } from '../../src/transcripts/session-recorder.js';
-import { MAX_BYTES, createTempDir } from './helpers.js';
+import { MAX_BYTES } from './helpers.js';
+import { useTempDir } from '../support/fixtures.js';
 
 /** A clock that moves one second each time it is read. */
 function createClock(start: string): () => Date {
@@ -17,13 +18,7 @@ function createClock(start: string): () => Date {
 }
 
 describe('createSessionRecorder', () => {
-  let directory: { path: string; remove: () => Promise<void> };
-  beforeEach(async () => {
-    directory = await createTempDir('recorder');
-  });
-  afterEach(async () => {
-    await directory.remove();
-  });
+  const directory = useTempDir('recorder');
 
   it('leaves a valid transcript on disk after every append, and end() sets endedAt', async () => {
     const sessionsDir = join(directory.path, 'sessions');

@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { readSessionFile } from '../../src/transcripts/read-session.js';
-import { MAX_BYTES, createTempDir, nativeDocument } from './helpers.js';
+import { MAX_BYTES, nativeDocument } from './helpers.js';
+import { useTempDir } from '../support/fixtures.js';
 
 /**
  * The whole-file read of a native transcript directly in the sessions directory (found with one `lstat`, no
@@ -11,17 +12,13 @@ import { MAX_BYTES, createTempDir, nativeDocument } from './helpers.js';
  * full path resolution.
  */
 describe('whole read of a native transcript', () => {
-  let directory: { path: string; remove: () => Promise<void> };
+  const directory = useTempDir('whole');
   let sessionsDir: string;
   let realSessionsDir: string;
   beforeEach(async () => {
-    directory = await createTempDir('whole');
     sessionsDir = join(directory.path, 'sessions');
     await mkdir(sessionsDir);
     realSessionsDir = await realpath(sessionsDir);
-  });
-  afterEach(async () => {
-    await directory.remove();
   });
 
   const read = (file: string) =>
