@@ -81,7 +81,10 @@ interface AgentsRead {
 }
 
 /** Read the space's `AGENTS.md` once per run: the block is planned from these bytes, and the commit compares with them. */
-async function readAgentsFile(agents: { readonly file: string; readonly budget?: number | undefined }): Promise<AgentsRead> {
+async function readAgentsFile(agents: {
+  readonly file: string;
+  readonly budget?: number | undefined;
+}): Promise<AgentsRead> {
   const { file, budget } = agents;
   try {
     const stat = await lstat(file).catch((error: unknown) => {
@@ -89,12 +92,27 @@ async function readAgentsFile(agents: { readonly file: string; readonly budget?:
       throw error;
     });
     if (stat?.isSymbolicLink() === true)
-      return { file, budget, text: null, problem: `${file} is a symlink; dreamd does not write its block into it. Point agentsMd at the file itself.` };
+      return {
+        file,
+        budget,
+        text: null,
+        problem: `${file} is a symlink; dreamd does not write its block into it. Point agentsMd at the file itself.`,
+      };
     if (stat !== undefined && !stat.isFile())
-      return { file, budget, text: null, problem: `${file} is not a file; dreamd writes its block only into a file. Point agentsMd at an AGENTS.md file.` };
+      return {
+        file,
+        budget,
+        text: null,
+        problem: `${file} is not a file; dreamd writes its block only into a file. Point agentsMd at an AGENTS.md file.`,
+      };
     return { file, budget, text: await readTextIfExists(file) };
   } catch (error) {
-    return { file, budget, text: null, problem: `${file} cannot be read (${(error as Error).message}); dreamd leaves it as it is. Fix its permissions and the next run writes the block.` };
+    return {
+      file,
+      budget,
+      text: null,
+      problem: `${file} cannot be read (${(error as Error).message}); dreamd leaves it as it is. Fix its permissions and the next run writes the block.`,
+    };
   }
 }
 
@@ -167,7 +185,8 @@ export async function planWrite(options: {
       file: entry.file,
       reason: `${entry.file}: newer fact ${entry.newer.id} ("${entry.newer.title}") contradicts it; the file is kept as it is, left out of dreamd's index lines, and listed in ${REVIEW_FILE} for you to decide.`,
     }));
-    const agentsProblems = agents === undefined ? [] : planAgentsFile(agents, result.facts, factUse.facts, memoryPlan.files);
+    const agentsProblems =
+      agents === undefined ? [] : planAgentsFile(agents, result.facts, factUse.facts, memoryPlan.files);
     const reviewBefore = loaded.originals.get(REVIEW_FILE) ?? null;
     const reviewText = renderReview(reviewBefore, review);
     if (reviewText !== reviewBefore) memoryPlan.files.set(REVIEW_FILE, reviewText);

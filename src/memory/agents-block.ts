@@ -74,7 +74,8 @@ function cut(text: string, max: number): string {
 
 /** A fact's line: the title in bold, the body, and how to apply it when it says. */
 export function agentsLine(fact: Fact): string {
-  const apply = fact.howToApply === undefined || fact.howToApply.trim() === '' ? '' : ` (${oneLine(fact.howToApply)})`;
+  const apply =
+    fact.howToApply === undefined || fact.howToApply.trim() === '' ? '' : ` (${oneLine(fact.howToApply)})`;
   return cut(`- **${oneLine(fact.title)}**: ${oneLine(fact.body)}${apply}`, AGENTS_LINE_CHARS);
 }
 
@@ -85,7 +86,13 @@ const omittedNote = (count: number): string =>
 export function renderAgentsFile(facts: readonly Fact[], options: AgentsBlockOptions): AgentsBlock {
   const parts = splitIndexFile(options.existing, { file: options.file, legacy: false });
   if (parts.kind === 'broken')
-    return { text: null, included: [], omitted: [], blockBytes: 0, problems: parts.problem ? [parts.problem] : [] };
+    return {
+      text: null,
+      included: [],
+      omitted: [],
+      blockBytes: 0,
+      problems: parts.problem ? [parts.problem] : [],
+    };
   const budget = options.budget ?? AGENTS_BUDGET_BYTES;
   const use = options.use ?? {};
   const reads = (fact: Fact): number => use[fact.id]?.reads ?? 0;
@@ -102,12 +109,13 @@ export function renderAgentsFile(facts: readonly Fact[], options: AgentsBlockOpt
   );
   const total = queues.reduce((count, queue) => count + queue.length, 0);
   // Markers, heading and a blank line, and room kept for the closing note, whatever is left out.
-  const fixed = byteLength(`${BLOCK_BEGIN}\n${HEADING}\n\n${BLOCK_END}\n`) + byteLength(`\n${omittedNote(total)}\n`);
+  const fixed =
+    byteLength(`${BLOCK_BEGIN}\n${HEADING}\n\n${BLOCK_END}\n`) + byteLength(`\n${omittedNote(total)}\n`);
   let used = fixed;
   const chosen = AGENT_TYPES.map((): { fact: Fact; line: string }[] => []);
   const omitted: string[] = [];
   const next = queues.map(() => 0);
-  for (let turn = true; turn; ) {
+  for (let turn = true; turn;) {
     turn = false;
     for (const [position, queue] of queues.entries()) {
       const fact = queue[next[position] ?? 0];
@@ -115,7 +123,10 @@ export function renderAgentsFile(facts: readonly Fact[], options: AgentsBlockOpt
       turn = true;
       next[position] = (next[position] ?? 0) + 1;
       const line = agentsLine(fact);
-      const heading = chosen[position]?.length === 0 ? byteLength(`\n${TYPE_HEADINGS[AGENT_TYPES[position] ?? 'project']}\n`) : 0;
+      const heading =
+        chosen[position]?.length === 0
+          ? byteLength(`\n${TYPE_HEADINGS[AGENT_TYPES[position] ?? 'project']}\n`)
+          : 0;
       const cost = byteLength(`${line}\n`) + heading;
       if (used + cost > budget) {
         omitted.push(fact.id);
@@ -145,6 +156,8 @@ export function renderAgentsFile(facts: readonly Fact[], options: AgentsBlockOpt
     );
   }
   const blockLines = [HEADING, ...lines];
-  const blockBytes = byteLength(`${BLOCK_BEGIN}\n${blockLines.map((line) => `${line}\n`).join('')}${BLOCK_END}\n`);
+  const blockBytes = byteLength(
+    `${BLOCK_BEGIN}\n${blockLines.map((line) => `${line}\n`).join('')}${BLOCK_END}\n`,
+  );
   return { text: renderIndexFile(parts, blockLines), included, omitted, blockBytes, problems };
 }

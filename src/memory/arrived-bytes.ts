@@ -22,7 +22,9 @@ import { typeOfTopicFile } from './types.js';
 
 /** Whether dreamd compares and merges this path around its rename: the index, the topic files, `AGENTS.md`. */
 export function isMergeable(relativePath: string): boolean {
-  return relativePath === INDEX_FILE || typeOfTopicFile(relativePath) !== undefined || isAgentsPath(relativePath);
+  return (
+    relativePath === INDEX_FILE || typeOfTopicFile(relativePath) !== undefined || isAgentsPath(relativePath)
+  );
 }
 
 /**
