@@ -39,7 +39,10 @@ export const SpaceConfig = z.strictObject({
    */
   agentsMd: z
     .string()
-    .regex(/(?:^|[\\/])AGENTS\.md$/, 'must be the path of a file named AGENTS.md (for example "../AGENTS.md")')
+    .regex(
+      /(?:^|[\\/])AGENTS\.md$/,
+      'must be the path of a file named AGENTS.md (for example "../AGENTS.md")',
+    )
     .optional(),
   /** The most bytes dreamd's block of `agentsMd` takes, its two marker lines included. Default 8192. */
   agentsMdBudget: z.number().int().min(256).max(100_000).optional(),

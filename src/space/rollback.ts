@@ -7,7 +7,6 @@
  * session that grew between two runs is read in full, and reconcile drops what memory already holds.
  * The caller holds the space's lock.
  */
-import path from 'node:path';
 import { DreamdError } from '../errors.js';
 import { diffFiles } from '../memory/diff.js';
 import { readLedger, serializeLedger, type Ledger } from './ledger.js';
