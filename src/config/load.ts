@@ -215,6 +215,8 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
           memoryDir: resolvePath(space.memory, base),
           format: space.format,
           ...(space.layout === undefined ? {} : { layout: space.layout }),
+          ...(space.agentsMd === undefined ? {} : { agentsMd: resolvePath(space.agentsMd, base) }),
+          ...(space.agentsMdBudget === undefined ? {} : { agentsMdBudget: space.agentsMdBudget }),
         }))
       : [
           {

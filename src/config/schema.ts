@@ -33,6 +33,19 @@ export const SpaceConfig = z.strictObject({
   format: TranscriptFormat.default('native'),
   /** How memory is written. Default `claude-code` for a `claude-code` space, `topics` otherwise. */
   layout: MemoryLayout.optional(),
+  /**
+   * A repository's `AGENTS.md` (`~` expanded; relative paths resolve against the config file): every run of the
+   * space also writes dreamd's marked block there, the project and feedback facts a coding agent needs.
+   */
+  agentsMd: z
+    .string()
+    .regex(
+      /(?:^|[\\/])AGENTS\.md$/,
+      'must be the path of a file named AGENTS.md (for example "../AGENTS.md")',
+    )
+    .optional(),
+  /** The most bytes dreamd's block of `agentsMd` takes, its two marker lines included. Default 8192. */
+  agentsMdBudget: z.number().int().min(256).max(100_000).optional(),
 });
 
 /** The layout a space's consolidations write: its `layout`, else the default of its format. */
@@ -264,6 +277,10 @@ export interface Space {
   readonly format: TranscriptFormat;
   /** How consolidations write its memory; absent: the default of its format (see {@link layoutOfSpace}). */
   readonly layout?: MemoryLayout | undefined;
+  /** Absolute path of the `AGENTS.md` whose dreamd block every run also writes; absent: none. */
+  readonly agentsMd?: string | undefined;
+  /** Byte budget of that block (markers included); absent: the default. */
+  readonly agentsMdBudget?: number | undefined;
 }
 
 /** The parsed, resolved configuration. */

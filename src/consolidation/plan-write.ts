@@ -3,7 +3,9 @@
  * and the ledger entries. Nothing is written here; the run commits the plan in one staged transaction.
  */
 import { countFactReads, summarizeFactUse } from '../space/fact-use.js';
+import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { renderAgentsFile } from '../memory/agents-block.js';
 import { containsSecret, redactSecrets } from '../digest/index.js';
 import { diffFiles, INDEX_FILE, newFactId } from '../memory/index.js';
 import {
@@ -21,7 +23,7 @@ import {
   type MemoryProblem,
   type QuarantineEntry,
 } from '../space/index.js';
-import { TOPIC_FILES, type LedgerEntry } from '../memory/types.js';
+import { TOPIC_FILES, type Fact, type LedgerEntry } from '../memory/types.js';
 import type { ExtractedFact } from './extraction.js';
 import type { Gathered } from './gather.js';
 import { createProvenance } from './provenance.js';
@@ -69,6 +71,72 @@ async function changedSince(memoryDir: string, loaded: LoadedMemory): Promise<bo
   return changed.includes(true);
 }
 
+interface AgentsRead {
+  readonly file: string;
+  readonly budget: number | undefined;
+  /** The file's bytes as read (null: none). */
+  readonly text: string | null;
+  /** Why dreamd must not write it (a symlink, unreadable); undefined: writable. */
+  readonly problem?: string;
+}
+
+/** Read the space's `AGENTS.md` once per run: the block is planned from these bytes, and the commit compares with them. */
+async function readAgentsFile(agents: {
+  readonly file: string;
+  readonly budget?: number | undefined;
+}): Promise<AgentsRead> {
+  const { file, budget } = agents;
+  try {
+    const stat = await lstat(file).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (stat?.isSymbolicLink() === true)
+      return {
+        file,
+        budget,
+        text: null,
+        problem: `${file} is a symlink; dreamd does not write its block into it. Point agentsMd at the file itself.`,
+      };
+    if (stat !== undefined && !stat.isFile())
+      return {
+        file,
+        budget,
+        text: null,
+        problem: `${file} is not a file; dreamd writes its block only into a file. Point agentsMd at an AGENTS.md file.`,
+      };
+    return { file, budget, text: await readTextIfExists(file) };
+  } catch (error) {
+    return {
+      file,
+      budget,
+      text: null,
+      problem: `${file} cannot be read (${(error as Error).message}); dreamd leaves it as it is. Fix its permissions and the next run writes the block.`,
+    };
+  }
+}
+
+/**
+ * dreamd's block of the space's `AGENTS.md`, from the same facts as the memory files (one set of facts behind
+ * both): added to `files` when its bytes change, so it commits in the same transaction. Returns the problems.
+ */
+function planAgentsFile(
+  agents: AgentsRead,
+  facts: readonly Fact[],
+  use: Readonly<Record<string, { readonly reads: number }>>,
+  files: Map<string, string | null>,
+): MemoryProblem[] {
+  if (agents.problem !== undefined) return [{ file: agents.file, reason: agents.problem }];
+  const block = renderAgentsFile(facts, {
+    existing: agents.text,
+    file: agents.file,
+    use,
+    ...(agents.budget === undefined ? {} : { budget: agents.budget }),
+  });
+  if (block.text !== null && block.text !== agents.text) files.set(agents.file, block.text);
+  return block.problems.map((reason) => ({ file: agents.file, reason }));
+}
+
 export async function planWrite(options: {
   memoryDir: string;
   memory: LoadedMemory;
@@ -78,11 +146,14 @@ export async function planWrite(options: {
   runId: string;
   today: string;
   now: Date;
+  /** The repository's `AGENTS.md` the space also writes (absolute path), and its block's byte budget. */
+  agents?: { readonly file: string; readonly budget?: number | undefined } | undefined;
 }): Promise<WritePlan> {
   const { memoryDir, runId, now } = options;
   const isForgotten = createIsForgotten(options.forgotten);
   // Provenance is read from the digest the model was given, not from the model's own `evidence` label.
   const provenance = createProvenance(options.gathered.batches.flatMap(({ batch }) => batch.segments));
+  const agents = options.agents === undefined ? undefined : await readAgentsFile(options.agents);
   const plan = (loaded: LoadedMemory) => {
     const result = reconcile({
       existing: loaded.facts,
@@ -114,13 +185,15 @@ export async function planWrite(options: {
       file: entry.file,
       reason: `${entry.file}: newer fact ${entry.newer.id} ("${entry.newer.title}") contradicts it; the file is kept as it is, left out of dreamd's index lines, and listed in ${REVIEW_FILE} for you to decide.`,
     }));
+    const agentsProblems =
+      agents === undefined ? [] : planAgentsFile(agents, result.facts, factUse.facts, memoryPlan.files);
     const reviewBefore = loaded.originals.get(REVIEW_FILE) ?? null;
     const reviewText = renderReview(reviewBefore, review);
     if (reviewText !== reviewBefore) memoryPlan.files.set(REVIEW_FILE, reviewText);
     return {
       result,
       files: memoryPlan.files,
-      problems: [...loaded.problems, ...memoryPlan.problems, ...reviewProblems],
+      problems: [...loaded.problems, ...memoryPlan.problems, ...reviewProblems, ...agentsProblems],
       factsRead: summarizeFactUse(result.facts, factUse),
     };
   };
@@ -165,7 +238,11 @@ export async function planWrite(options: {
   const before = new Map<string, string | null>(
     [...files.keys()].map((path) => [
       path,
-      path === QUARANTINE_FILE ? quarantineBefore : (current.originals.get(path) ?? null),
+      path === QUARANTINE_FILE
+        ? quarantineBefore
+        : path === agents?.file
+          ? agents.text
+          : (current.originals.get(path) ?? null),
     ]),
   );
   return {

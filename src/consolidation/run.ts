@@ -293,6 +293,9 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         runId,
         today,
         now: now(),
+        ...(space.agentsMd === undefined
+          ? {}
+          : { agents: { file: space.agentsMd, budget: space.agentsMdBudget } }),
       });
       progress({ phase: 'reconcile', done: 1, total: 1 });
 

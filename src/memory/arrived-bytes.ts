@@ -14,14 +14,17 @@
  * Merging twice gives the same bytes (an entry already in `planned` as written is not added again), so a
  * crash between the steps of a merge never doubles a line.
  */
-import { INDEX_FILE, renderIndexFile, splitIndexFile } from './index-block.js';
+import { isAgentsPath } from './agents-block.js';
+import { INDEX_FILE, renderIndexFile, splitIndexFile, type SplitOptions } from './index-block.js';
 import { parseTopicFile, type ParsedTopic } from './topic-file.js';
 import type { TopicEntry } from './topic-entry.js';
 import { typeOfTopicFile } from './types.js';
 
-/** Whether dreamd compares and merges this path around its rename: the index and the topic files. */
+/** Whether dreamd compares and merges this path around its rename: the index, the topic files, `AGENTS.md`. */
 export function isMergeable(relativePath: string): boolean {
-  return relativePath === INDEX_FILE || typeOfTopicFile(relativePath) !== undefined;
+  return (
+    relativePath === INDEX_FILE || typeOfTopicFile(relativePath) !== undefined || isAgentsPath(relativePath)
+  );
 }
 
 /**
@@ -36,11 +39,19 @@ export function mergeArrived(
 ): string | undefined {
   if (seen === base) return planned;
   if (relativePath === INDEX_FILE) return mergeIndex(base, seen, planned);
+  // A repository's AGENTS.md holds dreamd's block the way MEMORY.md does: merged the same way.
+  if (isAgentsPath(relativePath))
+    return mergeIndex(base, seen, planned, { file: relativePath, legacy: false });
   if (typeOfTopicFile(relativePath) !== undefined) return mergeTopic(relativePath, base, seen, planned);
   return undefined;
 }
 
-function mergeIndex(base: string | null, seen: string | null, planned: string): string | undefined {
+function mergeIndex(
+  base: string | null,
+  seen: string | null,
+  planned: string,
+  split: SplitOptions = {},
+): string | undefined {
   // The common case: lines appended at the end. They go at the end of the run's file, after dreamd's block
   // (outside it, as they were), whatever the run did to the block or the lines around it.
   if (base !== null && seen !== null && seen.startsWith(base) && (base === '' || base.endsWith('\n'))) {
@@ -48,10 +59,10 @@ function mergeIndex(base: string | null, seen: string | null, planned: string): 
     if (added.trim() !== '' && planned.endsWith(added)) return planned; // merged already
     if (planned === '' || planned.endsWith('\n')) return planned + added;
   }
-  const theirs = splitIndexFile(seen);
-  const ours = splitIndexFile(planned);
+  const theirs = splitIndexFile(seen, split);
+  const ours = splitIndexFile(planned, split);
   if (theirs.kind === 'broken' || ours.kind === 'broken') return undefined;
-  const before = splitIndexFile(base);
+  const before = splitIndexFile(base, split);
   if (theirs.kind !== 'block' || ours.kind !== 'block' || before.kind !== 'block')
     return renderIndexFile(theirs, ours.blockLines);
   // All three have a block: the lines above and below it are merged on their own, so lines the run added

@@ -90,8 +90,19 @@ function findBlock(text: string): { start: number; end: number; inner: string } 
   return text.split('\n').some((line) => isMarker(line, BLOCK_END)) ? 'broken' : 'none';
 }
 
-/** Split `MEMORY.md` into the bytes that are not dreamd's and dreamd's block. */
-export function splitIndexFile(text: string | null): IndexFileParts {
+export interface SplitOptions {
+  /** The file's name, for the report. Default `MEMORY.md`. */
+  readonly file?: string;
+  /** Whether a first line `# Memory index` marks a file dreamd wrote before the block (only `MEMORY.md`). */
+  readonly legacy?: boolean;
+}
+
+/**
+ * Split a file that holds dreamd's block (`MEMORY.md`, a repository's `AGENTS.md`) into the bytes that are not
+ * dreamd's and dreamd's block.
+ */
+export function splitIndexFile(text: string | null, options: SplitOptions = {}): IndexFileParts {
+  const file = options.file ?? INDEX_FILE;
   if (text === null || text === '') return { before: '', after: '', blockLines: [], kind: 'none' };
   const found = findBlock(text);
   if (found === 'broken') {
@@ -101,7 +112,7 @@ export function splitIndexFile(text: string | null): IndexFileParts {
       blockLines: [],
       kind: 'broken',
       problem:
-        `${INDEX_FILE}: one of dreamd's markers (${BLOCK_BEGIN} / ${BLOCK_END}) is missing; dreamd leaves the file as it is. ` +
+        `${file}: one of dreamd's markers (${BLOCK_BEGIN} / ${BLOCK_END}) is missing; dreamd leaves the file as it is. ` +
         "Put both marker lines back around dreamd's lines, or delete both with the lines between them.",
     };
   }
@@ -114,7 +125,7 @@ export function splitIndexFile(text: string | null): IndexFileParts {
     };
   }
   const lines = linesOf(text);
-  if (lines[0]?.replace(/\r$/, '') === INDEX_HEADER) {
+  if ((options.legacy ?? file === INDEX_FILE) && lines[0]?.replace(/\r$/, '') === INDEX_HEADER) {
     // Written by dreamd before the block: its lines move into the block, every other line stays in order.
     const kept = lines.slice(1).filter((line) => {
       const plain = line.replace(/\r$/, '');

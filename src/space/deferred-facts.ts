@@ -3,6 +3,7 @@
  * the person's bytes stay, and the run's facts for that file wait in `.dreamd/pending.json` like the facts of
  * a broken file. They are part of memory meanwhile and land in the file on the next run.
  */
+import { isAgentsPath } from '../memory/agents-block.js';
 import { rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PENDING_FILE, readTextIfExists } from './paths.js';
@@ -33,6 +34,8 @@ const sameText = (a: Fact, b: Fact): boolean =>
  * older version. A fact the person edited by hand is theirs: it is not held back over their text.
  */
 export function factsToHold(fileName: string, seen: string | null, planned: string): Fact[] {
+  // AGENTS.md holds copies of facts that live in the memory files: nothing to hold, the next run writes it.
+  if (isAgentsPath(fileName)) return [];
   if (typeOfTopicFile(fileName) === undefined) return factFileToHold(fileName, seen, planned);
   const ours = factsOf(planned, fileName) ?? [];
   const theirs = new Map((factsOf(seen, fileName) ?? []).map((fact) => [fact.id, fact]));

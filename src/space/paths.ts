@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MemoryFormatError } from '../errors.js';
+import { isAgentsPath } from '../memory/agents-block.js';
 
 export const STATE_DIR = '.dreamd';
 export const LEDGER_FILE = '.dreamd/ledger.json';
@@ -45,6 +46,14 @@ export function resolveInside(memoryDir: string, relativePath: string): string {
     );
   }
   return path.join(memoryDir, ...relativePath.split('/'));
+}
+
+/**
+ * Where a path of a space's transaction points: a relative path inside the memory folder, or the absolute path
+ * of the repository's `AGENTS.md` the space writes (`agentsMd`), the one file a space writes outside its folder.
+ */
+export function spaceFilePath(memoryDir: string, file: string): string {
+  return isAgentsPath(file) ? file : resolveInside(memoryDir, file);
 }
 
 /** File text, or null when it does not exist. */

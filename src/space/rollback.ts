@@ -7,12 +7,11 @@
  * session that grew between two runs is read in full, and reconcile drops what memory already holds.
  * The caller holds the space's lock.
  */
-import path from 'node:path';
 import { DreamdError } from '../errors.js';
 import { diffFiles } from '../memory/diff.js';
 import { readLedger, serializeLedger, type Ledger } from './ledger.js';
 import { sha256 } from '../memory/hash.js';
-import { newRunId, readTextIfExists } from './paths.js';
+import { newRunId, readTextIfExists, spaceFilePath } from './paths.js';
 import { listRuns, type RunRecord } from './run-history.js';
 import { maintenanceSummary } from './run-summary.js';
 import { commitMemoryChanges, type CommitStep } from './transaction.js';
@@ -62,7 +61,7 @@ async function changedSinceRun(
 ): Promise<string[]> {
   const changed: string[] = [];
   for (const [file, change] of Object.entries(run.files)) {
-    if (!state.has(file)) state.set(file, await readTextIfExists(path.join(memoryDir, ...file.split('/'))));
+    if (!state.has(file)) state.set(file, await readTextIfExists(spaceFilePath(memoryDir, file)));
     const text = state.get(file) ?? null;
     if ((text === null ? null : sha256(text)) !== change.afterHash) changed.push(file);
   }

@@ -54,7 +54,7 @@ import {
   STAGING_DIR,
   assertRunId,
   readTextIfExists,
-  resolveInside,
+  spaceFilePath,
   runRecordPath,
 } from './paths.js';
 import {
@@ -149,7 +149,7 @@ export class CommitIncompleteError extends DreamdError {
 const RESERVED = [STAGING_DIR, RUNS_DIR, LOCK_FILE, LEDGER_FILE];
 
 function assertWritable(relativePath: string): void {
-  resolveInside('/', relativePath);
+  spaceFilePath('/', relativePath);
   if (
     RESERVED.some(
       (reserved) =>
@@ -293,7 +293,7 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
   const paths = [...options.files.keys()].sort();
   for (const relativePath of paths) assertWritable(relativePath);
   const befores = await Promise.all(
-    paths.map((relativePath) => readTextIfExists(resolveInside(memoryDir, relativePath))),
+    paths.map((relativePath) => readTextIfExists(spaceFilePath(memoryDir, relativePath))),
   );
   for (const [index, relativePath] of paths.entries()) {
     const content = writableText(relativePath, options.files.get(relativePath) ?? null);
@@ -467,7 +467,7 @@ async function applyStaged(
   try {
     for (const [index, entry] of manifest.entries.entries()) {
       faultInjection?.(`apply:${index}`);
-      const target = resolveInside(memoryDir, entry.path);
+      const target = spaceFilePath(memoryDir, entry.path);
       progress.file = entry.path;
       const isState = entry.path === LEDGER_FILE || entry.path.startsWith(`${RUNS_DIR}/`);
       if (isState) await settleMemory();

@@ -1,0 +1,178 @@
+/**
+ * A space that writes two layouts from one set of facts: Claude Code's memory folder (one file per fact,
+ * MEMORY.md) and dreamd's block of the repository's AGENTS.md (`agentsMd`), through the real consolidation and
+ * the real Anthropic SDK against the fake server (the scripted extractor answers).
+ */
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.js';
+import type { Config } from '../../src/config/schema.js';
+import { createConsolidator } from '../../src/consolidation/run.js';
+import { agentsLine } from '../../src/memory/agents-block.js';
+import { splitIndexFile } from '../../src/memory/index-block.js';
+import { createModel } from '../../src/model/index.js';
+import { loadMemory, rollbackRun } from '../../src/space/index.js';
+import { type ScriptedFact } from '../../harness/scripted-extractor.js';
+import { snapshotDirectory } from '../support/space.js';
+import { CLAUDE_CODE_FIXTURES } from '../transcripts/helpers.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
+
+const BUDGET = 1024;
+const PERSON = '# Agents\n\nRun `make check` before you push.\r\nNo trailing line break here';
+
+const FACTS: readonly ScriptedFact[] = [
+  {
+    trigger: 'hello.sh',
+    type: 'project',
+    title: 'hello.sh prints Hello world',
+    body: 'The repository has a hello.sh script that prints "Hello world".',
+    description: 'The hello.sh shell script in the repo and what it prints (Hello world)',
+  },
+  {
+    trigger: 'bail out and return an error',
+    type: 'feedback',
+    title: 'Hook handlers bail out when the repository cannot be opened',
+    body: 'When a Claude Code hook handler cannot open the git repository, it returns an error instead of going on.',
+    why: 'Going on with no repository hides the failure.',
+    howToApply: 'Return the error from opening the repository.',
+    description: 'Error handling in hook handlers: fail when the git repository cannot be opened',
+  },
+  {
+    trigger: 'hello.sh',
+    type: 'reference',
+    title: 'Shell notes',
+    body: 'Notes on the shell scripts of the repository.',
+    description: 'Notes on the shell scripts',
+  },
+  // More project facts than the budget holds: the block stays within it and counts the rest.
+  ...Array.from({ length: 20 }, (_, index): ScriptedFact => ({
+    trigger: 'hello.sh',
+    type: 'project',
+    title: `Script convention ${index + 1}`,
+    body: `Convention number ${index + 1} for the shell scripts of the repository, written out at some length.`,
+    description: `Shell script convention ${index + 1}`,
+  })),
+];
+
+const fake = useFakeAnthropic({ facts: FACTS });
+
+function space(agentsText: string | null): { config: Config; memoryDir: string; agentsMd: string } {
+  const root = mkdtempSync(join(tmpdir(), 'dreamd-agents-md-'));
+  const repo = join(root, 'repo');
+  mkdirSync(repo);
+  const agentsMd = join(repo, 'AGENTS.md');
+  if (agentsText !== null) writeFileSync(agentsMd, agentsText);
+  const project = join(root, '.claude', 'projects', '-home-me-repo');
+  mkdirSync(project, { recursive: true });
+  cpSync(CLAUDE_CODE_FIXTURES, project, { recursive: true, filter: (source) => !source.endsWith('.md') });
+  const old = new Date('2026-11-01T00:00:00Z');
+  for (const name of [
+    'claude-reliability__hello-world-script.jsonl',
+    'entireio-cli__a6-e4c2a0fbd1__compact-boundary.jsonl',
+    'entireio-cli__e2-775d4606d9__summary-task.jsonl',
+  ])
+    utimesSync(join(project, name), old, old);
+  const memoryDir = join(project, 'memory');
+  const path = join(root, 'dreamd.config.json');
+  writeFileSync(
+    path,
+    JSON.stringify({
+      spaces: [
+        {
+          id: 'repo',
+          sessions: project,
+          memory: memoryDir,
+          format: 'claude-code',
+          agentsMd: 'repo/AGENTS.md',
+          agentsMdBudget: BUDGET,
+        },
+      ],
+    }),
+  );
+  const config = loadConfig({
+    path,
+    env: {
+      DREAMD_MODEL_BASE_URL: fake.url,
+      ANTHROPIC_API_KEY: 'sk-ant-test-key',
+      DREAMD_MODEL_MAX_RETRIES: '0',
+    },
+    cwd: root,
+  });
+  return { config, memoryDir, agentsMd };
+}
+
+function consolidate(config: Config) {
+  return createConsolidator({ config, model: createModel(config.model) })(config.spaces[0]!, {
+    force: true,
+    dryRun: false,
+    trigger: 'manual',
+  });
+}
+
+describe('a space with a Claude Code folder and agentsMd', () => {
+  it('writes both from one consolidation, keeps every byte of the person’s AGENTS.md, stays within budget, and rollback restores it', async () => {
+    const { config, memoryDir, agentsMd } = space(PERSON);
+    expect(config.spaces[0]?.agentsMd).toBe(agentsMd);
+    const summary = await consolidate(config);
+    expect(summary.status).toBe('completed');
+
+    // One set of facts behind both: every fact in AGENTS.md is an active fact of the memory folder, as written there.
+    const memory = await loadMemory(memoryDir);
+    const active = memory.facts.filter((fact) => fact.owner !== 'other' && fact.status === 'active');
+    expect(active).toHaveLength(FACTS.length);
+    const index = splitIndexFile(readFileSync(join(memoryDir, 'MEMORY.md'), 'utf8'));
+    expect(index.kind).toBe('block');
+    const text = readFileSync(agentsMd, 'utf8');
+    const parts = splitIndexFile(text, { file: agentsMd, legacy: false });
+    expect(parts.kind).toBe('block');
+    expect(parts.before + parts.after).toBe(PERSON);
+    const listed = active.filter((fact) => parts.blockLines.includes(agentsLine(fact)));
+    expect(listed.map((fact) => fact.type).sort()).toEqual(expect.arrayContaining(['feedback', 'project']));
+    expect(listed.some((fact) => fact.type === 'reference')).toBe(false);
+    const blockBytes = Buffer.byteLength(text) - Buffer.byteLength(PERSON);
+    expect(blockBytes).toBeLessThanOrEqual(BUDGET);
+    const left = active.filter((fact) => fact.type !== 'reference').length - listed.length;
+    expect(left).toBeGreaterThan(0);
+    expect(parts.blockLines).toContain(`(${left} more facts in dreamd's memory folder, not listed here)`);
+    expect(summary.problems).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ file: agentsMd, reason: expect.stringMatching(/agentsMdBudget/) }),
+      ]),
+    );
+
+    // A second run finds nothing new and changes neither output.
+    const memoryAfter = [...snapshotDirectory(memoryDir)].filter(([file]) => !file.startsWith('.dreamd/'));
+    expect((await consolidate(config)).status).not.toBe('failed');
+    expect(readFileSync(agentsMd, 'utf8')).toBe(text);
+    expect([...snapshotDirectory(memoryDir)].filter(([file]) => !file.startsWith('.dreamd/'))).toEqual(
+      memoryAfter,
+    );
+
+    // The same transaction: rollback of the run gives the person's AGENTS.md back, byte for byte.
+    await rollbackRun(memoryDir, summary.runId);
+    expect(readFileSync(agentsMd, 'utf8')).toBe(PERSON);
+  });
+
+  it('creates AGENTS.md when it is missing, and rollback removes it again', async () => {
+    const { config, memoryDir, agentsMd } = space(null);
+    const summary = await consolidate(config);
+    expect(summary.status).toBe('completed');
+    const text = readFileSync(agentsMd, 'utf8');
+    expect(splitIndexFile(text, { file: agentsMd, legacy: false }).before).toBe('');
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(BUDGET);
+    await rollbackRun(memoryDir, summary.runId);
+    expect(existsSync(agentsMd)).toBe(false);
+  });
+
+  it('refuses an agentsMd that is not an AGENTS.md file, naming the space field and the fix', () => {
+    const root = mkdtempSync(join(tmpdir(), 'dreamd-agents-md-config-'));
+    const path = join(root, 'dreamd.config.json');
+    writeFileSync(
+      path,
+      JSON.stringify({ spaces: [{ id: 'repo', sessions: 's', memory: 'm', agentsMd: 'README.md' }] }),
+    );
+    expect(() => loadConfig({ path, env: {}, cwd: root })).toThrow(/agentsMd.*AGENTS\.md/s);
+  });
+});

@@ -1,0 +1,178 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  AGENTS_BUDGET_BYTES,
+  AGENTS_LINE_CHARS,
+  agentsLine,
+  isAgentFact,
+  isAgentsPath,
+  renderAgentsFile,
+} from '../../src/memory/agents-block.js';
+import { mergeArrived } from '../../src/memory/arrived-bytes.js';
+import { BLOCK_BEGIN, BLOCK_END, splitIndexFile } from '../../src/memory/index-block.js';
+import { FACT_TYPES, type Fact } from '../../src/memory/types.js';
+import { fact } from './helpers.js';
+
+const FILE = '/repo/AGENTS.md';
+
+/** The file with dreamd's block (begin line to end line) cut out. */
+function withoutBlock(text: string): string {
+  const begin = text.indexOf(`${BLOCK_BEGIN}\n`);
+  if (begin < 0) return text;
+  const endMarker = `${BLOCK_END}\n`;
+  const end = text.indexOf(endMarker, begin);
+  return text.slice(0, begin) + text.slice(end + endMarker.length);
+}
+
+function factsOf(count: number, seed: number): Fact[] {
+  return Array.from({ length: count }, (_, index) =>
+    fact(
+      {
+        id: `f-${(seed * 1000 + index).toString(36).padStart(10, '0')}`,
+        title: `Rule ${seed}-${index} ${'ü'.repeat(index % 40)}`,
+        body: `Always run the tests before a commit, case ${index} ${'word '.repeat(index % 60)}`,
+        updated: `2026-11-${String((index % 28) + 1).padStart(2, '0')}`,
+      },
+      FACT_TYPES[index % FACT_TYPES.length],
+    ),
+  );
+}
+
+const handLine = fc.oneof(
+  fc.constant(''),
+  fc.string({ maxLength: 40 }),
+  fc.string({ minLength: 140, maxLength: 400, unit: 'grapheme' }),
+  fc.constant('# Memory index'),
+  fc.constant('## Build and test'),
+  fc.string({ maxLength: 60 }).map((text) => `${text}\r`),
+);
+
+const handFile = fc
+  .tuple(
+    fc.array(
+      handLine.map((line) => line.replace(/\n/g, ' ')),
+      { maxLength: 200 },
+    ),
+    fc.boolean(),
+  )
+  .map(([lines, finalBreak]) => (lines.length === 0 ? '' : lines.join('\n') + (finalBreak ? '\n' : '')));
+
+describe("dreamd's block of a repository's AGENTS.md", () => {
+  it('never changes a byte outside the block, over several runs, on any file a person wrote; the block stays within its budget', () => {
+    fc.assert(
+      fc.property(
+        handFile,
+        fc.array(fc.tuple(fc.nat(80), fc.integer({ min: 512, max: 9000 })), { minLength: 1, maxLength: 4 }),
+        (original, runs) => {
+          let text: string | null = original === '' ? null : original;
+          for (const [run, [count, budget]] of runs.entries()) {
+            const block = renderAgentsFile(factsOf(count, run), { existing: text, file: FILE, budget });
+            expect(block.blockBytes).toBeLessThanOrEqual(budget);
+            if (block.text === null) continue;
+            text = block.text;
+            expect(withoutBlock(text)).toBe(original);
+            const parts = splitIndexFile(text, { file: FILE, legacy: false });
+            expect(parts.before + parts.after).toBe(original);
+            expect(parts.kind).toBe(
+              block.included.length > 0 ? 'block' : original === '' ? 'none' : 'foreign',
+            );
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('holds project and feedback facts and user facts about working style, fair across types, most read and newest first', () => {
+    const facts = [
+      ...Array.from({ length: 60 }, (_, index) =>
+        fact(
+          {
+            id: `f-p${String(index).padStart(8, '0')}`,
+            title: `Project fact ${index}`,
+            body: 'x'.repeat(200),
+            updated: '2026-11-01',
+          },
+          'project',
+        ),
+      ),
+      fact({ id: 'f-newproject', title: 'Newest project fact', updated: '2026-11-30' }, 'project'),
+      fact({ id: 'f-readproject', title: 'Most read project fact', updated: '2026-10-01' }, 'project'),
+      fact({ id: 'f-feedback01', title: 'Tabs, not spaces', body: 'Indent with tabs.' }, 'feedback'),
+      fact({ id: 'f-userstyle1', title: 'Prefers small commits', body: 'Keep commits small.' }, 'user'),
+      fact({ id: 'f-userrole01', title: 'Data scientist', body: 'Works on the churn model.' }, 'user'),
+      fact({ id: 'f-reference1', title: 'Dashboards', body: 'Grafana at grafana.internal.' }, 'reference'),
+      fact({ id: 'f-oldrule001', title: 'Old rule', status: 'superseded' }, 'feedback'),
+    ];
+    const block = renderAgentsFile(facts, {
+      existing: '# AGENTS.md\n\nRun `make test`.\n',
+      file: FILE,
+      budget: 2048,
+      use: { 'f-readproject': { reads: 5 } },
+    });
+    expect(block.blockBytes).toBeLessThanOrEqual(2048);
+    expect(block.included).toContain('f-feedback01');
+    expect(block.included).toContain('f-userstyle1');
+    expect(block.included).toContain('f-readproject');
+    expect(block.included).toContain('f-newproject');
+    expect(block.included.indexOf('f-readproject')).toBeLessThan(block.included.indexOf('f-newproject'));
+    for (const left of ['f-userrole01', 'f-reference1', 'f-oldrule001'])
+      expect(block.included).not.toContain(left);
+    expect(block.omitted.length).toBeGreaterThan(0);
+    expect(block.included.length + block.omitted.length).toBe(64);
+    expect(block.text).toContain(
+      `(${block.omitted.length} more facts in dreamd's memory folder, not listed here)`,
+    );
+    expect(block.problems).toEqual([expect.stringMatching(/AGENTS\.md: \d+ of 64 fact\(s\).*2,048 bytes/)]);
+    expect(block.text?.startsWith('# AGENTS.md\n\nRun `make test`.\n<!-- dreamd:begin')).toBe(true);
+    // The default budget.
+    expect(renderAgentsFile(facts, { existing: null, file: FILE }).blockBytes).toBeLessThanOrEqual(
+      AGENTS_BUDGET_BYTES,
+    );
+  });
+
+  it('leaves a file whose markers a person damaged as it is, and names the file and the fix', () => {
+    const damaged = `mine\n${BLOCK_BEGIN}\n- a line\n`;
+    const block = renderAgentsFile([fact({ id: 'f-project001' }, 'project')], {
+      existing: damaged,
+      file: FILE,
+    });
+    expect(block.text).toBeNull();
+    expect(block.problems).toEqual([
+      expect.stringMatching(/^\/repo\/AGENTS\.md: one of dreamd's markers .* Put both marker lines back/),
+    ]);
+  });
+
+  it('creates no file for nothing, and takes its block out when nothing is left to list', () => {
+    expect(renderAgentsFile([], { existing: null, file: FILE }).text).toBeNull();
+    const written = renderAgentsFile([fact({ id: 'f-project001' }, 'project')], {
+      existing: 'mine\n',
+      file: FILE,
+    });
+    expect(written.text).toContain('- **Title of f-project001**: Body of f-project001.');
+    expect(renderAgentsFile([], { existing: written.text, file: FILE }).text).toBe('mine\n');
+  });
+
+  it('writes one line a fact, cut to its length, how to apply it in brackets', () => {
+    const long = fact(
+      { id: 'f-feedback01', title: 'Rule', body: 'word '.repeat(200), howToApply: 'Do it\nnow.' },
+      'feedback',
+    );
+    expect(Array.from(agentsLine(long)).length).toBe(AGENTS_LINE_CHARS);
+    expect(agentsLine({ ...long, body: 'Short.' })).toBe('- **Rule**: Short. (Do it now.)');
+    expect(isAgentFact(fact({ id: 'f-user000001', title: 'Name', body: 'Is called Ann.' }, 'user'))).toBe(
+      false,
+    );
+  });
+
+  it('names only absolute AGENTS.md paths, and merges what a person wrote meanwhile outside the block', () => {
+    expect(isAgentsPath('/repo/AGENTS.md')).toBe(true);
+    for (const other of ['AGENTS.md', '/repo/agents.md', '/repo/../x/AGENTS.md', '/repo/MEMORY.md'])
+      expect(isAgentsPath(other)).toBe(false);
+    const base = 'mine\n';
+    const planned =
+      renderAgentsFile([fact({ id: 'f-project001' }, 'project')], { existing: base, file: FILE }).text ?? '';
+    const merged = mergeArrived(FILE, base, 'mine\nadded meanwhile\n', planned);
+    expect(merged).toBe(`${planned}added meanwhile\n`);
+  });
+});
