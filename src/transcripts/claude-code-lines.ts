@@ -9,7 +9,7 @@ import {
   dropBlocksOverLimit,
   type PartCaps,
 } from './normalize-message.js';
-import { JsonTextError, parseJsonText } from './parse-json-text.js';
+import { readJsonLine } from './parse-json-text.js';
 import { transcriptFailure } from './transcript-failure.js';
 
 /**
@@ -202,23 +202,15 @@ export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeC
   }
 
   function addLine(text: string, lineNumber: number): void {
-    if (text.trim().length === 0) return;
-    let value: unknown;
-    try {
-      value = parseJsonText(text);
-    } catch (error) {
-      const detail = error instanceof JsonTextError ? error.detail : String(error);
-      const warning = `line ${lineNumber}: invalid JSON (${detail}), skipped`;
-      firstBadLine ??= warning;
-      warnings.push(warning);
+    const line = readJsonLine(text, lineNumber);
+    if (line.kind === 'blank') return;
+    if (line.kind === 'skip' && line.invalid) firstBadLine ??= line.warning;
+    else parsedLines += 1;
+    if (line.kind === 'skip') {
+      warnings.push(line.warning);
       return;
     }
-    parsedLines += 1;
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      warnings.push(`line ${lineNumber}: not a JSON object, skipped`);
-      return;
-    }
-    const record = value as Record<string, unknown>;
+    const record = line.record;
     if (!hasSeenSessionId && typeof record.sessionId === 'string') {
       hasSeenSessionId = true;
       if (SessionId.safeParse(record.sessionId).success) sessionId = record.sessionId;

@@ -8,7 +8,7 @@ import {
   capInputStrings,
   type PartCaps,
 } from './normalize-message.js';
-import { JsonTextError, parseJsonText } from './parse-json-text.js';
+import { readJsonLine } from './parse-json-text.js';
 import { transcriptFailure } from './transcript-failure.js';
 
 /**
@@ -248,22 +248,15 @@ export function createCodexAccumulator(context: CodexContext): CodexAccumulator 
   }
 
   function addLine(text: string, lineNumber: number): void {
-    if (text.trim().length === 0) return;
-    let value: unknown;
-    try {
-      value = parseJsonText(text);
-    } catch (error) {
-      const detail = error instanceof JsonTextError ? error.detail : String(error);
-      const warning = `line ${lineNumber}: invalid JSON (${detail}), skipped`;
-      firstBadLine ??= warning;
-      warnings.push(warning);
+    const line = readJsonLine(text, lineNumber);
+    if (line.kind === 'blank') return;
+    if (line.kind === 'skip' && line.invalid) firstBadLine ??= line.warning;
+    else parsedLines += 1;
+    if (line.kind === 'skip') {
+      warnings.push(line.warning);
       return;
     }
-    parsedLines += 1;
-    if (!isObject(value)) {
-      warnings.push(`line ${lineNumber}: not a JSON object, skipped`);
-      return;
-    }
+    const value = line.record;
     const timestamp = stringField(value, 'timestamp');
     const ts = timestamp !== undefined && !Number.isNaN(Date.parse(timestamp)) ? timestamp : undefined;
     if (firstTimestamp === undefined && ts !== undefined) firstTimestamp = ts;

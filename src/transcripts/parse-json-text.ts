@@ -117,3 +117,26 @@ function errorPosition(message: string, text: string): number | undefined {
   const offset = snippet.indexOf(token);
   return offset === -1 ? undefined : start + offset;
 }
+
+/** One line of a JSONL transcript: blank, an object, or a line to skip with the warning that says why. */
+export type JsonLine =
+  | { readonly kind: 'blank' }
+  | { readonly kind: 'object'; readonly record: Record<string, unknown> }
+  /** `invalid`: not JSON at all (the first such line is the file's headline problem); else JSON but no object. */
+  | { readonly kind: 'skip'; readonly warning: string; readonly invalid: boolean };
+
+/** Reads one line of a JSONL transcript (Claude Code's, Codex's): what the readers do with it is theirs. */
+export function readJsonLine(text: string, lineNumber: number): JsonLine {
+  if (text.trim().length === 0) return { kind: 'blank' };
+  let value: unknown;
+  try {
+    value = parseJsonText(text);
+  } catch (error) {
+    const detail = error instanceof JsonTextError ? error.detail : String(error);
+    return { kind: 'skip', warning: `line ${lineNumber}: invalid JSON (${detail}), skipped`, invalid: true };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { kind: 'skip', warning: `line ${lineNumber}: not a JSON object, skipped`, invalid: false };
+  }
+  return { kind: 'object', record: value as Record<string, unknown> };
+}
