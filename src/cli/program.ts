@@ -42,8 +42,11 @@ export async function runProgram(
   let configModule: typeof ConfigLoader | undefined;
   let scheduleModule: typeof ScheduleCheck | undefined;
   program.hook('preAction', async () => {
-    configModule ??= await import('../config/load.js');
-    scheduleModule ??= await import('../config/schedule.js');
+    // In parallel: node-cron (behind the schedule check) takes about as long to load as the config loader.
+    [configModule, scheduleModule] = await Promise.all([
+      configModule ?? import('../config/load.js'),
+      scheduleModule ?? import('../config/schedule.js'),
+    ]);
   });
 
   let loaded: Config | undefined;

@@ -200,16 +200,8 @@ export function createBm25Index(documents: readonly string[]): Bm25Index {
   });
   const lengths = termCounts.map((counts) => [...counts.values()].reduce((sum, n) => sum + n, 0));
   const averageLength = lengths.reduce((sum, n) => sum + n, 0) / Math.max(1, lengths.length) || 1;
-  const documentFrequency = new Map<string, number>();
-  for (const counts of termCounts) {
-    for (const term of counts.keys()) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
-  }
   const total = documents.length;
-  // BM25+ style idf that never goes negative: ln(1 + (N - n + 0.5) / (n + 0.5)).
-  const idf = (term: string) => {
-    const n = documentFrequency.get(term) ?? 0;
-    return Math.log(1 + (total - n + 0.5) / (n + 0.5));
-  };
+  const idf = inverseDocumentFrequency(termCounts.map((counts) => counts.keys()));
 
   return {
     size: total,
@@ -265,17 +257,10 @@ export function createFieldedBm25Index(documents: readonly (readonly WeightedFie
     const total = counts.reduce((sum, fields) => sum + lengthOf(fields[field]), 0);
     return total / Math.max(1, documents.length) || 1;
   });
-  const documentFrequency = new Map<string, number>();
-  for (const fields of counts) {
-    const seen = new Set<string>();
-    for (const terms of fields) for (const term of terms.keys()) seen.add(term);
-    for (const term of seen) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
-  }
   const total = documents.length;
-  const idf = (term: string) => {
-    const n = documentFrequency.get(term) ?? 0;
-    return Math.log(1 + (total - n + 0.5) / (n + 0.5));
-  };
+  const idf = inverseDocumentFrequency(
+    counts.map((fields) => new Set(fields.flatMap((terms) => [...terms.keys()]))),
+  );
   return {
     size: total,
     score(query) {
@@ -302,5 +287,21 @@ export function createFieldedBm25Index(documents: readonly (readonly WeightedFie
         return found ? Math.min(1, score / best) : 0;
       });
     },
+  };
+}
+
+/**
+ * The idf of a term over documents given as their distinct terms: BM25+ style, never negative,
+ * ln(1 + (N - n + 0.5) / (n + 0.5)). One function for plain BM25 and BM25F.
+ */
+function inverseDocumentFrequency(documentTerms: readonly Iterable<string>[]): (term: string) => number {
+  const documentFrequency = new Map<string, number>();
+  for (const terms of documentTerms) {
+    for (const term of new Set(terms)) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+  }
+  const total = documentTerms.length;
+  return (term) => {
+    const n = documentFrequency.get(term) ?? 0;
+    return Math.log(1 + (total - n + 0.5) / (n + 0.5));
   };
 }

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { TranscriptErrorReason } from '../errors.js';
 import type { MessagePart, Session, SessionMessage, SubagentPart } from './types.js';
 import { MessageContent, SessionId, describeZodError } from './message-schema.js';
 import {
@@ -10,7 +9,7 @@ import {
   type PartCaps,
 } from './normalize-message.js';
 import { readJsonLine } from './parse-json-text.js';
-import { transcriptFailure } from './transcript-failure.js';
+import { noLineRead } from './transcript-failure.js';
 
 /**
  * Pure part of the Claude Code JSONL reader: lines go in one at a time (the IO edge streams them), a
@@ -248,20 +247,7 @@ export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeC
   }
 
   function finish(mtime: Date): Session {
-    if (parsedLines === 0) {
-      if (firstBadLine !== undefined) {
-        throw transcriptFailure(
-          context.file,
-          TranscriptErrorReason.invalidJson,
-          `no line is valid JSON (${firstBadLine})`,
-        );
-      }
-      throw transcriptFailure(
-        context.file,
-        TranscriptErrorReason.empty,
-        'the file is empty (only whitespace)',
-      );
-    }
+    if (parsedLines === 0) throw noLineRead(context.file, firstBadLine);
     const messages: SessionMessage[] = kept.map((builder) => ({
       index: builder.index,
       role: builder.role,

@@ -1,4 +1,3 @@
-import { TranscriptErrorReason } from '../errors.js';
 import type { MessagePart, MessageRole, Session, SessionMessage } from './types.js';
 import { SessionId } from './message-schema.js';
 import {
@@ -9,7 +8,7 @@ import {
   type PartCaps,
 } from './normalize-message.js';
 import { readJsonLine } from './parse-json-text.js';
-import { transcriptFailure } from './transcript-failure.js';
+import { noLineRead } from './transcript-failure.js';
 
 /**
  * Pure part of the OpenAI Codex CLI rollout reader: lines go in one at a time, a Session comes out.
@@ -310,20 +309,7 @@ export function createCodexAccumulator(context: CodexContext): CodexAccumulator 
   }
 
   function finish(mtime: Date): Session {
-    if (parsedLines === 0) {
-      if (firstBadLine !== undefined) {
-        throw transcriptFailure(
-          context.file,
-          TranscriptErrorReason.invalidJson,
-          `no line is valid JSON (${firstBadLine})`,
-        );
-      }
-      throw transcriptFailure(
-        context.file,
-        TranscriptErrorReason.empty,
-        'the file is empty (only whitespace)',
-      );
-    }
+    if (parsedLines === 0) throw noLineRead(context.file, firstBadLine);
     return {
       id: sessionId ?? context.stem,
       file: context.file,

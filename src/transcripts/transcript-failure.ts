@@ -34,3 +34,13 @@ export function transcriptFailure(
   const message = `${file}: ${detail}; ${FIXES[reason]}. The file was skipped.`;
   return new TranscriptError(message, file, reason, cause === undefined ? undefined : { cause });
 }
+
+/**
+ * Why a JSONL transcript gave no line at all: none was JSON (with the first bad line's warning), or it holds
+ * nothing but whitespace.
+ */
+export function noLineRead(file: string, firstBadLine: string | undefined): TranscriptError {
+  return firstBadLine !== undefined
+    ? transcriptFailure(file, TranscriptErrorReason.invalidJson, `no line is valid JSON (${firstBadLine})`)
+    : transcriptFailure(file, TranscriptErrorReason.empty, 'the file is empty (only whitespace)');
+}
