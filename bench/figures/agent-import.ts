@@ -2,13 +2,13 @@
  * The agent kit's import (`import … from 'dreamd/agent'`): wall time and resident memory of a fresh Node process
  * that imports it, paired in the same run with a process that imports `@anthropic-ai/sdk` alone (what any agent
  * that talks to Claude loads anyway) and a bare Node process. The kit is built the way the package ships it
- * (esbuild, dependencies loaded from node_modules, no TypeScript loader). Rounds alternate the three imports so
+ * (`tsc`, dependencies loaded from node_modules, no TypeScript loader; see bench/bundle.ts). Rounds alternate the three imports so
  * that load on the machine falls on each alike; the medians are reported.
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { bundleEntry } from '../bundle.js';
+import { builtFile } from '../bundle.js';
 import type { Figure } from '../report.js';
 import { median } from '../stats.js';
 
@@ -38,7 +38,7 @@ async function importCost(specifier: string | undefined): Promise<ImportCost> {
 }
 
 export async function measureAgentImport(rounds: number, log: (line: string) => void): Promise<Figure[]> {
-  const kit = await bundleEntry('src/agent-kit.ts', 'agent-kit.mjs');
+  const kit = await builtFile('src/agent-kit.js');
   const kitUrl = new URL(`file://${kit}`).href;
   const samples = { kit: [] as ImportCost[], sdk: [] as ImportCost[], bare: [] as ImportCost[] };
   for (let round = 0; round < rounds; round += 1) {

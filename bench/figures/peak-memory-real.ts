@@ -1,7 +1,7 @@
 /**
- * Peak RSS of one real `dreamd consolidate --force` process, built (the CLI bundled into one JavaScript file
- * with esbuild, its dependencies loaded from node_modules as an installed dreamd loads them, no TypeScript
- * loader), on one big transcript: native JSON and the same session as Claude Code JSONL. The model is the fake
+ * Peak RSS of one real `dreamd consolidate --force` process, built as the package ships (`tsc`, its
+ * dependencies loaded from node_modules as an installed dreamd loads them, no TypeScript loader; see
+ * bench/bundle.ts), on one big transcript: native JSON and the same session as Claude Code JSONL. The model is the fake
  * Anthropic server in this process (no facts), so what is measured is read, digest, every extraction request,
  * reconcile and write. The peak is the kernel's maximum resident set of the child (`/usr/bin/time -f %M`).
  */
@@ -11,7 +11,7 @@ import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startFakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
-import { bundleEntry } from '../bundle.js';
+import { builtFile } from '../bundle.js';
 import type { Figure } from '../report.js';
 import { makeTempRoot } from '../setup.js';
 import { DEFAULT_WORKLOAD, generateSession, toClaudeCodeJsonl } from '../workload.js';
@@ -30,7 +30,7 @@ export async function measureRealPeakMemory(
   const server = await startFakeAnthropicServer();
   server.setDefault({ json: { facts: [] } });
   try {
-    const cli = await bundleEntry('src/cli/main.ts', 'dreamd.mjs');
+    const cli = await builtFile('src/cli/main.js');
     const generated = generateSession(
       { ...DEFAULT_WORKLOAD, messagesPerSession: Math.ceil((megabytes * 1e6) / BYTES_PER_MESSAGE) },
       0,

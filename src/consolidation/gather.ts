@@ -6,7 +6,7 @@
  */
 import { collectReads, type SessionReads } from '../space/fact-use.js';
 import type { LimitsConfig } from '../config/schema.js';
-import { digestSession, planBatches, type Batch } from '../digest/index.js';
+import { CHARS_PER_TOKEN, digestSession, planBatches, type Batch } from '../digest/index.js';
 import type { LedgerLookup } from '../memory/types.js';
 import { readSettledSessions, type ReadSessionRecord, type ScanResult } from '../transcripts/index.js';
 import type { RunProgress } from '../core/run.js';
@@ -22,6 +22,11 @@ export interface Gathered {
   readonly sessionDates: ReadonlyMap<string, string>;
   /** Sessions past `limits.maxCallsPerRun`: they wait, whole, for the next run (see `settleProgress`). */
   readonly deferred: ReadonlySet<string>;
+  /**
+   * Sessions whose reading stopped at the run's read budget (see `readBudget`): the first message not read.
+   * Settled as if that message had not been sent.
+   */
+  readonly keptUntil: ReadonlyMap<string, number>;
   /** Sessions partly consolidated by this run (see `settleProgress`); empty before extraction. */
   readonly progress: ReadonlyMap<string, SessionProgress>;
   /** Files reported and set aside. */
@@ -43,6 +48,25 @@ export function digestBudget(
     Math.ceil(limits.digestTokensPerCall / 4),
     limits.digestTokensPerCall - limits.memoryTokensPerCall,
   );
+}
+
+/**
+ * Characters of transcript a run reads for each character of digest its calls can carry: a digest is a
+ * fraction of what it reads (about half for plain dialogue, a tenth or less for agent transcripts with tool
+ * output), so this is enough to fill the run's calls with either.
+ */
+const READ_CHARS_PER_DIGEST_CHAR = 4;
+
+/**
+ * Characters of messages a run reads (over all its sessions): what its calls (`limits.maxCallsPerRun`, each
+ * carrying `digestBudget` tokens) can carry, times `READ_CHARS_PER_DIGEST_CHAR`. What is past it is read by
+ * the next run, so a run's memory follows its budget, not the size of the transcripts (a 50 MB session is
+ * read a part at a time, each run from where the last one stopped).
+ */
+export function readBudget(
+  limits: Pick<LimitsConfig, 'digestTokensPerCall' | 'memoryTokensPerCall' | 'maxCallsPerRun'>,
+): number {
+  return limits.maxCallsPerRun * digestBudget(limits) * CHARS_PER_TOKEN * READ_CHARS_PER_DIGEST_CHAR;
 }
 
 /** How far a session bigger than one run got (recorded in its ledger entry). */
@@ -78,6 +102,7 @@ export async function gatherSessions(
     // The reader may drop what the digest never reads of a tool result (it reads a window of 3 × the kept
     // characters, at least 512), keeping a big transcript's memory flat; never less than the reader's default.
     maxToolResultChars: Math.max(2_000, 3 * limits.toolResultChars, 512),
+    keepChars: readBudget(limits),
   });
   const sessionDates = new Map<string, string>();
   const digests = read.sessions.map((session, index) => {
@@ -107,7 +132,12 @@ export async function gatherSessions(
     ],
     records: read.records,
     sessionDates,
-    deferred: new Set(),
+    keptUntil: new Map(
+      read.sessions.flatMap((session) =>
+        session.keptUntil === undefined ? [] : [[session.id, session.keptUntil] as const],
+      ),
+    ),
+    deferred: new Set(read.unread),
     progress: new Map(),
     problems: read.problems.map((problem) => ({ file: problem.file, reason: problem.message })),
   };
@@ -126,11 +156,13 @@ export function settleProgress(
   earlier: (sessionId: string) => { readonly part: number } | undefined,
   fromMessage: (sessionId: string) => number,
 ): Gathered {
-  const deferred = new Set<string>();
+  const deferred = new Set<string>(gathered.deferred);
   const progress = new Map<string, SessionProgress>();
   const records = [];
   for (const record of gathered.records) {
-    const next = firstUnsent.get(record.sessionId);
+    const unsent = firstUnsent.get(record.sessionId);
+    const unread = gathered.keptUntil.get(record.sessionId);
+    const next = unsent === undefined ? unread : unread === undefined ? unsent : Math.min(unsent, unread);
     if (next === undefined || record.newMessages === 0) {
       records.push(record);
       continue;

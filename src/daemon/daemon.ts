@@ -1,21 +1,20 @@
 import { hostname } from 'node:os';
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import type { ConsolidateFunction } from '../core/run.js';
 import type { InspectSpaceFunction } from '../core/inspection.js';
 import { ConfigError } from '../errors.js';
-import { createEmbeddedQueue, type EmbeddedQueue } from './embedded-queue.js';
-import { bullmqJobs, type JobQueue } from './jobs.js';
-import { createFleet, type Fleet } from './fleet.js';
+import type { EmbeddedQueue } from './embedded-queue.js';
+import type { JobQueue } from './jobs.js';
+import type { Fleet } from './fleet.js';
 import { createRepeatedLog } from './repeated-log.js';
-import { createMetrics, type DaemonMetrics } from './metrics.js';
-import { connectionOptions, createConsolidationQueue, type ConsolidationQueue } from './queue.js';
+import type { DaemonMetrics } from './metrics.js';
+import type { ConsolidationQueue } from './queue.js';
 import { redisUrlFor } from './redis.js';
-import { createRedisProbe, type RedisProbe } from './redis-probe.js';
-import { createScheduler, type Scheduler, type TickReport } from './scheduler.js';
-import { assertPortFree, createServer, type DaemonServer, type HealthReport } from './server.js';
-import { createWorkerPool, type WorkerPool, type WorkerTiming } from './worker-pool.js';
+import type { RedisProbe } from './redis-probe.js';
+import type { Scheduler, TickReport } from './scheduler.js';
+import type { DaemonServer, HealthReport } from './server.js';
+import type { WorkerPool, WorkerTiming } from './worker-pool.js';
 
 /** Which parts this process runs: `dreamd start` all three, `dreamd worker` workers, `dreamd scheduler` the tick. */
 export interface DaemonRoles {
@@ -170,6 +169,20 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
     if (state !== 'created' && state !== 'stopped') throw new Error(`cannot start a daemon that is ${state}`);
     state = 'starting';
     try {
+      const {
+        Redis,
+        assertPortFree,
+        bullmqJobs,
+        connectionOptions,
+        createConsolidationQueue,
+        createEmbeddedQueue,
+        createFleet,
+        createMetrics,
+        createRedisProbe,
+        createScheduler,
+        createServer,
+        createWorkerPool,
+      } = await import('./daemon-parts.js');
       if (roles.server) await assertPortFree(config.server.host, config.server.port);
       const redisUrl = redisUrlFor(config, options.env ?? process.env);
       let jobs: JobQueue;

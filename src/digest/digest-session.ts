@@ -306,7 +306,6 @@ export function digestSession(session: Session, options: DigestOptions = {}): Se
     userWords: undefined,
   };
 
-  const digested: SessionMessage[] = [];
   let messagesRead = 0;
   let first: number | undefined;
   let last: number | undefined;
@@ -320,7 +319,6 @@ export function digestSession(session: Session, options: DigestOptions = {}): Se
       );
       continue;
     }
-    digested.push(message);
     messagesRead += 1;
     first ??= message.index;
     last = message.index;
@@ -329,27 +327,23 @@ export function digestSession(session: Session, options: DigestOptions = {}): Se
   }
 
   const header = `### session ${collapseWhitespace(session.id)} · ${sessionStamp.date}`;
+  // The digest keeps its lines and nothing else of the session or of the digest's working state (the texts
+  // seen, the tool names): a run holds a long session's digest through extraction, never its messages.
+  const lines = state.lines;
   let chars = header.length;
-  for (const line of state.lines) chars += 1 + line.text.length;
+  for (const line of lines) chars += 1 + line.text.length;
   // The joined text is built when first read: a session too long for one call is batched from `lines`, so a
   // big transcript never holds its digest twice.
   let text: string | undefined;
-  // Only reports read `rawChars` (the pipeline never does), and measuring means walking every byte of every
-  // tool result again: it is computed on first read, then kept.
-  let rawChars: number | undefined;
   return {
     sessionId: session.id,
     date: sessionStamp.date,
     get text(): string {
-      text ??= [header, ...state.lines.map((line) => line.text)].join('\n');
+      text ??= [header, ...lines.map((line) => line.text)].join('\n');
       return text;
     },
     header,
-    lines: state.lines,
-    get rawChars(): number {
-      rawChars ??= digested.length === 0 ? 0 : jsonLength(digested);
-      return rawChars;
-    },
+    lines,
     chars,
     estimatedTokens: Math.ceil(chars / CHARS_PER_TOKEN),
     redactions: state.redactions,
@@ -357,4 +351,13 @@ export function digestSession(session: Session, options: DigestOptions = {}): Se
     fromMessage: first,
     toMessage: last,
   };
+}
+
+/**
+ * Characters of a session's messages from `fromMessage` on, serialized as JSON: the "raw transcript" that
+ * digest ratios are taken against (reports and benchmarks; a run never needs it). A walk over every byte.
+ */
+export function digestedRawChars(session: Session, fromMessage = 0): number {
+  const digested = session.messages.filter((message) => message.index >= fromMessage);
+  return digested.length === 0 ? 0 : jsonLength(digested);
 }

@@ -1,6 +1,7 @@
 /** Gather (the third step of a run, see ARCHITECTURE.md): sessions in, compact redacted digests and model-call batches out. */
 export {
   digestSession,
+  digestedRawChars,
   DEFAULT_ASSISTANT_TEXT_CHARS,
   DEFAULT_USER_TEXT_CHARS,
   cutMiddle,

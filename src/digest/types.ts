@@ -21,11 +21,6 @@ export interface SessionDigest {
   readonly header: string;
   /** The lines after the header, in message order. */
   readonly lines: readonly DigestLine[];
-  /**
-   * Characters of the digested messages serialized as JSON: the "raw transcript" ratios are taken against.
-   * Computed on first read (a walk over every digested byte), so a digest nobody measures does not pay for it.
-   */
-  readonly rawChars: number;
   /** Characters of `text`. */
   readonly chars: number;
   /** `estimateTokens(text)`: characters / 4, rounded up. */

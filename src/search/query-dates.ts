@@ -4,7 +4,8 @@
  * that day; a month or a year without a day is the whole month or year; "last week" is the seven days chrono
  * puts it at. Recall lifts facts dated in, or mentioning a day in, one of these ranges.
  */
-import * as chrono from 'chrono-node';
+// English alone, from its own entry point: the package's index loads all sixteen languages.
+import * as en from 'chrono-node/en';
 
 /** An inclusive range of `YYYY-MM-DD` days. */
 export interface DayRange {
@@ -25,7 +26,7 @@ function lastDayOfMonth(year: number, month: number): string {
 /** The day ranges a query names, relative to `now` (UTC); `[]` when it names none. */
 export function queryDayRanges(query: string, now: Date): DayRange[] {
   const ranges: DayRange[] = [];
-  for (const result of chrono.en.casual.parse(query, { instant: now, timezone: 0 })) {
+  for (const result of en.casual.parse(query, { instant: now, timezone: 0 })) {
     const start = result.start;
     const year = start.get('year');
     const month = start.get('month');
@@ -68,7 +69,7 @@ export function splitQueryDates(query: string, now: Date): { ranges: DayRange[];
   const ranges = queryDayRanges(query, now);
   if (ranges.length === 0) return { ranges, words: query };
   let words = query;
-  for (const result of chrono.en.casual.parse(query, { instant: now, timezone: 0 }))
+  for (const result of en.casual.parse(query, { instant: now, timezone: 0 }))
     words = words.replace(result.text, ' ');
   words = words
     .replace(/\b(?:in|on|during|since)\s+(?=\s|$)/gi, ' ')

@@ -10,6 +10,7 @@ import {
 } from './normalize-message.js';
 import { readJsonLine } from './parse-json-text.js';
 import { noLineRead } from './transcript-failure.js';
+import { createKeepWindow, keptUntilOf } from './keep-window.js';
 
 /**
  * Pure part of the Claude Code JSONL reader: lines go in one at a time (the IO edge streams them), a
@@ -124,6 +125,8 @@ export interface ClaudeCodeContext {
   readonly stem: string;
   /** First message index to keep (earlier ones are counted, not kept). */
   readonly fromMessage: number;
+  /** Characters of messages kept before later ones are only counted (see `KeepWindow`). Default: all. */
+  readonly keepChars?: number | undefined;
   /**
    * How much of each part is kept (see `PartCaps`), applied as each line is added, so a line's big strings
    * are garbage as soon as the line is done. Default `DEFAULT_PART_CAPS`.
@@ -150,6 +153,7 @@ export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeC
   const warnings: string[] = [];
   const caps = context.caps ?? DEFAULT_PART_CAPS;
   const kept: MessageBuilder[] = [];
+  const window = createKeepWindow(context.fromMessage, context.keepChars);
   /** `message.id` of each assistant message seen, to its builder (undefined when before `fromMessage`). */
   const byMessageId = new Map<string, MessageBuilder | undefined>();
   const unknownTypes = new Set<string>();
@@ -179,7 +183,7 @@ export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeC
     }
     const index = messageCount;
     messageCount += 1;
-    if (index < context.fromMessage) {
+    if (!window.keeps(index)) {
       if (messageId !== undefined) byMessageId.set(messageId, undefined);
       return;
     }
@@ -195,6 +199,7 @@ export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeC
       meta: line.isMeta === true || line.message.model === SYNTHETIC_MODEL || isEcho,
     };
     kept.push(builder);
+    window.kept(index, builder.parts);
     if (messageId !== undefined) byMessageId.set(messageId, builder);
     const agent = line.type === 'user' && !builder.sidechain ? linkedAgent(line) : undefined;
     if (agent !== undefined) links.push({ messageIndex: index, ...agent });
@@ -267,6 +272,7 @@ export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeC
       ...(cwd === undefined ? {} : { cwd }),
       messages,
       messageCount,
+      ...keptUntilOf(window, messageCount),
       warnings,
     };
   }

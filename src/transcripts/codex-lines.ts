@@ -9,6 +9,7 @@ import {
 } from './normalize-message.js';
 import { readJsonLine } from './parse-json-text.js';
 import { noLineRead } from './transcript-failure.js';
+import { createKeepWindow, keptUntilOf } from './keep-window.js';
 
 /**
  * Pure part of the OpenAI Codex CLI rollout reader: lines go in one at a time, a Session comes out.
@@ -60,6 +61,8 @@ export interface CodexContext {
   readonly stem: string;
   /** First message index to keep (earlier ones are counted, not kept). */
   readonly fromMessage: number;
+  /** Characters of messages kept before later ones are only counted (see `KeepWindow`). Default: all. */
+  readonly keepChars?: number | undefined;
   readonly caps?: PartCaps | undefined;
 }
 
@@ -142,6 +145,7 @@ export function createCodexAccumulator(context: CodexContext): CodexAccumulator 
   const warnings: string[] = [];
   const dropped: Record<string, number> = {};
   const kept: SessionMessage[] = [];
+  const window = createKeepWindow(context.fromMessage, context.keepChars);
   let messageCount = 0;
   let parsedLines = 0;
   let firstBadLine: string | undefined;
@@ -163,8 +167,9 @@ export function createCodexAccumulator(context: CodexContext): CodexAccumulator 
   ): void {
     const index = messageCount;
     messageCount += 1;
-    if (index < context.fromMessage) return;
+    if (!window.keeps(index)) return;
     kept.push({ index, role, ts, parts, ...(flags.compactSummary === true ? { compactSummary: true } : {}) });
+    window.kept(index, parts);
   }
 
   function toolCall(id: unknown, name: string, input: unknown): MessagePart {
@@ -320,6 +325,7 @@ export function createCodexAccumulator(context: CodexContext): CodexAccumulator 
       ...(cwd === undefined ? {} : { cwd }),
       messages: kept,
       messageCount,
+      ...keptUntilOf(window, messageCount),
       warnings,
       dropped: { ...dropped },
     };

@@ -12,6 +12,7 @@ import {
 } from './normalize-message.js';
 import { JsonTextError, parseJsonText } from './parse-json-text.js';
 import { transcriptFailure } from './transcript-failure.js';
+import { createKeepWindow, keptUntilOf } from './keep-window.js';
 
 /** What the native parser needs besides the text; all of it comes from the caller's IO. */
 export interface NativeParseContext {
@@ -21,6 +22,8 @@ export interface NativeParseContext {
   readonly stem: string;
   /** First message index to return (earlier ones are counted, not converted). */
   readonly fromMessage: number;
+  /** Characters of messages kept before later ones are only counted (see `KeepWindow`). Default: all. */
+  readonly keepChars?: number | undefined;
   /** The file's modification time: `startedAt` when neither the file nor a message says. */
   readonly mtime: Date;
   /** How much of each part is kept (see `PartCaps`). Default `DEFAULT_PART_CAPS`. */
@@ -130,6 +133,7 @@ function createNativeAssembler(context: NativeParseContext): NativeAssembler {
   const caps = context.caps ?? DEFAULT_PART_CAPS;
   let warnings: string[] = [];
   let messages: SessionMessage[] = [];
+  let window = createKeepWindow(context.fromMessage, context.keepChars);
   let count = 0;
   let firstTimestamp: string | undefined;
   let failure: Error | undefined;
@@ -138,7 +142,7 @@ function createNativeAssembler(context: NativeParseContext): NativeAssembler {
       const index = count;
       count += 1;
       if (index === 0) firstTimestamp = messageTimestamp(raw);
-      if (index < context.fromMessage || failure !== undefined) return;
+      if (!window.keeps(index) || failure !== undefined) return;
       const dropped = dropBlocksOverLimit(raw, caps.blocksPerMessage);
       if (dropped > 0)
         warnings.push(blocksDroppedWarning(`messages.${index}`, dropped, caps.blocksPerMessage));
@@ -149,10 +153,12 @@ function createNativeAssembler(context: NativeParseContext): NativeAssembler {
       }
       const { role, parts } = nativeMessageParts(message, `messages.${index}`, warnings, caps);
       messages.push({ index, role, ts: message.ts, parts });
+      window.kept(index, parts);
     },
     reset() {
       warnings = [];
       messages = [];
+      window = createKeepWindow(context.fromMessage, context.keepChars);
       count = 0;
       firstTimestamp = undefined;
       failure = undefined;
@@ -168,6 +174,7 @@ function createNativeAssembler(context: NativeParseContext): NativeAssembler {
         agent: data.agent ?? undefined,
         messages,
         messageCount: count,
+        ...keptUntilOf(window, count),
         warnings,
       };
     },

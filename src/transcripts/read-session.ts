@@ -72,6 +72,11 @@ export interface ReadSessionOptions extends ReadCapsOptions {
   readonly realSessionsDir?: string | undefined;
   /** First message index to return; earlier messages are counted, not returned. Default 0. */
   readonly fromMessage?: number | undefined;
+  /**
+   * Characters of messages returned, from `fromMessage` on, before later ones are only counted: the session's
+   * `keptUntil` says where the next read starts. At least one message is returned. Default: every message.
+   */
+  readonly keepChars?: number | undefined;
   /** Largest file read, in bytes (limits.maxSessionBytes). Checked with `stat` before any byte is read. */
   readonly maxBytes: number;
   /**
@@ -132,6 +137,7 @@ export async function readSessionFile(file: string, options: ReadSessionOptions)
     size: before.size,
     mtime: before.mtime,
     fromMessage: options.fromMessage ?? 0,
+    keepChars: options.keepChars,
     caps: partCapsOf(options),
     sessionsDir,
     realSessionsDir: options.realSessionsDir,

@@ -6,6 +6,7 @@ import type { Session } from './types.js';
 import { readSessionFile, type ReadCapsOptions } from './read-session.js';
 import type { ScanResult } from './scan-sessions.js';
 import { transcriptFailure } from './transcript-failure.js';
+import { partsChars } from './keep-window.js';
 
 /** A file that could not be read, set aside while the others go on. */
 export interface SessionProblem {
@@ -42,6 +43,11 @@ export interface SettledSessions {
   readonly records: ReadSessionRecord[];
   /** Broken files: those the scan found, and those that failed now. */
   readonly problems: SessionProblem[];
+  /**
+   * Settled sessions not read because `keepChars` was spent (their ids, or their files where the scan does not
+   * know the id before reading): they wait, whole, for the next run.
+   */
+  readonly unread: string[];
 }
 
 /** Inputs of `readSettledSessions`; the read-time caps (`ReadCapsOptions`) apply to every file read. */
@@ -51,6 +57,12 @@ export interface ReadSettledOptions extends ReadCapsOptions {
   readonly maxBytes: number;
   /** Stop after this many sessions with new messages (the rest wait for the next run). Default: all. */
   readonly maxSessions?: number | undefined;
+  /**
+   * Characters of messages kept over all the sessions read (see keep-window.ts): once they are spent, a
+   * session is cut (its `keptUntil` says where the next run goes on) and the sessions after it are not read
+   * (they wait, whole, for the next run). Default: every message of every file.
+   */
+  readonly keepChars?: number | undefined;
 }
 
 /**
@@ -82,9 +94,15 @@ export async function readSettledSessions(
   }
   // Resolved once for every file of the scan; a directory that cannot be resolved is reported by each read.
   const realSessionsDir = await realpath(scan.sessionsDir).catch(() => undefined);
+  const unread: string[] = [];
+  let keepChars = options.keepChars ?? Number.POSITIVE_INFINITY;
   for (const entry of scan.entries) {
     if (entry.status !== 'settled') continue;
     if (options.maxSessions !== undefined && sessions.length >= options.maxSessions) break;
+    if (keepChars <= 0) {
+      unread.push(entry.sessionId ?? entry.file);
+      continue;
+    }
     const path = join(scan.sessionsDir, entry.file);
     try {
       const { session, size, mtimeMs } = await readSessionFile(entry.file, {
@@ -92,6 +110,7 @@ export async function readSettledSessions(
         sessionsDir: scan.sessionsDir,
         realSessionsDir,
         fromMessage: entry.fromMessage,
+        keepChars,
         maxBytes: options.maxBytes,
         maxPartChars: options.maxPartChars,
         maxToolResultChars: options.maxToolResultChars,
@@ -117,6 +136,8 @@ export async function readSettledSessions(
         newMessages,
       });
       if (newMessages > 0) sessions.push(session);
+      if (Number.isFinite(keepChars))
+        for (const message of session.messages) keepChars -= partsChars(message.parts);
     } catch (error) {
       const failure =
         error instanceof TranscriptError
@@ -130,5 +151,5 @@ export async function readSettledSessions(
       problems.push({ file: entry.file, reason: failure.reason, message: failure.message });
     }
   }
-  return { sessions, records, problems };
+  return { sessions, records, problems, unread };
 }

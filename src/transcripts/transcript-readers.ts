@@ -40,6 +40,8 @@ export interface TranscriptFileInput {
   readonly size: number;
   readonly mtime: Date;
   readonly fromMessage: number;
+  /** Characters of messages kept before later ones are only counted (see keep-window.ts). */
+  readonly keepChars: number | undefined;
   readonly caps: PartCaps;
   readonly sessionsDir: string;
   readonly realSessionsDir: string | undefined;
@@ -108,6 +110,7 @@ async function readNativeWhole(input: TranscriptFileInput): Promise<TranscriptFi
         file: path,
         stem: input.stem,
         fromMessage: input.fromMessage,
+        keepChars: input.keepChars,
         mtime: input.mtime,
         caps: input.caps,
       });
@@ -146,6 +149,7 @@ async function readNativeStreamed(input: TranscriptFileInput): Promise<Session> 
         file: path,
         stem: input.stem,
         fromMessage: input.fromMessage,
+        keepChars: input.keepChars,
         mtime: input.mtime,
         caps: input.caps,
       });
@@ -175,6 +179,7 @@ async function readClaudeCode(input: TranscriptFileInput): Promise<TranscriptFil
     file: input.path,
     stem: input.stem,
     fromMessage: input.fromMessage,
+    keepChars: input.keepChars,
     caps: input.caps,
   });
   let failure: unknown;
@@ -208,6 +213,7 @@ async function readCodex(input: TranscriptFileInput): Promise<TranscriptFileOutp
     file: input.path,
     stem: input.stem,
     fromMessage: input.fromMessage,
+    keepChars: input.keepChars,
     caps: input.caps,
   });
   return thenStat(input, async () => {

@@ -73,6 +73,11 @@ export interface Session {
   readonly messages: readonly SessionMessage[];
   /** Number of messages in the whole file (the next incremental read starts here). */
   readonly messageCount: number;
+  /**
+   * The first message not kept because the reader's `keepChars` were spent (it and every later message were
+   * counted, not kept): the next read starts there. Undefined when every message from `fromMessage` was kept.
+   */
+  readonly keptUntil?: number;
   /** Non-fatal oddities met while reading (skipped lines and why), for `sessions list` and logs. */
   readonly warnings: readonly string[];
   /**

@@ -129,4 +129,75 @@ describe('a session bigger than a run', () => {
     );
     expect(sentPixel).toHaveLength(1);
   });
+
+  it('reads no more of it than the calls of a run can carry, and the next run reads on from there', async () => {
+    const test = createTestSpace({ modelUrl: fake.url });
+    // Two calls of 2,000 tokens carry about 16,000 characters of digest (some 50 of the steps below); a run
+    // reads four times that of the transcript (64,000 characters), where each step keeps 2,000 characters of
+    // tool output (the reader's cap) that the digest cuts to 200: the read stops near step 31, first.
+    const config: Config = {
+      ...test.config,
+      limits: {
+        ...test.config.limits,
+        digestTokensPerCall: 2_000,
+        memoryTokensPerCall: 0,
+        maxCallsPerRun: 2,
+      },
+    };
+    const STEPS = 60;
+    const planted = new Map([
+      [3, 'by the way my cat is called Pixel'],
+      [30, 'also we deploy on Fridays'],
+      [55, 'and I play chess online'],
+    ]);
+    const messages = Array.from({ length: STEPS }, (_, step) => [
+      { role: 'user', content: planted.get(step) ?? `step ${step}: please list the files again` },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: `t${step}`, name: 'Bash', input: { command: 'ls' } }],
+      },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: `t${step}`, content: `file-${step} `.repeat(400) }],
+      },
+    ]).flat();
+    writeFileSync(
+      join(test.space.sessionsDir, 'tools.json'),
+      JSON.stringify({
+        id: 'tools',
+        startedAt: '2026-11-20T10:00:00Z',
+        endedAt: '2026-11-20T12:00:00Z',
+        messages,
+      }),
+    );
+    const consolidate = createConsolidator({
+      config,
+      model: () => createModel(config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
+      now: () => NOW,
+    });
+    const before = fake.server.requests.length;
+    const first = await consolidate(test.space, forced);
+    const firstRequests = fake.server.requests.slice(before);
+    const read = (await readLedger(test.space.memoryDir)).sessions.tools?.messageCount ?? 0;
+    expect(read).toBeGreaterThan(3 * 25);
+    expect(read).toBeLessThan(3 * 40);
+    expect(first.calls).toBeLessThanOrEqual(2);
+    expect(firstRequests.some((request) => request.prompt.includes('step 40:'))).toBe(false);
+    expect(first.reason).toMatch(/session tools part 1 of ~\d+/);
+
+    for (let run = 0; run < 20; run += 1)
+      if ((await consolidate(test.space, scheduled)).status !== 'completed') break;
+    const ledger = await readLedger(test.space.memoryDir);
+    expect(ledger.sessions.tools).toMatchObject({ messageCount: STEPS * 3 });
+    const facts = (await loadMemory(test.space.memoryDir)).facts.filter((fact) => fact.status === 'active');
+    expect(facts.map((fact) => fact.title).sort()).toEqual([
+      'Cat named Pixel',
+      'Deploys on Fridays',
+      'Plays chess online',
+    ]);
+    // Each part was sent once: no run read again what an earlier run consolidated.
+    for (const line of planted.values()) {
+      expect(fake.server.requests.filter((request) => request.prompt.includes(line))).toHaveLength(1);
+    }
+  });
 });

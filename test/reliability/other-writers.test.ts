@@ -132,6 +132,7 @@ async function oneRun(memoryDir: string, file: string, label: string, figures: R
       sessionDates: new Map(),
       progress: new Map(),
       deferred: new Set(),
+      keptUntil: new Map(),
       problems: [],
       reads: [],
       workingDirectories: [],

@@ -65,6 +65,7 @@ async function runPlan(candidates: readonly ExtractedFact[]) {
       sessionDates: new Map(),
       progress: new Map(),
       deferred: new Set(),
+      keptUntil: new Map(),
       problems: [],
       reads: [],
       workingDirectories: [],

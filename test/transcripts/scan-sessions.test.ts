@@ -288,6 +288,42 @@ describe('readSettledSessions', () => {
     expect(result.sessions.map((session) => session.id)).toEqual(['s1', 's2']);
   });
 
+  it('stops keeping messages once keepChars are spent, cuts that session and leaves the rest unread', async () => {
+    const messages = Array.from({ length: 4 }, (_, index) => ({
+      role: 'user',
+      content: `${index}`.repeat(10),
+    }));
+    for (const name of ['s1', 's2', 's3']) {
+      await writeWithMtime(
+        join(directory.path, `${name}.json`),
+        nativeDocument({ id: name, messages }),
+        minutesAgo(100),
+      );
+    }
+    const ledger = createLedger();
+    const scan = await scanSessions({
+      space: nativeSpace(directory.path),
+      ledger,
+      now: NOW,
+      quietMinutes: 30,
+      maxBytes: MAX_BYTES,
+    });
+    // 40 characters for s1 whole, 15 more: two messages of s2 (the second reaches the window), none of s3.
+    const result = await readSettledSessions(scan, { ledger, maxBytes: MAX_BYTES, keepChars: 55 });
+    expect(
+      result.sessions.map((session) => [session.id, session.messages.length, session.keptUntil]),
+    ).toEqual([
+      ['s1', 4, undefined],
+      ['s2', 2, 2],
+    ]);
+    expect(result.records.map((record) => [record.sessionId, record.messageCount])).toEqual([
+      ['s1', 4],
+      ['s2', 4],
+    ]);
+    // A native file says its id only when read: the one not read is named by its file.
+    expect(result.unread).toEqual(['s3.json']);
+  });
+
   it('lets a grown Claude Code file be read from its ledger count', async () => {
     const file = join(directory.path, 'cc.jsonl');
     await copyFile(join(CLAUDE_CODE_FIXTURES, FIXTURE.helloWorld), file);
