@@ -13,7 +13,10 @@ import {
 } from '../../src/daemon/worker-pool.js';
 import { startRedis, type TestRedis } from '../../harness/redis.js';
 import { createDaemon, type CreateDaemonOptions, type Daemon } from '../../src/daemon/daemon.js';
-import { silentLogger } from './fakes.js';
+import type { RunRequest } from '../../src/core/run.js';
+import { enqueueConsolidation } from '../../src/daemon/queue.js';
+import { uniquePrefix } from '../../harness/redis.js';
+import { createFakeConsolidate, eventually, makeConfig, silentLogger } from './fakes.js';
 
 interface Resource {
   readonly name: string;
@@ -153,4 +156,40 @@ export function openDaemon(
     (value) => value.state !== 'stopped' && value.state !== 'created',
     (value) => value.stop(),
   );
+}
+
+/**
+ * One test's Redis (its own redis-server), config (its own key prefix), queue and fake consolidate. `enqueue` queues a run of a space (an API run unless the request
+ * says otherwise), `reaches` waits until a job is in a state, `close` closes the parts given, then the queue and
+ * Redis (the harness fails a test that leaves any open).
+ */
+export async function openQueueBench(
+  name: string,
+  overrides: Omit<Parameters<typeof makeConfig>[0], 'redisUrl' | 'redisPrefix'> = {},
+  now: () => Date = () => new Date(),
+) {
+  const redis = await openRedis();
+  const config = makeConfig({ redisUrl: redis.url, redisPrefix: uniquePrefix(name), ...overrides });
+  const queue = openQueue(config);
+  const fake = createFakeConsolidate();
+  return {
+    redis,
+    config,
+    queue,
+    fake,
+    enqueue: (space = 'alpha', request: Partial<RunRequest> = {}) =>
+      enqueueConsolidation(
+        queue,
+        space,
+        { force: false, dryRun: false, trigger: 'api', ...request },
+        { workers: config.workers, now: now() },
+      ),
+    reaches: (jobId: string, state: string) =>
+      eventually(async () => (await queue.getJobState(jobId)) === state, 10_000, `the job to be ${state}`),
+    close: async (...parts: { close(): Promise<unknown> }[]) => {
+      for (const part of parts) await part.close();
+      await queue.close();
+      await redis.stop();
+    },
+  };
 }

@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { bullmqJobs } from '../../src/daemon/jobs.js';
 import { createScheduler } from '../../src/daemon/scheduler.js';
-import { enqueueConsolidation } from '../../src/daemon/queue.js';
-import { uniquePrefix } from '../../harness/redis.js';
-import {
-  createFakeConsolidate,
-  createFakeInspection,
-  eventually,
-  makeConfig,
-  makeSpace,
-  silentLogger,
-} from './fakes.js';
-import { failOnLeftovers, openQueue, openRedis, openWorkerPool } from './harness.js';
+import { createFakeInspection, eventually, makeSpace, silentLogger } from './fakes.js';
+import { failOnLeftovers, openQueue, openQueueBench, openWorkerPool } from './harness.js';
 
 failOnLeftovers();
 
@@ -20,18 +11,13 @@ const dayAgo = '2025-06-01T11:00:00Z';
 
 describe('scheduler', () => {
   it('enqueues a space with five settled sessions and one run happens; a space with four is skipped', async () => {
-    const redis = await openRedis();
-    const config = makeConfig({
-      redisUrl: redis.url,
-      redisPrefix: uniquePrefix('gates'),
+    const { config, queue, fake, close } = await openQueueBench('gates', {
       spaces: [makeSpace('five'), makeSpace('four')],
     });
-    const queue = openQueue(config);
     const inspection = createFakeInspection({
       five: { settledNew: 5, lastSuccessfulRunAt: dayAgo },
       four: { settledNew: 4, lastSuccessfulRunAt: dayAgo },
     });
-    const fake = createFakeConsolidate();
     const { pool, probe } = openWorkerPool({ config, consolidate: fake.consolidate });
     const scheduler = createScheduler({
       config,
@@ -56,17 +42,15 @@ describe('scheduler', () => {
       failed: 0,
     });
 
-    await pool.close();
-    await queue.close();
-    await probe.close();
-    await redis.stop();
+    await close(pool, probe);
   });
 
   it('lets two schedulers on one Redis enqueue each space once', async () => {
-    const redis = await openRedis();
-    const config = makeConfig({
-      redisUrl: redis.url,
-      redisPrefix: uniquePrefix('replicas'),
+    const {
+      config,
+      queue: queueA,
+      close,
+    } = await openQueueBench('replicas', {
       spaces: [makeSpace('alpha'), makeSpace('beta'), makeSpace('gamma')],
     });
     const inspection = createFakeInspection({
@@ -74,7 +58,6 @@ describe('scheduler', () => {
       beta: { settledNew: 5 },
       gamma: { settledNew: 1 },
     });
-    const queueA = openQueue(config);
     const queueB = openQueue(config);
     const schedulerA = createScheduler({
       config,
@@ -104,19 +87,13 @@ describe('scheduler', () => {
     const waiting = await queueA.getJobs(['waiting']);
     expect(waiting.map((job) => job.data.spaceId).sort()).toEqual(['alpha', 'beta']);
 
-    await queueA.close();
-    await queueB.close();
-    await redis.stop();
+    await close(queueB);
   });
 
   it('reports a space whose inspection fails and carries on with the others', async () => {
-    const redis = await openRedis();
-    const config = makeConfig({
-      redisUrl: redis.url,
-      redisPrefix: uniquePrefix('broken'),
+    const { config, queue, close } = await openQueueBench('broken', {
       spaces: [makeSpace('gone'), makeSpace('fine')],
     });
-    const queue = openQueue(config);
     const inspection = createFakeInspection({ fine: { settledNew: 6 } });
     inspection.failFor('gone', new Error('ENOENT: sessions directory /x/gone/sessions vanished'));
     const scheduler = createScheduler({
@@ -136,18 +113,11 @@ describe('scheduler', () => {
     });
     expect(report.spaces[1]).toMatchObject({ spaceId: 'fine', outcome: 'enqueued' });
 
-    await queue.close();
-    await redis.stop();
+    await close();
   });
 
   it('picks up a space added by a config reload on the next tick', async () => {
-    const redis = await openRedis();
-    const config = makeConfig({
-      redisUrl: redis.url,
-      redisPrefix: uniquePrefix('reload'),
-      spaces: [makeSpace('alpha')],
-    });
-    const queue = openQueue(config);
+    const { config, queue, close } = await openQueueBench('reload', { spaces: [makeSpace('alpha')] });
     const inspection = createFakeInspection({ alpha: { settledNew: 0 }, added: { settledNew: 7 } });
     const scheduler = createScheduler({
       config,
@@ -169,14 +139,11 @@ describe('scheduler', () => {
     await scheduler.stop();
     expect(scheduler.state).toBe('stopped');
 
-    await queue.close();
-    await redis.stop();
+    await close();
   });
 
   it('deduplicates a manual enqueue while a scheduled job for the space is queued', async () => {
-    const redis = await openRedis();
-    const config = makeConfig({ redisUrl: redis.url, redisPrefix: uniquePrefix('manual') });
-    const queue = openQueue(config);
+    const { config, queue, enqueue, close } = await openQueueBench('manual', {}, fixedNow);
     const inspection = createFakeInspection({ alpha: { settledNew: 5 } });
     const scheduler = createScheduler({
       config,
@@ -187,18 +154,12 @@ describe('scheduler', () => {
     });
 
     const [scheduled] = (await scheduler.tick()).spaces;
-    const manual = await enqueueConsolidation(
-      queue,
-      'alpha',
-      { force: true, dryRun: false, trigger: 'manual' },
-      { workers: config.workers, now: fixedNow() },
-    );
+    const manual = await enqueue('alpha', { force: true, trigger: 'manual' });
 
     expect(scheduled).toMatchObject({ outcome: 'enqueued' });
     expect(manual).toEqual({ status: 'duplicate', jobId: (scheduled as { jobId: string }).jobId });
     expect(await queue.getWaitingCount()).toBe(1);
 
-    await queue.close();
-    await redis.stop();
+    await close();
   });
 });

@@ -1,20 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { QueueEvents } from 'bullmq';
 import { LockBusyError, ConfigError } from '../../src/errors.js';
-import { connectionOptions, enqueueConsolidation } from '../../src/daemon/queue.js';
-import { uniquePrefix } from '../../harness/redis.js';
-import { createFakeConsolidate, deferred, eventually, makeConfig, makeSpace, makeSummary } from './fakes.js';
-import { failOnLeftovers, openQueue, openRedis, openWorkerPool, track } from './harness.js';
+import { connectionOptions } from '../../src/daemon/queue.js';
+import { deferred, eventually, makeSpace, makeSummary } from './fakes.js';
+import { failOnLeftovers, openQueueBench, openWorkerPool, track } from './harness.js';
 
 failOnLeftovers();
 
-const now = () => new Date();
-
 describe('worker pool', () => {
   it('runs a queued job and reports its progress on the job', async () => {
-    const redis = await openRedis();
-    const config = makeConfig({ redisUrl: redis.url, redisPrefix: uniquePrefix('progress') });
-    const queue = openQueue(config);
+    const { redis, config, queue, fake, enqueue, close } = await openQueueBench('progress');
     const events = track(
       'queue events',
       new QueueEvents('consolidation', {
@@ -27,7 +22,6 @@ describe('worker pool', () => {
     await events.waitUntilReady();
     const progress: unknown[] = [];
     events.on('progress', ({ data }) => progress.push(data));
-    const fake = createFakeConsolidate();
     // Progress from the start (the default waits 250 ms, longer than this fake run).
     const { pool, probe } = openWorkerPool({
       config,
@@ -35,12 +29,7 @@ describe('worker pool', () => {
       timing: { progressDelayMs: 0 },
     });
 
-    const queued = await enqueueConsolidation(
-      queue,
-      'alpha',
-      { force: false, dryRun: false, trigger: 'manual' },
-      { workers: config.workers, now: now() },
-    );
+    const queued = await enqueue('alpha', { trigger: 'manual' });
     expect(queued.status).toBe('queued');
     const job = (await queue.getJob(queued.jobId))!;
     const summary = await job.waitUntilFinished(events, 10_000);
@@ -62,22 +51,13 @@ describe('worker pool', () => {
     await eventually(() => progress.length === 2, 5_000, 'two progress events');
     expect(progress[0]).toEqual({ phase: 'gather', done: 1, total: 2 });
 
-    await pool.close();
-    await events.close();
-    await queue.close();
-    await probe.close();
-    await redis.stop();
+    await close(pool, events, probe);
   });
 
   it('retries a job whose space is busy later instead of failing it, without spending an attempt', async () => {
-    const redis = await openRedis();
-    const config = makeConfig({
-      redisUrl: redis.url,
-      redisPrefix: uniquePrefix('busy'),
+    const { config, queue, fake, enqueue, reaches, close } = await openQueueBench('busy', {
       workers: { attempts: 1 },
     });
-    const queue = openQueue(config);
-    const fake = createFakeConsolidate();
     fake.script.push(async (call) => {
       throw new LockBusyError(`space ${call.space.id} is locked`, call.space.id, {
         owner: 'cli',
@@ -88,107 +68,56 @@ describe('worker pool', () => {
     });
     const { pool, probe } = openWorkerPool({ config, consolidate: fake.consolidate });
 
-    const queued = await enqueueConsolidation(
-      queue,
-      'alpha',
-      { force: true, dryRun: false, trigger: 'api' },
-      { workers: config.workers, now: now() },
-    );
-    await eventually(
-      async () => (await queue.getJobState(queued.jobId)) === 'completed',
-      10_000,
-      'the job to complete',
-    );
+    const queued = await enqueue('alpha', { force: true });
+    await reaches(queued.jobId, 'completed');
 
     expect(fake.calls).toHaveLength(2);
     const job = (await queue.getJob(queued.jobId))!;
     expect(job.attemptsMade).toBe(1);
     expect(await queue.getFailedCount()).toBe(0);
 
-    await pool.close();
-    await queue.close();
-    await probe.close();
-    await redis.stop();
+    await close(pool, probe);
   });
 
   it('fails a job at once when the space has a config error', async () => {
-    const redis = await openRedis();
-    const config = makeConfig({
-      redisUrl: redis.url,
-      redisPrefix: uniquePrefix('config'),
+    const { config, queue, fake, enqueue, reaches, close } = await openQueueBench('config', {
       workers: { attempts: 5 },
     });
-    const queue = openQueue(config);
-    const fake = createFakeConsolidate();
     fake.script.push(async () => {
       throw new ConfigError('model.apiKey is missing; set ANTHROPIC_API_KEY', 'model.apiKey');
     });
     const { pool, probe } = openWorkerPool({ config, consolidate: fake.consolidate });
 
-    const queued = await enqueueConsolidation(
-      queue,
-      'alpha',
-      { force: false, dryRun: false, trigger: 'api' },
-      { workers: config.workers, now: now() },
-    );
-    await eventually(
-      async () => (await queue.getJobState(queued.jobId)) === 'failed',
-      10_000,
-      'the job to fail',
-    );
+    const queued = await enqueue();
+    await reaches(queued.jobId, 'failed');
 
     expect(fake.calls).toHaveLength(1);
     expect((await queue.getJob(queued.jobId))!.failedReason).toContain('ANTHROPIC_API_KEY');
 
-    await pool.close();
-    await queue.close();
-    await probe.close();
-    await redis.stop();
+    await close(pool, probe);
   });
 
   it('retries a failing run with backoff until it succeeds', async () => {
-    const redis = await openRedis();
-    const config = makeConfig({
-      redisUrl: redis.url,
-      redisPrefix: uniquePrefix('retry'),
+    const { config, queue, fake, enqueue, reaches, close } = await openQueueBench('retry', {
       workers: { attempts: 3, backoffMs: 20 },
     });
-    const queue = openQueue(config);
-    const fake = createFakeConsolidate();
     fake.script.push(async () => {
       throw new Error('model overloaded');
     });
     const { pool, probe } = openWorkerPool({ config, consolidate: fake.consolidate });
 
-    const queued = await enqueueConsolidation(
-      queue,
-      'alpha',
-      { force: false, dryRun: false, trigger: 'api' },
-      { workers: config.workers, now: now() },
-    );
-    await eventually(
-      async () => (await queue.getJobState(queued.jobId)) === 'completed',
-      10_000,
-      'the job to complete',
-    );
+    const queued = await enqueue();
+    await reaches(queued.jobId, 'completed');
     expect(fake.calls).toHaveLength(2);
     expect((await queue.getJob(queued.jobId))!.attemptsMade).toBe(2);
 
-    await pool.close();
-    await queue.close();
-    await probe.close();
-    await redis.stop();
+    await close(pool, probe);
   });
 
   it('lets the running job finish on close, and takes no new one', async () => {
-    const redis = await openRedis();
-    const config = makeConfig({
-      redisUrl: redis.url,
-      redisPrefix: uniquePrefix('graceful'),
+    const { config, queue, fake, enqueue, close } = await openQueueBench('graceful', {
       spaces: [makeSpace('alpha'), makeSpace('beta')],
     });
-    const queue = openQueue(config);
-    const fake = createFakeConsolidate();
     const release = deferred();
     fake.script.push(async (call) => {
       await release.promise;
@@ -199,22 +128,12 @@ describe('worker pool', () => {
       consolidate: fake.consolidate,
       timing: { shutdownTimeoutMs: 10_000 },
     });
-    const first = await enqueueConsolidation(
-      queue,
-      'alpha',
-      { force: false, dryRun: false, trigger: 'api' },
-      { workers: config.workers, now: now() },
-    );
+    const first = await enqueue('alpha');
     await fake.waitForCalls(1);
 
     const closed = pool.close();
     expect(pool.state).toBe('closing');
-    const second = await enqueueConsolidation(
-      queue,
-      'beta',
-      { force: false, dryRun: false, trigger: 'api' },
-      { workers: config.workers, now: now() },
-    );
+    const second = await enqueue('beta');
     release.resolve();
     await closed;
 
@@ -223,16 +142,11 @@ describe('worker pool', () => {
     expect(await queue.getJobState(second.jobId)).toBe('waiting');
     expect(fake.calls).toHaveLength(1);
 
-    await queue.close();
-    await probe.close();
-    await redis.stop();
+    await close(probe);
   });
 
   it('aborts a run that outlasts the shutdown timeout and hands its job back to the queue', async () => {
-    const redis = await openRedis();
-    const config = makeConfig({ redisUrl: redis.url, redisPrefix: uniquePrefix('handback') });
-    const queue = openQueue(config);
-    const fake = createFakeConsolidate();
+    const { config, queue, fake, enqueue, reaches, close } = await openQueueBench('handback');
     fake.script.push(
       (call) =>
         new Promise((_resolve, reject) => {
@@ -244,12 +158,7 @@ describe('worker pool', () => {
       consolidate: fake.consolidate,
       timing: { shutdownTimeoutMs: 300 },
     });
-    const queued = await enqueueConsolidation(
-      queue,
-      'alpha',
-      { force: false, dryRun: false, trigger: 'api' },
-      { workers: config.workers, now: now() },
-    );
+    const queued = await enqueue();
     await fake.waitForCalls(1);
 
     await pool.close();
@@ -260,16 +169,8 @@ describe('worker pool', () => {
 
     // Another worker picks it up and finishes it.
     const next = openWorkerPool({ config, consolidate: fake.consolidate });
-    await eventually(
-      async () => (await queue.getJobState(queued.jobId)) === 'completed',
-      10_000,
-      'the handed-back job',
-    );
+    await reaches(queued.jobId, 'completed');
 
-    await next.pool.close();
-    await next.probe.close();
-    await queue.close();
-    await probe.close();
-    await redis.stop();
+    await close(next.pool, next.probe, probe);
   });
 });
