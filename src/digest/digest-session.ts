@@ -7,13 +7,15 @@
  * [2026-11-20 14:03] user: our staging box moved to 10.0.4.17 last Thursday [2026-11-12]
  * [2026-11-20 14:03] assistant: I'll update the deploy script.
  * assistant → Edit(deploy/staging.sh)
- * tool ← Edit: The file deploy/staging.sh has been updated… [cut 1840 chars]
+ * assistant → Bash(./deploy/staging.sh --dry-run)
+ * tool ← Bash: deploying to 10.0.4.17 … [cut 1840 chars]
  * ```
  *
  * What is kept and what is dropped, and why:
  * - User text is never cut: facts come from what the user says, and every planted fact must reach the model.
  * - Assistant text is cut at 1,200 characters: it restates the work; its first paragraph says what was done.
- * - A tool call is one line (name and the most telling input, ≤ 120 chars); a result keeps 200 characters.
+ * - A tool call is one line (name and the most telling input, ≤ 120 chars); a result keeps 200 characters. A
+ *   file-writing tool's result (Edit, Write …) is dropped unless it is an error: it echoes what was written.
  * - Dropped: system messages, thinking, meta lines (hook output, local-command echoes), injected
  *   `<system-reminder>` and command blocks, hook boilerplate, images, and text already seen verbatim earlier
  *   in the session (40 characters or more; short replies such as "yes" are kept, they carry the flow).

@@ -91,8 +91,16 @@ export function renderToolCall(name: string, input: unknown): RenderedLine {
 }
 
 /**
+ * Claude Code's file-writing tools. Their result, when it is not an error, only says the write happened and
+ * echoes the lines just written ("The file … has been updated. Here's the result of running `cat -n` …"): task
+ * state, and the call's own line already names the file. Their errors are kept.
+ */
+const FILE_WRITE_TOOLS: ReadonlySet<string> = new Set(['Edit', 'MultiEdit', 'Write', 'NotebookEdit']);
+
+/**
  * `tool ← Bash: total 48 drwxr-xr-x … [cut 5120 chars]`, or `tool ← Bash ERROR: …` for a failed call.
- * Returns undefined when the result is empty and not an error (nothing to tell).
+ * Returns undefined when the result is empty and not an error (nothing to tell), and for a file-writing
+ * tool's result that is not an error (see `FILE_WRITE_TOOLS`).
  */
 export function renderToolResult(
   toolName: string | undefined,
@@ -100,6 +108,7 @@ export function renderToolResult(
   isError: boolean,
   resultChars: number,
 ): RenderedLine | undefined {
+  if (!isError && toolName !== undefined && FILE_WRITE_TOOLS.has(toolName)) return undefined;
   const windowChars = Math.max(RESULT_WINDOW_MIN_CHARS, resultChars * RESULT_WINDOW_FACTOR);
   const window = text.slice(0, windowChars);
   const redacted = redactSecrets(cleanText(window));

@@ -93,6 +93,25 @@ describe('digestSession', () => {
     expect(lines[2]).toBe('tool ← Bash ERROR: make: ***… [cut 22 chars]');
   });
 
+  it('drops what a file-writing tool echoes on success, and keeps its errors', () => {
+    const lines = linesOf([
+      assistant(toolCall('Edit', { file_path: 'deploy.sh' }, 't1')),
+      user(
+        toolResult(
+          "The file deploy.sh has been updated. Here's the result of running `cat -n`: 1→ echo",
+          't1',
+        ),
+      ),
+      assistant(toolCall('Write', { file_path: 'notes.md' }, 't2')),
+      user(toolResult('EACCES: permission denied, open notes.md', 't2', true)),
+    ]);
+    expect(lines.slice(1)).toEqual([
+      'assistant → Edit(deploy.sh)',
+      'assistant → Write(notes.md)',
+      'tool ← Write ERROR: EACCES: permission denied, open notes.md',
+    ]);
+  });
+
   it('keeps the head and tail of a pasted user text longer than 16,000 characters', () => {
     const first = 'Context: my staging cluster is called vega-stg.';
     const last = 'Anyway, please remember my deploy window is Tuesday 14:00 UTC.';
