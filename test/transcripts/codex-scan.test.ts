@@ -11,11 +11,12 @@ import {
   createLedger,
   createTempDir,
   ledgerEntry,
+  minutesAgo,
+  scanAt,
+  NOW,
 } from './helpers.js';
 import { useTempDir } from '../support/fixtures.js';
 
-const NOW = new Date('2026-11-26T12:00:00Z');
-const minutesAgo = (minutes: number): Date => new Date(NOW.getTime() - minutes * 60_000);
 const ROLLOUT = join(
   '2025',
   '11',
@@ -50,13 +51,7 @@ describe('scanning a Codex sessions folder', () => {
     await place(join('.trash', 'rollout-old.jsonl'), CODEX_FIXTURE.tail, minutesAgo(600));
     await place(join('2025', '11', '.hidden', 'rollout-h.jsonl'), CODEX_FIXTURE.tail, minutesAgo(600));
     await place(join('2025', '11', '22', 'notes.txt'), CODEX_FIXTURE.tail, minutesAgo(600));
-    const scan = await scanSessions({
-      space: codexSpace(directory.path),
-      ledger: createLedger(),
-      now: NOW,
-      quietMinutes: 30,
-      maxBytes: MAX_BYTES,
-    });
+    const scan = await scanAt(directory.path, createLedger(), 'codex');
     expect(scan.format).toBe('codex');
     expect(statuses(scan.entries)).toEqual({ [EXEC]: 'live', [ROLLOUT]: 'settled' });
   });
@@ -72,13 +67,7 @@ describe('scanning a Codex sessions folder', () => {
         join(outside.path, 'day', 'rollout-a.jsonl'),
         join(directory.path, '2025', 'rollout-b.jsonl'),
       );
-      const scan = await scanSessions({
-        space: codexSpace(directory.path),
-        ledger: createLedger(),
-        now: NOW,
-        quietMinutes: 30,
-        maxBytes: MAX_BYTES,
-      });
+      const scan = await scanAt(directory.path, createLedger(), 'codex');
       expect(scan.entries).toEqual([
         expect.objectContaining({
           file: join('2025', 'rollout-b.jsonl'),

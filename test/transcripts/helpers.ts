@@ -2,7 +2,8 @@ import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Space } from '../../src/config/schema.js';
+import type { Space, TranscriptFormat } from '../../src/config/schema.js';
+import { scanSessions, type ScanResult } from '../../src/transcripts/scan-sessions.js';
 import type { LedgerEntry, LedgerLookup } from '../../src/memory/types.js';
 
 /** The real Claude Code fixtures (copied from shared/fixtures; read only, never edited). */
@@ -84,4 +85,31 @@ export const CODEX_FIXTURE = {
 
 export function codexSpace(sessionsDir: string): Space {
   return { id: 'test-codex', sessionsDir, memoryDir: join(sessionsDir, '..', 'memory'), format: 'codex' };
+}
+
+/** The clock of the scan tests: sessions are dated against it. */
+export const NOW = new Date('2026-11-26T12:00:00Z');
+
+/** `minutes` before NOW. */
+export const minutesAgo = (minutes: number): Date => new Date(NOW.getTime() - minutes * 60_000);
+
+const SPACES: Record<TranscriptFormat, (sessionsDir: string) => Space> = {
+  native: nativeSpace,
+  'claude-code': claudeCodeSpace,
+  codex: codexSpace,
+};
+
+/** A scan of `dir` as a space of `format` at NOW, sessions quiet after 30 minutes. */
+export function scanAt(
+  dir: string,
+  ledger: LedgerLookup = createLedger(),
+  format: TranscriptFormat = 'native',
+): Promise<ScanResult> {
+  return scanSessions({
+    space: SPACES[format](dir),
+    ledger,
+    now: NOW,
+    quietMinutes: 30,
+    maxBytes: MAX_BYTES,
+  });
 }

@@ -2,22 +2,9 @@ import { appendFile, copyFile, mkdir, stat, utimes, writeFile } from 'node:fs/pr
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readSettledSessions } from '../../src/transcripts/read-settled-sessions.js';
-import { countByStatus, scanSessions, type ScanEntry } from '../../src/transcripts/scan-sessions.js';
-import {
-  CLAUDE_CODE_FIXTURES,
-  FIXTURE,
-  MAX_BYTES,
-  claudeCodeSpace,
-  createLedger,
-  ledgerEntry,
-  nativeDocument,
-  nativeSpace,
-  writeWithMtime,
-} from './helpers.js';
+import { countByStatus, type ScanEntry } from '../../src/transcripts/scan-sessions.js';
+import { CLAUDE_CODE_FIXTURES, FIXTURE, MAX_BYTES, createLedger, ledgerEntry, nativeDocument, writeWithMtime, minutesAgo, scanAt } from './helpers.js';
 import { useTempDir } from '../support/fixtures.js';
-
-const NOW = new Date('2026-11-26T12:00:00Z');
-const minutesAgo = (minutes: number): Date => new Date(NOW.getTime() - minutes * 60_000);
 
 function byFile(entries: readonly ScanEntry[]): Record<string, ScanEntry> {
   return Object.fromEntries(entries.map((entry) => [entry.file, entry]));
@@ -48,13 +35,7 @@ describe('scanSessions', () => {
       }),
     ]);
 
-    const scan = await scanSessions({
-      space: nativeSpace(dir),
-      ledger,
-      now: NOW,
-      quietMinutes: 30,
-      maxBytes: MAX_BYTES,
-    });
+    const scan = await scanAt(dir, ledger);
     const entries = byFile(scan.entries);
     expect(Object.keys(entries)).toEqual(['done.json', 'ended.json', 'quiet.json', 'talking.json']);
     expect(entries['quiet.json']).toMatchObject({ status: 'settled', sessionId: undefined, fromMessage: 0 });
@@ -79,26 +60,14 @@ describe('scanSessions', () => {
         mtimeMs: known.mtimeMs,
       }),
     ]);
-    const scan = await scanSessions({
-      space: nativeSpace(dir),
-      ledger,
-      now: NOW,
-      quietMinutes: 30,
-      maxBytes: MAX_BYTES,
-    });
+    const scan = await scanAt(dir, ledger);
     expect(byFile(scan.entries)['known.json']?.status).toBe('consolidated');
     expect(byFile(scan.entries)['quiet.json']?.status).toBe('settled');
   });
 
   it('reports a recently modified native file that does not parse as broken', async () => {
     await writeWithMtime(join(directory.path, 'half.json'), '{"messages": [', minutesAgo(1));
-    const scan = await scanSessions({
-      space: nativeSpace(directory.path),
-      ledger: createLedger(),
-      now: NOW,
-      quietMinutes: 30,
-      maxBytes: MAX_BYTES,
-    });
+    const scan = await scanAt(directory.path, createLedger());
     expect(scan.entries[0]).toMatchObject({ file: 'half.json', status: 'broken', reason: 'invalid-json' });
     expect(scan.entries[0]?.message).toContain(join(directory.path, 'half.json'));
   });
@@ -114,13 +83,7 @@ describe('scanSessions', () => {
       nativeDocument({ id: 'twin', endedAt: '2026-11-26T11:59:00Z' }),
       minutesAgo(1),
     );
-    const scan = await scanSessions({
-      space: nativeSpace(directory.path),
-      ledger: createLedger(),
-      now: NOW,
-      quietMinutes: 30,
-      maxBytes: MAX_BYTES,
-    });
+    const scan = await scanAt(directory.path, createLedger());
     expect(byFile(scan.entries)['a.json']?.status).toBe('settled');
     expect(byFile(scan.entries)['b.json']).toMatchObject({ status: 'broken', reason: 'duplicate-id' });
   });
@@ -138,13 +101,7 @@ describe('scanSessions', () => {
     );
     await writeFile(join(dir, 'settings.json'), '{}');
     const ledger = createLedger();
-    const scan = await scanSessions({
-      space: claudeCodeSpace(dir),
-      ledger,
-      now: NOW,
-      quietMinutes: 30,
-      maxBytes: MAX_BYTES,
-    });
+    const scan = await scanAt(dir, ledger, 'claude-code');
     expect(scan.entries.map((entry) => [entry.file, entry.status])).toEqual([
       ['hello.jsonl', 'live'],
       ['summary.jsonl', 'settled'],
@@ -177,14 +134,12 @@ describe('readSettledSessions', () => {
         mtimeMs: first.mtimeMs,
       }),
     ]);
-    const space = nativeSpace(directory.path);
-
-    const unchanged = await scanSessions({ space, ledger, now: NOW, quietMinutes: 30, maxBytes: MAX_BYTES });
+    const unchanged = await scanAt(directory.path, ledger);
     expect(unchanged.entries[0]?.status).toBe('consolidated');
 
     messages.push({ role: 'user', content: 'I moved to Porto.' }, { role: 'assistant', content: 'Updated.' });
     await writeWithMtime(file, nativeDocument({ id: 'grow', messages }), minutesAgo(60));
-    const scan = await scanSessions({ space, ledger, now: NOW, quietMinutes: 30, maxBytes: MAX_BYTES });
+    const scan = await scanAt(directory.path, ledger);
     expect(scan.entries[0]).toMatchObject({ status: 'settled', fromMessage: 2, sessionId: 'grow' });
     const result = await readSettledSessions(scan, { ledger, maxBytes: MAX_BYTES });
     expect(result.sessions).toHaveLength(1);
@@ -222,13 +177,7 @@ describe('readSettledSessions', () => {
       nativeDocument({ id: 'touched', endedAt: '2026-11-26T09:00:00Z' }),
       minutesAgo(90),
     );
-    const scan = await scanSessions({
-      space: nativeSpace(directory.path),
-      ledger,
-      now: NOW,
-      quietMinutes: 30,
-      maxBytes: MAX_BYTES,
-    });
+    const scan = await scanAt(directory.path, ledger);
     expect(scan.entries[0]?.status).toBe('settled');
     const result = await readSettledSessions(scan, { ledger, maxBytes: MAX_BYTES });
     expect(result.sessions).toEqual([]);
@@ -254,13 +203,7 @@ describe('readSettledSessions', () => {
         mtimeMs: owner.mtimeMs,
       }),
     ]);
-    const scan = await scanSessions({
-      space: nativeSpace(dir),
-      ledger,
-      now: NOW,
-      quietMinutes: 30,
-      maxBytes: MAX_BYTES,
-    });
+    const scan = await scanAt(dir, ledger);
     const result = await readSettledSessions(scan, { ledger, maxBytes: MAX_BYTES });
     expect(result.problems.map((problem) => [problem.file, problem.reason])).toEqual([
       ['a-copy.json', 'duplicate-id'],
@@ -277,13 +220,7 @@ describe('readSettledSessions', () => {
       );
     }
     const ledger = createLedger();
-    const scan = await scanSessions({
-      space: nativeSpace(directory.path),
-      ledger,
-      now: NOW,
-      quietMinutes: 30,
-      maxBytes: MAX_BYTES,
-    });
+    const scan = await scanAt(directory.path, ledger);
     const result = await readSettledSessions(scan, { ledger, maxBytes: MAX_BYTES, maxSessions: 2 });
     expect(result.sessions.map((session) => session.id)).toEqual(['s1', 's2']);
   });
@@ -301,13 +238,7 @@ describe('readSettledSessions', () => {
       );
     }
     const ledger = createLedger();
-    const scan = await scanSessions({
-      space: nativeSpace(directory.path),
-      ledger,
-      now: NOW,
-      quietMinutes: 30,
-      maxBytes: MAX_BYTES,
-    });
+    const scan = await scanAt(directory.path, ledger);
     // 40 characters for s1 whole, 15 more: two messages of s2 (the second reaches the window), none of s3.
     const result = await readSettledSessions(scan, { ledger, maxBytes: MAX_BYTES, keepChars: 55 });
     expect(
@@ -342,13 +273,7 @@ describe('readSettledSessions', () => {
         mtimeMs: before.mtimeMs,
       }),
     ]);
-    const scan = await scanSessions({
-      space: claudeCodeSpace(directory.path),
-      ledger,
-      now: NOW,
-      quietMinutes: 30,
-      maxBytes: MAX_BYTES,
-    });
+    const scan = await scanAt(directory.path, ledger, 'claude-code');
     const result = await readSettledSessions(scan, { ledger, maxBytes: MAX_BYTES });
     expect(result.sessions[0]?.messages).toEqual([
       { index: 8, role: 'user', ts: undefined, parts: [{ kind: 'text', text: 'now in Python' }] },
