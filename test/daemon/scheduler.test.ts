@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { bullmqJobs } from '../../src/daemon/jobs.js';
-import { createScheduler } from '../../src/daemon/scheduler.js';
+import type { Config } from '../../src/config/schema.js';
+import type { ConsolidationQueue } from '../../src/daemon/queue.js';
+import { createScheduler, type Scheduler } from '../../src/daemon/scheduler.js';
 import { createFakeInspection, eventually, makeSpace, silentLogger } from './fakes.js';
 import { failOnLeftovers, openQueue, openQueueBench, openWorkerPool } from './harness.js';
 
@@ -8,6 +10,21 @@ failOnLeftovers();
 
 const fixedNow = () => new Date('2025-06-02T12:00:00Z');
 const dayAgo = '2025-06-01T11:00:00Z';
+
+/** A scheduler of `config` on `queue`, inspecting spaces with the fake inspection, at the fixed clock. */
+function schedulerOn(
+  config: Config,
+  queue: ConsolidationQueue,
+  inspection: ReturnType<typeof createFakeInspection>,
+): Scheduler {
+  return createScheduler({
+    config,
+    jobs: bullmqJobs(queue),
+    inspectSpace: inspection.inspectSpace,
+    now: fixedNow,
+    logger: silentLogger,
+  });
+}
 
 describe('scheduler', () => {
   it('enqueues a space with five settled sessions and one run happens; a space with four is skipped', async () => {
@@ -19,13 +36,7 @@ describe('scheduler', () => {
       four: { settledNew: 4, lastSuccessfulRunAt: dayAgo },
     });
     const { pool, probe } = openWorkerPool({ config, consolidate: fake.consolidate });
-    const scheduler = createScheduler({
-      config,
-      jobs: bullmqJobs(queue),
-      inspectSpace: inspection.inspectSpace,
-      now: fixedNow,
-      logger: silentLogger,
-    });
+    const scheduler = schedulerOn(config, queue, inspection);
 
     const report = await scheduler.tick();
 
@@ -59,20 +70,8 @@ describe('scheduler', () => {
       gamma: { settledNew: 1 },
     });
     const queueB = openQueue(config);
-    const schedulerA = createScheduler({
-      config,
-      jobs: bullmqJobs(queueA),
-      inspectSpace: inspection.inspectSpace,
-      now: fixedNow,
-      logger: silentLogger,
-    });
-    const schedulerB = createScheduler({
-      config,
-      jobs: bullmqJobs(queueB),
-      inspectSpace: inspection.inspectSpace,
-      now: fixedNow,
-      logger: silentLogger,
-    });
+    const schedulerA = schedulerOn(config, queueA, inspection);
+    const schedulerB = schedulerOn(config, queueB, inspection);
 
     const [reportA, reportB] = await Promise.all([schedulerA.tick(), schedulerB.tick()]);
     const again = await schedulerA.tick();
@@ -96,13 +95,7 @@ describe('scheduler', () => {
     });
     const inspection = createFakeInspection({ fine: { settledNew: 6 } });
     inspection.failFor('gone', new Error('ENOENT: sessions directory /x/gone/sessions vanished'));
-    const scheduler = createScheduler({
-      config,
-      jobs: bullmqJobs(queue),
-      inspectSpace: inspection.inspectSpace,
-      now: fixedNow,
-      logger: silentLogger,
-    });
+    const scheduler = schedulerOn(config, queue, inspection);
 
     const report = await scheduler.tick();
 
@@ -119,13 +112,7 @@ describe('scheduler', () => {
   it('picks up a space added by a config reload on the next tick', async () => {
     const { config, queue, close } = await openQueueBench('reload', { spaces: [makeSpace('alpha')] });
     const inspection = createFakeInspection({ alpha: { settledNew: 0 }, added: { settledNew: 7 } });
-    const scheduler = createScheduler({
-      config,
-      jobs: bullmqJobs(queue),
-      inspectSpace: inspection.inspectSpace,
-      now: fixedNow,
-      logger: silentLogger,
-    });
+    const scheduler = schedulerOn(config, queue, inspection);
     scheduler.start();
 
     expect((await scheduler.tick()).spaces.map((space) => space.spaceId)).toEqual(['alpha']);
@@ -145,13 +132,7 @@ describe('scheduler', () => {
   it('deduplicates a manual enqueue while a scheduled job for the space is queued', async () => {
     const { config, queue, enqueue, close } = await openQueueBench('manual', {}, fixedNow);
     const inspection = createFakeInspection({ alpha: { settledNew: 5 } });
-    const scheduler = createScheduler({
-      config,
-      jobs: bullmqJobs(queue),
-      inspectSpace: inspection.inspectSpace,
-      now: fixedNow,
-      logger: silentLogger,
-    });
+    const scheduler = schedulerOn(config, queue, inspection);
 
     const [scheduled] = (await scheduler.tick()).spaces;
     const manual = await enqueue('alpha', { force: true, trigger: 'manual' });
