@@ -51,6 +51,11 @@ describe('dreamd proposals, accept, reject', () => {
     expect(text.stdout).toContain(`+ ${home.id} [user] Home address`);
     expect(text.stdout).toContain('+Lives in Lisbon, Rua das Flores 28.');
 
+    const status = await cli('status', 'home');
+    expect(status.stdout).toContain(`proposal   ${proposal.runId} (3 change(s)`);
+    const [statusJson] = (await cli('status', 'home', '--json')).data<{ proposals: { runId: string }[] }[]>();
+    expect(statusJson!.proposals.map((entry) => entry.runId)).toEqual([proposal.runId]);
+
     const accepted = await cli('accept', proposal.runId, '--only', home.id);
     expect(accepted.code).toBe(0);
     expect(accepted.stdout).toContain(`accepted 1 change(s) of proposal ${proposal.runId} in space home`);
@@ -58,6 +63,9 @@ describe('dreamd proposals, accept, reject', () => {
     expect(user).toContain('Lives in Lisbon');
     expect(user).not.toContain('spicy');
     expect((await cli('proposals')).stdout).toContain('no proposal awaits a decision');
+    expect((await cli('status', 'home', '--json')).data<{ proposals: unknown[] }[]>()[0]!.proposals).toEqual(
+      [],
+    );
     const history = (await cli('history', '--json')).data<{ runId: string }[]>();
     expect(history.map((row) => row.runId)).toEqual([proposal.runId]);
   });
