@@ -118,6 +118,18 @@ export class UnknownChangeError extends DreamdError {
   }
 }
 
+/** Every change an accept named was rejected already: there is nothing to write. */
+export class NothingToAcceptError extends DreamdError {
+  override readonly name = 'NothingToAcceptError';
+  override readonly exitCode = 2;
+  constructor(runId: string, spaceId: string) {
+    super(
+      `space ${spaceId}: proposal ${runId} has nothing left to accept (the changes named were rejected already); ` +
+        `\`dreamd reject ${runId}\` drops it`,
+    );
+  }
+}
+
 function planOf(proposal: StoredProposal): ProposalPlan {
   return proposal.plan as ProposalPlan;
 }
@@ -340,6 +352,7 @@ export async function acceptProposal(
     const proposal = await openProposal(space, runId);
     const chosen = chosenIds(proposal, options.only);
     for (const id of proposal.rejected) chosen.delete(id);
+    if (chosen.size === 0) throw new NothingToAcceptError(runId, space.id);
     const memory = await loadMemory(space.memoryDir, { layout: layoutOfSpace(space) });
     const reasons = await staleReasons(space.memoryDir, proposal.read, new Set(memory.originals.keys()));
     if (reasons.length > 0) {

@@ -17,6 +17,7 @@ import { layoutOfSpace } from '../config/schema.js';
 import {
   acceptProposal,
   listProposalViews,
+  NothingToAcceptError,
   ProposalStaleError,
   rejectProposal,
   UnknownChangeError,
@@ -211,7 +212,7 @@ const DecisionBody = z.strictObject({
 function decisionStatus(error: unknown): number | undefined {
   if (error instanceof ProposalNotFoundError) return 404;
   if (error instanceof ProposalStaleError || error instanceof LockBusyError) return 409;
-  if (error instanceof UnknownChangeError) return 400;
+  if (error instanceof UnknownChangeError || error instanceof NothingToAcceptError) return 400;
   return undefined;
 }
 

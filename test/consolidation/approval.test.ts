@@ -5,6 +5,7 @@ import {
   acceptProposal,
   chooseChanges,
   listProposalViews,
+  NothingToAcceptError,
   ProposalStaleError,
   proposalChanges,
   rejectProposal,
@@ -176,6 +177,12 @@ describe('approval mode', () => {
     expect(memoryFiles(test)).toEqual(new Map());
     const waiting = await readProposal(test.space.memoryDir, run.runId, test.space.id);
     expect(proposalChanges(waiting).find((change) => change.id === spicy.id)?.rejected).toBe(true);
+
+    // Accepting only what was rejected writes nothing.
+    await expect(
+      acceptProposal(test.space, run.runId, { config: test.config, only: [spicy.id] }),
+    ).rejects.toThrow(NothingToAcceptError);
+    expect(memoryFiles(test)).toEqual(new Map());
 
     await acceptProposal(test.space, run.runId, { config: test.config });
     expect(await activeTitles(test)).toEqual(['Home address', 'Usual coffee order']);
