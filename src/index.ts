@@ -83,6 +83,14 @@ export type { TokenUsage } from './core/usage.js';
 export { loadMemory, type LoadedMemory } from './space/memory-dir.js';
 export { forgetFact } from './space/forget.js';
 export { rollbackRun } from './space/rollback.js';
+// Approval mode: proposals a person accepts (all or part) or rejects.
+export {
+  acceptProposal,
+  rejectProposal,
+  listProposalViews,
+  type ProposalView,
+  type ProposalChange,
+} from './consolidation/proposal.js';
 export type { Fact, FactType } from './memory/types.js';
 
 // The errors the functions above throw beyond errors.ts's, so a caller can tell them apart with `instanceof`.
@@ -93,3 +101,5 @@ export { StateHijackError } from './space/state-dir.js';
 export { RollbackRefusedError } from './space/rollback.js';
 export { CommitIncompleteError } from './space/transaction.js';
 export { FactNotFoundError, NotDreamdsFactError } from './space/forget.js';
+export { NothingToAcceptError, ProposalStaleError, UnknownChangeError } from './consolidation/proposal.js';
+export { ProposalNotFoundError } from './space/proposals.js';

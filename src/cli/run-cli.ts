@@ -4,6 +4,7 @@ import { registerDaemonCommands } from './commands/daemon.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerHistory } from './commands/history.js';
 import { registerMemory } from './commands/memory.js';
+import { registerProposals } from './commands/proposals.js';
 import { registerRollback } from './commands/rollback.js';
 import { registerSessions } from './commands/sessions.js';
 import { registerStatus } from './commands/status.js';
@@ -18,6 +19,7 @@ export const COMMANDS: readonly CommandRegistrar[] = [
   registerMemory,
   registerHistory,
   registerRollback,
+  registerProposals,
   registerChat,
   registerDoctor,
   registerDaemonCommands,

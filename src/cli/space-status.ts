@@ -7,6 +7,7 @@ import type { Config, Space } from '../config/schema.js';
 import { describeBudgetWait, spaceBudget } from '../cost/index.js';
 import type { WaitingSession } from '../core/run.js';
 import { inspectSpaceDetailed } from '../consolidation/inspect.js';
+import { listProposalViews } from '../consolidation/proposal.js';
 import { evaluateGates } from '../core/gates.js';
 import { errorMessage } from '../errors.js';
 import {
@@ -88,6 +89,12 @@ export interface SpaceStatus {
    * `dreamd consolidate` and the metrics report it.
    */
   readonly waiting: readonly WaitingSession[];
+  /** Approval mode: proposals awaiting a decision (run id, when made, changes); runs of the space wait for them. */
+  readonly proposals: readonly {
+    readonly runId: string;
+    readonly createdAt: string;
+    readonly changes: number;
+  }[];
   /** Present when a daemon's queue was asked. */
   readonly queue?: QueueCounts;
 }
@@ -164,6 +171,18 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
         waiting.push({ sessionId, reason: 'monthly-budget', detail });
     }
   }
+  const proposals = await listProposalViews([space]).then(
+    (listed) =>
+      listed.proposals.map((view) => ({
+        runId: view.runId,
+        createdAt: view.createdAt,
+        changes: view.changes.length,
+      })),
+    (caught: unknown) => {
+      error ??= `proposals of ${space.memoryDir} cannot be read: ${errorMessage(caught)}`;
+      return [];
+    },
+  );
   const memory = await memoryHealth(space.memoryDir).then(
     (health) => health.problems,
     (caught: unknown) => [{ file: space.memoryDir, reason: `cannot be read: ${errorMessage(caught)}` }],
@@ -191,6 +210,7 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
     recovery,
     inProgress: ledger === undefined ? [] : sessionsInProgress(ledger),
     waiting,
+    proposals,
   };
   return options.queueCounts !== undefined
     ? { ...status, queue: await options.queueCounts(space.id) }

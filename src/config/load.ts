@@ -217,6 +217,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
           ...(space.layout === undefined ? {} : { layout: space.layout }),
           ...(space.agentsMd === undefined ? {} : { agentsMd: resolvePath(space.agentsMd, base) }),
           ...(space.agentsMdBudget === undefined ? {} : { agentsMdBudget: space.agentsMdBudget }),
+          ...(space.approve === true ? { approve: true } : {}),
         }))
       : [
           {

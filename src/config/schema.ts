@@ -46,6 +46,12 @@ export const SpaceConfig = z.strictObject({
     .optional(),
   /** The most bytes dreamd's block of `agentsMd` takes, its two marker lines included. Default 8192. */
   agentsMdBudget: z.number().int().min(256).max(100_000).optional(),
+  /**
+   * Approval mode: a run stages its proposal (`.dreamd/proposals/<run>/`) and writes nothing into the memory
+   * folder until a person accepts or rejects it (`dreamd proposals`, `accept`, `reject`, the daemon's page).
+   * Default false.
+   */
+  approve: z.boolean().optional(),
 });
 
 /** The layout a space's consolidations write: its `layout`, else the default of its format. */
@@ -281,6 +287,8 @@ export interface Space {
   readonly agentsMd?: string | undefined;
   /** Byte budget of that block (markers included); absent: the default. */
   readonly agentsMdBudget?: number | undefined;
+  /** Approval mode: runs propose, a person accepts or rejects (see `SpaceConfig.approve`); absent: off. */
+  readonly approve?: boolean | undefined;
 }
 
 /** The parsed, resolved configuration. */

@@ -51,6 +51,8 @@ export interface WritePlan {
   readonly problems: readonly MemoryProblem[];
   /** Active facts after this write that agents have read, and those never read (space/fact-use.ts). */
   readonly factsRead: { readonly used: number; readonly neverUsed: number };
+  /** The memory the plan was built on (read again when a person edited it during the run). */
+  readonly memory?: LoadedMemory;
 }
 
 /** Whether a topic file, one of dreamd's per-fact files or the index differs on disk from what `loaded` read. */
@@ -137,6 +139,128 @@ function planAgentsFile(
   return block.problems.map((reason) => ({ file: agents.file, reason }));
 }
 
+/** What planning the files from a set of facts needs besides the memory read. */
+interface FilesContext {
+  readonly reads: Gathered['reads'];
+  readonly today: string;
+  readonly now: Date;
+  readonly agents: AgentsRead | undefined;
+}
+
+/** The files that change when memory goes from `loaded` to the facts of `result` (review and AGENTS.md included). */
+function planFilesFor(loaded: LoadedMemory, result: ReconcileResult, context: FilesContext) {
+  // A file of someone else's that a newer fact contradicts is kept as it is and listed for review.
+  const review: ReviewEntry[] = [
+    ...result.linked.map(({ fact, handEdited }) => ({ old: handEdited, newer: fact })),
+    ...result.superseded.map(({ fact, by }) => ({ old: fact, newer: by })),
+  ].flatMap(({ old, newer }) =>
+    old.owner === 'other' && old.file !== undefined ? [{ file: old.file, fact: old, newer }] : [],
+  );
+  // Reads of memory in this run's transcripts, counted once per message (see space/fact-use.ts).
+  const factUse = countFactReads(loaded.factUse, context.reads, {
+    facts: loaded.facts,
+    day: context.today,
+  });
+  const memoryPlan = planMemoryFiles(loaded, result.facts, {
+    factUse,
+    now: context.now,
+    underReview: review.map((entry) => entry.file),
+  });
+  const reviewProblems: MemoryProblem[] = review.map((entry) => ({
+    file: entry.file,
+    reason: `${entry.file}: newer fact ${entry.newer.id} ("${entry.newer.title}") contradicts it; the file is kept as it is, left out of dreamd's index lines, and listed in ${REVIEW_FILE} for you to decide.`,
+  }));
+  const agents = context.agents;
+  const agentsProblems =
+    agents === undefined ? [] : planAgentsFile(agents, result.facts, factUse.facts, memoryPlan.files);
+  const reviewBefore = loaded.originals.get(REVIEW_FILE) ?? null;
+  const reviewText = renderReview(reviewBefore, review);
+  if (reviewText !== reviewBefore) memoryPlan.files.set(REVIEW_FILE, reviewText);
+  return {
+    result,
+    files: memoryPlan.files,
+    problems: [...loaded.problems, ...memoryPlan.problems, ...reviewProblems, ...agentsProblems],
+    factsRead: summarizeFactUse(result.facts, factUse),
+  };
+}
+
+/**
+ * The quarantine, the basis and the diff of planned files: what every plan adds once its facts are settled.
+ */
+async function completePlan(
+  memoryDir: string,
+  current: LoadedMemory,
+  planned: ReturnType<typeof planFilesFor>,
+  options: {
+    readonly runId: string;
+    readonly agents: AgentsRead | undefined;
+    readonly ledgerEntries: readonly LedgerEntry[];
+  },
+): Promise<WritePlan> {
+  const { result, files, problems, factsRead } = planned;
+  const { runId, agents } = options;
+  // The quarantine is plain text on disk: a secret the model put in a fact is redacted there too.
+  const quarantine: QuarantineEntry[] = result.quarantined.map(({ candidate, reason }) => ({
+    title: redactSecrets(candidate.title).text,
+    text: redactSecrets(candidate.body).text,
+    reason,
+    session: candidate.sources.join(', '),
+    date: candidate.observed,
+    runId,
+  }));
+  const quarantineBefore =
+    quarantine.length > 0 ? await readTextIfExists(join(memoryDir, QUARANTINE_FILE)) : null;
+  if (quarantine.length > 0) files.set(QUARANTINE_FILE, renderQuarantine(quarantineBefore, quarantine));
+  const before = new Map<string, string | null>(
+    [...files.keys()].map((path) => [
+      path,
+      path === QUARANTINE_FILE
+        ? quarantineBefore
+        : path === agents?.file
+          ? agents.text
+          : (current.originals.get(path) ?? null),
+    ]),
+  );
+  return {
+    result,
+    files,
+    ledgerEntries: options.ledgerEntries,
+    diff: diffFiles(before, files),
+    problems,
+    basis: before,
+    factsRead,
+  };
+}
+
+/**
+ * Plan the write of facts already reconciled (an accepted proposal, or part of one): the same files, review,
+ * `AGENTS.md` block and quarantine a run plans from them, rendered on the memory read now. No ledger entries:
+ * the caller advances the ledger.
+ */
+export async function planResultWrite(options: {
+  memoryDir: string;
+  memory: LoadedMemory;
+  result: ReconcileResult;
+  reads: Gathered['reads'];
+  runId: string;
+  today: string;
+  now: Date;
+  agents?: { readonly file: string; readonly budget?: number | undefined } | undefined;
+}): Promise<WritePlan> {
+  const agents = options.agents === undefined ? undefined : await readAgentsFile(options.agents);
+  const planned = planFilesFor(options.memory, options.result, {
+    reads: options.reads,
+    today: options.today,
+    now: options.now,
+    agents,
+  });
+  return completePlan(options.memoryDir, options.memory, planned, {
+    runId: options.runId,
+    agents,
+    ledgerEntries: [],
+  });
+}
+
 export async function planWrite(options: {
   memoryDir: string;
   memory: LoadedMemory;
@@ -154,76 +278,35 @@ export async function planWrite(options: {
   // Provenance is read from the digest the model was given, not from the model's own `evidence` label.
   const provenance = createProvenance(options.gathered.batches.flatMap(({ batch }) => batch.segments));
   const agents = options.agents === undefined ? undefined : await readAgentsFile(options.agents);
-  const plan = (loaded: LoadedMemory) => {
-    const result = reconcile({
-      existing: loaded.facts,
-      candidates: options.candidates,
-      today: options.today,
-      newId: newFactId,
-      isForgotten,
-      containsSecret,
-      provenance,
-    });
-    // A file of someone else's that a newer fact contradicts is kept as it is and listed for review.
-    const review: ReviewEntry[] = [
-      ...result.linked.map(({ fact, handEdited }) => ({ old: handEdited, newer: fact })),
-      ...result.superseded.map(({ fact, by }) => ({ old: fact, newer: by })),
-    ].flatMap(({ old, newer }) =>
-      old.owner === 'other' && old.file !== undefined ? [{ file: old.file, fact: old, newer }] : [],
+  const context: FilesContext = { reads: options.gathered.reads, today: options.today, now, agents };
+  const plan = (loaded: LoadedMemory) =>
+    planFilesFor(
+      loaded,
+      reconcile({
+        existing: loaded.facts,
+        candidates: options.candidates,
+        today: options.today,
+        newId: newFactId,
+        isForgotten,
+        containsSecret,
+        provenance,
+      }),
+      context,
     );
-    // Reads of memory in this run's transcripts, counted once per message (see space/fact-use.ts).
-    const factUse = countFactReads(loaded.factUse, options.gathered.reads, {
-      facts: loaded.facts,
-      day: options.today,
-    });
-    const memoryPlan = planMemoryFiles(loaded, result.facts, {
-      factUse,
-      now,
-      underReview: review.map((entry) => entry.file),
-    });
-    const reviewProblems: MemoryProblem[] = review.map((entry) => ({
-      file: entry.file,
-      reason: `${entry.file}: newer fact ${entry.newer.id} ("${entry.newer.title}") contradicts it; the file is kept as it is, left out of dreamd's index lines, and listed in ${REVIEW_FILE} for you to decide.`,
-    }));
-    const agentsProblems =
-      agents === undefined ? [] : planAgentsFile(agents, result.facts, factUse.facts, memoryPlan.files);
-    const reviewBefore = loaded.originals.get(REVIEW_FILE) ?? null;
-    const reviewText = renderReview(reviewBefore, review);
-    if (reviewText !== reviewBefore) memoryPlan.files.set(REVIEW_FILE, reviewText);
-    return {
-      result,
-      files: memoryPlan.files,
-      problems: [...loaded.problems, ...memoryPlan.problems, ...reviewProblems, ...agentsProblems],
-      factsRead: summarizeFactUse(result.facts, factUse),
-    };
-  };
   let current = options.memory;
-  let { result, files, problems, factsRead } = plan(current);
+  let planned = plan(current);
   // People edit memory files without the lock: a file edited since orient is read again and the facts
   // reconciled on what is there now, so the edit is kept. With no candidates and nothing to write, no edit
   // can be overwritten and no candidate lost, so there is nothing to check (a run that found nothing new).
-  const nothingToCheck = options.candidates.length === 0 && files.size === 0;
+  const nothingToCheck = options.candidates.length === 0 && planned.files.size === 0;
   for (
     let attempt = 0;
     !nothingToCheck && attempt < HAND_EDIT_RETRIES && (await changedSince(memoryDir, current));
     attempt++
   ) {
     current = await loadMemory(memoryDir, { layout: current.layout });
-    ({ result, files, problems, factsRead } = plan(current));
+    planned = plan(current);
   }
-
-  // The quarantine is plain text on disk: a secret the model put in a fact is redacted there too.
-  const quarantine: QuarantineEntry[] = result.quarantined.map(({ candidate, reason }) => ({
-    title: redactSecrets(candidate.title).text,
-    text: redactSecrets(candidate.body).text,
-    reason,
-    session: candidate.sources.join(', '),
-    date: candidate.observed,
-    runId,
-  }));
-  const quarantineBefore =
-    quarantine.length > 0 ? await readTextIfExists(join(memoryDir, QUARANTINE_FILE)) : null;
-  if (quarantine.length > 0) files.set(QUARANTINE_FILE, renderQuarantine(quarantineBefore, quarantine));
 
   const consolidatedAt = now.toISOString();
   const ledgerEntries: LedgerEntry[] = options.gathered.records.map((record) => ({
@@ -235,23 +318,6 @@ export async function planWrite(options: {
     runId,
     consolidatedAt,
   }));
-  const before = new Map<string, string | null>(
-    [...files.keys()].map((path) => [
-      path,
-      path === QUARANTINE_FILE
-        ? quarantineBefore
-        : path === agents?.file
-          ? agents.text
-          : (current.originals.get(path) ?? null),
-    ]),
-  );
-  return {
-    result,
-    files,
-    ledgerEntries,
-    diff: diffFiles(before, files),
-    problems,
-    basis: before,
-    factsRead,
-  };
+  const complete = await completePlan(memoryDir, current, planned, { runId, agents, ledgerEntries });
+  return { ...complete, memory: current };
 }

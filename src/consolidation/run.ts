@@ -28,8 +28,10 @@ import {
   loadMemory,
   newRunId,
   nextLedgerContent,
+  createIsRejected,
   readForgotten,
   readLedger,
+  readRejected,
   recordWaitingSessions,
   recoverMemory,
   type CommitStep,
@@ -42,6 +44,7 @@ import { countByStatus, scanSessions } from '../transcripts/index.js';
 import { extractFacts, promptIndex } from './extract.js';
 import { gatherSessions, settleProgress } from './gather.js';
 import { planWrite } from './plan-write.js';
+import { pendingProposal, proposeRun } from './proposal.js';
 import type {
   ConsolidateFunction,
   RunOptions,
@@ -178,12 +181,23 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
     try {
       // Orient: memory as it is now, what has been consolidated, and the gates.
       progress({ phase: 'orient', done: 0, total: 1 });
-      const [memory, ledger, forgotten, lastRun] = await Promise.all([
+      const [memory, ledger, forgotten, lastRun, rejected] = await Promise.all([
         loadMemory(space.memoryDir, { layout: layoutOfSpace(space) }),
         readLedger(space.memoryDir),
         readForgotten(space.memoryDir),
         lastSuccessfulRun(space.memoryDir),
+        readRejected(space.memoryDir),
       ]);
+      // Approval mode: while a proposal that still fits memory awaits a decision, the run waits for it.
+      const proposals = space.approve === true ? await pendingProposal(space, memory) : undefined;
+      if (proposals?.pending !== undefined) {
+        return summary({
+          ...base,
+          status: 'skipped',
+          reason: awaitingDecision(proposals.pending.runId, space.id),
+          durationMs: elapsed(),
+        });
+      }
       const ledgerLookup = createLedgerLookup(ledger);
       const scan = await scanSessions({
         space,
@@ -282,7 +296,10 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       const earlierReads = memory.originals.has(FACT_USE_FILE)
         ? []
         : await rebuildSessionReads(space, Object.values(ledger.sessions), config.limits);
-      const { kept: candidates, stated } = splitAlreadyStated(extracted.candidates, projectDocs);
+      const { kept, stated } = splitAlreadyStated(extracted.candidates, projectDocs);
+      // Facts a person rejected from a proposal are not proposed again from the same sessions.
+      const isRejected = createIsRejected(rejected);
+      const candidates = kept.filter((candidate) => !isRejected(candidate));
       const plan = await planWrite({
         memoryDir: space.memoryDir,
         memory,
@@ -312,7 +329,15 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
           }),
         }),
       );
-      const notes = [...inProgress, ...describeWaiting(unconsolidated), ...extracted.notes];
+      const notes = [
+        ...inProgress,
+        ...describeWaiting(unconsolidated),
+        ...extracted.notes,
+        ...(proposals?.dropped ?? []),
+        ...(kept.length > candidates.length
+          ? [`${kept.length - candidates.length} fact(s) rejected earlier from the same sessions left out`]
+          : []),
+      ];
       const fileOf = new Map(gathered.records.map((record) => [record.sessionId, record.file]));
       const done = summary({
         ...base,
@@ -372,6 +397,26 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         });
       }
 
+      // Approval mode: a run that would change files stages its proposal and writes nothing more.
+      if (space.approve === true && plan.files.size > 0) {
+        const proposed = {
+          ...done,
+          status: 'proposed' as const,
+          reason: [awaitingDecision(runId, space.id), ...notes].join('; '),
+          durationMs: elapsed(),
+        };
+        await proposeRun(space, {
+          plan,
+          memory: plan.memory ?? memory,
+          summary: proposed,
+          reads: [...earlierReads, ...gathered.reads],
+          today,
+          now: now(),
+          ledgerEntries,
+        });
+        return ended(proposed);
+      }
+
       // Write: memory files, quarantine, ledger and run record in one staged transaction.
       progress({ phase: 'write', done: 0, total: 1 });
       let final = { ...done, durationMs: elapsed() };
@@ -425,6 +470,14 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       await lock?.release();
     }
   };
+}
+
+/** The reason a run of an approval space gives while its proposal waits. */
+function awaitingDecision(runId: string, spaceId: string): string {
+  return (
+    `proposal ${runId} awaits a decision: see it with \`dreamd proposals ${spaceId}\`, then ` +
+    `\`dreamd accept ${runId}\` or \`dreamd reject ${runId}\` (each takes --only <fact ids>)`
+  );
 }
 
 /** Each problem once: the memory folder's load and its index plan can both see one `MEMORY.md` problem. */

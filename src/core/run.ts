@@ -76,7 +76,7 @@ export interface RunSummary {
    * time), so it discarded its plan and wrote nothing (`reason` says who holds the lock); `sessions` are the
    * ones it would have consolidated, still pending.
    */
-  readonly status: 'completed' | 'skipped' | 'dry-run' | 'lock-lost';
+  readonly status: 'completed' | 'skipped' | 'dry-run' | 'lock-lost' | 'proposed';
   readonly reason: string | undefined;
   /** Session ids consolidated (or that would be, for a dry run). */
   readonly sessions: readonly string[];

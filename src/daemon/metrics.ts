@@ -176,7 +176,7 @@ export function createMetrics(
         }
         for (const reason of FACT_DROP_REASONS) factsDropped.remove({ space, reason });
         for (const kind of ['input', 'output', 'cache_read', 'cache_write']) tokens.remove({ space, kind });
-        for (const status of ['completed', 'skipped', 'dry-run', 'lock-lost'])
+        for (const status of ['completed', 'skipped', 'dry-run', 'lock-lost', 'proposed'])
           duration.remove({ space, status });
       }
     },

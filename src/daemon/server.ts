@@ -22,7 +22,11 @@ import type { DaemonMetrics } from './metrics.js';
 import type { JobQueue } from './jobs.js';
 import type { ConsolidationQueue } from './queue.js';
 import { checkRequestOrigin } from './request-origin.js';
+import { registerPage } from './page.js';
 import { explainRefusedWrite } from './redis-probe.js';
+
+/** How long a stop lets requests in flight finish before it closes every connection (see `close`). */
+const CLOSE_GRACE_MS = 2_000;
 
 /** An error of a Redis command that says Redis refuses writes or cannot be reached. */
 function isRedisUnavailable(message: string): boolean {
@@ -150,7 +154,8 @@ function tokensMatch(given: string, expected: string): boolean {
 }
 
 /**
- * The daemon's HTTP API (fastify): /healthz, /metrics, /spaces, /spaces/:id, POST /spaces/:id/consolidate and the
+ * The daemon's HTTP API (fastify): /healthz, /metrics, /spaces, /spaces/:id, POST /spaces/:id/consolidate, the
+ * page to decide on proposals at /page (with /proposals and POST /spaces/:id/proposals/:run/accept|reject) and the
  * Bull Board dashboard at /queues. Bound to a non-loopback host, every route but /healthz requires
  * `Authorization: Bearer <server.apiToken>` (DREAMD_API_TOKEN), or basic auth with the token as the password
  * (any user name), which is how a browser opens the dashboard. Without a token, a request whose `Host` is not a
@@ -188,7 +193,8 @@ export async function createServer(options: CreateServerOptions): Promise<Daemon
     if (given === undefined || !tokensMatch(given, apiToken!)) {
       // A browser cannot send a bearer header: for the dashboard, ask for basic auth (any user name, the
       // token as the password), which the browser prompts for and then sends with every request.
-      const dashboard = request.url === '/queues' || request.url.startsWith('/queues/');
+      const dashboard =
+        request.url === '/queues' || request.url.startsWith('/queues/') || request.url === '/page';
       await reply
         .code(401)
         .header('www-authenticate', dashboard ? 'Basic realm="dreamd", charset="UTF-8"' : 'Bearer')
@@ -330,6 +336,9 @@ export async function createServer(options: CreateServerOptions): Promise<Daemon
     return reply.code(202).send({ jobId: result.jobId, spaceId: space.id, status: 'queued' });
   });
 
+  // The page to decide on proposals of approval-mode spaces, and its accept / reject routes (page.ts).
+  registerPage(app, options.getConfig);
+
   app.get('/queue', async () => {
     const [counts, failed] = await Promise.all([jobs.counts(), jobs.failed(20)]);
     return {
@@ -391,7 +400,16 @@ export async function createServer(options: CreateServerOptions): Promise<Daemon
       }
     },
     async close() {
-      await app.close();
+      // A browser with the page open holds connections that carry no request (it opens them ahead): the HTTP
+      // server's close would wait minutes for their timeouts. Requests in flight get CLOSE_GRACE_MS to finish,
+      // then every connection is closed.
+      const force = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS);
+      force.unref();
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(force);
+      }
     },
   };
 }

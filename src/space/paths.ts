@@ -13,6 +13,10 @@ export const FORGOTTEN_FILE = '.dreamd/forgotten.json';
 export const STAGING_DIR = '.dreamd/staging';
 export const PENDING_FILE = '.dreamd/pending.json';
 export const REVIEW_FILE = '.dreamd/review.md';
+/** Approval mode: one folder per run awaiting a person's decision (space/proposals.ts). */
+export const PROPOSALS_DIR = '.dreamd/proposals';
+/** Facts a person rejected from a proposal, kept from coming back from the same sessions. */
+export const REJECTED_FILE = '.dreamd/rejected.json';
 
 const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 

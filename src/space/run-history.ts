@@ -13,7 +13,7 @@ import { RUNS_DIR, readTextIfExists, runRecordPath } from './paths.js';
 import { escapeInvisibleControls } from '../memory/visible-text.js';
 import type { MemoryProblem } from './memory-dir.js';
 
-export const RUN_KINDS = ['consolidation', 'rollback', 'forget', 'note'] as const;
+export const RUN_KINDS = ['consolidation', 'rollback', 'forget', 'note', 'reject'] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 
 const RunSummarySchema = z.object({

@@ -50,6 +50,7 @@ import { writableText } from '../memory/visible-text.js';
 import {
   LEDGER_FILE,
   LOCK_FILE,
+  PROPOSALS_DIR,
   RUNS_DIR,
   STAGING_DIR,
   assertRunId,
@@ -146,7 +147,7 @@ export class CommitIncompleteError extends DreamdError {
   }
 }
 
-const RESERVED = [STAGING_DIR, RUNS_DIR, LOCK_FILE, LEDGER_FILE];
+const RESERVED = [STAGING_DIR, RUNS_DIR, LOCK_FILE, LEDGER_FILE, PROPOSALS_DIR];
 
 function assertWritable(relativePath: string): void {
   spaceFilePath('/', relativePath);

@@ -40,7 +40,9 @@ function describeSummary(summary: RunSummary): string {
   const lines = [
     summary.status === 'dry-run'
       ? `space ${summary.spaceId}: dry run in ${formatDuration(summary.durationMs)}, nothing written`
-      : `space ${summary.spaceId}: run ${summary.runId} completed in ${formatDuration(summary.durationMs)}`,
+      : summary.status === 'proposed'
+        ? `space ${summary.spaceId}: run ${summary.runId} proposed in ${formatDuration(summary.durationMs)}; nothing written to memory until you decide`
+        : `space ${summary.spaceId}: run ${summary.runId} completed in ${formatDuration(summary.durationMs)}`,
     // Through a daemon the summary is the job's slim one: `sessionCount` counts what `sessions` lists in part.
     `  sessions   ${(summary as { sessionCount?: number }).sessionCount ?? summary.sessions.length}`,
     `  changes    ${summary.added} added, ${summary.updated} updated, ${summary.superseded} superseded, ${summary.quarantined} quarantined (${formatChanges(summary)})`,
@@ -67,6 +69,10 @@ function describeSummary(summary: RunSummary): string {
     lines.push('', summary.diff === '' ? '(no change to the memory files)' : summary.diff.trimEnd());
   else if (summary.status === 'completed')
     lines.push(`  undo       dreamd rollback ${summary.runId} --space ${summary.spaceId}`);
+  else if (summary.status === 'proposed')
+    lines.push(
+      `  decide     dreamd proposals ${summary.spaceId}, then dreamd accept|reject ${summary.runId} [--only <fact ids>]`,
+    );
   return lines.join('\n');
 }
 

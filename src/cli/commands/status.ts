@@ -74,6 +74,10 @@ function describeStatus(status: SpaceStatus): string {
   if (status.storage !== null) lines.push(`  storage    ${status.storage}`);
   if (status.recovery !== null) lines.push(`  recovery   ${status.recovery}`);
   for (const progress of status.inProgress) lines.push(`  progress   ${progress}`);
+  for (const proposal of status.proposals)
+    lines.push(
+      `  proposal   ${proposal.runId} (${proposal.changes} change(s), made ${proposal.createdAt}) awaits a decision: dreamd proposals ${status.space}`,
+    );
   for (const entry of status.waiting.slice(0, 20))
     lines.push(`  waiting    ${entry.sessionId}: ${entry.reason}, ${entry.detail}`);
   if (status.waiting.length > 20)

@@ -1,0 +1,221 @@
+/**
+ * The page's routes over real HTTP on a real daemon: the same Host, Origin and token checks as the API, the
+ * answers of accept and reject (stale, unknown ids, not found), and what the page escapes.
+ */
+import { request } from 'node:http';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Config } from '../../src/config/schema.js';
+import { proposalChanges } from '../../src/consolidation/proposal.js';
+import { createConsolidator } from '../../src/consolidation/run.js';
+import { escapeHtml, renderPage } from '../../src/daemon/page.js';
+import { createDreamd } from '../../src/dreamd.js';
+import { createModel } from '../../src/model/index.js';
+import { listProposals, loadMemory } from '../../src/space/index.js';
+import { findFreePort } from '../../harness/redis-server.js';
+import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
+import { createTestSpace } from '../support/space.js';
+import { silentLogger } from './fakes.js';
+import { failOnLeftovers, track } from './harness.js';
+
+failOnLeftovers();
+
+const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
+const TOKEN = 'a-very-secret-token-of-32-chars!';
+const SESSIONS = ['2026-11-02-lisbon-delivery.json', '2026-11-09-coffee-usual.json'];
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: string;
+}
+
+function send(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: unknown,
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const call = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        headers: {
+          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }),
+        );
+      },
+    );
+    call.on('error', reject);
+    call.end(payload);
+  });
+}
+
+/** A daemon serving one approval space with a proposal waiting. */
+async function withProposal(env: Record<string, string> = {}) {
+  const port = await findFreePort();
+  const test = createTestSpace({
+    modelUrl: fake.url,
+    examples: SESSIONS,
+    env: { DREAMD_PORT: String(port), ...env },
+  });
+  const config: Config = { ...test.config, spaces: [{ ...test.space, approve: true }] };
+  const space = config.spaces[0]!;
+  const run = await createConsolidator({
+    config,
+    model: () => createModel(config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
+  })(space, { force: true, dryRun: false, trigger: 'manual' });
+  const daemon = createDreamd({ getConfig: () => config, logger: silentLogger, env: {} }).daemon({
+    tickOnStart: false,
+  });
+  track(
+    'daemon',
+    daemon,
+    (value) => value.state !== 'stopped' && value.state !== 'created',
+    (value) => value.stop(),
+  );
+  await daemon.start();
+  const changes = proposalChanges((await listProposals(space.memoryDir, space.id))[0]!);
+  return { port, space, runId: run.runId, changes, stop: () => daemon.stop() };
+}
+
+describe('the page’s routes', () => {
+  it('refuses a cross-origin accept and a foreign Host, and answers a same-origin one', async () => {
+    const { port, space, runId, changes, stop } = await withProposal();
+    try {
+      const url = `/spaces/${space.id}/proposals/${runId}/accept`;
+      const crossSite = await send(port, 'POST', url, { origin: 'https://evil.example' }, {});
+      expect(crossSite.status).toBe(403);
+      const rebound = await send(port, 'GET', '/page', { host: 'evil.example' });
+      expect(rebound.status).toBe(421);
+      expect((await loadMemory(space.memoryDir)).facts).toEqual([]);
+
+      const page = await send(port, 'GET', '/page');
+      expect(page.status).toBe(200);
+      expect(page.headers['content-security-policy']).toEqual(expect.stringMatching(/script-src 'nonce-/));
+      expect(page.body).toContain(runId);
+
+      const unknown = await send(port, 'POST', url, {}, { only: ['f-unknown00'] });
+      expect(unknown.status).toBe(400);
+      expect(JSON.parse(unknown.body).error).toContain('has no change f-unknown00');
+
+      const coffee = changes.find((change) => change.fact.title === 'Usual coffee order')!;
+      const accepted = await send(
+        port,
+        'POST',
+        url,
+        { origin: `http://127.0.0.1:${port}`, 'sec-fetch-site': 'same-origin' },
+        { only: [coffee.id] },
+      );
+      expect(accepted.status).toBe(200);
+      expect(JSON.parse(accepted.body)).toMatchObject({ accepted: [coffee.id] });
+      expect((await loadMemory(space.memoryDir)).facts.map((fact) => fact.title)).toEqual([
+        'Usual coffee order',
+      ]);
+      const again = await send(port, 'POST', url, {}, {});
+      expect(again.status).toBe(404);
+    } finally {
+      await stop();
+    }
+  });
+
+  it('answers 409 with the reason for a stale proposal, and rejects over POST', async () => {
+    const { port, space, runId, stop } = await withProposal();
+    try {
+      writeFileSync(join(space.memoryDir, 'by-hand.md'), '# Mine\n');
+      const stale = await send(port, 'POST', `/spaces/${space.id}/proposals/${runId}/accept`, {}, {});
+      expect(stale.status).toBe(409);
+      expect(JSON.parse(stale.body).error).toContain('by-hand.md was created since the run read memory');
+      const gone = await send(port, 'POST', `/spaces/${space.id}/proposals/${runId}/reject`, {}, {});
+      expect(gone.status).toBe(404);
+    } finally {
+      await stop();
+    }
+  });
+
+  it('behind a token: the page asks a browser for basic auth, and serves it with the token as password', async () => {
+    const { port, space, runId, stop } = await withProposal({
+      DREAMD_HOST: '0.0.0.0',
+      DREAMD_API_TOKEN: TOKEN,
+    });
+    try {
+      const anonymous = await send(port, 'GET', '/page');
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.headers['www-authenticate']).toEqual(expect.stringMatching(/^Basic /));
+      const basic = `Basic ${Buffer.from(`me:${TOKEN}`).toString('base64')}`;
+      expect((await send(port, 'GET', '/page', { authorization: basic })).status).toBe(200);
+      const url = `/spaces/${space.id}/proposals/${runId}/reject`;
+      expect((await send(port, 'POST', url, {}, {})).status).toBe(401);
+      expect(await listProposals(space.memoryDir, space.id)).toHaveLength(1);
+      const rejected = await send(port, 'POST', url, { authorization: basic }, {});
+      expect(rejected.status).toBe(200);
+      expect(JSON.parse(rejected.body)).toMatchObject({ dropped: true });
+    } finally {
+      await stop();
+    }
+  });
+});
+
+describe('renderPage', () => {
+  it('escapes what memory and transcripts say', () => {
+    const evil = '<script>alert(1)</script>';
+    const fact = {
+      id: 'f-aaaaaaaaaa',
+      type: 'user' as const,
+      title: evil,
+      body: `"quoted" & ${evil}`,
+      why: undefined,
+      howToApply: undefined,
+      observed: '2026-11-01',
+      updated: '2026-11-01',
+      sources: ['s'],
+      status: 'active' as const,
+      supersededBy: undefined,
+      supersededOn: undefined,
+      editedByHand: false,
+    };
+    const html = renderPage(
+      [
+        {
+          id: 'home',
+          approve: true,
+          activeFacts: [evil],
+          runs: [],
+          problems: [],
+          proposals: [
+            {
+              runId: 'run-1',
+              spaceId: 'home',
+              createdAt: '2026-11-29T12:00:00.000Z',
+              sessions: ['s'],
+              costUsd: 0.001,
+              changes: [{ id: fact.id, kind: 'add', fact, supersedes: [], rejected: false }],
+              files: ['user.md'],
+              diff: `+${evil}\n`,
+            },
+          ],
+        },
+      ],
+      'nonce123',
+    );
+    expect(html).not.toContain(evil);
+    expect(html).toContain(escapeHtml(evil));
+    expect(html.match(/<script/g)).toHaveLength(1);
+    expect(html).toContain('<script nonce="nonce123">');
+  });
+});

@@ -1,0 +1,89 @@
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  CHROMIUM_VARIABLE,
+  ChromiumMissingError,
+  ensureChromium,
+  findChromium,
+} from '../../harness/ensure-chromium.js';
+
+// The decision logic of the browser test's chromium provisioning, on folders of its own: an empty PATH is a
+// machine without chromium, and the injected `run` stands in for apt-get so nothing is installed here. The real
+// browser runs in test/daemon/page-browser.test.ts.
+
+function emptyBin(): string {
+  return mkdtempSync(join(tmpdir(), 'dreamd-bin-'));
+}
+
+function fakeExecutable(directory: string, name = 'chromium'): string {
+  const path = join(directory, name);
+  writeFileSync(path, '#!/bin/sh\nexit 0\n');
+  chmodSync(path, 0o755);
+  return path;
+}
+
+const nowhere = '/nonexistent/chromium';
+
+describe('ensureChromium', () => {
+  it('returns the chromium on the PATH (or chromium-browser) without installing anything', () => {
+    const bin = emptyBin();
+    const executable = fakeExecutable(bin, 'chromium-browser');
+    const calls: string[] = [];
+    const found = ensureChromium({
+      env: { PATH: bin },
+      fallbackPath: nowhere,
+      canInstall: true,
+      run: (command, args) => {
+        calls.push([command, ...args].join(' '));
+        return { status: 0, output: '' };
+      },
+    });
+    expect(found).toBe(executable);
+    expect(calls).toEqual([]);
+  });
+
+  it('installs Debian’s chromium with apt-get when it may, then finds it', () => {
+    const bin = emptyBin();
+    const calls: string[] = [];
+    const found = ensureChromium({
+      env: { PATH: bin },
+      fallbackPath: nowhere,
+      canInstall: true,
+      log: () => undefined,
+      run: (command, args) => {
+        calls.push([command, ...args].join(' '));
+        if (args.includes('install')) fakeExecutable(bin);
+        return { status: 0, output: '' };
+      },
+    });
+    expect(found).toBe(join(bin, 'chromium'));
+    expect(calls).toEqual(['apt-get update -qq', 'apt-get install -y -qq --no-install-recommends chromium']);
+  });
+
+  it('stops with the command to run when it may not install, or when apt-get fails', () => {
+    const bin = emptyBin();
+    expect(() => ensureChromium({ env: { PATH: bin }, fallbackPath: nowhere, canInstall: false })).toThrow(
+      /apt-get install -y chromium/,
+    );
+    expect(() =>
+      ensureChromium({
+        env: { PATH: bin },
+        fallbackPath: nowhere,
+        canInstall: true,
+        log: () => undefined,
+        run: () => ({ status: 100, output: 'E: Unable to locate package chromium' }),
+      }),
+    ).toThrow(ChromiumMissingError);
+  });
+
+  it(`takes ${CHROMIUM_VARIABLE} first, and refuses one that is not executable`, () => {
+    const bin = emptyBin();
+    const own = fakeExecutable(bin, 'my-chrome');
+    expect(findChromium({ PATH: '', [CHROMIUM_VARIABLE]: own }, nowhere)).toBe(own);
+    expect(() => findChromium({ PATH: '', [CHROMIUM_VARIABLE]: join(bin, 'none') }, nowhere)).toThrow(
+      ChromiumMissingError,
+    );
+  });
+});
