@@ -3,7 +3,17 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readSettledSessions } from '../../src/transcripts/read-settled-sessions.js';
 import { countByStatus, type ScanEntry } from '../../src/transcripts/scan-sessions.js';
-import { CLAUDE_CODE_FIXTURES, FIXTURE, MAX_BYTES, createLedger, ledgerEntry, nativeDocument, writeWithMtime, minutesAgo, scanAt } from './helpers.js';
+import {
+  CLAUDE_CODE_FIXTURES,
+  FIXTURE,
+  MAX_BYTES,
+  createLedger,
+  ledgerEntry,
+  nativeDocument,
+  writeWithMtime,
+  minutesAgo,
+  scanAt,
+} from './helpers.js';
 import { useTempDir } from '../support/fixtures.js';
 
 function byFile(entries: readonly ScanEntry[]): Record<string, ScanEntry> {
