@@ -18,3 +18,4 @@ export * from './io-errors.js';
 export * from './recover-space.js';
 export * from './state-dir.js';
 export * from './waiting-sessions.js';
+export * from './pending-batch.js';

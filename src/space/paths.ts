@@ -13,6 +13,8 @@ export const FORGOTTEN_FILE = '.dreamd/forgotten.json';
 export const STAGING_DIR = '.dreamd/staging';
 export const PENDING_FILE = '.dreamd/pending.json';
 export const REVIEW_FILE = '.dreamd/review.md';
+/** The message batch a run submitted and has not collected yet (`pending-batch.ts`). */
+export const PENDING_BATCH_FILE = '.dreamd/batch.json';
 
 const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
