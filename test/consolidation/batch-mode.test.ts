@@ -3,7 +3,12 @@ import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/core/run.js';
 import { listRuns, loadMemory, readLedger, readPendingBatch } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import {
+  faults,
+  startFakeAnthropicServer,
+  type FakeAnthropicServer,
+} from '../../harness/fake-anthropic-server.js';
+import { runBatches } from '../../src/consolidation/batch.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
 
@@ -68,5 +73,133 @@ describe('batch mode', () => {
     expect(await readPendingBatch(batched.space.memoryDir)).toBeUndefined();
     const [record] = await listRuns(batched.space.memoryDir);
     expect(record?.summary.batch).toEqual(run.batch);
+  });
+
+  it('collects a batch after a restart instead of submitting it again, and moves the ledger only then', async () => {
+    server = await startFakeAnthropicServer({ usage: USAGE });
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const test = space(server.url);
+    // The first process dies right after it recorded the batch (its locks go with it).
+    const crashed = consolidator(test, (step) => {
+      if (step === 'after-batch-submit') throw new Error('killed');
+    });
+    await expect(crashed(test.space, scheduled)).rejects.toThrow('killed');
+    expect(server.batches).toHaveLength(1);
+    const pending = await readPendingBatch(test.space.memoryDir);
+    expect(pending?.batchId).toBe(server.batches[0]!.id);
+    expect(Object.keys((await readLedger(test.space.memoryDir)).sessions)).toEqual([]);
+    expect(await activeTitles(test)).toEqual([]);
+
+    const restarted = await consolidator(test)(test.space, scheduled);
+    expect(restarted.status).toBe('completed');
+    expect(server.batches).toHaveLength(1);
+    expect(server.requests.filter((request) => request.path === '/v1/messages')).toEqual([]);
+    expect(restarted.batch).toMatchObject({ id: pending!.batchId, outcome: 'collected' });
+    expect(await activeTitles(test)).toHaveLength(6);
+    expect(Object.keys((await readLedger(test.space.memoryDir)).sessions).length).toBeGreaterThan(0);
+    expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
+  });
+
+  it('leaves a manual run the batch\'s sessions while it is pending', async () => {
+    server = await startFakeAnthropicServer({ usage: USAGE });
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    server.setBatchBehaviour({ pollsBeforeEnd: 100 });
+    const test = space(server.url);
+    const aborted = new AbortController();
+    const waiting = consolidator(test)(test.space, scheduled, {
+      signal: aborted.signal,
+      onProgress: (progress) => {
+        if (progress.message?.startsWith('waiting for') === true) aborted.abort(new Error('stopped'));
+      },
+    });
+    await expect(waiting).rejects.toThrow('stopped');
+    const pending = await readPendingBatch(test.space.memoryDir);
+    expect(pending).toBeDefined();
+
+    const run = await consolidator(test)(test.space, manual);
+    expect(run.status).toBe('skipped');
+    expect(run.calls).toBe(0);
+    expect(run.unconsolidated?.map((entry) => entry.reason)).toEqual(
+      pending!.requests.flatMap((request) => request.sessions).map(() => 'batch-pending'),
+    );
+    expect(server.batches).toHaveLength(1);
+    expect(await activeTitles(test)).toEqual([]);
+  });
+
+  it.each([
+    ['expired', 'expired' as const, /expired/],
+    ['errored', 'errored' as const, /errored/],
+    ['gone', 'gone' as const, /HTTP 404/],
+  ])('leaves every session waiting and nothing written when the batch %s', async (_name, outcome, why) => {
+    server = await startFakeAnthropicServer({ usage: USAGE });
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    server.setBatchBehaviour({ outcome });
+    const test = space(server.url);
+    const before = snapshotDirectory(test.space.memoryDir);
+    const run = await consolidator(test)(test.space, scheduled);
+    expect(run.status).toBe('skipped');
+    expect(run.reason).toEqual(expect.stringMatching(why));
+    expect(run.batch).toMatchObject({ outcome: 'failed', batchedCalls: 0 });
+    expect(run.unconsolidated?.length).toBeGreaterThan(0);
+    expect(new Set(run.unconsolidated?.map((entry) => entry.reason))).toEqual(new Set(['batch-failed']));
+    const after = snapshotDirectory(test.space.memoryDir);
+    after.delete('.dreamd/waiting.json');
+    expect(after).toEqual(before);
+    expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
+
+    // The next run sends them again, and consolidates them.
+    server.setBatchBehaviour({});
+    const next = await consolidator(test)(test.space, scheduled);
+    expect(next.status).toBe('completed');
+    expect(server.batches).toHaveLength(2);
+    expect(await activeTitles(test)).toHaveLength(6);
+  });
+
+  it('uses the answers of a partly failed batch and sends the rest synchronously', async () => {
+    server = await startFakeAnthropicServer({ usage: USAGE });
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    server.setBatchBehaviour({ outcome: { partial: 1 } });
+    const synchronous = space(server.url, { DREAMD_DIGEST_TOKENS_PER_CALL: '1500' });
+    const sync = await consolidator(synchronous)(synchronous.space, manual);
+    const test = space(server.url, { DREAMD_DIGEST_TOKENS_PER_CALL: '1500' });
+    const run = await consolidator(test)(test.space, scheduled);
+    expect(run.status).toBe('completed');
+    const requests = server.batches[0]!.requests.length;
+    expect(requests).toBeGreaterThan(1);
+    expect(run.batch).toMatchObject({ requests, batchedCalls: 1 });
+    expect(run.calls).toBe(sync.calls);
+    expect(run.costUsd).toBeGreaterThan(sync.costUsd! / 2);
+    expect(run.costUsd).toBeLessThan(sync.costUsd!);
+    expect(await activeTitles(test)).toEqual(await activeTitles(synchronous));
+  });
+
+  it('splits an answer the batch cut at the output limit and sends the halves synchronously', async () => {
+    server = await startFakeAnthropicServer({ usage: USAGE });
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    server.enqueue(faults.maxTokens());
+    const test = space(server.url);
+    const run = await consolidator(test)(test.space, scheduled);
+    expect(run.status).toBe('completed');
+    expect(run.batch).toMatchObject({ requests: 1, batchedCalls: 1 });
+    expect(run.notes?.join('\n')).toEqual(expect.stringMatching(/split in two/));
+    expect(server.requests.filter((request) => request.path === '/v1/messages').length).toBeGreaterThanOrEqual(2);
+    expect(await activeTitles(test)).toHaveLength(6);
+  });
+
+  it('calls synchronously when model.batch is never, for a manual run, and for a provider without batches', async () => {
+    server = await startFakeAnthropicServer({ usage: USAGE });
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const never = space(server.url, { DREAMD_MODEL_BATCH: 'never' });
+    expect((await consolidator(never)(never.space, scheduled)).batch).toBeUndefined();
+    const byHand = space(server.url);
+    expect((await consolidator(byHand)(byHand.space, manual)).batch).toBeUndefined();
+    expect(server.batches).toHaveLength(0);
+    const asked = space(server.url);
+    const run = await consolidator(asked)(asked.space, { ...manual, batch: true });
+    expect(run.batch).toMatchObject({ outcome: 'collected' });
+    expect(server.batches).toHaveLength(1);
+    const openai = createModel({ provider: 'openai-compatible', name: 'local', baseUrl: server.url, apiKey: 'k' });
+    expect(runBatches(asked.config, scheduled, openai)).toBe(false);
+    expect(runBatches(asked.config, scheduled, createModel(asked.config.model))).toBe(true);
   });
 });

@@ -106,10 +106,15 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
     .option('--dry-run', 'show the diff it would make and write nothing', false)
     .option('--no-wait', 'with a daemon: return once the run is queued')
     .option('--in-process', 'run here even when a daemon is up', false)
+    .option(
+      '--batch',
+      'send the calls that do not depend on each other as a message batch (half price) and wait for it in this process; Ctrl-C leaves it for the next run to collect',
+      false,
+    )
     .action(
       async (
         spaceId: string | undefined,
-        options: { force: boolean; dryRun: boolean; wait: boolean; inProcess: boolean },
+        options: { force: boolean; dryRun: boolean; wait: boolean; inProcess: boolean; batch: boolean },
       ) => {
         const { io, json, config } = context();
         const loaded = config();
@@ -133,7 +138,8 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
         const bar = showsProgress(io, json) ? createProgressBar() : silentProgressBar;
         let outcomes: QueuedOutcome[];
         const daemon = createDaemonClient(loaded);
-        const match = options.inProcess ? undefined : await daemon.serves(spaces);
+        // A batched run waits for its batch in the process that asked for it.
+        const match = options.inProcess || options.batch ? undefined : await daemon.serves(spaces);
         const queued = match?.use === true;
         if (!json) {
           if (match?.use === true)
@@ -175,6 +181,7 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
                 spaces,
                 force: options.force,
                 dryRun: options.dryRun,
+                batch: options.batch,
                 onStart: (space) => bar.start(space.id),
                 onProgress: (progress) => bar.update(progress),
                 onEnd: (outcome) => {
