@@ -1,3 +1,4 @@
+import { registerBatch } from './commands/batch.js';
 import { registerChat } from './commands/chat.js';
 import { registerConsolidate } from './commands/consolidate.js';
 import { registerDaemonCommands } from './commands/daemon.js';
@@ -18,6 +19,7 @@ export const COMMANDS: readonly CommandRegistrar[] = [
   registerMemory,
   registerHistory,
   registerRollback,
+  registerBatch,
   registerChat,
   registerDoctor,
   registerDaemonCommands,

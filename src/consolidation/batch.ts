@@ -255,7 +255,7 @@ export async function cancelPendingBatch(
 export function describePendingBatch(pending: PendingBatch, now: Date): string {
   const minutes = Math.max(0, Math.round((now.getTime() - Date.parse(pending.submittedAt)) / 60_000));
   const age = minutes < 120 ? `${minutes} min` : `${(minutes / 60).toFixed(1)} h`;
-  return `batch ${pending.batchId} pending for ${age} (${pending.requests.length} request(s), ${sessionsOfBatch(pending).size} session(s); expires ${pending.expiresAt})`;
+  return `${pending.batchId} pending for ${age} (${pending.requests.length} request(s), ${sessionsOfBatch(pending).size} session(s); expires ${pending.expiresAt})`;
 }
 
 function batchApi(model: ModelProvider): MessageBatches {

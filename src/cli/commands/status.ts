@@ -74,6 +74,8 @@ function describeStatus(status: SpaceStatus): string {
   if (status.storage !== null) lines.push(`  storage    ${status.storage}`);
   if (status.recovery !== null) lines.push(`  recovery   ${status.recovery}`);
   for (const progress of status.inProgress) lines.push(`  progress   ${progress}`);
+  lines.push(`  batching   ${status.batch.mode}`);
+  if (status.batch.pending !== null) lines.push(`  batch      ${status.batch.pending.description}`);
   for (const entry of status.waiting.slice(0, 20))
     lines.push(`  waiting    ${entry.sessionId}: ${entry.reason}, ${entry.detail}`);
   if (status.waiting.length > 20)
