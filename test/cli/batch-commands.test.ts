@@ -50,6 +50,19 @@ describe('batch mode in the CLI', () => {
       priceFactor: 0.5,
     });
     expect(fake.server.batches).toHaveLength(1);
+    const runId = summary.results[0]!.summary.runId;
+    const history = await cliAt(test.root, fake.url, ['history', '--json'], ENV);
+    expect(history.data<{ runId: string; batch: unknown }[]>()[0]).toMatchObject({
+      runId,
+      batch: { batchedCalls: summary.results[0]!.summary.calls, priceFactor: 0.5 },
+    });
+    expect((await cliAt(test.root, fake.url, ['history'], ENV)).stdout).toEqual(
+      expect.stringMatching(/ \(batch\)\n/),
+    );
+    const shown = await cliAt(test.root, fake.url, ['history', 'show', runId], ENV);
+    expect(shown.stdout).toEqual(
+      expect.stringMatching(/batch {6}msgbatch_fake_1: \d+ call\(s\) answered by the batch at 0\.5 × list price \(\$[\d.]+ instead of \$[\d.]+ at list price\)/),
+    );
     const status = await cliAt(test.root, fake.url, ['status', '--json'], ENV);
     expect(status.data<SpaceStatus[]>()[0]!.batch).toEqual({
       mode: expect.stringMatching(/^scheduled: /),

@@ -33,6 +33,8 @@ export interface HistoryRow {
   readonly costUsd: number | null;
   readonly model: string;
   readonly durationMs: number;
+  /** The message batch the run collected: its id, the calls it answered and their price; null: none. */
+  readonly batch: NonNullable<RunRecord['summary']['batch']> | null;
 }
 
 function historyRows(space: Space, runs: readonly RunRecord[]): HistoryRow[] {
@@ -59,6 +61,7 @@ function historyRows(space: Space, runs: readonly RunRecord[]): HistoryRow[] {
     costUsd: run.summary.costUsd ?? null,
     model: run.summary.model,
     durationMs: run.summary.durationMs,
+    batch: run.summary.batch ?? null,
   }));
 }
 
@@ -80,9 +83,20 @@ function describeRows(rows: readonly HistoryRow[]): string {
       formatChanges(row),
       String(row.calls),
       String(totalTokens(row.usage)),
-      formatUsd(row.costUsd ?? undefined),
+      `${formatUsd(row.costUsd ?? undefined)}${row.batch !== null && row.batch.batchedCalls > 0 ? ' (batch)' : ''}`,
     ]),
   ]);
+}
+
+/** `msgbatch_… : 3 of 4 calls batched at 0.5 × list ($0.0012 instead of $0.0024)`. */
+export function describeBatch(batch: NonNullable<RunRecord['summary']['batch']>): string {
+  if (batch.outcome === 'failed')
+    return `${batch.id}: failed; its ${batch.requests} request(s) wait for the next run`;
+  const price =
+    batch.costUsd === undefined
+      ? ''
+      : ` (${formatUsd(batch.costUsd)} instead of ${formatUsd(batch.listCostUsd)} at list price)`;
+  return `${batch.id}: ${batch.batchedCalls} call(s) answered by the batch at ${batch.priceFactor ?? 0.5} × list price${price}, submitted ${batch.submittedAt}`;
 }
 
 function describeRun(space: Space, run: RunRecord): string {
@@ -96,6 +110,7 @@ function describeRun(space: Space, run: RunRecord): string {
     `  model      ${summary.model || '(no call)'}, ${summary.calls} call(s), ${formatDuration(summary.durationMs)}`,
     `  tokens     ${formatUsage(summary.usage)}`,
     `  cost       ${summary.costUsd === undefined ? 'unknown (no price for the model; see model.price)' : formatUsd(summary.costUsd)}`,
+    ...(summary.batch === undefined ? [] : [`  batch      ${describeBatch(summary.batch)}`]),
     `  files      ${Object.keys(run.files).join(', ') || '-'}`,
     '',
     summary.diff === '' ? '(no change to the memory files)' : summary.diff.trimEnd(),
