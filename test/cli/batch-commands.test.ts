@@ -32,7 +32,9 @@ async function spaceWithPendingBatch(): Promise<{ test: TestSpace; firstRun: str
       if (step === 'after-batch-submit') throw new Error('killed');
     },
   });
-  await expect(crash(test.space, { force: true, dryRun: false, trigger: 'schedule' })).rejects.toThrow('killed');
+  await expect(crash(test.space, { force: true, dryRun: false, trigger: 'schedule' })).rejects.toThrow(
+    'killed',
+  );
   expect(fake.server.batches).toHaveLength(1);
   return { test, firstRun };
 }
@@ -61,7 +63,9 @@ describe('batch mode in the CLI', () => {
     );
     const shown = await cliAt(test.root, fake.url, ['history', 'show', runId], ENV);
     expect(shown.stdout).toEqual(
-      expect.stringMatching(/batch {6}msgbatch_fake_1: \d+ call\(s\) answered by the batch at 0\.5 × list price \(\$[\d.]+ instead of \$[\d.]+ at list price\)/),
+      expect.stringMatching(
+        /batch {6}msgbatch_fake_1: \d+ call\(s\) answered by the batch at 0\.5 × list price \(\$[\d.]+ instead of \$[\d.]+ at list price\)/,
+      ),
     );
     const status = await cliAt(test.root, fake.url, ['status', '--json'], ENV);
     expect(status.data<SpaceStatus[]>()[0]!.batch).toEqual({

@@ -1,14 +1,24 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/core/run.js';
-import { listRuns, loadMemory, readLedger, readPendingBatch } from '../../src/space/index.js';
+import {
+  listRuns,
+  loadMemory,
+  PENDING_BATCH_FILE,
+  readLedger,
+  readPendingBatch,
+} from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import {
   faults,
   startFakeAnthropicServer,
   type FakeAnthropicServer,
 } from '../../harness/fake-anthropic-server.js';
-import { runBatches } from '../../src/consolidation/batch.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describePendingBatch, independentBatches, runBatches } from '../../src/consolidation/batch.js';
+import type { Batch } from '../../src/digest/index.js';
+import { MemoryFormatError } from '../../src/errors.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
 
@@ -66,7 +76,11 @@ describe('batch mode', () => {
     expect(server.batches[0]!.retrieves).toBe(4);
     expect(server.requests.length - syncRequests).toBe(sync.calls);
     expect(run.calls).toBe(sync.calls);
-    expect(run.batch).toMatchObject({ id: server.batches[0]!.id, batchedCalls: sync.calls, outcome: 'collected' });
+    expect(run.batch).toMatchObject({
+      id: server.batches[0]!.id,
+      batchedCalls: sync.calls,
+      outcome: 'collected',
+    });
     expect(run.costUsd).toBeCloseTo(sync.costUsd! / 2, 9);
     expect(run.batch!.listCostUsd).toBeCloseTo(sync.costUsd!, 9);
     expect(await activeTitles(batched)).toEqual(await activeTitles(synchronous));
@@ -100,7 +114,7 @@ describe('batch mode', () => {
     expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
   });
 
-  it('leaves a manual run the batch\'s sessions while it is pending', async () => {
+  it("leaves a manual run the batch's sessions while it is pending", async () => {
     server = await startFakeAnthropicServer({ usage: USAGE });
     server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     server.setBatchBehaviour({ pollsBeforeEnd: 100 });
@@ -182,7 +196,9 @@ describe('batch mode', () => {
     expect(run.status).toBe('completed');
     expect(run.batch).toMatchObject({ requests: 1, batchedCalls: 1 });
     expect(run.notes?.join('\n')).toEqual(expect.stringMatching(/split in two/));
-    expect(server.requests.filter((request) => request.path === '/v1/messages').length).toBeGreaterThanOrEqual(2);
+    expect(
+      server.requests.filter((request) => request.path === '/v1/messages').length,
+    ).toBeGreaterThanOrEqual(2);
     expect(await activeTitles(test)).toHaveLength(6);
   });
 
@@ -198,8 +214,80 @@ describe('batch mode', () => {
     const run = await consolidator(asked)(asked.space, { ...manual, batch: true });
     expect(run.batch).toMatchObject({ outcome: 'collected' });
     expect(server.batches).toHaveLength(1);
-    const openai = createModel({ provider: 'openai-compatible', name: 'local', baseUrl: server.url, apiKey: 'k' });
+    const openai = createModel({
+      provider: 'openai-compatible',
+      name: 'local',
+      baseUrl: server.url,
+      apiKey: 'k',
+    });
     expect(runBatches(asked.config, scheduled, openai)).toBe(false);
     expect(runBatches(asked.config, scheduled, createModel(asked.config.model))).toBe(true);
+  });
+
+  it('gives up a batch still unfinished past its 24 hours: canceled, nothing written, sessions wait', async () => {
+    server = await startFakeAnthropicServer({ usage: USAGE });
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    server.setBatchBehaviour({ pollsBeforeEnd: 1_000 });
+    const test = space(server.url);
+    const later = new Date(Date.now() + 26 * 3_600_000);
+    const run = await createConsolidator({
+      config: test.config,
+      model: () => createModel(test.config.model),
+      now: () => later,
+    })(test.space, scheduled);
+    expect(run.status).toBe('skipped');
+    expect(run.reason).toEqual(expect.stringMatching(/passed its expiry/));
+    expect(server.batches[0]!.canceled).toBe(true);
+    expect(new Set(run.unconsolidated?.map((entry) => entry.reason))).toEqual(new Set(['batch-failed']));
+    expect(await activeTitles(test)).toEqual([]);
+    expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
+  });
+
+  it('names the file and the fix when .dreamd/batch.json is not a batch record', async () => {
+    server = await startFakeAnthropicServer({ usage: USAGE });
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const test = space(server.url);
+    mkdirSync(join(test.space.memoryDir, '.dreamd'), { recursive: true });
+    writeFileSync(join(test.space.memoryDir, PENDING_BATCH_FILE), '{"batchId": 7');
+    const run = consolidator(test)(test.space, scheduled);
+    await expect(run).rejects.toThrow(MemoryFormatError);
+    await expect(run).rejects.toThrow(
+      /batch\.json is not a pending batch record .*delete it to give the batch up/,
+    );
+    expect(server.batches).toHaveLength(0);
+  });
+});
+
+describe('the independent calls of a run', () => {
+  const batch = (...sessionIds: string[]) => ({ sessionIds, text: sessionIds.join(' ') }) as unknown as Batch;
+
+  it('are the first part of every session, within the call budget', () => {
+    const a1 = batch('a');
+    const a2 = batch('a');
+    const bc = batch('b', 'c');
+    const c2d = batch('c', 'd');
+    const e = batch('e');
+    expect(independentBatches([a1, a2, bc, c2d, e], 10)).toEqual([a1, bc, e]);
+    expect(independentBatches([a1, a2, bc, c2d, e], 2)).toEqual([a1, bc]);
+  });
+
+  it('describe a pending batch with its age', () => {
+    const pending = {
+      batchId: 'msgbatch_1',
+      model: 'anthropic:claude-haiku-5-5',
+      runId: 'run-1',
+      submittedAt: '2026-12-01T10:00:00.000Z',
+      expiresAt: '2026-12-02T10:00:00.000Z',
+      requests: [
+        { customId: 'part-1', digest: 'x', sessions: ['a', 'b'], files: ['a.json', 'b.json'] },
+        { customId: 'part-2', digest: 'y', sessions: ['c'], files: ['c.json'] },
+      ],
+    };
+    expect(describePendingBatch(pending, new Date('2026-12-01T10:42:00.000Z'))).toBe(
+      'msgbatch_1 pending for 42 min (2 request(s), 3 session(s); expires 2026-12-02T10:00:00.000Z)',
+    );
+    expect(describePendingBatch(pending, new Date('2026-12-01T15:30:00.000Z'))).toEqual(
+      expect.stringMatching(/^msgbatch_1 pending for 5\.5 h /),
+    );
   });
 });
