@@ -170,10 +170,10 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
               requests: requests.map((entry) => {
                 // The format's parse function stays here: the batch request carries its JSON schema only.
                 const params = objectParams(entry.request);
-                const { parse: _parse, ...format } = params.output_config.format;
+                const { type, schema } = params.output_config.format;
                 return {
                   custom_id: entry.customId,
-                  params: { ...params, output_config: { ...params.output_config, format } },
+                  params: { ...params, output_config: { ...params.output_config, format: { type, schema } } },
                 };
               }),
             },

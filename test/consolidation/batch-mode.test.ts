@@ -83,6 +83,11 @@ describe('batch mode', () => {
     });
     expect(run.costUsd).toBeCloseTo(sync.costUsd! / 2, 9);
     expect(run.batch!.listCostUsd).toBeCloseTo(sync.costUsd!, 9);
+    // A batched request asks what the synchronous call asked (structured output included).
+    const [syncRequest] = server.requests.filter((request) => request.path === '/v1/messages');
+    const [batchRequest] = server.batches[0]!.requests;
+    expect(batchRequest!.body.output_config?.format?.schema).toBeDefined();
+    expect(batchRequest!.body).toEqual(syncRequest!.body);
     expect(await activeTitles(batched)).toEqual(await activeTitles(synchronous));
     expect(await readPendingBatch(batched.space.memoryDir)).toBeUndefined();
     const [record] = await listRuns(batched.space.memoryDir);
