@@ -164,11 +164,14 @@ export interface FakeBatch {
   canceled: boolean;
   /** JSONL result lines, once ended. */
   results: Record<string, unknown>[] | undefined;
-  readonly behaviour: FakeBatchBehaviour;
+  /** How it ends; a test may change it while the batch is in progress (say, to end it at the next look). */
+  behaviour: FakeBatchBehaviour;
 }
 
 const BatchCreateBody = z.looseObject({
-  requests: z.array(z.looseObject({ custom_id: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/), params: z.unknown() })).min(1),
+  requests: z
+    .array(z.looseObject({ custom_id: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/), params: z.unknown() }))
+    .min(1),
 });
 
 const ERROR_TYPES: Readonly<Record<number, string>> = {
@@ -310,7 +313,10 @@ export async function startFakeAnthropicServer(
         });
       } else {
         const reply = await replies.next(recorded);
-        if (reply === undefined || (isFault(reply) && reply.fault !== 'max-tokens' && reply.fault !== 'refusal')) {
+        if (
+          reply === undefined ||
+          (isFault(reply) && reply.fault !== 'max-tokens' && reply.fault !== 'refusal')
+        ) {
           results.push({
             custom_id,
             result: {
@@ -326,7 +332,10 @@ export async function startFakeAnthropicServer(
         const { content, stopReason } = isFault(reply)
           ? reply.fault === 'refusal'
             ? { content: [{ type: 'text', text: 'I can’t help with that.' }], stopReason: 'refusal' as const }
-            : { content: [{ type: 'text', text: '{"facts": [{"title": "cut of' }], stopReason: 'max_tokens' as const }
+            : {
+                content: [{ type: 'text', text: '{"facts": [{"title": "cut of' }],
+                stopReason: 'max_tokens' as const,
+              }
           : contentOf(reply);
         results.push({
           custom_id,
