@@ -18,13 +18,7 @@
  * without the batch's sessions (`batch-pending`).
  */
 import type { Config, Space } from '../config/schema.js';
-import type {
-  BatchRecord,
-  RunOptions,
-  RunRequest,
-  RunSummary,
-  WaitingSession,
-} from '../core/run.js';
+import type { BatchRecord, RunOptions, RunRequest, RunSummary, WaitingSession } from '../core/run.js';
 import type { ScanEntry, ScanResult } from '../transcripts/index.js';
 import type { BatchedCalls } from './extract.js';
 import { priceFor, roundUsd } from '../cost/index.js';
@@ -40,12 +34,7 @@ import {
 } from '../space/index.js';
 import type { Batch } from '../digest/index.js';
 import { digestKey, extractionRequests, runMemoryList, type PreparedAnswer } from './extract.js';
-import {
-  EXTRACTION_SCHEMA_NAME,
-  ExtractionAnswer,
-  ExtractionOutput,
-  type IndexEntry,
-} from './extraction.js';
+import { EXTRACTION_SCHEMA_NAME, ExtractionAnswer, ExtractionOutput, type IndexEntry } from './extraction.js';
 import type { Gathered } from './gather.js';
 import type { MemoryListFact } from './memory-list.js';
 
@@ -68,11 +57,18 @@ export type BatchStage =
   /** A synchronous run while a batch is pending: its sessions are left to the run that collects it. */
   | { readonly kind: 'exclude'; readonly pending: PendingBatch };
 
-/** Whether this run batches: `--batch`, else `model.batch` and the trigger; never without a batch API. */
-export function runBatches(config: Config, request: RunRequest, model: ModelProvider): boolean {
-  if (request.dryRun || model.batches === undefined || request.batch === false) return false;
+/** Whether this run asks for a batch: `--batch`, else `model.batch` and the trigger (the model aside). */
+export function wantsBatch(config: Config, request: RunRequest): boolean {
+  if (request.dryRun || request.batch === false) return false;
   if (request.batch === true) return true;
-  return config.model.batch === 'always' || (config.model.batch === 'scheduled' && request.trigger === 'schedule');
+  return (
+    config.model.batch === 'always' || (config.model.batch === 'scheduled' && request.trigger === 'schedule')
+  );
+}
+
+/** Whether this run batches: it asks for a batch and the model has a batch API (not openai-compatible). */
+export function runBatches(config: Config, request: RunRequest, model: ModelProvider): boolean {
+  return model.batches !== undefined && wantsBatch(config, request);
 }
 
 /**
@@ -93,7 +89,7 @@ export function independentBatches(batches: readonly Batch[], maxCalls: number):
 
 /**
  * Submits the independent calls of a gathered run as one message batch and records it; undefined when there
- * is none to send. The requests are built exactly as the synchronous calls would be, with no fact of the run
+ * is none to send, or the model has no batch API (the run then goes on synchronously). The requests are built exactly as the synchronous calls would be, with no fact of the run
  * yet (every one of them is the first call of its sessions).
  */
 export async function submitExtractionBatch(
@@ -113,7 +109,8 @@ export async function submitExtractionBatch(
     readonly signal?: AbortSignal | undefined;
   },
 ): Promise<PendingBatch | undefined> {
-  const api = batchApi(options.model);
+  if (options.model.batches === undefined) return undefined;
+  const api = options.model.batches;
   const batches = independentBatches(
     gathered.batches.map((entry) => entry.batch),
     options.maxCalls,
@@ -147,7 +144,12 @@ export async function submitExtractionBatch(
     runId: options.runId,
     submittedAt: options.now.toISOString(),
     expiresAt: state.expiresAt,
-    requests: requests.map(({ customId, digest, sessions, files }) => ({ customId, digest, sessions, files })),
+    requests: requests.map(({ customId, digest, sessions, files }) => ({
+      customId,
+      digest,
+      sessions,
+      files,
+    })),
   };
   await writePendingBatch(options.memoryDir, pending);
   return pending;
@@ -196,7 +198,10 @@ export async function waitForBatch(
     }
     if (options.now().getTime() > Date.parse(state.expiresAt) + BATCH_EXPIRY_GRACE_MS) {
       await api.cancel(pending.batchId, options.signal).catch(() => undefined);
-      return { kind: 'failed', reason: `batch ${pending.batchId} passed its expiry (${state.expiresAt}) unfinished` };
+      return {
+        kind: 'failed',
+        reason: `batch ${pending.batchId} passed its expiry (${state.expiresAt}) unfinished`,
+      };
     }
     if (!options.wait) return { kind: 'in-progress' };
     await abortableSleep(delay, options.signal);
@@ -305,7 +310,8 @@ export async function consolidateWithBatches(
   if (request.dryRun) return options.run(undefined);
   let pending = await readPendingBatch(space.memoryDir);
   if (pending === undefined) {
-    if (!runBatches(options.config, request, options.model())) return options.run(undefined);
+    // The model is asked for its batch API only past the gates (the submit stage), as a synchronous run would.
+    if (!wantsBatch(options.config, request)) return options.run(undefined);
     const submitted = await options.run({ kind: 'submit' });
     pending = await readPendingBatch(space.memoryDir);
     if (pending === undefined || pending.runId !== submitted.runId) return submitted;
@@ -320,7 +326,12 @@ export async function consolidateWithBatches(
     now: options.now,
     signal: runOptions.signal,
     onPoll: (looks) =>
-      progress?.({ phase: 'extract', done: 0, total: 1, message: `waiting for ${pending.batchId} (look ${looks})` }),
+      progress?.({
+        phase: 'extract',
+        done: 0,
+        total: 1,
+        message: `waiting for ${pending.batchId} (look ${looks})`,
+      }),
   });
   if (waited.kind === 'in-progress') return options.run({ kind: 'exclude', pending });
   if (waited.kind === 'failed') {
@@ -366,7 +377,10 @@ export function batchScan(
 }
 
 /** The sessions a synchronous run left to the pending batch, for its summary and status. */
-export function batchPendingSessions(pending: PendingBatch, excluded: readonly ScanEntry[]): WaitingSession[] {
+export function batchPendingSessions(
+  pending: PendingBatch,
+  excluded: readonly ScanEntry[],
+): WaitingSession[] {
   return excluded.map((entry) => ({
     sessionId: entry.sessionId ?? entry.file,
     reason: 'batch-pending' as const,
@@ -384,7 +398,11 @@ export function batchFailure(
     reason,
     unconsolidated: entries
       .filter((entry) => entry.status === 'settled')
-      .map((entry) => ({ sessionId: entry.sessionId ?? entry.file, reason: 'batch-failed' as const, detail: reason })),
+      .map((entry) => ({
+        sessionId: entry.sessionId ?? entry.file,
+        reason: 'batch-failed' as const,
+        detail: reason,
+      })),
     batch: {
       id: stage.pending.batchId,
       submittedAt: stage.pending.submittedAt,

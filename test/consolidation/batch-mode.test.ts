@@ -13,7 +13,9 @@ import {
   faults,
   startFakeAnthropicServer,
   type FakeAnthropicServer,
+  type RecordedAnthropicRequest,
 } from '../../harness/fake-anthropic-server.js';
+import { startFakeOpenAIServer, type ChatReply } from '../../harness/fake-openai-server.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describePendingBatch, independentBatches, runBatches } from '../../src/consolidation/batch.js';
@@ -260,6 +262,34 @@ describe('batch mode', () => {
       /batch\.json is not a pending batch record .*delete it to give the batch up/,
     );
     expect(server.batches).toHaveLength(0);
+  });
+});
+
+describe('batch mode on a provider without a batch API', () => {
+  it('runs a scheduled run synchronously on openai-compatible, whatever model.batch says', async () => {
+    const openai = await startFakeOpenAIServer();
+    try {
+      const scripted = scriptedExtractor(EXAMPLE_FACTS);
+      openai.setDefault((request) => scripted(request as unknown as RecordedAnthropicRequest) as ChatReply);
+      const test = createTestSpace({
+        modelUrl: openai.url,
+        examples: true,
+        env: {
+          DREAMD_MODEL_PROVIDER: 'openai-compatible',
+          DREAMD_MODEL: 'llama3.2',
+          DREAMD_MODEL_BATCH: 'always',
+          OPENAI_API_KEY: 'k',
+        },
+      });
+      const run = await consolidator(test)(test.space, scheduled);
+      expect(run.status).toBe('completed');
+      expect(run.batch).toBeUndefined();
+      expect(run.calls).toBeGreaterThan(0);
+      expect(await activeTitles(test)).toHaveLength(6);
+      expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
+    } finally {
+      await openai.close();
+    }
   });
 });
 
