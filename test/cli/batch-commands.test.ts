@@ -74,6 +74,17 @@ describe('batch mode in the CLI', () => {
     });
   });
 
+  it('consolidate --batch says in its summary which calls the batch answered and at what price', async () => {
+    const test = createTestSpace({ modelUrl: fake.url, examples: true, env: ENV });
+    const run = await cliAt(test.root, fake.url, ['consolidate', '--batch', '--force'], ENV);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toEqual(
+      expect.stringMatching(
+        /\n {2}batch {6}msgbatch_fake_1: \d+ call\(s\) answered by the batch at 0\.5 × list price \(/,
+      ),
+    );
+  });
+
   it('status shows a pending batch and its age; batch cancel gives it up', async () => {
     const { test } = await spaceWithPendingBatch();
     const status = await cliAt(test.root, fake.url, ['status', '--json'], ENV);

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { leftSessionsWaiting, type RunSummary } from '../../core/run.js';
 import type { QueuedOutcome } from '../consolidate-queued.js';
 import { formatUsd } from '../../cost/prices.js';
-import { formatChanges, formatDuration, formatUsage } from '../format.js';
+import { describeBatch, formatChanges, formatDuration, formatUsage } from '../format.js';
 import { CommandExit, ExitCode, emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 import { createProgressBar, showsProgress, silentProgressBar } from '../progress.js';
@@ -50,6 +50,7 @@ function describeSummary(summary: RunSummary): string {
   if (summary.reason !== undefined) lines.push(`  note       ${summary.reason}`);
   if (summary.costUsd !== undefined) lines.push(`  cost       ${formatUsd(summary.costUsd)}`);
   else if (summary.calls > 0) lines.push('  cost       unknown (no price for the model; see model.price)');
+  if (summary.batch !== undefined) lines.push(`  batch      ${describeBatch(summary.batch)}`);
   for (const problem of summary.problems) {
     if (problem.kind === 'memory') {
       const named = problem.reason.startsWith(problem.file);

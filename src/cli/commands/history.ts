@@ -2,7 +2,14 @@ import type { Space } from '../../config/schema.js';
 import { formatUsd } from '../../cost/prices.js';
 import { ConfigError } from '../../errors.js';
 import type { RunRecord } from '../../space/index.js';
-import { formatChanges, formatDuration, formatTime, formatUsage, totalTokens } from '../format.js';
+import {
+  describeBatch,
+  formatChanges,
+  formatDuration,
+  formatTime,
+  formatUsage,
+  totalTokens,
+} from '../format.js';
 import { emitResult, table } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 
@@ -86,17 +93,6 @@ function describeRows(rows: readonly HistoryRow[]): string {
       `${formatUsd(row.costUsd ?? undefined)}${row.batch !== null && row.batch.batchedCalls > 0 ? ' (batch)' : ''}`,
     ]),
   ]);
-}
-
-/** `msgbatch_… : 3 of 4 calls batched at 0.5 × list ($0.0012 instead of $0.0024)`. */
-export function describeBatch(batch: NonNullable<RunRecord['summary']['batch']>): string {
-  if (batch.outcome === 'failed')
-    return `${batch.id}: failed; its ${batch.requests} request(s) wait for the next run`;
-  const price =
-    batch.costUsd === undefined
-      ? ''
-      : ` (${formatUsd(batch.costUsd)} instead of ${formatUsd(batch.listCostUsd)} at list price)`;
-  return `${batch.id}: ${batch.batchedCalls} call(s) answered by the batch at ${batch.priceFactor ?? 0.5} × list price${price}, submitted ${batch.submittedAt}`;
 }
 
 function describeRun(space: Space, run: RunRecord): string {
