@@ -327,7 +327,12 @@ export async function extractFacts(
   const shown: ShownToCall[] = [];
 
   const requestFor = extractionRequests(memoryList, options);
-  const batchedCalls = { calls: 0, usage: emptyUsage(), costUsd: 0 as number | undefined, listCostUsd: 0 as number | undefined };
+  const batchedCalls = {
+    calls: 0,
+    usage: emptyUsage(),
+    costUsd: 0 as number | undefined,
+    listCostUsd: 0 as number | undefined,
+  };
   /** Adds a batch answer's billed usage, at the batch price and at list. */
   const countBatched = (answerUsage: TokenUsage): void => {
     batchedCalls.calls += 1;
@@ -335,9 +340,13 @@ export async function extractFacts(
     const batchCost = options.costOf?.(answerUsage, true);
     const listCost = options.costOf?.(answerUsage, false);
     batchedCalls.costUsd =
-      batchedCalls.costUsd === undefined || batchCost === undefined ? undefined : batchedCalls.costUsd + batchCost;
+      batchedCalls.costUsd === undefined || batchCost === undefined
+        ? undefined
+        : batchedCalls.costUsd + batchCost;
     batchedCalls.listCostUsd =
-      batchedCalls.listCostUsd === undefined || listCost === undefined ? undefined : batchedCalls.listCostUsd + listCost;
+      batchedCalls.listCostUsd === undefined || listCost === undefined
+        ? undefined
+        : batchedCalls.listCostUsd + listCost;
     usage = addUsage(usage, answerUsage);
     costUsd = costUsd === undefined || batchCost === undefined ? undefined : costUsd + batchCost;
   };

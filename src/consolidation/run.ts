@@ -68,11 +68,7 @@ export { PROMPT_INDEX_FACTS } from './extract.js';
 
 /** Named points of a run where a test may inject a crash (in addition to the commit's own steps). */
 export type RunStep =
-  | 'after-orient'
-  | 'after-digest'
-  | 'after-batch-submit'
-  | 'after-extraction'
-  | `commit:${CommitStep}`;
+  'after-orient' | 'after-digest' | 'after-batch-submit' | 'after-extraction' | `commit:${CommitStep}`;
 
 export interface ConsolidatorOptions {
   /**
@@ -245,7 +241,12 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       );
       if (stage?.kind === 'collect' && stage.failed !== undefined) {
         return ended(
-          summary({ ...base, status: 'skipped', ...batchFailure(stage, scan.entries), durationMs: elapsed() }),
+          summary({
+            ...base,
+            status: 'skipped',
+            ...batchFailure(stage, scan.entries),
+            durationMs: elapsed(),
+          }),
         );
       }
       const counted = countByStatus(scan);
@@ -511,7 +512,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       await claudeCodeLock?.release();
       await lock?.release();
     }
-  };
+  }
 }
 
 /** Each problem once: the memory folder's load and its index plan can both see one `MEMORY.md` problem. */
