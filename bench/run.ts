@@ -5,7 +5,7 @@
  * `bench/results-quick.*` instead, so a CI run never overwrites the committed full results. `--only <step>`
  * (repeatable: scheduler-tick, digest-throughput, consolidation, request-bytes, run-overhead, peak-memory,
  * peak-memory-real, index-build, topic-render, queue-throughput, chat, reconcile, new-facts, agent-import,
- * parallel-calls) runs only those steps and prints their table without writing any file, so a partial run
+ * parallel-calls, batch-cost) runs only those steps and prints their table without writing any file, so a partial run
  * never replaces the committed results.
  */
 import { join } from 'node:path';
@@ -20,6 +20,7 @@ import { measureRealPeakMemory } from './figures/peak-memory-real.js';
 import { measureQueueThroughput } from './figures/queue-throughput.js';
 import { measureNewFacts } from './figures/new-facts.js';
 import { measureParallelCalls } from './figures/parallel-calls.js';
+import { measureBatchCost } from './figures/batch-cost.js';
 import { measureReconcile } from './figures/reconcile.js';
 import { measureSchedulerTick } from './figures/scheduler-tick.js';
 import { measureTopicRender } from './figures/topic-render.js';
@@ -45,6 +46,7 @@ const STEP_KEYS = [
   'new-facts',
   'agent-import',
   'parallel-calls',
+  'batch-cost',
 ] as const;
 type StepKey = (typeof STEP_KEYS)[number];
 
@@ -157,6 +159,9 @@ async function main(): Promise<void> {
   );
   await step('parallel-calls', '12. parallel calls within a run, output tokens per call', () =>
     measureParallelCalls(log),
+  );
+  await step('batch-cost', '13. batch mode: cost per 1,000 sessions at list and at batch price', () =>
+    measureBatchCost(log),
   );
 
   const durationSeconds = (performance.now() - started) / 1000;

@@ -130,8 +130,49 @@ export interface FakeAnthropicServer {
   readonly countRequests: unknown[];
   /** Changes the per-request latency, ms. */
   setLatency(latencyMs: number): void;
+  /** Message batches created (`POST /v1/messages/batches`), in order. */
+  readonly batches: readonly FakeBatch[];
+  /** How the batches created from now on end (default: every request answered at the first retrieve). */
+  setBatchBehaviour(behaviour: FakeBatchBehaviour): void;
   close(): Promise<void>;
 }
+
+/**
+ * How a fake message batch ends: after `pollsBeforeEnd` retrieves answered `in_progress` (default 0), with
+ * - `complete`: every request answered by the script, as `POST /v1/messages` would answer it;
+ * - `expired`: every request expired (the batch passed its 24 hours);
+ * - `errored`: every request errored (an `api_error`);
+ * - `{ partial: n }`: the first n requests answered, the rest errored;
+ * - `gone`: retrieve and results answer 404 (the batch was deleted or never existed).
+ */
+export interface FakeBatchBehaviour {
+  readonly pollsBeforeEnd?: number;
+  readonly outcome?: 'complete' | 'expired' | 'errored' | 'gone' | { readonly partial: number };
+}
+
+/** One batch the fake server holds. */
+export interface FakeBatch {
+  readonly id: string;
+  readonly createdAt: Date;
+  /** The requests, recorded as `POST /v1/messages` ones are (path `/v1/messages/batches`), in order. */
+  readonly requests: readonly RecordedAnthropicRequest[];
+  readonly customIds: readonly string[];
+  status: 'in_progress' | 'canceling' | 'ended';
+  /** Retrieves answered so far. */
+  retrieves: number;
+  /** Whether a cancel was asked. */
+  canceled: boolean;
+  /** JSONL result lines, once ended. */
+  results: Record<string, unknown>[] | undefined;
+  /** How it ends; a test may change it while the batch is in progress (say, to end it at the next look). */
+  behaviour: FakeBatchBehaviour;
+}
+
+const BatchCreateBody = z.looseObject({
+  requests: z
+    .array(z.looseObject({ custom_id: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/), params: z.unknown() }))
+    .min(1),
+});
 
 const ERROR_TYPES: Readonly<Record<number, string>> = {
   400: 'invalid_request_error',
@@ -179,6 +220,10 @@ export async function startFakeAnthropicServer(
       });
       return;
     }
+    if (exchange.path.startsWith('/v1/messages/batches')) {
+      await handleBatch(exchange);
+      return;
+    }
     if (exchange.method !== 'POST' || exchange.path !== '/v1/messages') {
       sendError(exchange, 404, `fake-anthropic-server: no route ${exchange.method} ${exchange.path}`);
       return;
@@ -221,6 +266,163 @@ export async function startFakeAnthropicServer(
     }
     const { content, stopReason } = contentOf(reply);
     sendMessage(exchange, recorded, content, stopReason, reply.usage);
+  }
+
+  const batches: FakeBatch[] = [];
+  let batchBehaviour: FakeBatchBehaviour = {};
+
+  function batchObject(batch: FakeBatch): Record<string, unknown> {
+    const counts = { processing: 0, succeeded: 0, errored: 0, canceled: 0, expired: 0 };
+    if (batch.results === undefined) counts.processing = batch.requests.length;
+    for (const line of batch.results ?? []) {
+      const type = (line['result'] as { type: keyof typeof counts }).type;
+      counts[type] += 1;
+    }
+    return {
+      id: batch.id,
+      type: 'message_batch',
+      processing_status: batch.status,
+      request_counts: counts,
+      created_at: batch.createdAt.toISOString(),
+      expires_at: new Date(batch.createdAt.getTime() + 24 * 3_600_000).toISOString(),
+      ended_at: batch.status === 'ended' ? new Date().toISOString() : null,
+      archived_at: null,
+      cancel_initiated_at: batch.canceled ? new Date().toISOString() : null,
+      results_url: batch.status === 'ended' ? `${origin()}/v1/messages/batches/${batch.id}/results` : null,
+    };
+  }
+
+  /** Ends a batch: each request's result line, as the behaviour it was created with says. */
+  async function endBatch(batch: FakeBatch): Promise<void> {
+    const outcome = batch.behaviour.outcome ?? 'complete';
+    const results: Record<string, unknown>[] = [];
+    for (const [position, recorded] of batch.requests.entries()) {
+      const custom_id = batch.customIds[position];
+      const answered =
+        !batch.canceled &&
+        (outcome === 'complete' || (typeof outcome === 'object' && position < outcome.partial));
+      if (batch.canceled) results.push({ custom_id, result: { type: 'canceled' } });
+      else if (outcome === 'expired') results.push({ custom_id, result: { type: 'expired' } });
+      else if (!answered) {
+        results.push({
+          custom_id,
+          result: {
+            type: 'errored',
+            error: { type: 'error', error: { type: 'api_error', message: 'Internal server error' } },
+          },
+        });
+      } else {
+        const reply = await replies.next(recorded);
+        if (
+          reply === undefined ||
+          (isFault(reply) && reply.fault !== 'max-tokens' && reply.fault !== 'refusal')
+        ) {
+          results.push({
+            custom_id,
+            result: {
+              type: 'errored',
+              error: {
+                type: 'error',
+                error: { type: 'invalid_request_error', message: 'fake-anthropic-server: nothing scripted' },
+              },
+            },
+          });
+          continue;
+        }
+        const { content, stopReason } = isFault(reply)
+          ? reply.fault === 'refusal'
+            ? { content: [{ type: 'text', text: 'I can’t help with that.' }], stopReason: 'refusal' as const }
+            : {
+                content: [{ type: 'text', text: '{"facts": [{"title": "cut of' }],
+                stopReason: 'max_tokens' as const,
+              }
+          : contentOf(reply);
+        results.push({
+          custom_id,
+          result: {
+            type: 'succeeded',
+            message: messageBody(recorded, content, stopReason, isFault(reply) ? undefined : reply.usage),
+          },
+        });
+      }
+    }
+    batch.results = results;
+    batch.status = 'ended';
+  }
+
+  async function handleBatch(exchange: HttpExchange): Promise<void> {
+    if (exchange.method === 'POST' && exchange.path === '/v1/messages/batches') {
+      const parsed = BatchCreateBody.safeParse(exchange.json);
+      if (!parsed.success) {
+        sendError(exchange, 400, `fake-anthropic-server: bad batch body: ${z.prettifyError(parsed.error)}`);
+        return;
+      }
+      const recorded: RecordedAnthropicRequest[] = [];
+      for (const entry of parsed.data.requests) {
+        const params = AnthropicRequestBody.safeParse(entry.params);
+        if (!params.success) {
+          sendError(
+            exchange,
+            400,
+            `fake-anthropic-server: bad params of ${entry.custom_id}: ${z.prettifyError(params.error)}`,
+          );
+          return;
+        }
+        recorded.push({
+          index: requests.length + recorded.length,
+          receivedAt: Date.now(),
+          path: exchange.path,
+          headers: exchange.headers,
+          body: params.data,
+          system: systemText(params.data),
+          prompt: lastUserText(params.data),
+        });
+      }
+      requests.push(...recorded);
+      const batch: FakeBatch = {
+        id: `msgbatch_fake_${batches.length + 1}`,
+        createdAt: new Date(),
+        requests: recorded,
+        customIds: parsed.data.requests.map((entry) => entry.custom_id),
+        status: 'in_progress',
+        retrieves: 0,
+        canceled: false,
+        results: undefined,
+        behaviour: batchBehaviour,
+      };
+      batches.push(batch);
+      sendJson(exchange.response, 200, batchObject(batch));
+      return;
+    }
+    const match = /^\/v1\/messages\/batches\/([^/]+)(\/results|\/cancel)?$/.exec(exchange.path);
+    const batch = batches.find((entry) => entry.id === match?.[1]);
+    if (match === null || batch === undefined || batch.behaviour.outcome === 'gone') {
+      sendError(exchange, 404, `fake-anthropic-server: no batch at ${exchange.method} ${exchange.path}`);
+      return;
+    }
+    if (exchange.method === 'GET' && match[2] === undefined) {
+      batch.retrieves += 1;
+      if (batch.status !== 'ended' && batch.retrieves > (batch.behaviour.pollsBeforeEnd ?? 0)) {
+        await endBatch(batch);
+      }
+      sendJson(exchange.response, 200, batchObject(batch));
+      return;
+    }
+    if (exchange.method === 'POST' && match[2] === '/cancel') {
+      if (batch.status !== 'ended') {
+        batch.canceled = true;
+        await endBatch(batch);
+      }
+      sendJson(exchange.response, 200, batchObject(batch));
+      return;
+    }
+    if (exchange.method === 'GET' && match[2] === '/results' && batch.results !== undefined) {
+      const text = batch.results.map((line) => JSON.stringify(line)).join('\n') + '\n';
+      exchange.response.writeHead(200, { 'content-type': 'application/binary' });
+      exchange.response.end(text);
+      return;
+    }
+    sendError(exchange, 404, `fake-anthropic-server: no route ${exchange.method} ${exchange.path}`);
   }
 
   function answerFault(exchange: HttpExchange, recorded: RecordedAnthropicRequest, fault: FakeFault): void {
@@ -268,13 +470,12 @@ export async function startFakeAnthropicServer(
     }
   }
 
-  function sendMessage(
-    exchange: HttpExchange,
+  function messageBody(
     recorded: RecordedAnthropicRequest,
     content: ReadonlyArray<Record<string, unknown>>,
     stopReason: StopReason,
     usage?: Partial<FakeUsage>,
-  ): void {
+  ): Record<string, unknown> {
     messageCount += 1;
     const counted = tokens.count(
       {
@@ -283,37 +484,47 @@ export async function startFakeAnthropicServer(
       },
       { ...options.usage, ...usage },
     );
-    sendJson(
-      exchange.response,
-      200,
-      {
-        id: `msg_fake_${messageCount}`,
-        type: 'message',
-        role: 'assistant',
-        model: recorded.body.model,
-        content,
-        stop_reason: stopReason,
-        stop_sequence: null,
-        stop_details: null,
-        container: null,
-        usage: {
-          input_tokens: counted.inputTokens,
-          output_tokens: counted.outputTokens,
-          cache_creation_input_tokens: counted.cacheWriteTokens,
-          cache_read_input_tokens: counted.cacheReadTokens,
-          cache_creation: null,
-          server_tool_use: null,
-          service_tier: 'standard',
-        },
+    return {
+      id: `msg_fake_${messageCount}`,
+      type: 'message',
+      role: 'assistant',
+      model: recorded.body.model,
+      content,
+      stop_reason: stopReason,
+      stop_sequence: null,
+      stop_details: null,
+      container: null,
+      usage: {
+        input_tokens: counted.inputTokens,
+        output_tokens: counted.outputTokens,
+        cache_creation_input_tokens: counted.cacheWriteTokens,
+        cache_read_input_tokens: counted.cacheReadTokens,
+        cache_creation: null,
+        server_tool_use: null,
+        service_tier: recorded.path === '/v1/messages/batches' ? 'batch' : 'standard',
       },
-      { 'request-id': `req_fake_${messageCount}` },
-    );
+    };
+  }
+
+  function sendMessage(
+    exchange: HttpExchange,
+    recorded: RecordedAnthropicRequest,
+    content: ReadonlyArray<Record<string, unknown>>,
+    stopReason: StopReason,
+    usage?: Partial<FakeUsage>,
+  ): void {
+    sendJson(exchange.response, 200, messageBody(recorded, content, stopReason, usage), {
+      'request-id': `req_fake_${messageCount}`,
+    });
   }
 
   const server = await startFakeHttpServer(
     handle,
     options.latencyMs === undefined ? {} : { latencyMs: options.latencyMs },
   );
+  function origin(): string {
+    return server.origin;
+  }
   return {
     url: server.origin,
     requests,
@@ -326,6 +537,10 @@ export async function startFakeAnthropicServer(
     countRequests,
     setLatency: (latencyMs) => {
       server.latencyMs = latencyMs;
+    },
+    batches,
+    setBatchBehaviour: (behaviour) => {
+      batchBehaviour = behaviour;
     },
     close: () => server.close(),
   };

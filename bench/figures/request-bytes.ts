@@ -222,7 +222,7 @@ async function measureWorkload(
         ratioOf: `× at batch prices ($${dollarsPer1000(measured.summary, SESSIONS, true).toFixed(3)})`,
         met: undefined,
         details: { 'cost of the run as recorded (USD)': measured.summary.costUsd ?? null },
-        note: 'batch prices applied to the same usage: dreamd has no batch mode yet',
+        note: 'batch prices applied to the same usage; step 13 (batch-cost) measures a run in batch mode',
       });
     } finally {
       await root.remove();

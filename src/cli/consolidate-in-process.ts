@@ -29,6 +29,8 @@ export interface ConsolidateInProcessOptions {
   readonly spaces: readonly Space[];
   readonly force: boolean;
   readonly dryRun: boolean;
+  /** Send the independent calls as a message batch and wait for it here (`--batch`). */
+  readonly batch?: boolean | undefined;
   /** Progress of each space's run. */
   readonly onStart?: (space: Space) => void;
   readonly onProgress?: RunOptions['onProgress'];
@@ -46,7 +48,12 @@ export async function consolidateInProcess(
   // The model once before any space is touched: a missing key fails the command before any work.
   options.dreamd.model();
   const consolidate = options.dreamd.consolidate;
-  const request: RunRequest = { force: options.force, dryRun: options.dryRun, trigger: 'manual' };
+  const request: RunRequest = {
+    force: options.force,
+    dryRun: options.dryRun,
+    trigger: 'manual',
+    ...(options.batch === true ? { batch: true } : {}),
+  };
   const runOptions: RunOptions = {
     ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
     ...(options.signal !== undefined ? { signal: options.signal } : {}),

@@ -1,5 +1,6 @@
 /** Small text formatters shared by the commands' human output. */
-import type { RunSummary } from '../core/run.js';
+import type { BatchRecord, RunSummary } from '../core/run.js';
+import { formatUsd } from '../cost/prices.js';
 import type { TokenUsage } from '../model/types.js';
 
 /** 1536 → "1.5 KB"; binary units, one decimal above bytes. */
@@ -47,4 +48,15 @@ export function formatUsage(usage: TokenUsage): string {
 /** Total tokens of a run, for a table column. */
 export function totalTokens(usage: TokenUsage): number {
   return usage.inputTokens + usage.outputTokens;
+}
+
+/** `msgbatch_… : 3 of 4 calls batched at 0.5 × list ($0.0012 instead of $0.0024)`. */
+export function describeBatch(batch: BatchRecord): string {
+  if (batch.outcome === 'failed')
+    return `${batch.id}: failed; its ${batch.requests} request(s) wait for the next run`;
+  const price =
+    batch.costUsd === undefined
+      ? ''
+      : ` (${formatUsd(batch.costUsd)} instead of ${formatUsd(batch.listCostUsd)} at list price)`;
+  return `${batch.id}: ${batch.batchedCalls} call(s) answered by the batch at ${batch.priceFactor ?? 0.5} × list price${price}, submitted ${batch.submittedAt}`;
 }

@@ -1,3 +1,4 @@
+import { registerBatch } from './commands/batch.js';
 import { registerChat } from './commands/chat.js';
 import { registerConsolidate } from './commands/consolidate.js';
 import { registerDaemonCommands } from './commands/daemon.js';
@@ -20,6 +21,7 @@ export const COMMANDS: readonly CommandRegistrar[] = [
   registerHistory,
   registerRollback,
   registerProposals,
+  registerBatch,
   registerChat,
   registerDoctor,
   registerDaemonCommands,

@@ -15,11 +15,49 @@ import {
   memoryHealth,
   memoryWriteProblem,
   readLedger,
+  readPendingBatch,
   readWaitingSessions,
+  sessionsOfBatch,
   recoverSpace,
   sessionsInProgress,
 } from '../space/index.js';
 import { countByStatus } from '../transcripts/index.js';
+import { describePendingBatch } from '../consolidation/batch.js';
+
+/** What `model.batch` means for this config's provider. */
+export function batchModeText(config: Config): string {
+  if (config.model.batch === 'never') return 'never: every call goes synchronously';
+  if (config.model.provider !== 'anthropic') {
+    return `${config.model.batch}, but synchronous: the ${config.model.provider} provider has no batch API in dreamd`;
+  }
+  return config.model.batch === 'always'
+    ? 'always: every run sends its independent calls as a message batch (half price)'
+    : 'scheduled: scheduled runs send their independent calls as a message batch (half price); manual runs do not (--batch does)';
+}
+
+async function pendingBatchStatus(
+  space: Space,
+  now: Date,
+  onError: (message: string) => void,
+): Promise<SpaceStatus['batch']['pending']> {
+  let pending;
+  try {
+    pending = await readPendingBatch(space.memoryDir);
+  } catch (caught) {
+    onError(errorMessage(caught));
+    return null;
+  }
+  if (pending === undefined) return null;
+  return {
+    id: pending.batchId,
+    submittedAt: pending.submittedAt,
+    ageMs: Math.max(0, now.getTime() - Date.parse(pending.submittedAt)),
+    expiresAt: pending.expiresAt,
+    requests: pending.requests.length,
+    sessions: sessionsOfBatch(pending).size,
+    description: describePendingBatch(pending, now),
+  };
+}
 
 /** Jobs of one space in the daemon's queue. */
 export interface QueueCounts {
@@ -95,6 +133,23 @@ export interface SpaceStatus {
     readonly createdAt: string;
     readonly changes: number;
   }[];
+  /**
+   * Batch mode: which runs send their independent calls as a message batch (`model.batch`; a provider without
+   * a batch API calls synchronously whatever it says), and the batch a run submitted and has not collected
+   * (`.dreamd/batch.json`), with its age; `pending` is null when there is none.
+   */
+  readonly batch: {
+    readonly mode: string;
+    readonly pending: {
+      readonly id: string;
+      readonly submittedAt: string;
+      readonly ageMs: number;
+      readonly expiresAt: string;
+      readonly requests: number;
+      readonly sessions: number;
+      readonly description: string;
+    } | null;
+  };
   /** Present when a daemon's queue was asked. */
   readonly queue?: QueueCounts;
 }
@@ -187,6 +242,9 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
     (health) => health.problems,
     (caught: unknown) => [{ file: space.memoryDir, reason: `cannot be read: ${errorMessage(caught)}` }],
   );
+  const pendingBatch = await pendingBatchStatus(space, now(), (caught) => {
+    error ??= caught;
+  });
   const status: SpaceStatus = {
     space: space.id,
     sessionsDir: space.sessionsDir,
@@ -211,6 +269,7 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
     inProgress: ledger === undefined ? [] : sessionsInProgress(ledger),
     waiting,
     proposals,
+    batch: { mode: batchModeText(options.config), pending: pendingBatch },
   };
   return options.queueCounts !== undefined
     ? { ...status, queue: await options.queueCounts(space.id) }

@@ -111,6 +111,18 @@ export const ModelConfig = z.strictObject({
    * leaves it to the model (its default, medium).
    */
   effort: z.enum(['low', 'medium', 'high', 'xhigh', 'max']).nullable().default('low'),
+  /**
+   * When a run sends its independent extraction calls as a message batch (Anthropic's Message Batches API:
+   * half price, results usually within minutes, always within 24 hours): `scheduled` (default) for the
+   * scheduler's runs only, `always`, or `never`. `dreamd consolidate --batch` batches one manual run. A
+   * provider without a batch API (openai-compatible) calls synchronously whatever this says.
+   */
+  batch: z.enum(['scheduled', 'always', 'never']).default('scheduled'),
+  /**
+   * Seconds before the first look at a submitted batch; each next look waits twice as long, up to 15 minutes.
+   * Default 60.
+   */
+  batchPollSeconds: z.number().positive().max(900).default(60),
 });
 export type ModelConfig = z.infer<typeof ModelConfig>;
 

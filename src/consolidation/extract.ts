@@ -21,7 +21,15 @@ import { splitBatch, stripControlCharacters, type Batch } from '../digest/index.
 import type { Fact } from '../memory/types.js';
 import { OutputLimitError } from '../model/index.js';
 import { hookOf, rankFacts } from '../memory/index.js';
-import { addUsage, emptyUsage, type ModelProvider, type TokenUsage } from '../model/types.js';
+import {
+  addUsage,
+  emptyUsage,
+  type BatchItemResult,
+  type GenerateObjectRequest,
+  type ModelProvider,
+  type TokenUsage,
+} from '../model/types.js';
+import { createHash } from 'node:crypto';
 import { estimateTokens } from '../digest/estimate-tokens.js';
 import {
   buildExtractionParts,
@@ -66,6 +74,8 @@ export interface Extracted {
   readonly waiting: ReadonlyMap<string, { readonly reason: WaitReason; readonly detail: string }>;
   /** Facts of the answers dropped before reconcile, by reason. */
   readonly factsDropped: Readonly<Partial<Record<FactDropReason, number>>>;
+  /** The share of the calls answered by a message batch (`prepared`); zero calls when none was. */
+  readonly batched: BatchedCalls;
 }
 
 /** One answered extraction call's tokens, for the run record and the benchmark. */
@@ -73,6 +83,24 @@ export interface CallRecord {
   readonly inputTokens: number;
   /** Output tokens, thinking included: what the effort setting changes. */
   readonly outputTokens: number;
+  /** The answer came from a message batch (billed at the batch price). */
+  readonly batched?: boolean;
+}
+
+/** An answer of a message batch, for the batch of the run whose digest it carries (see {@link digestKey}). */
+export type PreparedAnswer = BatchItemResult<ExtractionAnswer>;
+
+/** The key of a batch's digest: the same session messages give the same key in the run that collects. */
+export function digestKey(batch: Pick<Batch, 'text'>): string {
+  return createHash('sha256').update(batch.text).digest('hex');
+}
+
+/** What a run's answers from a message batch came to: calls, and dollars at the batch price and at list. */
+export interface BatchedCalls {
+  readonly calls: number;
+  readonly usage: TokenUsage;
+  readonly costUsd: number | undefined;
+  readonly listCostUsd: number | undefined;
 }
 
 /** The run's facts (by {@link runFactId}) one call was shown, and the call's number. */
@@ -232,8 +260,15 @@ export async function extractFacts(
     memoryTokensPerCall: number;
     today: string;
     maxOutputTokens: number;
-    /** USD of one call's usage; undefined when the model has no known price. */
-    costOf?: ((usage: TokenUsage) => number | undefined) | undefined;
+    /** USD of one call's usage (`batched`: at the batch price); undefined when the model has no known price. */
+    costOf?: ((usage: TokenUsage, batched?: boolean) => number | undefined) | undefined;
+    /**
+     * Answers a message batch already gave, by {@link digestKey}: a batch of the run whose digest has one
+     * takes it instead of a call (a usable answer) or handles it as the call's own (cut at the output limit:
+     * split and sent; refused or too large: dropped); one with no usable answer (errored, expired, bad
+     * output) is sent synchronously, as are the batches that depend on earlier answers.
+     */
+    prepared?: Map<string, PreparedAnswer> | undefined;
     /** Most calls this run may make (`limits.maxCallsPerRun`). Default: no limit. */
     maxCalls?: number;
     /** The limits each answer is read within. */
@@ -266,11 +301,7 @@ export async function extractFacts(
   let costUsd: number | undefined = 0;
   let splits = 0;
   let finished = 0;
-  const memoryList = createMemoryList(options.index, {
-    maxTokensPerCall: options.memoryTokensPerCall,
-    calls: gathered.batches.length,
-    instructionTokens: estimateTokens(EXTRACTION_INSTRUCTIONS),
-  });
+  const memoryList = runMemoryList(options.index, options.memoryTokensPerCall, gathered.batches.length);
   const runEntries: IndexEntry[] = [];
   const queue: Batch[] = gathered.batches.map((entry) => entry.batch);
   const concurrency = Math.max(1, options.concurrency ?? 1);
@@ -295,29 +326,61 @@ export async function extractFacts(
   /** Per candidate: the run's facts its call was shown (by {@link runFactId}), and which call it came from. */
   const shown: ShownToCall[] = [];
 
+  const requestFor = extractionRequests(memoryList, options);
+  const batchedCalls = {
+    calls: 0,
+    usage: emptyUsage(),
+    costUsd: 0 as number | undefined,
+    listCostUsd: 0 as number | undefined,
+  };
+  /** Adds a batch answer's billed usage, at the batch price and at list. */
+  const countBatched = (answerUsage: TokenUsage): void => {
+    batchedCalls.calls += 1;
+    batchedCalls.usage = addUsage(batchedCalls.usage, answerUsage);
+    const batchCost = options.costOf?.(answerUsage, true);
+    const listCost = options.costOf?.(answerUsage, false);
+    batchedCalls.costUsd =
+      batchedCalls.costUsd === undefined || batchCost === undefined
+        ? undefined
+        : batchedCalls.costUsd + batchCost;
+    batchedCalls.listCostUsd =
+      batchedCalls.listCostUsd === undefined || listCost === undefined
+        ? undefined
+        : batchedCalls.listCostUsd + listCost;
+    usage = addUsage(usage, answerUsage);
+    costUsd = costUsd === undefined || batchCost === undefined ? undefined : costUsd + batchCost;
+  };
+
+  /**
+   * The answer of a batch: the message batch's, when it gave a usable one (or one to handle as the call's:
+   * cut, refused, too large, thrown from here), else a call now.
+   */
+  async function answerOf(
+    batch: Batch,
+    request: GenerateObjectRequest<ExtractionAnswer>,
+  ): Promise<{ value: ExtractionAnswer; usage: TokenUsage; attempts: number; batched: boolean }> {
+    const key = digestKey(batch);
+    const prepared = options.prepared?.get(key);
+    options.prepared?.delete(key);
+    if (prepared?.outcome === 'answered') {
+      countBatched(prepared.usage);
+      return { value: prepared.value, usage: prepared.usage, attempts: 1, batched: true };
+    }
+    if (prepared?.outcome === 'unusable') {
+      countBatched(prepared.usage);
+      if (droppedAnswer(prepared.error) !== undefined || prepared.error instanceof OutputLimitError) {
+        throw prepared.error;
+      }
+    }
+    const answer = await options.model().generateObject(request);
+    return { ...answer, batched: false };
+  }
+
   async function runCall(batch: Batch, callNumber: number): Promise<void> {
-    const listed = memoryList.select(batch.text, batch.estimatedTokens, runEntries);
-    const seen = new Set(listed.map((entry) => entry.id).filter((id) => RUN_ID.test(id)));
-    const parts = buildExtractionParts({
-      stable: memoryList.stable,
-      index: listed,
-      digestText: batch.text,
-      today: options.today,
-      known: options.known,
-    });
+    const { request, seen } = requestFor(batch, runEntries, stop.signal);
     let result;
     try {
-      result = await options.model().generateObject({
-        system: EXTRACTION_INSTRUCTIONS,
-        prompt: parts.prompt,
-        promptPrefix: parts.prefix,
-        schema: ExtractionAnswer,
-        wireSchema: ExtractionOutput,
-        schemaName: EXTRACTION_SCHEMA_NAME,
-        maxAnswerChars: options.limits.maxAnswerChars,
-        maxOutputTokens: options.maxOutputTokens,
-        signal: stop.signal,
-      });
+      result = await answerOf(batch, request);
     } catch (error) {
       const dropped = droppedAnswer(error);
       if (dropped !== undefined) {
@@ -349,10 +412,16 @@ export async function extractFacts(
     }
     for (const sessionId of batch.sessionIds) answered.add(sessionId);
     retries += result.attempts - 1;
-    usage = addUsage(usage, result.usage);
-    perCall.push({ outputTokens: result.usage.outputTokens, inputTokens: result.usage.inputTokens });
-    const callCost = options.costOf?.(result.usage);
-    costUsd = costUsd === undefined || callCost === undefined ? undefined : costUsd + callCost;
+    perCall.push({
+      outputTokens: result.usage.outputTokens,
+      inputTokens: result.usage.inputTokens,
+      ...(result.batched ? { batched: true } : {}),
+    });
+    if (!result.batched) {
+      usage = addUsage(usage, result.usage);
+      const callCost = options.costOf?.(result.usage);
+      costUsd = costUsd === undefined || callCost === undefined ? undefined : costUsd + callCost;
+    }
     const anchor = (fact: ExtractedFact): ExtractedFact =>
       anchorCandidate(fact, batch.sessionIds, gathered.sessionDates);
     for (const candidate of reader.read(result.value.facts, anchor)) {
@@ -443,5 +512,73 @@ export async function extractFacts(
     problems,
     waiting,
     factsDropped: reader.factsDropped,
+    batched:
+      options.costOf === undefined
+        ? { ...batchedCalls, costUsd: undefined, listCostUsd: undefined }
+        : { ...batchedCalls },
+  };
+}
+
+/** The options a run's extraction requests are built from. */
+export interface ExtractionRequestOptions {
+  readonly today: string;
+  readonly maxOutputTokens: number;
+  readonly limits: Pick<AnswerLimits, 'maxAnswerChars'>;
+  readonly known?: readonly string[] | undefined;
+}
+
+/**
+ * The memory list a run's calls choose from: one per run, sized for its number of batches (the stable part,
+ * cached with the instructions, only when there are several).
+ */
+export function runMemoryList(
+  index: readonly MemoryListFact[],
+  memoryTokensPerCall: number,
+  batches: number,
+): ReturnType<typeof createMemoryList> {
+  return createMemoryList(index, {
+    maxTokensPerCall: memoryTokensPerCall,
+    calls: batches,
+    instructionTokens: estimateTokens(EXTRACTION_INSTRUCTIONS),
+  });
+}
+
+/**
+ * Builds the extraction request of a batch: the instructions, the memory list chosen for its digest (with the
+ * run's facts of earlier answers, `runEntries`), and the fenced digest; `seen` is which of the run's facts it
+ * shows. The message batch's requests are built here too, so a batched call asks what a synchronous one would.
+ */
+export function extractionRequests(
+  memoryList: ReturnType<typeof createMemoryList>,
+  options: ExtractionRequestOptions,
+): (
+  batch: Batch,
+  runEntries: readonly IndexEntry[],
+  signal?: AbortSignal,
+) => { request: GenerateObjectRequest<ExtractionAnswer>; seen: Set<string> } {
+  return (batch, runEntries, signal) => {
+    const listed = memoryList.select(batch.text, batch.estimatedTokens, runEntries);
+    const seen = new Set(listed.map((entry) => entry.id).filter((id) => RUN_ID.test(id)));
+    const parts = buildExtractionParts({
+      stable: memoryList.stable,
+      index: listed,
+      digestText: batch.text,
+      today: options.today,
+      known: options.known,
+    });
+    return {
+      seen,
+      request: {
+        system: EXTRACTION_INSTRUCTIONS,
+        prompt: parts.prompt,
+        promptPrefix: parts.prefix,
+        schema: ExtractionAnswer,
+        wireSchema: ExtractionOutput,
+        schemaName: EXTRACTION_SCHEMA_NAME,
+        maxAnswerChars: options.limits.maxAnswerChars,
+        maxOutputTokens: options.maxOutputTokens,
+        ...(signal === undefined ? {} : { signal }),
+      },
+    };
   };
 }

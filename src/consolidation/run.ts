@@ -32,6 +32,8 @@ import {
   readForgotten,
   readLedger,
   readRejected,
+  readPendingBatch,
+  clearPendingBatch,
   recordWaitingSessions,
   recoverMemory,
   type CommitStep,
@@ -45,6 +47,16 @@ import { extractFacts, promptIndex } from './extract.js';
 import { gatherSessions, settleProgress } from './gather.js';
 import { planWrite } from './plan-write.js';
 import { pendingProposal, proposeRun } from './proposal.js';
+import {
+  batchFactorOf,
+  batchFailure,
+  batchPendingSessions,
+  batchRecord,
+  batchScan,
+  consolidateWithBatches,
+  submitExtractionBatch,
+  type BatchStage,
+} from './batch.js';
 import type {
   ConsolidateFunction,
   RunOptions,
@@ -58,7 +70,8 @@ import type {
 export { PROMPT_INDEX_FACTS } from './extract.js';
 
 /** Named points of a run where a test may inject a crash (in addition to the commit's own steps). */
-export type RunStep = 'after-orient' | 'after-digest' | 'after-extraction' | `commit:${CommitStep}`;
+export type RunStep =
+  'after-orient' | 'after-digest' | 'after-batch-submit' | 'after-extraction' | `commit:${CommitStep}`;
 
 export interface ConsolidatorOptions {
   /**
@@ -122,7 +135,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
   const getModel = (): ModelProvider => (model ??= (options.model as () => ModelProvider)());
   const inject = options.faultInjection ?? (() => undefined);
   /** The price of the config's model; a budget on a model with no known price is a ConfigError. */
-  const pricing = (config: Config): ((usage: TokenUsage) => number) | undefined => {
+  const pricing = (config: Config): ((usage: TokenUsage, batched?: boolean) => number) | undefined => {
     const price = priceFor(config.model.name, config.model.price);
     if (price === undefined && config.limits.monthlyBudgetUsd !== undefined) {
       throw new ConfigError(
@@ -131,7 +144,9 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         'model.price',
       );
     }
-    return price === undefined ? undefined : (usage: TokenUsage) => costOfCall(usage, price);
+    return price === undefined
+      ? undefined
+      : (usage: TokenUsage, batched?: boolean) => costOfCall(usage, price, { batch: batched === true });
   };
   pricing(readConfig()); // at creation too, so a daemon with such a config stops at start
 
@@ -139,6 +154,21 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
     space: Space,
     request: RunRequest,
     runOptions: RunOptions = {},
+  ): Promise<RunSummary> {
+    return consolidateWithBatches(space, request, runOptions, {
+      config: readConfig(),
+      model: getModel,
+      now,
+      run: (stage) => runLocked(space, request, runOptions, stage),
+    });
+  };
+
+  /** The run under the locks; `stage` says what it does about a message batch (see batch.ts). */
+  async function runLocked(
+    space: Space,
+    request: RunRequest,
+    runOptions: RunOptions,
+    stage: BatchStage | undefined,
   ): Promise<RunSummary> {
     const config = readConfig();
     const costOf = pricing(config);
@@ -150,6 +180,8 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
     /** A run that ran (not a dry run, not one that lost its lock) leaves what it left waiting for status. */
     const ended = async (result: RunSummary): Promise<RunSummary> => {
       if (!request.dryRun && result.status !== 'lock-lost') {
+        // Collected (or given up): its facts are committed with this run, or its sessions wait for the next.
+        if (stage?.kind === 'collect') await clearPendingBatch(space.memoryDir);
         await recordWaitingSessions(space.memoryDir, {
           runId,
           at: now().toISOString(),
@@ -179,6 +211,18 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       await recoverMemory(space.memoryDir);
     }
     try {
+      if (stage?.kind === 'collect') {
+        // Another process may have collected it while this one waited without the locks.
+        const still = await readPendingBatch(space.memoryDir);
+        if (still?.batchId !== stage.pending.batchId) {
+          return summary({
+            ...base,
+            status: 'skipped',
+            reason: `batch ${stage.pending.batchId} was already collected`,
+            durationMs: elapsed(),
+          });
+        }
+      }
       // Orient: memory as it is now, what has been consolidated, and the gates.
       progress({ phase: 'orient', done: 0, total: 1 });
       const [memory, ledger, forgotten, lastRun, rejected] = await Promise.all([
@@ -199,13 +243,26 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         });
       }
       const ledgerLookup = createLedgerLookup(ledger);
-      const scan = await scanSessions({
-        space,
-        ledger: ledgerLookup,
-        now: now(),
-        quietMinutes: config.gates.quietMinutes,
-        maxBytes: config.limits.maxSessionBytes,
-      });
+      const scan = batchScan(
+        await scanSessions({
+          space,
+          ledger: ledgerLookup,
+          now: now(),
+          quietMinutes: config.gates.quietMinutes,
+          maxBytes: config.limits.maxSessionBytes,
+        }),
+        stage,
+      );
+      if (stage?.kind === 'collect' && stage.failed !== undefined) {
+        return ended(
+          summary({
+            ...base,
+            status: 'skipped',
+            ...batchFailure(stage, scan.entries),
+            durationMs: elapsed(),
+          }),
+        );
+      }
       const counted = countByStatus(scan);
       const gates = evaluateGates({
         inspection: {
@@ -219,7 +276,8 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         },
         gates: config.gates,
         now: now(),
-        force: request.force,
+        // A batch being collected was paid for: its sessions go on whatever the gates say now.
+        force: request.force || stage?.kind === 'collect',
       });
       if (!gates.open) {
         return summary({
@@ -229,7 +287,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
           durationMs: elapsed(),
         });
       }
-      if (config.limits.monthlyBudgetUsd !== undefined) {
+      if (config.limits.monthlyBudgetUsd !== undefined && stage?.kind !== 'collect') {
         const budget = await spaceBudget(space.memoryDir, config.limits.monthlyBudgetUsd, now());
         if (budget.waiting !== null) {
           const detail = describeBudgetWait(budget.waiting);
@@ -266,6 +324,31 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       const today = now().toISOString().slice(0, 10);
       // What the project's CLAUDE.md / AGENTS.md already say: shown as known, and not kept again.
       const projectDocs = await readProjectDocs(planned.workingDirectories);
+      if (stage?.kind === 'submit') {
+        const submitted = await submitExtractionBatch(planned, {
+          memoryDir: space.memoryDir,
+          runId,
+          model: getModel(),
+          index: promptIndex(memory.facts, now()),
+          memoryTokensPerCall: config.limits.memoryTokensPerCall,
+          today,
+          maxOutputTokens: config.model.maxOutputTokens,
+          maxAnswerChars: config.limits.maxAnswerChars,
+          maxCalls: config.limits.maxCallsPerRun,
+          known: shownStatements(projectDocs),
+          now: now(),
+          signal: runOptions.signal,
+        });
+        if (submitted !== undefined) {
+          inject('after-batch-submit');
+          return summary({
+            ...base,
+            status: 'skipped',
+            reason: `submitted ${submitted.batchId} (${submitted.requests.length} request(s)); its results are collected when it ends`,
+            durationMs: elapsed(),
+          });
+        }
+      }
       const extracted = await extractFacts(planned, {
         known: shownStatements(projectDocs),
         model: getModel,
@@ -274,6 +357,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         today,
         maxOutputTokens: config.model.maxOutputTokens,
         costOf,
+        prepared: stage?.kind === 'collect' ? stage.answers : undefined,
         maxCalls: config.limits.maxCallsPerRun,
         concurrency: config.model.concurrency,
         limits: config.limits,
@@ -320,15 +404,16 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         ([id, part]) => `${describeProgress(id, part.nextMessage, part)}; the rest follows in the next runs`,
       );
       // Every session not consolidated to its end, with why: cut by the call budget, or its answer dropped.
-      const unconsolidated: WaitingSession[] = [...gathered.deferred, ...gathered.progress.keys()].map(
-        (sessionId) => ({
+      const unconsolidated: WaitingSession[] = [
+        ...[...gathered.deferred, ...gathered.progress.keys()].map((sessionId) => ({
           sessionId,
           ...(extracted.waiting.get(sessionId) ?? {
             reason: 'call-budget' as const,
             detail: 'the run reached limits.maxCallsPerRun; the session continues in the next run',
           }),
-        }),
-      );
+        })),
+        ...(stage?.kind === 'exclude' ? batchPendingSessions(stage.pending, scan.excluded) : []),
+      ];
       const notes = [
         ...inProgress,
         ...describeWaiting(unconsolidated),
@@ -359,6 +444,9 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
           : {}),
         unconsolidated,
         ...(Object.keys(extracted.factsDropped).length > 0 ? { factsDropped: extracted.factsDropped } : {}),
+        ...(stage?.kind === 'collect'
+          ? { batch: batchRecord(stage.pending, extracted.batched, 'collected', batchFactorOf(config)) }
+          : {}),
         costUsd: extracted.costUsd === undefined ? undefined : roundUsd(extracted.costUsd),
         model: extracted.calls > 0 ? getModel().label : '',
         diff: plan.diff,
@@ -469,7 +557,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       await claudeCodeLock?.release();
       await lock?.release();
     }
-  };
+  }
 }
 
 /** The reason a run of an approval space gives while its proposal waits. */

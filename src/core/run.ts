@@ -13,6 +13,11 @@ export interface RunRequest {
   readonly trigger: RunTrigger;
   /** BullMQ job id when the run comes from the queue, for the run record. */
   readonly jobId?: string | undefined;
+  /**
+   * Send the run's independent calls as a message batch (half price, results within 24 hours) whatever
+   * `model.batch` says (`dreamd consolidate --batch`); false: never. Default: `model.batch` decides.
+   */
+  readonly batch?: boolean | undefined;
 }
 
 /**
@@ -22,7 +27,9 @@ export interface RunRequest {
  * - `refusal`: the model refused to answer for its messages, on every attempt;
  * - `answer-dropped`: the answer for its messages was dropped unread (longer than `limits.maxAnswerChars`);
  * - `monthly-budget`: the space spent its `limits.monthlyBudgetUsd`; runs wait for the next month;
- * - `call-budget`: the run spent `limits.maxCallsPerRun` before reaching it (or the rest of it).
+ * - `call-budget`: the run spent `limits.maxCallsPerRun` before reaching it (or the rest of it);
+ * - `batch-pending`: a part of it is in a message batch not collected yet; the run that collects it goes on;
+ * - `batch-failed`: its message batch expired (24 hours), was canceled or failed; the next run sends it again.
  */
 export const WAIT_REASONS = [
   'lock-lost',
@@ -31,6 +38,8 @@ export const WAIT_REASONS = [
   'answer-dropped',
   'monthly-budget',
   'call-budget',
+  'batch-pending',
+  'batch-failed',
 ] as const;
 export type WaitReason = (typeof WAIT_REASONS)[number];
 
@@ -131,6 +140,29 @@ export interface RunSummary {
   readonly unconsolidated?: readonly WaitingSession[] | undefined;
   /** Facts of the model's answers dropped before reconcile, by reason; absent: none. */
   readonly factsDropped?: Readonly<Partial<Record<FactDropReason, number>>> | undefined;
+  /** The message batch this run collected (or gave up); absent: every call of the run went synchronously. */
+  readonly batch?: BatchRecord | undefined;
+}
+
+/**
+ * A run's message batch: which it was, when it went, how many of the run's calls it answered and what they
+ * cost at the batch price and at list price (`costUsd` of the run includes the batch price). Calls the run
+ * made synchronously (a session's later parts, a split, a request the batch did not answer) are the rest of
+ * `calls`, at list price.
+ */
+export interface BatchRecord {
+  readonly id: string;
+  readonly submittedAt: string;
+  /** Requests the batch carried, and how many of them gave an answer the run used. */
+  readonly requests: number;
+  readonly batchedCalls: number;
+  /** USD of the batched calls at the batch price, and what they would have cost at list price. */
+  readonly costUsd?: number | undefined;
+  readonly listCostUsd?: number | undefined;
+  /** Fraction of list price the batch was billed at (0.5). */
+  readonly priceFactor?: number | undefined;
+  /** `collected`: its answers were used; `failed`: it expired, was canceled or failed, and its sessions wait. */
+  readonly outcome: 'collected' | 'failed';
 }
 
 /** Whether a run ended without consolidating something it was due to: lost its lock, or left sessions waiting. */

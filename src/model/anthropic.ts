@@ -8,9 +8,13 @@ import { zodOutputFormat } from '@anthropic-ai/sdk/helpers/zod';
 import { transformJSONSchema } from '@anthropic-ai/sdk/lib/transform-json-schema';
 import { z } from 'zod';
 import type { Message, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type { MessageBatch, MessageBatchResult } from '@anthropic-ai/sdk/resources/messages/batches';
 import { ModelError, ModelErrorKind } from '../errors.js';
 import type {
+  BatchItemResult,
+  BatchState,
   GenerateObjectRequest,
+  MessageBatches,
   GenerateTextRequest,
   ModelProvider,
   ModelResult,
@@ -112,41 +116,140 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
   });
 
   // The effort, where the model takes it; other models answer 400 to the field, so it is left out for them.
-  async function generateObject<T>(request: GenerateObjectRequest<T>): Promise<ModelResult<T>> {
+  function objectParams<T>(request: GenerateObjectRequest<T>) {
     const format = guardedOutputFormat(
       request.wireSchema ?? request.schema,
       request.schemaName,
       label,
       request.maxAnswerChars,
     );
+    return {
+      model: config.name,
+      max_tokens: request.maxOutputTokens ?? config.maxOutputTokens,
+      system: cachedSystem(request.system),
+      messages: [{ role: 'user' as const, content: userContent(request.prompt, request.promptPrefix) }],
+      output_config: { format, ...effortFor(config) },
+    };
+  }
+
+  /** An answer read as the request wants it: finished, within size, valid (`parsed`: the SDK's decoding). */
+  function readObject<T>(
+    message: Pick<Message, 'stop_reason' | 'content'>,
+    request: GenerateObjectRequest<T>,
+    parsed: DecodedJson | null | undefined,
+  ): T {
+    rejectUnfinished(message, label, request.maxOutputTokens ?? config.maxOutputTokens);
+    const text = textOf(message);
+    assertAnswerSize(label, text, request.maxAnswerChars);
+    // The SDK's parse only decodes the JSON; the caller's schema validates it here, once, so a schema with
+    // transforms applies them once. No JSON at all: parseJsonOutput says what came instead.
+    if (parsed?.ok === true) return validateOutput(request.schema, parsed.json, request.schemaName, label);
+    return parseJsonOutput(request.schema, text, request.schemaName, label);
+  }
+
+  async function generateObject<T>(request: GenerateObjectRequest<T>): Promise<ModelResult<T>> {
     let usage = emptyUsage();
     const outcome = await withRetries(
       async (sdk, signal) => {
-        const message = await sdk.messages.parse(
-          {
-            model: config.name,
-            max_tokens: request.maxOutputTokens ?? config.maxOutputTokens,
-            system: cachedSystem(request.system),
-            messages: [{ role: 'user', content: userContent(request.prompt, request.promptPrefix) }],
-            output_config: { format, ...effortFor(config) },
-          },
-          signal ? { signal } : undefined,
-        );
+        const message = await sdk.messages.parse(objectParams(request), signal ? { signal } : undefined);
         usage = addUsage(usage, usageOf(message));
-        rejectUnfinished(message, label, request.maxOutputTokens ?? config.maxOutputTokens);
-        const text = textOf(message);
-        assertAnswerSize(label, text, request.maxAnswerChars);
-        // The SDK's parse (below) only decodes the JSON; the caller's schema validates it here, once, so a
-        // schema with transforms applies them once. No JSON at all: parseJsonOutput says what came instead.
-        const parsed = message.parsed_output;
-        if (parsed?.ok === true)
-          return validateOutput(request.schema, parsed.json, request.schemaName, label);
-        return parseJsonOutput(request.schema, text, request.schemaName, label);
+        return readObject(message, request, message.parsed_output);
       },
       request.signal,
       requestTokens(request),
     );
     return { value: outcome.value, usage, attempts: outcome.attempts };
+  }
+
+  const batches: MessageBatches = {
+    async submit(requests, signal) {
+      const outcome = await withRetries(
+        (sdk, callSignal) =>
+          sdk.messages.batches.create(
+            {
+              requests: requests.map((entry) => {
+                // The format's parse function stays here: the batch request carries its JSON schema only.
+                const params = objectParams(entry.request);
+                const { type, schema } = params.output_config.format;
+                return {
+                  custom_id: entry.customId,
+                  params: { ...params, output_config: { ...params.output_config, format: { type, schema } } },
+                };
+              }),
+            },
+            callSignal ? { signal: callSignal } : undefined,
+          ),
+        signal,
+      );
+      return batchState(outcome.value);
+    },
+    async retrieve(batchId, signal) {
+      const outcome = await withRetries(
+        (sdk, callSignal) =>
+          sdk.messages.batches.retrieve(batchId, undefined, callSignal ? { signal: callSignal } : undefined),
+        signal,
+      );
+      return batchState(outcome.value);
+    },
+    async cancel(batchId, signal) {
+      const outcome = await withRetries(
+        (sdk, callSignal) =>
+          sdk.messages.batches.cancel(batchId, undefined, callSignal ? { signal: callSignal } : undefined),
+        signal,
+      );
+      return batchState(outcome.value);
+    },
+    async results<T>(
+      batchId: string,
+      requestOf: (customId: string) => GenerateObjectRequest<T> | undefined,
+      signal?: AbortSignal,
+    ) {
+      const outcome = await withRetries(async (sdk, callSignal) => {
+        const read = new Map<string, BatchItemResult<T>>();
+        const lines = await sdk.messages.batches.results(
+          batchId,
+          {},
+          callSignal ? { signal: callSignal } : undefined,
+        );
+        for await (const line of lines) {
+          const request = requestOf(line.custom_id);
+          if (request === undefined) continue;
+          read.set(line.custom_id, readBatchResult(line.result, request));
+        }
+        return read;
+      }, signal);
+      return outcome.value;
+    },
+  };
+
+  function readBatchResult<T>(
+    result: MessageBatchResult,
+    request: GenerateObjectRequest<T>,
+  ): BatchItemResult<T> {
+    switch (result.type) {
+      case 'succeeded': {
+        const usage = usageOf(result.message);
+        const text = textOf(result.message);
+        const decoded = guardedOutputFormat(
+          request.wireSchema ?? request.schema,
+          request.schemaName,
+          label,
+          request.maxAnswerChars,
+        ).parse(text);
+        try {
+          return { outcome: 'answered', value: readObject(result.message, request, decoded), usage };
+        } catch (error) {
+          return { outcome: 'unusable', error, usage };
+        }
+      }
+      case 'errored':
+        return {
+          outcome: 'errored',
+          detail: `${result.error.error.type}: ${result.error.error.message}`,
+        };
+      default:
+        return { outcome: result.type, detail: `the request was ${result.type} before it was processed` };
+    }
   }
 
   async function generateText(request: GenerateTextRequest): Promise<ModelResult<string>> {
@@ -174,7 +277,18 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
     return { value: outcome.value, usage, attempts: outcome.attempts };
   }
 
-  return { label, client, withRetries, generateObject, generateText };
+  return { label, client, withRetries, generateObject, generateText, batches };
+}
+
+/** A message batch as dreamd reads it. */
+function batchState(batch: MessageBatch): BatchState {
+  return {
+    id: batch.id,
+    status: batch.processing_status,
+    createdAt: batch.created_at,
+    expiresAt: batch.expires_at,
+    counts: { ...batch.request_counts },
+  };
 }
 
 /**

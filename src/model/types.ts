@@ -57,4 +57,57 @@ export interface ModelProvider {
   readonly label: string;
   generateObject<T>(request: GenerateObjectRequest<T>): Promise<ModelResult<T>>;
   generateText(request: GenerateTextRequest): Promise<ModelResult<string>>;
+  /** The provider's batch API, where it has one (Anthropic); undefined: calls go synchronously only. */
+  readonly batches?: MessageBatches | undefined;
+}
+
+/** One request of a message batch: the caller's id (1–64 letters, digits, `_`, `-`) and the call. */
+export interface BatchRequest<T> {
+  readonly customId: string;
+  readonly request: GenerateObjectRequest<T>;
+}
+
+/** Where a message batch is: `in_progress`, `canceling`, or `ended` (every request has its result). */
+export interface BatchState {
+  readonly id: string;
+  readonly status: 'in_progress' | 'canceling' | 'ended';
+  /** ISO times the provider gives: created, and when it stops processing (24 hours after creation). */
+  readonly createdAt: string;
+  readonly expiresAt: string;
+  readonly counts: {
+    readonly processing: number;
+    readonly succeeded: number;
+    readonly errored: number;
+    readonly canceled: number;
+    readonly expired: number;
+  };
+}
+
+/**
+ * The result of one request of an ended batch: its answer read as `generateObject` reads one (`value`), or
+ * the error reading it gave (`OutputLimitError`, a refusal, an answer too large, bad output), or why it has
+ * none (`errored`, `expired`, `canceled`). `usage` is what the request was billed (zero without an answer).
+ */
+export type BatchItemResult<T> =
+  | { readonly outcome: 'answered'; readonly value: T; readonly usage: TokenUsage }
+  | { readonly outcome: 'unusable'; readonly error: unknown; readonly usage: TokenUsage }
+  | { readonly outcome: 'errored' | 'expired' | 'canceled'; readonly detail: string };
+
+/**
+ * A provider's batch API (Anthropic's Message Batches: half price, results within 24 hours). Providers
+ * without one leave `ModelProvider.batches` undefined and every call goes synchronously.
+ */
+export interface MessageBatches {
+  submit<T>(requests: readonly BatchRequest<T>[], signal?: AbortSignal): Promise<BatchState>;
+  retrieve(batchId: string, signal?: AbortSignal): Promise<BatchState>;
+  /**
+   * The results of an ended batch by custom id, each read with the request it answers (`requestOf`: its
+   * schema and limits; undefined: a custom id the caller does not know, skipped).
+   */
+  results<T>(
+    batchId: string,
+    requestOf: (customId: string) => GenerateObjectRequest<T> | undefined,
+    signal?: AbortSignal,
+  ): Promise<Map<string, BatchItemResult<T>>>;
+  cancel(batchId: string, signal?: AbortSignal): Promise<BatchState>;
 }

@@ -19,3 +19,4 @@ export * from './recover-space.js';
 export * from './state-dir.js';
 export * from './waiting-sessions.js';
 export * from './proposals.js';
+export * from './pending-batch.js';

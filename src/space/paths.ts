@@ -17,6 +17,8 @@ export const REVIEW_FILE = '.dreamd/review.md';
 export const PROPOSALS_DIR = '.dreamd/proposals';
 /** Facts a person rejected from a proposal, kept from coming back from the same sessions. */
 export const REJECTED_FILE = '.dreamd/rejected.json';
+/** The message batch a run submitted and has not collected yet (`pending-batch.ts`). */
+export const PENDING_BATCH_FILE = '.dreamd/batch.json';
 
 const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 

@@ -50,6 +50,18 @@ const RunSummarySchema = z.object({
     .array(z.object({ sessionId: z.string(), reason: z.enum(WAIT_REASONS), detail: z.string() }))
     .optional(),
   factsDropped: z.partialRecord(z.enum(FACT_DROP_REASONS), z.number().int().nonnegative()).optional(),
+  batch: z
+    .object({
+      id: z.string(),
+      submittedAt: z.string(),
+      requests: z.number().int().nonnegative(),
+      batchedCalls: z.number().int().nonnegative(),
+      costUsd: z.number().optional(),
+      listCostUsd: z.number().optional(),
+      priceFactor: z.number().optional(),
+      outcome: z.enum(['collected', 'failed']),
+    })
+    .optional(),
 });
 
 const FileChangeSchema = z.object({

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { leftSessionsWaiting, type RunSummary } from '../../core/run.js';
 import type { QueuedOutcome } from '../consolidate-queued.js';
 import { formatUsd } from '../../cost/prices.js';
-import { formatChanges, formatDuration, formatUsage } from '../format.js';
+import { describeBatch, formatChanges, formatDuration, formatUsage } from '../format.js';
 import { CommandExit, ExitCode, emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 import { createProgressBar, showsProgress, silentProgressBar } from '../progress.js';
@@ -52,6 +52,7 @@ function describeSummary(summary: RunSummary): string {
   if (summary.reason !== undefined) lines.push(`  note       ${summary.reason}`);
   if (summary.costUsd !== undefined) lines.push(`  cost       ${formatUsd(summary.costUsd)}`);
   else if (summary.calls > 0) lines.push('  cost       unknown (no price for the model; see model.price)');
+  if (summary.batch !== undefined) lines.push(`  batch      ${describeBatch(summary.batch)}`);
   for (const problem of summary.problems) {
     if (problem.kind === 'memory') {
       const named = problem.reason.startsWith(problem.file);
@@ -112,10 +113,15 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
     .option('--dry-run', 'show the diff it would make and write nothing', false)
     .option('--no-wait', 'with a daemon: return once the run is queued')
     .option('--in-process', 'run here even when a daemon is up', false)
+    .option(
+      '--batch',
+      'send the calls that do not depend on each other as a message batch (half price) and wait for it in this process; Ctrl-C leaves it for the next run to collect',
+      false,
+    )
     .action(
       async (
         spaceId: string | undefined,
-        options: { force: boolean; dryRun: boolean; wait: boolean; inProcess: boolean },
+        options: { force: boolean; dryRun: boolean; wait: boolean; inProcess: boolean; batch: boolean },
       ) => {
         const { io, json, config } = context();
         const loaded = config();
@@ -139,7 +145,8 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
         const bar = showsProgress(io, json) ? createProgressBar() : silentProgressBar;
         let outcomes: QueuedOutcome[];
         const daemon = createDaemonClient(loaded);
-        const match = options.inProcess ? undefined : await daemon.serves(spaces);
+        // A batched run waits for its batch in the process that asked for it.
+        const match = options.inProcess || options.batch ? undefined : await daemon.serves(spaces);
         const queued = match?.use === true;
         if (!json) {
           if (match?.use === true)
@@ -181,6 +188,7 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
                 spaces,
                 force: options.force,
                 dryRun: options.dryRun,
+                batch: options.batch,
                 onStart: (space) => bar.start(space.id),
                 onProgress: (progress) => bar.update(progress),
                 onEnd: (outcome) => {

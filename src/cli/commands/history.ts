@@ -2,7 +2,14 @@ import type { Space } from '../../config/schema.js';
 import { formatUsd } from '../../cost/prices.js';
 import { ConfigError } from '../../errors.js';
 import type { RunRecord } from '../../space/index.js';
-import { formatChanges, formatDuration, formatTime, formatUsage, totalTokens } from '../format.js';
+import {
+  describeBatch,
+  formatChanges,
+  formatDuration,
+  formatTime,
+  formatUsage,
+  totalTokens,
+} from '../format.js';
 import { emitResult, table } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 
@@ -33,6 +40,8 @@ export interface HistoryRow {
   readonly costUsd: number | null;
   readonly model: string;
   readonly durationMs: number;
+  /** The message batch the run collected: its id, the calls it answered and their price; null: none. */
+  readonly batch: NonNullable<RunRecord['summary']['batch']> | null;
 }
 
 function historyRows(space: Space, runs: readonly RunRecord[]): HistoryRow[] {
@@ -59,6 +68,7 @@ function historyRows(space: Space, runs: readonly RunRecord[]): HistoryRow[] {
     costUsd: run.summary.costUsd ?? null,
     model: run.summary.model,
     durationMs: run.summary.durationMs,
+    batch: run.summary.batch ?? null,
   }));
 }
 
@@ -80,7 +90,7 @@ function describeRows(rows: readonly HistoryRow[]): string {
       formatChanges(row),
       String(row.calls),
       String(totalTokens(row.usage)),
-      formatUsd(row.costUsd ?? undefined),
+      `${formatUsd(row.costUsd ?? undefined)}${row.batch !== null && row.batch.batchedCalls > 0 ? ' (batch)' : ''}`,
     ]),
   ]);
 }
@@ -96,6 +106,7 @@ function describeRun(space: Space, run: RunRecord): string {
     `  model      ${summary.model || '(no call)'}, ${summary.calls} call(s), ${formatDuration(summary.durationMs)}`,
     `  tokens     ${formatUsage(summary.usage)}`,
     `  cost       ${summary.costUsd === undefined ? 'unknown (no price for the model; see model.price)' : formatUsd(summary.costUsd)}`,
+    ...(summary.batch === undefined ? [] : [`  batch      ${describeBatch(summary.batch)}`]),
     `  files      ${Object.keys(run.files).join(', ') || '-'}`,
     '',
     summary.diff === '' ? '(no change to the memory files)' : summary.diff.trimEnd(),

@@ -52,24 +52,43 @@ export const registerRollback: CommandRegistrar = (program, context) => {
         }
         throw new CommandExit(ExitCode.failure);
       }
+      // A batch submitted before the rollback was built from the memory it undid: it is canceled, and the
+      // sessions it carried (reopened or not) go to the next run.
+      const [{ cancelPendingBatch }, { createModel }] = await Promise.all([
+        import('../../consolidation/batch.js'),
+        import('../../model/index.js'),
+      ]);
+      const canceledBatch = await cancelPendingBatch(space.memoryDir, () =>
+        createModel(loaded.model, { env: io.env }),
+      );
       const runs = records.map((record) => ({
         runId: record.runId,
         rollbackOf: record.rollbackOf ?? null,
         reason: record.summary.reason ?? null,
       }));
-      emitResult(io, json, { command: 'rollback', data: { space: space.id, rolledBack: runId, runs } }, () =>
-        runs
-          .map((run) => {
-            // The reason reads "rollback of <id>; N session(s) reopened for the next run" when it reopened any.
-            const reopened = run.reason?.split('; ')[1];
-            return (
-              `rolled back ${run.rollbackOf ?? '?'} in space ${space.id} (run ${run.runId})` +
-              (reopened === undefined
-                ? ''
-                : `; ${reopened} (to keep a fact out for good: dreamd memory forget)`)
-            );
-          })
-          .join('\n'),
+      emitResult(
+        io,
+        json,
+        {
+          command: 'rollback',
+          data: { space: space.id, rolledBack: runId, runs, canceledBatch: canceledBatch ?? null },
+        },
+        () =>
+          [
+            ...runs.map((run) => {
+              // The reason reads "rollback of <id>; N session(s) reopened for the next run" when it reopened any.
+              const reopened = run.reason?.split('; ')[1];
+              return (
+                `rolled back ${run.rollbackOf ?? '?'} in space ${space.id} (run ${run.runId})` +
+                (reopened === undefined
+                  ? ''
+                  : `; ${reopened} (to keep a fact out for good: dreamd memory forget)`)
+              );
+            }),
+            ...(canceledBatch === undefined
+              ? []
+              : [`canceled the pending message batch ${canceledBatch}; its sessions go to the next run`]),
+          ].join('\n'),
       );
     });
 };

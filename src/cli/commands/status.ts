@@ -78,6 +78,8 @@ function describeStatus(status: SpaceStatus): string {
     lines.push(
       `  proposal   ${proposal.runId} (${proposal.changes} change(s), made ${proposal.createdAt}) awaits a decision: dreamd proposals ${status.space}`,
     );
+  lines.push(`  batching   ${status.batch.mode}`);
+  if (status.batch.pending !== null) lines.push(`  batch      ${status.batch.pending.description}`);
   for (const entry of status.waiting.slice(0, 20))
     lines.push(`  waiting    ${entry.sessionId}: ${entry.reason}, ${entry.detail}`);
   if (status.waiting.length > 20)

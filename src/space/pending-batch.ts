@@ -1,0 +1,86 @@
+/**
+ * `.dreamd/batch.json`: the message batch a run of the space submitted and has not collected yet. A batched
+ * run is two steps: it submits the calls that do not depend on each other, writes this file (atomically,
+ * under the space lock) and releases the locks; a later step (the same run polling, the next run, or a
+ * restarted daemon) reads it, collects the results under the locks and removes it in the same run that commits
+ * their facts. While it exists no other batch is submitted for the space, so a restart never pays twice.
+ * The ledger is not touched by the submit: the batch's sessions stay due until their facts are committed.
+ */
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import { z } from 'zod';
+import { MemoryFormatError } from '../errors.js';
+import { PENDING_BATCH_FILE, STATE_DIR, readTextIfExists } from './paths.js';
+
+const PendingBatchFile = z.object({
+  /** The provider's batch id (`msgbatch_…`). */
+  batchId: z.string().min(1),
+  /** The model label the batch was sent to (`anthropic:claude-haiku-5-5`). */
+  model: z.string(),
+  /** The run that submitted it. */
+  runId: z.string(),
+  /** ISO times: submitted, and when the provider stops processing it (24 hours later). */
+  submittedAt: z.string(),
+  expiresAt: z.string(),
+  /**
+   * One entry per request: its custom id, the digest it carries (sha-256 of the batch text), its sessions and
+   * their files (relative to the sessions folder).
+   */
+  requests: z.array(
+    z.object({
+      customId: z.string(),
+      digest: z.string(),
+      sessions: z.array(z.string()),
+      files: z.array(z.string()),
+    }),
+  ),
+});
+export type PendingBatch = z.infer<typeof PendingBatchFile>;
+
+/** Every session a pending batch carries a part of. */
+export function sessionsOfBatch(batch: PendingBatch): Set<string> {
+  return new Set(batch.requests.flatMap((request) => request.sessions));
+}
+
+/** The files of those sessions, relative to the sessions folder. */
+export function filesOfBatch(batch: PendingBatch): Set<string> {
+  return new Set(batch.requests.flatMap((request) => request.files));
+}
+
+export async function writePendingBatch(memoryDir: string, batch: PendingBatch): Promise<void> {
+  await mkdir(path.join(memoryDir, STATE_DIR), { recursive: true });
+  await writeFileAtomic(
+    path.join(memoryDir, PENDING_BATCH_FILE),
+    `${JSON.stringify(PendingBatchFile.parse(batch), null, 2)}\n`,
+  );
+}
+
+/**
+ * The pending batch, or undefined when there is none. A file that is not one (hand-edited, cut) is a
+ * MemoryFormatError naming it: removing it gives the batch up (its sessions are consolidated again).
+ */
+export async function readPendingBatch(memoryDir: string): Promise<PendingBatch | undefined> {
+  const file = path.join(memoryDir, PENDING_BATCH_FILE);
+  const text = await readTextIfExists(file);
+  if (text === null) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const parsed = PendingBatchFile.safeParse(json);
+  if (!parsed.success) {
+    throw new MemoryFormatError(
+      `${file} is not a pending batch record (${parsed.error.issues[0]?.message ?? 'not JSON'}); delete it to give the batch up: its sessions are then consolidated by the next run`,
+      file,
+    );
+  }
+  return parsed.data;
+}
+
+/** Removes the record (the batch was collected, expired, failed or canceled). */
+export async function clearPendingBatch(memoryDir: string): Promise<void> {
+  await rm(path.join(memoryDir, PENDING_BATCH_FILE), { force: true });
+}

@@ -1,0 +1,328 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createConsolidator } from '../../src/consolidation/run.js';
+import type { RunRequest } from '../../src/core/run.js';
+import {
+  listRuns,
+  loadMemory,
+  PENDING_BATCH_FILE,
+  readLedger,
+  readPendingBatch,
+} from '../../src/space/index.js';
+import { createModel } from '../../src/model/index.js';
+import {
+  faults,
+  startFakeAnthropicServer,
+  type FakeAnthropicServer,
+  type RecordedAnthropicRequest,
+} from '../../harness/fake-anthropic-server.js';
+import { startFakeOpenAIServer, type ChatReply } from '../../harness/fake-openai-server.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describePendingBatch, independentBatches, runBatches } from '../../src/consolidation/batch.js';
+import type { Batch } from '../../src/digest/index.js';
+import { MemoryFormatError } from '../../src/errors.js';
+import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
+
+const scheduled: RunRequest = { force: true, dryRun: false, trigger: 'schedule' };
+const manual: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
+const NOW = new Date('2026-11-29T12:00:00Z');
+const USAGE = { inputTokens: 2000, outputTokens: 300, cacheReadTokens: 0, cacheWriteTokens: 0 };
+
+let server: FakeAnthropicServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+function space(url: string, env: Record<string, string> = {}): TestSpace {
+  return createTestSpace({
+    modelUrl: url,
+    examples: true,
+    env: { DREAMD_BATCH_POLL_SECONDS: '0.01', DREAMD_DIGEST_TOKENS_PER_CALL: '60000', ...env },
+  });
+}
+
+function consolidator(test: TestSpace, faultInjection?: (step: string) => void) {
+  return createConsolidator({
+    config: test.config,
+    model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
+    now: () => NOW,
+    ...(faultInjection === undefined ? {} : { faultInjection }),
+  });
+}
+
+async function activeTitles(test: TestSpace): Promise<string[]> {
+  return (await loadMemory(test.space.memoryDir)).facts
+    .filter((fact) => fact.status === 'active')
+    .map((fact) => `${fact.type}: ${fact.title}: ${fact.body}`)
+    .sort();
+}
+
+describe('batch mode', () => {
+  it('consolidates a scheduled run through a message batch like a synchronous run, at half the cost', async () => {
+    server = await startFakeAnthropicServer({ usage: USAGE });
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const synchronous = space(server.url);
+    const sync = await consolidator(synchronous)(synchronous.space, manual);
+    expect(sync.status).toBe('completed');
+    expect(server.batches).toHaveLength(0);
+    const syncRequests = server.requests.length;
+
+    server.setBatchBehaviour({ pollsBeforeEnd: 2 });
+    const batched = space(server.url);
+    const run = await consolidator(batched)(batched.space, scheduled);
+    expect(run.status).toBe('completed');
+    expect(server.batches).toHaveLength(1);
+    // Three looks, the third finds it ended; the SDK's results() looks once more for the results URL.
+    expect(server.batches[0]!.retrieves).toBe(4);
+    expect(server.requests.length - syncRequests).toBe(sync.calls);
+    expect(run.calls).toBe(sync.calls);
+    expect(run.batch).toMatchObject({
+      id: server.batches[0]!.id,
+      batchedCalls: sync.calls,
+      outcome: 'collected',
+    });
+    expect(run.costUsd).toBeCloseTo(sync.costUsd! / 2, 9);
+    expect(run.batch!.listCostUsd).toBeCloseTo(sync.costUsd!, 9);
+    // A batched request asks what the synchronous call asked (structured output included).
+    const [syncRequest] = server.requests.filter((request) => request.path === '/v1/messages');
+    const [batchRequest] = server.batches[0]!.requests;
+    expect(batchRequest!.body.output_config?.format?.schema).toBeDefined();
+    expect(batchRequest!.body).toEqual(syncRequest!.body);
+    expect(await activeTitles(batched)).toEqual(await activeTitles(synchronous));
+    expect(await readPendingBatch(batched.space.memoryDir)).toBeUndefined();
+    const [record] = await listRuns(batched.space.memoryDir);
+    expect(record?.summary.batch).toEqual(run.batch);
+  });
+
+  it('collects a batch after a restart instead of submitting it again, and moves the ledger only then', async () => {
+    server = await startFakeAnthropicServer({ usage: USAGE });
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const test = space(server.url);
+    // The first process dies right after it recorded the batch (its locks go with it).
+    const crashed = consolidator(test, (step) => {
+      if (step === 'after-batch-submit') throw new Error('killed');
+    });
+    await expect(crashed(test.space, scheduled)).rejects.toThrow('killed');
+    expect(server.batches).toHaveLength(1);
+    const pending = await readPendingBatch(test.space.memoryDir);
+    expect(pending?.batchId).toBe(server.batches[0]!.id);
+    expect(Object.keys((await readLedger(test.space.memoryDir)).sessions)).toEqual([]);
+    expect(await activeTitles(test)).toEqual([]);
+
+    const restarted = await consolidator(test)(test.space, scheduled);
+    expect(restarted.status).toBe('completed');
+    expect(server.batches).toHaveLength(1);
+    expect(server.requests.filter((request) => request.path === '/v1/messages')).toEqual([]);
+    expect(restarted.batch).toMatchObject({ id: pending!.batchId, outcome: 'collected' });
+    expect(await activeTitles(test)).toHaveLength(6);
+    expect(Object.keys((await readLedger(test.space.memoryDir)).sessions).length).toBeGreaterThan(0);
+    expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
+  });
+
+  it("leaves a manual run the batch's sessions while it is pending", async () => {
+    server = await startFakeAnthropicServer({ usage: USAGE });
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    server.setBatchBehaviour({ pollsBeforeEnd: 100 });
+    const test = space(server.url);
+    const aborted = new AbortController();
+    const waiting = consolidator(test)(test.space, scheduled, {
+      signal: aborted.signal,
+      onProgress: (progress) => {
+        if (progress.message?.startsWith('waiting for') === true) aborted.abort(new Error('stopped'));
+      },
+    });
+    await expect(waiting).rejects.toThrow('stopped');
+    const pending = await readPendingBatch(test.space.memoryDir);
+    expect(pending).toBeDefined();
+
+    const run = await consolidator(test)(test.space, manual);
+    expect(run.status).toBe('skipped');
+    expect(run.calls).toBe(0);
+    expect(run.unconsolidated?.map((entry) => entry.reason)).toEqual(
+      pending!.requests.flatMap((request) => request.sessions).map(() => 'batch-pending'),
+    );
+    expect(server.batches).toHaveLength(1);
+    expect(await activeTitles(test)).toEqual([]);
+  });
+
+  it.each([
+    ['expired', 'expired' as const, /expired/],
+    ['errored', 'errored' as const, /errored/],
+    ['gone', 'gone' as const, /HTTP 404/],
+  ])('leaves every session waiting and nothing written when the batch %s', async (_name, outcome, why) => {
+    server = await startFakeAnthropicServer({ usage: USAGE });
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    server.setBatchBehaviour({ outcome });
+    const test = space(server.url);
+    const before = snapshotDirectory(test.space.memoryDir);
+    const run = await consolidator(test)(test.space, scheduled);
+    expect(run.status).toBe('skipped');
+    expect(run.reason).toEqual(expect.stringMatching(why));
+    expect(run.batch).toMatchObject({ outcome: 'failed', batchedCalls: 0 });
+    expect(run.unconsolidated?.length).toBeGreaterThan(0);
+    expect(new Set(run.unconsolidated?.map((entry) => entry.reason))).toEqual(new Set(['batch-failed']));
+    const after = snapshotDirectory(test.space.memoryDir);
+    after.delete('.dreamd/waiting.json');
+    expect(after).toEqual(before);
+    expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
+
+    // The next run sends them again, and consolidates them.
+    server.setBatchBehaviour({});
+    const next = await consolidator(test)(test.space, scheduled);
+    expect(next.status).toBe('completed');
+    expect(server.batches).toHaveLength(2);
+    expect(await activeTitles(test)).toHaveLength(6);
+  });
+
+  it('uses the answers of a partly failed batch and sends the rest synchronously', async () => {
+    server = await startFakeAnthropicServer({ usage: USAGE });
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    server.setBatchBehaviour({ outcome: { partial: 1 } });
+    const synchronous = space(server.url, { DREAMD_DIGEST_TOKENS_PER_CALL: '1500' });
+    const sync = await consolidator(synchronous)(synchronous.space, manual);
+    const test = space(server.url, { DREAMD_DIGEST_TOKENS_PER_CALL: '1500' });
+    const run = await consolidator(test)(test.space, scheduled);
+    expect(run.status).toBe('completed');
+    const requests = server.batches[0]!.requests.length;
+    expect(requests).toBeGreaterThan(1);
+    expect(run.batch).toMatchObject({ requests, batchedCalls: 1 });
+    expect(run.calls).toBe(sync.calls);
+    expect(run.costUsd).toBeGreaterThan(sync.costUsd! / 2);
+    expect(run.costUsd).toBeLessThan(sync.costUsd!);
+    expect(await activeTitles(test)).toEqual(await activeTitles(synchronous));
+  });
+
+  it('splits an answer the batch cut at the output limit and sends the halves synchronously', async () => {
+    server = await startFakeAnthropicServer({ usage: USAGE });
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    server.enqueue(faults.maxTokens());
+    const test = space(server.url);
+    const run = await consolidator(test)(test.space, scheduled);
+    expect(run.status).toBe('completed');
+    expect(run.batch).toMatchObject({ requests: 1, batchedCalls: 1 });
+    expect(run.notes?.join('\n')).toEqual(expect.stringMatching(/split in two/));
+    expect(
+      server.requests.filter((request) => request.path === '/v1/messages').length,
+    ).toBeGreaterThanOrEqual(2);
+    expect(await activeTitles(test)).toHaveLength(6);
+  });
+
+  it('calls synchronously when model.batch is never, for a manual run, and for a provider without batches', async () => {
+    server = await startFakeAnthropicServer({ usage: USAGE });
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const never = space(server.url, { DREAMD_MODEL_BATCH: 'never' });
+    expect((await consolidator(never)(never.space, scheduled)).batch).toBeUndefined();
+    const byHand = space(server.url);
+    expect((await consolidator(byHand)(byHand.space, manual)).batch).toBeUndefined();
+    expect(server.batches).toHaveLength(0);
+    const asked = space(server.url);
+    const run = await consolidator(asked)(asked.space, { ...manual, batch: true });
+    expect(run.batch).toMatchObject({ outcome: 'collected' });
+    expect(server.batches).toHaveLength(1);
+    const openai = createModel({
+      provider: 'openai-compatible',
+      name: 'local',
+      baseUrl: server.url,
+      apiKey: 'k',
+    });
+    expect(runBatches(asked.config, scheduled, openai)).toBe(false);
+    expect(runBatches(asked.config, scheduled, createModel(asked.config.model))).toBe(true);
+  });
+
+  it('gives up a batch still unfinished past its 24 hours: canceled, nothing written, sessions wait', async () => {
+    server = await startFakeAnthropicServer({ usage: USAGE });
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    server.setBatchBehaviour({ pollsBeforeEnd: 1_000 });
+    const test = space(server.url);
+    const later = new Date(Date.now() + 26 * 3_600_000);
+    const run = await createConsolidator({
+      config: test.config,
+      model: () => createModel(test.config.model),
+      now: () => later,
+    })(test.space, scheduled);
+    expect(run.status).toBe('skipped');
+    expect(run.reason).toEqual(expect.stringMatching(/passed its expiry/));
+    expect(server.batches[0]!.canceled).toBe(true);
+    expect(new Set(run.unconsolidated?.map((entry) => entry.reason))).toEqual(new Set(['batch-failed']));
+    expect(await activeTitles(test)).toEqual([]);
+    expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
+  });
+
+  it('names the file and the fix when .dreamd/batch.json is not a batch record', async () => {
+    server = await startFakeAnthropicServer({ usage: USAGE });
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const test = space(server.url);
+    mkdirSync(join(test.space.memoryDir, '.dreamd'), { recursive: true });
+    writeFileSync(join(test.space.memoryDir, PENDING_BATCH_FILE), '{"batchId": 7');
+    const run = consolidator(test)(test.space, scheduled);
+    await expect(run).rejects.toThrow(MemoryFormatError);
+    await expect(run).rejects.toThrow(
+      /batch\.json is not a pending batch record .*delete it to give the batch up/,
+    );
+    expect(server.batches).toHaveLength(0);
+  });
+});
+
+describe('batch mode on a provider without a batch API', () => {
+  it('runs a scheduled run synchronously on openai-compatible, whatever model.batch says', async () => {
+    const openai = await startFakeOpenAIServer();
+    try {
+      const scripted = scriptedExtractor(EXAMPLE_FACTS);
+      openai.setDefault((request) => scripted(request as unknown as RecordedAnthropicRequest) as ChatReply);
+      const test = createTestSpace({
+        modelUrl: openai.url,
+        examples: true,
+        env: {
+          DREAMD_MODEL_PROVIDER: 'openai-compatible',
+          DREAMD_MODEL: 'llama3.2',
+          DREAMD_MODEL_BATCH: 'always',
+          OPENAI_API_KEY: 'k',
+        },
+      });
+      const run = await consolidator(test)(test.space, scheduled);
+      expect(run.status).toBe('completed');
+      expect(run.batch).toBeUndefined();
+      expect(run.calls).toBeGreaterThan(0);
+      expect(await activeTitles(test)).toHaveLength(6);
+      expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
+    } finally {
+      await openai.close();
+    }
+  });
+});
+
+describe('the independent calls of a run', () => {
+  const batch = (...sessionIds: string[]) => ({ sessionIds, text: sessionIds.join(' ') }) as unknown as Batch;
+
+  it('are the first part of every session, within the call budget', () => {
+    const a1 = batch('a');
+    const a2 = batch('a');
+    const bc = batch('b', 'c');
+    const c2d = batch('c', 'd');
+    const e = batch('e');
+    expect(independentBatches([a1, a2, bc, c2d, e], 10)).toEqual([a1, bc, e]);
+    expect(independentBatches([a1, a2, bc, c2d, e], 2)).toEqual([a1, bc]);
+  });
+
+  it('describe a pending batch with its age', () => {
+    const pending = {
+      batchId: 'msgbatch_1',
+      model: 'anthropic:claude-haiku-5-5',
+      runId: 'run-1',
+      submittedAt: '2026-12-01T10:00:00.000Z',
+      expiresAt: '2026-12-02T10:00:00.000Z',
+      requests: [
+        { customId: 'part-1', digest: 'x', sessions: ['a', 'b'], files: ['a.json', 'b.json'] },
+        { customId: 'part-2', digest: 'y', sessions: ['c'], files: ['c.json'] },
+      ],
+    };
+    expect(describePendingBatch(pending, new Date('2026-12-01T10:42:00.000Z'))).toBe(
+      'msgbatch_1 pending for 42 min (2 request(s), 3 session(s); expires 2026-12-02T10:00:00.000Z)',
+    );
+    expect(describePendingBatch(pending, new Date('2026-12-01T15:30:00.000Z'))).toEqual(
+      expect.stringMatching(/^msgbatch_1 pending for 5\.5 h /),
+    );
+  });
+});
