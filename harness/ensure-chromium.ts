@@ -1,6 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
 import { findExecutable } from './redis-server.js';
+import { isExecutable, mayInstallPackages, runCommand } from './system-package.js';
 
 /**
  * Makes sure the page's browser test has a real headless browser: Debian's `chromium`, driven by puppeteer-core
@@ -29,15 +28,6 @@ export interface EnsureChromiumOptions {
   readonly fallbackPath?: string;
 }
 
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /** A browser executable without installing anything; undefined when there is none. */
 export function findChromium(
   env: NodeJS.ProcessEnv = process.env,
@@ -58,24 +48,6 @@ export function findChromium(
   return isExecutable(fallbackPath) ? fallbackPath : undefined;
 }
 
-function defaultRun(command: string, args: readonly string[]): { status: number | null; output: string } {
-  const result = spawnSync(command, args, {
-    encoding: 'utf8',
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return { status: result.status, output: `${result.stdout}${result.stderr}`.trim() };
-}
-
-function mayInstall(env: NodeJS.ProcessEnv): boolean {
-  return (
-    process.platform === 'linux' &&
-    process.getuid?.() === 0 &&
-    findExecutable('apt-get', env.PATH) !== undefined
-  );
-}
-
 const HINT = 'sudo apt-get install -y chromium   (Debian; Ubuntu: chromium-browser)';
 
 /** The path of a chromium executable, installing Debian's package when it is missing and this process may. */
@@ -85,13 +57,13 @@ export function ensureChromium(options: EnsureChromiumOptions = {}): string {
   const fallbackPath = options.fallbackPath ?? DEBIAN_PATH;
   const found = findChromium(env, fallbackPath);
   if (found !== undefined) return found;
-  if (!(options.canInstall ?? mayInstall(env))) {
+  if (!(options.canInstall ?? mayInstallPackages(env))) {
     throw new ChromiumMissingError(
       `chromium is not installed, and the test of the daemon's page drives a real headless browser.\n` +
         `Install it, then run the tests again:\n\n    ${HINT}\n\nor set ${CHROMIUM_VARIABLE}=/path/to/chromium.`,
     );
   }
-  const run = options.run ?? defaultRun;
+  const run = options.run ?? runCommand;
   log('tests: chromium is missing; installing it with apt-get (once per machine, 1–3 min)');
   for (const args of [
     ['update', '-qq'],

@@ -1,6 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
 import { findExecutable } from './redis-server.js';
+import { isExecutable, mayInstallPackages, runCommand } from './system-package.js';
 
 /**
  * Makes sure the integration tests (and the benchmarks) have a real `redis-server` to start, before any test
@@ -53,37 +52,10 @@ export function findRedisServer(
   return findExecutable('redis-server', env.PATH) ?? (isExecutable(fallbackPath) ? fallbackPath : undefined);
 }
 
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /** The one command that installs redis-server on this kind of machine, for the error message. */
 export function installHint(platform: NodeJS.Platform = process.platform): string {
   if (platform === 'darwin') return 'brew install redis';
   return 'sudo apt-get install -y redis-server   (Debian/Ubuntu; other Linux: your package manager’s "redis")';
-}
-
-function defaultRun(command: string, args: readonly string[]): { status: number | null; output: string } {
-  const result = spawnSync(command, args, {
-    encoding: 'utf8',
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return { status: result.status, output: `${result.stdout}${result.stderr}`.trim() };
-}
-
-function mayInstall(env: NodeJS.ProcessEnv): boolean {
-  return (
-    process.platform === 'linux' &&
-    process.getuid?.() === 0 &&
-    findExecutable('apt-get', env.PATH) !== undefined
-  );
 }
 
 /**
@@ -97,7 +69,7 @@ export function ensureRedisServer(options: EnsureRedisServerOptions = {}): strin
   const found = findRedisServer(env, fallbackPath);
   if (found !== undefined) return found;
 
-  if (!(options.canInstall ?? mayInstall(env))) {
+  if (!(options.canInstall ?? mayInstallPackages(env))) {
     throw new RedisServerMissingError(
       `redis-server is not installed, and the integration tests start real ones (the daemon itself does not need it).\n` +
         `Install it, then run the tests again:\n\n    ${installHint()}\n\n` +
@@ -105,7 +77,7 @@ export function ensureRedisServer(options: EnsureRedisServerOptions = {}): strin
     );
   }
 
-  const run = options.run ?? defaultRun;
+  const run = options.run ?? runCommand;
   log('tests: redis-server is missing; installing it with apt-get (once per machine, 10–60 s)');
   // The package lists of a fresh machine are often empty or stale: update first, then install.
   const steps: (readonly string[])[] = [

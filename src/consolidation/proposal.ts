@@ -47,6 +47,7 @@ import {
   type LoadedMemory,
   type RunRecord,
   type StoredProposal,
+  maintenanceSummary,
 } from '../space/index.js';
 import type { Gathered } from './gather.js';
 import { planResultWrite, type WritePlan } from './plan-write.js';
@@ -450,21 +451,19 @@ export async function rejectProposal(
       files: new Map([[REJECTED_FILE, serializeRejected(next)]]),
       runRecord: {
         kind: 'reject',
+        // The proposal's own fields (its sessions, model, notes) under those of a run that called no model.
         summary: {
           ...proposal.summary,
-          runId: recordId,
-          status: 'completed',
-          reason: `rejected ${[...named].join(', ')} of proposal ${runId}${dropped ? '; the proposal is dropped' : ''}`,
-          added: 0,
-          updated: 0,
-          superseded: 0,
-          quarantined: 0,
-          calls: 0,
-          retries: 0,
-          usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+          ...maintenanceSummary({
+            runId: recordId,
+            spaceId: proposal.summary.spaceId,
+            reason: `rejected ${[...named].join(', ')} of proposal ${runId}${dropped ? '; the proposal is dropped' : ''}`,
+            diff: '',
+            durationMs: proposal.summary.durationMs,
+          }),
+          sessions: proposal.summary.sessions,
+          model: proposal.summary.model,
           costUsd: undefined,
-          diff: '',
-          problems: [],
         },
       },
       now,
