@@ -13,6 +13,7 @@ export const FORGOTTEN_FILE = '.dreamd/forgotten.json';
 export const STAGING_DIR = '.dreamd/staging';
 export const PENDING_FILE = '.dreamd/pending.json';
 export const REVIEW_FILE = '.dreamd/review.md';
+export const ARCHIVE_FILE = '.dreamd/archive.json';
 
 const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 

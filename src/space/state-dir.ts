@@ -24,6 +24,7 @@ import {
   PENDING_FILE,
   QUARANTINE_FILE,
   REVIEW_FILE,
+  ARCHIVE_FILE,
   RUNS_DIR,
   STAGING_DIR,
   STATE_DIR,
@@ -51,6 +52,7 @@ export const STATE_FILES = [
   FORGOTTEN_FILE,
   QUARANTINE_FILE,
   REVIEW_FILE,
+  ARCHIVE_FILE,
 ] as const;
 
 async function problemAt(
