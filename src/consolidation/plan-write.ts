@@ -9,6 +9,10 @@ import { renderAgentsFile } from '../memory/agents-block.js';
 import { containsSecret, redactSecrets } from '../digest/index.js';
 import { diffFiles, INDEX_FILE, newFactId } from '../memory/index.js';
 import {
+  ARCHIVE_FILE,
+  archivable,
+  nextArchive,
+  serializeArchive,
   createIsForgotten,
   loadMemory,
   QUARANTINE_FILE,
@@ -28,6 +32,7 @@ import type { ExtractedFact } from './extraction.js';
 import type { Gathered } from './gather.js';
 import { createProvenance } from './provenance.js';
 import { reconcile, type ReconcileResult } from './reconcile.js';
+import { applyCuration, type AcceptedResult } from './curate.js';
 
 /** Re-reads after a hand edit during the run: a few tries, for someone saving repeatedly. */
 const HAND_EDIT_RETRIES = 3;
@@ -51,6 +56,10 @@ export interface WritePlan {
   readonly problems: readonly MemoryProblem[];
   /** Active facts after this write that agents have read, and those never read (space/fact-use.ts). */
   readonly factsRead: { readonly used: number; readonly neverUsed: number };
+  /** Facts curation merged, each with the fact that replaced it. */
+  readonly merged: readonly { readonly fact: Fact; readonly by: Fact }[];
+  /** Facts this write moves from the active files to `.dreamd/archive.json`. */
+  readonly archived: readonly Fact[];
 }
 
 /** Whether a topic file, one of dreamd's per-fact files or the index differs on disk from what `loaded` read. */
@@ -146,6 +155,8 @@ export async function planWrite(options: {
   runId: string;
   today: string;
   now: Date;
+  /** Results of the curation phase the code accepted (`curate.ts`), applied after reconcile. */
+  curation?: readonly AcceptedResult[] | undefined;
   /** The repository's `AGENTS.md` the space also writes (absolute path), and its block's byte budget. */
   agents?: { readonly file: string; readonly budget?: number | undefined } | undefined;
 }): Promise<WritePlan> {
@@ -155,8 +166,11 @@ export async function planWrite(options: {
   const provenance = createProvenance(options.gathered.batches.flatMap(({ batch }) => batch.segments));
   const agents = options.agents === undefined ? undefined : await readAgentsFile(options.agents);
   const plan = (loaded: LoadedMemory) => {
-    const result = reconcile({
-      existing: loaded.facts,
+    const loadedIds = new Set(loaded.facts.map((fact) => fact.id));
+    // Archived facts take part in reconcile (a `replaces` naming one follows it to its successor, an old value
+    // seen again joins its trace) but never go back to a file.
+    const reconciled = reconcile({
+      existing: [...loaded.facts, ...loaded.archived.map((entry) => entry.fact)],
       candidates: options.candidates,
       today: options.today,
       newId: newFactId,
@@ -164,6 +178,14 @@ export async function planWrite(options: {
       containsSecret,
       provenance,
     });
+    const curated = applyCuration(reconciled.facts, options.curation ?? [], {
+      today: options.today,
+      newId: newFactId,
+    });
+    const result: ReconcileResult = { ...reconciled, facts: curated.facts };
+    const archivedOnly = new Set(loaded.archived.map((entry) => entry.fact.id));
+    const stillArchived = result.facts.filter((fact) => archivedOnly.has(fact.id) && !loadedIds.has(fact.id));
+    const live = result.facts.filter((fact) => !archivedOnly.has(fact.id) || loadedIds.has(fact.id));
     // A file of someone else's that a newer fact contradicts is kept as it is and listed for review.
     const review: ReviewEntry[] = [
       ...result.linked.map(({ fact, handEdited }) => ({ old: handEdited, newer: fact })),
@@ -176,17 +198,50 @@ export async function planWrite(options: {
       facts: loaded.facts,
       day: options.today,
     });
-    const memoryPlan = planMemoryFiles(loaded, result.facts, {
-      factUse,
-      now,
-      underReview: review.map((entry) => entry.file),
-    });
+    const memoryOptions = { factUse, now, underReview: review.map((entry) => entry.file) };
+    const whole = planMemoryFiles(loaded, live, memoryOptions);
+    // Superseded facts leave the active files for the archive, from files this write rewrites anyway.
+    const moved = loaded.archiveReadable
+      ? live.filter((fact) =>
+          archivable(fact, {
+            loadedIds,
+            supersededBefore: new Set(
+              loaded.facts.filter((fact) => fact.status === 'superseded').map((fact) => fact.id),
+            ),
+            pendingIds: loaded.pendingIds,
+            broken: new Set(loaded.broken),
+            fileOf: (fact) => loaded.factFiles.get(fact.id)?.file ?? fact.file ?? TOPIC_FILES[fact.type],
+            rewritten: new Set(whole.files.keys()),
+          }),
+        )
+      : [];
+    const movedIds = new Set(moved.map((fact) => fact.id));
+    const active = live.filter((fact) => !movedIds.has(fact.id));
+    const memoryPlan =
+      moved.length === 0
+        ? whole
+        : planMemoryFiles(loaded, active, {
+            ...memoryOptions,
+            remove: moved.filter((fact) => loadedIds.has(fact.id)).map((fact) => fact.id),
+          });
+    if (loaded.archiveReadable && (moved.length > 0 || stillArchived.length > 0)) {
+      const mergedIds = new Set(curated.merged.map((entry) => entry.fact.id));
+      const archiveText = serializeArchive(
+        nextArchive(loaded.archived, [...stillArchived, ...moved], {
+          today: options.today,
+          runId,
+          reasonOf: (fact) => (mergedIds.has(fact.id) ? 'merged' : 'superseded'),
+        }),
+      );
+      if (archiveText !== (loaded.originals.get(ARCHIVE_FILE) ?? null))
+        memoryPlan.files.set(ARCHIVE_FILE, archiveText);
+    }
     const reviewProblems: MemoryProblem[] = review.map((entry) => ({
       file: entry.file,
       reason: `${entry.file}: newer fact ${entry.newer.id} ("${entry.newer.title}") contradicts it; the file is kept as it is, left out of dreamd's index lines, and listed in ${REVIEW_FILE} for you to decide.`,
     }));
     const agentsProblems =
-      agents === undefined ? [] : planAgentsFile(agents, result.facts, factUse.facts, memoryPlan.files);
+      agents === undefined ? [] : planAgentsFile(agents, active, factUse.facts, memoryPlan.files);
     const reviewBefore = loaded.originals.get(REVIEW_FILE) ?? null;
     const reviewText = renderReview(reviewBefore, review);
     if (reviewText !== reviewBefore) memoryPlan.files.set(REVIEW_FILE, reviewText);
@@ -194,11 +249,13 @@ export async function planWrite(options: {
       result,
       files: memoryPlan.files,
       problems: [...loaded.problems, ...memoryPlan.problems, ...reviewProblems, ...agentsProblems],
-      factsRead: summarizeFactUse(result.facts, factUse),
+      factsRead: summarizeFactUse(active, factUse),
+      merged: curated.merged,
+      archived: moved,
     };
   };
   let current = options.memory;
-  let { result, files, problems, factsRead } = plan(current);
+  let { result, files, problems, factsRead, merged, archived } = plan(current);
   // People edit memory files without the lock: a file edited since orient is read again and the facts
   // reconciled on what is there now, so the edit is kept. With no candidates and nothing to write, no edit
   // can be overwritten and no candidate lost, so there is nothing to check (a run that found nothing new).
@@ -209,7 +266,7 @@ export async function planWrite(options: {
     attempt++
   ) {
     current = await loadMemory(memoryDir, { layout: current.layout });
-    ({ result, files, problems, factsRead } = plan(current));
+    ({ result, files, problems, factsRead, merged, archived } = plan(current));
   }
 
   // The quarantine is plain text on disk: a secret the model put in a fact is redacted there too.
@@ -253,5 +310,7 @@ export async function planWrite(options: {
     problems,
     basis: before,
     factsRead,
+    merged,
+    archived,
   };
 }

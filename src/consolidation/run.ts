@@ -37,11 +37,12 @@ import {
   type HeldLock,
 } from '../space/index.js';
 import { acquireClaudeCodeLockFor, type HeldClaudeCodeLock } from '../space/claude-code-lock.js';
-import { emptyUsage, type ModelProvider, type TokenUsage } from '../model/types.js';
+import { addUsage, emptyUsage, type ModelProvider, type TokenUsage } from '../model/types.js';
 import { countByStatus, scanSessions } from '../transcripts/index.js';
 import { extractFacts, promptIndex } from './extract.js';
 import { gatherSessions, settleProgress } from './gather.js';
-import { planWrite } from './plan-write.js';
+import { DEFAULT_CURATION } from './curate.js';
+import { curationNotes, curationReview, curationSummary, planAndCurate } from './curate-run.js';
 import type {
   ConsolidateFunction,
   RunOptions,
@@ -283,7 +284,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         ? []
         : await rebuildSessionReads(space, Object.values(ledger.sessions), config.limits);
       const { kept: candidates, stated } = splitAlreadyStated(extracted.candidates, projectDocs);
-      const plan = await planWrite({
+      const writeOptions = {
         memoryDir: space.memoryDir,
         memory,
         candidates,
@@ -296,6 +297,14 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         ...(space.agentsMd === undefined
           ? {}
           : { agents: { file: space.agentsMd, budget: space.agentsMdBudget } }),
+      };
+      const { plan, curation } = await planAndCurate(writeOptions, {
+        config: config.curation ?? DEFAULT_CURATION,
+        model: getModel,
+        maxCalls: config.limits.maxCallsPerRun - extracted.calls,
+        maxOutputTokens: config.model.maxOutputTokens,
+        costOf,
+        signal: runOptions.signal,
       });
       progress({ phase: 'reconcile', done: 1, total: 1 });
 
@@ -312,7 +321,12 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
           }),
         }),
       );
-      const notes = [...inProgress, ...describeWaiting(unconsolidated), ...extracted.notes];
+      const notes = [
+        ...inProgress,
+        ...describeWaiting(unconsolidated),
+        ...extracted.notes,
+        ...curationNotes(curation),
+      ];
       const fileOf = new Map(gathered.records.map((record) => [record.sessionId, record.file]));
       const done = summary({
         ...base,
@@ -326,20 +340,26 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         quarantined: plan.result.quarantined.length,
         factsRead: plan.factsRead,
         ...(stated.length > 0 ? { alreadyInProjectFiles: stated.length } : {}),
-        calls: extracted.calls,
+        ...(plan.archived.length > 0 ? { archived: plan.archived.length } : {}),
+        ...(curation.calls > 0 ? { curation: curationSummary(curation, plan.merged.length) } : {}),
+        calls: extracted.calls + curation.calls,
         retries: extracted.retries,
-        usage: extracted.usage,
+        usage: addUsage(extracted.usage, curation.usage),
         ...(extracted.perCall.length > 0
           ? { outputTokensPerCall: extracted.perCall.map((call) => call.outputTokens) }
           : {}),
         unconsolidated,
         ...(Object.keys(extracted.factsDropped).length > 0 ? { factsDropped: extracted.factsDropped } : {}),
-        costUsd: extracted.costUsd === undefined ? undefined : roundUsd(extracted.costUsd),
-        model: extracted.calls > 0 ? getModel().label : '',
+        costUsd:
+          extracted.costUsd === undefined
+            ? undefined
+            : roundUsd(extracted.costUsd + (curation.calls > 0 ? (curation.costUsd ?? 0) : 0)),
+        model: extracted.calls + curation.calls > 0 ? getModel().label : '',
         diff: plan.diff,
         problems: uniqueProblems([
           ...gathered.problems.map((problem) => ({ ...problem, kind: 'session' as const })),
           ...plan.problems.map((problem) => ({ ...problem, kind: 'memory' as const })),
+          ...curationReview(curation).map((problem) => ({ ...problem, kind: 'memory' as const })),
           ...extracted.problems.map((problem) => ({
             file: fileOf.get(problem.sessionId) ?? problem.sessionId,
             reason: problem.reason,

@@ -1,0 +1,58 @@
+/**
+ * The curation phase inside a run: plan the write, curate the facts it would leave (one call per type over its
+ * budget, see `curate.ts`), and plan again with the accepted results, so the merged facts and the archive
+ * entries of what they replace commit in the run's one staged transaction.
+ */
+import type { CurationConfig } from '../config/schema.js';
+import type { CurationSummary } from '../core/run.js';
+import type { ModelProvider, TokenUsage } from '../model/types.js';
+import { curateMemory, NO_CURATION, type CurationOutcome } from './curate.js';
+import { planWrite, type WritePlan } from './plan-write.js';
+
+export async function planAndCurate(
+  writeOptions: Parameters<typeof planWrite>[0],
+  options: {
+    readonly config: CurationConfig;
+    readonly model: () => ModelProvider;
+    readonly maxCalls: number;
+    readonly maxOutputTokens: number;
+    readonly costOf?: ((usage: TokenUsage) => number | undefined) | undefined;
+    readonly signal?: AbortSignal | undefined;
+  },
+): Promise<{ plan: WritePlan; curation: CurationOutcome }> {
+  const first = await planWrite(writeOptions);
+  const curation = options.config.enabled ? await curateMemory(first.result.facts, options) : NO_CURATION;
+  if (curation.accepted.length === 0) return { plan: first, curation };
+  return { plan: await planWrite({ ...writeOptions, curation: curation.accepted }), curation };
+}
+
+/** The run record's account of curation. */
+export function curationSummary(curation: CurationOutcome, merged: number): CurationSummary {
+  return {
+    types: curation.types,
+    calls: curation.calls,
+    usage: curation.usage,
+    costUsd: curation.costUsd,
+    results: curation.accepted.length,
+    merged,
+    refused: curation.refused,
+  };
+}
+
+/** One note per refused result and per failed call, for the run summary. */
+export function curationNotes(curation: CurationOutcome): string[] {
+  return [
+    ...curation.refused.map(
+      (entry) => `curation of ${entry.type} facts: result "${entry.title}" refused: ${entry.reason}`,
+    ),
+    ...curation.failures,
+  ];
+}
+
+/** People's facts curation would have rewritten or found repeated: listed for a person, never changed. */
+export function curationReview(curation: CurationOutcome): { file: string; reason: string }[] {
+  return curation.review.map(({ fact, reason }) => ({
+    file: fact.file ?? fact.id,
+    reason: `${fact.file ?? fact.id}: fact ${fact.id} ("${fact.title}") is yours, so curation left it as it is: ${reason}. Edit or delete it if memory should say it once.`,
+  }));
+}
