@@ -63,7 +63,7 @@ describe('consolidation run', () => {
     expect(Buffer.byteLength(index)).toBeLessThanOrEqual(INDEX_LIMITS.maxBytes);
     expect(lines.every((line) => [...line].length <= INDEX_LIMITS.maxLineChars)).toBe(true);
     expect(index).toContain(`user.md#${porto.id}`);
-    expect(index).not.toContain(lisbon.id);
+    expect(index).not.toContain(lisbon.fact.id);
 
     const ledger = await readLedger(test.space.memoryDir);
     expect(Object.keys(ledger.sessions).sort()).toEqual([...summary.sessions].sort());
