@@ -146,7 +146,8 @@ export interface CurationSummary {
   readonly types: readonly { readonly type: string; readonly why: readonly string[] }[];
   readonly calls: number;
   readonly usage: TokenUsage;
-  readonly costUsd: number | undefined;
+  /** Absent (or undefined) when the model has no known price. */
+  readonly costUsd?: number | undefined;
   /** Facts written by merging others, and the facts they replaced (moved to the archive). */
   readonly results: number;
   readonly merged: number;
