@@ -52,6 +52,8 @@ export interface CurationGroup {
   readonly facts: readonly Fact[];
   /** Active facts of the type a person wrote or edited: shown, never rewritten. */
   readonly people: readonly Fact[];
+  /** Names the whole memory writes where only a name can be ({@link knownNames}); the group's own are added. */
+  readonly known?: ReadonlySet<string>;
 }
 
 /** Facts dreamd may rewrite: its own, never edited by hand. */
@@ -82,13 +84,13 @@ export function activeSize(facts: readonly Fact[]): Record<FactType, { facts: nu
 }
 
 /** Facts that say the same thing as at least one other of the list (same names and numbers, similar words). */
-function nearDuplicates(facts: readonly Fact[], threshold: number): Set<string> {
+function nearDuplicates(facts: readonly Fact[], threshold: number, known: ReadonlySet<string>): Set<string> {
   const alike = new Set<string>();
   for (let i = 0; i < facts.length; i += 1) {
     for (let j = i + 1; j < facts.length; j += 1) {
       const a = facts[i] as Fact;
       const b = facts[j] as Fact;
-      if (!sameDetails(a, b)) continue;
+      if (!sameDetails(a, b, known)) continue;
       if (textSimilarity([a.title, a.body], [b.title, b.body]) < threshold) continue;
       alike.add(a.id);
       alike.add(b.id);
@@ -102,6 +104,7 @@ export function curationGroups(facts: readonly Fact[], config: CurationConfig): 
   if (!config.enabled) return [];
   const size = activeSize(facts);
   const groups: CurationGroup[] = [];
+  const known = knownNames(facts.filter((fact) => fact.status === 'active'));
   for (const type of FACT_TYPES) {
     const active = facts.filter((fact) => fact.type === type && fact.status === 'active');
     const own = active.filter(isCuratable);
@@ -109,13 +112,16 @@ export function curationGroups(facts: readonly Fact[], config: CurationConfig): 
     const why: CurationTrigger[] = [];
     if (size[type].facts > config.maxFactsPerType) why.push('facts');
     if (size[type].bytes > config.maxBytesPerType) why.push('bytes');
-    if (why.length === 0 && nearDuplicates(own, config.duplicateSimilarity).size >= config.duplicateGroup)
+    if (
+      why.length === 0 &&
+      nearDuplicates(own, config.duplicateSimilarity, known).size >= config.duplicateGroup
+    )
       why.push('duplicates');
     if (why.length === 0) continue;
     const newest = [...own]
       .sort((a, b) => (a.updated === b.updated ? (a.id < b.id ? -1 : 1) : a.updated < b.updated ? 1 : -1))
       .slice(0, config.maxFactsPerCall);
-    groups.push({ type, why, facts: newest, people: active.filter((fact) => !isCuratable(fact)) });
+    groups.push({ type, why, facts: newest, people: active.filter((fact) => !isCuratable(fact)), known });
   }
   return groups;
 }
@@ -207,25 +213,53 @@ function joined(fact: FactText): string {
   return `${fact.title}.\n${fact.body}\n${fact.why ?? ''}\n${fact.howToApply ?? ''}`;
 }
 
+/** A word folded for comparison: lower case, edge punctuation and a possessive "'s" removed. */
 function token(word: string): string {
-  return word.toLowerCase().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+  return word
+    .toLowerCase()
+    .replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '')
+    .replace(/['’]s$/u, '');
+}
+
+/** Months and weekdays are capitalised but name no subject. */
+const CALENDAR = new Set(
+  'january february march april may june july august september october november december monday tuesday wednesday thursday friday saturday sunday'.split(
+    ' ',
+  ),
+);
+
+function sentencesOf(fact: FactText): string[][] {
+  return joined(fact)
+    .split(/[.!?:;\n]+/)
+    .map((sentence) =>
+      sentence
+        .trim()
+        .split(/[\s,()"]+/)
+        .filter((word) => word !== ''),
+    );
 }
 
 /**
- * Names a fact holds: capitalised words that do not open a sentence or the title (a sentence's first word is
- * capitalised whatever it is), folded to lower case.
+ * Names a fact holds, in reading order, folded: capitalised words inside a sentence, and a sentence's first
+ * word when it is possessive ("Ana's") or a name `known` from elsewhere (a sentence's first word is
+ * capitalised whatever it is, so alone it says nothing). Months and weekdays are left out.
  */
-export function namesIn(fact: FactText): Set<string> {
-  const names = new Set<string>();
-  for (const sentence of joined(fact).split(/[.!?:;\n]+/)) {
-    const words = sentence
-      .trim()
-      .split(/[\s,()"]+/)
-      .filter((word) => word !== '');
-    for (const word of words.slice(1))
-      if (/^\p{Lu}/u.test(word) && token(word) !== '') names.add(token(word));
+export function namesIn(fact: FactText, known: ReadonlySet<string> = new Set()): string[] {
+  const names: string[] = [];
+  for (const words of sentencesOf(fact)) {
+    words.forEach((word, position) => {
+      if (!/^\p{Lu}/u.test(word)) return;
+      const name = token(word);
+      if (name === '' || CALENDAR.has(name) || names.includes(name)) return;
+      if (position > 0 || /['’]s$/u.test(word) || known.has(name)) names.push(name);
+    });
   }
   return names;
+}
+
+/** Names the facts write where only a name can be (inside a sentence, possessive): to read first words by. */
+export function knownNames(facts: readonly FactText[]): Set<string> {
+  return new Set(facts.flatMap((fact) => namesIn(fact)));
 }
 
 /** Every word of a fact, folded: a name of one fact written by another in any position counts as kept. */
@@ -239,9 +273,9 @@ function wordsIn(fact: FactText): Set<string> {
 }
 
 /** A fact's names, numbers and links: the details no merge may lose and no result may invent. */
-function specifics(fact: FactText): string[] {
+function specifics(fact: FactText, known: ReadonlySet<string>): string[] {
   const details = detailsOf(fact);
-  return [...namesIn(fact), ...details.numbers, ...details.links];
+  return [...namesIn(fact, known), ...details.numbers, ...details.links];
 }
 
 function holds(fact: FactText, value: string): boolean {
@@ -250,33 +284,33 @@ function holds(fact: FactText, value: string): boolean {
 }
 
 /** What the result says that none of `facts` says: names, numbers and links. */
-function invented(result: FactText, facts: readonly Fact[]): string[] {
-  return specifics(result).filter((value) => !facts.some((fact) => holds(fact, value)));
+function invented(result: FactText, facts: readonly Fact[], known: ReadonlySet<string>): string[] {
+  return specifics(result, known).filter((value) => !facts.some((fact) => holds(fact, value)));
 }
 
 /**
- * Two facts about different subjects: each names someone (a person, a place, a product) the other does not
- * write, the rule reconcile's own merges follow (`features.ts`: never join facts that name different people).
+ * Two facts about different subjects: the first name each holds (whom or what it is about: "Ana", "Berlin")
+ * differs. A fact that names nobody can join any other; two that name different people never join, the rule
+ * reconcile's own merges follow (`features.ts`).
  */
-function differentSubjects(a: Fact, b: Fact): boolean {
-  const x = namesIn(a);
-  const y = namesIn(b);
-  if (x.size === 0 || y.size === 0) return false;
-  return [...x].some((name) => !wordsIn(b).has(name)) && [...y].some((name) => !wordsIn(a).has(name));
+function differentSubjects(a: Fact, b: Fact, known: ReadonlySet<string>): boolean {
+  const x = namesIn(a, known)[0];
+  const y = namesIn(b, known)[0];
+  return x !== undefined && y !== undefined && x !== y;
 }
 
 /** Same subject, same numbers and links: what near-duplicates share (then they only differ in words). */
-function sameDetails(a: Fact, b: Fact): boolean {
+function sameDetails(a: Fact, b: Fact, known: ReadonlySet<string>): boolean {
   const x = detailsOf(a);
   const y = detailsOf(b);
   const same = (left: ReadonlySet<string>, right: ReadonlySet<string>): boolean =>
     left.size === right.size && [...left].every((value) => right.has(value));
-  return !differentSubjects(a, b) && same(x.numbers, y.numbers) && same(x.links, y.links);
+  return !differentSubjects(a, b, known) && same(x.numbers, y.numbers) && same(x.links, y.links);
 }
 
 /** Which of the fact's details the result lost: names, numbers, links, and whether most of its words are there. */
-function lostDetails(fact: Fact, result: FactText): string[] {
-  const lost = specifics(fact).filter((value) => !holds(result, value));
+function lostDetails(fact: Fact, result: FactText, known: ReadonlySet<string>): string[] {
+  const lost = specifics(fact, known).filter((value) => !holds(result, value));
   const resultWords = new Set(
     contentWords([result.title, result.body, result.why ?? '', result.howToApply ?? ''].join(' ')),
   );
@@ -294,6 +328,7 @@ function lostDetails(fact: Fact, result: FactText): string[] {
 export function checkCuration(group: CurationGroup, answer: CurationAnswer): CurationCheck {
   const own = new Map(group.facts.map((fact) => [fact.id, fact]));
   const people = new Map(group.people.map((fact) => [fact.id, fact]));
+  const known = new Set([...(group.known ?? []), ...knownNames([...group.facts, ...group.people])]);
   const claimed = new Set<string>();
   const accepted: AcceptedResult[] = [];
   const refused: { title: string; reason: string }[] = [];
@@ -349,13 +384,13 @@ export function checkCuration(group: CurationGroup, answer: CurationAnswer): Cur
     // Facts kept side by side must be about one subject; an outdated one is an older value of it.
     const kept = replaced.filter((fact) => !outdated.has(fact.id));
     const apart = kept.flatMap((a, i) =>
-      kept.slice(i + 1).flatMap((b) => (differentSubjects(a, b) ? [`${a.id} and ${b.id}`] : [])),
+      kept.slice(i + 1).flatMap((b) => (differentSubjects(a, b, known) ? [`${a.id} and ${b.id}`] : [])),
     );
     if (apart.length > 0) {
       refuse(`it merges facts about different subjects (${apart.join('; ')})`);
       continue;
     }
-    const added = invented(text, replaced);
+    const added = invented(text, replaced, known);
     if (added.length > 0) {
       refuse(`it adds names, numbers or links none of its facts holds (${added.join(', ')})`);
       continue;
@@ -370,7 +405,7 @@ export function checkCuration(group: CurationGroup, answer: CurationAnswer): Cur
         if (!newer) lost.push(`${fact.id} is called outdated but no newer fact of the result replaces it`);
         continue;
       }
-      const details = lostDetails(fact, text);
+      const details = lostDetails(fact, text, known);
       if (details.length > 0) lost.push(`${fact.id} ("${fact.title}") loses ${details.join(', ')}`);
     }
     if (lost.length > 0) {

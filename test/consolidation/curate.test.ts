@@ -118,7 +118,7 @@ describe('checkCuration', () => {
     expect(check.refused).toEqual([
       {
         title: 'Hobbies',
-        reason: expect.stringMatching(/drops a fact: f-aaaaaaaaa4 \("New hobby"\) loses .*november/),
+        reason: expect.stringMatching(/drops a fact: f-aaaaaaaaa4 \("New hobby"\) loses .*"pottery"/),
       },
     ]);
   });
@@ -182,6 +182,28 @@ describe('checkCuration', () => {
     expect(check.refused[0]?.reason).toEqual(
       expect.stringMatching(/merges facts about different subjects \(f-aaaaaaaaa5 and f-aaaaaaaaa6\)/),
     );
+  });
+
+  it('refuses a merge of two people named first in their sentences, once memory shows they are names', () => {
+    const jonas = fact({ id: 'f-aaaaaaaad1', title: 'Saxophone', body: 'Jonas takes saxophone lessons.' });
+    const kaito = fact({ id: 'f-aaaaaaaad2', title: 'Saxophone', body: 'Kaito takes saxophone lessons.' });
+    const cousin = fact({
+      id: 'f-aaaaaaaad3',
+      title: 'Cousin',
+      body: "Jonas's cousin Bia lives near Kaito.",
+    });
+    const check = checkCuration(
+      group([jonas, kaito, cousin]),
+      answer([
+        {
+          title: 'Saxophone',
+          body: 'Jonas and Kaito take saxophone lessons.',
+          replaces: [jonas.id, kaito.id],
+        },
+      ]),
+    );
+    expect(check.accepted).toEqual([]);
+    expect(check.refused[0]?.reason).toEqual(expect.stringMatching(/merges facts about different subjects/));
   });
 
   it('refuses a result that adds a name or a number none of its facts holds', () => {
@@ -286,6 +308,7 @@ describe('curationGroups', () => {
         why: ['facts'],
         facts: expect.arrayContaining([coffee, coffeePlace, climbing, pottery]),
         people: [person],
+        known: expect.any(Set),
       },
     ]);
     expect(curationPrompt(groups[0] as CurationGroup)).toContain(`id: ${person.id} (READ-ONLY)`);
