@@ -6,7 +6,7 @@
 import type { CurationConfig } from '../config/schema.js';
 import type { CurationSummary } from '../core/run.js';
 import type { ModelProvider, TokenUsage } from '../model/types.js';
-import { curateMemory, NO_CURATION, type CurationOutcome } from './curate.js';
+import { activeSize, curateMemory, NO_CURATION, type CurationOutcome } from './curate.js';
 import { planWrite, type WritePlan } from './plan-write.js';
 
 export async function planAndCurate(
@@ -19,11 +19,30 @@ export async function planAndCurate(
     readonly costOf?: ((usage: TokenUsage) => number | undefined) | undefined;
     readonly signal?: AbortSignal | undefined;
   },
-): Promise<{ plan: WritePlan; curation: CurationOutcome }> {
+): Promise<{ plan: WritePlan; curation: CurationOutcome; overBudget: string[] }> {
   const first = await planWrite(writeOptions);
   const curation = options.config.enabled ? await curateMemory(first.result.facts, options) : NO_CURATION;
-  if (curation.accepted.length === 0) return { plan: first, curation };
-  return { plan: await planWrite({ ...writeOptions, curation: curation.accepted }), curation };
+  const plan =
+    curation.accepted.length === 0
+      ? first
+      : await planWrite({ ...writeOptions, curation: curation.accepted });
+  return { plan, curation, overBudget: curation.calls > 0 ? overBudget(plan, options.config) : [] };
+}
+
+/**
+ * Types still over budget after curation: nothing is dropped to meet a budget (facts of different subjects
+ * are never merged), so the run says so and the next runs try again.
+ */
+export function overBudget(plan: WritePlan, config: CurationConfig): string[] {
+  return Object.entries(activeSize(plan.result.facts)).flatMap(([type, size]) =>
+    size.facts > config.maxFactsPerType || size.bytes > config.maxBytesPerType
+      ? [
+          `${type} facts are still over the curation budget after this run (${size.facts} facts, ${size.bytes} bytes; ` +
+            `budget ${config.maxFactsPerType} facts, ${config.maxBytesPerType} bytes): nothing is dropped to meet it, ` +
+            'facts of different subjects are never merged; raise curation.maxFactsPerType or maxBytesPerType if this is the size you want',
+        ]
+      : [],
+  );
 }
 
 /** The run record's account of curation. */

@@ -25,7 +25,7 @@ import type { CurationConfig } from '../config/schema.js';
 import { MEMORY_TYPES, FACT_TYPES, type Fact, type FactType } from '../memory/types.js';
 import { addUsage, emptyUsage, type ModelProvider, type TokenUsage } from '../model/types.js';
 import { detailsOf, type FactText } from './features.js';
-import { contentWords, textSimilarity } from './similarity.js';
+import { contentWords, textSimilarity, titleSimilarity } from './similarity.js';
 
 /** Share of a merged fact's content words the result must hold (the rest may be reworded). */
 export const DETAIL_COVERAGE = 0.6;
@@ -400,9 +400,17 @@ export function checkCuration(group: CurationGroup, answer: CurationAnswer): Cur
       if (outdated.has(fact.id)) {
         // The newest value wins: an outdated fact needs a newer one in the same result that is kept.
         const newer = replaced.some(
-          (other) => other.id !== fact.id && !outdated.has(other.id) && other.updated >= fact.updated,
+          (other) =>
+            other.id !== fact.id &&
+            !outdated.has(other.id) &&
+            other.updated >= fact.updated &&
+            // One subject: the same first name, or titles alike (a changed value names another place).
+            (!differentSubjects(fact, other, known) || titleSimilarity(fact.title, other.title) >= 0.5),
         );
-        if (!newer) lost.push(`${fact.id} is called outdated but no newer fact of the result replaces it`);
+        if (!newer)
+          lost.push(
+            `${fact.id} is called outdated but no newer fact of the same subject in the result replaces it`,
+          );
         continue;
       }
       const details = lostDetails(fact, text, known);
@@ -561,4 +569,35 @@ export function applyCuration(
     }
   }
   return { facts: [...byId.values(), ...added], merged };
+}
+
+/**
+ * A fact learned again after curation merged it into a broader fact: the new copy is dropped and its sources
+ * join the active fact that holds its text whole (the end of the merged fact's chain), so merging never makes
+ * a duplicate of a repeated fact. Pure. `mergedAway`: ids of facts curation merged (the archive's `merged`).
+ */
+export function absorbRepeats(
+  facts: readonly Fact[],
+  added: readonly Fact[],
+  mergedAway: ReadonlySet<string>,
+): { facts: Fact[]; absorbed: ReadonlySet<string> } {
+  const byId = new Map(facts.map((fact) => [fact.id, fact]));
+  const merged = new Map<string, Fact>();
+  for (const fact of facts) if (mergedAway.has(fact.id)) merged.set(fact.body.trim(), fact);
+  const absorbed = new Set<string>();
+  for (const fact of added) {
+    const earlier = fact.status === 'active' ? merged.get(fact.body.trim()) : undefined;
+    let head = earlier;
+    for (let step = 0; head !== undefined && head.status !== 'active' && step < 1000; step += 1)
+      head = head.supersededBy === undefined ? undefined : byId.get(head.supersededBy);
+    if (head === undefined || head.status !== 'active' || !head.body.includes(fact.body.trim())) continue;
+    absorbed.add(fact.id);
+    byId.delete(fact.id);
+    byId.set(head.id, {
+      ...head,
+      sources: [...new Set([...head.sources, ...fact.sources])],
+      updated: fact.updated > head.updated ? fact.updated : head.updated,
+    });
+  }
+  return { facts: [...byId.values()], absorbed };
 }

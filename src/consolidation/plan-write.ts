@@ -32,7 +32,7 @@ import type { ExtractedFact } from './extraction.js';
 import type { Gathered } from './gather.js';
 import { createProvenance } from './provenance.js';
 import { reconcile, type ReconcileResult } from './reconcile.js';
-import { applyCuration, type AcceptedResult } from './curate.js';
+import { absorbRepeats, applyCuration, type AcceptedResult } from './curate.js';
 
 /** Re-reads after a hand edit during the run: a few tries, for someone saving repeatedly. */
 const HAND_EDIT_RETRIES = 3;
@@ -178,11 +178,21 @@ export async function planWrite(options: {
       containsSecret,
       provenance,
     });
-    const curated = applyCuration(reconciled.facts, options.curation ?? [], {
+    // A fact learned again after curation merged it: its sources join the merged fact, no second copy.
+    const repeats = absorbRepeats(
+      reconciled.facts,
+      reconciled.added,
+      new Set(loaded.archived.filter((entry) => entry.reason === 'merged').map((entry) => entry.fact.id)),
+    );
+    const curated = applyCuration(repeats.facts, options.curation ?? [], {
       today: options.today,
       newId: newFactId,
     });
-    const result: ReconcileResult = { ...reconciled, facts: curated.facts };
+    const result: ReconcileResult = {
+      ...reconciled,
+      facts: curated.facts,
+      added: reconciled.added.filter((fact) => !repeats.absorbed.has(fact.id)),
+    };
     const archivedOnly = new Set(loaded.archived.map((entry) => entry.fact.id));
     const stillArchived = result.facts.filter((fact) => archivedOnly.has(fact.id) && !loadedIds.has(fact.id));
     const live = result.facts.filter((fact) => !archivedOnly.has(fact.id) || loadedIds.has(fact.id));

@@ -298,7 +298,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
           ? {}
           : { agents: { file: space.agentsMd, budget: space.agentsMdBudget } }),
       };
-      const { plan, curation } = await planAndCurate(writeOptions, {
+      const { plan, curation, overBudget } = await planAndCurate(writeOptions, {
         config: config.curation ?? DEFAULT_CURATION,
         model: getModel,
         maxCalls: config.limits.maxCallsPerRun - extracted.calls,
@@ -326,6 +326,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         ...describeWaiting(unconsolidated),
         ...extracted.notes,
         ...curationNotes(curation),
+        ...overBudget,
       ];
       const fileOf = new Map(gathered.records.map((record) => [record.sessionId, record.file]));
       const done = summary({

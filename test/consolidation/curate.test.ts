@@ -245,8 +245,36 @@ describe('checkCuration', () => {
     );
     expect(check.accepted).toEqual([]);
     expect(check.refused[0]?.reason).toEqual(
-      expect.stringMatching(/f-aaaaaaaaa8 is called outdated but no newer fact/),
+      expect.stringMatching(/f-aaaaaaaaa8 is called outdated but no newer fact of the same subject/),
     );
+  });
+
+  it('refuses an outdated fact whose newer fact is about another subject', () => {
+    const bia = fact({
+      id: 'f-aaaaaaaae1',
+      title: 'Cousin',
+      body: "Kaito's cousin Bia lives in Lisbon.",
+      updated: '2026-01-01',
+    });
+    const teo = fact({
+      id: 'f-aaaaaaaae2',
+      title: 'Brother job',
+      body: "Jonas's brother Teo works in Paris.",
+      updated: '2026-02-01',
+    });
+    const check = checkCuration(
+      group([bia, teo]),
+      answer([
+        {
+          title: 'Brother job',
+          body: "Jonas's brother Teo works in Paris.",
+          replaces: [bia.id, teo.id],
+          outdated: [bia.id],
+        },
+      ]),
+    );
+    expect(check.accepted).toEqual([]);
+    expect(check.refused[0]?.reason).toEqual(expect.stringMatching(/no newer fact of the same subject/));
   });
 
   it('refuses unknown ids, empty replaces and a fact replaced twice', () => {
