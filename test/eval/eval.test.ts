@@ -93,6 +93,22 @@ describe('the generated long dataset', () => {
       );
     // Each miss is a line of the printout.
     for (const miss of report.misses.recall) expect(printed).toContain(`"${miss.question}"`);
+    // Curation: the growth curve after every tenth session, and no reference fact lost by a merge.
+    const [conversation] = report.conversations;
+    expect(conversation!.curve.map((point) => point.sessions)).toEqual([10, 20, 24]);
+    for (const point of conversation!.curve)
+      expect(printed).toContain(
+        `| ${conversation!.id} | ${point.sessions} | ${point.factsLearned} | ${point.activeFacts} | ${point.activeBytes} |`,
+      );
+    const last = conversation!.curve.at(-1)!;
+    expect(last.activeFacts).toBeLessThan(last.factsLearned);
+    expect(report.totals.merged).toBeGreaterThan(0);
+    expect(report.totals).toMatchObject({
+      lost: 0,
+      wronglyMerged: 0,
+      wronglySuperseded: 0,
+      keptMoreThanOnce: 0,
+    });
     const docs = readFileSync(new URL('../../docs/eval.md', import.meta.url), 'utf8');
     const table = printed
       .split('\n')
