@@ -21,7 +21,14 @@ export async function planAndCurate(
   },
 ): Promise<{ plan: WritePlan; curation: CurationOutcome; overBudget: string[] }> {
   const first = await planWrite(writeOptions);
-  const curation = options.config.enabled ? await curateMemory(first.result.facts, options) : NO_CURATION;
+  // Only types this run learned something of: a type left over budget is not asked about again for nothing.
+  const fresh = new Set([
+    ...first.result.added.map((fact) => fact.id),
+    ...first.result.updated.map((change) => change.after.id),
+  ]);
+  const curation = options.config.enabled
+    ? await curateMemory(first.result.facts, { ...options, fresh })
+    : NO_CURATION;
   const plan =
     curation.accepted.length === 0
       ? first

@@ -83,13 +83,22 @@ export function activeSize(facts: readonly Fact[]): Record<FactType, { facts: nu
   return size;
 }
 
-/** Facts that say the same thing as at least one other of the list (same names and numbers, similar words). */
-function nearDuplicates(facts: readonly Fact[], threshold: number, known: ReadonlySet<string>): Set<string> {
+/**
+ * Facts that say the same thing as at least one other of the list (same names and numbers, similar words);
+ * with `fresh`, only pairs of which one fact is fresh count.
+ */
+function nearDuplicates(
+  facts: readonly Fact[],
+  threshold: number,
+  known: ReadonlySet<string>,
+  fresh: ReadonlySet<string> | undefined,
+): Set<string> {
   const alike = new Set<string>();
   for (let i = 0; i < facts.length; i += 1) {
     for (let j = i + 1; j < facts.length; j += 1) {
       const a = facts[i] as Fact;
       const b = facts[j] as Fact;
+      if (fresh !== undefined && !fresh.has(a.id) && !fresh.has(b.id)) continue;
       if (!sameDetails(a, b, known)) continue;
       if (textSimilarity([a.title, a.body], [b.title, b.body]) < threshold) continue;
       alike.add(a.id);
@@ -99,8 +108,16 @@ function nearDuplicates(facts: readonly Fact[], threshold: number, known: Readon
   return alike;
 }
 
-/** The types a run curates, and why (see the module comment). Pure. */
-export function curationGroups(facts: readonly Fact[], config: CurationConfig): CurationGroup[] {
+/**
+ * The types a run curates, and why (see the module comment). Pure. `fresh`: ids of the facts this run added
+ * or changed; given, a type is curated only when it holds one (over budget, or a fresh near-duplicate), so a
+ * run that learned nothing of a type makes no call for it again.
+ */
+export function curationGroups(
+  facts: readonly Fact[],
+  config: CurationConfig,
+  fresh?: ReadonlySet<string>,
+): CurationGroup[] {
   if (!config.enabled) return [];
   const size = activeSize(facts);
   const groups: CurationGroup[] = [];
@@ -109,12 +126,13 @@ export function curationGroups(facts: readonly Fact[], config: CurationConfig): 
     const active = facts.filter((fact) => fact.type === type && fact.status === 'active');
     const own = active.filter(isCuratable);
     if (own.length < 2) continue;
+    if (fresh !== undefined && !own.some((fact) => fresh.has(fact.id))) continue;
     const why: CurationTrigger[] = [];
     if (size[type].facts > config.maxFactsPerType) why.push('facts');
     if (size[type].bytes > config.maxBytesPerType) why.push('bytes');
     if (
       why.length === 0 &&
-      nearDuplicates(own, config.duplicateSimilarity, known).size >= config.duplicateGroup
+      nearDuplicates(own, config.duplicateSimilarity, known, fresh).size >= config.duplicateGroup
     )
       why.push('duplicates');
     if (why.length === 0) continue;
@@ -464,9 +482,11 @@ export async function curateMemory(
     readonly maxOutputTokens: number;
     readonly costOf?: ((usage: TokenUsage) => number | undefined) | undefined;
     readonly signal?: AbortSignal | undefined;
+    /** Ids of the facts this run added or changed (see {@link curationGroups}); absent: every type is looked at. */
+    readonly fresh?: ReadonlySet<string> | undefined;
   },
 ): Promise<CurationOutcome> {
-  const groups = curationGroups(facts, options.config).slice(0, Math.max(0, options.maxCalls));
+  const groups = curationGroups(facts, options.config, options.fresh).slice(0, Math.max(0, options.maxCalls));
   if (groups.length === 0) return NO_CURATION;
   const accepted: AcceptedResult[] = [];
   const refused: { type: FactType; title: string; reason: string }[] = [];

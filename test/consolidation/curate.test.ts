@@ -351,6 +351,19 @@ describe('curationGroups', () => {
     const groups = curationGroups([coffee, again, third, climbing], CurationConfig.parse({}));
     expect(groups.map((g) => g.why)).toEqual([['duplicates']]);
   });
+  it('with the run’s fresh facts given, looks only at types that hold one, and at pairs with one', () => {
+    const again = fact({ id: 'f-aaaaaaaac1', title: 'Coffee', body: 'Orders an oat flat white.' });
+    const third = fact({ id: 'f-aaaaaaaac2', title: 'Usual coffee', body: 'Usual drink: oat flat white.' });
+    const all = [coffee, again, third, climbing];
+    expect(curationGroups(all, CurationConfig.parse({}), new Set([climbing.id]))).toEqual([]);
+    expect(curationGroups(all, CurationConfig.parse({}), new Set([third.id])).map((g) => g.why)).toEqual([
+      ['duplicates'],
+    ]);
+    const over = CurationConfig.parse({ maxFactsPerType: 3 });
+    expect(curationGroups(all, over, new Set())).toEqual([]);
+    expect(curationGroups(all, over, new Set([climbing.id])).map((g) => g.why)).toEqual([['facts']]);
+  });
+
   it('never curates when disabled', () => {
     expect(curationGroups([coffee, coffeePlace, climbing, pottery], { ...config, enabled: false })).toEqual(
       [],

@@ -3,7 +3,7 @@
  * the fake server, whose scripted model answers extraction calls and curation calls; the archive written in the
  * run's transaction and undone by rollback; each refusal leaves memory as it was.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CurationConfig, type Config, type Space } from '../../src/config/schema.js';
@@ -19,7 +19,12 @@ import {
   type CuratorResult,
   type PromptFact,
 } from '../../harness/scripted-extractor.js';
-import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
+import {
+  EXAMPLE_SESSIONS_DIR,
+  createTestSpace,
+  snapshotDirectory,
+  type TestSpace,
+} from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
 const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
@@ -33,6 +38,23 @@ function run(test: TestSpace, curation: Partial<CurationConfig> = {}, space: Spa
     model: () => createModel(config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
     now: () => NOW,
   })(space, forced);
+}
+
+const PORTO = '2026-11-26-moved-to-porto.json';
+/** Every example session but the move to Porto: a later run learns it (a fresh user fact to curate with). */
+const BEFORE_PORTO = [
+  '2026-11-02-lisbon-delivery.json',
+  '2026-11-05-dinner-friday.json',
+  '2026-11-09-coffee-usual.json',
+  '2026-11-12-no-semicolons.json',
+  '2026-11-16-postgres-migration.json',
+  '2026-11-19-grafana-dashboard.json',
+];
+
+function learnPorto(test: TestSpace): void {
+  cpSync(join(EXAMPLE_SESSIONS_DIR, PORTO), join(test.space.sessionsDir, PORTO), {
+    preserveTimestamps: true,
+  });
 }
 
 const byTitle = (facts: readonly PromptFact[], title: string): PromptFact =>
@@ -64,13 +86,23 @@ describe('curation in a run', () => {
     expect(fake.server.requests.filter(isCurationRequest)).toEqual([]);
   });
 
-  it('merges facts over the budget into one, archives what it replaced, and rollback brings them back', async () => {
+  it('makes no call for a type over budget when the run learned nothing of it', async () => {
     const test = createTestSpace({ modelUrl: fake.url, examples: true });
+    fake.server.setDefault(withCurator(scriptedExtractor(EXAMPLE_FACTS), mergeFoodAndCoffee));
+    expect((await run(test)).status).toBe('completed');
+    const summary = await run(test, { maxFactsPerType: 2 });
+    expect(summary.curation).toBeUndefined();
+    expect(fake.server.requests.filter(isCurationRequest)).toEqual([]);
+  });
+
+  it('merges facts over the budget into one, archives what it replaced, and rollback brings them back', async () => {
+    const test = createTestSpace({ modelUrl: fake.url, examples: BEFORE_PORTO });
     fake.server.setDefault(withCurator(scriptedExtractor(EXAMPLE_FACTS), mergeFoodAndCoffee));
     expect((await run(test)).status).toBe('completed');
     const before = snapshotDirectory(test.space.memoryDir);
     const memoryBefore = await loadMemory(test.space.memoryDir);
 
+    learnPorto(test);
     const summary = await run(test, { maxFactsPerType: 2 });
     expect(summary.status).toBe('completed');
     expect(summary.curation).toEqual({
@@ -82,9 +114,10 @@ describe('curation in a run', () => {
       merged: 2,
       refused: [],
     });
-    expect(summary.calls).toBe(1);
+    expect(summary.calls).toBe(2);
     expect(summary.costUsd).toBeGreaterThan(0);
-    expect(summary.archived).toBe(2);
+    // The merged two, and the Lisbon address the move to Porto superseded.
+    expect(summary.archived).toBe(3);
 
     const memory = await loadMemory(test.space.memoryDir);
     const merged = memory.facts.find((fact) => fact.title === 'Food and coffee')!;
@@ -117,8 +150,8 @@ describe('curation in a run', () => {
     );
   });
 
-  it('refuses a curation answer that drops a fact: memory stays as it was, the run says why', async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: true });
+  it('refuses a curation answer that drops a fact: its facts stay as they were, the run says why', async () => {
+    const test = createTestSpace({ modelUrl: fake.url, examples: BEFORE_PORTO });
     fake.server.setDefault(
       withCurator(scriptedExtractor(EXAMPLE_FACTS), (type, facts) =>
         type !== 'user'
@@ -138,7 +171,8 @@ describe('curation in a run', () => {
       ),
     );
     expect((await run(test)).status).toBe('completed');
-    const before = snapshotDirectory(test.space.memoryDir);
+    const before = await loadMemory(test.space.memoryDir);
+    learnPorto(test);
     const summary = await run(test, { maxFactsPerType: 2 });
     expect(summary.curation?.refused).toEqual([
       {
@@ -153,9 +187,12 @@ describe('curation in a run', () => {
         expect.stringMatching(/^user facts are still over the curation budget after this run \(3 facts/),
       ]),
     );
-    const after = snapshotDirectory(test.space.memoryDir);
-    for (const file of ['user.md', 'MEMORY.md', ARCHIVE_FILE])
-      expect(after.get(file), file).toBe(before.get(file));
+    const after = await loadMemory(test.space.memoryDir);
+    for (const title of ["Doesn't eat spicy food", 'Usual coffee order']) {
+      const kept = (memory: typeof after) => memory.facts.find((fact) => fact.title === title);
+      expect(kept(after)).toEqual(kept(before));
+    }
+    expect(after.archived.filter((entry) => entry.reason === 'merged')).toEqual([]);
   });
 
   it("never rewrites a person's file: the result is refused and the file listed for review", async () => {
@@ -197,10 +234,11 @@ describe('curation in a run', () => {
   });
 
   it('curates the claude-code layout too: the merged facts’ files leave, the new fact has its own', async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: true });
+    const test = createTestSpace({ modelUrl: fake.url, examples: BEFORE_PORTO });
     const space: Space = { ...test.space, layout: 'claude-code' };
     fake.server.setDefault(withCurator(scriptedExtractor(EXAMPLE_FACTS), mergeFoodAndCoffee));
     expect((await run(test, {}, space)).status).toBe('completed');
+    learnPorto(test);
     const summary = await run(test, { maxFactsPerType: 2 }, space);
     expect(summary.curation?.merged).toBe(2);
     const memory = await loadMemory(test.space.memoryDir);
