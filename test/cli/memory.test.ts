@@ -98,6 +98,14 @@ describe('dreamd memory show', () => {
     expect(rows[0]).toMatchObject({ runId: archived[0]!.runId, archived: 1, merged: 0 });
     const shown = await cli(['history', 'show', archived[0]!.runId]);
     expect(shown.stdout).toMatch(/archived {3}1 fact\(s\) left the active files for \.dreamd\/archive\.json/);
+    // An archived fact can be forgotten too: it leaves the archive, and a rollback brings it back.
+    const forgot = await cli(['memory', 'forget', archived[0]!.id, '--json']);
+    expect(forgot.code).toBe(0);
+    expect(
+      (await cli(['memory', 'show', '--archived', '--json'])).data<{ archived: unknown[] }>().archived,
+    ).toEqual([]);
+    const forgetRun = forgot.data<{ runId: string }>().runId;
+    expect((await cli(['rollback', forgetRun])).code).toBe(0);
     // --fact shows an archived fact in full too.
     const one = await cli(['memory', 'show', '--fact', archived[0]!.id]);
     expect(one.code).toBe(0);
