@@ -11,6 +11,7 @@ import { diffFiles, INDEX_FILE, newFactId } from '../memory/index.js';
 import {
   ARCHIVE_FILE,
   archivable,
+  type ArchiveContext,
   nextArchive,
   serializeArchive,
   createIsForgotten,
@@ -211,20 +212,17 @@ export async function planWrite(options: {
     const memoryOptions = { factUse, now, underReview: review.map((entry) => entry.file) };
     const whole = planMemoryFiles(loaded, live, memoryOptions);
     // Superseded facts leave the active files for the archive, from files this write rewrites anyway.
-    const moved = loaded.archiveReadable
-      ? live.filter((fact) =>
-          archivable(fact, {
-            loadedIds,
-            supersededBefore: new Set(
-              loaded.facts.filter((fact) => fact.status === 'superseded').map((fact) => fact.id),
-            ),
-            pendingIds: loaded.pendingIds,
-            broken: new Set(loaded.broken),
-            fileOf: (fact) => loaded.factFiles.get(fact.id)?.file ?? fact.file ?? TOPIC_FILES[fact.type],
-            rewritten: new Set(whole.files.keys()),
-          }),
-        )
-      : [];
+    const archiveContext: ArchiveContext = {
+      loadedIds,
+      supersededBefore: new Set(
+        loaded.facts.filter((fact) => fact.status === 'superseded').map((fact) => fact.id),
+      ),
+      pendingIds: loaded.pendingIds,
+      broken: new Set(loaded.broken),
+      fileOf: (fact) => loaded.factFiles.get(fact.id)?.file ?? fact.file ?? TOPIC_FILES[fact.type],
+      rewritten: new Set(whole.files.keys()),
+    };
+    const moved = loaded.archiveReadable ? live.filter((fact) => archivable(fact, archiveContext)) : [];
     const movedIds = new Set(moved.map((fact) => fact.id));
     const active = live.filter((fact) => !movedIds.has(fact.id));
     const memoryPlan =
