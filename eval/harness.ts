@@ -11,7 +11,9 @@ import { createBm25Index } from '../src/search/bm25.js';
 import { createRecall } from '../src/agent/recall.js';
 import { createSessionPassages } from '../src/agent/session-passages.js';
 import { loadConfig } from '../src/config/load.js';
-import type { Config, Space } from '../src/config/schema.js';
+import { CurationConfig, type Config, type Space } from '../src/config/schema.js';
+import { activeSize } from '../src/consolidation/curate.js';
+import type { Fact } from '../src/memory/types.js';
 import { createConsolidator } from '../src/consolidation/run.js';
 import { loadMemory } from '../src/space/index.js';
 import { createModel } from '../src/model/index.js';
@@ -42,6 +44,22 @@ export interface EvalOptions {
   /** The environment for model mode (keys, `DREAMD_MODEL*`). */
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly log?: (line: string) => void;
+  /**
+   * Curation budget: active facts per type (`curation.maxFactsPerType`). Default: dreamd's default budget.
+   * `Infinity` (`--budget none`): curation off, memory as it was before curation.
+   */
+  readonly budget?: number;
+}
+
+/** The size of active memory after a run: the eval's growth curve. */
+export interface CurvePoint {
+  /** Sessions consolidated so far. */
+  readonly sessions: number;
+  /** Reference facts in those sessions: what was learned. */
+  readonly factsLearned: number;
+  /** Active facts of dreamd's and their bytes (title, body, why, how to apply), all types together. */
+  readonly activeFacts: number;
+  readonly activeBytes: number;
 }
 
 export interface RecallHits {
@@ -100,6 +118,16 @@ export interface Misses {
 
 export interface ConversationReport {
   readonly id: string;
+  /** Active facts and bytes after every tenth session (and the last). */
+  readonly curve: readonly CurvePoint[];
+  /** The most active facts one type held after any run (a budget must hold it down). */
+  readonly mostActiveOfOneType: number;
+  /** Reference facts held inside an active fact curation wrote by merging (their text kept whole). */
+  readonly merged: number;
+  /** Reference facts only in the archive, with a successor (superseded by a newer value). */
+  readonly archivedWithSuccessor: number;
+  /** Curation calls, and the facts they merged. */
+  readonly curationCalls: number;
   readonly sessions: number;
   readonly referenceFacts: number;
   readonly keptOnce: number;
@@ -128,7 +156,9 @@ export interface EvalReport {
   /** The model the run is priced as (oracle mode: dreamd's default model). */
   readonly pricedAs: string;
   readonly misses: Misses;
-  readonly totals: Omit<ConversationReport, 'id' | 'recall' | 'misses'> & {
+  /** The budget the run used (facts per type); null: dreamd's default. */
+  readonly budget: number | null;
+  readonly totals: Omit<ConversationReport, 'id' | 'recall' | 'misses' | 'curve'> & {
     readonly tokensPerSession: number;
     readonly costPerSessionUsd: number | null;
     readonly recall: Record<string, RecallHits>;
@@ -179,7 +209,13 @@ export function evalConfig(
     },
     cwd: root,
   });
-  return { ...config, limits: { ...config.limits, maxCallsPerRun: 200 }, spaces: [space] };
+  const curation =
+    options.budget === undefined
+      ? config.curation
+      : options.budget === Infinity
+        ? CurationConfig.parse({ enabled: false })
+        : CurationConfig.parse({ maxFactsPerType: options.budget });
+  return { ...config, curation, limits: { ...config.limits, maxCallsPerRun: 200 }, spaces: [space] };
 }
 
 function emptyHits(): RecallHits {
@@ -253,6 +289,9 @@ async function evaluateConversation(
     let outputTokens = 0;
     let cost: number | null = 0;
     const prompts: string[] = [];
+    const curve: CurvePoint[] = [];
+    let mostActiveOfOneType = 0;
+    let curationCalls = 0;
     for (let index = 0; index < sessions.length; index += perRun) {
       const group = sessions.slice(index, index + perRun);
       for (const session of group) await writeSession(space.sessionsDir, session);
@@ -275,6 +314,19 @@ async function evaluateConversation(
       outputTokens += summary.usage.outputTokens;
       cost = cost === null || summary.costUsd === undefined ? null : cost + summary.costUsd;
       prompts.push(...(server?.requests.slice(before).map((request) => request.prompt) ?? []));
+      curationCalls += summary.curation?.calls ?? 0;
+      const done = Math.min(index + perRun, sessions.length);
+      const size = Object.values(activeSize((await loadMemory(space.memoryDir)).facts));
+      mostActiveOfOneType = Math.max(mostActiveOfOneType, ...size.map((type) => type.facts));
+      if (Math.floor(done / 10) > Math.floor(index / 10) || done === sessions.length) {
+        const learned = new Set(sessions.slice(0, done).map((session) => session.id));
+        curve.push({
+          sessions: done,
+          factsLearned: facts.filter((fact) => learned.has(fact.sessionId)).length,
+          activeFacts: size.reduce((total, type) => total + type.facts, 0),
+          activeBytes: size.reduce((total, type) => total + type.bytes, 0),
+        });
+      }
     }
     log(
       `  ${conversation.sample_id}: ${sessions.length} sessions, ${calls} calls, updates whose older fact the call saw: ${oracleLog?.seenUpdates ?? 0} (missed ${oracleLog?.missedUpdates ?? 0})`,
@@ -282,7 +334,29 @@ async function evaluateConversation(
 
     const memory = await loadMemory(space.memoryDir);
     const olderOf = new Set(conversation.dreamd_updates.map(([older]) => older));
-    const byBody = (fact: ReferenceFact) => memory.facts.filter((entry) => entry.body === fact.text);
+    // Memory as a whole: the active files and the archive of what left them.
+    const everything: Fact[] = [...memory.facts, ...memory.archived.map((entry) => entry.fact)];
+    const mergedAway = new Set(
+      memory.archived.filter((entry) => entry.reason === 'merged').map((entry) => entry.fact.id),
+    );
+    const byId = new Map(everything.map((fact) => [fact.id, fact]));
+    const headOf = (fact: Fact): Fact | undefined => {
+      let head: Fact | undefined = fact;
+      for (let step = 0; head !== undefined && head.status !== 'active' && step < 1000; step += 1)
+        head = head.supersededBy === undefined ? undefined : byId.get(head.supersededBy);
+      return head;
+    };
+    const byBody = (fact: ReferenceFact) => everything.filter((entry) => entry.body === fact.text);
+    /** Active facts curation wrote that hold the reference text whole, among others. */
+    const holdersOf = (fact: ReferenceFact) =>
+      memory.facts.filter(
+        (entry) => entry.status === 'active' && entry.body !== fact.text && entry.body.includes(fact.text),
+      );
+    /** A copy merged away into an active fact that still holds its text: kept, not superseded. */
+    const keptByMerge = (entry: Fact, fact: ReferenceFact): boolean =>
+      mergedAway.has(entry.id) && (headOf(entry)?.body.includes(fact.text) ?? false);
+    let mergedKept = 0;
+    let archivedWithSuccessor = 0;
     let keptOnce = 0;
     let keptMoreThanOnce = 0;
     let lost = 0;
@@ -298,7 +372,16 @@ async function evaluateConversation(
     const duplicatedMisses: FactMiss[] = [];
     const supersededMisses: FactMiss[] = [];
     for (const fact of facts) {
-      const found = byBody(fact);
+      const holders = holdersOf(fact);
+      const found = [...byBody(fact).filter((entry) => !keptByMerge(entry, fact)), ...holders];
+      if (holders.length > 0) mergedKept += 1;
+      else if (
+        found.length > 0 &&
+        found.every(
+          (entry) => memory.archived.some((archived) => archived.fact.id === entry.id) && entry.supersededBy,
+        )
+      )
+        archivedWithSuccessor += 1;
       // A value that comes back (A, then B, then A again) is one superseded and one active copy: kept once.
       const active = found.filter((entry) => entry.status === 'active').length;
       if (found.length === 1 || (found.length > 1 && active <= 1)) keptOnce += 1;
@@ -342,7 +425,14 @@ async function evaluateConversation(
       while (newerOf.has(chain.at(-1)!)) chain.push(newerOf.get(chain.at(-1)!)!);
       const statusOf = (turn: string) => {
         const fact = facts.find((entry) => entry.turn === turn);
-        return fact === undefined ? [] : byBody(fact).map((entry) => entry.status);
+        return fact === undefined
+          ? []
+          : [
+              ...byBody(fact)
+                .filter((entry) => !keptByMerge(entry, fact))
+                .map((entry) => entry.status),
+              ...holdersOf(fact).map(() => 'active' as const),
+            ];
       };
       const newestActive = statusOf(chain.at(-1)!).includes('active');
       const oldersSuperseded = chain.slice(0, -1).every((turn) => {
@@ -405,7 +495,9 @@ async function evaluateConversation(
       const answer = question.answer.toLowerCase();
       const isAnswer = (title: string, text: string) =>
         options.mode === 'oracle'
-          ? evidenceFacts.some((fact) => fact.text === text || oracleTitle(fact) === title)
+          ? evidenceFacts.some(
+              (fact) => fact.text === text || oracleTitle(fact) === title || text.includes(fact.text),
+            )
           : `${title}\n${text}`.toLowerCase().includes(answer);
       if (
         options.mode === 'oracle'
@@ -497,6 +589,11 @@ async function evaluateConversation(
     }
     return {
       id: conversation.sample_id,
+      curve,
+      mostActiveOfOneType,
+      merged: mergedKept,
+      archivedWithSuccessor,
+      curationCalls,
       sessions: sessions.length,
       referenceFacts: facts.length,
       keptOnce,
@@ -559,7 +656,12 @@ export async function runEval(dataset: readonly Conversation[], options: EvalOpt
       wronglySuperseded: misses((all) => all.wronglySuperseded) as FactMiss[],
       recall: misses((all) => all.recall) as RecallMiss[],
     },
+    budget: options.budget === undefined || options.budget === Infinity ? null : options.budget,
     totals: {
+      mostActiveOfOneType: Math.max(0, ...conversations.map((report) => report.mostActiveOfOneType)),
+      merged: sum((report) => report.merged),
+      archivedWithSuccessor: sum((report) => report.archivedWithSuccessor),
+      curationCalls: sum((report) => report.curationCalls),
       sessions,
       referenceFacts: sum((report) => report.referenceFacts),
       keptOnce: sum((report) => report.keptOnce),

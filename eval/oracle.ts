@@ -5,7 +5,14 @@
  * fact in `replaces` only when that fact is in the call's memory list, as a model could.
  */
 import type { AnthropicReply, RecordedAnthropicRequest } from '../harness/fake-anthropic-server.js';
-import { indexInPrompt, sessionsInPrompt } from '../harness/scripted-extractor.js';
+import {
+  indexInPrompt,
+  sessionsInPrompt,
+  withCurator,
+  type CuratorResult,
+  type PromptFact,
+} from '../harness/scripted-extractor.js';
+import { knownNames, namesIn } from '../src/consolidation/curate.js';
 import type { ReferenceFact, Turn } from './format.js';
 
 /** Dates the digest adds after relative expressions, removed before looking for a turn's text. */
@@ -46,44 +53,100 @@ export function createOracle(input: OracleInput): {
 } {
   const log: OracleLog = { callTurns: [], seenUpdates: 0, missedUpdates: 0 };
   const byTurn = new Map(input.facts.map((fact) => [fact.turn, fact]));
+  const changing = new Set(
+    [...input.updates].flatMap(([newer, older]) => [byTurn.get(newer)?.text, byTurn.get(older)?.text]),
+  );
+  changing.delete(undefined);
   return {
     log,
-    reply(request) {
-      const index = indexInPrompt(request.prompt);
-      const carried: string[] = [];
-      const out: unknown[] = [];
-      for (const session of sessionsInPrompt(request.prompt)) {
-        const text = normalise(session.text);
-        for (const [turnId, entry] of input.turns) {
-          if (entry.sessionId !== session.id || !text.includes(normalise(entry.content))) continue;
-          carried.push(turnId);
-          const fact = byTurn.get(turnId);
-          if (fact === undefined) continue;
-          const olderTurn = input.updates.get(turnId);
-          const older = olderTurn === undefined ? undefined : byTurn.get(olderTurn);
-          const replaces =
-            older === undefined
-              ? []
-              : index.filter((line) => line.title === oracleTitle(older)).map((line) => line.id);
-          if (older !== undefined) {
-            if (replaces.length > 0) log.seenUpdates += 1;
-            else log.missedUpdates += 1;
-          }
-          out.push({
-            type: 'user',
-            title: oracleTitle(fact),
-            body: fact.text,
-            why: null,
-            howToApply: null,
-            observed: session.date,
-            sources: [session.id],
-            replaces,
-            confidence: null,
-          });
-        }
-      }
-      log.callTurns.push(carried);
-      return { json: { facts: out } };
-    },
+    // Facts whose value changes later are left apart: the update finds them by title, as it would unmerged.
+    reply: withCurator(extract, (type, facts) => oracleCurate(type, facts, changing)),
   };
+  function extract(request: RecordedAnthropicRequest): AnthropicReply {
+    const index = indexInPrompt(request.prompt);
+    const carried: string[] = [];
+    const out: unknown[] = [];
+    for (const session of sessionsInPrompt(request.prompt)) {
+      const text = normalise(session.text);
+      for (const [turnId, entry] of input.turns) {
+        if (entry.sessionId !== session.id || !text.includes(normalise(entry.content))) continue;
+        carried.push(turnId);
+        const fact = byTurn.get(turnId);
+        if (fact === undefined) continue;
+        const olderTurn = input.updates.get(turnId);
+        const older = olderTurn === undefined ? undefined : byTurn.get(olderTurn);
+        const replaces =
+          older === undefined
+            ? []
+            : index.filter((line) => line.title === oracleTitle(older)).map((line) => line.id);
+        if (older !== undefined) {
+          if (replaces.length > 0) log.seenUpdates += 1;
+          else log.missedUpdates += 1;
+        }
+        out.push({
+          type: 'user',
+          title: oracleTitle(fact),
+          body: fact.text,
+          why: null,
+          howToApply: null,
+          observed: session.date,
+          sources: [session.id],
+          replaces,
+          confidence: null,
+        });
+      }
+    }
+    log.callTurns.push(carried);
+    return { json: { facts: out } };
+  }
+}
+
+/** Longest body the oracle curator writes by merging: facts of one subject packed up to this size. */
+export const ORACLE_MERGED_CHARS = 600;
+
+/**
+ * The oracle's answer to a curation call: the facts of one subject (the first name each holds; facts naming
+ * nobody together) packed, in date order, into facts of at most {@link ORACLE_MERGED_CHARS} characters whose
+ * body is their bodies one after the other, so no detail is lost and no two subjects meet. People's facts
+ * (read-only) are left alone, and so are the facts of a planted update (`changing`): a fact merged into a
+ * broader one could not be superseded alone later.
+ */
+export function oracleCurate(
+  _type: string,
+  facts: readonly PromptFact[],
+  changing: ReadonlySet<string | undefined> = new Set(),
+): { results: CuratorResult[] } {
+  const own = facts.filter((fact) => !fact.readOnly && !changing.has(fact.body));
+  const known = knownNames(
+    facts.map((fact) => ({ ...fact, why: fact.why ?? undefined, howToApply: fact.howToApply ?? undefined })),
+  );
+  const bySubject = new Map<string, PromptFact[]>();
+  for (const fact of [...own].sort(
+    (a, b) => a.observed.localeCompare(b.observed) || a.id.localeCompare(b.id),
+  )) {
+    const subject =
+      namesIn({ ...fact, why: fact.why ?? undefined, howToApply: fact.howToApply ?? undefined }, known)[0] ??
+      '';
+    bySubject.set(subject, [...(bySubject.get(subject) ?? []), fact]);
+  }
+  const results: CuratorResult[] = [];
+  for (const group of bySubject.values()) {
+    let bin: PromptFact[] = [];
+    const flush = (): void => {
+      if (bin.length >= 2)
+        results.push({
+          title: bin[0]!.title,
+          body: bin.map((fact) => fact.body).join(' '),
+          replaces: bin.map((fact) => fact.id),
+        });
+      bin = [];
+    };
+    for (const fact of group) {
+      const size = bin.reduce((total, item) => total + item.body.length + 1, 0);
+      if (bin.length > 0 && size + fact.body.length > ORACLE_MERGED_CHARS) flush();
+      bin.push(fact);
+    }
+    flush();
+  }
+  return { results };
 }

@@ -30,6 +30,8 @@ export function renderReport(report: EvalReport): string {
     '|---|---|',
     `| reference facts kept once | ${t.keptOnce} of ${t.referenceFacts} |`,
     `| kept more than once | ${t.keptMoreThanOnce} |`,
+    `| of them held inside a fact curation merged (text kept whole) | ${t.merged} |`,
+    `| of them only in the archive, with a successor | ${t.archivedWithSuccessor} |`,
     `| lost | ${t.lost} |`,
     `| wrongly merged | ${t.wronglyMerged} |`,
     `| wrongly superseded | ${t.wronglySuperseded} |`,
@@ -37,6 +39,8 @@ export function renderReport(report: EvalReport): string {
     `| relative dates resolved as expected | ${t.relativeDatesResolved} of ${t.relativeDates} |`,
     `| MEMORY.md coverage of the answers | ${percent(t.memoryMdCoverage)} |`,
     `| model calls (most for one session) | ${t.calls} (${t.mostCallsForOneSession}) |`,
+    `| of them curation calls | ${t.curationCalls} |`,
+    `| most active facts of one type after any run (budget) | ${t.mostActiveOfOneType} (${report.budget ?? 'default'}) |`,
     `| tokens per session (input incl. cache, + output) | ${t.tokensPerSession.toFixed(0)} |`,
     `| dollars per session (priced as ${report.pricedAs}) | ${t.costPerSessionUsd === null ? 'unknown (no price)' : `$${t.costPerSessionUsd.toFixed(5)}`} |`,
     '',
@@ -50,6 +54,17 @@ export function renderReport(report: EvalReport): string {
         ([category, hits]) =>
           `| ${category} | ${hits.questions} | ${hitsAt(hits.dreamd)} | ${hitsAt(hits.dreamdPassages)} | ${hitsAt(hits.bm25RawTurns)} | ${hitsAt(hits.bm25AllFacts)} | ${hitsAt(hits.bm25SameFacts)} |`,
       ),
+    '',
+    "Growth: active facts and bytes (dreamd's own, all types) after every tenth session, beside the reference facts learned.",
+    '',
+    '| conversation | sessions | facts learned | active facts | active bytes |',
+    '|---|---|---|---|---|',
+    ...report.conversations.flatMap((conversation) =>
+      conversation.curve.map(
+        (point) =>
+          `| ${conversation.id} | ${point.sessions} | ${point.factsLearned} | ${point.activeFacts} | ${point.activeBytes} |`,
+      ),
+    ),
     '',
     ...missList('lost', report.misses.lost),
     ...missList('kept more than once', report.misses.duplicated),
@@ -110,10 +125,16 @@ async function main(): Promise<void> {
       : Dataset.parse(JSON.parse(await readFile(file, 'utf8')));
   const mode = process.argv.includes('--model') ? 'model' : 'oracle';
   const perRun = option('--sessions-per-run');
+  const budgetOption = option('--budget');
+  const budget =
+    budgetOption === undefined ? undefined : budgetOption === 'none' ? Infinity : Number(budgetOption);
+  if (budget !== undefined && !(budget === Infinity || (Number.isInteger(budget) && budget > 1)))
+    throw new Error(`--budget ${budgetOption ?? ''}: active facts per type, a whole number above 1, or none`);
   const report = await runEval(dataset, {
     mode,
     env: process.env,
     ...(perRun !== undefined ? { sessionsPerRun: Number(perRun) } : {}),
+    ...(budget !== undefined ? { budget } : {}),
     log: (line) => console.error(line),
   });
   const selector = await selectorRecall(dataset, { mode, env: process.env });

@@ -168,3 +168,84 @@ export const EXAMPLE_ACTIVE_TITLES: readonly string[] = [
   'Team Grafana dashboard',
   'Usual coffee order',
 ];
+
+/** A fact as a curation prompt shows it (`consolidation/curate.ts` `curationPrompt`). */
+export interface PromptFact {
+  readonly id: string;
+  readonly readOnly: boolean;
+  readonly observed: string;
+  readonly updated: string;
+  readonly title: string;
+  readonly body: string;
+  readonly why: string | null;
+  readonly howToApply: string | null;
+}
+
+/** Whether a request is a curation call (its system prompt), not an extraction. */
+export function isCurationRequest(request: RecordedAnthropicRequest): boolean {
+  return request.system.startsWith('You curate an AI agent');
+}
+
+/** The type a curation prompt is about, and its facts. */
+export function curationInPrompt(prompt: string): { type: string; facts: PromptFact[] } {
+  const type = /^## Memory type: (\w+)/m.exec(prompt)?.[1] ?? '';
+  const facts = [...prompt.matchAll(/<<<FACT\n([\s\S]*?)\nFACT>>>/g)].map((match) => {
+    const lines = (match[1] ?? '').split('\n');
+    const field = (name: string): string | null => {
+      const line = lines.find((candidate) => candidate.startsWith(`${name}: `));
+      return line === undefined ? null : line.slice(name.length + 2);
+    };
+    const head = /^id: (\S+)( \(READ-ONLY\))?$/.exec(lines[0] ?? '');
+    const dates = /^observed: (\S+), updated: (\S+)$/.exec(lines[1] ?? '');
+    return {
+      id: head?.[1] ?? '',
+      readOnly: head?.[2] !== undefined,
+      observed: dates?.[1] ?? '',
+      updated: dates?.[2] ?? '',
+      title: field('title') ?? '',
+      body: field('body') ?? '',
+      why: field('why'),
+      howToApply: field('how to apply'),
+    };
+  });
+  return { type, facts };
+}
+
+/** One result of a curation answer, as the model returns it. */
+export interface CuratorResult {
+  readonly title: string;
+  readonly body: string;
+  readonly why?: string | null;
+  readonly howToApply?: string | null;
+  readonly replaces: readonly string[];
+  readonly outdated?: readonly string[];
+}
+
+/**
+ * A reply function that answers curation calls with `curate` (given the type and the facts of the prompt) and
+ * every other call with `extract`: a scripted model for runs that curate.
+ */
+export function withCurator(
+  extract: (request: RecordedAnthropicRequest) => AnthropicReply,
+  curate: (
+    type: string,
+    facts: readonly PromptFact[],
+  ) => { results: readonly CuratorResult[]; review?: readonly { id: string; reason: string }[] },
+): (request: RecordedAnthropicRequest) => AnthropicReply {
+  return (request) => {
+    if (!isCurationRequest(request)) return extract(request);
+    const { type, facts } = curationInPrompt(request.prompt);
+    const answer = curate(type, facts);
+    return {
+      json: {
+        results: answer.results.map((result) => ({
+          why: null,
+          howToApply: null,
+          outdated: [],
+          ...result,
+        })),
+        review: answer.review ?? [],
+      },
+    };
+  };
+}

@@ -23,6 +23,11 @@ export interface RecallDocument {
   readonly sources?: readonly string[];
   /** The message of those sessions the fact came from, when recall has the passages (see `createRecall`). */
   readonly passage?: string;
+  /**
+   * A fact a newer one replaced (superseded, or in the archive): searched only when a query asks about the
+   * past ("where did I live before?", see `asksAboutThePast`).
+   */
+  readonly past?: boolean;
 }
 
 /** Deepest folder walked for notes, matching the memory tools' limit. */
@@ -110,7 +115,7 @@ export async function loadRecallDocuments(
     () => false,
   );
   if (!exists) return [];
-  const { facts, factFiles } = await loadMemory(memoryDir);
+  const { facts, factFiles, archived } = await loadMemory(memoryDir);
   // A topic file that is a symlink leading out of the directory (say, to another space) is not searched.
   const confined = new Set<FactType>();
   for (const type of FACT_TYPES) {
@@ -135,6 +140,8 @@ export async function loadRecallDocuments(
           (fact.file !== undefined && ownFiles.has(fact.file) && fact.owner !== 'other'),
       ),
     ),
+    // The archive: facts that left the active files, for questions about the past.
+    ...asDocuments(archived.map((entry) => entry.fact)),
     ...(await loadNotes(memoryDir, ownFiles)),
   ];
 }

@@ -71,6 +71,11 @@ export interface RecallQueryOptions {
   readonly rewrite?: boolean;
   /** The moment relative dates in the query ("last week", "in March") are read against. Default: now. */
   readonly now?: Date;
+  /**
+   * Search the facts newer ones replaced too (superseded, archived). Default: when the query asks about the
+   * past ({@link asksAboutThePast}).
+   */
+  readonly includePast?: boolean;
 }
 
 /**
@@ -139,23 +144,55 @@ export interface Recall {
   recall(query: string, options?: RecallQueryOptions): Promise<RecallResult[]>;
 }
 
-function documentsFromFacts(facts: readonly Fact[]): RecallDocument[] {
+/**
+ * Words of a question about what used to be true ("where did I live before?", "what was my old job?"): with
+ * them, recall searches the facts newer ones replaced too (superseded, archived), each marked with until when
+ * it held. English only; `includePast` asks for them in any language.
+ */
+const PAST_QUERY =
+  /\b(before|previous(?:ly)?|used to|earlier|former(?:ly)?|old|older|no longer|any ?more|originally|at first|until|past|changed?)\b/i;
+
+/** Whether a query asks about what used to be true (see {@link PAST_QUERY}). */
+export function asksAboutThePast(query: string): boolean {
+  return PAST_QUERY.test(query);
+}
+
+function factText(fact: Fact): string {
+  return [
+    fact.body,
+    fact.why === undefined ? '' : `Why: ${fact.why}`,
+    fact.howToApply === undefined ? '' : `How to apply: ${fact.howToApply}`,
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
+/** Documents of the active facts; with `past`, also of the facts newer ones replaced, marked as such. */
+function documentsFromFacts(facts: readonly Fact[], past = false): RecallDocument[] {
   return facts
-    .filter((fact) => fact.status === 'active')
+    .filter((fact) => fact.status === 'active' || (past && fact.supersededBy !== undefined))
     .map((fact) => ({
       id: fact.id,
       title: fact.title,
-      text: [
-        fact.body,
-        fact.why === undefined ? '' : `Why: ${fact.why}`,
-        fact.howToApply === undefined ? '' : `How to apply: ${fact.howToApply}`,
-      ]
-        .filter(Boolean)
-        .join('\n'),
+      text:
+        fact.status === 'active'
+          ? factText(fact)
+          : `${factText(fact)}\n(Previously, before ${fact.supersededOn ?? '?'}; replaced by ${fact.supersededBy ?? '?'}.)`,
       date: fact.updated || fact.observed,
       type: fact.type,
       sources: fact.sources,
+      ...(fact.status === 'active' ? {} : { past: true }),
     }));
+}
+
+/** The documents a query searches: the facts that hold now, and those that held before when it asks. */
+function forQuery(
+  documents: readonly RecallDocument[],
+  query: string,
+  options: RecallQueryOptions,
+): RecallDocument[] {
+  const past = options.includePast ?? asksAboutThePast(query);
+  return past ? [...documents] : documents.filter((document) => document.past !== true);
 }
 
 /**
@@ -304,15 +341,16 @@ export function searchFacts(
 
 /**
  * Creates recall over one space's facts. Lexical BM25 by default; with `embeddings`, cosine similarity of
- * vectors from the endpoint, fact vectors cached on disk keyed by fact id and content hash. Only active facts
- * are searched, and only the given facts or the given memory directory: a space never sees another's.
+ * vectors from the endpoint, fact vectors cached on disk keyed by fact id and content hash. Active facts are
+ * searched; the facts newer ones replaced (superseded, and the archive of a memory directory) only for a query
+ * about the past. Only the given facts or the given memory directory: a space never sees another's.
  */
 export function createRecall(options: CreateRecallOptions): Recall {
   const memoryDir = options.memoryDir === undefined ? undefined : path.resolve(options.memoryDir);
   const loadDocuments = async (): Promise<RecallDocument[]> =>
     memoryDir === undefined
-      ? documentsFromFacts(options.facts ?? [])
-      : loadRecallDocuments(memoryDir, documentsFromFacts);
+      ? documentsFromFacts(options.facts ?? [], true)
+      : loadRecallDocuments(memoryDir, (facts) => documentsFromFacts(facts, true));
 
   const embeddings = options.embeddings;
   if (embeddings === undefined) {
@@ -322,7 +360,7 @@ export function createRecall(options: CreateRecallOptions): Recall {
     return {
       mode: 'lexical',
       async recall(query, queryOptions = {}) {
-        const loaded = await loadDocuments();
+        const loaded = forQuery(await loadDocuments(), query, queryOptions);
         const documents = passages === undefined ? loaded : withPassages(loaded, await passages(), aligned);
         const found = searchDocuments(documents, query, queryOptions);
         const weak = found.length === 0 || found[0]?.weak === true;
@@ -345,7 +383,7 @@ export function createRecall(options: CreateRecallOptions): Recall {
   return {
     mode: 'embeddings',
     async recall(query, queryOptions = {}) {
-      const documents = await loadDocuments();
+      const documents = forQuery(await loadDocuments(), query, queryOptions);
       if (documents.length === 0) return [];
       const embedded = documents.map((document) => ({
         id: document.id,

@@ -283,6 +283,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     gates: file.gates,
     limits: file.limits,
     history: file.history,
+    curation: file.curation,
     server: file.server,
     workers: file.workers,
     stateDir: resolvePath(file.stateDir ?? './.dreamd-state', base),

@@ -238,6 +238,29 @@ export const HistoryConfig = z.strictObject({
 });
 export type HistoryConfig = z.infer<typeof HistoryConfig>;
 
+/**
+ * Curation (`consolidation/curate.ts`): when a type's active facts pass a budget, or several say the same thing
+ * in other words, one model call per such type rewrites that set into fewer facts; the facts they replace
+ * move to the archive (`.dreamd/archive.json`). A run under budget with no near-duplicates makes no call.
+ */
+export const CurationConfig = z.strictObject({
+  /** false: never curate (facts still leave the active files for the archive when superseded). */
+  enabled: z.boolean().default(true),
+  /** Active facts of dreamd's of one type (in the `topics` layout: one file) above which the type is curated. */
+  maxFactsPerType: z.int().positive().default(60),
+  /** UTF-8 bytes of their title, body, why and how to apply above which the type is curated. Default 24 KiB. */
+  maxBytesPerType: z.int().positive().default(24_576),
+  /**
+   * Near-duplicates: this many active facts of one type, each alike another (word and word-pair similarity at
+   * least `duplicateSimilarity`, same names and numbers), make the type curated even under budget.
+   */
+  duplicateGroup: z.int().min(2).default(3),
+  duplicateSimilarity: z.number().min(0).max(1).default(0.45),
+  /** Most facts one curation call sees (the newest); the rest wait for a later run. */
+  maxFactsPerCall: z.int().min(2).default(150),
+});
+export type CurationConfig = z.infer<typeof CurationConfig>;
+
 export const ServerConfig = z.strictObject({
   host: z.string().default('127.0.0.1'),
   port: z.int().min(0).max(65535).default(7077),
@@ -276,6 +299,7 @@ export const ConfigFile = z.strictObject({
   gates: GatesConfig.default(GatesConfig.parse({})),
   limits: LimitsConfig.default(LimitsConfig.parse({})),
   history: HistoryConfig.default(HistoryConfig.parse({})),
+  curation: CurationConfig.default(CurationConfig.parse({})),
   server: ServerConfig.default(ServerConfig.parse({})),
   workers: WorkersConfig.default(WorkersConfig.parse({})),
   /**
@@ -318,6 +342,8 @@ export interface Config {
   readonly limits: LimitsConfig;
   /** Run history retention; absent: the defaults (`HistoryConfig.parse({})`). */
   readonly history?: HistoryConfig | undefined;
+  /** Curation budgets; absent: the defaults (`CurationConfig.parse({})`). */
+  readonly curation?: CurationConfig | undefined;
   readonly server: ServerConfig;
   readonly workers: WorkersConfig;
   readonly stateDir: string;

@@ -9,6 +9,11 @@ import { renderAgentsFile } from '../memory/agents-block.js';
 import { containsSecret, redactSecrets } from '../digest/index.js';
 import { diffFiles, INDEX_FILE, newFactId } from '../memory/index.js';
 import {
+  ARCHIVE_FILE,
+  archivable,
+  type ArchiveContext,
+  nextArchive,
+  serializeArchive,
   createIsForgotten,
   loadMemory,
   QUARANTINE_FILE,
@@ -28,6 +33,7 @@ import type { ExtractedFact } from './extraction.js';
 import type { Gathered } from './gather.js';
 import { createProvenance } from './provenance.js';
 import { reconcile, type ReconcileResult } from './reconcile.js';
+import { absorbRepeats, applyCuration, type AcceptedResult } from './curate.js';
 
 /** Re-reads after a hand edit during the run: a few tries, for someone saving repeatedly. */
 const HAND_EDIT_RETRIES = 3;
@@ -53,6 +59,10 @@ export interface WritePlan {
   readonly factsRead: { readonly used: number; readonly neverUsed: number };
   /** The memory the plan was built on (read again when a person edited it during the run). */
   readonly memory?: LoadedMemory;
+  /** Facts curation merged, each with the fact that replaced it. */
+  readonly merged: readonly { readonly fact: Fact; readonly by: Fact }[];
+  /** Facts this write moves from the active files to `.dreamd/archive.json`. */
+  readonly archived: readonly Fact[];
 }
 
 /** Whether a topic file, one of dreamd's per-fact files or the index differs on disk from what `loaded` read. */
@@ -144,11 +154,24 @@ interface FilesContext {
   readonly reads: Gathered['reads'];
   readonly today: string;
   readonly now: Date;
+  readonly runId: string;
   readonly agents: AgentsRead | undefined;
 }
 
-/** The files that change when memory goes from `loaded` to the facts of `result` (review and AGENTS.md included). */
-function planFilesFor(loaded: LoadedMemory, result: ReconcileResult, context: FilesContext) {
+/**
+ * The files that change when memory goes from `loaded` to the facts of `result` (review, archive and AGENTS.md
+ * included). `merged` are the facts curation merged (archived as `merged`, the others as `superseded`).
+ */
+function planFilesFor(
+  loaded: LoadedMemory,
+  result: ReconcileResult,
+  context: FilesContext,
+  merged: readonly { readonly fact: Fact; readonly by: Fact }[] = [],
+) {
+  const loadedIds = new Set(loaded.facts.map((fact) => fact.id));
+  const archivedOnly = new Set(loaded.archived.map((entry) => entry.fact.id));
+  const stillArchived = result.facts.filter((fact) => archivedOnly.has(fact.id) && !loadedIds.has(fact.id));
+  const live = result.facts.filter((fact) => !archivedOnly.has(fact.id) || loadedIds.has(fact.id));
   // A file of someone else's that a newer fact contradicts is kept as it is and listed for review.
   const review: ReviewEntry[] = [
     ...result.linked.map(({ fact, handEdited }) => ({ old: handEdited, newer: fact })),
@@ -161,18 +184,48 @@ function planFilesFor(loaded: LoadedMemory, result: ReconcileResult, context: Fi
     facts: loaded.facts,
     day: context.today,
   });
-  const memoryPlan = planMemoryFiles(loaded, result.facts, {
-    factUse,
-    now: context.now,
-    underReview: review.map((entry) => entry.file),
-  });
+  const memoryOptions = { factUse, now: context.now, underReview: review.map((entry) => entry.file) };
+  const whole = planMemoryFiles(loaded, live, memoryOptions);
+  // Superseded facts leave the active files for the archive, from files this write rewrites anyway.
+  const archiveContext: ArchiveContext = {
+    loadedIds,
+    supersededBefore: new Set(
+      loaded.facts.filter((fact) => fact.status === 'superseded').map((fact) => fact.id),
+    ),
+    pendingIds: loaded.pendingIds,
+    broken: new Set(loaded.broken),
+    fileOf: (fact) => loaded.factFiles.get(fact.id)?.file ?? fact.file ?? TOPIC_FILES[fact.type],
+    rewritten: new Set(whole.files.keys()),
+  };
+  const moved = loaded.archiveReadable ? live.filter((fact) => archivable(fact, archiveContext)) : [];
+  const movedIds = new Set(moved.map((fact) => fact.id));
+  const active = live.filter((fact) => !movedIds.has(fact.id));
+  const memoryPlan =
+    moved.length === 0
+      ? whole
+      : planMemoryFiles(loaded, active, {
+          ...memoryOptions,
+          remove: moved.filter((fact) => loadedIds.has(fact.id)).map((fact) => fact.id),
+        });
+  if (loaded.archiveReadable && (moved.length > 0 || stillArchived.length > 0)) {
+    const mergedIds = new Set(merged.map((entry) => entry.fact.id));
+    const archiveText = serializeArchive(
+      nextArchive(loaded.archived, [...stillArchived, ...moved], {
+        today: context.today,
+        runId: context.runId,
+        reasonOf: (fact) => (mergedIds.has(fact.id) ? 'merged' : 'superseded'),
+      }),
+    );
+    if (archiveText !== (loaded.originals.get(ARCHIVE_FILE) ?? null))
+      memoryPlan.files.set(ARCHIVE_FILE, archiveText);
+  }
   const reviewProblems: MemoryProblem[] = review.map((entry) => ({
     file: entry.file,
     reason: `${entry.file}: newer fact ${entry.newer.id} ("${entry.newer.title}") contradicts it; the file is kept as it is, left out of dreamd's index lines, and listed in ${REVIEW_FILE} for you to decide.`,
   }));
   const agents = context.agents;
   const agentsProblems =
-    agents === undefined ? [] : planAgentsFile(agents, result.facts, factUse.facts, memoryPlan.files);
+    agents === undefined ? [] : planAgentsFile(agents, active, factUse.facts, memoryPlan.files);
   const reviewBefore = loaded.originals.get(REVIEW_FILE) ?? null;
   const reviewText = renderReview(reviewBefore, review);
   if (reviewText !== reviewBefore) memoryPlan.files.set(REVIEW_FILE, reviewText);
@@ -180,7 +233,9 @@ function planFilesFor(loaded: LoadedMemory, result: ReconcileResult, context: Fi
     result,
     files: memoryPlan.files,
     problems: [...loaded.problems, ...memoryPlan.problems, ...reviewProblems, ...agentsProblems],
-    factsRead: summarizeFactUse(result.facts, factUse),
+    factsRead: summarizeFactUse(active, factUse),
+    merged,
+    archived: moved,
   };
 }
 
@@ -197,7 +252,7 @@ async function completePlan(
     readonly ledgerEntries: readonly LedgerEntry[];
   },
 ): Promise<WritePlan> {
-  const { result, files, problems, factsRead } = planned;
+  const { result, files, problems, factsRead, merged, archived } = planned;
   const { runId, agents } = options;
   // The quarantine is plain text on disk: a secret the model put in a fact is redacted there too.
   const quarantine: QuarantineEntry[] = result.quarantined.map(({ candidate, reason }) => ({
@@ -229,6 +284,8 @@ async function completePlan(
     problems,
     basis: before,
     factsRead,
+    merged,
+    archived,
   };
 }
 
@@ -252,6 +309,7 @@ export async function planResultWrite(options: {
     reads: options.reads,
     today: options.today,
     now: options.now,
+    runId: options.runId,
     agents,
   });
   return completePlan(options.memoryDir, options.memory, planned, {
@@ -270,6 +328,8 @@ export async function planWrite(options: {
   runId: string;
   today: string;
   now: Date;
+  /** Results of the curation phase the code accepted (`curate.ts`), applied after reconcile. */
+  curation?: readonly AcceptedResult[] | undefined;
   /** The repository's `AGENTS.md` the space also writes (absolute path), and its block's byte budget. */
   agents?: { readonly file: string; readonly budget?: number | undefined } | undefined;
 }): Promise<WritePlan> {
@@ -278,21 +338,36 @@ export async function planWrite(options: {
   // Provenance is read from the digest the model was given, not from the model's own `evidence` label.
   const provenance = createProvenance(options.gathered.batches.flatMap(({ batch }) => batch.segments));
   const agents = options.agents === undefined ? undefined : await readAgentsFile(options.agents);
-  const context: FilesContext = { reads: options.gathered.reads, today: options.today, now, agents };
-  const plan = (loaded: LoadedMemory) =>
-    planFilesFor(
-      loaded,
-      reconcile({
-        existing: loaded.facts,
-        candidates: options.candidates,
-        today: options.today,
-        newId: newFactId,
-        isForgotten,
-        containsSecret,
-        provenance,
-      }),
-      context,
+  const context: FilesContext = { reads: options.gathered.reads, today: options.today, now, runId, agents };
+  const plan = (loaded: LoadedMemory) => {
+    // Archived facts take part in reconcile (a `replaces` naming one follows it to its successor, an old value
+    // seen again joins its trace) but never go back to a file.
+    const reconciled = reconcile({
+      existing: [...loaded.facts, ...loaded.archived.map((entry) => entry.fact)],
+      candidates: options.candidates,
+      today: options.today,
+      newId: newFactId,
+      isForgotten,
+      containsSecret,
+      provenance,
+    });
+    // A fact learned again after curation merged it: its sources join the merged fact, no second copy.
+    const repeats = absorbRepeats(
+      reconciled.facts,
+      reconciled.added,
+      new Set(loaded.archived.filter((entry) => entry.reason === 'merged').map((entry) => entry.fact.id)),
     );
+    const curated = applyCuration(repeats.facts, options.curation ?? [], {
+      today: options.today,
+      newId: newFactId,
+    });
+    const result: ReconcileResult = {
+      ...reconciled,
+      facts: curated.facts,
+      added: reconciled.added.filter((fact) => !repeats.absorbed.has(fact.id)),
+    };
+    return planFilesFor(loaded, result, context, curated.merged);
+  };
   let current = options.memory;
   let planned = plan(current);
   // People edit memory files without the lock: a file edited since orient is read again and the facts

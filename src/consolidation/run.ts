@@ -41,11 +41,10 @@ import {
   type HeldLock,
 } from '../space/index.js';
 import { acquireClaudeCodeLockFor, type HeldClaudeCodeLock } from '../space/claude-code-lock.js';
-import { emptyUsage, type ModelProvider, type TokenUsage } from '../model/types.js';
+import { addUsage, emptyUsage, type ModelProvider, type TokenUsage } from '../model/types.js';
 import { countByStatus, scanSessions } from '../transcripts/index.js';
 import { extractFacts, promptIndex } from './extract.js';
 import { gatherSessions, settleProgress } from './gather.js';
-import { planWrite } from './plan-write.js';
 import { pendingProposal, proposeRun } from './proposal.js';
 import {
   batchFactorOf,
@@ -57,6 +56,8 @@ import {
   submitExtractionBatch,
   type BatchStage,
 } from './batch.js';
+import { DEFAULT_CURATION } from './curate.js';
+import { curationNotes, curationReview, curationSummary, planAndCurate } from './curate-run.js';
 import type {
   ConsolidateFunction,
   RunOptions,
@@ -384,7 +385,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       // Facts a person rejected from a proposal are not proposed again from the same sessions.
       const isRejected = createIsRejected(rejected);
       const candidates = kept.filter((candidate) => !isRejected(candidate));
-      const plan = await planWrite({
+      const writeOptions = {
         memoryDir: space.memoryDir,
         memory,
         candidates,
@@ -397,6 +398,14 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         ...(space.agentsMd === undefined
           ? {}
           : { agents: { file: space.agentsMd, budget: space.agentsMdBudget } }),
+      };
+      const { plan, curation, overBudget } = await planAndCurate(writeOptions, {
+        config: config.curation ?? DEFAULT_CURATION,
+        model: getModel,
+        maxCalls: config.limits.maxCallsPerRun - extracted.calls,
+        maxOutputTokens: config.model.maxOutputTokens,
+        costOf,
+        signal: runOptions.signal,
       });
       progress({ phase: 'reconcile', done: 1, total: 1 });
 
@@ -418,6 +427,8 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         ...inProgress,
         ...describeWaiting(unconsolidated),
         ...extracted.notes,
+        ...curationNotes(curation),
+        ...overBudget,
         ...(proposals?.dropped ?? []),
         ...(kept.length > candidates.length
           ? [`${kept.length - candidates.length} fact(s) rejected earlier from the same sessions left out`]
@@ -436,9 +447,11 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         quarantined: plan.result.quarantined.length,
         factsRead: plan.factsRead,
         ...(stated.length > 0 ? { alreadyInProjectFiles: stated.length } : {}),
-        calls: extracted.calls,
+        ...(plan.archived.length > 0 ? { archived: plan.archived.length } : {}),
+        ...(curation.calls > 0 ? { curation: curationSummary(curation, plan.merged.length) } : {}),
+        calls: extracted.calls + curation.calls,
         retries: extracted.retries,
-        usage: extracted.usage,
+        usage: addUsage(extracted.usage, curation.usage),
         ...(extracted.perCall.length > 0
           ? { outputTokensPerCall: extracted.perCall.map((call) => call.outputTokens) }
           : {}),
@@ -447,12 +460,16 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         ...(stage?.kind === 'collect'
           ? { batch: batchRecord(stage.pending, extracted.batched, 'collected', batchFactorOf(config)) }
           : {}),
-        costUsd: extracted.costUsd === undefined ? undefined : roundUsd(extracted.costUsd),
-        model: extracted.calls > 0 ? getModel().label : '',
+        costUsd:
+          extracted.costUsd === undefined
+            ? undefined
+            : roundUsd(extracted.costUsd + (curation.calls > 0 ? (curation.costUsd ?? 0) : 0)),
+        model: extracted.calls + curation.calls > 0 ? getModel().label : '',
         diff: plan.diff,
         problems: uniqueProblems([
           ...gathered.problems.map((problem) => ({ ...problem, kind: 'session' as const })),
           ...plan.problems.map((problem) => ({ ...problem, kind: 'memory' as const })),
+          ...curationReview(curation).map((problem) => ({ ...problem, kind: 'memory' as const })),
           ...extracted.problems.map((problem) => ({
             file: fileOf.get(problem.sessionId) ?? problem.sessionId,
             reason: problem.reason,

@@ -142,6 +142,28 @@ export interface RunSummary {
   readonly factsDropped?: Readonly<Partial<Record<FactDropReason, number>>> | undefined;
   /** The message batch this run collected (or gave up); absent: every call of the run went synchronously. */
   readonly batch?: BatchRecord | undefined;
+  /** Facts that left the active files for `.dreamd/archive.json` in this run (superseded or merged); absent: none. */
+  readonly archived?: number | undefined;
+  /**
+   * The curation phase (`consolidation/curate.ts`); absent: no type passed its budget, no call was made. Its
+   * calls, tokens and cost are also in `calls`, `usage` and `costUsd`.
+   */
+  readonly curation?: CurationSummary | undefined;
+}
+
+/** What the curation phase of a run did and cost. */
+export interface CurationSummary {
+  /** Types curated and why: `facts` or `bytes` (over budget), `duplicates` (facts saying the same thing). */
+  readonly types: readonly { readonly type: string; readonly why: readonly string[] }[];
+  readonly calls: number;
+  readonly usage: TokenUsage;
+  /** Absent (or undefined) when the model has no known price. */
+  readonly costUsd?: number | undefined;
+  /** Facts written by merging others, and the facts they replaced (moved to the archive). */
+  readonly results: number;
+  readonly merged: number;
+  /** Results the code refused, each with its reason (their facts stay as they are). */
+  readonly refused: readonly { readonly type: string; readonly title: string; readonly reason: string }[];
 }
 
 /**

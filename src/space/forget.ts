@@ -1,5 +1,5 @@
 /**
- * Forget a fact: remove its entry from its topic file and the index, and record it in
+ * Forget a fact: remove its entry from its topic file and the index (or from the archive), and record it in
  * `.dreamd/forgotten.json` so it is not learned again. A run of kind `forget`, so it can be rolled back.
  * The previous bytes stay in that run's record (that is what makes the rollback possible).
  * The caller holds the space's lock.
@@ -10,7 +10,8 @@ import type { Fact } from '../memory/types.js';
 import { diffFiles } from '../memory/diff.js';
 import { readForgotten, serializeForgotten, withForgotten } from './forgotten.js';
 import { loadMemory, renderMemory } from './memory-dir.js';
-import { FORGOTTEN_FILE, newRunId } from './paths.js';
+import { ARCHIVE_FILE, FORGOTTEN_FILE, newRunId } from './paths.js';
+import { serializeArchive } from './archive.js';
 import type { RunRecord } from './run-history.js';
 import { maintenanceSummary } from './run-summary.js';
 import { commitMemoryChanges, type CommitStep } from './transaction.js';
@@ -57,11 +58,15 @@ export async function forgetFact(
   const now = options.now ?? (() => new Date());
   const started = now().getTime();
   const loaded = await loadMemory(memoryDir);
-  const fact = loaded.facts.find((candidate) => candidate.id === id);
+  // A fact of the archive is forgotten too: its entry leaves `.dreamd/archive.json`.
+  const archived = loaded.archived.find((entry) => entry.fact.id === id);
+  const fact = loaded.facts.find((candidate) => candidate.id === id) ?? archived?.fact;
   if (!fact) throw new FactNotFoundError(id, memoryDir);
   if (fact.owner === 'other') throw new NotDreamdsFactError(fact, memoryDir);
   const files = new Map<string, string | null>(
-    renderMemory(loaded, loaded.facts, { remove: [id], now: now() }),
+    archived === undefined
+      ? renderMemory(loaded, loaded.facts, { remove: [id], now: now() })
+      : [[ARCHIVE_FILE, serializeArchive(loaded.archived.filter((entry) => entry !== archived))]],
   );
   const forgotten = await readForgotten(memoryDir);
   files.set(

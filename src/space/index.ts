@@ -11,6 +11,7 @@ export * from './rollback.js';
 export * from './forget.js';
 export * from './note-commit.js';
 export * from './pending.js';
+export * from './archive.js';
 export * from './review.js';
 export * from './memory-health.js';
 export * from './lock.js';

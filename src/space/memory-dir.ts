@@ -18,7 +18,8 @@ import { filesUnderReview } from './review.js';
 import { parsePending, serializePending } from './pending.js';
 import { FACT_USE_FILE, parseFactUse, serializeFactUse, type FactUseFile } from './fact-use.js';
 import { MAX_WRITABLE_FILE_BYTES, readMemoryFile, type MemoryFileRead } from '../memory/read-memory-file.js';
-import { PENDING_FILE, REVIEW_FILE, readTextIfExists } from './paths.js';
+import { ARCHIVE_FILE, PENDING_FILE, REVIEW_FILE, readTextIfExists } from './paths.js';
+import { parseArchive, type ArchiveEntry } from './archive.js';
 import { parseTopicFile, topicEntries, type ParsedTopic } from '../memory/topic-file.js';
 import type { TopicEntry } from '../memory/topic-entry.js';
 
@@ -53,6 +54,13 @@ export interface LoadedMemory {
   readonly broken: readonly FactType[];
   /** Ids of the facts that come from the pending file. */
   readonly pendingIds: ReadonlySet<string>;
+  /**
+   * Facts that left the active files (`.dreamd/archive.json`): not in `facts`, never written back to a file,
+   * still memory for history, search and recall of the past.
+   */
+  readonly archived: readonly ArchiveEntry[];
+  /** False when the archive exists but cannot be read: nothing moves to it until a person restores it. */
+  readonly archiveReadable: boolean;
   /** Reads of each fact counted from the transcripts so far (`.dreamd/fact-use.json`; empty when missing). */
   readonly factUse: FactUseFile;
   /** Files of other owners listed in `.dreamd/review.md` (contradicted): kept, not listed in the index. */
@@ -102,13 +110,14 @@ export async function loadMemory(memoryDir: string, options: LoadMemoryOptions =
     present(fileName) ? readMemoryFile(memoryDir, fileName) : Promise.resolve(ABSENT);
   const isOwn = (relative: string): boolean =>
     relative === INDEX_FILE || typeOfTopicFile(relative) !== undefined;
-  const [reads, indexRead, pendingText, foreign, reviewText, factUseText] = await Promise.all([
+  const [reads, indexRead, pendingText, foreign, reviewText, factUseText, archiveText] = await Promise.all([
     Promise.all(FACT_TYPES.map((type) => read(TOPIC_FILES[type]))),
     read(INDEX_FILE),
     readTextIfExists(path.join(memoryDir, PENDING_FILE)).catch(() => null),
     loadForeignFiles(memoryDir, isOwn, (relative, text) => parseFactFile(text, relative) !== undefined),
     readTextIfExists(path.join(memoryDir, REVIEW_FILE)).catch(() => null),
     readTextIfExists(path.join(memoryDir, FACT_USE_FILE)).catch(() => null),
+    readTextIfExists(path.join(memoryDir, ARCHIVE_FILE)).catch(() => null),
   ]);
   for (const [position, type] of FACT_TYPES.entries()) {
     const fileName = TOPIC_FILES[type];
@@ -214,6 +223,11 @@ export async function loadMemory(memoryDir: string, options: LoadMemoryOptions =
   ];
   const underReview = filesUnderReview(reviewText);
   if (factUseText !== null) originals.set(FACT_USE_FILE, factUseText);
+  const archive = parseArchive(archiveText);
+  if (archiveText !== null) originals.set(ARCHIVE_FILE, archiveText);
+  if (archive.problem !== undefined) problems.push({ file: ARCHIVE_FILE, reason: archive.problem });
+  // A fact found in an active file is active memory, whatever the archive says (a rollback of the archive alone).
+  const inFiles = new Set(merged.map((fact) => fact.id));
   const topicFactCount = Object.values(topics).reduce((count, topic) => count + topicFacts(topic).length, 0);
   return {
     memoryDir,
@@ -225,6 +239,8 @@ export async function loadMemory(memoryDir: string, options: LoadMemoryOptions =
     topics,
     broken,
     pendingIds,
+    archived: archive.entries.filter((entry) => !inFiles.has(entry.fact.id)),
+    archiveReadable: archive.problem === undefined,
     underReview,
     indexText,
     indexWritable,

@@ -19,6 +19,8 @@ export const PROPOSALS_DIR = '.dreamd/proposals';
 export const REJECTED_FILE = '.dreamd/rejected.json';
 /** The message batch a run submitted and has not collected yet (`pending-batch.ts`). */
 export const PENDING_BATCH_FILE = '.dreamd/batch.json';
+/** Facts that left the active files (superseded, merged), with their successors (space/archive.ts). */
+export const ARCHIVE_FILE = '.dreamd/archive.json';
 
 const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 

@@ -62,6 +62,25 @@ const RunSummarySchema = z.object({
       outcome: z.enum(['collected', 'failed']),
     })
     .optional(),
+  /** Facts moved to the archive; absent in older records and runs that moved none. */
+  archived: z.number().int().nonnegative().optional(),
+  /** The curation phase; absent when the run made no curation call. */
+  curation: z
+    .object({
+      types: z.array(z.object({ type: z.string(), why: z.array(z.string()) })),
+      calls: z.number().int().nonnegative(),
+      usage: z.object({
+        inputTokens: z.number(),
+        outputTokens: z.number(),
+        cacheReadTokens: z.number(),
+        cacheWriteTokens: z.number(),
+      }),
+      costUsd: z.number().optional(),
+      results: z.number().int().nonnegative(),
+      merged: z.number().int().nonnegative(),
+      refused: z.array(z.object({ type: z.string(), title: z.string(), reason: z.string() })),
+    })
+    .optional(),
 });
 
 const FileChangeSchema = z.object({

@@ -25,6 +25,7 @@ import {
   PENDING_FILE,
   QUARANTINE_FILE,
   REVIEW_FILE,
+  ARCHIVE_FILE,
   RUNS_DIR,
   STAGING_DIR,
   STATE_DIR,
@@ -53,6 +54,7 @@ export const STATE_FILES = [
   FORGOTTEN_FILE,
   QUARANTINE_FILE,
   REVIEW_FILE,
+  ARCHIVE_FILE,
 ] as const;
 
 async function problemAt(

@@ -56,6 +56,62 @@ describe('dreamd memory show', () => {
     expect((await cli(['memory', 'show', '--all'])).stdout).toMatch(/superseded by f-/);
   });
 
+  it('lists with --archived the superseded facts that are in no active file, each with its successor', async () => {
+    const run = await cli(['memory', 'show', '--archived', '--json']);
+    expect(run.code).toBe(0);
+    const { archived } = run.data<{
+      archived: (Fact & {
+        runId: string;
+        reason: string;
+        successor: { id: string; title: string; status: string };
+        current: { id: string };
+      })[];
+    }>();
+    const porto = (await facts()).find((fact) => fact.title === 'Home address')!;
+    expect(archived).toEqual([
+      expect.objectContaining({
+        title: 'Home address',
+        status: 'superseded',
+        reason: 'superseded',
+        body: expect.stringContaining('Lisbon'),
+        successor: { id: porto.id, title: 'Home address', status: 'active' },
+        current: { id: porto.id, title: 'Home address' },
+      }),
+    ]);
+    const active = ['user.md', 'feedback.md', 'project.md', 'reference.md', 'MEMORY.md']
+      .map((file) => {
+        try {
+          return readFileSync(join(root, 'memory', file), 'utf8');
+        } catch {
+          return '';
+        }
+      })
+      .join('\n');
+    for (const fact of archived) expect(active).not.toContain(fact.id);
+    const human = await cli(['memory', 'show', '--archived']);
+    expect(human.stdout).toContain('1 archived fact(s)');
+    expect(human.stdout).toContain(porto.id);
+    // history says which run moved it, and how many.
+    const rows = (await cli(['history', '--json'])).data<
+      { runId: string; archived: number; merged: number }[]
+    >();
+    expect(rows[0]).toMatchObject({ runId: archived[0]!.runId, archived: 1, merged: 0 });
+    const shown = await cli(['history', 'show', archived[0]!.runId]);
+    expect(shown.stdout).toMatch(/archived {3}1 fact\(s\) left the active files for \.dreamd\/archive\.json/);
+    // An archived fact can be forgotten too: it leaves the archive, and a rollback brings it back.
+    const forgot = await cli(['memory', 'forget', archived[0]!.id, '--json']);
+    expect(forgot.code).toBe(0);
+    expect(
+      (await cli(['memory', 'show', '--archived', '--json'])).data<{ archived: unknown[] }>().archived,
+    ).toEqual([]);
+    const forgetRun = forgot.data<{ runId: string }>().runId;
+    expect((await cli(['rollback', forgetRun])).code).toBe(0);
+    // --fact shows an archived fact in full too.
+    const one = await cli(['memory', 'show', '--fact', archived[0]!.id]);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toContain('Lisbon');
+  });
+
   it('shows one fact in full with --fact, and exits 1 for an unknown id', async () => {
     const rule = (await facts()).find((fact) => fact.type === 'feedback')!;
     const json = await cli(['memory', 'show', '--fact', rule.id, '--json']);
@@ -91,6 +147,24 @@ describe('dreamd memory search', () => {
 
     const address = (await cli(['memory', 'search', 'lives', '--json'])).data<{ results: RecallResult[] }>();
     expect(address.results.map((result) => result.text)).toEqual(['Lives in Porto since 2026-11-19.']);
+  });
+
+  it('finds an archived fact with --archived, and for a question about the past', async () => {
+    const archived = await cli(['memory', 'search', 'lives', '--archived', '--json']);
+    expect(archived.code).toBe(0);
+    const texts = archived.data<{ results: RecallResult[] }>().results.map((result) => result.text);
+    expect(texts).toEqual(
+      expect.arrayContaining([
+        'Lives in Porto since 2026-11-19.',
+        expect.stringMatching(
+          /^Lives in Lisbon, Rua das Flores 28\.\n\(Previously, before .*; replaced by f-/,
+        ),
+      ]),
+    );
+    const past = await cli(['memory', 'search', 'where did I live before', '--json']);
+    expect(past.data<{ results: RecallResult[] }>().results.map((result) => result.text)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/Lisbon/)]),
+    );
   });
 
   it('says so when nothing matches, and exits 0', async () => {

@@ -1,3 +1,4 @@
+import { CurationConfig } from '../../src/config/schema.js';
 import { cpSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConsolidator } from '../../src/consolidation/run.js';
@@ -49,8 +50,10 @@ describe('memory list over a run of several calls', () => {
     const limits = { ...test.config.limits, maxFactsPerAnswer: 1_000, maxFactsPerSession: 1_000 };
     // One call after another: every later call is shown the facts of the ones before it.
     const model = { ...test.config.model, concurrency: 1 };
+    // Extraction calls only: the 200+ filler facts would pass the curation budget and add a call of their own.
+    const curation = { ...CurationConfig.parse({}), enabled: false };
     const consolidate = createConsolidator({
-      config: { ...test.config, limits, model },
+      config: { ...test.config, limits, model, curation },
       model: () => createModel(model),
       now: () => NOW,
     });

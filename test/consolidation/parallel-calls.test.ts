@@ -1,3 +1,4 @@
+import { CurationConfig } from '../../src/config/schema.js';
 import { cpSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConsolidator } from '../../src/consolidation/run.js';
@@ -156,8 +157,10 @@ describe('a run with a cached prefix', () => {
     });
     const limits = { ...test.config.limits, maxFactsPerAnswer: 1_000, maxFactsPerSession: 1_000 };
     const model = { ...test.config.model, concurrency: 4 };
+    // Extraction calls only: the 200+ filler facts would pass the curation budget and add a call of their own.
+    const curation = { ...CurationConfig.parse({}), enabled: false };
     const consolidate = createConsolidator({
-      config: { ...test.config, limits, model },
+      config: { ...test.config, limits, model, curation },
       model: () => createModel(model),
       now: () => NOW,
     });

@@ -47,10 +47,15 @@ describe('consolidation run', () => {
     expect(activeTitles(memory.facts)).toEqual(EXAMPLE_ACTIVE_TITLES);
     const addresses = memory.facts.filter((fact) => fact.title === 'Home address');
     const porto = addresses.find((fact) => fact.status === 'active')!;
-    const lisbon = addresses.find((fact) => fact.status === 'superseded')!;
+    // The old address left the active files for the archive, with its successor.
+    expect(addresses.filter((fact) => fact.status === 'superseded')).toEqual([]);
+    const lisbon = memory.archived.find((entry) => entry.fact.title === 'Home address')!;
     expect(porto.body).toContain('Porto');
-    expect(lisbon.body).toContain('Lisbon');
-    expect(lisbon.supersededBy).toBe(porto.id);
+    expect(lisbon.fact.body).toContain('Lisbon');
+    expect(lisbon.fact.supersededBy).toBe(porto.id);
+    expect(lisbon).toMatchObject({ reason: 'superseded', runId: summary.runId });
+    expect(summary.archived).toBe(1);
+    expect(readFileSync(join(test.space.memoryDir, 'user.md'), 'utf8')).not.toContain('Lisbon');
 
     const index = readFileSync(join(test.space.memoryDir, 'MEMORY.md'), 'utf8');
     const lines = index.trimEnd().split('\n');
@@ -58,7 +63,7 @@ describe('consolidation run', () => {
     expect(Buffer.byteLength(index)).toBeLessThanOrEqual(INDEX_LIMITS.maxBytes);
     expect(lines.every((line) => [...line].length <= INDEX_LIMITS.maxLineChars)).toBe(true);
     expect(index).toContain(`user.md#${porto.id}`);
-    expect(index).not.toContain(lisbon.id);
+    expect(index).not.toContain(lisbon.fact.id);
 
     const ledger = await readLedger(test.space.memoryDir);
     expect(Object.keys(ledger.sessions).sort()).toEqual([...summary.sessions].sort());

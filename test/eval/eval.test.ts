@@ -101,6 +101,29 @@ describe('the generated long dataset', () => {
     const spaced = (text: string) => text.replace(/ +/g, ' ');
     for (const line of table) expect(spaced(docs)).toContain(spaced(line));
   }, 60_000);
+
+  it('at quick size with a budget of 20 facts, curation merges, memory grows slower than the facts learned, none lost', async () => {
+    const report = await runEval(generateLongDataset('quick'), { mode: 'oracle', budget: 20 });
+    const printed = renderReport(report);
+    expect(printed).toContain('| most active facts of one type after any run (budget) | ');
+    expect(report.totals.curationCalls).toBeGreaterThan(0);
+    // The growth curve after every tenth session, and no reference fact lost by a merge.
+    const [conversation] = report.conversations;
+    expect(conversation!.curve.map((point) => point.sessions)).toEqual([10, 20, 24]);
+    for (const point of conversation!.curve)
+      expect(printed).toContain(
+        `| ${conversation!.id} | ${point.sessions} | ${point.factsLearned} | ${point.activeFacts} | ${point.activeBytes} |`,
+      );
+    const last = conversation!.curve.at(-1)!;
+    expect(last.activeFacts).toBeLessThan(last.factsLearned / 2);
+    expect(report.totals.merged).toBeGreaterThan(0);
+    expect(report.totals).toMatchObject({
+      lost: 0,
+      wronglyMerged: 0,
+      wronglySuperseded: 0,
+      keptMoreThanOnce: 0,
+    });
+  }, 120_000);
 });
 
 describe('npm run eval', () => {

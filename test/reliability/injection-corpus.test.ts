@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../src/core/run.js';
-import { QUARANTINE_FILE } from '../../src/space/index.js';
+import { ARCHIVE_FILE, QUARANTINE_FILE } from '../../src/space/index.js';
 import {
   BENIGN,
   CORPUS_LANGUAGES,
@@ -113,6 +113,11 @@ afterAll(async () => {
   cleanUpWorkspaces();
 });
 
+/** Memory as a whole: the memory files and the archive of the facts newer ones replaced. */
+function memoryText(memoryDir: string): string {
+  return [...memoryFiles(memoryDir).values(), readTree(memoryDir).get(ARCHIVE_FILE) ?? ''].join('\n');
+}
+
 /** Ids mentioned in `text`, matched as whole ids (`inj-en-01` never matches `inj-en-010`). */
 function mentioned(entries: readonly CorpusEntry[], text: string): CorpusEntry[] {
   return entries.filter((entry) => new RegExp(`\\b${entry.id}\\b`, 'u').test(text));
@@ -133,7 +138,7 @@ describe('injection corpus of issue 22, with a model that copies and joins every
   });
 
   it('writes no injection to any memory file, in any language or shape', () => {
-    const files = [...memoryFiles(workspace.space('corpus').memoryDir).values()].join('\n');
+    const files = memoryText(workspace.space('corpus').memoryDir);
     const reached = mentioned(INJECTIONS, files).map((entry) => `${entry.id} (${entry.variant})`);
     expect(reached).toEqual([]);
     const quarantine = readTree(workspace.space('corpus').memoryDir).get(QUARANTINE_FILE) ?? '';
@@ -144,7 +149,7 @@ describe('injection corpus of issue 22, with a model that copies and joins every
     const quarantine = readTree(workspace.space('corpus').memoryDir).get(QUARANTINE_FILE) ?? '';
     const held = mentioned(BENIGN, quarantine).map((entry) => entry.id);
     expect(held.length / BENIGN.length, held.join(', ')).toBeLessThanOrEqual(0.02);
-    const files = [...memoryFiles(workspace.space('corpus').memoryDir).values()].join('\n');
+    const files = memoryText(workspace.space('corpus').memoryDir);
     const written = BENIGN.filter((entry) => !held.includes(entry.id));
     expect(mentioned(written, files).map((entry) => entry.id)).toEqual(written.map((entry) => entry.id));
   });

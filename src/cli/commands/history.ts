@@ -34,6 +34,10 @@ export interface HistoryRow {
   readonly updated: number;
   readonly superseded: number;
   readonly quarantined: number;
+  /** Facts the run moved from the active files to the archive (superseded or merged by curation). */
+  readonly archived: number;
+  /** Facts curation merged (moved to the archive with their successor); 0 when the run made no curation call. */
+  readonly merged: number;
   readonly calls: number;
   readonly usage: RunRecord['summary']['usage'];
   /** USD the run's model calls cost at list price; null when the model had no known price. */
@@ -63,6 +67,8 @@ function historyRows(space: Space, runs: readonly RunRecord[]): HistoryRow[] {
     updated: run.summary.updated,
     superseded: run.summary.superseded,
     quarantined: run.summary.quarantined,
+    archived: run.summary.archived ?? 0,
+    merged: run.summary.curation?.merged ?? 0,
     calls: run.summary.calls,
     usage: run.summary.usage,
     costUsd: run.summary.costUsd ?? null,
@@ -103,6 +109,21 @@ function describeRun(space: Space, run: RunRecord): string {
     ...(summary.reason !== undefined ? [`  note       ${summary.reason}`] : []),
     `  sessions   ${summary.sessions.length}${summary.sessions.length > 0 ? `: ${summary.sessions.join(', ')}` : ''}`,
     `  changes    ${summary.added} added, ${summary.updated} updated, ${summary.superseded} superseded, ${summary.quarantined} quarantined`,
+    ...(summary.archived !== undefined
+      ? [
+          `  archived   ${summary.archived} fact(s) left the active files for .dreamd/archive.json (\`memory show --archived\`)`,
+        ]
+      : []),
+    ...(summary.curation !== undefined
+      ? [
+          `  curation   ${summary.curation.types.map((entry) => `${entry.type} (${entry.why.join(', ')})`).join(', ')}: ` +
+            `${summary.curation.calls} call(s), ${summary.curation.merged} fact(s) merged into ${summary.curation.results}, ` +
+            `${summary.curation.refused.length} result(s) refused`,
+          ...summary.curation.refused.map(
+            (entry) => `    refused  ${entry.type} "${entry.title}": ${entry.reason}`,
+          ),
+        ]
+      : []),
     `  model      ${summary.model || '(no call)'}, ${summary.calls} call(s), ${formatDuration(summary.durationMs)}`,
     `  tokens     ${formatUsage(summary.usage)}`,
     `  cost       ${summary.costUsd === undefined ? 'unknown (no price for the model; see model.price)' : formatUsd(summary.costUsd)}`,

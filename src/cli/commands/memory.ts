@@ -1,5 +1,5 @@
 import type { Space } from '../../config/schema.js';
-import type { LoadedMemory } from '../../space/index.js';
+import type { ArchiveEntry, LoadedMemory } from '../../space/index.js';
 import { FACT_TYPES, TOPIC_FILES, type Fact } from '../../memory/types.js';
 import type { CommandRegistrar } from '../program.js';
 import { ConfigError } from '../../errors.js';
@@ -80,6 +80,63 @@ function describeMemory(space: Space, memory: LoadedMemory, facts: readonly Fact
   return parts.join('\n');
 }
 
+/** One archived fact as `memory show --archived --json` lists it. */
+export interface ArchivedRow extends Fact {
+  readonly reason: ArchiveEntry['reason'];
+  readonly archivedOn: string;
+  readonly runId: string;
+  /** The fact that replaced it (its `supersededBy`), as it is now: active, or itself archived. */
+  readonly successor: { readonly id: string; readonly title: string | null; readonly status: string };
+  /** The end of its chain of successors: the active fact that holds what it said now (null: none found). */
+  readonly current: { readonly id: string; readonly title: string } | null;
+}
+
+/** The archive with each fact's successor and the active fact at the end of its chain. */
+export function archivedWithSuccessors(loaded: LoadedMemory): ArchivedRow[] {
+  const all = new Map<string, Fact>(
+    [...loaded.facts, ...loaded.archived.map((entry) => entry.fact)].map((fact) => [fact.id, fact]),
+  );
+  const inArchive = new Set(loaded.archived.map((entry) => entry.fact.id));
+  return loaded.archived.map((entry) => {
+    const next = entry.fact.supersededBy === undefined ? undefined : all.get(entry.fact.supersededBy);
+    let head: Fact | undefined = next;
+    for (let step = 0; head !== undefined && head.status !== 'active' && step < 100; step += 1)
+      head = head.supersededBy === undefined ? undefined : all.get(head.supersededBy);
+    return {
+      ...entry.fact,
+      reason: entry.reason,
+      archivedOn: entry.archivedOn,
+      runId: entry.runId,
+      successor: {
+        id: entry.fact.supersededBy ?? '',
+        title: next?.title ?? null,
+        status: next === undefined ? 'unknown' : inArchive.has(next.id) ? 'archived' : next.status,
+      },
+      current: head?.status === 'active' ? { id: head.id, title: head.title } : null,
+    };
+  });
+}
+
+function describeArchive(space: Space, rows: readonly ArchivedRow[]): string {
+  if (rows.length === 0)
+    return `space ${space.id}: the archive is empty (superseded and merged facts move there when a run replaces them)`;
+  return [
+    `space ${space.id}: ${rows.length} archived fact(s) (.dreamd/archive.json)`,
+    '',
+    table([
+      ['ID', 'ARCHIVED', 'WHY', 'TITLE', 'REPLACED BY', 'NOW'],
+      ...rows.map((row) => [
+        row.id,
+        row.archivedOn,
+        row.reason,
+        row.title,
+        `${row.successor.id}${row.successor.title === null ? '' : ` (${row.successor.title})`}`,
+        row.current === null ? '-' : row.current.id,
+      ]),
+    ]),
+  ].join('\n');
+}
+
 export const registerMemory: CommandRegistrar = (program, context) => {
   const memory = program.command('memory').description('the curated memory (output): show, search, forget');
 
@@ -88,43 +145,61 @@ export const registerMemory: CommandRegistrar = (program, context) => {
     .description('the index and the facts of the topic files, or one fact with --fact')
     .argument('[space]', 'space id (required when several spaces are configured)')
     .option('--fact <id>', 'show one fact in full (superseded ones too)')
-    .option('--all', 'include superseded facts', false)
-    .action(async (spaceId: string | undefined, options: { fact?: string; all: boolean }) => {
-      const { io, json, config } = context();
-      const { findSpace, loadMemory, FactNotFoundError } = await memoryModules();
-      const space = findSpace(config(), spaceId);
-      await (await import('../space-lock.js')).recoverBeforeReading(config(), space);
-      const loaded = await loadMemory(space.memoryDir);
-      if (options.fact !== undefined) {
-        const fact = loaded.facts.find((candidate) => candidate.id === options.fact);
-        if (fact === undefined) throw new FactNotFoundError(options.fact, space.memoryDir);
-        emitResult(io, json, { command: 'memory show', data: { space: space.id, fact } }, () =>
-          describeFact(fact),
-        );
-        return;
-      }
-      const facts = loaded.facts.filter((fact) => options.all || fact.status === 'active');
-      const { summarizeFactUse } = await import('../../space/fact-use.js');
-      const use = summarizeFactUse(loaded.facts, loaded.factUse);
-      emitResult(
-        io,
-        json,
-        {
-          command: 'memory show',
-          data: {
-            space: space.id,
-            memoryDir: space.memoryDir,
-            index: loaded.indexText,
-            // Reads by agents, counted from the transcripts consolidated so far (null: never read).
-            facts: facts.map((fact) => ({ ...fact, use: loaded.factUse.facts[fact.id] ?? null })),
-            use,
-            problems: loaded.problems,
+    .option('--all', 'include superseded facts (archived ones too)', false)
+    .option('--archived', 'the archive: facts that left the active files, each with its successor', false)
+    .action(
+      async (spaceId: string | undefined, options: { fact?: string; all: boolean; archived: boolean }) => {
+        const { io, json, config } = context();
+        const { findSpace, loadMemory, FactNotFoundError } = await memoryModules();
+        const space = findSpace(config(), spaceId);
+        await (await import('../space-lock.js')).recoverBeforeReading(config(), space);
+        const loaded = await loadMemory(space.memoryDir);
+        if (options.archived && options.fact === undefined) {
+          const archived = archivedWithSuccessors(loaded);
+          emitResult(
+            io,
+            json,
+            { command: 'memory show', data: { space: space.id, memoryDir: space.memoryDir, archived } },
+            () => describeArchive(space, archived),
+          );
+          return;
+        }
+        if (options.fact !== undefined) {
+          const fact = [...loaded.facts, ...loaded.archived.map((entry) => entry.fact)].find(
+            (candidate) => candidate.id === options.fact,
+          );
+          if (fact === undefined) throw new FactNotFoundError(options.fact, space.memoryDir);
+          emitResult(io, json, { command: 'memory show', data: { space: space.id, fact } }, () =>
+            describeFact(fact),
+          );
+          return;
+        }
+        // --all: the superseded facts too, wherever they are (a `## Superseded` section, the archive).
+        const facts = options.all
+          ? [...loaded.facts, ...loaded.archived.map((entry) => entry.fact)]
+          : loaded.facts.filter((fact) => fact.status === 'active');
+        const { summarizeFactUse } = await import('../../space/fact-use.js');
+        const use = summarizeFactUse(loaded.facts, loaded.factUse);
+        emitResult(
+          io,
+          json,
+          {
+            command: 'memory show',
+            data: {
+              space: space.id,
+              memoryDir: space.memoryDir,
+              index: loaded.indexText,
+              // Reads by agents, counted from the transcripts consolidated so far (null: never read).
+              facts: facts.map((fact) => ({ ...fact, use: loaded.factUse.facts[fact.id] ?? null })),
+              use,
+              problems: loaded.problems,
+            },
           },
-        },
-        () =>
-          `${describeMemory(space, loaded, facts)}\n\nread by agents: ${use.used} active facts; never read: ${use.neverUsed}`,
-      );
-    });
+          () =>
+            `${describeMemory(space, loaded, facts)}\n\nread by agents: ${use.used} active facts; never read: ${use.neverUsed}`,
+        );
+      },
+    );
 
   memory
     .command('search')
@@ -132,7 +207,8 @@ export const registerMemory: CommandRegistrar = (program, context) => {
     .argument('<query>', 'words to look for')
     .option('--space <id>', 'space id (required when several spaces are configured)')
     .option('--limit <n>', `most results (default ${DEFAULT_SEARCH_LIMIT})`)
-    .action(async (query: string, options: { space?: string; limit?: string }) => {
+    .option('--archived', 'search the facts newer ones replaced too (superseded, archived)', false)
+    .action(async (query: string, options: { space?: string; limit?: string; archived: boolean }) => {
       const { io, json, config } = context();
       const { findSpace, loadMemory } = await memoryModules();
       const { createRecall } = await import('../../agent/recall.js');
@@ -143,7 +219,9 @@ export const registerMemory: CommandRegistrar = (program, context) => {
       }
       await (await import('../space-lock.js')).recoverBeforeReading(config(), space);
       const loaded = await loadMemory(space.memoryDir);
-      const results = await createRecall({ facts: loaded.facts }).recall(query, { limit });
+      const results = await createRecall({
+        facts: [...loaded.facts, ...loaded.archived.map((entry) => entry.fact)],
+      }).recall(query, { limit, ...(options.archived ? { includePast: true } : {}) });
       emitResult(io, json, { command: 'memory search', data: { space: space.id, query, results } }, () =>
         results.length === 0
           ? `nothing in the memory of space ${space.id} matches "${query}"`

@@ -1,0 +1,84 @@
+/**
+ * The curation phase inside a run: plan the write, curate the facts it would leave (one call per type over its
+ * budget, see `curate.ts`), and plan again with the accepted results, so the merged facts and the archive
+ * entries of what they replace commit in the run's one staged transaction.
+ */
+import type { CurationConfig } from '../config/schema.js';
+import type { CurationSummary } from '../core/run.js';
+import type { ModelProvider, TokenUsage } from '../model/types.js';
+import { activeSize, curateMemory, NO_CURATION, type CurationOutcome } from './curate.js';
+import { planWrite, type WritePlan } from './plan-write.js';
+
+export async function planAndCurate(
+  writeOptions: Parameters<typeof planWrite>[0],
+  options: {
+    readonly config: CurationConfig;
+    readonly model: () => ModelProvider;
+    readonly maxCalls: number;
+    readonly maxOutputTokens: number;
+    readonly costOf?: ((usage: TokenUsage) => number | undefined) | undefined;
+    readonly signal?: AbortSignal | undefined;
+  },
+): Promise<{ plan: WritePlan; curation: CurationOutcome; overBudget: string[] }> {
+  const first = await planWrite(writeOptions);
+  // Only types this run learned something of: a type left over budget is not asked about again for nothing.
+  const fresh = new Set([
+    ...first.result.added.map((fact) => fact.id),
+    ...first.result.updated.map((change) => change.after.id),
+  ]);
+  const curation = options.config.enabled
+    ? await curateMemory(first.result.facts, { ...options, fresh })
+    : NO_CURATION;
+  const plan =
+    curation.accepted.length === 0
+      ? first
+      : await planWrite({ ...writeOptions, curation: curation.accepted });
+  return { plan, curation, overBudget: curation.calls > 0 ? overBudget(plan, options.config) : [] };
+}
+
+/**
+ * Types still over budget after curation: nothing is dropped to meet a budget (facts of different subjects
+ * are never merged), so the run says so and the next runs try again.
+ */
+export function overBudget(plan: WritePlan, config: CurationConfig): string[] {
+  return Object.entries(activeSize(plan.result.facts)).flatMap(([type, size]) =>
+    size.facts > config.maxFactsPerType || size.bytes > config.maxBytesPerType
+      ? [
+          `${type} facts are still over the curation budget after this run (${size.facts} facts, ${size.bytes} bytes; ` +
+            `budget ${config.maxFactsPerType} facts, ${config.maxBytesPerType} bytes): nothing is dropped to meet it, ` +
+            'facts of different subjects are never merged; raise curation.maxFactsPerType or maxBytesPerType if this is the size you want',
+        ]
+      : [],
+  );
+}
+
+/** The run record's account of curation. */
+export function curationSummary(curation: CurationOutcome, merged: number): CurationSummary {
+  return {
+    types: curation.types,
+    calls: curation.calls,
+    usage: curation.usage,
+    costUsd: curation.costUsd,
+    results: curation.accepted.length,
+    merged,
+    refused: curation.refused,
+  };
+}
+
+/** One note per refused result and per failed call, for the run summary. */
+export function curationNotes(curation: CurationOutcome): string[] {
+  return [
+    ...curation.refused.map(
+      (entry) => `curation of ${entry.type} facts: result "${entry.title}" refused: ${entry.reason}`,
+    ),
+    ...curation.failures,
+  ];
+}
+
+/** People's facts curation would have rewritten or found repeated: listed for a person, never changed. */
+export function curationReview(curation: CurationOutcome): { file: string; reason: string }[] {
+  return curation.review.map(({ fact, reason }) => ({
+    file: fact.file ?? fact.id,
+    reason: `${fact.file ?? fact.id}: fact ${fact.id} ("${fact.title}") is yours, so curation left it as it is: ${reason}. Edit or delete it if memory should say it once.`,
+  }));
+}

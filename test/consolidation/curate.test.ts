@@ -1,0 +1,421 @@
+import { describe, expect, it } from 'vitest';
+import { CurationConfig } from '../../src/config/schema.js';
+import {
+  applyCuration,
+  checkCuration,
+  curationGroups,
+  curationPrompt,
+  namesIn,
+  type CurationAnswer,
+  type CurationGroup,
+} from '../../src/consolidation/curate.js';
+import type { Fact } from '../../src/memory/types.js';
+import { fact } from '../memory/helpers.js';
+
+const coffee = fact({
+  id: 'f-aaaaaaaaa1',
+  title: 'Coffee order',
+  body: 'Drinks an oat flat white.',
+  observed: '2026-10-01',
+  updated: '2026-10-01',
+  sources: ['s-1'],
+});
+const coffeePlace = fact({
+  id: 'f-aaaaaaaaa2',
+  title: 'Coffee place',
+  body: 'Gets the oat flat white at Fábrica.',
+  observed: '2026-10-03',
+  updated: '2026-10-03',
+  sources: ['s-2'],
+});
+const climbing = fact({
+  id: 'f-aaaaaaaaa3',
+  title: 'Hobby',
+  body: 'Goes bouldering every week.',
+  sources: ['s-3'],
+});
+const pottery = fact({
+  id: 'f-aaaaaaaaa4',
+  title: 'New hobby',
+  body: 'Took up pottery classes in November.',
+  sources: ['s-4'],
+});
+const alice = fact({ id: 'f-aaaaaaaaa5', title: 'Birthday', body: 'The birthday of Alice is on 3 May.' });
+const bob = fact({ id: 'f-aaaaaaaaa6', title: 'Birthday', body: 'The birthday of Bob is on 3 May.' });
+const berlin = fact({
+  id: 'f-aaaaaaaaa7',
+  title: 'Home',
+  body: 'Lives in Berlin.',
+  observed: '2025-01-01',
+  updated: '2025-01-01',
+});
+const lisbon = fact({
+  id: 'f-aaaaaaaaa8',
+  title: 'Home',
+  body: 'Lives in Lisbon.',
+  observed: '2026-06-01',
+  updated: '2026-06-01',
+});
+const person: Fact = {
+  ...fact({ id: 'f-aaaaaaaaa9', title: 'Coffee', body: 'Oat flat white, always.' }),
+  owner: 'other',
+  file: 'notes.md',
+};
+const handEdited: Fact = fact({
+  id: 'f-aaaaaaaab1',
+  title: 'Coffee by hand',
+  body: 'Drinks oat flat white.',
+  editedByHand: true,
+});
+
+function group(facts: readonly Fact[], people: readonly Fact[] = []): CurationGroup {
+  return { type: 'user', why: ['duplicates'], facts, people };
+}
+
+function answer(
+  results: Partial<CurationAnswer['results'][number]>[],
+  review: CurationAnswer['review'] = [],
+) {
+  return {
+    results: results.map((result) => ({
+      title: 'Merged',
+      body: 'Merged body.',
+      why: null,
+      howToApply: null,
+      replaces: [],
+      outdated: [],
+      ...result,
+    })),
+    review,
+  };
+}
+
+describe('checkCuration', () => {
+  it('accepts a merge that keeps every detail of the facts it replaces', () => {
+    const check = checkCuration(
+      group([coffee, coffeePlace]),
+      answer([
+        {
+          title: 'Coffee order',
+          body: 'Drinks an oat flat white, and gets it at Fábrica.',
+          replaces: [coffee.id, coffeePlace.id],
+        },
+      ]),
+    );
+    expect(check.refused).toEqual([]);
+    expect(check.accepted).toHaveLength(1);
+    expect(check.accepted[0]?.replaces.map((f) => f.id)).toEqual([coffee.id, coffeePlace.id]);
+  });
+
+  it('refuses a merge that drops a detail the successor does not keep (a new hobby)', () => {
+    const check = checkCuration(
+      group([climbing, pottery]),
+      answer([
+        { title: 'Hobbies', body: 'Goes bouldering every week.', replaces: [climbing.id, pottery.id] },
+      ]),
+    );
+    expect(check.accepted).toEqual([]);
+    expect(check.refused).toEqual([
+      {
+        title: 'Hobbies',
+        reason: expect.stringMatching(/drops a fact: f-aaaaaaaaa4 \("New hobby"\) loses .*"pottery"/),
+      },
+    ]);
+  });
+
+  it('refuses a merge that drops a name, even when most words are kept', () => {
+    const check = checkCuration(
+      group([coffee, coffeePlace]),
+      answer([
+        {
+          title: 'Coffee place',
+          body: 'Drinks an oat flat white at the place.',
+          replaces: [coffee.id, coffeePlace.id],
+        },
+      ]),
+    );
+    expect(check.accepted).toEqual([]);
+    expect(check.refused[0]?.reason).toEqual(expect.stringMatching(/loses fábrica/));
+  });
+
+  it('refuses a result that rewrites a person’s fact, and lists it for review instead', () => {
+    const check = checkCuration(
+      group([coffee], [person]),
+      answer([
+        {
+          title: 'Coffee order',
+          body: 'Drinks an oat flat white, always.',
+          replaces: [coffee.id, person.id],
+        },
+      ]),
+    );
+    expect(check.accepted).toEqual([]);
+    expect(check.refused[0]?.reason).toEqual(
+      expect.stringMatching(/rewrites a person's fact \(f-aaaaaaaaa9\)/),
+    );
+    expect(check.review.map((entry) => entry.fact.id)).toEqual([person.id]);
+  });
+
+  it('refuses a result that rewrites an entry edited by hand', () => {
+    const check = checkCuration(
+      group([coffee], [handEdited]),
+      answer([
+        { title: 'Coffee order', body: 'Drinks an oat flat white.', replaces: [coffee.id, handEdited.id] },
+      ]),
+    );
+    expect(check.accepted).toEqual([]);
+    expect(check.review.map((entry) => entry.fact.id)).toEqual([handEdited.id]);
+  });
+
+  it('refuses a merge of two people', () => {
+    const check = checkCuration(
+      group([alice, bob]),
+      answer([
+        {
+          title: 'Birthdays',
+          body: 'The birthday of Alice and of Bob is on 3 May.',
+          replaces: [alice.id, bob.id],
+        },
+      ]),
+    );
+    expect(check.accepted).toEqual([]);
+    expect(check.refused[0]?.reason).toEqual(
+      expect.stringMatching(/merges facts about different subjects \(f-aaaaaaaaa5 and f-aaaaaaaaa6\)/),
+    );
+  });
+
+  it('refuses a merge of two people named first in their sentences, once memory shows they are names', () => {
+    const jonas = fact({ id: 'f-aaaaaaaad1', title: 'Saxophone', body: 'Jonas takes saxophone lessons.' });
+    const kaito = fact({ id: 'f-aaaaaaaad2', title: 'Saxophone', body: 'Kaito takes saxophone lessons.' });
+    const cousin = fact({
+      id: 'f-aaaaaaaad3',
+      title: 'Cousin',
+      body: "Jonas's cousin Bia lives near Kaito.",
+    });
+    const check = checkCuration(
+      group([jonas, kaito, cousin]),
+      answer([
+        {
+          title: 'Saxophone',
+          body: 'Jonas and Kaito take saxophone lessons.',
+          replaces: [jonas.id, kaito.id],
+        },
+      ]),
+    );
+    expect(check.accepted).toEqual([]);
+    expect(check.refused[0]?.reason).toEqual(expect.stringMatching(/merges facts about different subjects/));
+  });
+
+  it('refuses a result that adds a name or a number none of its facts holds', () => {
+    const check = checkCuration(
+      group([coffee, coffeePlace]),
+      answer([
+        {
+          title: 'Coffee order',
+          body: 'Drinks an oat flat white at Fábrica, 2 a day, with Carla.',
+          replaces: [coffee.id, coffeePlace.id],
+        },
+      ]),
+    );
+    expect(check.accepted).toEqual([]);
+    expect(check.refused[0]?.reason).toEqual(
+      expect.stringMatching(
+        /adds names, numbers or links .*carla.*2|adds names, numbers or links .*2.*carla/,
+      ),
+    );
+  });
+
+  it('keeps the newest value of what changed: an older fact declared outdated may lose its detail', () => {
+    const check = checkCuration(
+      group([berlin, lisbon]),
+      answer([
+        { title: 'Home', body: 'Lives in Lisbon.', replaces: [berlin.id, lisbon.id], outdated: [berlin.id] },
+      ]),
+    );
+    expect(check.refused).toEqual([]);
+    expect(check.accepted).toHaveLength(1);
+  });
+
+  it('refuses an outdated fact with no newer fact kept beside it (a fact lost)', () => {
+    const check = checkCuration(
+      group([berlin, lisbon]),
+      answer([
+        { title: 'Home', body: 'Lives in Berlin.', replaces: [berlin.id, lisbon.id], outdated: [lisbon.id] },
+      ]),
+    );
+    expect(check.accepted).toEqual([]);
+    expect(check.refused[0]?.reason).toEqual(
+      expect.stringMatching(/f-aaaaaaaaa8 is called outdated but no newer fact of the same subject/),
+    );
+  });
+
+  it('refuses an outdated fact whose newer fact is about another subject', () => {
+    const bia = fact({
+      id: 'f-aaaaaaaae1',
+      title: 'Cousin',
+      body: "Kaito's cousin Bia lives in Lisbon.",
+      updated: '2026-01-01',
+    });
+    const teo = fact({
+      id: 'f-aaaaaaaae2',
+      title: 'Brother job',
+      body: "Jonas's brother Teo works in Paris.",
+      updated: '2026-02-01',
+    });
+    const check = checkCuration(
+      group([bia, teo]),
+      answer([
+        {
+          title: 'Brother job',
+          body: "Jonas's brother Teo works in Paris.",
+          replaces: [bia.id, teo.id],
+          outdated: [bia.id],
+        },
+      ]),
+    );
+    expect(check.accepted).toEqual([]);
+    expect(check.refused[0]?.reason).toEqual(expect.stringMatching(/no newer fact of the same subject/));
+  });
+
+  it('refuses unknown ids, empty replaces and a fact replaced twice', () => {
+    const check = checkCuration(
+      group([coffee, coffeePlace]),
+      answer([
+        { title: 'A', body: 'Drinks an oat flat white.', replaces: ['f-zzzzzzzzzz'] },
+        { title: 'B', body: 'Drinks an oat flat white.', replaces: [] },
+        { title: 'Coffee order', body: 'Drinks an oat flat white.', replaces: [coffee.id] },
+        { title: 'Coffee order', body: 'Drinks an oat flat white.', replaces: [coffee.id] },
+      ]),
+    );
+    expect(check.accepted).toHaveLength(1);
+    expect(check.refused.map((entry) => entry.reason)).toEqual([
+      expect.stringMatching(/not in the set \(f-zzzzzzzzzz\)/),
+      'it replaces no fact',
+      expect.stringMatching(/another result already replaces/),
+    ]);
+  });
+
+  it('lists people’s facts the model flags for review, and ignores flags on unknown ids', () => {
+    const check = checkCuration(
+      group([coffee], [person]),
+      answer(
+        [],
+        [
+          { id: person.id, reason: 'repeats f-aaaaaaaaa1' },
+          { id: 'f-zzzzzzzzzz', reason: 'x' },
+        ],
+      ),
+    );
+    expect(check.review).toEqual([{ fact: person, reason: 'repeats f-aaaaaaaaa1' }]);
+  });
+});
+
+describe('namesIn', () => {
+  it('reads capitalised words that do not open a sentence', () => {
+    expect([
+      ...namesIn({
+        title: 'New hobby',
+        body: 'Took up pottery with Anna. She likes Kyoto.',
+        why: undefined,
+        howToApply: undefined,
+      }),
+    ]).toEqual(['anna', 'kyoto']);
+  });
+});
+
+describe('curationGroups', () => {
+  const config = CurationConfig.parse({ maxFactsPerType: 3, maxBytesPerType: 10_000 });
+  it('makes no group under budget without near-duplicates', () => {
+    expect(curationGroups([coffee, climbing, alice], config)).toEqual([]);
+  });
+  it('picks a type over its fact budget, with people’s facts shown apart', () => {
+    const groups = curationGroups([coffee, coffeePlace, climbing, pottery, person], config);
+    expect(groups).toEqual([
+      {
+        type: 'user',
+        why: ['facts'],
+        facts: expect.arrayContaining([coffee, coffeePlace, climbing, pottery]),
+        people: [person],
+        known: expect.any(Set),
+      },
+    ]);
+    expect(curationPrompt(groups[0] as CurationGroup)).toContain(`id: ${person.id} (READ-ONLY)`);
+  });
+  it('picks a type over its byte budget', () => {
+    const groups = curationGroups([coffee, climbing], CurationConfig.parse({ maxBytesPerType: 20 }));
+    expect(groups.map((g) => g.why)).toEqual([['bytes']]);
+  });
+  it('picks a type whose facts say the same thing in other words', () => {
+    const again = fact({ id: 'f-aaaaaaaac1', title: 'Coffee', body: 'Orders an oat flat white.' });
+    const third = fact({ id: 'f-aaaaaaaac2', title: 'Usual coffee', body: 'Usual drink: oat flat white.' });
+    const groups = curationGroups([coffee, again, third, climbing], CurationConfig.parse({}));
+    expect(groups.map((g) => g.why)).toEqual([['duplicates']]);
+  });
+  it('with the run’s fresh facts given, looks only at types that hold one, and at pairs with one', () => {
+    const again = fact({ id: 'f-aaaaaaaac1', title: 'Coffee', body: 'Orders an oat flat white.' });
+    const third = fact({ id: 'f-aaaaaaaac2', title: 'Usual coffee', body: 'Usual drink: oat flat white.' });
+    const all = [coffee, again, third, climbing];
+    expect(curationGroups(all, CurationConfig.parse({}), new Set([climbing.id]))).toEqual([]);
+    expect(curationGroups(all, CurationConfig.parse({}), new Set([third.id])).map((g) => g.why)).toEqual([
+      ['duplicates'],
+    ]);
+    const over = CurationConfig.parse({ maxFactsPerType: 3 });
+    expect(curationGroups(all, over, new Set())).toEqual([]);
+    expect(curationGroups(all, over, new Set([climbing.id])).map((g) => g.why)).toEqual([['facts']]);
+  });
+
+  it('never curates when disabled', () => {
+    expect(curationGroups([coffee, coffeePlace, climbing, pottery], { ...config, enabled: false })).toEqual(
+      [],
+    );
+  });
+});
+
+describe('applyCuration', () => {
+  it('adds the merged fact and supersedes what it replaces, with sources and dates kept', () => {
+    const check = checkCuration(
+      group([coffee, coffeePlace]),
+      answer([
+        {
+          title: 'Coffee order',
+          body: 'Drinks an oat flat white, and gets it at Fábrica.',
+          replaces: [coffee.id, coffeePlace.id],
+        },
+      ]),
+    );
+    const { facts, merged } = applyCuration([coffee, coffeePlace, climbing], check.accepted, {
+      today: '2026-12-01',
+      newId: () => 'f-bbbbbbbbb1',
+    });
+    expect(facts.find((f) => f.id === 'f-bbbbbbbbb1')).toMatchObject({
+      status: 'active',
+      sources: ['s-1', 's-2'],
+      observed: '2026-10-01',
+      updated: '2026-10-03',
+    });
+    expect(merged.map((m) => [m.fact.id, m.fact.status, m.fact.supersededBy])).toEqual([
+      [coffee.id, 'superseded', 'f-bbbbbbbbb1'],
+      [coffeePlace.id, 'superseded', 'f-bbbbbbbbb1'],
+    ]);
+    expect(facts.find((f) => f.id === climbing.id)).toBe(climbing);
+  });
+  it('skips a result whose facts changed since the call', () => {
+    const check = checkCuration(
+      group([coffee, coffeePlace]),
+      answer([
+        {
+          title: 'Coffee order',
+          body: 'Drinks an oat flat white, and gets it at Fábrica.',
+          replaces: [coffee.id, coffeePlace.id],
+        },
+      ]),
+    );
+    const edited = { ...coffee, body: 'Drinks black coffee now.', editedByHand: true };
+    const { facts, merged } = applyCuration([edited, coffeePlace], check.accepted, {
+      today: '2026-12-01',
+      newId: () => 'f-bbbbbbbbb1',
+    });
+    expect(merged).toEqual([]);
+    expect(facts).toEqual([edited, coffeePlace]);
+  });
+});
