@@ -1,4 +1,3 @@
-import { cpSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import { linkUnseenSameTitles, resolveRunReplaces } from '../../src/consolidation/extract.js';
@@ -12,8 +11,9 @@ import {
   type FakeAnthropicServer,
 } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_FACTS, scriptedExtractor, sessionsInPrompt } from '../../harness/scripted-extractor.js';
-import { createTestSpace, EXAMPLE_SESSIONS_DIR } from '../support/space.js';
+import { createTestSpace } from '../support/space.js';
 import { modelWork } from '../support/eventually.js';
+import { spaceWithLongMemory } from './helpers.js';
 
 const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
 const NOW = new Date('2026-11-29T12:00:00Z');
@@ -124,49 +124,24 @@ describe('the calls of a run in parallel', () => {
 describe('a run with a cached prefix', () => {
   it('sends its first call alone, so the calls after it read the prefix from the cache', async () => {
     server = await startFakeAnthropicServer({ minCacheableTokens: 4096 });
-    const scripted = scriptedExtractor(EXAMPLE_FACTS);
-    const filler = Array.from({ length: 300 }, (_, index) => ({
-      type: 'project',
-      title: `Service ${index} owns queue ${index}`,
-      body: `Service ${index} runs the nightly job of queue ${index} and alerts team ${index % 7}.`,
-      why: null,
-      howToApply: null,
-      observed: '2026-11-02',
-      sources: [],
-      replaces: [],
-      confidence: null,
-    }));
-    let seeded = false;
     let inFlight = 0;
     const alongside: number[] = [];
-    server.setDefault(async (request) => {
-      alongside.push(inFlight);
-      inFlight += 1;
-      await modelWork(40);
-      inFlight -= 1;
-      const reply = scripted(request) as { json: { facts: unknown[] } };
-      if (seeded) return reply;
-      seeded = true;
-      return { json: { facts: [...reply.json.facts, ...filler] } };
+    const { consolidate } = await spaceWithLongMemory(server, {
+      digestTokensPerCall: 2000,
+      concurrency: 4,
+      now: NOW,
+      around: async (answer) => {
+        alongside.push(inFlight);
+        inFlight += 1;
+        await modelWork(40);
+        inFlight -= 1;
+        return answer();
+      },
     });
-    const test = createTestSpace({
-      modelUrl: server.url,
-      examples: ['2026-11-02-lisbon-delivery.json'],
-      env: { DREAMD_DIGEST_TOKENS_PER_CALL: '2000', DREAMD_MEMORY_TOKENS_PER_CALL: '4000' },
-    });
-    const limits = { ...test.config.limits, maxFactsPerAnswer: 1_000, maxFactsPerSession: 1_000 };
-    const model = { ...test.config.model, concurrency: 4 };
-    const consolidate = createConsolidator({
-      config: { ...test.config, limits, model },
-      model: () => createModel(model),
-      now: () => NOW,
-    });
-    expect((await consolidate(test.space, forced)).status).toBe('completed');
-    cpSync(EXAMPLE_SESSIONS_DIR, test.space.sessionsDir, { recursive: true });
     const before = server.requests.length;
     alongside.length = 0;
 
-    const summary = await consolidate(test.space, forced);
+    const summary = await consolidate();
 
     expect(summary.status).toBe('completed');
     expect(server.requests.length - before).toBeGreaterThan(2);
