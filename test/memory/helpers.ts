@@ -1,7 +1,10 @@
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { ExtractedFact } from '../../src/consolidation/extraction.js';
+import { planWrite } from '../../src/consolidation/plan-write.js';
 import type { RunSummary } from '../../src/core/run.js';
+import { loadMemory } from '../../src/space/memory-dir.js';
 import type { Fact, FactType } from '../../src/memory/types.js';
 
 export async function makeTempDir(): Promise<string> {
@@ -124,4 +127,36 @@ export async function applyFiles(
       await writeFile(target, text);
     }
   }
+}
+
+/**
+ * The write plan of a run that read no sessions and kept only `candidates`: the memory folder as it is on disk,
+ * nothing forgotten, nothing gathered (no batches, reads or deferred files), today being the date of `now`.
+ */
+export async function planCandidates(
+  memoryDir: string,
+  candidates: readonly ExtractedFact[],
+  run: { runId: string; now: Date },
+): ReturnType<typeof planWrite> {
+  return planWrite({
+    memoryDir,
+    memory: await loadMemory(memoryDir),
+    candidates,
+    forgotten: { version: 1, facts: [] },
+    gathered: {
+      batches: [],
+      sessions: [],
+      records: [],
+      sessionDates: new Map(),
+      progress: new Map(),
+      deferred: new Set(),
+      keptUntil: new Map(),
+      problems: [],
+      reads: [],
+      workingDirectories: [],
+    },
+    runId: run.runId,
+    today: run.now.toISOString().slice(0, 10),
+    now: run.now,
+  });
 }

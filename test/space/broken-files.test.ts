@@ -3,12 +3,11 @@ import { readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
-import { planWrite } from '../../src/consolidation/plan-write.js';
 import { FACT_TYPES, TOPIC_FILES, type FactType } from '../../src/memory/types.js';
 import { loadMemory, renderMemory } from '../../src/space/memory-dir.js';
 import { PENDING_FILE, QUARANTINE_FILE } from '../../src/space/paths.js';
 import { memoryHealth } from '../../src/space/memory-health.js';
-import { applyFiles, fact, makeTempDir, removeDir, snapshot } from '../memory/helpers.js';
+import { applyFiles, fact, makeTempDir, planCandidates, removeDir, snapshot } from '../memory/helpers.js';
 
 const NOW = new Date('2026-12-01T00:00:00Z');
 let dir: string;
@@ -52,28 +51,7 @@ function candidate(type: FactType, session: string, body: string): ExtractedFact
 }
 
 async function runPlan(candidates: readonly ExtractedFact[]) {
-  const memory = await loadMemory(dir);
-  const plan = await planWrite({
-    memoryDir: dir,
-    memory,
-    candidates,
-    forgotten: { version: 1, facts: [] },
-    gathered: {
-      batches: [],
-      sessions: [],
-      records: [],
-      sessionDates: new Map(),
-      progress: new Map(),
-      deferred: new Set(),
-      keptUntil: new Map(),
-      problems: [],
-      reads: [],
-      workingDirectories: [],
-    },
-    runId: 'run-test',
-    today: '2026-12-01',
-    now: NOW,
-  });
+  const plan = await planCandidates(dir, candidates, { runId: 'run-test', now: NOW });
   await applyFiles(dir, plan.files);
   return plan;
 }
