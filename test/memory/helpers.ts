@@ -5,7 +5,8 @@ import type { ExtractedFact } from '../../src/consolidation/extraction.js';
 import { planWrite } from '../../src/consolidation/plan-write.js';
 import type { RunSummary } from '../../src/core/run.js';
 import { loadMemory } from '../../src/space/memory-dir.js';
-import type { Fact, FactType } from '../../src/memory/types.js';
+import { BLOCK_BEGIN, BLOCK_END } from '../../src/memory/index-block.js';
+import { FACT_TYPES, type Fact, type FactType } from '../../src/memory/types.js';
 
 export async function makeTempDir(): Promise<string> {
   return mkdtemp(path.join(tmpdir(), 'dreamd-memory-'));
@@ -159,4 +160,34 @@ export async function planCandidates(
     today: run.now.toISOString().slice(0, 10),
     now: run.now,
   });
+}
+
+/** The file with dreamd's block (begin line to end line) cut out: what people wrote around it. */
+export function withoutBlock(text: string): string {
+  const begin = text.indexOf(`${BLOCK_BEGIN}\n`);
+  if (begin < 0) return text;
+  const endMarker = `${BLOCK_END}\n`;
+  const end = text.indexOf(endMarker, begin);
+  return text.slice(0, begin) + text.slice(end + endMarker.length);
+}
+
+/**
+ * `count` facts of every type in turn, with distinct ids for each `seed`, updated on the days of November
+ * in turn; `text` gives each its title and body.
+ */
+export function numberedFacts(
+  count: number,
+  seed: number,
+  text: (index: number) => { title: string; body: string },
+): Fact[] {
+  return Array.from({ length: count }, (_, index) =>
+    fact(
+      {
+        id: `f-${(seed * 1000 + index).toString(36).padStart(10, '0')}`,
+        ...text(index),
+        updated: `2026-11-${String((index % 28) + 1).padStart(2, '0')}`,
+      },
+      FACT_TYPES[index % FACT_TYPES.length],
+    ),
+  );
 }
