@@ -27,6 +27,8 @@ import {
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
+import type { Fact } from '../../src/memory/types.js';
+import { fact as memoryFact } from '../memory/helpers.js';
 
 const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
 const NOW = new Date('2026-11-29T12:00:00Z');
@@ -247,22 +249,16 @@ describe('approval mode', () => {
 
 describe('chooseChanges', () => {
   it('keeps what memory holds for an update or supersede left out, and adds only chosen new facts', () => {
-    const fact = (id: string, title: string, extra: object = {}) => ({
-      id,
-      type: 'user' as const,
-      title,
-      body: title,
-      why: undefined,
-      howToApply: undefined,
-      observed: '2026-11-01',
-      updated: '2026-11-01',
-      sources: ['s'],
-      status: 'active' as const,
-      supersededBy: undefined,
-      supersededOn: undefined,
-      editedByHand: false,
-      ...extra,
-    });
+    const fact = (id: string, title: string, extra: Partial<Fact> = {}) =>
+      memoryFact({
+        id,
+        title,
+        body: title,
+        observed: '2026-11-01',
+        updated: '2026-11-01',
+        sources: ['s'],
+        ...extra,
+      });
     const old = fact('f-old', 'Home');
     const newer = fact('f-new', 'Home again');
     const oldSuperseded = { ...old, status: 'superseded' as const, supersededBy: 'f-new' };

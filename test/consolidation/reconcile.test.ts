@@ -11,6 +11,7 @@ import {
   titleSimilarity,
 } from '../../src/consolidation/similarity.js';
 import type { Fact, FactType } from '../../src/memory/types.js';
+import { fact as memoryFact } from '../memory/helpers.js';
 
 const TODAY = '2026-11-30';
 
@@ -34,19 +35,7 @@ function candidate(overrides: Partial<ExtractedFact> & Pick<ExtractedFact, 'titl
 }
 
 function fact(overrides: Partial<Fact> & Pick<Fact, 'id' | 'title' | 'body'>): Fact {
-  return {
-    type: 'user',
-    why: undefined,
-    howToApply: undefined,
-    observed: '2026-10-01',
-    updated: '2026-10-01',
-    sources: ['s-0'],
-    status: 'active',
-    supersededBy: undefined,
-    supersededOn: undefined,
-    editedByHand: false,
-    ...overrides,
-  };
+  return memoryFact({ observed: '2026-10-01', updated: '2026-10-01', sources: ['s-0'], ...overrides });
 }
 
 function run(

@@ -19,6 +19,7 @@ import { useFakeAnthropic } from '../support/fixtures.js';
 import { createTestSpace } from '../support/space.js';
 import { silentLogger } from './fakes.js';
 import { failOnLeftovers, track } from './harness.js';
+import { fact as memoryFact } from '../memory/helpers.js';
 
 failOnLeftovers();
 
@@ -174,21 +175,14 @@ describe('the page’s routes', () => {
 describe('renderPage', () => {
   it('escapes what memory and transcripts say', () => {
     const evil = '<script>alert(1)</script>';
-    const fact = {
+    const fact = memoryFact({
       id: 'f-aaaaaaaaaa',
-      type: 'user' as const,
       title: evil,
       body: `"quoted" & ${evil}`,
-      why: undefined,
-      howToApply: undefined,
       observed: '2026-11-01',
       updated: '2026-11-01',
       sources: ['s'],
-      status: 'active' as const,
-      supersededBy: undefined,
-      supersededOn: undefined,
-      editedByHand: false,
-    };
+    });
     const html = renderPage(
       [
         {
