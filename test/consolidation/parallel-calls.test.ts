@@ -14,6 +14,7 @@ import { EXAMPLE_FACTS, scriptedExtractor, sessionsInPrompt } from '../../harnes
 import { createTestSpace } from '../support/space.js';
 import { modelWork } from '../support/eventually.js';
 import { spaceWithLongMemory } from './helpers.js';
+import { extractedFact } from '../memory/helpers.js';
 
 const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
 const NOW = new Date('2026-11-29T12:00:00Z');
@@ -157,17 +158,8 @@ describe('a run with a cached prefix', () => {
 });
 
 describe('facts of calls that could not see each other', () => {
-  const fact = (title: string, body: string, observed: string): ExtractedFact => ({
-    type: 'user',
-    title,
-    body,
-    why: null,
-    howToApply: null,
-    observed,
-    sources: [],
-    replaces: [],
-    confidence: null,
-  });
+  const fact = (title: string, body: string, observed: string): ExtractedFact =>
+    extractedFact({ title, body, observed, sources: [] });
 
   it('the same type and title: the newer observation replaces the older, whichever answer came first', () => {
     const porto = fact('Home address', 'Lives in Porto.', '2026-11-19');

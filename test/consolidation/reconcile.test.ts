@@ -11,7 +11,7 @@ import {
   titleSimilarity,
 } from '../../src/consolidation/similarity.js';
 import type { Fact, FactType } from '../../src/memory/types.js';
-import { fact as memoryFact } from '../memory/helpers.js';
+import { extractedFact, fact as memoryFact } from '../memory/helpers.js';
 
 const TODAY = '2026-11-30';
 
@@ -22,16 +22,7 @@ function idCounter(prefix = 'f-new'): () => string {
 }
 
 function candidate(overrides: Partial<ExtractedFact> & Pick<ExtractedFact, 'title' | 'body'>): ExtractedFact {
-  return {
-    type: 'user',
-    why: null,
-    howToApply: null,
-    observed: '2026-11-01',
-    sources: ['s-1'],
-    replaces: [],
-    confidence: null,
-    ...overrides,
-  };
+  return extractedFact({ observed: '2026-11-01', ...overrides });
 }
 
 function fact(overrides: Partial<Fact> & Pick<Fact, 'id' | 'title' | 'body'>): Fact {

@@ -34,6 +34,27 @@ export function fact(overrides: Partial<Fact> & { id: string }, type: FactType =
   };
 }
 
+/** A fact as the model extracts it (no id yet): a user fact of session `s-1` unless `overrides` say otherwise. */
+export function extractedFact(overrides: Partial<ExtractedFact> = {}): ExtractedFact {
+  return {
+    type: 'user',
+    title: 'A fact',
+    body: 'The service runs on Postgres 17.',
+    why: null,
+    howToApply: null,
+    observed: '2026-11-20',
+    sources: ['s-1'],
+    replaces: [],
+    confidence: null,
+    ...overrides,
+  };
+}
+
+/** What the model extracted from one session: a fact titled after it, observed on 2026-11-30. */
+export function sessionCandidate(session: string, body: string, type: FactType = 'user'): ExtractedFact {
+  return extractedFact({ type, title: `About ${session}`, body, observed: '2026-11-30', sources: [session] });
+}
+
 /** Every file under a directory (relative path to bytes), skipping nothing. */
 export async function snapshot(directory: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
