@@ -13,6 +13,7 @@ import {
 } from '../../src/daemon/worker-pool.js';
 import { startRedis, type TestRedis } from '../../harness/redis.js';
 import { createDaemon, type CreateDaemonOptions, type Daemon } from '../../src/daemon/daemon.js';
+import { createDreamd } from '../../src/dreamd.js';
 import type { RunRequest } from '../../src/core/run.js';
 import { enqueueConsolidation } from '../../src/daemon/queue.js';
 import { uniquePrefix } from '../../harness/redis.js';
@@ -156,6 +157,26 @@ export function openDaemon(
     (value) => value.state !== 'stopped' && value.state !== 'created',
     (value) => value.stop(),
   );
+}
+
+/**
+ * The daemon of a whole dreamd on `config` (its real consolidator and model), started: no tick at start, an
+ * empty environment, silent, and tracked for the leftovers check.
+ */
+export async function startDreamdDaemon(
+  config: Config,
+): Promise<ReturnType<ReturnType<typeof createDreamd>['daemon']>> {
+  const daemon = createDreamd({ getConfig: () => config, logger: silentLogger, env: {} }).daemon({
+    tickOnStart: false,
+  });
+  track(
+    'daemon',
+    daemon,
+    (value) => value.state !== 'stopped' && value.state !== 'created',
+    (value) => value.stop(),
+  );
+  await daemon.start();
+  return daemon;
 }
 
 /**

@@ -10,15 +10,13 @@ import type { Config } from '../../src/config/schema.js';
 import { proposalChanges } from '../../src/consolidation/proposal.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import { escapeHtml, renderPage } from '../../src/daemon/page.js';
-import { createDreamd } from '../../src/dreamd.js';
 import { createModel } from '../../src/model/index.js';
 import { listProposals, loadMemory } from '../../src/space/index.js';
 import { findFreePort } from '../../harness/redis-server.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 import { createTestSpace } from '../support/space.js';
-import { silentLogger } from './fakes.js';
-import { failOnLeftovers, track } from './harness.js';
+import { failOnLeftovers, startDreamdDaemon } from './harness.js';
 import { fact as memoryFact } from '../memory/helpers.js';
 
 failOnLeftovers();
@@ -81,16 +79,7 @@ async function withProposal(env: Record<string, string> = {}) {
     config,
     model: () => createModel(config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
   })(space, { force: true, dryRun: false, trigger: 'manual' });
-  const daemon = createDreamd({ getConfig: () => config, logger: silentLogger, env: {} }).daemon({
-    tickOnStart: false,
-  });
-  track(
-    'daemon',
-    daemon,
-    (value) => value.state !== 'stopped' && value.state !== 'created',
-    (value) => value.stop(),
-  );
-  await daemon.start();
+  const daemon = await startDreamdDaemon(config);
   const changes = proposalChanges((await listProposals(space.memoryDir, space.id))[0]!);
   return { port, space, runId: run.runId, changes, stop: () => daemon.stop() };
 }
