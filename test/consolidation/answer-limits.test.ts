@@ -2,11 +2,9 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
-import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/core/run.js';
 import { listRuns, loadMemory } from '../../src/space/index.js';
 import { MAX_WRITABLE_FILE_BYTES } from '../../src/memory/read-memory-file.js';
-import { createModel } from '../../src/model/index.js';
 import {
   startFakeAnthropicServer,
   type AnthropicReply,
@@ -19,7 +17,7 @@ import {
   scriptedExtractor,
   sessionsInPrompt,
 } from '../../harness/scripted-extractor.js';
-import { createTestSpace, type TestSpace } from '../support/space.js';
+import { createTestSpace, type TestSpace, fastConsolidator } from '../support/space.js';
 
 /**
  * A model answer is data, read within `limits.*`: each fact is checked on its own, a fact that breaks the
@@ -39,11 +37,7 @@ function withLimits(test: TestSpace, limits: Partial<Config['limits']>): Config 
 }
 
 function consolidate(test: TestSpace, config: Config = test.config) {
-  return createConsolidator({
-    config,
-    model: () => createModel(config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-    now: () => NOW,
-  })(test.space, manual);
+  return fastConsolidator(config, { now: () => NOW })(test.space, manual);
 }
 
 function rawFact(index: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -11,10 +11,8 @@ import {
   rejectProposal,
   UnknownChangeError,
 } from '../../src/consolidation/proposal.js';
-import { createConsolidator } from '../../src/consolidation/run.js';
 import type { Space } from '../../src/config/schema.js';
 import type { RunRequest } from '../../src/core/run.js';
-import { createModel } from '../../src/model/index.js';
 import {
   listProposals,
   listRuns,
@@ -26,7 +24,7 @@ import {
 } from '../../src/space/index.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
-import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
+import { createTestSpace, snapshotDirectory, type TestSpace, fastConsolidator } from '../support/space.js';
 import type { Fact } from '../../src/memory/types.js';
 import { fact as memoryFact } from '../memory/helpers.js';
 
@@ -45,11 +43,7 @@ function approving(test: TestSpace): Space {
 }
 
 function consolidate(test: TestSpace, space: Space = approving(test)) {
-  return createConsolidator({
-    config: test.config,
-    model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-    now: () => NOW,
-  })(space, forced);
+  return fastConsolidator(test.config, { now: () => NOW })(space, forced);
 }
 
 /** The memory folder without dreamd's own state: what people and agents read. */

@@ -3,12 +3,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spaceStatus } from '../../src/cli/space-status.js';
 import type { Config } from '../../src/config/schema.js';
-import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest, RunSummary } from '../../src/core/run.js';
 import { listRuns, loadMemory, readLedger } from '../../src/space/index.js';
-import { createModel } from '../../src/model/index.js';
 import { type ScriptedFact } from '../../harness/scripted-extractor.js';
-import { createTestSpace, type TestSpace } from '../support/space.js';
+import { createTestSpace, type TestSpace, fastConsolidator } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
 /**
@@ -82,11 +80,7 @@ describe('a session bigger than a run', () => {
     lines[290] = 'and I play chess online';
     writeNative(test, 'big', lines);
     writeNative(test, 'small', ['the wiki is on Confluence', 'Noted.']);
-    const consolidate = createConsolidator({
-      config,
-      model: () => createModel(config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-      now: () => NOW,
-    });
+    const consolidate = fastConsolidator(config, { now: () => NOW });
 
     const summaries: RunSummary[] = [await consolidate(test.space, forced)];
     const afterFirst = await readLedger(test.space.memoryDir);
@@ -170,11 +164,7 @@ describe('a session bigger than a run', () => {
         messages,
       }),
     );
-    const consolidate = createConsolidator({
-      config,
-      model: () => createModel(config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-      now: () => NOW,
-    });
+    const consolidate = fastConsolidator(config, { now: () => NOW });
     const before = fake.server.requests.length;
     const first = await consolidate(test.space, forced);
     const firstRequests = fake.server.requests.slice(before);

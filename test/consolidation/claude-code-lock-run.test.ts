@@ -10,7 +10,7 @@ import { readLedger } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import { faults } from '../../harness/fake-anthropic-server.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
-import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
+import { createTestSpace, snapshotDirectory, type TestSpace, fastConsolidator } from '../support/space.js';
 import { CLAUDE_CODE_FIXTURES, FIXTURE } from '../transcripts/helpers.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
@@ -42,12 +42,7 @@ beforeEach(async () => {
   lockFile = join(space.memoryDir, CLAUDE_CODE_LOCK_FILE);
 });
 
-const consolidate = () =>
-  createConsolidator({
-    config: test.config,
-    model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-    now: () => NOW,
-  })(space, forced);
+const consolidate = () => fastConsolidator(test.config, { now: () => NOW })(space, forced);
 
 async function setLock(body: string, mtime: Date): Promise<void> {
   await writeFile(lockFile, body);

@@ -2,11 +2,9 @@ import { appendFile, copyFile, mkdir, utimes, writeFile } from 'node:fs/promises
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Space } from '../../src/config/schema.js';
-import { createConsolidator } from '../../src/consolidation/run.js';
 import { loadMemory, readLedger } from '../../src/space/index.js';
-import { createModel } from '../../src/model/index.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
-import { createTestSpace, type TestSpace } from '../support/space.js';
+import { createTestSpace, type TestSpace, fastConsolidator } from '../support/space.js';
 import { CLAUDE_CODE_FIXTURES, FIXTURE } from '../transcripts/helpers.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
@@ -95,11 +93,11 @@ describe('a run over Claude Code transcripts', () => {
         },
       ]),
     );
-    const summary = await createConsolidator({
-      config: test.config,
-      model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-      now: () => NOW,
-    })(space, { force: true, dryRun: false, trigger: 'manual' });
+    const summary = await fastConsolidator(test.config, { now: () => NOW })(space, {
+      force: true,
+      dryRun: false,
+      trigger: 'manual',
+    });
     expect(summary.status).toBe('completed');
     expect(summary.sessions).toEqual([PARENT_ID]);
     expect(summary.problems).toEqual([]);

@@ -19,6 +19,7 @@ import {
   createTestSpace,
   snapshotDirectory,
   type TestSpace,
+  fastConsolidator,
 } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
@@ -29,10 +30,7 @@ beforeEach(async () => {
 });
 
 function consolidate(space: Space) {
-  return createConsolidator({
-    config: test.config,
-    model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-  })(space, { force: true, dryRun: false, trigger: 'manual' });
+  return fastConsolidator(test.config)(space, { force: true, dryRun: false, trigger: 'manual' });
 }
 
 /** What must survive the move: everything but where the fact lives. */

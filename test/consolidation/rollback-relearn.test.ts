@@ -1,12 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/core/run.js';
 import { listRuns, loadMemory, readLedger, reopenSessions, rollbackRun } from '../../src/space/index.js';
-import { createModel } from '../../src/model/index.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
-import { createTestSpace, type TestSpace } from '../support/space.js';
+import { createTestSpace, type TestSpace, fastConsolidator } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
 const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
@@ -21,11 +19,7 @@ const SECOND = ['2026-11-12-no-semicolons.json', '2026-11-26-moved-to-porto.json
 const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
 
 function consolidate(test: TestSpace) {
-  return createConsolidator({
-    config: test.config,
-    model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-    now: () => NOW,
-  })(test.space, forced);
+  return fastConsolidator(test.config, { now: () => NOW })(test.space, forced);
 }
 
 function addSessions(test: TestSpace, names: readonly string[]): void {

@@ -5,15 +5,13 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { HistoryRow } from '../../src/cli/commands/history.js';
 import { inspectSpaceDetailed } from '../../src/consolidation/inspect.js';
-import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/core/run.js';
 import { costOfCall, priceFor, spaceBudget } from '../../src/cost/index.js';
 import { ConfigError } from '../../src/errors.js';
 import { listRuns } from '../../src/space/index.js';
-import { createModel } from '../../src/model/index.js';
 import { runCliCaptured } from '../support/cli.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
-import { createTestSpace, type TestSpace } from '../support/space.js';
+import { createTestSpace, type TestSpace, fastConsolidator } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
 const manual: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
@@ -22,11 +20,7 @@ const NOW = new Date('2026-12-15T12:00:00Z');
 const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
 
 function consolidatorFor(test: TestSpace) {
-  return createConsolidator({
-    config: test.config,
-    model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-    now: () => NOW,
-  });
+  return fastConsolidator(test.config, { now: () => NOW });
 }
 
 describe('cost of a run', () => {

@@ -8,14 +8,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import { proposalChanges } from '../../src/consolidation/proposal.js';
-import { createConsolidator } from '../../src/consolidation/run.js';
 import { escapeHtml, renderPage } from '../../src/daemon/page.js';
-import { createModel } from '../../src/model/index.js';
 import { listProposals, loadMemory } from '../../src/space/index.js';
 import { findFreePort } from '../../harness/redis-server.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
-import { createTestSpace } from '../support/space.js';
+import { createTestSpace, fastConsolidator } from '../support/space.js';
 import { failOnLeftovers, startDreamdDaemon } from './harness.js';
 import { fact as memoryFact } from '../memory/helpers.js';
 
@@ -75,10 +73,7 @@ async function withProposal(env: Record<string, string> = {}) {
   });
   const config: Config = { ...test.config, spaces: [{ ...test.space, approve: true }] };
   const space = config.spaces[0]!;
-  const run = await createConsolidator({
-    config,
-    model: () => createModel(config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-  })(space, { force: true, dryRun: false, trigger: 'manual' });
+  const run = await fastConsolidator(config)(space, { force: true, dryRun: false, trigger: 'manual' });
   const daemon = await startDreamdDaemon(config);
   const changes = proposalChanges((await listProposals(space.memoryDir, space.id))[0]!);
   return { port, space, runId: run.runId, changes, stop: () => daemon.stop() };

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config, Space } from '../../src/config/schema.js';
+import { createConsolidator, type ConsolidatorOptions } from '../../src/consolidation/run.js';
+import { createModel } from '../../src/model/index.js';
 
 export const EXAMPLE_SESSIONS_DIR = new URL('../../sessions/', import.meta.url).pathname;
 
@@ -62,4 +64,19 @@ export function snapshotDirectory(directory: string): Map<string, string> {
   };
   walk(directory);
   return files;
+}
+
+/**
+ * The real consolidator of `config`, its model (the SDK against the test's fake server) waiting 1 to 5 ms
+ * between retries instead of seconds; `options` add a clock, fault injection, a lock timer.
+ */
+export function fastConsolidator(
+  config: Config,
+  options: Omit<ConsolidatorOptions, 'config' | 'model'> = {},
+): ReturnType<typeof createConsolidator> {
+  return createConsolidator({
+    config,
+    model: () => createModel(config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
+    ...options,
+  });
 }
