@@ -12,7 +12,6 @@ import {
   UnknownChangeError,
 } from '../../src/consolidation/proposal.js';
 import type { Space } from '../../src/config/schema.js';
-import type { RunRequest } from '../../src/core/run.js';
 import {
   listProposals,
   listRuns,
@@ -24,12 +23,17 @@ import {
 } from '../../src/space/index.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
-import { createTestSpace, snapshotDirectory, type TestSpace, fastConsolidator } from '../support/space.js';
+import {
+  createTestSpace,
+  snapshotDirectory,
+  type TestSpace,
+  fastConsolidator,
+  FORCED_RUN,
+  RUN_NOW,
+} from '../support/space.js';
 import type { Fact } from '../../src/memory/types.js';
 import { fact as memoryFact } from '../memory/helpers.js';
 
-const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
-const NOW = new Date('2026-11-29T12:00:00Z');
 const SESSIONS = [
   '2026-11-02-lisbon-delivery.json',
   '2026-11-05-dinner-friday.json',
@@ -43,7 +47,7 @@ function approving(test: TestSpace): Space {
 }
 
 function consolidate(test: TestSpace, space: Space = approving(test)) {
-  return fastConsolidator(test.config, { now: () => NOW })(space, forced);
+  return fastConsolidator(test.config, { now: () => RUN_NOW })(space, FORCED_RUN);
 }
 
 /** The memory folder without dreamd's own state: what people and agents read. */

@@ -4,11 +4,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Space } from '../../src/config/schema.js';
 import { loadMemory, readLedger } from '../../src/space/index.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
-import { createTestSpace, type TestSpace, fastConsolidator } from '../support/space.js';
+import { createTestSpace, type TestSpace, fastConsolidator, RUN_NOW } from '../support/space.js';
 import { CLAUDE_CODE_FIXTURES, FIXTURE } from '../transcripts/helpers.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
-const NOW = new Date('2026-11-29T12:00:00Z');
 const YESTERDAY = new Date('2026-11-28T09:00:00Z');
 const PARENT_ID = '0790ea37-90df-4d30-8fdf-0bfe301b8f3e';
 
@@ -93,7 +92,7 @@ describe('a run over Claude Code transcripts', () => {
         },
       ]),
     );
-    const summary = await fastConsolidator(test.config, { now: () => NOW })(space, {
+    const summary = await fastConsolidator(test.config, { now: () => RUN_NOW })(space, {
       force: true,
       dryRun: false,
       trigger: 'manual',

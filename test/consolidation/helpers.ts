@@ -1,12 +1,9 @@
 import { cpSync } from 'node:fs';
 import { createConsolidator } from '../../src/consolidation/run.js';
-import type { RunRequest } from '../../src/core/run.js';
 import { createModel } from '../../src/model/index.js';
 import type { FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
-import { createTestSpace, EXAMPLE_SESSIONS_DIR, type TestSpace } from '../support/space.js';
-
-const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
+import { createTestSpace, EXAMPLE_SESSIONS_DIR, type TestSpace, FORCED_RUN } from '../support/space.js';
 
 /** 300 project facts: a memory list long enough (over 4,096 tokens) for the model to cache it. */
 export const FILLER_FACTS = Array.from({ length: 300 }, (_, index) => ({
@@ -23,7 +20,7 @@ export const FILLER_FACTS = Array.from({ length: 300 }, (_, index) => ({
 
 /**
  * A space whose memory already holds a long list: `server` answers with the example facts, its first answer
- * adding {@link FILLER_FACTS}, and one forced run of the Lisbon example has kept them (per-answer and
+ * adding {@link FILLER_FACTS}, and one FORCED_RUN run of the Lisbon example has kept them (per-answer and
  * per-session limits raised to let them in). The example sessions are then copied in, so `consolidate()` runs
  * over them against that memory, at `now`, `concurrency` calls at a time. `around` wraps every answer (to time
  * it or count the calls in flight).
@@ -63,8 +60,8 @@ export async function spaceWithLongMemory(
     model: () => createModel(model),
     now: () => options.now,
   });
-  const seeding = await run(test.space, forced);
+  const seeding = await run(test.space, FORCED_RUN);
   if (seeding.status !== 'completed') throw new Error(`seeding the long memory ended ${seeding.status}`);
   cpSync(EXAMPLE_SESSIONS_DIR, test.space.sessionsDir, { recursive: true });
-  return { test, consolidate: () => run(test.space, forced) };
+  return { test, consolidate: () => run(test.space, FORCED_RUN) };
 }

@@ -20,6 +20,7 @@ import {
   snapshotDirectory,
   type TestSpace,
   fastConsolidator,
+  FORCED_RUN,
 } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
@@ -30,7 +31,7 @@ beforeEach(async () => {
 });
 
 function consolidate(space: Space) {
-  return fastConsolidator(test.config)(space, { force: true, dryRun: false, trigger: 'manual' });
+  return fastConsolidator(test.config)(space, FORCED_RUN);
 }
 
 /** What must survive the move: everything but where the fact lives. */

@@ -2,8 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadMemory } from '../../src/space/index.js';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { spaceWithLongMemory } from './helpers.js';
-
-const NOW = new Date('2026-11-29T12:00:00Z');
+import { RUN_NOW } from '../support/space.js';
 
 let server: FakeAnthropicServer | undefined;
 afterEach(async () => {
@@ -18,7 +17,7 @@ describe('memory list over a run of several calls', () => {
     const { test, consolidate } = await spaceWithLongMemory(server, {
       digestTokensPerCall: 5000,
       concurrency: 1,
-      now: NOW,
+      now: RUN_NOW,
     });
     expect((await loadMemory(test.space.memoryDir)).facts.length).toBeGreaterThan(200);
 

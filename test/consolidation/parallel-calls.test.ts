@@ -2,7 +2,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import { linkUnseenSameTitles, resolveRunReplaces } from '../../src/consolidation/extract.js';
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
-import type { RunRequest } from '../../src/core/run.js';
 import { listRuns, loadMemory } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import {
@@ -11,13 +10,10 @@ import {
   type FakeAnthropicServer,
 } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_FACTS, scriptedExtractor, sessionsInPrompt } from '../../harness/scripted-extractor.js';
-import { createTestSpace } from '../support/space.js';
+import { createTestSpace, FORCED_RUN, RUN_NOW } from '../support/space.js';
 import { modelWork } from '../support/eventually.js';
 import { spaceWithLongMemory } from './helpers.js';
 import { extractedFact } from '../memory/helpers.js';
-
-const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
-const NOW = new Date('2026-11-29T12:00:00Z');
 
 let server: FakeAnthropicServer | undefined;
 afterEach(async () => {
@@ -57,8 +53,8 @@ describe('the calls of a run in parallel', () => {
     const summary = await createConsolidator({
       config: { ...test.config, model, limits },
       model: () => createModel(model),
-      now: () => NOW,
-    })(test.space, forced);
+      now: () => RUN_NOW,
+    })(test.space, FORCED_RUN);
 
     expect(summary.status).toBe('completed');
     expect(summary.calls).toBeGreaterThan(6);
@@ -92,8 +88,8 @@ describe('the calls of a run in parallel', () => {
     const summary = await createConsolidator({
       config: test.config,
       model: () => createModel(test.config.model),
-      now: () => NOW,
-    })(test.space, forced);
+      now: () => RUN_NOW,
+    })(test.space, FORCED_RUN);
 
     expect(summary.outputTokensPerCall).toEqual(Array.from({ length: summary.calls }, () => 37));
     const [record] = await listRuns(test.space.memoryDir);
@@ -113,8 +109,8 @@ describe('the calls of a run in parallel', () => {
     const run = createConsolidator({
       config: { ...test.config, model },
       model: () => createModel(model),
-      now: () => NOW,
-    })(test.space, forced);
+      now: () => RUN_NOW,
+    })(test.space, FORCED_RUN);
 
     await expect(run).rejects.toThrow(/HTTP 401/);
     expect(overlaps.most).toBeLessThanOrEqual(4);
@@ -130,7 +126,7 @@ describe('a run with a cached prefix', () => {
     const { consolidate } = await spaceWithLongMemory(server, {
       digestTokensPerCall: 2000,
       concurrency: 4,
-      now: NOW,
+      now: RUN_NOW,
       around: async (answer) => {
         alongside.push(inFlight);
         inFlight += 1;

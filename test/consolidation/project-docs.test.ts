@@ -10,10 +10,9 @@ import { docStatements, splitAlreadyStated, type ProjectDoc } from '../../src/co
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
 import { loadMemory } from '../../src/space/index.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
-import { createTestSpace, type TestSpace, fastConsolidator } from '../support/space.js';
+import { createTestSpace, type TestSpace, fastConsolidator, RUN_NOW } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
-const NOW = new Date('2026-11-29T12:00:00Z');
 const YESTERDAY = new Date('2026-11-28T09:00:00Z');
 const SESSION_ID = '5b1f3c2e-8d4a-4c1b-9e7f-2a6d8c0e4b13';
 const CLAUDE_MD = `# Harbor
@@ -110,7 +109,7 @@ describe("a run over a project's sessions", () => {
         },
       ]),
     );
-    const summary = await fastConsolidator(test.config, { now: () => NOW })(space, {
+    const summary = await fastConsolidator(test.config, { now: () => RUN_NOW })(space, {
       force: true,
       dryRun: false,
       trigger: 'manual',

@@ -5,16 +5,14 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { HistoryRow } from '../../src/cli/commands/history.js';
 import { inspectSpaceDetailed } from '../../src/consolidation/inspect.js';
-import type { RunRequest } from '../../src/core/run.js';
 import { costOfCall, priceFor, spaceBudget } from '../../src/cost/index.js';
 import { ConfigError } from '../../src/errors.js';
 import { listRuns } from '../../src/space/index.js';
 import { runCliCaptured } from '../support/cli.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
-import { createTestSpace, type TestSpace, fastConsolidator } from '../support/space.js';
+import { createTestSpace, type TestSpace, fastConsolidator, FORCED_RUN } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
-const manual: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
 const NOW = new Date('2026-12-15T12:00:00Z');
 
 const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
@@ -32,7 +30,7 @@ describe('cost of a run', () => {
       examples: true,
       env: { DREAMD_MODEL: 'claude-haiku-4-5' },
     });
-    const summary = await consolidatorFor(test)(test.space, manual);
+    const summary = await consolidatorFor(test)(test.space, FORCED_RUN);
     expect(summary.status).toBe('completed');
     expect(fake.server.requests.length).toBe(summary.calls);
     // $1/MTok × 1000 + $5/MTok × 100 + $0.10/MTok × 4000 = $0.0019 a call.
@@ -48,7 +46,7 @@ describe('cost of a run', () => {
       examples: true,
       env: { DREAMD_MODEL: 'my-own-model' },
     });
-    const summary = await consolidatorFor(test)(test.space, manual);
+    const summary = await consolidatorFor(test)(test.space, FORCED_RUN);
     expect(summary.calls).toBeGreaterThan(0);
     expect(summary.costUsd).toBeUndefined();
     const budgeted = createTestSpace({
@@ -65,10 +63,10 @@ describe('cost of a run', () => {
       examples: true,
       env: { DREAMD_MODEL: 'claude-haiku-4-5', DREAMD_MONTHLY_BUDGET_USD: '0.000001' },
     });
-    const first = await consolidatorFor(test)(test.space, manual);
+    const first = await consolidatorFor(test)(test.space, FORCED_RUN);
     expect(first.status).toBe('completed');
     const calls = fake.server.requests.length;
-    const second = await consolidatorFor(test)(test.space, manual);
+    const second = await consolidatorFor(test)(test.space, FORCED_RUN);
     expect(second.status).toBe('skipped');
     expect(second.waiting).toMatchObject({
       kind: 'monthly-budget',

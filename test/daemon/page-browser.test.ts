@@ -12,7 +12,7 @@ import { ensureChromium } from '../../harness/ensure-chromium.js';
 import { findFreePort } from '../../harness/redis-server.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
-import { createTestSpace, fastConsolidator } from '../support/space.js';
+import { createTestSpace, fastConsolidator, FORCED_RUN } from '../support/space.js';
 import { failOnLeftovers, startDreamdDaemon } from './harness.js';
 
 failOnLeftovers();
@@ -49,7 +49,7 @@ describe('the page to decide on proposals', () => {
     });
     const config: Config = { ...test.config, spaces: [{ ...test.space, approve: true }] };
     const space = config.spaces[0]!;
-    const run = await fastConsolidator(config)(space, { force: true, dryRun: false, trigger: 'manual' });
+    const run = await fastConsolidator(config)(space, FORCED_RUN);
     expect(run.status).toBe('proposed');
     const changes = proposalChanges((await listProposals(space.memoryDir, space.id))[0]!);
     const coffee = changes.find((change) => change.fact.title === 'Usual coffee order')!;

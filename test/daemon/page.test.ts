@@ -13,7 +13,7 @@ import { listProposals, loadMemory } from '../../src/space/index.js';
 import { findFreePort } from '../../harness/redis-server.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
-import { createTestSpace, fastConsolidator } from '../support/space.js';
+import { createTestSpace, fastConsolidator, FORCED_RUN } from '../support/space.js';
 import { failOnLeftovers, startDreamdDaemon } from './harness.js';
 import { fact as memoryFact } from '../memory/helpers.js';
 
@@ -73,7 +73,7 @@ async function withProposal(env: Record<string, string> = {}) {
   });
   const config: Config = { ...test.config, spaces: [{ ...test.space, approve: true }] };
   const space = config.spaces[0]!;
-  const run = await fastConsolidator(config)(space, { force: true, dryRun: false, trigger: 'manual' });
+  const run = await fastConsolidator(config)(space, FORCED_RUN);
   const daemon = await startDreamdDaemon(config);
   const changes = proposalChanges((await listProposals(space.memoryDir, space.id))[0]!);
   return { port, space, runId: run.runId, changes, stop: () => daemon.stop() };

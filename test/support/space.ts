@@ -4,7 +4,14 @@ import { join, relative } from 'node:path';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config, Space } from '../../src/config/schema.js';
 import { createConsolidator, type ConsolidatorOptions } from '../../src/consolidation/run.js';
+import type { RunRequest } from '../../src/core/run.js';
 import { createModel } from '../../src/model/index.js';
+
+/** A forced manual run (`dreamd consolidate --force`): no gate or quiet time holds it back. */
+export const FORCED_RUN: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
+
+/** The clock of the consolidation tests: three days after the last example session. */
+export const RUN_NOW = new Date('2026-11-29T12:00:00Z');
 
 export const EXAMPLE_SESSIONS_DIR = new URL('../../sessions/', import.meta.url).pathname;
 
