@@ -10,6 +10,7 @@ import { createModel } from '../../src/model/index.js';
 import { faults } from '../../harness/fake-anthropic-server.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import {
+  claudeCodeProject,
   createTestSpace,
   snapshotDirectory,
   type TestSpace,
@@ -30,12 +31,7 @@ let lockFile: string;
 beforeEach(async () => {
   test = createTestSpace({ modelUrl: fake.url });
   // A Claude Code project folder: its transcripts, and its memory folder with Claude Code's lock.
-  space = {
-    id: 'my-repo',
-    sessionsDir: join(test.root, 'project'),
-    memoryDir: join(test.root, 'project', 'memory'),
-    format: 'claude-code',
-  };
+  space = claudeCodeProject(test);
   await mkdir(space.memoryDir, { recursive: true });
   for (const name of Object.values(FIXTURE)) {
     const target = join(space.sessionsDir, name);

@@ -4,7 +4,13 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Space } from '../../src/config/schema.js';
 import { loadMemory, readLedger } from '../../src/space/index.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
-import { createTestSpace, type TestSpace, fastConsolidator, RUN_NOW } from '../support/space.js';
+import {
+  claudeCodeProject,
+  createTestSpace,
+  type TestSpace,
+  fastConsolidator,
+  RUN_NOW,
+} from '../support/space.js';
 import { CLAUDE_CODE_FIXTURES, FIXTURE } from '../transcripts/helpers.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
@@ -16,12 +22,7 @@ let test: TestSpace;
 let space: Space;
 beforeEach(async () => {
   test = createTestSpace({ modelUrl: fake.url });
-  space = {
-    id: 'my-repo',
-    sessionsDir: join(test.root, 'project'),
-    memoryDir: join(test.root, 'project', 'memory'),
-    format: 'claude-code',
-  };
+  space = claudeCodeProject(test);
   await mkdir(join(space.sessionsDir, PARENT_ID, 'subagents'), { recursive: true });
 });
 

@@ -87,3 +87,12 @@ export function fastConsolidator(
     ...options,
   });
 }
+
+/**
+ * A Claude Code project folder in the test's root, as `~/.claude/projects/<project>/` is: its transcripts in
+ * `project/`, its memory folder in `project/memory/`. Nothing is created on disk.
+ */
+export function claudeCodeProject(test: TestSpace, id = 'my-repo'): Space {
+  const sessionsDir = join(test.root, 'project');
+  return { id, sessionsDir, memoryDir: join(sessionsDir, 'memory'), format: 'claude-code' };
+}
