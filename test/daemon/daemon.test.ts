@@ -12,7 +12,7 @@ import {
   makeSpace,
   makeSummary,
 } from './fakes.js';
-import { FAST_TIMING, failOnLeftovers, openDaemon, openRedis } from './harness.js';
+import { FAST_TIMING, failOnLeftovers, openDaemon, openRedis, openRedisConfig } from './harness.js';
 
 failOnLeftovers();
 
@@ -27,10 +27,7 @@ async function completedRuns(url: string, prefix: string): Promise<number> {
 
 describe('daemon', () => {
   it('wires scheduler, workers and server: open gates lead to one run, visible over HTTP', async () => {
-    const redis = await openRedis();
-    const config = makeConfig({
-      redisUrl: redis.url,
-      redisPrefix: uniquePrefix('daemon'),
+    const { redis, config } = await openRedisConfig('daemon', {
       spaces: [makeSpace('alpha'), makeSpace('beta')],
     });
     const inspection = createFakeInspection({ alpha: { settledNew: 5 }, beta: { settledNew: 4 } });
@@ -135,10 +132,7 @@ describe('daemon', () => {
   });
 
   it('adds a space on reload without a restart', async () => {
-    const redis = await openRedis();
-    const config = makeConfig({
-      redisUrl: redis.url,
-      redisPrefix: uniquePrefix('reload'),
+    const { redis, config } = await openRedisConfig('reload', {
       spaces: [makeSpace('alpha')],
     });
     const inspection = createFakeInspection({ fresh: { settledNew: 5 } });

@@ -160,6 +160,21 @@ export function openDaemon(
 }
 
 /**
+ * One test's Redis (its own redis-server, tracked) and a config on it under a key prefix of its own (`name` and
+ * a random suffix); `overrides` set the rest (spaces, workers).
+ */
+export async function openRedisConfig(
+  name: string,
+  overrides: Omit<Parameters<typeof makeConfig>[0], 'redisUrl' | 'redisPrefix'> = {},
+): Promise<{ redis: TestRedis; config: Config }> {
+  const redis = await openRedis();
+  return {
+    redis,
+    config: makeConfig({ redisUrl: redis.url, redisPrefix: uniquePrefix(name), ...overrides }),
+  };
+}
+
+/**
  * The daemon of a whole dreamd on `config` (its real consolidator and model), started: no tick at start, an
  * empty environment, silent, and tracked for the leftovers check.
  */
@@ -189,8 +204,7 @@ export async function openQueueBench(
   overrides: Omit<Parameters<typeof makeConfig>[0], 'redisUrl' | 'redisPrefix'> = {},
   now: () => Date = () => new Date(),
 ) {
-  const redis = await openRedis();
-  const config = makeConfig({ redisUrl: redis.url, redisPrefix: uniquePrefix(name), ...overrides });
+  const { redis, config } = await openRedisConfig(name, overrides);
   const queue = openQueue(config);
   const fake = createFakeConsolidate();
   return {
