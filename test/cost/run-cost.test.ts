@@ -1,7 +1,6 @@
 import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { HistoryRow } from '../../src/cli/commands/history.js';
 import { inspectSpaceDetailed } from '../../src/consolidation/inspect.js';
@@ -10,7 +9,13 @@ import { ConfigError } from '../../src/errors.js';
 import { listRuns } from '../../src/space/index.js';
 import { runCliCaptured } from '../support/cli.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
-import { createTestSpace, type TestSpace, fastConsolidator, FORCED_RUN } from '../support/space.js';
+import {
+  createTestSpace,
+  type TestSpace,
+  fastConsolidator,
+  FORCED_RUN,
+  EXAMPLE_SESSIONS_DIR,
+} from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
 const NOW = new Date('2026-12-15T12:00:00Z');
@@ -88,7 +93,7 @@ describe('cost of a run', () => {
 describe('dreamd history', () => {
   it('shows the cost of each run in the table and in --json', async () => {
     const root = mkdtempSync(join(tmpdir(), 'dreamd-cost-history-'));
-    cpSync(fileURLToPath(new URL('../../sessions/', import.meta.url)), join(root, 'sessions'), {
+    cpSync(EXAMPLE_SESSIONS_DIR, join(root, 'sessions'), {
       recursive: true,
     });
     const env = {

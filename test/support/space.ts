@@ -1,6 +1,7 @@
 import { cpSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config, Space } from '../../src/config/schema.js';
 import { createConsolidator, type ConsolidatorOptions } from '../../src/consolidation/run.js';
@@ -13,7 +14,8 @@ export const FORCED_RUN: RunRequest = { force: true, dryRun: false, trigger: 'ma
 /** The clock of the consolidation tests: three days after the last example session. */
 export const RUN_NOW = new Date('2026-11-29T12:00:00Z');
 
-export const EXAMPLE_SESSIONS_DIR = new URL('../../sessions/', import.meta.url).pathname;
+/** The example sessions shipped in the repository's `sessions/` (read only, never edited). */
+export const EXAMPLE_SESSIONS_DIR = fileURLToPath(new URL('../../sessions/', import.meta.url));
 
 export interface TestSpace {
   readonly root: string;
