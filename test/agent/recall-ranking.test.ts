@@ -15,28 +15,22 @@ import {
 import { createBm25Index, createFieldedBm25Index } from '../../src/search/bm25.js';
 import { inDayRanges, queryDayRanges, splitQueryDates } from '../../src/search/query-dates.js';
 import type { Fact } from '../../src/memory/types.js';
+import { fact as memoryFact } from '../memory/helpers.js';
 
 function doc(id: string, title: string, text: string, extra: Partial<RecallDocument> = {}): RecallDocument {
   return { id, title, text, date: '2026-03-10', ...extra };
 }
 
 function fact(id: string, title: string, body: string, extra: Partial<Fact> = {}): Fact {
-  return {
+  return memoryFact({
     id,
-    type: 'user',
     title,
     body,
-    why: undefined,
-    howToApply: undefined,
     observed: '2026-03-10',
     updated: '2026-03-10',
     sources: ['s1'],
-    status: 'active',
-    supersededBy: undefined,
-    supersededOn: undefined,
-    editedByHand: false,
     ...extra,
-  };
+  });
 }
 
 const NOW = new Date('2026-03-20T12:00:00Z');

@@ -8,24 +8,18 @@ import { createMemoryTools } from '../../src/agent/memory-tools.js';
 import { createRecall, createRecallTool, formatRecallResults, searchFacts } from '../../src/agent/recall.js';
 import type { Fact } from '../../src/memory/types.js';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../harness/fake-openai-server.js';
+import { fact as memoryFact } from '../memory/helpers.js';
 
 function fact(id: string, title: string, body: string, extra: Partial<Fact> = {}): Fact {
-  return {
+  return memoryFact({
     id,
-    type: 'user',
     title,
     body,
-    why: undefined,
-    howToApply: undefined,
     observed: '2026-11-19',
     updated: '2026-11-20',
     sources: ['s1'],
-    status: 'active',
-    supersededBy: undefined,
-    supersededOn: undefined,
-    editedByHand: false,
     ...extra,
-  };
+  });
 }
 
 const facts: Fact[] = [

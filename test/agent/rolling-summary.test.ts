@@ -1,6 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -16,10 +15,11 @@ import {
 import { runAgent, type AgentEvent } from '../../src/agent/run-agent.js';
 import { estimateTokensAt } from '../../src/agent/token-count.js';
 import { defineTool } from '../../src/agent/tool.js';
-import { ChatConfig, ModelConfig } from '../../src/config/schema.js';
+import { ChatConfig, ModelConfig, type Space } from '../../src/config/schema.js';
 import type { GenerateTextRequest } from '../../src/model/types.js';
 import { emptyUsage } from '../../src/model/types.js';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import { useTempDir } from '../support/fixtures.js';
 
 /** A summariser that implements the real interface and records every request (no network). */
 function recordingSummariser(answer = (request: GenerateTextRequest) => `S(${request.prompt.length})`) {
@@ -130,6 +130,19 @@ describe('folding messages into the running summary', () => {
 });
 
 describe('the rolling summary in the agent loop', () => {
+  const folder = useTempDir('rolling');
+  /** A native space in the test's temp folder, its memory folder made (and empty). */
+  async function nativeSpace(): Promise<Space> {
+    const space: Space = {
+      id: 's',
+      sessionsDir: path.join(folder.path, 'sessions'),
+      memoryDir: path.join(folder.path, 'memory'),
+      format: 'native',
+    };
+    await mkdir(space.memoryDir, { recursive: true });
+    return space;
+  }
+
   let server: FakeAnthropicServer;
   let client: Anthropic;
   beforeAll(async () => {
@@ -211,83 +224,59 @@ describe('the rolling summary in the agent loop', () => {
   });
 
   it('is on by default in createMemoryAgent, at 80 % of the configured window', async () => {
-    const base = await mkdtemp(path.join(tmpdir(), 'dreamd-rolling-'));
-    try {
-      const space = {
-        id: 's',
-        sessionsDir: path.join(base, 'sessions'),
-        memoryDir: path.join(base, 'memory'),
-        format: 'native' as const,
-      };
-      await mkdir(space.memoryDir, { recursive: true });
-      let summaries = 0;
-      server.setDefault((request) => {
-        if (request.system.includes('running summary')) {
-          summaries += 1;
-          return { text: 'The user asked about many stops.' };
-        }
-        return { text: `reply ${'y'.repeat(3_000)}` };
-      });
-      const agent = await createMemoryAgent({
-        space,
-        config: {
-          model: ModelConfig.parse({ apiKey: 'k', baseUrl: server.url, maxRetries: 0 }),
-          embeddings: undefined,
-          chat: ChatConfig.parse({ contextWindow: 8_192 }),
-        },
-        client,
-      });
-      expect(agent.contextBudget).toBe(Math.floor(8_192 * 0.8));
-      for (let turn = 0; turn < 12; turn++) await agent.chat(`stop ${turn} ${'z'.repeat(2_000)}`);
-      await agent.end();
-      expect(summaries).toBeGreaterThan(0);
-      expect(agent.summary?.text).toBe('The user asked about many stops.');
-    } finally {
-      await rm(base, { recursive: true, force: true });
-    }
+    const space = await nativeSpace();
+    let summaries = 0;
+    server.setDefault((request) => {
+      if (request.system.includes('running summary')) {
+        summaries += 1;
+        return { text: 'The user asked about many stops.' };
+      }
+      return { text: `reply ${'y'.repeat(3_000)}` };
+    });
+    const agent = await createMemoryAgent({
+      space,
+      config: {
+        model: ModelConfig.parse({ apiKey: 'k', baseUrl: server.url, maxRetries: 0 }),
+        embeddings: undefined,
+        chat: ChatConfig.parse({ contextWindow: 8_192 }),
+      },
+      client,
+    });
+    expect(agent.contextBudget).toBe(Math.floor(8_192 * 0.8));
+    for (let turn = 0; turn < 12; turn++) await agent.chat(`stop ${turn} ${'z'.repeat(2_000)}`);
+    await agent.end();
+    expect(summaries).toBeGreaterThan(0);
+    expect(agent.summary?.text).toBe('The user asked about many stops.');
   });
 
   it('summarises with chat.summaryModel, a smaller model on the same endpoint, and chats with the chat model', async () => {
-    const base = await mkdtemp(path.join(tmpdir(), 'dreamd-rolling-'));
-    try {
-      const space = {
-        id: 's',
-        sessionsDir: path.join(base, 'sessions'),
-        memoryDir: path.join(base, 'memory'),
-        format: 'native' as const,
-      };
-      await mkdir(space.memoryDir, { recursive: true });
-      server.setDefault((request) =>
-        request.system.includes('running summary')
-          ? { text: 'Earlier stops summarised.' }
-          : { text: `reply ${'y'.repeat(3_000)}` },
-      );
-      const before = server.requests.length;
-      const agent = await createMemoryAgent({
-        space,
-        config: {
-          model: ModelConfig.parse({
-            name: 'claude-haiku-5-5',
-            apiKey: 'k',
-            baseUrl: server.url,
-            maxRetries: 0,
-          }),
-          embeddings: undefined,
-          chat: ChatConfig.parse({ contextWindow: 8_192, summaryModel: 'claude-haiku-4-5' }),
-        },
-      });
-      for (let turn = 0; turn < 12; turn++) await agent.chat(`stop ${turn} ${'z'.repeat(2_000)}`);
-      await agent.end();
-      const requests = server.requests.slice(before);
-      const summaryCalls = requests.filter((request) => request.system.includes('running summary'));
-      const chatCalls = requests.filter((request) => !request.system.includes('running summary'));
-      expect(summaryCalls.length).toBeGreaterThan(0);
-      expect(new Set(summaryCalls.map((request) => request.body.model))).toEqual(
-        new Set(['claude-haiku-4-5']),
-      );
-      expect(new Set(chatCalls.map((request) => request.body.model))).toEqual(new Set(['claude-haiku-5-5']));
-    } finally {
-      await rm(base, { recursive: true, force: true });
-    }
+    const space = await nativeSpace();
+    server.setDefault((request) =>
+      request.system.includes('running summary')
+        ? { text: 'Earlier stops summarised.' }
+        : { text: `reply ${'y'.repeat(3_000)}` },
+    );
+    const before = server.requests.length;
+    const agent = await createMemoryAgent({
+      space,
+      config: {
+        model: ModelConfig.parse({
+          name: 'claude-haiku-5-5',
+          apiKey: 'k',
+          baseUrl: server.url,
+          maxRetries: 0,
+        }),
+        embeddings: undefined,
+        chat: ChatConfig.parse({ contextWindow: 8_192, summaryModel: 'claude-haiku-4-5' }),
+      },
+    });
+    for (let turn = 0; turn < 12; turn++) await agent.chat(`stop ${turn} ${'z'.repeat(2_000)}`);
+    await agent.end();
+    const requests = server.requests.slice(before);
+    const summaryCalls = requests.filter((request) => request.system.includes('running summary'));
+    const chatCalls = requests.filter((request) => !request.system.includes('running summary'));
+    expect(summaryCalls.length).toBeGreaterThan(0);
+    expect(new Set(summaryCalls.map((request) => request.body.model))).toEqual(new Set(['claude-haiku-4-5']));
+    expect(new Set(chatCalls.map((request) => request.body.model))).toEqual(new Set(['claude-haiku-5-5']));
   });
 });

@@ -12,11 +12,10 @@ import { BLOCK_BEGIN } from '../../src/memory/index-block.js';
 import type { Fact } from '../../src/memory/types.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import type { CliRun } from '../support/cli.js';
-import { snapshotDirectory } from '../support/space.js';
+import { snapshotDirectory, EXAMPLE_SESSIONS_DIR } from '../support/space.js';
 import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/claude-code-memory/', import.meta.url));
-const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));
 
 /** The facts the older folder keeps only as lines of MEMORY.md: two paragraph lines and six bullets. */
 const OLDER_LINE_FACTS = [
@@ -51,7 +50,7 @@ async function shownFacts(): Promise<Fact[]> {
 beforeEach(async () => {
   root = mkdtempSync(join(tmpdir(), 'dreamd-claude-code-folder-'));
   memoryDir = join(root, 'memory');
-  cpSync(EXAMPLE_SESSIONS, join(root, 'sessions'), { recursive: true });
+  cpSync(EXAMPLE_SESSIONS_DIR, join(root, 'sessions'), { recursive: true });
 });
 
 describe('the older Claude Code folder (facts as MEMORY.md lines, loose frontmatter)', () => {

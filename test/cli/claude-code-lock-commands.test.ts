@@ -8,7 +8,6 @@ import { once } from 'node:events';
 import { cpSync, existsSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { SpaceStatus } from '../../src/cli/space-status.js';
 import { loadConfig } from '../../src/config/load.js';
@@ -17,10 +16,9 @@ import { createDreamd } from '../../src/dreamd.js';
 import type { Fact } from '../../src/memory/types.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import type { CliRun } from '../support/cli.js';
-import { snapshotDirectory } from '../support/space.js';
+import { snapshotDirectory, EXAMPLE_SESSIONS_DIR } from '../support/space.js';
 import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
 
-const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));
 const MINUTE = 60_000;
 
 /** `ago` milliseconds before now, in whole seconds (as file systems and Claude Code keep an mtime). */
@@ -60,7 +58,7 @@ beforeEach(async () => {
   root = mkdtempSync(join(tmpdir(), 'dreamd-cli-claude-code-lock-'));
   memoryDir = join(root, 'memory');
   lockFile = join(memoryDir, '.consolidate-lock');
-  cpSync(EXAMPLE_SESSIONS, join(root, 'sessions'), { recursive: true });
+  cpSync(EXAMPLE_SESSIONS_DIR, join(root, 'sessions'), { recursive: true });
   const consolidated = await cli(['consolidate', '--json']);
   expect(consolidated.code, consolidated.stderr).toBe(0);
   const history = await cli(['history', '--json']);

@@ -4,10 +4,8 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Daemon } from '../../src/daemon/daemon.js';
-import { createDreamd } from '../../src/dreamd.js';
 import { findFreePort } from '../../harness/redis-server.js';
-import { silentLogger } from '../daemon/fakes.js';
-import { failOnLeftovers, openRedis, track } from '../daemon/harness.js';
+import { failOnLeftovers, openRedis, startDreamdDaemon } from '../daemon/harness.js';
 import { runCliCaptured } from '../support/cli.js';
 import { uniquePrefix } from '../../harness/redis.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
@@ -33,16 +31,7 @@ async function startDaemon(): Promise<{
     DREAMD_PORT: String(port),
   };
   const test = createTestSpace({ modelUrl: fake.url, examples: true, env });
-  const daemon = createDreamd({ getConfig: () => test.config, logger: silentLogger, env: {} }).daemon({
-    tickOnStart: false,
-  });
-  track(
-    'daemon',
-    daemon,
-    (value) => value.state !== 'stopped' && value.state !== 'created',
-    (value) => value.stop(),
-  );
-  await daemon.start();
+  const daemon = await startDreamdDaemon(test.config);
   return {
     daemon,
     stop: async () => {

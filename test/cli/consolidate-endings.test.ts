@@ -1,6 +1,5 @@
 import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { ConsolidateOutcome } from '../../src/cli/consolidate-in-process.js';
 import type { WaitingSession } from '../../src/core/run.js';
@@ -8,7 +7,7 @@ import { LOCK_FILE } from '../../src/space/paths.js';
 import { faults } from '../../harness/fake-anthropic-server.js';
 import { type CliRun } from '../support/cli.js';
 import { EXAMPLE_FACTS, scriptedExtractor, sessionsInPrompt } from '../../harness/scripted-extractor.js';
-import { snapshotDirectory } from '../support/space.js';
+import { snapshotDirectory, EXAMPLE_SESSIONS_DIR } from '../support/space.js';
 import { cliAt, exampleWorkspace, useFakeAnthropic } from '../support/fixtures.js';
 
 /**
@@ -16,7 +15,6 @@ import { cliAt, exampleWorkspace, useFakeAnthropic } from '../support/fixtures.j
  * each waiting session with its reason in the output (and in --json), and writes nothing it should not.
  */
 
-const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));
 const ALL_SEVEN = [
   '2026-11-02-lisbon-delivery',
   '2026-11-05-dinner-friday',
@@ -161,7 +159,10 @@ describe('consolidate endings that leave sessions waiting', () => {
     const budget = { DREAMD_MONTHLY_BUDGET_USD: '0.000001' };
     const first = await cli(root, ['consolidate', '--force'], budget);
     expect(first.code).toBe(0);
-    cpSync(join(EXAMPLE_SESSIONS, `${ALL_SEVEN[4]!}.json`), join(root, 'sessions', `${ALL_SEVEN[4]!}.json`));
+    cpSync(
+      join(EXAMPLE_SESSIONS_DIR, `${ALL_SEVEN[4]!}.json`),
+      join(root, 'sessions', `${ALL_SEVEN[4]!}.json`),
+    );
     const before = memoryOf(root);
     const run = await cli(root, ['consolidate', '--force'], budget);
     before.set('.dreamd/waiting.json', memoryOf(root).get('.dreamd/waiting.json') ?? '(absent)');

@@ -1,6 +1,5 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { ConsolidateOutcome } from '../../src/cli/consolidate-in-process.js';
 import type { SessionRow } from '../../src/cli/session-list.js';
@@ -8,10 +7,9 @@ import { acquireLock } from '../../src/space/index.js';
 import { runCliCaptured, type CliRun } from '../support/cli.js';
 import { faults } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
-import { snapshotDirectory } from '../support/space.js';
+import { snapshotDirectory, EXAMPLE_SESSIONS_DIR } from '../support/space.js';
 import { cliAt, exampleWorkspace, useFakeAnthropic } from '../support/fixtures.js';
 
-const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));
 const FIRST_FOUR = [
   '2026-11-02-lisbon-delivery.json',
   '2026-11-05-dinner-friday.json',
@@ -49,7 +47,7 @@ function workspace(files?: readonly string[]): string {
 }
 
 function addSessions(root: string, files: readonly string[]): void {
-  for (const name of files) cpSync(join(EXAMPLE_SESSIONS, name), join(root, 'sessions', name));
+  for (const name of files) cpSync(join(EXAMPLE_SESSIONS_DIR, name), join(root, 'sessions', name));
 }
 
 function cli(

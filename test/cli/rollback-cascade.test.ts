@@ -1,12 +1,11 @@
 import { appendFileSync, cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { ConsolidateOutcome } from '../../src/cli/consolidate-in-process.js';
 import type { CliRun } from '../support/cli.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
-import { snapshotDirectory } from '../support/space.js';
+import { snapshotDirectory, EXAMPLE_SESSIONS_DIR } from '../support/space.js';
 import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
 
 /**
@@ -14,7 +13,6 @@ import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
  * edit in a file only the older run changed refuses the cascade with every byte (state included) as it was.
  */
 
-const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));
 // The first four write user.md and feedback.md; the last three write user.md again, never feedback.md.
 const FIRST_FOUR = ['lisbon-delivery', 'dinner-friday', 'coffee-usual', 'no-semicolons'];
 const LAST_THREE = ['postgres-migration', 'grafana-dashboard', 'moved-to-porto'];
@@ -22,7 +20,7 @@ const LAST_THREE = ['postgres-migration', 'grafana-dashboard', 'moved-to-porto']
 const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
 
 function copySessions(root: string, names: readonly string[]): void {
-  cpSync(EXAMPLE_SESSIONS, join(root, 'sessions'), {
+  cpSync(EXAMPLE_SESSIONS_DIR, join(root, 'sessions'), {
     recursive: true,
     filter: (source) => !source.endsWith('.json') || names.some((name) => source.endsWith(`${name}.json`)),
   });

@@ -6,15 +6,15 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { SessionRow } from '../../src/cli/session-list.js';
 import { runCliCaptured } from '../support/cli.js';
+import { EXAMPLE_SESSIONS_DIR } from '../support/space.js';
 
 const CLAUDE_CODE_FIXTURES = fileURLToPath(new URL('../fixtures/claude-code/', import.meta.url));
-const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));
 const REPOSITORY = fileURLToPath(new URL('../../', import.meta.url));
 
 /** A temp directory with a copy of the example sessions in `sessions/`. */
 function workspace(): string {
   const root = mkdtempSync(join(tmpdir(), 'dreamd-cli-sessions-'));
-  cpSync(EXAMPLE_SESSIONS, join(root, 'sessions'), { recursive: true });
+  cpSync(EXAMPLE_SESSIONS_DIR, join(root, 'sessions'), { recursive: true });
   return root;
 }
 
@@ -25,10 +25,10 @@ function writeConfig(root: string, config: unknown): void {
 /** Message counts straight from the example files, independent of the readers. */
 function exampleMessageCounts(): Record<string, number> {
   return Object.fromEntries(
-    readdirSync(EXAMPLE_SESSIONS)
+    readdirSync(EXAMPLE_SESSIONS_DIR)
       .filter((name) => name.endsWith('.json'))
       .map((name) => {
-        const parsed = JSON.parse(readFileSync(join(EXAMPLE_SESSIONS, name), 'utf8')) as {
+        const parsed = JSON.parse(readFileSync(join(EXAMPLE_SESSIONS_DIR, name), 'utf8')) as {
           messages: unknown[];
         };
         return [name, parsed.messages.length];

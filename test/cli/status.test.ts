@@ -3,7 +3,6 @@ import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createProgressBar, progressPercent } from '../../src/cli/progress.js';
 import type { SpaceStatus } from '../../src/cli/space-status.js';
@@ -11,14 +10,13 @@ import { acquireLock } from '../../src/space/index.js';
 import { runCliCaptured, type CliRun } from '../support/cli.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
-
-const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));
+import { EXAMPLE_SESSIONS_DIR } from '../support/space.js';
 
 const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
 let root: string;
 beforeEach(async () => {
   root = mkdtempSync(join(tmpdir(), 'dreamd-cli-status-'));
-  cpSync(EXAMPLE_SESSIONS, join(root, 'sessions'), { recursive: true });
+  cpSync(EXAMPLE_SESSIONS_DIR, join(root, 'sessions'), { recursive: true });
 });
 
 function cli(argv: readonly string[]): Promise<CliRun> {

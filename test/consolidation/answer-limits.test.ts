@@ -2,11 +2,8 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
-import { createConsolidator } from '../../src/consolidation/run.js';
-import type { RunRequest } from '../../src/core/run.js';
 import { listRuns, loadMemory } from '../../src/space/index.js';
 import { MAX_WRITABLE_FILE_BYTES } from '../../src/memory/read-memory-file.js';
-import { createModel } from '../../src/model/index.js';
 import {
   startFakeAnthropicServer,
   type AnthropicReply,
@@ -19,7 +16,7 @@ import {
   scriptedExtractor,
   sessionsInPrompt,
 } from '../../harness/scripted-extractor.js';
-import { createTestSpace, type TestSpace } from '../support/space.js';
+import { createTestSpace, type TestSpace, fastConsolidator, FORCED_RUN, RUN_NOW } from '../support/space.js';
 
 /**
  * A model answer is data, read within `limits.*`: each fact is checked on its own, a fact that breaks the
@@ -27,8 +24,6 @@ import { createTestSpace, type TestSpace } from '../support/space.js';
  * from the fake servers through the real SDKs.
  */
 
-const manual: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
-const NOW = new Date('2026-11-29T12:00:00Z');
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0)) await close();
@@ -39,11 +34,7 @@ function withLimits(test: TestSpace, limits: Partial<Config['limits']>): Config 
 }
 
 function consolidate(test: TestSpace, config: Config = test.config) {
-  return createConsolidator({
-    config,
-    model: () => createModel(config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-    now: () => NOW,
-  })(test.space, manual);
+  return fastConsolidator(config, { now: () => RUN_NOW })(test.space, FORCED_RUN);
 }
 
 function rawFact(index: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -11,10 +11,7 @@ import {
   rejectProposal,
   UnknownChangeError,
 } from '../../src/consolidation/proposal.js';
-import { createConsolidator } from '../../src/consolidation/run.js';
 import type { Space } from '../../src/config/schema.js';
-import type { RunRequest } from '../../src/core/run.js';
-import { createModel } from '../../src/model/index.js';
 import {
   listProposals,
   listRuns,
@@ -26,10 +23,17 @@ import {
 } from '../../src/space/index.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
-import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
+import {
+  createTestSpace,
+  snapshotDirectory,
+  type TestSpace,
+  fastConsolidator,
+  FORCED_RUN,
+  RUN_NOW,
+} from '../support/space.js';
+import type { Fact } from '../../src/memory/types.js';
+import { fact as memoryFact } from '../memory/helpers.js';
 
-const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
-const NOW = new Date('2026-11-29T12:00:00Z');
 const SESSIONS = [
   '2026-11-02-lisbon-delivery.json',
   '2026-11-05-dinner-friday.json',
@@ -43,11 +47,7 @@ function approving(test: TestSpace): Space {
 }
 
 function consolidate(test: TestSpace, space: Space = approving(test)) {
-  return createConsolidator({
-    config: test.config,
-    model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-    now: () => NOW,
-  })(space, forced);
+  return fastConsolidator(test.config, { now: () => RUN_NOW })(space, FORCED_RUN);
 }
 
 /** The memory folder without dreamd's own state: what people and agents read. */
@@ -247,22 +247,16 @@ describe('approval mode', () => {
 
 describe('chooseChanges', () => {
   it('keeps what memory holds for an update or supersede left out, and adds only chosen new facts', () => {
-    const fact = (id: string, title: string, extra: object = {}) => ({
-      id,
-      type: 'user' as const,
-      title,
-      body: title,
-      why: undefined,
-      howToApply: undefined,
-      observed: '2026-11-01',
-      updated: '2026-11-01',
-      sources: ['s'],
-      status: 'active' as const,
-      supersededBy: undefined,
-      supersededOn: undefined,
-      editedByHand: false,
-      ...extra,
-    });
+    const fact = (id: string, title: string, extra: Partial<Fact> = {}) =>
+      memoryFact({
+        id,
+        title,
+        body: title,
+        observed: '2026-11-01',
+        updated: '2026-11-01',
+        sources: ['s'],
+        ...extra,
+      });
     const old = fact('f-old', 'Home');
     const newer = fact('f-new', 'Home again');
     const oldSuperseded = { ...old, status: 'superseded' as const, supersededBy: 'f-new' };

@@ -3,12 +3,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spaceStatus } from '../../src/cli/space-status.js';
 import type { Config } from '../../src/config/schema.js';
-import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest, RunSummary } from '../../src/core/run.js';
 import { listRuns, loadMemory, readLedger } from '../../src/space/index.js';
-import { createModel } from '../../src/model/index.js';
 import { type ScriptedFact } from '../../harness/scripted-extractor.js';
-import { createTestSpace, type TestSpace } from '../support/space.js';
+import { createTestSpace, type TestSpace, fastConsolidator, FORCED_RUN, RUN_NOW } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
 /**
@@ -17,8 +15,6 @@ import { useFakeAnthropic } from '../support/fixtures.js';
  * without waiting for the gates and stop once it is done.
  */
 
-const NOW = new Date('2026-11-29T12:00:00Z');
-const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
 const scheduled: RunRequest = { force: false, dryRun: false, trigger: 'schedule' };
 const MESSAGES = 300;
 
@@ -82,22 +78,18 @@ describe('a session bigger than a run', () => {
     lines[290] = 'and I play chess online';
     writeNative(test, 'big', lines);
     writeNative(test, 'small', ['the wiki is on Confluence', 'Noted.']);
-    const consolidate = createConsolidator({
-      config,
-      model: () => createModel(config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-      now: () => NOW,
-    });
+    const consolidate = fastConsolidator(config, { now: () => RUN_NOW });
 
-    const summaries: RunSummary[] = [await consolidate(test.space, forced)];
+    const summaries: RunSummary[] = [await consolidate(test.space, FORCED_RUN)];
     const afterFirst = await readLedger(test.space.memoryDir);
     expect(afterFirst.sessions.big?.progress).toMatchObject({ part: 1, totalMessages: MESSAGES });
     expect(afterFirst.sessions.big?.messageCount).toBeLessThan(MESSAGES);
     expect(summaries[0]?.reason).toMatch(/session big part 1 of ~\d+/);
     expect(summaries[0]?.notes?.join('\n')).toMatch(/session big part 1 of ~\d+/);
-    const status = await spaceStatus(test.space, { config, now: () => NOW });
+    const status = await spaceStatus(test.space, { config, now: () => RUN_NOW });
     expect(status.inProgress).toEqual([expect.stringMatching(/^session big part 1 of ~\d+ \(messages 0–/)]);
 
-    // Scheduled runs (gates not forced) continue it until it is done, then stop finding work.
+    // Scheduled runs (gates not FORCED_RUN) continue it until it is done, then stop finding work.
     for (let run = 0; run < 20; run += 1) {
       const summary = await consolidate(test.space, scheduled);
       summaries.push(summary);
@@ -170,13 +162,9 @@ describe('a session bigger than a run', () => {
         messages,
       }),
     );
-    const consolidate = createConsolidator({
-      config,
-      model: () => createModel(config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-      now: () => NOW,
-    });
+    const consolidate = fastConsolidator(config, { now: () => RUN_NOW });
     const before = fake.server.requests.length;
-    const first = await consolidate(test.space, forced);
+    const first = await consolidate(test.space, FORCED_RUN);
     const firstRequests = fake.server.requests.slice(before);
     const read = (await readLedger(test.space.memoryDir)).sessions.tools?.messageCount ?? 0;
     expect(read).toBeGreaterThan(3 * 25);

@@ -3,21 +3,26 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Space } from '../../src/config/schema.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
-import type { RunRequest } from '../../src/core/run.js';
 import { LockBusyError, ModelError } from '../../src/errors.js';
 import { CLAUDE_CODE_LOCK_FILE } from '../../src/space/claude-code-lock.js';
 import { readLedger } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import { faults } from '../../harness/fake-anthropic-server.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
-import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
+import {
+  claudeCodeProject,
+  createTestSpace,
+  snapshotDirectory,
+  type TestSpace,
+  fastConsolidator,
+  FORCED_RUN,
+  RUN_NOW,
+} from '../support/space.js';
 import { CLAUDE_CODE_FIXTURES, FIXTURE } from '../transcripts/helpers.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
-const NOW = new Date('2026-11-29T12:00:00Z');
 const YESTERDAY = new Date('2026-11-28T09:00:00Z');
 const LAST_DREAM = new Date('2026-11-26T08:00:00Z');
-const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
 
 const fake = useFakeAnthropic();
 let test: TestSpace;
@@ -26,12 +31,7 @@ let lockFile: string;
 beforeEach(async () => {
   test = createTestSpace({ modelUrl: fake.url });
   // A Claude Code project folder: its transcripts, and its memory folder with Claude Code's lock.
-  space = {
-    id: 'my-repo',
-    sessionsDir: join(test.root, 'project'),
-    memoryDir: join(test.root, 'project', 'memory'),
-    format: 'claude-code',
-  };
+  space = claudeCodeProject(test);
   await mkdir(space.memoryDir, { recursive: true });
   for (const name of Object.values(FIXTURE)) {
     const target = join(space.sessionsDir, name);
@@ -42,12 +42,7 @@ beforeEach(async () => {
   lockFile = join(space.memoryDir, CLAUDE_CODE_LOCK_FILE);
 });
 
-const consolidate = () =>
-  createConsolidator({
-    config: test.config,
-    model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-    now: () => NOW,
-  })(space, forced);
+const consolidate = () => fastConsolidator(test.config, { now: () => RUN_NOW })(space, FORCED_RUN);
 
 async function setLock(body: string, mtime: Date): Promise<void> {
   await writeFile(lockFile, body);
@@ -59,7 +54,7 @@ async function lockState(): Promise<{ body: string; mtimeMs: number }> {
 
 describe("a run in a claude-code space and Claude Code's .consolidate-lock", () => {
   it('writes nothing and says why while Claude Code holds the lock; the job is a busy space', async () => {
-    await setLock(String(process.ppid), new Date(NOW.getTime() - 5 * 60_000));
+    await setLock(String(process.ppid), new Date(RUN_NOW.getTime() - 5 * 60_000));
     const before = snapshotDirectory(space.memoryDir);
     const failure = await consolidate().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(LockBusyError);
@@ -78,7 +73,7 @@ describe("a run in a claude-code space and Claude Code's .consolidate-lock", () 
     const summary = await consolidate();
     expect(summary.status).toBe('completed');
     expect(Object.keys((await readLedger(space.memoryDir)).sessions)).toHaveLength(3);
-    expect(await lockState()).toEqual({ body: '', mtimeMs: NOW.getTime() });
+    expect(await lockState()).toEqual({ body: '', mtimeMs: RUN_NOW.getTime() });
   });
 
   it('puts the previous mtime back when the run fails', async () => {
@@ -94,8 +89,8 @@ describe("a run in a claude-code space and Claude Code's .consolidate-lock", () 
     const summary = await createConsolidator({
       config: test.config,
       model: () => createModel(test.config.model),
-      now: () => NOW,
-    })(space, { ...forced, force: false });
+      now: () => RUN_NOW,
+    })(space, { ...FORCED_RUN, force: false });
     expect(summary.status).toBe('skipped');
     expect(await lockState()).toEqual({ body: '', mtimeMs: LAST_DREAM.getTime() });
   });

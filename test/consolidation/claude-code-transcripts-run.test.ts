@@ -2,15 +2,18 @@ import { appendFile, copyFile, mkdir, utimes, writeFile } from 'node:fs/promises
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Space } from '../../src/config/schema.js';
-import { createConsolidator } from '../../src/consolidation/run.js';
 import { loadMemory, readLedger } from '../../src/space/index.js';
-import { createModel } from '../../src/model/index.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
-import { createTestSpace, type TestSpace } from '../support/space.js';
+import {
+  claudeCodeProject,
+  createTestSpace,
+  type TestSpace,
+  fastConsolidator,
+  RUN_NOW,
+} from '../support/space.js';
 import { CLAUDE_CODE_FIXTURES, FIXTURE } from '../transcripts/helpers.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
-const NOW = new Date('2026-11-29T12:00:00Z');
 const YESTERDAY = new Date('2026-11-28T09:00:00Z');
 const PARENT_ID = '0790ea37-90df-4d30-8fdf-0bfe301b8f3e';
 
@@ -19,12 +22,7 @@ let test: TestSpace;
 let space: Space;
 beforeEach(async () => {
   test = createTestSpace({ modelUrl: fake.url });
-  space = {
-    id: 'my-repo',
-    sessionsDir: join(test.root, 'project'),
-    memoryDir: join(test.root, 'project', 'memory'),
-    format: 'claude-code',
-  };
+  space = claudeCodeProject(test);
   await mkdir(join(space.sessionsDir, PARENT_ID, 'subagents'), { recursive: true });
 });
 
@@ -95,11 +93,11 @@ describe('a run over Claude Code transcripts', () => {
         },
       ]),
     );
-    const summary = await createConsolidator({
-      config: test.config,
-      model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-      now: () => NOW,
-    })(space, { force: true, dryRun: false, trigger: 'manual' });
+    const summary = await fastConsolidator(test.config, { now: () => RUN_NOW })(space, {
+      force: true,
+      dryRun: false,
+      trigger: 'manual',
+    });
     expect(summary.status).toBe('completed');
     expect(summary.sessions).toEqual([PARENT_ID]);
     expect(summary.problems).toEqual([]);

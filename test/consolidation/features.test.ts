@@ -3,24 +3,14 @@ import { FactIndex } from '../../src/consolidation/fact-index.js';
 import { featuresOf, forgetFeatures, sameNamesAndNumbers } from '../../src/consolidation/features.js';
 import { bodyKey, sequenceSimilarity } from '../../src/consolidation/similarity.js';
 import type { Fact } from '../../src/memory/types.js';
+import { fact as memoryFact } from '../memory/helpers.js';
 
 function text(title: string, body: string) {
   return { title, body, why: undefined, howToApply: undefined };
 }
 
 function fact(id: string, title: string, body: string, type: Fact['type'] = 'user'): Fact {
-  return {
-    ...text(title, body),
-    id,
-    type,
-    observed: '2026-11-01',
-    updated: '2026-11-01',
-    sources: ['s-1'],
-    status: 'active',
-    supersededBy: undefined,
-    supersededOn: undefined,
-    editedByHand: false,
-  };
+  return memoryFact({ id, title, body, observed: '2026-11-01', updated: '2026-11-01' }, type);
 }
 
 describe('same names and numbers', () => {

@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
-import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/core/run.js';
 import { LockBusyError } from '../../src/errors.js';
 import { listRuns, loadMemory, readLedger, readLock, type HeartbeatTimer } from '../../src/space/index.js';
-import { createModel } from '../../src/model/index.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { eventually } from '../support/eventually.js';
-import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
+import { createTestSpace, snapshotDirectory, type TestSpace, fastConsolidator } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
 /**
@@ -46,9 +44,7 @@ function withStaleMinutes(config: Config, minutes: number): Config {
 }
 
 function consolidator(test: TestSpace, now: () => Date, lockTimer?: HeartbeatTimer) {
-  return createConsolidator({
-    config: withStaleMinutes(test.config, STALE_MINUTES),
-    model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
+  return fastConsolidator(withStaleMinutes(test.config, STALE_MINUTES), {
     now,
     ...(lockTimer !== undefined ? { lockTimer } : {}),
   });
@@ -130,12 +126,7 @@ describe('lock fencing in a run', () => {
     let first = true;
     let refused: unknown;
     // A stale time of 60 ms gives a heartbeat every 15 ms (a quarter of it).
-    const fast = (now: () => Date) =>
-      createConsolidator({
-        config: withStaleMinutes(test.config, 0.001),
-        model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-        now,
-      });
+    const fast = (now: () => Date) => fastConsolidator(withStaleMinutes(test.config, 0.001), { now });
     fake.server.setDefault(async (request) => {
       if (first) {
         first = false;

@@ -19,6 +19,8 @@ import {
   createTestSpace,
   snapshotDirectory,
   type TestSpace,
+  fastConsolidator,
+  FORCED_RUN,
 } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
@@ -29,10 +31,7 @@ beforeEach(async () => {
 });
 
 function consolidate(space: Space) {
-  return createConsolidator({
-    config: test.config,
-    model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-  })(space, { force: true, dryRun: false, trigger: 'manual' });
+  return fastConsolidator(test.config)(space, FORCED_RUN);
 }
 
 /** What must survive the move: everything but where the fact lives. */

@@ -8,6 +8,7 @@ import {
   MIN_CACHED_PREFIX_TOKENS,
   type MemoryListFact,
 } from '../../src/consolidation/memory-list.js';
+import { extractedFact } from '../memory/helpers.js';
 
 function fact(index: number, title: string, updated = '2026-01-01', body = title): MemoryListFact {
   return {
@@ -104,17 +105,7 @@ describe('memory list of one call', () => {
 });
 
 function extracted(title: string, observed: string, replaces: string[] = []): ExtractedFact {
-  return {
-    type: 'user',
-    title,
-    body: title,
-    why: null,
-    howToApply: null,
-    observed,
-    sources: ['s'],
-    replaces,
-    confidence: null,
-  };
+  return extractedFact({ title, body: title, observed, sources: ['s'], replaces });
 }
 
 describe('facts that replace a fact of an earlier call of the same run', () => {

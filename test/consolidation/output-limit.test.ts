@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createConsolidator } from '../../src/consolidation/run.js';
-import type { RunRequest } from '../../src/core/run.js';
 import { listRuns, loadMemory } from '../../src/space/index.js';
-import { createModel } from '../../src/model/index.js';
 import { faults } from '../../harness/fake-anthropic-server.js';
 import {
   EXAMPLE_ACTIVE_TITLES,
@@ -10,13 +7,10 @@ import {
   scriptedExtractor,
   sessionsInPrompt,
 } from '../../harness/scripted-extractor.js';
-import { createTestSpace } from '../support/space.js';
+import { createTestSpace, fastConsolidator, FORCED_RUN, RUN_NOW } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
 /** An answer that stops at max_tokens: the batch is split and the run goes on; no request is sent twice. */
-
-const manual: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
-const NOW = new Date('2026-11-29T12:00:00Z');
 
 const fake = useFakeAnthropic();
 
@@ -26,11 +20,7 @@ describe('an answer cut off at the output limit', () => {
     fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     // The first two answers stop at max_tokens (the whole batch, then its first half).
     fake.server.enqueue(faults.maxTokens(), faults.maxTokens());
-    const summary = await createConsolidator({
-      config: test.config,
-      model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-      now: () => NOW,
-    })(test.space, manual);
+    const summary = await fastConsolidator(test.config, { now: () => RUN_NOW })(test.space, FORCED_RUN);
 
     expect(summary.status).toBe('completed');
     const prompts = fake.server.requests.map((request) => request.prompt);

@@ -1,10 +1,7 @@
-import { CurationConfig } from '../../src/config/schema.js';
-import { cpSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import { linkUnseenSameTitles, resolveRunReplaces } from '../../src/consolidation/extract.js';
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
-import type { RunRequest } from '../../src/core/run.js';
 import { listRuns, loadMemory } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import {
@@ -13,11 +10,10 @@ import {
   type FakeAnthropicServer,
 } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_FACTS, scriptedExtractor, sessionsInPrompt } from '../../harness/scripted-extractor.js';
-import { createTestSpace, EXAMPLE_SESSIONS_DIR } from '../support/space.js';
+import { createTestSpace, FORCED_RUN, RUN_NOW } from '../support/space.js';
 import { modelWork } from '../support/eventually.js';
-
-const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
-const NOW = new Date('2026-11-29T12:00:00Z');
+import { spaceWithLongMemory } from './helpers.js';
+import { extractedFact } from '../memory/helpers.js';
 
 let server: FakeAnthropicServer | undefined;
 afterEach(async () => {
@@ -57,8 +53,8 @@ describe('the calls of a run in parallel', () => {
     const summary = await createConsolidator({
       config: { ...test.config, model, limits },
       model: () => createModel(model),
-      now: () => NOW,
-    })(test.space, forced);
+      now: () => RUN_NOW,
+    })(test.space, FORCED_RUN);
 
     expect(summary.status).toBe('completed');
     expect(summary.calls).toBeGreaterThan(6);
@@ -92,8 +88,8 @@ describe('the calls of a run in parallel', () => {
     const summary = await createConsolidator({
       config: test.config,
       model: () => createModel(test.config.model),
-      now: () => NOW,
-    })(test.space, forced);
+      now: () => RUN_NOW,
+    })(test.space, FORCED_RUN);
 
     expect(summary.outputTokensPerCall).toEqual(Array.from({ length: summary.calls }, () => 37));
     const [record] = await listRuns(test.space.memoryDir);
@@ -113,8 +109,8 @@ describe('the calls of a run in parallel', () => {
     const run = createConsolidator({
       config: { ...test.config, model },
       model: () => createModel(model),
-      now: () => NOW,
-    })(test.space, forced);
+      now: () => RUN_NOW,
+    })(test.space, FORCED_RUN);
 
     await expect(run).rejects.toThrow(/HTTP 401/);
     expect(overlaps.most).toBeLessThanOrEqual(4);
@@ -125,51 +121,24 @@ describe('the calls of a run in parallel', () => {
 describe('a run with a cached prefix', () => {
   it('sends its first call alone, so the calls after it read the prefix from the cache', async () => {
     server = await startFakeAnthropicServer({ minCacheableTokens: 4096 });
-    const scripted = scriptedExtractor(EXAMPLE_FACTS);
-    const filler = Array.from({ length: 300 }, (_, index) => ({
-      type: 'project',
-      title: `Service ${index} owns queue ${index}`,
-      body: `Service ${index} runs the nightly job of queue ${index} and alerts team ${index % 7}.`,
-      why: null,
-      howToApply: null,
-      observed: '2026-11-02',
-      sources: [],
-      replaces: [],
-      confidence: null,
-    }));
-    let seeded = false;
     let inFlight = 0;
     const alongside: number[] = [];
-    server.setDefault(async (request) => {
-      alongside.push(inFlight);
-      inFlight += 1;
-      await modelWork(40);
-      inFlight -= 1;
-      const reply = scripted(request) as { json: { facts: unknown[] } };
-      if (seeded) return reply;
-      seeded = true;
-      return { json: { facts: [...reply.json.facts, ...filler] } };
+    const { consolidate } = await spaceWithLongMemory(server, {
+      digestTokensPerCall: 2000,
+      concurrency: 4,
+      now: RUN_NOW,
+      around: async (answer) => {
+        alongside.push(inFlight);
+        inFlight += 1;
+        await modelWork(40);
+        inFlight -= 1;
+        return answer();
+      },
     });
-    const test = createTestSpace({
-      modelUrl: server.url,
-      examples: ['2026-11-02-lisbon-delivery.json'],
-      env: { DREAMD_DIGEST_TOKENS_PER_CALL: '2000', DREAMD_MEMORY_TOKENS_PER_CALL: '4000' },
-    });
-    const limits = { ...test.config.limits, maxFactsPerAnswer: 1_000, maxFactsPerSession: 1_000 };
-    const model = { ...test.config.model, concurrency: 4 };
-    // Extraction calls only: the 200+ filler facts would pass the curation budget and add a call of their own.
-    const curation = { ...CurationConfig.parse({}), enabled: false };
-    const consolidate = createConsolidator({
-      config: { ...test.config, limits, model, curation },
-      model: () => createModel(model),
-      now: () => NOW,
-    });
-    expect((await consolidate(test.space, forced)).status).toBe('completed');
-    cpSync(EXAMPLE_SESSIONS_DIR, test.space.sessionsDir, { recursive: true });
     const before = server.requests.length;
     alongside.length = 0;
 
-    const summary = await consolidate(test.space, forced);
+    const summary = await consolidate();
 
     expect(summary.status).toBe('completed');
     expect(server.requests.length - before).toBeGreaterThan(2);
@@ -185,17 +154,8 @@ describe('a run with a cached prefix', () => {
 });
 
 describe('facts of calls that could not see each other', () => {
-  const fact = (title: string, body: string, observed: string): ExtractedFact => ({
-    type: 'user',
-    title,
-    body,
-    why: null,
-    howToApply: null,
-    observed,
-    sources: [],
-    replaces: [],
-    confidence: null,
-  });
+  const fact = (title: string, body: string, observed: string): ExtractedFact =>
+    extractedFact({ title, body, observed, sources: [] });
 
   it('the same type and title: the newer observation replaces the older, whichever answer came first', () => {
     const porto = fact('Home address', 'Lives in Porto.', '2026-11-19');

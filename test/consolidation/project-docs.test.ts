@@ -7,15 +7,12 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Space } from '../../src/config/schema.js';
 import { docStatements, splitAlreadyStated, type ProjectDoc } from '../../src/consolidation/project-docs.js';
-import { createConsolidator } from '../../src/consolidation/run.js';
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
 import { loadMemory } from '../../src/space/index.js';
-import { createModel } from '../../src/model/index.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
-import { createTestSpace, type TestSpace } from '../support/space.js';
+import { createTestSpace, type TestSpace, fastConsolidator, RUN_NOW } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
-const NOW = new Date('2026-11-29T12:00:00Z');
 const YESTERDAY = new Date('2026-11-28T09:00:00Z');
 const SESSION_ID = '5b1f3c2e-8d4a-4c1b-9e7f-2a6d8c0e4b13';
 const CLAUDE_MD = `# Harbor
@@ -112,11 +109,11 @@ describe("a run over a project's sessions", () => {
         },
       ]),
     );
-    const summary = await createConsolidator({
-      config: test.config,
-      model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-      now: () => NOW,
-    })(space, { force: true, dryRun: false, trigger: 'manual' });
+    const summary = await fastConsolidator(test.config, { now: () => RUN_NOW })(space, {
+      force: true,
+      dryRun: false,
+      trigger: 'manual',
+    });
 
     expect(summary.status).toBe('completed');
     expect(summary.alreadyInProjectFiles).toBe(1);

@@ -11,6 +11,7 @@ import {
   titleSimilarity,
 } from '../../src/consolidation/similarity.js';
 import type { Fact, FactType } from '../../src/memory/types.js';
+import { extractedFact, fact as memoryFact } from '../memory/helpers.js';
 
 const TODAY = '2026-11-30';
 
@@ -21,32 +22,11 @@ function idCounter(prefix = 'f-new'): () => string {
 }
 
 function candidate(overrides: Partial<ExtractedFact> & Pick<ExtractedFact, 'title' | 'body'>): ExtractedFact {
-  return {
-    type: 'user',
-    why: null,
-    howToApply: null,
-    observed: '2026-11-01',
-    sources: ['s-1'],
-    replaces: [],
-    confidence: null,
-    ...overrides,
-  };
+  return extractedFact({ observed: '2026-11-01', ...overrides });
 }
 
 function fact(overrides: Partial<Fact> & Pick<Fact, 'id' | 'title' | 'body'>): Fact {
-  return {
-    type: 'user',
-    why: undefined,
-    howToApply: undefined,
-    observed: '2026-10-01',
-    updated: '2026-10-01',
-    sources: ['s-0'],
-    status: 'active',
-    supersededBy: undefined,
-    supersededOn: undefined,
-    editedByHand: false,
-    ...overrides,
-  };
+  return memoryFact({ observed: '2026-10-01', updated: '2026-10-01', sources: ['s-0'], ...overrides });
 }
 
 function run(

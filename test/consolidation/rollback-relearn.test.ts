@@ -1,16 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createConsolidator } from '../../src/consolidation/run.js';
-import type { RunRequest } from '../../src/core/run.js';
 import { listRuns, loadMemory, readLedger, reopenSessions, rollbackRun } from '../../src/space/index.js';
-import { createModel } from '../../src/model/index.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
-import { createTestSpace, type TestSpace } from '../support/space.js';
+import { createTestSpace, type TestSpace, fastConsolidator, FORCED_RUN, RUN_NOW } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
-const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
-const NOW = new Date('2026-11-29T12:00:00Z');
 const FIRST = [
   '2026-11-02-lisbon-delivery.json',
   '2026-11-05-dinner-friday.json',
@@ -21,11 +16,7 @@ const SECOND = ['2026-11-12-no-semicolons.json', '2026-11-26-moved-to-porto.json
 const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
 
 function consolidate(test: TestSpace) {
-  return createConsolidator({
-    config: test.config,
-    model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-    now: () => NOW,
-  })(test.space, forced);
+  return fastConsolidator(test.config, { now: () => RUN_NOW })(test.space, FORCED_RUN);
 }
 
 function addSessions(test: TestSpace, names: readonly string[]): void {
@@ -76,7 +67,7 @@ describe('rollback reopens what it undid', () => {
       size: 100,
       mtimeMs: 0,
       runId,
-      consolidatedAt: NOW.toISOString(),
+      consolidatedAt: RUN_NOW.toISOString(),
     });
     const ledger = {
       version: 1 as const,

@@ -3,20 +3,10 @@ import { ExtractionOutput, type ExtractedFact } from '../../src/consolidation/ex
 import { reconcile } from '../../src/consolidation/reconcile.js';
 import { screenCandidates } from '../../src/consolidation/screen-candidates.js';
 import { containsSecret } from '../../src/digest/index.js';
+import { extractedFact } from '../memory/helpers.js';
 
 function fact(fields: Partial<ExtractedFact>): ExtractedFact {
-  return {
-    type: 'project',
-    title: 'A fact',
-    body: 'The service runs on Postgres 17.',
-    why: null,
-    howToApply: null,
-    observed: '2026-11-20',
-    sources: ['s1'],
-    replaces: [],
-    confidence: null,
-    ...fields,
-  };
+  return extractedFact({ type: 'project', sources: ['s1'], ...fields });
 }
 
 const screen = (candidates: ExtractedFact[]) => screenCandidates(candidates, { containsSecret });

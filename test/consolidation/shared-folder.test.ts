@@ -3,12 +3,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createRecall } from '../../src/agent/recall.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
-import { BLOCK_BEGIN, BLOCK_END, INDEX_LIMITS, derivedFactId } from '../../src/memory/index.js';
+import { INDEX_LIMITS, derivedFactId } from '../../src/memory/index.js';
 import { REVIEW_FILE, loadMemory } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { createTestSpace, snapshotDirectory } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
+import { withoutBlock } from '../memory/helpers.js';
 
 /** Claude Code memories of both vintages and a free-form note, as people and Claude Code leave them. */
 const HAND_FILES: Record<string, string> = {
@@ -51,13 +52,6 @@ const HAND_INDEX = [
   '',
   '',
 ].join('\n');
-
-function withoutBlock(text: string): string {
-  const begin = text.indexOf(`${BLOCK_BEGIN}\n`);
-  if (begin < 0) return text;
-  const end = text.indexOf(`${BLOCK_END}\n`, begin);
-  return text.slice(0, begin) + text.slice(end + BLOCK_END.length + 1);
-}
 
 function writeSession(dir: string, id: string, text: string): void {
   writeFileSync(

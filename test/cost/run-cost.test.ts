@@ -1,32 +1,29 @@
 import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { HistoryRow } from '../../src/cli/commands/history.js';
 import { inspectSpaceDetailed } from '../../src/consolidation/inspect.js';
-import { createConsolidator } from '../../src/consolidation/run.js';
-import type { RunRequest } from '../../src/core/run.js';
 import { costOfCall, priceFor, spaceBudget } from '../../src/cost/index.js';
 import { ConfigError } from '../../src/errors.js';
 import { listRuns } from '../../src/space/index.js';
-import { createModel } from '../../src/model/index.js';
 import { runCliCaptured } from '../support/cli.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
-import { createTestSpace, type TestSpace } from '../support/space.js';
+import {
+  createTestSpace,
+  type TestSpace,
+  fastConsolidator,
+  FORCED_RUN,
+  EXAMPLE_SESSIONS_DIR,
+} from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
-const manual: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
 const NOW = new Date('2026-12-15T12:00:00Z');
 
 const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
 
 function consolidatorFor(test: TestSpace) {
-  return createConsolidator({
-    config: test.config,
-    model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-    now: () => NOW,
-  });
+  return fastConsolidator(test.config, { now: () => NOW });
 }
 
 describe('cost of a run', () => {
@@ -38,7 +35,7 @@ describe('cost of a run', () => {
       examples: true,
       env: { DREAMD_MODEL: 'claude-haiku-4-5' },
     });
-    const summary = await consolidatorFor(test)(test.space, manual);
+    const summary = await consolidatorFor(test)(test.space, FORCED_RUN);
     expect(summary.status).toBe('completed');
     expect(fake.server.requests.length).toBe(summary.calls);
     // $1/MTok × 1000 + $5/MTok × 100 + $0.10/MTok × 4000 = $0.0019 a call.
@@ -54,7 +51,7 @@ describe('cost of a run', () => {
       examples: true,
       env: { DREAMD_MODEL: 'my-own-model' },
     });
-    const summary = await consolidatorFor(test)(test.space, manual);
+    const summary = await consolidatorFor(test)(test.space, FORCED_RUN);
     expect(summary.calls).toBeGreaterThan(0);
     expect(summary.costUsd).toBeUndefined();
     const budgeted = createTestSpace({
@@ -71,10 +68,10 @@ describe('cost of a run', () => {
       examples: true,
       env: { DREAMD_MODEL: 'claude-haiku-4-5', DREAMD_MONTHLY_BUDGET_USD: '0.000001' },
     });
-    const first = await consolidatorFor(test)(test.space, manual);
+    const first = await consolidatorFor(test)(test.space, FORCED_RUN);
     expect(first.status).toBe('completed');
     const calls = fake.server.requests.length;
-    const second = await consolidatorFor(test)(test.space, manual);
+    const second = await consolidatorFor(test)(test.space, FORCED_RUN);
     expect(second.status).toBe('skipped');
     expect(second.waiting).toMatchObject({
       kind: 'monthly-budget',
@@ -96,7 +93,7 @@ describe('cost of a run', () => {
 describe('dreamd history', () => {
   it('shows the cost of each run in the table and in --json', async () => {
     const root = mkdtempSync(join(tmpdir(), 'dreamd-cost-history-'));
-    cpSync(fileURLToPath(new URL('../../sessions/', import.meta.url)), join(root, 'sessions'), {
+    cpSync(EXAMPLE_SESSIONS_DIR, join(root, 'sessions'), {
       recursive: true,
     });
     const env = {

@@ -12,7 +12,7 @@ import {
   makeSpace,
   makeSummary,
 } from './fakes.js';
-import { FAST_TIMING, failOnLeftovers, openDaemon, openRedis } from './harness.js';
+import { FAST_TIMING, failOnLeftovers, openDaemon, openRedis, openRedisConfig } from './harness.js';
 
 failOnLeftovers();
 
@@ -25,22 +25,27 @@ async function completedRuns(url: string, prefix: string): Promise<number> {
   }
 }
 
+/**
+ * A daemon on `config` with a fake consolidate and a fake inspection (the settled sessions of each space),
+ * started.
+ */
+async function startFakeDaemon(config: Config, settled: Parameters<typeof createFakeInspection>[0]) {
+  const inspection = createFakeInspection(settled);
+  const fake = createFakeConsolidate();
+  const daemon = openDaemon({ config, consolidate: fake.consolidate, inspectSpace: inspection.inspectSpace });
+  await daemon.start();
+  return { daemon, fake };
+}
+
 describe('daemon', () => {
   it('wires scheduler, workers and server: open gates lead to one run, visible over HTTP', async () => {
-    const redis = await openRedis();
-    const config = makeConfig({
-      redisUrl: redis.url,
-      redisPrefix: uniquePrefix('daemon'),
+    const { redis, config } = await openRedisConfig('daemon', {
       spaces: [makeSpace('alpha'), makeSpace('beta')],
     });
-    const inspection = createFakeInspection({ alpha: { settledNew: 5 }, beta: { settledNew: 4 } });
-    const fake = createFakeConsolidate();
-    const daemon = openDaemon({
-      config,
-      consolidate: fake.consolidate,
-      inspectSpace: inspection.inspectSpace,
+    const { daemon, fake } = await startFakeDaemon(config, {
+      alpha: { settledNew: 5 },
+      beta: { settledNew: 4 },
     });
-    await daemon.start();
     expect(daemon.state).toBe('running');
     expect(daemon.address).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
@@ -135,20 +140,10 @@ describe('daemon', () => {
   });
 
   it('adds a space on reload without a restart', async () => {
-    const redis = await openRedis();
-    const config = makeConfig({
-      redisUrl: redis.url,
-      redisPrefix: uniquePrefix('reload'),
+    const { redis, config } = await openRedisConfig('reload', {
       spaces: [makeSpace('alpha')],
     });
-    const inspection = createFakeInspection({ fresh: { settledNew: 5 } });
-    const fake = createFakeConsolidate();
-    const daemon = openDaemon({
-      config,
-      consolidate: fake.consolidate,
-      inspectSpace: inspection.inspectSpace,
-    });
-    await daemon.start();
+    const { daemon, fake } = await startFakeDaemon(config, { fresh: { settledNew: 5 } });
 
     expect((await fetch(`${daemon.address}/spaces/fresh`)).status).toBe(404);
     const next: Config = {

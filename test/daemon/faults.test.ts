@@ -5,9 +5,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { enqueueConsolidation } from '../../src/daemon/queue.js';
-import { uniquePrefix } from '../../harness/redis.js';
-import { createFakeConsolidate, deferred, eventually, makeConfig, makeSpace, makeSummary } from './fakes.js';
-import { failOnLeftovers, openQueue, openRedis, openWorkerPool, track } from './harness.js';
+import { createFakeConsolidate, deferred, eventually, makeSpace, makeSummary } from './fakes.js';
+import { failOnLeftovers, openQueue, openRedisConfig, openWorkerPool, track } from './harness.js';
 
 failOnLeftovers();
 
@@ -16,8 +15,7 @@ const now = () => new Date();
 
 describe('faults', () => {
   it('resumes after Redis is killed and restarted: a job queued after the restart completes', async () => {
-    const redis = await openRedis();
-    const config = makeConfig({ redisUrl: redis.url, redisPrefix: uniquePrefix('restart') });
+    const { redis, config } = await openRedisConfig('restart');
     const fake = createFakeConsolidate();
     const { pool, probe } = openWorkerPool({ config, consolidate: fake.consolidate });
     const before = openQueue(config);
@@ -63,10 +61,7 @@ describe('faults', () => {
   });
 
   it('loses no job across a Redis crash: one waiting and one running both complete', async () => {
-    const redis = await openRedis();
-    const config = makeConfig({
-      redisUrl: redis.url,
-      redisPrefix: uniquePrefix('crash'),
+    const { redis, config } = await openRedisConfig('crash', {
       spaces: [makeSpace('alpha'), makeSpace('beta')],
       workers: { concurrency: 1 },
     });
@@ -119,8 +114,7 @@ describe('faults', () => {
   }, 60_000); // its waits add up to 45 s: room for a loaded machine, where a Redis restart and replay take longer
 
   it('replaces a worker that closed on its own at the next health check', async () => {
-    const redis = await openRedis();
-    const config = makeConfig({ redisUrl: redis.url, redisPrefix: uniquePrefix('replace') });
+    const { redis, config } = await openRedisConfig('replace');
     const fake = createFakeConsolidate();
     const { pool, probe } = openWorkerPool({ config, consolidate: fake.consolidate });
     const original = pool.worker;
@@ -144,8 +138,7 @@ describe('faults', () => {
   }, 90_000); // a Redis restart under a loaded machine: BullMQ's reconnect and stalled checks take their time
 
   it('hands its job to another worker once the lock expires, and the run completes once', async () => {
-    const redis = await openRedis();
-    const config = makeConfig({ redisUrl: redis.url, redisPrefix: uniquePrefix('kill9') });
+    const { redis, config } = await openRedisConfig('kill9');
     const queue = openQueue(config);
     const child = spawn(process.execPath, ['--import', 'tsx', CHILD, redis.url, config.redisPrefix, '2000'], {
       stdio: ['ignore', 'pipe', 'inherit'],

@@ -9,7 +9,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { uniquePrefix } from '../../harness/redis.js';
 import { createFakeConsolidate, createFakeInspection, eventually, makeConfig, makeSpace } from './fakes.js';
-import { failOnLeftovers, openDaemon, openQueue, openRedis } from './harness.js';
+import { failOnLeftovers, openDaemon, openQueue, openRedis, openRedisConfig } from './harness.js';
 import { enqueueConsolidation } from '../../src/daemon/queue.js';
 
 failOnLeftovers();
@@ -113,10 +113,7 @@ describe('two daemons of different configurations on one Redis and prefix', () =
   });
 
   it('does not warn about daemons of the same configuration', async () => {
-    const redis = await openRedis();
-    const config = makeConfig({
-      redisUrl: redis.url,
-      redisPrefix: uniquePrefix('same'),
+    const { redis, config } = await openRedisConfig('same', {
       spaces: [makeSpace('x')],
     });
     const inspection = createFakeInspection({ x: { settledNew: 0 } });
@@ -146,10 +143,7 @@ describe('two daemons of different configurations on one Redis and prefix', () =
 
 describe('a Redis that answers but refuses writes', () => {
   async function startWatched() {
-    const redis = await openRedis();
-    const config = makeConfig({
-      redisUrl: redis.url,
-      redisPrefix: uniquePrefix('ro'),
+    const { redis, config } = await openRedisConfig('ro', {
       spaces: [makeSpace('alpha')],
     });
     const log = capturingLogger();

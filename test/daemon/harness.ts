@@ -13,6 +13,7 @@ import {
 } from '../../src/daemon/worker-pool.js';
 import { startRedis, type TestRedis } from '../../harness/redis.js';
 import { createDaemon, type CreateDaemonOptions, type Daemon } from '../../src/daemon/daemon.js';
+import { createDreamd } from '../../src/dreamd.js';
 import type { RunRequest } from '../../src/core/run.js';
 import { enqueueConsolidation } from '../../src/daemon/queue.js';
 import { uniquePrefix } from '../../harness/redis.js';
@@ -159,6 +160,41 @@ export function openDaemon(
 }
 
 /**
+ * One test's Redis (its own redis-server, tracked) and a config on it under a key prefix of its own (`name` and
+ * a random suffix); `overrides` set the rest (spaces, workers).
+ */
+export async function openRedisConfig(
+  name: string,
+  overrides: Omit<Parameters<typeof makeConfig>[0], 'redisUrl' | 'redisPrefix'> = {},
+): Promise<{ redis: TestRedis; config: Config }> {
+  const redis = await openRedis();
+  return {
+    redis,
+    config: makeConfig({ redisUrl: redis.url, redisPrefix: uniquePrefix(name), ...overrides }),
+  };
+}
+
+/**
+ * The daemon of a whole dreamd on `config` (its real consolidator and model), started: no tick at start, an
+ * empty environment, silent, and tracked for the leftovers check.
+ */
+export async function startDreamdDaemon(
+  config: Config,
+): Promise<ReturnType<ReturnType<typeof createDreamd>['daemon']>> {
+  const daemon = createDreamd({ getConfig: () => config, logger: silentLogger, env: {} }).daemon({
+    tickOnStart: false,
+  });
+  track(
+    'daemon',
+    daemon,
+    (value) => value.state !== 'stopped' && value.state !== 'created',
+    (value) => value.stop(),
+  );
+  await daemon.start();
+  return daemon;
+}
+
+/**
  * One test's Redis (its own redis-server), config (its own key prefix), queue and fake consolidate. `enqueue` queues a run of a space (an API run unless the request
  * says otherwise), `reaches` waits until a job is in a state, `close` closes the parts given, then the queue and
  * Redis (the harness fails a test that leaves any open).
@@ -168,8 +204,7 @@ export async function openQueueBench(
   overrides: Omit<Parameters<typeof makeConfig>[0], 'redisUrl' | 'redisPrefix'> = {},
   now: () => Date = () => new Date(),
 ) {
-  const redis = await openRedis();
-  const config = makeConfig({ redisUrl: redis.url, redisPrefix: uniquePrefix(name), ...overrides });
+  const { redis, config } = await openRedisConfig(name, overrides);
   const queue = openQueue(config);
   const fake = createFakeConsolidate();
   return {

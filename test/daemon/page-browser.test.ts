@@ -7,17 +7,13 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import { proposalChanges } from '../../src/consolidation/proposal.js';
-import { createConsolidator } from '../../src/consolidation/run.js';
-import { createDreamd } from '../../src/dreamd.js';
-import { createModel } from '../../src/model/index.js';
 import { listProposals, listRuns, loadMemory } from '../../src/space/index.js';
 import { ensureChromium } from '../../harness/ensure-chromium.js';
 import { findFreePort } from '../../harness/redis-server.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
-import { createTestSpace } from '../support/space.js';
-import { silentLogger } from './fakes.js';
-import { failOnLeftovers, track } from './harness.js';
+import { createTestSpace, fastConsolidator, FORCED_RUN } from '../support/space.js';
+import { failOnLeftovers, startDreamdDaemon } from './harness.js';
 
 failOnLeftovers();
 
@@ -53,24 +49,12 @@ describe('the page to decide on proposals', () => {
     });
     const config: Config = { ...test.config, spaces: [{ ...test.space, approve: true }] };
     const space = config.spaces[0]!;
-    const run = await createConsolidator({
-      config,
-      model: () => createModel(config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-    })(space, { force: true, dryRun: false, trigger: 'manual' });
+    const run = await fastConsolidator(config)(space, FORCED_RUN);
     expect(run.status).toBe('proposed');
     const changes = proposalChanges((await listProposals(space.memoryDir, space.id))[0]!);
     const coffee = changes.find((change) => change.fact.title === 'Usual coffee order')!;
 
-    const daemon = createDreamd({ getConfig: () => config, logger: silentLogger, env: {} }).daemon({
-      tickOnStart: false,
-    });
-    track(
-      'daemon',
-      daemon,
-      (value) => value.state !== 'stopped' && value.state !== 'created',
-      (value) => value.stop(),
-    );
-    await daemon.start();
+    const daemon = await startDreamdDaemon(config);
     const page = await browser.newPage();
     // The text of the first element a selector matches, read in the page (the test's types have no DOM).
     const textOf = (selector: string): Promise<string> =>

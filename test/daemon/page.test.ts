@@ -8,17 +8,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import { proposalChanges } from '../../src/consolidation/proposal.js';
-import { createConsolidator } from '../../src/consolidation/run.js';
 import { escapeHtml, renderPage } from '../../src/daemon/page.js';
-import { createDreamd } from '../../src/dreamd.js';
-import { createModel } from '../../src/model/index.js';
 import { listProposals, loadMemory } from '../../src/space/index.js';
 import { findFreePort } from '../../harness/redis-server.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
-import { createTestSpace } from '../support/space.js';
-import { silentLogger } from './fakes.js';
-import { failOnLeftovers, track } from './harness.js';
+import { createTestSpace, fastConsolidator, FORCED_RUN } from '../support/space.js';
+import { failOnLeftovers, startDreamdDaemon } from './harness.js';
+import { fact as memoryFact } from '../memory/helpers.js';
 
 failOnLeftovers();
 
@@ -76,20 +73,8 @@ async function withProposal(env: Record<string, string> = {}) {
   });
   const config: Config = { ...test.config, spaces: [{ ...test.space, approve: true }] };
   const space = config.spaces[0]!;
-  const run = await createConsolidator({
-    config,
-    model: () => createModel(config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-  })(space, { force: true, dryRun: false, trigger: 'manual' });
-  const daemon = createDreamd({ getConfig: () => config, logger: silentLogger, env: {} }).daemon({
-    tickOnStart: false,
-  });
-  track(
-    'daemon',
-    daemon,
-    (value) => value.state !== 'stopped' && value.state !== 'created',
-    (value) => value.stop(),
-  );
-  await daemon.start();
+  const run = await fastConsolidator(config)(space, FORCED_RUN);
+  const daemon = await startDreamdDaemon(config);
   const changes = proposalChanges((await listProposals(space.memoryDir, space.id))[0]!);
   return { port, space, runId: run.runId, changes, stop: () => daemon.stop() };
 }
@@ -174,21 +159,14 @@ describe('the page’s routes', () => {
 describe('renderPage', () => {
   it('escapes what memory and transcripts say', () => {
     const evil = '<script>alert(1)</script>';
-    const fact = {
+    const fact = memoryFact({
       id: 'f-aaaaaaaaaa',
-      type: 'user' as const,
       title: evil,
       body: `"quoted" & ${evil}`,
-      why: undefined,
-      howToApply: undefined,
       observed: '2026-11-01',
       updated: '2026-11-01',
       sources: ['s'],
-      status: 'active' as const,
-      supersededBy: undefined,
-      supersededOn: undefined,
-      editedByHand: false,
-    };
+    });
     const html = renderPage(
       [
         {

@@ -4,7 +4,7 @@
  * of a few hundred characters to tens of kilobytes (file reads, test output), answers of 1–4 KB.
  */
 import type { Session } from '../../src/transcripts/types.js';
-import { assistant, makeSession, toolCall, toolResult, user } from './sessions.js';
+import { assistant, makeSession, toolCall, toolResult, user, type MessageInit } from './sessions.js';
 
 /** mulberry32: a tiny deterministic PRNG, so every run sees the same data. */
 export function createRandom(seed: number): () => number {
@@ -62,6 +62,30 @@ const TOOLS = [
   }),
 ];
 
+/**
+ * A session of `turns` turns from one seeded random source: each turn opens with a user message of
+ * `userWords` random words (bounds included) ending with the turn's fact, if any, and goes on with what
+ * `rest` pushes.
+ */
+function generateTurns(
+  id: string,
+  seed: number,
+  turns: number,
+  facts: readonly string[],
+  userWords: readonly [number, number],
+  rest: (push: (message: MessageInit) => void, random: () => number, turn: number) => void,
+): Session {
+  const random = createRandom(seed);
+  const messages: MessageInit[] = [];
+  const push = (message: MessageInit) => messages.push(message);
+  for (let turn = 0; turn < turns; turn += 1) {
+    const fact = facts[turn] ?? '';
+    push(user(`${words(random, between(random, ...userWords))}. ${fact}`.trim()));
+    rest(push, random, turn);
+  }
+  return makeSession(id, '2026-11-20T09:00:00Z', messages);
+}
+
 /** `turns` user requests, each followed by an answer and 2–6 tool calls with results of 300 B – 16 KB. */
 export function generateAgentSession(
   id: string,
@@ -69,22 +93,17 @@ export function generateAgentSession(
   turns = 20,
   facts: readonly string[] = [],
 ): Session {
-  const random = createRandom(seed);
-  const messages = [];
-  for (let turn = 0; turn < turns; turn += 1) {
-    const fact = facts[turn] ?? '';
-    messages.push(user(`${words(random, between(random, 10, 40))}. ${fact}`.trim()));
-    messages.push(assistant(words(random, between(random, 15, 50))));
+  return generateTurns(id, seed, turns, facts, [10, 40], (push, random, turn) => {
+    push(assistant(words(random, between(random, 15, 50))));
     const calls = between(random, 2, 6);
     for (let call = 0; call < calls; call += 1) {
       const tool = TOOLS[between(random, 0, TOOLS.length - 1)]?.(random) ?? { name: 'Read', input: {} };
       const callId = `toolu_${seed}_${turn}_${call}`;
-      messages.push(assistant(toolCall(tool.name, tool.input, callId)));
-      messages.push(user(toolResult(payload(random, between(random, 300, 16_000)), callId)));
+      push(assistant(toolCall(tool.name, tool.input, callId)));
+      push(user(toolResult(payload(random, between(random, 300, 16_000)), callId)));
     }
-    messages.push(assistant(words(random, between(random, 20, 80))));
-  }
-  return makeSession(id, '2026-11-20T09:00:00Z', messages);
+    push(assistant(words(random, between(random, 20, 80))));
+  });
 }
 
 /** A plain conversation: short user turns (60–600 chars) and long markdown answers (1.5–4 KB). */
@@ -94,11 +113,7 @@ export function generateDialogue(
   turns = 20,
   facts: readonly string[] = [],
 ): Session {
-  const random = createRandom(seed);
-  const messages = [];
-  for (let turn = 0; turn < turns; turn += 1) {
-    const fact = facts[turn] ?? '';
-    messages.push(user(`${words(random, between(random, 10, 100))}. ${fact}`.trim()));
+  return generateTurns(id, seed, turns, facts, [10, 100], (push, random) => {
     const paragraphs: string[] = [];
     let length = 0;
     const target = between(random, 1_500, 4_000);
@@ -107,7 +122,6 @@ export function generateDialogue(
       paragraphs.push(paragraph);
       length += paragraph.length + 2;
     }
-    messages.push(assistant(paragraphs.join('\n\n')));
-  }
-  return makeSession(id, '2026-11-20T09:00:00Z', messages);
+    push(assistant(paragraphs.join('\n\n')));
+  });
 }

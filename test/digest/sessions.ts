@@ -8,7 +8,8 @@ import type { MessagePart, Session, SessionMessage } from '../../src/transcripts
 
 export const FIXTURES_DIR = new URL('../fixtures/claude-code/', import.meta.url);
 
-type MessageInit = Omit<SessionMessage, 'index' | 'ts'> & { ts?: string };
+/** A message as the builders make it: makeSession numbers it. */
+export type MessageInit = Omit<SessionMessage, 'index' | 'ts'> & { ts?: string };
 
 export function text(value: string): MessagePart {
   return { kind: 'text', text: value };

@@ -1,5 +1,3 @@
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -8,21 +6,11 @@ import {
   ensureChromium,
   findChromium,
 } from '../../harness/ensure-chromium.js';
+import { emptyBin, fakeExecutable, recordedApt } from './helpers.js';
 
 // The decision logic of the browser test's chromium provisioning, on folders of its own: an empty PATH is a
 // machine without chromium, and the injected `run` stands in for apt-get so nothing is installed here. The real
 // browser runs in test/daemon/page-browser.test.ts.
-
-function emptyBin(): string {
-  return mkdtempSync(join(tmpdir(), 'dreamd-bin-'));
-}
-
-function fakeExecutable(directory: string, name = 'chromium'): string {
-  const path = join(directory, name);
-  writeFileSync(path, '#!/bin/sh\nexit 0\n');
-  chmodSync(path, 0o755);
-  return path;
-}
 
 const nowhere = '/nonexistent/chromium';
 
@@ -30,36 +18,32 @@ describe('ensureChromium', () => {
   it('returns the chromium on the PATH (or chromium-browser) without installing anything', () => {
     const bin = emptyBin();
     const executable = fakeExecutable(bin, 'chromium-browser');
-    const calls: string[] = [];
+    const apt = recordedApt();
     const found = ensureChromium({
       env: { PATH: bin },
       fallbackPath: nowhere,
       canInstall: true,
-      run: (command, args) => {
-        calls.push([command, ...args].join(' '));
-        return { status: 0, output: '' };
-      },
+      run: apt.run,
     });
     expect(found).toBe(executable);
-    expect(calls).toEqual([]);
+    expect(apt.calls).toEqual([]);
   });
 
   it('installs Debian’s chromium with apt-get when it may, then finds it', () => {
     const bin = emptyBin();
-    const calls: string[] = [];
+    const apt = recordedApt(() => fakeExecutable(bin, 'chromium'));
     const found = ensureChromium({
       env: { PATH: bin },
       fallbackPath: nowhere,
       canInstall: true,
       log: () => undefined,
-      run: (command, args) => {
-        calls.push([command, ...args].join(' '));
-        if (args.includes('install')) fakeExecutable(bin);
-        return { status: 0, output: '' };
-      },
+      run: apt.run,
     });
     expect(found).toBe(join(bin, 'chromium'));
-    expect(calls).toEqual(['apt-get update -qq', 'apt-get install -y -qq --no-install-recommends chromium']);
+    expect(apt.calls).toEqual([
+      'apt-get update -qq',
+      'apt-get install -y -qq --no-install-recommends chromium',
+    ]);
   });
 
   it('stops with the command to run when it may not install, or when apt-get fails', () => {

@@ -1,5 +1,3 @@
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -8,41 +6,28 @@ import {
   REDIS_SERVER_VARIABLE,
   RedisServerMissingError,
 } from '../../harness/ensure-redis-server.js';
+import { emptyBin, fakeExecutable, recordedApt } from './helpers.js';
 
 // The decision logic of the test command's redis-server provisioning, on folders of its own: an empty PATH is a
 // machine without redis-server, and the injected `run` stands in for apt-get so nothing is installed here. The
 // real install path runs for real on any fresh machine (and CI) through test/global-setup.ts.
-
-function emptyBin(): string {
-  return mkdtempSync(join(tmpdir(), 'dreamd-bin-'));
-}
-
-function fakeExecutable(directory: string, name = 'redis-server'): string {
-  const path = join(directory, name);
-  writeFileSync(path, '#!/bin/sh\nexit 0\n');
-  chmodSync(path, 0o755);
-  return path;
-}
 
 const nowhere = '/nonexistent/redis-server';
 
 describe('ensureRedisServer', () => {
   it('returns the redis-server found on the PATH without installing anything', () => {
     const bin = emptyBin();
-    const executable = fakeExecutable(bin);
-    const calls: string[] = [];
+    const executable = fakeExecutable(bin, 'redis-server');
+    const apt = recordedApt();
     const found = ensureRedisServer({
       env: { PATH: bin },
       fallbackPath: nowhere,
       canInstall: true,
-      run: (command, args) => {
-        calls.push([command, ...args].join(' '));
-        return { status: 0, output: '' };
-      },
+      run: apt.run,
       log: () => undefined,
     });
     expect(found).toBe(executable);
-    expect(calls).toEqual([]);
+    expect(apt.calls).toEqual([]);
   });
 
   it('stops with the command that installs it when it may not install', () => {
@@ -60,21 +45,17 @@ describe('ensureRedisServer', () => {
 
   it('updates the package lists, installs redis-server and returns the installed path', () => {
     const bin = emptyBin();
-    const calls: string[] = [];
+    const apt = recordedApt(() => fakeExecutable(bin, 'redis-server'));
     const lines: string[] = [];
     const found = ensureRedisServer({
       env: { PATH: bin },
       fallbackPath: nowhere,
       canInstall: true,
-      run: (command, args) => {
-        calls.push([command, ...args].join(' '));
-        if (args[0] === 'install') fakeExecutable(bin);
-        return { status: 0, output: '' };
-      },
+      run: apt.run,
       log: (line) => lines.push(line),
     });
     expect(found).toBe(join(bin, 'redis-server'));
-    expect(calls).toEqual([
+    expect(apt.calls).toEqual([
       'apt-get update -qq',
       'apt-get install -y -qq --no-install-recommends redis-server',
     ]);
@@ -113,7 +94,7 @@ describe('findRedisServer', () => {
   });
 
   it('falls back to the Debian path when the PATH lacks it', () => {
-    const executable = fakeExecutable(emptyBin());
+    const executable = fakeExecutable(emptyBin(), 'redis-server');
     expect(findRedisServer({ PATH: emptyBin() }, executable)).toBe(executable);
     expect(findRedisServer({ PATH: emptyBin() }, nowhere)).toBeUndefined();
   });

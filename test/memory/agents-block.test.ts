@@ -9,34 +9,18 @@ import {
   renderAgentsFile,
 } from '../../src/memory/agents-block.js';
 import { mergeArrived } from '../../src/memory/arrived-bytes.js';
-import { BLOCK_BEGIN, BLOCK_END, splitIndexFile } from '../../src/memory/index-block.js';
-import { FACT_TYPES, type Fact } from '../../src/memory/types.js';
-import { fact } from './helpers.js';
-
-const FILE = '/repo/AGENTS.md';
-
-/** The file with dreamd's block (begin line to end line) cut out. */
-function withoutBlock(text: string): string {
-  const begin = text.indexOf(`${BLOCK_BEGIN}\n`);
-  if (begin < 0) return text;
-  const endMarker = `${BLOCK_END}\n`;
-  const end = text.indexOf(endMarker, begin);
-  return text.slice(0, begin) + text.slice(end + endMarker.length);
-}
+import { BLOCK_BEGIN, splitIndexFile } from '../../src/memory/index-block.js';
+import type { Fact } from '../../src/memory/types.js';
+import { fact, numberedFacts, withoutBlock } from './helpers.js';
 
 function factsOf(count: number, seed: number): Fact[] {
-  return Array.from({ length: count }, (_, index) =>
-    fact(
-      {
-        id: `f-${(seed * 1000 + index).toString(36).padStart(10, '0')}`,
-        title: `Rule ${seed}-${index} ${'ü'.repeat(index % 40)}`,
-        body: `Always run the tests before a commit, case ${index} ${'word '.repeat(index % 60)}`,
-        updated: `2026-11-${String((index % 28) + 1).padStart(2, '0')}`,
-      },
-      FACT_TYPES[index % FACT_TYPES.length],
-    ),
-  );
+  return numberedFacts(count, seed, (index) => ({
+    title: `Rule ${seed}-${index} ${'ü'.repeat(index % 40)}`,
+    body: `Always run the tests before a commit, case ${index} ${'word '.repeat(index % 60)}`,
+  }));
 }
+
+const FILE = '/repo/AGENTS.md';
 
 const handLine = fc.oneof(
   fc.constant(''),

@@ -1,8 +1,12 @@
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { ExtractedFact } from '../../src/consolidation/extraction.js';
+import { planWrite } from '../../src/consolidation/plan-write.js';
 import type { RunSummary } from '../../src/core/run.js';
-import type { Fact, FactType } from '../../src/memory/types.js';
+import { loadMemory } from '../../src/space/memory-dir.js';
+import { BLOCK_BEGIN, BLOCK_END } from '../../src/memory/index-block.js';
+import { FACT_TYPES, type Fact, type FactType } from '../../src/memory/types.js';
 
 export async function makeTempDir(): Promise<string> {
   return mkdtemp(path.join(tmpdir(), 'dreamd-memory-'));
@@ -28,6 +32,27 @@ export function fact(overrides: Partial<Fact> & { id: string }, type: FactType =
     editedByHand: false,
     ...overrides,
   };
+}
+
+/** A fact as the model extracts it (no id yet): a user fact of session `s-1` unless `overrides` say otherwise. */
+export function extractedFact(overrides: Partial<ExtractedFact> = {}): ExtractedFact {
+  return {
+    type: 'user',
+    title: 'A fact',
+    body: 'The service runs on Postgres 17.',
+    why: null,
+    howToApply: null,
+    observed: '2026-11-20',
+    sources: ['s-1'],
+    replaces: [],
+    confidence: null,
+    ...overrides,
+  };
+}
+
+/** What the model extracted from one session: a fact titled after it, observed on 2026-11-30. */
+export function sessionCandidate(session: string, body: string, type: FactType = 'user'): ExtractedFact {
+  return extractedFact({ type, title: `About ${session}`, body, observed: '2026-11-30', sources: [session] });
 }
 
 /** Every file under a directory (relative path to bytes), skipping nothing. */
@@ -124,4 +149,66 @@ export async function applyFiles(
       await writeFile(target, text);
     }
   }
+}
+
+/**
+ * The write plan of a run that read no sessions and kept only `candidates`: the memory folder as it is on disk,
+ * nothing forgotten, nothing gathered (no batches, reads or deferred files), today being the date of `now`.
+ */
+export async function planCandidates(
+  memoryDir: string,
+  candidates: readonly ExtractedFact[],
+  run: { runId: string; now: Date },
+): ReturnType<typeof planWrite> {
+  return planWrite({
+    memoryDir,
+    memory: await loadMemory(memoryDir),
+    candidates,
+    forgotten: { version: 1, facts: [] },
+    gathered: {
+      batches: [],
+      sessions: [],
+      records: [],
+      sessionDates: new Map(),
+      progress: new Map(),
+      deferred: new Set(),
+      keptUntil: new Map(),
+      problems: [],
+      reads: [],
+      workingDirectories: [],
+    },
+    runId: run.runId,
+    today: run.now.toISOString().slice(0, 10),
+    now: run.now,
+  });
+}
+
+/** The file with dreamd's block (begin line to end line) cut out: what people wrote around it. */
+export function withoutBlock(text: string): string {
+  const begin = text.indexOf(`${BLOCK_BEGIN}\n`);
+  if (begin < 0) return text;
+  const endMarker = `${BLOCK_END}\n`;
+  const end = text.indexOf(endMarker, begin);
+  return text.slice(0, begin) + text.slice(end + endMarker.length);
+}
+
+/**
+ * `count` facts of every type in turn, with distinct ids for each `seed`, updated on the days of November
+ * in turn; `text` gives each its title and body.
+ */
+export function numberedFacts(
+  count: number,
+  seed: number,
+  text: (index: number) => { title: string; body: string },
+): Fact[] {
+  return Array.from({ length: count }, (_, index) =>
+    fact(
+      {
+        id: `f-${(seed * 1000 + index).toString(36).padStart(10, '0')}`,
+        ...text(index),
+        updated: `2026-11-${String((index % 28) + 1).padStart(2, '0')}`,
+      },
+      FACT_TYPES[index % FACT_TYPES.length],
+    ),
+  );
 }

@@ -1,40 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  BLOCK_BEGIN,
-  BLOCK_END,
-  INDEX_HEADER,
-  INDEX_LIMITS,
-  splitIndexFile,
-} from '../../src/memory/index-block.js';
+import { BLOCK_BEGIN, INDEX_HEADER, INDEX_LIMITS, splitIndexFile } from '../../src/memory/index-block.js';
 import { buildIndex } from '../../src/memory/memory-index.js';
-import { FACT_TYPES, type Fact } from '../../src/memory/types.js';
-import { fact } from './helpers.js';
-
-const NOW = new Date('2026-12-01T00:00:00Z');
-
-/** The file with dreamd's block (begin line to end line) cut out. */
-function withoutBlock(text: string): string {
-  const begin = text.indexOf(`${BLOCK_BEGIN}\n`);
-  if (begin < 0) return text;
-  const endMarker = `${BLOCK_END}\n`;
-  const end = text.indexOf(endMarker, begin);
-  return text.slice(0, begin) + text.slice(end + endMarker.length);
-}
+import type { Fact } from '../../src/memory/types.js';
+import { fact, numberedFacts, withoutBlock } from './helpers.js';
 
 function factsOf(count: number, seed: number): Fact[] {
-  return Array.from({ length: count }, (_, index) =>
-    fact(
-      {
-        id: `f-${(seed * 1000 + index).toString(36).padStart(10, '0')}`,
-        title: `Fact ${seed}-${index} ${'ä'.repeat(index % 50)}`,
-        body: `Body ${index} ${'word '.repeat(index % 30)}`,
-        updated: `2026-11-${String((index % 28) + 1).padStart(2, '0')}`,
-      },
-      FACT_TYPES[index % FACT_TYPES.length],
-    ),
-  );
+  return numberedFacts(count, seed, (index) => ({
+    title: `Fact ${seed}-${index} ${'ä'.repeat(index % 50)}`,
+    body: `Body ${index} ${'word '.repeat(index % 30)}`,
+  }));
 }
+
+const NOW = new Date('2026-12-01T00:00:00Z');
 
 const handLine = fc.oneof(
   fc.constant(''),

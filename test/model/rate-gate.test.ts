@@ -109,59 +109,57 @@ describe('a key gate', () => {
   });
 });
 
+/** The two providers, each with its fake server and a model on it at key `k-429`, concurrency 4. */
+const providers = [
+  {
+    provider: 'Anthropic',
+    start: startFakeAnthropicServer,
+    model: (url: string) =>
+      createAnthropicModel(
+        { apiKey: 'k-429', baseUrl: url, maxRetries: 2, concurrency: 4 },
+        { retryBaseDelayMs: 1 },
+      ),
+  },
+  {
+    provider: 'OpenAI-compatible',
+    start: startFakeOpenAIServer,
+    model: (url: string) =>
+      createOpenAICompatibleModel(
+        {
+          provider: 'openai-compatible',
+          name: 'local',
+          apiKey: 'k-429',
+          baseUrl: url,
+          maxRetries: 2,
+          concurrency: 4,
+        },
+        { retryBaseDelayMs: 1 },
+      ),
+  },
+];
+
 describe('a 429 with retry-after pauses every call of the key', () => {
-  it('Anthropic: the call that met it and a call started during the pause both wait', async () => {
-    const server = await startFakeAnthropicServer();
-    closers.push(() => server.close());
-    server.enqueue(faults.rateLimited(0.4));
-    server.setDefault({ json: answer });
-    const model = createAnthropicModel(
-      { apiKey: 'k-429', baseUrl: server.url, maxRetries: 2, concurrency: 4 },
-      { retryBaseDelayMs: 1 },
-    );
+  it.each(providers)(
+    '$provider: the call that met it and a call started during the pause both wait',
+    async (provider) => {
+      const server = await provider.start();
+      closers.push(() => server.close());
+      server.enqueue(faults.rateLimited(0.4));
+      server.setDefault({ json: answer });
+      const model = provider.model(server.url);
 
-    const first = model.generateObject(request);
-    // The second call starts once the first was answered 429: the key's gate is paused then.
-    const gate = rateGateFor(server.url, 'k-429', 4);
-    await eventually(() => gate.pausedUntil > Date.now(), 5_000, 'the gate to pause', 2);
-    const second = await model.generateObject(request);
-    const firstResult = await first;
+      const first = model.generateObject(request);
+      // The second call starts once the first was answered 429: the key's gate is paused then.
+      const gate = rateGateFor(server.url, 'k-429', 4);
+      await eventually(() => gate.pausedUntil > Date.now(), 5_000, 'the gate to pause', 2);
+      const second = await model.generateObject(request);
+      const firstResult = await first;
 
-    const [limited, ...rest] = server.requests;
-    expect(firstResult.attempts).toBe(2);
-    expect(second.attempts).toBe(1);
-    expect(rest).toHaveLength(2);
-    for (const later of rest) expect(later.receivedAt - limited!.receivedAt).toBeGreaterThanOrEqual(390);
-  });
-
-  it('OpenAI-compatible: the same', async () => {
-    const server = await startFakeOpenAIServer();
-    closers.push(() => server.close());
-    server.enqueue(faults.rateLimited(0.4));
-    server.setDefault({ json: answer });
-    const model = createOpenAICompatibleModel(
-      {
-        provider: 'openai-compatible',
-        name: 'local',
-        apiKey: 'k-429',
-        baseUrl: `${server.url}`,
-        maxRetries: 2,
-        concurrency: 4,
-      },
-      { retryBaseDelayMs: 1 },
-    );
-
-    const first = model.generateObject(request);
-    // The second call starts once the first was answered 429: the key's gate is paused then.
-    const gate = rateGateFor(server.url, 'k-429', 4);
-    await eventually(() => gate.pausedUntil > Date.now(), 5_000, 'the gate to pause', 2);
-    const second = await model.generateObject(request);
-    const firstResult = await first;
-
-    const [limited, ...rest] = server.requests;
-    expect(firstResult.attempts).toBe(2);
-    expect(second.attempts).toBe(1);
-    expect(rest).toHaveLength(2);
-    for (const later of rest) expect(later.receivedAt - limited!.receivedAt).toBeGreaterThanOrEqual(390);
-  });
+      const [limited, ...rest] = server.requests;
+      expect(firstResult.attempts).toBe(2);
+      expect(second.attempts).toBe(1);
+      expect(rest).toHaveLength(2);
+      for (const later of rest) expect(later.receivedAt - limited!.receivedAt).toBeGreaterThanOrEqual(390);
+    },
+  );
 });

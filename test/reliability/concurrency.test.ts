@@ -59,30 +59,14 @@ describe('concurrency', () => {
     const workspace = createWorkspace({ modelUrl: fake.url, spaces: [{ id: 'shared', examples: true }] });
     const space = workspace.space('shared');
     const releaseFile = join(workspace.root, 'release');
-    const holder = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        join(SUPPORT_DIR, 'run-child.ts'),
-        workspace.configPath,
-        'shared',
-        'hold',
-        'after-extraction',
-        releaseFile,
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
+    const { holder, finished } = await startHolder(
+      workspace.configPath,
+      'shared',
+      'after-extraction',
+      releaseFile,
     );
-    const lines = createInterface({ input: holder.stdout });
-    const output: string[] = [];
-    const holding = new Promise<void>((resolve) =>
-      lines.on('line', (line) => {
-        output.push(line);
-        if (line === 'holding') resolve();
-      }),
-    );
+    let summary: { runId: string; status: string };
     try {
-      await holding;
       // The first run holds the lock, has asked the model, and has not written yet: a second process starts.
       const second = await runChild('run-child.ts', [workspace.configPath, 'shared', 'run']);
       expect(second.code).toBe(1);
@@ -95,13 +79,11 @@ describe('concurrency', () => {
       );
       expect(third).toBe('LockBusyError');
       writeFileSync(releaseFile, '');
-      await once(holder, 'exit');
+      summary = await finished();
     } finally {
       if (holder.exitCode === null) holder.kill('SIGKILL');
     }
     expect(holder.exitCode).toBe(0);
-    const result = output.find((line) => line.startsWith('result '));
-    const summary = JSON.parse(result!.slice('result '.length)) as { runId: string; status: string };
     expect(summary.status).toBe('completed');
 
     const runs = await listRuns(space.memoryDir);

@@ -4,11 +4,9 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { planWrite } from '../../src/consolidation/plan-write.js';
-import type { ExtractedFact } from '../../src/consolidation/extraction.js';
 import { sha256, splitIndexFile } from '../../src/memory/index.js';
 import { commitMemoryChanges, loadMemory, newRunId } from '../../src/space/index.js';
-import { makeTempDir, removeDir, summary } from '../memory/helpers.js';
+import { makeTempDir, planCandidates, removeDir, sessionCandidate, summary } from '../memory/helpers.js';
 
 /**
  * Another writer during the commit: a child process appends a line every 2 ms to a memory file (what Claude
@@ -91,20 +89,6 @@ afterEach(async () => {
   await removeDir(dir);
 });
 
-function candidate(session: string, body: string): ExtractedFact {
-  return {
-    type: 'user',
-    title: `About ${session}`,
-    body,
-    why: null,
-    howToApply: null,
-    observed: '2026-11-30',
-    sources: [session],
-    replaces: [],
-    confidence: null,
-  };
-}
-
 interface RunFigures {
   runs: number;
   /** Runs in which bytes arrived between the read and a rename, and were merged. */
@@ -119,28 +103,11 @@ interface RunFigures {
 /** One run's write phase, as `consolidation/run.ts` does it: plan from memory as read, then commit. */
 async function oneRun(memoryDir: string, file: string, label: string, figures: RunFigures): Promise<void> {
   const runId = newRunId();
-  const memory = await loadMemory(memoryDir);
-  const plan = await planWrite({
+  const plan = await planCandidates(
     memoryDir,
-    memory,
-    candidates: [candidate(`s-${label}`, `Fact ${label}: the user keeps ${label} plants on the balcony.`)],
-    forgotten: { version: 1, facts: [] },
-    gathered: {
-      batches: [],
-      sessions: [],
-      records: [],
-      sessionDates: new Map(),
-      progress: new Map(),
-      deferred: new Set(),
-      keptUntil: new Map(),
-      problems: [],
-      reads: [],
-      workingDirectories: [],
-    },
-    runId,
-    today: '2026-12-01',
-    now: new Date('2026-12-01T10:00:00Z'),
-  });
+    [sessionCandidate(`s-${label}`, `Fact ${label}: the user keeps ${label} plants on the balcony.`)],
+    { runId, now: new Date('2026-12-01T10:00:00Z') },
+  );
   const record = await commitMemoryChanges(memoryDir, {
     runId,
     files: plan.files,

@@ -3,12 +3,19 @@ import { readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
-import { planWrite } from '../../src/consolidation/plan-write.js';
-import { FACT_TYPES, TOPIC_FILES, type FactType } from '../../src/memory/types.js';
+import { FACT_TYPES, TOPIC_FILES } from '../../src/memory/types.js';
 import { loadMemory, renderMemory } from '../../src/space/memory-dir.js';
 import { PENDING_FILE, QUARANTINE_FILE } from '../../src/space/paths.js';
 import { memoryHealth } from '../../src/space/memory-health.js';
-import { applyFiles, fact, makeTempDir, removeDir, snapshot } from '../memory/helpers.js';
+import {
+  applyFiles,
+  fact,
+  makeTempDir,
+  planCandidates,
+  removeDir,
+  sessionCandidate,
+  snapshot,
+} from '../memory/helpers.js';
 
 const NOW = new Date('2026-12-01T00:00:00Z');
 let dir: string;
@@ -37,43 +44,8 @@ async function seedMemory(): Promise<void> {
   await applyFiles(dir, renderMemory(await loadMemory(dir), facts, { now: NOW }));
 }
 
-function candidate(type: FactType, session: string, body: string): ExtractedFact {
-  return {
-    type,
-    title: `About ${session}`,
-    body,
-    why: null,
-    howToApply: null,
-    observed: '2026-11-30',
-    sources: [session],
-    replaces: [],
-    confidence: null,
-  };
-}
-
 async function runPlan(candidates: readonly ExtractedFact[]) {
-  const memory = await loadMemory(dir);
-  const plan = await planWrite({
-    memoryDir: dir,
-    memory,
-    candidates,
-    forgotten: { version: 1, facts: [] },
-    gathered: {
-      batches: [],
-      sessions: [],
-      records: [],
-      sessionDates: new Map(),
-      progress: new Map(),
-      deferred: new Set(),
-      keptUntil: new Map(),
-      problems: [],
-      reads: [],
-      workingDirectories: [],
-    },
-    runId: 'run-test',
-    today: '2026-12-01',
-    now: NOW,
-  });
+  const plan = await planCandidates(dir, candidates, { runId: 'run-test', now: NOW });
   await applyFiles(dir, plan.files);
   return plan;
 }
@@ -86,7 +58,7 @@ describe('broken memory files never lose facts', () => {
     const broken = good.replace(/\ntype: user\n---\n/, '\ntype: user\n');
     await writeFile(userFile, broken);
 
-    const plan = await runPlan([candidate('user', 's-new', 'The user moved to Porto in November.')]);
+    const plan = await runPlan([sessionCandidate('s-new', 'The user moved to Porto in November.', 'user')]);
     expect(plan.files.has('user.md')).toBe(false);
     expect(await readFile(userFile, 'utf8')).toBe(broken);
     const reasons = plan.problems.map((problem) => `${problem.file}: ${problem.reason}`).join('\n');
@@ -124,8 +96,8 @@ describe('broken memory files never lose facts', () => {
     const before = await readFile(path.join(dir, 'feedback.md'), 'utf8');
 
     const plan = await runPlan([
-      candidate('feedback', 's-f1', 'Always run the linter before committing.'),
-      candidate('feedback', 's-f2', 'Never push on Fridays after five.'),
+      sessionCandidate('s-f1', 'Always run the linter before committing.', 'feedback'),
+      sessionCandidate('s-f2', 'Never push on Fridays after five.', 'feedback'),
     ]);
     expect(await readFile(path.join(dir, 'feedback.md'), 'utf8')).toBe(before);
     expect(
@@ -153,7 +125,7 @@ describe('broken memory files never lose facts', () => {
           problem.file === 'project.md' && /does not rewrite it|does not rewrite files/.test(problem.reason),
       ),
     ).toBe(true);
-    await runPlan([candidate('project', 's-p', 'The API moves to version 3 in January.')]);
+    await runPlan([sessionCandidate('s-p', 'The API moves to version 3 in January.', 'project')]);
     expect(await readFile(file, 'utf8')).toBe(bad);
     expect(await readFile(path.join(dir, PENDING_FILE), 'utf8')).toContain('version 3');
   });
@@ -168,7 +140,7 @@ describe('broken memory files never lose facts', () => {
       await symlink(target, path.join(dir, 'reference.md'));
       const before = await readFile(target, 'utf8');
       const plan = await runPlan([
-        candidate('reference', 's-r', 'Dashboards live at grafana.internal/d/ops.'),
+        sessionCandidate('s-r', 'Dashboards live at grafana.internal/d/ops.', 'reference'),
       ]);
       expect(plan.problems.some((problem) => problem.reason.includes('outside the memory folder'))).toBe(
         true,
@@ -232,10 +204,10 @@ describe('broken memory files never lose facts', () => {
           );
           await writeFile(victimFile, corrupted);
           const candidates = candidateTypes.map((type, index) =>
-            candidate(
-              type,
+            sessionCandidate(
               `s-prop-${index}`,
               `Candidate ${index} of type ${type}: a plain fact worth keeping number ${index * 7919}.`,
+              type,
             ),
           );
           const plan = await runPlan(candidates);

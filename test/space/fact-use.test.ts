@@ -10,26 +10,16 @@ import {
 import { buildIndex } from '../../src/memory/memory-index.js';
 import type { Fact } from '../../src/memory/types.js';
 import type { Session, SessionMessage } from '../../src/transcripts/types.js';
+import { fact as memoryFact } from '../memory/helpers.js';
 
 const MEMORY = '/home/ana/.claude/projects/shop/memory';
 
 function fact(id: string, type: Fact['type'], title: string, extra: Partial<Fact> = {}): Fact {
-  return {
-    id,
+  const day = '2026-11-01';
+  return memoryFact(
+    { id, title, body: `${title}.`, observed: day, updated: day, sources: ['s1'], ...extra },
     type,
-    title,
-    body: `${title}.`,
-    why: undefined,
-    howToApply: undefined,
-    observed: '2026-11-01',
-    updated: '2026-11-01',
-    sources: ['s1'],
-    status: 'active',
-    supersededBy: undefined,
-    supersededOn: undefined,
-    editedByHand: false,
-    ...extra,
-  };
+  );
 }
 
 const FACTS = [

@@ -1,10 +1,21 @@
 import { cpSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config, Space } from '../../src/config/schema.js';
+import { createConsolidator, type ConsolidatorOptions } from '../../src/consolidation/run.js';
+import type { RunRequest } from '../../src/core/run.js';
+import { createModel } from '../../src/model/index.js';
 
-export const EXAMPLE_SESSIONS_DIR = new URL('../../sessions/', import.meta.url).pathname;
+/** A forced manual run (`dreamd consolidate --force`): no gate or quiet time holds it back. */
+export const FORCED_RUN: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
+
+/** The clock of the consolidation tests: three days after the last example session. */
+export const RUN_NOW = new Date('2026-11-29T12:00:00Z');
+
+/** The example sessions shipped in the repository's `sessions/` (read only, never edited). */
+export const EXAMPLE_SESSIONS_DIR = fileURLToPath(new URL('../../sessions/', import.meta.url));
 
 export interface TestSpace {
   readonly root: string;
@@ -62,4 +73,28 @@ export function snapshotDirectory(directory: string): Map<string, string> {
   };
   walk(directory);
   return files;
+}
+
+/**
+ * The real consolidator of `config`, its model (the SDK against the test's fake server) waiting 1 to 5 ms
+ * between retries instead of seconds; `options` add a clock, fault injection, a lock timer.
+ */
+export function fastConsolidator(
+  config: Config,
+  options: Omit<ConsolidatorOptions, 'config' | 'model'> = {},
+): ReturnType<typeof createConsolidator> {
+  return createConsolidator({
+    config,
+    model: () => createModel(config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
+    ...options,
+  });
+}
+
+/**
+ * A Claude Code project folder in the test's root, as `~/.claude/projects/<project>/` is: its transcripts in
+ * `project/`, its memory folder in `project/memory/`. Nothing is created on disk.
+ */
+export function claudeCodeProject(test: TestSpace, id = 'my-repo'): Space {
+  const sessionsDir = join(test.root, 'project');
+  return { id, sessionsDir, memoryDir: join(sessionsDir, 'memory'), format: 'claude-code' };
 }

@@ -18,6 +18,12 @@ import { useTempDir } from '../support/fixtures.js';
 /** Every file settled: a clock far after any mtime. */
 const LATER = new Date('2100-01-01T00:00:00Z');
 
+/** Native sessions that do not parse: invalid JSON (line 3, column 16) and a role the schema does not know. */
+const UNREADABLE = {
+  'bad-json.json': '{\n  "startedAt": "2026-11-20",\n  "messages": [,]\n}',
+  'bad-shape.json': JSON.stringify({ messages: [{ role: 'wizard', content: 'x' }] }),
+};
+
 describe('bad native input is reported with path and reason, and the good files beside it are read', () => {
   const directory = useTempDir('bad');
   let sessionsDir: string;
@@ -38,6 +44,16 @@ describe('bad native input is reported with path and reason, and the good files 
     return readSettledSessions(scan, { ledger, maxBytes });
   }
 
+  /** Writes each file of `files` (name to contents) into the sessions folder. */
+  async function writeSessions(files: Record<string, string>): Promise<void> {
+    for (const [name, text] of Object.entries(files)) await writeFile(join(sessionsDir, name), text);
+  }
+
+  /** What reading one native session throws (or its result, if it does not). */
+  function readFailure(name: string, maxBytes = MAX_BYTES): Promise<unknown> {
+    return readSession(name, { format: 'native', sessionsDir, maxBytes }).catch((error: unknown) => error);
+  }
+
   it('sets aside each kind of broken file and reads the two good ones', async () => {
     await writeFile(join(sessionsDir, 'good-a.json'), nativeDocument({ id: 'good-a' }));
     await writeFile(join(sessionsDir, 'good-b.json'), nativeDocument({ id: 'good-b' }));
@@ -48,14 +64,7 @@ describe('bad native input is reported with path and reason, and the good files 
       join(sessionsDir, 'latin1.json'),
       Buffer.from('{"messages":[{"role":"user","content":"caf\xe9"}]}', 'latin1'),
     );
-    await writeFile(
-      join(sessionsDir, 'bad-json.json'),
-      '{\n  "startedAt": "2026-11-20",\n  "messages": [,]\n}',
-    );
-    await writeFile(
-      join(sessionsDir, 'bad-shape.json'),
-      JSON.stringify({ messages: [{ role: 'wizard', content: 'x' }] }),
-    );
+    await writeSessions(UNREADABLE);
     await writeFile(join(sessionsDir, 'dup-1.json'), nativeDocument({ id: 'same' }));
     await writeFile(join(sessionsDir, 'dup-2.json'), nativeDocument({ id: 'same' }));
     await writeFile(join(directory.path, 'secret.json'), nativeDocument({ id: 'outside' }));
@@ -87,14 +96,7 @@ describe('bad native input is reported with path and reason, and the good files 
   });
 
   it('names the line and column of invalid JSON and the zod path of a wrong shape', async () => {
-    await writeFile(
-      join(sessionsDir, 'bad-json.json'),
-      '{\n  "startedAt": "2026-11-20",\n  "messages": [,]\n}',
-    );
-    await writeFile(
-      join(sessionsDir, 'bad-shape.json'),
-      JSON.stringify({ messages: [{ role: 'wizard', content: 'x' }] }),
-    );
+    await writeSessions(UNREADABLE);
     const { problems } = await readAll();
     expect(problems.find((problem) => problem.file === 'bad-json.json')?.message).toContain(
       'line 3 column 16',
@@ -106,9 +108,7 @@ describe('bad native input is reported with path and reason, and the good files 
 
   it('refuses a file over the cap by its size alone', async () => {
     await writeFile(join(sessionsDir, 'big.json'), nativeDocument());
-    const failure = await readSession('big.json', { format: 'native', sessionsDir, maxBytes: 10 }).catch(
-      (error: unknown) => error,
-    );
+    const failure = await readFailure('big.json', 10);
     expect(failure).toBeInstanceOf(TranscriptError);
     expect(failure).toMatchObject({ reason: 'too-big', file: join(sessionsDir, 'big.json') });
     expect((failure as Error).message).toContain('limits.maxSessionBytes');
@@ -116,11 +116,7 @@ describe('bad native input is reported with path and reason, and the good files 
 
   it('refuses a name that leads outside the sessions directory', async () => {
     await writeFile(join(directory.path, 'secret.json'), nativeDocument());
-    const failure = await readSession('../secret.json', {
-      format: 'native',
-      sessionsDir,
-      maxBytes: MAX_BYTES,
-    }).catch((error: unknown) => error);
+    const failure = await readFailure('../secret.json');
     expect(failure).toMatchObject({ reason: 'outside-directory' });
   });
 
@@ -133,11 +129,7 @@ describe('bad native input is reported with path and reason, and the good files 
       join(sessionsDir, 'fine.json'),
       `{"messages":[],"x":${'['.repeat(999)}${']'.repeat(999)}}`,
     );
-    const failure = await readSession('deep.json', {
-      format: 'native',
-      sessionsDir,
-      maxBytes: MAX_BYTES,
-    }).catch((error: unknown) => error);
+    const failure = await readFailure('deep.json');
     expect(failure).toMatchObject({ reason: 'invalid-json' });
     const fine = await readSession('fine.json', { format: 'native', sessionsDir, maxBytes: MAX_BYTES });
     expect(fine.messageCount).toBe(0);

@@ -1,4 +1,4 @@
-import { appendFile, copyFile, mkdir, readFile, stat, symlink, utimes } from 'node:fs/promises';
+import { appendFile, copyFile, mkdir, readFile, symlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readSettledSessions } from '../../src/transcripts/read-settled-sessions.js';
@@ -10,7 +10,7 @@ import {
   codexSpace,
   createLedger,
   createTempDir,
-  ledgerEntry,
+  ledgerOfFileAsItIs,
   minutesAgo,
   scanAt,
   NOW,
@@ -82,16 +82,11 @@ describe('scanning a Codex sessions folder', () => {
 
   it('marks a consolidated rollout by its path under the sessions folder, and reads once only what it grew by', async () => {
     const path = await place(ROLLOUT, CODEX_FIXTURE.head, minutesAgo(600));
-    const before = await stat(path);
-    const ledger = createLedger([
-      ledgerEntry({
-        sessionId: '019aad50-a7e6-7422-b7a8-0b384290624f',
-        file: ROLLOUT,
-        messageCount: 5,
-        size: before.size,
-        mtimeMs: before.mtimeMs,
-      }),
-    ]);
+    const ledger = await ledgerOfFileAsItIs(directory.path, {
+      sessionId: '019aad50-a7e6-7422-b7a8-0b384290624f',
+      file: ROLLOUT,
+      messageCount: 5,
+    });
     const options = { space: codexSpace(directory.path), ledger, quietMinutes: 30, maxBytes: MAX_BYTES };
     const unchanged = await scanSessions({ ...options, now: NOW });
     expect(statuses(unchanged.entries)).toEqual({ [ROLLOUT]: 'consolidated' });

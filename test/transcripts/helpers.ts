@@ -1,4 +1,4 @@
-import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,6 +50,18 @@ export function ledgerEntry(
   fields: Pick<LedgerEntry, 'sessionId' | 'file' | 'messageCount' | 'size' | 'mtimeMs'>,
 ): LedgerEntry {
   return { ...fields, runId: 'run-test', consolidatedAt: '2026-11-20T00:00:00.000Z' };
+}
+
+/**
+ * A ledger holding one session, consolidated with `messageCount` messages when its file (`file`, relative to
+ * the sessions folder `dir`) had the size and mtime it has on disk now.
+ */
+export async function ledgerOfFileAsItIs(
+  dir: string,
+  fields: Pick<LedgerEntry, 'sessionId' | 'file' | 'messageCount'>,
+): Promise<LedgerLookup & { entries: LedgerEntry[] }> {
+  const { size, mtimeMs } = await stat(join(dir, fields.file));
+  return createLedger([ledgerEntry({ ...fields, size, mtimeMs })]);
 }
 
 export function nativeSpace(sessionsDir: string): Space {

@@ -9,6 +9,7 @@ import {
   MAX_BYTES,
   createLedger,
   ledgerEntry,
+  ledgerOfFileAsItIs,
   nativeDocument,
   writeWithMtime,
   minutesAgo,
@@ -34,16 +35,7 @@ describe('scanSessions', () => {
     await writeWithMtime(join(dir, 'talking.json'), nativeDocument({ id: 'talking' }), minutesAgo(2));
     await writeWithMtime(join(dir, 'done.json'), nativeDocument({ id: 'done' }), minutesAgo(600));
     await writeWithMtime(join(dir, 'notes.txt'), 'not a session', minutesAgo(600));
-    const done = await stat(join(dir, 'done.json'));
-    const ledger = createLedger([
-      ledgerEntry({
-        sessionId: 'done',
-        file: 'done.json',
-        messageCount: 2,
-        size: done.size,
-        mtimeMs: done.mtimeMs,
-      }),
-    ]);
+    const ledger = await ledgerOfFileAsItIs(dir, { sessionId: 'done', file: 'done.json', messageCount: 2 });
 
     const scan = await scanAt(dir, ledger);
     const entries = byFile(scan.entries);
@@ -60,16 +52,7 @@ describe('scanSessions', () => {
     // Neither file is valid JSON: had the scanner parsed them, they would be broken.
     await writeWithMtime(join(dir, 'known.json'), 'not json', minutesAgo(1));
     await writeWithMtime(join(dir, 'quiet.json'), 'not json', minutesAgo(45));
-    const known = await stat(join(dir, 'known.json'));
-    const ledger = createLedger([
-      ledgerEntry({
-        sessionId: 'k',
-        file: 'known.json',
-        messageCount: 3,
-        size: known.size,
-        mtimeMs: known.mtimeMs,
-      }),
-    ]);
+    const ledger = await ledgerOfFileAsItIs(dir, { sessionId: 'k', file: 'known.json', messageCount: 3 });
     const scan = await scanAt(dir, ledger);
     expect(byFile(scan.entries)['known.json']?.status).toBe('consolidated');
     expect(byFile(scan.entries)['quiet.json']?.status).toBe('settled');
@@ -134,16 +117,11 @@ describe('readSettledSessions', () => {
       { role: 'assistant', content: 'Noted.' },
     ];
     await writeWithMtime(file, nativeDocument({ id: 'grow', messages }), minutesAgo(120));
-    const first = await stat(file);
-    const ledger = createLedger([
-      ledgerEntry({
-        sessionId: 'grow',
-        file: 'grow.json',
-        messageCount: 2,
-        size: first.size,
-        mtimeMs: first.mtimeMs,
-      }),
-    ]);
+    const ledger = await ledgerOfFileAsItIs(directory.path, {
+      sessionId: 'grow',
+      file: 'grow.json',
+      messageCount: 2,
+    });
     const unchanged = await scanAt(directory.path, ledger);
     expect(unchanged.entries[0]?.status).toBe('consolidated');
 
@@ -171,16 +149,11 @@ describe('readSettledSessions', () => {
   it('treats a changed file with no new message as consolidated', async () => {
     const file = join(directory.path, 'touched.json');
     await writeWithMtime(file, nativeDocument({ id: 'touched' }), minutesAgo(120));
-    const before = await stat(file);
-    const ledger = createLedger([
-      ledgerEntry({
-        sessionId: 'touched',
-        file: 'touched.json',
-        messageCount: 2,
-        size: before.size,
-        mtimeMs: before.mtimeMs,
-      }),
-    ]);
+    const ledger = await ledgerOfFileAsItIs(directory.path, {
+      sessionId: 'touched',
+      file: 'touched.json',
+      messageCount: 2,
+    });
     // Rewritten with the same messages and a new end: the size and mtime change, the messages do not.
     await writeWithMtime(
       file,
@@ -268,21 +241,16 @@ describe('readSettledSessions', () => {
   it('lets a grown Claude Code file be read from its ledger count', async () => {
     const file = join(directory.path, 'cc.jsonl');
     await copyFile(join(CLAUDE_CODE_FIXTURES, FIXTURE.helloWorld), file);
-    const before = await stat(file);
+    const ledger = await ledgerOfFileAsItIs(directory.path, {
+      sessionId: 'de3b8b19-5bc0-4a2a-934a-1b6806567e25',
+      file: 'cc.jsonl',
+      messageCount: 8,
+    });
     await appendFile(
       file,
       `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'now in Python' } })}\n`,
     );
     await utimes(file, minutesAgo(40), minutesAgo(40));
-    const ledger = createLedger([
-      ledgerEntry({
-        sessionId: 'de3b8b19-5bc0-4a2a-934a-1b6806567e25',
-        file: 'cc.jsonl',
-        messageCount: 8,
-        size: before.size,
-        mtimeMs: before.mtimeMs,
-      }),
-    ]);
     const scan = await scanAt(directory.path, ledger, 'claude-code');
     const result = await readSettledSessions(scan, { ledger, maxBytes: MAX_BYTES });
     expect(result.sessions[0]?.messages).toEqual([

@@ -3,7 +3,7 @@
  * processes load the very same config), the consolidator wired to the fake model server, and the checks every
  * case makes on the memory directory afterwards.
  */
-import { snapshotDirectory } from '../../support/space.js';
+import { snapshotDirectory, fastConsolidator } from '../../support/space.js';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,11 +12,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../../src/config/load.js';
 import type { Config, Space } from '../../../src/config/schema.js';
-import { createConsolidator, type RunStep } from '../../../src/consolidation/run.js';
+import type { RunStep } from '../../../src/consolidation/run.js';
 import type { RunRequest } from '../../../src/core/run.js';
 import { INDEX_LIMITS } from '../../../src/memory/index.js';
 import { STAGING_DIR, listRuns, loadMemory, readLedger } from '../../../src/space/index.js';
-import { createModel } from '../../../src/model/index.js';
 import type { ScriptedFact } from '../../../harness/scripted-extractor.js';
 
 export const SUPPORT_DIR = dirname(fileURLToPath(import.meta.url));
@@ -114,9 +113,7 @@ export function consolidatorFor(
   config: Config,
   options: { faultInjection?: (step: RunStep) => void; now?: () => Date; owner?: string } = {},
 ) {
-  return createConsolidator({
-    config,
-    model: () => createModel(config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
+  return fastConsolidator(config, {
     now: options.now ?? (() => NOW),
     ...(options.faultInjection === undefined ? {} : { faultInjection: options.faultInjection }),
     ...(options.owner === undefined ? {} : { owner: options.owner }),

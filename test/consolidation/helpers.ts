@@ -1,0 +1,70 @@
+import { cpSync } from 'node:fs';
+import { CurationConfig } from '../../src/config/schema.js';
+import { createConsolidator } from '../../src/consolidation/run.js';
+import { createModel } from '../../src/model/index.js';
+import type { FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { createTestSpace, EXAMPLE_SESSIONS_DIR, type TestSpace, FORCED_RUN } from '../support/space.js';
+
+/** 300 project facts: a memory list long enough (over 4,096 tokens) for the model to cache it. */
+export const FILLER_FACTS = Array.from({ length: 300 }, (_, index) => ({
+  type: 'project',
+  title: `Service ${index} owns queue ${index}`,
+  body: `Service ${index} runs the nightly job of queue ${index} and alerts team ${index % 7}.`,
+  why: null,
+  howToApply: null,
+  observed: '2026-11-02',
+  sources: [],
+  replaces: [],
+  confidence: null,
+}));
+
+/**
+ * A space whose memory already holds a long list: `server` answers with the example facts, its first answer
+ * adding {@link FILLER_FACTS}, and one FORCED_RUN run of the Lisbon example has kept them (per-answer and
+ * per-session limits raised to let them in). The example sessions are then copied in, so `consolidate()` runs
+ * over them against that memory, at `now`, `concurrency` calls at a time. `around` wraps every answer (to time
+ * it or count the calls in flight).
+ */
+export async function spaceWithLongMemory(
+  server: FakeAnthropicServer,
+  options: {
+    digestTokensPerCall: number;
+    concurrency: number;
+    now: Date;
+    around?: <T>(answer: () => T) => Promise<T>;
+  },
+): Promise<{ test: TestSpace; consolidate: () => ReturnType<ReturnType<typeof createConsolidator>> }> {
+  const scripted = scriptedExtractor(EXAMPLE_FACTS);
+  const around = options.around ?? (async <T>(answer: () => T) => answer());
+  let seeded = false;
+  server.setDefault((request) =>
+    around(() => {
+      const reply = scripted(request) as { json: { facts: unknown[] } };
+      if (seeded) return reply;
+      seeded = true;
+      return { json: { facts: [...reply.json.facts, ...FILLER_FACTS] } };
+    }),
+  );
+  const test = createTestSpace({
+    modelUrl: server.url,
+    examples: ['2026-11-02-lisbon-delivery.json'],
+    env: {
+      DREAMD_DIGEST_TOKENS_PER_CALL: String(options.digestTokensPerCall),
+      DREAMD_MEMORY_TOKENS_PER_CALL: '4000',
+    },
+  });
+  const limits = { ...test.config.limits, maxFactsPerAnswer: 1_000, maxFactsPerSession: 1_000 };
+  const model = { ...test.config.model, concurrency: options.concurrency };
+  // Extraction calls only: the 300 filler facts would pass the curation budget and add a call of their own.
+  const curation = { ...CurationConfig.parse({}), enabled: false };
+  const run = createConsolidator({
+    config: { ...test.config, limits, model, curation },
+    model: () => createModel(model),
+    now: () => options.now,
+  });
+  const seeding = await run(test.space, FORCED_RUN);
+  if (seeding.status !== 'completed') throw new Error(`seeding the long memory ended ${seeding.status}`);
+  cpSync(EXAMPLE_SESSIONS_DIR, test.space.sessionsDir, { recursive: true });
+  return { test, consolidate: () => run(test.space, FORCED_RUN) };
+}
