@@ -5,20 +5,18 @@
  */
 import type { CurationConfig } from '../config/schema.js';
 import type { CurationSummary } from '../core/run.js';
-import type { ModelProvider, TokenUsage } from '../model/types.js';
-import { activeSize, curateMemory, NO_CURATION, type CurationOutcome } from './curate.js';
+import {
+  activeSize,
+  curateMemory,
+  NO_CURATION,
+  type CurationCallOptions,
+  type CurationOutcome,
+} from './curate.js';
 import { planWrite, type WritePlan } from './plan-write.js';
 
 export async function planAndCurate(
   writeOptions: Parameters<typeof planWrite>[0],
-  options: {
-    readonly config: CurationConfig;
-    readonly model: () => ModelProvider;
-    readonly maxCalls: number;
-    readonly maxOutputTokens: number;
-    readonly costOf?: ((usage: TokenUsage) => number | undefined) | undefined;
-    readonly signal?: AbortSignal | undefined;
-  },
+  options: CurationCallOptions,
 ): Promise<{ plan: WritePlan; curation: CurationOutcome; overBudget: string[] }> {
   const first = await planWrite(writeOptions);
   // Only types this run learned something of: a type left over budget is not asked about again for nothing.

@@ -468,6 +468,16 @@ export const NO_CURATION: CurationOutcome = {
   failures: [],
 };
 
+/** What the curation calls of a run need: the budgets, the model, the calls left, pricing and the run's signal. */
+export interface CurationCallOptions {
+  readonly config: CurationConfig;
+  readonly model: () => ModelProvider;
+  readonly maxCalls: number;
+  readonly maxOutputTokens: number;
+  readonly costOf?: ((usage: TokenUsage) => number | undefined) | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
 /**
  * The curation phase of a run: one call per type {@link curationGroups} picks, each answer checked by
  * {@link checkCuration}. A call that fails (a model error, an answer that does not parse) leaves its type as
@@ -475,13 +485,7 @@ export const NO_CURATION: CurationOutcome = {
  */
 export async function curateMemory(
   facts: readonly Fact[],
-  options: {
-    readonly config: CurationConfig;
-    readonly model: () => ModelProvider;
-    readonly maxCalls: number;
-    readonly maxOutputTokens: number;
-    readonly costOf?: ((usage: TokenUsage) => number | undefined) | undefined;
-    readonly signal?: AbortSignal | undefined;
+  options: CurationCallOptions & {
     /** Ids of the facts this run added or changed (see {@link curationGroups}); absent: every type is looked at. */
     readonly fresh?: ReadonlySet<string> | undefined;
   },
