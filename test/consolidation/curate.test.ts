@@ -90,6 +90,16 @@ function answer(
   };
 }
 
+/** The reason code gives for refusing the one result of an answer; none of the answer is accepted. */
+function refusal(
+  checked: CurationGroup,
+  result: Partial<CurationAnswer['results'][number]>,
+): string | undefined {
+  const check = checkCuration(checked, answer([result]));
+  expect(check.accepted).toEqual([]);
+  return check.refused[0]?.reason;
+}
+
 describe('checkCuration', () => {
   it('accepts a merge that keeps every detail of the facts it replaces', () => {
     const check = checkCuration(
@@ -192,33 +202,21 @@ describe('checkCuration', () => {
       title: 'Cousin',
       body: "Jonas's cousin Bia lives near Kaito.",
     });
-    const check = checkCuration(
-      group([jonas, kaito, cousin]),
-      answer([
-        {
-          title: 'Saxophone',
-          body: 'Jonas and Kaito take saxophone lessons.',
-          replaces: [jonas.id, kaito.id],
-        },
-      ]),
-    );
-    expect(check.accepted).toEqual([]);
-    expect(check.refused[0]?.reason).toEqual(expect.stringMatching(/merges facts about different subjects/));
+    const reason = refusal(group([jonas, kaito, cousin]), {
+      title: 'Saxophone',
+      body: 'Jonas and Kaito take saxophone lessons.',
+      replaces: [jonas.id, kaito.id],
+    });
+    expect(reason).toEqual(expect.stringMatching(/merges facts about different subjects/));
   });
 
   it('refuses a result that adds a name or a number none of its facts holds', () => {
-    const check = checkCuration(
-      group([coffee, coffeePlace]),
-      answer([
-        {
-          title: 'Coffee order',
-          body: 'Drinks an oat flat white at Fábrica, 2 a day, with Carla.',
-          replaces: [coffee.id, coffeePlace.id],
-        },
-      ]),
-    );
-    expect(check.accepted).toEqual([]);
-    expect(check.refused[0]?.reason).toEqual(
+    const reason = refusal(group([coffee, coffeePlace]), {
+      title: 'Coffee order',
+      body: 'Drinks an oat flat white at Fábrica, 2 a day, with Carla.',
+      replaces: [coffee.id, coffeePlace.id],
+    });
+    expect(reason).toEqual(
       expect.stringMatching(
         /adds names, numbers or links .*carla.*2|adds names, numbers or links .*2.*carla/,
       ),
@@ -262,19 +260,13 @@ describe('checkCuration', () => {
       body: "Jonas's brother Teo works in Paris.",
       updated: '2026-02-01',
     });
-    const check = checkCuration(
-      group([bia, teo]),
-      answer([
-        {
-          title: 'Brother job',
-          body: "Jonas's brother Teo works in Paris.",
-          replaces: [bia.id, teo.id],
-          outdated: [bia.id],
-        },
-      ]),
-    );
-    expect(check.accepted).toEqual([]);
-    expect(check.refused[0]?.reason).toEqual(expect.stringMatching(/no newer fact of the same subject/));
+    const reason = refusal(group([bia, teo]), {
+      title: 'Brother job',
+      body: "Jonas's brother Teo works in Paris.",
+      replaces: [bia.id, teo.id],
+      outdated: [bia.id],
+    });
+    expect(reason).toEqual(expect.stringMatching(/no newer fact of the same subject/));
   });
 
   it('refuses unknown ids, empty replaces and a fact replaced twice', () => {
