@@ -13,7 +13,8 @@
  * fact came from. A candidate from one of those sessions with the same title or text is not proposed again.
  * (Not `.dreamd/review.md`, which lists files of others that a newer fact contradicts: review.ts.)
  */
-import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import writeFileAtomic from 'write-file-atomic';
 import path from 'node:path';
 import { z } from 'zod';
 import { DreamdError, MemoryFormatError, errorMessage } from '../errors.js';
@@ -129,13 +130,11 @@ export async function staleReasons(
   return reasons;
 }
 
-/** Write a proposal (temp file and rename: never half written). */
+/** Write a proposal: a temp file flushed to disk, then renamed (never half written, not lost to a crash). */
 export async function saveProposal(memoryDir: string, proposal: StoredProposal): Promise<void> {
   const target = path.join(memoryDir, proposalPath(proposal.runId));
   await mkdir(path.dirname(target), { recursive: true });
-  const temporary = `${target}.next`;
-  await writeFile(temporary, `${JSON.stringify(proposal, null, 2)}\n`, 'utf8');
-  await rename(temporary, target);
+  await writeFileAtomic(target, `${JSON.stringify(proposal, null, 2)}\n`);
 }
 
 /** A run's proposal; ProposalNotFoundError when none waits, MemoryFormatError naming the file when unreadable. */
