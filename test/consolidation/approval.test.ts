@@ -22,7 +22,7 @@ import {
   REJECTED_FILE,
 } from '../../src/space/index.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
+import { copyExampleSessions, useFakeAnthropic } from '../support/fixtures.js';
 import {
   createTestSpace,
   snapshotDirectory,
@@ -117,6 +117,27 @@ describe('approval mode', () => {
     expect(await listProposals(test.space.memoryDir, test.space.id)).toEqual([]);
     // Decided: the next run has nothing new.
     expect((await consolidate(test)).status).toBe('skipped');
+  });
+
+  it('accepting a fact that supersedes another moves the old one to the archive, as a run would', async () => {
+    const test = createTestSpace({ modelUrl: fake.url, examples: ['2026-11-02-lisbon-delivery.json'] });
+    const first = await consolidate(test);
+    await acceptProposal(test.space, first.runId, { config: test.config });
+    copyExampleSessions(join(test.space.sessionsDir, '..'), ['2026-11-26-moved-to-porto.json']);
+    const run = await consolidate(test);
+    expect(run.status).toBe('proposed');
+    const [porto] = proposalChanges(await onlyProposal(test));
+    expect(porto?.fact.body).toContain('Porto');
+    expect(porto?.supersedes.map((old) => old.body)).toEqual([expect.stringContaining('Lisbon')]);
+
+    await acceptProposal(test.space, run.runId, { config: test.config, only: [porto!.id] });
+
+    const loaded = await loadMemory(test.space.memoryDir);
+    expect(loaded.facts.map((fact) => fact.body)).toEqual([expect.stringContaining('Porto')]);
+    expect(loaded.archived.map((entry) => [entry.fact.body, entry.reason])).toEqual([
+      [expect.stringContaining('Lisbon'), 'superseded'],
+    ]);
+    expect([...memoryFiles(test).values()].join('\n')).not.toContain('Lisbon');
   });
 
   it('accept --only writes exactly that part, planned again from the chosen facts', async () => {
