@@ -217,7 +217,8 @@ export interface RenderTopicOptions {
   readonly adoptHandEntries?: boolean;
 }
 
-const METADATA_FIELDS = [
+/** A fact's fields a rewrite may change in a person's entry (its text stays theirs). */
+export const METADATA_FIELDS = [
   'observed',
   'updated',
   'status',
@@ -225,7 +226,8 @@ const METADATA_FIELDS = [
   'supersededOn',
   'description',
 ] as const;
-const TEXT_FIELDS = ['title', 'body', 'why', 'howToApply'] as const;
+/** A fact's own words. */
+export const TEXT_FIELDS = ['title', 'body', 'why', 'howToApply'] as const;
 
 function sameFact(a: Fact, b: Fact, compareText: boolean): boolean {
   if (a.type !== b.type) return false;

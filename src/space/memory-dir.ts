@@ -20,7 +20,13 @@ import { FACT_USE_FILE, parseFactUse, serializeFactUse, type FactUseFile } from 
 import { MAX_WRITABLE_FILE_BYTES, readMemoryFile, type MemoryFileRead } from '../memory/read-memory-file.js';
 import { ARCHIVE_FILE, PENDING_FILE, REVIEW_FILE, readTextIfExists } from './paths.js';
 import { parseArchive, type ArchiveEntry } from './archive.js';
-import { parseTopicFile, topicEntries, type ParsedTopic } from '../memory/topic-file.js';
+import {
+  METADATA_FIELDS,
+  parseTopicFile,
+  TEXT_FIELDS,
+  topicEntries,
+  type ParsedTopic,
+} from '../memory/topic-file.js';
 import type { TopicEntry } from '../memory/topic-entry.js';
 
 export interface MemoryProblem {
@@ -298,19 +304,7 @@ export interface MemoryFilesPlan {
   readonly fileOf: (fact: Fact) => string;
 }
 
-const FACT_FIELDS = [
-  'type',
-  'title',
-  'body',
-  'why',
-  'howToApply',
-  'observed',
-  'updated',
-  'status',
-  'supersededBy',
-  'supersededOn',
-  'description',
-] as const;
+const FACT_FIELDS = ['type', ...TEXT_FIELDS, ...METADATA_FIELDS] as const;
 
 function sameFact(a: Fact, b: Fact): boolean {
   return (
