@@ -36,7 +36,7 @@
 import type { Session, SessionMessage, SubagentPart } from '../transcripts/types.js';
 import { cleanText, collapseWhitespace, compactSummaryCore, isCompactSummaryText } from './clean-text.js';
 import { CHARS_PER_TOKEN } from './estimate-tokens.js';
-import { dropAssistantFiller, isSmallTalkOnly, wordSet } from './filler.js';
+import { dropAssistantFiller, isSmallTalkOnly, saidWords, type SaidWords } from './filler.js';
 import { jsonLength } from './json-length.js';
 import { redactSecrets } from './redact-secrets.js';
 import { resolveRelativeDates } from './relative-dates.js';
@@ -154,7 +154,7 @@ interface DigestState {
   redactions: number;
   /** The last user text, for telling an assistant sentence that only echoes it, and its words once asked. */
   userText: string;
-  userWords: ReadonlySet<string> | undefined;
+  userWords: SaidWords | undefined;
 }
 
 /** A user text longer than this (a pasted log or document) is not used to tell echoes: too many words. */
@@ -177,8 +177,8 @@ function rememberEarlier(message: SessionMessage, state: DigestState, limit: num
   }
 }
 
-function userWordsOf(state: DigestState): ReadonlySet<string> {
-  state.userWords ??= wordSet(state.userText);
+function userWordsOf(state: DigestState): SaidWords {
+  state.userWords ??= saidWords(state.userText);
   return state.userWords;
 }
 

@@ -103,14 +103,63 @@ function normalise(text: string): string {
 }
 
 /**
+ * Calls `visit` with each word of `normalise(text)` in order until it returns false; returns false then, true
+ * when every word was visited. Printable ASCII is walked in place, one word lower-cased at a time, so a test
+ * that fails on the first word (most of them) costs one word, not the whole text.
+ */
+function everyWord(text: string, visit: (word: string) => boolean): boolean {
+  let start = -1;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || code > 0x7e) return everyNormalisedWord(text, visit);
+    if (isAsciiAlnum(code)) {
+      if (start < 0) start = index;
+    } else if (start >= 0) {
+      if (!visit(text.slice(start, index).toLowerCase())) return false;
+      start = -1;
+    }
+  }
+  return start < 0 || visit(text.slice(start).toLowerCase());
+}
+
+function everyNormalisedWord(text: string, visit: (word: string) => boolean): boolean {
+  for (const word of normalise(text).split(' ')) if (word !== '' && !visit(word)) return false;
+  return true;
+}
+
+/** `[a-z0-9]` after lower-casing: a letter or digit of printable ASCII. */
+function isAsciiAlnum(code: number): boolean {
+  return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || (code >= 0x30 && code <= 0x39);
+}
+
+/** The words of `normalise(text)`, in order; printable ASCII is split in one walk, without the regexes. */
+function normalisedWords(text: string): string[] {
+  const words: string[] = [];
+  let start = -1;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || code > 0x7e) {
+      const normalised = normalise(text);
+      return normalised === '' ? [] : normalised.split(' ');
+    }
+    if (isAsciiAlnum(code)) {
+      if (start < 0) start = index;
+    } else if (start >= 0) {
+      words.push(text.slice(start, index).toLowerCase());
+      start = -1;
+    }
+  }
+  if (start >= 0) words.push(text.slice(start).toLowerCase());
+  return words;
+}
+
+/**
  * Whether a message's text is only courtesy ("Thanks!", "Olá, bom dia", "hi there 👋"): a sequence of
  * courtesy phrases and joining words, nothing else. A text of more than 8 words never is.
  */
 export function isCourtesyOnly(text: string): boolean {
   if (text.length > 80) return false;
-  const words = normalise(text)
-    .split(' ')
-    .filter((word) => word !== '');
+  const words = normalisedWords(text);
   if (words.length === 0 || words.length > 8) return false;
   let index = 0;
   let phrases = 0;
@@ -179,8 +228,7 @@ const SMALL_TALK_MAX_CHARS = 200;
  */
 export function isSmallTalkOnly(text: string): boolean {
   if (text.length > SMALL_TALK_MAX_CHARS) return false;
-  const words = normalise(text).split(' ');
-  if (words.some((word) => word !== '' && !SMALL_TALK_WORDS.has(word))) return false;
+  if (!everyWord(text, (word) => SMALL_TALK_WORDS.has(word))) return false;
   if (isCourtesyOnly(text)) return true;
   const sentences = text
     .split(/[.!?…,;]+/u)
@@ -193,35 +241,37 @@ export function isSmallTalkOnly(text: string): boolean {
 }
 
 /** The assistant's stock openers and closers, as whole sentences. */
-const STOCK_SENTENCE = new RegExp(
-  '^(?:' +
-    [
-      ...SMALL_TALK,
-      'sure',
-      'of course',
-      'certainly',
-      'absolutely',
-      'great question',
-      'good question',
-      'happy to help',
-      'glad to help',
-      'i d be happy to help',
-      'i hope this helps',
-      'hope this helps',
-      'let me know if you have any (?:other |more )?questions',
-      'let me know if you need anything else',
-      'let me know if there s anything else i can help with',
-      'feel free to ask if you have any (?:other |more )?questions',
-      'is there anything else i can help you with',
-      'claro',
-      'com certeza',
-      'por supuesto',
-      'espero que ajude',
-      'espero que te ayude',
-    ].join('|') +
-    ')$',
-  'u',
-);
+const STOCK_PHRASES = [
+  ...SMALL_TALK,
+  'sure',
+  'of course',
+  'certainly',
+  'absolutely',
+  'great question',
+  'good question',
+  'happy to help',
+  'glad to help',
+  'i d be happy to help',
+  'i hope this helps',
+  'hope this helps',
+  'let me know if you have any (?:other |more )?questions',
+  'let me know if you need anything else',
+  'let me know if there s anything else i can help with',
+  'feel free to ask if you have any (?:other |more )?questions',
+  'is there anything else i can help you with',
+  'claro',
+  'com certeza',
+  'por supuesto',
+  'espero que ajude',
+  'espero que te ayude',
+];
+const STOCK_SENTENCE = new RegExp(`^(?:${STOCK_PHRASES.join('|')})$`, 'u');
+
+/** Every word stock sentences and courtesy are made of: a sentence with any other word is neither. */
+const STOCK_WORDS = new Set([
+  ...SMALL_TALK_WORDS,
+  ...STOCK_PHRASES.flatMap((pattern) => pattern.replace(/\(\?:|[()?|]/g, ' ').split(' ')),
+]);
 
 /** Longest sentence that can be filler: stock phrases are short, and an echo is as long as a typed message. */
 const FILLER_SENTENCE_MAX_CHARS = 300;
@@ -257,14 +307,44 @@ function lastSentenceStart(text: string, end: number, floor: number): number {
 /** Sentences looked at at each end of an answer: stock phrases and echoes sit there, never deep inside. */
 const EDGE_SENTENCES = 3;
 
-/** Distinct words of 3 letters or more, normalised: what "the user said it" is checked against. */
-export function wordSet(text: string): Set<string> {
-  return new Set(
-    normalise(text)
-      .split(' ')
-      .filter((word) => word.length >= 3),
-  );
+/** The words a user said, as {@link dropAssistantFiller} asks about them: words of 3 letters or more, normalised. */
+export interface SaidWords {
+  /** Whether `word` (normalised, 3 letters or more) is one of them. */
+  has(word: string): boolean;
+  /** True when the text holds no word of 3 letters or more. */
+  readonly empty: boolean;
 }
+
+/** Any run of 3 letters or digits: a word {@link SaidWords} counts. */
+const WORD_OF_THREE = /[a-z0-9]{3}/i;
+
+/**
+ * The words of `text` of 3 letters or more, normalised: what "the user said it" is checked against. Printable
+ * ASCII is kept as its lower-cased text and each word looked up where it stands (a handful of words are asked
+ * about, so splitting the whole text would cost more); other text is split into a set.
+ */
+export function saidWords(text: string): SaidWords {
+  if (PRINTABLE_ASCII.test(text)) {
+    const lower = text.toLowerCase();
+    return { has: (word) => holdsWord(lower, word), empty: !WORD_OF_THREE.test(text) };
+  }
+  const words = new Set<string>();
+  for (const word of normalisedWords(text)) if (word.length >= 3) words.add(word);
+  return { has: (word) => words.has(word), empty: words.size === 0 };
+}
+
+/** Whether lower-cased ASCII `lower` holds `word` whole: not inside a longer run of letters and digits. */
+function holdsWord(lower: string, word: string): boolean {
+  for (let at = lower.indexOf(word); at >= 0; at = lower.indexOf(word, at + 1)) {
+    const before = at === 0 ? 0x20 : lower.charCodeAt(at - 1);
+    const after = at + word.length >= lower.length ? 0x20 : lower.charCodeAt(at + word.length);
+    if (!isAsciiAlnum(before) && !isAsciiAlnum(after)) return true;
+  }
+  return false;
+}
+
+/** No words: the tail of an answer is never an echo. */
+const NOTHING_SAID: SaidWords = { has: () => false, empty: true };
 
 /** Words of the assistant's framing of an echo ("you said you …"), not counted either way. */
 const ECHO_FRAMING = new Set([
@@ -295,17 +375,17 @@ const ECHO_SHARE = 0.8;
 
 /**
  * The assistant's text without its stock openers and closers and without opening sentences that only repeat
- * the user's previous message (`userWords`, from {@link wordSet}, asked for only when needed). Only the first
+ * the user's previous message (`userWords`, from {@link saidWords}, asked for only when needed). Only the first
  * and last {@link EDGE_SENTENCES} sentences are looked at. Returns the text unchanged when nothing goes.
  */
-export function dropAssistantFiller(text: string, userWords: () => ReadonlySet<string>): string {
+export function dropAssistantFiller(text: string, userWords: () => SaidWords): string {
   let head = 0;
   for (let count = 0; count < EDGE_SENTENCES && head < text.length; count += 1) {
     const length = firstSentenceLength(text, head, FILLER_SENTENCE_MAX_CHARS);
     if (length <= 0 || !isFillerSentence(text.slice(head, head + length), userWords)) break;
     head += length;
   }
-  const noEcho = (): ReadonlySet<string> => new Set();
+  const noEcho = (): SaidWords => NOTHING_SAID;
   let tail = text.length;
   for (let count = 0; count < EDGE_SENTENCES && tail > head; count += 1) {
     const start = lastSentenceStart(text, tail, Math.max(head, tail - FILLER_SENTENCE_MAX_CHARS - 1));
@@ -316,15 +396,21 @@ export function dropAssistantFiller(text: string, userWords: () => ReadonlySet<s
   return head === 0 && tail === text.length ? text : text.slice(head, tail).trim();
 }
 
-function isFillerSentence(sentence: string, userWords: () => ReadonlySet<string>): boolean {
-  const normalised = normalise(sentence);
-  if (normalised === '') return false;
-  if (STOCK_SENTENCE.test(normalised) || isCourtesyOnly(sentence)) return true;
-  const words = [...new Set(normalised.split(' '))].filter(
-    (word) => word.length >= 3 && !ECHO_FRAMING.has(word),
-  );
+function isFillerSentence(sentence: string, userWords: () => SaidWords): boolean {
+  const words = normalisedWords(sentence);
+  if (words.length === 0) return false;
+  if (
+    words.every((word) => STOCK_WORDS.has(word)) &&
+    (STOCK_SENTENCE.test(words.join(' ')) || isCourtesyOnly(sentence))
+  )
+    return true;
   if (words.length < ECHO_MIN_WORDS) return false;
+  const counted = new Set<string>();
+  for (const word of words) if (word.length >= 3 && !ECHO_FRAMING.has(word)) counted.add(word);
+  if (counted.size < ECHO_MIN_WORDS) return false;
   const said = userWords();
-  if (said.size === 0) return false;
-  return words.filter((word) => said.has(word)).length / words.length >= ECHO_SHARE;
+  if (said.empty) return false;
+  let shared = 0;
+  for (const word of counted) if (said.has(word)) shared += 1;
+  return shared / counted.size >= ECHO_SHARE;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compactSummaryCore } from '../../src/digest/clean-text.js';
+import { collapseWhitespace, compactSummaryCore } from '../../src/digest/clean-text.js';
 
 describe('compactSummaryCore', () => {
   const summary = [
@@ -41,5 +41,57 @@ describe('compactSummaryCore', () => {
     ).toBe('<summary>The user lives in Porto.</summary>');
     const plain = 'The user prefers pnpm.\nAnalysis: none needed.';
     expect(compactSummaryCore(plain)).toBe(plain);
+  });
+});
+
+describe('collapseWhitespace', () => {
+  /** The plain form: every run of whitespace or control characters to one space, then trimmed. */
+  const plainly = (text: string): string =>
+    // eslint-disable-next-line no-control-regex -- control characters are what this removes
+    text.replace(/[\s\0-\x08\x0E-\x1F\x7F]+/g, ' ').trim();
+
+  it.each([
+    [
+      'prose with lone spaces comes back as it is',
+      'we moved to Porto last week',
+      'we moved to Porto last week',
+    ],
+    ['newlines, tabs and runs become one space', ' a\n\n b\t\tc  d \r\n', 'a b c d'],
+    ['control characters go with the whitespace', 'a\0b\x1b[0m c\x7F', 'a b [0m c'],
+    ['Unicode spaces count', '\u00a0a\u2003\u2028b\ufeff', 'a b'],
+    ['nothing but blanks', ' \n\t\0 ', ''],
+  ])('%s', (_name, text, expected) => {
+    expect(collapseWhitespace(text)).toBe(expected);
+  });
+
+  it('gives what the plain form gives on random mixes of letters, spaces and control characters', () => {
+    const alphabet = [
+      'a',
+      'b',
+      ' ',
+      ' ',
+      '\n',
+      '\t',
+      '\r',
+      '\0',
+      '\x1b',
+      '\x7f',
+      '\u00a0',
+      '\u2009',
+      '\u3000',
+      'é',
+    ];
+    let seed = 7;
+    const random = (): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    for (let round = 0; round < 2_000; round += 1) {
+      let text = '';
+      const length = Math.floor(random() * 24);
+      for (let index = 0; index < length; index += 1)
+        text += alphabet[Math.floor(random() * alphabet.length)];
+      expect(collapseWhitespace(text), JSON.stringify(text)).toBe(plainly(text));
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { digestSession } from '../../src/digest/digest-session.js';
-import { dropAssistantFiller, isCourtesyOnly, isSmallTalkOnly, wordSet } from '../../src/digest/filler.js';
+import { dropAssistantFiller, isCourtesyOnly, isSmallTalkOnly, saidWords } from '../../src/digest/filler.js';
 import { assistant, makeSession, user } from './sessions.js';
 
 const START = '2026-11-20T09:00:00Z';
@@ -37,13 +37,30 @@ describe('courtesy and filler', () => {
   });
 
   it('drops the assistant’s stock openers and closers and sentences that only echo the user', () => {
-    const userWords = wordSet('I moved to Porto last week, Avenida da Boavista 120.');
+    const userWords = saidWords('I moved to Porto last week, Avenida da Boavista 120.');
     const answer =
       'Great question! You moved to Porto last week, Avenida da Boavista 120. Shall I update your delivery address? Let me know if you have any other questions.';
     expect(dropAssistantFiller(answer, () => userWords)).toBe('Shall I update your delivery address?');
     expect(dropAssistantFiller('Sure, I will write the tests first.', () => userWords)).toBe(
       'Sure, I will write the tests first.',
     );
+  });
+
+  it.each([
+    ['a whole word, any case', 'I moved to PORTO last week.', 'porto', true],
+    ['not a word inside a longer one', 'I moved to Portobello.', 'porto', false],
+    ['a word next to punctuation and digits', 'rua-das-flores,28', 'flores', true],
+    ['accents gone, as the sentence is normalised', 'Moro em São Paulo', 'sao', true],
+    ['a word the user never said', 'I moved to Porto.', 'lisbon', false],
+  ])('saidWords: %s', (_name, text, word, expected) => {
+    expect(saidWords(text).has(word)).toBe(expected);
+  });
+
+  it('saidWords is empty when the text has no word of three letters or more', () => {
+    expect(saidWords('ok, go!').empty).toBe(true);
+    expect(saidWords('é só').empty).toBe(true);
+    expect(saidWords('yes').empty).toBe(false);
+    expect(saidWords('não').empty).toBe(false);
   });
 
   it('drops filler in the digest before cutting, so a long answer keeps more of what it says', () => {
