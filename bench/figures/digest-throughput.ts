@@ -3,12 +3,15 @@
  * `digestSession`, the Gather step's work for each file), against the limit: `readFile` then plain
  * `JSON.parse` of the same files. Both read from the page cache. One uncounted round of each first (it
  * compiles both paths and fills the page cache), then rounds alternate and the median round of each counts,
- * so other load on the machine skews both alike and one lucky or unlucky round decides nothing.
+ * so other load on the machine skews both alike and one lucky or unlucky round decides nothing. The digest and
+ * the reader are the package as it ships (the `tsc` build, see `bundle.ts`), not the sources through the
+ * benchmark's TypeScript loader, which wraps every closure it creates with a naming helper.
  */
 import { readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { digestSession } from '../../src/digest/index.js';
-import { readSessionFile } from '../../src/transcripts/index.js';
+import type * as Digest from '../../src/digest/index.js';
+import type * as Transcripts from '../../src/transcripts/index.js';
+import { builtFile } from '../bundle.js';
 import type { Figure } from '../report.js';
 import { makeTempRoot, workloadSpace } from '../setup.js';
 import { DEFAULT_WORKLOAD, writeWorkload, type WorkloadOptions } from '../workload.js';
@@ -38,6 +41,10 @@ async function measureKind(
   kind: WorkloadOptions['kind'],
   options: DigestThroughputOptions,
 ): Promise<Throughput> {
+  const { digestSession } = (await import(await builtFile('src/digest/index.js'))) as typeof Digest;
+  const { readSessionFile } = (await import(
+    await builtFile('src/transcripts/index.js')
+  )) as typeof Transcripts;
   const root = await makeTempRoot(`digest-${kind}`);
   try {
     const generated = await writeWorkload(root.path, {
