@@ -405,12 +405,17 @@ function isFillerSentence(sentence: string, userWords: () => SaidWords): boolean
   )
     return true;
   if (words.length < ECHO_MIN_WORDS) return false;
+  const said = userWords();
+  if (said.empty) return false;
   const counted = new Set<string>();
   for (const word of words) if (word.length >= 3 && !ECHO_FRAMING.has(word)) counted.add(word);
   if (counted.size < ECHO_MIN_WORDS) return false;
-  const said = userWords();
-  if (said.empty) return false;
-  let shared = 0;
-  for (const word of counted) if (said.has(word)) shared += 1;
-  return shared / counted.size >= ECHO_SHARE;
+  // An echo misses at most a fifth of its words: stop at the first miss that puts it under its share.
+  let misses = 0;
+  for (const word of counted) {
+    if (said.has(word)) continue;
+    misses += 1;
+    if ((counted.size - misses) / counted.size < ECHO_SHARE) return false;
+  }
+  return true;
 }
