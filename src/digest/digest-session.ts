@@ -266,9 +266,9 @@ function digestMessage(
     pushLine(state, message, `${dated}${role}: ${body}`, redacted.count);
   }
   // A sub-agent's brief and answer, read from its own file, stand for its (shorter) result in this message.
-  const answered = new Set(
-    message.parts.flatMap((part) => (part.kind === 'subagent' ? [part.toolCallId] : [])),
-  );
+  let answered: Set<string | undefined> | undefined;
+  for (const part of message.parts)
+    if (part.kind === 'subagent') (answered ??= new Set()).add(part.toolCallId);
   for (const part of message.parts) {
     if (part.kind === 'subagent') {
       for (const line of subagentLines(part, stamp, options.assistantTextChars)) {
@@ -278,7 +278,7 @@ function digestMessage(
       if (part.id !== undefined) state.toolNames.set(part.id, part.name);
       const line = renderToolCall(part.name, part.input);
       pushLine(state, message, line.text, line.redactions);
-    } else if (part.kind === 'tool-result' && !answered.has(part.toolCallId)) {
+    } else if (part.kind === 'tool-result' && answered?.has(part.toolCallId) !== true) {
       const name = part.toolCallId === undefined ? undefined : state.toolNames.get(part.toolCallId);
       const line = renderToolResult(name, part.text, part.isError, options.toolResultChars);
       if (line !== undefined) pushLine(state, message, line.text, line.redactions);
