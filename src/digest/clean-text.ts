@@ -70,9 +70,22 @@ export function stripControlCharacters(text: string): string {
  * characters (NUL included) go with the whitespace.
  */
 export function collapseWhitespace(text: string): string {
-  WHITESPACE_TO_COLLAPSE.lastIndex = 0;
-  const collapsed = WHITESPACE_TO_COLLAPSE.test(text) ? text.replace(WHITESPACE_TO_COLLAPSE, ' ') : text;
+  const collapsed = needsCollapse(text) ? text.replace(WHITESPACE_TO_COLLAPSE, ' ') : text;
   return collapsed.trim();
+}
+
+/** Whitespace or control characters other than a space: one of them alone is something to collapse. */
+const BLANK_NOT_SPACE =
+  // eslint-disable-next-line no-control-regex -- control characters are what this looks for
+  /[\0-\x1F\x7F\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+
+/**
+ * Whether {@link WHITESPACE_TO_COLLAPSE} would match: a blank other than a space, or two spaces (a space
+ * before any other blank is caught by that blank). A class of single characters and a literal scan faster
+ * than the alternation, and most prose holds neither.
+ */
+function needsCollapse(text: string): boolean {
+  return BLANK_NOT_SPACE.test(text) || text.includes('  ');
 }
 
 /**
