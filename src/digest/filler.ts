@@ -183,6 +183,11 @@ export function isCourtesyOnly(text: string): boolean {
   return phrases > 0;
 }
 
+/** The words a list of phrase patterns can match: their text without the groups and `?` of the patterns. */
+function wordsOfPatterns(patterns: readonly string[]): string[] {
+  return patterns.flatMap((pattern) => pattern.replace(/\(\?:|[()?|]/g, ' ').split(' '));
+}
+
 /**
  * Small talk either side says, as whole sentences (normalised: "what's up" is `what s up`): greetings
  * beyond a word ("good to see you again"), how-are-yous, offers of help with no content, sign-offs.
@@ -215,7 +220,7 @@ const SMALL_TALK_SENTENCE = new RegExp(`^(?:${SMALL_TALK.join('|')})$`, 'u');
 const SMALL_TALK_WORDS = new Set([
   ...COURTESY_PHRASES.flatMap((phrase) => phrase.split(' ')),
   ...JOINERS,
-  ...SMALL_TALK.flatMap((pattern) => pattern.replace(/\(\?:|[()?|]/g, ' ').split(' ')),
+  ...wordsOfPatterns(SMALL_TALK),
 ]);
 
 /** Longest message {@link isSmallTalkOnly} looks at: small talk is short. */
@@ -268,10 +273,7 @@ const STOCK_PHRASES = [
 const STOCK_SENTENCE = new RegExp(`^(?:${STOCK_PHRASES.join('|')})$`, 'u');
 
 /** Every word stock sentences and courtesy are made of: a sentence with any other word is neither. */
-const STOCK_WORDS = new Set([
-  ...SMALL_TALK_WORDS,
-  ...STOCK_PHRASES.flatMap((pattern) => pattern.replace(/\(\?:|[()?|]/g, ' ').split(' ')),
-]);
+const STOCK_WORDS = new Set([...SMALL_TALK_WORDS, ...wordsOfPatterns(STOCK_PHRASES)]);
 
 /** Longest sentence that can be filler: stock phrases are short, and an echo is as long as a typed message. */
 const FILLER_SENTENCE_MAX_CHARS = 300;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { collapseWhitespace, compactSummaryCore } from '../../src/digest/clean-text.js';
+import { createRandom } from './generate.js';
 
 describe('compactSummaryCore', () => {
   const summary = [
@@ -65,27 +66,8 @@ describe('collapseWhitespace', () => {
   });
 
   it('gives what the plain form gives on random mixes of letters, spaces and control characters', () => {
-    const alphabet = [
-      'a',
-      'b',
-      ' ',
-      ' ',
-      '\n',
-      '\t',
-      '\r',
-      '\0',
-      '\x1b',
-      '\x7f',
-      '\u00a0',
-      '\u2009',
-      '\u3000',
-      'é',
-    ];
-    let seed = 7;
-    const random = (): number => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-      return seed / 2_147_483_648;
-    };
+    const alphabet = [...'ab  \n\t\r\0\x1b\x7f\u00a0\u2009\u3000é'];
+    const random = createRandom(7);
     for (let round = 0; round < 2_000; round += 1) {
       let text = '';
       const length = Math.floor(random() * 24);
