@@ -6,7 +6,7 @@ import {
   ensureChromium,
   findChromium,
 } from '../../harness/ensure-chromium.js';
-import { emptyBin, fakeExecutable, recordedApt } from './helpers.js';
+import { emptyBin, fakeExecutable, provision } from './helpers.js';
 
 // The decision logic of the browser test's chromium provisioning, on folders of its own: an empty PATH is a
 // machine without chromium, and the injected `run` stands in for apt-get so nothing is installed here. The real
@@ -16,47 +16,21 @@ const nowhere = '/nonexistent/chromium';
 
 describe('ensureChromium', () => {
   it('returns the chromium on the PATH (or chromium-browser) without installing anything', () => {
-    const bin = emptyBin();
-    const executable = fakeExecutable(bin, 'chromium-browser');
-    const apt = recordedApt();
-    const found = ensureChromium({
-      env: { PATH: bin },
-      fallbackPath: nowhere,
-      canInstall: true,
-      run: apt.run,
-    });
-    expect(found).toBe(executable);
-    expect(apt.calls).toEqual([]);
+    const { found, bin, calls } = provision(ensureChromium, { onPath: 'chromium-browser' });
+    expect(found).toBe(join(bin, 'chromium-browser'));
+    expect(calls).toEqual([]);
   });
 
   it('installs Debian’s chromium with apt-get when it may, then finds it', () => {
-    const bin = emptyBin();
-    const apt = recordedApt(() => fakeExecutable(bin, 'chromium'));
-    const found = ensureChromium({
-      env: { PATH: bin },
-      fallbackPath: nowhere,
-      canInstall: true,
-      log: () => undefined,
-      run: apt.run,
-    });
+    const { found, bin, calls } = provision(ensureChromium, { installs: 'chromium' });
     expect(found).toBe(join(bin, 'chromium'));
-    expect(apt.calls).toEqual([
-      'apt-get update -qq',
-      'apt-get install -y -qq --no-install-recommends chromium',
-    ]);
+    expect(calls).toEqual(['apt-get update -qq', 'apt-get install -y -qq --no-install-recommends chromium']);
   });
 
   it('stops with the command to run when it may not install, or when apt-get fails', () => {
-    const bin = emptyBin();
-    expect(() => ensureChromium({ env: { PATH: bin }, fallbackPath: nowhere, canInstall: false })).toThrow(
-      /apt-get install -y chromium/,
-    );
+    expect(() => provision(ensureChromium, { canInstall: false })).toThrow(/apt-get install -y chromium/);
     expect(() =>
-      ensureChromium({
-        env: { PATH: bin },
-        fallbackPath: nowhere,
-        canInstall: true,
-        log: () => undefined,
+      provision(ensureChromium, {
         run: () => ({ status: 100, output: 'E: Unable to locate package chromium' }),
       }),
     ).toThrow(ChromiumMissingError);

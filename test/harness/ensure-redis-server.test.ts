@@ -6,7 +6,7 @@ import {
   REDIS_SERVER_VARIABLE,
   RedisServerMissingError,
 } from '../../harness/ensure-redis-server.js';
-import { emptyBin, fakeExecutable, recordedApt } from './helpers.js';
+import { emptyBin, fakeExecutable, provision } from './helpers.js';
 
 // The decision logic of the test command's redis-server provisioning, on folders of its own: an empty PATH is a
 // machine without redis-server, and the injected `run` stands in for apt-get so nothing is installed here. The
@@ -16,46 +16,22 @@ const nowhere = '/nonexistent/redis-server';
 
 describe('ensureRedisServer', () => {
   it('returns the redis-server found on the PATH without installing anything', () => {
-    const bin = emptyBin();
-    const executable = fakeExecutable(bin, 'redis-server');
-    const apt = recordedApt();
-    const found = ensureRedisServer({
-      env: { PATH: bin },
-      fallbackPath: nowhere,
-      canInstall: true,
-      run: apt.run,
-      log: () => undefined,
-    });
-    expect(found).toBe(executable);
-    expect(apt.calls).toEqual([]);
+    const { found, bin, calls } = provision(ensureRedisServer, { onPath: 'redis-server' });
+    expect(found).toBe(join(bin, 'redis-server'));
+    expect(calls).toEqual([]);
   });
 
   it('stops with the command that installs it when it may not install', () => {
-    const attempt = () =>
-      ensureRedisServer({
-        env: { PATH: emptyBin() },
-        fallbackPath: nowhere,
-        canInstall: false,
-        log: () => undefined,
-      });
+    const attempt = () => provision(ensureRedisServer, { canInstall: false });
     expect(attempt).toThrow(RedisServerMissingError);
     expect(attempt).toThrow(/apt-get install -y redis-server/);
     expect(attempt).toThrow(new RegExp(REDIS_SERVER_VARIABLE));
   });
 
   it('updates the package lists, installs redis-server and returns the installed path', () => {
-    const bin = emptyBin();
-    const apt = recordedApt(() => fakeExecutable(bin, 'redis-server'));
-    const lines: string[] = [];
-    const found = ensureRedisServer({
-      env: { PATH: bin },
-      fallbackPath: nowhere,
-      canInstall: true,
-      run: apt.run,
-      log: (line) => lines.push(line),
-    });
+    const { found, bin, calls, lines } = provision(ensureRedisServer, { installs: 'redis-server' });
     expect(found).toBe(join(bin, 'redis-server'));
-    expect(apt.calls).toEqual([
+    expect(calls).toEqual([
       'apt-get update -qq',
       'apt-get install -y -qq --no-install-recommends redis-server',
     ]);
@@ -64,15 +40,11 @@ describe('ensureRedisServer', () => {
 
   it('names the failed apt-get step, its output and the manual fix', () => {
     const attempt = () =>
-      ensureRedisServer({
-        env: { PATH: emptyBin() },
-        fallbackPath: nowhere,
-        canInstall: true,
+      provision(ensureRedisServer, {
         run: (_command, args) =>
           args[0] === 'install'
             ? { status: 100, output: 'E: Unable to locate package redis-server' }
             : { status: 0, output: '' },
-        log: () => undefined,
       });
     expect(attempt).toThrow(/apt-get install .* failed \(exit 100\)/);
     expect(attempt).toThrow(/Unable to locate package/);
