@@ -32,20 +32,20 @@ export interface FakeModelServer {
 }
 
 /** A provider under test: its fake server and a model on that server, retrying after 1 ms. */
-export interface ProviderUnderTest {
+export interface ProviderUnderTest<Server extends FakeModelServer = FakeModelServer> {
   readonly provider: 'Anthropic' | 'OpenAI-compatible';
-  start(): Promise<FakeModelServer>;
+  start(): Promise<Server>;
   /** A model on `url`: a key, a model name and the provider set, `config` over them. */
   model(url: string, config?: Partial<ModelConfigInput>): ModelProvider;
 }
 
 /** A provider under test whose model is `create` on its fake server: `defaults`, then the test's config. */
-function providerUnderTest(
+function providerUnderTest<Server extends FakeModelServer>(
   provider: ProviderUnderTest['provider'],
-  start: () => Promise<FakeModelServer>,
+  start: () => Promise<Server>,
   create: (config: ModelConfigInput, options: ProviderOptions) => ModelProvider,
   defaults: ModelConfigInput,
-): ProviderUnderTest {
+): ProviderUnderTest<Server> {
   return {
     provider,
     start,
@@ -53,14 +53,19 @@ function providerUnderTest(
   };
 }
 
-export const anthropic = providerUnderTest('Anthropic', startFakeAnthropicServer, createAnthropicModel, {
-  provider: 'anthropic',
-  apiKey: 'sk-ant-test-key',
-});
+export const anthropic = providerUnderTest(
+  'Anthropic',
+  () => startFakeAnthropicServer(),
+  createAnthropicModel,
+  {
+    provider: 'anthropic',
+    apiKey: 'sk-ant-test-key',
+  },
+);
 
 export const openAICompatible = providerUnderTest(
   'OpenAI-compatible',
-  startFakeOpenAIServer,
+  () => startFakeOpenAIServer(),
   createOpenAICompatibleModel,
   { provider: 'openai-compatible', name: 'qwen3:8b' },
 );
@@ -83,10 +88,10 @@ export const request = {
 export const providers: readonly ProviderUnderTest[] = [anthropic, openAICompatible];
 
 /** Starts `provider`'s fake server, closed when the test ends; the server and a model on it with `config`. */
-export async function onFakeServer(
-  provider: ProviderUnderTest,
+export async function onFakeServer<Server extends FakeModelServer>(
+  provider: ProviderUnderTest<Server>,
   config: Partial<ModelConfigInput> = {},
-): Promise<{ server: FakeModelServer; model: ModelProvider }> {
+): Promise<{ server: Server; model: ModelProvider }> {
   const server = await provider.start();
   onTestFinished(() => server.close());
   return { server, model: provider.model(server.url, config) };
