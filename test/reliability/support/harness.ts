@@ -4,7 +4,7 @@
  * case makes on the memory directory afterwards.
  */
 import { snapshotDirectory, fastConsolidator } from '../../support/space.js';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ import { loadConfig } from '../../../src/config/load.js';
 import type { Config, Space } from '../../../src/config/schema.js';
 import type { RunStep } from '../../../src/consolidation/run.js';
 import { INDEX_LIMITS } from '../../../src/memory/index.js';
-import { STAGING_DIR, listRuns, loadMemory, readLedger } from '../../../src/space/index.js';
+import { STAGING_DIR, listRuns, loadMemory, readLedger, type RunRecord } from '../../../src/space/index.js';
 import type { RunRequest, RunSummary } from '../../../src/core/run.js';
 import type { AnthropicScript } from '../../../harness/fake-anthropic-server.js';
 import type { ScriptedFact } from '../../../harness/scripted-extractor.js';
@@ -336,4 +336,19 @@ export function useOneRun(options: {
       return done().summary;
     },
   };
+}
+
+/**
+ * Checks that the space of `memoryDir` (named `id` in failures) was consolidated by one run only, and that
+ * every one of its `sessions` ledger entries names that run; returns the run.
+ */
+export async function expectOneRun(memoryDir: string, id: string, sessions: number): Promise<RunRecord> {
+  const runs = await listRuns(memoryDir);
+  expect(runs, id).toHaveLength(1);
+  const ledger = await readLedger(memoryDir);
+  expect(
+    Object.values(ledger.sessions).map((entry) => entry.runId),
+    id,
+  ).toEqual(Array.from({ length: sessions }, () => runs[0]!.runId));
+  return runs[0]!;
 }
