@@ -19,8 +19,7 @@ import {
   makeSpace,
   type FakeConsolidate,
 } from './fakes.js';
-import { failOnLeftovers, openDaemon, openQueue, openRedis, openRedisConfig } from './harness.js';
-import { enqueueConsolidation } from '../../src/daemon/queue.js';
+import { enqueueRun, failOnLeftovers, openDaemon, openQueue, openRedis, openRedisConfig } from './harness.js';
 
 failOnLeftovers();
 
@@ -89,14 +88,7 @@ describe('two daemons of different configurations on one Redis and prefix', () =
     await daemonB.start();
     const configA = daemonA.config;
     const queue = openQueue(configA);
-    for (const space of spacesA) {
-      await enqueueConsolidation(
-        queue,
-        space.id,
-        { force: false, dryRun: false, trigger: 'schedule' },
-        { workers: configA.workers, now: new Date() },
-      );
-    }
+    for (const space of spacesA) await enqueueRun(queue, configA, space.id, { trigger: 'schedule' });
     await eventually(
       () => Promise.resolve(logB.lines.some((line) => /does not serve; handing it back/.test(line.msg))),
       10_000,
