@@ -1,41 +1,23 @@
-import Anthropic from '@anthropic-ai/sdk';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryAgent } from '../../src/agent/memory-agent.js';
 import { ChatConfig, ModelConfig, type Space } from '../../src/config/schema.js';
 import { ConfigError, ModelError } from '../../src/errors.js';
 import { faults } from '../../harness/fake-anthropic-server.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
+import { useAgentFixture } from './support/agent-fixture.js';
 
 const run = promisify(execFile);
 const chatOnce = fileURLToPath(new URL('./support/chat-once.ts', import.meta.url));
 
-const fake = useFakeAnthropic({ scope: 'all' });
-let base: string;
-
-beforeEach(async () => {
-  base = await mkdtemp(path.join(tmpdir(), 'dreamd-memory-agent-'));
-  fake.server.requests.length = 0;
-});
-afterEach(async () => {
+const agentFixture = useAgentFixture('memory-agent');
+const { fake, space, config } = agentFixture;
+afterEach(() => {
   expect(fake.server.pending).toBe(0);
-  fake.server.setDefault(undefined);
-  await rm(base, { recursive: true, force: true });
 });
-
-function space(id: string): Space {
-  return {
-    id,
-    sessionsDir: path.join(base, id, 'sessions'),
-    memoryDir: path.join(base, id, 'memory'),
-    format: 'native',
-  };
-}
 
 async function chatInChildProcess(
   target: Space,
@@ -126,15 +108,10 @@ describe('memory across two processes (the demo of dreamd chat)', () => {
 });
 
 describe('createMemoryAgent', () => {
-  const config = () => ({
-    model: ModelConfig.parse({ apiKey: 'k', baseUrl: fake.url, maxRetries: 0 }),
-    embeddings: undefined,
-  });
-
   it('keeps one session across several chat calls and recalls from its own space only', async () => {
     const shop = space('shop');
     const repo = space('repo');
-    const client = new Anthropic({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 });
+    const { client } = agentFixture;
     const shopAgent = await createMemoryAgent({ space: shop, config: config(), client, sessionId: 'shop-1' });
     fake.server.enqueue(
       {
@@ -179,7 +156,7 @@ describe('createMemoryAgent', () => {
 
   it('rewrites a recall query that found nothing across words and languages, once, and counts its tokens', async () => {
     const shop = space('cafe');
-    const client = new Anthropic({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 });
+    const { client } = agentFixture;
     const agent = await createMemoryAgent({ space: shop, config: config(), client });
     fake.server.enqueue(
       {
@@ -230,7 +207,7 @@ describe('createMemoryAgent', () => {
 
   it('does not rewrite with chat.recallRewrite off', async () => {
     const shop = space('cafe-off');
-    const client = new Anthropic({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 });
+    const { client } = agentFixture;
     const agent = await createMemoryAgent({
       space: shop,
       config: { ...config(), chat: ChatConfig.parse({ recallRewrite: false }) },
@@ -264,7 +241,7 @@ describe('createMemoryAgent', () => {
   });
 
   it('continues from what was recorded after a failed call, recording each message once', async () => {
-    const client = new Anthropic({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 });
+    const { client } = agentFixture;
     const agent = await createMemoryAgent({
       space: space('flaky'),
       config: config(),
@@ -291,7 +268,7 @@ describe('createMemoryAgent', () => {
   });
 
   it('offers Anthropic memory tool when asked', async () => {
-    const client = new Anthropic({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 });
+    const { client } = agentFixture;
     const agent = await createMemoryAgent({
       space: space('sdk'),
       config: config(),

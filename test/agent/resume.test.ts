@@ -1,45 +1,17 @@
-import Anthropic from '@anthropic-ai/sdk';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMemoryAgent, restoreSession } from '../../src/agent/memory-agent.js';
-import { ChatConfig, ModelConfig, type Space } from '../../src/config/schema.js';
+import { ChatConfig } from '../../src/config/schema.js';
 import { ConfigError } from '../../src/errors.js';
 import { readSessionFile } from '../../src/transcripts/index.js';
 import { createSessionRecorder } from '../../src/transcripts/session-recorder.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
+import { useAgentFixture } from './support/agent-fixture.js';
 
-const fake = useFakeAnthropic({ scope: 'all' });
-let client: Anthropic;
-let base: string;
-
-beforeAll(async () => {
-  client = new Anthropic({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 });
-});
-beforeEach(async () => {
-  base = await mkdtemp(path.join(tmpdir(), 'dreamd-resume-'));
-  fake.server.requests.length = 0;
-});
-afterEach(async () => {
-  fake.server.setDefault(undefined);
-  await rm(base, { recursive: true, force: true });
-});
-
-function space(): Space {
-  return {
-    id: 'r',
-    sessionsDir: path.join(base, 'sessions'),
-    memoryDir: path.join(base, 'memory'),
-    format: 'native',
-  };
-}
-
-const config = () => ({
-  model: ModelConfig.parse({ apiKey: 'k', baseUrl: fake.url, maxRetries: 0 }),
-  embeddings: undefined,
-  chat: ChatConfig.parse({ contextWindow: 8_192 }),
-});
+const agentFixture = useAgentFixture('resume');
+const { fake } = agentFixture;
+const space = () => agentFixture.space('r');
+const config = () => ({ ...agentFixture.config(), chat: ChatConfig.parse({ contextWindow: 8_192 }) });
 
 interface RecordedFile {
   endedAt?: string;
@@ -53,7 +25,12 @@ describe('resuming a recorded session', () => {
         ? { text: 'Earlier: the user is planning a trip to Lisbon.' }
         : { text: `reply ${request.index} ${'y'.repeat(3_000)}` },
     );
-    const first = await createMemoryAgent({ space: space(), config: config(), client, sessionId: 'trip' });
+    const first = await createMemoryAgent({
+      space: space(),
+      config: config(),
+      client: agentFixture.client,
+      sessionId: 'trip',
+    });
     for (let turn = 0; turn < 8; turn++) await first.chat(`stop ${turn} in Lisbon ${'z'.repeat(2_000)}`);
     await first.end();
     expect(first.summary).toBeDefined();
@@ -62,7 +39,7 @@ describe('resuming a recorded session', () => {
     const resumed = await createMemoryAgent({
       space: space(),
       config: config(),
-      client,
+      client: agentFixture.client,
       sessionId: 'trip',
       resume: true,
     });
@@ -94,7 +71,13 @@ describe('resuming a recorded session', () => {
 
   it('refuses a missing session and one recorded by another tool', async () => {
     await expect(
-      createMemoryAgent({ space: space(), config: config(), client, sessionId: 'nope', resume: true }),
+      createMemoryAgent({
+        space: space(),
+        config: config(),
+        client: agentFixture.client,
+        sessionId: 'nope',
+        resume: true,
+      }),
     ).rejects.toBeInstanceOf(ConfigError);
     await mkdir(space().sessionsDir, { recursive: true });
     const foreign = path.join(space().sessionsDir, 'other.json');
@@ -106,7 +89,13 @@ describe('resuming a recorded session', () => {
     });
     await writeFile(foreign, bytes);
     await expect(
-      createMemoryAgent({ space: space(), config: config(), client, sessionId: 'other', resume: true }),
+      createMemoryAgent({
+        space: space(),
+        config: config(),
+        client: agentFixture.client,
+        sessionId: 'other',
+        resume: true,
+      }),
     ).rejects.toThrow(/recorded by "someone"/);
     expect(await readFile(foreign, 'utf8')).toBe(bytes);
   });
@@ -127,7 +116,7 @@ describe('resuming a recorded session', () => {
     const agent = await createMemoryAgent({
       space: space(),
       config: config(),
-      client,
+      client: agentFixture.client,
       sessionId: 'cut',
       resume: true,
     });
@@ -142,7 +131,7 @@ describe('resuming a recorded session', () => {
   });
 
   it('records system and tool messages as the readers accept them', async () => {
-    const recorder = await createSessionRecorder({ sessionsDir: path.join(base, 'sessions'), id: 'oa' });
+    const recorder = await createSessionRecorder({ sessionsDir: space().sessionsDir, id: 'oa' });
     await recorder.append({ role: 'system', content: 'You are a coding agent.' });
     await recorder.append({ role: 'user', content: 'Fix the bug' });
     await recorder.append({
@@ -157,7 +146,7 @@ describe('resuming a recorded session', () => {
     const read = await readSessionFile(recorder.file, {
       format: 'native',
       maxBytes: 1024 * 1024,
-      sessionsDir: path.join(base, 'sessions'),
+      sessionsDir: space().sessionsDir,
     });
     expect(read.session.messages.map((message) => message.role)).toEqual([
       'system',
