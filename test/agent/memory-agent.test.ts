@@ -111,8 +111,7 @@ describe('createMemoryAgent', () => {
   it('keeps one session across several chat calls and recalls from its own space only', async () => {
     const shop = space('shop');
     const repo = space('repo');
-    const { client } = agentFixture;
-    const shopAgent = await createMemoryAgent({ space: shop, config: config(), client, sessionId: 'shop-1' });
+    const shopAgent = await agentFixture.agent(shop, { sessionId: 'shop-1' });
     fake.server.enqueue(
       {
         toolUse: [
@@ -141,7 +140,7 @@ describe('createMemoryAgent', () => {
     await shopAgent.end();
     await expect(shopAgent.chat('more')).rejects.toBeInstanceOf(ConfigError);
 
-    const repoAgent = await createMemoryAgent({ space: repo, config: config(), client });
+    const repoAgent = await agentFixture.agent(repo);
     expect(repoAgent.system).not.toContain('ramen');
     fake.server.enqueue(
       { toolUse: [{ name: 'recall', input: { query: 'tonkotsu ramen' }, id: 'toolu_repo' }] },
@@ -156,8 +155,7 @@ describe('createMemoryAgent', () => {
 
   it('rewrites a recall query that found nothing across words and languages, once, and counts its tokens', async () => {
     const shop = space('cafe');
-    const { client } = agentFixture;
-    const agent = await createMemoryAgent({ space: shop, config: config(), client });
+    const agent = await agentFixture.agent(shop);
     fake.server.enqueue(
       {
         toolUse: [
@@ -207,11 +205,8 @@ describe('createMemoryAgent', () => {
 
   it('does not rewrite with chat.recallRewrite off', async () => {
     const shop = space('cafe-off');
-    const { client } = agentFixture;
-    const agent = await createMemoryAgent({
-      space: shop,
+    const agent = await agentFixture.agent(shop, {
       config: { ...config(), chat: ChatConfig.parse({ recallRewrite: false }) },
-      client,
     });
     fake.server.enqueue(
       {
@@ -241,13 +236,7 @@ describe('createMemoryAgent', () => {
   });
 
   it('continues from what was recorded after a failed call, recording each message once', async () => {
-    const { client } = agentFixture;
-    const agent = await createMemoryAgent({
-      space: space('flaky'),
-      config: config(),
-      client,
-      sessionId: 'flaky-1',
-    });
+    const agent = await agentFixture.agent(space('flaky'), { sessionId: 'flaky-1' });
     fake.server.enqueue(faults.badRequest('boom'));
     await expect(agent.chat('first')).rejects.toBeInstanceOf(ModelError);
     fake.server.enqueue({ text: 'answered' });
@@ -268,13 +257,7 @@ describe('createMemoryAgent', () => {
   });
 
   it('offers Anthropic memory tool when asked', async () => {
-    const { client } = agentFixture;
-    const agent = await createMemoryAgent({
-      space: space('sdk'),
-      config: config(),
-      client,
-      anthropicMemoryTool: true,
-    });
+    const agent = await agentFixture.agent(space('sdk'), { anthropicMemoryTool: true });
     fake.server.enqueue(
       {
         toolUse: [

@@ -1,16 +1,15 @@
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMemoryAgent } from '../../src/agent/memory-agent.js';
 import { activeIndexText, retrieveFacts } from '../../src/agent/memory-prompt.js';
 import { createRecall } from '../../src/agent/recall.js';
 import { estimateTokensAt } from '../../src/agent/token-count.js';
-import { type Space } from '../../src/config/schema.js';
+import type { Space } from '../../src/config/schema.js';
 import { SPICY_FACT_TITLE, writeLargeMemory } from '../../harness/large-memory.js';
 import { useAgentFixture } from './support/agent-fixture.js';
 
 const agentFixture = useAgentFixture('memory-loading');
-const { fake, config } = agentFixture;
+const { fake } = agentFixture;
 afterEach(() => {
   expect(fake.server.pending).toBe(0);
 });
@@ -36,7 +35,7 @@ describe('loading memory into a chat (seeds 001 and 004)', () => {
       `- [Old fact](project.md#${stale}) — stale line\n`,
     );
 
-    const agent = await createMemoryAgent({ space, config: config(), client: agentFixture.client });
+    const agent = await agentFixture.agent(space);
     fake.server.enqueue({ text: 'Try the mild place on the corner.' });
     const result = await agent.chat('Can you recommend a restaurant for tonight? Nothing spicy please.');
     await agent.end();
@@ -65,7 +64,7 @@ describe('loading memory into a chat (seeds 001 and 004)', () => {
   it('retrieves nothing for a small memory: one read_memory call brings what the index points to', async () => {
     const space = await makeSpace('small');
     await writeLargeMemory(space.memoryDir, 2_000);
-    const agent = await createMemoryAgent({ space, config: config(), client: agentFixture.client });
+    const agent = await agentFixture.agent(space);
     fake.server.enqueue({ text: 'ok' });
     const result = await agent.chat('Anything spicy tonight?');
     await agent.end();

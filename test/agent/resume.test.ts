@@ -1,7 +1,7 @@
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createMemoryAgent, restoreSession } from '../../src/agent/memory-agent.js';
+import { restoreSession, type MemoryAgentOptions } from '../../src/agent/memory-agent.js';
 import { ChatConfig } from '../../src/config/schema.js';
 import { ConfigError } from '../../src/errors.js';
 import { readSessionFile } from '../../src/transcripts/index.js';
@@ -12,6 +12,9 @@ const agentFixture = useAgentFixture('resume');
 const { fake } = agentFixture;
 const space = () => agentFixture.space('r');
 const config = () => ({ ...agentFixture.config(), chat: ChatConfig.parse({ contextWindow: 8_192 }) });
+/** An agent of the space with an 8,192-token context window, `options` over it. */
+const resumable = (options: Partial<Omit<MemoryAgentOptions, 'space'>>) =>
+  agentFixture.agent(space(), { config: config(), ...options });
 
 interface RecordedFile {
   endedAt?: string;
@@ -25,24 +28,13 @@ describe('resuming a recorded session', () => {
         ? { text: 'Earlier: the user is planning a trip to Lisbon.' }
         : { text: `reply ${request.index} ${'y'.repeat(3_000)}` },
     );
-    const first = await createMemoryAgent({
-      space: space(),
-      config: config(),
-      client: agentFixture.client,
-      sessionId: 'trip',
-    });
+    const first = await resumable({ sessionId: 'trip' });
     for (let turn = 0; turn < 8; turn++) await first.chat(`stop ${turn} in Lisbon ${'z'.repeat(2_000)}`);
     await first.end();
     expect(first.summary).toBeDefined();
     const historyLength = first.history.length;
 
-    const resumed = await createMemoryAgent({
-      space: space(),
-      config: config(),
-      client: agentFixture.client,
-      sessionId: 'trip',
-      resume: true,
-    });
+    const resumed = await resumable({ sessionId: 'trip', resume: true });
     expect(resumed.history).toHaveLength(historyLength);
     expect(resumed.summary).toEqual(first.summary);
     fake.server.requests.length = 0;
@@ -70,15 +62,7 @@ describe('resuming a recorded session', () => {
   }, 30_000);
 
   it('refuses a missing session and one recorded by another tool', async () => {
-    await expect(
-      createMemoryAgent({
-        space: space(),
-        config: config(),
-        client: agentFixture.client,
-        sessionId: 'nope',
-        resume: true,
-      }),
-    ).rejects.toBeInstanceOf(ConfigError);
+    await expect(resumable({ sessionId: 'nope', resume: true })).rejects.toBeInstanceOf(ConfigError);
     await mkdir(space().sessionsDir, { recursive: true });
     const foreign = path.join(space().sessionsDir, 'other.json');
     const bytes = JSON.stringify({
@@ -88,15 +72,7 @@ describe('resuming a recorded session', () => {
       messages: [],
     });
     await writeFile(foreign, bytes);
-    await expect(
-      createMemoryAgent({
-        space: space(),
-        config: config(),
-        client: agentFixture.client,
-        sessionId: 'other',
-        resume: true,
-      }),
-    ).rejects.toThrow(/recorded by "someone"/);
+    await expect(resumable({ sessionId: 'other', resume: true })).rejects.toThrow(/recorded by "someone"/);
     expect(await readFile(foreign, 'utf8')).toBe(bytes);
   });
 
@@ -113,13 +89,7 @@ describe('resuming a recorded session', () => {
       content: [{ type: 'tool_use', id: 'toolu_lost', name: 'write_memory', input: {} }],
     });
     fake.server.enqueue({ text: 'Back again.' });
-    const agent = await createMemoryAgent({
-      space: space(),
-      config: config(),
-      client: agentFixture.client,
-      sessionId: 'cut',
-      resume: true,
-    });
+    const agent = await resumable({ sessionId: 'cut', resume: true });
     await agent.chat('hello?');
     await agent.end();
     const sent = fake.server.requests.at(-1)!.body.messages;

@@ -3,6 +3,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach } from 'vitest';
+import {
+  createMemoryAgent,
+  type MemoryAgent,
+  type MemoryAgentOptions,
+} from '../../../src/agent/memory-agent.js';
 import { ModelConfig, type Space } from '../../../src/config/schema.js';
 import { useFakeAnthropic, type FakeAnthropicFixture } from '../../support/fixtures.js';
 
@@ -17,6 +22,11 @@ export interface AgentFixture {
   readonly space: (id: string) => Space;
   /** An agent's config on the fake server: the model without retries, no embeddings. */
   readonly config: () => { model: ModelConfig; embeddings: undefined };
+  /** A memory agent of `space` with this config and client (`options` over them). */
+  readonly agent: (
+    space: Space,
+    options?: Partial<Omit<MemoryAgentOptions, 'space'>>,
+  ) => Promise<MemoryAgent>;
 }
 
 /**
@@ -44,7 +54,11 @@ export function useAgentFixture(name: string): AgentFixture {
     if (base === undefined) throw new Error('useAgentFixture: use the folder inside a test');
     return base;
   };
-  return {
+  const config = () => ({
+    model: ModelConfig.parse({ apiKey: 'k', baseUrl: fake.url, maxRetries: 0 }),
+    embeddings: undefined,
+  });
+  const fixture: AgentFixture = {
     fake,
     get client() {
       if (client === undefined) throw new Error('useAgentFixture: use the client inside a test');
@@ -59,9 +73,9 @@ export function useAgentFixture(name: string): AgentFixture {
       memoryDir: path.join(folder(), id, 'memory'),
       format: 'native',
     }),
-    config: () => ({
-      model: ModelConfig.parse({ apiKey: 'k', baseUrl: fake.url, maxRetries: 0 }),
-      embeddings: undefined,
-    }),
+    config,
+    agent: (space, options = {}) =>
+      createMemoryAgent({ space, config: config(), client: fixture.client, ...options }),
   };
+  return fixture;
 }
