@@ -29,38 +29,48 @@ function loadedProvider(): ChatProvider {
   };
 }
 
+/** A deferred Claude Haiku 5.5 provider whose `load` is told which load it is (1, 2 …); counts its loads. */
+function deferredHaiku(load: (attempt: number) => Promise<ChatProvider>): {
+  provider: ChatProvider;
+  readonly loads: number;
+} {
+  let loads = 0;
+  const provider = deferredChatProvider(
+    anthropicProviderShape({ model: 'claude-haiku-5-5' }),
+    () => {
+      loads += 1;
+      return load(loads);
+    },
+    true,
+  );
+  return {
+    provider,
+    get loads() {
+      return loads;
+    },
+  };
+}
+
 describe('deferredChatProvider', () => {
   it('loads the provider at its first call and only once', async () => {
-    let loads = 0;
-    const provider = deferredChatProvider(
-      anthropicProviderShape({ model: 'claude-haiku-5-5' }),
-      () => {
-        loads += 1;
-        return Promise.resolve(loadedProvider());
-      },
-      true,
-    );
-    expect(loads).toBe(0);
+    const deferred = deferredHaiku(() => Promise.resolve(loadedProvider()));
+    const provider = deferred.provider;
+    expect(deferred.loads).toBe(0);
     expect(provider.label).toBe('anthropic:claude-haiku-5-5');
     const [first, second] = await Promise.all([provider.send(request), provider.send(request)]);
     expect(first.content).toEqual(second.content);
     expect(await provider.countTokens?.(request)).toBe(42);
-    expect(loads).toBe(1);
+    expect(deferred.loads).toBe(1);
   });
 
   it('tries the load again at the next call after a failed one', async () => {
-    let loads = 0;
-    const provider = deferredChatProvider(
-      anthropicProviderShape({ model: 'claude-haiku-5-5' }),
-      () => {
-        loads += 1;
-        return loads === 1 ? Promise.reject(new Error('no SDK')) : Promise.resolve(loadedProvider());
-      },
-      true,
+    const deferred = deferredHaiku((load) =>
+      load === 1 ? Promise.reject(new Error('no SDK')) : Promise.resolve(loadedProvider()),
     );
+    const provider = deferred.provider;
     await expect(provider.send(request)).rejects.toThrow('no SDK');
     await expect(provider.send(request)).resolves.toMatchObject({ stopReason: 'end_turn' });
-    expect(loads).toBe(2);
+    expect(deferred.loads).toBe(2);
   });
 
   it('has no countTokens when the loaded provider will have none', () => {

@@ -1,41 +1,23 @@
-import Anthropic from '@anthropic-ai/sdk';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryAgent } from '../../src/agent/memory-agent.js';
 import { ChatConfig, ModelConfig, type Space } from '../../src/config/schema.js';
 import { ConfigError, ModelError } from '../../src/errors.js';
 import { faults } from '../../harness/fake-anthropic-server.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
+import { useAgentFixture } from './support/agent-fixture.js';
 
 const run = promisify(execFile);
 const chatOnce = fileURLToPath(new URL('./support/chat-once.ts', import.meta.url));
 
-const fake = useFakeAnthropic({ scope: 'all' });
-let base: string;
-
-beforeEach(async () => {
-  base = await mkdtemp(path.join(tmpdir(), 'dreamd-memory-agent-'));
-  fake.server.requests.length = 0;
-});
-afterEach(async () => {
+const agentFixture = useAgentFixture('memory-agent');
+const { fake, space, config } = agentFixture;
+afterEach(() => {
   expect(fake.server.pending).toBe(0);
-  fake.server.setDefault(undefined);
-  await rm(base, { recursive: true, force: true });
 });
-
-function space(id: string): Space {
-  return {
-    id,
-    sessionsDir: path.join(base, id, 'sessions'),
-    memoryDir: path.join(base, id, 'memory'),
-    format: 'native',
-  };
-}
 
 async function chatInChildProcess(
   target: Space,
@@ -126,16 +108,10 @@ describe('memory across two processes (the demo of dreamd chat)', () => {
 });
 
 describe('createMemoryAgent', () => {
-  const config = () => ({
-    model: ModelConfig.parse({ apiKey: 'k', baseUrl: fake.url, maxRetries: 0 }),
-    embeddings: undefined,
-  });
-
   it('keeps one session across several chat calls and recalls from its own space only', async () => {
     const shop = space('shop');
     const repo = space('repo');
-    const client = new Anthropic({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 });
-    const shopAgent = await createMemoryAgent({ space: shop, config: config(), client, sessionId: 'shop-1' });
+    const shopAgent = await agentFixture.agent(shop, { sessionId: 'shop-1' });
     fake.server.enqueue(
       {
         toolUse: [
@@ -164,7 +140,7 @@ describe('createMemoryAgent', () => {
     await shopAgent.end();
     await expect(shopAgent.chat('more')).rejects.toBeInstanceOf(ConfigError);
 
-    const repoAgent = await createMemoryAgent({ space: repo, config: config(), client });
+    const repoAgent = await agentFixture.agent(repo);
     expect(repoAgent.system).not.toContain('ramen');
     fake.server.enqueue(
       { toolUse: [{ name: 'recall', input: { query: 'tonkotsu ramen' }, id: 'toolu_repo' }] },
@@ -179,8 +155,7 @@ describe('createMemoryAgent', () => {
 
   it('rewrites a recall query that found nothing across words and languages, once, and counts its tokens', async () => {
     const shop = space('cafe');
-    const client = new Anthropic({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 });
-    const agent = await createMemoryAgent({ space: shop, config: config(), client });
+    const agent = await agentFixture.agent(shop);
     fake.server.enqueue(
       {
         toolUse: [
@@ -230,11 +205,8 @@ describe('createMemoryAgent', () => {
 
   it('does not rewrite with chat.recallRewrite off', async () => {
     const shop = space('cafe-off');
-    const client = new Anthropic({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 });
-    const agent = await createMemoryAgent({
-      space: shop,
+    const agent = await agentFixture.agent(shop, {
       config: { ...config(), chat: ChatConfig.parse({ recallRewrite: false }) },
-      client,
     });
     fake.server.enqueue(
       {
@@ -264,13 +236,7 @@ describe('createMemoryAgent', () => {
   });
 
   it('continues from what was recorded after a failed call, recording each message once', async () => {
-    const client = new Anthropic({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 });
-    const agent = await createMemoryAgent({
-      space: space('flaky'),
-      config: config(),
-      client,
-      sessionId: 'flaky-1',
-    });
+    const agent = await agentFixture.agent(space('flaky'), { sessionId: 'flaky-1' });
     fake.server.enqueue(faults.badRequest('boom'));
     await expect(agent.chat('first')).rejects.toBeInstanceOf(ModelError);
     fake.server.enqueue({ text: 'answered' });
@@ -291,13 +257,7 @@ describe('createMemoryAgent', () => {
   });
 
   it('offers Anthropic memory tool when asked', async () => {
-    const client = new Anthropic({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 });
-    const agent = await createMemoryAgent({
-      space: space('sdk'),
-      config: config(),
-      client,
-      anthropicMemoryTool: true,
-    });
+    const agent = await agentFixture.agent(space('sdk'), { anthropicMemoryTool: true });
     fake.server.enqueue(
       {
         toolUse: [

@@ -1,47 +1,25 @@
-import Anthropic from '@anthropic-ai/sdk';
-import { appendFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createMemoryAgent } from '../../src/agent/memory-agent.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { activeIndexText, retrieveFacts } from '../../src/agent/memory-prompt.js';
 import { createRecall } from '../../src/agent/recall.js';
 import { estimateTokensAt } from '../../src/agent/token-count.js';
-import { ModelConfig, type Space } from '../../src/config/schema.js';
+import type { Space } from '../../src/config/schema.js';
 import { SPICY_FACT_TITLE, writeLargeMemory } from '../../harness/large-memory.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
+import { useAgentFixture } from './support/agent-fixture.js';
 
-const fake = useFakeAnthropic({ scope: 'all' });
-let base: string;
-let client: Anthropic;
-
-beforeAll(async () => {
-  client = new Anthropic({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 });
-});
-beforeEach(async () => {
-  base = await mkdtemp(path.join(tmpdir(), 'dreamd-memory-loading-'));
-  fake.server.requests.length = 0;
-});
-afterEach(async () => {
+const agentFixture = useAgentFixture('memory-loading');
+const { fake } = agentFixture;
+afterEach(() => {
   expect(fake.server.pending).toBe(0);
-  await rm(base, { recursive: true, force: true });
 });
 
+/** A space with its memory folder made. */
 async function makeSpace(id: string): Promise<Space> {
-  const space: Space = {
-    id,
-    sessionsDir: path.join(base, id, 'sessions'),
-    memoryDir: path.join(base, id, 'memory'),
-    format: 'native',
-  };
+  const space = agentFixture.space(id);
   await mkdir(space.memoryDir, { recursive: true });
   return space;
 }
-
-const config = () => ({
-  model: ModelConfig.parse({ apiKey: 'k', baseUrl: fake.url, maxRetries: 0 }),
-  embeddings: undefined,
-});
 
 type SystemBlocks = Array<{ text: string; cache_control?: unknown }>;
 
@@ -57,7 +35,7 @@ describe('loading memory into a chat (seeds 001 and 004)', () => {
       `- [Old fact](project.md#${stale}) — stale line\n`,
     );
 
-    const agent = await createMemoryAgent({ space, config: config(), client });
+    const agent = await agentFixture.agent(space);
     fake.server.enqueue({ text: 'Try the mild place on the corner.' });
     const result = await agent.chat('Can you recommend a restaurant for tonight? Nothing spicy please.');
     await agent.end();
@@ -86,7 +64,7 @@ describe('loading memory into a chat (seeds 001 and 004)', () => {
   it('retrieves nothing for a small memory: one read_memory call brings what the index points to', async () => {
     const space = await makeSpace('small');
     await writeLargeMemory(space.memoryDir, 2_000);
-    const agent = await createMemoryAgent({ space, config: config(), client });
+    const agent = await agentFixture.agent(space);
     fake.server.enqueue({ text: 'ok' });
     const result = await agent.chat('Anything spicy tonight?');
     await agent.end();

@@ -14,24 +14,13 @@ import {
 } from '../../src/agent/recall.js';
 import { createBm25Index, createFieldedBm25Index } from '../../src/search/bm25.js';
 import { inDayRanges, queryDayRanges, splitQueryDates } from '../../src/search/query-dates.js';
-import type { Fact } from '../../src/memory/types.js';
-import { fact as memoryFact } from '../memory/helpers.js';
+import { recallFact } from './helpers.js';
 
 function doc(id: string, title: string, text: string, extra: Partial<RecallDocument> = {}): RecallDocument {
   return { id, title, text, date: '2026-03-10', ...extra };
 }
 
-function fact(id: string, title: string, body: string, extra: Partial<Fact> = {}): Fact {
-  return memoryFact({
-    id,
-    title,
-    body,
-    observed: '2026-03-10',
-    updated: '2026-03-10',
-    sources: ['s1'],
-    ...extra,
-  });
-}
+const fact = recallFact('2026-03-10');
 
 const NOW = new Date('2026-03-20T12:00:00Z');
 

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -8,19 +8,11 @@ import { createMemoryTools } from '../../src/agent/memory-tools.js';
 import { createRecall, createRecallTool, formatRecallResults, searchFacts } from '../../src/agent/recall.js';
 import type { Fact } from '../../src/memory/types.js';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../harness/fake-openai-server.js';
-import { fact as memoryFact } from '../memory/helpers.js';
+import { recallFact } from './helpers.js';
 
-function fact(id: string, title: string, body: string, extra: Partial<Fact> = {}): Fact {
-  return memoryFact({
-    id,
-    title,
-    body,
-    observed: '2026-11-19',
-    updated: '2026-11-20',
-    sources: ['s1'],
-    ...extra,
-  });
-}
+/** Observed the day before it was last updated, so recency and first sight differ. */
+const fact: ReturnType<typeof recallFact> = (id, title, body, extra = {}) =>
+  recallFact('2026-11-20')(id, title, body, { observed: '2026-11-19', ...extra });
 
 const facts: Fact[] = [
   fact('f-aaaaaaaaaa', 'No spicy food', 'The user does not eat spicy food; avoid chili and hot sauces.'),
@@ -332,11 +324,21 @@ describe('embeddings recall against an OpenAI-compatible /v1/embeddings', () => 
   });
 });
 
+/** Runs `use` with two fresh memory folders, a shop's and a repository's, and removes both after. */
+async function inTwoSpaces(use: (shop: string, repo: string) => Promise<void>): Promise<void> {
+  const shop = await mkdtemp(path.join(tmpdir(), 'dreamd-space-shop-'));
+  const repo = await mkdtemp(path.join(tmpdir(), 'dreamd-space-repo-'));
+  try {
+    await use(shop, repo);
+  } finally {
+    await rm(shop, { recursive: true, force: true });
+    await rm(repo, { recursive: true, force: true });
+  }
+}
+
 describe('spaces', () => {
   it('never mix: each recall reads only its own memory directory', async () => {
-    const shop = await mkdtemp(path.join(tmpdir(), 'dreamd-space-shop-'));
-    const repo = await mkdtemp(path.join(tmpdir(), 'dreamd-space-repo-'));
-    try {
+    await inTwoSpaces(async (shop, repo) => {
       const note = { type: 'user' } as const;
       await createMemoryTools({ memoryDir: shop }).writeMemory.handler({
         ...note,
@@ -354,43 +356,28 @@ describe('spaces', () => {
       expect(await repoRecall.recall('spicy ramen')).toEqual([]);
       expect(await shopRecall.recall('pnpm workspaces')).toEqual([]);
       expect((await repoRecall.recall('pnpm workspaces')).map((result) => result.title)).toEqual(['Stack']);
-    } finally {
-      await rm(shop, { recursive: true, force: true });
-      await rm(repo, { recursive: true, force: true });
-    }
+    });
   });
 
   it('searches the curated topic files of its own space, and not a topic file symlinked to another space', async () => {
-    const shop = await mkdtemp(path.join(tmpdir(), 'dreamd-space-shop-'));
-    const repo = await mkdtemp(path.join(tmpdir(), 'dreamd-space-repo-'));
-    try {
+    await inTwoSpaces(async (shop, repo) => {
       const topic =
         '---\nname: User\ndescription: who the user is\ntype: user\n---\n\n## Loves ramen\nCustomer loves tonkotsu ramen.\n';
       await writeFile(path.join(shop, 'user.md'), topic);
-      const { symlink } = await import('node:fs/promises');
       await symlink(path.join(shop, 'user.md'), path.join(repo, 'user.md'));
       const [hit] = await createRecall({ memoryDir: shop }).recall('tonkotsu ramen');
       expect(hit).toMatchObject({ title: 'Loves ramen', text: 'Customer loves tonkotsu ramen.' });
       expect(hit!.id).toMatch(/^f-[a-z0-9]{10}$/);
       expect(await createRecall({ memoryDir: repo }).recall('tonkotsu ramen', { minScore: 0 })).toEqual([]);
       expect(await createRecall({ memoryDir: path.join(repo, 'missing') }).recall('ramen')).toEqual([]);
-    } finally {
-      await rm(shop, { recursive: true, force: true });
-      await rm(repo, { recursive: true, force: true });
-    }
+    });
   });
 
   it('does not follow a symlink planted towards another space', async () => {
-    const shop = await mkdtemp(path.join(tmpdir(), 'dreamd-space-shop-'));
-    const repo = await mkdtemp(path.join(tmpdir(), 'dreamd-space-repo-'));
-    try {
+    await inTwoSpaces(async (shop, repo) => {
       await writeFile(path.join(shop, 'secret.md'), 'Customer card ends in 4242, loves ramen.');
-      const { symlink } = await import('node:fs/promises');
       await symlink(path.join(shop, 'secret.md'), path.join(repo, 'linked.md'));
       expect(await createRecall({ memoryDir: repo }).recall('ramen card', { minScore: 0 })).toEqual([]);
-    } finally {
-      await rm(shop, { recursive: true, force: true });
-      await rm(repo, { recursive: true, force: true });
-    }
+    });
   });
 });

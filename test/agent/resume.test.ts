@@ -1,45 +1,20 @@
-import Anthropic from '@anthropic-ai/sdk';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createMemoryAgent, restoreSession } from '../../src/agent/memory-agent.js';
-import { ChatConfig, ModelConfig, type Space } from '../../src/config/schema.js';
+import { describe, expect, it } from 'vitest';
+import { restoreSession, type MemoryAgentOptions } from '../../src/agent/memory-agent.js';
+import { ChatConfig } from '../../src/config/schema.js';
 import { ConfigError } from '../../src/errors.js';
 import { readSessionFile } from '../../src/transcripts/index.js';
 import { createSessionRecorder } from '../../src/transcripts/session-recorder.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
+import { useAgentFixture } from './support/agent-fixture.js';
 
-const fake = useFakeAnthropic({ scope: 'all' });
-let client: Anthropic;
-let base: string;
-
-beforeAll(async () => {
-  client = new Anthropic({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 });
-});
-beforeEach(async () => {
-  base = await mkdtemp(path.join(tmpdir(), 'dreamd-resume-'));
-  fake.server.requests.length = 0;
-});
-afterEach(async () => {
-  fake.server.setDefault(undefined);
-  await rm(base, { recursive: true, force: true });
-});
-
-function space(): Space {
-  return {
-    id: 'r',
-    sessionsDir: path.join(base, 'sessions'),
-    memoryDir: path.join(base, 'memory'),
-    format: 'native',
-  };
-}
-
-const config = () => ({
-  model: ModelConfig.parse({ apiKey: 'k', baseUrl: fake.url, maxRetries: 0 }),
-  embeddings: undefined,
-  chat: ChatConfig.parse({ contextWindow: 8_192 }),
-});
+const agentFixture = useAgentFixture('resume');
+const { fake } = agentFixture;
+const space = () => agentFixture.space('r');
+const config = () => ({ ...agentFixture.config(), chat: ChatConfig.parse({ contextWindow: 8_192 }) });
+/** An agent of the space with an 8,192-token context window, `options` over it. */
+const resumable = (options: Partial<Omit<MemoryAgentOptions, 'space'>>) =>
+  agentFixture.agent(space(), { config: config(), ...options });
 
 interface RecordedFile {
   endedAt?: string;
@@ -53,19 +28,13 @@ describe('resuming a recorded session', () => {
         ? { text: 'Earlier: the user is planning a trip to Lisbon.' }
         : { text: `reply ${request.index} ${'y'.repeat(3_000)}` },
     );
-    const first = await createMemoryAgent({ space: space(), config: config(), client, sessionId: 'trip' });
+    const first = await resumable({ sessionId: 'trip' });
     for (let turn = 0; turn < 8; turn++) await first.chat(`stop ${turn} in Lisbon ${'z'.repeat(2_000)}`);
     await first.end();
     expect(first.summary).toBeDefined();
     const historyLength = first.history.length;
 
-    const resumed = await createMemoryAgent({
-      space: space(),
-      config: config(),
-      client,
-      sessionId: 'trip',
-      resume: true,
-    });
+    const resumed = await resumable({ sessionId: 'trip', resume: true });
     expect(resumed.history).toHaveLength(historyLength);
     expect(resumed.summary).toEqual(first.summary);
     fake.server.requests.length = 0;
@@ -93,9 +62,7 @@ describe('resuming a recorded session', () => {
   }, 30_000);
 
   it('refuses a missing session and one recorded by another tool', async () => {
-    await expect(
-      createMemoryAgent({ space: space(), config: config(), client, sessionId: 'nope', resume: true }),
-    ).rejects.toBeInstanceOf(ConfigError);
+    await expect(resumable({ sessionId: 'nope', resume: true })).rejects.toBeInstanceOf(ConfigError);
     await mkdir(space().sessionsDir, { recursive: true });
     const foreign = path.join(space().sessionsDir, 'other.json');
     const bytes = JSON.stringify({
@@ -105,9 +72,7 @@ describe('resuming a recorded session', () => {
       messages: [],
     });
     await writeFile(foreign, bytes);
-    await expect(
-      createMemoryAgent({ space: space(), config: config(), client, sessionId: 'other', resume: true }),
-    ).rejects.toThrow(/recorded by "someone"/);
+    await expect(resumable({ sessionId: 'other', resume: true })).rejects.toThrow(/recorded by "someone"/);
     expect(await readFile(foreign, 'utf8')).toBe(bytes);
   });
 
@@ -124,13 +89,7 @@ describe('resuming a recorded session', () => {
       content: [{ type: 'tool_use', id: 'toolu_lost', name: 'write_memory', input: {} }],
     });
     fake.server.enqueue({ text: 'Back again.' });
-    const agent = await createMemoryAgent({
-      space: space(),
-      config: config(),
-      client,
-      sessionId: 'cut',
-      resume: true,
-    });
+    const agent = await resumable({ sessionId: 'cut', resume: true });
     await agent.chat('hello?');
     await agent.end();
     const sent = fake.server.requests.at(-1)!.body.messages;
@@ -142,7 +101,7 @@ describe('resuming a recorded session', () => {
   });
 
   it('records system and tool messages as the readers accept them', async () => {
-    const recorder = await createSessionRecorder({ sessionsDir: path.join(base, 'sessions'), id: 'oa' });
+    const recorder = await createSessionRecorder({ sessionsDir: space().sessionsDir, id: 'oa' });
     await recorder.append({ role: 'system', content: 'You are a coding agent.' });
     await recorder.append({ role: 'user', content: 'Fix the bug' });
     await recorder.append({
@@ -157,7 +116,7 @@ describe('resuming a recorded session', () => {
     const read = await readSessionFile(recorder.file, {
       format: 'native',
       maxBytes: 1024 * 1024,
-      sessionsDir: path.join(base, 'sessions'),
+      sessionsDir: space().sessionsDir,
     });
     expect(read.session.messages.map((message) => message.role)).toEqual([
       'system',

@@ -1,7 +1,5 @@
-import Anthropic from '@anthropic-ai/sdk';
 import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Message } from '../../src/agent/context.js';
 import { createMemoryAgent } from '../../src/agent/memory-agent.js';
@@ -18,8 +16,7 @@ import { defineTool } from '../../src/agent/tool.js';
 import { ChatConfig, ModelConfig, type Space } from '../../src/config/schema.js';
 import type { GenerateTextRequest } from '../../src/model/types.js';
 import { emptyUsage } from '../../src/model/types.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
-import { useTempDir } from '../support/fixtures.js';
+import { useAgentFixture } from './support/agent-fixture.js';
 
 /** A summariser that implements the real interface and records every request (no network). */
 function recordingSummariser(answer = (request: GenerateTextRequest) => `S(${request.prompt.length})`) {
@@ -130,32 +127,14 @@ describe('folding messages into the running summary', () => {
 });
 
 describe('the rolling summary in the agent loop', () => {
-  const folder = useTempDir('rolling');
+  const agentFixture = useAgentFixture('rolling');
+  const { fake } = agentFixture;
   /** A native space in the test's temp folder, its memory folder made (and empty). */
   async function nativeSpace(): Promise<Space> {
-    const space: Space = {
-      id: 's',
-      sessionsDir: path.join(folder.path, 'sessions'),
-      memoryDir: path.join(folder.path, 'memory'),
-      format: 'native',
-    };
+    const space = agentFixture.space('s');
     await mkdir(space.memoryDir, { recursive: true });
     return space;
   }
-
-  let server: FakeAnthropicServer;
-  let client: Anthropic;
-  beforeAll(async () => {
-    server = await startFakeAnthropicServer();
-    client = new Anthropic({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
-  });
-  afterAll(async () => {
-    await server.close();
-  });
-  afterEach(() => {
-    server.setDefault(undefined);
-    server.requests.length = 0;
-  });
 
   const bigResult = defineTool({
     name: 'read_log',
@@ -166,7 +145,7 @@ describe('the rolling summary in the agent loop', () => {
 
   it('folds a 40-round agentic turn under the budget, pairs kept, the task kept', async () => {
     let round = 0;
-    server.setDefault((request) => {
+    fake.server.setDefault((request) => {
       if (request.system.includes('running summary')) return { text: 'Pages read so far: nothing odd.' };
       round += 1;
       return round <= 40
@@ -177,7 +156,7 @@ describe('the rolling summary in the agent loop', () => {
     const budget = 6_000;
     const { summariser } = recordingSummariser(() => 'Pages read so far: nothing odd.');
     const result = await runAgent({
-      client,
+      client: agentFixture.client,
       model: 'claude-haiku-5-5',
       contextManagement: 'client',
       keepToolResults: 40, // nothing cleared: the fold alone must keep the turn under the budget
@@ -192,7 +171,7 @@ describe('the rolling summary in the agent loop', () => {
     expect(result.text).toBe('Done: the log is clean.');
     expect(result.turns).toBe(41);
     expect(events.some((event) => event.type === 'context-summarised')).toBe(true);
-    for (const request of server.requests) {
+    for (const request of fake.server.requests) {
       const messages = request.body.messages as Message[];
       // Near the budget the loop asks the fake's count_tokens endpoint (4 characters a token): that decides.
       expect(estimateTokensAt(request.system, 4) + estimateTokensAt(messages, 4)).toBeLessThanOrEqual(budget);
@@ -204,10 +183,10 @@ describe('the rolling summary in the agent loop', () => {
   });
 
   it('goes on when the summariser fails, within the budget', async () => {
-    server.setDefault((request) => ({ text: `answer ${request.index} ${'x'.repeat(2_000)}` }));
+    fake.server.setDefault((request) => ({ text: `answer ${request.index} ${'x'.repeat(2_000)}` }));
     const events: AgentEvent[] = [];
     const result = await runAgent({
-      client,
+      client: agentFixture.client,
       model: 'claude-haiku-5-5',
       system: 'Be brief.',
       messages: [...turns(12, 2_000), { role: 'user', content: 'and now?' }],
@@ -218,7 +197,7 @@ describe('the rolling summary in the agent loop', () => {
     expect(result.stopReason).toBe('end_turn');
     const failure = events.find((event) => event.type === 'summary-failed');
     expect(failure).toMatchObject({ message: expect.stringContaining('summariser down') });
-    const sent = server.requests[0]!.body.messages as Message[];
+    const sent = fake.server.requests[0]!.body.messages as Message[];
     expect(estimateTokensAt(sent, 3.5)).toBeLessThanOrEqual(4_000);
     expect(JSON.stringify(sent.at(-1))).toContain('and now?');
   });
@@ -226,7 +205,7 @@ describe('the rolling summary in the agent loop', () => {
   it('is on by default in createMemoryAgent, at 80 % of the configured window', async () => {
     const space = await nativeSpace();
     let summaries = 0;
-    server.setDefault((request) => {
+    fake.server.setDefault((request) => {
       if (request.system.includes('running summary')) {
         summaries += 1;
         return { text: 'The user asked about many stops.' };
@@ -235,12 +214,8 @@ describe('the rolling summary in the agent loop', () => {
     });
     const agent = await createMemoryAgent({
       space,
-      config: {
-        model: ModelConfig.parse({ apiKey: 'k', baseUrl: server.url, maxRetries: 0 }),
-        embeddings: undefined,
-        chat: ChatConfig.parse({ contextWindow: 8_192 }),
-      },
-      client,
+      config: { ...agentFixture.config(), chat: ChatConfig.parse({ contextWindow: 8_192 }) },
+      client: agentFixture.client,
     });
     expect(agent.contextBudget).toBe(Math.floor(8_192 * 0.8));
     for (let turn = 0; turn < 12; turn++) await agent.chat(`stop ${turn} ${'z'.repeat(2_000)}`);
@@ -251,19 +226,19 @@ describe('the rolling summary in the agent loop', () => {
 
   it('summarises with chat.summaryModel, a smaller model on the same endpoint, and chats with the chat model', async () => {
     const space = await nativeSpace();
-    server.setDefault((request) =>
+    fake.server.setDefault((request) =>
       request.system.includes('running summary')
         ? { text: 'Earlier stops summarised.' }
         : { text: `reply ${'y'.repeat(3_000)}` },
     );
-    const before = server.requests.length;
+    const before = fake.server.requests.length;
     const agent = await createMemoryAgent({
       space,
       config: {
         model: ModelConfig.parse({
           name: 'claude-haiku-5-5',
           apiKey: 'k',
-          baseUrl: server.url,
+          baseUrl: fake.url,
           maxRetries: 0,
         }),
         embeddings: undefined,
@@ -272,7 +247,7 @@ describe('the rolling summary in the agent loop', () => {
     });
     for (let turn = 0; turn < 12; turn++) await agent.chat(`stop ${turn} ${'z'.repeat(2_000)}`);
     await agent.end();
-    const requests = server.requests.slice(before);
+    const requests = fake.server.requests.slice(before);
     const summaryCalls = requests.filter((request) => request.system.includes('running summary'));
     const chatCalls = requests.filter((request) => !request.system.includes('running summary'));
     expect(summaryCalls.length).toBeGreaterThan(0);

@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { runAgent, type AgentEvent } from '../../src/agent/run-agent.js';
+import {
+  runAgent,
+  type AgentEvent,
+  type RunAgentOptions,
+  type RunAgentResult,
+} from '../../src/agent/run-agent.js';
 import { defineTool } from '../../src/agent/tool.js';
 import { ModelError } from '../../src/errors.js';
 import { createSessionRecorder } from '../../src/transcripts/session-recorder.js';
@@ -20,6 +25,8 @@ beforeAll(async () => {
 afterEach(() => {
   expect(fake.server.pending).toBe(0); // every scripted reply was used
   fake.server.requests.length = 0;
+  fake.server.setDefault(undefined);
+  calls.splice(0);
 });
 
 const calls: string[] = [];
@@ -41,6 +48,17 @@ const broken = defineTool({
   },
 });
 
+/** runAgent on the fake server as Claude Haiku 5.5, system prompt `s`, from the user's `prompt`; `options` over that. */
+function ask(prompt: string, options: Partial<RunAgentOptions> = {}): Promise<RunAgentResult> {
+  return runAgent({
+    client,
+    model: 'claude-haiku-5-5',
+    system: 's',
+    messages: [{ role: 'user', content: prompt }],
+    ...options,
+  });
+}
+
 function toolResults(request: FakeAnthropicServer['requests'][number]): unknown[] {
   const last = request.body.messages.at(-1)!;
   return Array.isArray(last.content) ? last.content : [];
@@ -58,11 +76,8 @@ describe('runAgent against the fake Messages API', () => {
       { text: 'Sunny in both.' },
     );
     const events: AgentEvent[] = [];
-    const result = await runAgent({
-      client,
-      model: 'claude-haiku-5-5',
+    const result = await ask('Weather?', {
       system: 'You are helpful.',
-      messages: [{ role: 'user', content: 'Weather?' }],
       tools: [weather],
       contextManagement: 'client',
       onEvent: (event) => events.push(event),
@@ -98,14 +113,7 @@ describe('runAgent against the fake Messages API', () => {
       { toolUse: [{ name: 'weather', input: { town: 'no city field' }, id: 'toolu_Z' }] },
       { text: 'Sorry, my tools failed.' },
     );
-    const result = await runAgent({
-      client,
-      model: 'claude-haiku-5-5',
-      system: 's',
-      messages: [{ role: 'user', content: 'go' }],
-      tools: [weather, broken],
-      contextManagement: 'client',
-    });
+    const result = await ask('go', { tools: [weather, broken], contextManagement: 'client' });
     expect(result.text).toBe('Sorry, my tools failed.');
     const [unknown, throwing] = toolResults(fake.server.requests[1]!) as Array<Record<string, unknown>>;
     expect(unknown).toMatchObject({
@@ -127,24 +135,11 @@ describe('runAgent against the fake Messages API', () => {
 
   it('stops at the turn limit with the tool results recorded', async () => {
     fake.server.setDefault({ toolUse: [{ name: 'weather', input: { city: 'Faro' } }] });
-    try {
-      const result = await runAgent({
-        client,
-        model: 'claude-haiku-5-5',
-        system: 's',
-        messages: [{ role: 'user', content: 'loop' }],
-        tools: [weather],
-        maxTurns: 3,
-        contextManagement: 'client',
-      });
-      expect(result.stopReason).toBe('max_turns');
-      expect(result.turns).toBe(3);
-      expect(fake.server.requests).toHaveLength(3);
-      expect(result.messages.at(-1)).toMatchObject({ role: 'user', content: [{ type: 'tool_result' }] });
-    } finally {
-      fake.server.setDefault(undefined);
-      calls.splice(0);
-    }
+    const result = await ask('loop', { tools: [weather], maxTurns: 3, contextManagement: 'client' });
+    expect(result.stopReason).toBe('max_turns');
+    expect(result.turns).toBe(3);
+    expect(fake.server.requests).toHaveLength(3);
+    expect(result.messages.at(-1)).toMatchObject({ role: 'user', content: [{ type: 'tool_result' }] });
   });
 
   it('records every message of the session through the recorder', async () => {
@@ -155,15 +150,7 @@ describe('runAgent against the fake Messages API', () => {
         { toolUse: [{ name: 'weather', input: { city: 'Braga' }, id: 'toolu_R' }] },
         { text: 'Sunny.' },
       );
-      await runAgent({
-        client,
-        model: 'claude-haiku-5-5',
-        system: 's',
-        messages: [{ role: 'user', content: 'Braga?' }],
-        tools: [weather],
-        recorder,
-        contextManagement: 'client',
-      });
+      await ask('Braga?', { tools: [weather], recorder, contextManagement: 'client' });
       await recorder.end();
       const file = JSON.parse(await readFile(path.join(sessionsDir, 'chat-1.json'), 'utf8')) as {
         messages: Array<{ role: string; content: unknown }>;
@@ -180,25 +167,14 @@ describe('runAgent against the fake Messages API', () => {
       ]);
       expect(file.endedAt).toBeDefined();
     } finally {
-      calls.splice(0);
       await rm(sessionsDir, { recursive: true, force: true });
     }
   });
 
   it('prefers native context management for Claude models, without compaction for Haiku', async () => {
     fake.server.enqueue({ text: 'ok' }, { text: 'ok' });
-    await runAgent({
-      client,
-      model: 'claude-haiku-5-5',
-      system: 's',
-      messages: [{ role: 'user', content: 'hi' }],
-    });
-    await runAgent({
-      client,
-      model: 'claude-sonnet-5-5',
-      system: 's',
-      messages: [{ role: 'user', content: 'hi' }],
-    });
+    await ask('hi');
+    await ask('hi', { model: 'claude-sonnet-5-5' });
     const [haiku, sonnet] = fake.server.requests;
     expect(haiku!.headers['anthropic-beta']).toBe('context-management-2025-06-27');
     expect((haiku!.body as Record<string, unknown>).context_management).toEqual({
@@ -219,41 +195,25 @@ describe('runAgent against the fake Messages API', () => {
         ? { toolUse: [{ name: 'weather', input: { city: 'x'.repeat(200) } }] }
         : { text: 'done' },
     );
-    try {
-      const result = await runAgent({
-        client,
-        model: 'claude-haiku-5-5',
-        system: 's',
-        messages: [{ role: 'user', content: 'long task' }],
-        tools: [weather],
-        contextManagement: 'client',
-        maxTurns: 8,
-        keepToolResults: 1,
-      });
-      expect(result.text).toBe('done');
-      const last = fake.server.requests.at(-1)!.body.messages;
-      const results = last
-        .flatMap((message) => (Array.isArray(message.content) ? message.content : []))
-        .filter((block) => block.type === 'tool_result');
-      expect(results.slice(0, -1).every((block) => String(block.content).startsWith('[cleared'))).toBe(true);
-      expect(String(results.at(-1)!.content)).toMatch(/^Sunny in x+/);
-      // Full history is returned untrimmed.
-      expect(result.messages.filter((message) => message.role === 'user')).toHaveLength(result.turns);
-    } finally {
-      fake.server.setDefault(undefined);
-      calls.splice(0);
-    }
+    const result = await ask('long task', {
+      tools: [weather],
+      contextManagement: 'client',
+      maxTurns: 8,
+      keepToolResults: 1,
+    });
+    expect(result.text).toBe('done');
+    const last = fake.server.requests.at(-1)!.body.messages;
+    const results = last
+      .flatMap((message) => (Array.isArray(message.content) ? message.content : []))
+      .filter((block) => block.type === 'tool_result');
+    expect(results.slice(0, -1).every((block) => String(block.content).startsWith('[cleared'))).toBe(true);
+    expect(String(results.at(-1)!.content)).toMatch(/^Sunny in x+/);
+    // Full history is returned untrimmed.
+    expect(result.messages.filter((message) => message.role === 'user')).toHaveLength(result.turns);
   });
 
   it('turns an API failure into a ModelError', async () => {
     fake.server.enqueue(faults.status(401));
-    await expect(
-      runAgent({
-        client,
-        model: 'claude-haiku-5-5',
-        system: 's',
-        messages: [{ role: 'user', content: 'hi' }],
-      }),
-    ).rejects.toBeInstanceOf(ModelError);
+    await expect(ask('hi')).rejects.toBeInstanceOf(ModelError);
   });
 });

@@ -49,18 +49,6 @@ describe('the dependency rule', () => {
     expect(files.filter((file) => floorOf(file) === undefined)).toEqual([]);
   });
 
-  it('keeps the worker entry points above the library they call', () => {
-    // The processor is called by the daemon's worker pool; the worker main builds the daemon; neither may be
-    // imported by the floors they stand on.
-    expect(
-      findRuleBreaks([
-        { from: 'src/consolidation/run.ts', to: 'workers/consolidation-processor.ts' },
-        { from: 'src/dreamd.ts', to: 'workers/main.ts' },
-        { from: 'workers/consolidation-processor.ts', to: 'src/daemon/queue.ts' },
-      ]).map((rule) => rule.from),
-    ).toEqual(['src/consolidation/run.ts', 'src/dreamd.ts', 'workers/consolidation-processor.ts']);
-  });
-
   it('gives every folder of src/ a floor', () => {
     const folders = readdirSync(join(ROOT, 'src')).map((name) =>
       statSync(join(ROOT, 'src', name)).isDirectory() ? `src/${name}` : `src/${name}`,
@@ -76,15 +64,29 @@ describe('the dependency rule', () => {
     expect(intoTest).toEqual([]);
   });
 
-  it('would fail on the cycles the house once had', () => {
-    // consolidation → daemon, memory → consolidation, transcripts → memory, and a folder importing itself via another.
-    const broken: ImportEdge[] = [
-      { from: 'src/consolidation/run.ts', to: 'src/daemon/gates.ts' },
-      { from: 'src/space/transaction.ts', to: 'src/consolidation/types.ts' },
-      { from: 'src/transcripts/scan-sessions.ts', to: 'src/memory/types.ts' },
-      { from: 'src/agent/run-agent.ts', to: 'src/daemon/logger.ts' },
-      { from: 'src/core/run.ts', to: 'src/model/types.ts' },
-    ];
+  it.each<[string, ImportEdge[]]>([
+    [
+      // consolidation → daemon, memory → consolidation, transcripts → memory, and a folder importing itself via another.
+      'the cycles the house once had',
+      [
+        { from: 'src/consolidation/run.ts', to: 'src/daemon/gates.ts' },
+        { from: 'src/space/transaction.ts', to: 'src/consolidation/types.ts' },
+        { from: 'src/transcripts/scan-sessions.ts', to: 'src/memory/types.ts' },
+        { from: 'src/agent/run-agent.ts', to: 'src/daemon/logger.ts' },
+        { from: 'src/core/run.ts', to: 'src/model/types.ts' },
+      ],
+    ],
+    [
+      // The processor is called by the daemon's worker pool; the worker main builds the daemon; neither may be
+      // imported by the floors they stand on.
+      'the worker entry points imported by the library they call',
+      [
+        { from: 'src/consolidation/run.ts', to: 'workers/consolidation-processor.ts' },
+        { from: 'src/dreamd.ts', to: 'workers/main.ts' },
+        { from: 'workers/consolidation-processor.ts', to: 'src/daemon/queue.ts' },
+      ],
+    ],
+  ])('would fail on %s', (_what, broken) => {
     expect(findRuleBreaks(broken).map((rule) => rule.from)).toEqual(broken.map((edge) => edge.from));
     expect(FLOORS.length).toBeGreaterThan(3);
   });

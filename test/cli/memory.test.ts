@@ -26,6 +26,13 @@ function cli(argv: readonly string[]): Promise<CliRun> {
   return cliAt(root, fake.url, argv);
 }
 
+/** Runs `dreamd <argv>` and checks that it exits with `code`; returns the run. */
+async function cliExits(argv: readonly string[], code: number): Promise<CliRun> {
+  const run = await cli(argv);
+  expect(run.code, `dreamd ${argv.join(' ')}: ${run.stderr}`).toBe(code);
+  return run;
+}
+
 async function facts(all = false): Promise<Fact[]> {
   return (await cli(['memory', 'show', '--json', ...(all ? ['--all'] : [])])).data<ShowOutput>().facts;
 }
@@ -33,14 +40,12 @@ async function facts(all = false): Promise<Fact[]> {
 beforeEach(async () => {
   root = mkdtempSync(join(tmpdir(), 'dreamd-cli-memory-'));
   cpSync(EXAMPLE_SESSIONS, join(root, 'sessions'), { recursive: true });
-  const consolidated = await cli(['consolidate']);
-  expect(consolidated.code).toBe(0);
+  await cliExits(['consolidate'], 0);
 });
 
 describe('dreamd memory show', () => {
   it('shows the index and the active facts by topic file; --all adds the superseded ones', async () => {
-    const run = await cli(['memory', 'show', '--json']);
-    expect(run.code).toBe(0);
+    const run = await cliExits(['memory', 'show', '--json'], 0);
     const output = run.data<ShowOutput>();
     expect(output.space).toBe('default');
     expect(output.index).toBe(readFileSync(join(root, 'memory', 'MEMORY.md'), 'utf8'));
@@ -57,8 +62,7 @@ describe('dreamd memory show', () => {
   });
 
   it('lists with --archived the superseded facts that are in no active file, each with its successor', async () => {
-    const run = await cli(['memory', 'show', '--archived', '--json']);
-    expect(run.code).toBe(0);
+    const run = await cliExits(['memory', 'show', '--archived', '--json'], 0);
     const { archived } = run.data<{
       archived: (Fact & {
         runId: string;
@@ -99,23 +103,20 @@ describe('dreamd memory show', () => {
     const shown = await cli(['history', 'show', archived[0]!.runId]);
     expect(shown.stdout).toMatch(/archived {3}1 fact\(s\) left the active files for \.dreamd\/archive\.json/);
     // An archived fact can be forgotten too: it leaves the archive, and a rollback brings it back.
-    const forgot = await cli(['memory', 'forget', archived[0]!.id, '--json']);
-    expect(forgot.code).toBe(0);
+    const forgot = await cliExits(['memory', 'forget', archived[0]!.id, '--json'], 0);
     expect(
       (await cli(['memory', 'show', '--archived', '--json'])).data<{ archived: unknown[] }>().archived,
     ).toEqual([]);
     const forgetRun = forgot.data<{ runId: string }>().runId;
-    expect((await cli(['rollback', forgetRun])).code).toBe(0);
+    await cliExits(['rollback', forgetRun], 0);
     // --fact shows an archived fact in full too.
-    const one = await cli(['memory', 'show', '--fact', archived[0]!.id]);
-    expect(one.code).toBe(0);
+    const one = await cliExits(['memory', 'show', '--fact', archived[0]!.id], 0);
     expect(one.stdout).toContain('Lisbon');
   });
 
   it('shows one fact in full with --fact, and exits 1 for an unknown id', async () => {
     const rule = (await facts()).find((fact) => fact.type === 'feedback')!;
-    const json = await cli(['memory', 'show', '--fact', rule.id, '--json']);
-    expect(json.code).toBe(0);
+    const json = await cliExits(['memory', 'show', '--fact', rule.id, '--json'], 0);
     expect(json.data<{ fact: Fact }>().fact).toMatchObject({
       id: rule.id,
       title: 'No semicolons in TypeScript',
@@ -124,22 +125,19 @@ describe('dreamd memory show', () => {
     expect(human.stdout).toContain('Why: Prettier runs with semi: false');
     expect(human.stdout).toContain('How to apply: Write TS without semicolons.');
 
-    const unknown = await cli(['memory', 'show', '--fact', 'f-0000000000']);
-    expect(unknown.code).toBe(1);
+    const unknown = await cliExits(['memory', 'show', '--fact', 'f-0000000000'], 1);
     expect(unknown.stderr).toContain('no fact f-0000000000');
   });
 
   it('exits 2 for an unknown space', async () => {
-    const run = await cli(['memory', 'show', 'nope']);
-    expect(run.code).toBe(2);
+    const run = await cliExits(['memory', 'show', 'nope'], 2);
     expect(run.stderr).toContain('no space "nope"');
   });
 });
 
 describe('dreamd memory search', () => {
   it('ranks the matching active facts first', async () => {
-    const run = await cli(['memory', 'search', 'coffee order', '--json']);
-    expect(run.code).toBe(0);
+    const run = await cliExits(['memory', 'search', 'coffee order', '--json'], 0);
     const output = run.data<{ query: string; results: RecallResult[] }>();
     expect(output.query).toBe('coffee order');
     expect(output.results[0]?.title).toBe('Usual coffee order');
@@ -150,8 +148,7 @@ describe('dreamd memory search', () => {
   });
 
   it('finds an archived fact with --archived, and for a question about the past', async () => {
-    const archived = await cli(['memory', 'search', 'lives', '--archived', '--json']);
-    expect(archived.code).toBe(0);
+    const archived = await cliExits(['memory', 'search', 'lives', '--archived', '--json'], 0);
     const texts = archived.data<{ results: RecallResult[] }>().results.map((result) => result.text);
     expect(texts).toEqual(
       expect.arrayContaining([
@@ -168,8 +165,7 @@ describe('dreamd memory search', () => {
   });
 
   it('says so when nothing matches, and exits 0', async () => {
-    const run = await cli(['memory', 'search', 'kubernetes']);
-    expect(run.code).toBe(0);
+    const run = await cliExits(['memory', 'search', 'kubernetes'], 0);
     expect(run.stdout).toContain('nothing in the memory of space default matches "kubernetes"');
   });
 });
@@ -180,23 +176,21 @@ describe('dreamd memory forget', () => {
     const indexBefore = readFileSync(join(root, 'memory', 'MEMORY.md'), 'utf8');
     expect(indexBefore).toContain(coffee.id);
 
-    const run = await cli(['memory', 'forget', coffee.id, '--json']);
-    expect(run.code).toBe(0);
+    const run = await cliExits(['memory', 'forget', coffee.id, '--json'], 0);
     const output = run.data<{ forgotten: { id: string; title: string }; runId: string }>();
     expect(output.forgotten).toMatchObject({ id: coffee.id, title: 'Usual coffee order' });
     expect(readFileSync(join(root, 'memory', 'MEMORY.md'), 'utf8')).not.toContain(coffee.id);
     expect(readFileSync(join(root, 'memory', 'user.md'), 'utf8')).not.toContain('oat flat white');
-    expect((await cli(['memory', 'show', '--fact', coffee.id])).code).toBe(1);
+    await cliExits(['memory', 'show', '--fact', coffee.id], 1);
 
     const history = (await cli(['history', '--json'])).data<{ kind: string; runId: string }[]>();
     expect(history[0]).toMatchObject({ kind: 'forget', runId: output.runId });
-    expect((await cli(['rollback', output.runId])).code).toBe(0);
+    await cliExits(['rollback', output.runId], 0);
     expect(readFileSync(join(root, 'memory', 'MEMORY.md'), 'utf8')).toBe(indexBefore);
   });
 
   it('exits 1 with a clear message for an unknown id', async () => {
-    const run = await cli(['memory', 'forget', 'f-0000000000']);
-    expect(run.code).toBe(1);
+    const run = await cliExits(['memory', 'forget', 'f-0000000000'], 1);
     expect(run.stderr).toMatch(/no fact f-0000000000 in .*memory; `dreamd memory show` lists the ids/);
     const json = await cli(['memory', 'forget', 'f-0000000000', '--json']);
     expect(json.json()).toMatchObject({ ok: false, error: { name: 'FactNotFoundError' } });
@@ -217,8 +211,7 @@ describe('dreamd memory on files dreamd did not write', () => {
       results: RecallResult[];
     }>();
     expect(search.results[0]?.id).toBe(mine?.id);
-    const forget = await cli(['memory', 'forget', mine?.id ?? '']);
-    expect(forget.code).toBe(1);
+    const forget = await cliExits(['memory', 'forget', mine?.id ?? ''], 1);
     expect(forget.stderr).toContain('project_deploys.md');
     expect(forget.stderr).toContain('dreamd did not write');
     expect(readFileSync(join(root, 'memory', 'project_deploys.md'), 'utf8')).toBe(note);

@@ -1,15 +1,13 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
-import { createDreamd } from '../../src/dreamd.js';
 import { listRuns, readLedger, readPendingBatch } from '../../src/space/index.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { eventually } from '../support/eventually.js';
 import { createTestSpace } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
+import { aRunRecord, withDaemon } from './helpers.js';
 
-/** Well after the copies' mtimes, so every session is settled. */
-const later = (): Date => new Date(Date.now() + 6 * 3600_000);
 const fake = useFakeAnthropic();
 
 describe('a daemon in batch mode', () => {
@@ -24,25 +22,21 @@ describe('a daemon in batch mode', () => {
     fake.server.setBatchBehaviour({ pollsBeforeEnd: 1_000_000 });
     const logger = pino({ level: 'silent' });
 
-    const first = createDreamd({ getConfig: () => config, logger, now: later });
-    const daemon = first.daemon({
-      roles: { server: false },
-      tickOnStart: false,
-      workerTiming: { shutdownTimeoutMs: 200 },
-    });
-    await daemon.start();
-    try {
-      const tick = await daemon.tick();
-      expect(tick.spaces.map((space) => space.outcome)).toEqual(['enqueued']);
-      await eventually(async () => fake.server.batches.length === 1, 10_000, 'a submitted batch');
-      await eventually(
-        async () => (fake.server.batches[0]?.retrieves ?? 0) >= 2,
-        10_000,
-        'the run polling its batch',
-      );
-    } finally {
-      await daemon.stop();
-    }
+    await withDaemon(
+      config,
+      logger,
+      async (daemon) => {
+        const tick = await daemon.tick();
+        expect(tick.spaces.map((space) => space.outcome)).toEqual(['enqueued']);
+        await eventually(async () => fake.server.batches.length === 1, 10_000, 'a submitted batch');
+        await eventually(
+          async () => (fake.server.batches[0]?.retrieves ?? 0) >= 2,
+          10_000,
+          'the run polling its batch',
+        );
+      },
+      { workerTiming: { shutdownTimeoutMs: 200 } },
+    );
     // Stopped mid-wait: the batch is recorded, nothing consolidated, no lock left behind.
     expect((await readPendingBatch(test.space.memoryDir))?.batchId).toBe(fake.server.batches[0]!.id);
     expect(Object.keys((await readLedger(test.space.memoryDir)).sessions)).toEqual([]);
@@ -50,16 +44,11 @@ describe('a daemon in batch mode', () => {
 
     // The batch ends; a new daemon's scheduled run collects it.
     fake.server.batches[0]!.behaviour = {};
-    const second = createDreamd({ getConfig: () => config, logger, now: later });
-    const restarted = second.daemon({ roles: { server: false }, tickOnStart: false });
-    await restarted.start();
-    try {
+    await withDaemon(config, logger, async (restarted) => {
       const tick = await restarted.tick();
       expect(tick.spaces.map((space) => space.outcome)).toEqual(['enqueued']);
-      await eventually(async () => (await listRuns(test.space.memoryDir)).length > 0, 10_000, 'a run record');
-    } finally {
-      await restarted.stop();
-    }
+      await aRunRecord(test.space.memoryDir);
+    });
     expect(fake.server.batches).toHaveLength(1);
     expect(fake.server.requests.filter((request) => request.path === '/v1/messages')).toEqual([]);
     const [run] = await listRuns(test.space.memoryDir);

@@ -8,9 +8,9 @@ import { listRuns } from '../../src/space/index.js';
 import { faults } from '../../harness/fake-anthropic-server.js';
 import { startRedis, uniquePrefix, type TestRedis } from '../../harness/redis.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
-import { eventually } from '../support/eventually.js';
 import { createTestSpace } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
+import { aRunRecord, later, withDaemon } from './helpers.js';
 
 /** Three of the example sessions: two fewer than the default `gates.minSessions` of 5. */
 const THREE = [
@@ -18,8 +18,6 @@ const THREE = [
   '2026-11-05-dinner-friday.json',
   '2026-11-09-coffee-usual.json',
 ];
-/** Well after the copies' mtimes, so every session is settled. */
-const later = (): Date => new Date(Date.now() + 6 * 3600_000);
 
 /** A pino logger whose lines are kept, to read what a run logged. */
 function recordingLogger(): { logger: pino.Logger; lines: Record<string, unknown>[] } {
@@ -67,24 +65,19 @@ describe('createDreamd', () => {
     const config: Config = { ...test.config, redisUrl: redis.url, redisPrefix: uniquePrefix('dreamd') };
     fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     const { logger, lines } = recordingLogger();
-    const dreamd = createDreamd({ getConfig: () => config, logger, now: later });
-    const daemon = dreamd.daemon({ roles: { server: false }, tickOnStart: false });
-    await daemon.start();
-    try {
+    await withDaemon(config, logger, async (daemon) => {
       const closed = await daemon.tick();
       expect(closed.spaces.map((space) => space.outcome)).toEqual(['gates-closed']);
       daemon.reload({ ...config, gates: { ...config.gates, minSessions: 3 } });
       const open = await daemon.tick();
       expect(open.spaces.map((space) => space.outcome)).toEqual(['enqueued']);
       // The worker's run commits a run record; wait for it (the test's timeout bounds the wait).
-      await eventually(async () => (await listRuns(test.space.memoryDir)).length > 0, 10_000, 'a run record');
+      await aRunRecord(test.space.memoryDir);
       const runs = await listRuns(test.space.memoryDir);
       expect(runs).toHaveLength(1);
       expect(runs[0]!.summary.sessions).toHaveLength(3);
       expect(lines.some((line) => line.msg === 'gates open')).toBe(true);
-    } finally {
-      await daemon.stop();
-    }
+    });
   });
 
   it('logs every model retry to its logger and counts them in the run record', async () => {

@@ -109,38 +109,51 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ path: join(dir, 'nope.json'), env: {}, cwd: dir })).toThrow(/does not exist/);
   });
 
-  it('refuses duplicate space ids and shared memory directories', () => {
+  /** Loads the config of a fresh folder whose dreamd.config.json lists these spaces, when called. */
+  const withSpaces = (spaces: readonly { id: string; sessions: string; memory: string }[]) => {
     const dir = tempDir();
-    writeConfig(dir, {
-      spaces: [
+    writeConfig(dir, { spaces });
+    return () => loadConfig({ env: {}, cwd: dir });
+  };
+
+  it.each([
+    [
+      'duplicate space ids',
+      [
         { id: 'a', sessions: 's1', memory: 'm' },
         { id: 'a', sessions: 's2', memory: 'm2' },
       ],
-    });
-    expect(() => loadConfig({ env: {}, cwd: dir })).toThrow(/spaces\.1\.id/);
-    writeConfig(dir, {
-      spaces: [
+      /spaces\.1\.id/,
+    ],
+    [
+      'two spaces on one memory directory',
+      [
         { id: 'a', sessions: 's1', memory: 'm' },
         { id: 'b', sessions: 's2', memory: 'm' },
       ],
-    });
-    expect(() => loadConfig({ env: {}, cwd: dir })).toThrow(/share the memory directory/);
-  });
-
-  it('refuses two spaces on one sessions directory, and memory in the sessions directory itself', () => {
-    const dir = tempDir();
-    writeConfig(dir, {
-      spaces: [
+      /share the memory directory/,
+    ],
+    [
+      'two spaces on one sessions directory',
+      [
         { id: 'a', sessions: 's', memory: 'm1' },
         { id: 'b', sessions: 's', memory: 'm2' },
       ],
-    });
-    expect(() => loadConfig({ env: {}, cwd: dir })).toThrow(/"a" and "b" read the same sessions directory/);
-    writeConfig(dir, { spaces: [{ id: 'a', sessions: 'same', memory: 'same' }] });
-    expect(() => loadConfig({ env: {}, cwd: dir })).toThrow(/same directory for sessions and memory/);
-    // Claude Code's own layout, memory inside the project folder, stays valid.
-    writeConfig(dir, { spaces: [{ id: 'a', sessions: 'project', memory: 'project/memory' }] });
-    expect(loadConfig({ env: {}, cwd: dir }).spaces[0]!.id).toBe('a');
+      /"a" and "b" read the same sessions directory/,
+    ],
+    [
+      'memory in the sessions directory itself',
+      [{ id: 'a', sessions: 'same', memory: 'same' }],
+      /same directory for sessions and memory/,
+    ],
+  ])('refuses %s', (_what, spaces, error) => {
+    expect(withSpaces(spaces)).toThrow(error);
+  });
+
+  it("keeps Claude Code's own layout valid: memory inside the project folder", () => {
+    expect(withSpaces([{ id: 'a', sessions: 'project', memory: 'project/memory' }])().spaces[0]!.id).toBe(
+      'a',
+    );
   });
 
   it('requires an API token when the server is not bound to loopback', () => {

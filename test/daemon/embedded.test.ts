@@ -6,7 +6,8 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerConfig, type Config } from '../../src/config/schema.js';
 import { createDaemon, type Daemon } from '../../src/daemon/daemon.js';
-import { createEmbeddedQueue } from '../../src/daemon/embedded-queue.js';
+import { createEmbeddedQueue, type CreateEmbeddedQueueOptions } from '../../src/daemon/embedded-queue.js';
+import type { RunTrigger } from '../../src/core/run.js';
 import { ConfigError, LockBusyError, ModelError } from '../../src/errors.js';
 import {
   createFakeConsolidate,
@@ -17,6 +18,7 @@ import {
   makeSpace,
   makeSummary,
   silentLogger,
+  type FakeConsolidate,
 } from './fakes.js';
 import { eventuallyValue } from '../support/eventually.js';
 
@@ -204,6 +206,30 @@ describe('createEmbeddedQueue', () => {
     );
   }
 
+  /**
+   * An embedded queue of `fake`'s runs on the config `getConfig` gives (this block's by default), `options` over
+   * the defaults; `enqueue` queues a run of a space as `trigger` (manual by default) would, now.
+   */
+  function openEmbedded(
+    fake: FakeConsolidate,
+    options: Partial<CreateEmbeddedQueueOptions> = {},
+    getConfig: () => Config = () => config,
+  ) {
+    const queue = createEmbeddedQueue({
+      getConfig,
+      consolidate: fake.consolidate,
+      logger: silentLogger,
+      ...options,
+    });
+    const enqueue = (spaceId: string, trigger: RunTrigger = 'manual') =>
+      queue.enqueue(
+        spaceId,
+        { force: false, dryRun: false, trigger },
+        { workers: getConfig().workers, now: new Date() },
+      );
+    return { queue, enqueue };
+  }
+
   it('retries a failing run with backoff until it succeeds, counting attempts', async () => {
     const fake = createFakeConsolidate();
     const failure = new ModelError('overloaded', { retryable: true, kind: 'overloaded' });
@@ -212,21 +238,11 @@ describe('createEmbeddedQueue', () => {
       () => Promise.reject(failure),
     );
     const failures: string[] = [];
-    const queue = createEmbeddedQueue({
-      getConfig: () => config,
-      consolidate: fake.consolidate,
-      logger: silentLogger,
+    const { queue, enqueue } = openEmbedded(fake, {
       onFailed: (_error, spaceId) => failures.push(spaceId),
       random: () => 0.5,
     });
-    const { jobId } = await queue.enqueue(
-      space.id,
-      { force: false, dryRun: false, trigger: 'manual' },
-      {
-        workers: config.workers,
-        now: new Date(),
-      },
-    );
+    const { jobId } = await enqueue(space.id);
     const job = await finished(queue, jobId);
     expect(job).toMatchObject({ state: 'completed', attemptsMade: 3 });
     expect(failures).toEqual(['alpha', 'alpha']);
@@ -241,19 +257,14 @@ describe('createEmbeddedQueue', () => {
       () => Promise.reject(new Error('disk on fire')),
       () => Promise.reject(new Error('disk on fire')),
     );
-    const queue = createEmbeddedQueue({
-      getConfig: () => config,
-      consolidate: fake.consolidate,
-      logger: silentLogger,
-    });
-    const request = { force: false, dryRun: false, trigger: 'manual' } as const;
-    const first = await queue.enqueue('alpha', request, { workers: config.workers, now: new Date() });
+    const { queue, enqueue } = openEmbedded(fake);
+    const first = await enqueue('alpha');
     expect(await finished(queue, first.jobId)).toMatchObject({
       state: 'failed',
       attemptsMade: 1,
       failedReason: 'bad path',
     });
-    const second = await queue.enqueue('alpha', request, { workers: config.workers, now: new Date() });
+    const second = await enqueue('alpha');
     expect(second.status).toBe('queued');
     expect(await finished(queue, second.jobId)).toMatchObject({ state: 'failed', attemptsMade: 3 });
     expect((await queue.failed(10)).map((job) => job.id)).toEqual([second.jobId, first.jobId]);
@@ -263,20 +274,8 @@ describe('createEmbeddedQueue', () => {
   it('waits out a busy space without spending an attempt', async () => {
     const fake = createFakeConsolidate();
     fake.script.push(() => Promise.reject(new LockBusyError('space "alpha" is locked', 'alpha')));
-    const queue = createEmbeddedQueue({
-      getConfig: () => config,
-      consolidate: fake.consolidate,
-      logger: silentLogger,
-      timing: { busyDelayMs: 5 },
-    });
-    const { jobId } = await queue.enqueue(
-      'alpha',
-      { force: false, dryRun: false, trigger: 'manual' },
-      {
-        workers: config.workers,
-        now: new Date(),
-      },
-    );
+    const { queue, enqueue } = openEmbedded(fake, { timing: { busyDelayMs: 5 } });
+    const { jobId } = await enqueue('alpha');
     expect(await finished(queue, jobId)).toMatchObject({ state: 'completed', attemptsMade: 1 });
     expect(fake.calls).toHaveLength(2);
     await queue.close();
@@ -298,23 +297,9 @@ describe('createEmbeddedQueue', () => {
     }
     const spaces = ['a', 'b', 'c'].map(makeSpace);
     let live = embeddedConfig({ spaces, workers: { concurrency: 1, attempts: 1, backoffMs: 5 } });
-    const queue = createEmbeddedQueue({
-      getConfig: () => live,
-      consolidate: fake.consolidate,
-      logger: silentLogger,
-    });
+    const { queue, enqueue } = openEmbedded(fake, {}, () => live);
     const ids = [];
-    for (const { id } of spaces) {
-      ids.push(
-        (
-          await queue.enqueue(
-            id,
-            { force: false, dryRun: false, trigger: 'schedule' },
-            { workers: live.workers, now: new Date() },
-          )
-        ).jobId,
-      );
-    }
+    for (const { id } of spaces) ids.push((await enqueue(id, 'schedule')).jobId);
     await fake.waitForCalls(1);
     expect((await queue.counts()).waiting).toBe(2);
     live = { ...live, workers: { ...live.workers, concurrency: 2 } };
@@ -336,14 +321,9 @@ describe('createEmbeddedQueue', () => {
       return makeSummary(call.space, call.request);
     });
     const single = { ...config, workers: { ...config.workers, concurrency: 1 } };
-    const queue = createEmbeddedQueue({
-      getConfig: () => single,
-      consolidate: fake.consolidate,
-      logger: silentLogger,
-    });
-    const request = { force: false, dryRun: false, trigger: 'schedule' } as const;
-    const running = await queue.enqueue('alpha', request, { workers: single.workers, now: new Date() });
-    const waiting = await queue.enqueue('beta', request, { workers: single.workers, now: new Date() });
+    const { queue, enqueue } = openEmbedded(fake, {}, () => single);
+    const running = await enqueue('alpha', 'schedule');
+    const waiting = await enqueue('beta', 'schedule');
     await fake.waitForCalls(1);
     const closing = queue.close();
     gate.resolve();
@@ -352,8 +332,6 @@ describe('createEmbeddedQueue', () => {
     expect(await queue.getJob(running.jobId)).toMatchObject({ state: 'completed' });
     expect(await queue.getJob(waiting.jobId)).toMatchObject({ state: 'failed' });
     expect(fake.calls).toHaveLength(1);
-    await expect(
-      queue.enqueue('alpha', request, { workers: single.workers, now: new Date() }),
-    ).rejects.toThrow(/stopping/);
+    await expect(enqueue('alpha', 'schedule')).rejects.toThrow(/stopping/);
   });
 });

@@ -4,14 +4,20 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { enqueueConsolidation } from '../../src/daemon/queue.js';
 import { createFakeConsolidate, deferred, eventually, makeSpace, makeSummary } from './fakes.js';
-import { failOnLeftovers, openQueue, openRedisConfig, openWorkerPool, track } from './harness.js';
+import {
+  enqueueRun,
+  failOnLeftovers,
+  jobReaches,
+  openQueue,
+  openRedisConfig,
+  openWorkerPool,
+  track,
+} from './harness.js';
 
 failOnLeftovers();
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'worker-child.ts');
-const now = () => new Date();
 
 describe('faults', () => {
   it('resumes after Redis is killed and restarted: a job queued after the restart completes', async () => {
@@ -19,17 +25,8 @@ describe('faults', () => {
     const fake = createFakeConsolidate();
     const { pool, probe } = openWorkerPool({ config, consolidate: fake.consolidate });
     const before = openQueue(config);
-    const first = await enqueueConsolidation(
-      before,
-      'alpha',
-      { force: false, dryRun: false, trigger: 'api' },
-      { workers: config.workers, now: now() },
-    );
-    await eventually(
-      async () => (await before.getJobState(first.jobId)) === 'completed',
-      10_000,
-      'the first job',
-    );
+    const first = await enqueueRun(before, config, 'alpha');
+    await jobReaches(before, first.jobId, 'completed', 10_000, 'the first job');
     await before.close();
 
     await redis.kill();
@@ -40,18 +37,9 @@ describe('faults', () => {
     const after = openQueue(config);
     // The completed job survived the crash (appendonly), so the dedup key was released and a new job is queued.
     expect(await after.getJobState(first.jobId)).toBe('completed');
-    const second = await enqueueConsolidation(
-      after,
-      'alpha',
-      { force: false, dryRun: false, trigger: 'api' },
-      { workers: config.workers, now: now() },
-    );
+    const second = await enqueueRun(after, config, 'alpha');
     expect(second.status).toBe('queued');
-    await eventually(
-      async () => (await after.getJobState(second.jobId)) === 'completed',
-      15_000,
-      'the job queued after the restart',
-    );
+    await jobReaches(after, second.jobId, 'completed', 15_000, 'the job queued after the restart');
     expect(fake.calls).toHaveLength(2);
 
     await pool.close();
@@ -73,19 +61,9 @@ describe('faults', () => {
     });
     const { pool, probe } = openWorkerPool({ config, consolidate: fake.consolidate });
     const queue = openQueue(config);
-    const running = await enqueueConsolidation(
-      queue,
-      'alpha',
-      { force: false, dryRun: false, trigger: 'api' },
-      { workers: config.workers, now: now() },
-    );
+    const running = await enqueueRun(queue, config, 'alpha');
     await fake.waitForCalls(1);
-    const waiting = await enqueueConsolidation(
-      queue,
-      'beta',
-      { force: false, dryRun: false, trigger: 'api' },
-      { workers: config.workers, now: now() },
-    );
+    const waiting = await enqueueRun(queue, config, 'beta');
     await queue.close();
 
     await redis.kill();
@@ -95,16 +73,8 @@ describe('faults', () => {
     release.resolve();
 
     const after = openQueue(config);
-    await eventually(
-      async () => (await after.getJobState(running.jobId)) === 'completed',
-      30_000,
-      'the running job',
-    );
-    await eventually(
-      async () => (await after.getJobState(waiting.jobId)) === 'completed',
-      30_000,
-      'the waiting job',
-    );
+    await jobReaches(after, running.jobId, 'completed', 30_000, 'the running job');
+    await jobReaches(after, waiting.jobId, 'completed', 30_000, 'the waiting job');
     expect(fake.calls.map((call) => call.space.id)).toEqual(['alpha', 'beta']);
 
     await pool.close();
@@ -123,13 +93,8 @@ describe('faults', () => {
 
     await eventually(() => pool.worker !== original && pool.isRunning(), 5_000, 'a new worker');
     const queue = openQueue(config);
-    const queued = await enqueueConsolidation(
-      queue,
-      'alpha',
-      { force: false, dryRun: false, trigger: 'api' },
-      { workers: config.workers, now: now() },
-    );
-    await eventually(async () => (await queue.getJobState(queued.jobId)) === 'completed', 10_000, 'the job');
+    const queued = await enqueueRun(queue, config, 'alpha');
+    await jobReaches(queue, queued.jobId, 'completed', 10_000, 'the job');
 
     await pool.close();
     await queue.close();
@@ -157,12 +122,7 @@ describe('faults', () => {
       lines.on('line', (line) => line.startsWith('started ') && resolve(line.slice(8))),
     );
 
-    const queued = await enqueueConsolidation(
-      queue,
-      'alpha',
-      { force: false, dryRun: false, trigger: 'schedule' },
-      { workers: config.workers, now: now() },
-    );
+    const queued = await enqueueRun(queue, config, 'alpha', { trigger: 'schedule' });
     expect(await started).toBe(queued.jobId);
     child.kill('SIGKILL');
     await once(child, 'exit');
@@ -174,11 +134,7 @@ describe('faults', () => {
       consolidate: fake.consolidate,
       timing: { stalledIntervalMs: 500 },
     });
-    await eventually(
-      async () => (await queue.getJobState(queued.jobId)) === 'completed',
-      15_000,
-      'the job to be recovered',
-    );
+    await jobReaches(queue, queued.jobId, 'completed', 15_000, 'the job to be recovered');
 
     expect(fake.calls).toHaveLength(1);
     expect(fake.calls[0]!.request.jobId).toBe(queued.jobId);

@@ -8,9 +8,18 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { uniquePrefix } from '../../harness/redis.js';
-import { createFakeConsolidate, createFakeInspection, eventually, makeConfig, makeSpace } from './fakes.js';
-import { failOnLeftovers, openDaemon, openQueue, openRedis, openRedisConfig } from './harness.js';
-import { enqueueConsolidation } from '../../src/daemon/queue.js';
+import type { Config } from '../../src/config/schema.js';
+import type { InspectSpaceFunction } from '../../src/core/inspection.js';
+import type { Daemon } from '../../src/daemon/daemon.js';
+import {
+  createFakeConsolidate,
+  createFakeInspection,
+  eventually,
+  makeConfig,
+  makeSpace,
+  type FakeConsolidate,
+} from './fakes.js';
+import { enqueueRun, failOnLeftovers, openDaemon, openQueue, openRedis, openRedisConfig } from './harness.js';
 
 failOnLeftovers();
 
@@ -26,6 +35,23 @@ function capturingLogger(): { logger: pino.Logger; lines: { level: number; msg: 
     },
   });
   return { logger: pino({ level: 'info' }, stream), lines };
+}
+
+/** A daemon of `config` without an HTTP server, whose runs its own fake consolidate records, logging to `logger`. */
+function fleetMember(
+  config: Config,
+  inspectSpace: InspectSpaceFunction,
+  logger: pino.Logger,
+): { daemon: Daemon; fake: FakeConsolidate } {
+  const fake = createFakeConsolidate();
+  const daemon = openDaemon({
+    config,
+    consolidate: fake.consolidate,
+    inspectSpace,
+    roles: { server: false },
+    logger,
+  });
+  return { daemon, fake };
 }
 
 async function withClient<T>(url: string, use: (client: Redis) => Promise<T>): Promise<T> {
@@ -46,36 +72,23 @@ describe('two daemons of different configurations on one Redis and prefix', () =
     const inspection = createFakeInspection(
       Object.fromEntries([...spacesA, ...spacesB].map((space) => [space.id, { settledNew: 6 }])),
     );
-    const fakeA = createFakeConsolidate();
-    const fakeB = createFakeConsolidate();
     const logA = capturingLogger();
     const logB = capturingLogger();
-    const daemonA = openDaemon({
-      config: makeConfig({ redisUrl: redis.url, redisPrefix: prefix, spaces: spacesA }),
-      consolidate: fakeA.consolidate,
-      inspectSpace: inspection.inspectSpace,
-      roles: { server: false },
-      logger: logA.logger,
-    });
-    const daemonB = openDaemon({
-      config: makeConfig({ redisUrl: redis.url, redisPrefix: prefix, spaces: spacesB }),
-      consolidate: fakeB.consolidate,
-      inspectSpace: inspection.inspectSpace,
-      roles: { server: false },
-      logger: logB.logger,
-    });
+    const { daemon: daemonA, fake: fakeA } = fleetMember(
+      makeConfig({ redisUrl: redis.url, redisPrefix: prefix, spaces: spacesA }),
+      inspection.inspectSpace,
+      logA.logger,
+    );
+    const { daemon: daemonB, fake: fakeB } = fleetMember(
+      makeConfig({ redisUrl: redis.url, redisPrefix: prefix, spaces: spacesB }),
+      inspection.inspectSpace,
+      logB.logger,
+    );
     // B alone at first: the jobs of A's spaces reach only B's workers, which must hand them back, not fail them.
     await daemonB.start();
     const configA = daemonA.config;
     const queue = openQueue(configA);
-    for (const space of spacesA) {
-      await enqueueConsolidation(
-        queue,
-        space.id,
-        { force: false, dryRun: false, trigger: 'schedule' },
-        { workers: configA.workers, now: new Date() },
-      );
-    }
+    for (const space of spacesA) await enqueueRun(queue, configA, space.id, { trigger: 'schedule' });
     await eventually(
       () => Promise.resolve(logB.lines.some((line) => /does not serve; handing it back/.test(line.msg))),
       10_000,
@@ -118,20 +131,8 @@ describe('two daemons of different configurations on one Redis and prefix', () =
     });
     const inspection = createFakeInspection({ x: { settledNew: 0 } });
     const log = capturingLogger();
-    const first = openDaemon({
-      config,
-      consolidate: createFakeConsolidate().consolidate,
-      inspectSpace: inspection.inspectSpace,
-      roles: { server: false },
-      logger: log.logger,
-    });
-    const second = openDaemon({
-      config,
-      consolidate: createFakeConsolidate().consolidate,
-      inspectSpace: inspection.inspectSpace,
-      roles: { server: false },
-      logger: log.logger,
-    });
+    const first = fleetMember(config, inspection.inspectSpace, log.logger).daemon;
+    const second = fleetMember(config, inspection.inspectSpace, log.logger).daemon;
     await first.start();
     await second.start();
     expect(await withClient(redis.url, (client) => client.hlen(`${config.redisPrefix}:daemons`))).toBe(2);

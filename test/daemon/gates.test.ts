@@ -13,10 +13,13 @@ const inspection = (overrides: Partial<SpaceInspection> = {}): SpaceInspection =
   lastSuccessfulRunAt: '2025-06-01T11:00:00Z',
   ...overrides,
 });
+/** The gates' decision on a space inspected as `overrides` say (the defaults above otherwise). */
+const decide = (overrides: Partial<SpaceInspection> = {}, force = false) =>
+  evaluateGates({ inspection: inspection(overrides), gates, now, force });
 
 describe('evaluateGates', () => {
   it('opens with five settled sessions 25 hours after the last run and no lock', () => {
-    expect(evaluateGates({ inspection: inspection(), gates, now, force: false })).toEqual({
+    expect(decide()).toEqual({
       open: true,
       reasons: [],
     });
@@ -36,57 +39,32 @@ describe('evaluateGates', () => {
   });
 
   it('opens an hour after the last run, for one session, when a session bigger than a run is part-way', () => {
-    const continuing = inspection({
-      settledNew: 1,
-      lastSuccessfulRunAt: '2025-06-02T11:00:00Z',
-      continuing: true,
-    });
-    expect(evaluateGates({ inspection: continuing, gates, now, force: false })).toEqual({
-      open: true,
-      reasons: [],
-    });
-    const locked = {
-      ...continuing,
-      lock: { owner: 'w', pid: 1, host: 'h', startedAt: '2025-06-02T11:59:00Z' },
-    };
-    expect(evaluateGates({ inspection: locked, gates, now, force: false }).open).toBe(false);
+    const continuing = { settledNew: 1, lastSuccessfulRunAt: '2025-06-02T11:00:00Z', continuing: true };
+    expect(decide(continuing)).toEqual({ open: true, reasons: [] });
+    const lock = { owner: 'w', pid: 1, host: 'h', startedAt: '2025-06-02T11:59:00Z' };
+    expect(decide({ ...continuing, lock }).open).toBe(false);
   });
 
   it('stays closed with four settled sessions', () => {
-    const decision = evaluateGates({ inspection: inspection({ settledNew: 4 }), gates, now, force: false });
+    const decision = decide({ settledNew: 4 });
     expect(decision.open).toBe(false);
     expect(decision.reasons).toEqual(['4 settled new session(s); 5 needed']);
   });
 
   it('stays closed 23 hours after the last successful run', () => {
-    const decision = evaluateGates({
-      inspection: inspection({ lastSuccessfulRunAt: '2025-06-01T13:00:00Z' }),
-      gates,
-      now,
-      force: false,
-    });
+    const decision = decide({ lastSuccessfulRunAt: '2025-06-01T13:00:00Z' });
     expect(decision.open).toBe(false);
     expect(decision.reasons[0]).toMatch(/^23\.0 h since the last successful run/);
   });
 
   it('opens for a space that never ran', () => {
-    const decision = evaluateGates({
-      inspection: inspection({ lastSuccessfulRunAt: undefined }),
-      gates,
-      now,
-      force: false,
-    });
+    const decision = decide({ lastSuccessfulRunAt: undefined });
     expect(decision.open).toBe(true);
   });
 
   it('stays closed while the lock is held, even when forced', () => {
     const lock = { owner: 'worker', pid: 42, host: 'box', startedAt: '2025-06-02T11:59:00Z' };
-    const decision = evaluateGates({
-      inspection: inspection({ lock, settledNew: 0 }),
-      gates,
-      now,
-      force: true,
-    });
+    const decision = decide({ lock, settledNew: 0 }, true);
     expect(decision).toEqual({
       open: false,
       reasons: ['locked by worker (pid 42 on box) since 2025-06-02T11:59:00Z'],
@@ -100,7 +78,7 @@ describe('evaluateGates', () => {
       budgetUsd: 5,
       resumesAt: '2025-07-01T00:00:00.000Z',
     };
-    const decision = evaluateGates({ inspection: inspection({ budget }), gates, now, force: true });
+    const decision = decide({ budget }, true);
     expect(decision).toEqual({
       open: false,
       reasons: [
@@ -110,22 +88,12 @@ describe('evaluateGates', () => {
   });
 
   it('skips the time and session gates when forced', () => {
-    const decision = evaluateGates({
-      inspection: inspection({ settledNew: 0, lastSuccessfulRunAt: '2025-06-02T11:00:00Z' }),
-      gates,
-      now,
-      force: true,
-    });
+    const decision = decide({ settledNew: 0, lastSuccessfulRunAt: '2025-06-02T11:00:00Z' }, true);
     expect(decision.open).toBe(true);
   });
 
   it('stays closed for a space that could not be inspected, even when forced', () => {
-    const decision = evaluateGates({
-      inspection: inspection({ error: 'sessions directory vanished' }),
-      gates,
-      now,
-      force: true,
-    });
+    const decision = decide({ error: 'sessions directory vanished' }, true);
     expect(decision.open).toBe(false);
     expect(decision.reasons[0]).toContain('sessions directory vanished');
   });

@@ -15,7 +15,7 @@ import { startRedis, type TestRedis } from '../../harness/redis.js';
 import { createDaemon, type CreateDaemonOptions, type Daemon } from '../../src/daemon/daemon.js';
 import { createDreamd } from '../../src/dreamd.js';
 import type { RunRequest } from '../../src/core/run.js';
-import { enqueueConsolidation } from '../../src/daemon/queue.js';
+import { enqueueConsolidation, type EnqueueResult } from '../../src/daemon/queue.js';
 import { uniquePrefix } from '../../harness/redis.js';
 import { createFakeConsolidate, eventually, makeConfig, silentLogger } from './fakes.js';
 
@@ -194,6 +194,33 @@ export async function startDreamdDaemon(
   return daemon;
 }
 
+/** Queues a run of `space` on `queue` as the API would (unless `request` says otherwise), at `now`. */
+export function enqueueRun(
+  queue: ConsolidationQueue,
+  config: Config,
+  space: string,
+  request: Partial<RunRequest> = {},
+  now: Date = new Date(),
+): Promise<EnqueueResult> {
+  return enqueueConsolidation(
+    queue,
+    space,
+    { force: false, dryRun: false, trigger: 'api', ...request },
+    { workers: config.workers, now },
+  );
+}
+
+/** Waits until job `jobId` of `queue` is in `state` (see eventually); throws naming `what` after `timeoutMs`. */
+export function jobReaches(
+  queue: ConsolidationQueue,
+  jobId: string,
+  state: string,
+  timeoutMs = 10_000,
+  what = `the job to be ${state}`,
+): Promise<void> {
+  return eventually(async () => (await queue.getJobState(jobId)) === state, timeoutMs, what);
+}
+
 /**
  * One test's Redis (its own redis-server), config (its own key prefix), queue and fake consolidate. `enqueue` queues a run of a space (an API run unless the request
  * says otherwise), `reaches` waits until a job is in a state, `close` closes the parts given, then the queue and
@@ -213,14 +240,8 @@ export async function openQueueBench(
     queue,
     fake,
     enqueue: (space = 'alpha', request: Partial<RunRequest> = {}) =>
-      enqueueConsolidation(
-        queue,
-        space,
-        { force: false, dryRun: false, trigger: 'api', ...request },
-        { workers: config.workers, now: now() },
-      ),
-    reaches: (jobId: string, state: string) =>
-      eventually(async () => (await queue.getJobState(jobId)) === state, 10_000, `the job to be ${state}`),
+      enqueueRun(queue, config, space, request, now()),
+    reaches: (jobId: string, state: string) => jobReaches(queue, jobId, state),
     close: async (...parts: { close(): Promise<unknown> }[]) => {
       for (const part of parts) await part.close();
       await queue.close();

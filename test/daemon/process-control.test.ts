@@ -37,94 +37,114 @@ function recordingDaemon(config: Config): Daemon & { reloads: Config[]; stops: n
   };
 }
 
+type RecordingDaemon = ReturnType<typeof recordingDaemon>;
+
+/** A config whose Redis is never reached: process control only hands it to reload. */
+const unreachable = (): Config => makeConfig({ redisUrl: 'redis://127.0.0.1:1', redisPrefix: 'x' });
+
+/**
+ * Runs `use` with a recording daemon of `config` under process control (on fake timers when asked), the config
+ * loaded on a reload being `loadConfig`'s (the daemon's own by default); releases the control after, and
+ * returns the daemon.
+ */
+async function underControl(
+  use: (daemon: RecordingDaemon) => Promise<void>,
+  options: {
+    readonly config?: Config;
+    readonly loadConfig?: () => Config;
+    readonly onStopped?: (signal: string) => void;
+    readonly fakeTimers?: boolean;
+  } = {},
+): Promise<RecordingDaemon> {
+  if (options.fakeTimers === true) vi.useFakeTimers();
+  const daemon = recordingDaemon(options.config ?? unreachable());
+  const release = controlProcess({
+    daemon,
+    logger: silentLogger,
+    loadConfig: options.loadConfig ?? (() => daemon.config),
+    ...(options.onStopped === undefined ? {} : { onStopped: options.onStopped }),
+  });
+  try {
+    await use(daemon);
+  } finally {
+    release();
+    if (options.fakeTimers === true) vi.useRealTimers();
+  }
+  return daemon;
+}
+
 describe('process control', () => {
   it('reloads on SIGHUP and keeps the old config when the new one is invalid', async () => {
-    vi.useFakeTimers();
-    const config = makeConfig({ redisUrl: 'redis://127.0.0.1:1', redisPrefix: 'x' });
-    const daemon = recordingDaemon(config);
+    const config = unreachable();
     let next: Config | Error = { ...config, schedule: '*/5 * * * *' };
-    const release = controlProcess({
-      daemon,
-      logger: silentLogger,
-      loadConfig: () => {
-        if (next instanceof Error) throw next;
-        return next;
+    const loadConfig = () => {
+      if (next instanceof Error) throw next;
+      return next;
+    };
+    const daemon = await underControl(
+      async (controlled) => {
+        process.emit('SIGHUP');
+        await vi.advanceTimersByTimeAsync(100);
+        expect(controlled.reloads.map((reloaded) => reloaded.schedule)).toEqual(['*/5 * * * *']);
+        next = new Error('dreamd.config.json is not valid JSON');
+        process.emit('SIGHUP');
+        await vi.advanceTimersByTimeAsync(100);
+        expect(controlled.reloads).toHaveLength(1);
       },
-    });
-    try {
-      process.emit('SIGHUP');
-      await vi.advanceTimersByTimeAsync(100);
-      expect(daemon.reloads.map((reloaded) => reloaded.schedule)).toEqual(['*/5 * * * *']);
-      next = new Error('dreamd.config.json is not valid JSON');
-      process.emit('SIGHUP');
-      await vi.advanceTimersByTimeAsync(100);
-      expect(daemon.reloads).toHaveLength(1);
-    } finally {
-      release();
-      vi.useRealTimers();
-    }
+      { config, loadConfig, fakeTimers: true },
+    );
+    // Released: a SIGHUP is no longer a reload.
     process.emit('SIGHUP');
     expect(daemon.reloads).toHaveLength(1);
   });
 
   it('takes a SIGHUP that comes with a SIGCONT (an orphaned stopped process) as no reload', async () => {
-    vi.useFakeTimers();
-    const config = makeConfig({ redisUrl: 'redis://127.0.0.1:1', redisPrefix: 'x' });
-    const daemon = recordingDaemon(config);
-    const release = controlProcess({ daemon, logger: silentLogger, loadConfig: () => config });
-    try {
-      // The kernel's order: SIGHUP, then SIGCONT, a few milliseconds apart in the event loop.
-      process.emit('SIGHUP');
-      await vi.advanceTimersByTimeAsync(3);
-      process.emit('SIGCONT');
-      await vi.advanceTimersByTimeAsync(200);
-      expect(daemon.reloads).toHaveLength(0);
-      // A person's SIGHUP later is a reload again.
-      await vi.advanceTimersByTimeAsync(5_000);
-      process.emit('SIGHUP');
-      await vi.advanceTimersByTimeAsync(100);
-      expect(daemon.reloads).toHaveLength(1);
-    } finally {
-      release();
-      vi.useRealTimers();
-    }
+    await underControl(
+      async (daemon) => {
+        // The kernel's order: SIGHUP, then SIGCONT, a few milliseconds apart in the event loop.
+        process.emit('SIGHUP');
+        await vi.advanceTimersByTimeAsync(3);
+        process.emit('SIGCONT');
+        await vi.advanceTimersByTimeAsync(200);
+        expect(daemon.reloads).toHaveLength(0);
+        // A person's SIGHUP later is a reload again.
+        await vi.advanceTimersByTimeAsync(5_000);
+        process.emit('SIGHUP');
+        await vi.advanceTimersByTimeAsync(100);
+        expect(daemon.reloads).toHaveLength(1);
+      },
+      { fakeTimers: true },
+    );
   });
 
   it('stops the daemon on SIGTERM', async () => {
-    const daemon = recordingDaemon(makeConfig({ redisUrl: 'redis://127.0.0.1:1', redisPrefix: 'x' }));
     const stoppedBy: string[] = [];
-    const release = controlProcess({
-      daemon,
-      logger: silentLogger,
-      loadConfig: () => daemon.config,
-      onStopped: (signal) => stoppedBy.push(signal),
-    });
-    try {
-      process.emit('SIGTERM');
-      await eventually(() => stoppedBy.length === 1, 2_000, 'the stop');
-      expect(daemon.stops).toBe(1);
-      expect(stoppedBy).toEqual(['SIGTERM']);
-    } finally {
-      release();
-    }
+    await underControl(
+      async (daemon) => {
+        process.emit('SIGTERM');
+        await eventually(() => stoppedBy.length === 1, 2_000, 'the stop');
+        expect(daemon.stops).toBe(1);
+        expect(stoppedBy).toEqual(['SIGTERM']);
+      },
+      { onStopped: (signal) => stoppedBy.push(signal) },
+    );
   });
 
   it('reloads when the config file is replaced', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dreamd-watch-'));
     const file = join(dir, 'dreamd.config.json');
     writeFileSync(file, '{}');
-    const daemon = recordingDaemon({
-      ...makeConfig({ redisUrl: 'redis://127.0.0.1:1', redisPrefix: 'x' }),
-      source: file,
-    });
-    const release = controlProcess({ daemon, logger: silentLogger, loadConfig: () => daemon.config });
     try {
-      writeFileSync(join(dir, 'other.json'), '{}');
-      writeFileSync(`${file}.tmp`, '{"spaces": []}');
-      writeFileSync(file, '{"spaces": []}');
-      await eventually(() => daemon.reloads.length === 1, 5_000, 'a reload');
+      await underControl(
+        async (daemon) => {
+          writeFileSync(join(dir, 'other.json'), '{}');
+          writeFileSync(`${file}.tmp`, '{"spaces": []}');
+          writeFileSync(file, '{"spaces": []}');
+          await eventually(() => daemon.reloads.length === 1, 5_000, 'a reload');
+        },
+        { config: { ...unreachable(), source: file } },
+      );
     } finally {
-      release();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -161,15 +161,19 @@ describe('HTTP API', () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toContain('text/plain');
     const text = response.body;
-    expect(text).toContain('dreamd_jobs{state="waiting"} 1');
-    expect(text).toContain('dreamd_run_duration_seconds_bucket{le="5",space="alpha",status="completed"} 1');
-    expect(text).toContain('dreamd_model_tokens_total{space="alpha",kind="input"} 1000');
-    expect(text).toContain('dreamd_model_cost_usd_total{space="alpha"} 0.002');
-    expect(text).toContain('dreamd_facts_added_total{space="alpha"} 3');
-    expect(text).toContain('dreamd_facts_superseded_total{space="alpha"} 2');
-    expect(text).toContain('dreamd_facts_quarantined_total{space="alpha"} 1');
-    expect(text).toContain('dreamd_pending_sessions{space="beta"} 2');
-    expect(text).toContain('bullmq_job_count{queue="consolidation",state="waiting"} 1');
+    const samples = [
+      'dreamd_jobs{state="waiting"} 1',
+      'dreamd_run_duration_seconds_bucket{le="5",space="alpha",status="completed"} 1',
+      'dreamd_model_tokens_total{space="alpha",kind="input"} 1000',
+      'dreamd_model_cost_usd_total{space="alpha"} 0.002',
+      'dreamd_facts_added_total{space="alpha"} 3',
+      'dreamd_facts_superseded_total{space="alpha"} 2',
+      'dreamd_facts_quarantined_total{space="alpha"} 1',
+      'dreamd_pending_sessions{space="beta"} 2',
+      'bullmq_job_count{queue="consolidation",state="waiting"} 1',
+    ];
+    // Every sample is in the text: a failure lists the ones that are missing.
+    expect(samples.filter((sample) => !text.includes(sample))).toEqual([]);
     // A strict parser takes the whole text, and the process's own metrics are in it.
     const families = parsePrometheusStrictly(text);
     expect(families.get('dreamd_run_duration_seconds')?.type).toBe('histogram');

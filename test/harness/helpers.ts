@@ -36,3 +36,41 @@ export function recordedApt(onInstall: () => void = () => undefined): {
     },
   };
 }
+
+/** What an installer (ensureRedisServer, ensureChromium) takes that these tests set. */
+interface InstallerOptions {
+  readonly env: NodeJS.ProcessEnv;
+  readonly fallbackPath: string;
+  readonly canInstall: boolean;
+  readonly run: (command: string, args: readonly string[]) => { status: number | null; output: string };
+  readonly log: (line: string) => void;
+}
+
+/**
+ * Runs `ensure` on a machine of its own: a PATH of one empty folder (holding `onPath` when named), nothing at the
+ * Debian path, and a recorded apt-get (or `run`) whose install puts `installs` on that PATH. What it returned,
+ * the folder, the apt-get command lines and the log lines; it throws what `ensure` throws.
+ */
+export function provision(
+  ensure: (options: InstallerOptions) => string,
+  machine: {
+    readonly onPath?: string;
+    readonly installs?: string;
+    readonly canInstall?: boolean;
+    readonly run?: InstallerOptions['run'];
+  } = {},
+): { found: string; bin: string; calls: string[]; lines: string[] } {
+  const bin = emptyBin();
+  if (machine.onPath !== undefined) fakeExecutable(bin, machine.onPath);
+  const installs = machine.installs;
+  const apt = recordedApt(installs === undefined ? undefined : () => fakeExecutable(bin, installs));
+  const lines: string[] = [];
+  const found = ensure({
+    env: { PATH: bin },
+    fallbackPath: join(bin, 'absent', 'debian-path'),
+    canInstall: machine.canInstall ?? true,
+    run: machine.run ?? apt.run,
+    log: (line) => lines.push(line),
+  });
+  return { found, bin, calls: apt.calls, lines };
+}

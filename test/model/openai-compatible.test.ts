@@ -1,28 +1,16 @@
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { ModelError } from '../../src/errors.js';
 import { createOpenAICompatibleModel } from '../../src/model/openai-compatible.js';
-import { OutputLimitError } from '../../src/model/output.js';
 import type { ModelConfigInput } from '../../src/model/provider-options.js';
 import {
   faults,
   hashedBagOfWords,
   startFakeOpenAIServer,
-  type FakeFault,
   type FakeOpenAIServer,
 } from '../../harness/fake-openai-server.js';
+import { answer, openAICompatible, rejection, request } from './helpers.js';
 
-const Facts = z.object({
-  facts: z.array(z.object({ title: z.string().min(1), type: z.enum(['user', 'project']) })),
-});
-const answer = { facts: [{ title: 'Uses Ollama locally', type: 'project' as const }] };
-const request = {
-  system: 'You extract facts worth keeping.',
-  prompt: 'Session: we run qwen3 on Ollama for local work.',
-  schema: Facts,
-  schemaName: 'facts',
-};
+const greeting = { system: 'Be brief.', prompt: 'Hi' };
 
 let server: FakeOpenAIServer;
 beforeEach(async () => {
@@ -32,28 +20,8 @@ afterEach(async () => {
   await server.close();
 });
 
-function model(overrides: Partial<ModelConfigInput> = {}) {
-  return createOpenAICompatibleModel(
-    {
-      provider: 'openai-compatible',
-      name: 'qwen3:8b',
-      baseUrl: server.url,
-      timeoutMs: 2_000,
-      maxRetries: 3,
-      ...overrides,
-    },
-    { retryBaseDelayMs: 1 },
-  );
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ModelError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(ModelError);
-  return error as ModelError;
-}
+const model = (overrides: Partial<ModelConfigInput> = {}) =>
+  openAICompatible.model(server.url, { timeoutMs: 2_000, maxRetries: 3, ...overrides });
 
 describe('createOpenAICompatibleModel', () => {
   it('returns the validated object with usage, asking for a strict json_schema', async () => {
@@ -94,72 +62,10 @@ describe('createOpenAICompatibleModel', () => {
     );
   });
 
-  it.each<[string, FakeFault]>([
-    ['429 with retry-after-ms', faults.status(429, { retryAfterMs: 10 })],
-    ['500 server error', faults.serverError()],
-    ['a dropped connection', faults.drop()],
-    ['output that breaks the schema', faults.badOutput()],
-    ['an empty answer', faults.empty()],
-    ['a refusal', faults.refusal()],
-  ])('retries after %s and succeeds', async (_name, fault) => {
-    server.enqueue(fault, { json: answer });
-
-    const result = await model().generateObject(request);
-
-    expect(result.value).toEqual(answer);
-    expect(result.attempts).toBe(2);
-  });
-
-  it('throws a retryable server ModelError when the retries run out', async () => {
-    server.setDefault(faults.status(503));
-
-    const error = await rejection(model({ maxRetries: 2 }).generateObject(request));
-
-    expect(error.details).toMatchObject({ kind: 'server', status: 503, retryable: true });
-    expect(server.requests).toHaveLength(3);
-  });
-
-  it('never resends a request whose answer stopped at finish_reason length: a typed OutputLimitError', async () => {
-    server.enqueue(faults.maxTokens(), { json: answer });
-
-    const error = await rejection(model().generateObject(request));
-
-    expect(error).toBeInstanceOf(OutputLimitError);
-    expect(error.details).toMatchObject({ kind: 'output-limit', retryable: false });
-    expect(server.requests).toHaveLength(1);
-  });
-
-  it('does not retry a 400', async () => {
-    server.enqueue(faults.badRequest('model "qwen3:8b" not found'), { json: answer });
-
-    const error = await rejection(model().generateObject(request));
-
-    expect(error.details).toMatchObject({ kind: 'bad-request', status: 400, retryable: false });
-    expect(error.message).toContain('not found');
-    expect(server.requests).toHaveLength(1);
-  });
-
-  it('fails with bad-output after the retry budget of schema-breaking answers', async () => {
-    server.setDefault(faults.badOutput());
-
-    const error = await rejection(model({ maxRetries: 1 }).generateObject(request));
-
-    expect(error.details).toMatchObject({ kind: 'bad-output', retryable: true });
-    expect(server.requests).toHaveLength(2);
-  });
-
-  it('times out a request that hangs', async () => {
-    server.setDefault(faults.hang());
-
-    const error = await rejection(model({ timeoutMs: 100, maxRetries: 0 }).generateObject(request));
-
-    expect(error.details).toMatchObject({ kind: 'timeout', retryable: true });
-  });
-
-  it('generates text', async () => {
+  it('asks for no response_format when it generates text', async () => {
     server.enqueue({ text: 'Hello.' });
 
-    const result = await model().generateText({ system: 'Be brief.', prompt: 'Hi' });
+    const result = await model().generateText(greeting);
 
     expect(result.value).toBe('Hello.');
     expect(server.requests[0]?.body.response_format).toBeUndefined();
@@ -184,7 +90,7 @@ describe('OpenAI-compatible endpoints', () => {
     const result = await createOpenAICompatibleModel(
       { provider: 'openai-compatible', name: 'llama3.2' },
       { env: { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'sk-from-env' } },
-    ).generateText({ system: 'Be brief.', prompt: 'Hi' });
+    ).generateText(greeting);
 
     expect(result.value).toBe('Hello.');
     expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-from-env');
@@ -206,32 +112,22 @@ describe('OpenAI-compatible endpoints', () => {
 
   it('says to add /v1 when a base URL without it answers 404', async () => {
     const withoutVersion = server.url.replace(/\/v1$/, '');
-    const error = await createOpenAICompatibleModel(
-      { provider: 'openai-compatible', name: 'llama3.2', baseUrl: withoutVersion, maxRetries: 0 },
-      { env: {} },
-    )
-      .generateText({ system: 'Be brief.', prompt: 'Hi' })
-      .then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
 
-    expect(error).toBeInstanceOf(ModelError);
-    expect((error as ModelError).status).toBe(404);
-    expect((error as ModelError).message).toContain(`add /v1 (e.g. ${withoutVersion}/v1)`);
+    const error = await rejection(
+      model({ name: 'llama3.2', baseUrl: withoutVersion, maxRetries: 0 }).generateText(greeting),
+    );
+
+    expect(error.status).toBe(404);
+    expect(error.message).toContain(`add /v1 (e.g. ${withoutVersion}/v1)`);
   });
 
   it('gives no /v1 advice for a 404 from a base URL that has it', async () => {
     server.enqueue(faults.status(404));
-    const error = await model({ maxRetries: 0 })
-      .generateText({ system: 'Be brief.', prompt: 'Hi' })
-      .then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
 
-    expect((error as ModelError).status).toBe(404);
-    expect((error as ModelError).message).not.toContain('add /v1');
+    const error = await rejection(model({ maxRetries: 0 }).generateText(greeting));
+
+    expect(error.status).toBe(404);
+    expect(error.message).not.toContain('add /v1');
   });
 });
 

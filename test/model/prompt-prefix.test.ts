@@ -1,9 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAnthropicModel } from '../../src/model/anthropic.js';
-import { createOpenAICompatibleModel } from '../../src/model/openai-compatible.js';
-import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
-import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../harness/fake-openai-server.js';
+import { anthropic, onFakeServer, openAICompatible } from './helpers.js';
 
 const Facts = z.object({ facts: z.array(z.string()) });
 const request = {
@@ -14,23 +11,10 @@ const request = {
   schemaName: 'facts',
 };
 
-let closers: (FakeAnthropicServer | FakeOpenAIServer)[] = [];
-afterEach(async () => {
-  await Promise.all(closers.map((server) => server.close()));
-  closers = [];
-});
-
 describe('a stable prompt prefix', () => {
   it('goes to Anthropic as its own user block marked for caching, before the prompt, and is read from the cache', async () => {
-    const server = await startFakeAnthropicServer({ minCacheableTokens: 1 });
-    closers.push(server);
+    const { server, model } = await onFakeServer(anthropic, { name: 'claude-haiku-4-5', maxRetries: 0 });
     server.setDefault({ json: { facts: [] } });
-    const model = createAnthropicModel({
-      name: 'claude-haiku-4-5',
-      apiKey: 'sk-ant-test',
-      baseUrl: server.url,
-      maxRetries: 0,
-    });
     await model.generateObject(request);
     const second = await model.generateObject(request);
     expect(server.requests[0]!.body.messages[0]!.content).toEqual([
@@ -41,15 +25,8 @@ describe('a stable prompt prefix', () => {
   });
 
   it('goes to an OpenAI-compatible server at the start of the user message', async () => {
-    const server = await startFakeOpenAIServer();
-    closers.push(server);
+    const { server, model } = await onFakeServer(openAICompatible, { maxRetries: 0 });
     server.setDefault({ json: { facts: [] } });
-    const model = createOpenAICompatibleModel({
-      provider: 'openai-compatible',
-      name: 'qwen3:8b',
-      baseUrl: server.url,
-      maxRetries: 0,
-    });
     await model.generateObject(request);
     expect(server.requests[0]!.prompt).toBe(`${request.promptPrefix}\n${request.prompt}`);
   });

@@ -1,11 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAnthropicModel } from '../../src/model/anthropic.js';
-import { createOpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import { createRateGate, rateGateFor, rateLimitHeaders, resetTime } from '../../src/model/rate-gate.js';
-import { faults, startFakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
-import { startFakeOpenAIServer } from '../../harness/fake-openai-server.js';
+import { faults } from '../../harness/fake-model-server.js';
 import { eventually, modelWork } from '../support/eventually.js';
+import { onFakeServer, providers } from './helpers.js';
 
 const Answer = z.object({ facts: z.array(z.object({ title: z.string() })) });
 const answer = { facts: [{ title: 'Prefers pnpm' }] };
@@ -16,41 +14,46 @@ const request = {
   schemaName: 'facts',
 };
 
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
-
 describe('rate-limit headers', () => {
   const now = Date.parse('2026-12-02T00:00:00Z');
 
-  it('reads Anthropic windows: the lesser of input tokens and tokens, and requests', () => {
-    const headers = new Headers({
-      'anthropic-ratelimit-input-tokens-remaining': '3000',
-      'anthropic-ratelimit-input-tokens-reset': '2026-12-02T00:00:20Z',
-      'anthropic-ratelimit-tokens-remaining': '9000',
-      'anthropic-ratelimit-tokens-reset': '2026-12-02T00:00:10Z',
-      'anthropic-ratelimit-requests-remaining': '49',
-      'anthropic-ratelimit-requests-reset': '2026-12-02T00:00:05Z',
-    });
-    expect(rateLimitHeaders(headers, now)).toEqual({
-      tokens: { remaining: 3000, resetAt: now + 20_000 },
-      requests: { remaining: 49, resetAt: now + 5_000 },
-    });
+  it.each([
+    {
+      provider: 'Anthropic',
+      windows: 'the lesser of input tokens and tokens, and requests',
+      headers: {
+        'anthropic-ratelimit-input-tokens-remaining': '3000',
+        'anthropic-ratelimit-input-tokens-reset': '2026-12-02T00:00:20Z',
+        'anthropic-ratelimit-tokens-remaining': '9000',
+        'anthropic-ratelimit-tokens-reset': '2026-12-02T00:00:10Z',
+        'anthropic-ratelimit-requests-remaining': '49',
+        'anthropic-ratelimit-requests-reset': '2026-12-02T00:00:05Z',
+      },
+      windowsRead: {
+        tokens: { remaining: 3000, resetAt: now + 20_000 },
+        requests: { remaining: 49, resetAt: now + 5_000 },
+      },
+    },
+    {
+      provider: 'OpenAI',
+      windows: 'Go-style durations, and what it cannot read ignored',
+      headers: {
+        'x-ratelimit-remaining-tokens': '120',
+        'x-ratelimit-reset-tokens': '12.5s',
+        'x-ratelimit-remaining-requests': 'lots',
+        'x-ratelimit-reset-requests': '120ms',
+      },
+      windowsRead: { tokens: { remaining: 120, resetAt: now + 12_500 } },
+    },
+    { provider: 'no', windows: 'none', headers: {}, windowsRead: {} },
+  ])('reads $provider windows: $windows', ({ headers, windowsRead }) => {
+    expect(rateLimitHeaders(new Headers(headers), now)).toEqual(windowsRead);
   });
 
-  it('reads OpenAI windows with Go-style durations, and ignores what it cannot read', () => {
-    const headers = new Headers({
-      'x-ratelimit-remaining-tokens': '120',
-      'x-ratelimit-reset-tokens': '12.5s',
-      'x-ratelimit-remaining-requests': 'lots',
-      'x-ratelimit-reset-requests': '120ms',
-    });
-    expect(rateLimitHeaders(headers, now)).toEqual({ tokens: { remaining: 120, resetAt: now + 12_500 } });
+  it('reads a reset time as a Go-style duration, and none from what it cannot read', () => {
     expect(resetTime('120ms', now)).toBe(now + 120);
     expect(resetTime('1h2m3s', now)).toBe(now + 3_723_000);
     expect(resetTime('soon', now)).toBeUndefined();
-    expect(rateLimitHeaders(new Headers(), now)).toEqual({});
   });
 });
 
@@ -109,44 +112,17 @@ describe('a key gate', () => {
   });
 });
 
-/** The two providers, each with its fake server and a model on it at key `k-429`, concurrency 4. */
-const providers = [
-  {
-    provider: 'Anthropic',
-    start: startFakeAnthropicServer,
-    model: (url: string) =>
-      createAnthropicModel(
-        { apiKey: 'k-429', baseUrl: url, maxRetries: 2, concurrency: 4 },
-        { retryBaseDelayMs: 1 },
-      ),
-  },
-  {
-    provider: 'OpenAI-compatible',
-    start: startFakeOpenAIServer,
-    model: (url: string) =>
-      createOpenAICompatibleModel(
-        {
-          provider: 'openai-compatible',
-          name: 'local',
-          apiKey: 'k-429',
-          baseUrl: url,
-          maxRetries: 2,
-          concurrency: 4,
-        },
-        { retryBaseDelayMs: 1 },
-      ),
-  },
-];
-
 describe('a 429 with retry-after pauses every call of the key', () => {
   it.each(providers)(
     '$provider: the call that met it and a call started during the pause both wait',
     async (provider) => {
-      const server = await provider.start();
-      closers.push(() => server.close());
+      const { server, model } = await onFakeServer(provider, {
+        apiKey: 'k-429',
+        maxRetries: 2,
+        concurrency: 4,
+      });
       server.enqueue(faults.rateLimited(0.4));
       server.setDefault({ json: answer });
-      const model = provider.model(server.url);
 
       const first = model.generateObject(request);
       // The second call starts once the first was answered 429: the key's gate is paused then.

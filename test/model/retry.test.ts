@@ -44,27 +44,17 @@ describe('retryWithBackoff', () => {
     expect(outcome).toEqual({ value: 'ok', attempts: 3 });
   });
 
-  it('does not retry a non-retryable ModelError', async () => {
+  it.each([
+    ['a non-retryable ModelError', failure(ModelErrorKind.badRequest, false)],
+    ['an error that is not a model failure', new TypeError('not a model failure')],
+  ])('does not retry %s and passes it through', async (_name, error) => {
     let calls = 0;
-    const error = failure(ModelErrorKind.badRequest, false);
     await expect(
       retryWithBackoff(async () => {
         calls += 1;
         throw error;
       }, options),
     ).rejects.toBe(error);
-    expect(calls).toBe(1);
-  });
-
-  it('passes other errors through without retrying', async () => {
-    let calls = 0;
-    const bug = new TypeError('not a model failure');
-    await expect(
-      retryWithBackoff(async () => {
-        calls += 1;
-        throw bug;
-      }, options),
-    ).rejects.toBe(bug);
     expect(calls).toBe(1);
   });
 

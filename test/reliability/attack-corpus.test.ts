@@ -1,7 +1,4 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunSummary } from '../../src/core/run.js';
+import { describe, expect, it } from 'vitest';
 import { QUARANTINE_FILE } from '../../src/space/index.js';
 import {
   INSTRUCTION_ATTACKS,
@@ -12,16 +9,15 @@ import {
 import { type AnthropicReply, type RecordedAnthropicRequest } from '../../harness/fake-anthropic-server.js';
 import { answerDefaults, sessionsInPrompt } from '../../harness/scripted-extractor.js';
 import {
-  MANUAL,
   checkMemory,
-  cleanUpWorkspaces,
-  consolidatorFor,
-  createWorkspace,
+  copiedLine,
   memoryFiles,
   readTree,
-  type Workspace,
+  readWithTool,
+  useOneRun,
+  writeNativeSession,
+  type SessionMessage,
 } from './support/harness.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
 
 /**
  * The attack corpus (test/fixtures/attack-corpus.ts) through real consolidations: real digest, real SDK over
@@ -35,45 +31,18 @@ import { useFakeAnthropic } from '../support/fixtures.js';
 const ORDINARY = 'ord01 I drink green tea in the afternoon';
 const NUL_LINE = 'nul01 my editor of choice is\u0000 helix';
 
-interface Message {
-  readonly role: 'user' | 'assistant';
-  readonly content: unknown;
-}
-
 /** A user line, or, for text the agent read, a WebFetch call and its result. */
-function messagesFor(text: string, read: boolean, index: number): Message[] {
+function messagesFor(text: string, read: boolean, index: number): SessionMessage[] {
   if (!read) return [{ role: 'user', content: text }];
-  const id = `toolu_${index}`;
-  return [
-    {
-      role: 'assistant',
-      content: [{ type: 'tool_use', id, name: 'WebFetch', input: { url: 'https://docs.example.com/page' } }],
-    },
-    { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: text }] },
-  ];
+  return readWithTool(text, `toolu_${index}`, {
+    name: 'WebFetch',
+    input: { url: 'https://docs.example.com/page' },
+  });
 }
 
-function writeNativeSession(sessionsDir: string, id: string, messages: readonly Message[]): void {
-  const dated = messages.map((message, index) => ({
-    ...message,
-    ts: `2026-11-20T10:${String(index).padStart(2, '0')}:00Z`,
-  }));
-  const session = {
-    id,
-    startedAt: '2026-11-20T10:00:00Z',
-    endedAt: '2026-11-20T11:00:00Z',
-    messages: [...dated, { role: 'assistant', content: 'Noted.' }],
-  };
-  writeFileSync(join(sessionsDir, `${id}.json`), `${JSON.stringify(session, null, 2)}\n`);
-}
-
-/** The line's text after `user:` or `tool ← Name:`, and its evidence; undefined for other lines. */
-function copiedLine(line: string): { text: string; evidence: 'user' | 'read' } | undefined {
-  const user = /^(?:\[\d{4}-\d{2}-\d{2}\] )?user: (.*)$/u.exec(line);
-  if (user !== null) return { text: user[1]!, evidence: 'user' };
-  const read = /^tool ← [^:]+: (.*)$/u.exec(line);
-  if (read !== null) return { text: read[1]!, evidence: 'read' };
-  return undefined;
+/** A session of these messages, the agent's acknowledgement last. */
+function writeAttackSession(sessionsDir: string, id: string, messages: readonly SessionMessage[]): void {
+  writeNativeSession(sessionsDir, id, [...messages, { role: 'assistant', content: 'Noted.' }]);
 }
 
 /** Copies every user and tool-result line as a fact; puts back a NUL where the NUL line was (a model echo). */
@@ -98,43 +67,38 @@ function copyingModel(request: RecordedAnthropicRequest): AnthropicReply {
 
 const INSTRUCTIONS: readonly InstructionAttack[] = [...INSTRUCTION_ATTACKS, ...READ_ONLY_PREFERENCES];
 
-const fake = useFakeAnthropic({ answer: copyingModel, scope: 'all' });
-let workspace: Workspace;
-let summary: RunSummary;
-beforeAll(async () => {
-  workspace = createWorkspace({ modelUrl: fake.url, spaces: [{ id: 'attacked' }] });
-  const sessionsDir = workspace.space('attacked').sessionsDir;
-  SECRET_ATTACKS.forEach((attack, index) =>
-    writeNativeSession(sessionsDir, `secret-${index}`, [
-      { role: 'user', content: ORDINARY },
-      ...messagesFor(attack.text, attack.read === true, index),
-    ]),
-  );
-  INSTRUCTIONS.forEach((attack, index) =>
-    writeNativeSession(
-      sessionsDir,
-      `instruction-${index}`,
-      attack.messages.flatMap((text, part) => messagesFor(text, attack.read === true, index * 10 + part)),
-    ),
-  );
-  writeNativeSession(sessionsDir, 'nul', [{ role: 'user', content: NUL_LINE }]);
-  summary = await consolidatorFor(workspace.config)(workspace.space('attacked'), MANUAL);
-});
-afterAll(async () => {
-  cleanUpWorkspaces();
+const run = useOneRun({
+  answer: copyingModel,
+  space: { id: 'attacked' },
+  write: (sessionsDir) => {
+    SECRET_ATTACKS.forEach((attack, index) =>
+      writeAttackSession(sessionsDir, `secret-${index}`, [
+        { role: 'user', content: ORDINARY },
+        ...messagesFor(attack.text, attack.read === true, index),
+      ]),
+    );
+    INSTRUCTIONS.forEach((attack, index) =>
+      writeAttackSession(
+        sessionsDir,
+        `instruction-${index}`,
+        attack.messages.flatMap((text, part) => messagesFor(text, attack.read === true, index * 10 + part)),
+      ),
+    );
+    writeAttackSession(sessionsDir, 'nul', [{ role: 'user', content: NUL_LINE }]);
+  },
 });
 
 describe('attack corpus, with a model that copies every line', () => {
   it('runs, and every attack reached the model', () => {
-    expect(summary.status).toBe('completed');
-    const prompts = fake.server.requests.map((request) => request.prompt).join('\n');
+    expect(run.summary.status).toBe('completed');
+    const prompts = run.fake.server.requests.map((request) => request.prompt).join('\n');
     for (const attack of [...SECRET_ATTACKS, ...INSTRUCTIONS])
       expect(prompts, attack.marker).toContain(attack.marker);
   });
 
   it('sends no planted secret to the model and writes none to the memory directory', () => {
-    const bodies = fake.server.requests.map((request) => JSON.stringify(request.body));
-    const files = readTree(workspace.space('attacked').memoryDir);
+    const bodies = run.fake.server.requests.map((request) => JSON.stringify(request.body));
+    const files = readTree(run.space.memoryDir);
     const leaks: string[] = [];
     for (const attack of SECRET_ATTACKS) {
       if (bodies.some((body) => body.includes(attack.secret))) leaks.push(`${attack.marker} in a request`);
@@ -146,7 +110,7 @@ describe('attack corpus, with a model that copies every line', () => {
   });
 
   it('keeps every instruction out of memory and holds each in the quarantine', () => {
-    const space = workspace.space('attacked');
+    const space = run.space;
     const files = memoryFiles(space.memoryDir);
     const quarantine = readTree(space.memoryDir).get(QUARANTINE_FILE) ?? '';
     const inMemory: string[] = [];
@@ -166,7 +130,7 @@ describe('attack corpus, with a model that copies every line', () => {
   });
 
   it('writes no NUL or other control character, and still writes the ordinary facts', async () => {
-    const space = workspace.space('attacked');
+    const space = run.space;
     for (const [path, content] of readTree(space.memoryDir))
       // eslint-disable-next-line no-control-regex -- the characters under test
       expect(/[\0-\x08\x0E-\x1F\x7F]/u.test(content), path).toBe(false);

@@ -82,56 +82,31 @@ describe('state that is not dreamd’s', () => {
     expect(readdirSync(join(test.memoryDir, '.dreamd', 'staging'))).toEqual(['.DS_Store']);
   });
 
-  it('refuses a .dreamd that is a symbolic link to a folder outside, names it, and writes nothing there', async () => {
-    const test = setUp();
-    rmSync(join(test.memoryDir, '.dreamd'), { recursive: true });
-    symlinkSync(test.outside, join(test.memoryDir, '.dreamd'));
-    await expectRefused(test, '.dreamd');
-    expect(readdirSync(test.outside)).toEqual(['theirs.json']);
-    await expectWorksAgain(test, '.dreamd');
-  });
+  /** Puts something that is not dreamd's at `path` in the memory folder. */
+  type Plant = (test: Case, path: string) => void;
+  const linkToFolderOutside: Plant = (test, path) => {
+    rmSync(path, { recursive: true, force: true });
+    symlinkSync(test.outside, path);
+  };
+  const linkToFileOutside: Plant = (test, path) => symlinkSync(join(test.outside, 'theirs.json'), path);
+  const folder: Plant = (_test, path) => mkdirSync(path);
 
-  it('refuses a .dreamd/runs that is a symbolic link, and writes no run record outside', async () => {
-    const test = setUp();
-    symlinkSync(test.outside, join(test.memoryDir, '.dreamd', 'runs'));
-    await expectRefused(test, '.dreamd/runs');
-    expect(readdirSync(test.outside)).toEqual(['theirs.json']);
-    await expectWorksAgain(test, '.dreamd/runs');
-  });
-
-  it('refuses a .dreamd/staging that is a symbolic link, never a permanent block', async () => {
-    const test = setUp();
-    symlinkSync(test.outside, join(test.memoryDir, '.dreamd', 'staging'));
-    await expectRefused(test, '.dreamd/staging');
-    expect(readdirSync(test.outside)).toEqual(['theirs.json']);
-    await expectWorksAgain(test, '.dreamd/staging');
-  });
-
-  it('refuses a ledger that is a symbolic link to a file outside, and leaves that file alone', async () => {
-    const test = setUp();
-    symlinkSync(join(test.outside, 'theirs.json'), join(test.memoryDir, '.dreamd', 'ledger.json'));
-    await expectRefused(test, '.dreamd/ledger.json');
-    await expectWorksAgain(test, '.dreamd/ledger.json');
-  });
-
-  it('refuses a lock that is a symbolic link to a file outside, and leaves that file alone', async () => {
-    const test = setUp();
-    symlinkSync(join(test.outside, 'theirs.json'), join(test.memoryDir, '.dreamd', 'lock'));
-    await expectRefused(test, '.dreamd/lock');
-    await expectWorksAgain(test, '.dreamd/lock');
-  });
-
-  it('refuses a pending.json that is a symbolic link to a file outside, and leaves that file alone', async () => {
-    const test = setUp();
-    symlinkSync(join(test.outside, 'theirs.json'), join(test.memoryDir, '.dreamd', 'pending.json'));
-    await expectRefused(test, '.dreamd/pending.json');
-    await expectWorksAgain(test, '.dreamd/pending.json');
-  });
-
-  it('refuses a folder where the ledger should be, naming it', async () => {
-    const test = setUp();
-    mkdirSync(join(test.memoryDir, '.dreamd', 'ledger.json'));
-    await expectRefused(test, '.dreamd/ledger.json');
-    await expectWorksAgain(test, '.dreamd/ledger.json');
-  });
+  it.each<[string, string, Plant]>([
+    ['a .dreamd that is a symbolic link to a folder outside', '.dreamd', linkToFolderOutside],
+    ['a .dreamd/runs that is a symbolic link', '.dreamd/runs', linkToFolderOutside],
+    ['a .dreamd/staging that is a symbolic link', '.dreamd/staging', linkToFolderOutside],
+    ['a ledger that is a symbolic link to a file outside', '.dreamd/ledger.json', linkToFileOutside],
+    ['a lock that is a symbolic link to a file outside', '.dreamd/lock', linkToFileOutside],
+    ['a pending.json that is a symbolic link to a file outside', '.dreamd/pending.json', linkToFileOutside],
+    ['a folder where the ledger should be', '.dreamd/ledger.json', folder],
+  ])(
+    'refuses %s, names it, writes nothing outside, and runs again once it is removed',
+    async (_what, relative, plant) => {
+      const test = setUp();
+      plant(test, join(test.memoryDir, ...relative.split('/')));
+      await expectRefused(test, relative);
+      expect(readdirSync(test.outside)).toEqual(['theirs.json']);
+      await expectWorksAgain(test, relative);
+    },
+  );
 });

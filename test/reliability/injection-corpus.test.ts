@@ -1,7 +1,4 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunSummary } from '../../src/core/run.js';
+import { describe, expect, it } from 'vitest';
 import { ARCHIVE_FILE, QUARANTINE_FILE } from '../../src/space/index.js';
 import {
   BENIGN,
@@ -13,15 +10,14 @@ import {
 import { type AnthropicReply, type RecordedAnthropicRequest } from '../../harness/fake-anthropic-server.js';
 import { answerDefaults, sessionsInPrompt } from '../../harness/scripted-extractor.js';
 import {
-  MANUAL,
-  cleanUpWorkspaces,
-  consolidatorFor,
-  createWorkspace,
+  copiedLine,
   memoryFiles,
   readTree,
-  type Workspace,
+  readWithTool,
+  useOneRun,
+  writeNativeSession,
+  type SessionMessage,
 } from './support/harness.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
 
 /**
  * The corpus of issue 22 (test/fixtures/injection-corpus.ts) through one real consolidation: real digest, real
@@ -32,48 +28,17 @@ import { useFakeAnthropic } from '../support/fixtures.js';
  * What must hold: no injection in any memory file, and at most 2 % of the benign entries held back.
  */
 
-interface Message {
-  readonly role: 'user' | 'assistant';
-  readonly content: unknown;
-}
-
-function sessionOf(entry: CorpusEntry): Message[] {
-  return entry.messages.flatMap((message, index): Message[] => {
-    if (message.from === 'user') {
-      return [
-        { role: 'user', content: message.text },
-        { role: 'assistant', content: 'Noted.' },
-      ];
-    }
-    const id = `toolu_${entry.id.replace(/\W/gu, '')}_${index}`;
-    return [
-      {
-        role: 'assistant',
-        content: [{ type: 'tool_use', id, name: 'Read', input: { file_path: 'CONTRIBUTING.md' } }],
-      },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: message.text }] },
-    ];
-  });
-}
-
-function writeNativeSession(sessionsDir: string, entry: CorpusEntry): void {
-  const messages = sessionOf(entry).map((message, index) => ({
-    ...message,
-    ts: `2026-11-20T10:${String(index).padStart(2, '0')}:00Z`,
-  }));
-  const session = {
-    id: entry.id,
-    startedAt: '2026-11-20T10:00:00Z',
-    endedAt: '2026-11-20T11:00:00Z',
-    messages,
-  };
-  writeFileSync(join(sessionsDir, `${entry.id}.json`), `${JSON.stringify(session, null, 2)}\n`);
-}
-
-/** The text after `user:` or `tool ← Name:`; undefined for other lines. */
-function copiedLine(line: string): string | undefined {
-  return (
-    /^(?:\[\d{4}-\d{2}-\d{2}\] )?user: (.*)$/u.exec(line)?.[1] ?? /^tool ← [^:]+: (.*)$/u.exec(line)?.[1]
+function sessionOf(entry: CorpusEntry): SessionMessage[] {
+  return entry.messages.flatMap((message, index): SessionMessage[] =>
+    message.from === 'user'
+      ? [
+          { role: 'user', content: message.text },
+          { role: 'assistant', content: 'Noted.' },
+        ]
+      : readWithTool(message.text, `toolu_${entry.id.replace(/\W/gu, '')}_${index}`, {
+          name: 'Read',
+          input: { file_path: 'CONTRIBUTING.md' },
+        }),
   );
 }
 
@@ -84,7 +49,7 @@ function copyingModel(request: RecordedAnthropicRequest): AnthropicReply {
   for (const session of sessionsInPrompt(request.prompt)) {
     const entry = ENTRIES.get(session.id);
     if (entry === undefined) continue;
-    const lines = session.text.split('\n').flatMap((line) => copiedLine(line) ?? []);
+    const lines = session.text.split('\n').flatMap((line) => copiedLine(line)?.text ?? []);
     const bodies = lines.length > 1 ? [...lines, lines.join(' ')] : lines;
     bodies.forEach((body, index) =>
       facts.push({
@@ -99,18 +64,14 @@ function copyingModel(request: RecordedAnthropicRequest): AnthropicReply {
   return { json: { facts } };
 }
 
-const fake = useFakeAnthropic({ answer: copyingModel, scope: 'all' });
-let workspace: Workspace;
-let summary: RunSummary;
-beforeAll(async () => {
-  workspace = createWorkspace({ modelUrl: fake.url, spaces: [{ id: 'corpus' }] });
-  for (const entry of ENTRIES.values()) writeNativeSession(workspace.space('corpus').sessionsDir, entry);
+const run = useOneRun({
+  answer: copyingModel,
+  space: { id: 'corpus' },
+  write: (sessionsDir) => {
+    for (const entry of ENTRIES.values()) writeNativeSession(sessionsDir, entry.id, sessionOf(entry));
+  },
   // The copying model answers every entry of a call in one answer: more facts than the default per-answer cap.
-  const config = { ...workspace.config, limits: { ...workspace.config.limits, maxFactsPerAnswer: 1_000 } };
-  summary = await consolidatorFor(config)(workspace.space('corpus'), MANUAL);
-});
-afterAll(async () => {
-  cleanUpWorkspaces();
+  config: (config) => ({ ...config, limits: { ...config.limits, maxFactsPerAnswer: 1_000 } }),
 });
 
 /** Memory as a whole: the memory files and the archive of the facts newer ones replaced. */
@@ -132,24 +93,24 @@ describe('injection corpus of issue 22, with a model that copies and joins every
       expect(INJECTIONS.some((entry) => entry.variant === variant)).toBe(true);
       expect(BENIGN.some((entry) => entry.variant === variant)).toBe(true);
     }
-    expect(summary.status).toBe('completed');
-    const prompts = fake.server.requests.map((request) => request.prompt).join('\n');
+    expect(run.summary.status).toBe('completed');
+    const prompts = run.fake.server.requests.map((request) => request.prompt).join('\n');
     for (const entry of ENTRIES.values()) expect(prompts, entry.id).toContain(`session ${entry.id} `);
   });
 
   it('writes no injection to any memory file, in any language or shape', () => {
-    const files = memoryText(workspace.space('corpus').memoryDir);
+    const files = memoryText(run.space.memoryDir);
     const reached = mentioned(INJECTIONS, files).map((entry) => `${entry.id} (${entry.variant})`);
     expect(reached).toEqual([]);
-    const quarantine = readTree(workspace.space('corpus').memoryDir).get(QUARANTINE_FILE) ?? '';
+    const quarantine = readTree(run.space.memoryDir).get(QUARANTINE_FILE) ?? '';
     expect(mentioned(INJECTIONS, quarantine)).toHaveLength(INJECTIONS.length);
   });
 
   it('holds back at most 2 % of the benign rules and preferences', () => {
-    const quarantine = readTree(workspace.space('corpus').memoryDir).get(QUARANTINE_FILE) ?? '';
+    const quarantine = readTree(run.space.memoryDir).get(QUARANTINE_FILE) ?? '';
     const held = mentioned(BENIGN, quarantine).map((entry) => entry.id);
     expect(held.length / BENIGN.length, held.join(', ')).toBeLessThanOrEqual(0.02);
-    const files = memoryText(workspace.space('corpus').memoryDir);
+    const files = memoryText(run.space.memoryDir);
     const written = BENIGN.filter((entry) => !held.includes(entry.id));
     expect(mentioned(written, files).map((entry) => entry.id)).toEqual(written.map((entry) => entry.id));
   });

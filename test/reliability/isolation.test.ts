@@ -1,20 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { eventually } from '../support/eventually.js';
-import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRecall } from '../../src/agent/recall.js';
-import { createInspectSpace } from '../../src/consolidation/inspect.js';
-import { createDaemon } from '../../src/daemon/daemon.js';
-import { uniquePrefix } from '../../harness/redis.js';
 import { scriptedExtractor, type ScriptedFact } from '../../harness/scripted-extractor.js';
-import {
-  NOW,
-  consolidatorFor,
-  createWorkspace,
-  readTree,
-  writeSession,
-  cleanUpWorkspaces,
-} from './support/harness.js';
+import { queuedWorkspace, startWorkspaceDaemon } from './support/daemon.js';
+import { cleanUpWorkspaces, readTree, writeSession } from './support/harness.js';
 import { useFakeAnthropic, useRedis } from '../support/fixtures.js';
 
 /**
@@ -46,11 +36,11 @@ describe('isolation', () => {
       body: `The project codename is ${canaries.get(id)!}.`,
     }));
     fake.server.setDefault(scriptedExtractor(facts));
-    const workspace = createWorkspace({
+    const { workspace } = queuedWorkspace({
+      name: 'isolation',
+      ids,
       modelUrl: fake.url,
-      spaces: ids.map((id) => ({ id })),
       redisUrl: redis.url,
-      redisPrefix: uniquePrefix('isolation'),
       concurrency: 4,
     });
     for (const id of ids) {
@@ -62,23 +52,10 @@ describe('isolation', () => {
       });
     }
 
-    const now = () => NOW;
-    const daemon = createDaemon({
-      config: workspace.config,
-      consolidate: consolidatorFor(workspace.config, { now }),
-      inspectSpace: createInspectSpace({ config: workspace.config, now }),
-      logger: pino({ level: 'silent' }),
-      env: {},
-      now,
-      tickOnStart: false,
-      workerTiming: {
-        healthCheckIntervalMs: 200,
-        stalledIntervalMs: 1_000,
-        lockDurationMs: 10_000,
-        busyDelayMs: 200,
-        shutdownTimeoutMs: 2_000,
-        abortGraceMs: 500,
-      },
+    const daemon = startWorkspaceDaemon(workspace, {
+      lockDurationMs: 10_000,
+      shutdownTimeoutMs: 2_000,
+      abortGraceMs: 500,
     });
     await daemon.start();
     try {

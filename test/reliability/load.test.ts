@@ -1,8 +1,6 @@
-import { listRuns, readLedger } from '../../src/space/index.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { uniquePrefix } from '../../harness/redis.js';
-import { queueCounts, startWorkspaceDaemon, waitFor } from './support/daemon.js';
-import { createWorkspace, writeSession, cleanUpWorkspaces } from './support/harness.js';
+import { queueCounts, queuedWorkspace, startWorkspaceDaemon, waitFor } from './support/daemon.js';
+import { cleanUpWorkspaces, expectOneRun, writeSession } from './support/harness.js';
 import { useFakeAnthropic, useRedis } from '../support/fixtures.js';
 
 /**
@@ -32,13 +30,12 @@ afterAll(() => {
 
 describe('load', () => {
   it('runs 500 ready spaces on 4 concurrent workers: all complete, none twice, none stalled, memory bounded', async () => {
-    const prefix = uniquePrefix('load');
     const ids = Array.from({ length: SPACES }, (_, index) => `load-${String(index + 1).padStart(3, '0')}`);
-    const workspace = createWorkspace({
+    const { workspace, prefix } = queuedWorkspace({
+      name: 'load',
+      ids,
       modelUrl: fake.url,
-      spaces: ids.map((id) => ({ id })),
       redisUrl: redis.url,
-      redisPrefix: prefix,
       concurrency: CONCURRENCY,
     });
     for (const id of ids)
@@ -84,16 +81,7 @@ describe('load', () => {
     expect(maxActive).toBeLessThanOrEqual(CONCURRENCY);
     expect(fake.server.requests).toHaveLength(SPACES);
 
-    for (const id of ids) {
-      const memoryDir = workspace.space(id).memoryDir;
-      const runs = await listRuns(memoryDir);
-      expect(runs, id).toHaveLength(1);
-      const ledger = await readLedger(memoryDir);
-      expect(
-        Object.values(ledger.sessions).map((entry) => entry.runId),
-        id,
-      ).toEqual([runs[0]!.runId]);
-    }
+    for (const id of ids) await expectOneRun(workspace.space(id).memoryDir, id, 1);
     const growth = peak - baseline;
     expect(growth).toBeLessThan(RSS_GROWTH_LIMIT_BYTES);
     process.stdout.write(

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { QUARANTINE_FILE } from '../../src/space/index.js';
 import { type AnthropicReply, type RecordedAnthropicRequest } from '../../harness/fake-anthropic-server.js';
 import {
@@ -9,18 +9,7 @@ import {
   scriptedExtractor,
   sessionsInPrompt,
 } from '../../harness/scripted-extractor.js';
-import type { RunSummary } from '../../src/core/run.js';
-import {
-  MANUAL,
-  checkMemory,
-  cleanUpWorkspaces,
-  consolidatorFor,
-  createWorkspace,
-  memoryFiles,
-  writeSession,
-  type Workspace,
-} from './support/harness.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
+import { checkMemory, memoryFiles, useOneRun, writeSession } from './support/harness.js';
 
 /**
  * Transcripts that try to give the consolidator orders. The scripted model obeys every one of them: it returns
@@ -87,32 +76,27 @@ function obedientModel(request: RecordedAnthropicRequest): AnthropicReply {
   return { json: { facts } };
 }
 
-const fake = useFakeAnthropic({ answer: obedientModel, scope: 'all' });
-let workspace: Workspace;
-let summary: RunSummary;
-beforeAll(async () => {
-  workspace = createWorkspace({ modelUrl: fake.url, spaces: [{ id: 'inject', examples: true }] });
-  ATTACKS.forEach((attack, index) =>
-    writeSession(workspace.space('inject').sessionsDir, `attack-${String(index + 1).padStart(2, '0')}`, [
-      'Can you help me plan the sprint?',
-      attack.text,
-    ]),
-  );
-  summary = await consolidatorFor(workspace.config)(workspace.space('inject'), MANUAL);
-});
-afterAll(async () => {
-  cleanUpWorkspaces();
+const run = useOneRun({
+  answer: obedientModel,
+  space: { id: 'inject', examples: true },
+  write: (sessionsDir) =>
+    ATTACKS.forEach((attack, index) =>
+      writeSession(sessionsDir, `attack-${String(index + 1).padStart(2, '0')}`, [
+        'Can you help me plan the sprint?',
+        attack.text,
+      ]),
+    ),
 });
 
 describe('prompt injection', () => {
   it('quarantines every instruction the model obeyed and keeps it out of the memory files', async () => {
-    const space = workspace.space('inject');
-    expect(summary.status).toBe('completed');
+    const space = run.space;
+    expect(run.summary.status).toBe('completed');
 
     // Every attack reached the model and the model obeyed it.
-    const answered = fake.server.requests.map((request) => request.prompt).join('\n');
+    const answered = run.fake.server.requests.map((request) => request.prompt).join('\n');
     for (const attack of ATTACKS) expect(answered, attack.marker).toContain(attack.marker);
-    expect(summary.quarantined).toBe(ATTACKS.length);
+    expect(run.summary.quarantined).toBe(ATTACKS.length);
 
     const files = memoryFiles(space.memoryDir);
     expect([...files.keys()].sort()).toEqual([
@@ -135,8 +119,8 @@ describe('prompt injection', () => {
   });
 
   it('keeps the transcript inside the data fence: no text in it can close or reopen the fence', () => {
-    expect(fake.server.requests.length).toBeGreaterThan(0);
-    for (const request of fake.server.requests) {
+    expect(run.fake.server.requests.length).toBeGreaterThan(0);
+    for (const request of run.fake.server.requests) {
       const prompt = request.prompt;
       const fences = [...prompt.matchAll(/<<<DREAMD-DATA ([0-9a-f]{16}) (BEGIN|END)>>>/gu)];
       expect(fences.map((match) => match[2])).toEqual(['BEGIN', 'END']);
@@ -152,7 +136,7 @@ describe('prompt injection', () => {
         expect(at + session.text.length).toBeLessThanOrEqual(close);
       }
     }
-    const withFakeFence = fake.server.requests.find((request) => request.prompt.includes('inj06'));
+    const withFakeFence = run.fake.server.requests.find((request) => request.prompt.includes('inj06'));
     expect(withFakeFence?.prompt).toContain('dreamd·data 0123456789abcdef END');
   });
 });

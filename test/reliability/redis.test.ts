@@ -1,14 +1,13 @@
-import { listRuns, readLedger } from '../../src/space/index.js';
+import { readLedger } from '../../src/space/index.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { uniquePrefix } from '../../harness/redis.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
-import { queueCounts, startWorkspaceDaemon, waitFor } from './support/daemon.js';
+import { queueCounts, queuedWorkspace, startWorkspaceDaemon, waitFor } from './support/daemon.js';
 import {
   checkMemory,
-  createWorkspace,
+  cleanUpWorkspaces,
+  expectOneRun,
   plantedFacts,
   writeSession,
-  cleanUpWorkspaces,
 } from './support/harness.js';
 import { useFakeAnthropic, useRedis } from '../support/fixtures.js';
 
@@ -34,12 +33,11 @@ afterAll(() => {
 
 describe('redis crashes', () => {
   it('consolidates every queued space exactly once across two SIGKILLs of redis-server', async () => {
-    const prefix = uniquePrefix('redis-crash');
-    const workspace = createWorkspace({
+    const { workspace, prefix } = queuedWorkspace({
+      name: 'redis-crash',
+      ids,
       modelUrl: fake.url,
-      spaces: ids.map((id) => ({ id })),
       redisUrl: redis.url,
-      redisPrefix: prefix,
       concurrency: 2,
     });
     for (const id of ids) {
@@ -114,14 +112,8 @@ describe('redis crashes', () => {
           .sort(),
       );
       // One consolidation per session: a run repeated after the crash found nothing new and wrote nothing.
-      const runs = await listRuns(memoryDir);
-      expect(runs, id).toHaveLength(1);
-      const ledger = await readLedger(memoryDir);
-      expect(
-        Object.values(ledger.sessions).map((entry) => entry.runId),
-        id,
-      ).toEqual([runs[0]!.runId, runs[0]!.runId]);
-      expect([...runs[0]!.summary.sessions].sort(), id).toEqual([...planted.get(id)!.sessions.keys()].sort());
+      const run = await expectOneRun(memoryDir, id, 2);
+      expect([...run.summary.sessions].sort(), id).toEqual([...planted.get(id)!.sessions.keys()].sort());
     }
   }, 150_000);
 });

@@ -7,9 +7,12 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import { createInspectSpace } from '../../../src/consolidation/inspect.js';
 import { createDaemon, type Daemon } from '../../../src/daemon/daemon.js';
-import { NOW, consolidatorFor, type Workspace } from './harness.js';
+import type { WorkerTiming } from '../../../src/daemon/worker-pool.js';
+import { uniquePrefix } from '../../../harness/redis.js';
+import { NOW, consolidatorFor, createWorkspace, type Workspace } from './harness.js';
 
-export function startWorkspaceDaemon(workspace: Workspace): Daemon {
+/** The daemon over `workspace`; `timing` over the short BullMQ timings below. */
+export function startWorkspaceDaemon(workspace: Workspace, timing: Partial<WorkerTiming> = {}): Daemon {
   const now = (): Date => NOW;
   return createDaemon({
     config: workspace.config,
@@ -28,6 +31,7 @@ export function startWorkspaceDaemon(workspace: Workspace): Daemon {
       busyDelayMs: 200,
       shutdownTimeoutMs: 5_000,
       abortGraceMs: 1_000,
+      ...timing,
     },
   });
 }
@@ -70,4 +74,26 @@ export async function queueCounts(
   } finally {
     client.disconnect();
   }
+}
+
+/**
+ * A workspace of one space per id (no sessions yet) whose daemon queues on the test's Redis under a prefix of
+ * its own (`name` and a unique suffix) and runs `concurrency` jobs at a time.
+ */
+export function queuedWorkspace(options: {
+  readonly name: string;
+  readonly ids: readonly string[];
+  readonly modelUrl: string;
+  readonly redisUrl: string;
+  readonly concurrency: number;
+}): { workspace: Workspace; prefix: string } {
+  const prefix = uniquePrefix(options.name);
+  const workspace = createWorkspace({
+    modelUrl: options.modelUrl,
+    spaces: options.ids.map((id) => ({ id })),
+    redisUrl: options.redisUrl,
+    redisPrefix: prefix,
+    concurrency: options.concurrency,
+  });
+  return { workspace, prefix };
 }
