@@ -1,6 +1,7 @@
 import { symlink, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../support/fixtures.js';
 import { parseMemoryFile } from '../../src/memory/claude-code-file.js';
 import { NotDreamdsFactError, forgetFact } from '../../src/space/forget.js';
 import { loadMemory, renderMemory } from '../../src/space/memory-dir.js';
@@ -78,31 +79,28 @@ describe('memory files dreamd did not write', () => {
     expect(strict.fact.description).toBe('fixed in PR #456');
   });
 
-  let dir: string;
-  beforeEach(async () => {
-    dir = await makeTempDir();
-  });
-  afterEach(async () => {
-    await removeDir(dir);
-  });
+  const folder = useTempDir('memory');
 
   it('loads them as facts of owner other, reports duplicate names and links out of the folder, and never writes them', async () => {
-    await writeFile(path.join(dir, 'a.md'), '---\nname: Same\ndescription: one\ntype: user\n---\nOne.\n');
-    await mkdir(path.join(dir, 'notes'));
     await writeFile(
-      path.join(dir, 'notes', 'b.md'),
+      path.join(folder.path, 'a.md'),
+      '---\nname: Same\ndescription: one\ntype: user\n---\nOne.\n',
+    );
+    await mkdir(path.join(folder.path, 'notes'));
+    await writeFile(
+      path.join(folder.path, 'notes', 'b.md'),
       '---\nname: Same\ndescription: two\ntype: user\n---\nTwo.\n',
     );
     const outside = await makeTempDir();
     try {
       await writeFile(path.join(outside, 'secret.md'), 'other space');
-      await symlink(path.join(outside, 'secret.md'), path.join(dir, 'linked.md'));
-      const loaded = await loadMemory(dir);
+      await symlink(path.join(outside, 'secret.md'), path.join(folder.path, 'linked.md'));
+      const loaded = await loadMemory(folder.path);
       expect(loaded.facts.map((item) => item.file).sort()).toEqual(['a.md', 'notes/b.md']);
       const reasons = loaded.problems.map((problem) => problem.reason).join('\n');
       expect(reasons).toContain('a.md and notes/b.md have the same frontmatter name "Same"');
       expect(reasons).toContain('outside the memory folder');
-      const before = await snapshot(dir);
+      const before = await snapshot(folder.path);
       const files = renderMemory(loaded, [...loaded.facts, fact({ id: 'f-newfact001', title: 'New' })], {
         now: new Date('2026-12-01'),
       });
@@ -110,7 +108,7 @@ describe('memory files dreamd did not write', () => {
       expect(files.get('MEMORY.md')).toContain('](notes/b.md)');
       expect(before.get('a.md')).toBeDefined();
       const id = loaded.facts.find((item) => item.file === 'a.md')?.id ?? '';
-      await expect(forgetFact(dir, id)).rejects.toBeInstanceOf(NotDreamdsFactError);
+      await expect(forgetFact(folder.path, id)).rejects.toBeInstanceOf(NotDreamdsFactError);
     } finally {
       await removeDir(outside);
     }
@@ -136,15 +134,15 @@ describe('memory files dreamd did not write', () => {
     expect(renderReview(text, [{ file: 'role.md', fact: old, newer }])).toBe(text);
     expect([...filesUnderReview(text)]).toEqual(['role.md']);
     await writeFile(
-      path.join(dir, 'role.md'),
+      path.join(folder.path, 'role.md'),
       '---\nname: Role\ndescription: ds\ntype: user\n---\nData scientist.\n',
     );
-    await mkdir(path.join(dir, '.dreamd'));
-    await writeFile(path.join(dir, '.dreamd', 'review.md'), text ?? '');
-    const loaded = await loadMemory(dir);
+    await mkdir(path.join(folder.path, '.dreamd'));
+    await writeFile(path.join(folder.path, '.dreamd', 'review.md'), text ?? '');
+    const loaded = await loadMemory(folder.path);
     expect(renderMemory(loaded, loaded.facts).get('MEMORY.md') ?? '').not.toContain('role.md');
-    await writeFile(path.join(dir, '.dreamd', 'review.md'), '# For review\n');
-    const cleared = await loadMemory(dir);
+    await writeFile(path.join(folder.path, '.dreamd', 'review.md'), '# For review\n');
+    const cleared = await loadMemory(folder.path);
     expect(renderMemory(cleared, cleared.facts).get('MEMORY.md')).toContain('](role.md)');
   });
 });
