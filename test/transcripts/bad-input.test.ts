@@ -12,6 +12,7 @@ import {
   createLedger,
   nativeDocument,
   nativeSpace,
+  readTranscript,
 } from './helpers.js';
 import { useTempDir } from '../support/fixtures.js';
 
@@ -131,7 +132,7 @@ describe('bad native input is reported with path and reason, and the good files 
     );
     const failure = await readFailure('deep.json');
     expect(failure).toMatchObject({ reason: 'invalid-json' });
-    const fine = await readSession('fine.json', { format: 'native', sessionsDir, maxBytes: MAX_BYTES });
+    const fine = await readTranscript('native', sessionsDir, 'fine.json');
     expect(fine.messageCount).toBe(0);
   });
 

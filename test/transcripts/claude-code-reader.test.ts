@@ -2,18 +2,12 @@ import { appendFile, copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TranscriptError } from '../../src/errors.js';
-import { readSession } from '../../src/transcripts/read-session.js';
 import type { MessagePart, Session } from '../../src/transcripts/types.js';
-import { CLAUDE_CODE_FIXTURES, FIXTURE, MAX_BYTES } from './helpers.js';
+import { CLAUDE_CODE_FIXTURES, FIXTURE, readTranscript } from './helpers.js';
 import { useTempDir } from '../support/fixtures.js';
 
 function readFixture(name: string, fromMessage?: number): Promise<Session> {
-  return readSession(name, {
-    format: 'claude-code',
-    sessionsDir: CLAUDE_CODE_FIXTURES,
-    maxBytes: MAX_BYTES,
-    fromMessage,
-  });
+  return readTranscript('claude-code', CLAUDE_CODE_FIXTURES, name, { fromMessage });
 }
 
 /** Compact picture of a message: role, flags and part kinds, e.g. `assistant:thinking,text,tool-call`. */
@@ -121,12 +115,7 @@ describe('Claude Code reader on edited copies', () => {
   const directory = useTempDir('cc');
 
   function read(name: string, fromMessage?: number): Promise<Session> {
-    return readSession(name, {
-      format: 'claude-code',
-      sessionsDir: directory.path,
-      maxBytes: MAX_BYTES,
-      fromMessage,
-    });
+    return readTranscript('claude-code', directory.path, name, { fromMessage });
   }
 
   it('skips an invalid line and an unknown line type with warnings, and reads the rest', async () => {

@@ -1,9 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readSession } from '../../src/transcripts/read-session.js';
 import type { Session } from '../../src/transcripts/types.js';
-import { MAX_BYTES, writeWithMtime } from './helpers.js';
+import { writeWithMtime, readTranscript } from './helpers.js';
 import { useTempDir } from '../support/fixtures.js';
 
 describe('native reader', () => {
@@ -11,12 +10,7 @@ describe('native reader', () => {
 
   async function readDocument(name: string, document: unknown, fromMessage?: number): Promise<Session> {
     await writeFile(join(directory.path, name), JSON.stringify(document));
-    return readSession(name, {
-      format: 'native',
-      sessionsDir: directory.path,
-      maxBytes: MAX_BYTES,
-      fromMessage,
-    });
+    return readTranscript('native', directory.path, name, { fromMessage });
   }
 
   it('reads Anthropic-shaped messages: strings, text, thinking, tool_use, tool_result, images', async () => {
@@ -169,11 +163,7 @@ describe('native reader', () => {
       JSON.stringify({ messages: [{ role: 'user', content: 'x' }] }),
       mtime,
     );
-    const bare = await readSession('bare.json', {
-      format: 'native',
-      sessionsDir: directory.path,
-      maxBytes: MAX_BYTES,
-    });
+    const bare = await readTranscript('native', directory.path, 'bare.json');
     expect(bare.startedAt).toBe(mtime.toISOString());
     expect(bare.endedAt).toBeUndefined();
   });
