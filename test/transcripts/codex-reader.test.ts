@@ -5,7 +5,7 @@ import { TranscriptError, TranscriptErrorReason } from '../../src/errors.js';
 import { createCodexAccumulator, isInjectedUserText } from '../../src/transcripts/codex-lines.js';
 import { readSession } from '../../src/transcripts/read-session.js';
 import type { Session } from '../../src/transcripts/types.js';
-import { CODEX_FIXTURE, CODEX_FIXTURES, MAX_BYTES, readTranscript } from './helpers.js';
+import { CODEX_FIXTURE, CODEX_FIXTURES, MAX_BYTES, readTranscript, CODEX_HEAD_DROPPED } from './helpers.js';
 import { useTempDir } from '../support/fixtures.js';
 
 function readFixture(name: string, fromMessage?: number): Promise<Session> {
@@ -67,14 +67,7 @@ describe('Codex reader on the public rollout slices', () => {
     ]);
     expect(session.messageCount).toBe(5);
     expect(texts(session)[0]).toMatch(/^I want to make a chess variant that isn't real time/);
-    expect(session.dropped).toEqual({
-      session_meta: 1,
-      'injected context': 1,
-      event_msg: 4,
-      turn_context: 2,
-      'ghost_snapshot item': 1,
-      reasoning: 1,
-    });
+    expect(session.dropped).toEqual(CODEX_HEAD_DROPPED);
     expect(session.warnings).toEqual([]);
     expect(JSON.stringify(session.messages)).not.toMatch(/environment_context|Inspecting repository|gAAAAAB/);
   });

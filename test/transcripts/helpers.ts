@@ -110,6 +110,16 @@ export const CODEX_FIXTURE = {
   toolCalls: 'agentcmd__exec-tool-calls.jsonl',
 } as const;
 
+/** What the Codex reader leaves out of CODEX_FIXTURE.head, by kind: its `Session.dropped`. */
+export const CODEX_HEAD_DROPPED = {
+  session_meta: 1,
+  'injected context': 1,
+  event_msg: 4,
+  turn_context: 2,
+  'ghost_snapshot item': 1,
+  reasoning: 1,
+};
+
 export function codexSpace(sessionsDir: string): Space {
   return { id: 'test-codex', sessionsDir, memoryDir: join(sessionsDir, '..', 'memory'), format: 'codex' };
 }
