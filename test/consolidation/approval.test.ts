@@ -33,6 +33,7 @@ import {
 } from '../support/space.js';
 import type { Fact } from '../../src/memory/types.js';
 import { fact as memoryFact } from '../memory/helpers.js';
+import { activeTitles } from './helpers.js';
 
 const SESSIONS = [
   '2026-11-02-lisbon-delivery.json',
@@ -55,13 +56,6 @@ function memoryFiles(test: TestSpace): Map<string, string> {
   const files = snapshotDirectory(test.space.memoryDir);
   for (const name of [...files.keys()]) if (name.startsWith('.dreamd/')) files.delete(name);
   return files;
-}
-
-async function activeTitles(test: TestSpace): Promise<string[]> {
-  return (await loadMemory(test.space.memoryDir)).facts
-    .filter((fact) => fact.status === 'active')
-    .map((fact) => fact.title)
-    .sort();
 }
 
 async function onlyProposal(test: TestSpace) {

@@ -1,13 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/core/run.js';
-import {
-  listRuns,
-  loadMemory,
-  PENDING_BATCH_FILE,
-  readLedger,
-  readPendingBatch,
-} from '../../src/space/index.js';
+import { listRuns, PENDING_BATCH_FILE, readLedger, readPendingBatch } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import {
   faults,
@@ -23,6 +17,7 @@ import type { Batch } from '../../src/digest/index.js';
 import { MemoryFormatError } from '../../src/errors.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
+import { activeFacts } from './helpers.js';
 
 const scheduled: RunRequest = { force: true, dryRun: false, trigger: 'schedule' };
 const manual: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
@@ -52,11 +47,9 @@ function consolidator(test: TestSpace, faultInjection?: (step: string) => void) 
   });
 }
 
-async function activeTitles(test: TestSpace): Promise<string[]> {
-  return (await loadMemory(test.space.memoryDir)).facts
-    .filter((fact) => fact.status === 'active')
-    .map((fact) => `${fact.type}: ${fact.title}: ${fact.body}`)
-    .sort();
+/** Type, title and body of each active fact, sorted. */
+async function activeLines(test: TestSpace): Promise<string[]> {
+  return (await activeFacts(test)).map((fact) => `${fact.type}: ${fact.title}: ${fact.body}`).sort();
 }
 
 describe('batch mode', () => {
@@ -90,7 +83,7 @@ describe('batch mode', () => {
     const [batchRequest] = server.batches[0]!.requests;
     expect(batchRequest!.body.output_config?.format?.schema).toBeDefined();
     expect(batchRequest!.body).toEqual(syncRequest!.body);
-    expect(await activeTitles(batched)).toEqual(await activeTitles(synchronous));
+    expect(await activeLines(batched)).toEqual(await activeLines(synchronous));
     expect(await readPendingBatch(batched.space.memoryDir)).toBeUndefined();
     const [record] = await listRuns(batched.space.memoryDir);
     expect(record?.summary.batch).toEqual(run.batch);
@@ -109,14 +102,14 @@ describe('batch mode', () => {
     const pending = await readPendingBatch(test.space.memoryDir);
     expect(pending?.batchId).toBe(server.batches[0]!.id);
     expect(Object.keys((await readLedger(test.space.memoryDir)).sessions)).toEqual([]);
-    expect(await activeTitles(test)).toEqual([]);
+    expect(await activeLines(test)).toEqual([]);
 
     const restarted = await consolidator(test)(test.space, scheduled);
     expect(restarted.status).toBe('completed');
     expect(server.batches).toHaveLength(1);
     expect(server.requests.filter((request) => request.path === '/v1/messages')).toEqual([]);
     expect(restarted.batch).toMatchObject({ id: pending!.batchId, outcome: 'collected' });
-    expect(await activeTitles(test)).toHaveLength(6);
+    expect(await activeLines(test)).toHaveLength(6);
     expect(Object.keys((await readLedger(test.space.memoryDir)).sessions).length).toBeGreaterThan(0);
     expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
   });
@@ -144,7 +137,7 @@ describe('batch mode', () => {
       pending!.requests.flatMap((request) => request.sessions).map(() => 'batch-pending'),
     );
     expect(server.batches).toHaveLength(1);
-    expect(await activeTitles(test)).toEqual([]);
+    expect(await activeLines(test)).toEqual([]);
   });
 
   it.each([
@@ -173,7 +166,7 @@ describe('batch mode', () => {
     const next = await consolidator(test)(test.space, scheduled);
     expect(next.status).toBe('completed');
     expect(server.batches).toHaveLength(2);
-    expect(await activeTitles(test)).toHaveLength(6);
+    expect(await activeLines(test)).toHaveLength(6);
   });
 
   it('uses the answers of a partly failed batch and sends the rest synchronously', async () => {
@@ -191,7 +184,7 @@ describe('batch mode', () => {
     expect(run.calls).toBe(sync.calls);
     expect(run.costUsd).toBeGreaterThan(sync.costUsd! / 2);
     expect(run.costUsd).toBeLessThan(sync.costUsd!);
-    expect(await activeTitles(test)).toEqual(await activeTitles(synchronous));
+    expect(await activeLines(test)).toEqual(await activeLines(synchronous));
   });
 
   it('splits an answer the batch cut at the output limit and sends the halves synchronously', async () => {
@@ -206,7 +199,7 @@ describe('batch mode', () => {
     expect(
       server.requests.filter((request) => request.path === '/v1/messages').length,
     ).toBeGreaterThanOrEqual(2);
-    expect(await activeTitles(test)).toHaveLength(6);
+    expect(await activeLines(test)).toHaveLength(6);
   });
 
   it('calls synchronously when model.batch is never, for a manual run, and for a provider without batches', async () => {
@@ -246,7 +239,7 @@ describe('batch mode', () => {
     expect(run.reason).toEqual(expect.stringMatching(/passed its expiry/));
     expect(server.batches[0]!.canceled).toBe(true);
     expect(new Set(run.unconsolidated?.map((entry) => entry.reason))).toEqual(new Set(['batch-failed']));
-    expect(await activeTitles(test)).toEqual([]);
+    expect(await activeLines(test)).toEqual([]);
     expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
   });
 
@@ -285,7 +278,7 @@ describe('batch mode on a provider without a batch API', () => {
       expect(run.status).toBe('completed');
       expect(run.batch).toBeUndefined();
       expect(run.calls).toBeGreaterThan(0);
-      expect(await activeTitles(test)).toHaveLength(6);
+      expect(await activeLines(test)).toHaveLength(6);
       expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
     } finally {
       await openai.close();

@@ -5,6 +5,8 @@ import { createModel } from '../../src/model/index.js';
 import type { FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { createTestSpace, EXAMPLE_SESSIONS_DIR, type TestSpace, FORCED_RUN } from '../support/space.js';
+import { loadMemory } from '../../src/space/index.js';
+import type { Fact } from '../../src/memory/types.js';
 
 /** 300 project facts: a memory list long enough (over 4,096 tokens) for the model to cache it. */
 export const FILLER_FACTS = Array.from({ length: 300 }, (_, index) => ({
@@ -67,4 +69,14 @@ export async function spaceWithLongMemory(
   if (seeding.status !== 'completed') throw new Error(`seeding the long memory ended ${seeding.status}`);
   cpSync(EXAMPLE_SESSIONS_DIR, test.space.sessionsDir, { recursive: true });
   return { test, consolidate: () => run(test.space, FORCED_RUN) };
+}
+
+/** The active facts of the test space's memory folder, as loadMemory reads them. */
+export async function activeFacts(test: TestSpace): Promise<Fact[]> {
+  return (await loadMemory(test.space.memoryDir)).facts.filter((fact) => fact.status === 'active');
+}
+
+/** The titles of the test space's active facts, sorted. */
+export async function activeTitles(test: TestSpace): Promise<string[]> {
+  return (await activeFacts(test)).map((fact) => fact.title).sort();
 }

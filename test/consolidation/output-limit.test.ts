@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listRuns, loadMemory } from '../../src/space/index.js';
+import { listRuns } from '../../src/space/index.js';
 import { faults } from '../../harness/fake-anthropic-server.js';
 import {
   EXAMPLE_ACTIVE_TITLES,
@@ -9,6 +9,7 @@ import {
 } from '../../harness/scripted-extractor.js';
 import { createTestSpace, fastConsolidator, FORCED_RUN, RUN_NOW } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
+import { activeFacts } from './helpers.js';
 
 /** An answer that stops at max_tokens: the batch is split and the run goes on; no request is sent twice. */
 
@@ -35,7 +36,7 @@ describe('an answer cut off at the output limit', () => {
     expect(summary.notes?.join('\n')).toMatch(/2 answer\(s\) stopped at the output limit .* split in two/);
     const [record] = await listRuns(test.space.memoryDir);
     expect(record?.summary.notes).toEqual(summary.notes);
-    const titles = (await loadMemory(test.space.memoryDir)).facts.filter((fact) => fact.status === 'active');
+    const titles = await activeFacts(test);
     expect(titles.map((fact) => fact.title).sort()).toEqual(EXAMPLE_ACTIVE_TITLES);
   });
 });
