@@ -33,13 +33,9 @@ import {
 } from '../support/space.js';
 import type { Fact } from '../../src/memory/types.js';
 import { fact as memoryFact } from '../memory/helpers.js';
-import { activeTitles } from './helpers.js';
+import { activeTitles, EXAMPLE_SESSION_FILES } from './helpers.js';
 
-const SESSIONS = [
-  '2026-11-02-lisbon-delivery.json',
-  '2026-11-05-dinner-friday.json',
-  '2026-11-09-coffee-usual.json',
-];
+const SESSIONS = EXAMPLE_SESSION_FILES.slice(0, 3);
 
 const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
 

@@ -26,6 +26,7 @@ import {
   type TestSpace,
 } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
+import { EXAMPLE_SESSION_FILES } from './helpers.js';
 
 const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
 const NOW = new Date('2026-11-29T12:00:00Z');
@@ -42,14 +43,7 @@ function run(test: TestSpace, curation: Partial<CurationConfig> = {}, space: Spa
 
 const PORTO = '2026-11-26-moved-to-porto.json';
 /** Every example session but the move to Porto: a later run learns it (a fresh user fact to curate with). */
-const BEFORE_PORTO = [
-  '2026-11-02-lisbon-delivery.json',
-  '2026-11-05-dinner-friday.json',
-  '2026-11-09-coffee-usual.json',
-  '2026-11-12-no-semicolons.json',
-  '2026-11-16-postgres-migration.json',
-  '2026-11-19-grafana-dashboard.json',
-];
+const BEFORE_PORTO = EXAMPLE_SESSION_FILES.filter((name) => name !== PORTO);
 
 function learnPorto(test: TestSpace): void {
   cpSync(join(EXAMPLE_SESSIONS_DIR, PORTO), join(test.space.sessionsDir, PORTO), {

@@ -8,6 +8,17 @@ import { createTestSpace, EXAMPLE_SESSIONS_DIR, type TestSpace, FORCED_RUN } fro
 import { loadMemory } from '../../src/space/index.js';
 import type { Fact } from '../../src/memory/types.js';
 
+/** The example sessions of sessions/, oldest first: a test that wants the first three takes `.slice(0, 3)`. */
+export const EXAMPLE_SESSION_FILES: readonly string[] = [
+  '2026-11-02-lisbon-delivery.json',
+  '2026-11-05-dinner-friday.json',
+  '2026-11-09-coffee-usual.json',
+  '2026-11-12-no-semicolons.json',
+  '2026-11-16-postgres-migration.json',
+  '2026-11-19-grafana-dashboard.json',
+  '2026-11-26-moved-to-porto.json',
+];
+
 /** 300 project facts: a memory list long enough (over 4,096 tokens) for the model to cache it. */
 export const FILLER_FACTS = Array.from({ length: 300 }, (_, index) => ({
   type: 'project',

@@ -5,12 +5,9 @@ import { listRuns, loadMemory, readLedger, reopenSessions, rollbackRun } from '.
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { createTestSpace, type TestSpace, fastConsolidator, FORCED_RUN, RUN_NOW } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
+import { EXAMPLE_SESSION_FILES } from './helpers.js';
 
-const FIRST = [
-  '2026-11-02-lisbon-delivery.json',
-  '2026-11-05-dinner-friday.json',
-  '2026-11-09-coffee-usual.json',
-];
+const FIRST = EXAMPLE_SESSION_FILES.slice(0, 3);
 const SECOND = ['2026-11-12-no-semicolons.json', '2026-11-26-moved-to-porto.json'];
 
 const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
