@@ -70,10 +70,21 @@ function mergeFoodAndCoffee(type: string, facts: readonly PromptFact[]): { resul
   };
 }
 
+/**
+ * A test space of the `examples` sessions, its model extracting the example facts and answering curation calls
+ * with `curate` (by default, mergeFoodAndCoffee).
+ */
+function curatingSpace(
+  examples: boolean | readonly string[],
+  curate: Parameters<typeof withCurator>[1] = mergeFoodAndCoffee,
+): TestSpace {
+  fake.server.setDefault(withCurator(scriptedExtractor(EXAMPLE_FACTS), curate));
+  return createTestSpace({ modelUrl: fake.url, examples });
+}
+
 describe('curation in a run', () => {
   it('makes no curation call when memory is under budget with no near-duplicates', async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: true });
-    fake.server.setDefault(withCurator(scriptedExtractor(EXAMPLE_FACTS), mergeFoodAndCoffee));
+    const test = curatingSpace(true);
     const summary = await run(test);
     expect(summary.status).toBe('completed');
     expect(summary.curation).toBeUndefined();
@@ -81,8 +92,7 @@ describe('curation in a run', () => {
   });
 
   it('makes no call for a type over budget when the run learned nothing of it', async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: true });
-    fake.server.setDefault(withCurator(scriptedExtractor(EXAMPLE_FACTS), mergeFoodAndCoffee));
+    const test = curatingSpace(true);
     expect((await run(test)).status).toBe('completed');
     const summary = await run(test, { maxFactsPerType: 2 });
     expect(summary.curation).toBeUndefined();
@@ -90,8 +100,7 @@ describe('curation in a run', () => {
   });
 
   it('merges facts over the budget into one, archives what it replaced, and rollback brings them back', async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: BEFORE_PORTO });
-    fake.server.setDefault(withCurator(scriptedExtractor(EXAMPLE_FACTS), mergeFoodAndCoffee));
+    const test = curatingSpace(BEFORE_PORTO);
     expect((await run(test)).status).toBe('completed');
     const before = snapshotDirectory(test.space.memoryDir);
     const memoryBefore = await loadMemory(test.space.memoryDir);
@@ -145,24 +154,21 @@ describe('curation in a run', () => {
   });
 
   it('refuses a curation answer that drops a fact: its facts stay as they were, the run says why', async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: BEFORE_PORTO });
-    fake.server.setDefault(
-      withCurator(scriptedExtractor(EXAMPLE_FACTS), (type, facts) =>
-        type !== 'user'
-          ? { results: [] }
-          : {
-              results: [
-                {
-                  title: 'Coffee',
-                  body: 'The usual at Fábrica is an oat flat white.',
-                  replaces: [
-                    byTitle(facts, "Doesn't eat spicy food").id,
-                    byTitle(facts, 'Usual coffee order').id,
-                  ],
-                },
-              ],
-            },
-      ),
+    const test = curatingSpace(BEFORE_PORTO, (type, facts) =>
+      type !== 'user'
+        ? { results: [] }
+        : {
+            results: [
+              {
+                title: 'Coffee',
+                body: 'The usual at Fábrica is an oat flat white.',
+                replaces: [
+                  byTitle(facts, "Doesn't eat spicy food").id,
+                  byTitle(facts, 'Usual coffee order').id,
+                ],
+              },
+            ],
+          },
     );
     expect((await run(test)).status).toBe('completed');
     const before = await loadMemory(test.space.memoryDir);
@@ -190,26 +196,23 @@ describe('curation in a run', () => {
   });
 
   it("never rewrites a person's file: the result is refused and the file listed for review", async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: true });
+    const test = curatingSpace(true, (type, facts) => {
+      if (type !== 'user') return { results: [] };
+      const person = facts.find((fact) => fact.readOnly)!;
+      return {
+        results: [
+          {
+            title: 'Usual coffee order',
+            body: 'The usual at Fábrica is an oat flat white, always.',
+            replaces: [person.id, byTitle(facts, 'Usual coffee order').id],
+          },
+        ],
+      };
+    });
     const mine =
       '---\nname: My coffee\ndescription: what I drink\ntype: user\n---\nOat flat white at Fábrica, always.\n';
     mkdirSync(test.space.memoryDir, { recursive: true });
     writeFileSync(join(test.space.memoryDir, 'my-coffee.md'), mine);
-    fake.server.setDefault(
-      withCurator(scriptedExtractor(EXAMPLE_FACTS), (type, facts) => {
-        if (type !== 'user') return { results: [] };
-        const person = facts.find((fact) => fact.readOnly)!;
-        return {
-          results: [
-            {
-              title: 'Usual coffee order',
-              body: 'The usual at Fábrica is an oat flat white, always.',
-              replaces: [person.id, byTitle(facts, 'Usual coffee order').id],
-            },
-          ],
-        };
-      }),
-    );
     const summary = await run(test, { maxFactsPerType: 2 });
     expect(summary.curation?.refused).toEqual([
       expect.objectContaining({
@@ -228,9 +231,8 @@ describe('curation in a run', () => {
   });
 
   it('curates the claude-code layout too: the merged facts’ files leave, the new fact has its own', async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: BEFORE_PORTO });
+    const test = curatingSpace(BEFORE_PORTO);
     const space: Space = { ...test.space, layout: 'claude-code' };
-    fake.server.setDefault(withCurator(scriptedExtractor(EXAMPLE_FACTS), mergeFoodAndCoffee));
     expect((await run(test, {}, space)).status).toBe('completed');
     learnPorto(test);
     const summary = await run(test, { maxFactsPerType: 2 }, space);
