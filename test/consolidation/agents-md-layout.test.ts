@@ -15,7 +15,7 @@ import { splitIndexFile } from '../../src/memory/index-block.js';
 import { createModel } from '../../src/model/index.js';
 import { loadMemory, rollbackRun } from '../../src/space/index.js';
 import { type ScriptedFact } from '../../harness/scripted-extractor.js';
-import { snapshotDirectory } from '../support/space.js';
+import { snapshotDirectory, FORCED_RUN } from '../support/space.js';
 import { CLAUDE_CODE_FIXTURES } from '../transcripts/helpers.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
@@ -104,11 +104,7 @@ function space(agentsText: string | null): { config: Config; memoryDir: string; 
 }
 
 function consolidate(config: Config) {
-  return createConsolidator({ config, model: createModel(config.model) })(config.spaces[0]!, {
-    force: true,
-    dryRun: false,
-    trigger: 'manual',
-  });
+  return createConsolidator({ config, model: createModel(config.model) })(config.spaces[0]!, FORCED_RUN);
 }
 
 describe('a space with a Claude Code folder and agentsMd', () => {

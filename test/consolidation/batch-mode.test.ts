@@ -16,11 +16,10 @@ import { describePendingBatch, independentBatches, runBatches } from '../../src/
 import type { Batch } from '../../src/digest/index.js';
 import { MemoryFormatError } from '../../src/errors.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
-import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
+import { createTestSpace, snapshotDirectory, type TestSpace, FORCED_RUN } from '../support/space.js';
 import { activeFacts } from './helpers.js';
 
 const scheduled: RunRequest = { force: true, dryRun: false, trigger: 'schedule' };
-const manual: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
 const NOW = new Date('2026-11-29T12:00:00Z');
 const USAGE = { inputTokens: 2000, outputTokens: 300, cacheReadTokens: 0, cacheWriteTokens: 0 };
 
@@ -57,7 +56,7 @@ describe('batch mode', () => {
     server = await startFakeAnthropicServer({ usage: USAGE });
     server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     const synchronous = space(server.url);
-    const sync = await consolidator(synchronous)(synchronous.space, manual);
+    const sync = await consolidator(synchronous)(synchronous.space, FORCED_RUN);
     expect(sync.status).toBe('completed');
     expect(server.batches).toHaveLength(0);
     const syncRequests = server.requests.length;
@@ -114,7 +113,7 @@ describe('batch mode', () => {
     expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
   });
 
-  it("leaves a manual run the batch's sessions while it is pending", async () => {
+  it("leaves a FORCED_RUN run the batch's sessions while it is pending", async () => {
     server = await startFakeAnthropicServer({ usage: USAGE });
     server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     server.setBatchBehaviour({ pollsBeforeEnd: 100 });
@@ -130,7 +129,7 @@ describe('batch mode', () => {
     const pending = await readPendingBatch(test.space.memoryDir);
     expect(pending).toBeDefined();
 
-    const run = await consolidator(test)(test.space, manual);
+    const run = await consolidator(test)(test.space, FORCED_RUN);
     expect(run.status).toBe('skipped');
     expect(run.calls).toBe(0);
     expect(run.unconsolidated?.map((entry) => entry.reason)).toEqual(
@@ -174,7 +173,7 @@ describe('batch mode', () => {
     server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     server.setBatchBehaviour({ outcome: { partial: 1 } });
     const synchronous = space(server.url, { DREAMD_DIGEST_TOKENS_PER_CALL: '1500' });
-    const sync = await consolidator(synchronous)(synchronous.space, manual);
+    const sync = await consolidator(synchronous)(synchronous.space, FORCED_RUN);
     const test = space(server.url, { DREAMD_DIGEST_TOKENS_PER_CALL: '1500' });
     const run = await consolidator(test)(test.space, scheduled);
     expect(run.status).toBe('completed');
@@ -202,16 +201,16 @@ describe('batch mode', () => {
     expect(await activeLines(test)).toHaveLength(6);
   });
 
-  it('calls synchronously when model.batch is never, for a manual run, and for a provider without batches', async () => {
+  it('calls synchronously when model.batch is never, for a FORCED_RUN run, and for a provider without batches', async () => {
     server = await startFakeAnthropicServer({ usage: USAGE });
     server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     const never = space(server.url, { DREAMD_MODEL_BATCH: 'never' });
     expect((await consolidator(never)(never.space, scheduled)).batch).toBeUndefined();
     const byHand = space(server.url);
-    expect((await consolidator(byHand)(byHand.space, manual)).batch).toBeUndefined();
+    expect((await consolidator(byHand)(byHand.space, FORCED_RUN)).batch).toBeUndefined();
     expect(server.batches).toHaveLength(0);
     const asked = space(server.url);
-    const run = await consolidator(asked)(asked.space, { ...manual, batch: true });
+    const run = await consolidator(asked)(asked.space, { ...FORCED_RUN, batch: true });
     expect(run.batch).toMatchObject({ outcome: 'collected' });
     expect(server.batches).toHaveLength(1);
     const openai = createModel({

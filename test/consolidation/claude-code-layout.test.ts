@@ -19,7 +19,7 @@ import { TOPIC_FILES } from '../../src/memory/types.js';
 import { createModel } from '../../src/model/index.js';
 import { loadMemory } from '../../src/space/index.js';
 import { type ScriptedFact } from '../../harness/scripted-extractor.js';
-import { snapshotDirectory } from '../support/space.js';
+import { snapshotDirectory, FORCED_RUN } from '../support/space.js';
 import { CLAUDE_CODE_FIXTURES } from '../transcripts/helpers.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
@@ -115,11 +115,7 @@ function writeConfig(path: string, content: unknown): string {
 }
 
 function consolidate(config: Config) {
-  return createConsolidator({ config, model: createModel(config.model) })(config.spaces[0]!, {
-    force: true,
-    dryRun: false,
-    trigger: 'manual',
-  });
+  return createConsolidator({ config, model: createModel(config.model) })(config.spaces[0]!, FORCED_RUN);
 }
 
 describe.each(['current', 'older'] as const)(

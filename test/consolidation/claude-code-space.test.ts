@@ -8,6 +8,7 @@ import { loadMemory } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
+import { FORCED_RUN } from '../support/space.js';
 
 const FIXTURES = new URL('../fixtures/claude-code/', import.meta.url).pathname;
 
@@ -49,11 +50,7 @@ describe('a Claude Code project directory as a space', () => {
     );
     const summary = await createConsolidator({ config, model: createModel(config.model) })(
       config.spaces[0]!,
-      {
-        force: true,
-        dryRun: false,
-        trigger: 'manual',
-      },
+      FORCED_RUN,
     );
     expect(summary.status).toBe('completed');
     expect(summary.sessions).toHaveLength(3);

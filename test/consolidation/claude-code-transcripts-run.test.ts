@@ -10,6 +10,7 @@ import {
   type TestSpace,
   fastConsolidator,
   RUN_NOW,
+  FORCED_RUN,
 } from '../support/space.js';
 import { CLAUDE_CODE_FIXTURES, FIXTURE } from '../transcripts/helpers.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
@@ -93,11 +94,7 @@ describe('a run over Claude Code transcripts', () => {
         },
       ]),
     );
-    const summary = await fastConsolidator(test.config, { now: () => RUN_NOW })(space, {
-      force: true,
-      dryRun: false,
-      trigger: 'manual',
-    });
+    const summary = await fastConsolidator(test.config, { now: () => RUN_NOW })(space, FORCED_RUN);
     expect(summary.status).toBe('completed');
     expect(summary.sessions).toEqual([PARENT_ID]);
     expect(summary.problems).toEqual([]);

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CurationConfig, type Config, type Space } from '../../src/config/schema.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
-import type { RunRequest } from '../../src/core/run.js';
 import { createModel } from '../../src/model/index.js';
 import { ARCHIVE_FILE, loadMemory, rollbackRun } from '../../src/space/index.js';
 import {
@@ -24,11 +23,11 @@ import {
   createTestSpace,
   snapshotDirectory,
   type TestSpace,
+  FORCED_RUN,
 } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 import { EXAMPLE_SESSION_FILES } from './helpers.js';
 
-const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
 const NOW = new Date('2026-11-29T12:00:00Z');
 const fake = useFakeAnthropic();
 
@@ -38,7 +37,7 @@ function run(test: TestSpace, curation: Partial<CurationConfig> = {}, space: Spa
     config,
     model: () => createModel(config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
     now: () => NOW,
-  })(space, forced);
+  })(space, FORCED_RUN);
 }
 
 const PORTO = '2026-11-26-moved-to-porto.json';

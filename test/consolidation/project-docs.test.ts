@@ -10,7 +10,7 @@ import { docStatements, splitAlreadyStated, type ProjectDoc } from '../../src/co
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
 import { loadMemory } from '../../src/space/index.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
-import { createTestSpace, type TestSpace, fastConsolidator, RUN_NOW } from '../support/space.js';
+import { createTestSpace, type TestSpace, fastConsolidator, RUN_NOW, FORCED_RUN } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 
 const YESTERDAY = new Date('2026-11-28T09:00:00Z');
@@ -109,11 +109,7 @@ describe("a run over a project's sessions", () => {
         },
       ]),
     );
-    const summary = await fastConsolidator(test.config, { now: () => RUN_NOW })(space, {
-      force: true,
-      dryRun: false,
-      trigger: 'manual',
-    });
+    const summary = await fastConsolidator(test.config, { now: () => RUN_NOW })(space, FORCED_RUN);
 
     expect(summary.status).toBe('completed');
     expect(summary.alreadyInProjectFiles).toBe(1);
