@@ -33,7 +33,7 @@ import {
 } from '../support/space.js';
 import type { Fact } from '../../src/memory/types.js';
 import { fact as memoryFact } from '../memory/helpers.js';
-import { activeTitles, EXAMPLE_SESSION_FILES } from './helpers.js';
+import { activeTitles, EXAMPLE_SESSION_FILES, addExampleSession } from './helpers.js';
 
 const SESSIONS = EXAMPLE_SESSION_FILES.slice(0, 3);
 
@@ -203,10 +203,7 @@ describe('approval mode', () => {
     const test = createTestSpace({ modelUrl: fake.url, examples: SESSIONS.slice(0, 1) });
     // Memory exists first, written without approval.
     expect((await consolidate(test, test.space)).status).toBe('completed');
-    writeFileSync(
-      join(test.space.sessionsDir, SESSIONS[1]!),
-      readFileSync(new URL(`../../sessions/${SESSIONS[1]}`, import.meta.url)),
-    );
+    addExampleSession(test, SESSIONS[1]!);
     const run = await consolidate(test);
     expect(run.status).toBe('proposed');
     // A person edits memory by hand after the proposal was made.
@@ -231,10 +228,7 @@ describe('approval mode', () => {
   it('a run drops a proposal that memory moved past and proposes again', async () => {
     const test = createTestSpace({ modelUrl: fake.url, examples: SESSIONS.slice(0, 1) });
     expect((await consolidate(test, test.space)).status).toBe('completed');
-    writeFileSync(
-      join(test.space.sessionsDir, SESSIONS[2]!),
-      readFileSync(new URL(`../../sessions/${SESSIONS[2]}`, import.meta.url)),
-    );
+    addExampleSession(test, SESSIONS[2]!);
     const first = await consolidate(test);
     writeFileSync(join(test.space.memoryDir, 'notes-by-hand.md'), '# Mine\n');
     const second = await consolidate(test);

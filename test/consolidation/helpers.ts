@@ -1,4 +1,5 @@
-import { cpSync } from 'node:fs';
+import { copyFileSync, cpSync } from 'node:fs';
+import { join } from 'node:path';
 import { CurationConfig } from '../../src/config/schema.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import { createModel } from '../../src/model/index.js';
@@ -90,4 +91,9 @@ export async function activeFacts(test: TestSpace): Promise<Fact[]> {
 /** The titles of the test space's active facts, sorted. */
 export async function activeTitles(test: TestSpace): Promise<string[]> {
   return (await activeFacts(test)).map((fact) => fact.title).sort();
+}
+
+/** Session `name` of sessions/ arrives in the test space: copied into its sessions folder, modified now. */
+export function addExampleSession(test: TestSpace, name: string): void {
+  copyFileSync(join(EXAMPLE_SESSIONS_DIR, name), join(test.space.sessionsDir, name));
 }

@@ -1,11 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listRuns, loadMemory, readLedger, reopenSessions, rollbackRun } from '../../src/space/index.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { createTestSpace, type TestSpace, fastConsolidator, FORCED_RUN, RUN_NOW } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
-import { EXAMPLE_SESSION_FILES } from './helpers.js';
+import { EXAMPLE_SESSION_FILES, addExampleSession } from './helpers.js';
 
 const FIRST = EXAMPLE_SESSION_FILES.slice(0, 3);
 const SECOND = ['2026-11-12-no-semicolons.json', '2026-11-26-moved-to-porto.json'];
@@ -18,10 +16,7 @@ function consolidate(test: TestSpace) {
 
 function addSessions(test: TestSpace, names: readonly string[]): void {
   for (const name of names) {
-    writeFileSync(
-      join(test.space.sessionsDir, name),
-      readFileSync(new URL(`../../sessions/${name}`, import.meta.url)),
-    );
+    addExampleSession(test, name);
   }
 }
 

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createConsolidator } from '../../src/consolidation/run.js';
@@ -11,7 +11,7 @@ import { faults } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_ACTIVE_TITLES, EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
-import { EXAMPLE_SESSION_FILES } from './helpers.js';
+import { EXAMPLE_SESSION_FILES, addExampleSession } from './helpers.js';
 
 const manual: RunRequest = { force: false, dryRun: false, trigger: 'manual' };
 const NOW = new Date('2026-11-29T12:00:00Z');
@@ -136,10 +136,7 @@ describe('consolidation run', () => {
     const afterFirst = memoryFiles(snapshotDirectory(test.space.memoryDir));
 
     for (const name of ['2026-11-12-no-semicolons.json', '2026-11-26-moved-to-porto.json']) {
-      writeFileSync(
-        join(test.space.sessionsDir, name),
-        readFileSync(new URL(`../../sessions/${name}`, import.meta.url)),
-      );
+      addExampleSession(test, name);
     }
     const second = await consolidatorFor(test)(test.space, { ...manual, force: true });
     expect(second.superseded).toBe(1);
@@ -156,10 +153,7 @@ describe('consolidation run', () => {
 
     const reverse = createTestSpace({ modelUrl: fake.url, examples: false });
     for (const name of [...EXAMPLE_SESSION_FILES].reverse()) {
-      writeFileSync(
-        join(reverse.space.sessionsDir, name),
-        readFileSync(new URL(`../../sessions/${name}`, import.meta.url)),
-      );
+      addExampleSession(reverse, name);
       await consolidatorFor(reverse)(reverse.space, { ...manual, force: true });
     }
     const view = async (test: TestSpace) =>
