@@ -23,17 +23,10 @@ import {
 } from '../../src/space/index.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { copyExampleSessions, useFakeAnthropic } from '../support/fixtures.js';
-import {
-  createTestSpace,
-  snapshotDirectory,
-  type TestSpace,
-  fastConsolidator,
-  FORCED_RUN,
-  RUN_NOW,
-} from '../support/space.js';
+import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
 import type { Fact } from '../../src/memory/types.js';
 import { fact as memoryFact } from '../memory/helpers.js';
-import { activeTitles, EXAMPLE_SESSION_FILES, addExampleSession } from './helpers.js';
+import { activeTitles, EXAMPLE_SESSION_FILES, addExampleSession, forcedRunAt } from './helpers.js';
 
 const SESSIONS = EXAMPLE_SESSION_FILES.slice(0, 3);
 
@@ -44,7 +37,7 @@ function approving(test: TestSpace): Space {
 }
 
 function consolidate(test: TestSpace, space: Space = approving(test)) {
-  return fastConsolidator(test.config, { now: () => RUN_NOW })(space, FORCED_RUN);
+  return forcedRunAt(test, space);
 }
 
 /** The memory folder without dreamd's own state: what people and agents read. */

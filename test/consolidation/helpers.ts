@@ -1,11 +1,22 @@
 import { copyFileSync, cpSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { afterEach, beforeEach } from 'vitest';
 import { join } from 'node:path';
 import { CurationConfig } from '../../src/config/schema.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import { createModel } from '../../src/model/index.js';
 import type { FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
-import { createTestSpace, EXAMPLE_SESSIONS_DIR, type TestSpace, FORCED_RUN } from '../support/space.js';
+import {
+  createTestSpace,
+  EXAMPLE_SESSIONS_DIR,
+  fastConsolidator,
+  type TestSpace,
+  FORCED_RUN,
+  RUN_NOW,
+  claudeCodeProject,
+} from '../support/space.js';
+import type { Space } from '../../src/config/schema.js';
 import { loadMemory } from '../../src/space/index.js';
 import type { Fact } from '../../src/memory/types.js';
 
@@ -96,4 +107,46 @@ export async function activeTitles(test: TestSpace): Promise<string[]> {
 /** Session `name` of sessions/ arrives in the test space: copied into its sessions folder, modified now. */
 export function addExampleSession(test: TestSpace, name: string): void {
   copyFileSync(join(EXAMPLE_SESSIONS_DIR, name), join(test.space.sessionsDir, name));
+}
+
+/** A FORCED_RUN of `space` (by default the test's own) at RUN_NOW, with the test's config and fast retries. */
+export function forcedRunAt(test: TestSpace, space: Space = test.space) {
+  return fastConsolidator(test.config, { now: () => RUN_NOW })(space, FORCED_RUN);
+}
+
+/** A Claude Code project of a test: its test space, the project's space, and a FORCED_RUN of it. */
+export interface ClaudeCodeProjectFixture {
+  readonly test: TestSpace;
+  readonly space: Space;
+  run(): ReturnType<typeof forcedRunAt>;
+}
+
+/**
+ * For each test of the file (or describe): a test space whose model is `fake`, and a Claude Code project folder
+ * in it (claudeCodeProject, named `id`) with its sessions folder made. Reads as `project.space`, `project.run()`.
+ */
+export function useClaudeCodeProject(fake: { readonly url: string }, id?: string): ClaudeCodeProjectFixture {
+  let current: { test: TestSpace; space: Space } | undefined;
+  beforeEach(async () => {
+    const test = createTestSpace({ modelUrl: fake.url });
+    const space = claudeCodeProject(test, id);
+    await mkdir(space.sessionsDir, { recursive: true });
+    current = { test, space };
+  });
+  afterEach(() => {
+    current = undefined;
+  });
+  const now = (): { test: TestSpace; space: Space } => {
+    if (current === undefined) throw new Error('the Claude Code project exists only inside a test');
+    return current;
+  };
+  return {
+    get test() {
+      return now().test;
+    },
+    get space() {
+      return now().space;
+    },
+    run: () => forcedRunAt(now().test, now().space),
+  };
 }

@@ -7,9 +7,9 @@ import {
   scriptedExtractor,
   sessionsInPrompt,
 } from '../../harness/scripted-extractor.js';
-import { createTestSpace, fastConsolidator, FORCED_RUN, RUN_NOW } from '../support/space.js';
+import { createTestSpace } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
-import { activeFacts } from './helpers.js';
+import { activeFacts, forcedRunAt } from './helpers.js';
 
 /** An answer that stops at max_tokens: the batch is split and the run goes on; no request is sent twice. */
 
@@ -21,7 +21,7 @@ describe('an answer cut off at the output limit', () => {
     fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     // The first two answers stop at max_tokens (the whole batch, then its first half).
     fake.server.enqueue(faults.maxTokens(), faults.maxTokens());
-    const summary = await fastConsolidator(test.config, { now: () => RUN_NOW })(test.space, FORCED_RUN);
+    const summary = await forcedRunAt(test);
 
     expect(summary.status).toBe('completed');
     const prompts = fake.server.requests.map((request) => request.prompt);
