@@ -53,10 +53,22 @@ async function onlyProposal(test: TestSpace) {
   return proposals[0]!;
 }
 
+/** A test space of SESSIONS, and the approving run over it: it proposes their three facts. */
+async function proposedRun(): Promise<{ test: TestSpace; run: Awaited<ReturnType<typeof consolidate>> }> {
+  const test = createTestSpace({ modelUrl: fake.url, examples: SESSIONS });
+  return { test, run: await consolidate(test) };
+}
+
+/** The change of the space's only proposal whose fact is titled `title`. */
+async function changeTitled(test: TestSpace, title: string) {
+  const change = proposalChanges(await onlyProposal(test)).find((entry) => entry.fact.title === title);
+  if (change === undefined) throw new Error(`the proposal holds no change titled ${title}`);
+  return change;
+}
+
 describe('approval mode', () => {
   it('writes nothing in the memory folder; the run stages a proposal and the next run waits for it', async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: SESSIONS });
-    const run = await consolidate(test);
+    const { test, run } = await proposedRun();
     expect(run.status).toBe('proposed');
     expect(run.added).toBe(3);
     expect(memoryFiles(test)).toEqual(new Map());
@@ -80,8 +92,7 @@ describe('approval mode', () => {
   });
 
   it('accepting all of a proposal writes exactly the bytes it showed, and advances the ledger', async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: SESSIONS });
-    const run = await consolidate(test);
+    const { test, run } = await proposedRun();
     const proposal = await onlyProposal(test);
     const outcome = await acceptProposal(test.space, run.runId, { config: test.config });
     expect(outcome.leftOut).toEqual([]);
@@ -124,10 +135,8 @@ describe('approval mode', () => {
   });
 
   it('accept --only writes exactly that part, planned again from the chosen facts', async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: SESSIONS });
-    const run = await consolidate(test);
-    const changes = proposalChanges(await onlyProposal(test));
-    const coffee = changes.find((change) => change.fact.title === 'Usual coffee order')!;
+    const { test, run } = await proposedRun();
+    const coffee = await changeTitled(test, 'Usual coffee order');
     const outcome = await acceptProposal(test.space, run.runId, { config: test.config, only: [coffee.id] });
     expect(outcome.accepted).toEqual([coffee.id]);
     expect(outcome.leftOut).toHaveLength(2);
@@ -153,8 +162,7 @@ describe('approval mode', () => {
   });
 
   it('reject remembers the facts: the next run reads the same sessions and does not propose them again', async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: SESSIONS });
-    const run = await consolidate(test);
+    const { test, run } = await proposedRun();
     const outcome = await rejectProposal(test.space, run.runId, { config: test.config });
     expect(outcome.dropped).toBe(true);
     expect(await listProposals(test.space.memoryDir, test.space.id)).toEqual([]);
@@ -172,10 +180,8 @@ describe('approval mode', () => {
   });
 
   it('reject --only keeps the rest waiting; accepting it then writes the rest', async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: SESSIONS });
-    const run = await consolidate(test);
-    const changes = proposalChanges(await onlyProposal(test));
-    const spicy = changes.find((change) => change.fact.title === "Doesn't eat spicy food")!;
+    const { test, run } = await proposedRun();
+    const spicy = await changeTitled(test, "Doesn't eat spicy food");
     const outcome = await rejectProposal(test.space, run.runId, { config: test.config, only: [spicy.id] });
     expect(outcome).toEqual({ rejected: [spicy.id], dropped: false });
     expect(memoryFiles(test)).toEqual(new Map());
@@ -233,8 +239,7 @@ describe('approval mode', () => {
   });
 
   it('names the changes a proposal holds when --only names one it does not', async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: SESSIONS });
-    const run = await consolidate(test);
+    const { test, run } = await proposedRun();
     const ids = proposalChanges(await onlyProposal(test)).map((change) => change.id);
     const refused = acceptProposal(test.space, run.runId, { config: test.config, only: ['f-nothere'] });
     await expect(refused).rejects.toThrow(UnknownChangeError);
