@@ -1,4 +1,13 @@
-import { copyFileSync, cpSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { mkdir } from 'node:fs/promises';
 import { afterEach, beforeEach } from 'vitest';
 import { join } from 'node:path';
@@ -16,7 +25,9 @@ import {
   RUN_NOW,
   claudeCodeProject,
 } from '../support/space.js';
-import type { Space } from '../../src/config/schema.js';
+import type { Config, Space } from '../../src/config/schema.js';
+import { loadConfig } from '../../src/config/load.js';
+import { CLAUDE_CODE_FIXTURES } from '../transcripts/helpers.js';
 import { loadMemory } from '../../src/space/index.js';
 import type { Fact } from '../../src/memory/types.js';
 
@@ -148,5 +159,60 @@ export function useClaudeCodeProject(fake: { readonly url: string }, id?: string
       return now().space;
     },
     run: () => forcedRunAt(now().test, now().space),
+  };
+}
+
+/** A temp home holding one Claude Code project and a dreamd config of one claude-code space over it. */
+export interface ClaudeCodeHome {
+  /** The temp folder: the config's cwd, holding `dreamd.config.json` and `.claude/projects/-home-me-repo`. */
+  readonly root: string;
+  /** The project folder: the Claude Code fixtures' transcripts, quiet since 2026-11-01. */
+  readonly project: string;
+  /** The project's `memory/` folder, the space's memory. */
+  readonly memoryDir: string;
+  readonly config: Config;
+  /** A FORCED_RUN of the space, its model the SDK against the fake server, with no retries. */
+  readonly consolidate: () => ReturnType<ReturnType<typeof createConsolidator>>;
+}
+
+/**
+ * A Claude Code project in a fresh temp home, as `~/.claude/projects/-home-me-repo` is: the Claude Code fixtures'
+ * transcripts, quiet since 2026-11-01, and a config of one claude-code space `repo` over it whose model is `fake`.
+ * `space` adds fields to that space; `prepare` runs on the root before the config is read (to write what the space
+ * names); `memoryFrom` is copied in as the memory folder's starting content.
+ */
+export function claudeCodeHome(
+  fake: { readonly url: string },
+  options: { space?: Record<string, unknown>; memoryFrom?: string; prepare?: (root: string) => void } = {},
+): ClaudeCodeHome {
+  const root = mkdtempSync(join(tmpdir(), 'dreamd-claude-code-home-'));
+  const project = join(root, '.claude', 'projects', '-home-me-repo');
+  mkdirSync(project, { recursive: true });
+  cpSync(CLAUDE_CODE_FIXTURES, project, { recursive: true, filter: (source) => !source.endsWith('.md') });
+  // Claude Code sessions have no endedAt: they settle once quiet for quietMinutes.
+  const quiet = new Date('2026-11-01T00:00:00Z');
+  for (const name of readdirSync(project)) utimesSync(join(project, name), quiet, quiet);
+  const memoryDir = join(project, 'memory');
+  if (options.memoryFrom !== undefined) cpSync(options.memoryFrom, memoryDir, { recursive: true });
+  options.prepare?.(root);
+  const path = join(root, 'dreamd.config.json');
+  const space = { id: 'repo', sessions: project, memory: memoryDir, format: 'claude-code', ...options.space };
+  writeFileSync(path, JSON.stringify({ spaces: [space] }));
+  const config = loadConfig({
+    path,
+    env: {
+      DREAMD_MODEL_BASE_URL: fake.url,
+      ANTHROPIC_API_KEY: 'sk-ant-test-key',
+      DREAMD_MODEL_MAX_RETRIES: '0',
+    },
+    cwd: root,
+  });
+  return {
+    root,
+    project,
+    memoryDir,
+    config,
+    consolidate: () =>
+      createConsolidator({ config, model: createModel(config.model) })(config.spaces[0]!, FORCED_RUN),
   };
 }
