@@ -14,28 +14,14 @@ import { loadMemory, rollbackRun } from '../../src/space/index.js';
 import { type ScriptedFact } from '../../harness/scripted-extractor.js';
 import { snapshotDirectory } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
-import { claudeCodeHome, type ClaudeCodeHome } from './helpers.js';
+import { claudeCodeHome, type ClaudeCodeHome, HELLO_SCRIPT_FACT, HOOK_BAIL_OUT_FACT } from './helpers.js';
 
 const BUDGET = 1024;
 const PERSON = '# Agents\n\nRun `make check` before you push.\r\nNo trailing line break here';
 
 const FACTS: readonly ScriptedFact[] = [
-  {
-    trigger: 'hello.sh',
-    type: 'project',
-    title: 'hello.sh prints Hello world',
-    body: 'The repository has a hello.sh script that prints "Hello world".',
-    description: 'The hello.sh shell script in the repo and what it prints (Hello world)',
-  },
-  {
-    trigger: 'bail out and return an error',
-    type: 'feedback',
-    title: 'Hook handlers bail out when the repository cannot be opened',
-    body: 'When a Claude Code hook handler cannot open the git repository, it returns an error instead of going on.',
-    why: 'Going on with no repository hides the failure.',
-    howToApply: 'Return the error from opening the repository.',
-    description: 'Error handling in hook handlers: fail when the git repository cannot be opened',
-  },
+  HELLO_SCRIPT_FACT,
+  HOOK_BAIL_OUT_FACT,
   {
     trigger: 'hello.sh',
     type: 'reference',

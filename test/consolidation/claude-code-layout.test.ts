@@ -15,28 +15,17 @@ import { loadMemory } from '../../src/space/index.js';
 import { type ScriptedFact } from '../../harness/scripted-extractor.js';
 import { snapshotDirectory } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
-import { claudeCodeHome, type ClaudeCodeHome } from './helpers.js';
+import { claudeCodeHome, type ClaudeCodeHome, HELLO_SCRIPT_FACT, HOOK_BAIL_OUT_FACT } from './helpers.js';
 
 const MEMORY_FIXTURES = fileURLToPath(new URL('../fixtures/claude-code-memory/', import.meta.url));
 const CLAUDE_CODE_READ_BYTES = 4_096;
 
 const FACTS: readonly ScriptedFact[] = [
+  HELLO_SCRIPT_FACT,
   {
-    trigger: 'hello.sh',
-    type: 'project',
-    title: 'hello.sh prints Hello world',
-    body: 'The repository has a hello.sh script that prints "Hello world".',
-    description: 'The hello.sh shell script in the repo and what it prints (Hello world)',
-  },
-  {
-    trigger: 'bail out and return an error',
-    type: 'feedback',
-    title: 'Hook handlers bail out when the repository cannot be opened',
-    body: 'When a Claude Code hook handler cannot open the git repository, it returns an error instead of going on.',
-    why: 'Going on with no repository hides the failure.',
+    ...HOOK_BAIL_OUT_FACT,
     howToApply:
       'In cmd/entire/cli/hooks_claudecode_handlers.go, return the error from opening the repository.',
-    description: 'Error handling in hook handlers: fail when the git repository cannot be opened',
   },
   {
     trigger: 'surface to the user',

@@ -15,7 +15,7 @@ import { CurationConfig } from '../../src/config/schema.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import { createModel } from '../../src/model/index.js';
 import type { FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
-import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { EXAMPLE_FACTS, scriptedExtractor, type ScriptedFact } from '../../harness/scripted-extractor.js';
 import {
   createTestSpace,
   EXAMPLE_SESSIONS_DIR,
@@ -216,3 +216,23 @@ export function claudeCodeHome(
       createConsolidator({ config, model: createModel(config.model) })(config.spaces[0]!, FORCED_RUN),
   };
 }
+
+/** What the hello-world Claude Code fixture teaches, as the scripted model finds it. */
+export const HELLO_SCRIPT_FACT: ScriptedFact = {
+  trigger: 'hello.sh',
+  type: 'project',
+  title: 'hello.sh prints Hello world',
+  body: 'The repository has a hello.sh script that prints "Hello world".',
+  description: 'The hello.sh shell script in the repo and what it prints (Hello world)',
+};
+
+/** What the compact-boundary Claude Code fixture teaches about hook handlers, as the scripted model finds it. */
+export const HOOK_BAIL_OUT_FACT: ScriptedFact = {
+  trigger: 'bail out and return an error',
+  type: 'feedback',
+  title: 'Hook handlers bail out when the repository cannot be opened',
+  body: 'When a Claude Code hook handler cannot open the git repository, it returns an error instead of going on.',
+  why: 'Going on with no repository hides the failure.',
+  howToApply: 'Return the error from opening the repository.',
+  description: 'Error handling in hook handlers: fail when the git repository cannot be opened',
+};
