@@ -5,7 +5,7 @@ import { loadMemory, readLedger } from '../../src/space/index.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { CLAUDE_CODE_FIXTURES, FIXTURE } from '../transcripts/helpers.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
-import { useClaudeCodeProject } from './helpers.js';
+import { useClaudeCodeProject, STAGING_HOST_FACT } from './helpers.js';
 
 const YESTERDAY = new Date('2026-11-28T09:00:00Z');
 const PARENT_ID = '0790ea37-90df-4d30-8fdf-0bfe301b8f3e';
@@ -69,12 +69,7 @@ describe('a run over Claude Code transcripts', () => {
     }
     fake.server.setDefault(
       scriptedExtractor([
-        {
-          trigger: 'our staging box is stg-7',
-          type: 'project',
-          title: 'Staging host',
-          body: 'Staging is stg-7.',
-        },
+        STAGING_HOST_FACT,
         {
           trigger: 'sub-agent ← Done: teal is the team palette colour',
           type: 'project',

@@ -236,3 +236,11 @@ export const HOOK_BAIL_OUT_FACT: ScriptedFact = {
   howToApply: 'Return the error from opening the repository.',
   description: 'Error handling in hook handlers: fail when the git repository cannot be opened',
 };
+
+/** What a session saying "our staging box is stg-7" teaches, as the scripted model finds it. */
+export const STAGING_HOST_FACT: ScriptedFact = {
+  trigger: 'our staging box is stg-7',
+  type: 'project',
+  title: 'Staging host',
+  body: 'Staging is stg-7.',
+};

@@ -10,7 +10,7 @@ import type { ExtractedFact } from '../../src/consolidation/extraction.js';
 import { loadMemory } from '../../src/space/index.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
-import { useClaudeCodeProject } from './helpers.js';
+import { useClaudeCodeProject, STAGING_HOST_FACT } from './helpers.js';
 
 const YESTERDAY = new Date('2026-11-28T09:00:00Z');
 const SESSION_ID = '5b1f3c2e-8d4a-4c1b-9e7f-2a6d8c0e4b13';
@@ -92,12 +92,7 @@ describe("a run over a project's sessions", () => {
           title: 'Lint first',
           body: 'Run make lint before committing.',
         },
-        {
-          trigger: 'our staging box is stg-7',
-          type: 'project',
-          title: 'Staging host',
-          body: 'Staging is stg-7.',
-        },
+        STAGING_HOST_FACT,
       ]),
     );
     const summary = await project.run();
