@@ -56,6 +56,18 @@ async function plantLock(info: Partial<LockInfo>): Promise<void> {
   await writeFile(path.join(folder.path, LOCK_FILE), JSON.stringify(lock));
 }
 
+/** A lock held on another host since `startedAt`, its last heartbeat (the file's mtime) at `heartbeat`. */
+async function plantRemoteLock(startedAt: string, heartbeat: string): Promise<void> {
+  await plantLock({ host: 'another-host', pid: 1, startedAt });
+  const beat = new Date(heartbeat);
+  await utimes(path.join(folder.path, LOCK_FILE), beat, beat);
+}
+
+/** Takes the lock for `owner` with the clock at `now`. */
+function acquireAt(now: string, owner: string, staleMs: number) {
+  return acquireLock(folder.path, { owner, staleMs, now: () => new Date(now) });
+}
+
 async function race(takers: number, staleMs = 60_000): Promise<string[]> {
   const startFile = path.join(folder.path, 'go');
   const endFile = path.join(folder.path, 'end');
@@ -110,33 +122,17 @@ describe('space lock', () => {
   });
 
   it('takes over a lock whose heartbeat stopped more than staleMs ago, and not one with a recent heartbeat', async () => {
-    await plantLock({ host: 'another-host', pid: 1, startedAt: '2026-11-30T10:00:00.000Z' });
-    const beat = new Date('2026-11-30T10:00:00Z');
-    await utimes(path.join(folder.path, LOCK_FILE), beat, beat);
-    await expect(
-      acquireLock(folder.path, {
-        owner: 'x',
-        staleMs: 3_600_000,
-        now: () => new Date('2026-11-30T10:30:00Z'),
-      }),
-    ).rejects.toThrow(LockBusyError);
-    const held = await acquireLock(folder.path, {
-      owner: 'late run',
-      staleMs: 3_600_000,
-      now: () => new Date('2026-11-30T11:00:01Z'),
-    });
+    await plantRemoteLock('2026-11-30T10:00:00.000Z', '2026-11-30T10:00:00Z');
+    await expect(acquireAt('2026-11-30T10:30:00Z', 'x', 3_600_000)).rejects.toThrow(LockBusyError);
+    const held = await acquireAt('2026-11-30T11:00:01Z', 'late run', 3_600_000);
     expect((await readLock(folder.path))?.owner).toBe('late run');
     await held.release();
   });
 
   it('never calls a lock stale for its age alone: a long-held lock with a fresh heartbeat is busy', async () => {
     // Started a day ago on another host, heartbeat a second ago.
-    await plantLock({ host: 'another-host', pid: 1, startedAt: '2026-11-29T10:00:00.000Z' });
-    const beat = new Date('2026-11-30T09:59:59Z');
-    await utimes(path.join(folder.path, LOCK_FILE), beat, beat);
-    await expect(
-      acquireLock(folder.path, { owner: 'x', staleMs: 60_000, now: () => new Date('2026-11-30T10:00:00Z') }),
-    ).rejects.toThrow(LockBusyError);
+    await plantRemoteLock('2026-11-29T10:00:00.000Z', '2026-11-30T09:59:59Z');
+    await expect(acquireAt('2026-11-30T10:00:00Z', 'x', 60_000)).rejects.toThrow(LockBusyError);
   });
 
   it('keeps the lock of a slow holder whose heartbeat runs, however long past staleMs it works', async () => {
