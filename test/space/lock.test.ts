@@ -56,6 +56,22 @@ async function plantLock(info: Partial<LockInfo>): Promise<void> {
   await writeFile(path.join(folder.path, LOCK_FILE), JSON.stringify(lock));
 }
 
+/**
+ * The lock taken by `owner` (staleMs one minute) on a fake clock at 2026-11-30 10:00 whose heartbeat timer only
+ * fires when the test says: the clock, the timer and the lock held.
+ */
+async function holdOnManualClock(owner: string) {
+  const clock = fakeClock('2026-11-30T10:00:00Z');
+  const timer = manualTimer();
+  const held = await acquireLock(folder.path, {
+    owner,
+    staleMs: 60_000,
+    now: clock.now,
+    timer: timer.install,
+  });
+  return { clock, timer, held };
+}
+
 /** A lock held on another host since `startedAt`, its last heartbeat (the file's mtime) at `heartbeat`. */
 async function plantRemoteLock(startedAt: string, heartbeat: string): Promise<void> {
   await plantLock({ host: 'another-host', pid: 1, startedAt });
@@ -136,14 +152,7 @@ describe('space lock', () => {
   });
 
   it('keeps the lock of a slow holder whose heartbeat runs, however long past staleMs it works', async () => {
-    const clock = fakeClock('2026-11-30T10:00:00Z');
-    const timer = manualTimer();
-    const held = await acquireLock(folder.path, {
-      owner: 'slow run',
-      staleMs: 60_000,
-      now: clock.now,
-      timer: timer.install,
-    });
+    const { clock, timer, held } = await holdOnManualClock('slow run');
     // Ten stale times go by, with a heartbeat each half stale time.
     for (let step = 0; step < 20; step += 1) {
       clock.advance(30_000);
@@ -161,14 +170,7 @@ describe('space lock', () => {
   });
 
   it('fences a paused holder: once its heartbeat stopped and another took the lock, it cannot commit', async () => {
-    const clock = fakeClock('2026-11-30T10:00:00Z');
-    const timer = manualTimer();
-    const paused = await acquireLock(folder.path, {
-      owner: 'paused run',
-      staleMs: 60_000,
-      now: clock.now,
-      timer: timer.install,
-    });
+    const { clock, timer, held: paused } = await holdOnManualClock('paused run');
     clock.advance(60_001); // no heartbeat fired: the holder was paused
     const taker = await acquireLock(folder.path, { owner: 'taker', staleMs: 60_000, now: clock.now });
     const error = await paused.assertHeld().catch((caught: unknown) => caught);
