@@ -121,18 +121,26 @@ function refusal(
   return check.refused[0]?.reason;
 }
 
+/** The check of a merge of the coffee order and its place that keeps every detail of both. */
+function checkCoffeeMerge() {
+  return checkCuration(
+    group([coffee, coffeePlace]),
+    answer([
+      {
+        title: 'Coffee order',
+        body: 'Drinks an oat flat white, and gets it at Fábrica.',
+        replaces: [coffee.id, coffeePlace.id],
+      },
+    ]),
+  );
+}
+
+/** applyCuration's day, and the id it gives the merged fact. */
+const APPLY_AS_MERGED = { today: '2026-12-01', newId: () => 'f-bbbbbbbbb1' };
+
 describe('checkCuration', () => {
   it('accepts a merge that keeps every detail of the facts it replaces', () => {
-    const check = checkCuration(
-      group([coffee, coffeePlace]),
-      answer([
-        {
-          title: 'Coffee order',
-          body: 'Drinks an oat flat white, and gets it at Fábrica.',
-          replaces: [coffee.id, coffeePlace.id],
-        },
-      ]),
-    );
+    const check = checkCoffeeMerge();
     expect(check.refused).toEqual([]);
     expect(check.accepted).toHaveLength(1);
     expect(check.accepted[0]?.replaces.map((f) => f.id)).toEqual([coffee.id, coffeePlace.id]);
@@ -347,20 +355,8 @@ describe('curationGroups', () => {
 
 describe('applyCuration', () => {
   it('adds the merged fact and supersedes what it replaces, with sources and dates kept', () => {
-    const check = checkCuration(
-      group([coffee, coffeePlace]),
-      answer([
-        {
-          title: 'Coffee order',
-          body: 'Drinks an oat flat white, and gets it at Fábrica.',
-          replaces: [coffee.id, coffeePlace.id],
-        },
-      ]),
-    );
-    const { facts, merged } = applyCuration([coffee, coffeePlace, climbing], check.accepted, {
-      today: '2026-12-01',
-      newId: () => 'f-bbbbbbbbb1',
-    });
+    const check = checkCoffeeMerge();
+    const { facts, merged } = applyCuration([coffee, coffeePlace, climbing], check.accepted, APPLY_AS_MERGED);
     expect(facts.find((f) => f.id === 'f-bbbbbbbbb1')).toMatchObject({
       status: 'active',
       sources: ['s-1', 's-2'],
@@ -374,21 +370,9 @@ describe('applyCuration', () => {
     expect(facts.find((f) => f.id === climbing.id)).toBe(climbing);
   });
   it('skips a result whose facts changed since the call', () => {
-    const check = checkCuration(
-      group([coffee, coffeePlace]),
-      answer([
-        {
-          title: 'Coffee order',
-          body: 'Drinks an oat flat white, and gets it at Fábrica.',
-          replaces: [coffee.id, coffeePlace.id],
-        },
-      ]),
-    );
+    const check = checkCoffeeMerge();
     const edited = { ...coffee, body: 'Drinks black coffee now.', editedByHand: true };
-    const { facts, merged } = applyCuration([edited, coffeePlace], check.accepted, {
-      today: '2026-12-01',
-      newId: () => 'f-bbbbbbbbb1',
-    });
+    const { facts, merged } = applyCuration([edited, coffeePlace], check.accepted, APPLY_AS_MERGED);
     expect(merged).toEqual([]);
     expect(facts).toEqual([edited, coffeePlace]);
   });
