@@ -112,6 +112,11 @@ describe('scanSessions', () => {
 describe('readSettledSessions', () => {
   const directory = useTempDir('settled');
 
+  /** A ledger of session `sessionId`, consolidated with `messageCount` messages when `file` was as it is now. */
+  function consolidatedAsItIs(file: string, sessionId: string, messageCount: number) {
+    return ledgerOfFileAsItIs(directory.path, { sessionId, file, messageCount });
+  }
+
   /** Scans the folder as a space of `format` against `ledger`, and reads the settled sessions it finds. */
   async function scanAndRead(
     ledger: LedgerLookup,
@@ -129,11 +134,7 @@ describe('readSettledSessions', () => {
       { role: 'assistant', content: 'Noted.' },
     ];
     await writeWithMtime(file, nativeDocument({ id: 'grow', messages }), minutesAgo(120));
-    const ledger = await ledgerOfFileAsItIs(directory.path, {
-      sessionId: 'grow',
-      file: 'grow.json',
-      messageCount: 2,
-    });
+    const ledger = await consolidatedAsItIs('grow.json', 'grow', 2);
     const unchanged = await scanAt(directory.path, ledger);
     expect(unchanged.entries[0]?.status).toBe('consolidated');
 
@@ -160,11 +161,7 @@ describe('readSettledSessions', () => {
   it('treats a changed file with no new message as consolidated', async () => {
     const file = join(directory.path, 'touched.json');
     await writeWithMtime(file, nativeDocument({ id: 'touched' }), minutesAgo(120));
-    const ledger = await ledgerOfFileAsItIs(directory.path, {
-      sessionId: 'touched',
-      file: 'touched.json',
-      messageCount: 2,
-    });
+    const ledger = await consolidatedAsItIs('touched.json', 'touched', 2);
     // Rewritten with the same messages and a new end: the size and mtime change, the messages do not.
     await writeWithMtime(
       file,
@@ -246,11 +243,7 @@ describe('readSettledSessions', () => {
   it('lets a grown Claude Code file be read from its ledger count', async () => {
     const file = join(directory.path, 'cc.jsonl');
     await copyFile(join(CLAUDE_CODE_FIXTURES, FIXTURE.helloWorld), file);
-    const ledger = await ledgerOfFileAsItIs(directory.path, {
-      sessionId: 'de3b8b19-5bc0-4a2a-934a-1b6806567e25',
-      file: 'cc.jsonl',
-      messageCount: 8,
-    });
+    const ledger = await consolidatedAsItIs('cc.jsonl', 'de3b8b19-5bc0-4a2a-934a-1b6806567e25', 8);
     await appendFile(
       file,
       `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'now in Python' } })}\n`,
