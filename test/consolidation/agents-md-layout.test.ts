@@ -3,42 +3,25 @@
  * MEMORY.md) and dreamd's block of the repository's AGENTS.md (`agentsMd`), through the real consolidation and
  * the real Anthropic SDK against the fake server (the scripted extractor answers).
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
-import type { Config } from '../../src/config/schema.js';
-import { createConsolidator } from '../../src/consolidation/run.js';
 import { agentsLine } from '../../src/memory/agents-block.js';
 import { splitIndexFile } from '../../src/memory/index-block.js';
-import { createModel } from '../../src/model/index.js';
 import { loadMemory, rollbackRun } from '../../src/space/index.js';
 import { type ScriptedFact } from '../../harness/scripted-extractor.js';
 import { snapshotDirectory } from '../support/space.js';
-import { CLAUDE_CODE_FIXTURES } from '../transcripts/helpers.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
+import { claudeCodeHome, type ClaudeCodeHome, HELLO_SCRIPT_FACT, HOOK_BAIL_OUT_FACT } from './helpers.js';
 
 const BUDGET = 1024;
 const PERSON = '# Agents\n\nRun `make check` before you push.\r\nNo trailing line break here';
 
 const FACTS: readonly ScriptedFact[] = [
-  {
-    trigger: 'hello.sh',
-    type: 'project',
-    title: 'hello.sh prints Hello world',
-    body: 'The repository has a hello.sh script that prints "Hello world".',
-    description: 'The hello.sh shell script in the repo and what it prints (Hello world)',
-  },
-  {
-    trigger: 'bail out and return an error',
-    type: 'feedback',
-    title: 'Hook handlers bail out when the repository cannot be opened',
-    body: 'When a Claude Code hook handler cannot open the git repository, it returns an error instead of going on.',
-    why: 'Going on with no repository hides the failure.',
-    howToApply: 'Return the error from opening the repository.',
-    description: 'Error handling in hook handlers: fail when the git repository cannot be opened',
-  },
+  HELLO_SCRIPT_FACT,
+  HOOK_BAIL_OUT_FACT,
   {
     trigger: 'hello.sh',
     type: 'reference',
@@ -58,64 +41,23 @@ const FACTS: readonly ScriptedFact[] = [
 
 const fake = useFakeAnthropic({ facts: FACTS });
 
-function space(agentsText: string | null): { config: Config; memoryDir: string; agentsMd: string } {
-  const root = mkdtempSync(join(tmpdir(), 'dreamd-agents-md-'));
-  const repo = join(root, 'repo');
-  mkdirSync(repo);
-  const agentsMd = join(repo, 'AGENTS.md');
-  if (agentsText !== null) writeFileSync(agentsMd, agentsText);
-  const project = join(root, '.claude', 'projects', '-home-me-repo');
-  mkdirSync(project, { recursive: true });
-  cpSync(CLAUDE_CODE_FIXTURES, project, { recursive: true, filter: (source) => !source.endsWith('.md') });
-  const old = new Date('2026-11-01T00:00:00Z');
-  for (const name of [
-    'claude-reliability__hello-world-script.jsonl',
-    'entireio-cli__a6-e4c2a0fbd1__compact-boundary.jsonl',
-    'entireio-cli__e2-775d4606d9__summary-task.jsonl',
-  ])
-    utimesSync(join(project, name), old, old);
-  const memoryDir = join(project, 'memory');
-  const path = join(root, 'dreamd.config.json');
-  writeFileSync(
-    path,
-    JSON.stringify({
-      spaces: [
-        {
-          id: 'repo',
-          sessions: project,
-          memory: memoryDir,
-          format: 'claude-code',
-          agentsMd: 'repo/AGENTS.md',
-          agentsMdBudget: BUDGET,
-        },
-      ],
-    }),
-  );
-  const config = loadConfig({
-    path,
-    env: {
-      DREAMD_MODEL_BASE_URL: fake.url,
-      ANTHROPIC_API_KEY: 'sk-ant-test-key',
-      DREAMD_MODEL_MAX_RETRIES: '0',
+/** A Claude Code project whose space also writes the block of `repo/AGENTS.md`, holding `agentsText` at first. */
+function space(agentsText: string | null): ClaudeCodeHome & { agentsMd: string } {
+  const home = claudeCodeHome(fake, {
+    space: { agentsMd: 'repo/AGENTS.md', agentsMdBudget: BUDGET },
+    prepare: (root) => {
+      mkdirSync(join(root, 'repo'));
+      if (agentsText !== null) writeFileSync(join(root, 'repo', 'AGENTS.md'), agentsText);
     },
-    cwd: root,
   });
-  return { config, memoryDir, agentsMd };
-}
-
-function consolidate(config: Config) {
-  return createConsolidator({ config, model: createModel(config.model) })(config.spaces[0]!, {
-    force: true,
-    dryRun: false,
-    trigger: 'manual',
-  });
+  return { ...home, agentsMd: join(home.root, 'repo', 'AGENTS.md') };
 }
 
 describe('a space with a Claude Code folder and agentsMd', () => {
   it('writes both from one consolidation, keeps every byte of the person’s AGENTS.md, stays within budget, and rollback restores it', async () => {
-    const { config, memoryDir, agentsMd } = space(PERSON);
+    const { config, memoryDir, agentsMd, consolidate } = space(PERSON);
     expect(config.spaces[0]?.agentsMd).toBe(agentsMd);
-    const summary = await consolidate(config);
+    const summary = await consolidate();
     expect(summary.status).toBe('completed');
 
     // One set of facts behind both: every fact in AGENTS.md is an active fact of the memory folder, as written there.
@@ -144,7 +86,7 @@ describe('a space with a Claude Code folder and agentsMd', () => {
 
     // A second run finds nothing new and changes neither output.
     const memoryAfter = [...snapshotDirectory(memoryDir)].filter(([file]) => !file.startsWith('.dreamd/'));
-    expect((await consolidate(config)).status).not.toBe('failed');
+    expect((await consolidate()).status).not.toBe('failed');
     expect(readFileSync(agentsMd, 'utf8')).toBe(text);
     expect([...snapshotDirectory(memoryDir)].filter(([file]) => !file.startsWith('.dreamd/'))).toEqual(
       memoryAfter,
@@ -156,8 +98,8 @@ describe('a space with a Claude Code folder and agentsMd', () => {
   });
 
   it('creates AGENTS.md when it is missing, and rollback removes it again', async () => {
-    const { config, memoryDir, agentsMd } = space(null);
-    const summary = await consolidate(config);
+    const { memoryDir, agentsMd, consolidate } = space(null);
+    const summary = await consolidate();
     expect(summary.status).toBe('completed');
     const text = readFileSync(agentsMd, 'utf8');
     expect(splitIndexFile(text, { file: agentsMd, legacy: false }).before).toBe('');

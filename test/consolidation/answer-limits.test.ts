@@ -2,7 +2,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
-import { listRuns, loadMemory } from '../../src/space/index.js';
+import { listRuns } from '../../src/space/index.js';
 import { MAX_WRITABLE_FILE_BYTES } from '../../src/memory/read-memory-file.js';
 import {
   startFakeAnthropicServer,
@@ -17,6 +17,7 @@ import {
   sessionsInPrompt,
 } from '../../harness/scripted-extractor.js';
 import { createTestSpace, type TestSpace, fastConsolidator, FORCED_RUN, RUN_NOW } from '../support/space.js';
+import { activeTitles } from './helpers.js';
 
 /**
  * A model answer is data, read within `limits.*`: each fact is checked on its own, a fact that breaks the
@@ -75,13 +76,6 @@ function fileSizes(directory: string): Map<string, number> {
   };
   walk(directory);
   return sizes;
-}
-
-async function activeTitles(test: TestSpace): Promise<string[]> {
-  return (await loadMemory(test.space.memoryDir)).facts
-    .filter((fact) => fact.status === 'active')
-    .map((fact) => fact.title)
-    .sort();
 }
 
 const SCRIPTED_TITLES = EXAMPLE_ACTIVE_TITLES;

@@ -23,22 +23,12 @@ import {
 } from '../../src/space/index.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { copyExampleSessions, useFakeAnthropic } from '../support/fixtures.js';
-import {
-  createTestSpace,
-  snapshotDirectory,
-  type TestSpace,
-  fastConsolidator,
-  FORCED_RUN,
-  RUN_NOW,
-} from '../support/space.js';
+import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
 import type { Fact } from '../../src/memory/types.js';
 import { fact as memoryFact } from '../memory/helpers.js';
+import { activeTitles, EXAMPLE_SESSION_FILES, addExampleSession, forcedRunAt } from './helpers.js';
 
-const SESSIONS = [
-  '2026-11-02-lisbon-delivery.json',
-  '2026-11-05-dinner-friday.json',
-  '2026-11-09-coffee-usual.json',
-];
+const SESSIONS = EXAMPLE_SESSION_FILES.slice(0, 3);
 
 const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
 
@@ -47,7 +37,7 @@ function approving(test: TestSpace): Space {
 }
 
 function consolidate(test: TestSpace, space: Space = approving(test)) {
-  return fastConsolidator(test.config, { now: () => RUN_NOW })(space, FORCED_RUN);
+  return forcedRunAt(test, space);
 }
 
 /** The memory folder without dreamd's own state: what people and agents read. */
@@ -57,23 +47,28 @@ function memoryFiles(test: TestSpace): Map<string, string> {
   return files;
 }
 
-async function activeTitles(test: TestSpace): Promise<string[]> {
-  return (await loadMemory(test.space.memoryDir)).facts
-    .filter((fact) => fact.status === 'active')
-    .map((fact) => fact.title)
-    .sort();
-}
-
 async function onlyProposal(test: TestSpace) {
   const proposals = await listProposals(test.space.memoryDir, test.space.id);
   expect(proposals).toHaveLength(1);
   return proposals[0]!;
 }
 
+/** A test space of SESSIONS, and the approving run over it: it proposes their three facts. */
+async function proposedRun(): Promise<{ test: TestSpace; run: Awaited<ReturnType<typeof consolidate>> }> {
+  const test = createTestSpace({ modelUrl: fake.url, examples: SESSIONS });
+  return { test, run: await consolidate(test) };
+}
+
+/** The change of the space's only proposal whose fact is titled `title`. */
+async function changeTitled(test: TestSpace, title: string) {
+  const change = proposalChanges(await onlyProposal(test)).find((entry) => entry.fact.title === title);
+  if (change === undefined) throw new Error(`the proposal holds no change titled ${title}`);
+  return change;
+}
+
 describe('approval mode', () => {
   it('writes nothing in the memory folder; the run stages a proposal and the next run waits for it', async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: SESSIONS });
-    const run = await consolidate(test);
+    const { test, run } = await proposedRun();
     expect(run.status).toBe('proposed');
     expect(run.added).toBe(3);
     expect(memoryFiles(test)).toEqual(new Map());
@@ -97,8 +92,7 @@ describe('approval mode', () => {
   });
 
   it('accepting all of a proposal writes exactly the bytes it showed, and advances the ledger', async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: SESSIONS });
-    const run = await consolidate(test);
+    const { test, run } = await proposedRun();
     const proposal = await onlyProposal(test);
     const outcome = await acceptProposal(test.space, run.runId, { config: test.config });
     expect(outcome.leftOut).toEqual([]);
@@ -141,10 +135,8 @@ describe('approval mode', () => {
   });
 
   it('accept --only writes exactly that part, planned again from the chosen facts', async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: SESSIONS });
-    const run = await consolidate(test);
-    const changes = proposalChanges(await onlyProposal(test));
-    const coffee = changes.find((change) => change.fact.title === 'Usual coffee order')!;
+    const { test, run } = await proposedRun();
+    const coffee = await changeTitled(test, 'Usual coffee order');
     const outcome = await acceptProposal(test.space, run.runId, { config: test.config, only: [coffee.id] });
     expect(outcome.accepted).toEqual([coffee.id]);
     expect(outcome.leftOut).toHaveLength(2);
@@ -170,8 +162,7 @@ describe('approval mode', () => {
   });
 
   it('reject remembers the facts: the next run reads the same sessions and does not propose them again', async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: SESSIONS });
-    const run = await consolidate(test);
+    const { test, run } = await proposedRun();
     const outcome = await rejectProposal(test.space, run.runId, { config: test.config });
     expect(outcome.dropped).toBe(true);
     expect(await listProposals(test.space.memoryDir, test.space.id)).toEqual([]);
@@ -189,10 +180,8 @@ describe('approval mode', () => {
   });
 
   it('reject --only keeps the rest waiting; accepting it then writes the rest', async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: SESSIONS });
-    const run = await consolidate(test);
-    const changes = proposalChanges(await onlyProposal(test));
-    const spicy = changes.find((change) => change.fact.title === "Doesn't eat spicy food")!;
+    const { test, run } = await proposedRun();
+    const spicy = await changeTitled(test, "Doesn't eat spicy food");
     const outcome = await rejectProposal(test.space, run.runId, { config: test.config, only: [spicy.id] });
     expect(outcome).toEqual({ rejected: [spicy.id], dropped: false });
     expect(memoryFiles(test)).toEqual(new Map());
@@ -213,10 +202,7 @@ describe('approval mode', () => {
     const test = createTestSpace({ modelUrl: fake.url, examples: SESSIONS.slice(0, 1) });
     // Memory exists first, written without approval.
     expect((await consolidate(test, test.space)).status).toBe('completed');
-    writeFileSync(
-      join(test.space.sessionsDir, SESSIONS[1]!),
-      readFileSync(new URL(`../../sessions/${SESSIONS[1]}`, import.meta.url)),
-    );
+    addExampleSession(test, SESSIONS[1]!);
     const run = await consolidate(test);
     expect(run.status).toBe('proposed');
     // A person edits memory by hand after the proposal was made.
@@ -241,10 +227,7 @@ describe('approval mode', () => {
   it('a run drops a proposal that memory moved past and proposes again', async () => {
     const test = createTestSpace({ modelUrl: fake.url, examples: SESSIONS.slice(0, 1) });
     expect((await consolidate(test, test.space)).status).toBe('completed');
-    writeFileSync(
-      join(test.space.sessionsDir, SESSIONS[2]!),
-      readFileSync(new URL(`../../sessions/${SESSIONS[2]}`, import.meta.url)),
-    );
+    addExampleSession(test, SESSIONS[2]!);
     const first = await consolidate(test);
     writeFileSync(join(test.space.memoryDir, 'notes-by-hand.md'), '# Mine\n');
     const second = await consolidate(test);
@@ -256,8 +239,7 @@ describe('approval mode', () => {
   });
 
   it('names the changes a proposal holds when --only names one it does not', async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: SESSIONS });
-    const run = await consolidate(test);
+    const { test, run } = await proposedRun();
     const ids = proposalChanges(await onlyProposal(test)).map((change) => change.id);
     const refused = acceptProposal(test.space, run.runId, { config: test.config, only: ['f-nothere'] });
     await expect(refused).rejects.toThrow(UnknownChangeError);

@@ -7,15 +7,13 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createConsolidator } from '../../src/consolidation/run.js';
-import type { RunRequest } from '../../src/core/run.js';
 import { createModel } from '../../src/model/index.js';
 import { loadMemory, renderMemory, rollbackRun } from '../../src/space/index.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
-import { createTestSpace } from '../support/space.js';
+import { createTestSpace, FORCED_RUN } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 import { fact } from '../memory/helpers.js';
 
-const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
 const fake = useFakeAnthropic();
 
 describe('moving ## Superseded sections to the archive', () => {
@@ -55,7 +53,7 @@ describe('moving ## Superseded sections to the archive', () => {
     const summary = await createConsolidator({
       config: test.config,
       model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
-    })(test.space, forced);
+    })(test.space, FORCED_RUN);
     expect(summary.status).toBe('completed');
     expect(summary.archived).toBe(1);
 

@@ -1,13 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/core/run.js';
-import {
-  listRuns,
-  loadMemory,
-  PENDING_BATCH_FILE,
-  readLedger,
-  readPendingBatch,
-} from '../../src/space/index.js';
+import { listRuns, PENDING_BATCH_FILE, readLedger, readPendingBatch } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import {
   faults,
@@ -22,10 +16,10 @@ import { describePendingBatch, independentBatches, runBatches } from '../../src/
 import type { Batch } from '../../src/digest/index.js';
 import { MemoryFormatError } from '../../src/errors.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
-import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
+import { createTestSpace, snapshotDirectory, type TestSpace, FORCED_RUN } from '../support/space.js';
+import { activeFacts } from './helpers.js';
 
 const scheduled: RunRequest = { force: true, dryRun: false, trigger: 'schedule' };
-const manual: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
 const NOW = new Date('2026-11-29T12:00:00Z');
 const USAGE = { inputTokens: 2000, outputTokens: 300, cacheReadTokens: 0, cacheWriteTokens: 0 };
 
@@ -52,11 +46,9 @@ function consolidator(test: TestSpace, faultInjection?: (step: string) => void) 
   });
 }
 
-async function activeTitles(test: TestSpace): Promise<string[]> {
-  return (await loadMemory(test.space.memoryDir)).facts
-    .filter((fact) => fact.status === 'active')
-    .map((fact) => `${fact.type}: ${fact.title}: ${fact.body}`)
-    .sort();
+/** Type, title and body of each active fact, sorted. */
+async function activeLines(test: TestSpace): Promise<string[]> {
+  return (await activeFacts(test)).map((fact) => `${fact.type}: ${fact.title}: ${fact.body}`).sort();
 }
 
 describe('batch mode', () => {
@@ -64,7 +56,7 @@ describe('batch mode', () => {
     server = await startFakeAnthropicServer({ usage: USAGE });
     server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     const synchronous = space(server.url);
-    const sync = await consolidator(synchronous)(synchronous.space, manual);
+    const sync = await consolidator(synchronous)(synchronous.space, FORCED_RUN);
     expect(sync.status).toBe('completed');
     expect(server.batches).toHaveLength(0);
     const syncRequests = server.requests.length;
@@ -90,7 +82,7 @@ describe('batch mode', () => {
     const [batchRequest] = server.batches[0]!.requests;
     expect(batchRequest!.body.output_config?.format?.schema).toBeDefined();
     expect(batchRequest!.body).toEqual(syncRequest!.body);
-    expect(await activeTitles(batched)).toEqual(await activeTitles(synchronous));
+    expect(await activeLines(batched)).toEqual(await activeLines(synchronous));
     expect(await readPendingBatch(batched.space.memoryDir)).toBeUndefined();
     const [record] = await listRuns(batched.space.memoryDir);
     expect(record?.summary.batch).toEqual(run.batch);
@@ -109,19 +101,19 @@ describe('batch mode', () => {
     const pending = await readPendingBatch(test.space.memoryDir);
     expect(pending?.batchId).toBe(server.batches[0]!.id);
     expect(Object.keys((await readLedger(test.space.memoryDir)).sessions)).toEqual([]);
-    expect(await activeTitles(test)).toEqual([]);
+    expect(await activeLines(test)).toEqual([]);
 
     const restarted = await consolidator(test)(test.space, scheduled);
     expect(restarted.status).toBe('completed');
     expect(server.batches).toHaveLength(1);
     expect(server.requests.filter((request) => request.path === '/v1/messages')).toEqual([]);
     expect(restarted.batch).toMatchObject({ id: pending!.batchId, outcome: 'collected' });
-    expect(await activeTitles(test)).toHaveLength(6);
+    expect(await activeLines(test)).toHaveLength(6);
     expect(Object.keys((await readLedger(test.space.memoryDir)).sessions).length).toBeGreaterThan(0);
     expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
   });
 
-  it("leaves a manual run the batch's sessions while it is pending", async () => {
+  it("leaves a FORCED_RUN run the batch's sessions while it is pending", async () => {
     server = await startFakeAnthropicServer({ usage: USAGE });
     server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     server.setBatchBehaviour({ pollsBeforeEnd: 100 });
@@ -137,14 +129,14 @@ describe('batch mode', () => {
     const pending = await readPendingBatch(test.space.memoryDir);
     expect(pending).toBeDefined();
 
-    const run = await consolidator(test)(test.space, manual);
+    const run = await consolidator(test)(test.space, FORCED_RUN);
     expect(run.status).toBe('skipped');
     expect(run.calls).toBe(0);
     expect(run.unconsolidated?.map((entry) => entry.reason)).toEqual(
       pending!.requests.flatMap((request) => request.sessions).map(() => 'batch-pending'),
     );
     expect(server.batches).toHaveLength(1);
-    expect(await activeTitles(test)).toEqual([]);
+    expect(await activeLines(test)).toEqual([]);
   });
 
   it.each([
@@ -173,7 +165,7 @@ describe('batch mode', () => {
     const next = await consolidator(test)(test.space, scheduled);
     expect(next.status).toBe('completed');
     expect(server.batches).toHaveLength(2);
-    expect(await activeTitles(test)).toHaveLength(6);
+    expect(await activeLines(test)).toHaveLength(6);
   });
 
   it('uses the answers of a partly failed batch and sends the rest synchronously', async () => {
@@ -181,7 +173,7 @@ describe('batch mode', () => {
     server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     server.setBatchBehaviour({ outcome: { partial: 1 } });
     const synchronous = space(server.url, { DREAMD_DIGEST_TOKENS_PER_CALL: '1500' });
-    const sync = await consolidator(synchronous)(synchronous.space, manual);
+    const sync = await consolidator(synchronous)(synchronous.space, FORCED_RUN);
     const test = space(server.url, { DREAMD_DIGEST_TOKENS_PER_CALL: '1500' });
     const run = await consolidator(test)(test.space, scheduled);
     expect(run.status).toBe('completed');
@@ -191,7 +183,7 @@ describe('batch mode', () => {
     expect(run.calls).toBe(sync.calls);
     expect(run.costUsd).toBeGreaterThan(sync.costUsd! / 2);
     expect(run.costUsd).toBeLessThan(sync.costUsd!);
-    expect(await activeTitles(test)).toEqual(await activeTitles(synchronous));
+    expect(await activeLines(test)).toEqual(await activeLines(synchronous));
   });
 
   it('splits an answer the batch cut at the output limit and sends the halves synchronously', async () => {
@@ -206,19 +198,19 @@ describe('batch mode', () => {
     expect(
       server.requests.filter((request) => request.path === '/v1/messages').length,
     ).toBeGreaterThanOrEqual(2);
-    expect(await activeTitles(test)).toHaveLength(6);
+    expect(await activeLines(test)).toHaveLength(6);
   });
 
-  it('calls synchronously when model.batch is never, for a manual run, and for a provider without batches', async () => {
+  it('calls synchronously when model.batch is never, for a FORCED_RUN run, and for a provider without batches', async () => {
     server = await startFakeAnthropicServer({ usage: USAGE });
     server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     const never = space(server.url, { DREAMD_MODEL_BATCH: 'never' });
     expect((await consolidator(never)(never.space, scheduled)).batch).toBeUndefined();
     const byHand = space(server.url);
-    expect((await consolidator(byHand)(byHand.space, manual)).batch).toBeUndefined();
+    expect((await consolidator(byHand)(byHand.space, FORCED_RUN)).batch).toBeUndefined();
     expect(server.batches).toHaveLength(0);
     const asked = space(server.url);
-    const run = await consolidator(asked)(asked.space, { ...manual, batch: true });
+    const run = await consolidator(asked)(asked.space, { ...FORCED_RUN, batch: true });
     expect(run.batch).toMatchObject({ outcome: 'collected' });
     expect(server.batches).toHaveLength(1);
     const openai = createModel({
@@ -246,7 +238,7 @@ describe('batch mode', () => {
     expect(run.reason).toEqual(expect.stringMatching(/passed its expiry/));
     expect(server.batches[0]!.canceled).toBe(true);
     expect(new Set(run.unconsolidated?.map((entry) => entry.reason))).toEqual(new Set(['batch-failed']));
-    expect(await activeTitles(test)).toEqual([]);
+    expect(await activeLines(test)).toEqual([]);
     expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
   });
 
@@ -285,7 +277,7 @@ describe('batch mode on a provider without a batch API', () => {
       expect(run.status).toBe('completed');
       expect(run.batch).toBeUndefined();
       expect(run.calls).toBeGreaterThan(0);
-      expect(await activeTitles(test)).toHaveLength(6);
+      expect(await activeLines(test)).toHaveLength(6);
       expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
     } finally {
       await openai.close();

@@ -4,10 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { spaceStatus } from '../../src/cli/space-status.js';
 import type { Config } from '../../src/config/schema.js';
 import type { RunRequest, RunSummary } from '../../src/core/run.js';
-import { listRuns, loadMemory, readLedger } from '../../src/space/index.js';
+import { listRuns, readLedger } from '../../src/space/index.js';
 import { type ScriptedFact } from '../../harness/scripted-extractor.js';
 import { createTestSpace, type TestSpace, fastConsolidator, FORCED_RUN, RUN_NOW } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
+import { activeFacts } from './helpers.js';
 
 /**
  * A session that needs more calls than `limits.maxCallsPerRun`: it is consolidated over several runs, part by
@@ -106,7 +107,7 @@ describe('a session bigger than a run', () => {
     expect(ledger.sessions.big).toMatchObject({ messageCount: MESSAGES });
     expect(ledger.sessions.big?.progress).toBeUndefined();
     expect(ledger.sessions.small).toBeDefined();
-    const facts = (await loadMemory(test.space.memoryDir)).facts.filter((fact) => fact.status === 'active');
+    const facts = await activeFacts(test);
     expect(facts.map((fact) => [fact.title, fact.sources]).sort()).toEqual([
       ['Cat named Pixel', ['big']],
       ['Deploys on Fridays', ['big']],
@@ -177,7 +178,7 @@ describe('a session bigger than a run', () => {
       if ((await consolidate(test.space, scheduled)).status !== 'completed') break;
     const ledger = await readLedger(test.space.memoryDir);
     expect(ledger.sessions.tools).toMatchObject({ messageCount: STEPS * 3 });
-    const facts = (await loadMemory(test.space.memoryDir)).facts.filter((fact) => fact.status === 'active');
+    const facts = await activeFacts(test);
     expect(facts.map((fact) => fact.title).sort()).toEqual([
       'Cat named Pixel',
       'Deploys on Fridays',

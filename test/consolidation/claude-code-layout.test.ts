@@ -3,46 +3,29 @@
  * into copies of the two Claude Code memory folders of test/fixtures/claude-code-memory, through the real
  * consolidation and the real Anthropic SDK against the fake server (the scripted extractor answers).
  */
-import { cpSync, mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.js';
-import type { Config } from '../../src/config/schema.js';
 import { createRecall } from '../../src/agent/recall.js';
-import { createConsolidator } from '../../src/consolidation/run.js';
 import { readFrontmatter } from '../../src/memory/claude-code-file.js';
 import { parseFactFile } from '../../src/memory/fact-file.js';
 import { INDEX_LIMITS, splitIndexFile } from '../../src/memory/index-block.js';
 import { TOPIC_FILES } from '../../src/memory/types.js';
-import { createModel } from '../../src/model/index.js';
 import { loadMemory } from '../../src/space/index.js';
 import { type ScriptedFact } from '../../harness/scripted-extractor.js';
 import { snapshotDirectory } from '../support/space.js';
-import { CLAUDE_CODE_FIXTURES } from '../transcripts/helpers.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
+import { claudeCodeHome, type ClaudeCodeHome, HELLO_SCRIPT_FACT, HOOK_BAIL_OUT_FACT } from './helpers.js';
 
 const MEMORY_FIXTURES = fileURLToPath(new URL('../fixtures/claude-code-memory/', import.meta.url));
 const CLAUDE_CODE_READ_BYTES = 4_096;
 
 const FACTS: readonly ScriptedFact[] = [
+  HELLO_SCRIPT_FACT,
   {
-    trigger: 'hello.sh',
-    type: 'project',
-    title: 'hello.sh prints Hello world',
-    body: 'The repository has a hello.sh script that prints "Hello world".',
-    description: 'The hello.sh shell script in the repo and what it prints (Hello world)',
-  },
-  {
-    trigger: 'bail out and return an error',
-    type: 'feedback',
-    title: 'Hook handlers bail out when the repository cannot be opened',
-    body: 'When a Claude Code hook handler cannot open the git repository, it returns an error instead of going on.',
-    why: 'Going on with no repository hides the failure.',
+    ...HOOK_BAIL_OUT_FACT,
     howToApply:
       'In cmd/entire/cli/hooks_claudecode_handlers.go, return the error from opening the repository.',
-    description: 'Error handling in hook handlers: fail when the git repository cannot be opened',
   },
   {
     trigger: 'surface to the user',
@@ -80,55 +63,19 @@ const FACTS: readonly ScriptedFact[] = [
 
 const fake = useFakeAnthropic({ facts: FACTS });
 
-function claudeCodeSpace(vintage: 'current' | 'older'): { config: Config; memoryDir: string } {
-  const root = mkdtempSync(join(tmpdir(), 'dreamd-claude-code-layout-'));
-  const project = join(root, '.claude', 'projects', '-home-me-repo');
-  mkdirSync(project, { recursive: true });
-  cpSync(CLAUDE_CODE_FIXTURES, project, { recursive: true, filter: (source) => !source.endsWith('.md') });
-  const old = new Date('2026-11-01T00:00:00Z');
-  for (const name of [
-    'claude-reliability__hello-world-script.jsonl',
-    'entireio-cli__a6-e4c2a0fbd1__compact-boundary.jsonl',
-    'entireio-cli__e2-775d4606d9__summary-task.jsonl',
-  ])
-    utimesSync(join(project, name), old, old);
-  const memoryDir = join(project, 'memory');
-  cpSync(join(MEMORY_FIXTURES, vintage), memoryDir, { recursive: true });
-  const path = join(root, 'dreamd.config.json');
-  // No `layout`: a claude-code space writes the claude-code layout by default.
-  const spaces = [{ id: 'repo', sessions: project, memory: memoryDir, format: 'claude-code' }];
-  const config = loadConfig({
-    path: writeConfig(path, { spaces }),
-    env: {
-      DREAMD_MODEL_BASE_URL: fake.url,
-      ANTHROPIC_API_KEY: 'sk-ant-test-key',
-      DREAMD_MODEL_MAX_RETRIES: '0',
-    },
-    cwd: root,
-  });
-  return { config, memoryDir };
-}
-
-function writeConfig(path: string, content: unknown): string {
-  writeFileSync(path, JSON.stringify(content));
-  return path;
-}
-
-function consolidate(config: Config) {
-  return createConsolidator({ config, model: createModel(config.model) })(config.spaces[0]!, {
-    force: true,
-    dryRun: false,
-    trigger: 'manual',
-  });
+/** A Claude Code project whose memory folder starts as the `vintage` fixture folder. No `layout` in its space: a
+ * claude-code space writes the claude-code layout by default. */
+function claudeCodeSpace(vintage: 'current' | 'older'): ClaudeCodeHome {
+  return claudeCodeHome(fake, { memoryFrom: join(MEMORY_FIXTURES, vintage) });
 }
 
 describe.each(['current', 'older'] as const)(
   'the %s Claude Code folder, consolidated in the claude-code layout',
   (vintage) => {
     it('writes one fact per file, under 4 KB, each linked once from MEMORY.md, and changes no byte of theirs', async () => {
-      const { config, memoryDir } = claudeCodeSpace(vintage);
+      const { memoryDir, consolidate } = claudeCodeSpace(vintage);
       const before = snapshotDirectory(memoryDir);
-      const summary = await consolidate(config);
+      const summary = await consolidate();
       expect(summary.status).toBe('completed');
       const after = snapshotDirectory(memoryDir);
 
@@ -183,7 +130,7 @@ describe.each(['current', 'older'] as const)(
       expect(found.filter((result) => result.id.startsWith('note:'))).toEqual([]);
 
       // A second run finds nothing new and changes nothing.
-      expect((await consolidate(config)).status).not.toBe('failed');
+      expect((await consolidate()).status).not.toBe('failed');
       const memoryFiles = (files: Map<string, string>) =>
         [...files].filter(([file]) => !file.startsWith('.dreamd/'));
       expect(memoryFiles(snapshotDirectory(memoryDir))).toEqual(memoryFiles(after));

@@ -1,42 +1,14 @@
-import { cpSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.js';
-import { createConsolidator } from '../../src/consolidation/run.js';
 import { loadMemory } from '../../src/space/index.js';
-import { createModel } from '../../src/model/index.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
-
-const FIXTURES = new URL('../fixtures/claude-code/', import.meta.url).pathname;
+import { claudeCodeHome } from './helpers.js';
 
 const fake = useFakeAnthropic();
 
 describe('a Claude Code project directory as a space', () => {
   it('consolidates the real Claude Code transcripts into the project memory folder Claude Code reads', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'dreamd-claude-'));
-    const project = join(root, '.claude', 'projects', '-home-me-repo');
-    cpSync(FIXTURES, project, { recursive: true, filter: (source) => !source.endsWith('.md') });
-    // Claude Code sessions have no endedAt: they settle once quiet for quietMinutes.
-    const old = new Date('2026-11-01T00:00:00Z');
-    for (const name of readdirSync(project)) utimesSync(join(project, name), old, old);
-    const path = join(root, 'dreamd.config.json');
-    writeFileSync(
-      path,
-      JSON.stringify({
-        spaces: [{ id: 'repo', sessions: project, memory: join(project, 'memory'), format: 'claude-code' }],
-      }),
-    );
-    const config = loadConfig({
-      path,
-      env: {
-        DREAMD_MODEL_BASE_URL: fake.url,
-        ANTHROPIC_API_KEY: 'sk-ant-test',
-        DREAMD_MODEL_MAX_RETRIES: '0',
-      },
-      cwd: root,
-    });
+    const { config, consolidate } = claudeCodeHome(fake);
     fake.server.setDefault(
       scriptedExtractor([
         {
@@ -47,14 +19,7 @@ describe('a Claude Code project directory as a space', () => {
         },
       ]),
     );
-    const summary = await createConsolidator({ config, model: createModel(config.model) })(
-      config.spaces[0]!,
-      {
-        force: true,
-        dryRun: false,
-        trigger: 'manual',
-      },
-    );
+    const summary = await consolidate();
     expect(summary.status).toBe('completed');
     expect(summary.sessions).toHaveLength(3);
     expect(summary.calls).toBe(1);

@@ -1,34 +1,24 @@
 import { appendFile, copyFile, mkdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Space } from '../../src/config/schema.js';
 import { loadMemory, readLedger } from '../../src/space/index.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
-import {
-  claudeCodeProject,
-  createTestSpace,
-  type TestSpace,
-  fastConsolidator,
-  RUN_NOW,
-} from '../support/space.js';
 import { CLAUDE_CODE_FIXTURES, FIXTURE } from '../transcripts/helpers.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
+import { useClaudeCodeProject, STAGING_HOST_FACT } from './helpers.js';
 
 const YESTERDAY = new Date('2026-11-28T09:00:00Z');
 const PARENT_ID = '0790ea37-90df-4d30-8fdf-0bfe301b8f3e';
 
 const fake = useFakeAnthropic();
-let test: TestSpace;
-let space: Space;
+const project = useClaudeCodeProject(fake);
 beforeEach(async () => {
-  test = createTestSpace({ modelUrl: fake.url });
-  space = claudeCodeProject(test);
-  await mkdir(join(space.sessionsDir, PARENT_ID, 'subagents'), { recursive: true });
+  await mkdir(join(project.space.sessionsDir, PARENT_ID, 'subagents'), { recursive: true });
 });
 
 describe('a run over Claude Code transcripts', () => {
   it('sends the slash command arguments and the sub-agent answer to the model, and counts the parent once', async () => {
-    const parent = join(space.sessionsDir, `${PARENT_ID}.jsonl`);
+    const parent = join(project.space.sessionsDir, `${PARENT_ID}.jsonl`);
     await copyFile(join(CLAUDE_CODE_FIXTURES, FIXTURE.summaryTask), parent);
     // The fixture ends without a newline, as Claude Code leaves a file between two writes.
     await appendFile(
@@ -46,7 +36,7 @@ describe('a run over Claude Code transcripts', () => {
         }) +
         '\n',
     );
-    const subagent = join(space.sessionsDir, PARENT_ID, 'subagents', 'agent-ab94da7.jsonl');
+    const subagent = join(project.space.sessionsDir, PARENT_ID, 'subagents', 'agent-ab94da7.jsonl');
     await writeFile(
       subagent,
       [
@@ -73,18 +63,13 @@ describe('a run over Claude Code transcripts', () => {
         .join('\n') + '\n',
     );
     // The old layout's copy of the same sub-agent, next to the sessions: never a session of its own.
-    await copyFile(subagent, join(space.sessionsDir, 'agent-ab94da7.jsonl'));
-    for (const file of [parent, subagent, join(space.sessionsDir, 'agent-ab94da7.jsonl')]) {
+    await copyFile(subagent, join(project.space.sessionsDir, 'agent-ab94da7.jsonl'));
+    for (const file of [parent, subagent, join(project.space.sessionsDir, 'agent-ab94da7.jsonl')]) {
       await utimes(file, YESTERDAY, YESTERDAY);
     }
     fake.server.setDefault(
       scriptedExtractor([
-        {
-          trigger: 'our staging box is stg-7',
-          type: 'project',
-          title: 'Staging host',
-          body: 'Staging is stg-7.',
-        },
+        STAGING_HOST_FACT,
         {
           trigger: 'sub-agent ← Done: teal is the team palette colour',
           type: 'project',
@@ -93,18 +78,14 @@ describe('a run over Claude Code transcripts', () => {
         },
       ]),
     );
-    const summary = await fastConsolidator(test.config, { now: () => RUN_NOW })(space, {
-      force: true,
-      dryRun: false,
-      trigger: 'manual',
-    });
+    const summary = await project.run();
     expect(summary.status).toBe('completed');
     expect(summary.sessions).toEqual([PARENT_ID]);
     expect(summary.problems).toEqual([]);
     const prompt = fake.server.requests[0]?.prompt ?? '';
     expect(prompt).toContain('user: /deploy staging, our staging box is stg-7');
-    const memory = await loadMemory(space.memoryDir);
+    const memory = await loadMemory(project.space.memoryDir);
     expect(memory.facts.map((fact) => fact.title).sort()).toEqual(['Palette colour', 'Staging host']);
-    expect(Object.keys((await readLedger(space.memoryDir)).sessions)).toEqual([PARENT_ID]);
+    expect(Object.keys((await readLedger(project.space.memoryDir)).sessions)).toEqual([PARENT_ID]);
   });
 });

@@ -15,7 +15,7 @@ import type { SessionRow } from '../../src/cli/session-list.js';
 import { loadMemory, readLedger } from '../../src/space/index.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
-import { CODEX_FIXTURE, CODEX_FIXTURES } from '../transcripts/helpers.js';
+import { CODEX_FIXTURE, CODEX_FIXTURES, CODEX_HEAD_DROPPED } from '../transcripts/helpers.js';
 
 /**
  * The public Codex rollout slices, laid out as Codex lays them out (`sessions/YYYY/MM/DD/rollout-….jsonl`),
@@ -90,14 +90,7 @@ describe('a run over Codex rollouts', () => {
       [EXEC, EXEC_ID, 'settled', 2],
       [CHESS, CHESS_ID, 'settled', 5],
     ]);
-    expect(rows[1]?.dropped).toEqual({
-      session_meta: 1,
-      'injected context': 1,
-      event_msg: 4,
-      turn_context: 2,
-      'ghost_snapshot item': 1,
-      reasoning: 1,
-    });
+    expect(rows[1]?.dropped).toEqual(CODEX_HEAD_DROPPED);
   });
 
   it("sends the person's words and one line a tool call, never the injected context or the reasoning, and remembers", async () => {

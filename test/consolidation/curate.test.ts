@@ -68,6 +68,26 @@ const handEdited: Fact = fact({
   editedByHand: true,
 });
 
+const jonas = fact({ id: 'f-aaaaaaaad1', title: 'Saxophone', body: 'Jonas takes saxophone lessons.' });
+const kaito = fact({ id: 'f-aaaaaaaad2', title: 'Saxophone', body: 'Kaito takes saxophone lessons.' });
+const jonasCousin = fact({
+  id: 'f-aaaaaaaad3',
+  title: 'Cousin',
+  body: "Jonas's cousin Bia lives near Kaito.",
+});
+const kaitosCousin = fact({
+  id: 'f-aaaaaaaae1',
+  title: 'Cousin',
+  body: "Kaito's cousin Bia lives in Lisbon.",
+  updated: '2026-01-01',
+});
+const teo = fact({
+  id: 'f-aaaaaaaae2',
+  title: 'Brother job',
+  body: "Jonas's brother Teo works in Paris.",
+  updated: '2026-02-01',
+});
+
 function group(facts: readonly Fact[], people: readonly Fact[] = []): CurationGroup {
   return { type: 'user', why: ['duplicates'], facts, people };
 }
@@ -97,130 +117,127 @@ function refusal(
 ): string | undefined {
   const check = checkCuration(checked, answer([result]));
   expect(check.accepted).toEqual([]);
+  expect(check.refused).toEqual([{ title: result.title ?? 'Merged', reason: expect.any(String) }]);
   return check.refused[0]?.reason;
 }
 
+/** The check of a merge of the coffee order and its place that keeps every detail of both. */
+function checkCoffeeMerge() {
+  return checkCuration(
+    group([coffee, coffeePlace]),
+    answer([
+      {
+        title: 'Coffee order',
+        body: 'Drinks an oat flat white, and gets it at Fábrica.',
+        replaces: [coffee.id, coffeePlace.id],
+      },
+    ]),
+  );
+}
+
+/** applyCuration's day, and the id it gives the merged fact. */
+const APPLY_AS_MERGED = { today: '2026-12-01', newId: () => 'f-bbbbbbbbb1' };
+
 describe('checkCuration', () => {
   it('accepts a merge that keeps every detail of the facts it replaces', () => {
-    const check = checkCuration(
-      group([coffee, coffeePlace]),
-      answer([
-        {
-          title: 'Coffee order',
-          body: 'Drinks an oat flat white, and gets it at Fábrica.',
-          replaces: [coffee.id, coffeePlace.id],
-        },
-      ]),
-    );
+    const check = checkCoffeeMerge();
     expect(check.refused).toEqual([]);
     expect(check.accepted).toHaveLength(1);
     expect(check.accepted[0]?.replaces.map((f) => f.id)).toEqual([coffee.id, coffeePlace.id]);
   });
 
-  it('refuses a merge that drops a detail the successor does not keep (a new hobby)', () => {
-    const check = checkCuration(
-      group([climbing, pottery]),
-      answer([
-        { title: 'Hobbies', body: 'Goes bouldering every week.', replaces: [climbing.id, pottery.id] },
-      ]),
-    );
-    expect(check.accepted).toEqual([]);
-    expect(check.refused).toEqual([
-      {
-        title: 'Hobbies',
-        reason: expect.stringMatching(/drops a fact: f-aaaaaaaaa4 \("New hobby"\) loses .*"pottery"/),
+  it.each([
+    {
+      refused: 'a merge that drops a detail the successor does not keep (a new hobby)',
+      facts: [climbing, pottery],
+      result: { title: 'Hobbies', body: 'Goes bouldering every week.', replaces: [climbing.id, pottery.id] },
+      reason: /drops a fact: f-aaaaaaaaa4 \("New hobby"\) loses .*"pottery"/,
+    },
+    {
+      refused: 'a merge that drops a name, even when most words are kept',
+      facts: [coffee, coffeePlace],
+      result: {
+        title: 'Coffee place',
+        body: 'Drinks an oat flat white at the place.',
+        replaces: [coffee.id, coffeePlace.id],
       },
-    ]);
+      reason: /loses fábrica/,
+    },
+    {
+      refused: 'a merge of two people',
+      facts: [alice, bob],
+      result: {
+        title: 'Birthdays',
+        body: 'The birthday of Alice and of Bob is on 3 May.',
+        replaces: [alice.id, bob.id],
+      },
+      reason: /merges facts about different subjects \(f-aaaaaaaaa5 and f-aaaaaaaaa6\)/,
+    },
+    {
+      refused: 'a merge of two people named first in their sentences, once memory shows they are names',
+      facts: [jonas, kaito, jonasCousin],
+      result: {
+        title: 'Saxophone',
+        body: 'Jonas and Kaito take saxophone lessons.',
+        replaces: [jonas.id, kaito.id],
+      },
+      reason: /merges facts about different subjects/,
+    },
+    {
+      refused: 'a result that adds a name or a number none of its facts holds',
+      facts: [coffee, coffeePlace],
+      result: {
+        title: 'Coffee order',
+        body: 'Drinks an oat flat white at Fábrica, 2 a day, with Carla.',
+        replaces: [coffee.id, coffeePlace.id],
+      },
+      reason: /adds names, numbers or links .*carla.*2|adds names, numbers or links .*2.*carla/,
+    },
+    {
+      refused: 'an outdated fact with no newer fact kept beside it (a fact lost)',
+      facts: [berlin, lisbon],
+      result: {
+        title: 'Home',
+        body: 'Lives in Berlin.',
+        replaces: [berlin.id, lisbon.id],
+        outdated: [lisbon.id],
+      },
+      reason: /f-aaaaaaaaa8 is called outdated but no newer fact of the same subject/,
+    },
+    {
+      refused: 'an outdated fact whose newer fact is about another subject',
+      facts: [kaitosCousin, teo],
+      result: {
+        title: 'Brother job',
+        body: "Jonas's brother Teo works in Paris.",
+        replaces: [kaitosCousin.id, teo.id],
+        outdated: [kaitosCousin.id],
+      },
+      reason: /no newer fact of the same subject/,
+    },
+  ])('refuses $refused', ({ facts, result, reason }) => {
+    expect(refusal(group(facts), result)).toEqual(expect.stringMatching(reason));
   });
 
-  it('refuses a merge that drops a name, even when most words are kept', () => {
+  it.each([
+    { whose: 'a person’s fact (a file dreamd did not write)', theirs: person },
+    { whose: 'an entry edited by hand', theirs: handEdited },
+  ])('refuses a result that rewrites $whose, and lists it for review instead', ({ theirs }) => {
     const check = checkCuration(
-      group([coffee, coffeePlace]),
-      answer([
-        {
-          title: 'Coffee place',
-          body: 'Drinks an oat flat white at the place.',
-          replaces: [coffee.id, coffeePlace.id],
-        },
-      ]),
-    );
-    expect(check.accepted).toEqual([]);
-    expect(check.refused[0]?.reason).toEqual(expect.stringMatching(/loses fábrica/));
-  });
-
-  it('refuses a result that rewrites a person’s fact, and lists it for review instead', () => {
-    const check = checkCuration(
-      group([coffee], [person]),
+      group([coffee], [theirs]),
       answer([
         {
           title: 'Coffee order',
           body: 'Drinks an oat flat white, always.',
-          replaces: [coffee.id, person.id],
+          replaces: [coffee.id, theirs.id],
         },
       ]),
     );
     expect(check.accepted).toEqual([]);
     expect(check.refused[0]?.reason).toEqual(
-      expect.stringMatching(/rewrites a person's fact \(f-aaaaaaaaa9\)/),
+      expect.stringMatching(new RegExp(`rewrites a person's fact \\(${theirs.id}\\)`)),
     );
-    expect(check.review.map((entry) => entry.fact.id)).toEqual([person.id]);
-  });
-
-  it('refuses a result that rewrites an entry edited by hand', () => {
-    const check = checkCuration(
-      group([coffee], [handEdited]),
-      answer([
-        { title: 'Coffee order', body: 'Drinks an oat flat white.', replaces: [coffee.id, handEdited.id] },
-      ]),
-    );
-    expect(check.accepted).toEqual([]);
-    expect(check.review.map((entry) => entry.fact.id)).toEqual([handEdited.id]);
-  });
-
-  it('refuses a merge of two people', () => {
-    const check = checkCuration(
-      group([alice, bob]),
-      answer([
-        {
-          title: 'Birthdays',
-          body: 'The birthday of Alice and of Bob is on 3 May.',
-          replaces: [alice.id, bob.id],
-        },
-      ]),
-    );
-    expect(check.accepted).toEqual([]);
-    expect(check.refused[0]?.reason).toEqual(
-      expect.stringMatching(/merges facts about different subjects \(f-aaaaaaaaa5 and f-aaaaaaaaa6\)/),
-    );
-  });
-
-  it('refuses a merge of two people named first in their sentences, once memory shows they are names', () => {
-    const jonas = fact({ id: 'f-aaaaaaaad1', title: 'Saxophone', body: 'Jonas takes saxophone lessons.' });
-    const kaito = fact({ id: 'f-aaaaaaaad2', title: 'Saxophone', body: 'Kaito takes saxophone lessons.' });
-    const cousin = fact({
-      id: 'f-aaaaaaaad3',
-      title: 'Cousin',
-      body: "Jonas's cousin Bia lives near Kaito.",
-    });
-    const reason = refusal(group([jonas, kaito, cousin]), {
-      title: 'Saxophone',
-      body: 'Jonas and Kaito take saxophone lessons.',
-      replaces: [jonas.id, kaito.id],
-    });
-    expect(reason).toEqual(expect.stringMatching(/merges facts about different subjects/));
-  });
-
-  it('refuses a result that adds a name or a number none of its facts holds', () => {
-    const reason = refusal(group([coffee, coffeePlace]), {
-      title: 'Coffee order',
-      body: 'Drinks an oat flat white at Fábrica, 2 a day, with Carla.',
-      replaces: [coffee.id, coffeePlace.id],
-    });
-    expect(reason).toEqual(
-      expect.stringMatching(
-        /adds names, numbers or links .*carla.*2|adds names, numbers or links .*2.*carla/,
-      ),
-    );
+    expect(check.review.map((entry) => entry.fact.id)).toEqual([theirs.id]);
   });
 
   it('keeps the newest value of what changed: an older fact declared outdated may lose its detail', () => {
@@ -232,41 +249,6 @@ describe('checkCuration', () => {
     );
     expect(check.refused).toEqual([]);
     expect(check.accepted).toHaveLength(1);
-  });
-
-  it('refuses an outdated fact with no newer fact kept beside it (a fact lost)', () => {
-    const check = checkCuration(
-      group([berlin, lisbon]),
-      answer([
-        { title: 'Home', body: 'Lives in Berlin.', replaces: [berlin.id, lisbon.id], outdated: [lisbon.id] },
-      ]),
-    );
-    expect(check.accepted).toEqual([]);
-    expect(check.refused[0]?.reason).toEqual(
-      expect.stringMatching(/f-aaaaaaaaa8 is called outdated but no newer fact of the same subject/),
-    );
-  });
-
-  it('refuses an outdated fact whose newer fact is about another subject', () => {
-    const bia = fact({
-      id: 'f-aaaaaaaae1',
-      title: 'Cousin',
-      body: "Kaito's cousin Bia lives in Lisbon.",
-      updated: '2026-01-01',
-    });
-    const teo = fact({
-      id: 'f-aaaaaaaae2',
-      title: 'Brother job',
-      body: "Jonas's brother Teo works in Paris.",
-      updated: '2026-02-01',
-    });
-    const reason = refusal(group([bia, teo]), {
-      title: 'Brother job',
-      body: "Jonas's brother Teo works in Paris.",
-      replaces: [bia.id, teo.id],
-      outdated: [bia.id],
-    });
-    expect(reason).toEqual(expect.stringMatching(/no newer fact of the same subject/));
   });
 
   it('refuses unknown ids, empty replaces and a fact replaced twice', () => {
@@ -365,20 +347,8 @@ describe('curationGroups', () => {
 
 describe('applyCuration', () => {
   it('adds the merged fact and supersedes what it replaces, with sources and dates kept', () => {
-    const check = checkCuration(
-      group([coffee, coffeePlace]),
-      answer([
-        {
-          title: 'Coffee order',
-          body: 'Drinks an oat flat white, and gets it at Fábrica.',
-          replaces: [coffee.id, coffeePlace.id],
-        },
-      ]),
-    );
-    const { facts, merged } = applyCuration([coffee, coffeePlace, climbing], check.accepted, {
-      today: '2026-12-01',
-      newId: () => 'f-bbbbbbbbb1',
-    });
+    const check = checkCoffeeMerge();
+    const { facts, merged } = applyCuration([coffee, coffeePlace, climbing], check.accepted, APPLY_AS_MERGED);
     expect(facts.find((f) => f.id === 'f-bbbbbbbbb1')).toMatchObject({
       status: 'active',
       sources: ['s-1', 's-2'],
@@ -392,21 +362,9 @@ describe('applyCuration', () => {
     expect(facts.find((f) => f.id === climbing.id)).toBe(climbing);
   });
   it('skips a result whose facts changed since the call', () => {
-    const check = checkCuration(
-      group([coffee, coffeePlace]),
-      answer([
-        {
-          title: 'Coffee order',
-          body: 'Drinks an oat flat white, and gets it at Fábrica.',
-          replaces: [coffee.id, coffeePlace.id],
-        },
-      ]),
-    );
+    const check = checkCoffeeMerge();
     const edited = { ...coffee, body: 'Drinks black coffee now.', editedByHand: true };
-    const { facts, merged } = applyCuration([edited, coffeePlace], check.accepted, {
-      today: '2026-12-01',
-      newId: () => 'f-bbbbbbbbb1',
-    });
+    const { facts, merged } = applyCuration([edited, coffeePlace], check.accepted, APPLY_AS_MERGED);
     expect(merged).toEqual([]);
     expect(facts).toEqual([edited, coffeePlace]);
   });

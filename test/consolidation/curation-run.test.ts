@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CurationConfig, type Config, type Space } from '../../src/config/schema.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
-import type { RunRequest } from '../../src/core/run.js';
 import { createModel } from '../../src/model/index.js';
 import { ARCHIVE_FILE, loadMemory, rollbackRun } from '../../src/space/index.js';
 import {
@@ -24,10 +23,11 @@ import {
   createTestSpace,
   snapshotDirectory,
   type TestSpace,
+  FORCED_RUN,
 } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
+import { EXAMPLE_SESSION_FILES } from './helpers.js';
 
-const forced: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
 const NOW = new Date('2026-11-29T12:00:00Z');
 const fake = useFakeAnthropic();
 
@@ -37,19 +37,12 @@ function run(test: TestSpace, curation: Partial<CurationConfig> = {}, space: Spa
     config,
     model: () => createModel(config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
     now: () => NOW,
-  })(space, forced);
+  })(space, FORCED_RUN);
 }
 
 const PORTO = '2026-11-26-moved-to-porto.json';
 /** Every example session but the move to Porto: a later run learns it (a fresh user fact to curate with). */
-const BEFORE_PORTO = [
-  '2026-11-02-lisbon-delivery.json',
-  '2026-11-05-dinner-friday.json',
-  '2026-11-09-coffee-usual.json',
-  '2026-11-12-no-semicolons.json',
-  '2026-11-16-postgres-migration.json',
-  '2026-11-19-grafana-dashboard.json',
-];
+const BEFORE_PORTO = EXAMPLE_SESSION_FILES.filter((name) => name !== PORTO);
 
 function learnPorto(test: TestSpace): void {
   cpSync(join(EXAMPLE_SESSIONS_DIR, PORTO), join(test.space.sessionsDir, PORTO), {
@@ -76,10 +69,21 @@ function mergeFoodAndCoffee(type: string, facts: readonly PromptFact[]): { resul
   };
 }
 
+/**
+ * A test space of the `examples` sessions, its model extracting the example facts and answering curation calls
+ * with `curate` (by default, mergeFoodAndCoffee).
+ */
+function curatingSpace(
+  examples: boolean | readonly string[],
+  curate: Parameters<typeof withCurator>[1] = mergeFoodAndCoffee,
+): TestSpace {
+  fake.server.setDefault(withCurator(scriptedExtractor(EXAMPLE_FACTS), curate));
+  return createTestSpace({ modelUrl: fake.url, examples });
+}
+
 describe('curation in a run', () => {
   it('makes no curation call when memory is under budget with no near-duplicates', async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: true });
-    fake.server.setDefault(withCurator(scriptedExtractor(EXAMPLE_FACTS), mergeFoodAndCoffee));
+    const test = curatingSpace(true);
     const summary = await run(test);
     expect(summary.status).toBe('completed');
     expect(summary.curation).toBeUndefined();
@@ -87,8 +91,7 @@ describe('curation in a run', () => {
   });
 
   it('makes no call for a type over budget when the run learned nothing of it', async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: true });
-    fake.server.setDefault(withCurator(scriptedExtractor(EXAMPLE_FACTS), mergeFoodAndCoffee));
+    const test = curatingSpace(true);
     expect((await run(test)).status).toBe('completed');
     const summary = await run(test, { maxFactsPerType: 2 });
     expect(summary.curation).toBeUndefined();
@@ -96,8 +99,7 @@ describe('curation in a run', () => {
   });
 
   it('merges facts over the budget into one, archives what it replaced, and rollback brings them back', async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: BEFORE_PORTO });
-    fake.server.setDefault(withCurator(scriptedExtractor(EXAMPLE_FACTS), mergeFoodAndCoffee));
+    const test = curatingSpace(BEFORE_PORTO);
     expect((await run(test)).status).toBe('completed');
     const before = snapshotDirectory(test.space.memoryDir);
     const memoryBefore = await loadMemory(test.space.memoryDir);
@@ -151,24 +153,21 @@ describe('curation in a run', () => {
   });
 
   it('refuses a curation answer that drops a fact: its facts stay as they were, the run says why', async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: BEFORE_PORTO });
-    fake.server.setDefault(
-      withCurator(scriptedExtractor(EXAMPLE_FACTS), (type, facts) =>
-        type !== 'user'
-          ? { results: [] }
-          : {
-              results: [
-                {
-                  title: 'Coffee',
-                  body: 'The usual at Fábrica is an oat flat white.',
-                  replaces: [
-                    byTitle(facts, "Doesn't eat spicy food").id,
-                    byTitle(facts, 'Usual coffee order').id,
-                  ],
-                },
-              ],
-            },
-      ),
+    const test = curatingSpace(BEFORE_PORTO, (type, facts) =>
+      type !== 'user'
+        ? { results: [] }
+        : {
+            results: [
+              {
+                title: 'Coffee',
+                body: 'The usual at Fábrica is an oat flat white.',
+                replaces: [
+                  byTitle(facts, "Doesn't eat spicy food").id,
+                  byTitle(facts, 'Usual coffee order').id,
+                ],
+              },
+            ],
+          },
     );
     expect((await run(test)).status).toBe('completed');
     const before = await loadMemory(test.space.memoryDir);
@@ -196,26 +195,23 @@ describe('curation in a run', () => {
   });
 
   it("never rewrites a person's file: the result is refused and the file listed for review", async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: true });
+    const test = curatingSpace(true, (type, facts) => {
+      if (type !== 'user') return { results: [] };
+      const person = facts.find((fact) => fact.readOnly)!;
+      return {
+        results: [
+          {
+            title: 'Usual coffee order',
+            body: 'The usual at Fábrica is an oat flat white, always.',
+            replaces: [person.id, byTitle(facts, 'Usual coffee order').id],
+          },
+        ],
+      };
+    });
     const mine =
       '---\nname: My coffee\ndescription: what I drink\ntype: user\n---\nOat flat white at Fábrica, always.\n';
     mkdirSync(test.space.memoryDir, { recursive: true });
     writeFileSync(join(test.space.memoryDir, 'my-coffee.md'), mine);
-    fake.server.setDefault(
-      withCurator(scriptedExtractor(EXAMPLE_FACTS), (type, facts) => {
-        if (type !== 'user') return { results: [] };
-        const person = facts.find((fact) => fact.readOnly)!;
-        return {
-          results: [
-            {
-              title: 'Usual coffee order',
-              body: 'The usual at Fábrica is an oat flat white, always.',
-              replaces: [person.id, byTitle(facts, 'Usual coffee order').id],
-            },
-          ],
-        };
-      }),
-    );
     const summary = await run(test, { maxFactsPerType: 2 });
     expect(summary.curation?.refused).toEqual([
       expect.objectContaining({
@@ -234,9 +230,8 @@ describe('curation in a run', () => {
   });
 
   it('curates the claude-code layout too: the merged facts’ files leave, the new fact has its own', async () => {
-    const test = createTestSpace({ modelUrl: fake.url, examples: BEFORE_PORTO });
+    const test = curatingSpace(BEFORE_PORTO);
     const space: Space = { ...test.space, layout: 'claude-code' };
-    fake.server.setDefault(withCurator(scriptedExtractor(EXAMPLE_FACTS), mergeFoodAndCoffee));
     expect((await run(test, {}, space)).status).toBe('completed');
     learnPorto(test);
     const summary = await run(test, { maxFactsPerType: 2 }, space);

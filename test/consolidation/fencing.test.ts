@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import type { RunRequest } from '../../src/core/run.js';
 import { LockBusyError } from '../../src/errors.js';
-import { listRuns, loadMemory, readLedger, readLock, type HeartbeatTimer } from '../../src/space/index.js';
+import { listRuns, readLedger, readLock, type HeartbeatTimer } from '../../src/space/index.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { eventually } from '../support/eventually.js';
 import { createTestSpace, snapshotDirectory, type TestSpace, fastConsolidator } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
+import { activeFacts } from './helpers.js';
 
 /**
  * Fencing of the space lock, end to end: a run whose heartbeat stopped (a paused VM) and whose lock was taken
@@ -83,7 +84,7 @@ describe('lock fencing in a run', () => {
     expect(Object.values(ledger.sessions).map((entry) => entry.runId)).toEqual(
       Array(takerSummary?.sessions.length).fill(takerSummary?.runId),
     );
-    const titles = (await loadMemory(test.space.memoryDir)).facts.filter((fact) => fact.status === 'active');
+    const titles = await activeFacts(test);
     expect(new Set(titles.map((fact) => fact.title)).size).toBe(titles.length);
     expect(
       [...snapshotDirectory(test.space.memoryDir).keys()].filter((file) => file.includes('staging')),

@@ -106,11 +106,7 @@ describe('moving a topics space to the claude-code layout', () => {
     const run = () =>
       createConsolidator({ config: lisbonOnly.config, model: () => createModel(lisbonOnly.config.model) })(
         space,
-        {
-          force: true,
-          dryRun: false,
-          trigger: 'manual',
-        },
+        FORCED_RUN,
       );
     expect((await run()).status).toBe('completed');
     const first = memoryFiles(memoryDir);

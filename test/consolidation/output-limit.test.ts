@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listRuns, loadMemory } from '../../src/space/index.js';
+import { listRuns } from '../../src/space/index.js';
 import { faults } from '../../harness/fake-anthropic-server.js';
 import {
   EXAMPLE_ACTIVE_TITLES,
@@ -7,8 +7,9 @@ import {
   scriptedExtractor,
   sessionsInPrompt,
 } from '../../harness/scripted-extractor.js';
-import { createTestSpace, fastConsolidator, FORCED_RUN, RUN_NOW } from '../support/space.js';
+import { createTestSpace } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
+import { activeFacts, forcedRunAt } from './helpers.js';
 
 /** An answer that stops at max_tokens: the batch is split and the run goes on; no request is sent twice. */
 
@@ -20,7 +21,7 @@ describe('an answer cut off at the output limit', () => {
     fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     // The first two answers stop at max_tokens (the whole batch, then its first half).
     fake.server.enqueue(faults.maxTokens(), faults.maxTokens());
-    const summary = await fastConsolidator(test.config, { now: () => RUN_NOW })(test.space, FORCED_RUN);
+    const summary = await forcedRunAt(test);
 
     expect(summary.status).toBe('completed');
     const prompts = fake.server.requests.map((request) => request.prompt);
@@ -35,7 +36,7 @@ describe('an answer cut off at the output limit', () => {
     expect(summary.notes?.join('\n')).toMatch(/2 answer\(s\) stopped at the output limit .* split in two/);
     const [record] = await listRuns(test.space.memoryDir);
     expect(record?.summary.notes).toEqual(summary.notes);
-    const titles = (await loadMemory(test.space.memoryDir)).facts.filter((fact) => fact.status === 'active');
+    const titles = await activeFacts(test);
     expect(titles.map((fact) => fact.title).sort()).toEqual(EXAMPLE_ACTIVE_TITLES);
   });
 });

@@ -12,7 +12,7 @@ import {
 import { EXAMPLE_FACTS, scriptedExtractor, sessionsInPrompt } from '../../harness/scripted-extractor.js';
 import { createTestSpace, FORCED_RUN, RUN_NOW } from '../support/space.js';
 import { modelWork } from '../support/eventually.js';
-import { spaceWithLongMemory } from './helpers.js';
+import { spaceWithLongMemory, activeFacts } from './helpers.js';
 import { extractedFact } from '../memory/helpers.js';
 
 let server: FakeAnthropicServer | undefined;
@@ -67,7 +67,7 @@ describe('the calls of a run in parallel', () => {
     );
     expect(parts.length).toBeGreaterThan(0);
 
-    const active = (await loadMemory(test.space.memoryDir)).facts.filter((fact) => fact.status === 'active');
+    const active = await activeFacts(test);
     expect(active.map((fact) => fact.title).sort()).toEqual([
       "Doesn't eat spicy food",
       'Home address',

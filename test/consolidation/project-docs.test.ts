@@ -5,13 +5,12 @@
 import { mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Space } from '../../src/config/schema.js';
 import { docStatements, splitAlreadyStated, type ProjectDoc } from '../../src/consolidation/project-docs.js';
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
 import { loadMemory } from '../../src/space/index.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
-import { createTestSpace, type TestSpace, fastConsolidator, RUN_NOW } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
+import { useClaudeCodeProject, STAGING_HOST_FACT } from './helpers.js';
 
 const YESTERDAY = new Date('2026-11-28T09:00:00Z');
 const SESSION_ID = '5b1f3c2e-8d4a-4c1b-9e7f-2a6d8c0e4b13';
@@ -53,28 +52,20 @@ describe('the statements of an instruction file', () => {
 });
 
 const fake = useFakeAnthropic();
-let test: TestSpace;
-let space: Space;
-let project: string;
+/** The project "harbor": its working directory, and its Claude Code project folder of transcripts and memory. */
+let workdir: string;
+const project = useClaudeCodeProject(fake, 'harbor');
 beforeEach(async () => {
-  test = createTestSpace({ modelUrl: fake.url });
-  project = join(test.root, 'harbor');
-  await mkdir(project, { recursive: true });
-  space = {
-    id: 'harbor',
-    sessionsDir: join(test.root, 'claude-projects', '-harbor'),
-    memoryDir: join(test.root, 'claude-projects', '-harbor', 'memory'),
-    format: 'claude-code',
-  };
-  await mkdir(space.sessionsDir, { recursive: true });
+  workdir = join(project.test.root, 'harbor');
+  await mkdir(workdir, { recursive: true });
 });
 
 describe("a run over a project's sessions", () => {
   it('shows CLAUDE.md as known, does not keep a fact it states, counts it, and never edits it', async () => {
-    await writeFile(join(project, 'CLAUDE.md'), CLAUDE_MD);
+    await writeFile(join(workdir, 'CLAUDE.md'), CLAUDE_MD);
     const line = (type: 'user' | 'assistant', text: string, id?: string) => ({
       type,
-      cwd: project,
+      cwd: workdir,
       sessionId: SESSION_ID,
       timestamp: '2026-11-28T09:00:00.000Z',
       message:
@@ -82,7 +73,7 @@ describe("a run over a project's sessions", () => {
           ? { role: type, content: text }
           : { id, role: type, content: [{ type: 'text', text }] },
     });
-    const transcript = join(space.sessionsDir, `${SESSION_ID}.jsonl`);
+    const transcript = join(project.space.sessionsDir, `${SESSION_ID}.jsonl`);
     await writeFile(
       transcript,
       [
@@ -101,27 +92,18 @@ describe("a run over a project's sessions", () => {
           title: 'Lint first',
           body: 'Run make lint before committing.',
         },
-        {
-          trigger: 'our staging box is stg-7',
-          type: 'project',
-          title: 'Staging host',
-          body: 'Staging is stg-7.',
-        },
+        STAGING_HOST_FACT,
       ]),
     );
-    const summary = await fastConsolidator(test.config, { now: () => RUN_NOW })(space, {
-      force: true,
-      dryRun: false,
-      trigger: 'manual',
-    });
+    const summary = await project.run();
 
     expect(summary.status).toBe('completed');
     expect(summary.alreadyInProjectFiles).toBe(1);
     const request = fake.server.requests[0]!;
     expect(JSON.stringify(request.body.messages)).toContain("Already in the project's instruction files");
     expect(JSON.stringify(request.body.messages)).toContain('Always run `make lint` before you commit.');
-    const titles = (await loadMemory(space.memoryDir)).facts.map((fact) => fact.title);
+    const titles = (await loadMemory(project.space.memoryDir)).facts.map((fact) => fact.title);
     expect(titles).toEqual(['Staging host']);
-    expect(await readFile(join(project, 'CLAUDE.md'), 'utf8')).toBe(CLAUDE_MD);
+    expect(await readFile(join(workdir, 'CLAUDE.md'), 'utf8')).toBe(CLAUDE_MD);
   });
 });

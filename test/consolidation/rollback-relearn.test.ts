@@ -1,30 +1,18 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listRuns, loadMemory, readLedger, reopenSessions, rollbackRun } from '../../src/space/index.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
-import { createTestSpace, type TestSpace, fastConsolidator, FORCED_RUN, RUN_NOW } from '../support/space.js';
+import { createTestSpace, type TestSpace, RUN_NOW } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
+import { EXAMPLE_SESSION_FILES, addExampleSession, forcedRunAt } from './helpers.js';
 
-const FIRST = [
-  '2026-11-02-lisbon-delivery.json',
-  '2026-11-05-dinner-friday.json',
-  '2026-11-09-coffee-usual.json',
-];
+const FIRST = EXAMPLE_SESSION_FILES.slice(0, 3);
 const SECOND = ['2026-11-12-no-semicolons.json', '2026-11-26-moved-to-porto.json'];
 
 const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
 
-function consolidate(test: TestSpace) {
-  return fastConsolidator(test.config, { now: () => RUN_NOW })(test.space, FORCED_RUN);
-}
-
 function addSessions(test: TestSpace, names: readonly string[]): void {
   for (const name of names) {
-    writeFileSync(
-      join(test.space.sessionsDir, name),
-      readFileSync(new URL(`../../sessions/${name}`, import.meta.url)),
-    );
+    addExampleSession(test, name);
   }
 }
 
@@ -38,9 +26,9 @@ async function facts(test: TestSpace): Promise<string[]> {
 describe('rollback reopens what it undid', () => {
   it('takes the run’s sessions out of the ledger, so the next run learns them again', async () => {
     const test = createTestSpace({ modelUrl: fake.url, examples: FIRST });
-    const first = await consolidate(test);
+    const first = await forcedRunAt(test);
     addSessions(test, SECOND);
-    const second = await consolidate(test);
+    const second = await forcedRunAt(test);
     expect(second.sessions).toHaveLength(2);
     const learned = await facts(test);
 
@@ -53,7 +41,7 @@ describe('rollback reopens what it undid', () => {
       `rollback of ${second.runId}; 2 session(s) reopened for the next run`,
     );
 
-    const again = await consolidate(test);
+    const again = await forcedRunAt(test);
     expect(again.status).toBe('completed');
     expect([...again.sessions].sort()).toEqual([...second.sessions].sort());
     expect(await facts(test)).toEqual(learned);

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createConsolidator } from '../../src/consolidation/run.js';
@@ -11,6 +11,7 @@ import { faults } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_ACTIVE_TITLES, EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
+import { EXAMPLE_SESSION_FILES, addExampleSession } from './helpers.js';
 
 const manual: RunRequest = { force: false, dryRun: false, trigger: 'manual' };
 const NOW = new Date('2026-11-29T12:00:00Z');
@@ -86,12 +87,7 @@ describe('consolidation run', () => {
   it('skips a space with four new sessions and runs it with --force', async () => {
     const test = createTestSpace({
       modelUrl: fake.url,
-      examples: [
-        '2026-11-02-lisbon-delivery.json',
-        '2026-11-05-dinner-friday.json',
-        '2026-11-09-coffee-usual.json',
-        '2026-11-12-no-semicolons.json',
-      ],
+      examples: EXAMPLE_SESSION_FILES.slice(0, 4),
     });
     fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     const skipped = await consolidatorFor(test)(test.space, manual);
@@ -131,11 +127,7 @@ describe('consolidation run', () => {
   it('rolls a run back to the exact previous bytes', async () => {
     const test = createTestSpace({
       modelUrl: fake.url,
-      examples: [
-        '2026-11-02-lisbon-delivery.json',
-        '2026-11-05-dinner-friday.json',
-        '2026-11-09-coffee-usual.json',
-      ],
+      examples: EXAMPLE_SESSION_FILES.slice(0, 3),
     });
     fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     await consolidatorFor(test)(test.space, { ...manual, force: true });
@@ -144,10 +136,7 @@ describe('consolidation run', () => {
     const afterFirst = memoryFiles(snapshotDirectory(test.space.memoryDir));
 
     for (const name of ['2026-11-12-no-semicolons.json', '2026-11-26-moved-to-porto.json']) {
-      writeFileSync(
-        join(test.space.sessionsDir, name),
-        readFileSync(new URL(`../../sessions/${name}`, import.meta.url)),
-      );
+      addExampleSession(test, name);
     }
     const second = await consolidatorFor(test)(test.space, { ...manual, force: true });
     expect(second.superseded).toBe(1);
@@ -158,25 +147,13 @@ describe('consolidation run', () => {
   });
 
   it('gives the same final memory when sessions arrive in reverse order', async () => {
-    const names = [
-      '2026-11-02-lisbon-delivery.json',
-      '2026-11-05-dinner-friday.json',
-      '2026-11-09-coffee-usual.json',
-      '2026-11-12-no-semicolons.json',
-      '2026-11-16-postgres-migration.json',
-      '2026-11-19-grafana-dashboard.json',
-      '2026-11-26-moved-to-porto.json',
-    ];
     fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     const forward = createTestSpace({ modelUrl: fake.url, examples: true });
     await consolidatorFor(forward)(forward.space, manual);
 
     const reverse = createTestSpace({ modelUrl: fake.url, examples: false });
-    for (const name of [...names].reverse()) {
-      writeFileSync(
-        join(reverse.space.sessionsDir, name),
-        readFileSync(new URL(`../../sessions/${name}`, import.meta.url)),
-      );
+    for (const name of [...EXAMPLE_SESSION_FILES].reverse()) {
+      addExampleSession(reverse, name);
       await consolidatorFor(reverse)(reverse.space, { ...manual, force: true });
     }
     const view = async (test: TestSpace) =>

@@ -7,7 +7,7 @@ import { INDEX_LIMITS, derivedFactId } from '../../src/memory/index.js';
 import { REVIEW_FILE, loadMemory } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
-import { createTestSpace, snapshotDirectory } from '../support/space.js';
+import { createTestSpace, snapshotDirectory, FORCED_RUN } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 import { withoutBlock } from '../memory/helpers.js';
 
@@ -118,7 +118,7 @@ describe('a memory folder shared with a person and Claude Code', () => {
       ]),
     );
     const consolidate = createConsolidator({ config, model: createModel(config.model) });
-    const summary = await consolidate(space, { force: true, dryRun: false, trigger: 'manual' });
+    const summary = await consolidate(space, FORCED_RUN);
     expect(summary.status).toBe('completed');
 
     // The model's "current memory" lists the memories dreamd did not write.
@@ -163,7 +163,7 @@ describe('a memory folder shared with a person and Claude Code', () => {
 
     // A second run with nothing new changes no byte anywhere.
     writeSession(space.sessionsDir, 's-deploy-2', 'Again: we deploy with Argo CD from the main branch.');
-    await consolidate(space, { force: true, dryRun: false, trigger: 'manual' });
+    await consolidate(space, FORCED_RUN);
     const again = snapshotDirectory(space.memoryDir);
     for (const name of [...Object.keys(HAND_FILES), 'MEMORY.md', REVIEW_FILE])
       expect(again.get(name)).toBe(after.get(name));

@@ -4,6 +4,7 @@ import type { SessionMessage } from '../../src/transcripts/types.js';
 import { generateAgentSession, generateDialogue } from './generate.js';
 import {
   assistant,
+  digestLines,
   makeSession,
   readClaudeCodeFixture,
   text,
@@ -13,10 +14,6 @@ import {
 } from './sessions.js';
 
 const START = '2026-11-20T14:03:00Z';
-
-function linesOf(messages: Parameters<typeof makeSession>[2], options = {}): string[] {
-  return digestSession(makeSession('s1', START, messages), options).text.split('\n');
-}
 
 describe('digestSession', () => {
   it('opens with the session header, and dates only the lines written on another day', () => {
@@ -49,7 +46,7 @@ describe('digestSession', () => {
   });
 
   it('turns a tool call into one short line naming the tool and its most telling input', () => {
-    const lines = linesOf([
+    const lines = digestLines([
       assistant(toolCall('Bash', { command: 'ls -la src', description: 'List files' })),
       assistant(toolCall('Read', { file_path: '/repo/README.md', limit: 40 })),
       assistant(toolCall('Grep', { pattern: 'TODO', path: '/repo' })),
@@ -72,7 +69,7 @@ describe('digestSession', () => {
 
   it('cuts a long tool result to toolResultChars and says how much was cut', () => {
     const result = 'a'.repeat(150) + ' ' + 'b'.repeat(9_849);
-    const lines = linesOf([
+    const lines = digestLines([
       assistant(toolCall('Read', { file_path: 'x' }, 't1')),
       user(toolResult(result, 't1')),
     ]);
@@ -83,7 +80,7 @@ describe('digestSession', () => {
   });
 
   it('honours a custom toolResultChars and flags errors', () => {
-    const lines = linesOf(
+    const lines = digestLines(
       [
         assistant(toolCall('Bash', { command: 'make' }, 't1')),
         user(toolResult('make: *** No rule to make target', 't1', true)),
@@ -94,7 +91,7 @@ describe('digestSession', () => {
   });
 
   it('drops what a file-writing tool echoes on success, and keeps its errors', () => {
-    const lines = linesOf([
+    const lines = digestLines([
       assistant(toolCall('Edit', { file_path: 'deploy.sh' }, 't1')),
       user(
         toolResult(
@@ -139,7 +136,7 @@ describe('digestSession', () => {
     // a window of 2 × 280 + 256, less its tail of 100 kept + 128 lost at the edge + 32).
     expect(before).toHaveLength(541);
     const text = `${before}AKIAIOSFODNN7EXAMPLE ${'y '.repeat(50_000)}the end`;
-    const line = linesOf([assistant(text)])[1] ?? '';
+    const line = digestLines([assistant(text)])[1] ?? '';
     expect(line).not.toMatch(/AKIA|OSFODNN/);
     expect(line).toMatch(/^assistant: x/);
     expect(line).toMatch(/y the end$/);
@@ -149,7 +146,7 @@ describe('digestSession', () => {
 
   it('keeps the head and the closing question of a long assistant text (280 characters)', () => {
     const text = `${'word '.repeat(1_000)}Shall I save Rua das Flores 28 as your default address?`;
-    const lines = linesOf([assistant(text)]);
+    const lines = digestLines([assistant(text)]);
     const line = lines[1] ?? '';
     expect(line).toMatch(/^assistant: word word/);
     expect(line).toMatch(
@@ -184,7 +181,7 @@ describe('digestSession', () => {
   });
 
   it('drops system reminders, local-command noise and hook boilerplate but keeps typed command arguments', () => {
-    const lines = linesOf([
+    const lines = digestLines([
       user(
         'fix the bug <system-reminder>\nThe TodoWrite tool has not been used recently.\n</system-reminder>',
       ),
@@ -217,7 +214,7 @@ describe('digestSession', () => {
 
   it('drops text repeated verbatim earlier in the session but keeps short replies', () => {
     const boilerplate = 'Please follow the repository guidelines in CONTRIBUTING.md before answering.';
-    const lines = linesOf([
+    const lines = digestLines([
       user(boilerplate),
       user('yes'),
       user(boilerplate),
@@ -234,10 +231,10 @@ describe('digestSession', () => {
 
   it('keeps a compaction summary whole and marks it', () => {
     const summary = `This session is being continued from a previous conversation. ${'The user prefers tabs. '.repeat(100)}`;
-    const flagged = linesOf([{ ...user(summary), compactSummary: true }]);
+    const flagged = digestLines([{ ...user(summary), compactSummary: true }]);
     expect(flagged[1]).toMatch(/^summary of earlier conversation: This session/);
     expect(flagged[1]).not.toContain('[cut');
-    const unflagged = linesOf([user(summary)]);
+    const unflagged = digestLines([user(summary)]);
     expect(unflagged[1]).toContain('summary of earlier conversation: ');
   });
 

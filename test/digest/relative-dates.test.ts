@@ -43,6 +43,36 @@ const CASES: readonly (readonly [reference: string, input: string, expected: str
   ['2026-11-26T23:59:00-08:00', 'today', 'today [2026-11-26]'],
 ];
 
+/**
+ * Draws `samples` texts with a fixed-seed generator (the same texts on every run), each of 1 to `maxWords`
+ * pieces with a blank after each, and checks that resolveRelativeDates (with its prefilter) gives what
+ * resolveRelativeDatesPlainly gives at one of `references`. A list of one is taken without a draw.
+ */
+function expectPrefilterAgrees(options: {
+  seed: number;
+  samples: number;
+  maxWords: number;
+  pieces: readonly string[];
+  blanks: readonly string[];
+  references: readonly string[];
+}): void {
+  let state = options.seed;
+  const next = (limit: number): number => {
+    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+    return (state >>> 8) % limit;
+  };
+  const pick = (list: readonly string[]): string => list[list.length === 1 ? 0 : next(list.length)]!;
+  for (let sample = 0; sample < options.samples; sample += 1) {
+    let text = '';
+    const words = 1 + next(options.maxWords);
+    for (let word = 0; word < words; word += 1) text += `${pick(options.pieces)}${pick(options.blanks)}`;
+    const reference = pick(options.references);
+    expect(resolveRelativeDates(text, reference), JSON.stringify(text)).toBe(
+      resolveRelativeDatesPlainly(text, reference),
+    );
+  }
+}
+
 describe('resolveRelativeDates', () => {
   it.each(CASES)('on %s, "%s" becomes "%s"', (reference, input, expected) => {
     expect(resolveRelativeDates(input, reference)).toBe(expected);
@@ -123,22 +153,14 @@ describe('resolveRelativeDates', () => {
       'weeks.',
       'thisweek',
     ];
-    const blanks = [' ', '  ', '\n', '\t \n', '\u00a0', '', '          ', ' \u2003 '];
-    let state = 7;
-    const next = (limit: number): number => {
-      state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
-      return (state >>> 8) % limit;
-    };
-    for (let sample = 0; sample < 3_000; sample += 1) {
-      let text = '';
-      const words = 1 + next(12);
-      for (let word = 0; word < words; word += 1)
-        text += `${pieces[next(pieces.length)]}${blanks[next(blanks.length)]}`;
-      const reference = next(2) === 0 ? '2026-11-26' : '2027-01-01';
-      expect(resolveRelativeDates(text, reference), JSON.stringify(text)).toBe(
-        resolveRelativeDatesPlainly(text, reference),
-      );
-    }
+    expectPrefilterAgrees({
+      seed: 7,
+      samples: 3_000,
+      maxWords: 12,
+      pieces,
+      blanks: [' ', '  ', '\n', '\t \n', '\u00a0', '', '          ', ' \u2003 '],
+      references: ['2026-11-26', '2027-01-01'],
+    });
   });
 });
 
@@ -226,18 +248,13 @@ describe('resolveRelativeDates beyond the English expressions (chrono-node)', ()
       'the build',
       'année',
     ];
-    let state = 11;
-    const next = (limit: number): number => {
-      state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
-      return (state >>> 8) % limit;
-    };
-    for (let sample = 0; sample < 300; sample += 1) {
-      let text = '';
-      const words = 1 + next(6);
-      for (let word = 0; word < words; word += 1) text += `${pieces[next(pieces.length)]} `;
-      expect(resolveRelativeDates(text, '2026-11-26'), JSON.stringify(text)).toBe(
-        resolveRelativeDatesPlainly(text, '2026-11-26'),
-      );
-    }
+    expectPrefilterAgrees({
+      seed: 11,
+      samples: 300,
+      maxWords: 6,
+      pieces,
+      blanks: [' '],
+      references: ['2026-11-26'],
+    });
   });
 });

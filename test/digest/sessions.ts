@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { MessagePart, Session, SessionMessage } from '../../src/transcripts/types.js';
+import { digestSession, type DigestOptions } from '../../src/digest/index.js';
 
 export const FIXTURES_DIR = new URL('../fixtures/claude-code/', import.meta.url);
 
@@ -50,6 +51,11 @@ export function makeSession(id: string, startedAt: string, messages: readonly Me
     messageCount: built.length,
     warnings: [],
   };
+}
+
+/** The digest of session `s1`, of `messages`, started at 2026-11-20 14:03 UTC, line by line (header first). */
+export function digestLines(messages: readonly MessageInit[], options: DigestOptions = {}): string[] {
+  return digestSession(makeSession('s1', '2026-11-20T14:03:00Z', messages), options).text.split('\n');
 }
 
 const Block = z.looseObject({

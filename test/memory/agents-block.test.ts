@@ -11,7 +11,7 @@ import {
 import { mergeArrived } from '../../src/memory/arrived-bytes.js';
 import { BLOCK_BEGIN, splitIndexFile } from '../../src/memory/index-block.js';
 import type { Fact } from '../../src/memory/types.js';
-import { fact, numberedFacts, withoutBlock } from './helpers.js';
+import { fact, handWrittenFile, numberedFacts, withoutBlock } from './helpers.js';
 
 function factsOf(count: number, seed: number): Fact[] {
   return numberedFacts(count, seed, (index) => ({
@@ -22,24 +22,7 @@ function factsOf(count: number, seed: number): Fact[] {
 
 const FILE = '/repo/AGENTS.md';
 
-const handLine = fc.oneof(
-  fc.constant(''),
-  fc.string({ maxLength: 40 }),
-  fc.string({ minLength: 140, maxLength: 400, unit: 'grapheme' }),
-  fc.constant('# Memory index'),
-  fc.constant('## Build and test'),
-  fc.string({ maxLength: 60 }).map((text) => `${text}\r`),
-);
-
-const handFile = fc
-  .tuple(
-    fc.array(
-      handLine.map((line) => line.replace(/\n/g, ' ')),
-      { maxLength: 200 },
-    ),
-    fc.boolean(),
-  )
-  .map(([lines, finalBreak]) => (lines.length === 0 ? '' : lines.join('\n') + (finalBreak ? '\n' : '')));
+const handFile = handWrittenFile([fc.constant('# Memory index'), fc.constant('## Build and test')], 200);
 
 describe("dreamd's block of a repository's AGENTS.md", () => {
   it('never changes a byte outside the block, over several runs, on any file a person wrote; the block stays within its budget', () => {

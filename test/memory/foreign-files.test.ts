@@ -1,6 +1,7 @@
 import { symlink, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../support/fixtures.js';
 import { parseMemoryFile } from '../../src/memory/claude-code-file.js';
 import { NotDreamdsFactError, forgetFact } from '../../src/space/forget.js';
 import { loadMemory, renderMemory } from '../../src/space/memory-dir.js';
@@ -9,13 +10,23 @@ import { fact, makeTempDir, removeDir, snapshot } from './helpers.js';
 
 const context = { relative: 'feedback_testing.md', modified: '2026-11-30', owner: 'other' as const };
 
+/** Parses `text` as the file `relative` of the memory folder, one dreamd did not write. */
+function parse(text: string, relative = context.relative) {
+  return parseMemoryFile(text, { ...context, relative });
+}
+
+/** The fact of `text` (the file `relative`), which must parse without a warning. */
+function parseCleanly(text: string, relative = context.relative) {
+  const { fact: read, warnings } = parse(text, relative);
+  expect(warnings).toEqual([]);
+  return read;
+}
+
 describe('memory files dreamd did not write', () => {
   it('reads the recent Claude Code frontmatter (metadata type and modified) and the rule / Why / How body', () => {
     const text =
       '---\nname: Testing\ndescription: Run e2e first\nmetadata:\n  type: feedback\n  modified: 2026-10-02\n---\n\nRun e2e first.\n\n**Why:** it caught a bug.\n**How to apply:** before merging.\n';
-    const { fact: read, warnings } = parseMemoryFile(text, context);
-    expect(warnings).toEqual([]);
-    expect(read).toMatchObject({
+    expect(parseCleanly(text)).toMatchObject({
       type: 'feedback',
       title: 'Testing',
       body: 'Run e2e first.',
@@ -30,27 +41,23 @@ describe('memory files dreamd did not write', () => {
 
   it('reads the older top-level type, no frontmatter at all, and [[links]]', () => {
     expect(
-      parseMemoryFile('---\nname: Role\ndescription: x\ntype: user\n---\nData scientist.\n', {
-        ...context,
-        relative: 'role.md',
-      }).fact.type,
+      parse('---\nname: Role\ndescription: x\ntype: user\n---\nData scientist.\n', 'role.md').fact.type,
     ).toBe('user');
-    const plain = parseMemoryFile('# Debugging\nSee [[feedback_testing|the testing rule]] and [[api]].\n', {
-      ...context,
-      relative: 'reference_debugging.md',
-    }).fact;
+    const plain = parse(
+      '# Debugging\nSee [[feedback_testing|the testing rule]] and [[api]].\n',
+      'reference_debugging.md',
+    ).fact;
     expect(plain).toMatchObject({ type: 'reference', title: 'Debugging' });
     expect(plain.body).toContain('See the testing rule and api.');
   });
 
   it('reads frontmatter that is not YAML line by line, and says how to fix what is not even key: value', () => {
-    const loose = parseMemoryFile('---\nname: [unclosed\ntype: user\n---\nBody text.\n', context);
-    expect(loose.fact).toMatchObject({ title: '[unclosed', type: 'user', body: 'Body text.' });
-    expect(loose.warnings).toEqual([]);
-    const { fact: read, warnings } = parseMemoryFile(
-      '---\nname: [unclosed\nnot a field\n---\nBody text.\n',
-      context,
-    );
+    expect(parseCleanly('---\nname: [unclosed\ntype: user\n---\nBody text.\n')).toMatchObject({
+      title: '[unclosed',
+      type: 'user',
+      body: 'Body text.',
+    });
+    const { fact: read, warnings } = parse('---\nname: [unclosed\nnot a field\n---\nBody text.\n');
     expect(read.body).toBe('Body text.');
     expect(warnings.join('\n')).toMatch(
       /feedback_testing\.md: frontmatter could not be read as YAML.*Fix the lines/,
@@ -60,49 +67,41 @@ describe('memory files dreamd did not write', () => {
   it('keeps a value whole where YAML would cut it at an unquoted colon or a #', () => {
     const text =
       '---\nname: Flags: the rollout\ndescription: ships behind a flag # see PR #456\ntype: user\n---\nFlags go live on Mondays.\n';
-    const { fact: read, warnings } = parseMemoryFile(text, { ...context, relative: 'flags.md' });
-    expect(warnings).toEqual([]);
-    expect(read).toMatchObject({
+    expect(parseCleanly(text, 'flags.md')).toMatchObject({
       type: 'user',
       title: 'Flags: the rollout',
       description: 'ships behind a flag # see PR #456',
       body: 'Flags go live on Mondays.',
     });
-    const strict = parseMemoryFile(
+    const strict = parseCleanly(
       '---\nname: Deploys\ndescription: fixed in PR #456\ntype: project\n---\nBody.\n',
-      {
-        ...context,
-        relative: 'deploys.md',
-      },
+      'deploys.md',
     );
-    expect(strict.fact.description).toBe('fixed in PR #456');
+    expect(strict.description).toBe('fixed in PR #456');
   });
 
-  let dir: string;
-  beforeEach(async () => {
-    dir = await makeTempDir();
-  });
-  afterEach(async () => {
-    await removeDir(dir);
-  });
+  const folder = useTempDir('memory');
 
   it('loads them as facts of owner other, reports duplicate names and links out of the folder, and never writes them', async () => {
-    await writeFile(path.join(dir, 'a.md'), '---\nname: Same\ndescription: one\ntype: user\n---\nOne.\n');
-    await mkdir(path.join(dir, 'notes'));
     await writeFile(
-      path.join(dir, 'notes', 'b.md'),
+      path.join(folder.path, 'a.md'),
+      '---\nname: Same\ndescription: one\ntype: user\n---\nOne.\n',
+    );
+    await mkdir(path.join(folder.path, 'notes'));
+    await writeFile(
+      path.join(folder.path, 'notes', 'b.md'),
       '---\nname: Same\ndescription: two\ntype: user\n---\nTwo.\n',
     );
     const outside = await makeTempDir();
     try {
       await writeFile(path.join(outside, 'secret.md'), 'other space');
-      await symlink(path.join(outside, 'secret.md'), path.join(dir, 'linked.md'));
-      const loaded = await loadMemory(dir);
+      await symlink(path.join(outside, 'secret.md'), path.join(folder.path, 'linked.md'));
+      const loaded = await loadMemory(folder.path);
       expect(loaded.facts.map((item) => item.file).sort()).toEqual(['a.md', 'notes/b.md']);
       const reasons = loaded.problems.map((problem) => problem.reason).join('\n');
       expect(reasons).toContain('a.md and notes/b.md have the same frontmatter name "Same"');
       expect(reasons).toContain('outside the memory folder');
-      const before = await snapshot(dir);
+      const before = await snapshot(folder.path);
       const files = renderMemory(loaded, [...loaded.facts, fact({ id: 'f-newfact001', title: 'New' })], {
         now: new Date('2026-12-01'),
       });
@@ -110,7 +109,7 @@ describe('memory files dreamd did not write', () => {
       expect(files.get('MEMORY.md')).toContain('](notes/b.md)');
       expect(before.get('a.md')).toBeDefined();
       const id = loaded.facts.find((item) => item.file === 'a.md')?.id ?? '';
-      await expect(forgetFact(dir, id)).rejects.toBeInstanceOf(NotDreamdsFactError);
+      await expect(forgetFact(folder.path, id)).rejects.toBeInstanceOf(NotDreamdsFactError);
     } finally {
       await removeDir(outside);
     }
@@ -136,15 +135,15 @@ describe('memory files dreamd did not write', () => {
     expect(renderReview(text, [{ file: 'role.md', fact: old, newer }])).toBe(text);
     expect([...filesUnderReview(text)]).toEqual(['role.md']);
     await writeFile(
-      path.join(dir, 'role.md'),
+      path.join(folder.path, 'role.md'),
       '---\nname: Role\ndescription: ds\ntype: user\n---\nData scientist.\n',
     );
-    await mkdir(path.join(dir, '.dreamd'));
-    await writeFile(path.join(dir, '.dreamd', 'review.md'), text ?? '');
-    const loaded = await loadMemory(dir);
+    await mkdir(path.join(folder.path, '.dreamd'));
+    await writeFile(path.join(folder.path, '.dreamd', 'review.md'), text ?? '');
+    const loaded = await loadMemory(folder.path);
     expect(renderMemory(loaded, loaded.facts).get('MEMORY.md') ?? '').not.toContain('role.md');
-    await writeFile(path.join(dir, '.dreamd', 'review.md'), '# For review\n');
-    const cleared = await loadMemory(dir);
+    await writeFile(path.join(folder.path, '.dreamd', 'review.md'), '# For review\n');
+    const cleared = await loadMemory(folder.path);
     expect(renderMemory(cleared, cleared.facts).get('MEMORY.md')).toContain('](role.md)');
   });
 });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -211,4 +212,31 @@ export function numberedFacts(
       FACT_TYPES[index % FACT_TYPES.length],
     ),
   );
+}
+
+/**
+ * Any file a person might write around dreamd's block: up to `maxLines` lines (empty, short, long with wide
+ * characters, ending in a carriage return, or one of `lines`), none holding a line break, with or without a final
+ * one.
+ */
+export function handWrittenFile(
+  lines: readonly fc.Arbitrary<string>[],
+  maxLines: number,
+): fc.Arbitrary<string> {
+  const line = fc.oneof(
+    fc.constant(''),
+    fc.string({ maxLength: 40 }),
+    fc.string({ minLength: 140, maxLength: 400, unit: 'grapheme' }),
+    ...lines,
+    fc.string({ maxLength: 60 }).map((text) => `${text}\r`),
+  );
+  return fc
+    .tuple(
+      fc.array(
+        line.map((text) => text.replace(/\n/g, ' ')),
+        { maxLength: maxLines },
+      ),
+      fc.boolean(),
+    )
+    .map(([texts, finalBreak]) => (texts.length === 0 ? '' : texts.join('\n') + (finalBreak ? '\n' : '')));
 }

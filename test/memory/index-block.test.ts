@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { BLOCK_BEGIN, INDEX_HEADER, INDEX_LIMITS, splitIndexFile } from '../../src/memory/index-block.js';
 import { buildIndex } from '../../src/memory/memory-index.js';
 import type { Fact } from '../../src/memory/types.js';
-import { fact, numberedFacts, withoutBlock } from './helpers.js';
+import { fact, handWrittenFile, numberedFacts, withoutBlock } from './helpers.js';
 
 function factsOf(count: number, seed: number): Fact[] {
   return numberedFacts(count, seed, (index) => ({
@@ -14,25 +14,11 @@ function factsOf(count: number, seed: number): Fact[] {
 
 const NOW = new Date('2026-12-01T00:00:00Z');
 
-const handLine = fc.oneof(
-  fc.constant(''),
-  fc.string({ maxLength: 40 }),
-  fc.string({ minLength: 140, maxLength: 400, unit: 'grapheme' }),
-  fc.string({ maxLength: 120 }).map((text) => `- [${text}](notes/${text.length}.md) — ${text}`),
-  fc.string({ maxLength: 60 }).map((text) => `${text}\r`),
-);
-
-const handFile = fc
-  .tuple(
-    fc.array(
-      handLine.map((line) => line.replace(/\n/g, ' ')),
-      { maxLength: 400 },
-    ),
-    fc.boolean(),
-  )
-  .map(([lines, finalBreak]) => (lines.length === 0 ? '' : lines.join('\n') + (finalBreak ? '\n' : '')))
-  // A first line of exactly "# Memory index" is the file dreamd wrote before the block (migrated on purpose).
-  .filter((text) => !text.startsWith(`${INDEX_HEADER}\n`) && text !== INDEX_HEADER);
+// A first line of exactly "# Memory index" is the file dreamd wrote before the block (migrated on purpose).
+const handFile = handWrittenFile(
+  [fc.string({ maxLength: 120 }).map((text) => `- [${text}](notes/${text.length}.md) — ${text}`)],
+  400,
+).filter((text) => !text.startsWith(`${INDEX_HEADER}\n`) && text !== INDEX_HEADER);
 
 describe("dreamd's block of MEMORY.md", () => {
   it('never changes a byte outside the block, over any number of runs, on any hand-written file', () => {

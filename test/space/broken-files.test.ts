@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../support/fixtures.js';
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
 import { FACT_TYPES, TOPIC_FILES } from '../../src/memory/types.js';
 import { loadMemory, renderMemory } from '../../src/space/memory-dir.js';
@@ -18,14 +19,7 @@ import {
 } from '../memory/helpers.js';
 
 const NOW = new Date('2026-12-01T00:00:00Z');
-let dir: string;
-
-beforeEach(async () => {
-  dir = await makeTempDir();
-});
-afterEach(async () => {
-  await removeDir(dir);
-});
+const folder = useTempDir('memory');
 
 /** A memory folder with two facts of every type, as dreamd writes it. */
 async function seedMemory(): Promise<void> {
@@ -41,19 +35,19 @@ async function seedMemory(): Promise<void> {
       ),
     ),
   );
-  await applyFiles(dir, renderMemory(await loadMemory(dir), facts, { now: NOW }));
+  await applyFiles(folder.path, renderMemory(await loadMemory(folder.path), facts, { now: NOW }));
 }
 
 async function runPlan(candidates: readonly ExtractedFact[]) {
-  const plan = await planCandidates(dir, candidates, { runId: 'run-test', now: NOW });
-  await applyFiles(dir, plan.files);
+  const plan = await planCandidates(folder.path, candidates, { runId: 'run-test', now: NOW });
+  await applyFiles(folder.path, plan.files);
   return plan;
 }
 
 describe('broken memory files never lose facts', () => {
   it('holds a fact for a topic file with broken frontmatter back, says where, and writes it once the file is fixed', async () => {
     await seedMemory();
-    const userFile = path.join(dir, 'user.md');
+    const userFile = path.join(folder.path, 'user.md');
     const good = await readFile(userFile, 'utf8');
     const broken = good.replace(/\ntype: user\n---\n/, '\ntype: user\n');
     await writeFile(userFile, broken);
@@ -64,11 +58,11 @@ describe('broken memory files never lose facts', () => {
     const reasons = plan.problems.map((problem) => `${problem.file}: ${problem.reason}`).join('\n');
     expect(reasons).toContain("user.md: user.md: frontmatter starts with '---' but never ends");
     expect(reasons).toContain(`held back in ${PENDING_FILE}`);
-    expect(await readFile(path.join(dir, PENDING_FILE), 'utf8')).toContain('moved to Porto');
+    expect(await readFile(path.join(folder.path, PENDING_FILE), 'utf8')).toContain('moved to Porto');
     // Meanwhile the fact is memory: search, the model and the index builder see it.
-    expect((await loadMemory(dir)).facts.some((item) => item.body.includes('Porto'))).toBe(true);
+    expect((await loadMemory(folder.path)).facts.some((item) => item.body.includes('Porto'))).toBe(true);
 
-    const health = await memoryHealth(dir);
+    const health = await memoryHealth(folder.path);
     expect(health.ok).toBe(false);
     expect(health.problems.map((problem) => problem.file)).toEqual(
       expect.arrayContaining(['user.md', PENDING_FILE]),
@@ -78,32 +72,32 @@ describe('broken memory files never lose facts', () => {
     const after = await runPlan([]);
     expect(after.files.get(PENDING_FILE)).toBeNull();
     expect(await readFile(userFile, 'utf8')).toContain('The user moved to Porto in November.');
-    expect(await readFile(path.join(dir, 'MEMORY.md'), 'utf8')).toContain('Porto');
-    expect((await memoryHealth(dir)).ok).toBe(true);
+    expect(await readFile(path.join(folder.path, 'MEMORY.md'), 'utf8')).toContain('Porto');
+    expect((await memoryHealth(folder.path)).ok).toBe(true);
   });
 
   it('holds back the facts for a file that shares a fact id with another, and reports both files', async () => {
     await seedMemory();
-    const feedbackText = await readFile(path.join(dir, 'feedback.md'), 'utf8');
+    const feedbackText = await readFile(path.join(folder.path, 'feedback.md'), 'utf8');
     const copied = feedbackText.slice(
       feedbackText.indexOf('## feedback seed 0'),
       feedbackText.indexOf('## feedback seed 1'),
     );
     await writeFile(
-      path.join(dir, 'user.md'),
-      `${await readFile(path.join(dir, 'user.md'), 'utf8')}\n${copied}`,
+      path.join(folder.path, 'user.md'),
+      `${await readFile(path.join(folder.path, 'user.md'), 'utf8')}\n${copied}`,
     );
-    const before = await readFile(path.join(dir, 'feedback.md'), 'utf8');
+    const before = await readFile(path.join(folder.path, 'feedback.md'), 'utf8');
 
     const plan = await runPlan([
       sessionCandidate('s-f1', 'Always run the linter before committing.', 'feedback'),
       sessionCandidate('s-f2', 'Never push on Fridays after five.', 'feedback'),
     ]);
-    expect(await readFile(path.join(dir, 'feedback.md'), 'utf8')).toBe(before);
+    expect(await readFile(path.join(folder.path, 'feedback.md'), 'utf8')).toBe(before);
     expect(
       plan.problems.some((problem) => problem.reason.includes('also appears in user.md; remove one copy')),
     ).toBe(true);
-    const pending = await readFile(path.join(dir, PENDING_FILE), 'utf8');
+    const pending = await readFile(path.join(folder.path, PENDING_FILE), 'utf8');
     expect(pending).toContain('linter');
     expect(pending).toContain('Fridays');
   });
@@ -114,10 +108,10 @@ describe('broken memory files never lose facts', () => {
     ['10 MB of text', (text: string) => `${text}${'y'.repeat(10 * 1024 * 1024)}\n`],
   ])('reads a topic file with %s, never rewrites it, and reports path and fix', async (_label, corrupt) => {
     await seedMemory();
-    const file = path.join(dir, 'project.md');
+    const file = path.join(folder.path, 'project.md');
     const bad = corrupt(await readFile(file, 'utf8'));
     await writeFile(file, bad);
-    const memory = await loadMemory(dir);
+    const memory = await loadMemory(folder.path);
     expect(memory.facts.some((item) => item.title === 'project seed 0')).toBe(true);
     expect(
       memory.problems.some(
@@ -127,7 +121,7 @@ describe('broken memory files never lose facts', () => {
     ).toBe(true);
     await runPlan([sessionCandidate('s-p', 'The API moves to version 3 in January.', 'project')]);
     expect(await readFile(file, 'utf8')).toBe(bad);
-    expect(await readFile(path.join(dir, PENDING_FILE), 'utf8')).toContain('version 3');
+    expect(await readFile(path.join(folder.path, PENDING_FILE), 'utf8')).toContain('version 3');
   });
 
   it('skips a symlink out of the folder and never writes through it', async () => {
@@ -135,9 +129,9 @@ describe('broken memory files never lose facts', () => {
     const outside = await makeTempDir();
     try {
       const target = path.join(outside, 'reference.md');
-      await writeFile(target, await readFile(path.join(dir, 'reference.md'), 'utf8'));
-      await removeDir(path.join(dir, 'reference.md'));
-      await symlink(target, path.join(dir, 'reference.md'));
+      await writeFile(target, await readFile(path.join(folder.path, 'reference.md'), 'utf8'));
+      await removeDir(path.join(folder.path, 'reference.md'));
+      await symlink(target, path.join(folder.path, 'reference.md'));
       const before = await readFile(target, 'utf8');
       const plan = await runPlan([
         sessionCandidate('s-r', 'Dashboards live at grafana.internal/d/ops.', 'reference'),
@@ -194,13 +188,13 @@ describe('broken memory files never lose facts', () => {
         corruption,
         fc.array(fc.constantFrom(...FACT_TYPES), { minLength: 1, maxLength: 6 }),
         async (victim, donor, change, candidateTypes) => {
-          await removeDir(dir);
+          await removeDir(folder.path);
           await seedMemory();
-          const victimFile = path.join(dir, TOPIC_FILES[victim]);
+          const victimFile = path.join(folder.path, TOPIC_FILES[victim]);
           const corrupted = corrupt(
             await readFile(victimFile, 'utf8'),
             change,
-            await readFile(path.join(dir, TOPIC_FILES[donor]), 'utf8'),
+            await readFile(path.join(folder.path, TOPIC_FILES[donor]), 'utf8'),
           );
           await writeFile(victimFile, corrupted);
           const candidates = candidateTypes.map((type, index) =>
@@ -212,8 +206,8 @@ describe('broken memory files never lose facts', () => {
           );
           const plan = await runPlan(candidates);
           const quarantined = new Set(plan.result.quarantined.flatMap((entry) => entry.candidate.sources));
-          const after = await loadMemory(dir);
-          const files = await snapshot(dir);
+          const after = await loadMemory(folder.path);
+          const files = await snapshot(folder.path);
           for (const item of candidates) {
             const session = item.sources[0] ?? '';
             if (quarantined.has(session)) {
@@ -224,7 +218,7 @@ describe('broken memory files never lose facts', () => {
             expect(holder, `${session} (${item.type}) after ${change.kind} of ${victim}`).toBeDefined();
           }
           if (
-            (await loadMemory(dir)).broken.includes(victim) &&
+            (await loadMemory(folder.path)).broken.includes(victim) &&
             plan.files.has(TOPIC_FILES[victim]) === false
           ) {
             expect(await readFile(victimFile, 'utf8')).toBe(corrupted);

@@ -1,6 +1,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../support/fixtures.js';
 import { mergeArrived } from '../../src/memory/arrived-bytes.js';
 import { BLOCK_BEGIN, BLOCK_END } from '../../src/memory/index-block.js';
 import { contentHash } from '../../src/memory/topic-entry.js';
@@ -8,15 +9,9 @@ import { parsePending } from '../../src/space/pending.js';
 import { parseTopicFile, topicFacts } from '../../src/memory/topic-file.js';
 import { commitMemoryChanges, recoverMemory } from '../../src/space/transaction.js';
 import { readRun } from '../../src/space/run-history.js';
-import { makeTempDir, removeDir, summary } from '../memory/helpers.js';
+import { summary } from '../memory/helpers.js';
 
-let dir: string;
-beforeEach(async () => {
-  dir = await makeTempDir();
-});
-afterEach(async () => {
-  await removeDir(dir);
-});
+const folder = useTempDir('memory');
 
 const FRONT = '---\nname: User\ndescription: Who the user is.\ntype: user\n---\n\n';
 const ENTRY_A =
@@ -63,32 +58,32 @@ describe('merging bytes that arrived during the commit', () => {
 
 describe('the commit compares before and after each rename', () => {
   it("merges a person's line written after the plan was made, before the commit started", async () => {
-    await writeFile(path.join(dir, 'user.md'), `${READ}- written during the run\n`);
-    await commitMemoryChanges(dir, {
+    await writeFile(path.join(folder.path, 'user.md'), `${READ}- written during the run\n`);
+    await commitMemoryChanges(folder.path, {
       runId: 'run-1',
       files: new Map([['user.md', PLANNED]]),
       basis: new Map([['user.md', READ]]),
       runRecord: { summary: summary('run-1') },
     });
-    const text = await readFile(path.join(dir, 'user.md'), 'utf8');
+    const text = await readFile(path.join(folder.path, 'user.md'), 'utf8');
     expect(text).toContain('- written during the run\n');
     expect(text).toContain('## Walks to work');
-    const record = await readRun(dir, 'run-1');
+    const record = await readRun(folder.path, 'run-1');
     expect(record.files['user.md']?.afterHash).not.toBeNull();
   });
 
   it("defers a file a person changed in a way that cannot be merged: their bytes stay, the run's facts wait in pending.json", async () => {
     const theirs = `${FRONT}${ENTRY_A.replace('The user likes tea.', 'The user likes coffee now.')}`;
-    await writeFile(path.join(dir, 'user.md'), theirs);
+    await writeFile(path.join(folder.path, 'user.md'), theirs);
     const runChanged = PLANNED.replace('The user likes tea.', 'The user likes tea with milk.');
-    const record = await commitMemoryChanges(dir, {
+    const record = await commitMemoryChanges(folder.path, {
       runId: 'run-1',
       files: new Map([['user.md', runChanged]]),
       basis: new Map([['user.md', READ]]),
       runRecord: { summary: summary('run-1') },
     });
-    expect(await readFile(path.join(dir, 'user.md'), 'utf8')).toBe(theirs);
-    const pending = parsePending(await readFile(path.join(dir, '.dreamd', 'pending.json'), 'utf8'));
+    expect(await readFile(path.join(folder.path, 'user.md'), 'utf8')).toBe(theirs);
+    const pending = parsePending(await readFile(path.join(folder.path, '.dreamd', 'pending.json'), 'utf8'));
     expect(pending.facts.map((fact) => fact.id)).toEqual(['f-bbbbbbbbbb']);
     expect(record.files['user.md']).toBeUndefined();
     expect(record.summary.problems.map((problem) => problem.reason).join('\n')).toMatch(
@@ -97,10 +92,10 @@ describe('the commit compares before and after each rename', () => {
   });
 
   it('recovery after a crash compares too: a line written after the crash is kept, never overwritten', async () => {
-    await writeFile(path.join(dir, 'user.md'), READ);
-    await writeFile(path.join(dir, 'MEMORY.md'), index(['- old']));
+    await writeFile(path.join(folder.path, 'user.md'), READ);
+    await writeFile(path.join(folder.path, 'MEMORY.md'), index(['- old']));
     await expect(
-      commitMemoryChanges(dir, {
+      commitMemoryChanges(folder.path, {
         runId: 'run-1',
         files: new Map([
           ['user.md', PLANNED],
@@ -112,31 +107,31 @@ describe('the commit compares before and after each rename', () => {
         },
       }),
     ).rejects.toThrow();
-    await writeFile(path.join(dir, 'user.md'), `${READ}\n## After the crash\nA person's note.\n`);
-    await writeFile(path.join(dir, 'MEMORY.md'), `${index(['- old'])}after the crash\n`);
-    const report = await recoverMemory(dir);
+    await writeFile(path.join(folder.path, 'user.md'), `${READ}\n## After the crash\nA person's note.\n`);
+    await writeFile(path.join(folder.path, 'MEMORY.md'), `${index(['- old'])}after the crash\n`);
+    const report = await recoverMemory(folder.path);
     expect(report.finished).toEqual(['run-1']);
-    const user = await readFile(path.join(dir, 'user.md'), 'utf8');
+    const user = await readFile(path.join(folder.path, 'user.md'), 'utf8');
     expect(user).toContain("## After the crash\nA person's note.\n");
     expect(user).toContain('## Walks to work');
-    expect(await readFile(path.join(dir, 'MEMORY.md'), 'utf8')).toBe(
+    expect(await readFile(path.join(folder.path, 'MEMORY.md'), 'utf8')).toBe(
       `${index(['- old', '- new'])}after the crash\n`,
     );
   });
 
   it("merges an editor's rename-save that landed before the check (a new file, not an append)", async () => {
-    await writeFile(path.join(dir, 'MEMORY.md'), index(['- old']));
-    await mkdir(path.join(dir, 'editor'));
-    const saved = path.join(dir, 'editor', 'MEMORY.md.swp');
+    await writeFile(path.join(folder.path, 'MEMORY.md'), index(['- old']));
+    await mkdir(path.join(folder.path, 'editor'));
+    const saved = path.join(folder.path, 'editor', 'MEMORY.md.swp');
     await writeFile(saved, `# Rewritten by my editor\n${index(['- old'], '')}`);
-    await rename(saved, path.join(dir, 'MEMORY.md'));
-    await commitMemoryChanges(dir, {
+    await rename(saved, path.join(folder.path, 'MEMORY.md'));
+    await commitMemoryChanges(folder.path, {
       runId: 'run-1',
       files: new Map([['MEMORY.md', index(['- old', '- new'])]]),
       basis: new Map([['MEMORY.md', index(['- old'])]]),
       runRecord: { summary: summary('run-1') },
     });
-    expect(await readFile(path.join(dir, 'MEMORY.md'), 'utf8')).toBe(
+    expect(await readFile(path.join(folder.path, 'MEMORY.md'), 'utf8')).toBe(
       `# Rewritten by my editor\n${index(['- old', '- new'], '')}`,
     );
   });

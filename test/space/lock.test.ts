@@ -3,12 +3,12 @@ import { mkdir, readFile, readdir, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../support/fixtures.js';
 import { LockBusyError, LockLostError } from '../../src/errors.js';
 import { acquireLock, readLock, type HeartbeatTimer, type LockInfo } from '../../src/space/lock.js';
 import { LOCK_FILE } from '../../src/space/paths.js';
 import { eventually } from '../support/eventually.js';
-import { makeTempDir, removeDir } from '../memory/helpers.js';
 
 const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'lock-worker.ts');
 const FULL_DISK_WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'lock-full-disk-worker.ts');
@@ -35,13 +35,7 @@ function manualTimer(): { install: HeartbeatTimer; fire: () => Promise<void>; st
   };
   return timer;
 }
-let dir: string;
-beforeEach(async () => {
-  dir = await makeTempDir();
-});
-afterEach(async () => {
-  await removeDir(dir);
-});
+const folder = useTempDir('memory');
 
 /** A pid that existed and is now gone. */
 function deadPid(): number {
@@ -50,7 +44,7 @@ function deadPid(): number {
 }
 
 async function plantLock(info: Partial<LockInfo>): Promise<void> {
-  await mkdir(path.join(dir, '.dreamd'), { recursive: true });
+  await mkdir(path.join(folder.path, '.dreamd'), { recursive: true });
   const lock: LockInfo = {
     owner: 'old run',
     pid: process.pid,
@@ -59,14 +53,42 @@ async function plantLock(info: Partial<LockInfo>): Promise<void> {
     token: 'old',
     ...info,
   };
-  await writeFile(path.join(dir, LOCK_FILE), JSON.stringify(lock));
+  await writeFile(path.join(folder.path, LOCK_FILE), JSON.stringify(lock));
+}
+
+/**
+ * The lock taken by `owner` (staleMs one minute) on a fake clock at 2026-11-30 10:00 whose heartbeat timer only
+ * fires when the test says: the clock, the timer and the lock held.
+ */
+async function holdOnManualClock(owner: string) {
+  const clock = fakeClock('2026-11-30T10:00:00Z');
+  const timer = manualTimer();
+  const held = await acquireLock(folder.path, {
+    owner,
+    staleMs: 60_000,
+    now: clock.now,
+    timer: timer.install,
+  });
+  return { clock, timer, held };
+}
+
+/** A lock held on another host since `startedAt`, its last heartbeat (the file's mtime) at `heartbeat`. */
+async function plantRemoteLock(startedAt: string, heartbeat: string): Promise<void> {
+  await plantLock({ host: 'another-host', pid: 1, startedAt });
+  const beat = new Date(heartbeat);
+  await utimes(path.join(folder.path, LOCK_FILE), beat, beat);
+}
+
+/** Takes the lock for `owner` with the clock at `now`. */
+function acquireAt(now: string, owner: string, staleMs: number) {
+  return acquireLock(folder.path, { owner, staleMs, now: () => new Date(now) });
 }
 
 async function race(takers: number, staleMs = 60_000): Promise<string[]> {
-  const startFile = path.join(dir, 'go');
-  const endFile = path.join(dir, 'end');
+  const startFile = path.join(folder.path, 'go');
+  const endFile = path.join(folder.path, 'end');
   const children = Array.from({ length: takers }, () =>
-    spawn(process.execPath, ['--import', 'tsx', WORKER, dir, startFile, endFile, String(staleMs)], {
+    spawn(process.execPath, ['--import', 'tsx', WORKER, folder.path, startFile, endFile, String(staleMs)], {
       stdio: ['ignore', 'pipe', 'inherit'],
     }),
   );
@@ -95,111 +117,90 @@ async function race(takers: number, staleMs = 60_000): Promise<string[]> {
 
 describe('space lock', () => {
   it('is busy while a live process holds it, and free after release', async () => {
-    const held = await acquireLock(dir, { owner: 'run 1', staleMs: 60_000 });
-    expect(await readLock(dir)).toMatchObject({ owner: 'run 1', pid: process.pid, host: hostname() });
-    const error = await acquireLock(dir, { owner: 'run 2', staleMs: 60_000, space: 'shop' }).catch(
+    const held = await acquireLock(folder.path, { owner: 'run 1', staleMs: 60_000 });
+    expect(await readLock(folder.path)).toMatchObject({ owner: 'run 1', pid: process.pid, host: hostname() });
+    const error = await acquireLock(folder.path, { owner: 'run 2', staleMs: 60_000, space: 'shop' }).catch(
       (caught: unknown) => caught,
     );
     expect(error).toBeInstanceOf(LockBusyError);
     expect(error).toMatchObject({ space: 'shop', holder: { owner: 'run 1', pid: process.pid } });
     await held.release();
-    expect(await readLock(dir)).toBeUndefined();
-    const again = await acquireLock(dir, { owner: 'run 2', staleMs: 60_000 });
+    expect(await readLock(folder.path)).toBeUndefined();
+    const again = await acquireLock(folder.path, { owner: 'run 2', staleMs: 60_000 });
     await again.release();
   });
 
   it('takes over a lock whose process on this host is dead', async () => {
     await plantLock({ pid: deadPid() });
-    const held = await acquireLock(dir, { owner: 'new run', staleMs: 60_000 });
-    expect((await readLock(dir))?.owner).toBe('new run');
+    const held = await acquireLock(folder.path, { owner: 'new run', staleMs: 60_000 });
+    expect((await readLock(folder.path))?.owner).toBe('new run');
     await held.release();
   });
 
   it('takes over a lock whose heartbeat stopped more than staleMs ago, and not one with a recent heartbeat', async () => {
-    await plantLock({ host: 'another-host', pid: 1, startedAt: '2026-11-30T10:00:00.000Z' });
-    const beat = new Date('2026-11-30T10:00:00Z');
-    await utimes(path.join(dir, LOCK_FILE), beat, beat);
-    await expect(
-      acquireLock(dir, { owner: 'x', staleMs: 3_600_000, now: () => new Date('2026-11-30T10:30:00Z') }),
-    ).rejects.toThrow(LockBusyError);
-    const held = await acquireLock(dir, {
-      owner: 'late run',
-      staleMs: 3_600_000,
-      now: () => new Date('2026-11-30T11:00:01Z'),
-    });
-    expect((await readLock(dir))?.owner).toBe('late run');
+    await plantRemoteLock('2026-11-30T10:00:00.000Z', '2026-11-30T10:00:00Z');
+    await expect(acquireAt('2026-11-30T10:30:00Z', 'x', 3_600_000)).rejects.toThrow(LockBusyError);
+    const held = await acquireAt('2026-11-30T11:00:01Z', 'late run', 3_600_000);
+    expect((await readLock(folder.path))?.owner).toBe('late run');
     await held.release();
   });
 
   it('never calls a lock stale for its age alone: a long-held lock with a fresh heartbeat is busy', async () => {
     // Started a day ago on another host, heartbeat a second ago.
-    await plantLock({ host: 'another-host', pid: 1, startedAt: '2026-11-29T10:00:00.000Z' });
-    const beat = new Date('2026-11-30T09:59:59Z');
-    await utimes(path.join(dir, LOCK_FILE), beat, beat);
-    await expect(
-      acquireLock(dir, { owner: 'x', staleMs: 60_000, now: () => new Date('2026-11-30T10:00:00Z') }),
-    ).rejects.toThrow(LockBusyError);
+    await plantRemoteLock('2026-11-29T10:00:00.000Z', '2026-11-30T09:59:59Z');
+    await expect(acquireAt('2026-11-30T10:00:00Z', 'x', 60_000)).rejects.toThrow(LockBusyError);
   });
 
   it('keeps the lock of a slow holder whose heartbeat runs, however long past staleMs it works', async () => {
-    const clock = fakeClock('2026-11-30T10:00:00Z');
-    const timer = manualTimer();
-    const held = await acquireLock(dir, {
-      owner: 'slow run',
-      staleMs: 60_000,
-      now: clock.now,
-      timer: timer.install,
-    });
+    const { clock, timer, held } = await holdOnManualClock('slow run');
     // Ten stale times go by, with a heartbeat each half stale time.
     for (let step = 0; step < 20; step += 1) {
       clock.advance(30_000);
       await timer.fire();
-      await expect(acquireLock(dir, { owner: 'taker', staleMs: 60_000, now: clock.now })).rejects.toThrow(
-        LockBusyError,
-      );
+      await expect(
+        acquireLock(folder.path, { owner: 'taker', staleMs: 60_000, now: clock.now }),
+      ).rejects.toThrow(LockBusyError);
     }
     expect(held.isLost()).toBe(false);
     await held.assertHeld();
-    expect((await readLock(dir))?.heartbeatAt).toBe(clock.now().toISOString());
+    expect((await readLock(folder.path))?.heartbeatAt).toBe(clock.now().toISOString());
     await held.release();
-    expect(await readLock(dir)).toBeUndefined();
+    expect(await readLock(folder.path)).toBeUndefined();
     expect(timer.stopped).toBe(true);
   });
 
   it('fences a paused holder: once its heartbeat stopped and another took the lock, it cannot commit', async () => {
-    const clock = fakeClock('2026-11-30T10:00:00Z');
-    const timer = manualTimer();
-    const paused = await acquireLock(dir, {
-      owner: 'paused run',
-      staleMs: 60_000,
-      now: clock.now,
-      timer: timer.install,
-    });
+    const { clock, timer, held: paused } = await holdOnManualClock('paused run');
     clock.advance(60_001); // no heartbeat fired: the holder was paused
-    const taker = await acquireLock(dir, { owner: 'taker', staleMs: 60_000, now: clock.now });
+    const taker = await acquireLock(folder.path, { owner: 'taker', staleMs: 60_000, now: clock.now });
     const error = await paused.assertHeld().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(LockLostError);
     expect(error).toMatchObject({ holder: { owner: 'taker' } });
     expect((error as Error).message).toMatch(/lost its lock to taker .*nothing was written/);
     expect(paused.isLost()).toBe(true);
     // The paused holder's heartbeat, when it comes back, never touches the new holder's lock.
-    const before = await readLock(dir);
+    const before = await readLock(folder.path);
     clock.advance(10_000);
     await timer.fire();
-    expect(await readLock(dir)).toEqual(before);
+    expect(await readLock(folder.path)).toEqual(before);
     expect(timer.stopped).toBe(true);
     await paused.release();
-    expect((await readLock(dir))?.owner).toBe('taker');
+    expect((await readLock(folder.path))?.owner).toBe('taker');
     await taker.release();
   });
 
   it('renews its heartbeat on its own timer while the holder awaits', async () => {
     let time = new Date('2026-11-30T10:00:00Z');
-    const held = await acquireLock(dir, { owner: 'run', staleMs: 60_000, heartbeatMs: 5, now: () => time });
+    const held = await acquireLock(folder.path, {
+      owner: 'run',
+      staleMs: 60_000,
+      heartbeatMs: 5,
+      now: () => time,
+    });
     time = new Date('2026-11-30T12:00:00Z');
     // Waits for the event (the mtime the timer sets), not for a duration.
     await eventually(
-      async () => (await readLock(dir))?.heartbeatAt === time.toISOString(),
+      async () => (await readLock(folder.path))?.heartbeatAt === time.toISOString(),
       10_000,
       'the heartbeat at the new time',
       5,
@@ -210,21 +211,23 @@ describe('space lock', () => {
   it('leaves no temp file behind when the disk refuses the lock file', async () => {
     const child = spawnSync(
       'sh',
-      ['-c', `ulimit -f 0; exec "${process.execPath}" --import tsx "${FULL_DISK_WORKER}" "${dir}"`],
+      ['-c', `ulimit -f 0; exec "${process.execPath}" --import tsx "${FULL_DISK_WORKER}" "${folder.path}"`],
       {
         encoding: 'utf8',
       },
     );
     expect(child.stdout.trim()).toBe('EFBIG');
-    expect(await readdir(path.join(dir, '.dreamd'))).toEqual([]);
+    expect(await readdir(path.join(folder.path, '.dreamd'))).toEqual([]);
   });
 
   it('release leaves a lock that someone else took over', async () => {
-    const held = await acquireLock(dir, { owner: 'slow run', staleMs: 60_000 });
+    const held = await acquireLock(folder.path, { owner: 'slow run', staleMs: 60_000 });
     await plantLock({ owner: 'taker', token: 'other' });
     await held.release();
-    expect((await readLock(dir))?.owner).toBe('taker');
-    expect(JSON.parse(await readFile(path.join(dir, LOCK_FILE), 'utf8'))).toMatchObject({ token: 'other' });
+    expect((await readLock(folder.path))?.owner).toBe('taker');
+    expect(JSON.parse(await readFile(path.join(folder.path, LOCK_FILE), 'utf8'))).toMatchObject({
+      token: 'other',
+    });
   });
 
   it('lets exactly one of several processes win a free lock', async () => {

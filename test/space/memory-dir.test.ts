@@ -1,18 +1,13 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../support/fixtures.js';
 import { loadMemory, renderMemory } from '../../src/space/memory-dir.js';
 import { createEmptyTopic, renderTopicFile } from '../../src/memory/topic-file.js';
 import { INDEX_FILE } from '../../src/memory/memory-index.js';
-import { REALISTIC_USER_MD, applyFiles, fact, makeTempDir, removeDir } from '../memory/helpers.js';
+import { REALISTIC_USER_MD, applyFiles, fact } from '../memory/helpers.js';
 
-let dir: string;
-beforeEach(async () => {
-  dir = await makeTempDir();
-});
-afterEach(async () => {
-  await removeDir(dir);
-});
+const folder = useTempDir('memory');
 
 async function writeDreamdMemory(): Promise<void> {
   const now = new Date('2026-12-01');
@@ -30,14 +25,14 @@ async function writeDreamdMemory(): Promise<void> {
     ),
     fact({ id: 'f-cccccccccc', title: 'Uses Fastify', body: 'HTTP server is Fastify.' }, 'project'),
   ];
-  const loaded = await loadMemory(dir);
+  const loaded = await loadMemory(folder.path);
   const files = renderMemory(loaded, facts, { now });
-  await applyFiles(dir, files);
+  await applyFiles(folder.path, files);
 }
 
 describe('memory directory', () => {
   it('loads a missing directory as empty memory', async () => {
-    const loaded = await loadMemory(path.join(dir, 'nope'));
+    const loaded = await loadMemory(path.join(folder.path, 'nope'));
     expect(loaded.facts).toEqual([]);
     expect(loaded.indexText).toBeNull();
     expect(renderMemory(loaded, [])).toEqual(new Map());
@@ -46,33 +41,33 @@ describe('memory directory', () => {
   it('round-trips a realistic directory without changing a byte', async () => {
     await writeDreamdMemory();
     // A person adds notes and a hand-written entry; dreamd adopts the entry once.
-    const userFile = path.join(dir, 'user.md');
+    const userFile = path.join(folder.path, 'user.md');
     await writeFile(userFile, `${await readFile(userFile, 'utf8')}\n## Has a cat\nCalled Miso.\n`);
     await writeFile(
-      path.join(dir, INDEX_FILE),
-      `${await readFile(path.join(dir, INDEX_FILE), 'utf8')}- [Testing](feedback_testing.md) — notes\n`,
+      path.join(folder.path, INDEX_FILE),
+      `${await readFile(path.join(folder.path, INDEX_FILE), 'utf8')}- [Testing](feedback_testing.md) — notes\n`,
     );
-    const first = await loadMemory(dir);
-    await applyFiles(dir, renderMemory(first, first.facts, { now: new Date('2026-12-01') }));
-    const loaded = await loadMemory(dir);
+    const first = await loadMemory(folder.path);
+    await applyFiles(folder.path, renderMemory(first, first.facts, { now: new Date('2026-12-01') }));
+    const loaded = await loadMemory(folder.path);
     expect(loaded.problems).toEqual([]);
     expect(renderMemory(loaded, loaded.facts, { now: new Date('2026-12-01') })).toEqual(new Map());
     const text = await readFile(userFile, 'utf8');
     expect(text).toContain('## Has a cat\n<a id="f-');
     expect(text).toContain('Called Miso.\n');
-    expect(await readFile(path.join(dir, INDEX_FILE), 'utf8')).toContain(
+    expect(await readFile(path.join(folder.path, INDEX_FILE), 'utf8')).toContain(
       '- [Testing](feedback_testing.md) — notes',
     );
   });
 
   it('keeps a hand edit when new facts are written', async () => {
     await writeDreamdMemory();
-    const userFile = path.join(dir, 'user.md');
+    const userFile = path.join(folder.path, 'user.md');
     await writeFile(
       userFile,
       (await readFile(userFile, 'utf8')).replace('Eats no meat.', 'Eats no meat, but fish is fine.'),
     );
-    const loaded = await loadMemory(dir);
+    const loaded = await loadMemory(folder.path);
     const vegetarian = loaded.facts.find((f) => f.id === 'f-aaaaaaaaaa');
     expect(vegetarian?.editedByHand).toBe(true);
     const next = [
@@ -90,7 +85,7 @@ describe('memory directory', () => {
 
   it('keeps facts left out of nextFacts unless they are removed explicitly', async () => {
     await writeDreamdMemory();
-    const loaded = await loadMemory(dir);
+    const loaded = await loadMemory(folder.path);
     expect(renderMemory(loaded, [], { now: new Date('2026-12-01') })).toEqual(new Map());
     const files = renderMemory(loaded, [], { now: new Date('2026-12-01'), remove: ['f-cccccccccc'] });
     expect(files.get('project.md')).not.toContain('Fastify');
@@ -100,8 +95,8 @@ describe('memory directory', () => {
   it('reports a topic file with broken frontmatter and never rewrites it', async () => {
     await writeDreamdMemory();
     const broken = REALISTIC_USER_MD.replace('type: user', 'type: [user');
-    await writeFile(path.join(dir, 'user.md'), broken);
-    const loaded = await loadMemory(dir);
+    await writeFile(path.join(folder.path, 'user.md'), broken);
+    const loaded = await loadMemory(folder.path);
     expect(loaded.broken).toEqual(['user']);
     expect(loaded.problems).toEqual([
       { file: 'user.md', reason: expect.stringMatching(/^user\.md: frontmatter is not valid YAML.*Fix/) },
@@ -111,14 +106,14 @@ describe('memory directory', () => {
     });
     expect(files.has('user.md')).toBe(false);
     // The index keeps the lines that point into the broken file.
-    expect(files.get(INDEX_FILE) ?? (await readFile(path.join(dir, INDEX_FILE), 'utf8'))).toContain(
+    expect(files.get(INDEX_FILE) ?? (await readFile(path.join(folder.path, INDEX_FILE), 'utf8'))).toContain(
       'user.md#f-aaaaaaaaaa',
     );
-    expect(await readFile(path.join(dir, 'user.md'), 'utf8')).toBe(broken);
+    expect(await readFile(path.join(folder.path, 'user.md'), 'utf8')).toBe(broken);
   });
 
   it('creates topic files with valid frontmatter', async () => {
-    await mkdir(dir, { recursive: true });
+    await mkdir(folder.path, { recursive: true });
     const text = renderTopicFile(createEmptyTopic('user'), [fact({ id: 'f-aaaaaaaaaa' })]);
     expect(text.startsWith('---\nname: User\ndescription: Who the user is')).toBe(true);
   });
@@ -126,8 +121,8 @@ describe('memory directory', () => {
 
 describe('the claude-code layout', () => {
   it('names a new fact file apart from every name in the folder, whatever its case', async () => {
-    await writeFile(path.join(dir, 'Project_deploys.md'), 'Deploys: ask Rui first.\n');
-    const loaded = await loadMemory(dir, { layout: 'claude-code' });
+    await writeFile(path.join(folder.path, 'Project_deploys.md'), 'Deploys: ask Rui first.\n');
+    const loaded = await loadMemory(folder.path, { layout: 'claude-code' });
     const files = renderMemory(loaded, [fact({ id: 'f-deploys001', title: 'Deploys' }, 'project')], {
       now: new Date('2026-12-01'),
     });

@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../support/fixtures.js';
 import { createIsForgotten, isForgotten, readForgotten } from '../../src/space/forgotten.js';
 import { forgetFact } from '../../src/space/forget.js';
 import { loadMemory, renderMemory } from '../../src/space/memory-dir.js';
@@ -8,27 +9,21 @@ import { listRuns } from '../../src/space/run-history.js';
 import { RollbackRefusedError, rollbackRun } from '../../src/space/rollback.js';
 import { commitMemoryChanges } from '../../src/space/transaction.js';
 import type { Fact } from '../../src/memory/types.js';
-import { fact, makeTempDir, removeDir, snapshot, summary } from '../memory/helpers.js';
+import { fact, snapshot, summary } from '../memory/helpers.js';
 
-let dir: string;
-beforeEach(async () => {
-  dir = await makeTempDir();
-});
-afterEach(async () => {
-  await removeDir(dir);
-});
+const folder = useTempDir('memory');
 
 const NOW = new Date('2026-12-01T00:00:00Z');
 
 async function consolidate(runId: string, facts: Fact[]): Promise<void> {
-  const loaded = await loadMemory(dir);
+  const loaded = await loadMemory(folder.path);
   const files = renderMemory(loaded, facts, { now: NOW });
-  await commitMemoryChanges(dir, { runId, files, runRecord: { summary: summary(runId) } });
+  await commitMemoryChanges(folder.path, { runId, files, runRecord: { summary: summary(runId) } });
 }
 
 /** Memory files only (the run history grows with every run). */
 async function memoryBytes(): Promise<Map<string, string>> {
-  return new Map([...(await snapshot(dir))].filter(([file]) => !file.startsWith('.dreamd/')));
+  return new Map([...(await snapshot(folder.path))].filter(([file]) => !file.startsWith('.dreamd/')));
 }
 
 describe('rollback', () => {
@@ -47,25 +42,25 @@ describe('rollback', () => {
       fact({ id: 'f-cccccccccc', title: 'Ships on Fridays' }, 'project'),
     ]);
     expect((await memoryBytes()).has('project.md')).toBe(true);
-    const [record] = await rollbackRun(dir, 'run-2', { now: () => NOW });
+    const [record] = await rollbackRun(folder.path, 'run-2', { now: () => NOW });
     expect(await memoryBytes()).toEqual(afterFirst);
     expect(record).toMatchObject({ kind: 'rollback', rollbackOf: 'run-2' });
     expect(record?.summary.diff).toContain('-## Ships on Fridays');
-    await expect(rollbackRun(dir, 'run-2')).rejects.toThrow(/already rolled back/);
+    await expect(rollbackRun(folder.path, 'run-2')).rejects.toThrow(/already rolled back/);
   });
 
   it('refuses when a later run changed the same files, unless cascading', async () => {
     await consolidate('run-1', [fact({ id: 'f-aaaaaaaaaa' })]);
     await consolidate('run-2', [fact({ id: 'f-bbbbbbbbbb' })]);
     await consolidate('run-3', [fact({ id: 'f-cccccccccc' })]);
-    const error = await rollbackRun(dir, 'run-2').catch((caught: unknown) => caught);
+    const error = await rollbackRun(folder.path, 'run-2').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RollbackRefusedError);
     expect(error).toMatchObject({ blockingRuns: ['run-3'] });
-    const records = await rollbackRun(dir, 'run-2', { cascade: true });
+    const records = await rollbackRun(folder.path, 'run-2', { cascade: true });
     expect(records.map((record) => record.rollbackOf)).toEqual(['run-3', 'run-2']);
-    const loaded = await loadMemory(dir);
+    const loaded = await loadMemory(folder.path);
     expect(loaded.facts.map((f) => f.id)).toEqual(['f-aaaaaaaaaa']);
-    expect((await listRuns(dir)).map((run) => run.kind)).toEqual([
+    expect((await listRuns(folder.path)).map((run) => run.kind)).toEqual([
       'consolidation',
       'consolidation',
       'consolidation',
@@ -76,10 +71,10 @@ describe('rollback', () => {
 
   it('refuses to overwrite a hand edit made after the run, unless forced', async () => {
     await consolidate('run-1', [fact({ id: 'f-aaaaaaaaaa' })]);
-    const userFile = path.join(dir, 'user.md');
+    const userFile = path.join(folder.path, 'user.md');
     await writeFile(userFile, `${await readFile(userFile, 'utf8')}\nA note of mine.\n`);
-    await expect(rollbackRun(dir, 'run-1')).rejects.toThrow(/user\.md changed since the run/);
-    await rollbackRun(dir, 'run-1', { force: true });
+    await expect(rollbackRun(folder.path, 'run-1')).rejects.toThrow(/user\.md changed since the run/);
+    await rollbackRun(folder.path, 'run-1', { force: true });
     expect(await memoryBytes()).toEqual(new Map());
   });
 });
@@ -93,14 +88,14 @@ describe('forget', () => {
     });
     await consolidate('run-1', [spicy, fact({ id: 'f-bbbbbbbbbb', title: 'Likes tea' })]);
     const before = await memoryBytes();
-    const { record } = await forgetFact(dir, 'f-aaaaaaaaaa', { now: () => NOW });
+    const { record } = await forgetFact(folder.path, 'f-aaaaaaaaaa', { now: () => NOW });
     const memory = await memoryBytes();
     expect(memory.get('user.md')).not.toContain('spicy');
     expect(memory.get('MEMORY.md')).not.toContain('f-aaaaaaaaaa');
     expect(memory.get('user.md')).toContain('Likes tea');
     expect(record.kind).toBe('forget');
 
-    const forgotten = await readForgotten(dir);
+    const forgotten = await readForgotten(folder.path);
     expect(
       isForgotten(forgotten, { title: 'Does not eat spicy food', body: 'The user doesnt eat spicy food!' }),
     ).toBe(true);
@@ -113,12 +108,12 @@ describe('forget', () => {
       true,
     );
 
-    await rollbackRun(dir, record.runId);
+    await rollbackRun(folder.path, record.runId);
     expect(await memoryBytes()).toEqual(before);
-    expect((await readForgotten(dir)).facts).toEqual([]);
+    expect((await readForgotten(folder.path)).facts).toEqual([]);
   });
 
   it('says which fact was not found', async () => {
-    await expect(forgetFact(dir, 'f-nonexisten')).rejects.toThrow(/no fact f-nonexisten/);
+    await expect(forgetFact(folder.path, 'f-nonexisten')).rejects.toThrow(/no fact f-nonexisten/);
   });
 });

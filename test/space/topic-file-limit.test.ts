@@ -1,19 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../support/fixtures.js';
 import { loadMemory, planMemoryFiles, renderMemory } from '../../src/space/memory-dir.js';
 import { PENDING_FILE } from '../../src/space/paths.js';
 import { MAX_WRITABLE_FILE_BYTES } from '../../src/memory/read-memory-file.js';
 import { TOPIC_FILES } from '../../src/memory/types.js';
-import { applyFiles, fact, makeTempDir, removeDir } from '../memory/helpers.js';
+import { applyFiles, fact } from '../memory/helpers.js';
 
 /** A topic file never grows past the size dreamd writes: its new facts wait in pending.json instead. */
 
-let dir: string;
-beforeEach(async () => {
-  dir = await makeTempDir();
-});
-afterEach(async () => {
-  await removeDir(dir);
-});
+const folder = useTempDir('memory');
 
 const now = new Date('2026-12-01');
 const BODY = 'A long but ordinary fact about the user, written out in full. '.repeat(60); // ~3.8 KB
@@ -24,8 +19,8 @@ describe('topic file size', () => {
     const existing = Array.from({ length: 1_000 }, (_, index) =>
       fact({ id: `f-u${String(index).padStart(9, '0')}`, body: `${BODY} (${index})` }),
     );
-    await applyFiles(dir, renderMemory(await loadMemory(dir), existing, { now }));
-    const loaded = await loadMemory(dir);
+    await applyFiles(folder.path, renderMemory(await loadMemory(folder.path), existing, { now }));
+    const loaded = await loadMemory(folder.path);
     expect(loaded.facts).toHaveLength(1_000);
 
     const added = Array.from({ length: 100 }, (_, index) =>

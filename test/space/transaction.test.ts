@@ -1,6 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../support/fixtures.js';
 import { emptyLedger, nextLedgerContent, readLedger, createLedgerLookup } from '../../src/space/ledger.js';
 import { lastSuccessfulRun, listRuns, readRun } from '../../src/space/run-history.js';
 import {
@@ -11,15 +12,9 @@ import {
 } from '../../src/space/transaction.js';
 import { StorageError, describeIoError } from '../../src/space/io-errors.js';
 import { newRunId } from '../../src/space/paths.js';
-import { makeTempDir, removeDir, snapshot, summary } from '../memory/helpers.js';
+import { snapshot, summary } from '../memory/helpers.js';
 
-let dir: string;
-beforeEach(async () => {
-  dir = await makeTempDir();
-});
-afterEach(async () => {
-  await removeDir(dir);
-});
+const folder = useTempDir('memory');
 
 const LEDGER_ENTRY = {
   sessionId: 's-1',
@@ -31,11 +26,13 @@ const LEDGER_ENTRY = {
   consolidatedAt: '2026-12-01T00:00:00.000Z',
 };
 
+/** The old memory, alone in the folder (whatever an earlier commit left there is gone). */
 async function seedOldMemory(): Promise<void> {
-  await mkdir(path.join(dir, '.dreamd'), { recursive: true });
-  await writeFile(path.join(dir, 'user.md'), 'old user\n');
-  await writeFile(path.join(dir, 'MEMORY.md'), 'old index\n');
-  await writeFile(path.join(dir, 'stale.md'), 'to delete\n');
+  await rm(folder.path, { recursive: true, force: true });
+  await mkdir(path.join(folder.path, '.dreamd'), { recursive: true });
+  await writeFile(path.join(folder.path, 'user.md'), 'old user\n');
+  await writeFile(path.join(folder.path, 'MEMORY.md'), 'old index\n');
+  await writeFile(path.join(folder.path, 'stale.md'), 'to delete\n');
 }
 
 function runOptions(faultInjection?: (step: CommitStep) => void) {
@@ -54,11 +51,21 @@ function runOptions(faultInjection?: (step: CommitStep) => void) {
   };
 }
 
+/** Commits runOptions() over the folder, the process "crashing" (an error thrown) when the commit reaches `step`. */
+function commitCrashingAt(step: CommitStep) {
+  return commitMemoryChanges(
+    folder.path,
+    runOptions((reached) => {
+      if (reached === step) throw new Error(`crash at ${step}`);
+    }),
+  );
+}
+
 describe('memory transaction', () => {
   it('writes files, ledger and run record together, with the previous bytes for rollback', async () => {
     await seedOldMemory();
-    const record = await commitMemoryChanges(dir, runOptions());
-    const files = await snapshot(dir);
+    const record = await commitMemoryChanges(folder.path, runOptions());
+    const files = await snapshot(folder.path);
     expect(files.get('user.md')).toBe('new user\n');
     expect(files.get('project.md')).toBe('created\n');
     expect(files.has('stale.md')).toBe(false);
@@ -68,20 +75,20 @@ describe('memory transaction', () => {
       'project.md': { before: null },
       'stale.md': { before: 'to delete\n', afterHash: null },
     });
-    expect(await readRun(dir, 'run-1')).toEqual(record);
-    expect((await lastSuccessfulRun(dir))?.runId).toBe('run-1');
-    expect(createLedgerLookup(await readLedger(dir)).getByFile('s-1.json')).toEqual(LEDGER_ENTRY);
+    expect(await readRun(folder.path, 'run-1')).toEqual(record);
+    expect((await lastSuccessfulRun(folder.path))?.runId).toBe('run-1');
+    expect(createLedgerLookup(await readLedger(folder.path)).getByFile('s-1.json')).toEqual(LEDGER_ENTRY);
   });
 
   it('leaves all old or all new bytes after a crash at any step and recovery', async () => {
     const steps: CommitStep[] = [];
     await seedOldMemory();
-    const oldBytes = await snapshot(dir);
+    const oldBytes = await snapshot(folder.path);
     await commitMemoryChanges(
-      dir,
+      folder.path,
       runOptions((step) => steps.push(step)),
     );
-    const newBytes = await snapshot(dir);
+    const newBytes = await snapshot(folder.path);
     expect(steps).toEqual([
       'stage',
       'commit',
@@ -95,41 +102,26 @@ describe('memory transaction', () => {
     ]);
 
     for (const crashAt of steps) {
-      await removeDir(dir);
       await seedOldMemory();
-      await expect(
-        commitMemoryChanges(
-          dir,
-          runOptions((step) => {
-            if (step === crashAt) throw new Error(`crash at ${step}`);
-          }),
-        ),
-      ).rejects.toThrow(`crash at ${crashAt}`);
-      const report = await recoverMemory(dir);
-      const after = await snapshot(dir);
+      await expect(commitCrashingAt(crashAt)).rejects.toThrow(`crash at ${crashAt}`);
+      const report = await recoverMemory(folder.path);
+      const after = await snapshot(folder.path);
       const committed = crashAt !== 'stage' && crashAt !== 'commit';
       expect(after, `crash at ${crashAt}`).toEqual(committed ? newBytes : oldBytes);
       if (crashAt === 'commit') expect(report.discarded).toEqual(['run-1']);
       if (committed) expect(report.finished).toEqual(['run-1']);
       // Recovering again changes nothing.
-      await recoverMemory(dir);
-      expect(await snapshot(dir)).toEqual(after);
+      await recoverMemory(folder.path);
+      expect(await snapshot(folder.path)).toEqual(after);
     }
   });
 
   it('takes the COMMITTED marker by its name: an empty marker (its bytes lost in a crash) still commits', async () => {
     await seedOldMemory();
-    await expect(
-      commitMemoryChanges(
-        dir,
-        runOptions((step) => {
-          if (step === 'apply:0') throw new Error('crash before the first rename');
-        }),
-      ),
-    ).rejects.toThrow('crash before the first rename');
-    await writeFile(path.join(dir, '.dreamd/staging/run-1/COMMITTED'), '');
-    expect((await recoverMemory(dir)).finished).toEqual(['run-1']);
-    const after = await snapshot(dir);
+    await expect(commitCrashingAt('apply:0')).rejects.toThrow('crash at apply:0');
+    await writeFile(path.join(folder.path, '.dreamd/staging/run-1/COMMITTED'), '');
+    expect((await recoverMemory(folder.path)).finished).toEqual(['run-1']);
+    const after = await snapshot(folder.path);
     expect(after.get('user.md')).toBe('new user\n');
     expect(after.has('stale.md')).toBe(false);
     expect([...after.keys()].some((file) => file.startsWith('.dreamd/staging'))).toBe(false);
@@ -137,54 +129,38 @@ describe('memory transaction', () => {
 
   it('discards a staging directory whose cleanup was cut short after the marker went', async () => {
     await seedOldMemory();
-    await expect(
-      commitMemoryChanges(
-        dir,
-        runOptions((step) => {
-          if (step === 'cleanup') throw new Error('crash at cleanup');
-        }),
-      ),
-    ).rejects.toThrow('crash at cleanup');
-    const applied = await snapshot(dir);
-    await rm(path.join(dir, '.dreamd/staging/run-1/COMMITTED'));
-    expect((await recoverMemory(dir)).discarded).toEqual(['run-1']);
-    const after = await snapshot(dir);
+    await expect(commitCrashingAt('cleanup')).rejects.toThrow('crash at cleanup');
+    const applied = await snapshot(folder.path);
+    await rm(path.join(folder.path, '.dreamd/staging/run-1/COMMITTED'));
+    expect((await recoverMemory(folder.path)).discarded).toEqual(['run-1']);
+    const after = await snapshot(folder.path);
     for (const [file, bytes] of after) expect(applied.get(file), file).toBe(bytes);
     expect([...after.keys()].some((file) => file.startsWith('.dreamd/staging'))).toBe(false);
   });
 
   it('refuses paths outside the memory directory and dreamd state', async () => {
     await expect(
-      commitMemoryChanges(dir, { ...runOptions(), files: new Map([['../evil.md', 'x']]) }),
+      commitMemoryChanges(folder.path, { ...runOptions(), files: new Map([['../evil.md', 'x']]) }),
     ).rejects.toThrow(/plain relative path/);
     await expect(
-      commitMemoryChanges(dir, { ...runOptions(), files: new Map([['.dreamd/lock', 'x']]) }),
+      commitMemoryChanges(folder.path, { ...runOptions(), files: new Map([['.dreamd/lock', 'x']]) }),
     ).rejects.toThrow(/dreamd's own state/);
-    expect(await listRuns(dir)).toEqual([]);
+    expect(await listRuns(folder.path)).toEqual([]);
   });
 
   it('moves memory files first, the index after them, deletions after the index, then ledger and record', async () => {
     await seedOldMemory();
-    const order: string[] = [];
+    const order: CommitStep[] = [];
     await commitMemoryChanges(
-      dir,
+      folder.path,
       runOptions((step) => order.push(step)),
     );
     const manifestOrder: string[] = [];
     // What sits where after each crash point tells the order: kill before each rename in turn.
     for (const step of order.filter((name) => name.startsWith('apply:'))) {
-      await removeDir(dir);
-      await mkdir(dir, { recursive: true });
       await seedOldMemory();
-      await expect(
-        commitMemoryChanges(
-          dir,
-          runOptions((reached) => {
-            if (reached === step) throw new Error(`crash at ${step}`);
-          }),
-        ),
-      ).rejects.toThrow(CommitIncompleteError);
-      const files = await snapshot(dir);
+      await expect(commitCrashingAt(step)).rejects.toThrow(CommitIncompleteError);
+      const files = await snapshot(folder.path);
       manifestOrder.push(
         [
           files.get('project.md') === 'created\n' ? 'project' : '',
@@ -202,7 +178,7 @@ describe('memory transaction', () => {
   it('says a failure after the commit point left the commit partly applied, never "unchanged"', async () => {
     await seedOldMemory();
     const error = await commitMemoryChanges(
-      dir,
+      folder.path,
       runOptions((step) => {
         if (step === 'apply:2') throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
       }),
@@ -212,8 +188,8 @@ describe('memory transaction', () => {
     expect((error as Error).message).toMatch(
       /committed but only 2 of \d+ files are in place: .*ENOSPC.*disk is full/,
     );
-    expect((await recoverMemory(dir)).finished).toEqual(['run-1']);
-    expect((await snapshot(dir)).get('MEMORY.md')).toBe('new index\n');
+    expect((await recoverMemory(folder.path)).finished).toEqual(['run-1']);
+    expect((await snapshot(folder.path)).get('MEMORY.md')).toBe('new index\n');
   });
 
   it('keeps history.keepRuns records, deleting the oldest in the same commit, and always the last consolidation', async () => {
@@ -229,7 +205,7 @@ describe('memory transaction', () => {
       const runId = newRunId(new Date(stamp), index === 0 ? 'run' : 'forget');
       ids.push(runId);
       const record = summary(runId);
-      await commitMemoryChanges(dir, {
+      await commitMemoryChanges(folder.path, {
         runId,
         files: new Map([['user.md', `version ${index}\n`]]),
         runRecord: index === 0 ? { summary: record } : { summary: record, kind: 'forget' },
@@ -238,8 +214,8 @@ describe('memory transaction', () => {
       });
     }
     // The newest two, and the only consolidation (the time gate reads it), kept; the rest deleted.
-    expect((await listRuns(dir)).map((run) => run.runId)).toEqual([ids[0], ids[3], ids[4]]);
-    expect((await lastSuccessfulRun(dir))?.runId).toBe(ids[0]);
+    expect((await listRuns(folder.path)).map((run) => run.runId)).toEqual([ids[0], ids[3], ids[4]]);
+    expect((await lastSuccessfulRun(folder.path))?.runId).toBe(ids[0]);
   });
 
   it('names the file and the fix for a full disk and a read-only file system', () => {

@@ -2,7 +2,6 @@ import { readFile, symlink, truncate, writeFile, mkdir } from 'node:fs/promises'
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { TranscriptError } from '../../src/errors.js';
-import { readSession } from '../../src/transcripts/read-session.js';
 import { readSettledSessions } from '../../src/transcripts/read-settled-sessions.js';
 import { scanSessions } from '../../src/transcripts/scan-sessions.js';
 import {
@@ -12,7 +11,9 @@ import {
   createLedger,
   nativeDocument,
   nativeSpace,
+  readTranscript,
 } from './helpers.js';
+import type { Space } from '../../src/config/schema.js';
 import { useTempDir } from '../support/fixtures.js';
 
 /** Every file settled: a clock far after any mtime. */
@@ -24,6 +25,13 @@ const UNREADABLE = {
   'bad-shape.json': JSON.stringify({ messages: [{ role: 'wizard', content: 'x' }] }),
 };
 
+/** Scans `space` with an empty ledger and the clock at LATER (every session settled), and reads what it finds. */
+async function scanAndRead(space: Space, maxBytes = MAX_BYTES) {
+  const ledger = createLedger();
+  const scan = await scanSessions({ space, ledger, now: LATER, quietMinutes: 30, maxBytes });
+  return readSettledSessions(scan, { ledger, maxBytes });
+}
+
 describe('bad native input is reported with path and reason, and the good files beside it are read', () => {
   const directory = useTempDir('bad');
   let sessionsDir: string;
@@ -32,18 +40,6 @@ describe('bad native input is reported with path and reason, and the good files 
     await mkdir(sessionsDir);
   });
 
-  async function readAll(maxBytes = MAX_BYTES) {
-    const ledger = createLedger();
-    const scan = await scanSessions({
-      space: nativeSpace(sessionsDir),
-      ledger,
-      now: LATER,
-      quietMinutes: 30,
-      maxBytes,
-    });
-    return readSettledSessions(scan, { ledger, maxBytes });
-  }
-
   /** Writes each file of `files` (name to contents) into the sessions folder. */
   async function writeSessions(files: Record<string, string>): Promise<void> {
     for (const [name, text] of Object.entries(files)) await writeFile(join(sessionsDir, name), text);
@@ -51,7 +47,7 @@ describe('bad native input is reported with path and reason, and the good files 
 
   /** What reading one native session throws (or its result, if it does not). */
   function readFailure(name: string, maxBytes = MAX_BYTES): Promise<unknown> {
-    return readSession(name, { format: 'native', sessionsDir, maxBytes }).catch((error: unknown) => error);
+    return readTranscript('native', sessionsDir, name, { maxBytes }).catch((error: unknown) => error);
   }
 
   it('sets aside each kind of broken file and reads the two good ones', async () => {
@@ -73,7 +69,7 @@ describe('bad native input is reported with path and reason, and the good files 
     await writeFile(join(sessionsDir, 'huge.json'), '');
     await truncate(join(sessionsDir, 'huge.json'), 100 * 1024 * 1024);
 
-    const result = await readAll();
+    const result = await scanAndRead(nativeSpace(sessionsDir));
     const reasons = Object.fromEntries(result.problems.map((problem) => [problem.file, problem.reason]));
     expect(reasons).toEqual({
       'empty.json': 'empty',
@@ -97,7 +93,7 @@ describe('bad native input is reported with path and reason, and the good files 
 
   it('names the line and column of invalid JSON and the zod path of a wrong shape', async () => {
     await writeSessions(UNREADABLE);
-    const { problems } = await readAll();
+    const { problems } = await scanAndRead(nativeSpace(sessionsDir));
     expect(problems.find((problem) => problem.file === 'bad-json.json')?.message).toContain(
       'line 3 column 16',
     );
@@ -131,7 +127,7 @@ describe('bad native input is reported with path and reason, and the good files 
     );
     const failure = await readFailure('deep.json');
     expect(failure).toMatchObject({ reason: 'invalid-json' });
-    const fine = await readSession('fine.json', { format: 'native', sessionsDir, maxBytes: MAX_BYTES });
+    const fine = await readTranscript('native', sessionsDir, 'fine.json');
     expect(fine.messageCount).toBe(0);
   });
 
@@ -152,15 +148,7 @@ describe('bad native input is reported with path and reason, and the good files 
       join(sessionsDir, 'ok.jsonl'),
       `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'a' } })}\n`,
     );
-    const ledger = createLedger();
-    const scan = await scanSessions({
-      space: claudeCodeSpace(sessionsDir),
-      ledger,
-      now: LATER,
-      quietMinutes: 30,
-      maxBytes: MAX_BYTES,
-    });
-    const result = await readSettledSessions(scan, { ledger, maxBytes: MAX_BYTES });
+    const result = await scanAndRead(claudeCodeSpace(sessionsDir));
     expect(Object.fromEntries(result.problems.map((problem) => [problem.file, problem.reason]))).toEqual({
       'nul.jsonl': 'binary',
       'utf.jsonl': 'invalid-utf8',
@@ -176,15 +164,7 @@ describe('the hostile corpus (test/fixtures/hostile)', () => {
       string
     >;
     delete expected.$comment;
-    const ledger = createLedger();
-    const scan = await scanSessions({
-      space: nativeSpace(HOSTILE_FIXTURES),
-      ledger,
-      now: LATER,
-      quietMinutes: 30,
-      maxBytes: MAX_BYTES,
-    });
-    const result = await readSettledSessions(scan, { ledger, maxBytes: MAX_BYTES });
+    const result = await scanAndRead(nativeSpace(HOSTILE_FIXTURES));
     const actual: Record<string, string> = {};
     for (const name of Object.keys(expected)) actual[name] = 'ignored';
     for (const record of result.records) actual[record.file] = 'ok';

@@ -3,8 +3,7 @@ import type * as FsPromises from 'node:fs/promises';
 import { realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { readSession } from '../../src/transcripts/read-session.js';
-import { MAX_BYTES, createTempDir, nativeDocument } from './helpers.js';
+import { createTempDir, nativeDocument, readTranscript } from './helpers.js';
 
 /**
  * The agent writes to the file just after dreamd's first look at it (`lstat` of a file directly in the
@@ -44,52 +43,42 @@ describe('a file that changes while it is read', () => {
     await directory.remove();
   });
 
-  it('is reported as changed-while-read for a native transcript', async () => {
-    const file = join(directory.path, 'changing.json');
-    await writeFile(file, nativeDocument());
-    appendOnFirstStat.paths.set(file, '\n');
-    const failure = await readSession('changing.json', {
-      format: 'native',
-      sessionsDir: directory.path,
-      maxBytes: MAX_BYTES,
-    }).catch((error: unknown) => error);
-    expect(failure).toMatchObject({ reason: 'changed-while-read', file });
-    // Once it is still again, it reads.
-    const session = await readSession('changing.json', {
-      format: 'native',
-      sessionsDir: directory.path,
-      maxBytes: MAX_BYTES,
-    });
-    expect(session.messageCount).toBe(2);
-  });
+  const CLAUDE_CODE_LINE = JSON.stringify({ type: 'user', message: { role: 'user', content: 'hello' } });
 
-  it('is reported as changed-while-read for a native transcript read as a stream', async () => {
-    const file = join(directory.path, 'changing-streamed.json');
-    await writeFile(file, nativeDocument());
-    appendOnFirstStat.paths.set(file, '\n');
-    const options = {
-      format: 'native' as const,
-      sessionsDir: directory.path,
-      maxBytes: MAX_BYTES,
+  it.each([
+    {
+      kind: 'a native transcript',
+      format: 'native',
+      name: 'changing.json',
+      text: nativeDocument(),
+      addition: '\n',
+    },
+    {
+      kind: 'a native transcript read as a stream',
+      format: 'native',
+      name: 'changing-streamed.json',
+      text: nativeDocument(),
+      addition: '\n',
       streamNativeAboveBytes: 0,
-    };
-    const failure = await readSession('changing-streamed.json', options).catch((error: unknown) => error);
-    expect(failure).toMatchObject({ reason: 'changed-while-read', file });
-    const session = await readSession('changing-streamed.json', options);
-    expect(session.messageCount).toBe(2);
-  });
-
-  it('is reported as changed-while-read for a Claude Code transcript', async () => {
-    const file = join(directory.path, 'changing.jsonl');
-    const line = JSON.stringify({ type: 'user', message: { role: 'user', content: 'hello' } });
-    await writeFile(file, `${line}\n`);
-    appendOnFirstStat.paths.set(file, `${line}\n`);
-    const failure = await readSession('changing.jsonl', {
+    },
+    {
+      kind: 'a Claude Code transcript',
       format: 'claude-code',
-      sessionsDir: directory.path,
-      maxBytes: MAX_BYTES,
-    }).catch((error: unknown) => error);
-    expect(failure).toMatchObject({ reason: 'changed-while-read', file });
-    expect((failure as Error).message).toContain('read again on the next tick');
-  });
+      name: 'changing.jsonl',
+      text: `${CLAUDE_CODE_LINE}\n`,
+      addition: `${CLAUDE_CODE_LINE}\n`,
+    },
+  ] as const)(
+    'is reported as changed-while-read for $kind, and reads once it is still again',
+    async ({ format, name, text, addition, ...options }) => {
+      const file = join(directory.path, name);
+      await writeFile(file, text);
+      appendOnFirstStat.paths.set(file, addition);
+      const read = () => readTranscript(format, directory.path, name, options);
+      const failure = await read().catch((error: unknown) => error);
+      expect(failure).toMatchObject({ reason: 'changed-while-read', file });
+      expect((failure as Error).message).toContain('read again on the next tick');
+      expect((await read()).messageCount).toBe(2);
+    },
+  );
 });

@@ -2,18 +2,12 @@ import { appendFile, copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TranscriptError } from '../../src/errors.js';
-import { readSession } from '../../src/transcripts/read-session.js';
 import type { MessagePart, Session } from '../../src/transcripts/types.js';
-import { CLAUDE_CODE_FIXTURES, FIXTURE, MAX_BYTES } from './helpers.js';
+import { CLAUDE_CODE_FIXTURES, FIXTURE, readTranscript } from './helpers.js';
 import { useTempDir } from '../support/fixtures.js';
 
 function readFixture(name: string, fromMessage?: number): Promise<Session> {
-  return readSession(name, {
-    format: 'claude-code',
-    sessionsDir: CLAUDE_CODE_FIXTURES,
-    maxBytes: MAX_BYTES,
-    fromMessage,
-  });
+  return readTranscript('claude-code', CLAUDE_CODE_FIXTURES, name, { fromMessage });
 }
 
 /** Compact picture of a message: role, flags and part kinds, e.g. `assistant:thinking,text,tool-call`. */
@@ -31,21 +25,41 @@ function shape(session: Session): string[] {
 }
 
 describe('Claude Code reader on the shared fixtures', () => {
-  it('reads the hello-world session: 8 messages, the Stop-hook message flagged meta', async () => {
+  it.each([
+    {
+      name: 'the hello-world session: 8 messages, the Stop-hook message flagged meta',
+      file: FIXTURE.helloWorld,
+      id: 'de3b8b19-5bc0-4a2a-934a-1b6806567e25',
+      shapes: [
+        'user:text',
+        'assistant:tool-call',
+        'user:tool-result',
+        'assistant:tool-call',
+        'user:tool-result',
+        'assistant:text',
+        'user[meta]:text',
+        'assistant:text',
+      ],
+    },
+    {
+      name: 'the summary-task session: the assistant lines sharing message.id joined, summary lines skipped',
+      file: FIXTURE.summaryTask,
+      id: '0790ea37-90df-4d30-8fdf-0bfe301b8f3e',
+      shapes: [
+        'user:text',
+        'assistant:thinking,text,tool-call',
+        'user:tool-result',
+        'assistant:thinking,text',
+      ],
+    },
+  ])('reads $name', async ({ file, id, shapes }) => {
+    const session = await readFixture(file);
+    expect(session).toMatchObject({ id, format: 'claude-code', messageCount: shapes.length, warnings: [] });
+    expect(shape(session)).toEqual(shapes);
+  });
+
+  it('reads the hello-world session with its start, agent and no end', async () => {
     const session = await readFixture(FIXTURE.helloWorld);
-    expect(session.id).toBe('de3b8b19-5bc0-4a2a-934a-1b6806567e25');
-    expect(session.format).toBe('claude-code');
-    expect(session.messageCount).toBe(8);
-    expect(shape(session)).toEqual([
-      'user:text',
-      'assistant:tool-call',
-      'user:tool-result',
-      'assistant:tool-call',
-      'user:tool-result',
-      'assistant:text',
-      'user[meta]:text',
-      'assistant:text',
-    ]);
     expect(session.startedAt).toBe('2026-01-21T06:20:30.861Z');
     expect(session.endedAt).toBeUndefined();
     expect(session.agent).toBe('claude-code 2.1.14');
@@ -67,14 +81,6 @@ describe('Claude Code reader on the shared fixtures', () => {
 
   it('joins the assistant lines sharing message.id and skips summary and file-history-snapshot lines', async () => {
     const session = await readFixture(FIXTURE.summaryTask);
-    expect(session.id).toBe('0790ea37-90df-4d30-8fdf-0bfe301b8f3e');
-    expect(session.messageCount).toBe(4);
-    expect(shape(session)).toEqual([
-      'user:text',
-      'assistant:thinking,text,tool-call',
-      'user:tool-result',
-      'assistant:thinking,text',
-    ]);
     const task = session.messages[1]?.parts[2];
     expect(task).toMatchObject({ kind: 'tool-call', name: 'Task', id: 'toolu_01LY1C3Ff95ZoB66GNRDUWH1' });
     // The joined message keeps the timestamp of its first line.
@@ -121,12 +127,7 @@ describe('Claude Code reader on edited copies', () => {
   const directory = useTempDir('cc');
 
   function read(name: string, fromMessage?: number): Promise<Session> {
-    return readSession(name, {
-      format: 'claude-code',
-      sessionsDir: directory.path,
-      maxBytes: MAX_BYTES,
-      fromMessage,
-    });
+    return readTranscript('claude-code', directory.path, name, { fromMessage });
   }
 
   it('skips an invalid line and an unknown line type with warnings, and reads the rest', async () => {

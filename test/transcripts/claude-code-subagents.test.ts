@@ -14,6 +14,7 @@ import {
   createLedger,
   createTempDir,
   ledgerEntry,
+  readTranscript,
 } from './helpers.js';
 import { useTempDir } from '../support/fixtures.js';
 
@@ -131,11 +132,7 @@ describe('Claude Code slash commands', () => {
       join(directory.path, `${PARENT_ID}.jsonl`),
       lines.map((line) => JSON.stringify(line)).join('\n'),
     );
-    const session = await readSession(`${PARENT_ID}.jsonl`, {
-      format: 'claude-code',
-      sessionsDir: directory.path,
-      maxBytes: MAX_BYTES,
-    });
+    const session = await readTranscript('claude-code', directory.path, `${PARENT_ID}.jsonl`);
     expect(session.messages.map((message) => message.meta === true)).toEqual([
       false,
       true,
@@ -161,12 +158,7 @@ describe('Claude Code sub-agent files', () => {
   });
 
   function read(fromMessage?: number): Promise<Session> {
-    return readSession(`${PARENT_ID}.jsonl`, {
-      format: 'claude-code',
-      sessionsDir: directory.path,
-      maxBytes: MAX_BYTES,
-      fromMessage,
-    });
+    return readTranscript('claude-code', directory.path, `${PARENT_ID}.jsonl`, { fromMessage });
   }
 
   it('reads a v2 sub-agent file with its parent: its brief and final answer on the message of its result', async () => {

@@ -1,19 +1,15 @@
 import { appendFile, copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TranscriptError, TranscriptErrorReason } from '../../src/errors.js';
 import { createCodexAccumulator, isInjectedUserText } from '../../src/transcripts/codex-lines.js';
 import { readSession } from '../../src/transcripts/read-session.js';
 import type { Session } from '../../src/transcripts/types.js';
-import { CODEX_FIXTURE, CODEX_FIXTURES, MAX_BYTES, createTempDir } from './helpers.js';
+import { CODEX_FIXTURE, CODEX_FIXTURES, MAX_BYTES, readTranscript, CODEX_HEAD_DROPPED } from './helpers.js';
+import { useTempDir } from '../support/fixtures.js';
 
 function readFixture(name: string, fromMessage?: number): Promise<Session> {
-  return readSession(name, {
-    format: 'codex',
-    sessionsDir: CODEX_FIXTURES,
-    maxBytes: MAX_BYTES,
-    fromMessage,
-  });
+  return readTranscript('codex', CODEX_FIXTURES, name, { fromMessage });
 }
 
 /** Role and part kinds of each message, e.g. `assistant:tool-call`. */
@@ -71,14 +67,7 @@ describe('Codex reader on the public rollout slices', () => {
     ]);
     expect(session.messageCount).toBe(5);
     expect(texts(session)[0]).toMatch(/^I want to make a chess variant that isn't real time/);
-    expect(session.dropped).toEqual({
-      session_meta: 1,
-      'injected context': 1,
-      event_msg: 4,
-      turn_context: 2,
-      'ghost_snapshot item': 1,
-      reasoning: 1,
-    });
+    expect(session.dropped).toEqual(CODEX_HEAD_DROPPED);
     expect(session.warnings).toEqual([]);
     expect(JSON.stringify(session.messages)).not.toMatch(/environment_context|Inspecting repository|gAAAAAB/);
   });
@@ -254,21 +243,13 @@ describe('Codex reader on the lines its source defines', () => {
 });
 
 describe('Codex reader on broken files', () => {
-  let dir: { path: string; remove: () => Promise<void> };
-  beforeEach(async () => {
-    dir = await createTempDir('codex-reader');
-  });
-  afterEach(async () => {
-    await dir.remove();
-  });
+  const dir = useTempDir('codex-reader');
 
   it('refuses a file without one valid JSON line, naming the file', async () => {
     await writeFile(join(dir.path, 'rollout-bad.jsonl'), 'not json\nnor this\n');
-    const failure = await readSession('rollout-bad.jsonl', {
-      format: 'codex',
-      sessionsDir: dir.path,
-      maxBytes: MAX_BYTES,
-    }).catch((error: unknown) => error);
+    const failure = await readTranscript('codex', dir.path, 'rollout-bad.jsonl').catch(
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(TranscriptError);
     expect(failure).toMatchObject({
       reason: TranscriptErrorReason.invalidJson,

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Space, TranscriptFormat } from '../../src/config/schema.js';
+import { readSession, type ReadSessionOptions } from '../../src/transcripts/read-session.js';
 import { scanSessions, type ScanResult } from '../../src/transcripts/scan-sessions.js';
+import type { Session } from '../../src/transcripts/types.js';
 import type { LedgerEntry, LedgerLookup } from '../../src/memory/types.js';
 
 /** The real Claude Code fixtures (copied from shared/fixtures; read only, never edited). */
@@ -21,6 +23,19 @@ export const FIXTURE = {
 
 /** Generous cap for tests that are not about size. */
 export const MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads session file `name` of `sessionsDir` as a transcript of `format`, under the generous MAX_BYTES cap
+ * unless `options` say otherwise (a start message, smaller caps…).
+ */
+export function readTranscript(
+  format: TranscriptFormat,
+  sessionsDir: string,
+  name: string,
+  options: Partial<Omit<ReadSessionOptions, 'format' | 'sessionsDir'>> = {},
+): Promise<Session> {
+  return readSession(name, { format, sessionsDir, maxBytes: MAX_BYTES, ...options });
+}
 
 /** A fresh temporary directory and its removal. */
 export async function createTempDir(prefix: string): Promise<{ path: string; remove: () => Promise<void> }> {
@@ -94,6 +109,16 @@ export const CODEX_FIXTURE = {
   twoPlusTwo: 'agentcmd__exec-what-is-2-plus-2.jsonl',
   toolCalls: 'agentcmd__exec-tool-calls.jsonl',
 } as const;
+
+/** What the Codex reader leaves out of CODEX_FIXTURE.head, by kind: its `Session.dropped`. */
+export const CODEX_HEAD_DROPPED = {
+  session_meta: 1,
+  'injected context': 1,
+  event_msg: 4,
+  turn_context: 2,
+  'ghost_snapshot item': 1,
+  reasoning: 1,
+};
 
 export function codexSpace(sessionsDir: string): Space {
   return { id: 'test-codex', sessionsDir, memoryDir: join(sessionsDir, '..', 'memory'), format: 'codex' };

@@ -2,12 +2,18 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TranscriptError } from '../../src/errors.js';
-import { readSession } from '../../src/transcripts/read-session.js';
 import { readSettledSessions } from '../../src/transcripts/read-settled-sessions.js';
 import { scanSessions } from '../../src/transcripts/scan-sessions.js';
 import { escapeUnsafe, hasUnsafeCharacter } from '../../src/transcripts/session-name.js';
 import type { TranscriptFormat } from '../../src/config/schema.js';
-import { MAX_BYTES, createLedger, nativeDocument, nativeSpace, writeWithMtime } from './helpers.js';
+import {
+  MAX_BYTES,
+  createLedger,
+  nativeDocument,
+  nativeSpace,
+  writeWithMtime,
+  readTranscript,
+} from './helpers.js';
 import { useTempDir } from '../support/fixtures.js';
 
 const tinyBlocks = (count: number): unknown[] =>
@@ -17,12 +23,7 @@ describe('a cap on content blocks per message', () => {
   const directory = useTempDir('blocks');
 
   function read(name: string, format: TranscriptFormat, maxBlocksPerMessage?: number) {
-    return readSession(name, {
-      format,
-      sessionsDir: directory.path,
-      maxBytes: MAX_BYTES,
-      maxBlocksPerMessage,
-    });
+    return readTranscript(format, directory.path, name, { maxBlocksPerMessage });
   }
 
   it('keeps the first 1,000 of 5,000 tiny blocks of a native message, with a warning', async () => {
@@ -36,12 +37,7 @@ describe('a cap on content blocks per message', () => {
       }),
     );
     for (const streamNativeAboveBytes of [Number.POSITIVE_INFINITY, 0]) {
-      const session = await readSession('tiny.json', {
-        format: 'native',
-        sessionsDir: directory.path,
-        maxBytes: MAX_BYTES,
-        streamNativeAboveBytes,
-      });
+      const session = await readTranscript('native', directory.path, 'tiny.json', { streamNativeAboveBytes });
       expect(session.messages.map((message) => message.parts.length)).toEqual([1_000, 1]);
       expect(session.warnings).toEqual([
         'messages.0: 4000 content block(s) over the limit of 1000 a message not kept',
@@ -119,11 +115,7 @@ describe('session file names with control characters', () => {
     await writeWithMtime(join(directory.path, forged), nativeDocument(), quiet);
     await writeWithMtime(join(directory.path, 'ok.json'), nativeDocument(), quiet);
 
-    const failure = await readSession(forged, {
-      format: 'native',
-      sessionsDir: directory.path,
-      maxBytes: MAX_BYTES,
-    }).catch((error: unknown) => error);
+    const failure = await readTranscript('native', directory.path, forged).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(TranscriptError);
     expect(failure).toMatchObject({ reason: 'unsafe-name' });
     const message = (failure as Error).message;

@@ -1,28 +1,29 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readSession } from '../../src/transcripts/read-session.js';
 import type { Session } from '../../src/transcripts/types.js';
-import { MAX_BYTES, writeWithMtime } from './helpers.js';
+import { writeWithMtime, readTranscript } from './helpers.js';
 import { useTempDir } from '../support/fixtures.js';
+
+const STARTED_AT = '2026-11-20T10:00:00Z';
 
 describe('native reader', () => {
   const directory = useTempDir('native');
 
   async function readDocument(name: string, document: unknown, fromMessage?: number): Promise<Session> {
     await writeFile(join(directory.path, name), JSON.stringify(document));
-    return readSession(name, {
-      format: 'native',
-      sessionsDir: directory.path,
-      maxBytes: MAX_BYTES,
-      fromMessage,
-    });
+    return readTranscript('native', directory.path, name, { fromMessage });
+  }
+
+  /** Reads a document of just these messages, started at STARTED_AT. */
+  function readMessages(name: string, messages: unknown[], fromMessage?: number): Promise<Session> {
+    return readDocument(name, { startedAt: STARTED_AT, messages }, fromMessage);
   }
 
   it('reads Anthropic-shaped messages: strings, text, thinking, tool_use, tool_result, images', async () => {
     const session = await readDocument('a.json', {
       id: 'anthropic-1',
-      startedAt: '2026-11-20T10:00:00Z',
+      startedAt: STARTED_AT,
       endedAt: '2026-11-20T10:30:00Z',
       agent: 'shop-assistant',
       messages: [
@@ -56,7 +57,7 @@ describe('native reader', () => {
     expect(session).toMatchObject({
       id: 'anthropic-1',
       format: 'native',
-      startedAt: '2026-11-20T10:00:00Z',
+      startedAt: STARTED_AT,
       endedAt: '2026-11-20T10:30:00Z',
       agent: 'shop-assistant',
       messageCount: 3,
@@ -93,22 +94,19 @@ describe('native reader', () => {
   });
 
   it('reads OpenAI-shaped messages: system, tool_calls with JSON arguments, tool results, text parts', async () => {
-    const session = await readDocument('openai.json', {
-      startedAt: '2026-11-20T10:00:00Z',
-      messages: [
-        { role: 'system', content: 'You are helpful.' },
-        { role: 'user', content: [{ type: 'text', text: 'Weather in Porto?' }] },
-        {
-          role: 'assistant',
-          content: null,
-          tool_calls: [
-            { id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Porto"}' } },
-          ],
-        },
-        { role: 'tool', tool_call_id: 'call_1', content: '14°C, rain' },
-        { role: 'assistant', content: 'It is 14°C and raining.' },
-      ],
-    });
+    const session = await readMessages('openai.json', [
+      { role: 'system', content: 'You are helpful.' },
+      { role: 'user', content: [{ type: 'text', text: 'Weather in Porto?' }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Porto"}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_1', content: '14°C, rain' },
+      { role: 'assistant', content: 'It is 14°C and raining.' },
+    ]);
     expect(session.id).toBe('openai');
     expect(session.messages.map((message) => message.role)).toEqual([
       'system',
@@ -127,12 +125,9 @@ describe('native reader', () => {
   });
 
   it('keeps tool arguments that are not JSON as text, with a warning', async () => {
-    const session = await readDocument('args.json', {
-      startedAt: '2026-11-20T10:00:00Z',
-      messages: [
-        { role: 'assistant', tool_calls: [{ id: 'c', function: { name: 'f', arguments: '{not json' } }] },
-      ],
-    });
+    const session = await readMessages('args.json', [
+      { role: 'assistant', tool_calls: [{ id: 'c', function: { name: 'f', arguments: '{not json' } }] },
+    ]);
     expect(session.messages[0]?.parts).toEqual([
       { kind: 'tool-call', id: 'c', name: 'f', input: '{not json' },
     ]);
@@ -142,18 +137,15 @@ describe('native reader', () => {
   });
 
   it('skips unknown block types with a warning instead of failing', async () => {
-    const session = await readDocument('unknown.json', {
-      startedAt: '2026-11-20T10:00:00Z',
-      messages: [
-        {
-          role: 'assistant',
-          content: [
-            { type: 'server_tool_use', id: 'x' },
-            { type: 'text', text: 'kept' },
-          ],
-        },
-      ],
-    });
+    const session = await readMessages('unknown.json', [
+      {
+        role: 'assistant',
+        content: [
+          { type: 'server_tool_use', id: 'x' },
+          { type: 'text', text: 'kept' },
+        ],
+      },
+    ]);
     expect(session.messages[0]?.parts).toEqual([{ kind: 'text', text: 'kept' }]);
     expect(session.warnings).toEqual(['messages.0.content.0: unknown block type "server_tool_use" skipped']);
   });
@@ -169,11 +161,7 @@ describe('native reader', () => {
       JSON.stringify({ messages: [{ role: 'user', content: 'x' }] }),
       mtime,
     );
-    const bare = await readSession('bare.json', {
-      format: 'native',
-      sessionsDir: directory.path,
-      maxBytes: MAX_BYTES,
-    });
+    const bare = await readTranscript('native', directory.path, 'bare.json');
     expect(bare.startedAt).toBe(mtime.toISOString());
     expect(bare.endedAt).toBeUndefined();
   });
@@ -183,19 +171,16 @@ describe('native reader', () => {
       role: index % 2 === 0 ? 'user' : 'assistant',
       content: `m${index}`,
     }));
-    const session = await readDocument('five.json', { startedAt: '2026-11-20T10:00:00Z', messages }, 3);
+    const session = await readMessages('five.json', messages, 3);
     expect(session.messageCount).toBe(5);
     expect(session.messages.map((message) => message.index)).toEqual([3, 4]);
   });
 
   it('reports a wrong shape with the zod path of the bad field', async () => {
-    const failure = await readDocument('bad.json', {
-      startedAt: '2026-11-20T10:00:00Z',
-      messages: [
-        { role: 'user', content: 'ok' },
-        { role: 'assistant', content: [{ type: 'tool_use', id: 'x' }] },
-      ],
-    }).catch((error: unknown) => error);
+    const failure = await readMessages('bad.json', [
+      { role: 'user', content: 'ok' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'x' }] },
+    ]).catch((error: unknown) => error);
     expect(failure).toMatchObject({ reason: 'wrong-shape', file: join(directory.path, 'bad.json') });
     expect((failure as Error).message).toContain('messages.1.content.0.name');
   });

@@ -1,14 +1,15 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TranscriptError } from '../../src/errors.js';
 import { digestSession } from '../../src/digest/index.js';
 import { parseNativeTranscript, parseNativeTranscriptStream } from '../../src/transcripts/native-reader.js';
 import { DEFAULT_PART_CAPS } from '../../src/transcripts/normalize-message.js';
 import { STREAM_NATIVE_ABOVE_BYTES, readSessionFile } from '../../src/transcripts/read-session.js';
 import type { Session } from '../../src/transcripts/types.js';
-import { EXAMPLE_SESSIONS, HOSTILE_FIXTURES, MAX_BYTES, createTempDir } from './helpers.js';
+import { EXAMPLE_SESSIONS, HOSTILE_FIXTURES, MAX_BYTES } from './helpers.js';
+import { useTempDir } from '../support/fixtures.js';
 
 const CONTEXT = { file: '/s/x.json', stem: 'x', fromMessage: 0, mtime: new Date('2026-11-20T00:00:00Z') };
 
@@ -132,13 +133,7 @@ describe('the streamed native parser gives what the whole parse gives', () => {
 });
 
 describe('readSessionFile streams a native file over the threshold', () => {
-  let directory: { path: string; remove: () => Promise<void> };
-  beforeAll(async () => {
-    directory = await createTempDir('stream');
-  });
-  afterAll(async () => {
-    await directory.remove();
-  });
+  const directory = useTempDir('stream');
 
   it('reads a generated file over 8 MiB to the same Session as a whole parse, modulo caps', async () => {
     const messages: unknown[] = [];

@@ -1,7 +1,9 @@
 import { appendFile, copyFile, mkdir, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readSettledSessions } from '../../src/transcripts/read-settled-sessions.js';
+import { readSettledSessions, type ReadSettledOptions } from '../../src/transcripts/read-settled-sessions.js';
+import type { TranscriptFormat } from '../../src/config/schema.js';
+import type { LedgerLookup } from '../../src/memory/types.js';
 import { countByStatus, type ScanEntry } from '../../src/transcripts/scan-sessions.js';
 import {
   CLAUDE_CODE_FIXTURES,
@@ -110,6 +112,21 @@ describe('scanSessions', () => {
 describe('readSettledSessions', () => {
   const directory = useTempDir('settled');
 
+  /** A ledger of session `sessionId`, consolidated with `messageCount` messages when `file` was as it is now. */
+  function consolidatedAsItIs(file: string, sessionId: string, messageCount: number) {
+    return ledgerOfFileAsItIs(directory.path, { sessionId, file, messageCount });
+  }
+
+  /** Scans the folder as a space of `format` against `ledger`, and reads the settled sessions it finds. */
+  async function scanAndRead(
+    ledger: LedgerLookup,
+    options: Partial<ReadSettledOptions> = {},
+    format: TranscriptFormat = 'native',
+  ) {
+    const scan = await scanAt(directory.path, ledger, format);
+    return { scan, result: await readSettledSessions(scan, { ledger, maxBytes: MAX_BYTES, ...options }) };
+  }
+
   it('reads only the new messages of a session that grew after it was consolidated', async () => {
     const file = join(directory.path, 'grow.json');
     const messages: unknown[] = [
@@ -117,19 +134,14 @@ describe('readSettledSessions', () => {
       { role: 'assistant', content: 'Noted.' },
     ];
     await writeWithMtime(file, nativeDocument({ id: 'grow', messages }), minutesAgo(120));
-    const ledger = await ledgerOfFileAsItIs(directory.path, {
-      sessionId: 'grow',
-      file: 'grow.json',
-      messageCount: 2,
-    });
+    const ledger = await consolidatedAsItIs('grow.json', 'grow', 2);
     const unchanged = await scanAt(directory.path, ledger);
     expect(unchanged.entries[0]?.status).toBe('consolidated');
 
     messages.push({ role: 'user', content: 'I moved to Porto.' }, { role: 'assistant', content: 'Updated.' });
     await writeWithMtime(file, nativeDocument({ id: 'grow', messages }), minutesAgo(60));
-    const scan = await scanAt(directory.path, ledger);
+    const { scan, result } = await scanAndRead(ledger);
     expect(scan.entries[0]).toMatchObject({ status: 'settled', fromMessage: 2, sessionId: 'grow' });
-    const result = await readSettledSessions(scan, { ledger, maxBytes: MAX_BYTES });
     expect(result.sessions).toHaveLength(1);
     expect(result.sessions[0]?.messageCount).toBe(4);
     expect(result.sessions[0]?.messages.map((message) => message.index)).toEqual([2, 3]);
@@ -149,20 +161,15 @@ describe('readSettledSessions', () => {
   it('treats a changed file with no new message as consolidated', async () => {
     const file = join(directory.path, 'touched.json');
     await writeWithMtime(file, nativeDocument({ id: 'touched' }), minutesAgo(120));
-    const ledger = await ledgerOfFileAsItIs(directory.path, {
-      sessionId: 'touched',
-      file: 'touched.json',
-      messageCount: 2,
-    });
+    const ledger = await consolidatedAsItIs('touched.json', 'touched', 2);
     // Rewritten with the same messages and a new end: the size and mtime change, the messages do not.
     await writeWithMtime(
       file,
       nativeDocument({ id: 'touched', endedAt: '2026-11-26T09:00:00Z' }),
       minutesAgo(90),
     );
-    const scan = await scanAt(directory.path, ledger);
+    const { scan, result } = await scanAndRead(ledger);
     expect(scan.entries[0]?.status).toBe('settled');
-    const result = await readSettledSessions(scan, { ledger, maxBytes: MAX_BYTES });
     expect(result.sessions).toEqual([]);
     expect(result.records[0]).toMatchObject({ sessionId: 'touched', newMessages: 0, messageCount: 2 });
   });
@@ -186,8 +193,7 @@ describe('readSettledSessions', () => {
         mtimeMs: owner.mtimeMs,
       }),
     ]);
-    const scan = await scanAt(dir, ledger);
-    const result = await readSettledSessions(scan, { ledger, maxBytes: MAX_BYTES });
+    const { result } = await scanAndRead(ledger);
     expect(result.problems.map((problem) => [problem.file, problem.reason])).toEqual([
       ['a-copy.json', 'duplicate-id'],
     ]);
@@ -202,9 +208,7 @@ describe('readSettledSessions', () => {
         minutesAgo(100),
       );
     }
-    const ledger = createLedger();
-    const scan = await scanAt(directory.path, ledger);
-    const result = await readSettledSessions(scan, { ledger, maxBytes: MAX_BYTES, maxSessions: 2 });
+    const { result } = await scanAndRead(createLedger(), { maxSessions: 2 });
     expect(result.sessions.map((session) => session.id)).toEqual(['s1', 's2']);
   });
 
@@ -220,10 +224,8 @@ describe('readSettledSessions', () => {
         minutesAgo(100),
       );
     }
-    const ledger = createLedger();
-    const scan = await scanAt(directory.path, ledger);
     // 40 characters for s1 whole, 15 more: two messages of s2 (the second reaches the window), none of s3.
-    const result = await readSettledSessions(scan, { ledger, maxBytes: MAX_BYTES, keepChars: 55 });
+    const { result } = await scanAndRead(createLedger(), { keepChars: 55 });
     expect(
       result.sessions.map((session) => [session.id, session.messages.length, session.keptUntil]),
     ).toEqual([
@@ -241,18 +243,13 @@ describe('readSettledSessions', () => {
   it('lets a grown Claude Code file be read from its ledger count', async () => {
     const file = join(directory.path, 'cc.jsonl');
     await copyFile(join(CLAUDE_CODE_FIXTURES, FIXTURE.helloWorld), file);
-    const ledger = await ledgerOfFileAsItIs(directory.path, {
-      sessionId: 'de3b8b19-5bc0-4a2a-934a-1b6806567e25',
-      file: 'cc.jsonl',
-      messageCount: 8,
-    });
+    const ledger = await consolidatedAsItIs('cc.jsonl', 'de3b8b19-5bc0-4a2a-934a-1b6806567e25', 8);
     await appendFile(
       file,
       `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'now in Python' } })}\n`,
     );
     await utimes(file, minutesAgo(40), minutesAgo(40));
-    const scan = await scanAt(directory.path, ledger, 'claude-code');
-    const result = await readSettledSessions(scan, { ledger, maxBytes: MAX_BYTES });
+    const { result } = await scanAndRead(ledger, {}, 'claude-code');
     expect(result.sessions[0]?.messages).toEqual([
       { index: 8, role: 'user', ts: undefined, parts: [{ kind: 'text', text: 'now in Python' }] },
     ]);

@@ -2,9 +2,8 @@ import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, TranscriptError } from '../../src/errors.js';
-import { readSession } from '../../src/transcripts/read-session.js';
 import { createSessionRecorder } from '../../src/transcripts/session-recorder.js';
-import { MAX_BYTES } from './helpers.js';
+import { readTranscript } from './helpers.js';
 import { useTempDir } from '../support/fixtures.js';
 
 /** A clock that moves one second each time it is read. */
@@ -41,7 +40,7 @@ describe('createSessionRecorder', () => {
       { role: 'user' as const, content: [{ type: 'tool_result', tool_use_id: 'tu1', content: 'saved' }] },
       { role: 'assistant' as const, content: 'Done.', ts: '2026-11-26T10:05:00Z' },
     ];
-    const initial = await readSession('chat-1.json', { format: 'native', sessionsDir, maxBytes: MAX_BYTES });
+    const initial = await readTranscript('native', sessionsDir, 'chat-1.json');
     expect(initial).toMatchObject({
       id: 'chat-1',
       agent: 'demo',
@@ -50,16 +49,12 @@ describe('createSessionRecorder', () => {
     });
     for (const [count, message] of messages.entries()) {
       await recorder.append(message);
-      const session = await readSession('chat-1.json', {
-        format: 'native',
-        sessionsDir,
-        maxBytes: MAX_BYTES,
-      });
+      const session = await readTranscript('native', sessionsDir, 'chat-1.json');
       expect(session.messageCount).toBe(count + 1);
       expect(session.endedAt).toBeUndefined();
     }
     await recorder.end();
-    const ended = await readSession('chat-1.json', { format: 'native', sessionsDir, maxBytes: MAX_BYTES });
+    const ended = await readTranscript('native', sessionsDir, 'chat-1.json');
     expect(ended.endedAt).toBe('2026-11-26T10:00:04.000Z');
     expect(ended.messages.map((message) => message.ts)).toEqual([
       '2026-11-26T10:00:01.000Z',
@@ -98,11 +93,7 @@ describe('createSessionRecorder', () => {
     writing = false;
     await reader;
     expect(reads).toBeGreaterThan(0);
-    const session = await readSession(recorder.file, {
-      format: 'native',
-      sessionsDir: directory.path,
-      maxBytes: MAX_BYTES,
-    });
+    const session = await readTranscript('native', directory.path, recorder.file);
     // Appends made without waiting still land in call order.
     expect(
       session.messages.map((message) => (message.parts[0] as { text: string }).text.split(' ')[0]),
@@ -117,11 +108,7 @@ describe('createSessionRecorder', () => {
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(TranscriptError);
     expect((failure as Error).message).toContain('role');
-    const session = await readSession('strict.json', {
-      format: 'native',
-      sessionsDir: directory.path,
-      maxBytes: MAX_BYTES,
-    });
+    const session = await readTranscript('native', directory.path, 'strict.json');
     expect(session.messageCount).toBe(1);
   });
 

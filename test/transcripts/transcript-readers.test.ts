@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { TranscriptFormat } from '../../src/config/schema.js';
 import { ConfigError } from '../../src/errors.js';
-import { readSession } from '../../src/transcripts/read-session.js';
 import {
   TRANSCRIPT_READERS,
   readerFor,
   type TranscriptReader,
 } from '../../src/transcripts/transcript-readers.js';
-import { CLAUDE_CODE_FIXTURES, FIXTURE, MAX_BYTES } from './helpers.js';
+import { CLAUDE_CODE_FIXTURES, FIXTURE, readTranscript } from './helpers.js';
 
 describe('the transcript readers table', () => {
   it('has a reader for every format the config accepts', () => {
@@ -23,11 +22,9 @@ describe('the transcript readers table', () => {
     expect(() => readerFor('toString' as TranscriptFormat)).toThrow(
       /no transcript reader for format "toString"/,
     );
-    const failure = await readSession(FIXTURE.helloWorld, {
-      format: unknown,
-      sessionsDir: CLAUDE_CODE_FIXTURES,
-      maxBytes: MAX_BYTES,
-    }).catch((error: unknown) => error);
+    const failure = await readTranscript(unknown, CLAUDE_CODE_FIXTURES, FIXTURE.helloWorld).catch(
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(ConfigError);
     expect((failure as Error).message).toContain('the formats are native, claude-code, codex');
   });
