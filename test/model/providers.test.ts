@@ -10,7 +10,7 @@ import { answer, onFakeServer, providers, rejection, request } from './helpers.j
 const quick = { timeoutMs: 2_000, maxRetries: 3 };
 
 describe.each(providers)('the $provider provider', (provider) => {
-  it.each<[string, FakeFault]>([
+  it.each<[string, FakeFault, number?]>([
     ['429 rate limit', faults.rateLimited(0)],
     ['429 with retry-after-ms', faults.status(429, { retryAfterMs: 10 })],
     ['529 overloaded', faults.overloaded()],
@@ -21,12 +21,9 @@ describe.each(providers)('the $provider provider', (provider) => {
     ['output that is not JSON', faults.badOutput('Sure! Here are the facts: …')],
     ['an empty answer', faults.empty()],
     ['a refusal', faults.refusal()],
-    ['a request that hangs past the timeout', faults.hang()],
-  ])('retries after %s and succeeds', async (name, fault) => {
-    const { server, model } = await onFakeServer(provider, {
-      ...quick,
-      timeoutMs: name.includes('hangs') ? 150 : quick.timeoutMs,
-    });
+    ['a request that hangs past the timeout', faults.hang(), 150],
+  ])('retries after %s and succeeds', async (_name, fault, timeoutMs = quick.timeoutMs) => {
+    const { server, model } = await onFakeServer(provider, { ...quick, timeoutMs });
     server.enqueue(fault, { json: answer });
 
     const result = await model.generateObject(request);

@@ -14,10 +14,10 @@ import {
   memoryFiles,
   readTree,
   readWithTool,
-  useOneRun,
   writeNativeSession,
   type SessionMessage,
 } from './support/harness.js';
+import { useOneRun } from './support/one-run.js';
 
 /**
  * The attack corpus (test/fixtures/attack-corpus.ts) through real consolidations: real digest, real SDK over

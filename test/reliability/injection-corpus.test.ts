@@ -14,10 +14,10 @@ import {
   memoryFiles,
   readTree,
   readWithTool,
-  useOneRun,
   writeNativeSession,
   type SessionMessage,
 } from './support/harness.js';
+import { useOneRun } from './support/one-run.js';
 
 /**
  * The corpus of issue 22 (test/fixtures/injection-corpus.ts) through one real consolidation: real digest, real

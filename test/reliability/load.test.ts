@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { queueCounts, queuedWorkspace, startWorkspaceDaemon, waitFor } from './support/daemon.js';
-import { cleanUpWorkspaces, expectOneRun, writeSession } from './support/harness.js';
+import { cleanUpWorkspaces, writeSession } from './support/harness.js';
+import { expectOneRun } from './support/one-run.js';
 import { useFakeAnthropic, useRedis } from '../support/fixtures.js';
 
 /**

@@ -9,7 +9,8 @@ import {
   scriptedExtractor,
   sessionsInPrompt,
 } from '../../harness/scripted-extractor.js';
-import { checkMemory, memoryFiles, useOneRun, writeSession } from './support/harness.js';
+import { checkMemory, memoryFiles, writeSession } from './support/harness.js';
+import { useOneRun } from './support/one-run.js';
 
 /**
  * Transcripts that try to give the consolidator orders. The scripted model obeys every one of them: it returns

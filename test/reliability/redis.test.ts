@@ -2,13 +2,8 @@ import { readLedger } from '../../src/space/index.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { queueCounts, queuedWorkspace, startWorkspaceDaemon, waitFor } from './support/daemon.js';
-import {
-  checkMemory,
-  cleanUpWorkspaces,
-  expectOneRun,
-  plantedFacts,
-  writeSession,
-} from './support/harness.js';
+import { checkMemory, cleanUpWorkspaces, plantedFacts, writeSession } from './support/harness.js';
+import { expectOneRun } from './support/one-run.js';
 import { useFakeAnthropic, useRedis } from '../support/fixtures.js';
 
 /**
