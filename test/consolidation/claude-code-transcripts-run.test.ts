@@ -13,12 +13,12 @@ const PARENT_ID = '0790ea37-90df-4d30-8fdf-0bfe301b8f3e';
 const fake = useFakeAnthropic();
 const project = useClaudeCodeProject(fake);
 beforeEach(async () => {
-  await mkdir(join(project.space.sessionsDir, PARENT_ID, 'subagents'), { recursive: true });
+  await mkdir(join(project().space.sessionsDir, PARENT_ID, 'subagents'), { recursive: true });
 });
 
 describe('a run over Claude Code transcripts', () => {
   it('sends the slash command arguments and the sub-agent answer to the model, and counts the parent once', async () => {
-    const parent = join(project.space.sessionsDir, `${PARENT_ID}.jsonl`);
+    const parent = join(project().space.sessionsDir, `${PARENT_ID}.jsonl`);
     await copyFile(join(CLAUDE_CODE_FIXTURES, FIXTURE.summaryTask), parent);
     // The fixture ends without a newline, as Claude Code leaves a file between two writes.
     await appendFile(
@@ -36,7 +36,7 @@ describe('a run over Claude Code transcripts', () => {
         }) +
         '\n',
     );
-    const subagent = join(project.space.sessionsDir, PARENT_ID, 'subagents', 'agent-ab94da7.jsonl');
+    const subagent = join(project().space.sessionsDir, PARENT_ID, 'subagents', 'agent-ab94da7.jsonl');
     await writeFile(
       subagent,
       [
@@ -63,8 +63,8 @@ describe('a run over Claude Code transcripts', () => {
         .join('\n') + '\n',
     );
     // The old layout's copy of the same sub-agent, next to the sessions: never a session of its own.
-    await copyFile(subagent, join(project.space.sessionsDir, 'agent-ab94da7.jsonl'));
-    for (const file of [parent, subagent, join(project.space.sessionsDir, 'agent-ab94da7.jsonl')]) {
+    await copyFile(subagent, join(project().space.sessionsDir, 'agent-ab94da7.jsonl'));
+    for (const file of [parent, subagent, join(project().space.sessionsDir, 'agent-ab94da7.jsonl')]) {
       await utimes(file, YESTERDAY, YESTERDAY);
     }
     fake.server.setDefault(
@@ -78,14 +78,14 @@ describe('a run over Claude Code transcripts', () => {
         },
       ]),
     );
-    const summary = await project.run();
+    const summary = await project().run();
     expect(summary.status).toBe('completed');
     expect(summary.sessions).toEqual([PARENT_ID]);
     expect(summary.problems).toEqual([]);
     const prompt = fake.server.requests[0]?.prompt ?? '';
     expect(prompt).toContain('user: /deploy staging, our staging box is stg-7');
-    const memory = await loadMemory(project.space.memoryDir);
+    const memory = await loadMemory(project().space.memoryDir);
     expect(memory.facts.map((fact) => fact.title).sort()).toEqual(['Palette colour', 'Staging host']);
-    expect(Object.keys((await readLedger(project.space.memoryDir)).sessions)).toEqual([PARENT_ID]);
+    expect(Object.keys((await readLedger(project().space.memoryDir)).sessions)).toEqual([PARENT_ID]);
   });
 });

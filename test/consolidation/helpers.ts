@@ -126,39 +126,31 @@ export function forcedRunAt(test: TestSpace, space: Space = test.space) {
 }
 
 /** A Claude Code project of a test: its test space, the project's space, and a FORCED_RUN of it. */
-export interface ClaudeCodeProjectFixture {
+export interface ClaudeCodeProject {
   readonly test: TestSpace;
   readonly space: Space;
-  run(): ReturnType<typeof forcedRunAt>;
+  readonly run: () => ReturnType<typeof forcedRunAt>;
 }
 
 /**
  * For each test of the file (or describe): a test space whose model is `fake`, and a Claude Code project folder
- * in it (claudeCodeProject, named `id`) with its sessions folder made. Reads as `project.space`, `project.run()`.
+ * in it (claudeCodeProject, named `id`) with its sessions folder made. Returns the current test's project:
+ * `project().space`, `project().run()`.
  */
-export function useClaudeCodeProject(fake: { readonly url: string }, id?: string): ClaudeCodeProjectFixture {
-  let current: { test: TestSpace; space: Space } | undefined;
+export function useClaudeCodeProject(fake: { readonly url: string }, id?: string): () => ClaudeCodeProject {
+  let current: ClaudeCodeProject | undefined;
   beforeEach(async () => {
     const test = createTestSpace({ modelUrl: fake.url });
     const space = claudeCodeProject(test, id);
     await mkdir(space.sessionsDir, { recursive: true });
-    current = { test, space };
+    current = { test, space, run: () => forcedRunAt(test, space) };
   });
   afterEach(() => {
     current = undefined;
   });
-  const now = (): { test: TestSpace; space: Space } => {
+  return () => {
     if (current === undefined) throw new Error('the Claude Code project exists only inside a test');
     return current;
-  };
-  return {
-    get test() {
-      return now().test;
-    },
-    get space() {
-      return now().space;
-    },
-    run: () => forcedRunAt(now().test, now().space),
   };
 }
 

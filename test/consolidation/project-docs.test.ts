@@ -56,7 +56,7 @@ const fake = useFakeAnthropic();
 let workdir: string;
 const project = useClaudeCodeProject(fake, 'harbor');
 beforeEach(async () => {
-  workdir = join(project.test.root, 'harbor');
+  workdir = join(project().test.root, 'harbor');
   await mkdir(workdir, { recursive: true });
 });
 
@@ -73,7 +73,7 @@ describe("a run over a project's sessions", () => {
           ? { role: type, content: text }
           : { id, role: type, content: [{ type: 'text', text }] },
     });
-    const transcript = join(project.space.sessionsDir, `${SESSION_ID}.jsonl`);
+    const transcript = join(project().space.sessionsDir, `${SESSION_ID}.jsonl`);
     await writeFile(
       transcript,
       [
@@ -95,14 +95,14 @@ describe("a run over a project's sessions", () => {
         STAGING_HOST_FACT,
       ]),
     );
-    const summary = await project.run();
+    const summary = await project().run();
 
     expect(summary.status).toBe('completed');
     expect(summary.alreadyInProjectFiles).toBe(1);
     const request = fake.server.requests[0]!;
     expect(JSON.stringify(request.body.messages)).toContain("Already in the project's instruction files");
     expect(JSON.stringify(request.body.messages)).toContain('Always run `make lint` before you commit.');
-    const titles = (await loadMemory(project.space.memoryDir)).facts.map((fact) => fact.title);
+    const titles = (await loadMemory(project().space.memoryDir)).facts.map((fact) => fact.title);
     expect(titles).toEqual(['Staging host']);
     expect(await readFile(join(workdir, 'CLAUDE.md'), 'utf8')).toBe(CLAUDE_MD);
   });

@@ -7,18 +7,17 @@ import {
   digestLines,
   makeSession,
   readClaudeCodeFixture,
+  SESSION_START,
   text,
   toolCall,
   toolResult,
   user,
 } from './sessions.js';
 
-const START = '2026-11-20T14:03:00Z';
-
 describe('digestSession', () => {
   it('opens with the session header, and dates only the lines written on another day', () => {
     const digest = digestSession(
-      makeSession('abc', START, [
+      makeSession('abc', SESSION_START, [
         user('the deploy is red'),
         assistant('looking'),
         { ...user('back again, deployed yesterday'), ts: '2026-11-22T09:00:00Z' },
@@ -113,7 +112,7 @@ describe('digestSession', () => {
     const first = 'Context: my staging cluster is called vega-stg.';
     const last = 'Anyway, please remember my deploy window is Tuesday 14:00 UTC.';
     const paste = `${first} ${'log line 42 ok '.repeat(20_000)}${last}`;
-    const digest = digestSession(makeSession('s', START, [user(paste)]));
+    const digest = digestSession(makeSession('s', SESSION_START, [user(paste)]));
     expect(digest.text).toContain(first);
     expect(digest.text).toContain(last);
     expect(digest.text).toMatch(/… \[\d+ chars left out\] …/);
@@ -123,7 +122,7 @@ describe('digestSession', () => {
   it('never cuts a user text of typed length (up to 16,000 characters)', () => {
     const fact = 'My production database is called orion-prod-7 and lives in eu-west-3.';
     const long = `${'I paste a long story here. '.repeat(400)}${fact}`;
-    const digest = digestSession(makeSession('s', START, [user(long)]));
+    const digest = digestSession(makeSession('s', SESSION_START, [user(long)]));
     expect(digest.text).toContain(fact);
     expect(digest.text).toContain(long.replace(/\s+/g, ' ').trim());
   });
@@ -156,7 +155,7 @@ describe('digestSession', () => {
   });
 
   it('drops system prompts, thinking, meta lines, sidechains and images', () => {
-    const session = makeSession('s', START, [
+    const session = makeSession('s', SESSION_START, [
       { role: 'system', parts: [text('You are a helpful assistant. SYSTEM-SECRET-PROMPT')] },
       { role: 'assistant', parts: [{ kind: 'thinking', text: 'PRIVATE-THOUGHT' }, text('visible answer')] },
       { ...user('Stop hook feedback: META-LINE'), meta: true },
@@ -239,7 +238,7 @@ describe('digestSession', () => {
   });
 
   it('resolves relative dates against each message’s own date', () => {
-    const session = makeSession('s', START, [
+    const session = makeSession('s', SESSION_START, [
       { ...user('we moved the box last Thursday'), ts: '2026-11-26T10:00:00Z' },
       { ...assistant('Noted: the move was yesterday?'), ts: '2026-12-01T08:00:00Z' },
     ]);
@@ -251,7 +250,7 @@ describe('digestSession', () => {
   it('redacts secrets in every kind of line and counts them', () => {
     const key = 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
     const digest = digestSession(
-      makeSession('s', START, [
+      makeSession('s', SESSION_START, [
         user(`my key is ${key}`),
         assistant(`I will export ${key}`),
         assistant(toolCall('Bash', { command: `ANTHROPIC_API_KEY=${key} npm start` }, 't')),
@@ -266,7 +265,7 @@ describe('digestSession', () => {
 
   it('digests only messages from fromMessage, without repeating boilerplate seen before it', () => {
     const boilerplate = 'Remember: all answers must follow the style guide in the team wiki.';
-    const session = makeSession('s', START, [
+    const session = makeSession('s', SESSION_START, [
       user(`${boilerplate}`),
       assistant(toolCall('Bash', { command: 'ls' }, 'old')),
       user('new question'),
@@ -283,7 +282,7 @@ describe('digestSession', () => {
   });
 
   it('measures the raw characters as the JSON of the digested messages', () => {
-    const session = makeSession('s', START, [user('a'), assistant('b')]);
+    const session = makeSession('s', SESSION_START, [user('a'), assistant('b')]);
     expect(digestedRawChars(session)).toBe(JSON.stringify(session.messages).length);
   });
 });
@@ -379,7 +378,7 @@ describe('digest of real Claude Code transcripts', () => {
 
   it('never lets a NUL or another control character through, in user text or in a tool line', () => {
     const digest = digestSession(
-      makeSession('nul', START, [
+      makeSession('nul', SESSION_START, [
         user('my\u0000name is\u0007 Ana\u001b[0m'),
         assistant(toolCall('Bash', { command: 'echo a\u0000b' }, 'c1')),
         user(toolResult('out\u0000put\u007f', 'c1')),

@@ -53,9 +53,12 @@ export function makeSession(id: string, startedAt: string, messages: readonly Me
   };
 }
 
-/** The digest of session `s1`, of `messages`, started at 2026-11-20 14:03 UTC, line by line (header first). */
+/** When the digest tests' sessions start: 2026-11-20 14:03 UTC. */
+export const SESSION_START = '2026-11-20T14:03:00Z';
+
+/** The digest of session `s1`, of `messages`, started at SESSION_START, line by line (header first). */
 export function digestLines(messages: readonly MessageInit[], options: DigestOptions = {}): string[] {
-  return digestSession(makeSession('s1', '2026-11-20T14:03:00Z', messages), options).text.split('\n');
+  return digestSession(makeSession('s1', SESSION_START, messages), options).text.split('\n');
 }
 
 const Block = z.looseObject({
