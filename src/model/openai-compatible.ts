@@ -123,22 +123,30 @@ export function createOpenAICompatibleModel(
       request.maxAnswerChars,
     );
     let usage = emptyUsage();
+    const maxTokens = request.maxOutputTokens ?? config.maxOutputTokens;
     const outcome = await withRetries(
       async (sdk, signal) => {
-        const completion = await sdk.chat.completions.parse(
-          {
-            model: config.name,
-            max_tokens: request.maxOutputTokens ?? config.maxOutputTokens,
-            messages: messages(
-              request.system,
-              request.promptPrefix === undefined
-                ? request.prompt
-                : `${request.promptPrefix}\n${request.prompt}`,
-            ),
-            response_format: responseFormat,
-          },
-          signal ? { signal } : undefined,
-        );
+        const completion = await sdk.chat.completions
+          .parse(
+            {
+              model: config.name,
+              max_tokens: maxTokens,
+              messages: messages(
+                request.system,
+                request.promptPrefix === undefined
+                  ? request.prompt
+                  : `${request.promptPrefix}\n${request.prompt}`,
+              ),
+              response_format: responseFormat,
+            },
+            signal ? { signal } : undefined,
+          )
+          .catch((error: unknown) => {
+            // The SDK reports finish_reason "length" by throwing; the limit reached is this request's.
+            throw error instanceof LengthFinishReasonError
+              ? new OutputLimitError(label, maxTokens, error)
+              : error;
+          });
         usage = addUsage(usage, usageOf(completion));
         const message = completion.choices[0]?.message;
         if (!message) throw badOutput(label, 'the answer had no choices');

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ModelError } from '../../src/errors.js';
 import { createAnthropicModel, takesEffort } from '../../src/model/anthropic.js';
-import { OutputLimitError } from '../../src/model/output.js';
 import type { ModelConfigInput } from '../../src/model/provider-options.js';
 import { faults } from '../../harness/fake-anthropic-server.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
@@ -162,15 +161,6 @@ describe('createAnthropicModel', () => {
 
     expect(error.details).toMatchObject({ kind: 'overloaded', status: 529, retryable: true });
     expect(fake.server.requests).toHaveLength(2);
-  });
-
-  it('reports the output limit of the request whose answer stopped at max_tokens', async () => {
-    fake.server.enqueue(faults.maxTokens());
-
-    const error = await rejection(model().generateObject({ ...request, maxOutputTokens: 512 }));
-
-    expect(error).toBeInstanceOf(OutputLimitError);
-    expect((error as OutputLimitError).maxOutputTokens).toBe(512);
   });
 
   it.each([401, 403])('does not retry a %i and points at the API key', async (status) => {

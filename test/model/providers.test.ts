@@ -55,6 +55,16 @@ describe.each(providers)('the $provider provider', (provider) => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('reports the output limit of the request whose answer stopped there, not the configured one', async () => {
+    const { server, model } = await onFakeServer(provider, quick);
+    server.enqueue(faults.maxTokens());
+
+    const error = await rejection(model.generateObject({ ...request, maxOutputTokens: 512 }));
+
+    expect(error).toBeInstanceOf(OutputLimitError);
+    expect((error as OutputLimitError).maxOutputTokens).toBe(512);
+  });
+
   it('does not retry a 400 and passes on what the server said', async () => {
     const { server, model } = await onFakeServer(provider, quick);
     server.enqueue(faults.badRequest('max_tokens: must be at most 64000'), { json: answer });
