@@ -1,6 +1,8 @@
 /**
  * Every relative link of the README, ARCHITECTURE.md and docs/ leads somewhere: the file exists, and a
- * `#anchor` names a heading of it. Links inside code (fenced blocks and inline spans) are examples, not links.
+ * `#anchor` names a heading of it. Links inside code (fenced blocks and inline spans) are examples, not links;
+ * but a code span that names a file of the repository (`test/space/lock.test.ts`, as the guarantees table
+ * does) must name one that exists.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -45,6 +47,10 @@ function anchors(file: string): Set<string> {
   );
 }
 
+/** A code span that is a path into one of the repository's own folders, with a file extension. */
+const REPOSITORY_PATH =
+  /`((?:src|test|bench|harness|eval|docs|bin)\/[\w./-]+\.(?:ts|js|mjs|md|json|yaml|yml))`/g;
+
 function links(file: string): string[] {
   return prose(readFileSync(file, 'utf8')).flatMap((line) =>
     [...line.replace(/`[^`]*`/g, '').matchAll(/\]\(([^)\s]+)\)/g)]
@@ -71,5 +77,16 @@ describe('the documentation', () => {
       }
     }
     expect(broken).toEqual([]);
+  });
+
+  it('names in code spans only files of the repository that exist', () => {
+    const missing: string[] = [];
+    for (const doc of DOCS) {
+      const text = prose(readFileSync(join(ROOT, doc), 'utf8')).join('\n');
+      for (const match of text.matchAll(REPOSITORY_PATH)) {
+        if (!existsSync(join(ROOT, match[1]!))) missing.push(`${doc}: ${match[1]!}`);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 });
