@@ -161,6 +161,18 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
     return { value: outcome.value, usage, attempts: outcome.attempts };
   }
 
+  /** One call of the batch API about a batch (retrieve, cancel), retried as every call is; its state. */
+  async function batchCall(
+    call: (sdk: Anthropic, options: { signal: AbortSignal } | undefined) => Promise<MessageBatch>,
+    signal: AbortSignal | undefined,
+  ): Promise<BatchState> {
+    const outcome = await withRetries(
+      (sdk, callSignal) => call(sdk, callSignal ? { signal: callSignal } : undefined),
+      signal,
+    );
+    return batchState(outcome.value);
+  }
+
   const batches: MessageBatches = {
     async submit(requests, signal) {
       const outcome = await withRetries(
@@ -183,22 +195,10 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
       );
       return batchState(outcome.value);
     },
-    async retrieve(batchId, signal) {
-      const outcome = await withRetries(
-        (sdk, callSignal) =>
-          sdk.messages.batches.retrieve(batchId, undefined, callSignal ? { signal: callSignal } : undefined),
-        signal,
-      );
-      return batchState(outcome.value);
-    },
-    async cancel(batchId, signal) {
-      const outcome = await withRetries(
-        (sdk, callSignal) =>
-          sdk.messages.batches.cancel(batchId, undefined, callSignal ? { signal: callSignal } : undefined),
-        signal,
-      );
-      return batchState(outcome.value);
-    },
+    retrieve: (batchId, signal) =>
+      batchCall((sdk, options) => sdk.messages.batches.retrieve(batchId, undefined, options), signal),
+    cancel: (batchId, signal) =>
+      batchCall((sdk, options) => sdk.messages.batches.cancel(batchId, undefined, options), signal),
     async results<T>(
       batchId: string,
       requestOf: (customId: string) => GenerateObjectRequest<T> | undefined,
