@@ -37,14 +37,17 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+/** The two functions measured, from the package as it ships. */
+interface Built {
+  readonly digestSession: typeof Digest.digestSession;
+  readonly readSessionFile: typeof Transcripts.readSessionFile;
+}
+
 async function measureKind(
   kind: WorkloadOptions['kind'],
   options: DigestThroughputOptions,
+  { digestSession, readSessionFile }: Built,
 ): Promise<Throughput> {
-  const { digestSession } = (await import(await builtFile('src/digest/index.js'))) as typeof Digest;
-  const { readSessionFile } = (await import(
-    await builtFile('src/transcripts/index.js')
-  )) as typeof Transcripts;
   const root = await makeTempRoot(`digest-${kind}`);
   try {
     const generated = await writeWorkload(root.path, {
@@ -100,9 +103,14 @@ async function measureKind(
 
 export async function measureDigestThroughput(options: DigestThroughputOptions): Promise<Figure[]> {
   const figures: Figure[] = [];
+  const built: Built = {
+    digestSession: ((await import(await builtFile('src/digest/index.js'))) as typeof Digest).digestSession,
+    readSessionFile: ((await import(await builtFile('src/transcripts/index.js'))) as typeof Transcripts)
+      .readSessionFile,
+  };
   for (const kind of ['agent', 'dialogue'] as const) {
     options.log(`  ${kind} transcripts`);
-    const result = await measureKind(kind, options);
+    const result = await measureKind(kind, options, built);
     const digestRate = result.megabytes / (result.digestMs / 1000);
     const parseRate = result.megabytes / (result.parseMs / 1000);
     figures.push({

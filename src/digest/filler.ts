@@ -108,11 +108,13 @@ function normalise(text: string): string {
  * that fails on the first word (most of them) costs one word, not the whole text.
  */
 function everyWord(text: string, visit: (word: string) => boolean): boolean {
+  if (!PRINTABLE_ASCII.test(text)) {
+    for (const word of normalise(text).split(' ')) if (word !== '' && !visit(word)) return false;
+    return true;
+  }
   let start = -1;
   for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    if (code < 0x20 || code > 0x7e) return everyNormalisedWord(text, visit);
-    if (isAsciiAlnum(code)) {
+    if (isAsciiAlnum(text.charCodeAt(index))) {
       if (start < 0) start = index;
     } else if (start >= 0) {
       if (!visit(text.slice(start, index).toLowerCase())) return false;
@@ -122,34 +124,18 @@ function everyWord(text: string, visit: (word: string) => boolean): boolean {
   return start < 0 || visit(text.slice(start).toLowerCase());
 }
 
-function everyNormalisedWord(text: string, visit: (word: string) => boolean): boolean {
-  for (const word of normalise(text).split(' ')) if (word !== '' && !visit(word)) return false;
-  return true;
-}
-
 /** `[a-z0-9]` after lower-casing: a letter or digit of printable ASCII. */
 function isAsciiAlnum(code: number): boolean {
   return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || (code >= 0x30 && code <= 0x39);
 }
 
-/** The words of `normalise(text)`, in order; printable ASCII is split in one walk, without the regexes. */
+/** The words of `normalise(text)`, in order (see {@link everyWord}). */
 function normalisedWords(text: string): string[] {
   const words: string[] = [];
-  let start = -1;
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    if (code < 0x20 || code > 0x7e) {
-      const normalised = normalise(text);
-      return normalised === '' ? [] : normalised.split(' ');
-    }
-    if (isAsciiAlnum(code)) {
-      if (start < 0) start = index;
-    } else if (start >= 0) {
-      words.push(text.slice(start, index).toLowerCase());
-      start = -1;
-    }
-  }
-  if (start >= 0) words.push(text.slice(start).toLowerCase());
+  everyWord(text, (word) => {
+    words.push(word);
+    return true;
+  });
   return words;
 }
 

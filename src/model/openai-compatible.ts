@@ -94,8 +94,6 @@ export function createOpenAICompatibleModel(
     options,
     isUserAbort: (error) => isUserAbort(error, OPENAI_ERRORS),
     toModelError: (error) => {
-      if (error instanceof LengthFinishReasonError)
-        return new OutputLimitError(label, config.maxOutputTokens, error);
       if (error instanceof ContentFilterFinishReasonError) {
         return badOutput(
           label,
