@@ -96,6 +96,10 @@ export async function gatherSessions(
   },
 ): Promise<Gathered> {
   const { limits } = options;
+  const sessionDates = new Map<string, string>();
+  const digests: ReturnType<typeof digestSession>[] = [];
+  // Settled files: the most sessions this read can digest (until it is over and the count is known).
+  const settled = scan.entries.filter((entry) => entry.status === 'settled').length;
   const read = await readSettledSessions(scan, {
     ledger: options.ledger,
     maxBytes: limits.maxSessionBytes,
@@ -103,17 +107,19 @@ export async function gatherSessions(
     // characters, at least 512), keeping a big transcript's memory flat; never less than the reader's default.
     maxToolResultChars: Math.max(2_000, 3 * limits.toolResultChars, 512),
     keepChars: readBudget(limits),
+    // Each session is digested as it is read, while the next files are fetched.
+    onSession: (session) => {
+      sessionDates.set(session.id, session.startedAt.slice(0, 10));
+      digests.push(
+        digestSession(session, {
+          toolResultChars: limits.toolResultChars,
+          fromMessage: session.messages[0]?.index ?? 0,
+        }),
+      );
+      options.onProgress({ phase: 'gather', done: digests.length, total: settled });
+    },
   });
-  const sessionDates = new Map<string, string>();
-  const digests = read.sessions.map((session, index) => {
-    sessionDates.set(session.id, session.startedAt.slice(0, 10));
-    const digest = digestSession(session, {
-      toolResultChars: limits.toolResultChars,
-      fromMessage: session.messages[0]?.index ?? 0,
-    });
-    options.onProgress({ phase: 'gather', done: index + 1, total: read.sessions.length });
-    return digest;
-  });
+  options.onProgress({ phase: 'gather', done: digests.length, total: digests.length });
   const planned =
     digests.length > 0
       ? planBatches(digests, {

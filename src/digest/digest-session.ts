@@ -114,6 +114,44 @@ function windowedClean(
   return { text: `${keptHead} ${keptTail}`.trim(), leftOut: text.length - keptHead.length - keptTail.length };
 }
 
+/**
+ * Characters each kept end of a text carries beyond what the cut keeps when it is dated and redacted alone
+ * (see `datedAndCut`): room for a secret (never longer than {@link WINDOW_EDGE_CHARS}) or a date expression
+ * that runs past the cut, and for the context a date's tense is read from.
+ */
+const KEPT_END_MARGIN_CHARS = WINDOW_EDGE_CHARS;
+
+/**
+ * The body of a line: `text` dated (against `date`), redacted, and cut to `limit` with `tailChars` of its end
+ * (`cutMiddle`). A text longer than the cut keeps plus a margin at each kept end is dated and redacted only
+ * in those two ends, each on its own: date resolution and redaction scan every character they are given, and
+ * an assistant's text is cut to a third of what it is read. Whole when an end came out shorter than it keeps
+ * (a long secret replaced by its short marker), so no middle character is shown as if it were the head's.
+ */
+function datedAndCut(
+  text: string,
+  date: string,
+  limit: number,
+  leftOut: number,
+  tailChars: number,
+): { text: string; redactions: number } {
+  const headChars = limit - tailChars;
+  const margin = KEPT_END_MARGIN_CHARS;
+  if (text.length > limit + 2 * margin) {
+    const head = redactSecrets(resolveRelativeDates(text.slice(0, headChars + margin), date));
+    const tail = redactSecrets(resolveRelativeDates(text.slice(text.length - tailChars - margin), date));
+    if (head.text.length >= headChars + margin / 2 && tail.text.length >= tailChars + margin / 2) {
+      const middle = text.length - (headChars + margin) - (tailChars + margin);
+      return {
+        text: cutMiddle(head.text + tail.text, limit, leftOut + middle, tailChars),
+        redactions: head.count + tail.count,
+      };
+    }
+  }
+  const whole = redactSecrets(resolveRelativeDates(text, date));
+  return { text: cutMiddle(whole.text, limit, leftOut, tailChars), redactions: whole.count };
+}
+
 /** Texts shorter than this are never dropped as repeats ("yes", "go on", "thanks"). */
 export const REPEAT_MIN_CHARS = 40;
 
@@ -239,11 +277,8 @@ function subagentLines(
   ] as const) {
     const window = windowedClean(raw, limit, assistantTailChars(limit));
     if (window.text === '') continue;
-    const redacted = redactSecrets(resolveRelativeDates(window.text, stamp.date));
-    lines.push({
-      text: `sub-agent ${arrow} ${cutMiddle(redacted.text, limit, window.leftOut, assistantTailChars(limit))}`,
-      redactions: redacted.count,
-    });
+    const body = datedAndCut(window.text, stamp.date, limit, window.leftOut, assistantTailChars(limit));
+    lines.push({ text: `sub-agent ${arrow} ${body.text}`, redactions: body.redactions });
   }
   return lines;
 }
@@ -258,12 +293,11 @@ function digestMessage(
   const limit = message.role === 'assistant' ? options.assistantTextChars : options.userTextChars;
   const { text, compact, leftOut } = messageText(message, state, limit);
   if (text !== '') {
-    const redacted = redactSecrets(resolveRelativeDates(text, stamp.date));
-    const body = cutMiddle(redacted.text, limit, leftOut, tailFor(message.role, limit));
+    const body = datedAndCut(text, stamp.date, limit, leftOut, tailFor(message.role, limit));
     const role = compact ? COMPACT_SUMMARY_LABEL : message.role;
     // The session header carries its date; a line says its own only when it was written on another day.
     const dated = stamp.date === state.sessionDate ? '' : `[${stamp.date}] `;
-    pushLine(state, message, `${dated}${role}: ${body}`, redacted.count);
+    pushLine(state, message, `${dated}${role}: ${body.text}`, body.redactions);
   }
   // A sub-agent's brief and answer, read from its own file, stand for its (shorter) result in this message.
   let answered: Set<string | undefined> | undefined;

@@ -59,8 +59,8 @@ export function partCapsOf(options: ReadCapsOptions): PartCaps {
  */
 export const STREAM_NATIVE_ABOVE_BYTES = 8 * 1024 * 1024;
 
-/** Options of `readSession`. */
-export interface ReadSessionOptions extends ReadCapsOptions {
+/** Where a transcript is and which files may be read: what fetching its bytes needs (`fetchSessionFile`). */
+export interface FetchSessionOptions {
   /** `native` (one JSON document) or `claude-code` (JSONL, read as a stream). */
   readonly format: TranscriptFormat;
   /** The space's sessions directory: the file must resolve (symlinks followed) to a file inside it. */
@@ -70,13 +70,6 @@ export interface ReadSessionOptions extends ReadCapsOptions {
    * file system call costs a thread-pool round trip). Default: resolved here.
    */
   readonly realSessionsDir?: string | undefined;
-  /** First message index to return; earlier messages are counted, not returned. Default 0. */
-  readonly fromMessage?: number | undefined;
-  /**
-   * Characters of messages returned, from `fromMessage` on, before later ones are only counted: the session's
-   * `keptUntil` says where the next read starts. At least one message is returned. Default: every message.
-   */
-  readonly keepChars?: number | undefined;
   /** Largest file read, in bytes (limits.maxSessionBytes). Checked with `stat` before any byte is read. */
   readonly maxBytes: number;
   /**
@@ -85,6 +78,20 @@ export interface ReadSessionOptions extends ReadCapsOptions {
    */
   readonly streamNativeAboveBytes?: number | undefined;
 }
+
+/** What a read keeps of a transcript's messages: given when its fetched bytes are parsed. */
+export interface ParseSessionOptions extends ReadCapsOptions {
+  /** First message index to return; earlier messages are counted, not returned. Default 0. */
+  readonly fromMessage?: number | undefined;
+  /**
+   * Characters of messages returned, from `fromMessage` on, before later ones are only counted: the session's
+   * `keptUntil` says where the next read starts. At least one message is returned. Default: every message.
+   */
+  readonly keepChars?: number | undefined;
+}
+
+/** Options of `readSession`. */
+export interface ReadSessionOptions extends FetchSessionOptions, ParseSessionOptions {}
 
 /** A session together with the size and mtime of the file it was read from (for the ledger). */
 export interface ReadSessionResult {
@@ -95,6 +102,9 @@ export interface ReadSessionResult {
   readonly mtimeMs: number;
 }
 
+/** A transcript whose read has begun (`fetchSessionFile`): the parse, which gives the session or throws. */
+export type FetchedSession = (options: ParseSessionOptions) => Promise<ReadSessionResult>;
+
 /**
  * Reads one transcript as a Session and says how big the file was. Every failure is a TranscriptError
  * naming the file, the reason and the fix: outside-directory (a name or symlink leading out of the sessions
@@ -103,6 +113,15 @@ export interface ReadSessionResult {
  * the file name, which would become the session id: see session-name.ts).
  */
 export async function readSessionFile(file: string, options: ReadSessionOptions): Promise<ReadSessionResult> {
+  return (await fetchSessionFile(file, options))(options);
+}
+
+/**
+ * The first half of `readSessionFile`: the file located, checked, and (a native file read whole) its bytes
+ * read and re-stat'ed, so a caller can fetch the next files while it parses this one. Throws what
+ * `readSessionFile` throws before any byte is read; the returned parse throws the rest.
+ */
+export async function fetchSessionFile(file: string, options: FetchSessionOptions): Promise<FetchedSession> {
   const reader = readerFor(options.format);
   const sessionsDir = resolve(options.sessionsDir);
   const path = resolve(sessionsDir, file);
@@ -128,35 +147,39 @@ export async function readSessionFile(file: string, options: ReadSessionOptions)
       `${before.size} bytes is over the limit of ${options.maxBytes} bytes`,
     );
   }
-  // A file rewritten under us can look broken in any way; "changed" is the true reason then, so the
-  // after-stat is compared before a parse failure is reported.
-  const { session, failure, after } = await reader.read({
+  const fetched = await reader.fetch({
     realFile,
     path,
     stem: basename(path, extname(path)),
     size: before.size,
     mtime: before.mtime,
-    fromMessage: options.fromMessage ?? 0,
-    keepChars: options.keepChars,
-    caps: partCapsOf(options),
     sessionsDir,
     realSessionsDir: options.realSessionsDir,
     maxBytes: options.maxBytes,
     streamNativeAboveBytes: options.streamNativeAboveBytes ?? STREAM_NATIVE_ABOVE_BYTES,
     statAfter: () => stat(realFile).catch(() => undefined),
   });
-  if (
-    after === undefined ||
-    after.size !== before.size ||
-    after.mtimeMs !== before.mtimeMs ||
-    after.ino !== before.ino
-  ) {
-    const what =
-      after === undefined ? 'the file disappeared while it was read' : 'the file changed while it was read';
-    throw transcriptFailure(path, TranscriptErrorReason.changedWhileRead, what, failure);
-  }
-  if (session === undefined) throw failure;
-  return { session, size: before.size, mtimeMs: before.mtimeMs };
+  return async (parse) => {
+    // A file rewritten under us can look broken in any way; "changed" is the true reason then, so the
+    // after-stat is compared before a parse failure is reported.
+    const { session, failure, after } = await fetched({
+      fromMessage: parse.fromMessage ?? 0,
+      keepChars: parse.keepChars,
+      caps: partCapsOf(parse),
+    });
+    if (
+      after === undefined ||
+      after.size !== before.size ||
+      after.mtimeMs !== before.mtimeMs ||
+      after.ino !== before.ino
+    ) {
+      const what =
+        after === undefined ? 'the file disappeared while it was read' : 'the file changed while it was read';
+      throw transcriptFailure(path, TranscriptErrorReason.changedWhileRead, what, failure);
+    }
+    if (session === undefined) throw failure;
+    return { session, size: before.size, mtimeMs: before.mtimeMs };
+  };
 }
 
 /**

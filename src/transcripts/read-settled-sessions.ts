@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { TranscriptError, TranscriptErrorReason, errorMessage } from '../errors.js';
 import type { LedgerLookup } from '../core/ledger.js';
 import type { Session } from './types.js';
-import { readSessionFile, type ReadCapsOptions } from './read-session.js';
-import type { ScanResult } from './scan-sessions.js';
+import { fetchSessionFile, type FetchedSession, type ReadCapsOptions } from './read-session.js';
+import type { ScanEntry, ScanResult } from './scan-sessions.js';
 import { transcriptFailure } from './transcript-failure.js';
 import { partsChars } from './keep-window.js';
 
@@ -63,6 +63,59 @@ export interface ReadSettledOptions extends ReadCapsOptions {
    * (they wait, whole, for the next run). Default: every message of every file.
    */
   readonly keepChars?: number | undefined;
+  /**
+   * Called with each session of `sessions` as soon as it is read, while the next files are fetched: work done
+   * here (the digest) overlaps the wait on the file system instead of following it.
+   */
+  readonly onSession?: ((session: Session) => void) | undefined;
+}
+
+/**
+ * Files fetched ahead of the one being parsed: while one file is parsed, the next ones are opened, read and
+ * re-stat'ed (each a round trip through libuv's thread pool, which runs four at once by default). Reading 200
+ * small transcripts one after the other spends most of its time waiting on those round trips.
+ */
+const READ_AHEAD_FILES = 4;
+
+/**
+ * Bytes the files fetched ahead may come to (by the scan's sizes), so read-ahead never holds much more than
+ * the file being parsed: a native file over 8 MiB is streamed and holds no bytes before its parse, but it
+ * still counts here.
+ */
+const READ_AHEAD_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Starts the fetches of `entries` ahead of the one taken: at most `READ_AHEAD_FILES` at once and
+ * `READ_AHEAD_BYTES` between them (the taken one always starts). A fetch that fails before it is taken is
+ * held, not reported: `take` throws it, and one never taken (the keep budget ran out) is dropped.
+ */
+function readAhead(
+  entries: readonly ScanEntry[],
+  fetch: (entry: ScanEntry) => Promise<FetchedSession>,
+): { take: (index: number) => Promise<FetchedSession> } {
+  const started = new Map<number, Promise<FetchedSession>>();
+  let next = 0;
+  let bytes = 0;
+  return {
+    take(index) {
+      next = Math.max(next, index);
+      while (
+        next < entries.length &&
+        (next === index ||
+          (started.size < READ_AHEAD_FILES && bytes + entries[next]!.size <= READ_AHEAD_BYTES))
+      ) {
+        const fetching = fetch(entries[next]!);
+        fetching.catch(() => undefined);
+        started.set(next, fetching);
+        bytes += entries[next]!.size;
+        next += 1;
+      }
+      const fetching = started.get(index)!;
+      started.delete(index);
+      bytes -= entries[index]!.size;
+      return fetching;
+    },
+  };
 }
 
 /**
@@ -96,22 +149,28 @@ export async function readSettledSessions(
   const realSessionsDir = await realpath(scan.sessionsDir).catch(() => undefined);
   const unread: string[] = [];
   let keepChars = options.keepChars ?? Number.POSITIVE_INFINITY;
-  for (const entry of scan.entries) {
-    if (entry.status !== 'settled') continue;
+  const settled = scan.entries.filter((entry) => entry.status === 'settled');
+  const ahead = readAhead(settled, (entry) =>
+    fetchSessionFile(entry.file, {
+      format: scan.format,
+      sessionsDir: scan.sessionsDir,
+      realSessionsDir,
+      maxBytes: options.maxBytes,
+    }),
+  );
+  for (const [index, entry] of settled.entries()) {
     if (options.maxSessions !== undefined && sessions.length >= options.maxSessions) break;
     if (keepChars <= 0) {
       unread.push(entry.sessionId ?? entry.file);
       continue;
     }
     const path = join(scan.sessionsDir, entry.file);
+    let accepted: Session | undefined;
     try {
-      const { session, size, mtimeMs } = await readSessionFile(entry.file, {
-        format: scan.format,
-        sessionsDir: scan.sessionsDir,
-        realSessionsDir,
+      const parse = await ahead.take(index);
+      const { session, size, mtimeMs } = await parse({
         fromMessage: entry.fromMessage,
         keepChars,
-        maxBytes: options.maxBytes,
         maxPartChars: options.maxPartChars,
         maxToolResultChars: options.maxToolResultChars,
         maxToolInputChars: options.maxToolInputChars,
@@ -135,7 +194,10 @@ export async function readSettledSessions(
         messageCount: session.messageCount,
         newMessages,
       });
-      if (newMessages > 0) sessions.push(session);
+      if (newMessages > 0) {
+        sessions.push(session);
+        accepted = session;
+      }
       if (Number.isFinite(keepChars))
         for (const message of session.messages) keepChars -= partsChars(message.parts);
     } catch (error) {
@@ -150,6 +212,7 @@ export async function readSettledSessions(
             );
       problems.push({ file: entry.file, reason: failure.reason, message: failure.message });
     }
+    if (accepted !== undefined) options.onSession?.(accepted);
   }
   return { sessions, records, problems, unread };
 }

@@ -25,7 +25,7 @@ import { transcriptFailure } from './transcript-failure.js';
  * error at run time too (`readerFor`), never a silent fallback to another format's reader.
  *
  * To add a format: add it to `TranscriptFormat` (config/schema.ts), then give it an entry here (its file
- * extension, whether its files say when they ended, its `read`); the scanner and `readSessionFile` use only
+ * extension, whether its files say when they ended, its `fetch`); the scanner and `readSessionFile` use only
  * this table.
  */
 
@@ -39,10 +39,6 @@ export interface TranscriptFileInput {
   readonly stem: string;
   readonly size: number;
   readonly mtime: Date;
-  readonly fromMessage: number;
-  /** Characters of messages kept before later ones are only counted (see keep-window.ts). */
-  readonly keepChars: number | undefined;
-  readonly caps: PartCaps;
   readonly sessionsDir: string;
   readonly realSessionsDir: string | undefined;
   /** Largest file read, in bytes (limits.maxSessionBytes). */
@@ -52,6 +48,20 @@ export interface TranscriptFileInput {
   /** Re-stat of the file; called once every byte of it was read, to tell a changed file from a broken one. */
   readonly statAfter: () => Promise<Stats | undefined>;
 }
+
+/**
+ * What a read keeps of a file's messages. Given when the file is parsed, not when its bytes are fetched: the
+ * keep budget of a run follows what the files before it kept (see `readSettledSessions`).
+ */
+export interface TranscriptParseInput {
+  readonly fromMessage: number;
+  /** Characters of messages kept before later ones are only counted (see keep-window.ts). */
+  readonly keepChars: number | undefined;
+  readonly caps: PartCaps;
+}
+
+/** The rest of a read begun by `TranscriptReader.fetch`: the parse, given what to keep. */
+export type FetchedTranscript = (parse: TranscriptParseInput) => Promise<TranscriptFileOutput>;
 
 /** What a reader found: the session or the failure (both undefined never), and the re-stat. */
 export interface TranscriptFileOutput {
@@ -75,12 +85,24 @@ export interface TranscriptReader {
   readonly nestedFolders: boolean;
   /** True for a file name of the format's extension that is still not a session (e.g. a sub-agent's file). */
   readonly isNotASession: (name: string) => boolean;
-  read(input: TranscriptFileInput): Promise<TranscriptFileOutput>;
+  /**
+   * Begins reading a file with what needs no keep budget: a native file small enough to read whole has its
+   * bytes read and the file re-stat'ed here, so a caller can fetch the next files while it parses this one
+   * (read-ahead); a streamed format does all its reading in the parse, keeping its memory flat.
+   */
+  fetch(input: TranscriptFileInput): Promise<FetchedTranscript>;
+}
+
+/** The fetch of a format that reads everything as it parses (a stream): nothing is read before the parse. */
+function streamedFetch(
+  read: (input: TranscriptFileInput & TranscriptParseInput) => Promise<TranscriptFileOutput>,
+): (input: TranscriptFileInput) => Promise<FetchedTranscript> {
+  return (input) => Promise.resolve((parse) => read({ ...input, ...parse }));
 }
 
 /** Runs `read`, then the re-stat: the failure is kept, not thrown, so the caller compares the stats first. */
 async function thenStat(
-  input: TranscriptFileInput,
+  input: Pick<TranscriptFileInput, 'statAfter'>,
   read: () => Promise<Session>,
 ): Promise<TranscriptFileOutput> {
   let session: Session | undefined;
@@ -93,39 +115,46 @@ async function thenStat(
   return { session, failure, after: await input.statAfter() };
 }
 
-/** A native file small enough to read whole: one read, the re-stat while the handle closes, one parse. */
-async function readNativeWhole(input: TranscriptFileInput): Promise<TranscriptFileOutput> {
+/**
+ * A native file small enough to read whole: the fetch is one read and the re-stat while the handle closes;
+ * the parse is one `JSON.parse` and the normalisation.
+ */
+async function fetchNativeWhole(input: TranscriptFileInput): Promise<FetchedTranscript> {
   const { realFile, path, size } = input;
-  let read: Awaited<ReturnType<typeof readExactly<Stats | undefined>>> | undefined;
+  let read: Awaited<ReturnType<typeof readExactly<Stats | undefined>>>;
   try {
     read = await readExactly(realFile, size, path, input.statAfter);
   } catch (error) {
-    return { session: undefined, failure: error, after: await input.statAfter() };
+    const after = await input.statAfter();
+    return () => Promise.resolve({ session: undefined, failure: error, after });
   }
-  let { failure } = read;
-  let session: Session | undefined;
-  if (read.buffer !== undefined) {
-    try {
-      session = parseNativeTranscript(decodeUtf8(read.buffer, path), {
-        file: path,
-        stem: input.stem,
-        fromMessage: input.fromMessage,
-        keepChars: input.keepChars,
-        mtime: input.mtime,
-        caps: input.caps,
-      });
-    } catch (error) {
-      failure = error;
+  const { buffer, after } = read;
+  return (parse) => {
+    let { failure } = read;
+    let session: Session | undefined;
+    if (buffer !== undefined) {
+      try {
+        session = parseNativeTranscript(decodeUtf8(buffer, path), {
+          file: path,
+          stem: input.stem,
+          fromMessage: parse.fromMessage,
+          keepChars: parse.keepChars,
+          mtime: input.mtime,
+          caps: parse.caps,
+        });
+      } catch (error) {
+        failure = error;
+      }
     }
-  }
-  return { session, failure, after: read.after };
+    return Promise.resolve({ session, failure, after });
+  };
 }
 
 /**
  * Streams a native transcript through the UTF-8 check into the streaming parser: memory holds one chunk,
  * one message and the Session, never the file. Opened with `fs/promises` `open`, as `readExactly` is.
  */
-async function readNativeStreamed(input: TranscriptFileInput): Promise<Session> {
+async function readNativeStreamed(input: TranscriptFileInput & TranscriptParseInput): Promise<Session> {
   const { realFile, path, size } = input;
   const handle = await open(realFile, 'r');
   try {
@@ -174,7 +203,9 @@ async function readNativeStreamed(input: TranscriptFileInput): Promise<Session> 
  * Streams a JSONL transcript line by line into the Claude Code accumulator (never the whole file), re-stats
  * it, then reads the sub-agent files its results name (see claude-code-subagents.ts).
  */
-async function readClaudeCode(input: TranscriptFileInput): Promise<TranscriptFileOutput> {
+async function readClaudeCode(
+  input: TranscriptFileInput & TranscriptParseInput,
+): Promise<TranscriptFileOutput> {
   const accumulator = createClaudeCodeAccumulator({
     file: input.path,
     stem: input.stem,
@@ -208,7 +239,7 @@ async function readClaudeCode(input: TranscriptFileInput): Promise<TranscriptFil
 }
 
 /** Streams a Codex rollout line by line into the Codex accumulator (codex-lines.ts), then re-stats it. */
-async function readCodex(input: TranscriptFileInput): Promise<TranscriptFileOutput> {
+async function readCodex(input: TranscriptFileInput & TranscriptParseInput): Promise<TranscriptFileOutput> {
   const accumulator = createCodexAccumulator({
     file: input.path,
     stem: input.stem,
@@ -230,17 +261,17 @@ export const TRANSCRIPT_READERS = {
     marksItsEnd: true,
     nestedFolders: false,
     isNotASession: () => false,
-    read: (input) =>
+    fetch: (input) =>
       input.size <= input.streamNativeAboveBytes
-        ? readNativeWhole(input)
-        : thenStat(input, () => readNativeStreamed(input)),
+        ? fetchNativeWhole(input)
+        : streamedFetch((whole) => thenStat(whole, () => readNativeStreamed(whole)))(input),
   },
   'claude-code': {
     extension: '.jsonl',
     marksItsEnd: false,
     nestedFolders: false,
     isNotASession: isOldLayoutSubagentFile,
-    read: readClaudeCode,
+    fetch: streamedFetch(readClaudeCode),
   },
   codex: {
     extension: '.jsonl',
@@ -248,7 +279,7 @@ export const TRANSCRIPT_READERS = {
     marksItsEnd: false,
     nestedFolders: true,
     isNotASession: () => false,
-    read: readCodex,
+    fetch: streamedFetch(readCodex),
   },
 } as const satisfies Record<TranscriptFormat, TranscriptReader>;
 

@@ -143,6 +143,31 @@ describe('digestSession', () => {
     expect(leftOut).toBeGreaterThan(99_000);
   });
 
+  it('dates and redacts only the two ends a long assistant text keeps, leaking no secret across a cut', () => {
+    // Over the 280 characters kept and a margin of 128 at each kept end, so each end is dated and redacted
+    // alone. A key straddles the head's cut (the head keeps 180 characters of the dated text), a date sits
+    // in the middle (left out), one in the tail, and a token starts in the tail's margin.
+    const head = `${'a '.repeat(60)}we deployed yesterday, key AKIAIOSFODNN7EXAMPLE then`;
+    const middle = ` ${'m '.repeat(100)}tomorrow ${'n '.repeat(60)}`;
+    const tail = ` token ghp_${'Z'.repeat(36)} ${'t '.repeat(20)}see you tomorrow`;
+    const text = `${head}${middle}${tail}`;
+    expect(text.length).toBeGreaterThan(280 + 2 * 128);
+    const line = digestLines([assistant(text)])[1] ?? '';
+
+    expect(line).toMatch(/^assistant: a a .* yesterday \[2026-11-19\], key /);
+    expect(line).toMatch(/see you tomorrow \[2026-11-21\]$/);
+    expect(line).not.toMatch(/AKIA|OSFODNN|ZZZZ|m tomorrow/);
+    // The count is of the text's characters left out, give or take what the ends' markers changed.
+    const leftOut = Number(/\[(\d+) chars left out\]/.exec(line)?.[1]);
+    expect(Math.abs(leftOut - (text.length - 280))).toBeLessThan(60);
+
+    // A key across the 180th character itself: the head's margin reads it whole.
+    const straddling = `${'a '.repeat(80)}key AKIAIOSFODNN7EXAMPLE ${'z '.repeat(300)}`;
+    expect(straddling.indexOf('AKIA')).toBeLessThan(180);
+    expect(straddling.indexOf('AKIA') + 20).toBeGreaterThan(180);
+    expect(digestLines([assistant(straddling)])[1]).toMatch(/^assistant: a a .* key \[REDACTED/);
+  });
+
   it('keeps the head and the closing question of a long assistant text (280 characters)', () => {
     const text = `${'word '.repeat(1_000)}Shall I save Rua das Flores 28 as your default address?`;
     const lines = digestLines([assistant(text)]);
