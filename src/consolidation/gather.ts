@@ -6,7 +6,13 @@
  */
 import { collectReads, type SessionReads } from '../space/fact-use.js';
 import type { LimitsConfig } from '../config/schema.js';
-import { CHARS_PER_TOKEN, digestSession, planBatches, type Batch } from '../digest/index.js';
+import {
+  CHARS_PER_TOKEN,
+  digestSession,
+  planBatches,
+  type Batch,
+  type SessionDigest,
+} from '../digest/index.js';
 import type { LedgerLookup } from '../memory/types.js';
 import { readSettledSessions, type ReadSessionRecord, type ScanResult } from '../transcripts/index.js';
 import type { RunProgress } from '../core/run.js';
@@ -97,7 +103,11 @@ export async function gatherSessions(
 ): Promise<Gathered> {
   const { limits } = options;
   const sessionDates = new Map<string, string>();
-  const digests: ReturnType<typeof digestSession>[] = [];
+  const digests: SessionDigest[] = [];
+  const sessions: string[] = [];
+  const reads: SessionReads[] = [];
+  const workingDirectories = new Set<string>();
+  const keptUntil = new Map<string, number>();
   // Settled files: the most sessions this read can digest (until it is over and the count is known).
   const settled = scan.entries.filter((entry) => entry.status === 'settled').length;
   const read = await readSettledSessions(scan, {
@@ -107,9 +117,14 @@ export async function gatherSessions(
     // characters, at least 512), keeping a big transcript's memory flat; never less than the reader's default.
     maxToolResultChars: Math.max(2_000, 3 * limits.toolResultChars, 512),
     keepChars: readBudget(limits),
-    // Each session is digested as it is read, while the next files are fetched.
+    // Each session is digested as it is read, while the next files are fetched, and only its digest and
+    // what the run records of it are kept: a run never holds all the transcripts it read.
     onSession: (session) => {
+      sessions.push(session.id);
       sessionDates.set(session.id, session.startedAt.slice(0, 10));
+      reads.push(collectReads(session, options.memoryDir));
+      if (session.cwd !== undefined) workingDirectories.add(session.cwd);
+      if (session.keptUntil !== undefined) keptUntil.set(session.id, session.keptUntil);
       digests.push(
         digestSession(session, {
           toolResultChars: limits.toolResultChars,
@@ -131,18 +146,12 @@ export async function gatherSessions(
       : [];
   return {
     batches: planned.map((batch) => ({ batch, sessionIds: batch.sessionIds })),
-    sessions: read.sessions.map((session) => session.id),
-    reads: read.sessions.map((session) => collectReads(session, options.memoryDir)),
-    workingDirectories: [
-      ...new Set(read.sessions.flatMap((session) => (session.cwd === undefined ? [] : [session.cwd]))),
-    ],
+    sessions,
+    reads,
+    workingDirectories: [...workingDirectories],
     records: read.records,
     sessionDates,
-    keptUntil: new Map(
-      read.sessions.flatMap((session) =>
-        session.keptUntil === undefined ? [] : [[session.id, session.keptUntil] as const],
-      ),
-    ),
+    keptUntil,
     deferred: new Set(read.unread),
     progress: new Map(),
     problems: read.problems.map((problem) => ({ file: problem.file, reason: problem.message })),

@@ -37,7 +37,9 @@ export interface ReadSessionRecord {
 
 /** What `readSettledSessions` found. */
 export interface SettledSessions {
-  /** Sessions with at least one new message, holding only the new ones. */
+  /**
+   * Sessions with at least one new message, holding only the new ones (empty when `onSession` takes them).
+   */
   readonly sessions: Session[];
   /** Every settled file read, with or without new messages. */
   readonly records: ReadSessionRecord[];
@@ -64,8 +66,9 @@ export interface ReadSettledOptions extends ReadCapsOptions {
    */
   readonly keepChars?: number | undefined;
   /**
-   * Called with each session of `sessions` as soon as it is read, while the next files are fetched: work done
-   * here (the digest) overlaps the wait on the file system instead of following it.
+   * Takes each session with new messages as soon as it is read, while the next files are fetched, instead of
+   * `sessions` (then empty): the caller keeps what it needs of a session and lets the rest go, so a run never
+   * holds every transcript it read at once, and its work on one (the digest) overlaps the wait on the next.
    */
   readonly onSession?: ((session: Session) => void) | undefined;
 }
@@ -149,6 +152,8 @@ export async function readSettledSessions(
   const realSessionsDir = await realpath(scan.sessionsDir).catch(() => undefined);
   const unread: string[] = [];
   let keepChars = options.keepChars ?? Number.POSITIVE_INFINITY;
+  // Sessions with new messages so far, in `sessions` or handed to `onSession`.
+  let withNew = 0;
   const settled = scan.entries.filter((entry) => entry.status === 'settled');
   const ahead = readAhead(settled, (entry) =>
     fetchSessionFile(entry.file, {
@@ -159,7 +164,7 @@ export async function readSettledSessions(
     }),
   );
   for (const [index, entry] of settled.entries()) {
-    if (options.maxSessions !== undefined && sessions.length >= options.maxSessions) break;
+    if (options.maxSessions !== undefined && withNew >= options.maxSessions) break;
     if (keepChars <= 0) {
       unread.push(entry.sessionId ?? entry.file);
       continue;
@@ -195,8 +200,9 @@ export async function readSettledSessions(
         newMessages,
       });
       if (newMessages > 0) {
-        sessions.push(session);
-        accepted = session;
+        withNew += 1;
+        if (options.onSession === undefined) sessions.push(session);
+        else accepted = session;
       }
       if (Number.isFinite(keepChars))
         for (const message of session.messages) keepChars -= partsChars(message.parts);

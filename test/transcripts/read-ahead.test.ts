@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TranscriptError, TranscriptErrorReason } from '../../src/errors.js';
 import { fetchSessionFile, readSessionFile } from '../../src/transcripts/read-session.js';
-import { readSettledSessions } from '../../src/transcripts/read-settled-sessions.js';
+import { readSettledSessions, type ReadSettledOptions } from '../../src/transcripts/read-settled-sessions.js';
 import { scanSessions } from '../../src/transcripts/scan-sessions.js';
 import { MAX_BYTES, createLedger, nativeDocument, nativeSpace } from './helpers.js';
 import { useTempDir } from '../support/fixtures.js';
@@ -27,7 +27,7 @@ describe('readSettledSessions fetches the next files while it parses one (read-a
 
   /** Scans, runs `afterScan`, then reads what the scan found settled. */
   async function scanAndRead(
-    options: { keepChars?: number; maxSessions?: number } = {},
+    options: Pick<ReadSettledOptions, 'keepChars' | 'maxSessions' | 'onSession'> = {},
     afterScan: () => Promise<void> = () => Promise.resolve(),
   ) {
     const ledger = createLedger();
@@ -84,6 +84,19 @@ describe('readSettledSessions fetches the next files while it parses one (read-a
     expect(read.sessions.map((session) => [session.id, session.keptUntil])).toEqual([['a', 5]]);
     expect(read.problems).toEqual([]);
     expect(read.unread).toEqual(['b.json', 'c.json']);
+  });
+
+  it('hands each session to onSession as it is read and keeps none itself, counting them for maxSessions', async () => {
+    for (const id of ['a', 'b', 'c', 'd']) {
+      await writeFile(join(directory.path, `${id}.json`), nativeDocument({ id }));
+    }
+    const handed: string[] = [];
+
+    const read = await scanAndRead({ maxSessions: 3, onSession: (session) => handed.push(session.id) });
+
+    expect(handed).toEqual(['a', 'b', 'c']);
+    expect(read.sessions).toEqual([]);
+    expect(read.records.map((record) => record.file)).toEqual(['a.json', 'b.json', 'c.json']);
   });
 
   it('stops at maxSessions with the files fetched ahead of it left unread', async () => {
