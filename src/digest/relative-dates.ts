@@ -81,6 +81,17 @@ const EXPRESSION_AT = new RegExp(EXPRESSION.source, 'iy');
 const ANCHOR = /day|week|month|tomorrow/gi;
 
 /**
+ * The single-word expressions, tried at the start of the word an anchor ends: an anchor inside `today`,
+ * `yesterday` or `tomorrow` begins no longer expression (the two that end in one, "the day before yesterday"
+ * and "the day after tomorrow", hold an earlier anchor, `day`, which was searched from first), so when the
+ * word is one of them, the expression is that word. The common case, without the walk back and the tries of
+ * every alternative at each word before it.
+ */
+const SINGLE_AT = new RegExp(String.raw`(?<single>today|yesterday|tomorrow)\b(?:'s)?${NOT_RESOLVED}`, 'iy');
+/** Lengths of the single words, from the end of the anchor they hold: `to|day`, `yester|day`, `tomorrow`. */
+const SINGLE_WORD_LENGTHS = [5, 9, 8] as const;
+
+/**
  * Non-blank characters walked back over a word: the anchor with the word fused before it (`wednesday`,
  * `yesterday`: up to 14) from the anchor's end, then words before it (`twelve`, `the`), with room to spare.
  */
@@ -140,6 +151,13 @@ function earliestStart(text: string, anchorEnd: number): number {
  * null. Only word starts are tried: every alternative begins with `\b` and a word character.
  */
 function expressionBefore(text: string, from: number, anchorEnd: number): RegExpExecArray | null {
+  for (const length of SINGLE_WORD_LENGTHS) {
+    const start = anchorEnd - length;
+    if (start < from || (start > 0 && isWordChar(text.charCodeAt(start - 1)))) continue;
+    SINGLE_AT.lastIndex = start;
+    const match = SINGLE_AT.exec(text);
+    if (match !== null && start + (match.groups?.['single']?.length ?? 0) === anchorEnd) return match;
+  }
   for (let start = Math.max(from, earliestStart(text, anchorEnd)); start < anchorEnd; start += 1) {
     if (!isWordChar(text.charCodeAt(start)) || (start > 0 && isWordChar(text.charCodeAt(start - 1))))
       continue;

@@ -152,6 +152,12 @@ describe('resolveRelativeDates', () => {
       'yester',
       'weeks.',
       'thisweek',
+      'YESTERDAY',
+      "Tomorrow's",
+      'bathe',
+      'before',
+      'after',
+      'to',
     ];
     expectPrefilterAgrees({
       seed: 7,
