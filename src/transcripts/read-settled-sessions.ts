@@ -1,4 +1,5 @@
 import { realpath } from 'node:fs/promises';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { join } from 'node:path';
 import { TranscriptError, TranscriptErrorReason, errorMessage } from '../errors.js';
 import type { LedgerLookup } from '../core/ledger.js';
@@ -88,6 +89,14 @@ const READ_AHEAD_FILES = 4;
 const READ_AHEAD_BYTES = 16 * 1024 * 1024;
 
 /**
+ * Most milliseconds the reading holds the event loop before it lets timers and sockets run (a run's lock
+ * heartbeat, the daemon's API): a small file is read with synchronous calls (see `SYNC_READ_MAX_BYTES`), and
+ * parsing and digesting it (`onSession`) is synchronous too, so without this a run of many files would not
+ * yield until the last one.
+ */
+const HOLD_EVENT_LOOP_MS = 10;
+
+/**
  * Starts the fetches of `entries` ahead of the one taken: at most `READ_AHEAD_FILES` at once and
  * `READ_AHEAD_BYTES` between them (the taken one always starts). A fetch that fails before it is taken is
  * held, not reported: `take` throws it, and one never taken (the keep budget ran out) is dropped.
@@ -163,7 +172,12 @@ export async function readSettledSessions(
       maxBytes: options.maxBytes,
     }),
   );
+  let heldSince = performance.now();
   for (const [index, entry] of settled.entries()) {
+    if (performance.now() - heldSince > HOLD_EVENT_LOOP_MS) {
+      await yieldToEventLoop();
+      heldSince = performance.now();
+    }
     if (options.maxSessions !== undefined && withNew >= options.maxSessions) break;
     if (keepChars <= 0) {
       unread.push(entry.sessionId ?? entry.file);

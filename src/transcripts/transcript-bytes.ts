@@ -1,5 +1,16 @@
 import { isUtf8 } from 'node:buffer';
-import { close, constants as fsConstants, createReadStream, open, read } from 'node:fs';
+import {
+  close,
+  closeSync,
+  constants as fsConstants,
+  createReadStream,
+  open,
+  openSync,
+  read,
+  readSync,
+  statSync,
+  type Stats,
+} from 'node:fs';
 import { promisify } from 'node:util';
 import { createInterface } from 'node:readline';
 import { pipeline, Transform, type TransformCallback } from 'node:stream';
@@ -75,6 +86,62 @@ export async function readExactly<T>(
   } finally {
     if (closing === undefined) await closeFile(fd);
   }
+}
+
+/**
+ * Files up to this many bytes are read with synchronous calls (`readExactlySync`): open, read, close and the
+ * re-stat of a file in the page cache take microseconds each, and the promised forms spend several times that
+ * on each round trip through libuv's thread pool (on the 2-core benchmark machine, a third of reading and
+ * digesting 200 small transcripts went to those round trips). 1 MiB holds every typed session; bigger files,
+ * whose reads take long enough to matter to the event loop, go through the thread pool. The scan stats files
+ * synchronously for the same reason, and `readSettledSessions` yields to the event loop between files.
+ */
+export const SYNC_READ_MAX_BYTES = 1024 * 1024;
+
+/** `statSync`, or undefined when the file cannot be stat'ed (gone). */
+function statOrUndefined(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `readExactly` with synchronous calls, for a file of at most `SYNC_READ_MAX_BYTES`: the same flags, the
+ * same one byte more per read, the same verdict, and the re-stat (`after`) of `realFile` once it is closed.
+ * Throws what opening the file throws.
+ */
+export function readExactlySync(
+  realFile: string,
+  size: number,
+  shownPath: string,
+): { buffer: Buffer | undefined; failure: unknown; after: Stats | undefined } {
+  const fd = openSync(realFile, READ_FLAGS);
+  let buffer: Buffer | undefined;
+  let failure: unknown;
+  try {
+    const whole = Buffer.allocUnsafe(size + 1);
+    let filled = 0;
+    while (filled < size) {
+      const bytesRead = readSync(fd, whole, filled, size + 1 - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    if (filled !== size) {
+      throw transcriptFailure(
+        shownPath,
+        TranscriptErrorReason.changedWhileRead,
+        `the file changed size while it was read (${size} bytes before)`,
+      );
+    }
+    buffer = whole.subarray(0, size);
+  } catch (error) {
+    failure = error;
+  } finally {
+    closeSync(fd);
+  }
+  return { buffer, failure, after: statOrUndefined(realFile) };
 }
 
 const BOM_0 = 0xef;

@@ -11,9 +11,11 @@ import { parseNativeTranscript, parseNativeTranscriptStream } from './native-rea
 import type { PartCaps } from './normalize-message.js';
 import {
   STREAM_CHUNK_BYTES,
+  SYNC_READ_MAX_BYTES,
   createUtf8Check,
   decodeUtf8,
   readExactly,
+  readExactlySync,
   streamLines,
 } from './transcript-bytes.js';
 import { transcriptFailure } from './transcript-failure.js';
@@ -116,14 +118,17 @@ async function thenStat(
 }
 
 /**
- * A native file small enough to read whole: the fetch is one read and the re-stat while the handle closes;
- * the parse is one `JSON.parse` and the normalisation.
+ * A native file small enough to read whole: the fetch is one read and the re-stat while the file closes
+ * (with synchronous calls up to `SYNC_READ_MAX_BYTES`); the parse is one `JSON.parse` and the normalisation.
  */
 async function fetchNativeWhole(input: TranscriptFileInput): Promise<FetchedTranscript> {
   const { realFile, path, size } = input;
   let read: Awaited<ReturnType<typeof readExactly<Stats | undefined>>>;
   try {
-    read = await readExactly(realFile, size, path, input.statAfter);
+    read =
+      size <= SYNC_READ_MAX_BYTES
+        ? readExactlySync(realFile, size, path)
+        : await readExactly(realFile, size, path, input.statAfter);
   } catch (error) {
     const after = await input.statAfter();
     return () => Promise.resolve({ session: undefined, failure: error, after });

@@ -1,3 +1,4 @@
+import type * as Fs from 'node:fs';
 import { appendFileSync } from 'node:fs';
 import type * as FsPromises from 'node:fs/promises';
 import { realpath, writeFile } from 'node:fs/promises';
@@ -7,21 +8,33 @@ import { createTempDir, nativeDocument, readTranscript } from './helpers.js';
 
 /**
  * The agent writes to the file just after dreamd's first look at it (`lstat` of a file directly in the
- * sessions directory, `stat` after a `realpath`): the real file really changes while it is being read. The
- * hook only decides the instant; the write and the detection are real.
+ * sessions directory, synchronous for a small one, `stat` after a `realpath`): the real file really changes
+ * while it is being read. The hook only decides the instant; the write and the detection are real.
  */
-const appendOnFirstStat = vi.hoisted(() => ({ paths: new Map<string, string>() }));
-
-vi.mock('node:fs/promises', async (importOriginal) => {
-  const actual = await importOriginal<typeof FsPromises>();
-  const appendAfter = <S>(path: string, stats: S): S => {
-    const addition = appendOnFirstStat.paths.get(path);
+const appendOnFirstStat = vi.hoisted(() => ({
+  paths: new Map<string, string>(),
+  appendAfter<S>(path: string, stats: S): S {
+    const addition = this.paths.get(path);
     if (addition !== undefined) {
-      appendOnFirstStat.paths.delete(path);
+      this.paths.delete(path);
       appendFileSync(path, addition);
     }
     return stats;
+  },
+}));
+
+vi.mock('node:fs', async (importOriginal) => {
+  const actual = await importOriginal<typeof Fs>();
+  return {
+    ...actual,
+    lstatSync: (...args: Parameters<typeof actual.lstatSync>) =>
+      appendOnFirstStat.appendAfter(String(args[0]), actual.lstatSync(...args)),
   };
+});
+
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const actual = await importOriginal<typeof FsPromises>();
+  const appendAfter = <S>(path: string, stats: S): S => appendOnFirstStat.appendAfter(path, stats);
   return {
     ...actual,
     stat: async (...args: Parameters<typeof actual.stat>) =>

@@ -99,6 +99,28 @@ describe('readSettledSessions fetches the next files while it parses one (read-a
     expect(read.records.map((record) => record.file)).toEqual(['a.json', 'b.json', 'c.json']);
   });
 
+  it('lets timers run while it reads many small files (read synchronously) and digests them', async () => {
+    for (let index = 0; index < 40; index += 1) {
+      await writeFile(join(directory.path, `s${String(index).padStart(2, '0')}.json`), nativeDocument());
+    }
+    let handed = 0;
+    let timerRanAfter: number | undefined;
+
+    await scanAndRead({
+      onSession: () => {
+        handed += 1;
+        // A timer set at the first session (a lock's heartbeat, say) runs before the last one is read.
+        if (handed === 1) setTimeout(() => (timerRanAfter = handed), 0);
+        const busyUntil = performance.now() + 1;
+        while (performance.now() < busyUntil);
+      },
+    });
+
+    expect(handed).toBe(40);
+    expect(timerRanAfter).toBeDefined();
+    expect(timerRanAfter).toBeLessThan(40);
+  });
+
   it('stops at maxSessions with the files fetched ahead of it left unread', async () => {
     for (const id of ['a', 'b', 'c', 'd', 'e', 'f'])
       await writeFile(join(directory.path, `${id}.json`), nativeDocument({ id }));

@@ -3,6 +3,7 @@ import { mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { readSessionFile } from '../../src/transcripts/read-session.js';
+import { SYNC_READ_MAX_BYTES } from '../../src/transcripts/transcript-bytes.js';
 import { MAX_BYTES, nativeDocument } from './helpers.js';
 import { useTempDir } from '../support/fixtures.js';
 
@@ -40,6 +41,27 @@ describe('whole read of a native transcript', () => {
     const plain = await read('plain.json');
     expect(withBom.session.messages).toEqual(plain.session.messages);
     expect(withBom.size).toBe(plain.size + 3);
+  });
+
+  it('reads a file over the synchronous read limit (through the thread pool) as it reads a small one', async () => {
+    const long = 'the deploy window is Tuesday '.repeat(40_000);
+    const big = nativeDocument({ messages: [{ role: 'user', content: long }] });
+    expect(Buffer.byteLength(big)).toBeGreaterThan(SYNC_READ_MAX_BYTES);
+    const small = nativeDocument({ messages: [{ role: 'user', content: long.slice(0, 1_000) }] });
+    await writeFile(join(sessionsDir, 'big.json'), big);
+    await writeFile(join(sessionsDir, 'small.json'), small);
+    await writeFile(join(sessionsDir, 'bad-big.json'), `${big.slice(0, -1)},`);
+
+    const bigRead = await read('big.json');
+    const smallRead = await read('small.json');
+
+    expect(bigRead.size).toBe(Buffer.byteLength(big));
+    expect(bigRead.session.messages[0]?.parts[0]).toMatchObject({ kind: 'text' });
+    expect(smallRead.session.messages[0]?.parts[0]).toMatchObject({
+      kind: 'text',
+      text: long.slice(0, 1_000),
+    });
+    expect(await reasonOf('bad-big.json')).toBe('invalid-json');
   });
 
   it('refuses a byte order mark that is not at the start, invalid UTF-8 and NUL bytes', async () => {
