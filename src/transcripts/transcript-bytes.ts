@@ -43,11 +43,41 @@ const openFile = promisify(open);
 const readInto = promisify(read);
 const closeFile = promisify(close);
 
+/** One read of `exactReads`: into `buffer` from `offset`, `length` bytes at the same file position. */
+interface ExactRead {
+  readonly buffer: Buffer;
+  readonly offset: number;
+  readonly length: number;
+}
+
 /**
- * Reads exactly `size` bytes; a file that turns out shorter or longer has changed since it was stat'ed.
- * Each read asks for one byte more than expected: a read of a regular file comes back short only at its
- * end, so a first read of exactly `size` bytes proves the end without a second read (one syscall, not two).
- * The file is closed while `afterRead` runs (the re-stat), so the close costs no extra wait.
+ * The reads of exactly `size` bytes, for a caller to make synchronously or not: each is yielded and sent
+ * back the bytes it read. Each asks for one byte more than expected: a read of a regular file comes back
+ * short only at its end, so a first read of exactly `size` bytes proves the end without a second read (one
+ * syscall, not two). Stops at the end (a read of 0), at `size`, or past it; a file that turned out shorter or
+ * longer has changed since it was stat'ed (thrown).
+ */
+function* exactReads(size: number, shownPath: string): Generator<ExactRead, Buffer, number> {
+  const buffer = Buffer.allocUnsafe(size + 1);
+  let filled = 0;
+  while (filled < size) {
+    const bytesRead = yield { buffer, offset: filled, length: size + 1 - filled };
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  if (filled !== size) {
+    throw transcriptFailure(
+      shownPath,
+      TranscriptErrorReason.changedWhileRead,
+      `the file changed size while it was read (${size} bytes before)`,
+    );
+  }
+  return buffer.subarray(0, size);
+}
+
+/**
+ * Reads exactly `size` bytes (`exactReads`) through the thread pool. The file is closed while `afterRead`
+ * runs (the re-stat), so the close costs no extra wait.
  */
 export async function readExactly<T>(
   realFile: string,
@@ -61,22 +91,13 @@ export async function readExactly<T>(
     let buffer: Buffer | undefined;
     let failure: unknown;
     try {
-      const whole = Buffer.allocUnsafe(size + 1);
-      let filled = 0;
-      // Stops at the end (a read of 0), at `size` (the read came back one byte short: the end), or past it.
-      while (filled < size) {
-        const { bytesRead } = await readInto(fd, whole, filled, size + 1 - filled, filled);
-        if (bytesRead === 0) break;
-        filled += bytesRead;
+      const reads = exactReads(size, shownPath);
+      let step = reads.next();
+      while (step.done !== true) {
+        const { buffer: into, offset, length } = step.value;
+        step = reads.next((await readInto(fd, into, offset, length, offset)).bytesRead);
       }
-      if (filled !== size) {
-        throw transcriptFailure(
-          shownPath,
-          TranscriptErrorReason.changedWhileRead,
-          `the file changed size while it was read (${size} bytes before)`,
-        );
-      }
-      buffer = whole.subarray(0, size);
+      buffer = step.value;
     } catch (error) {
       failure = error;
     }
@@ -109,8 +130,8 @@ function statOrUndefined(path: string): Stats | undefined {
 
 /**
  * `readExactly` with synchronous calls, for a file of at most `SYNC_READ_MAX_BYTES`: the same flags, the
- * same one byte more per read, the same verdict, and the re-stat (`after`) of `realFile` once it is closed.
- * Throws what opening the file throws.
+ * same reads (`exactReads`), and the re-stat (`after`) of `realFile` once it is closed. Throws what opening
+ * the file throws.
  */
 export function readExactlySync(
   realFile: string,
@@ -121,21 +142,13 @@ export function readExactlySync(
   let buffer: Buffer | undefined;
   let failure: unknown;
   try {
-    const whole = Buffer.allocUnsafe(size + 1);
-    let filled = 0;
-    while (filled < size) {
-      const bytesRead = readSync(fd, whole, filled, size + 1 - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
+    const reads = exactReads(size, shownPath);
+    let step = reads.next();
+    while (step.done !== true) {
+      const { buffer: into, offset, length } = step.value;
+      step = reads.next(readSync(fd, into, offset, length, offset));
     }
-    if (filled !== size) {
-      throw transcriptFailure(
-        shownPath,
-        TranscriptErrorReason.changedWhileRead,
-        `the file changed size while it was read (${size} bytes before)`,
-      );
-    }
-    buffer = whole.subarray(0, size);
+    buffer = step.value;
   } catch (error) {
     failure = error;
   } finally {

@@ -1,4 +1,5 @@
 import { appendFileSync, cpSync, readFileSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
+import type * as Fs from 'node:fs';
 import type * as FsPromises from 'node:fs/promises';
 import { join } from 'node:path';
 import { readLedger } from '../../src/space/index.js';
@@ -21,15 +22,34 @@ import { useFakeAnthropic } from '../support/fixtures.js';
  * good sessions are consolidated, and nothing from a broken or escaping file reaches the model.
  */
 
-/** Files rewritten (grown by one line) every time they are opened: a writer racing the reader. */
-const rewriteOnOpen = vi.hoisted(() => ({ paths: new Set<string>() }));
+/**
+ * Files rewritten (grown by one line) every time they are opened: a writer racing the reader. A small file
+ * is opened with `openSync`, a big or streamed one through `fs/promises`.
+ */
+const rewriteOnOpen = vi.hoisted(() => ({
+  paths: new Set<string>(),
+  grow(path: unknown): void {
+    if (this.paths.has(String(path))) appendFileSync(String(path), '\n');
+  },
+}));
+vi.mock('node:fs', async (importOriginal) => {
+  const actual = await importOriginal<typeof Fs>();
+  return {
+    ...actual,
+    openSync: (...args: Parameters<typeof actual.openSync>) => {
+      const fd = actual.openSync(...args);
+      rewriteOnOpen.grow(args[0]);
+      return fd;
+    },
+  };
+});
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof FsPromises>();
   return {
     ...actual,
     open: async (...args: Parameters<typeof actual.open>) => {
       const handle = await actual.open(...args);
-      if (rewriteOnOpen.paths.has(String(args[0]))) appendFileSync(String(args[0]), '\n');
+      rewriteOnOpen.grow(args[0]);
       return handle;
     },
   };
