@@ -51,6 +51,7 @@ import {
 } from '../space/index.js';
 import type { Gathered } from './gather.js';
 import { planResultWrite, type WritePlan } from './plan-write.js';
+import { factFingerprint } from './rejected-match.js';
 import type { ReconcileResult } from './reconcile.js';
 import path from 'node:path';
 
@@ -392,6 +393,7 @@ export async function acceptProposal(
         leftOut.map((change) => change.fact),
         runId,
         now().toISOString().slice(0, 10),
+        factFingerprint,
       );
       if (next !== rejected) files.set(REJECTED_FILE, serializeRejected(next));
       summary = {
@@ -443,7 +445,7 @@ export async function rejectProposal(
     const rejectedIds = new Set([...proposal.rejected, ...named]);
     const facts = changes.filter((change) => named.has(change.id)).map((change) => change.fact);
     const before = await readRejected(space.memoryDir);
-    const next = withRejected(before, facts, runId, now().toISOString().slice(0, 10));
+    const next = withRejected(before, facts, runId, now().toISOString().slice(0, 10), factFingerprint);
     const dropped = changes.every((change) => rejectedIds.has(change.id));
     const recordId = newRunId(now(), 'reject');
     await commitMemoryChanges(space.memoryDir, {

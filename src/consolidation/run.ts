@@ -28,7 +28,6 @@ import {
   loadMemory,
   newRunId,
   nextLedgerContent,
-  createIsRejected,
   readForgotten,
   readLedger,
   readRejected,
@@ -41,6 +40,7 @@ import {
   type HeldLock,
 } from '../space/index.js';
 import { acquireClaudeCodeLockFor, type HeldClaudeCodeLock } from '../space/claude-code-lock.js';
+import { createIsRejected } from './rejected-match.js';
 import { addUsage, emptyUsage, type ModelProvider, type TokenUsage } from '../model/types.js';
 import { countByStatus, scanSessions } from '../transcripts/index.js';
 import { extractFacts, promptIndex } from './extract.js';
@@ -382,7 +382,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         ? []
         : await rebuildSessionReads(space, Object.values(ledger.sessions), config.limits);
       const { kept, stated } = splitAlreadyStated(extracted.candidates, projectDocs);
-      // Facts a person rejected from a proposal are not proposed again from the same sessions.
+      // Facts a person rejected from a proposal are not proposed again from the same sessions, in any words.
       const isRejected = createIsRejected(rejected);
       const candidates = kept.filter((candidate) => !isRejected(candidate));
       const writeOptions = {

@@ -202,6 +202,11 @@ const RejectedFact = z.object({
   textHash: z.string(),
   /** Sessions the fact was proposed from: a candidate from one of them is not proposed again. */
   sessions: z.array(z.string()),
+  /**
+   * Short hashes of the content words and word pairs of the fact's title and body, to know the fact said in
+   * other words (consolidation's `factFingerprint`); absent in entries written before they were kept.
+   */
+  fingerprint: z.array(z.string()).optional(),
   runId: z.string(),
   rejectedOn: z.string(),
 });
@@ -223,12 +228,13 @@ export async function readRejected(memoryDir: string): Promise<RejectedList> {
   }
 }
 
-/** The list with these facts added (each id once). */
+/** The list with these facts added (each id once), each with its `fingerprint`. */
 export function withRejected(
   list: RejectedList,
   facts: readonly Fact[],
   runId: string,
   today: string,
+  fingerprint: (fact: Fact) => string[],
 ): RejectedList {
   const known = new Set(list.facts.map((entry) => entry.id));
   const added = facts
@@ -238,6 +244,7 @@ export function withRejected(
       title: fact.title,
       textHash: normalizedTextHash(fact.body),
       sessions: [...fact.sources],
+      fingerprint: fingerprint(fact),
       runId,
       rejectedOn: today,
     }));
@@ -246,30 +253,4 @@ export function withRejected(
 
 export function serializeRejected(list: RejectedList): string {
   return `${JSON.stringify(list, null, 2)}\n`;
-}
-
-/**
- * True for a candidate a person rejected: the same title or text, from one of the sessions it was rejected
- * from (a fact learned again from a new session is proposed again: it is new evidence).
- */
-export function createIsRejected(
-  list: RejectedList,
-): (candidate: {
-  readonly title: string;
-  readonly body: string;
-  readonly sources: readonly string[];
-}) => boolean {
-  const byHash = new Map<string, Set<string>>();
-  for (const entry of list.facts) {
-    for (const hash of [entry.textHash, normalizedTextHash(entry.title)]) {
-      const sessions = byHash.get(hash) ?? new Set<string>();
-      for (const session of entry.sessions) sessions.add(session);
-      byHash.set(hash, sessions);
-    }
-  }
-  return (candidate) =>
-    [normalizedTextHash(candidate.body), normalizedTextHash(candidate.title)].some((hash) => {
-      const sessions = byHash.get(hash);
-      return sessions !== undefined && candidate.sources.some((source) => sessions.has(source));
-    });
 }

@@ -21,7 +21,7 @@ import {
   readRejected,
   REJECTED_FILE,
 } from '../../src/space/index.js';
-import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
+import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { copyExampleSessions, useFakeAnthropic } from '../support/fixtures.js';
 import { createTestSpace, snapshotDirectory, type TestSpace } from '../support/space.js';
 import type { Fact } from '../../src/memory/types.js';
@@ -176,6 +176,37 @@ describe('approval mode', () => {
     expect(next.added).toBe(0);
     expect(next.notes).toContain('3 fact(s) rejected earlier from the same sessions left out');
     expect(memoryFiles(test)).toEqual(new Map());
+    expect(await listProposals(test.space.memoryDir, test.space.id)).toEqual([]);
+  });
+
+  it('reject remembers the facts in any words: the model rewording them next run does not bring them back', async () => {
+    const { test, run } = await proposedRun();
+    await rejectProposal(test.space, run.runId, { config: test.config });
+    const rejected = JSON.stringify(await readRejected(test.space.memoryDir));
+    // The list keeps each fact's title and a fingerprint of its text, not the text.
+    expect(rejected).not.toMatch(/Rua das Flores|heartburn|oat flat white/);
+    const reworded = new Map([
+      ['Home address', ['Lisbon home address', 'The user lives in Lisbon, at Rua das Flores 28.']],
+      [
+        "Doesn't eat spicy food",
+        ['No spicy food', 'The user does not eat spicy food: chilli gives them heartburn.'],
+      ],
+      ['Usual coffee order', ['Coffee at Fábrica', 'The usual order at Fábrica is an oat flat white.']],
+    ]);
+    fake.server.setDefault(
+      scriptedExtractor(
+        EXAMPLE_FACTS.map((fact) => {
+          const [title, body] = reworded.get(fact.title) ?? [fact.title, fact.body];
+          return { ...fact, title: title!, body: body! };
+        }),
+      ),
+    );
+
+    const next = await consolidate(test);
+
+    expect(next.status).toBe('completed');
+    expect(next.added).toBe(0);
+    expect(next.notes).toContain('3 fact(s) rejected earlier from the same sessions left out');
     expect(await listProposals(test.space.memoryDir, test.space.id)).toEqual([]);
   });
 
