@@ -75,9 +75,10 @@ export interface ReadSettledOptions extends ReadCapsOptions {
 }
 
 /**
- * Files fetched ahead of the one being parsed: while one file is parsed, the next ones are opened, read and
- * re-stat'ed (each a round trip through libuv's thread pool, which runs four at once by default). Reading 200
- * small transcripts one after the other spends most of its time waiting on those round trips.
+ * Files fetched ahead of the one being parsed: while one file is parsed and digested, the next ones are
+ * opened, read and re-stat'ed. A file over `SYNC_READ_MAX_BYTES` takes a round trip through libuv's thread
+ * pool (four at once by default) for each of those, which then overlap the work on the file before it; a
+ * small one is read synchronously when its fetch starts, and read-ahead only holds its bytes a little early.
  */
 const READ_AHEAD_FILES = 4;
 
