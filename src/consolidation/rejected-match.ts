@@ -5,8 +5,7 @@
  * rejected list keeps no fact's text: a reworded fact is told by a fingerprint, short hashes of the content
  * words and word pairs of its title and body, compared as `textSimilarity` compares texts.
  */
-import { createHash } from 'node:crypto';
-import { normalizedTextHash } from '../memory/index.js';
+import { normalizedTextHash, sha256 } from '../memory/index.js';
 import type { RejectedList } from '../space/index.js';
 import { NEAR_DUPLICATE_THRESHOLD, jaccard, wordsAndPairs } from './similarity.js';
 
@@ -14,7 +13,7 @@ import { NEAR_DUPLICATE_THRESHOLD, jaccard, wordsAndPairs } from './similarity.j
 const FINGERPRINT_HASH_CHARS = 12;
 
 function shortHash(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, FINGERPRINT_HASH_CHARS);
+  return sha256(text).slice(0, FINGERPRINT_HASH_CHARS);
 }
 
 /**
@@ -29,15 +28,26 @@ export function factFingerprint(fact: { readonly title: string; readonly body: s
   ].sort();
 }
 
-/** `textSimilarity` of two fingerprints: the mean of the Jaccard index of their words and of their pairs. */
-export function fingerprintSimilarity(a: readonly string[], b: readonly string[]): number {
-  const split = (fingerprint: readonly string[]) => ({
+/** A fingerprint's word hashes and pair hashes, as sets. */
+interface FingerprintSets {
+  readonly words: ReadonlySet<string>;
+  readonly pairs: ReadonlySet<string>;
+}
+
+function fingerprintSets(fingerprint: readonly string[]): FingerprintSets {
+  return {
     words: new Set(fingerprint.filter((entry) => entry.startsWith('w'))),
     pairs: new Set(fingerprint.filter((entry) => entry.startsWith('p'))),
-  });
-  const left = split(a);
-  const right = split(b);
-  return (jaccard(left.words, right.words) + jaccard(left.pairs, right.pairs)) / 2;
+  };
+}
+
+function setsSimilarity(a: FingerprintSets, b: FingerprintSets): number {
+  return (jaccard(a.words, b.words) + jaccard(a.pairs, b.pairs)) / 2;
+}
+
+/** `textSimilarity` of two fingerprints: the mean of the Jaccard index of their words and of their pairs. */
+export function fingerprintSimilarity(a: readonly string[], b: readonly string[]): number {
+  return setsSimilarity(fingerprintSets(a), fingerprintSets(b));
 }
 
 /**
@@ -54,7 +64,8 @@ export function createIsRejected(
   readonly sources: readonly string[];
 }) => boolean {
   const byHash = new Map<string, Set<string>>();
-  const bySession = new Map<string, (readonly string[])[]>();
+  // Each rejected fingerprint split into sets once, under every session it was rejected from.
+  const bySession = new Map<string, FingerprintSets[]>();
   for (const entry of list.facts) {
     for (const hash of [entry.textHash, normalizedTextHash(entry.title)]) {
       const sessions = byHash.get(hash) ?? new Set<string>();
@@ -62,9 +73,10 @@ export function createIsRejected(
       byHash.set(hash, sessions);
     }
     if (entry.fingerprint === undefined) continue;
+    const sets = fingerprintSets(entry.fingerprint);
     for (const session of entry.sessions) {
       const fingerprints = bySession.get(session) ?? [];
-      fingerprints.push(entry.fingerprint);
+      fingerprints.push(sets);
       bySession.set(session, fingerprints);
     }
   }
@@ -78,7 +90,7 @@ export function createIsRejected(
     if (sameText) return true;
     const rejected = candidate.sources.flatMap((source) => bySession.get(source) ?? []);
     if (rejected.length === 0) return false;
-    const fingerprint = factFingerprint(candidate);
-    return rejected.some((other) => fingerprintSimilarity(fingerprint, other) >= NEAR_DUPLICATE_THRESHOLD);
+    const sets = fingerprintSets(factFingerprint(candidate));
+    return rejected.some((other) => setsSimilarity(sets, other) >= NEAR_DUPLICATE_THRESHOLD);
   };
 }
