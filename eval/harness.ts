@@ -329,7 +329,7 @@ async function evaluateConversation(
       }
     }
     log(
-      `  ${conversation.sample_id}: ${sessions.length} sessions, ${calls} calls, updates whose older fact the call saw: ${oracleLog?.seenUpdates ?? 0} (missed ${oracleLog?.missedUpdates ?? 0})`,
+      `  ${conversation.sample_id}: ${sessions.length} sessions, ${calls} calls, updates whose older fact the call saw: ${oracleLog?.seenUpdates ?? 0} (missed ${oracleLog?.missedUpdates ?? 0}, of them named by the update check: ${oracleLog?.checkedUpdates ?? 0})`,
     );
 
     const memory = await loadMemory(space.memoryDir);

@@ -6,7 +6,9 @@
  */
 import type { AnthropicReply, RecordedAnthropicRequest } from '../harness/fake-anthropic-server.js';
 import {
+  checkInPrompt,
   indexInPrompt,
+  isUpdateCheckRequest,
   sessionsInPrompt,
   withCurator,
   type CuratorResult,
@@ -45,13 +47,15 @@ export interface OracleLog {
   seenUpdates: number;
   /** Updates whose older fact was not in the call's memory list. */
   missedUpdates: number;
+  /** Of those, updates whose older fact the update check listed beside the new one (named there). */
+  checkedUpdates: number;
 }
 
 export function createOracle(input: OracleInput): {
   reply: (request: RecordedAnthropicRequest) => AnthropicReply;
   log: OracleLog;
 } {
-  const log: OracleLog = { callTurns: [], seenUpdates: 0, missedUpdates: 0 };
+  const log: OracleLog = { callTurns: [], seenUpdates: 0, missedUpdates: 0, checkedUpdates: 0 };
   const byTurn = new Map(input.facts.map((fact) => [fact.turn, fact]));
   const changing = new Set(
     [...input.updates].flatMap(([newer, older]) => [byTurn.get(newer)?.text, byTurn.get(older)?.text]),
@@ -60,12 +64,34 @@ export function createOracle(input: OracleInput): {
   return {
     log,
     // Facts whose value changes later are left apart: the update finds them by title, as it would unmerged.
-    reply: withCurator(extract, (type, facts) => oracleCurate(type, facts, changing)),
+    reply: withCurator(
+      (request) => (isUpdateCheckRequest(request) ? check(request) : extract(request)),
+      (type, facts) => oracleCurate(type, facts, changing),
+    ),
   };
+  /**
+   * The update check: a new fact that is the newer of a planted update names its older fact when that fact is
+   * among the related facts listed for it, as a model that read both could.
+   */
+  function check(request: RecordedAnthropicRequest): AnthropicReply {
+    const byText = new Map(input.facts.map((fact) => [fact.text, fact]));
+    const updates = checkInPrompt(request.prompt).flatMap((entry) => {
+      const fact = byText.get(entry.body);
+      const olderTurn = fact === undefined ? undefined : input.updates.get(fact.turn);
+      const older = olderTurn === undefined ? undefined : byTurn.get(olderTurn);
+      if (older === undefined) return [];
+      const ids = entry.related.filter((line) => line.title === oracleTitle(older)).map((line) => line.id);
+      if (ids.length > 0) log.checkedUpdates += 1;
+      return ids.length === 0 ? [] : [{ fact: entry.id, replaces: ids }];
+    });
+    return { json: { updates } };
+  }
   function extract(request: RecordedAnthropicRequest): AnthropicReply {
     const index = indexInPrompt(request.prompt);
     const carried: string[] = [];
     const out: unknown[] = [];
+    /** Texts of the facts this answer already returned: an update of one of them names its exact title. */
+    const answered = new Set<string>();
     for (const session of sessionsInPrompt(request.prompt)) {
       const text = normalise(session.text);
       for (const [turnId, entry] of input.turns) {
@@ -75,14 +101,12 @@ export function createOracle(input: OracleInput): {
         if (fact === undefined) continue;
         const olderTurn = input.updates.get(turnId);
         const older = olderTurn === undefined ? undefined : byTurn.get(olderTurn);
-        const replaces =
-          older === undefined
-            ? []
-            : index.filter((line) => line.title === oracleTitle(older)).map((line) => line.id);
+        const replaces = older === undefined ? [] : olderInView(older, index, answered);
         if (older !== undefined) {
           if (replaces.length > 0) log.seenUpdates += 1;
           else log.missedUpdates += 1;
         }
+        answered.add(fact.text);
         out.push({
           type: 'user',
           title: oracleTitle(fact),
@@ -99,6 +123,21 @@ export function createOracle(input: OracleInput): {
     log.callTurns.push(carried);
     return { json: { facts: out } };
   }
+}
+
+/**
+ * What the oracle names in `replaces` for an update of `older`, as a model could: the id of its line in the
+ * call's memory list, or, when the same answer already returned it, its exact title (the instructions say so);
+ * nothing when neither shows it.
+ */
+export function olderInView(
+  older: ReferenceFact,
+  index: readonly { readonly id: string; readonly title: string }[],
+  answered: ReadonlySet<string>,
+): string[] {
+  const listed = index.filter((line) => line.title === oracleTitle(older)).map((line) => line.id);
+  if (listed.length > 0) return listed;
+  return answered.has(older.text) ? [oracleTitle(older)] : [];
 }
 
 /** Longest body the oracle curator writes by merging: facts of one subject packed up to this size. */

@@ -73,11 +73,69 @@ function matches(trigger: string | RegExp, text: string): boolean {
     : trigger.test(text);
 }
 
+/** True for the update check's request (`src/consolidation/update-check.ts`), not an extraction. */
+export function isUpdateCheckRequest(request: { readonly system: string }): boolean {
+  return request.system.startsWith('You keep a memory of facts up to date');
+}
+
+/** A new fact of an update check prompt, with the related facts listed for it. */
+export interface CheckPromptFact {
+  readonly id: string;
+  readonly type: string;
+  readonly observed: string;
+  readonly title: string;
+  readonly body: string;
+  readonly related: readonly { readonly id: string; readonly title: string }[];
+}
+
+/** The new facts of an update check prompt, each with its related facts (id and title). */
+export function checkInPrompt(prompt: string): CheckPromptFact[] {
+  const related = new Map<string, string>();
+  const [relatedPart = '', newPart = ''] = prompt.split('## New facts');
+  for (const match of relatedPart.matchAll(/^(\S+) \| \w+ \| (.*?) — .*$/gm))
+    related.set(match[1]!, match[2]!);
+  return [...newPart.matchAll(/^(new-\d+) \| (\w+) \| (\S+) \| (.*?) — (.*) \| related: (.*)$/gm)].map(
+    (match) => ({
+      id: match[1]!,
+      type: match[2]!,
+      observed: match[3]!,
+      title: match[4]!,
+      body: match[5]!,
+      related: match[6]!.split(', ').map((id) => ({ id, title: related.get(id) ?? '' })),
+    }),
+  );
+}
+
+/**
+ * An update check answered by a rule: each new fact replaces the related facts `replaces` names for it (by
+ * title), as a model that read both could.
+ */
+export function scriptedUpdateCheck(
+  replaces: (fact: CheckPromptFact) => readonly string[],
+): (request: RecordedAnthropicRequest) => AnthropicReply {
+  return (request) => ({
+    json: {
+      updates: checkInPrompt(request.prompt).flatMap((fact) => {
+        const titles = new Set(replaces(fact));
+        const ids = fact.related.filter((entry) => titles.has(entry.title)).map((entry) => entry.id);
+        return ids.length === 0 ? [] : [{ fact: fact.id, replaces: ids }];
+      }),
+    },
+  });
+}
+
 /** Builds a reply function for the fake server from a table of facts. */
 export function scriptedExtractor(
   facts: readonly ScriptedFact[],
 ): (request: RecordedAnthropicRequest) => AnthropicReply {
+  // The update check: a fact names the related fact its `replacesTitle` names, as in an extraction.
+  const check = scriptedUpdateCheck((fact) =>
+    facts
+      .filter((scripted) => scripted.title === fact.title && scripted.replacesTitle !== undefined)
+      .map((scripted) => scripted.replacesTitle as string),
+  );
   return (request) => {
+    if (isUpdateCheckRequest(request)) return check(request);
     const index = indexInPrompt(request.prompt);
     const out: unknown[] = [];
     for (const session of sessionsInPrompt(request.prompt)) {

@@ -93,6 +93,8 @@ export interface SpaceStatus {
     readonly kind: string;
     readonly status: string;
     readonly committedAt: string;
+    /** Facts of the model's answers that run dropped as invalid, by reason (an error: absent when none). */
+    readonly factsDropped?: Readonly<Record<string, number>> | undefined;
   } | null;
   readonly lastSuccessfulRunAt: string | null;
   readonly lock: {
@@ -209,6 +211,10 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
         kind: latest.kind,
         status: latest.summary.status,
         committedAt: latest.committedAt,
+        ...(latest.summary.factsDropped !== undefined &&
+        Object.values(latest.summary.factsDropped).some((count) => count > 0)
+          ? { factsDropped: latest.summary.factsDropped }
+          : {}),
       };
     }
   } catch (caught) {

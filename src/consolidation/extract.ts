@@ -12,10 +12,12 @@
  * in its place. What was not sent (budget spent, or a single line whose answer cannot fit) is reported per
  * session as the first message not sent, so the run consolidates what was sent and the rest waits.
  *
- * An answer is data from outside, read within limits (`limits.*`, see {@link AnswerLimits}): an answer longer
- * than `maxAnswerChars` or refused on every attempt is dropped and the sessions of its batch wait, like an
- * unsent batch, with the reason; of an answer read, each fact is checked on its own (schema, size, how many per
- * answer and per session) and one that fails is dropped and counted, the rest kept.
+ * An answer is data from outside, read within limits (`limits.*`, see `answer-reader.ts`): an answer longer
+ * than `maxAnswerChars`, refused on every attempt, or holding facts and none valid is dropped and the sessions
+ * of its batch wait, like an unsent batch, with the reason; an answer with more facts than `maxFactsPerAnswer`
+ * is asked again in halves, like one cut at the output limit; of an answer read, each fact is checked on its own
+ * (schema, size) and one that fails is dropped and counted as an error of the run, the rest kept; a session past
+ * `maxFactsPerSession` waits from that batch on. A session is never consolidated past a fact not read.
  */
 import { splitBatch, stripControlCharacters, type Batch } from '../digest/index.js';
 import type { Fact } from '../memory/types.js';
@@ -44,7 +46,14 @@ import type { Gathered } from './gather.js';
 import type { FactDropReason, RunProgress, WaitReason } from '../core/run.js';
 import { createMemoryList, type MemoryListFact } from './memory-list.js';
 import { normalizeText } from './similarity.js';
-import { createAnswerReader, droppedAnswer, type AnswerLimits } from './answer-reader.js';
+import { checkUpdates } from './update-check.js';
+import {
+  AnswerFactLimitError,
+  createAnswerReader,
+  droppedAnswer,
+  type AnswerLimits,
+  type AnswerRead,
+} from './answer-reader.js';
 
 export type { AnswerLimits } from './answer-reader.js';
 
@@ -76,6 +85,8 @@ export interface Extracted {
   readonly factsDropped: Readonly<Partial<Record<FactDropReason, number>>>;
   /** The share of the calls answered by a message batch (`prepared`); zero calls when none was. */
   readonly batched: BatchedCalls;
+  /** The update check (`update-check.ts`): its calls (in `calls` too), new facts looked at again, updates found. */
+  readonly updateCheck: { readonly calls: number; readonly checked: number; readonly found: number };
 }
 
 /** One answered extraction call's tokens, for the run record and the benchmark. */
@@ -124,9 +135,11 @@ function markUnsent(
   state: { firstUnsent: Map<string, number>; waiting: WaitingMap; answered: ReadonlySet<string> },
   reason: WaitReason,
   detail: string,
+  only?: ReadonlySet<string>,
 ): void {
   const { firstUnsent, waiting, answered } = state;
   for (const segment of batch.segments) {
+    if (only !== undefined && !only.has(segment.sessionId)) continue;
     const line = segment.lines[0]?.message;
     if (line === undefined) continue;
     const first = answered.has(segment.sessionId) ? line : 0;
@@ -194,28 +207,35 @@ export function runFactId(position: number): string {
 }
 
 /**
- * Candidates of one run whose `replaces` names another candidate of the same run (by {@link runFactId}). Of
- * the two, the newer observation (on the same day, the later call) wins:
- * - when the older one replaces facts in memory, both go on to reconcile and the winner also names those
- *   facts: reconcile applies the older first, then follows the supersede chain to it, so memory keeps the
- *   whole history (Lisbon ← Porto ← Braga);
- * - when it replaces nothing in memory, it never reached memory and is dropped: the same subject is kept once,
- *   at its newest.
+ * Candidates of one run whose `replaces` names another candidate of the same run (by {@link runFactId}, earlier
+ * or later in the run). Of the two, the newer observation (on the same day, the one that names the other) wins,
+ * and nothing is lost:
+ * - the winner also names the facts in memory the older one replaces, so memory's chain continues through it;
+ * - the older one stays, as history: the winner names it by its exact title (reconcile resolves the title of a
+ *   fact of the same batch and type, after applying the older first), so it is kept superseded by the winner
+ *   (Lisbon ← Porto ← Braga), in the archive like any replaced fact;
+ * - only when the two are of one day or of different types (no order to apply them in, no title to name) is
+ *   the older one left out, the same subject kept once at its newest, as the model asked.
  */
 export function resolveRunReplaces(candidates: readonly ExtractedFact[]): ExtractedFact[] {
   const result = candidates.map((candidate) => ({ ...candidate, replaces: [...candidate.replaces] }));
   const isRunId = (id: string): boolean => /^run-\d+$/.test(id);
   const dropped = new Set<number>();
+  const paired = new Set<string>();
   result.forEach((candidate, index) => {
     for (const id of candidate.replaces.filter(isRunId)) {
       const target = Number(id.slice(4)) - 1;
-      const older = result[target];
-      if (older === undefined || target >= index || dropped.has(target)) continue;
+      const other = result[target];
+      const pair = `${Math.min(index, target)}:${Math.max(index, target)}`;
+      if (other === undefined || target === index || paired.has(pair)) continue;
+      if (dropped.has(target) || dropped.has(index)) continue;
+      paired.add(pair);
       const [winner, loser, loserIndex] =
-        older.observed > candidate.observed ? [older, candidate, index] : [candidate, older, target];
+        other.observed > candidate.observed ? [other, candidate, index] : [candidate, other, target];
       const memoryIds = loser.replaces.filter((replaced) => !isRunId(replaced));
-      if (memoryIds.length === 0) dropped.add(loserIndex);
-      winner.replaces = [...new Set([...winner.replaces, ...memoryIds])];
+      const kept = loser.observed < winner.observed && loser.type === winner.type;
+      if (!kept) dropped.add(loserIndex);
+      winner.replaces = [...new Set([...winner.replaces, ...memoryIds, ...(kept ? [loser.title] : [])])];
     }
   });
   return result
@@ -299,7 +319,8 @@ export async function extractFacts(
   let calls = 0;
   let retries = 0;
   let costUsd: number | undefined = 0;
-  let splits = 0;
+  const splits = { output: 0, facts: 0 };
+  let invalidAnswers = 0;
   let finished = 0;
   const memoryList = runMemoryList(options.index, options.memoryTokensPerCall, gathered.batches.length);
   const runEntries: IndexEntry[] = [];
@@ -325,6 +346,8 @@ export async function extractFacts(
 
   /** Per candidate: the run's facts its call was shown (by {@link runFactId}), and which call it came from. */
   const shown: ShownToCall[] = [];
+  /** Per candidate: every id its call's memory list showed (memory's and the run's), for the update check. */
+  const listedTo: ReadonlySet<string>[] = [];
 
   const requestFor = extractionRequests(memoryList, options);
   const batchedCalls = {
@@ -376,8 +399,20 @@ export async function extractFacts(
     return { ...answer, batched: false };
   }
 
+  /** A batch asked again in two halves, in its place (before every later part of its sessions still queued). */
+  function splitOrWait(batch: Batch, reason: WaitReason, alone: string, problem: string): void {
+    const halves = splitBatch(batch);
+    if (halves === undefined) {
+      markUnsent(batch, unsent, reason, alone);
+      for (const sessionId of batch.sessionIds) problems.push({ sessionId, reason: problem });
+      return;
+    }
+    splits[reason === 'output-limit' ? 'output' : 'facts'] += 1;
+    queue.unshift(...halves);
+  }
+
   async function runCall(batch: Batch, callNumber: number): Promise<void> {
-    const { request, seen } = requestFor(batch, runEntries, stop.signal);
+    const { request, seen, listed } = requestFor(batch, runEntries, stop.signal);
     let result;
     try {
       result = await answerOf(batch, request);
@@ -389,28 +424,15 @@ export async function extractFacts(
         return;
       }
       if (!(error instanceof OutputLimitError)) throw error;
-      const halves = splitBatch(batch);
-      if (halves === undefined) {
-        markUnsent(
-          batch,
-          unsent,
-          'output-limit',
-          `the answer for one message passes the output limit of ${options.maxOutputTokens} tokens even alone; raise model.maxOutputTokens`,
-        );
-        for (const sessionId of batch.sessionIds) {
-          problems.push({
-            sessionId,
-            reason: `the answer for one message passes the output limit of ${options.maxOutputTokens} tokens; raise model.maxOutputTokens (the session waits at that message)`,
-          });
-        }
-        return;
-      }
-      splits += 1;
-      // The halves take the batch's place: before every later part of its sessions still queued.
-      queue.unshift(...halves);
+      splitOrWait(
+        batch,
+        'output-limit',
+        `the answer for one message passes the output limit of ${options.maxOutputTokens} tokens even alone; raise model.maxOutputTokens`,
+        `the answer for one message passes the output limit of ${options.maxOutputTokens} tokens; raise model.maxOutputTokens (the session waits at that message)`,
+      );
       return;
     }
-    for (const sessionId of batch.sessionIds) answered.add(sessionId);
+    // An answer is paid for whether or not it is read.
     retries += result.attempts - 1;
     perCall.push({
       outputTokens: result.usage.outputTokens,
@@ -424,7 +446,50 @@ export async function extractFacts(
     }
     const anchor = (fact: ExtractedFact): ExtractedFact =>
       anchorCandidate(fact, batch.sessionIds, gathered.sessionDates);
-    for (const candidate of reader.read(result.value.facts, anchor)) {
+    let read: AnswerRead;
+    try {
+      read = reader.read(result.value.facts, anchor);
+    } catch (error) {
+      if (error instanceof AnswerFactLimitError) {
+        splitOrWait(
+          batch,
+          'answer-fact-limit',
+          `${error.message} even for one message; raise ${error.setting}`,
+          `${error.message} for one message; raise ${error.setting} (the session waits at that message)`,
+        );
+        return;
+      }
+      const dropped = droppedAnswer(error);
+      if (dropped === undefined) throw error;
+      invalidAnswers += 1;
+      markUnsent(batch, unsent, dropped.reason, dropped.detail);
+      for (const sessionId of batch.sessionIds)
+        problems.push({
+          sessionId,
+          reason: `${dropped.detail} (the model's answer did not match the fact schema)`,
+        });
+      return;
+    }
+    for (const sessionId of batch.sessionIds) answered.add(sessionId);
+    if (read.overSessionLimit.size > 0) {
+      markUnsent(
+        batch,
+        unsent,
+        'session-fact-limit',
+        `its facts this run reached limits.maxFactsPerSession (${options.limits.maxFactsPerSession}); the rest is read in the next run`,
+        read.overSessionLimit,
+      );
+    }
+    const droppedHere = Object.entries(read.dropped);
+    if (droppedHere.length > 0) {
+      const described = droppedHere.map(([reason, count]) => `${count} ${reason}`).join(', ');
+      for (const sessionId of batch.sessionIds)
+        problems.push({
+          sessionId,
+          reason: `the model's answer for it held invalid facts, dropped (${described}); the valid ones were kept`,
+        });
+    }
+    for (const candidate of read.facts) {
       runEntries.push({
         id: runFactId(candidates.length),
         type: candidate.type,
@@ -433,6 +498,7 @@ export async function extractFacts(
       });
       candidates.push(candidate);
       shown.push({ seen, call: callNumber });
+      listedTo.push(listed);
     }
   }
 
@@ -488,20 +554,50 @@ export async function extractFacts(
     options.signal?.removeEventListener('abort', onAbort);
   }
   if (failure !== undefined) throw failure.error;
+  // A second look for the facts whose older version the extraction calls did not show (update-check.ts).
+  const byCall = new Map<number, string[]>();
+  shown.forEach((entry, position) =>
+    byCall.set(entry.call, [...(byCall.get(entry.call) ?? []), runFactId(position)]),
+  );
+  const check = await checkUpdates(candidates, {
+    index: options.index,
+    runId: runFactId,
+    shown: listedTo.map(
+      (listed, position) => new Set([...listed, ...(byCall.get(shown[position]?.call ?? -1) ?? [])]),
+    ),
+    model: options.model,
+    maxCalls: maxCalls - calls,
+    maxOutputTokens: options.maxOutputTokens,
+    costOf: options.costOf,
+    signal: options.signal,
+  });
+  calls += check.calls;
+  usage = addUsage(usage, check.usage);
+  costUsd = costUsd === undefined || check.costUsd === undefined ? undefined : costUsd + check.costUsd;
+  notes.push(...check.notes);
   notes.push(...reader.notes());
   if (droppedAnswers > 0) {
     notes.push(
       `${droppedAnswers} answer(s) were dropped (refused or too large); their sessions wait for the next run`,
     );
   }
-  if (splits > 0) {
+  if (splits.output > 0) {
     notes.push(
-      `${splits} answer(s) stopped at the output limit (${options.maxOutputTokens} tokens); each batch was split in two and sent again as halves, never as the same request`,
+      `${splits.output} answer(s) stopped at the output limit (${options.maxOutputTokens} tokens); each batch was split in two and sent again as halves, never as the same request`,
     );
+  }
+  if (splits.facts > 0) {
+    notes.push(
+      `${splits.facts} answer(s) held more facts than limits.maxFactsPerAnswer (${options.limits.maxFactsPerAnswer}) or limits.maxFactsPerSession (${options.limits.maxFactsPerSession}) allow; each batch was split in two and asked again, so no fact was cut`,
+    );
+  }
+  if (invalidAnswers > 0) {
+    notes.push(`${invalidAnswers} answer(s) held facts and none valid; their sessions wait for the next run`);
   }
   options.onProgress({ phase: 'extract', done: calls, total: calls });
   return {
-    candidates: resolveRunReplaces(linkUnseenSameTitles(candidates, shown)),
+    candidates: resolveRunReplaces(linkUnseenSameTitles(check.candidates, shown)),
+    updateCheck: { calls: check.calls, checked: check.checked, found: check.found },
     calls,
     retries,
     usage,
@@ -555,10 +651,11 @@ export function extractionRequests(
   batch: Batch,
   runEntries: readonly IndexEntry[],
   signal?: AbortSignal,
-) => { request: GenerateObjectRequest<ExtractionAnswer>; seen: Set<string> } {
+) => { request: GenerateObjectRequest<ExtractionAnswer>; seen: Set<string>; listed: Set<string> } {
   return (batch, runEntries, signal) => {
     const listed = memoryList.select(batch.text, batch.estimatedTokens, runEntries);
     const seen = new Set(listed.map((entry) => entry.id).filter((id) => RUN_ID.test(id)));
+    const shownIds = new Set([...memoryList.stable, ...listed].map((entry) => entry.id));
     const parts = buildExtractionParts({
       stable: memoryList.stable,
       index: listed,
@@ -568,6 +665,7 @@ export function extractionRequests(
     });
     return {
       seen,
+      listed: shownIds,
       request: {
         system: EXTRACTION_INSTRUCTIONS,
         prompt: parts.prompt,

@@ -139,6 +139,7 @@ export async function gatherSessions(
     digests.length > 0
       ? planBatches(digests, {
           tokensPerCall: digestBudget(limits),
+          factsPerCall: limits.maxFactsPerAnswer,
           ...(options.maxOutputTokens !== undefined
             ? { outputTokensPerCall: Math.floor(options.maxOutputTokens * OUTPUT_BUDGET_SHARE) }
             : {}),

@@ -2,12 +2,14 @@
  * The "current memory" list of each extraction call: which facts the model sees, so it can name the one a new
  * fact updates (`replaces`). Pure.
  *
- * Each call sees, inside a token budget counted against the call:
+ * Each call sees, inside a token budget counted against the call (200 tokens plus a fifth of its digest's):
  * 1. the facts produced by earlier calls of the same run (an update later in one backlog must see them),
- * 2. the facts most relevant to this call's digest, by BM25 (the same ranking as recall) over title, hook and
- *    body, with the digest as the query,
+ * 2. the facts related to what the digest's messages say, by BM25 (the same ranking as recall) over title, hook
+ *    and body, **each message of the user its own query**: a fact is found by the one message that talks about
+ *    it, however far back in memory it is and whatever else the digest says (see {@link relatedFacts}). A
+ *    digest without user messages (a transcript of tool lines) is one query, as a whole;
  * 3. the most recently updated facts, for what the words of the digest do not name.
- * A third of the budget is kept for 3 so a digest full of common words cannot crowd out recent facts.
+ * A fifth of the budget is kept for 3 so a digest full of common words cannot crowd out recent facts.
  *
  * When a run makes two calls or more and memory is large, a **stable part** (the top-ranked facts, the same
  * bytes in every call of the run) goes first, in the cached prefix with the instructions, sized so the prefix
@@ -34,8 +36,56 @@ export interface MemoryListFact extends IndexEntry {
 export const MIN_CACHED_PREFIX_TOKENS = 4_500;
 
 /** Share of a call's digest tokens its memory list may take (beside the stable part), plus a floor. */
-export const MEMORY_SHARE_OF_DIGEST = 0.1;
+export const MEMORY_SHARE_OF_DIGEST = 0.2;
 export const MEMORY_FLOOR_TOKENS = 200;
+/** Share of the list's budget (after the run's own facts) kept for the most recent facts. */
+const RECENT_SHARE = 0.2;
+/** Best matches of each message that take turns before the rest are ranked by score alone. */
+const MATCHES_PER_MESSAGE = 3;
+/** Queries one call runs at most: the longest user messages beyond this are joined into the last one. */
+const MAX_QUERIES = 200;
+const USER_LINE = /^(?:\[\d{4}-\d{2}-\d{2}\] )?user: (.*)$/;
+/** A speaker's label at the start of a message of several people ("Ana: …"): it says who speaks, not about what. */
+const SPEAKER_LABEL = /^[\p{Lu}][\p{L}'-]{0,30}: /u;
+
+/**
+ * The queries of a digest: one per message of the user (the date, role and a speaker's label stripped), or the whole digest when it
+ * has none. Past {@link MAX_QUERIES} the rest are joined into the last one, so a huge digest costs a bounded search.
+ */
+export function digestQueries(digestText: string): string[] {
+  const queries: string[] = [];
+  for (const line of digestText.split('\n')) {
+    const match = USER_LINE.exec(line);
+    const said = match?.[1]?.replace(SPEAKER_LABEL, '');
+    if (said !== undefined && said.trim() !== '') queries.push(said);
+  }
+  if (queries.length === 0) return digestText.trim() === '' ? [] : [digestText];
+  if (queries.length <= MAX_QUERIES) return queries;
+  return [...queries.slice(0, MAX_QUERIES - 1), queries.slice(MAX_QUERIES - 1).join('\n')];
+}
+
+/**
+ * The facts related to a digest, in the order the list takes them: by the best unnormalised BM25 score any one
+ * query gives them (a rare word shared with one message, "Cobalt", outweighs a common one shared with many, a
+ * speaker's name), each query's first {@link MATCHES_PER_MESSAGE} matches only, so a message full of common words
+ * adds few. `score` gives one query's unnormalised scores over the facts.
+ */
+export function relatedFacts(
+  queries: readonly string[],
+  score: (query: string) => readonly number[],
+): number[] {
+  const best = new Map<number, number>();
+  for (const query of queries) {
+    const matches: { position: number; score: number }[] = [];
+    score(query).forEach((value, position) => {
+      if (value > 0) matches.push({ position, score: value });
+    });
+    matches.sort((a, b) => b.score - a.score || a.position - b.position);
+    for (const { position, score: value } of matches.slice(0, MATCHES_PER_MESSAGE))
+      if (value > (best.get(position) ?? 0)) best.set(position, value);
+  }
+  return [...best].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([position]) => position);
+}
 
 export function lineTokens(entry: IndexEntry): number {
   return Math.ceil((renderIndexLine(entry).length + 1) / CHARS_PER_TOKEN);
@@ -105,14 +155,11 @@ export function createMemoryList(facts: readonly MemoryListFact[], options: Memo
       };
       // Newest of the run first: the facts a later session most likely updates again.
       for (const entry of [...runFacts].reverse()) if (!take(entry, budget)) break;
-      const relevantLimit = used + Math.floor((budget - used) * (2 / 3));
-      if (rest.length > 0 && digestText.trim() !== '') {
-        const scores = search.score(digestText);
-        const relevant = rest
-          .map((fact, position) => ({ fact, score: scores[position] ?? 0, position }))
-          .filter((entry) => entry.score > 0)
-          .sort((a, b) => b.score - a.score || a.position - b.position);
-        for (const { fact } of relevant) if (!take(fact, relevantLimit)) break;
+      const relevantLimit = used + Math.floor((budget - used) * (1 - RECENT_SHARE));
+      if (rest.length > 0) {
+        // A fact that does not fit is passed over, not the end: a shorter related one may still fit.
+        for (const position of relatedFacts(digestQueries(digestText), (query) => search.rawScore(query)))
+          take(rest[position] as MemoryListFact, relevantLimit);
       }
       for (const fact of byRecency) if (!take(fact, budget)) break;
       return chosen;

@@ -26,6 +26,10 @@ export interface RunRequest {
  * - `output-limit`: the answer for its messages passed `model.maxOutputTokens` even for a single message;
  * - `refusal`: the model refused to answer for its messages, on every attempt;
  * - `answer-dropped`: the answer for its messages was dropped unread (longer than `limits.maxAnswerChars`);
+ * - `answer-fact-limit`: the answer for its messages held more facts than `limits.maxFactsPerAnswer` even for a
+ *   single message (a longer batch is split and asked again instead);
+ * - `answer-invalid`: the answer held facts, none of them valid (an unknown type, a missing field, too long);
+ * - `session-fact-limit`: its facts this run reached `limits.maxFactsPerSession`; the rest is read next run;
  * - `monthly-budget`: the space spent its `limits.monthlyBudgetUsd`; runs wait for the next month;
  * - `call-budget`: the run spent `limits.maxCallsPerRun` before reaching it (or the rest of it);
  * - `batch-pending`: a part of it is in a message batch not collected yet; the run that collects it goes on;
@@ -36,6 +40,9 @@ export const WAIT_REASONS = [
   'output-limit',
   'refusal',
   'answer-dropped',
+  'answer-fact-limit',
+  'answer-invalid',
+  'session-fact-limit',
   'monthly-budget',
   'call-budget',
   'batch-pending',
@@ -52,11 +59,13 @@ export interface WaitingSession {
 }
 
 /**
- * Why a fact of a model answer was dropped before reconcile (the rest of the answer is kept):
+ * Why a fact of a model answer was dropped before reconcile (the rest of the answer is kept). Each is an error
+ * of the run (counted in its summary and in `status`, exit code 3): nothing is dropped quietly.
  * - `schema`: the fact does not match the fact schema (an unknown type, a missing field);
  * - `fact-too-large`: longer than `limits.maxFactChars`;
- * - `answer-fact-limit`: past `limits.maxFactsPerAnswer` in its answer;
- * - `session-fact-limit`: its sessions already gave `limits.maxFactsPerSession` facts this run.
+ * - `answer-fact-limit`, `session-fact-limit`: kept for run records written before these limits made the
+ *   sessions wait instead (an answer past `limits.maxFactsPerAnswer` is split and asked again; a session past
+ *   `limits.maxFactsPerSession` continues in the next run): no run counts them now.
  */
 export const FACT_DROP_REASONS = [
   'schema',
@@ -188,8 +197,11 @@ export interface BatchRecord {
 }
 
 /** Whether a run ended without consolidating something it was due to: lost its lock, or left sessions waiting. */
-export function leftSessionsWaiting(summary: Pick<RunSummary, 'status' | 'unconsolidated'>): boolean {
-  return summary.status === 'lock-lost' || (summary.unconsolidated?.length ?? 0) > 0;
+export function leftSessionsWaiting(
+  summary: Pick<RunSummary, 'status' | 'unconsolidated' | 'factsDropped'>,
+): boolean {
+  const dropped = Object.values(summary.factsDropped ?? {}).some((count) => count > 0);
+  return summary.status === 'lock-lost' || (summary.unconsolidated?.length ?? 0) > 0 || dropped;
 }
 
 export interface RunOptions {

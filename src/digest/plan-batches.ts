@@ -10,6 +10,9 @@
  * - With `outputTokensPerCall`, a batch also closes when the answer it is expected to need would pass that
  *   budget (`expectedOutputTokens`): the model's output limit is as real as its input budget, and a dense
  *   dialogue needs far more output per input token than an agent transcript of tool lines.
+ * - With `factsPerCall`, a batch also closes before the facts its user lines may carry pass that limit (one
+ *   fact per user line, `expectedFacts`): an answer past `limits.maxFactsPerAnswer` is split and asked again,
+ *   so a backlog of dense dialogue should not need that.
  * Order: within a batch, parts keep the order of the input; the parts of one session go to batches in
  * increasing order and their lines in message order. Nothing is dropped and nothing appears twice.
  * `splitBatch` halves a planned batch (when the model's answer hit its output limit anyway).
@@ -38,6 +41,8 @@ interface Piece {
   readonly part: BatchPart;
   /** Expected output tokens of this piece. */
   readonly output: number;
+  /** Facts this piece may carry: its user lines. */
+  readonly facts: number;
   /** The header and lines the text was made of, so the batch can be split again. */
   readonly segment: BatchSegment;
 }
@@ -46,6 +51,14 @@ interface OpenBatch {
   readonly pieces: Piece[];
   chars: number;
   output: number;
+  facts: number;
+}
+
+/** A batch's three budgets: characters of digest, expected answer tokens, and facts an answer may hold. */
+interface Budgets {
+  readonly chars: number;
+  readonly output: number;
+  readonly facts: number;
 }
 
 /**
@@ -65,6 +78,16 @@ function lineOutputTokens(text: string): number {
   return tokens * (USER_LINE.test(text) ? OUTPUT_PER_USER_TOKEN : OUTPUT_PER_OTHER_TOKEN);
 }
 
+/**
+ * Facts these digest lines may carry: one per line of the user (what the user says is what memory keeps; tool
+ * and assistant lines rarely give one, see the instructions).
+ */
+export function expectedFacts(lines: readonly DigestLine[]): number {
+  let count = 0;
+  for (const line of lines) if (USER_LINE.test(line.text)) count += 1;
+  return count;
+}
+
 /** Answer tokens the model is expected to need for these digest lines (see the constants above). */
 export function expectedOutputTokens(lines: readonly DigestLine[]): number {
   return Math.ceil(OUTPUT_PER_PIECE + lines.reduce((sum, line) => sum + lineOutputTokens(line.text), 0));
@@ -72,12 +95,13 @@ export function expectedOutputTokens(lines: readonly DigestLine[]): number {
 
 function fits(
   batch: OpenBatch,
-  piece: { text: string; output: number },
-  budgetChars: number,
-  outputBudget: number,
+  piece: { text: string; output: number; facts: number },
+  budgets: Budgets,
 ): boolean {
   return (
-    batch.chars + addedChars(batch, piece.text) <= budgetChars && batch.output + piece.output <= outputBudget
+    batch.chars + addedChars(batch, piece.text) <= budgets.chars &&
+    batch.output + piece.output <= budgets.output &&
+    batch.facts + piece.facts <= budgets.facts
   );
 }
 
@@ -88,6 +112,7 @@ function addedChars(batch: OpenBatch, piece: string): number {
 function push(batch: OpenBatch, piece: Piece): void {
   batch.chars += addedChars(batch, piece.text);
   batch.output += piece.output;
+  batch.facts += piece.facts;
   batch.pieces.push(piece);
 }
 
@@ -115,15 +140,15 @@ function partHeader(digest: SessionDigest, number: number): string {
 
 /**
  * Split an oversized digest into parts, the first sized to the room left in `batches`' last batch. The output
- * budget never leaves a batch empty: a line whose expected answer alone passes it still goes, alone.
+ * and fact budgets never leave a batch empty: a line whose expected answer alone passes them still goes, alone.
  */
 function placeSplit(
   digest: { sessionId: string; header: string; lines: readonly DigestLine[] },
   batches: OpenBatch[],
-  budgetChars: number,
-  outputBudget: number,
+  budgets: Budgets,
   header: (number: number) => string,
 ): void {
+  const budgetChars = budgets.chars;
   // Room for a line in an empty batch, with the longest header this digest can have (one part per line).
   const longestHeader = header(digest.lines.length + 1).length;
   const lines = digest.lines.flatMap((line) => breakLine(line, budgetChars - longestHeader - 1));
@@ -135,15 +160,19 @@ function placeSplit(
     const taken: DigestLine[] = [];
     let text = partHeaderText;
     let output = OUTPUT_PER_PIECE;
+    let facts = 0;
     for (; index < lines.length; index += 1) {
       const line = lines[index] as DigestLine;
       const candidate = `${text}\n${line.text}`;
       const lineOutput = lineOutputTokens(line.text);
+      const lineFacts = USER_LINE.test(line.text) ? 1 : 0;
       if (batch.chars + addedChars(batch, candidate) > budgetChars) break;
       const alone = batch.pieces.length === 0 && taken.length === 0;
-      if (!alone && batch.output + output + lineOutput > outputBudget) break;
+      if (!alone && batch.output + output + lineOutput > budgets.output) break;
+      if (!alone && batch.facts + facts + lineFacts > budgets.facts) break;
       text = candidate;
       output += lineOutput;
+      facts += lineFacts;
       taken.push(line);
     }
     if (taken.length === 0) {
@@ -156,6 +185,7 @@ function placeSplit(
       text,
       part: { sessionId: digest.sessionId, fromMessage, toMessage },
       output: Math.ceil(output),
+      facts,
       segment: {
         sessionId: digest.sessionId,
         header: digest.header,
@@ -169,7 +199,7 @@ function placeSplit(
 }
 
 function newBatch(batches: OpenBatch[]): OpenBatch {
-  const batch: OpenBatch = { pieces: [], chars: 0, output: 0 };
+  const batch: OpenBatch = { pieces: [], chars: 0, output: 0, facts: 0 };
   batches.push(batch);
   return batch;
 }
@@ -188,7 +218,13 @@ function toBatch(open: OpenBatch): Batch {
 
 function pieceOfSegment(segment: BatchSegment, part: BatchPart): Piece {
   const text = [segment.partHeader ?? segment.header, ...segment.lines.map((line) => line.text)].join('\n');
-  return { text, part, output: expectedOutputTokens(segment.lines), segment };
+  return {
+    text,
+    part,
+    output: expectedOutputTokens(segment.lines),
+    facts: expectedFacts(segment.lines),
+    segment,
+  };
 }
 
 /**
@@ -201,7 +237,7 @@ export function splitBatch(batch: Batch): [Batch, Batch] | undefined {
   if (segments.length > 1) {
     const half = Math.ceil(segments.length / 2);
     const group = (from: number, to: number): Batch => {
-      const open: OpenBatch = { pieces: [], chars: 0, output: 0 };
+      const open: OpenBatch = { pieces: [], chars: 0, output: 0, facts: 0 };
       segments.slice(from, to).forEach((segment, offset) => {
         push(open, pieceOfSegment(segment, batch.parts[from + offset] ?? { sessionId: segment.sessionId }));
       });
@@ -223,7 +259,7 @@ export function splitBatch(batch: Batch): [Batch, Batch] | undefined {
       lines,
       partHeader: partHeaderText,
     };
-    const open: OpenBatch = { pieces: [], chars: 0, output: 0 };
+    const open: OpenBatch = { pieces: [], chars: 0, output: 0, facts: 0 };
     push(open, pieceOfSegment(segment, { sessionId: only.sessionId, fromMessage, toMessage }));
     return toBatch(open);
   };
@@ -236,18 +272,24 @@ export function splitBatch(batch: Batch): [Batch, Batch] | undefined {
  */
 export function planBatches(digests: readonly SessionDigest[], options: PlanBatchesOptions): Batch[] {
   const budgetChars = options.tokensPerCall * CHARS_PER_TOKEN;
-  const outputBudget = options.outputTokensPerCall ?? Number.POSITIVE_INFINITY;
+  const budgets: Budgets = {
+    chars: budgetChars,
+    output: options.outputTokensPerCall ?? Number.POSITIVE_INFINITY,
+    facts: options.factsPerCall ?? Number.POSITIVE_INFINITY,
+  };
   const batches: OpenBatch[] = [];
   for (const digest of digests) {
-    const output = outputBudget === Number.POSITIVE_INFINITY ? 0 : expectedOutputTokens(digest.lines);
-    if (digest.chars <= budgetChars && output <= outputBudget) {
+    const output = budgets.output === Number.POSITIVE_INFINITY ? 0 : expectedOutputTokens(digest.lines);
+    const facts = budgets.facts === Number.POSITIVE_INFINITY ? 0 : expectedFacts(digest.lines);
+    if (digest.chars <= budgetChars && output <= budgets.output && facts <= budgets.facts) {
       const piece: Piece = {
         text: digest.text,
         part: { sessionId: digest.sessionId },
         output,
+        facts,
         segment: { sessionId: digest.sessionId, header: digest.header, lines: digest.lines },
       };
-      const batch = batches.find((open) => fits(open, piece, budgetChars, outputBudget));
+      const batch = batches.find((open) => fits(open, piece, budgets));
       push(batch ?? newBatch(batches), piece);
       continue;
     }
@@ -258,7 +300,7 @@ export function planBatches(digests: readonly SessionDigest[], options: PlanBatc
         'limits.digestTokensPerCall',
       );
     }
-    placeSplit(digest, batches, budgetChars, outputBudget, (number) => partHeader(digest, number));
+    placeSplit(digest, batches, budgets, (number) => partHeader(digest, number));
   }
   return batches.filter((open) => open.pieces.length > 0).map(toBatch);
 }

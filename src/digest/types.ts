@@ -88,4 +88,9 @@ export interface PlanBatchesOptions {
    * answer passes it. Omitted: no output budget.
    */
   readonly outputTokensPerCall?: number;
+  /**
+   * Facts one answer may hold (`limits.maxFactsPerAnswer`): a batch closes before the facts its user lines may
+   * carry (one each, see `expectedFacts`) pass it, so an answer is not cut at the fact limit. Omitted: no limit.
+   */
+  readonly factsPerCall?: number;
 }

@@ -191,8 +191,17 @@ export interface Bm25Index {
   score(query: string): number[];
 }
 
+/** A BM25 index whose scores can also be read unnormalised, to compare the matches of different queries. */
+export interface PlainBm25Index extends Bm25Index {
+  /**
+   * The score of every document before normalisation, in document order: a rare shared word weighs the same
+   * whatever else the query says, so the matches of a short and of a long query compare.
+   */
+  rawScore(query: string): number[];
+}
+
 /** Builds a BM25 index over `documents` (plain texts, in the order scores are returned). */
-export function createBm25Index(documents: readonly string[]): Bm25Index {
+export function createBm25Index(documents: readonly string[]): PlainBm25Index {
   const termCounts = documents.map((text) => {
     const counts = new Map<string, number>();
     for (const token of tokenize(text)) counts.set(token, (counts.get(token) ?? 0) + 1);
@@ -203,22 +212,27 @@ export function createBm25Index(documents: readonly string[]): Bm25Index {
   const total = documents.length;
   const idf = inverseDocumentFrequency(termCounts.map((counts) => counts.keys()));
 
+  const raw = (terms: readonly string[]): number[] =>
+    termCounts.map((counts, i) => {
+      const lengthFactor = 1 - BM25_B + (BM25_B * (lengths[i] ?? 0)) / averageLength;
+      let score = 0;
+      for (const term of terms) {
+        const frequency = counts.get(term) ?? 0;
+        if (frequency === 0) continue;
+        score += (idf(term) * frequency * (BM25_K1 + 1)) / (frequency + BM25_K1 * lengthFactor);
+      }
+      return score;
+    });
   return {
     size: total,
     score(query) {
       const terms = [...new Set(tokenize(query))];
       const best = terms.reduce((sum, term) => sum + idf(term) * (BM25_K1 + 1), 0);
-      return termCounts.map((counts, i) => {
-        if (best === 0) return 0;
-        const lengthFactor = 1 - BM25_B + (BM25_B * (lengths[i] ?? 0)) / averageLength;
-        let score = 0;
-        for (const term of terms) {
-          const frequency = counts.get(term) ?? 0;
-          if (frequency === 0) continue;
-          score += (idf(term) * frequency * (BM25_K1 + 1)) / (frequency + BM25_K1 * lengthFactor);
-        }
-        return Math.min(1, score / best);
-      });
+      if (best === 0) return termCounts.map(() => 0);
+      return raw(terms).map((score) => Math.min(1, score / best));
+    },
+    rawScore(query) {
+      return raw([...new Set(tokenize(query))]);
     },
   };
 }

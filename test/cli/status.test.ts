@@ -8,7 +8,7 @@ import { createProgressBar, progressPercent } from '../../src/cli/progress.js';
 import type { SpaceStatus } from '../../src/cli/space-status.js';
 import { acquireLock } from '../../src/space/index.js';
 import { runCliCaptured, type CliRun } from '../support/cli.js';
-import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
+import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
 import { EXAMPLE_SESSIONS_DIR } from '../support/space.js';
 
@@ -61,6 +61,23 @@ describe('dreamd status', () => {
     expect(space.sessions).toEqual({ settledNew: 0, live: 0, consolidated: 7, broken: 0 });
     expect(space.lastRun).toMatchObject({ kind: 'consolidation', status: 'completed' });
     expect(space.lastSuccessfulRunAt).toBe(space.lastRun?.committedAt);
+  });
+
+  it('after a run that dropped invalid facts: consolidate exits 3 and status shows the drop as an error', async () => {
+    const scripted = scriptedExtractor(EXAMPLE_FACTS);
+    fake.server.setDefault((request) => {
+      const reply = scripted(request) as { json: { facts: unknown[] } };
+      return { json: { facts: [...reply.json.facts, { type: 'opinion', title: 'No such type' }] } };
+    });
+    const run = await cli(['consolidate']);
+    expect(run.code).toBe(3);
+    expect(run.stdout).toMatch(/dropped {4}facts of the answers: 1 schema/);
+    const space = await status();
+    expect(space.lastRun?.factsDropped).toEqual({ schema: 1 });
+    const human = await cli(['status']);
+    expect(human.stdout).toMatch(
+      /dropped {4}the last run dropped invalid facts of the model's answers: 1 schema \(an error: see `dreamd history show run-/,
+    );
   });
 
   it('names the lock holder and counts broken files with their reason', async () => {

@@ -21,8 +21,10 @@ import { activeTitles } from './helpers.js';
 
 /**
  * A model answer is data, read within `limits.*`: each fact is checked on its own, a fact that breaks the
- * schema or a limit is dropped and counted by reason, and the rest of the answer is kept. The answers come
- * from the fake servers through the real SDKs.
+ * schema or a limit is dropped and counted by reason, and the rest of the answer is kept; an answer past a fact
+ * limit is asked again smaller, and one with no valid fact leaves its sessions waiting: nothing is cut and no
+ * session is marked consolidated past a fact not read. The answers come from the fake servers through the
+ * real SDKs.
  */
 
 const closers: (() => Promise<void>)[] = [];
@@ -92,7 +94,13 @@ describe('facts checked one by one', () => {
     expect(summary.status).toBe('completed');
     expect(summary.factsDropped).toEqual({ schema: 1 });
     expect(summary.unconsolidated).toEqual([]);
-    expect(summary.notes?.join('\n')).toMatch(/1 fact\(s\) of the answers were dropped \(1 schema\)/);
+    expect(summary.notes?.join('\n')).toMatch(
+      /1 fact\(s\) of the answers were dropped as invalid \(1 schema\)/,
+    );
+    // An error of the run, shown with the session's file, not only a note.
+    expect(summary.problems.map((problem) => problem.reason).join('\n')).toMatch(
+      /held invalid facts, dropped \(1 schema\)/,
+    );
     expect(server.requests).toHaveLength(1); // not retried: the answer was good but for one fact
     expect(await activeTitles(test)).toEqual(SCRIPTED_TITLES);
     const [record] = await listRuns(test.space.memoryDir);
@@ -148,26 +156,54 @@ describe('facts checked one by one', () => {
     expect(Math.max(...fileSizes(test.space.memoryDir).values())).toBeLessThan(1024 * 1024);
   });
 
-  it('reads only the first maxFactsPerAnswer of an answer with 200,000 facts and counts the rest', async () => {
+  it('asks again in halves for an answer past maxFactsPerAnswer, and keeps every fact of the halves', async () => {
     const server = await startFakeAnthropicServer();
     closers.push(() => server.close());
-    const flood = Array.from({ length: 200_000 }, (_, index) => rawFact(index));
+    // The first answer (all seven sessions in one batch) overflows; the halves answer as the model would.
+    server.enqueue({ json: { facts: Array.from({ length: 150 }, (_, index) => rawFact(index)) } });
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const test = createTestSpace({ modelUrl: server.url, examples: true });
+
+    const summary = await consolidate(test);
+
+    expect(summary.status).toBe('completed');
+    expect(summary.factsDropped).toBeUndefined();
+    expect(summary.unconsolidated).toEqual([]);
+    expect(summary.calls - (summary.curation?.calls ?? 0)).toBe(3);
+    expect(summary.notes?.join('\n')).toMatch(/held more facts than limits\.maxFactsPerAnswer \(100\)/);
+    // Nothing of the overflowing answer was kept, nothing of the halves was cut.
+    expect(await activeTitles(test)).toEqual(SCRIPTED_TITLES);
+  });
+
+  it('leaves a session waiting at a message whose answer alone passes maxFactsPerAnswer, and names the fix', async () => {
+    const server = await startFakeAnthropicServer();
+    closers.push(() => server.close());
+    const flood = Array.from({ length: 2_000 }, (_, index) => rawFact(index));
     server.setDefault(() => ({ json: { facts: flood } }));
     const test = createTestSpace({ modelUrl: server.url, examples: ['2026-11-02-lisbon-delivery.json'] });
 
     const summary = await consolidate(test, withLimits(test, { maxAnswerChars: 64 * 1024 * 1024 }));
 
-    expect(summary.status).toBe('completed');
-    // One extraction call; the 100 facts kept pass the curation budget, whose call gets the same flood (refused).
-    expect(summary.calls - (summary.curation?.calls ?? 0)).toBe(1);
-    expect(summary.added).toBe(100);
-    expect(summary.factsDropped).toEqual({ 'answer-fact-limit': 199_900 });
+    expect(summary.added).toBe(0);
+    expect(summary.factsDropped).toBeUndefined();
+    expect(summary.unconsolidated?.map((entry) => entry.reason)).toEqual(['answer-fact-limit']);
+    expect(summary.problems.map((problem) => problem.reason).join('\n')).toMatch(
+      /raise limits\.maxFactsPerAnswer \(the session waits at that message\)/,
+    );
+    // Halved down to one message before giving up: more than one call, each one answer read as a count.
+    expect(server.requests.length).toBeGreaterThan(1);
     for (const [file, size] of fileSizes(test.space.memoryDir)) {
       expect(size, file).toBeLessThan(MAX_WRITABLE_FILE_BYTES);
     }
+    // The session was not consolidated: the next run (a model that answers sensibly now) reads it.
+    server.setDefault(() => ({ json: { facts: [rawFact(1)] } }));
+    const next = await consolidate(test);
+    expect(next.status).toBe('completed');
+    expect(next.sessions).toHaveLength(1);
+    expect(next.added).toBe(1);
   });
 
-  it('keeps at most maxFactsPerSession facts of one session over the run', async () => {
+  it('asks again smaller when one answer alone passes maxFactsPerSession for a session', async () => {
     const server = await startFakeAnthropicServer();
     closers.push(() => server.close());
     server.setDefault((request) => ({
@@ -181,9 +217,33 @@ describe('facts checked one by one', () => {
 
     const summary = await consolidate(test, withLimits(test, { maxFactsPerSession: 3 }));
 
-    expect(summary.added).toBe(3);
-    expect(summary.factsDropped).toEqual({ 'session-fact-limit': 7 });
-    expect(summary.unconsolidated).toEqual([]);
+    // Every half still answers ten facts: halved to one message, which waits with the setting to raise.
+    expect(summary.added).toBe(0);
+    expect(summary.factsDropped).toBeUndefined();
+    expect(summary.unconsolidated?.map((entry) => entry.reason)).toEqual(['answer-fact-limit']);
+    expect(summary.problems.map((problem) => problem.reason).join('\n')).toMatch(
+      /raise limits\.maxFactsPerSession/,
+    );
+  });
+
+  it('refuses an answer whose every fact is invalid: its sessions wait and the next run takes them', async () => {
+    const server = await startFakeAnthropicServer();
+    closers.push(() => server.close());
+    server.enqueue({
+      json: { facts: [rawFact(1, { type: 'opinion' }), rawFact(2, { type: 'opinion' })] },
+    });
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const test = createTestSpace({ modelUrl: server.url, examples: true });
+
+    const first = await consolidate(test);
+    expect(first.added).toBe(0);
+    expect(first.unconsolidated?.map((entry) => entry.reason)).toEqual(Array(7).fill('answer-invalid'));
+    expect(first.unconsolidated?.[0]?.detail).toMatch(/none valid \(2 schema\)/);
+
+    const second = await consolidate(test);
+    expect(second.status).toBe('completed');
+    expect(second.sessions).toHaveLength(7);
+    expect(await activeTitles(test)).toEqual(SCRIPTED_TITLES);
   });
 
   it('drops an answer over maxAnswerChars unread; its sessions wait and the next run takes them', async () => {

@@ -170,9 +170,11 @@ describe('facts of calls that could not see each other', () => {
       ],
     );
     expect(linked[2]?.replaces).toEqual(['run-1']);
-    expect(resolveRunReplaces(linked).map((candidate) => candidate.body)).toEqual([
-      'Lives in Porto.',
-      'A flat white.',
+    // The older address stays as history, named by title by the newer: reconcile supersedes it.
+    expect(resolveRunReplaces(linked).map((candidate) => [candidate.body, candidate.replaces])).toEqual([
+      ['Lives in Porto.', ['Home address']],
+      ['A flat white.', []],
+      ['Lives in Lisbon.', []],
     ]);
   });
 

@@ -3,6 +3,7 @@ import { ConfigError } from '../../src/errors.js';
 import {
   digestSession,
   estimateTokens,
+  expectedFacts,
   expectedOutputTokens,
   planBatches,
   splitBatch,
@@ -131,6 +132,21 @@ describe('planBatches', () => {
       expect(batch.expectedOutputTokens).toBe(
         batch.segments.reduce((sum, segment) => sum + expectedOutputTokens(segment.lines), 0),
       );
+    }
+    expect([...bodyLines(batches)].sort()).toEqual(
+      digests.flatMap((digest) => digest.lines.map((line) => line.text)).sort(),
+    );
+  });
+
+  it('closes a batch before its user lines could carry more facts than an answer may hold, keeping every line once', () => {
+    const digests = [1, 2, 3].map((seed) => digestSession(generateDialogue(`talk${seed}`, seed, 80)));
+    const factsPerCall = 25;
+    const batches = planBatches(digests, { tokensPerCall: 24_000, factsPerCall });
+    expect(batches.length).toBeGreaterThan(planBatches(digests, { tokensPerCall: 24_000 }).length);
+    for (const batch of batches) {
+      const facts = batch.segments.reduce((sum, segment) => sum + expectedFacts(segment.lines), 0);
+      expect(facts).toBeGreaterThan(0);
+      expect(facts).toBeLessThanOrEqual(factsPerCall);
     }
     expect([...bodyLines(batches)].sort()).toEqual(
       digests.flatMap((digest) => digest.lines.map((line) => line.text)).sort(),

@@ -44,6 +44,15 @@ function describeStatus(status: SpaceStatus): string {
     `  sessions   ${status.sessions.settledNew} settled new, ${status.sessions.live} live, ` +
       `${status.sessions.consolidated} consolidated, ${status.sessions.broken} broken`,
     `  last run   ${status.lastRun === null ? 'never' : `${status.lastRun.runId} (${status.lastRun.kind}, ${status.lastRun.status}) ${formatTime(status.lastRun.committedAt)}`}`,
+    ...(status.lastRun?.factsDropped !== undefined
+      ? [
+          `  dropped    the last run dropped invalid facts of the model's answers: ${Object.entries(
+            status.lastRun.factsDropped,
+          )
+            .map(([reason, count]) => `${count} ${reason}`)
+            .join(', ')} (an error: see \`dreamd history show ${status.lastRun.runId}\`)`,
+        ]
+      : []),
     ...(status.lock !== null
       ? [
           `  lock       held by ${status.lock.owner} (pid ${status.lock.pid} on ${status.lock.host}) since ${status.lock.startedAt}`,

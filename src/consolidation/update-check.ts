@@ -1,0 +1,258 @@
+/**
+ * The update check: after extraction, the run's new facts that have a near neighbour their extraction call did
+ * not show (a fact far back in memory, or one of another call of the same run that ran at the same time) are
+ * shown to the model once more, each beside those neighbours, and the model names the ones each new fact
+ * replaces (a new value of the same subject, a changed mind, the same fact said again).
+ *
+ * Why a second look: an extraction call carries a memory list chosen for its digest within a token budget
+ * (`memory-list.ts`), so in a large memory the older fact an update replaces is often not in it, and calls of
+ * one backlog that run in parallel cannot see each other's facts. Here the search is per new fact (its own
+ * title and body as the query, as mem0 retrieves similar memories for each new one), so the neighbours are
+ * few and close, and the call is small: only new facts with an unseen neighbour, at most
+ * {@link NEIGHBOURS_PER_FACT} neighbours each. A run where every neighbour was in view makes no call.
+ *
+ * The answer is data: an id a new fact did not list is ignored, and a call that fails (an error, an answer
+ * out of shape) leaves the facts as extraction gave them, with a note: nothing is lost, an update may stay
+ * unrecognised until a later run sees both.
+ */
+import { z } from 'zod';
+import { createBm25Index, tokenize } from '../search/bm25.js';
+import type { ExtractedFact } from './extraction.js';
+import type { MemoryListFact } from './memory-list.js';
+import {
+  addUsage,
+  emptyUsage,
+  type GenerateObjectRequest,
+  type ModelProvider,
+  type TokenUsage,
+} from '../model/types.js';
+
+export const UPDATE_CHECK_SCHEMA_NAME = 'update_check';
+
+/** Neighbours shown beside one new fact, the closest first. */
+export const NEIGHBOURS_PER_FACT = 3;
+/**
+ * Least words (stemmed, stop words left out) a neighbour shares with the new fact's title and body: a subject
+ * and a word about it ("home address", "Cobalt … data"), not one common word. Among those, BM25 ranks.
+ */
+export const NEIGHBOUR_MIN_SHARED_WORDS = 2;
+/** New facts one check call carries; more go in further calls. */
+export const FACTS_PER_CHECK_CALL = 40;
+
+export const UPDATE_CHECK_INSTRUCTIONS = `You keep a memory of facts up to date.
+
+Each new fact below comes with a few existing facts that may be about the same subject. For each new fact, decide which of its related facts it replaces:
+- it replaces a related fact when both are about the same subject and the new one gives its current value or says it again: the person moved, changed jobs, switched tools, changed their mind, the project migrated, or the same fact in other words;
+- it does not replace a fact about another person, place, project or thing, nor one that only shares a word or a topic with it, nor one that stays true beside it (two pets, two projects, two allergies).
+
+Answer with the new facts that replace something, each with the ids of the related facts it replaces, taken only from its own "related" list. Leave out new facts that replace nothing.`;
+
+export const UpdateCheckAnswer = z.object({
+  updates: z.array(
+    z.object({
+      fact: z.string(),
+      replaces: z.array(z.string()),
+    }),
+  ),
+});
+export type UpdateCheckAnswer = z.infer<typeof UpdateCheckAnswer>;
+
+/** A fact a new fact may replace: one of memory's (by fact id) or another of this run's (by its run id). */
+export interface Neighbour {
+  readonly id: string;
+  readonly type: string;
+  readonly title: string;
+  readonly hook: string;
+}
+
+/** A new fact of the run with the neighbours its extraction call did not show. */
+export interface CheckItem {
+  /** Its position in the run's candidates. */
+  readonly position: number;
+  readonly neighbours: readonly Neighbour[];
+}
+
+export interface UpdateCheckOptions {
+  /** Active facts in ranking order (`promptIndex`): memory's side of the search. */
+  readonly index: readonly MemoryListFact[];
+  /** Id a run candidate is listed under (`runFactId`). */
+  readonly runId: (position: number) => string;
+  /** Per candidate, the ids of memory and of the run its extraction call showed (or that shared its answer). */
+  readonly shown: readonly ReadonlySet<string>[];
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+/**
+ * The new facts worth a second look, each with its unseen neighbours: memory facts and the run's other facts
+ * (observed no later than it: the newer of two names the older) that share {@link NEIGHBOUR_MIN_SHARED_WORDS}
+ * words with its title and body, closest by BM25 first, not shown to its call.
+ */
+export function checkItems(candidates: readonly ExtractedFact[], options: UpdateCheckOptions): CheckItem[] {
+  if (candidates.length === 0) return [];
+  const memoryTexts = options.index.map((fact) => fact.searchText);
+  const runTexts = candidates.map((fact) => `${fact.title}\n${fact.body}`);
+  const memory = createBm25Index(memoryTexts);
+  const run = createBm25Index(runTexts);
+  const wordsOf = new Map<string, ReadonlySet<string>>();
+  const words = (text: string): ReadonlySet<string> => {
+    let found = wordsOf.get(text);
+    if (found === undefined) wordsOf.set(text, (found = new Set(tokenize(text))));
+    return found;
+  };
+  const close = (own: ReadonlySet<string>, text: string): boolean => {
+    const needed = Math.min(NEIGHBOUR_MIN_SHARED_WORDS, own.size);
+    let shared = 0;
+    for (const word of words(text)) if (own.has(word) && ++shared >= needed) return true;
+    return false;
+  };
+  const items: CheckItem[] = [];
+  candidates.forEach((candidate, position) => {
+    const shown = options.shown[position] ?? new Set<string>();
+    const query = runTexts[position] as string;
+    const own = words(query);
+    const found: { neighbour: Neighbour; score: number }[] = [];
+    memory.score(query).forEach((score, at) => {
+      const fact = options.index[at] as MemoryListFact;
+      if (score <= 0 || shown.has(fact.id) || candidate.replaces.includes(fact.id)) return;
+      if (!close(own, memoryTexts[at] as string)) return;
+      found.push({
+        neighbour: { id: fact.id, type: fact.type, title: fact.title, hook: fact.hook ?? '' },
+        score,
+      });
+    });
+    run.score(query).forEach((score, at) => {
+      if (at === position || score <= 0 || !close(own, runTexts[at] as string)) return;
+      const other = candidates[at] as ExtractedFact;
+      const id = options.runId(at);
+      if (shown.has(id) || candidate.replaces.includes(id)) return;
+      if (other.observed > candidate.observed || (other.observed === candidate.observed && at > position))
+        return;
+      found.push({ neighbour: { id, type: other.type, title: other.title, hook: other.body }, score });
+    });
+    if (found.length === 0) return;
+    found.sort((a, b) => b.score - a.score || a.neighbour.id.localeCompare(b.neighbour.id));
+    items.push({ position, neighbours: found.slice(0, NEIGHBOURS_PER_FACT).map((entry) => entry.neighbour) });
+  });
+  return items;
+}
+
+/** Id a new fact is listed under in a check prompt. */
+export function newFactId(position: number): string {
+  return `new-${position + 1}`;
+}
+
+/** The prompt of one check call: the related facts once each, then the new facts with their related ids. */
+export function updateCheckPrompt(candidates: readonly ExtractedFact[], items: readonly CheckItem[]): string {
+  const related = new Map<string, Neighbour>();
+  for (const item of items) for (const neighbour of item.neighbours) related.set(neighbour.id, neighbour);
+  return [
+    '## Related facts (id | type | title — hook)',
+    ...[...related.values()].map(
+      (fact) => `${fact.id} | ${fact.type} | ${oneLine(fact.title, 120)} — ${oneLine(fact.hook, 200)}`,
+    ),
+    '',
+    '## New facts (id | type | observed | title — body | related ids)',
+    ...items.map((item) => {
+      const fact = candidates[item.position] as ExtractedFact;
+      return `${newFactId(item.position)} | ${fact.type} | ${fact.observed} | ${oneLine(fact.title, 120)} — ${oneLine(fact.body, 400)} | related: ${item.neighbours.map((neighbour) => neighbour.id).join(', ')}`;
+    }),
+    '',
+    'Which related facts does each new fact replace?',
+  ].join('\n');
+}
+
+export interface UpdateCheckResult {
+  /** The candidates with the replaced ids the check found added to their `replaces`. */
+  readonly candidates: ExtractedFact[];
+  readonly calls: number;
+  readonly usage: TokenUsage;
+  readonly costUsd: number | undefined;
+  /** New facts found to replace a fact their extraction call did not show. */
+  readonly found: number;
+  /** New facts looked at again (those with an unseen neighbour). */
+  readonly checked: number;
+  readonly notes: readonly string[];
+}
+
+/**
+ * Runs the update check over a run's candidates (see the module comment), within `maxCalls`. Returns the
+ * candidates unchanged, with a note, when a call fails or the call budget is spent.
+ */
+export async function checkUpdates(
+  candidates: readonly ExtractedFact[],
+  options: UpdateCheckOptions & {
+    readonly model: () => ModelProvider;
+    readonly maxCalls: number;
+    readonly maxOutputTokens: number;
+    readonly costOf?: ((usage: TokenUsage) => number | undefined) | undefined;
+    readonly signal?: AbortSignal | undefined;
+  },
+): Promise<UpdateCheckResult> {
+  const items = checkItems(candidates, options);
+  const result = candidates.map((candidate) => ({ ...candidate, replaces: [...candidate.replaces] }));
+  const notes: string[] = [];
+  let usage = emptyUsage();
+  let costUsd: number | undefined = 0;
+  let calls = 0;
+  let found = 0;
+  for (let start = 0; start < items.length; start += FACTS_PER_CHECK_CALL) {
+    const chunk = items.slice(start, start + FACTS_PER_CHECK_CALL);
+    if (calls >= options.maxCalls) {
+      notes.push(
+        `the update check of ${items.length - start} new fact(s) was left out: the run made its limits.maxCallsPerRun calls; an update among them is found when a later run sees both facts`,
+      );
+      break;
+    }
+    calls += 1;
+    const request: GenerateObjectRequest<UpdateCheckAnswer> = {
+      system: UPDATE_CHECK_INSTRUCTIONS,
+      prompt: updateCheckPrompt(candidates, chunk),
+      schema: UpdateCheckAnswer,
+      schemaName: UPDATE_CHECK_SCHEMA_NAME,
+      maxOutputTokens: options.maxOutputTokens,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    };
+    try {
+      const answer = await options.model().generateObject(request);
+      usage = addUsage(usage, answer.usage);
+      const cost = options.costOf?.(answer.usage);
+      costUsd = costUsd === undefined || cost === undefined ? undefined : costUsd + cost;
+      const byId = new Map(chunk.map((item) => [newFactId(item.position), item]));
+      for (const update of answer.value.updates) {
+        const item = byId.get(update.fact);
+        if (item === undefined) continue;
+        const allowed = new Set(item.neighbours.map((neighbour) => neighbour.id));
+        const named = update.replaces.filter((id) => allowed.has(id));
+        if (named.length === 0) continue;
+        const target = result[item.position] as ExtractedFact & { replaces: string[] };
+        const before = target.replaces.length;
+        target.replaces = [...new Set([...target.replaces, ...named])];
+        if (target.replaces.length > before) found += 1;
+        byId.delete(update.fact);
+      }
+    } catch (error) {
+      if (options.signal?.aborted === true) throw error;
+      notes.push(
+        `the update check of ${chunk.length} new fact(s) failed (${(error as Error).message.split('\n')[0]}); they were kept as extracted, and an update among them is found when a later run sees both facts`,
+      );
+    }
+  }
+  if (found > 0) {
+    notes.push(
+      `the update check found ${found} new fact(s) that replace a fact their extraction call did not show`,
+    );
+  }
+  return {
+    candidates: result,
+    calls,
+    usage,
+    costUsd: options.costOf === undefined ? undefined : costUsd,
+    found,
+    checked: items.length,
+    notes,
+  };
+}

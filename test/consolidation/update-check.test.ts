@@ -1,0 +1,246 @@
+import { utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { promptIndex } from '../../src/consolidation/extract.js';
+import {
+  checkItems,
+  checkUpdates,
+  NEIGHBOURS_PER_FACT,
+  updateCheckPrompt,
+} from '../../src/consolidation/update-check.js';
+import { loadMemory } from '../../src/space/index.js';
+import type { ModelProvider } from '../../src/model/types.js';
+import type { Fact } from '../../src/memory/types.js';
+import {
+  checkInPrompt,
+  isUpdateCheckRequest,
+  scriptedExtractor,
+  type ScriptedFact,
+} from '../../harness/scripted-extractor.js';
+import { extractedFact, fact as memoryFact } from '../memory/helpers.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
+import { createTestSpace, fastConsolidator, FORCED_RUN } from '../support/space.js';
+
+/**
+ * The update check: a new fact whose older version its extraction call did not show (far back in memory, or
+ * in a call of the same run that ran beside it) is looked at again beside its nearest facts, and the model
+ * names the ones it replaces.
+ */
+
+const NOW = new Date('2026-11-29T12:00:00Z');
+
+function memory(...facts: Partial<Fact>[]): Fact[] {
+  return facts.map((fields, index) =>
+    memoryFact({
+      id: `f-${String(index).padStart(10, '0')}`,
+      observed: '2026-01-01',
+      updated: '2026-01-01',
+      ...fields,
+    }),
+  );
+}
+
+const porto = extractedFact({
+  title: 'Home address',
+  body: 'Lives in Porto, Rua do Almada 3.',
+  observed: '2026-11-20',
+});
+
+describe('checkItems', () => {
+  const facts = memory(
+    { title: 'Home address', body: 'Lives in Lisbon, Rua das Flores 28.' },
+    { title: 'Usual coffee order', body: 'An oat flat white.' },
+  );
+  const index = promptIndex(facts, NOW);
+
+  it('lists a new fact beside the close memory fact its call did not show, and no unrelated one', () => {
+    const items = checkItems([porto], { index, runId: (at) => `run-${at + 1}`, shown: [new Set()] });
+    expect(items).toEqual([
+      { position: 0, neighbours: [expect.objectContaining({ id: facts[0]!.id, title: 'Home address' })] },
+    ]);
+    const prompt = updateCheckPrompt([porto], items);
+    expect(checkInPrompt(prompt)).toEqual([
+      expect.objectContaining({
+        id: 'new-1',
+        title: 'Home address',
+        related: [{ id: facts[0]!.id, title: 'Home address' }],
+      }),
+    ]);
+  });
+
+  it('leaves out what the call showed, and a fact with nothing close: no call is needed', () => {
+    expect(
+      checkItems([porto], { index, runId: (at) => `run-${at + 1}`, shown: [new Set([facts[0]!.id])] }),
+    ).toEqual([]);
+    const alone = extractedFact({ title: 'Drives an electric car', body: 'A blue hatchback.' });
+    expect(checkItems([alone], { index, runId: (at) => `run-${at + 1}`, shown: [new Set()] })).toEqual([]);
+  });
+
+  it('lists the run’s own older facts for the newer one only, at most a few neighbours each', () => {
+    const lisbon = extractedFact({
+      title: 'Home address',
+      body: 'Lives in Lisbon, Rua das Flores 28.',
+      observed: '2026-11-02',
+    });
+    const items = checkItems([porto, lisbon], {
+      index: [],
+      runId: (at) => `run-${at + 1}`,
+      shown: [new Set(), new Set()],
+    });
+    expect(items.map((item) => [item.position, item.neighbours.map((n) => n.id)])).toEqual([[0, ['run-2']]]);
+    const many = Array.from({ length: 10 }, (_, at) =>
+      extractedFact({
+        title: `Home address ${at}`,
+        body: `Lives in Lisbon, flat ${at}.`,
+        observed: '2026-10-01',
+      }),
+    );
+    const [item] = checkItems([porto, ...many], {
+      index: [],
+      runId: (at) => `run-${at + 1}`,
+      shown: [porto, ...many].map(() => new Set<string>()),
+    });
+    expect(item?.neighbours).toHaveLength(NEIGHBOURS_PER_FACT);
+  });
+});
+
+describe('checkUpdates', () => {
+  const facts = memory({ title: 'Home address', body: 'Lives in Lisbon, Rua das Flores 28.' });
+  const index = promptIndex(facts, NOW);
+
+  function model(answer: (prompt: string) => unknown): { provider: ModelProvider; prompts: string[] } {
+    const prompts: string[] = [];
+    const provider = {
+      label: 'test',
+      generateObject: async (request: { prompt: string; schema: { parse(value: unknown): unknown } }) => {
+        prompts.push(request.prompt);
+        return {
+          value: request.schema.parse(answer(request.prompt)),
+          usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 },
+          attempts: 1,
+        };
+      },
+    } as unknown as ModelProvider;
+    return { provider, prompts };
+  }
+
+  it('adds the ids the model names, only among the new fact’s own related facts', async () => {
+    const { provider } = model(() => ({
+      updates: [
+        { fact: 'new-1', replaces: [facts[0]!.id, 'f-not-listed'] },
+        { fact: 'new-9', replaces: ['x'] },
+      ],
+    }));
+    const result = await checkUpdates([porto], {
+      index,
+      runId: (at) => `run-${at + 1}`,
+      shown: [new Set()],
+      model: () => provider,
+      maxCalls: 5,
+      maxOutputTokens: 1000,
+    });
+    expect(result.candidates[0]!.replaces).toEqual([facts[0]!.id]);
+    expect(result).toMatchObject({ calls: 1, checked: 1, found: 1 });
+  });
+
+  it('keeps the facts as extracted, with a note, when the call fails or the call budget is spent', async () => {
+    const { provider } = model(() => ({ nonsense: true }));
+    const failed = await checkUpdates([porto], {
+      index,
+      runId: (at) => `run-${at + 1}`,
+      shown: [new Set()],
+      model: () => provider,
+      maxCalls: 5,
+      maxOutputTokens: 1000,
+    });
+    expect(failed.candidates).toEqual([porto]);
+    expect(failed.notes.join('\n')).toMatch(/the update check of 1 new fact\(s\) failed/);
+    const spent = await checkUpdates([porto], {
+      index,
+      runId: (at) => `run-${at + 1}`,
+      shown: [new Set()],
+      model: () => provider,
+      maxCalls: 0,
+      maxOutputTokens: 1000,
+    });
+    expect(spent.calls).toBe(0);
+    expect(spent.notes.join('\n')).toMatch(/left out: the run made its limits.maxCallsPerRun calls/);
+  });
+});
+
+const fake = useFakeAnthropic();
+
+function writeSession(dir: string, id: string, day: string, lines: readonly string[]): void {
+  const file = join(dir, `${id}.json`);
+  writeFileSync(
+    file,
+    JSON.stringify({
+      id,
+      startedAt: `${day}T10:00:00Z`,
+      endedAt: `${day}T10:30:00Z`,
+      messages: lines.map((content) => ({ role: 'user', content })),
+    }),
+  );
+  const old = new Date(Date.parse(`${day}T12:00:00Z`));
+  utimesSync(file, old, old);
+}
+
+describe('an update whose older fact is far back in a large memory', () => {
+  it('supersedes the fact learned 200 facts earlier, which the extraction call did not show', async () => {
+    const filler: ScriptedFact[] = Array.from({ length: 200 }, (_, at) => ({
+      trigger: `tool number ${at} `,
+      type: 'project',
+      title: `Build tool ${at}`,
+      body: `The project builds part ${at} with tool number ${at}.`,
+    }));
+    const facts: ScriptedFact[] = [
+      {
+        trigger: 'I live in Lisbon',
+        type: 'user',
+        title: 'Home address',
+        body: 'Lives in Lisbon, Rua das Flores 28.',
+      },
+      ...filler,
+      {
+        trigger: 'we moved north',
+        type: 'user',
+        title: 'Home address',
+        body: 'Lives in Porto.',
+        replacesTitle: 'Home address',
+      },
+    ];
+    fake.server.setDefault(scriptedExtractor(facts));
+    const test = createTestSpace({ modelUrl: fake.url });
+    const sessions = test.space.sessionsDir;
+    // Learned long before the 200 facts after it: the oldest fact of memory.
+    writeSession(sessions, 's-home', '2025-06-01', ['I live in Lisbon, Rua das Flores 28.']);
+    writeSession(
+      sessions,
+      's-tools',
+      '2026-10-02',
+      filler.map((_, at) => `We use tool number ${at} for part ${at}.`),
+    );
+    const consolidate = fastConsolidator(test.config, { now: () => NOW });
+    const first = await consolidate(test.space, FORCED_RUN);
+    expect(first.added).toBe(201);
+
+    writeSession(sessions, 's-moved', '2026-11-20', ['Big news: we moved north to Porto last week.']);
+    const before = fake.server.requests.length;
+    const second = await consolidate(test.space, FORCED_RUN);
+
+    const requests = fake.server.requests.slice(before);
+    const extraction = requests.find((request) => !isUpdateCheckRequest(request))!;
+    // The extraction call's memory list did not show the old address: the check did.
+    expect(extraction.prompt).not.toContain('Rua das Flores');
+    expect(requests.filter((request) => isUpdateCheckRequest(request))).toHaveLength(1);
+    expect(second.superseded).toBe(1);
+    const loaded = await loadMemory(test.space.memoryDir);
+    const addresses = [...loaded.facts, ...loaded.archived.map((entry) => entry.fact)].filter(
+      (fact) => fact.title === 'Home address',
+    );
+    expect(addresses.map((fact) => [fact.body, fact.status]).sort()).toEqual([
+      ['Lives in Lisbon, Rua das Flores 28.', 'superseded'],
+      ['Lives in Porto.', 'active'],
+    ]);
+  });
+});
