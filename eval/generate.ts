@@ -658,6 +658,7 @@ function conversation(rng: Rng, names: string[], index: number, sessions: number
     qa,
     dreamd_updates: updates,
     dreamd_dates: dates,
+    dreamd_duplicates: [],
   };
 }
 
