@@ -50,7 +50,9 @@ export interface EvalOptions {
   readonly backlog?: boolean;
   /**
    * Token budget of one call (`limits.digestTokensPerCall`); small by default (750) so a long session spans
-   * calls and later calls must see the facts of earlier ones, as in a backlog of real size.
+   * calls and later calls must see the facts of earlier ones, as in a backlog of real size. The backlog way
+   * runs at dreamd's own limits unless this is given (24,000 tokens a call, 4,000 of memory list, 20 calls a
+   * run): a new user's first run is made with them, and what they cut is what it measures.
    */
   readonly tokensPerCall?: number;
   /** The environment for model mode (keys, `DREAMD_MODEL*`). */
@@ -236,6 +238,7 @@ export function evalConfig(
   options: EvalOptions,
   modelUrl: string | undefined,
 ): Config {
+  const ownLimits = options.backlog === true && options.tokensPerCall === undefined;
   const tokensPerCall = options.tokensPerCall ?? 750;
   const config = loadConfig({
     env: {
@@ -244,8 +247,12 @@ export function evalConfig(
         : { ANTHROPIC_API_KEY: 'sk-ant-eval-oracle', DREAMD_MODEL: ORACLE_PRICED_AS }),
       ...(modelUrl !== undefined ? { DREAMD_MODEL_BASE_URL: modelUrl } : {}),
       DREAMD_MODEL_MAX_RETRIES: '1',
-      DREAMD_DIGEST_TOKENS_PER_CALL: String(tokensPerCall),
-      DREAMD_MEMORY_TOKENS_PER_CALL: String(Math.floor(tokensPerCall * 0.4)),
+      ...(ownLimits
+        ? {}
+        : {
+            DREAMD_DIGEST_TOKENS_PER_CALL: String(tokensPerCall),
+            DREAMD_MEMORY_TOKENS_PER_CALL: String(Math.floor(tokensPerCall * 0.4)),
+          }),
     },
     cwd: root,
   });
@@ -255,7 +262,9 @@ export function evalConfig(
       : options.budget === Infinity
         ? CurationConfig.parse({ enabled: false })
         : CurationConfig.parse({ maxFactsPerType: options.budget });
-  return { ...config, curation, limits: { ...config.limits, maxCallsPerRun: 200 }, spaces: [space] };
+  // One run per session: room for every call a session needs. The backlog: dreamd's budget, runs cut by it.
+  const limits = ownLimits ? config.limits : { ...config.limits, maxCallsPerRun: 200 };
+  return { ...config, curation, limits, spaces: [space] };
 }
 
 function emptyHits(): RecallHits {
