@@ -8,6 +8,7 @@
  * with a verdict per target; `--sessions-per-run N` or `--backlog` runs one way only.
  */
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Dataset } from './format.js';
 import {
@@ -258,4 +259,6 @@ async function main(): Promise<void> {
   console.log(`${reports}\n\n${renderSelectorReport(selector)}`);
 }
 
-await main();
+// Run as `npm run eval`, not when a test imports the renderers (it would run the full eval first).
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1]))
+  await main();
