@@ -1,9 +1,10 @@
 /**
  * The common long-term-memory dataset format (LoCoMo's): per conversation, dated sessions of turns with ids
  * (`D<session>:<turn>`), reference facts per session with the turn they came from (`observation`), and
- * questions with the turns that answer them and a category. Two optional dreamd fields: `dreamd_updates`
- * (pairs of turn ids, [older, newer], whose facts are the same subject updated) and `dreamd_dates` (the
- * absolute date, or "week of …", a turn's relative date must resolve to).
+ * questions with the turns that answer them and a category. Three optional dreamd fields: `dreamd_updates`
+ * (pairs of turn ids, [older, newer], whose facts are the same subject updated), `dreamd_dates` (the
+ * absolute date, or "week of …", a turn's relative date must resolve to) and `dreamd_duplicates` (pairs of
+ * turn ids whose reference facts are one fact said in other words: memory should keep one of them active).
  */
 import { z } from 'zod';
 
@@ -26,6 +27,7 @@ export const Conversation = z.looseObject({
   qa: z.array(Question).default([]),
   dreamd_updates: z.array(z.tuple([z.string(), z.string()])).default([]),
   dreamd_dates: z.record(z.string(), z.string()).default({}),
+  dreamd_duplicates: z.array(z.tuple([z.string(), z.string()])).default([]),
 });
 export type Conversation = z.infer<typeof Conversation>;
 export const Dataset = z.array(Conversation);

@@ -13,38 +13,27 @@
  *
  * Sizes: `quick` (one circle, 24 sessions) for the test; `full` (four circles, 280 sessions) for `npm run eval`.
  */
-import { uniformInt } from 'pure-rand/distribution/uniformInt';
-import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
-import type { RandomGenerator } from 'pure-rand/types/RandomGenerator';
 import { Dataset, type Conversation } from './format.js';
+import { gardenConversation, type GardenSize } from './generate-garden.js';
+import { rngOf, type Rng } from './rng.js';
 
 export const LONG_SIZES = {
-  quick: { conversations: 1, sessionsPerConversation: 24 },
-  full: { conversations: 4, sessionsPerConversation: 70 },
+  quick: {
+    conversations: 1,
+    sessionsPerConversation: 24,
+    garden: { plots: 210, farChanges: 3, nearChanges: 1 },
+  },
+  full: {
+    conversations: 4,
+    sessionsPerConversation: 70,
+    garden: { plots: 300, farChanges: 40, nearChanges: 6 },
+  },
 } as const;
+
 export type LongSize = keyof typeof LONG_SIZES;
 export const DEFAULT_SEED = 26;
 
 type Language = 'en' | 'pt' | 'es';
-
-interface Rng {
-  int(from: number, to: number): number;
-  pick<T>(items: readonly T[]): T;
-  chance(probability: number): boolean;
-  /** Removes and returns a random item. */
-  take<T>(items: T[]): T;
-}
-
-function rngOf(seed: number): Rng {
-  const generator: RandomGenerator = xoroshiro128plus(seed);
-  const int = (from: number, to: number) => uniformInt(generator, from, to);
-  return {
-    int,
-    pick: (items) => items[int(0, items.length - 1)]!,
-    chance: (probability) => int(0, 999) < probability * 1000,
-    take: (items) => items.splice(int(0, items.length - 1), 1)[0]!,
-  };
-}
 
 const NAMES = [
   'Ana',
@@ -228,6 +217,12 @@ interface Telling {
   /** Kept to build multi-hop questions: the relative named in this turn. */
   readonly relative?: { readonly person: string; readonly relation: string; readonly name: string };
   readonly relativeJob?: { readonly name: string; readonly role: string };
+  /**
+   * The same fact in other words, for a planted duplicate: what the speaker says again (`later`: in another
+   * session, so it recalls rather than continues) and the reference fact, worded otherwise. Only facts that never
+   * change have one, so a duplicate never meets an update.
+   */
+  readonly reworded?: (later: boolean) => { readonly text: string; readonly fact: string };
 }
 
 function isoDay(time: number): string {
@@ -399,6 +394,16 @@ function tell(
       speaker,
       text,
       fact: `${n} has a ${species} named ${petName}.`,
+      ...(known === undefined
+        ? {
+            reworded: (later: boolean) => ({
+              text: later
+                ? `${petName} still rules the house, best ${species} ever.`
+                : `Honestly ${petName} the ${species} is already sleeping on my feet.`,
+              fact: `${petName} is ${n}'s ${species}.`,
+            }),
+          }
+        : {}),
       questions:
         known === undefined
           ? [
@@ -422,6 +427,12 @@ function tell(
       speaker,
       text: `Careful if you cook for me, I react badly to ${allergen}.`,
       fact: `${n} is allergic to ${allergen}.`,
+      reworded: (later) => ({
+        text: later
+          ? `Reminder before the picnic: ${allergen} is off limits for me, I'm allergic.`
+          : `Seriously though, no ${allergen} near my plate, it's an allergy.`,
+        fact: `${n} must avoid ${allergen} because of an allergy.`,
+      }),
       questions: [
         {
           question: rng.pick([
@@ -445,6 +456,12 @@ function tell(
       text: `My ${relation} ${name} is visiting from ${city} next month, can't wait.`,
       fact: `${n}'s ${relation} ${name} lives in ${city}.`,
       relative: { person: n, relation, name },
+      reworded: (later) => ({
+        text: later
+          ? `${name} has been settled in ${city} for years, you know.`
+          : `${name} loves ${city} too much to ever leave it.`,
+        fact: `${name}, ${n}'s ${relation}, is based in ${city}.`,
+      }),
       questions: [
         {
           question: rng.pick([
@@ -466,6 +483,12 @@ function tell(
       text: `${relative.name} just got hired as a ${role}, we're all so proud.`,
       fact: `${relative.name}, ${n}'s ${relative.relation}, works as a ${role}.`,
       relativeJob: { name: relative.name, role },
+      reworded: (later) => ({
+        text: later
+          ? `Did I ever mention that ${relative.name} is a ${role}?`
+          : `A ${role}! ${relative.name} of all people.`,
+        fact: `${n}'s ${relative.relation} ${relative.name} is employed as a ${role}.`,
+      }),
     };
   }
   // A project of the circle and its database, which may be migrated later.
@@ -559,7 +582,22 @@ function circleOf(rng: Rng, names: string[], index: number): Circle {
   };
 }
 
-function conversation(rng: Rng, names: string[], index: number, sessions: number): Conversation {
+/** A fact told that may be said again in other words (a planted duplicate). */
+interface Rewordable {
+  readonly turn: string;
+  readonly speaker: Person;
+  readonly day: number;
+  readonly reworded: NonNullable<Telling['reworded']>;
+}
+
+/** Days between the two tellings of a duplicate across sessions that count as "months apart", when one is. */
+const MONTHS_APART_DAYS = 60;
+
+/**
+ * A circle's conversation. `plants` draws the reworded duplicates from a stream of its own, so the turns the
+ * old eval measured stay as they were (the goodbye of a session with a duplicate moves one turn later).
+ */
+function conversation(rng: Rng, plants: Rng, names: string[], index: number, sessions: number): Conversation {
   const circle = circleOf(rng, names, index);
   const sample = `dreamd-long-${index + 1}`;
   const record: Record<string, unknown> = {};
@@ -571,6 +609,8 @@ function conversation(rng: Rng, names: string[], index: number, sessions: number
   const subjectTurns = new Map<string, { turn: string; language: Language }[]>();
   const relatives = new Map<string, { turn: string; relation: string; name: string }>();
   const relativeJobs = new Map<string, { turn: string; role: string }>();
+  const duplicates: [string, string][] = [];
+  const rewordable: Rewordable[] = [];
   let day = Date.UTC(2025, 8, 1) + index * 3 * DAY;
   for (let s = 1; s <= sessions; s += 1) {
     day += rng.int(1, 4) * DAY;
@@ -600,6 +640,7 @@ function conversation(rng: Rng, names: string[], index: number, sessions: number
       const key = `session_${s}_observation`;
       observation[key] ??= {};
       (observation[key][speaker.name] ??= []).push([telling.fact, turn]);
+      if (telling.reworded !== undefined) rewordable.push({ turn, speaker, day, reworded: telling.reworded });
       if (telling.resolvesTo !== undefined) dates[turn] = telling.resolvesTo;
       for (const question of telling.questions ?? []) qa.push({ ...question, evidence: [turn] });
       if (telling.subject !== undefined) {
@@ -614,6 +655,25 @@ function conversation(rng: Rng, names: string[], index: number, sessions: number
         relativeJobs.set(speaker.name, { turn, role: telling.relativeJob.role });
       if (rng.chance(0.6)) add(listener, rng.pick(FILLER[language].slice(2, -1)));
     }
+    // Planted duplicates: a fact of this session said again in other words (one answer holds both), and a fact
+    // of an earlier session recalled in other words by the person it is about, months apart when one is.
+    const sayAgain = (told: Rewordable, later: boolean): void => {
+      const again = told.reworded(later);
+      const turn = add(told.speaker, again.text);
+      const key = `session_${s}_observation`;
+      observation[key] ??= {};
+      (observation[key][told.speaker.name] ??= []).push([again.fact, turn]);
+      duplicates.push([told.turn, turn]);
+      rewordable.splice(rewordable.indexOf(told), 1);
+    };
+    const thisSession = rewordable.filter((told) => told.turn.startsWith(`D${s}:`));
+    if (thisSession.length > 0 && plants.chance(0.3)) sayAgain(plants.pick(thisSession), false);
+    const earlier = rewordable.filter(
+      (told) => !told.turn.startsWith(`D${s}:`) && (told.speaker === first || told.speaker === second),
+    );
+    const monthsApart = earlier.filter((told) => day - told.day >= MONTHS_APART_DAYS * DAY);
+    if (earlier.length > 0 && plants.chance(0.25))
+      sayAgain(plants.pick(monthsApart.length > 0 ? monthsApart : earlier), true);
     add(first, FILLER[language].at(-1)!);
     record[`session_${s}_date_time`] = new Date(day + rng.int(8, 20) * 3_600_000).toISOString();
     record[`session_${s}`] = turns;
@@ -646,6 +706,11 @@ function conversation(rng: Rng, names: string[], index: number, sessions: number
       category: 'multi-hop',
     });
   }
+  // A question a fact answers is answered by its other wording too.
+  const partners = new Map(duplicates);
+  for (const question of qa)
+    for (const turn of [...question.evidence])
+      if (partners.has(turn)) question.evidence.push(partners.get(turn)!);
   return {
     sample_id: sample,
     conversation: {
@@ -658,21 +723,29 @@ function conversation(rng: Rng, names: string[], index: number, sessions: number
     qa,
     dreamd_updates: updates,
     dreamd_dates: dates,
+    dreamd_duplicates: duplicates,
   };
 }
 
-/** The long dataset of a size (or explicit counts), from a seed: the same arguments give the same dataset. */
+/**
+ * The long dataset of a size (or explicit counts; no garden unless given), from a seed: the same arguments give
+ * the same dataset.
+ */
 export function generateLongDataset(
-  size: LongSize | { conversations: number; sessionsPerConversation: number },
+  size: LongSize | { conversations: number; sessionsPerConversation: number; garden?: GardenSize },
   seed = DEFAULT_SEED,
 ): Conversation[] {
-  const { conversations, sessionsPerConversation } = typeof size === 'string' ? LONG_SIZES[size] : size;
+  const { conversations, sessionsPerConversation, garden } =
+    typeof size === 'string' ? LONG_SIZES[size] : size;
   if (conversations > NAMES.length / 4)
     throw new Error(`at most ${NAMES.length / 4} conversations: the circles would share people`);
   const rng = rngOf(seed);
+  // The plants' own stream, from the same seed: deterministic, and apart from the circles' draws.
+  const plants = rngOf(seed + 1_000_003);
   const names = [...NAMES];
   const out: Conversation[] = [];
   for (let index = 0; index < conversations; index += 1)
-    out.push(conversation(rng, names, index, sessionsPerConversation));
+    out.push(conversation(rng, plants, names, index, sessionsPerConversation));
+  if (garden !== undefined) out.push(gardenConversation(rngOf(seed + 2_000_003), garden));
   return Dataset.parse(out);
 }

@@ -27,6 +27,13 @@ import {
   type ReferenceFact,
 } from './format.js';
 import { createOracle, normalise, oracleTitle, type OracleLog } from './oracle.js';
+import {
+  duplicateFigures,
+  duplicatePartners,
+  isFarBack,
+  learnedOrder,
+  type DuplicateMiss,
+} from './plant-figures.js';
 
 export const HIT_AT = [1, 5, 10] as const;
 /** The model the oracle's calls are priced as: dreamd's default model. */
@@ -37,8 +44,15 @@ export interface EvalOptions {
   /** Sessions consolidated by one run (scheduled runs pick up a few sessions at a time). Default 1. */
   readonly sessionsPerRun?: number;
   /**
+   * The backlog way: every session of a conversation waits before the first run, as for a new user whose
+   * months of history dreamd reads at once; runs follow until none waits. `sessionsPerRun` is then unused.
+   */
+  readonly backlog?: boolean;
+  /**
    * Token budget of one call (`limits.digestTokensPerCall`); small by default (750) so a long session spans
-   * calls and later calls must see the facts of earlier ones, as in a backlog of real size.
+   * calls and later calls must see the facts of earlier ones, as in a backlog of real size. The backlog way
+   * runs at dreamd's own limits unless this is given (24,000 tokens a call, 4,000 of memory list, 20 calls a
+   * run): a new user's first run is made with them, and what they cut is what it measures.
    */
   readonly tokensPerCall?: number;
   /** The environment for model mode (keys, `DREAMD_MODEL*`). */
@@ -109,6 +123,8 @@ export interface UpdateMiss {
 
 export interface Misses {
   readonly lost: readonly FactMiss[];
+  /** Planted duplicate pairs (one fact in other words) both active as two facts. */
+  readonly duplicates: readonly DuplicateMiss[];
   readonly updates: readonly UpdateMiss[];
   readonly duplicated: readonly FactMiss[];
   readonly wronglyMerged: readonly FactMiss[];
@@ -129,6 +145,14 @@ export interface ConversationReport {
   /** Curation calls, and the facts they merged. */
   readonly curationCalls: number;
   readonly sessions: number;
+  /** Consolidation runs made, and the sessions the first one consolidated (the backlog way: all, or most). */
+  readonly runs: number;
+  readonly sessionsInFirstRun: number;
+  /** Facts of the model's answers dropped before reconcile, summed over the runs' `factsDropped`, by reason. */
+  readonly factsDropped: number;
+  readonly factsDroppedByReason: Record<string, number>;
+  /** Sessions the last run left waiting (`unconsolidated`): never consolidated. */
+  readonly unconsolidated: number;
   readonly referenceFacts: number;
   readonly keptOnce: number;
   readonly keptMoreThanOnce: number;
@@ -137,6 +161,18 @@ export interface ConversationReport {
   readonly wronglySuperseded: number;
   readonly updates: number;
   readonly updatesResolved: number;
+  /** Chains with an older fact learned `FAR_BACK_FACTS` reference facts or more before its successor. */
+  readonly farUpdates: number;
+  readonly farUpdatesResolved: number;
+  /**
+   * Oracle mode: extracted updates whose older fact was in the call's memory list (the model could name it in
+   * `replaces`), and those whose older fact was not. Null in model mode (nothing tells).
+   */
+  readonly olderInView: number | null;
+  readonly olderOutOfView: number | null;
+  /** Planted duplicate pairs (`dreamd_duplicates`), and those memory keeps as two active facts. */
+  readonly duplicatePairs: number;
+  readonly duplicatesKept: number;
   readonly relativeDates: number;
   readonly relativeDatesResolved: number;
   readonly memoryMdCoverage: number;
@@ -150,8 +186,14 @@ export interface ConversationReport {
   readonly misses: Misses;
 }
 
+/** How sessions reach the runs: one run per session (or per `sessionsPerRun`), or all waiting at once. */
+export type EvalWay = 'per-session' | 'backlog';
+
 export interface EvalReport {
   readonly mode: EvalOptions['mode'];
+  readonly way: EvalWay;
+  /** Sessions a run was given (the per-session way); null for the backlog. */
+  readonly sessionsPerRun: number | null;
   readonly conversations: readonly ConversationReport[];
   /** The model the run is priced as (oracle mode: dreamd's default model). */
   readonly pricedAs: string;
@@ -196,6 +238,7 @@ export function evalConfig(
   options: EvalOptions,
   modelUrl: string | undefined,
 ): Config {
+  const ownLimits = options.backlog === true && options.tokensPerCall === undefined;
   const tokensPerCall = options.tokensPerCall ?? 750;
   const config = loadConfig({
     env: {
@@ -204,8 +247,12 @@ export function evalConfig(
         : { ANTHROPIC_API_KEY: 'sk-ant-eval-oracle', DREAMD_MODEL: ORACLE_PRICED_AS }),
       ...(modelUrl !== undefined ? { DREAMD_MODEL_BASE_URL: modelUrl } : {}),
       DREAMD_MODEL_MAX_RETRIES: '1',
-      DREAMD_DIGEST_TOKENS_PER_CALL: String(tokensPerCall),
-      DREAMD_MEMORY_TOKENS_PER_CALL: String(Math.floor(tokensPerCall * 0.4)),
+      ...(ownLimits
+        ? {}
+        : {
+            DREAMD_DIGEST_TOKENS_PER_CALL: String(tokensPerCall),
+            DREAMD_MEMORY_TOKENS_PER_CALL: String(Math.floor(tokensPerCall * 0.4)),
+          }),
     },
     cwd: root,
   });
@@ -215,7 +262,9 @@ export function evalConfig(
       : options.budget === Infinity
         ? CurationConfig.parse({ enabled: false })
         : CurationConfig.parse({ maxFactsPerType: options.budget });
-  return { ...config, curation, limits: { ...config.limits, maxCallsPerRun: 200 }, spaces: [space] };
+  // One run per session: room for every call a session needs. The backlog: dreamd's budget, runs cut by it.
+  const limits = ownLimits ? config.limits : { ...config.limits, maxCallsPerRun: 200 };
+  return { ...config, curation, limits, spaces: [space] };
 }
 
 function emptyHits(): RecallHits {
@@ -284,6 +333,12 @@ async function evaluateConversation(
     let now = new Date(sessions[0]?.startedAt ?? Date.now());
     const consolidate = createConsolidator({ config, model, now: () => now });
     const perRun = options.sessionsPerRun ?? 1;
+    if (!(Number.isInteger(perRun) && perRun > 0))
+      throw new Error(`sessionsPerRun ${perRun}: a whole number of sessions, 1 or more`);
+    // The backlog way: one group of every session, the first run over all of them.
+    const groups: EvalSession[][] = [];
+    for (let index = 0; index < sessions.length; index += options.backlog === true ? sessions.length : perRun)
+      groups.push(sessions.slice(index, options.backlog === true ? sessions.length : index + perRun));
     let calls = 0;
     let inputTokens = 0;
     let outputTokens = 0;
@@ -292,44 +347,64 @@ async function evaluateConversation(
     const curve: CurvePoint[] = [];
     let mostActiveOfOneType = 0;
     let curationCalls = 0;
-    for (let index = 0; index < sessions.length; index += perRun) {
-      const group = sessions.slice(index, index + perRun);
+    let runs = 0;
+    let sessionsInFirstRun = 0;
+    let unconsolidated = 0;
+    const factsDroppedByReason: Record<string, number> = {};
+    let written = 0;
+    for (const group of groups) {
       for (const session of group) await writeSession(space.sessionsDir, session);
+      const before = written;
+      written += group.length;
       now = new Date(Date.parse(group.at(-1)!.startedAt) + 86_400_000);
-      const before = server?.requests.length ?? 0;
-      const summary = await consolidate(space, { force: true, dryRun: false, trigger: 'manual' });
-      if (
-        summary.status === 'skipped' &&
-        summary.sessions.length === 0 &&
-        summary.calls === 0 &&
-        summary.reason?.includes('no new') !== true
-      ) {
-        throw new Error(
-          `${conversation.sample_id}: run over ${group.map((s) => s.id).join(', ')} skipped: ${summary.reason ?? ''}`,
-        );
-      }
-      calls += summary.calls;
-      inputTokens +=
-        summary.usage.inputTokens + summary.usage.cacheReadTokens + summary.usage.cacheWriteTokens;
-      outputTokens += summary.usage.outputTokens;
-      cost = cost === null || summary.costUsd === undefined ? null : cost + summary.costUsd;
-      prompts.push(...(server?.requests.slice(before).map((request) => request.prompt) ?? []));
-      curationCalls += summary.curation?.calls ?? 0;
-      const done = Math.min(index + perRun, sessions.length);
-      const size = Object.values(activeSize((await loadMemory(space.memoryDir)).facts));
-      mostActiveOfOneType = Math.max(mostActiveOfOneType, ...size.map((type) => type.facts));
-      if (Math.floor(done / 10) > Math.floor(index / 10) || done === sessions.length) {
-        const learned = new Set(sessions.slice(0, done).map((session) => session.id));
-        curve.push({
-          sessions: done,
-          factsLearned: facts.filter((fact) => learned.has(fact.sessionId)).length,
-          activeFacts: size.reduce((total, type) => total + type.facts, 0),
-          activeBytes: size.reduce((total, type) => total + type.bytes, 0),
-        });
+      // A run may leave sessions waiting (the call budget, `limits.maxCallsPerRun`): the backlog way runs again
+      // until none waits, as the scheduler would; a run that consolidates nothing ends it (what waits is counted).
+      for (let again = true; again;) {
+        const requestsBefore = server?.requests.length ?? 0;
+        const summary = await consolidate(space, { force: true, dryRun: false, trigger: 'manual' });
+        if (
+          summary.status === 'skipped' &&
+          summary.sessions.length === 0 &&
+          summary.calls === 0 &&
+          summary.reason?.includes('no new') !== true
+        ) {
+          throw new Error(
+            `${conversation.sample_id}: run over ${group.map((s) => s.id).join(', ')} skipped: ${summary.reason ?? ''}`,
+          );
+        }
+        runs += 1;
+        if (runs === 1) sessionsInFirstRun = summary.sessions.length;
+        unconsolidated = summary.unconsolidated?.length ?? 0;
+        for (const [reason, count] of Object.entries(summary.factsDropped ?? {}))
+          factsDroppedByReason[reason] = (factsDroppedByReason[reason] ?? 0) + (count ?? 0);
+        calls += summary.calls;
+        inputTokens +=
+          summary.usage.inputTokens + summary.usage.cacheReadTokens + summary.usage.cacheWriteTokens;
+        outputTokens += summary.usage.outputTokens;
+        cost = cost === null || summary.costUsd === undefined ? null : cost + summary.costUsd;
+        prompts.push(...(server?.requests.slice(requestsBefore).map((request) => request.prompt) ?? []));
+        curationCalls += summary.curation?.calls ?? 0;
+        const size = Object.values(activeSize((await loadMemory(space.memoryDir)).facts));
+        mostActiveOfOneType = Math.max(mostActiveOfOneType, ...size.map((type) => type.facts));
+        const done = written - unconsolidated;
+        if (Math.floor(written / 10) > Math.floor(before / 10) || written === sessions.length) {
+          const learned = new Set(sessions.slice(0, done).map((session) => session.id));
+          curve.push({
+            sessions: done,
+            factsLearned: facts.filter((fact) => learned.has(fact.sessionId)).length,
+            activeFacts: size.reduce((total, type) => total + type.facts, 0),
+            activeBytes: size.reduce((total, type) => total + type.bytes, 0),
+          });
+        }
+        again =
+          options.backlog === true &&
+          unconsolidated > 0 &&
+          (summary.sessions.length > 0 || summary.calls > 0) &&
+          runs < 10 * sessions.length;
       }
     }
     log(
-      `  ${conversation.sample_id}: ${sessions.length} sessions, ${calls} calls, updates whose older fact the call saw: ${oracleLog?.seenUpdates ?? 0} (missed ${oracleLog?.missedUpdates ?? 0}, of them named by the update check: ${oracleLog?.checkedUpdates ?? 0})`,
+      `  ${conversation.sample_id}: ${sessions.length} sessions, ${runs} runs, ${calls} calls, updates whose older fact the call saw: ${oracleLog?.seenUpdates ?? 0} (missed ${oracleLog?.missedUpdates ?? 0}, of them named by the update check: ${oracleLog?.checkedUpdates ?? 0})`,
     );
 
     const memory = await loadMemory(space.memoryDir);
@@ -371,6 +446,13 @@ async function evaluateConversation(
     });
     const duplicatedMisses: FactMiss[] = [];
     const supersededMisses: FactMiss[] = [];
+    // A planted duplicate (one fact in other words) memory kept as its partner is kept, not lost.
+    const partners = duplicatePartners(conversation.dreamd_duplicates);
+    const textOfTurn = new Map(facts.map((fact) => [fact.turn, fact.text]));
+    const keptAsPartner = (fact: ReferenceFact): boolean => {
+      const partner = textOfTurn.get(partners.get(fact.turn) ?? '');
+      return partner !== undefined && everything.some((entry) => entry.body.includes(partner));
+    };
     for (const fact of facts) {
       const holders = holdersOf(fact);
       const found = [...byBody(fact).filter((entry) => !keptByMerge(entry, fact)), ...holders];
@@ -384,7 +466,12 @@ async function evaluateConversation(
         archivedWithSuccessor += 1;
       // A value that comes back (A, then B, then A again) is one superseded and one active copy: kept once.
       const active = found.filter((entry) => entry.status === 'active').length;
-      if (found.length === 1 || (found.length > 1 && active <= 1)) keptOnce += 1;
+      if (
+        found.length === 1 ||
+        (found.length > 1 && active <= 1) ||
+        (found.length === 0 && keptAsPartner(fact))
+      )
+        keptOnce += 1;
       else if (found.length > 1) {
         keptMoreThanOnce += 1;
         duplicatedMisses.push(miss(fact, `${found.length} copies`));
@@ -419,10 +506,15 @@ async function evaluateConversation(
     const newerOf = new Map(conversation.dreamd_updates.map(([older, newer]) => [older, newer]));
     const heads = conversation.dreamd_updates.map(([older]) => older).filter((older) => !updates.has(older));
     let updatesResolved = 0;
+    let farUpdates = 0;
+    let farUpdatesResolved = 0;
+    const order = learnedOrder(facts);
     const updateMisses: UpdateMiss[] = [];
     for (const head of heads) {
       const chain = [head];
       while (newerOf.has(chain.at(-1)!)) chain.push(newerOf.get(chain.at(-1)!)!);
+      const far = isFarBack(chain, order);
+      if (far) farUpdates += 1;
       const statusOf = (turn: string) => {
         const fact = facts.find((entry) => entry.turn === turn);
         return fact === undefined
@@ -439,8 +531,10 @@ async function evaluateConversation(
         const statuses = statusOf(turn);
         return statuses.length > 0 && !statuses.includes('active');
       });
-      if (newestActive && oldersSuperseded) updatesResolved += 1;
-      else {
+      if (newestActive && oldersSuperseded) {
+        updatesResolved += 1;
+        if (far) farUpdatesResolved += 1;
+      } else {
         updateMisses.push({
           conversation: conversation.sample_id,
           chain: chain.map((turn) => {
@@ -455,6 +549,13 @@ async function evaluateConversation(
         });
       }
     }
+
+    const duplicates = duplicateFigures(
+      conversation.sample_id,
+      conversation.dreamd_duplicates,
+      facts,
+      memory.facts,
+    );
 
     // Relative dates: the digest sent must carry the expected resolution right after the turn's words.
     const sent = prompts.join('\n');
@@ -595,6 +696,11 @@ async function evaluateConversation(
       archivedWithSuccessor,
       curationCalls,
       sessions: sessions.length,
+      runs,
+      sessionsInFirstRun,
+      factsDropped: Object.values(factsDroppedByReason).reduce((total, count) => total + count, 0),
+      factsDroppedByReason,
+      unconsolidated,
       referenceFacts: facts.length,
       keptOnce,
       keptMoreThanOnce,
@@ -603,6 +709,13 @@ async function evaluateConversation(
       wronglySuperseded,
       updates: heads.length,
       updatesResolved,
+      farUpdates,
+      farUpdatesResolved,
+      // In view: in an extraction call's memory list, or listed beside the new fact by the update check.
+      olderInView: oracleLog === undefined ? null : oracleLog.seenUpdates + oracleLog.checkedUpdates,
+      olderOutOfView: oracleLog === undefined ? null : oracleLog.missedUpdates - oracleLog.checkedUpdates,
+      duplicatePairs: duplicates.pairs,
+      duplicatesKept: duplicates.kept,
       relativeDates: dateEntries.length,
       relativeDatesResolved,
       memoryMdCoverage: conversation.qa.length === 0 ? 1 : covered / conversation.qa.length,
@@ -615,6 +728,7 @@ async function evaluateConversation(
       recall: byCategory,
       misses: {
         lost: lostMisses,
+        duplicates: duplicates.misses,
         updates: updateMisses,
         duplicated: duplicatedMisses,
         wronglyMerged: mergedMisses,
@@ -644,12 +758,21 @@ export async function runEval(dataset: readonly Conversation[], options: EvalOpt
   }
   const misses = (pick: (all: Misses) => readonly unknown[]) =>
     conversations.flatMap((report) => pick(report.misses));
+  const nullableSum = (pick: (report: ConversationReport) => number | null) =>
+    conversations.some((report) => pick(report) === null) ? null : sum((report) => pick(report) ?? 0);
+  const factsDroppedByReason: Record<string, number> = {};
+  for (const report of conversations)
+    for (const [reason, count] of Object.entries(report.factsDroppedByReason))
+      factsDroppedByReason[reason] = (factsDroppedByReason[reason] ?? 0) + count;
   return {
     mode: options.mode,
+    way: options.backlog === true ? 'backlog' : 'per-session',
+    sessionsPerRun: options.backlog === true ? null : (options.sessionsPerRun ?? 1),
     pricedAs: options.mode === 'oracle' ? ORACLE_PRICED_AS : (options.env?.DREAMD_MODEL ?? ORACLE_PRICED_AS),
     conversations,
     misses: {
       lost: misses((all) => all.lost) as FactMiss[],
+      duplicates: misses((all) => all.duplicates) as DuplicateMiss[],
       updates: misses((all) => all.updates) as UpdateMiss[],
       duplicated: misses((all) => all.duplicated) as FactMiss[],
       wronglyMerged: misses((all) => all.wronglyMerged) as FactMiss[],
@@ -663,6 +786,11 @@ export async function runEval(dataset: readonly Conversation[], options: EvalOpt
       archivedWithSuccessor: sum((report) => report.archivedWithSuccessor),
       curationCalls: sum((report) => report.curationCalls),
       sessions,
+      runs: sum((report) => report.runs),
+      sessionsInFirstRun: sum((report) => report.sessionsInFirstRun),
+      factsDropped: sum((report) => report.factsDropped),
+      factsDroppedByReason,
+      unconsolidated: sum((report) => report.unconsolidated),
       referenceFacts: sum((report) => report.referenceFacts),
       keptOnce: sum((report) => report.keptOnce),
       keptMoreThanOnce: sum((report) => report.keptMoreThanOnce),
@@ -671,6 +799,12 @@ export async function runEval(dataset: readonly Conversation[], options: EvalOpt
       wronglySuperseded: sum((report) => report.wronglySuperseded),
       updates: sum((report) => report.updates),
       updatesResolved: sum((report) => report.updatesResolved),
+      farUpdates: sum((report) => report.farUpdates),
+      farUpdatesResolved: sum((report) => report.farUpdatesResolved),
+      olderInView: nullableSum((report) => report.olderInView),
+      olderOutOfView: nullableSum((report) => report.olderOutOfView),
+      duplicatePairs: sum((report) => report.duplicatePairs),
+      duplicatesKept: sum((report) => report.duplicatesKept),
       relativeDates: sum((report) => report.relativeDates),
       relativeDatesResolved: sum((report) => report.relativeDatesResolved),
       memoryMdCoverage:
@@ -689,4 +823,23 @@ export async function runEval(dataset: readonly Conversation[], options: EvalOpt
       recall,
     },
   };
+}
+
+/** The two ways of one dataset: one run per session as scheduled runs go, and the backlog a first run reads. */
+export interface BothWays {
+  readonly perSession: EvalReport;
+  readonly backlog: EvalReport;
+}
+
+/** Runs a dataset both ways with the same options (the backlog way ignores `sessionsPerRun`). */
+export async function runEvalBothWays(
+  dataset: readonly Conversation[],
+  options: Omit<EvalOptions, 'backlog'>,
+): Promise<BothWays> {
+  const log = options.log ?? (() => undefined);
+  log('one run per session:');
+  const perSession = await runEval(dataset, { ...options, backlog: false });
+  log('the backlog, every session waiting for the first run:');
+  const backlog = await runEval(dataset, { ...options, backlog: true });
+  return { perSession, backlog };
 }

@@ -160,8 +160,9 @@ export function oracleCurate(
     facts.map((fact) => ({ ...fact, why: fact.why ?? undefined, howToApply: fact.howToApply ?? undefined })),
   );
   const bySubject = new Map<string, PromptFact[]>();
+  // Facts of one day tie by body, not by id: ids are random, and bins packed by id made each run merge otherwise.
   for (const fact of [...own].sort(
-    (a, b) => a.observed.localeCompare(b.observed) || a.id.localeCompare(b.id),
+    (a, b) => a.observed.localeCompare(b.observed) || a.body.localeCompare(b.body),
   )) {
     const subject =
       namesIn({ ...fact, why: fact.why ?? undefined, howToApply: fact.howToApply ?? undefined }, known)[0] ??

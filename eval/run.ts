@@ -1,14 +1,26 @@
 /**
- * `npm run eval [-- --dataset long|small|file.json] [--size quick|full] [--seed N] [--model] [--sessions-per-run N]
- * [--json]`: dreamd's memory quality on a dataset in the common long-term-memory format (default: the generated
- * long dataset, full size, `generate.ts`; `small` is eval/dataset/dreamd-small.json). Oracle mode
- * unless `--model`, which extracts with the model configured by the environment (ANTHROPIC_API_KEY, or
- * DREAMD_MODEL_PROVIDER=openai-compatible with DREAMD_MODEL_BASE_URL and DREAMD_MODEL).
+ * `npm run eval [-- --dataset long|small|file.json] [--size quick|full] [--seed N] [--model]
+ * [--sessions-per-run N | --backlog] [--json]`: dreamd's memory quality on a dataset in the common long-term-memory
+ * format (default: the generated long dataset, full size, `generate.ts`; `small` is
+ * eval/dataset/dreamd-small.json). Oracle mode unless `--model`, which extracts with the model configured by the
+ * environment (ANTHROPIC_API_KEY, or DREAMD_MODEL_PROVIDER=openai-compatible with DREAMD_MODEL_BASE_URL and
+ * DREAMD_MODEL). Both ways by default (one run per session, and the backlog a first run reads), side by side
+ * with a verdict per target; `--sessions-per-run N` or `--backlog` runs one way only.
  */
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Dataset } from './format.js';
-import { HIT_AT, runEval, type EvalReport, type FactMiss } from './harness.js';
+import {
+  HIT_AT,
+  runEval,
+  runEvalBothWays,
+  type BothWays,
+  type EvalReport,
+  type FactMiss,
+} from './harness.js';
+import { recallAt10, verdictLines } from './verdict.js';
+import { FAR_BACK_FACTS } from './plant-figures.js';
 import { SELECTOR_PICKS, SELECTOR_READ_BYTES, selectorRecall, type SelectorReport } from './selector.js';
 import { DEFAULT_SEED, generateLongDataset, LONG_SIZES, type LongSize } from './generate.js';
 
@@ -21,13 +33,24 @@ function percent(value: number): string {
   return `${(100 * value).toFixed(1)} %`;
 }
 
+/** How a report's way is named in what is printed. */
+export function wayName(report: EvalReport): string {
+  if (report.way === 'backlog') return 'backlog: every session waiting for the first run';
+  return report.sessionsPerRun === 1
+    ? 'one run per session'
+    : `one run per ${report.sessionsPerRun} sessions`;
+}
+
 export function renderReport(report: EvalReport): string {
   const t = report.totals;
   const lines = [
-    `dreamd eval (${report.mode} mode): ${report.conversations.length} conversations, ${t.sessions} sessions, ${t.referenceFacts} reference facts, ${t.questions} questions`,
+    `dreamd eval (${report.mode} mode, ${wayName(report)}): ${report.conversations.length} conversations, ${t.sessions} sessions, ${t.referenceFacts} reference facts, ${t.questions} questions`,
     '',
     '| figure | value |',
     '|---|---|',
+    `| runs (sessions the first consolidated) | ${t.runs} (${t.sessionsInFirstRun}) |`,
+    `| facts dropped from answers (by reason) | ${droppedFacts(report)} |`,
+    `| sessions left waiting after the last run | ${t.unconsolidated} |`,
     `| reference facts kept once | ${t.keptOnce} of ${t.referenceFacts} |`,
     `| kept more than once | ${t.keptMoreThanOnce} |`,
     `| of them held inside a fact curation merged (text kept whole) | ${t.merged} |`,
@@ -36,6 +59,9 @@ export function renderReport(report: EvalReport): string {
     `| wrongly merged | ${t.wronglyMerged} |`,
     `| wrongly superseded | ${t.wronglySuperseded} |`,
     `| planted updates resolved to the newest | ${t.updatesResolved} of ${t.updates} |`,
+    `| of them far back (older fact ${FAR_BACK_FACTS}+ facts earlier) | ${t.farUpdatesResolved} of ${t.farUpdates} |`,
+    `| older fact of an update in the model's view (memory list or update check) | ${olderInView(report)} |`,
+    `| reworded duplicates kept as two active facts | ${t.duplicatesKept} of ${t.duplicatePairs} pairs |`,
     `| relative dates resolved as expected | ${t.relativeDatesResolved} of ${t.relativeDates} |`,
     `| MEMORY.md coverage of the answers | ${percent(t.memoryMdCoverage)} |`,
     `| model calls (most for one session) | ${t.calls} (${t.mostCallsForOneSession}) |`,
@@ -70,6 +96,11 @@ export function renderReport(report: EvalReport): string {
     ...missList('kept more than once', report.misses.duplicated),
     ...missList('wrongly merged', report.misses.wronglyMerged),
     ...missList('wrongly superseded', report.misses.wronglySuperseded),
+    `Reworded duplicates kept as two active facts: ${report.misses.duplicates.length}`,
+    ...report.misses.duplicates.map(
+      (entry) =>
+        `- ${entry.conversation}: ${entry.pair.map((copy) => `${copy.sessionId} ${copy.turn} "${copy.text}"`).join(' = ')}`,
+    ),
     `Planted updates not resolved to the newest (oldest first; the statuses of each text's copies in memory): ${report.misses.updates.length}`,
     ...report.misses.updates.map(
       (entry) =>
@@ -82,6 +113,68 @@ export function renderReport(report: EvalReport): string {
     ),
   ];
   return lines.join('\n');
+}
+
+function droppedFacts(report: EvalReport): string {
+  const reasons = Object.entries(report.totals.factsDroppedByReason).filter(([, count]) => count > 0);
+  return reasons.length === 0
+    ? `${report.totals.factsDropped}`
+    : `${report.totals.factsDropped} (${reasons.map(([reason, count]) => `${reason} ${count}`).join(', ')})`;
+}
+
+/** seen / (seen + missed) of the oracle; model mode cannot tell. */
+function olderInView(report: EvalReport): string {
+  const seen = report.totals.olderInView;
+  const missed = report.totals.olderOutOfView;
+  if (seen === null || missed === null) return 'unknown (model mode)';
+  return `${seen} of ${seen + missed} (${percent(seen + missed === 0 ? 0 : seen / (seen + missed))})`;
+}
+
+function dollars(report: EvalReport): string {
+  return report.totals.costUsd === null ? 'unknown (no price)' : `$${report.totals.costUsd.toFixed(4)}`;
+}
+
+/**
+ * The two ways side by side (the figures the targets read, and what they cost), then a verdict line per
+ * target, both ways. Throws when a figure's input is missing (see `verdict.ts`).
+ */
+export function renderBothWays(both: BothWays): string {
+  const { perSession, backlog } = both;
+  const t = perSession.totals;
+  const row = (figure: string, value: (report: EvalReport) => string) =>
+    `| ${figure} | ${value(perSession)} | ${value(backlog)} |`;
+  const recall = (report: EvalReport) => {
+    const hits = recallAt10(report);
+    return `${percent(hits.dreamd)} vs ${percent(hits.rawTurns)}`;
+  };
+  return [
+    `dreamd eval both ways (${perSession.mode} mode): ${perSession.conversations.length} conversations, ${t.sessions} sessions, ${t.referenceFacts} reference facts, ${t.questions} questions, ${t.updates} update chains (${t.farUpdates} far back), ${t.duplicatePairs} reworded duplicate pairs`,
+    '',
+    '| figure | one run per session | backlog (every session waiting for the first run) |',
+    '|---|---|---|',
+    row('runs (sessions the first consolidated)', (r) => `${r.totals.runs} (${r.totals.sessionsInFirstRun})`),
+    row('facts dropped (factsDropped of the runs)', droppedFacts),
+    row('sessions left unconsolidated at the end', (r) => `${r.totals.unconsolidated}`),
+    row('lost (nowhere in memory or archive)', (r) => `${r.totals.lost}`),
+    row('wrongly merged', (r) => `${r.totals.wronglyMerged}`),
+    row(
+      'duplicates kept (reworded pairs both active)',
+      (r) => `${r.totals.duplicatesKept} of ${r.totals.duplicatePairs}`,
+    ),
+    row('chains resolved to the newest', (r) => `${r.totals.updatesResolved} of ${r.totals.updates}`),
+    row(
+      `of them far back (${FAR_BACK_FACTS}+ facts earlier)`,
+      (r) => `${r.totals.farUpdatesResolved} of ${r.totals.farUpdates}`,
+    ),
+    row("older fact in the model's view", olderInView),
+    row('recall hit@10, dreamd vs BM25 over raw turns', recall),
+    row('model calls (of them curation)', (r) => `${r.totals.calls} (${r.totals.curationCalls})`),
+    row('tokens (input incl. cache, + output)', (r) => `${r.totals.inputTokens + r.totals.outputTokens}`),
+    row(`dollars (priced as ${perSession.pricedAs})`, dollars),
+    '',
+    'Verdicts:',
+    ...verdictLines(both),
+  ].join('\n');
 }
 
 export function renderSelectorReport(report: SelectorReport): string {
@@ -130,19 +223,42 @@ async function main(): Promise<void> {
     budgetOption === undefined ? undefined : budgetOption === 'none' ? Infinity : Number(budgetOption);
   if (budget !== undefined && !(budget === Infinity || (Number.isInteger(budget) && budget > 1)))
     throw new Error(`--budget ${budgetOption ?? ''}: active facts per type, a whole number above 1, or none`);
-  const report = await runEval(dataset, {
+  const backlog = process.argv.includes('--backlog');
+  if (backlog && perRun !== undefined)
+    throw new Error('--backlog and --sessions-per-run: give one way or neither');
+  if (perRun !== undefined && !(Number.isInteger(Number(perRun)) && Number(perRun) > 0))
+    throw new Error(`--sessions-per-run ${perRun}: a whole number of sessions, 1 or more`);
+  const options = {
     mode,
     env: process.env,
-    ...(perRun !== undefined ? { sessionsPerRun: Number(perRun) } : {}),
     ...(budget !== undefined ? { budget } : {}),
-    log: (line) => console.error(line),
-  });
+    log: (line: string) => console.error(line),
+  } as const;
+  const json = process.argv.includes('--json');
+  // One way when asked for; both by default, side by side, then each way's full report.
+  const oneWay =
+    backlog || perRun !== undefined
+      ? await runEval(dataset, {
+          ...options,
+          backlog,
+          ...(perRun !== undefined ? { sessionsPerRun: Number(perRun) } : {}),
+        })
+      : undefined;
+  const both = oneWay === undefined ? await runEvalBothWays(dataset, options) : undefined;
   const selector = await selectorRecall(dataset, { mode, env: process.env });
-  console.log(
-    process.argv.includes('--json')
-      ? JSON.stringify({ ...report, selector }, null, 2)
-      : `${renderReport(report)}\n\n${renderSelectorReport(selector)}`,
-  );
+  if (json) {
+    console.log(
+      JSON.stringify(oneWay !== undefined ? { ...oneWay, selector } : { ...both, selector }, null, 2),
+    );
+    return;
+  }
+  const reports =
+    oneWay !== undefined
+      ? renderReport(oneWay)
+      : [renderBothWays(both!), renderReport(both!.perSession), renderReport(both!.backlog)].join('\n\n');
+  console.log(`${reports}\n\n${renderSelectorReport(selector)}`);
 }
 
-await main();
+// Run as `npm run eval`, not when a test imports the renderers (it would run the full eval first).
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1]))
+  await main();

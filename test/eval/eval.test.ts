@@ -8,8 +8,10 @@ import {
   type Conversation,
 } from '../../eval/format.js';
 import { generateLongDataset, LONG_SIZES } from '../../eval/generate.js';
-import { ORACLE_PRICED_AS, runEval } from '../../eval/harness.js';
-import { renderReport } from '../../eval/run.js';
+import { ORACLE_PRICED_AS, runEval, runEvalBothWays } from '../../eval/harness.js';
+import { duplicateFigures, FAR_BACK_FACTS, isFarBack, learnedOrder } from '../../eval/plant-figures.js';
+import { renderBothWays, renderReport } from '../../eval/run.js';
+import { verdicts } from '../../eval/verdict.js';
 import { PRICE_TABLE } from '../../src/cost/prices.js';
 
 function tiny(secondTurn: string): Conversation {
@@ -51,9 +53,14 @@ describe('the generated long dataset', () => {
 
   it('at full size has hundreds of dated sessions over months, by circles of four people', () => {
     const dataset = generateLongDataset('full');
-    expect(dataset).toHaveLength(LONG_SIZES.full.conversations);
+    // The circles, then the allotment register.
+    expect(dataset.map((conversation) => conversation.sample_id)).toEqual([
+      ...Array.from({ length: LONG_SIZES.full.conversations }, (_, index) => `dreamd-long-${index + 1}`),
+      'dreamd-garden-1',
+    ]);
+    const circles = dataset.slice(0, -1).flatMap((conversation) => sessionsOf(conversation));
+    expect(circles.length).toBe(280);
     const sessions = dataset.flatMap((conversation) => sessionsOf(conversation));
-    expect(sessions.length).toBe(280);
     const days = sessions.map((session) => Date.parse(session.startedAt));
     expect((Math.max(...days) - Math.min(...days)) / 86_400_000).toBeGreaterThan(150);
     for (const conversation of dataset) {
@@ -82,10 +89,92 @@ describe('the generated long dataset', () => {
     }
   });
 
-  it("at quick size, dreamd's recall at 10 beats BM25 over the raw turns by 2 points, and docs/eval.md prints it as run", async () => {
-    const report = await runEval(generateLongDataset('quick'), { mode: 'oracle' });
-    const all = report.totals.recall.all!;
-    expect(all.dreamd['@10']).toBeGreaterThanOrEqual(all.bm25RawTurns['@10']! + 0.02);
+  it('plants what breaks dreamd at quick size, one of each, and dozens at full size', () => {
+    for (const size of ['quick', 'full'] as const) {
+      const dataset = generateLongDataset(size);
+      const least = size === 'quick' ? 1 : 24;
+      let farBack = 0;
+      let nearUpdates = 0;
+      let sameSession = 0;
+      let acrossSessions = 0;
+      let monthsApart = 0;
+      for (const conversation of dataset) {
+        const facts = referenceFacts(conversation);
+        const order = learnedOrder(facts);
+        for (const [older, newer] of conversation.dreamd_updates) {
+          if (isFarBack([older, newer], order)) farBack += 1;
+          else nearUpdates += 1;
+        }
+        const sessionOf = new Map(facts.map((fact) => [fact.turn, fact]));
+        const started = new Map(sessionsOf(conversation).map((session) => [session.id, session.startedAt]));
+        for (const [first, second] of conversation.dreamd_duplicates) {
+          const a = sessionOf.get(first)!;
+          const b = sessionOf.get(second)!;
+          // One fact in other words: two reference texts, one person.
+          expect(a.text).not.toBe(b.text);
+          expect(a.speaker).toBe(b.speaker);
+          if (a.sessionId === b.sessionId) sameSession += 1;
+          else acrossSessions += 1;
+          const days =
+            (Date.parse(started.get(b.sessionId)!) - Date.parse(started.get(a.sessionId)!)) / 86_400_000;
+          if (days >= 60) monthsApart += 1;
+        }
+      }
+      expect(farBack).toBeGreaterThanOrEqual(size === 'quick' ? 3 : 40);
+      expect(nearUpdates).toBeGreaterThanOrEqual(least);
+      expect(sameSession).toBeGreaterThanOrEqual(least === 1 ? 1 : 12);
+      expect(acrossSessions).toBeGreaterThanOrEqual(least);
+      if (size === 'full') expect(monthsApart).toBeGreaterThanOrEqual(5);
+    }
+    // The register holds the 200 facts an update reaches back over, and far more than a memory list shows.
+    const garden = generateLongDataset('quick').at(-1)!;
+    expect(referenceFacts(garden).length).toBeGreaterThan(FAR_BACK_FACTS);
+  });
+
+  it('at quick size prints both ways side by side and a verdict per target, and docs/eval.md prints the recall as run', async () => {
+    const dataset = generateLongDataset('quick');
+    const both = await runEvalBothWays(dataset, { mode: 'oracle' });
+    const sessions = dataset.reduce((total, conversation) => total + sessionsOf(conversation).length, 0);
+    // One run per session, and the backlog: its first run reads many sessions, never one at a time.
+    expect(both.perSession.totals.runs).toBe(sessions);
+    expect(both.backlog.totals.runs).toBeLessThan(sessions / 4);
+    for (const conversation of both.backlog.conversations)
+      expect(conversation.sessionsInFirstRun).toBeGreaterThan(conversation.sessions / 2);
+    const side = renderBothWays(both);
+    expect(side).toContain(
+      '| figure | one run per session | backlog (every session waiting for the first run) |',
+    );
+    for (const figure of [
+      'facts dropped',
+      'lost',
+      'wrongly merged',
+      'duplicates kept',
+      'chains resolved to the newest',
+      "older fact in the model's view",
+      'recall hit@10, dreamd vs BM25 over raw turns',
+      'model calls',
+      'tokens',
+      'dollars',
+    ])
+      expect(side).toMatch(
+        new RegExp(`^\\| ${figure.replace(/[()]/g, '\\$&')}[^|]* \\| [^|]+ \\| [^|]+ \\|$`, 'm'),
+      );
+    for (const target of ['0 dropped', '0 lost', '≥ 95 % of chains resolved to the newest', 'recall hit@10'])
+      expect(side).toMatch(
+        new RegExp(
+          `^- ${target}.*: one run per session (?:MET|MISSED) \\(.+\\); backlog (?:MET|MISSED) \\(.+\\)$`,
+          'm',
+        ),
+      );
+    // The plants are counted: each duplicate pair and far-back chain, both ways.
+    for (const report of [both.perSession, both.backlog]) {
+      expect(report.totals.duplicatePairs).toBe(
+        dataset.reduce((total, conversation) => total + conversation.dreamd_duplicates.length, 0),
+      );
+      expect(report.totals.farUpdates).toBeGreaterThanOrEqual(3);
+      expect((report.totals.olderInView ?? 0) + (report.totals.olderOutOfView ?? 0)).toBeGreaterThan(0);
+    }
+    const report = both.perSession;
     const printed = renderReport(report);
     for (const category of ['multi-hop', 'multilingual', 'single-hop', 'temporal', 'update', 'all'])
       expect(printed).toMatch(
@@ -103,7 +192,8 @@ describe('the generated long dataset', () => {
   }, 60_000);
 
   it('at quick size with a budget of 20 facts, curation merges, memory grows slower than the facts learned, none lost', async () => {
-    const report = await runEval(generateLongDataset('quick'), { mode: 'oracle', budget: 20 });
+    // The circle alone: the allotment register is there to break dreamd, and its losses are the eval's to print.
+    const report = await runEval(generateLongDataset('quick').slice(0, 1), { mode: 'oracle', budget: 20 });
     const printed = renderReport(report);
     expect(printed).toContain('| most active facts of one type after any run (budget) | ');
     expect(report.totals.curationCalls).toBeGreaterThan(0);
@@ -204,6 +294,72 @@ describe('npm run eval', () => {
       '- [tiny single-hop] "Which insects live upstairs?" wanted "Rui keeps bees on his roof in Porto." (D1:2)',
     );
     expect(renderReport(report)).toContain("Recall misses (no answering fact in dreamd's top 10): 1");
+  });
+
+  it('counts a fact said again in other words, both copies active, as a duplicate kept, and names it', async () => {
+    const conversation = tiny('I keep bees on my roof in Porto.');
+    const [twice] = Dataset.parse([
+      {
+        ...conversation,
+        conversation: {
+          ...conversation.conversation,
+          session_2: [
+            ...(conversation.conversation.session_2 as unknown[]),
+            { speaker: 'Rui', dia_id: 'D2:2', text: 'The hives up on my Porto roof are buzzing.' },
+          ],
+        },
+        observation: {
+          ...conversation.observation,
+          session_2_observation: {
+            ...conversation.observation.session_2_observation,
+            Rui: [['Rui has beehives on the roof of his home in Porto.', 'D2:2']],
+          },
+        },
+        dreamd_duplicates: [['D1:2', 'D2:2']],
+      },
+    ]);
+    const report = await runEval([twice!], { mode: 'oracle' });
+    expect(report.totals).toMatchObject({ duplicatePairs: 1, duplicatesKept: 1, lost: 0 });
+    expect(renderReport(report)).toContain(
+      '- tiny: tiny-s1 D1:2 "Rui keeps bees on his roof in Porto." = tiny-s2 D2:2 "Rui has beehives on the roof of his home in Porto."',
+    );
+  });
+
+  it('judges a duplicate pair held in one fact, or with one copy superseded, as kept once', () => {
+    const facts = [
+      { turn: 'D1:1', sessionId: 't-s1', speaker: 'Ana', text: 'Ana is allergic to sesame.' },
+      { turn: 'D2:1', sessionId: 't-s2', speaker: 'Ana', text: 'Ana must avoid sesame.' },
+    ];
+    const pairs = [['D1:1', 'D2:1']] as const;
+    const judge = (memory: { id: string; body: string; status: string }[]) =>
+      duplicateFigures('t', pairs, facts, memory).kept;
+    expect(
+      judge([{ id: 'm', body: 'Ana is allergic to sesame. Ana must avoid sesame.', status: 'active' }]),
+    ).toBe(0);
+    expect(
+      judge([
+        { id: 'a', body: 'Ana is allergic to sesame.', status: 'active' },
+        { id: 'b', body: 'Ana must avoid sesame.', status: 'superseded' },
+      ]),
+    ).toBe(0);
+    expect(
+      judge([
+        { id: 'a', body: 'Ana is allergic to sesame.', status: 'active' },
+        { id: 'b', body: 'Ana must avoid sesame.', status: 'active' },
+      ]),
+    ).toBe(1);
+    expect(() => duplicateFigures('t', [['D1:1', 'D9:9']], facts, [])).toThrow(/D9:9, a turn without/);
+  });
+
+  it('throws, rather than judge a target, when the figure it reads has no input', async () => {
+    const report = await runEval([{ ...tiny('I keep bees on my roof in Porto.'), dreamd_updates: [] }], {
+      mode: 'oracle',
+    });
+    expect(() => verdicts(report)).toThrow(/no planted update chain/);
+    const noQuestions = await runEval([{ ...tiny('I keep bees on my roof in Porto.'), qa: [] }], {
+      mode: 'oracle',
+    });
+    expect(() => verdicts(noQuestions)).toThrow(/no recall over questions/);
   });
 
   it('prices the oracle run on the default model', async () => {

@@ -1,0 +1,99 @@
+/**
+ * Figures of the plants that break dreamd, over the memory a run left: reworded duplicates (`dreamd_duplicates`)
+ * and updates whose older fact was learned far back. Pure functions over the dataset's reference facts and the
+ * memory's facts, so the harness only gathers what they read.
+ */
+import type { ReferenceFact } from './format.js';
+
+/**
+ * An update is "far back" when its older fact was learned this many reference facts before the newer one: far
+ * more than a call's memory list holds (`limits.memoryTokensPerCall`, 4,000 tokens by default, and in the eval
+ * 300), so only a list that finds the older fact by what the session says can show it to the model.
+ */
+export const FAR_BACK_FACTS = 200;
+
+/** A memory fact as these figures read it. */
+export interface HeldFact {
+  readonly id: string;
+  readonly body: string;
+  readonly status: string;
+}
+
+/** A planted duplicate pair that memory keeps as two active facts. */
+export interface DuplicateMiss {
+  readonly conversation: string;
+  readonly pair: readonly { readonly turn: string; readonly sessionId: string; readonly text: string }[];
+}
+
+/** Active facts holding a reference text: the fact written with it, or a fact curation merged it into. */
+export function activeHolders(text: string, facts: readonly HeldFact[]): Set<string> {
+  return new Set(
+    facts.filter((fact) => fact.status === 'active' && fact.body.includes(text)).map((fact) => fact.id),
+  );
+}
+
+/** Turn id → the reference fact said there; a pair naming a turn without one is a broken dataset. */
+function factOfTurn(turn: string, byTurn: ReadonlyMap<string, ReferenceFact>, conversation: string) {
+  const fact = byTurn.get(turn);
+  if (fact === undefined)
+    throw new Error(`${conversation}: dreamd_duplicates names ${turn}, a turn without a reference fact`);
+  return fact;
+}
+
+/**
+ * Each duplicate pair, judged: a miss when both texts are active in two different facts (memory holds the
+ * fact twice); fine when one is active and the other is gone, superseded, or held inside the same fact.
+ */
+export function duplicateFigures(
+  conversation: string,
+  pairs: readonly (readonly [string, string])[],
+  facts: readonly ReferenceFact[],
+  memory: readonly HeldFact[],
+): { pairs: number; kept: number; misses: DuplicateMiss[] } {
+  const byTurn = new Map(facts.map((fact) => [fact.turn, fact]));
+  const misses: DuplicateMiss[] = [];
+  for (const [first, second] of pairs) {
+    const a = factOfTurn(first, byTurn, conversation);
+    const b = factOfTurn(second, byTurn, conversation);
+    const holdersA = activeHolders(a.text, memory);
+    const holdersB = activeHolders(b.text, memory);
+    const shared = [...holdersA].some((id) => holdersB.has(id));
+    if (holdersA.size > 0 && holdersB.size > 0 && !shared)
+      misses.push({
+        conversation,
+        pair: [a, b].map((fact) => ({ turn: fact.turn, sessionId: fact.sessionId, text: fact.text })),
+      });
+  }
+  return { pairs: pairs.length, kept: misses.length, misses };
+}
+
+/** Turn id → the partner of its duplicate pair, both ways. */
+export function duplicatePartners(pairs: readonly (readonly [string, string])[]): Map<string, string> {
+  return new Map(pairs.flatMap(([a, b]) => [[a, b] as const, [b, a] as const]));
+}
+
+/** The session number of `<sample>-s<N>` and the turn number of `D<session>:<turn>` (0 when not of that form). */
+function orderOf(fact: ReferenceFact): [number, number] {
+  const session = Number(/-s(\d+)$/.exec(fact.sessionId)?.[1] ?? 0);
+  const turn = Number(/^D\d+:(\d+)$/.exec(fact.turn)?.[1] ?? 0);
+  return [session, turn];
+}
+
+/** Each reference fact's place in the order the conversation learned them: by session, then by turn. */
+export function learnedOrder(facts: readonly ReferenceFact[]): Map<string, number> {
+  const sorted = [...facts].sort((x, y) => {
+    const [sessionX, turnX] = orderOf(x);
+    const [sessionY, turnY] = orderOf(y);
+    return sessionX - sessionY || turnX - turnY;
+  });
+  return new Map(sorted.map((fact, position) => [fact.turn, position]));
+}
+
+/** Whether a chain (turn ids, oldest first) holds a link whose older fact came {@link FAR_BACK_FACTS} or more before. */
+export function isFarBack(chain: readonly string[], order: ReadonlyMap<string, number>): boolean {
+  return chain.slice(1).some((newer, index) => {
+    const older = order.get(chain[index]!);
+    const position = order.get(newer);
+    return older !== undefined && position !== undefined && position - older >= FAR_BACK_FACTS;
+  });
+}
