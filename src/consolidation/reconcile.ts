@@ -11,6 +11,7 @@ import {
   NEAR_DUPLICATE_THRESHOLD,
   SAME_SUBJECT_MIN_TITLE_WORDS,
   SAME_SUBJECT_THRESHOLD,
+  differsOnlyAtTheEnd,
   jaccard,
   normalizeText,
   sequenceSimilarity,
@@ -34,8 +35,9 @@ import {
  *      the same answer, which has no id yet, the model names its exact title;
  *   5. near duplicate (same type, word and word-pair similarity ≥ {@link NEAR_DUPLICATE_THRESHOLD}, same names
  *      and numbers) of an active fact: merged into it;
- *   6. same subject (same type, titles alike word for word in order, see {@link SAME_SUBJECT_THRESHOLD}, same
- *      names and numbers) but different content: the newer of the two stays active and the other is superseded;
+ *   6. same subject (same type, titles alike word for word in order, see {@link SAME_SUBJECT_THRESHOLD}, parting
+ *      only at their end, see `differsOnlyAtTheEnd`, same names and numbers) but different content: the newer of
+ *      the two stays active and the other is superseded;
  *   7. otherwise: added.
  *
  * Merging unions the sources, keeps the earliest `observed` and the latest `updated`, and keeps the text of the
@@ -273,6 +275,8 @@ class FactSet {
       const other = featuresOf(fact);
       const score = sequenceSimilarity(features.titleWords, other.titleWords);
       if (score < SAME_SUBJECT_THRESHOLD || !sameNamesAndNumbers(candidate, fact)) continue;
+      // Alike but for a qualifier in the middle ("the north site" / "the river site"): two subjects.
+      if (!differsOnlyAtTheEnd(features.titleWords, other.titleWords)) continue;
       found.push(fact);
       scores.set(fact, score);
     }

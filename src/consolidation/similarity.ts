@@ -185,6 +185,21 @@ export function sequenceSimilarity(a: readonly string[], b: readonly string[]): 
   return (2 * (previous[b.length] ?? 0)) / (a.length + b.length);
 }
 
+/**
+ * True when two titles of one subject differ only in what they say of it, at their end: after the first word
+ * where they part, they share no word. "Kaito takes saxophone lessons" and "… violin lessons" part at the
+ * instrument and say the same after it, so this is false for them only if a later word is shared in both
+ * ("Plot 3 at the north site grows fennel" and "Plot 3 at the river site grows chard" part at the site, then
+ * share "site grows": two plots, not one plot's new crop). Titles with a shared word after the parting point
+ * name a different thing in the middle, a qualifier that makes them two subjects.
+ */
+export function differsOnlyAtTheEnd(a: readonly string[], b: readonly string[]): boolean {
+  let at = 0;
+  while (at < a.length && at < b.length && a[at] === b[at]) at += 1;
+  const rest = new Set(a.slice(at));
+  return !b.slice(at).some((word) => rest.has(word));
+}
+
 /** {@link sequenceSimilarity} over the content words of two titles, in order. */
 export function titleSimilarity(a: string, b: string): number {
   return sequenceSimilarity(contentWords(a), contentWords(b));
