@@ -69,8 +69,12 @@ export interface ReconcileInput {
   readonly candidates: readonly ExtractedFact[];
   /** Date of the run, `YYYY-MM-DD`: observed dates later than it are brought back to it. */
   readonly today: string;
-  /** A fresh fact id (`f-` + 10 base32 characters), never one in use. */
-  readonly newId: () => string;
+  /**
+   * The id of a new fact (`f-` + 10 base32 characters) made from what `key` names: a candidate's whole content,
+   * so a run that reconciles the same candidates again (a re-plan) may give them the same ids (`run-ids.ts`).
+   * An id already in use is asked for again with another key.
+   */
+  readonly newId: (key: string) => string;
   /** True for a fact a person removed with `dreamd memory forget`: it must not be learned again. */
   readonly isForgotten: (fact: ForgettableFact) => boolean;
   /** True when a text holds a secret (key, token, password …). */
@@ -180,7 +184,7 @@ class FactSet {
   constructor(
     existing: readonly Fact[],
     candidates: readonly Candidate[],
-    private readonly newId: () => string,
+    private readonly newId: (key: string) => string,
   ) {
     const words = new Set<string>();
     const keys = new Set<string>();
@@ -404,7 +408,7 @@ class FactSet {
   /** A new fact from the candidate: active, or already superseded by `supersededBy` when it is stale. */
   private create(candidate: Candidate, supersededBy: Fact | undefined): Fact {
     const fact: Fact = {
-      id: this.freshId(),
+      id: this.freshId(candidateKey(candidate)),
       type: candidate.type,
       title: candidate.title,
       body: candidate.body,
@@ -430,13 +434,30 @@ class FactSet {
     this.index.add(fact);
   }
 
-  private freshId(): string {
+  /** A new id for `key`; when it is in use, the id of the key numbered by the attempt (still one per key). */
+  private freshId(key: string): string {
     for (let attempt = 0; attempt < MAX_CHAIN; attempt += 1) {
-      const id = this.newId();
+      const id = this.newId(attempt === 0 ? key : `${key}\n#${attempt}`);
       if (!this.facts.has(id)) return id;
     }
     throw new Error(`newId() returned ids already in use ${MAX_CHAIN} times in a row`);
   }
+}
+
+/** Everything a candidate says, its dates and sources: the key of the fact it creates (see `newId`). */
+function candidateKey(candidate: Candidate): string {
+  return JSON.stringify([
+    'candidate',
+    candidate.type,
+    candidate.title,
+    candidate.body,
+    candidate.why ?? null,
+    candidate.howToApply ?? null,
+    candidate.description ?? null,
+    candidate.observed,
+    candidate.sources,
+    candidate.replaces,
+  ]);
 }
 
 function titleKey(type: FactType, title: string): string {
