@@ -6,6 +6,7 @@ export { cleanTitle, parseDay } from './candidate.js';
 import { FactIndex } from './fact-index.js';
 import { detailsOf, featuresOf, sameNamesAndNumbers, sharedCount, type FactFeatures } from './features.js';
 import type { Provenance } from './provenance.js';
+import { isRewording, rewordingTerms } from './rewording.js';
 import { screenCandidates } from './screen-candidates.js';
 import {
   NEAR_DUPLICATE_THRESHOLD,
@@ -33,7 +34,9 @@ import {
  *      the main signal: the model read both facts and said they are one subject. For a fact returned earlier in
  *      the same answer, which has no id yet, the model names its exact title;
  *   5. near duplicate (same type, word and word-pair similarity ≥ {@link NEAR_DUPLICATE_THRESHOLD}, same names
- *      and numbers) of an active fact: merged into it;
+ *      and numbers) of an active fact: merged into it; or a rewording of one, of any type (the same fact in
+ *      other words: reordered, a synonym, an added word, see `rewording.ts`): merged into it, in the type
+ *      rule 3 keeps;
  *   6. same subject (same type, titles alike word for word in order, see {@link SAME_SUBJECT_THRESHOLD}, same
  *      names and numbers) but different content: the newer of the two stays active and the other is superseded;
  *   7. otherwise: added.
@@ -189,13 +192,15 @@ class FactSet {
     const words = new Set<string>();
     const keys = new Set<string>();
     const numbersKeys = new Set<string>();
+    const terms = new Set<string>();
     for (const candidate of candidates) {
       const features = featuresOf(candidate);
       keys.add(features.key);
       numbersKeys.add(features.numbersKey);
       for (const word of features.words) words.add(word);
+      for (const term of rewordingTerms(candidate)) terms.add(term);
     }
-    this.index = new FactIndex((id) => this.facts.get(id), { words, keys, numbersKeys });
+    this.index = new FactIndex((id) => this.facts.get(id), { words, keys, numbersKeys, terms });
     for (const fact of existing) {
       this.facts.set(fact.id, fact);
       this.index.add(fact);
@@ -217,6 +222,13 @@ class FactSet {
 
     const near = this.nearDuplicate(candidate, features);
     if (near !== undefined) return this.merge(near, candidate);
+
+    const reworded = this.rewording(candidate, features);
+    if (reworded !== undefined) {
+      return reworded.type === candidate.type || keepsItsType(reworded, candidate)
+        ? this.merge(reworded, candidate)
+        : this.moveToType(reworded, candidate);
+    }
 
     const subject = this.sameSubject(candidate, features);
     if (subject !== undefined) return this.replace([subject], candidate, 'same-subject');
@@ -259,6 +271,18 @@ class FactSet {
       scores.set(fact, score);
     }
     return best(found, (fact) => scores.get(fact) ?? 0)?.fact;
+  }
+
+  /**
+   * An active fact that says what the candidate says in other words ({@link isRewording}): of the candidate's
+   * type when there is one, else of any type, like an exact duplicate.
+   */
+  private rewording(candidate: Candidate, features: FactFeatures): Fact | undefined {
+    const found = [...this.index.mayReword(features.numbersKey, rewordingTerms(candidate))].filter((fact) =>
+      isRewording(candidate, fact),
+    );
+    const sameType = found.filter((fact) => fact.type === candidate.type);
+    return best(sameType.length > 0 ? sameType : found, () => 1)?.fact;
   }
 
   /** The active fact of the type whose title matches (in order), naming the same things; see the module comment. */

@@ -248,8 +248,9 @@ describe('curation in a run', () => {
         ],
       };
     });
+    // Not the learned coffee order in other words (reconcile would merge that into it): it adds a pastry.
     const mine =
-      '---\nname: My coffee\ndescription: what I drink\ntype: user\n---\nOat flat white at Fábrica, always.\n';
+      '---\nname: My coffee\ndescription: what I drink\ntype: user\n---\nOat flat white at Fábrica, always, with a pastel de nata.\n';
     mkdirSync(test.space.memoryDir, { recursive: true });
     writeFileSync(join(test.space.memoryDir, 'my-coffee.md'), mine);
     const summary = await run(test, { maxFactsPerType: 2 });
