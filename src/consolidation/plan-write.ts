@@ -22,6 +22,7 @@ import {
   REVIEW_FILE,
   type ReviewEntry,
   planMemoryFiles,
+  parseQuarantine,
   renderQuarantine,
   type ForgottenList,
   type LoadedMemory,
@@ -351,6 +352,11 @@ export async function planWrite(options: {
   const provenance = createProvenance(options.gathered.batches.flatMap(({ batch }) => batch.segments));
   const agents = options.agents === undefined ? undefined : await readAgentsFile(options.agents);
   const context: FilesContext = { reads: options.gathered.reads, today: options.today, now, runId, agents };
+  // What earlier runs held back: a fact said again in other words is held back with it. An unreadable file
+  // holds nothing back here.
+  const held = parseQuarantine(
+    await readTextIfExists(join(memoryDir, QUARANTINE_FILE)).catch(() => null),
+  ).map((entry) => ({ title: entry.title, body: entry.text, reason: entry.reason }));
   const plan = (loaded: LoadedMemory) => {
     // Archived facts take part in reconcile (a `replaces` naming one follows it to its successor, an old value
     // seen again joins its trace) but never go back to a file.
@@ -362,6 +368,7 @@ export async function planWrite(options: {
       isForgotten,
       containsSecret,
       provenance,
+      held,
     });
     // A fact learned again after curation merged it: its sources join the merged fact, no second copy.
     const repeats = absorbRepeats(

@@ -7,7 +7,7 @@ import { FactIndex } from './fact-index.js';
 import { detailsOf, featuresOf, sameNamesAndNumbers, sharedCount, type FactFeatures } from './features.js';
 import type { Provenance } from './provenance.js';
 import { isRewording, rewordingTerms } from './rewording.js';
-import { screenCandidates } from './screen-candidates.js';
+import { isReadEvidence, screenCandidates } from './screen-candidates.js';
 import {
   NEAR_DUPLICATE_THRESHOLD,
   SAME_SUBJECT_MIN_TITLE_WORDS,
@@ -24,7 +24,8 @@ import {
  * Each candidate, after cleaning, goes through these checks in order; the first that applies decides:
  *   1. dropped: empty title or body, a date that is not a date, or a fact a person told dreamd to forget;
  *   2. quarantined: it carries a secret, reads as an instruction to an AI or to the memory system, or is a rule
- *      whose only evidence is text the agent read (see {@link screenCandidates});
+ *      whose only evidence is text the agent read (see {@link screenCandidates}); or it says in other words
+ *      (`rewording.ts`) what a fact held back in this run or an earlier one says: it is held back with it;
  *   3. exact duplicate (same normalised body, same names and numbers) of an active fact: merged into it. The
  *      same fact filed under another type is one fact too: it stays in the type of the earlier observation
  *      (same day: the first of user, feedback, project, reference), whichever arrived first;
@@ -84,6 +85,18 @@ export interface ReconcileInput {
   readonly containsSecret: (text: string) => boolean;
   /** Where each candidate's words sit in the run's digest (see `provenance.ts`); omitted: the model's label. */
   readonly provenance?: Provenance | undefined;
+  /**
+   * Facts held back earlier (`.dreamd/quarantine.md`), with why: a candidate that says one of them in other
+   * words is held back with it. Omitted: none.
+   */
+  readonly held?: readonly HeldFact[] | undefined;
+}
+
+/** A fact held back for a person, and why. */
+export interface HeldFact {
+  readonly title: string;
+  readonly body: string;
+  readonly reason: string;
 }
 
 export interface CandidateVerdict {
@@ -515,6 +528,35 @@ function best(
   return top === undefined ? undefined : { fact: top.fact, score: top.score };
 }
 
+/**
+ * Candidates that say in other words what a held-back fact says are held back with it (the screen judged that
+ * fact; its rewording must not reach memory round it), with the reason naming both. One exception: a fact held
+ * back because only text the agent read said it passes when the user's own lines say it (`fromUser`): that is
+ * what the screen asks of it.
+ */
+function holdRewordings(
+  candidates: readonly Candidate[],
+  held: readonly HeldFact[],
+  fromUser: (candidate: Candidate) => boolean,
+): { kept: Candidate[]; held: CandidateVerdict[] } {
+  if (held.length === 0) return { kept: [...candidates], held: [] };
+  const texts = held.map((fact) => ({ ...fact, why: undefined, howToApply: undefined }));
+  const kept: Candidate[] = [];
+  const verdicts: CandidateVerdict[] = [];
+  for (const candidate of candidates) {
+    const twin = texts.find(
+      (fact) => isRewording(candidate, fact) && !(isReadEvidence(fact.reason) && fromUser(candidate)),
+    );
+    if (twin === undefined) kept.push(candidate);
+    else
+      verdicts.push({
+        candidate: candidate.original,
+        reason: `${twin.reason} (held back with "${twin.title}", which it says in other words)`,
+      });
+  }
+  return { kept, held: verdicts };
+}
+
 /** Merges candidate facts into the existing ones. See the module comment for the rules. */
 export function reconcile(input: ReconcileInput): ReconcileResult {
   const quarantined: CandidateVerdict[] = [];
@@ -543,8 +585,22 @@ export function reconcile(input: ReconcileInput): ReconcileResult {
     accepted.push(cleaned);
   }
 
-  const set = new FactSet(input.existing, accepted, input.newId);
-  for (const candidate of accepted.sort(compareCandidates)) set.apply(candidate);
+  const passed = holdRewordings(
+    accepted,
+    [
+      ...quarantined.map(({ candidate, reason }) => ({
+        title: candidate.title,
+        body: candidate.body,
+        reason,
+      })),
+      ...(input.held ?? []),
+    ],
+    (candidate) => input.provenance?.originOf(candidate.original) === 'user',
+  );
+  quarantined.push(...passed.held);
+
+  const set = new FactSet(input.existing, passed.kept, input.newId);
+  for (const candidate of [...passed.kept].sort(compareCandidates)) set.apply(candidate);
 
   const before = new Map(input.existing.map((fact) => [fact.id, fact]));
   const facts = [...set.facts.values()];

@@ -63,7 +63,7 @@ const FILLER = new Set(
   (
     'user person i me my we our us you your always usually usual currently current now also really generally ' +
     'typically just still very mostly please should must will would can could am use uses using utilize ' +
-    'utilise named called under via within'
+    'utilise named called under via within every each all'
   ).split(' '),
 );
 
