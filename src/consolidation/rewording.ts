@@ -119,18 +119,31 @@ function termsOfPart(text: string): { terms: string[]; negated: boolean; compare
 }
 
 const cache = new WeakMap<FactText, Terms>();
+/**
+ * Terms by text, across objects, as `features.ts` keeps features: each run loads memory into new objects but
+ * most facts are unchanged, so a daemon stems a fact's words once per text. Cleared past
+ * {@link TERMS_BY_TEXT_KEPT} entries.
+ */
+const termsByText = new Map<string, Terms>();
+const TERMS_BY_TEXT_KEPT = 50_000;
 
 function termsOf(text: FactText): Terms {
   const cached = cache.get(text);
   if (cached !== undefined) return cached;
-  const title = termsOfPart(text.title);
-  const body = termsOfPart(text.body);
-  const terms: Terms = {
-    all: new Set([...title.terms, ...body.terms]),
-    body: body.terms,
-    negated: title.negated || body.negated,
-    compares: title.compares || body.compares,
-  };
+  const key = `${text.title}\u0000${text.body}`;
+  let terms = termsByText.get(key);
+  if (terms === undefined) {
+    const title = termsOfPart(text.title);
+    const body = termsOfPart(text.body);
+    terms = {
+      all: new Set([...title.terms, ...body.terms]),
+      body: body.terms,
+      negated: title.negated || body.negated,
+      compares: title.compares || body.compares,
+    };
+    if (termsByText.size >= TERMS_BY_TEXT_KEPT) termsByText.clear();
+    termsByText.set(key, terms);
+  }
   cache.set(text, terms);
   return terms;
 }
@@ -223,4 +236,9 @@ export function isRewording(a: FactText, b: FactText): boolean {
   if (Math.max(fromX.body, fromY.body) > added) return false;
   if ((x.compares || y.compares) && !sameOrder(x.body, y.body)) return false;
   return sameNumbersAndLinks(a, b) && sameNames(a, b);
+}
+
+/** Empties the cache of terms by text (a benchmark measuring a cold run; see `forgetFeatures`). */
+export function forgetRewordingTerms(): void {
+  termsByText.clear();
 }
