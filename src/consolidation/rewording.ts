@@ -1,21 +1,24 @@
 /**
  * Rewordings: one fact said twice in other words ("Ana works at Google as an engineer" / "Ana is an engineer at
  * Google"; "User prefers tabs over spaces" / "The user likes tabs rather than spaces"). The word and word-pair
- * score of the near-duplicate rule (`NEAR_DUPLICATE_THRESHOLD`, `similarity.ts`) misses them: a reordered sentence shares
- * few word pairs, and "prefers" shares nothing with "likes". Pure, deterministic, no model call.
+ * score of the near-duplicate rule (`NEAR_DUPLICATE_THRESHOLD`, `similarity.ts`) misses them: a reordered
+ * sentence shares few word pairs, and "prefers" shares nothing with "likes". Pure, deterministic, no model call.
  *
  * Each text becomes a set of **terms**: content words stemmed (Snowball, `search/bm25.ts`), a few common
  * synonyms folded into one term ({@link SYNONYMS}), and words that say nothing of the fact dropped ("user",
- * "always", "currently" …). Two texts are rewordings when, besides the same names and numbers (`features.ts`):
- * - one text's terms are all in the other, which adds at most one more term (two past
- *   {@link LONG_FACT_TERMS} shared terms): a swap ("dog" for "cat", "unit" for "integration") is never a
- *   rewording, only an added word is. Terms only a title holds do not count as added, since titles are written
- *   freely, but a swap between titles still parts the two ("Ana's dog" / "Ana's cat", same body);
- * - they share at least {@link MIN_SHARED_TERMS} terms: two short texts share too little to say more;
- * - both or neither are negated ("not", "never", "avoids", "stopped", "no longer" …);
- * - names and numbers the two share come in the same order ("Alice manages Bob" is not "Bob manages Alice"),
- *   and when a text compares ("over", "rather than", "instead of", "vs"), the shared terms of the bodies come
- *   in the same order ("tabs over spaces" is not "spaces over tabs").
+ * "always", "currently" …). Two texts are rewordings when:
+ * - they share at least {@link MIN_SHARED_TERMS} terms;
+ * - one text's terms are all in the other, which adds none if the bodies share fewer than
+ *   {@link MIN_BODY_TERMS} terms, one if they share that many, two past {@link LONG_FACT_TERMS}: a swap ("dog"
+ *   for "cat", "unit" for "integration") is never a rewording, only an added word is. Terms only a title holds
+ *   count when the bodies share too few terms to say what the fact is about ("Ana's dog" / "Ana's cat", both
+ *   "Named Rex."); else titles, written freely, may differ;
+ * - both or neither are negated ("not", "never", "avoids", "stopped", "no longer", "used to" …);
+ * - they name the same names (capitalised inside a sentence, `curate.ts` `namesIn`: a sentence's or a title's
+ *   first word is capitalised whatever it is), numbers and links (`features.ts`), names and numbers of the
+ *   bodies in the same order ("Alice manages Bob" is not "Bob manages Alice"; "from 9 to 10" not "from 10 to 9");
+ * - when a text compares ("over", "rather than", "instead of", "vs"), the shared terms of the bodies come in the
+ *   same order ("tabs over spaces" is not "spaces over tabs").
  * A missed merge is cheaper than a wrong one: curation, with the model, merges what this leaves apart.
  */
 import { stem } from '../search/bm25.js';
