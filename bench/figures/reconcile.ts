@@ -8,6 +8,7 @@
  */
 import { forgetFeatures } from '../../src/consolidation/features.js';
 import { reconcile } from '../../src/consolidation/reconcile.js';
+import { forgetRewordingTerms } from '../../src/consolidation/rewording.js';
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
 import { FACT_TYPES, type Fact } from '../../src/memory/types.js';
 import type { Figure } from '../report.js';
@@ -136,6 +137,7 @@ export function measureReconcile(factCount: number, candidateCount: number, roun
   let outcome = { added: 0, updated: 0, superseded: 0 };
   for (let round = 0; round < rounds; round += 1) {
     forgetFeatures();
+    forgetRewordingTerms();
     cold.push(timeRound(facts, candidates).ms);
     const { ms, result } = timeRound(facts, candidates);
     warm.push(ms);

@@ -1,5 +1,11 @@
 /** Small text formatters shared by the commands' human output. */
-import type { BatchRecord, RunSummary } from '../core/run.js';
+import {
+  HELD_BACK_KINDS,
+  HELD_BACK_LABELS,
+  type BatchRecord,
+  type HeldBackKind,
+  type RunSummary,
+} from '../core/run.js';
 import { formatUsd } from '../cost/prices.js';
 import type { TokenUsage } from '../model/types.js';
 
@@ -60,3 +66,28 @@ export function describeBatch(batch: BatchRecord): string {
       : ` (${formatUsd(batch.costUsd)} instead of ${formatUsd(batch.listCostUsd)} at list price)`;
   return `${batch.id}: ${batch.batchedCalls} call(s) answered by the batch at ${batch.priceFactor ?? 0.5} × list price${price}, submitted ${batch.submittedAt}`;
 }
+
+/**
+ * Held-back facts by what the screen saw, most first: "2 from a tool result, 1 with a secret". Empty when there
+ * are none.
+ */
+export function formatHeldBack(counts: Readonly<Partial<Record<HeldBackKind, number>>>): string {
+  return HELD_BACK_KINDS.flatMap((kind) => {
+    const count = counts[kind] ?? 0;
+    return count > 0 ? [{ kind, count }] : [];
+  })
+    .sort((a, b) => b.count - a.count)
+    .map(({ kind, count }) => `${count} ${HELD_BACK_PREPOSITIONS[kind]} ${HELD_BACK_LABELS[kind]}`)
+    .join(', ');
+}
+
+/** How a count reads before each kind: facts read "from" a source, held "with" a secret, "as" an instruction. */
+const HELD_BACK_PREPOSITIONS = {
+  secret: 'with',
+  instruction: 'as',
+  assistant: 'from',
+  tool: 'from',
+  'sub-agent': 'from',
+  read: 'from',
+  other: 'for',
+} as const satisfies Record<HeldBackKind, string>;

@@ -3,9 +3,11 @@
  * the sessions by status, the last run and the lock holder. A daemon-aware caller adds queue counts through
  * `queueCounts`; without it the `queue` field is absent.
  */
+import { join } from 'node:path';
 import type { Config, Space } from '../config/schema.js';
 import { describeBudgetWait, spaceBudget } from '../cost/index.js';
-import type { WaitingSession } from '../core/run.js';
+import type { HeldBackKind, WaitingSession } from '../core/run.js';
+import { countHeldBack } from '../consolidation/held-back.js';
 import { inspectSpaceDetailed } from '../consolidation/inspect.js';
 import { listProposalViews } from '../consolidation/proposal.js';
 import { evaluateGates } from '../core/gates.js';
@@ -13,6 +15,9 @@ import { errorMessage } from '../errors.js';
 import {
   listRuns,
   memoryHealth,
+  parseQuarantine,
+  QUARANTINE_FILE,
+  readTextIfExists,
   memoryWriteProblem,
   readLedger,
   readPendingBatch,
@@ -152,6 +157,14 @@ export interface SpaceStatus {
       readonly description: string;
     } | null;
   };
+  /**
+   * Facts held back in `.dreamd/quarantine.md` for a person to review, in all and by what the screen saw in
+   * them (`HELD_BACK_KINDS`); 0 and empty when there is no quarantine file.
+   */
+  readonly heldBack: {
+    readonly total: number;
+    readonly byKind: Readonly<Partial<Record<HeldBackKind, number>>>;
+  };
   /** Present when a daemon's queue was asked. */
   readonly queue?: QueueCounts;
 }
@@ -248,6 +261,13 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
     (health) => health.problems,
     (caught: unknown) => [{ file: space.memoryDir, reason: `cannot be read: ${errorMessage(caught)}` }],
   );
+  const held = await readTextIfExists(join(space.memoryDir, QUARANTINE_FILE)).then(
+    (text) => parseQuarantine(text).map((entry) => entry.reason),
+    (caught: unknown) => {
+      error ??= `${QUARANTINE_FILE} of ${space.memoryDir} cannot be read: ${errorMessage(caught)}`;
+      return [];
+    },
+  );
   const pendingBatch = await pendingBatchStatus(space, now(), (caught) => {
     error ??= caught;
   });
@@ -276,6 +296,7 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
     waiting,
     proposals,
     batch: { mode: batchModeText(options.config), pending: pendingBatch },
+    heldBack: { total: held.length, byKind: countHeldBack(held) },
   };
   return options.queueCounts !== undefined
     ? { ...status, queue: await options.queueCounts(space.id) }

@@ -13,24 +13,47 @@ import {
   type CurationOutcome,
 } from './curate.js';
 import { planWrite, type WritePlan } from './plan-write.js';
+import { createRunIds } from './run-ids.js';
 
+/**
+ * Plan, curate, and plan again with what curation accepted. Both plans draw their ids from one allocator, so a
+ * fact learned in this run has in the second plan the id curation named it by. A result the second plan
+ * cannot apply (a person edited one of its facts meanwhile) moves from `accepted` to `refused`, with why.
+ */
 export async function planAndCurate(
   writeOptions: Parameters<typeof planWrite>[0],
   options: CurationCallOptions,
 ): Promise<{ plan: WritePlan; curation: CurationOutcome; overBudget: string[] }> {
-  const first = await planWrite(writeOptions);
+  const ids = writeOptions.ids ?? createRunIds();
+  const first = await planWrite({ ...writeOptions, ids });
   // Only types this run learned something of: a type left over budget is not asked about again for nothing.
   const fresh = new Set([
     ...first.result.added.map((fact) => fact.id),
     ...first.result.updated.map((change) => change.after.id),
   ]);
-  const curation = options.config.enabled
+  const curated = options.config.enabled
     ? await curateMemory(first.result.facts, { ...options, fresh })
     : NO_CURATION;
   const plan =
-    curation.accepted.length === 0
+    curated.accepted.length === 0
       ? first
-      : await planWrite({ ...writeOptions, curation: curation.accepted });
+      : await planWrite({ ...writeOptions, ids, curation: curated.accepted });
+  const unapplied = new Set(plan.unapplied.map((entry) => entry.result));
+  const curation: CurationOutcome =
+    unapplied.size === 0
+      ? curated
+      : {
+          ...curated,
+          accepted: curated.accepted.filter((result) => !unapplied.has(result)),
+          refused: [
+            ...curated.refused,
+            ...plan.unapplied.map(({ result, reason }) => ({
+              type: result.type,
+              title: result.title,
+              reason,
+            })),
+          ],
+        };
   return { plan, curation, overBudget: curation.calls > 0 ? overBudget(plan, options.config) : [] };
 }
 

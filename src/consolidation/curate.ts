@@ -536,37 +536,70 @@ export async function curateMemory(
   };
 }
 
+/** An accepted result {@link applyCuration} could not apply, and why: its facts stay as they are. */
+export interface UnappliedResult {
+  readonly result: AcceptedResult;
+  readonly reason: string;
+}
+
+/**
+ * Why a fact a result replaces can no longer be replaced by it, or undefined when it still can: it is still in
+ * the run's facts, active, dreamd's own, and says what it said when curation read it.
+ */
+function changedSinceCurated(old: Fact, now: Fact | undefined): string | undefined {
+  const named = `fact ${old.id} ("${old.title}")`;
+  if (now === undefined) return `${named} is no longer in memory`;
+  if (now.status !== 'active')
+    return `${named} was superseded${now.supersededBy === undefined ? '' : ` by ${now.supersededBy}`} since curation read it`;
+  if (!isCuratable(now)) return `${named} was edited by a person since curation read it`;
+  if (now.title !== old.title || now.body !== old.body) return `${named} changed since curation read it`;
+  return undefined;
+}
+
+/** The key of the fact a result becomes (see `run-ids.ts`): its text and the facts it replaces. */
+function resultKey(result: AcceptedResult): string {
+  return JSON.stringify([
+    'curation',
+    result.type,
+    result.title,
+    result.body,
+    result.why ?? null,
+    result.howToApply ?? null,
+    result.replaces.map((fact) => fact.id),
+  ]);
+}
+
 /**
  * Apply accepted results to the run's facts. Pure. A result whose facts changed since the call (a hand edit,
- * a newer fact superseded one) is skipped: its facts stay. Returns the facts and, per new fact, what it replaced.
+ * a newer fact superseded one, one gone) is not applied: its facts stay, and it is returned in `unapplied` with
+ * the reason, for the run's account of curation. Returns the facts and, per new fact, what it replaced.
+ * `newId` gives the merged fact its id from the result (the same result, the same id in every plan of a run).
  */
 export function applyCuration(
   facts: readonly Fact[],
   accepted: readonly AcceptedResult[],
-  options: { readonly today: string; readonly newId: () => string },
-): { facts: Fact[]; merged: { fact: Fact; by: Fact }[] } {
+  options: { readonly today: string; readonly newId: (key: string) => string },
+): { facts: Fact[]; merged: { fact: Fact; by: Fact }[]; unapplied: UnappliedResult[] } {
   const byId = new Map(facts.map((fact) => [fact.id, fact]));
   const added: Fact[] = [];
   const merged: { fact: Fact; by: Fact }[] = [];
+  const unapplied: UnappliedResult[] = [];
   for (const result of accepted) {
-    const still = result.replaces.every((old) => {
-      const now = byId.get(old.id);
-      return (
-        now !== undefined &&
-        now.status === 'active' &&
-        isCuratable(now) &&
-        now.title === old.title &&
-        now.body === old.body
-      );
-    });
-    if (!still) continue;
+    const changed = result.replaces.flatMap((old) => changedSinceCurated(old, byId.get(old.id)) ?? []);
+    if (changed.length > 0) {
+      unapplied.push({
+        result,
+        reason: `its facts changed before it could be applied (${changed.join('; ')}); they stay as they are`,
+      });
+      continue;
+    }
     const observed = result.replaces.map((fact) => fact.observed).sort()[0] as string;
     const updated = result.replaces
       .map((fact) => fact.updated)
       .sort()
       .at(-1) as string;
     const fact: Fact = {
-      id: options.newId(),
+      id: options.newId(resultKey(result)),
       type: result.type,
       title: result.title,
       body: result.body,
@@ -592,7 +625,7 @@ export function applyCuration(
       merged.push({ fact: gone, by: fact });
     }
   }
-  return { facts: [...byId.values(), ...added], merged };
+  return { facts: [...byId.values(), ...added], merged, unapplied };
 }
 
 /**

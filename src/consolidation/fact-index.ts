@@ -8,6 +8,7 @@
  */
 import type { Fact, FactType } from '../memory/types.js';
 import { featuresOf } from './features.js';
+import { MIN_SHARED_TERMS, rewordingTerms } from './rewording.js';
 
 /**
  * Posting lists only grow: a fact that changes or leaves the active set stays listed under its old words, and
@@ -43,6 +44,8 @@ export class FactIndex {
   private readonly byKey: Postings = new Map();
   private readonly byWord = new Map<string, Postings>();
   private readonly byTitleWord = new Map<string, Postings>();
+  /** By rewording term (`rewording.ts`), per numbers key but of every type: a rewording may be filed elsewhere. */
+  private readonly byTerm = new Map<string, Postings>();
   private readonly bySuperseder: Postings = new Map();
 
   /**
@@ -58,6 +61,8 @@ export class FactIndex {
       readonly words: ReadonlySet<string>;
       readonly keys: ReadonlySet<string>;
       readonly numbersKeys?: ReadonlySet<string>;
+      /** The candidates' rewording terms; absent: facts are not listed by term. */
+      readonly terms?: ReadonlySet<string>;
     },
   ) {}
 
@@ -77,6 +82,10 @@ export class FactIndex {
     for (const word of features.words) if (wanted.has(word)) post(words, word, fact);
     const titleWords = perPartition(this.byTitleWord, partition);
     for (const word of features.titleWords) if (wanted.has(word)) post(titleWords, word, fact);
+    const terms = this.lookedUp.terms;
+    if (terms === undefined) return;
+    const byTerm = perPartition(this.byTerm, features.numbersKey);
+    for (const term of rewordingTerms(fact)) if (terms.has(term)) post(byTerm, term, fact);
   }
 
   /** Active facts of any type whose normalised body is `key`. */
@@ -106,6 +115,23 @@ export class FactIndex {
       .map((word) => postings.get(word) ?? [])
       .sort((a, b) => a.length - b.length)
       .slice(0, distinct.length - Math.ceil(fraction * distinct.length) + 1);
+    for (const facts of rarest) for (const fact of facts) if (this.isActive(fact)) found.add(fact);
+    return found;
+  }
+
+  /**
+   * Active facts of any type with the numbers and links of `numbersKey` that share at least
+   * {@link MIN_SHARED_TERMS} of `terms` (what a rewording shares), by the same prefix filtering as
+   * {@link mayShare}. A superset: the caller judges each fact returned.
+   */
+  mayReword(numbersKey: string, terms: ReadonlySet<string>): Set<Fact> {
+    const postings = this.byTerm.get(numbersKey);
+    const found = new Set<Fact>();
+    if (postings === undefined) return found;
+    const rarest = [...terms]
+      .map((term) => postings.get(term) ?? [])
+      .sort((a, b) => a.length - b.length)
+      .slice(0, terms.size - MIN_SHARED_TERMS + 1);
     for (const facts of rarest) for (const fact of facts) if (this.isActive(fact)) found.add(fact);
     return found;
   }

@@ -7,7 +7,7 @@ import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderAgentsFile } from '../memory/agents-block.js';
 import { containsSecret, redactSecrets } from '../digest/index.js';
-import { diffFiles, INDEX_FILE, newFactId } from '../memory/index.js';
+import { diffFiles, INDEX_FILE } from '../memory/index.js';
 import {
   ARCHIVE_FILE,
   archivable,
@@ -22,6 +22,7 @@ import {
   REVIEW_FILE,
   type ReviewEntry,
   planMemoryFiles,
+  parseQuarantine,
   renderQuarantine,
   type ForgottenList,
   type LoadedMemory,
@@ -33,7 +34,8 @@ import type { ExtractedFact } from './extraction.js';
 import type { Gathered } from './gather.js';
 import { createProvenance } from './provenance.js';
 import { reconcile, type ReconcileResult } from './reconcile.js';
-import { absorbRepeats, applyCuration, type AcceptedResult } from './curate.js';
+import { absorbRepeats, applyCuration, type AcceptedResult, type UnappliedResult } from './curate.js';
+import { createRunIds, type RunIds } from './run-ids.js';
 
 /** Re-reads after a hand edit during the run: a few tries, for someone saving repeatedly. */
 const HAND_EDIT_RETRIES = 3;
@@ -63,6 +65,8 @@ export interface WritePlan {
   readonly merged: readonly { readonly fact: Fact; readonly by: Fact }[];
   /** Facts this write moves from the active files to `.dreamd/archive.json`. */
   readonly archived: readonly Fact[];
+  /** Accepted curation results this plan could not apply, each with why (their facts stay as they are). */
+  readonly unapplied: readonly UnappliedResult[];
 }
 
 /** Whether a topic file, one of dreamd's per-fact files or the index differs on disk from what `loaded` read. */
@@ -167,6 +171,7 @@ function planFilesFor(
   result: ReconcileResult,
   context: FilesContext,
   merged: readonly { readonly fact: Fact; readonly by: Fact }[] = [],
+  unapplied: readonly UnappliedResult[] = [],
 ) {
   const loadedIds = new Set(loaded.facts.map((fact) => fact.id));
   const archivedOnly = new Set(loaded.archived.map((entry) => entry.fact.id));
@@ -236,6 +241,7 @@ function planFilesFor(
     factsRead: summarizeFactUse(active, factUse),
     merged,
     archived: moved,
+    unapplied,
   };
 }
 
@@ -252,7 +258,7 @@ async function completePlan(
     readonly ledgerEntries: readonly LedgerEntry[];
   },
 ): Promise<WritePlan> {
-  const { result, files, problems, factsRead, merged, archived } = planned;
+  const { result, files, problems, factsRead, merged, archived, unapplied } = planned;
   const { runId, agents } = options;
   // The quarantine is plain text on disk: a secret the model put in a fact is redacted there too.
   const quarantine: QuarantineEntry[] = result.quarantined.map(({ candidate, reason }) => ({
@@ -286,6 +292,7 @@ async function completePlan(
     factsRead,
     merged,
     archived,
+    unapplied,
   };
 }
 
@@ -330,15 +337,26 @@ export async function planWrite(options: {
   now: Date;
   /** Results of the curation phase the code accepted (`curate.ts`), applied after reconcile. */
   curation?: readonly AcceptedResult[] | undefined;
+  /**
+   * The run's fact ids (`run-ids.ts`): pass the same to every plan of a run, so a fact learned in the run has
+   * the id curation saw. Default: one for this plan (its re-plans after a hand edit share it).
+   */
+  ids?: RunIds | undefined;
   /** The repository's `AGENTS.md` the space also writes (absolute path), and its block's byte budget. */
   agents?: { readonly file: string; readonly budget?: number | undefined } | undefined;
 }): Promise<WritePlan> {
   const { memoryDir, runId, now } = options;
+  const ids = options.ids ?? createRunIds();
   const isForgotten = createIsForgotten(options.forgotten);
   // Provenance is read from the digest the model was given, not from the model's own `evidence` label.
   const provenance = createProvenance(options.gathered.batches.flatMap(({ batch }) => batch.segments));
   const agents = options.agents === undefined ? undefined : await readAgentsFile(options.agents);
   const context: FilesContext = { reads: options.gathered.reads, today: options.today, now, runId, agents };
+  // What earlier runs held back: a fact said again in other words is held back with it. An unreadable file
+  // holds nothing back here.
+  const held = parseQuarantine(
+    await readTextIfExists(join(memoryDir, QUARANTINE_FILE)).catch(() => null),
+  ).map((entry) => ({ title: entry.title, body: entry.text, reason: entry.reason }));
   const plan = (loaded: LoadedMemory) => {
     // Archived facts take part in reconcile (a `replaces` naming one follows it to its successor, an old value
     // seen again joins its trace) but never go back to a file.
@@ -346,10 +364,11 @@ export async function planWrite(options: {
       existing: [...loaded.facts, ...loaded.archived.map((entry) => entry.fact)],
       candidates: options.candidates,
       today: options.today,
-      newId: newFactId,
+      newId: ids,
       isForgotten,
       containsSecret,
       provenance,
+      held,
     });
     // A fact learned again after curation merged it: its sources join the merged fact, no second copy.
     const repeats = absorbRepeats(
@@ -359,14 +378,14 @@ export async function planWrite(options: {
     );
     const curated = applyCuration(repeats.facts, options.curation ?? [], {
       today: options.today,
-      newId: newFactId,
+      newId: ids,
     });
     const result: ReconcileResult = {
       ...reconciled,
       facts: curated.facts,
       added: reconciled.added.filter((fact) => !repeats.absorbed.has(fact.id)),
     };
-    return planFilesFor(loaded, result, context, curated.merged);
+    return planFilesFor(loaded, result, context, curated.merged, curated.unapplied);
   };
   let current = options.memory;
   let planned = plan(current);

@@ -24,9 +24,20 @@ import { screeningText } from '../screen/screening-text.js';
 export const FACT_ORIGINS = ['user', 'read', 'unknown'] as const;
 export type FactOrigin = (typeof FACT_ORIGINS)[number];
 
+/**
+ * What text the agent read a line is: the assistant's own words (its text and its calls), a tool's result
+ * (`tool` names the tool), or a sub-agent's brief or answer.
+ */
+export interface ReadSource {
+  readonly kind: 'assistant' | 'tool' | 'sub-agent';
+  readonly tool?: string | undefined;
+}
+
 /** One digest line of a session, with who it speaks for and its words. */
 export interface SourceLine {
   readonly kind: 'user' | 'read';
+  /** For a read line, what it is; undefined for the user's. */
+  readonly read?: ReadSource | undefined;
   /** The line's content, without its `user:` or `tool ← Name:` label. */
   readonly text: string;
   readonly words: ReadonlySet<string>;
@@ -37,6 +48,12 @@ export interface Provenance {
   readonly originOf: (candidate: ExtractedFact) => FactOrigin;
   /** The digest lines of a session, in order; empty for a session the run did not read. */
   readonly linesOf: (sessionId: string) => readonly SourceLine[];
+  /**
+   * What text the agent read holds the candidate's words: the read line of its sessions that holds the most
+   * of them (the first of equals); when no one line holds half, the kind of lines that together hold the most.
+   * Undefined when the read lines together hold less than half of them.
+   */
+  readonly readFrom: (candidate: ExtractedFact) => ReadSource | undefined;
 }
 
 /** Share of a fact's words the user's lines must hold for the fact to be the user's. */
@@ -75,10 +92,23 @@ export function wordsOf(text: string): Set<string> {
   return words;
 }
 
+/** `tool ← Read:` or `tool ← Bash ERROR:` (the tool's name), `sub-agent → ` / `sub-agent ← `. */
+const TOOL_LINE = /^(?:\[\d{4}-\d{2}-\d{2}\] )?tool ← (\S+?)(?: ERROR)?:/u;
+const SUB_AGENT_LINE = /^(?:\[\d{4}-\d{2}-\d{2}\] )?sub-agent [←→]/u;
+
+function readSourceOf(text: string): ReadSource {
+  const tool = TOOL_LINE.exec(text);
+  if (tool !== null) return { kind: 'tool', tool: tool[1] };
+  if (SUB_AGENT_LINE.test(text)) return { kind: 'sub-agent' };
+  return { kind: 'assistant' };
+}
+
 function sourceLine(line: DigestLine): SourceLine {
-  const kind = USER_LINE.test(line.text) ? 'user' : 'read';
+  const user = USER_LINE.test(line.text);
   const text = line.text.replace(LABEL, '');
-  return { kind, text, words: wordsOf(text) };
+  return user
+    ? { kind: 'user', text, words: wordsOf(text) }
+    : { kind: 'read', read: readSourceOf(line.text), text, words: wordsOf(text) };
 }
 
 function share(words: ReadonlySet<string>, lines: readonly SourceLine[]): number {
@@ -119,7 +149,32 @@ export function createProvenance(segments: readonly BatchSegment[]): Provenance 
     });
     return confirmed ? 'user' : 'read';
   };
-  return { originOf, linesOf };
+
+  const readFrom = (candidate: ExtractedFact): ReadSource | undefined => {
+    const words = wordsOf(candidate.body);
+    let best: { line: SourceLine; share: number } | undefined;
+    for (const line of candidate.sources.flatMap((source) => linesOf(source))) {
+      if (line.kind !== 'read') continue;
+      const held = share(words, [line]);
+      if (held > (best?.share ?? 0)) best = { line, share: held };
+    }
+    if (best !== undefined && best.share >= USER_SHARE) return best.line.read;
+    // The words spread over several lines: the kind of read line that holds the most of them together.
+    const lines = candidate.sources
+      .flatMap((source) => linesOf(source))
+      .filter((line) => line.kind === 'read');
+    if (share(words, lines) < USER_SHARE) return undefined;
+    const kinds = (['tool', 'assistant', 'sub-agent'] as const).map((kind) => ({
+      kind,
+      share: share(
+        words,
+        lines.filter((line) => line.read?.kind === kind),
+      ),
+    }));
+    const top = kinds.reduce((most, entry) => (entry.share > most.share ? entry : most));
+    return { kind: top.kind };
+  };
+  return { originOf, linesOf, readFrom };
 }
 
 /** Whether these lines hold at least half the words of the candidate's body. */

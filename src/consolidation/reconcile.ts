@@ -6,7 +6,8 @@ export { cleanTitle, parseDay } from './candidate.js';
 import { FactIndex } from './fact-index.js';
 import { detailsOf, featuresOf, sameNamesAndNumbers, sharedCount, type FactFeatures } from './features.js';
 import type { Provenance } from './provenance.js';
-import { screenCandidates } from './screen-candidates.js';
+import { isRewording, rewordingTerms } from './rewording.js';
+import { isReadEvidence, screenCandidates } from './screen-candidates.js';
 import {
   NEAR_DUPLICATE_THRESHOLD,
   SAME_SUBJECT_MIN_TITLE_WORDS,
@@ -24,7 +25,8 @@ import {
  * Each candidate, after cleaning, goes through these checks in order; the first that applies decides:
  *   1. dropped: empty title or body, a date that is not a date, or a fact a person told dreamd to forget;
  *   2. quarantined: it carries a secret, reads as an instruction to an AI or to the memory system, or is a rule
- *      whose only evidence is text the agent read (see {@link screenCandidates});
+ *      whose only evidence is text the agent read (see {@link screenCandidates}); or it says in other words
+ *      (`rewording.ts`) what a fact held back in this run or an earlier one says: it is held back with it;
  *   3. exact duplicate (same normalised body, same names and numbers) of an active fact: merged into it. The
  *      same fact filed under another type is one fact too: it stays in the type of the earlier observation
  *      (same day: the first of user, feedback, project, reference), whichever arrived first;
@@ -34,7 +36,9 @@ import {
  *      the main signal: the model read both facts and said they are one subject. For a fact returned earlier in
  *      the same answer, which has no id yet, the model names its exact title;
  *   5. near duplicate (same type, word and word-pair similarity ≥ {@link NEAR_DUPLICATE_THRESHOLD}, same names
- *      and numbers) of an active fact: merged into it;
+ *      and numbers) of an active fact: merged into it; or a rewording of one, of any type (the same fact in
+ *      other words: reordered, a synonym, an added word, see `rewording.ts`): merged into it, in the type
+ *      rule 3 keeps;
  *   6. same subject (same type, titles alike word for word in order, see {@link SAME_SUBJECT_THRESHOLD}, parting
  *      only at their end, see `differsOnlyAtTheEnd`, same names and numbers) but different content: the newer of
  *      the two stays active and the other is superseded;
@@ -71,14 +75,30 @@ export interface ReconcileInput {
   readonly candidates: readonly ExtractedFact[];
   /** Date of the run, `YYYY-MM-DD`: observed dates later than it are brought back to it. */
   readonly today: string;
-  /** A fresh fact id (`f-` + 10 base32 characters), never one in use. */
-  readonly newId: () => string;
+  /**
+   * The id of a new fact (`f-` + 10 base32 characters) made from what `key` names: a candidate's whole content,
+   * so a run that reconciles the same candidates again (a re-plan) may give them the same ids (`run-ids.ts`).
+   * An id already in use is asked for again with another key.
+   */
+  readonly newId: (key: string) => string;
   /** True for a fact a person removed with `dreamd memory forget`: it must not be learned again. */
   readonly isForgotten: (fact: ForgettableFact) => boolean;
   /** True when a text holds a secret (key, token, password …). */
   readonly containsSecret: (text: string) => boolean;
   /** Where each candidate's words sit in the run's digest (see `provenance.ts`); omitted: the model's label. */
   readonly provenance?: Provenance | undefined;
+  /**
+   * Facts held back earlier (`.dreamd/quarantine.md`), with why: a candidate that says one of them in other
+   * words is held back with it. Omitted: none.
+   */
+  readonly held?: readonly HeldFact[] | undefined;
+}
+
+/** A fact held back for a person, and why. */
+export interface HeldFact {
+  readonly title: string;
+  readonly body: string;
+  readonly reason: string;
 }
 
 export interface CandidateVerdict {
@@ -182,18 +202,20 @@ class FactSet {
   constructor(
     existing: readonly Fact[],
     candidates: readonly Candidate[],
-    private readonly newId: () => string,
+    private readonly newId: (key: string) => string,
   ) {
     const words = new Set<string>();
     const keys = new Set<string>();
     const numbersKeys = new Set<string>();
+    const terms = new Set<string>();
     for (const candidate of candidates) {
       const features = featuresOf(candidate);
       keys.add(features.key);
       numbersKeys.add(features.numbersKey);
       for (const word of features.words) words.add(word);
+      for (const term of rewordingTerms(candidate)) terms.add(term);
     }
-    this.index = new FactIndex((id) => this.facts.get(id), { words, keys, numbersKeys });
+    this.index = new FactIndex((id) => this.facts.get(id), { words, keys, numbersKeys, terms });
     for (const fact of existing) {
       this.facts.set(fact.id, fact);
       this.index.add(fact);
@@ -215,6 +237,13 @@ class FactSet {
 
     const near = this.nearDuplicate(candidate, features);
     if (near !== undefined) return this.merge(near, candidate);
+
+    const reworded = this.rewording(candidate, features);
+    if (reworded !== undefined) {
+      return reworded.type === candidate.type || keepsItsType(reworded, candidate)
+        ? this.merge(reworded, candidate)
+        : this.moveToType(reworded, candidate);
+    }
 
     const subject = this.sameSubject(candidate, features);
     if (subject !== undefined) return this.replace([subject], candidate, 'same-subject');
@@ -257,6 +286,18 @@ class FactSet {
       scores.set(fact, score);
     }
     return best(found, (fact) => scores.get(fact) ?? 0)?.fact;
+  }
+
+  /**
+   * An active fact that says what the candidate says in other words ({@link isRewording}): of the candidate's
+   * type when there is one, else of any type, like an exact duplicate.
+   */
+  private rewording(candidate: Candidate, features: FactFeatures): Fact | undefined {
+    const found = [...this.index.mayReword(features.numbersKey, rewordingTerms(candidate))].filter((fact) =>
+      isRewording(candidate, fact),
+    );
+    const sameType = found.filter((fact) => fact.type === candidate.type);
+    return best(sameType.length > 0 ? sameType : found, () => 1)?.fact;
   }
 
   /** The active fact of the type whose title matches (in order), naming the same things; see the module comment. */
@@ -408,7 +449,7 @@ class FactSet {
   /** A new fact from the candidate: active, or already superseded by `supersededBy` when it is stale. */
   private create(candidate: Candidate, supersededBy: Fact | undefined): Fact {
     const fact: Fact = {
-      id: this.freshId(),
+      id: this.freshId(candidateKey(candidate)),
       type: candidate.type,
       title: candidate.title,
       body: candidate.body,
@@ -434,13 +475,30 @@ class FactSet {
     this.index.add(fact);
   }
 
-  private freshId(): string {
+  /** A new id for `key`; when it is in use, the id of the key numbered by the attempt (still one per key). */
+  private freshId(key: string): string {
     for (let attempt = 0; attempt < MAX_CHAIN; attempt += 1) {
-      const id = this.newId();
+      const id = this.newId(attempt === 0 ? key : `${key}\n#${attempt}`);
       if (!this.facts.has(id)) return id;
     }
     throw new Error(`newId() returned ids already in use ${MAX_CHAIN} times in a row`);
   }
+}
+
+/** Everything a candidate says, its dates and sources: the key of the fact it creates (see `newId`). */
+function candidateKey(candidate: Candidate): string {
+  return JSON.stringify([
+    'candidate',
+    candidate.type,
+    candidate.title,
+    candidate.body,
+    candidate.why ?? null,
+    candidate.howToApply ?? null,
+    candidate.description ?? null,
+    candidate.observed,
+    candidate.sources,
+    candidate.replaces,
+  ]);
 }
 
 function titleKey(type: FactType, title: string): string {
@@ -474,6 +532,35 @@ function best(
   return top === undefined ? undefined : { fact: top.fact, score: top.score };
 }
 
+/**
+ * Candidates that say in other words what a held-back fact says are held back with it (the screen judged that
+ * fact; its rewording must not reach memory round it), with the reason naming both. One exception: a fact held
+ * back because only text the agent read said it passes when the user's own lines say it (`fromUser`): that is
+ * what the screen asks of it.
+ */
+function holdRewordings(
+  candidates: readonly Candidate[],
+  held: readonly HeldFact[],
+  fromUser: (candidate: Candidate) => boolean,
+): { kept: Candidate[]; held: CandidateVerdict[] } {
+  if (held.length === 0) return { kept: [...candidates], held: [] };
+  const texts = held.map((fact) => ({ ...fact, why: undefined, howToApply: undefined }));
+  const kept: Candidate[] = [];
+  const verdicts: CandidateVerdict[] = [];
+  for (const candidate of candidates) {
+    const twin = texts.find(
+      (fact) => isRewording(candidate, fact) && !(isReadEvidence(fact.reason) && fromUser(candidate)),
+    );
+    if (twin === undefined) kept.push(candidate);
+    else
+      verdicts.push({
+        candidate: candidate.original,
+        reason: `${twin.reason} (held back with "${twin.title}", which it says in other words)`,
+      });
+  }
+  return { kept, held: verdicts };
+}
+
 /** Merges candidate facts into the existing ones. See the module comment for the rules. */
 export function reconcile(input: ReconcileInput): ReconcileResult {
   const quarantined: CandidateVerdict[] = [];
@@ -502,8 +589,22 @@ export function reconcile(input: ReconcileInput): ReconcileResult {
     accepted.push(cleaned);
   }
 
-  const set = new FactSet(input.existing, accepted, input.newId);
-  for (const candidate of accepted.sort(compareCandidates)) set.apply(candidate);
+  const passed = holdRewordings(
+    accepted,
+    [
+      ...quarantined.map(({ candidate, reason }) => ({
+        title: candidate.title,
+        body: candidate.body,
+        reason,
+      })),
+      ...(input.held ?? []),
+    ],
+    (candidate) => input.provenance?.originOf(candidate.original) === 'user',
+  );
+  quarantined.push(...passed.held);
+
+  const set = new FactSet(input.existing, passed.kept, input.newId);
+  for (const candidate of [...passed.kept].sort(compareCandidates)) set.apply(candidate);
 
   const before = new Map(input.existing.map((fact) => [fact.id, fact]));
   const facts = [...set.facts.values()];

@@ -58,6 +58,7 @@ import {
 } from './batch.js';
 import { DEFAULT_CURATION } from './curate.js';
 import { curationNotes, curationReview, curationSummary, planAndCurate } from './curate-run.js';
+import { countHeldBack } from './held-back.js';
 import type {
   ConsolidateFunction,
   RunOptions,
@@ -445,6 +446,9 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         updated: plan.result.updated.length,
         superseded: plan.result.superseded.length,
         quarantined: plan.result.quarantined.length,
+        ...(plan.result.quarantined.length > 0
+          ? { heldBack: countHeldBack(plan.result.quarantined.map((verdict) => verdict.reason)) }
+          : {}),
         factsRead: plan.factsRead,
         ...(stated.length > 0 ? { alreadyInProjectFiles: stated.length } : {}),
         ...(plan.archived.length > 0 ? { archived: plan.archived.length } : {}),

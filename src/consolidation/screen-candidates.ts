@@ -9,7 +9,8 @@
  *      is a preference or rule (type `user` or `feedback`), reads like one, or names a credential file or
  *      variable: a page cannot tell the agent how to behave, only the user can. The source is where
  *      its words sit in the digest (`provenance.ts`), unless the user confirmed it; the model's `evidence`
- *      label is read only when the digest cannot tell (the model paraphrased);
+ *      label is read only when the digest cannot tell (the model paraphrased). The reason names what the
+ *      words were read from ("the assistant's words", "a tool result (WebFetch)", "a sub-agent's report");
  *   4. together with the candidate next to it from the same session it reads as an instruction: an
  *      instruction split over two messages, each half harmless alone, that the model returned as two facts;
  *      or it is the unfinished lead-in ("when you finish a task,") of a neighbour held as an instruction;
@@ -23,7 +24,15 @@ import { allText } from './candidate.js';
 import type { ExtractedFact } from './extraction.js';
 import { looksLikeInstruction, looksLikeRule } from '../screen/injection.js';
 import { INSTRUCTION_REASON, screenFactText } from '../screen/screen-fact.js';
-import { heldIn, wordsOf, type FactOrigin, type Provenance, type SourceLine } from './provenance.js';
+import { READ_EVIDENCE_REASON } from './held-back.js';
+import {
+  heldIn,
+  wordsOf,
+  type FactOrigin,
+  type Provenance,
+  type ReadSource,
+  type SourceLine,
+} from './provenance.js';
 
 export interface ScreenOptions {
   /** True when a text holds a secret (key, token, password …). */
@@ -41,8 +50,28 @@ const CONTINUES = /^(?:\.\.\.|…|and\b|then\b|to\b|also\b|e\b|y\b|et\b|und\b|da
 /** A message that ends a sentence (or a list item, or a link): anything else stops unfinished. */
 const FINISHED = /[.!?。！？…)\]"'”»」』`]\s*$/u;
 const ASSEMBLED_REASON = 'part of an instruction assembled across messages of the session';
-const READ_REASON =
-  'only evidence is text the agent read (a tool result, a page, a file): a rule or preference needs the user';
+
+/**
+ * Why a rule or preference read from text the agent read is held back, naming what it was read from: the
+ * assistant's words, a tool's result (which tool), a sub-agent's report; or, when the digest cannot tell, the
+ * model's own label.
+ */
+function readReason(seen: ReadSource | undefined): string {
+  const what =
+    seen === undefined
+      ? "text the agent read, by the model's own label"
+      : seen.kind === 'assistant'
+        ? "the assistant's words"
+        : seen.kind === 'sub-agent'
+          ? "a sub-agent's report"
+          : `a tool result${seen.tool === undefined ? '' : ` (${seen.tool})`}`;
+  return `${READ_EVIDENCE_REASON}${what}: a rule or preference needs the user`;
+}
+
+/** Whether a reason is that of a rule or preference whose only evidence is text the agent read. */
+export function isReadEvidence(reason: string): boolean {
+  return reason.startsWith(READ_EVIDENCE_REASON);
+}
 
 function sharesSource(a: ExtractedFact, b: ExtractedFact): boolean {
   return a.sources.some((source) => b.sources.includes(source));
@@ -123,7 +152,9 @@ function screenOne(
       looksLikeRule(text) ||
       namesCredential(text))
   ) {
-    return READ_REASON;
+    // Read from the digest when it tells the origin; else the model's label said so.
+    const fromDigest = options.provenance?.originOf(candidate) === 'read';
+    return readReason(fromDigest ? options.provenance?.readFrom(candidate) : undefined);
   }
   const parts = candidate.sources.flatMap((source) => assembled.get(source) ?? []);
   if (heldIn(candidate, parts)) return ASSEMBLED_REASON;

@@ -75,6 +75,37 @@ export const FACT_DROP_REASONS = [
 ] as const;
 export type FactDropReason = (typeof FACT_DROP_REASONS)[number];
 
+/**
+ * What the screen saw in a fact it held back (quarantined) instead of writing to memory:
+ * - `secret`: a secret, or the marker of one the digest redacted;
+ * - `instruction`: an instruction to an AI or to the memory system (whole, or split over messages or facts);
+ * - `assistant`, `tool`, `sub-agent`: a rule or preference whose only evidence is the assistant's own words, a
+ *   tool's result, or a sub-agent's report: text the agent read or wrote, not the user;
+ * - `read`: the same, where the model's own label said so (the digest could not tell which text);
+ * - `other`: a reason none of these (an entry of the quarantine file a person wrote).
+ */
+export const HELD_BACK_KINDS = [
+  'secret',
+  'instruction',
+  'assistant',
+  'tool',
+  'sub-agent',
+  'read',
+  'other',
+] as const;
+export type HeldBackKind = (typeof HELD_BACK_KINDS)[number];
+
+/** How a person reads each kind: what the screen saw. */
+export const HELD_BACK_LABELS = {
+  secret: 'a secret',
+  instruction: 'an instruction to an AI',
+  assistant: "the assistant's words",
+  tool: 'a tool result',
+  'sub-agent': "a sub-agent's report",
+  read: 'text the agent read',
+  other: 'another reason',
+} as const satisfies Record<HeldBackKind, string>;
+
 export type RunPhase = 'orient' | 'gather' | 'extract' | 'reconcile' | 'write';
 
 export interface RunProgress {
@@ -102,6 +133,8 @@ export interface RunSummary {
   readonly updated: number;
   readonly superseded: number;
   readonly quarantined: number;
+  /** The facts of `quarantined` by what the screen saw in them; absent: none held back (or a run before it). */
+  readonly heldBack?: Readonly<Partial<Record<HeldBackKind, number>>> | undefined;
   /** Active facts after the run that agents have read (counted from transcripts), and those never read. */
   readonly factsRead?: { readonly used: number; readonly neverUsed: number };
   /** Candidate facts not kept because the project's CLAUDE.md or AGENTS.md already states them. */

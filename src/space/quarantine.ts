@@ -53,6 +53,43 @@ export function renderQuarantine(existing: string | null, entries: readonly Quar
   return out;
 }
 
+const ENTRY_HEAD = /^## (\S+) · (.*)$/u;
+const FIELD = /^- (Reason|Session|Run): (.*)$/u;
+
+/**
+ * The entries of a quarantine file as {@link renderQuarantine} writes them (pure): what was held back before,
+ * so a run can hold a fact said again in other words with it. A section a person edited out of shape is read
+ * as far as it goes; one without a title, a reason or text is left out.
+ */
+export function parseQuarantine(text: string | null): QuarantineEntry[] {
+  if (text === null) return [];
+  const entries: QuarantineEntry[] = [];
+  for (const section of text.replace(/\r\n/g, '\n').split(/\n(?=## )/u)) {
+    const lines = section.split('\n');
+    const head = ENTRY_HEAD.exec(lines[0] ?? '');
+    if (head === null) continue;
+    const fields = new Map<string, string>();
+    const quoted: string[] = [];
+    for (const line of lines.slice(1)) {
+      const field = FIELD.exec(line);
+      if (field !== null) fields.set(field[1] as string, field[2] as string);
+      else if (line === '>' || line.startsWith('> ')) quoted.push(line.slice(2));
+    }
+    const reason = fields.get('Reason');
+    const body = quoted.join('\n').trim();
+    if (reason === undefined || body === '' || (head[2] ?? '').trim() === '') continue;
+    entries.push({
+      title: (head[2] as string).trim(),
+      text: body,
+      reason,
+      session: fields.get('Session') ?? '',
+      date: head[1] as string,
+      runId: fields.get('Run'),
+    });
+  }
+  return entries;
+}
+
 /** Append entries to `.dreamd/quarantine.md` (temp file and rename). Use `renderQuarantine` inside a run's transaction instead. */
 export async function appendQuarantine(
   memoryDir: string,

@@ -8,7 +8,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { MemoryFormatError, errorMessage } from '../errors.js';
-import { FACT_DROP_REASONS, WAIT_REASONS, type RunSummary } from '../core/run.js';
+import { FACT_DROP_REASONS, HELD_BACK_KINDS, WAIT_REASONS, type RunSummary } from '../core/run.js';
 import { RUNS_DIR, readTextIfExists, runRecordPath } from './paths.js';
 import { escapeInvisibleControls } from '../memory/visible-text.js';
 import type { MemoryProblem } from './memory-dir.js';
@@ -26,6 +26,8 @@ const RunSummarySchema = z.object({
   updated: z.number(),
   superseded: z.number(),
   quarantined: z.number(),
+  /** The quarantined facts by what the screen saw; absent in older records and runs that held none back. */
+  heldBack: z.partialRecord(z.enum(HELD_BACK_KINDS), z.number().int().nonnegative()).optional(),
   calls: z.number(),
   usage: z.object({
     inputTokens: z.number(),

@@ -9,6 +9,7 @@ import {
   type CurationAnswer,
   type CurationGroup,
 } from '../../src/consolidation/curate.js';
+import { createRunIds } from '../../src/consolidation/run-ids.js';
 import type { Fact } from '../../src/memory/types.js';
 import { fact } from '../memory/helpers.js';
 
@@ -361,11 +362,61 @@ describe('applyCuration', () => {
     ]);
     expect(facts.find((f) => f.id === climbing.id)).toBe(climbing);
   });
-  it('skips a result whose facts changed since the call', () => {
+  it('does not apply a result whose facts changed since the call, and says which and why', () => {
     const check = checkCoffeeMerge();
     const edited = { ...coffee, body: 'Drinks black coffee now.', editedByHand: true };
-    const { facts, merged } = applyCuration([edited, coffeePlace], check.accepted, APPLY_AS_MERGED);
+    const { facts, merged, unapplied } = applyCuration(
+      [edited, coffeePlace],
+      check.accepted,
+      APPLY_AS_MERGED,
+    );
     expect(merged).toEqual([]);
     expect(facts).toEqual([edited, coffeePlace]);
+    expect(unapplied).toEqual([
+      {
+        result: check.accepted[0],
+        reason: expect.stringMatching(
+          new RegExp(
+            `^its facts changed before it could be applied \\(fact ${coffee.id} .*edited by a person`,
+          ),
+        ),
+      },
+    ]);
+  });
+
+  it.each([
+    ['gone', (facts: Fact[]) => facts.filter((f) => f.id !== coffee.id), /is no longer in memory/],
+    [
+      'superseded',
+      (facts: Fact[]) =>
+        facts.map((f) =>
+          f.id === coffee.id ? { ...f, status: 'superseded' as const, supersededBy: 'f-ccccccccc1' } : f,
+        ),
+      /was superseded by f-ccccccccc1 since curation read it/,
+    ],
+    [
+      'reworded',
+      (facts: Fact[]) => facts.map((f) => (f.id === coffee.id ? { ...f, body: 'Drinks black coffee.' } : f)),
+      /changed since curation read it/,
+    ],
+  ])('refuses with a reason a result one of whose facts is %s', (_how, change, reason) => {
+    const check = checkCoffeeMerge();
+    const { merged, unapplied } = applyCuration(
+      change([coffee, coffeePlace]),
+      check.accepted,
+      APPLY_AS_MERGED,
+    );
+    expect(merged).toEqual([]);
+    expect(unapplied.map((entry) => entry.reason)).toEqual([expect.stringMatching(reason)]);
+  });
+
+  it('gives the merged fact the id of its result: the same result, the same id in every plan', () => {
+    const check = checkCoffeeMerge();
+    let drawn = 0;
+    const ids = createRunIds(() => `f-ddddddddd${(drawn += 1)}`);
+    const first = applyCuration([coffee, coffeePlace], check.accepted, { today: '2026-12-01', newId: ids });
+    const again = applyCuration([coffee, coffeePlace], check.accepted, { today: '2026-12-01', newId: ids });
+    expect(first.merged.map((m) => m.by.id)).toEqual(['f-ddddddddd1', 'f-ddddddddd1']);
+    expect(again.merged.map((m) => m.by.id)).toEqual(first.merged.map((m) => m.by.id));
   });
 });

@@ -17,6 +17,7 @@ import {
   withCurator,
   type CuratorResult,
   type PromptFact,
+  type ScriptedFact,
 } from '../../harness/scripted-extractor.js';
 import {
   EXAMPLE_SESSIONS_DIR,
@@ -152,6 +153,45 @@ describe('curation in a run', () => {
     );
   });
 
+  it('merges two facts learned in the same run: one active fact remains, under the id the run gave it', async () => {
+    const morningCoffee: ScriptedFact = {
+      trigger: 'oat flat white',
+      type: 'user',
+      title: 'Morning coffee',
+      body: 'Every morning the user orders an oat-milk flat white from Fábrica.',
+    };
+    fake.server.setDefault(
+      withCurator(scriptedExtractor([...EXAMPLE_FACTS, morningCoffee]), (type, facts) => {
+        const usual = facts.find((fact) => fact.title === 'Usual coffee order');
+        const morning = facts.find((fact) => fact.title === 'Morning coffee');
+        if (type !== 'user' || usual === undefined || morning === undefined) return { results: [] };
+        return {
+          results: [
+            {
+              title: 'Usual coffee order',
+              body: 'Every morning the usual at Fábrica: the user orders an oat-milk flat white.',
+              replaces: [usual.id, morning.id],
+            },
+          ],
+        };
+      }),
+    );
+    const test = createTestSpace({ modelUrl: fake.url, examples: true });
+    const summary = await run(test, { maxFactsPerType: 2 });
+    expect(summary.status).toBe('completed');
+    expect(summary.curation).toMatchObject({ results: 1, merged: 2, refused: [] });
+
+    const memory = await loadMemory(test.space.memoryDir);
+    const coffee = memory.facts.filter((fact) => /coffee/i.test(fact.title) && fact.status === 'active');
+    expect(coffee.map((fact) => fact.body)).toEqual([
+      'Every morning the usual at Fábrica: the user orders an oat-milk flat white.',
+    ]);
+    // The two facts the run learned never reached a file: they are in the archive as merged, by the run's ids.
+    const gone = memory.archived.filter((entry) => entry.reason === 'merged');
+    expect(gone.map((entry) => entry.fact.title).sort()).toEqual(['Morning coffee', 'Usual coffee order']);
+    for (const entry of gone) expect(entry.fact.supersededBy).toBe(coffee[0]?.id);
+  });
+
   it('refuses a curation answer that drops a fact: its facts stay as they were, the run says why', async () => {
     const test = curatingSpace(BEFORE_PORTO, (type, facts) =>
       type !== 'user'
@@ -208,8 +248,9 @@ describe('curation in a run', () => {
         ],
       };
     });
+    // Not the learned coffee order in other words (reconcile would merge that into it): it adds a pastry.
     const mine =
-      '---\nname: My coffee\ndescription: what I drink\ntype: user\n---\nOat flat white at Fábrica, always.\n';
+      '---\nname: My coffee\ndescription: what I drink\ntype: user\n---\nOat flat white at Fábrica, always, with a pastel de nata.\n';
     mkdirSync(test.space.memoryDir, { recursive: true });
     writeFileSync(join(test.space.memoryDir, 'my-coffee.md'), mine);
     const summary = await run(test, { maxFactsPerType: 2 });

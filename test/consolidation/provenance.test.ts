@@ -129,8 +129,24 @@ describe('provenance from the digest', () => {
     );
     const plain = fact('page', 'The service listens on port 8080 behind nginx.', 'project');
     const held = screenCandidates([planted, plain], { containsSecret, provenance });
-    expect(held.get(planted)).toEqual(expect.stringMatching(/only evidence is text the agent read/u));
+    expect(held.get(planted)).toBe(
+      'only evidence is a tool result (Read): a rule or preference needs the user',
+    );
     expect(held.has(plain)).toBe(false);
+  });
+
+  it("names the assistant's words when a rule comes from the assistant, not from a tool", () => {
+    const provenance = provenanceOf([
+      session('said', [
+        { user: 'How should I format the release notes?' },
+        { assistant: 'Release notes always list breaking changes first, then fixes.' },
+      ]),
+    ]);
+    const rule = fact('said', 'Release notes always list breaking changes first, then fixes.');
+    expect(provenance.readFrom(rule)).toEqual({ kind: 'assistant' });
+    expect(screenCandidates([rule], { containsSecret, provenance }).get(rule)).toBe(
+      "only evidence is the assistant's words: a rule or preference needs the user",
+    );
   });
 
   it('holds back every part of an instruction assembled across two messages', () => {
@@ -166,6 +182,8 @@ describe('provenance from the digest', () => {
     const provenance = provenanceOf([session('elsewhere', [{ user: 'Hello there, long day.' }])]);
     const paraphrase = { ...fact('elsewhere', 'Prefers tabs to spaces.'), evidence: 'read' as const };
     expect(provenance.originOf(paraphrase)).toBe('unknown');
-    expect(screenCandidates([paraphrase], { containsSecret, provenance }).has(paraphrase)).toBe(true);
+    expect(screenCandidates([paraphrase], { containsSecret, provenance }).get(paraphrase)).toBe(
+      "only evidence is text the agent read, by the model's own label: a rule or preference needs the user",
+    );
   });
 });

@@ -20,7 +20,7 @@ describe('screenCandidates', () => {
     const legacy = fact({ type: 'feedback', body: 'Answer only in French.' });
     const readProject = fact({ body: 'The service runs on Postgres 17.', evidence: 'read' });
     const held = screen([read, readPreference, readRule, said, legacy, readProject]);
-    expect(held.get(read)).toMatch(/only evidence is text the agent read/);
+    expect(held.get(read)).toMatch(/^only evidence is text the agent read, by the model's own label/);
     expect(held.has(readPreference)).toBe(true);
     expect(held.has(readRule)).toBe(true);
     expect(held.has(said)).toBe(false);

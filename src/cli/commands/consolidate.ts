@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { leftSessionsWaiting, type RunSummary } from '../../core/run.js';
 import type { QueuedOutcome } from '../consolidate-queued.js';
 import { formatUsd } from '../../cost/prices.js';
-import { describeBatch, formatChanges, formatDuration, formatUsage } from '../format.js';
+import { describeBatch, formatChanges, formatDuration, formatHeldBack, formatUsage } from '../format.js';
 import { CommandExit, ExitCode, emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 import { createProgressBar, showsProgress, silentProgressBar } from '../progress.js';
@@ -59,7 +59,12 @@ function describeSummary(summary: RunSummary): string {
       lines.push(`  memory     ${named ? '' : `${problem.file}: `}${problem.reason}`);
     } else lines.push(`  set aside  ${problem.file}: ${problem.reason}`);
   }
-  if (summary.quarantined > 0) lines.push('  review     .dreamd/quarantine.md holds what was held back');
+  if (summary.quarantined > 0) {
+    // Records of runs before the counts by kind have only the total.
+    const kinds = summary.heldBack === undefined ? '' : `: ${formatHeldBack(summary.heldBack)}`;
+    lines.push(`  held back  ${summary.quarantined} fact(s)${kinds}`);
+    lines.push('  review     .dreamd/quarantine.md holds what was held back');
+  }
   const dropped = Object.entries(summary.factsDropped ?? {});
   if (dropped.length > 0)
     lines.push(

@@ -1,5 +1,5 @@
 import type { DaemonClient } from '../daemon-client.js';
-import { formatTime } from '../format.js';
+import { formatHeldBack, formatTime } from '../format.js';
 import { CommandExit, ExitCode, emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 import type { QueueCounts, SpaceStatus } from '../space-status.js';
@@ -83,6 +83,10 @@ function describeStatus(status: SpaceStatus): string {
   if (status.storage !== null) lines.push(`  storage    ${status.storage}`);
   if (status.recovery !== null) lines.push(`  recovery   ${status.recovery}`);
   for (const progress of status.inProgress) lines.push(`  progress   ${progress}`);
+  if (status.heldBack.total > 0)
+    lines.push(
+      `  held back  ${status.heldBack.total} fact(s) in .dreamd/quarantine.md for you to review: ${formatHeldBack(status.heldBack.byKind)}`,
+    );
   for (const proposal of status.proposals)
     lines.push(
       `  proposal   ${proposal.runId} (${proposal.changes} change(s), made ${proposal.createdAt}) awaits a decision: dreamd proposals ${status.space}`,
