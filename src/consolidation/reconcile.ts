@@ -12,6 +12,7 @@ import {
   NEAR_DUPLICATE_THRESHOLD,
   SAME_SUBJECT_MIN_TITLE_WORDS,
   SAME_SUBJECT_THRESHOLD,
+  contentWords,
   differsOnlyAtTheEnd,
   jaccard,
   normalizeText,
@@ -236,7 +237,13 @@ class FactSet {
     if (targets.length > 0) return this.replace(targets, candidate, 'named');
 
     const near = this.nearDuplicate(candidate, features);
-    if (near !== undefined) return this.merge(near, candidate);
+    if (near !== undefined) {
+      // Alike, but each says a thing the other does not (fennel, then peas): a new value, not the same fact said
+      // again. A merge would keep one text and lose the other; the older stays as history instead.
+      return eachSaysMore(near, candidate)
+        ? this.replace([near], candidate, 'same-subject')
+        : this.merge(near, candidate);
+    }
 
     const reworded = this.rewording(candidate, features);
     if (reworded !== undefined) {
@@ -499,6 +506,13 @@ function candidateKey(candidate: Candidate): string {
     candidate.sources,
     candidate.replaces,
   ]);
+}
+
+/** True when each of two texts has a content word of its body the other lacks (see the near-duplicate rule). */
+function eachSaysMore(fact: Fact, candidate: Candidate): boolean {
+  const own = new Set(contentWords(fact.body));
+  const other = new Set(contentWords(candidate.body));
+  return [...own].some((word) => !other.has(word)) && [...other].some((word) => !own.has(word));
 }
 
 function titleKey(type: FactType, title: string): string {
