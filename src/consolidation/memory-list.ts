@@ -36,7 +36,7 @@ export interface MemoryListFact extends IndexEntry {
 export const MIN_CACHED_PREFIX_TOKENS = 4_500;
 
 /** Share of a call's digest tokens its memory list may take (beside the stable part), plus a floor. */
-export const MEMORY_SHARE_OF_DIGEST = 0.2;
+export const MEMORY_SHARE_OF_DIGEST = 0.1;
 export const MEMORY_FLOOR_TOKENS = 200;
 /** Share of the list's budget (after the run's own facts) kept for the most recent facts. */
 const RECENT_SHARE = 0.2;

@@ -10,7 +10,7 @@
  * - With `outputTokensPerCall`, a batch also closes when the answer it is expected to need would pass that
  *   budget (`expectedOutputTokens`): the model's output limit is as real as its input budget, and a dense
  *   dialogue needs far more output per input token than an agent transcript of tool lines.
- * - With `factsPerCall`, a batch also closes before the facts its user lines may carry pass that limit (one
+ * - With `factsPerCall`, a batch also closes before the facts its user lines may carry pass that limit (half a
  *   fact per user line, `expectedFacts`): an answer past `limits.maxFactsPerAnswer` is split and asked again,
  *   so a backlog of dense dialogue should not need that.
  * Order: within a batch, parts keep the order of the input; the parts of one session go to batches in
@@ -79,12 +79,16 @@ function lineOutputTokens(text: string): number {
 }
 
 /**
- * Facts these digest lines may carry: one per line of the user (what the user says is what memory keeps; tool
- * and assistant lines rarely give one, see the instructions).
+ * Facts a user line is expected to carry: about one in two in dense dialogue (the rest is small talk), and far
+ * fewer in an agent's transcript. A batch that still overflows is asked again in halves, so this sizes calls,
+ * it does not guard against loss.
  */
+const FACTS_PER_USER_LINE = 0.5;
+
+/** Facts these digest lines are expected to carry (see {@link FACTS_PER_USER_LINE}). */
 export function expectedFacts(lines: readonly DigestLine[]): number {
   let count = 0;
-  for (const line of lines) if (USER_LINE.test(line.text)) count += 1;
+  for (const line of lines) if (USER_LINE.test(line.text)) count += FACTS_PER_USER_LINE;
   return count;
 }
 
@@ -165,7 +169,7 @@ function placeSplit(
       const line = lines[index] as DigestLine;
       const candidate = `${text}\n${line.text}`;
       const lineOutput = lineOutputTokens(line.text);
-      const lineFacts = USER_LINE.test(line.text) ? 1 : 0;
+      const lineFacts = USER_LINE.test(line.text) ? FACTS_PER_USER_LINE : 0;
       if (batch.chars + addedChars(batch, candidate) > budgetChars) break;
       const alone = batch.pieces.length === 0 && taken.length === 0;
       if (!alone && batch.output + output + lineOutput > budgets.output) break;
