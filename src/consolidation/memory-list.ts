@@ -2,7 +2,7 @@
  * The "current memory" list of each extraction call: which facts the model sees, so it can name the one a new
  * fact updates (`replaces`). Pure.
  *
- * Each call sees, inside a token budget counted against the call (200 tokens plus a fifth of its digest's):
+ * Each call sees, inside a token budget counted against the call (200 tokens plus a tenth of its digest's):
  * 1. the facts produced by earlier calls of the same run (an update later in one backlog must see them),
  * 2. the facts related to what the digest's messages say, by BM25 (the same ranking as recall) over title, hook
  *    and body, **each message of the user its own query**: a fact is found by the one message that talks about

@@ -37,14 +37,14 @@ const tokensOf = (
 ) => entries.reduce((sum, entry) => sum + lineTokens(all.find((candidate) => candidate.id === entry.id)!), 0);
 
 describe('memory list of one call', () => {
-  it('shows the old fact the digest talks about, inside a budget of 200 tokens plus 20 % of the digest', () => {
+  it('shows the old fact the digest talks about, inside a budget of 200 tokens plus 10 % of the digest', () => {
     const facts = bigMemory();
     const list = createMemoryList(facts, { maxTokensPerCall: 4000, calls: 1, instructionTokens: 1100 });
     const digest = 'user: we are moving out of Lisbon next month, the flat on Rua das Flores is sold';
     const chosen = list.select(digest, 2000, []);
     expect(list.stable).toEqual([]);
     expect(chosen.map((entry) => entry.title)).toContain('Home address');
-    expect(tokensOf(chosen, facts)).toBeLessThanOrEqual(200 + 0.2 * 2000);
+    expect(tokensOf(chosen, facts)).toBeLessThanOrEqual(200 + 0.1 * 2000);
     expect(chosen.length).toBeGreaterThan(1); // recent facts fill the rest
   });
 
