@@ -17,7 +17,7 @@ import {
   sessionsInPrompt,
 } from '../../harness/scripted-extractor.js';
 import { createTestSpace, type TestSpace, fastConsolidator, FORCED_RUN, RUN_NOW } from '../support/space.js';
-import { activeTitles } from './helpers.js';
+import { activeTitles, rawFact } from './helpers.js';
 
 /**
  * A model answer is data, read within `limits.*`: each fact is checked on its own, a fact that breaks the
@@ -38,22 +38,6 @@ function withLimits(test: TestSpace, limits: Partial<Config['limits']>): Config 
 
 function consolidate(test: TestSpace, config: Config = test.config) {
   return fastConsolidator(config, { now: () => RUN_NOW })(test.space, FORCED_RUN);
-}
-
-function rawFact(index: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    type: 'project',
-    title: `Build step ${index}`,
-    body: `The build runs step ${index} before the tests.`,
-    why: null,
-    howToApply: null,
-    observed: '2026-11-20',
-    sources: [],
-    replaces: [],
-    confidence: null,
-    evidence: 'user',
-    ...overrides,
-  };
 }
 
 /** The scripted facts of a request, with `extra` after them. */

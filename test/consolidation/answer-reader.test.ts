@@ -6,24 +6,12 @@ import {
   droppedAnswer,
 } from '../../src/consolidation/answer-reader.js';
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
+import { rawFact } from './helpers.js';
 
 const LIMITS = { maxFactChars: 400, maxFactsPerAnswer: 5, maxFactsPerSession: 3, maxAnswerChars: 100_000 };
 
-function item(index: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    type: 'project',
-    title: `Step ${index}`,
-    body: `The build runs step ${index}.`,
-    why: null,
-    howToApply: null,
-    observed: '2026-11-20',
-    sources: [],
-    replaces: [],
-    confidence: null,
-    evidence: 'user',
-    ...overrides,
-  };
-}
+const item = (index: number, overrides: Record<string, unknown> = {}): Record<string, unknown> =>
+  rawFact(index, { title: `Step ${index}`, ...overrides });
 
 const to =
   (...sessions: string[]) =>

@@ -236,3 +236,20 @@ export const STAGING_HOST_FACT: ScriptedFact = {
   title: 'Staging host',
   body: 'Staging is stg-7.',
 };
+
+/** One fact as a model's extraction answer holds it (valid unless `overrides` break it), for answer-limit tests. */
+export function rawFact(index: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    type: 'project',
+    title: `Build step ${index}`,
+    body: `The build runs step ${index} before the tests.`,
+    why: null,
+    howToApply: null,
+    observed: '2026-11-20',
+    sources: [],
+    replaces: [],
+    confidence: null,
+    evidence: 'user',
+    ...overrides,
+  };
+}

@@ -124,6 +124,17 @@ describe('checkUpdates', () => {
     return { provider, prompts };
   }
 
+  /** The check of Porto's address over memory's Lisbon one, with its call answered by `provider`. */
+  const checkPorto = (provider: ModelProvider, maxCalls = 5) =>
+    checkUpdates([porto], {
+      index,
+      runId: (at) => `run-${at + 1}`,
+      shown: [new Set()],
+      model: () => provider,
+      maxCalls,
+      maxOutputTokens: 1000,
+    });
+
   it('adds the ids the model names, only among the new fact’s own related facts', async () => {
     const { provider } = model(() => ({
       updates: [
@@ -131,38 +142,17 @@ describe('checkUpdates', () => {
         { fact: 'new-9', replaces: ['x'] },
       ],
     }));
-    const result = await checkUpdates([porto], {
-      index,
-      runId: (at) => `run-${at + 1}`,
-      shown: [new Set()],
-      model: () => provider,
-      maxCalls: 5,
-      maxOutputTokens: 1000,
-    });
+    const result = await checkPorto(provider);
     expect(result.candidates[0]!.replaces).toEqual([facts[0]!.id]);
     expect(result).toMatchObject({ calls: 1, checked: 1, found: 1 });
   });
 
   it('keeps the facts as extracted, with a note, when the call fails or the call budget is spent', async () => {
     const { provider } = model(() => ({ nonsense: true }));
-    const failed = await checkUpdates([porto], {
-      index,
-      runId: (at) => `run-${at + 1}`,
-      shown: [new Set()],
-      model: () => provider,
-      maxCalls: 5,
-      maxOutputTokens: 1000,
-    });
+    const failed = await checkPorto(provider);
     expect(failed.candidates).toEqual([porto]);
     expect(failed.notes.join('\n')).toMatch(/the update check of 1 new fact\(s\) failed/);
-    const spent = await checkUpdates([porto], {
-      index,
-      runId: (at) => `run-${at + 1}`,
-      shown: [new Set()],
-      model: () => provider,
-      maxCalls: 0,
-      maxOutputTokens: 1000,
-    });
+    const spent = await checkPorto(provider, 0);
     expect(spent.calls).toBe(0);
     expect(spent.notes.join('\n')).toMatch(/left out: the run made its limits.maxCallsPerRun calls/);
   });
