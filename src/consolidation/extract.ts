@@ -556,9 +556,11 @@ export async function extractFacts(
   if (failure !== undefined) throw failure.error;
   // A second look for the facts whose older version the extraction calls did not show (update-check.ts).
   const byCall = new Map<number, string[]>();
-  shown.forEach((entry, position) =>
-    byCall.set(entry.call, [...(byCall.get(entry.call) ?? []), runFactId(position)]),
-  );
+  shown.forEach((entry, position) => {
+    const ids = byCall.get(entry.call) ?? [];
+    ids.push(runFactId(position));
+    byCall.set(entry.call, ids);
+  });
   const check = await checkUpdates(candidates, {
     index: options.index,
     runId: runFactId,

@@ -19,6 +19,7 @@
  */
 import { createBm25Index } from '../search/bm25.js';
 import { CHARS_PER_TOKEN } from '../digest/estimate-tokens.js';
+import { USER_LINE } from '../digest/plan-batches.js';
 import { renderIndexLine, type IndexEntry } from './extraction.js';
 
 /** A fact as the selector sees it: its index line, what it is searched by, and its date. */
@@ -44,7 +45,6 @@ const RECENT_SHARE = 0.2;
 const MATCHES_PER_MESSAGE = 3;
 /** Queries one call runs at most: the longest user messages beyond this are joined into the last one. */
 const MAX_QUERIES = 200;
-const USER_LINE = /^(?:\[\d{4}-\d{2}-\d{2}\] )?user: (.*)$/;
 /** A speaker's label at the start of a message of several people ("Ana: …"): it says who speaks, not about what. */
 const SPEAKER_LABEL = /^[\p{Lu}][\p{L}'-]{0,30}: /u;
 
@@ -55,8 +55,7 @@ const SPEAKER_LABEL = /^[\p{Lu}][\p{L}'-]{0,30}: /u;
 export function digestQueries(digestText: string): string[] {
   const queries: string[] = [];
   for (const line of digestText.split('\n')) {
-    const match = USER_LINE.exec(line);
-    const said = match?.[1]?.replace(SPEAKER_LABEL, '');
+    const said = USER_LINE.test(line) ? line.replace(USER_LINE, '').replace(SPEAKER_LABEL, '') : undefined;
     if (said !== undefined && said.trim() !== '') queries.push(said);
   }
   if (queries.length === 0) return digestText.trim() === '' ? [] : [digestText];

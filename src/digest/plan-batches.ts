@@ -71,7 +71,8 @@ const OUTPUT_PER_USER_TOKEN = 0.5;
 const OUTPUT_PER_OTHER_TOKEN = 0.05;
 /** Fixed cost of an answer: the JSON envelope and a session's share of it. */
 const OUTPUT_PER_PIECE = 30;
-const USER_LINE = /^(?:\[\d{4}-\d{2}-\d{2}\] )?user: /;
+/** The start of a digest line of the user's: its date when not the session's, and the role (`digest-session.ts`). */
+export const USER_LINE = /^(?:\[\d{4}-\d{2}-\d{2}\] )?user: /;
 
 function lineOutputTokens(text: string): number {
   const tokens = text.length / CHARS_PER_TOKEN;
