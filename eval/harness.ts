@@ -527,7 +527,10 @@ async function evaluateConversation(
             ];
       };
       const newestActive = statusOf(chain.at(-1)!).includes('active');
+      // An older value the chain comes back to (Redis, SQLite, Redis) is the newest text itself: not asked to be superseded.
+      const newestText = facts.find((entry) => entry.turn === chain.at(-1))?.text;
       const oldersSuperseded = chain.slice(0, -1).every((turn) => {
+        if (facts.find((entry) => entry.turn === turn)?.text === newestText) return true;
         const statuses = statusOf(turn);
         return statuses.length > 0 && !statuses.includes('active');
       });

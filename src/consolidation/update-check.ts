@@ -7,8 +7,8 @@
  * Why a second look: an extraction call carries a memory list chosen for its digest within a token budget
  * (`memory-list.ts`), so in a large memory the older fact an update replaces is often not in it, and calls of
  * one backlog that run in parallel cannot see each other's facts. Here the search is per new fact (its own
- * title and body as the query, as mem0 retrieves similar memories for each new one), so the neighbours are
- * few and close, and the call is small: only new facts with an unseen neighbour, at most
+ * title and body as the query, as mem0 retrieves similar memories for each new one, and by the names it holds),
+ * so the neighbours are few and close, and the call is small: only new facts with an unseen neighbour, at most
  * {@link NEIGHBOURS_PER_FACT} neighbours each. A run where every neighbour was in view makes no call.
  *
  * The answer is data: an id a new fact did not list is ignored, and a call that fails (an error, an answer
@@ -29,8 +29,12 @@ import {
 
 export const UPDATE_CHECK_SCHEMA_NAME = 'update_check';
 
-/** Neighbours shown beside one new fact, the closest first. */
-export const NEIGHBOURS_PER_FACT = 3;
+/** Neighbours shown beside one new fact, the closest first: those that share its words, then its names. */
+export const NEIGHBOURS_PER_FACT = 8;
+/** Of them, at most this many found by shared words alone (the rest share a name and the type). */
+const CLOSE_NEIGHBOURS = 3;
+/** A capitalised word: a person's, a place's or a project's name, in any script with cases. */
+const NAME_WORD = /\p{Lu}[\p{L}\p{N}'’-]*/gu;
 /**
  * Least words (stemmed, stop words left out) a neighbour shares with the new fact's title and body: a subject
  * and a word about it ("home address", "Cobalt … data"), not one common word. Among those, BM25 ranks.
@@ -88,8 +92,10 @@ function oneLine(text: string, max: number): string {
 
 /**
  * The new facts worth a second look, each with its unseen neighbours: memory facts and the run's other facts
- * (observed no later than it: the newer of two names the older) that share {@link NEIGHBOUR_MIN_SHARED_WORDS}
- * words with its title and body, closest by BM25 first, not shown to its call.
+ * (observed no later than it: the newer of two names the older), not shown to its call: first the few that
+ * share {@link NEIGHBOUR_MIN_SHARED_WORDS} words with its title and body, closest by BM25, then facts of its type
+ * that share a name with it (the same person's other facts: an update said in another language shares nothing
+ * else), up to {@link NEIGHBOURS_PER_FACT}.
  */
 export function checkItems(candidates: readonly ExtractedFact[], options: UpdateCheckOptions): CheckItem[] {
   if (candidates.length === 0) return [];
@@ -103,6 +109,29 @@ export function checkItems(candidates: readonly ExtractedFact[], options: Update
     if (found === undefined) wordsOf.set(text, (found = new Set(tokenize(text))));
     return found;
   };
+  const namesOf = new Map<string, ReadonlySet<string>>();
+  const names = (text: string): ReadonlySet<string> => {
+    let found = namesOf.get(text);
+    if (found === undefined)
+      namesOf.set(text, (found = new Set(tokenize((text.match(NAME_WORD) ?? []).join(' ')))));
+    return found;
+  };
+  /**
+   * How a fact relates to the new one: `close` (two words in common), `named` (a name in common and the same
+   * type: the same person's or project's other facts, which a fact said in another language shares nothing
+   * else with), or not at all.
+   */
+  const relation = (
+    own: ReadonlySet<string>,
+    ownNames: ReadonlySet<string>,
+    sameType: boolean,
+    text: string,
+  ): 'close' | 'named' | undefined => {
+    if (close(own, text)) return 'close';
+    if (!sameType) return undefined;
+    for (const name of names(text)) if (ownNames.has(name)) return 'named';
+    return undefined;
+  };
   const close = (own: ReadonlySet<string>, text: string): boolean => {
     const needed = Math.min(NEIGHBOUR_MIN_SHARED_WORDS, own.size);
     let shared = 0;
@@ -114,28 +143,36 @@ export function checkItems(candidates: readonly ExtractedFact[], options: Update
     const shown = options.shown[position] ?? new Set<string>();
     const query = runTexts[position] as string;
     const own = words(query);
-    const found: { neighbour: Neighbour; score: number }[] = [];
+    const ownNames = names(query);
+    type Found = { neighbour: Neighbour; score: number };
+    const found: Record<'close' | 'named', Found[]> = { close: [], named: [] };
     memory.score(query).forEach((score, at) => {
       const fact = options.index[at] as MemoryListFact;
       if (score <= 0 || shown.has(fact.id) || candidate.replaces.includes(fact.id)) return;
-      if (!close(own, memoryTexts[at] as string)) return;
-      found.push({
+      const how = relation(own, ownNames, fact.type === candidate.type, memoryTexts[at] as string);
+      if (how === undefined) return;
+      found[how].push({
         neighbour: { id: fact.id, type: fact.type, title: fact.title, hook: fact.hook ?? '' },
         score,
       });
     });
     run.score(query).forEach((score, at) => {
-      if (at === position || score <= 0 || !close(own, runTexts[at] as string)) return;
+      if (at === position || score <= 0) return;
       const other = candidates[at] as ExtractedFact;
       const id = options.runId(at);
       if (shown.has(id) || candidate.replaces.includes(id)) return;
       if (other.observed > candidate.observed || (other.observed === candidate.observed && at > position))
         return;
-      found.push({ neighbour: { id, type: other.type, title: other.title, hook: other.body }, score });
+      const how = relation(own, ownNames, other.type === candidate.type, runTexts[at] as string);
+      if (how === undefined) return;
+      found[how].push({ neighbour: { id, type: other.type, title: other.title, hook: other.body }, score });
     });
-    if (found.length === 0) return;
-    found.sort((a, b) => b.score - a.score || a.neighbour.id.localeCompare(b.neighbour.id));
-    items.push({ position, neighbours: found.slice(0, NEIGHBOURS_PER_FACT).map((entry) => entry.neighbour) });
+    const byScore = (a: Found, b: Found): number =>
+      b.score - a.score || a.neighbour.id.localeCompare(b.neighbour.id);
+    const closest = found.close.sort(byScore).slice(0, CLOSE_NEIGHBOURS);
+    const neighbours = [...closest, ...found.named.sort(byScore)].slice(0, NEIGHBOURS_PER_FACT);
+    if (neighbours.length === 0) return;
+    items.push({ position, neighbours: neighbours.map((entry) => entry.neighbour) });
   });
   return items;
 }
