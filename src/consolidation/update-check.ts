@@ -7,7 +7,7 @@
  * Why a second look: an extraction call carries a memory list chosen for its digest within a token budget
  * (`memory-list.ts`), so in a large memory the older fact an update replaces is often not in it, and calls of
  * one backlog that run in parallel cannot see each other's facts. Here the search is per new fact (its own
- * title and body as the query, as mem0 retrieves similar memories for each new one, and by the names it holds),
+ * title and body as the query, through an inverted index of the words, as mem0 retrieves similar memories for each new one, and by the names it holds),
  * so the neighbours are few and close, and the call is small: only new facts with an unseen neighbour, at most
  * {@link NEIGHBOURS_PER_FACT} neighbours each. A run where every neighbour was in view makes no call.
  *
@@ -16,7 +16,7 @@
  * unrecognised until a later run sees both.
  */
 import { z } from 'zod';
-import { createBm25Index, tokenize } from '../search/bm25.js';
+import { tokenize } from '../search/bm25.js';
 import type { ExtractedFact } from './extraction.js';
 import type { MemoryListFact } from './memory-list.js';
 import {
@@ -37,7 +37,8 @@ const CLOSE_NEIGHBOURS = 3;
 const NAME_WORD = /\p{Lu}[\p{L}\p{N}'’-]*/gu;
 /**
  * Least words (stemmed, stop words left out) a neighbour shares with the new fact's title and body: a subject
- * and a word about it ("home address", "Cobalt … data"), not one common word. Among those, BM25 ranks.
+ * and a word about it ("home address", "Cobalt … data"), not one common word. Among those, the rarer the words
+ * shared, the closer.
  */
 export const NEIGHBOUR_MIN_SHARED_WORDS = 2;
 /** New facts one check call carries; more go in further calls. */
@@ -90,87 +91,113 @@ function oneLine(text: string, max: number): string {
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }
 
+/** A text's words (stemmed, stop words out) and its names, for the neighbour search. */
+interface Terms {
+  readonly words: ReadonlySet<string>;
+  readonly names: ReadonlySet<string>;
+}
+
+function termsOf(text: string): Terms {
+  return {
+    words: new Set(tokenize(text)),
+    names: new Set(tokenize((text.match(NAME_WORD) ?? []).join(' '))),
+  };
+}
+
+/**
+ * Words of more than this share of the texts (and more than {@link COMMON_FLOOR} of them) do not find a
+ * neighbour on their own: "project", "user" would make every fact every other's neighbour and the search
+ * quadratic. A neighbour still shares them; it is found by a rarer word or name it shares too.
+ */
+const COMMON_SHARE = 0.02;
+const COMMON_FLOOR = 64;
+
+/**
+ * The facts that share a selective word with each query: an inverted index over the texts' words, so a search
+ * costs the postings of the query's rare words, not a pass over every text. Each hit carries the words and the
+ * names shared, and a score: the shared words' inverse document frequency, summed (BM25 without its length and
+ * frequency terms, which one-sentence facts hardly need).
+ */
+function createNeighbourIndex(texts: readonly Terms[]) {
+  const postings = new Map<string, number[]>();
+  texts.forEach((terms, position) => {
+    for (const word of terms.words) {
+      const list = postings.get(word);
+      if (list === undefined) postings.set(word, [position]);
+      else list.push(position);
+    }
+  });
+  const common = Math.max(COMMON_FLOOR, texts.length * COMMON_SHARE);
+  const idf = (word: string): number => {
+    const n = postings.get(word)?.length ?? 0;
+    return Math.log(1 + (texts.length - n + 0.5) / (n + 0.5));
+  };
+  return (query: Terms): { position: number; shared: number; named: boolean; score: number }[] => {
+    const hits = new Set<number>();
+    for (const word of query.words) {
+      const list = postings.get(word);
+      if (list !== undefined && list.length <= common) for (const position of list) hits.add(position);
+    }
+    return [...hits].map((position) => {
+      const terms = texts[position] as Terms;
+      let shared = 0;
+      let score = 0;
+      for (const word of query.words)
+        if (terms.words.has(word)) {
+          shared += 1;
+          score += idf(word);
+        }
+      let named = false;
+      for (const name of query.names) if (terms.names.has(name)) named = true;
+      return { position, shared, named, score };
+    });
+  };
+}
+
 /**
  * The new facts worth a second look, each with its unseen neighbours: memory facts and the run's other facts
  * (observed no later than it: the newer of two names the older), not shown to its call: first the few that
- * share {@link NEIGHBOUR_MIN_SHARED_WORDS} words with its title and body, closest by BM25, then facts of its type
+ * share {@link NEIGHBOUR_MIN_SHARED_WORDS} words with its title and body, closest first, then facts of its type
  * that share a name with it (the same person's other facts: an update said in another language shares nothing
  * else), up to {@link NEIGHBOURS_PER_FACT}.
  */
 export function checkItems(candidates: readonly ExtractedFact[], options: UpdateCheckOptions): CheckItem[] {
   if (candidates.length === 0) return [];
-  const memoryTexts = options.index.map((fact) => fact.searchText);
-  const runTexts = candidates.map((fact) => `${fact.title}\n${fact.body}`);
-  const memory = createBm25Index(memoryTexts);
-  const run = createBm25Index(runTexts);
-  const wordsOf = new Map<string, ReadonlySet<string>>();
-  const words = (text: string): ReadonlySet<string> => {
-    let found = wordsOf.get(text);
-    if (found === undefined) wordsOf.set(text, (found = new Set(tokenize(text))));
-    return found;
-  };
-  const namesOf = new Map<string, ReadonlySet<string>>();
-  const names = (text: string): ReadonlySet<string> => {
-    let found = namesOf.get(text);
-    if (found === undefined)
-      namesOf.set(text, (found = new Set(tokenize((text.match(NAME_WORD) ?? []).join(' ')))));
-    return found;
-  };
-  /**
-   * How a fact relates to the new one: `close` (two words in common), `named` (a name in common and the same
-   * type: the same person's or project's other facts, which a fact said in another language shares nothing
-   * else with), or not at all.
-   */
-  const relation = (
-    own: ReadonlySet<string>,
-    ownNames: ReadonlySet<string>,
-    sameType: boolean,
-    text: string,
-  ): 'close' | 'named' | undefined => {
-    if (close(own, text)) return 'close';
-    if (!sameType) return undefined;
-    for (const name of names(text)) if (ownNames.has(name)) return 'named';
-    return undefined;
-  };
-  const close = (own: ReadonlySet<string>, text: string): boolean => {
-    const needed = Math.min(NEIGHBOUR_MIN_SHARED_WORDS, own.size);
-    let shared = 0;
-    for (const word of words(text)) if (own.has(word) && ++shared >= needed) return true;
-    return false;
-  };
+  const runTerms = candidates.map((fact) => termsOf(`${fact.title}\n${fact.body}`));
+  const searchMemory = createNeighbourIndex(options.index.map((fact) => termsOf(fact.searchText)));
+  const searchRun = createNeighbourIndex(runTerms);
+  type Found = { neighbour: Neighbour; score: number; named: boolean };
+  const byScore = (a: Found, b: Found): number =>
+    b.score - a.score || a.neighbour.id.localeCompare(b.neighbour.id);
   const items: CheckItem[] = [];
   candidates.forEach((candidate, position) => {
     const shown = options.shown[position] ?? new Set<string>();
-    const query = runTexts[position] as string;
-    const own = words(query);
-    const ownNames = names(query);
-    type Found = { neighbour: Neighbour; score: number };
+    const query = runTerms[position] as Terms;
+    const needed = Math.min(NEIGHBOUR_MIN_SHARED_WORDS, query.words.size);
     const found: Record<'close' | 'named', Found[]> = { close: [], named: [] };
-    memory.score(query).forEach((score, at) => {
-      const fact = options.index[at] as MemoryListFact;
-      if (score <= 0 || shown.has(fact.id) || candidate.replaces.includes(fact.id)) return;
-      const how = relation(own, ownNames, fact.type === candidate.type, memoryTexts[at] as string);
-      if (how === undefined) return;
-      found[how].push({
-        neighbour: { id: fact.id, type: fact.type, title: fact.title, hook: fact.hook ?? '' },
-        score,
-      });
-    });
-    run.score(query).forEach((score, at) => {
-      if (at === position || score <= 0) return;
+    const keep = (neighbour: Neighbour, hit: { shared: number; named: boolean; score: number }): void => {
+      if (shown.has(neighbour.id) || candidate.replaces.includes(neighbour.id)) return;
+      const named = hit.named && neighbour.type === candidate.type;
+      if (hit.shared >= needed) found.close.push({ neighbour, score: hit.score, named });
+      else if (named) found.named.push({ neighbour, score: hit.score, named });
+    };
+    for (const hit of searchMemory(query)) {
+      const fact = options.index[hit.position] as MemoryListFact;
+      keep({ id: fact.id, type: fact.type, title: fact.title, hook: fact.hook ?? '' }, hit);
+    }
+    for (const hit of searchRun(query)) {
+      const at = hit.position;
       const other = candidates[at] as ExtractedFact;
-      const id = options.runId(at);
-      if (shown.has(id) || candidate.replaces.includes(id)) return;
-      if (other.observed > candidate.observed || (other.observed === candidate.observed && at > position))
-        return;
-      const how = relation(own, ownNames, other.type === candidate.type, runTexts[at] as string);
-      if (how === undefined) return;
-      found[how].push({ neighbour: { id, type: other.type, title: other.title, hook: other.body }, score });
-    });
-    const byScore = (a: Found, b: Found): number =>
-      b.score - a.score || a.neighbour.id.localeCompare(b.neighbour.id);
-    const closest = found.close.sort(byScore).slice(0, CLOSE_NEIGHBOURS);
-    const neighbours = [...closest, ...found.named.sort(byScore)].slice(0, NEIGHBOURS_PER_FACT);
+      if (at === position || other.observed > candidate.observed) continue;
+      if (other.observed === candidate.observed && at > position) continue;
+      keep({ id: options.runId(at), type: other.type, title: other.title, hook: other.body }, hit);
+    }
+    // The closest few by words, then the rest of its type that share a name (close ones first: they score more).
+    const close = found.close.sort(byScore);
+    const rest = [...close.slice(CLOSE_NEIGHBOURS).filter((entry) => entry.named), ...found.named].sort(
+      byScore,
+    );
+    const neighbours = [...close.slice(0, CLOSE_NEIGHBOURS), ...rest].slice(0, NEIGHBOURS_PER_FACT);
     if (neighbours.length === 0) return;
     items.push({ position, neighbours: neighbours.map((entry) => entry.neighbour) });
   });
