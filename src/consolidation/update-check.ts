@@ -166,31 +166,43 @@ export function checkItems(candidates: readonly ExtractedFact[], options: Update
   const runTerms = candidates.map((fact) => termsOf(`${fact.title}\n${fact.body}`));
   const searchMemory = createNeighbourIndex(options.index.map((fact) => termsOf(fact.searchText)));
   const searchRun = createNeighbourIndex(runTerms);
-  type Found = { neighbour: Neighbour; score: number; named: boolean };
+  type Found = { neighbour: Neighbour; score: number; named: boolean; date: string };
+  // Of facts alike, the latest first: an update replaces the value before it, and a subject changed often in one
+  // backlog (PostgreSQL, SQLite, Redis …) has several alike facts.
   const byScore = (a: Found, b: Found): number =>
-    b.score - a.score || a.neighbour.id.localeCompare(b.neighbour.id);
+    b.score - a.score ||
+    (a.date === b.date ? 0 : a.date < b.date ? 1 : -1) ||
+    a.neighbour.id.localeCompare(b.neighbour.id);
   const items: CheckItem[] = [];
   candidates.forEach((candidate, position) => {
     const shown = options.shown[position] ?? new Set<string>();
     const query = runTerms[position] as Terms;
     const needed = Math.min(NEIGHBOUR_MIN_SHARED_WORDS, query.words.size);
     const found: Record<'close' | 'named', Found[]> = { close: [], named: [] };
-    const keep = (neighbour: Neighbour, hit: { shared: number; named: boolean; score: number }): void => {
+    const keep = (
+      neighbour: Neighbour,
+      date: string,
+      hit: { shared: number; named: boolean; score: number },
+    ): void => {
       if (shown.has(neighbour.id) || candidate.replaces.includes(neighbour.id)) return;
       const named = hit.named && neighbour.type === candidate.type;
-      if (hit.shared >= needed) found.close.push({ neighbour, score: hit.score, named });
-      else if (named) found.named.push({ neighbour, score: hit.score, named });
+      if (hit.shared >= needed) found.close.push({ neighbour, score: hit.score, named, date });
+      else if (named) found.named.push({ neighbour, score: hit.score, named, date });
     };
     for (const hit of searchMemory(query)) {
       const fact = options.index[hit.position] as MemoryListFact;
-      keep({ id: fact.id, type: fact.type, title: fact.title, hook: fact.hook ?? '' }, hit);
+      keep({ id: fact.id, type: fact.type, title: fact.title, hook: fact.hook ?? '' }, fact.updated, hit);
     }
     for (const hit of searchRun(query)) {
       const at = hit.position;
       const other = candidates[at] as ExtractedFact;
       if (at === position || other.observed > candidate.observed) continue;
       if (other.observed === candidate.observed && at > position) continue;
-      keep({ id: options.runId(at), type: other.type, title: other.title, hook: other.body }, hit);
+      keep(
+        { id: options.runId(at), type: other.type, title: other.title, hook: other.body },
+        other.observed,
+        hit,
+      );
     }
     // The closest few by words, then the rest of its type that share a name (close ones first: they score more).
     const close = found.close.sort(byScore);
