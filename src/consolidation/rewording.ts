@@ -198,7 +198,25 @@ function sameNames(a: FactText, b: FactText): boolean {
   const y = names(b);
   if (x.length !== y.length || x.some((name) => !y.includes(name))) return false;
   const order = (text: FactText) => names({ ...text, title: '' });
-  return sameOrder(order(a), order(b));
+  if (sameOrder(order(a), order(b))) return true;
+  // Another order with the same owner is the same relation said the other way round: "Jonas has a parrot
+  // named Rex" / "Rex is Jonas's parrot", "Ana's sister Clara …" / "Clara, Ana's sister, …". Without an owner
+  // ("Alice manages Bob"), or with another ("Ana's boss Bob" / "Bob's boss Ana"), the order is the meaning.
+  const ownersOfA = owners(a.body, x);
+  return ownersOfA.length > 0 && sameSet(ownersOfA, owners(b.body, y));
+}
+
+/** The names a body says own something: "Jonas's", "Jonas' ", "Jonas has", "Jonas owns". */
+function owners(body: string, names: readonly string[]): string[] {
+  const folded = body.toLowerCase().replace(/\u2019/g, "'");
+  return names.filter((name) => {
+    const escaped = name.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    return new RegExp(`(?:^|[^\\p{L}])${escaped}(?:'s?(?![\\p{L}])| (?:has|have|owns)\\b)`, 'u').test(folded);
+  });
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item) => b.includes(item));
 }
 
 /** Same numbers and links (`features.ts`), the numbers in the same order. */

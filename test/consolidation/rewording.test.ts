@@ -87,12 +87,27 @@ const REWORDED: readonly (readonly [FactType, Wording, Wording])[] = [
     ['Runbook', 'The deploy runbook lives at https://wiki.shop.internal/deploy'],
     ['Deploy runbook', 'Deploy runbook: https://wiki.shop.internal/deploy'],
   ],
+  // The same relation the other way round, with the same owner.
+  ['user', ["Jonas's parrot", 'Jonas has a parrot named Rex.'], ['Rex', "Rex is Jonas's parrot."]],
+  [
+    'user',
+    ["Ana's sister", "Ana's sister Clara lives in Paris."],
+    ["Clara's home", "Clara, Ana's sister, is based in Paris."],
+  ],
 ];
 
 /** Facts of one subject, or of two, that share most of their words and are not one fact. */
 const APART: readonly (readonly [FactType, Wording, Wording])[] = [
   ['user', ['Job', 'Ana works at Google.'], ['Home', 'Ana lives in Lisbon.']],
   ['user', ['Pet', 'Ana has a dog named Rex.'], ['Pet', 'Ana has a cat named Rex.']],
+  // Another owner, or none: the order of the names is the meaning.
+  ['user', ['Boss', "Ana's boss Bob lives in Paris."], ['Boss', "Bob's boss Ana lives in Paris."]],
+  ['user', ['Team', 'Alice manages Bob.'], ['Team', 'Bob manages Alice.']],
+  [
+    'user',
+    ['Sister', "Ana's sister Clara lives in Paris."],
+    ['Sister', "Clara's sister Ana lives in Paris."],
+  ],
   ['user', ['Indentation', 'Prefers tabs over spaces.'], ['Indentation', 'Prefers spaces over tabs.']],
   ['user', ['Spicy food', 'The user eats spicy food.'], ['Spicy food', 'The user avoids spicy food.']],
   ['user', ['Drinks', 'Likes coffee.'], ['Drinks', 'Likes tea.']],
