@@ -78,8 +78,8 @@ export type OriginVerdict =
   | { readonly allowed: false; readonly status: 421 | 403; readonly error: string };
 
 /**
- * The verdict on one request. `tokenRequired` is true when the API is bound to a non-loopback host (every route
- * needs the bearer token, so the `Host` check is not needed).
+ * The verdict on one request. `tokenRequired` is true when a token is configured (every route but /healthz needs
+ * it, on any host, so the `Host` check is not needed: a rebinding page does not know the token).
  */
 export function checkRequestOrigin(
   method: string,

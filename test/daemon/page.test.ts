@@ -154,6 +154,23 @@ describe('the page’s routes', () => {
       await stop();
     }
   });
+
+  it('behind a token on loopback too: a tokenless accept is refused and the proposal still waits', async () => {
+    const { port, space, runId, stop } = await withProposal({ DREAMD_API_TOKEN: TOKEN });
+    try {
+      const url = `/spaces/${space.id}/proposals/${runId}/accept`;
+      const sameOrigin = { origin: `http://127.0.0.1:${port}`, 'sec-fetch-site': 'same-origin' };
+      expect((await send(port, 'GET', '/page')).status).toBe(401);
+      expect((await send(port, 'GET', '/proposals')).status).toBe(401);
+      expect((await send(port, 'POST', url, sameOrigin, {})).status).toBe(401);
+      expect(await listProposals(space.memoryDir, space.id)).toHaveLength(1);
+      expect((await loadMemory(space.memoryDir)).facts).toEqual([]);
+      const bearer = { authorization: `Bearer ${TOKEN}` };
+      expect((await send(port, 'POST', url, { ...sameOrigin, ...bearer }, {})).status).toBe(200);
+    } finally {
+      await stop();
+    }
+  });
 });
 
 describe('renderPage', () => {

@@ -259,9 +259,36 @@ describe('HTTP API', () => {
     await ctx.tearDown();
   });
 
-  it('needs no token on loopback', async () => {
+  it('needs no token on loopback when none is configured', async () => {
     const ctx = await setUp('loopback', { host: '127.0.0.1' });
     expect((await ctx.app.inject({ method: 'GET', url: '/spaces' })).statusCode).toBe(200);
+    await ctx.tearDown();
+  });
+
+  it('requires a configured token on loopback too, except for /healthz', async () => {
+    const ctx = await setUp('loopback-token', { host: '127.0.0.1', apiToken: TOKEN });
+    expect((await ctx.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    for (const [method, url] of [
+      ['GET', '/daemon'],
+      ['GET', '/spaces'],
+      ['GET', '/page'],
+      ['GET', '/proposals'],
+      ['GET', '/queue'],
+      ['POST', '/spaces/alpha/consolidate'],
+      ['POST', '/spaces/alpha/proposals/run-1/accept'],
+    ] as const) {
+      const headers = { host: '127.0.0.1:7077' };
+      expect((await ctx.app.inject({ method, url, headers })).statusCode, `${method} ${url}`).toBe(401);
+    }
+    expect(await ctx.queue.getWaitingCount()).toBe(0);
+    const allowed = await ctx.app.inject({
+      method: 'GET',
+      url: '/daemon',
+      headers: { host: '127.0.0.1:7077', authorization: `Bearer ${TOKEN}` },
+    });
+    expect(allowed.statusCode).toBe(200);
+    // Behind the token the identity is given in full, as on any other host.
+    expect(allowed.json()).toHaveProperty('configSource');
     await ctx.tearDown();
   });
 
