@@ -88,6 +88,9 @@ describe('the page’s routes', () => {
       expect(crossSite.status).toBe(403);
       const rebound = await send(port, 'GET', '/page', { host: 'evil.example' });
       expect(rebound.status).toBe(421);
+      const smuggled = await send(port, 'POST', url, { host: `127.0.0.1:${port} evil.example` }, {});
+      expect(smuggled.status).toBe(400);
+      expect(JSON.parse(smuggled.body).error).toMatch(/malformed Host header/);
       expect((await loadMemory(space.memoryDir)).facts).toEqual([]);
 
       const page = await send(port, 'GET', '/page');
