@@ -187,6 +187,20 @@ describe('HTTP API', () => {
     await ctx.tearDown();
   });
 
+  it('answers 400 with the reason for a run id in a URL that no run could have', async () => {
+    const ctx = await setUp('run-id');
+    for (const run of ['..%2F..', '%00', 'a%0Ab', '-run', 'a%20b'])
+      for (const action of ['accept', 'reject']) {
+        const url = `/spaces/alpha/proposals/${run}/${action}`;
+        const answer = await ctx.app.inject({ method: 'POST', url, payload: {} });
+        expect(answer.statusCode, url).toBe(400);
+        expect(answer.json<{ error: string }>().error, url).toMatch(
+          /^invalid run id .*: use letters, digits/,
+        );
+      }
+    await ctx.tearDown();
+  });
+
   it('serves the Bull Board dashboard at /queues', async () => {
     const ctx = await setUp('board');
     const page = await ctx.app.inject({ method: 'GET', url: '/queues' });
