@@ -144,8 +144,11 @@ export interface FakeAnthropicServer {
  * - `errored`: every request errored (an `api_error`);
  * - `{ partial: n }`: the first n requests answered, the rest errored;
  * - `gone`: retrieve and results answer 404 (the batch was deleted or never existed).
+ * `api` plays an endpoint without Anthropic's batch API: `missing` answers 404 on every batch route (a gateway
+ * of the Messages API alone), `out-of-shape` answers 200 with an object that is not a message batch.
  */
 export interface FakeBatchBehaviour {
+  readonly api?: 'missing' | 'out-of-shape';
   readonly pollsBeforeEnd?: number;
   readonly outcome?: 'complete' | 'expired' | 'errored' | 'gone' | { readonly partial: number };
 }
@@ -351,6 +354,14 @@ export async function startFakeAnthropicServer(
   }
 
   async function handleBatch(exchange: HttpExchange): Promise<void> {
+    if (batchBehaviour.api === 'missing') {
+      sendError(exchange, 404, `fake-anthropic-server: no route ${exchange.method} ${exchange.path}`);
+      return;
+    }
+    if (batchBehaviour.api === 'out-of-shape') {
+      sendJson(exchange.response, 200, { object: 'list', data: [] });
+      return;
+    }
     if (exchange.method === 'POST' && exchange.path === '/v1/messages/batches') {
       const parsed = BatchCreateBody.safeParse(exchange.json);
       if (!parsed.success) {

@@ -89,6 +89,26 @@ export class ModelError extends DreamdError {
   }
 }
 
+/**
+ * The model's endpoint has no message batch API: its batch route answered 404, or answered something that is
+ * not a message batch (a proxy or gateway that speaks only the Messages API). A run that wanted a batch falls
+ * back to ordinary calls and says so; `endpoint` is the base URL asked.
+ */
+export class NoBatchApiError extends DreamdError {
+  override readonly name = 'NoBatchApiError';
+  constructor(
+    readonly endpoint: string,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `${endpoint} has no message batch API (${detail}); the run made ordinary calls at full price instead. ` +
+        'Set model.batch to "never" (DREAMD_MODEL_BATCH=never) for this endpoint.',
+      options,
+    );
+  }
+}
+
 export const ModelErrorKind = {
   rateLimited: 'rate-limited',
   overloaded: 'overloaded',

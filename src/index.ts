@@ -101,5 +101,7 @@ export { StateHijackError } from './space/state-dir.js';
 export { RollbackRefusedError } from './space/rollback.js';
 export { CommitIncompleteError } from './space/transaction.js';
 export { FactNotFoundError, NotDreamdsFactError } from './space/forget.js';
+export { ArchiveUnreadableError } from './space/archive.js';
+export { NoBatchApiError } from './errors.js';
 export { NothingToAcceptError, ProposalStaleError, UnknownChangeError } from './consolidation/proposal.js';
 export { ProposalNotFoundError } from './space/proposals.js';

@@ -111,6 +111,15 @@ export function createDaemonClient(config: Config, fetchImpl: typeof fetch = fet
       } catch {
         body = undefined;
       }
+      if (response.status === 401) {
+        return {
+          use: false,
+          reachable: true,
+          why:
+            `the daemon at ${baseUrl} refused the request without the right token; set DREAMD_API_TOKEN ` +
+            '(or "server.apiToken") to the token it was started with',
+        };
+      }
       const identity = DaemonIdentity.safeParse(body);
       if (!response.ok || !identity.success) {
         return {

@@ -264,7 +264,10 @@ export type CurationConfig = z.infer<typeof CurationConfig>;
 export const ServerConfig = z.strictObject({
   host: z.string().default('127.0.0.1'),
   port: z.int().min(0).max(65535).default(7077),
-  /** Required when `host` is not loopback. Prefer DREAMD_API_TOKEN. */
+  /**
+   * Bearer token for every route but /healthz, on any host (loopback included) once set; required when `host` is
+   * not loopback. Prefer DREAMD_API_TOKEN.
+   */
   apiToken: z.string().min(16).optional(),
 });
 export type ServerConfig = z.infer<typeof ServerConfig>;

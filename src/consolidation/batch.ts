@@ -15,7 +15,8 @@
  * to 15 minutes). A restarted daemon finds the record and collects instead of submitting again. A batch that
  * expired (24 hours), was canceled or is gone leaves its sessions waiting (`batch-failed`) and nothing
  * written; the next run sends them again. A manual run while a batch is pending goes on synchronously
- * without the batch's sessions (`batch-pending`).
+ * without the batch's sessions (`batch-pending`). An endpoint without Anthropic's batch API (the submit answers
+ * 404, or not a message batch: `NoBatchApiError`) gets ordinary calls instead, with a note naming it.
  */
 import type { Config, Space } from '../config/schema.js';
 import type { BatchRecord, RunOptions, RunRequest, RunSummary, WaitingSession } from '../core/run.js';

@@ -18,7 +18,7 @@ import { hostname } from 'node:os';
 import { HistoryConfig, layoutOfSpace, type Config, type Space } from '../config/schema.js';
 import { costOfCall, describeBudgetWait, priceFor, roundUsd, spaceBudget } from '../cost/index.js';
 import { evaluateGates, waitingLive } from '../core/gates.js';
-import { ConfigError, LockLostError } from '../errors.js';
+import { ConfigError, LockLostError, NoBatchApiError } from '../errors.js';
 import {
   acquireLock,
   commitMemoryChanges,
@@ -326,6 +326,8 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
       const today = now().toISOString().slice(0, 10);
       // What the project's CLAUDE.md / AGENTS.md already say: shown as known, and not kept again.
       const projectDocs = await readProjectDocs(planned.workingDirectories);
+      // Set when this run wanted a batch and the endpoint has no batch API: it makes ordinary calls instead.
+      let noBatchApi: string | undefined;
       if (stage?.kind === 'submit') {
         const submitted = await submitExtractionBatch(planned, {
           memoryDir: space.memoryDir,
@@ -340,6 +342,10 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
           known: shownStatements(projectDocs),
           now: now(),
           signal: runOptions.signal,
+        }).catch((error: unknown) => {
+          if (!(error instanceof NoBatchApiError)) throw error;
+          noBatchApi = error.message;
+          return undefined;
         });
         if (submitted !== undefined) {
           inject('after-batch-submit');
@@ -425,6 +431,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         ...(stage?.kind === 'exclude' ? batchPendingSessions(stage.pending, scan.excluded) : []),
       ];
       const notes = [
+        ...(noBatchApi === undefined ? [] : [noBatchApi]),
         ...inProgress,
         ...describeWaiting(unconsolidated),
         ...extracted.notes,

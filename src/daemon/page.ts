@@ -24,7 +24,7 @@ import {
   type ProposalView,
 } from '../consolidation/proposal.js';
 import { errorMessage, LockBusyError } from '../errors.js';
-import { listRuns, loadMemory, ProposalNotFoundError, type RunRecord } from '../space/index.js';
+import { listRuns, loadMemory, ProposalNotFoundError, runIdProblem, type RunRecord } from '../space/index.js';
 
 /** Runs listed per space. */
 const RUNS_SHOWN = 5;
@@ -244,6 +244,8 @@ export function registerPage(app: FastifyInstance, getConfig: () => Config): voi
     ): Promise<unknown> => {
       const space = findSpace(request.params.id);
       if (space === undefined) return reply.code(404).send({ error: `no space "${request.params.id}"` });
+      const runProblem = runIdProblem(request.params.run);
+      if (runProblem !== undefined) return reply.code(400).send({ error: runProblem });
       const body = DecisionBody.safeParse(request.body ?? {});
       if (!body.success)
         return reply.code(400).send({ error: 'invalid body; expected {"only"?: ["<fact id>", …]}' });

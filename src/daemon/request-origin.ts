@@ -4,7 +4,8 @@
  * - **DNS rebinding.** A page on `evil.example` re-points its own name at 127.0.0.1 and then talks to the daemon
  *   as a same-origin page of `evil.example`: the request reaches the loopback port, but its `Host` header still
  *   names the attacker's domain. Without a token, only a loopback `Host` is served (`localhost`, `*.localhost`,
- *   127.0.0.0/8, `[::1]`, any port); anything else is answered 421 Misdirected Request.
+ *   127.0.0.0/8, `[::1]`, any port); anything else is answered 421 Misdirected Request. A `Host` that is not a
+ *   host and an optional port (`127.0.0.1:7077 evil.example`) is answered 400, token or not.
  * - **Cross-site requests.** A page on any origin can send a POST to http://127.0.0.1:7077 (a form, or a
  *   `fetch` in `no-cors` mode): it cannot read the answer, but the run is queued, the queue paused, the jobs
  *   deleted. A browser says where a request comes from (`Sec-Fetch-Site`, and `Origin` on every POST); a
@@ -15,16 +16,20 @@
 /** Methods that change nothing on the server. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** The host name of a `Host` header, without its port; brackets of an IPv6 literal removed; lower case. */
-export function hostName(hostHeader: string): string {
-  const header = hostHeader.trim().toLowerCase();
-  if (header.startsWith('[')) {
-    const end = header.indexOf(']');
-    return end === -1 ? header : header.slice(1, end);
-  }
-  const colon = header.lastIndexOf(':');
-  // One colon is a port; more than one without brackets is a bare IPv6 address.
-  return colon !== -1 && header.indexOf(':') === colon ? header.slice(0, colon) : header;
+/**
+ * A `Host` header as RFC 9110 allows it: a bracketed IPv6 literal, or a name or IPv4 address of letters, digits,
+ * `-`, `.`, `_` and `~`, then an optional `:port`. Anything else (a space, a second host, a bare IPv6 address, a
+ * path) is malformed: read loosely, `127.0.0.1:7077 evil.example` would pass for loopback.
+ */
+const HOST_HEADER = /^(?:\[([0-9a-f:.]+)\]|([a-z0-9._~-]+))(?::\d{1,5})?$/;
+
+/**
+ * The host name of a `Host` header, without its port; brackets of an IPv6 literal removed; lower case. Undefined
+ * when the header is not a host with an optional port (see `HOST_HEADER`).
+ */
+export function hostName(hostHeader: string): string | undefined {
+  const match = HOST_HEADER.exec(hostHeader.trim().toLowerCase());
+  return match === null ? undefined : (match[1] ?? match[2]);
 }
 
 /** Whether a host name (as `hostName` returns it) is a loopback name or address. */
@@ -40,9 +45,11 @@ export function isLoopbackName(name: string): boolean {
   );
 }
 
-/** True when the `Host` header is missing (not a browser) or names a loopback host. */
+/** True when the `Host` header is missing (not a browser) or names a loopback host; a malformed one does not. */
 export function isLoopbackHostHeader(hostHeader: string | undefined): boolean {
-  return hostHeader === undefined || isLoopbackName(hostName(hostHeader));
+  if (hostHeader === undefined) return true;
+  const name = hostName(hostHeader);
+  return name !== undefined && isLoopbackName(name);
 }
 
 /** The request headers these checks read. */
@@ -75,17 +82,25 @@ export function isCrossOriginBrowserRequest(headers: OriginHeaders): boolean {
 
 export type OriginVerdict =
   | { readonly allowed: true }
-  | { readonly allowed: false; readonly status: 421 | 403; readonly error: string };
+  | { readonly allowed: false; readonly status: 400 | 421 | 403; readonly error: string };
 
 /**
- * The verdict on one request. `tokenRequired` is true when the API is bound to a non-loopback host (every route
- * needs the bearer token, so the `Host` check is not needed).
+ * The verdict on one request. `tokenRequired` is true when a token is configured (every route but /healthz needs
+ * it, on any host, so the `Host` check is not needed: a rebinding page does not know the token).
  */
 export function checkRequestOrigin(
   method: string,
   headers: OriginHeaders,
   options: { readonly tokenRequired: boolean },
 ): OriginVerdict {
+  // Refused token or not: no HTTP client sends such a Host, and no check below should have to read one.
+  if (headers.host !== undefined && hostName(headers.host) === undefined) {
+    return {
+      allowed: false,
+      status: 400,
+      error: `malformed Host header "${headers.host}": expected a host name or address and an optional :port`,
+    };
+  }
   if (!options.tokenRequired && !isLoopbackHostHeader(headers.host)) {
     return {
       allowed: false,

@@ -156,18 +156,21 @@ function tokensMatch(given: string, expected: string): boolean {
 /**
  * The daemon's HTTP API (fastify): /healthz, /metrics, /spaces, /spaces/:id, POST /spaces/:id/consolidate, the
  * page to decide on proposals at /page (with /proposals and POST /spaces/:id/proposals/:run/accept|reject) and the
- * Bull Board dashboard at /queues. Bound to a non-loopback host, every route but /healthz requires
- * `Authorization: Bearer <server.apiToken>` (DREAMD_API_TOKEN), or basic auth with the token as the password
- * (any user name), which is how a browser opens the dashboard. Without a token, a request whose `Host` is not a
- * loopback name is answered 421 (DNS rebinding); a state-changing request a browser sent from another origin is
- * answered 403, token or not (see `request-origin.ts`).
+ * Bull Board dashboard at /queues. With a token configured (server.apiToken, DREAMD_API_TOKEN), every route but
+ * /healthz requires `Authorization: Bearer <token>`, or basic auth with the token as the password (any user
+ * name), which is how a browser opens the dashboard; on every host, loopback included. A non-loopback host
+ * requires a token; loopback without one is open to local clients. Without a token, a request whose `Host` is
+ * not a loopback name is answered 421 (DNS rebinding); a state-changing request a browser sent from another
+ * origin is answered 403, token or not (see `request-origin.ts`).
  */
 export async function createServer(options: CreateServerOptions): Promise<DaemonServer> {
   const { jobs, metrics, logger } = options;
   const initial = options.getConfig();
-  const requireToken = !isLoopback(initial.server.host);
   const apiToken = initial.server.apiToken;
-  if (requireToken && apiToken === undefined) {
+  // A configured token guards the API on every host, loopback included: any local user, and any program of
+  // theirs, reaches 127.0.0.1, so a token set for loopback that loopback did not ask for would protect nothing.
+  const requireToken = apiToken !== undefined;
+  if (!isLoopback(initial.server.host) && apiToken === undefined) {
     throw new ConfigError(
       `server.host ${initial.server.host} is not loopback; set DREAMD_API_TOKEN (16+ characters) to protect the API`,
       'server.apiToken',
@@ -188,9 +191,9 @@ export async function createServer(options: CreateServerOptions): Promise<Daemon
       await reply.code(origin.status).send({ error: origin.error });
       return;
     }
-    if (!requireToken || request.url === '/healthz') return;
+    if (apiToken === undefined || request.url === '/healthz') return;
     const given = presentedToken(request.headers.authorization ?? '');
-    if (given === undefined || !tokensMatch(given, apiToken!)) {
+    if (given === undefined || !tokensMatch(given, apiToken)) {
       // A browser cannot send a bearer header: for the dashboard, ask for basic auth (any user name, the
       // token as the password), which the browser prompts for and then sends with every request.
       const dashboard =

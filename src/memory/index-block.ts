@@ -12,6 +12,7 @@
  *   - any other file that ends with a line break: the block is appended after the last byte;
  *   - a file whose last line has no line break: the block goes before the first byte, so not even a line
  *     break is added to the other lines.
+ * A byte-order mark stays first: the block goes after it, and the rules above read the file after it.
  * A file with a begin marker and no end marker (a person cut the block) is left alone and reported.
  */
 import { FACT_TYPES, TOPIC_FILES } from './types.js';
@@ -23,6 +24,8 @@ export const INDEX_HEADER = '# Memory index';
 export const BLOCK_BEGIN =
   '<!-- dreamd:begin (written by dreamd: edit outside this block, your lines are kept) -->';
 export const BLOCK_END = '<!-- dreamd:end -->';
+/** The UTF-8 byte-order mark, as the text read from a file holds it. */
+const BOM = '\uFEFF';
 
 const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** An index line dreamd wrote before the block: a link to an anchored fact in a topic file. */
@@ -102,8 +105,18 @@ export interface SplitOptions {
  * dreamd's and dreamd's block.
  */
 export function splitIndexFile(text: string | null, options: SplitOptions = {}): IndexFileParts {
-  const file = options.file ?? INDEX_FILE;
   if (text === null || text === '') return { before: '', after: '', blockLines: [], kind: 'none' };
+  // A byte-order mark (Windows editors save one) stays the file's first bytes, whatever is read after it: left
+  // in the text, `trim` took it for part of a begin marker on the first line (and it went with the block), and a
+  // block put before the first byte would have come before it.
+  if (!text.startsWith(BOM)) return splitWithoutBom(text, options);
+  const parts = splitWithoutBom(text.slice(BOM.length), options);
+  return { ...parts, before: BOM + parts.before, kind: parts.kind === 'none' ? 'foreign' : parts.kind };
+}
+
+function splitWithoutBom(text: string, options: SplitOptions): IndexFileParts {
+  const file = options.file ?? INDEX_FILE;
+  if (text === '') return { before: '', after: '', blockLines: [], kind: 'none' };
   const found = findBlock(text);
   if (found === 'broken') {
     return {

@@ -9,7 +9,7 @@ import { transformJSONSchema } from '@anthropic-ai/sdk/lib/transform-json-schema
 import { z } from 'zod';
 import type { Message, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { MessageBatch, MessageBatchResult } from '@anthropic-ai/sdk/resources/messages/batches';
-import { ModelError, ModelErrorKind } from '../errors.js';
+import { ModelError, ModelErrorKind, NoBatchApiError } from '../errors.js';
 import type {
   BatchItemResult,
   BatchState,
@@ -170,7 +170,7 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
       (sdk, callSignal) => call(sdk, callSignal ? { signal: callSignal } : undefined),
       signal,
     );
-    return batchState(outcome.value);
+    return batchState(outcome.value, baseUrl);
   }
 
   const batches: MessageBatches = {
@@ -192,8 +192,14 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
             callSignal ? { signal: callSignal } : undefined,
           ),
         signal,
-      );
-      return batchState(outcome.value);
+      ).catch((error: unknown) => {
+        // No batch route at all (a gateway or proxy of the Messages API alone): not a fault to retry or fail on.
+        if (error instanceof ModelError && error.status === 404) {
+          throw new NoBatchApiError(baseUrl, `POST /v1/messages/batches answered 404`, { cause: error });
+        }
+        throw error;
+      });
+      return batchState(outcome.value, baseUrl);
     },
     retrieve: (batchId, signal) =>
       batchCall((sdk, options) => sdk.messages.batches.retrieve(batchId, undefined, options), signal),
@@ -280,14 +286,39 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
   return { label, client, withRetries, generateObject, generateText, batches };
 }
 
-/** A message batch as dreamd reads it. */
-function batchState(batch: MessageBatch): BatchState {
+/** The fields of a message batch dreamd reads; anything else is not Anthropic's batch API answering. */
+const MessageBatchWire = z.object({
+  id: z.string().min(1),
+  processing_status: z.enum(['in_progress', 'canceling', 'ended']),
+  created_at: z.string(),
+  expires_at: z.string(),
+  request_counts: z.object({
+    processing: z.number(),
+    succeeded: z.number(),
+    errored: z.number(),
+    canceled: z.number(),
+    expired: z.number(),
+  }),
+});
+
+/** A message batch as dreamd reads it; NoBatchApiError when the endpoint answered something else. */
+function batchState(batch: MessageBatch, endpoint: string): BatchState {
+  const parsed = MessageBatchWire.safeParse(batch);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue === undefined ? 'the answer' : issue.path.join('.') || 'the answer';
+    throw new NoBatchApiError(
+      endpoint,
+      `its answer is not a message batch: ${where}: ${issue?.message ?? ''}`,
+    );
+  }
+  const wire = parsed.data;
   return {
-    id: batch.id,
-    status: batch.processing_status,
-    createdAt: batch.created_at,
-    expiresAt: batch.expires_at,
-    counts: { ...batch.request_counts },
+    id: wire.id,
+    status: wire.processing_status,
+    createdAt: wire.created_at,
+    expiresAt: wire.expires_at,
+    counts: { ...wire.request_counts },
   };
 }
 

@@ -11,6 +11,7 @@
  * section of an older space moves out on the first run that writes that file, never by a write of its own.
  */
 import { z } from 'zod';
+import { DreamdError } from '../errors.js';
 import type { Fact, FactType } from '../memory/types.js';
 import { ARCHIVE_FILE } from './paths.js';
 import { FactRecord } from './pending.js';
@@ -46,6 +47,17 @@ export interface ArchiveRead {
   readonly problem: string | undefined;
 }
 
+/** The archive's problem: the words `status`, a run and every command that reads the archive give. */
+function unreadable(error: unknown): ArchiveRead {
+  const detail = error instanceof Error ? error.message.split('\n')[0] : String(error);
+  return {
+    entries: [],
+    problem:
+      `${ARCHIVE_FILE}: unreadable (${detail}); superseded facts stay in the active files until it is fixed. ` +
+      'Restore it from the last run that wrote it (`dreamd history`, `dreamd rollback`) or move it away.',
+  };
+}
+
 /** Parse the archive's text (null: no file). Never throws. */
 export function parseArchive(text: string | null): ArchiveRead {
   if (text === null) return { entries: [], problem: undefined };
@@ -56,14 +68,49 @@ export function parseArchive(text: string | null): ArchiveRead {
     }));
     return { entries, problem: undefined };
   } catch (error) {
-    const detail = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    return {
-      entries: [],
-      problem:
-        `${ARCHIVE_FILE}: unreadable (${detail}); superseded facts stay in the active files until it is fixed. ` +
-        'Restore it from the last run that wrote it (`dreamd history`, `dreamd rollback`) or move it away.',
-    };
+    return unreadable(error);
   }
+}
+
+/**
+ * The archive read from its file: `read` gives its text (null: no file). A file that exists and cannot be read
+ * (permissions, a folder in its place) is unreadable like a corrupt one, never taken for no archive: a run
+ * would write a new archive over the old one. Never throws.
+ */
+export async function readArchive(
+  read: () => Promise<string | null>,
+): Promise<ArchiveRead & { text: string | null }> {
+  try {
+    const text = await read();
+    return { ...parseArchive(text), text };
+  } catch (error) {
+    return { ...unreadable(error), text: null };
+  }
+}
+
+/**
+ * The archive exists and cannot be read. A command that shows, searches or changes it stops with this (exit 1)
+ * rather than showing an empty archive; `status` and a run list the same words as a problem.
+ */
+export class ArchiveUnreadableError extends DreamdError {
+  override readonly name = 'ArchiveUnreadableError';
+  constructor(
+    readonly memoryDir: string,
+    problem: string,
+  ) {
+    super(`${memoryDir}: ${problem}`);
+  }
+}
+
+/** Throws {@link ArchiveUnreadableError} when the memory read found the archive unreadable. */
+export function assertArchiveReadable(loaded: {
+  readonly memoryDir: string;
+  readonly archiveReadable: boolean;
+  readonly problems: readonly { readonly file: string; readonly reason: string }[];
+}): void {
+  if (loaded.archiveReadable) return;
+  const problem = loaded.problems.find((entry) => entry.file === ARCHIVE_FILE)?.reason;
+  throw new ArchiveUnreadableError(loaded.memoryDir, problem ?? `${ARCHIVE_FILE}: unreadable`);
 }
 
 /** The archive for these entries, sorted by fact id so the same entries give the same bytes; null when none. */

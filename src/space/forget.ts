@@ -11,7 +11,7 @@ import { diffFiles } from '../memory/diff.js';
 import { readForgotten, serializeForgotten, withForgotten } from './forgotten.js';
 import { loadMemory, renderMemory } from './memory-dir.js';
 import { ARCHIVE_FILE, FORGOTTEN_FILE, newRunId } from './paths.js';
-import { serializeArchive } from './archive.js';
+import { assertArchiveReadable, serializeArchive } from './archive.js';
 import type { RunRecord } from './run-history.js';
 import { maintenanceSummary } from './run-summary.js';
 import { commitMemoryChanges, type CommitStep } from './transaction.js';
@@ -61,7 +61,11 @@ export async function forgetFact(
   // A fact of the archive is forgotten too: its entry leaves `.dreamd/archive.json`.
   const archived = loaded.archived.find((entry) => entry.fact.id === id);
   const fact = loaded.facts.find((candidate) => candidate.id === id) ?? archived?.fact;
-  if (!fact) throw new FactNotFoundError(id, memoryDir);
+  if (!fact) {
+    // It may be in the archive: an unreadable one is said, not taken for one without the fact.
+    assertArchiveReadable(loaded);
+    throw new FactNotFoundError(id, memoryDir);
+  }
   if (fact.owner === 'other') throw new NotDreamdsFactError(fact, memoryDir);
   const files = new Map<string, string | null>(
     archived === undefined

@@ -21,14 +21,17 @@
  * commit point: it renews the heartbeat when the lock is still ours (so the commit has a full `staleMs` of
  * margin) and throws LockLostError when it is not.
  * `release()` stops the heartbeat and removes the lock only when it still carries our token.
+ * A process killed (kill -9) between writing its temp file and removing it leaves `.dreamd/lock.<pid>.<hex>.tmp`
+ * (or `lock.takeover.<pid>.<hex>.tmp`): the next acquisition, and recovery, remove those whose pid is gone
+ * (see `removeDeadLockTemps`).
  */
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, open, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import { link, lstat, mkdir, open, readdir, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { LockBusyError, LockLostError } from '../errors.js';
-import { LOCK_FILE } from './paths.js';
+import { LOCK_FILE, STATE_DIR } from './paths.js';
 import { describeIoError } from './io-errors.js';
 import { assertStateIsOwn } from './state-dir.js';
 
@@ -181,6 +184,34 @@ async function createExclusive(target: string, content: string, time?: Date): Pr
   }
 }
 
+/** A temp file of `createExclusive` for the lock or its takeover mutex: `lock[.takeover].<pid>.<12 hex>.tmp`. */
+const LOCK_TEMP = /^lock(?:\.takeover)?\.(\d+)\.[0-9a-f]{12}\.tmp$/;
+
+/**
+ * Removes the lock's temp files whose process is gone (a holder killed between writing and removing one);
+ * returns their names. A live pid's file is an acquisition in progress and stays. Like the lock's own pid
+ * check, this holds on one host and in one PID namespace: a memory folder shared with a container or another
+ * host may lose an acquisition's temp file during its few milliseconds, and that acquisition fails with an I/O
+ * error the caller retries. Best effort: a `.dreamd` that is missing, a link or unreadable is left alone.
+ */
+export async function removeDeadLockTemps(memoryDir: string): Promise<string[]> {
+  const stateDir = path.join(memoryDir, STATE_DIR);
+  const names = await lstat(stateDir).then(
+    (info) => (info.isDirectory() ? readdir(stateDir) : []),
+    () => [],
+  );
+  const removed: string[] = [];
+  for (const name of names) {
+    const pid = LOCK_TEMP.exec(name)?.[1];
+    if (pid === undefined || isProcessAlive(Number(pid))) continue;
+    await unlink(path.join(stateDir, name)).then(
+      () => removed.push(name),
+      () => undefined,
+    );
+  }
+  return removed;
+}
+
 /** createExclusive, creating the lock's directory only when it is missing (a new space): no mkdir a run. */
 async function createExclusiveInDir(target: string, content: string, time: Date): Promise<boolean> {
   try {
@@ -307,6 +338,7 @@ function holdLock(
 export async function acquireLock(memoryDir: string, options: AcquireLockOptions): Promise<HeldLock> {
   // A `.dreamd` (or lock) that is a link or not what dreamd made is refused before anything is created.
   await assertStateIsOwn(memoryDir);
+  await removeDeadLockTemps(memoryDir).catch(() => undefined);
   const now = options.now ?? (() => new Date());
   const lockFile = path.join(memoryDir, LOCK_FILE);
   const spaceName = options.space ?? memoryDir;

@@ -19,7 +19,7 @@ import { parsePending, serializePending } from './pending.js';
 import { FACT_USE_FILE, parseFactUse, serializeFactUse, type FactUseFile } from './fact-use.js';
 import { MAX_WRITABLE_FILE_BYTES, readMemoryFile, type MemoryFileRead } from '../memory/read-memory-file.js';
 import { ARCHIVE_FILE, PENDING_FILE, REVIEW_FILE, readTextIfExists } from './paths.js';
-import { parseArchive, type ArchiveEntry } from './archive.js';
+import { readArchive, type ArchiveEntry } from './archive.js';
 import {
   METADATA_FIELDS,
   parseTopicFile,
@@ -116,14 +116,14 @@ export async function loadMemory(memoryDir: string, options: LoadMemoryOptions =
     present(fileName) ? readMemoryFile(memoryDir, fileName) : Promise.resolve(ABSENT);
   const isOwn = (relative: string): boolean =>
     relative === INDEX_FILE || typeOfTopicFile(relative) !== undefined;
-  const [reads, indexRead, pendingText, foreign, reviewText, factUseText, archiveText] = await Promise.all([
+  const [reads, indexRead, pendingText, foreign, reviewText, factUseText, archive] = await Promise.all([
     Promise.all(FACT_TYPES.map((type) => read(TOPIC_FILES[type]))),
     read(INDEX_FILE),
     readTextIfExists(path.join(memoryDir, PENDING_FILE)).catch(() => null),
     loadForeignFiles(memoryDir, isOwn, (relative, text) => parseFactFile(text, relative) !== undefined),
     readTextIfExists(path.join(memoryDir, REVIEW_FILE)).catch(() => null),
     readTextIfExists(path.join(memoryDir, FACT_USE_FILE)).catch(() => null),
-    readTextIfExists(path.join(memoryDir, ARCHIVE_FILE)).catch(() => null),
+    readArchive(() => readTextIfExists(path.join(memoryDir, ARCHIVE_FILE))),
   ]);
   for (const [position, type] of FACT_TYPES.entries()) {
     const fileName = TOPIC_FILES[type];
@@ -229,8 +229,7 @@ export async function loadMemory(memoryDir: string, options: LoadMemoryOptions =
   ];
   const underReview = filesUnderReview(reviewText);
   if (factUseText !== null) originals.set(FACT_USE_FILE, factUseText);
-  const archive = parseArchive(archiveText);
-  if (archiveText !== null) originals.set(ARCHIVE_FILE, archiveText);
+  if (archive.text !== null) originals.set(ARCHIVE_FILE, archive.text);
   if (archive.problem !== undefined) problems.push({ file: ARCHIVE_FILE, reason: archive.problem });
   // A fact found in an active file is active memory, whatever the archive says (a rollback of the archive alone).
   const inFiles = new Set(merged.map((fact) => fact.id));

@@ -24,10 +24,18 @@ export const ARCHIVE_FILE = '.dreamd/archive.json';
 
 const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
+/**
+ * Why a run id cannot name a record (it would leave `.dreamd/runs`, or holds a character no run id has), or
+ * undefined for a valid one. The API answers 400 with it for an id in a URL.
+ */
+export function runIdProblem(runId: string): string | undefined {
+  if (RUN_ID_PATTERN.test(runId) && !runId.includes('..')) return undefined;
+  return `invalid run id ${JSON.stringify(runId)}: use letters, digits, '.', '_' and '-'`;
+}
+
 export function assertRunId(runId: string): void {
-  if (!RUN_ID_PATTERN.test(runId) || runId.includes('..')) {
-    throw new MemoryFormatError(`invalid run id "${runId}": use letters, digits, '.', '_' and '-'`, runId);
-  }
+  const problem = runIdProblem(runId);
+  if (problem !== undefined) throw new MemoryFormatError(problem, runId);
 }
 
 export function runRecordPath(runId: string): string {

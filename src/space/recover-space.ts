@@ -8,8 +8,8 @@
  * It also undoes a hold of Claude Code's `.consolidate-lock` that a killed run left (claude-code-hold.ts): the
  * lock's previous mtime, Claude Code's "last consolidation" time, is put back.
  *
- *   clean       nothing committed is pending and no hold is left over (the common case: one readdir and one
- *               stat); nothing was locked. Also when only a hold record exists and its run is still live
+ *   clean       nothing committed is pending and no hold is left over (the common case: two readdirs and one
+ *               stat; lock temp files of dead processes removed); nothing was locked. Also when only a hold record exists and its run is still live
  *   recovered   the lock was taken, every committed transaction finished and every uncommitted one discarded
  *   busy        a live run holds the lock: it is committing right now and finishes its own transaction. The
  *               commit order (files, then the index, then deletions) keeps the index from naming a missing
@@ -21,7 +21,7 @@ import { hostname } from 'node:os';
 import { LockBusyError } from '../errors.js';
 import { StorageError, describeIoError } from './io-errors.js';
 import { hasHoldRecord, undoLeftoverHold } from './claude-code-hold.js';
-import { acquireLock } from './lock.js';
+import { acquireLock, removeDeadLockTemps } from './lock.js';
 import { StateHijackError } from './state-dir.js';
 import { STAGING_DIR } from './paths.js';
 import { hasCommittedTransaction, recoverMemory } from './transaction.js';
@@ -59,7 +59,12 @@ export async function recoverSpace(
   memoryDir: string,
   options: RecoverSpaceOptions = {},
 ): Promise<RecoverSpaceOutcome> {
-  const [committed, held] = await Promise.all([hasCommittedTransaction(memoryDir), hasHoldRecord(memoryDir)]);
+  // Temp files of a lock taker killed mid-acquisition go even when nothing else is to recover (one readdir).
+  const [committed, held] = await Promise.all([
+    hasCommittedTransaction(memoryDir),
+    hasHoldRecord(memoryDir),
+    removeDeadLockTemps(memoryDir).catch(() => []),
+  ]);
   if (!committed && !held) return { status: 'clean' };
   let lock;
   try {

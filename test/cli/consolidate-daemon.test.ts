@@ -17,7 +17,7 @@ failOnLeftovers();
 const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
 
 /** A real daemon (real Redis, real pipeline, fake model) and the environment a CLI needs to reach it. */
-async function startDaemon(): Promise<{
+async function startDaemon(extraEnv: Record<string, string> = {}): Promise<{
   daemon: Daemon;
   env: Record<string, string>;
   cwd: string;
@@ -29,6 +29,7 @@ async function startDaemon(): Promise<{
     REDIS_URL: redis.url,
     DREAMD_REDIS_PREFIX: uniquePrefix('cli'),
     DREAMD_PORT: String(port),
+    ...extraEnv,
   };
   const test = createTestSpace({ modelUrl: fake.url, examples: true, env });
   const daemon = await startDreamdDaemon(test.config);
@@ -119,6 +120,20 @@ describe('dreamd consolidate with a daemon up', () => {
     expect(identity).not.toContain(served.memoryDir);
     expect(identity).not.toContain(served.sessionsDir);
     expect(JSON.parse(identity)).not.toHaveProperty('configSource');
+    await stop();
+  });
+
+  it('sends the configured token to a loopback daemon that has one, and says so when it has none', async () => {
+    const token = 'a-very-secret-token-of-32-chars!';
+    const { daemon, env, cwd, stop } = await startDaemon({ DREAMD_API_TOKEN: token });
+    expect(daemon.address).toMatch(/^http:\/\/127\.0\.0\.1:/);
+    expect((await fetch(`${daemon.address}/daemon`)).status).toBe(401);
+    const status = await runCliCaptured(['status', '--json'], { cwd, env });
+    expect(status.data<{ queue?: unknown }[]>()[0]!.queue).toMatchObject({ waiting: 0 });
+
+    const { DREAMD_API_TOKEN: _omitted, ...tokenless } = env;
+    const refused = await runCliCaptured(['status'], { cwd, env: tokenless });
+    expect(refused.stderr).toMatch(/refused the request without the right token; set DREAMD_API_TOKEN/);
     await stop();
   });
 

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -112,6 +112,38 @@ describe('dreamd memory show', () => {
     // --fact shows an archived fact in full too.
     const one = await cliExits(['memory', 'show', '--fact', archived[0]!.id], 0);
     expect(one.stdout).toContain('Lisbon');
+  });
+
+  it('exits 1 with the problem status reports wherever the archive is read, when it is corrupt', async () => {
+    const archived = (await cliExits(['memory', 'show', '--archived', '--json'], 0)).data<{
+      archived: Fact[];
+    }>().archived;
+    writeFileSync(join(root, 'memory', '.dreamd', 'archive.json'), '{"version": 1, "entries": [');
+    const [space] = (await cli(['status', '--json'])).data<
+      { memory: { file: string; reason: string }[] }[]
+    >();
+    const problem = space!.memory.find((entry) => entry.file === '.dreamd/archive.json')?.reason;
+    expect(problem).toMatch(/^\.dreamd\/archive\.json: unreadable \(.*\); .*move it away\.$/);
+    for (const argv of [
+      ['memory', 'show', '--archived'],
+      ['memory', 'show', '--all'],
+      ['memory', 'show', '--fact', archived[0]!.id],
+      ['memory', 'search', 'Lisbon', '--archived'],
+      ['memory', 'forget', archived[0]!.id],
+    ]) {
+      const run = await cliExits(argv, 1);
+      expect(run.stderr, argv.join(' ')).toContain(problem);
+      expect(run.stdout, argv.join(' ')).not.toMatch(/the archive is empty/);
+    }
+    const json = await cliExits(['memory', 'show', '--archived', '--json'], 1);
+    expect(json.json()).toMatchObject({ ok: false, error: { name: 'ArchiveUnreadableError' } });
+    // What does not read the archive still works.
+    await cliExits(['memory', 'show'], 0);
+    // A file that cannot be read at all is unreadable too, not taken for no archive (a run would write over it).
+    rmSync(join(root, 'memory', '.dreamd', 'archive.json'));
+    mkdirSync(join(root, 'memory', '.dreamd', 'archive.json'));
+    const folder = await cliExits(['memory', 'show', '--archived'], 1);
+    expect(folder.stderr).toMatch(/\.dreamd\/archive\.json: unreadable \(EISDIR/);
   });
 
   it('shows one fact in full with --fact, and exits 1 for an unknown id', async () => {

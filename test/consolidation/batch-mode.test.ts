@@ -223,6 +223,34 @@ describe('batch mode', () => {
     expect(runBatches(asked.config, scheduled, createModel(asked.config.model))).toBe(true);
   });
 
+  it.each([
+    ['has no batch route', 'missing' as const, /POST \/v1\/messages\/batches answered 404/],
+    [
+      'answers the batch route out of shape',
+      'out-of-shape' as const,
+      /its answer is not a message batch: id: /,
+    ],
+  ])(
+    'falls back to ordinary calls, with a warning naming the endpoint, when it %s',
+    async (_label, api, detail) => {
+      server = await startFakeAnthropicServer({ usage: USAGE });
+      server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+      server.setBatchBehaviour({ api });
+      const test = space(server.url);
+      const run = await consolidator(test)(test.space, scheduled);
+      expect(run.status).toBe('completed');
+      expect(run.batch).toBeUndefined();
+      expect(run.calls).toBeGreaterThan(0);
+      expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
+      expect((await activeLines(test)).length).toBeGreaterThan(0);
+      const warning = run.notes?.find((note) => note.includes('has no message batch API'));
+      expect(warning).toContain(server.url);
+      expect(warning).toMatch(detail);
+      expect(warning).toMatch(/model\.batch to "never"/);
+      expect(run.reason).not.toMatch(/ZodError/);
+    },
+  );
+
   it('gives up a batch still unfinished past its 24 hours: canceled, nothing written, sessions wait', async () => {
     server = await startFakeAnthropicServer({ usage: USAGE });
     server.setDefault(scriptedExtractor(EXAMPLE_FACTS));

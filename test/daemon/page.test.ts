@@ -88,6 +88,9 @@ describe('the page’s routes', () => {
       expect(crossSite.status).toBe(403);
       const rebound = await send(port, 'GET', '/page', { host: 'evil.example' });
       expect(rebound.status).toBe(421);
+      const smuggled = await send(port, 'POST', url, { host: `127.0.0.1:${port} evil.example` }, {});
+      expect(smuggled.status).toBe(400);
+      expect(JSON.parse(smuggled.body).error).toMatch(/malformed Host header/);
       expect((await loadMemory(space.memoryDir)).facts).toEqual([]);
 
       const page = await send(port, 'GET', '/page');
@@ -150,6 +153,23 @@ describe('the page’s routes', () => {
       const rejected = await send(port, 'POST', url, { authorization: basic }, {});
       expect(rejected.status).toBe(200);
       expect(JSON.parse(rejected.body)).toMatchObject({ dropped: true });
+    } finally {
+      await stop();
+    }
+  });
+
+  it('behind a token on loopback too: a tokenless accept is refused and the proposal still waits', async () => {
+    const { port, space, runId, stop } = await withProposal({ DREAMD_API_TOKEN: TOKEN });
+    try {
+      const url = `/spaces/${space.id}/proposals/${runId}/accept`;
+      const sameOrigin = { origin: `http://127.0.0.1:${port}`, 'sec-fetch-site': 'same-origin' };
+      expect((await send(port, 'GET', '/page')).status).toBe(401);
+      expect((await send(port, 'GET', '/proposals')).status).toBe(401);
+      expect((await send(port, 'POST', url, sameOrigin, {})).status).toBe(401);
+      expect(await listProposals(space.memoryDir, space.id)).toHaveLength(1);
+      expect((await loadMemory(space.memoryDir)).facts).toEqual([]);
+      const bearer = { authorization: `Bearer ${TOKEN}` };
+      expect((await send(port, 'POST', url, { ...sameOrigin, ...bearer }, {})).status).toBe(200);
     } finally {
       await stop();
     }

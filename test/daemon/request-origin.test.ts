@@ -10,8 +10,29 @@ describe('request origin', () => {
   it('reads the host name of a Host header, ports and IPv6 brackets aside', () => {
     expect(hostName('LocalHost:7077')).toBe('localhost');
     expect(hostName('[::1]:7077')).toBe('::1');
-    expect(hostName('::1')).toBe('::1');
     expect(hostName('127.0.0.1')).toBe('127.0.0.1');
+  });
+
+  it('reads a Host header that is not a host and an optional port as malformed, and not as loopback', () => {
+    for (const host of [
+      '127.0.0.1:7077 evil.example',
+      '127.0.0.1 evil.example',
+      'localhost:7077,evil.example',
+      '127.0.0.1:7077/evil',
+      '127.0.0.1:7077\tevil.example',
+      'localhost@evil.example',
+      '127.0.0.1:abc',
+      '[::1]evil',
+      '::1',
+      '',
+    ]) {
+      expect(hostName(host), host).toBeUndefined();
+      expect(isLoopbackHostHeader(host), host).toBe(false);
+      expect(checkRequestOrigin('GET', { host }, { tokenRequired: true }), host).toMatchObject({
+        allowed: false,
+        status: 400,
+      });
+    }
   });
 
   it('takes loopback names and addresses as loopback, and nothing else', () => {

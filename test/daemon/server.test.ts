@@ -187,6 +187,20 @@ describe('HTTP API', () => {
     await ctx.tearDown();
   });
 
+  it('answers 400 with the reason for a run id in a URL that no run could have', async () => {
+    const ctx = await setUp('run-id');
+    for (const run of ['..%2F..', '%00', 'a%0Ab', '-run', 'a%20b'])
+      for (const action of ['accept', 'reject']) {
+        const url = `/spaces/alpha/proposals/${run}/${action}`;
+        const answer = await ctx.app.inject({ method: 'POST', url, payload: {} });
+        expect(answer.statusCode, url).toBe(400);
+        expect(answer.json<{ error: string }>().error, url).toMatch(
+          /^invalid run id .*: use letters, digits/,
+        );
+      }
+    await ctx.tearDown();
+  });
+
   it('serves the Bull Board dashboard at /queues', async () => {
     const ctx = await setUp('board');
     const page = await ctx.app.inject({ method: 'GET', url: '/queues' });
@@ -259,9 +273,36 @@ describe('HTTP API', () => {
     await ctx.tearDown();
   });
 
-  it('needs no token on loopback', async () => {
+  it('needs no token on loopback when none is configured', async () => {
     const ctx = await setUp('loopback', { host: '127.0.0.1' });
     expect((await ctx.app.inject({ method: 'GET', url: '/spaces' })).statusCode).toBe(200);
+    await ctx.tearDown();
+  });
+
+  it('requires a configured token on loopback too, except for /healthz', async () => {
+    const ctx = await setUp('loopback-token', { host: '127.0.0.1', apiToken: TOKEN });
+    expect((await ctx.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    for (const [method, url] of [
+      ['GET', '/daemon'],
+      ['GET', '/spaces'],
+      ['GET', '/page'],
+      ['GET', '/proposals'],
+      ['GET', '/queue'],
+      ['POST', '/spaces/alpha/consolidate'],
+      ['POST', '/spaces/alpha/proposals/run-1/accept'],
+    ] as const) {
+      const headers = { host: '127.0.0.1:7077' };
+      expect((await ctx.app.inject({ method, url, headers })).statusCode, `${method} ${url}`).toBe(401);
+    }
+    expect(await ctx.queue.getWaitingCount()).toBe(0);
+    const allowed = await ctx.app.inject({
+      method: 'GET',
+      url: '/daemon',
+      headers: { host: '127.0.0.1:7077', authorization: `Bearer ${TOKEN}` },
+    });
+    expect(allowed.statusCode).toBe(200);
+    // Behind the token the identity is given in full, as on any other host.
+    expect(allowed.json()).toHaveProperty('configSource');
     await ctx.tearDown();
   });
 

@@ -22,7 +22,16 @@ function factsOf(count: number, seed: number): Fact[] {
 
 const FILE = '/repo/AGENTS.md';
 
-const handFile = handWrittenFile([fc.constant('# Memory index'), fc.constant('## Build and test')], 200);
+const BOM = '\uFEFF';
+
+/** A file a person wrote, saved by any editor: with or without a byte-order mark, CRLF or LF line breaks. */
+const handFile = fc
+  .tuple(
+    handWrittenFile([fc.constant('# Memory index'), fc.constant('## Build and test')], 200),
+    fc.boolean(),
+    fc.boolean(),
+  )
+  .map(([text, bom, crlf]) => `${bom ? BOM : ''}${crlf ? text.replace(/\n/g, '\r\n') : text}`);
 
 describe("dreamd's block of a repository's AGENTS.md", () => {
   it('never changes a byte outside the block, over several runs, on any file a person wrote; the block stays within its budget', () => {
@@ -38,6 +47,10 @@ describe("dreamd's block of a repository's AGENTS.md", () => {
             if (block.text === null) continue;
             text = block.text;
             expect(withoutBlock(text)).toBe(original);
+            // In place: a byte-order mark stays the first bytes, and the block starts a line.
+            expect(text.startsWith(BOM)).toBe(original.startsWith(BOM));
+            const body = `\n${text.replace(/^\uFEFF/, '')}`;
+            if (block.included.length > 0) expect(body).toContain(`\n${BLOCK_BEGIN}\n`);
             const parts = splitIndexFile(text, { file: FILE, legacy: false });
             expect(parts.before + parts.after).toBe(original);
             expect(parts.kind).toBe(
@@ -96,6 +109,23 @@ describe("dreamd's block of a repository's AGENTS.md", () => {
     expect(renderAgentsFile(facts, { existing: null, file: FILE }).blockBytes).toBeLessThanOrEqual(
       AGENTS_BUDGET_BYTES,
     );
+  });
+
+  it('keeps a byte-order mark a person saved before the block, and puts the block after one', () => {
+    const project = [fact({ id: 'f-project001' }, 'project')];
+    const written = renderAgentsFile(project, { existing: 'mine', file: FILE }).text ?? '';
+    expect(written.startsWith(BLOCK_BEGIN)).toBe(true);
+    // An editor saved the file with a byte-order mark: it is the person's, not part of the begin marker's line.
+    const saved = `${BOM}${written}`;
+    const again = renderAgentsFile([...project, fact({ id: 'f-project002' }, 'project')], {
+      existing: saved,
+      file: FILE,
+    }).text;
+    expect(again?.startsWith(`${BOM}${BLOCK_BEGIN}\n`)).toBe(true);
+    expect(withoutBlock(again ?? '')).toBe(`${BOM}mine`);
+    expect(renderAgentsFile([], { existing: saved, file: FILE }).text).toBe(`${BOM}mine`);
+    const noFinalBreak = renderAgentsFile(project, { existing: `${BOM}mine`, file: FILE }).text;
+    expect(noFinalBreak).toBe(`${BOM}${written}`);
   });
 
   it('leaves a file whose markers a person damaged as it is, and names the file and the fix', () => {

@@ -8,6 +8,7 @@ import { useTempDir } from '../support/fixtures.js';
 import { LockBusyError, LockLostError } from '../../src/errors.js';
 import { acquireLock, readLock, type HeartbeatTimer, type LockInfo } from '../../src/space/lock.js';
 import { LOCK_FILE } from '../../src/space/paths.js';
+import { recoverSpace } from '../../src/space/recover-space.js';
 import { eventually } from '../support/eventually.js';
 
 const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'lock-worker.ts');
@@ -218,6 +219,25 @@ describe('space lock', () => {
     );
     expect(child.stdout.trim()).toBe('EFBIG');
     expect(await readdir(path.join(folder.path, '.dreamd'))).toEqual([]);
+  });
+
+  it('removes the temp files a killed taker left, at the next acquisition and at recovery, and not a live one', async () => {
+    const state = path.join(folder.path, '.dreamd');
+    const plant = async (names: readonly string[]): Promise<void> => {
+      await mkdir(state, { recursive: true });
+      for (const name of names) await writeFile(path.join(state, name), '{"owner":"killed"}\n');
+    };
+    const dead = deadPid();
+    const live = `lock.${process.pid}.0123456789ab.tmp`;
+    const others = ['lock.notes.tmp', `lock.${dead}.short.tmp`];
+    await plant([`lock.${dead}.a1b2c3d4e5f6.tmp`, `lock.takeover.${dead}.a1b2c3d4e5f6.tmp`, live, ...others]);
+    const held = await acquireLock(folder.path, { owner: 'next run', staleMs: 60_000 });
+    expect((await readdir(state)).sort()).toEqual(['lock', live, ...others].sort());
+    await held.release();
+
+    await plant([`lock.${dead}.ffffffffffff.tmp`]);
+    expect(await recoverSpace(folder.path)).toEqual({ status: 'clean' });
+    expect((await readdir(state)).sort()).toEqual([live, ...others].sort());
   });
 
   it('release leaves a lock that someone else took over', async () => {

@@ -150,10 +150,12 @@ export const registerMemory: CommandRegistrar = (program, context) => {
     .action(
       async (spaceId: string | undefined, options: { fact?: string; all: boolean; archived: boolean }) => {
         const { io, json, config } = context();
-        const { findSpace, loadMemory, FactNotFoundError } = await memoryModules();
+        const { findSpace, loadMemory, FactNotFoundError, assertArchiveReadable } = await memoryModules();
         const space = findSpace(config(), spaceId);
         await (await import('../space-lock.js')).recoverBeforeReading(config(), space);
         const loaded = await loadMemory(space.memoryDir);
+        // The archive is read by --archived, --all and --fact: unreadable, it is not shown as empty.
+        if (options.archived || options.all) assertArchiveReadable(loaded);
         if (options.archived && options.fact === undefined) {
           const archived = archivedWithSuccessors(loaded);
           emitResult(
@@ -168,7 +170,10 @@ export const registerMemory: CommandRegistrar = (program, context) => {
           const fact = [...loaded.facts, ...loaded.archived.map((entry) => entry.fact)].find(
             (candidate) => candidate.id === options.fact,
           );
-          if (fact === undefined) throw new FactNotFoundError(options.fact, space.memoryDir);
+          if (fact === undefined) {
+            assertArchiveReadable(loaded);
+            throw new FactNotFoundError(options.fact, space.memoryDir);
+          }
           emitResult(io, json, { command: 'memory show', data: { space: space.id, fact } }, () =>
             describeFact(fact),
           );
@@ -210,7 +215,7 @@ export const registerMemory: CommandRegistrar = (program, context) => {
     .option('--archived', 'search the facts newer ones replaced too (superseded, archived)', false)
     .action(async (query: string, options: { space?: string; limit?: string; archived: boolean }) => {
       const { io, json, config } = context();
-      const { findSpace, loadMemory } = await memoryModules();
+      const { findSpace, loadMemory, assertArchiveReadable } = await memoryModules();
       const { createRecall } = await import('../../agent/recall.js');
       const space = findSpace(config(), options.space);
       const limit = options.limit === undefined ? DEFAULT_SEARCH_LIMIT : Number(options.limit);
@@ -219,6 +224,7 @@ export const registerMemory: CommandRegistrar = (program, context) => {
       }
       await (await import('../space-lock.js')).recoverBeforeReading(config(), space);
       const loaded = await loadMemory(space.memoryDir);
+      if (options.archived) assertArchiveReadable(loaded);
       const results = await createRecall({
         facts: [...loaded.facts, ...loaded.archived.map((entry) => entry.fact)],
       }).recall(query, { limit, ...(options.archived ? { includePast: true } : {}) });
