@@ -95,13 +95,13 @@ function oneLine(text: string, max: number): string {
 interface Terms {
   readonly words: ReadonlySet<string>;
   readonly names: ReadonlySet<string>;
+  /** Its first name: what the fact is about ("The Delta project stores its data in SQLite": Delta). */
+  readonly subject: string | undefined;
 }
 
 function termsOf(text: string): Terms {
-  return {
-    words: new Set(tokenize(text)),
-    names: new Set(tokenize((text.match(NAME_WORD) ?? []).join(' '))),
-  };
+  const names = tokenize((text.match(NAME_WORD) ?? []).join(' '));
+  return { words: new Set(tokenize(text)), names: new Set(names), subject: names[0] };
 }
 
 /**
@@ -132,7 +132,9 @@ function createNeighbourIndex(texts: readonly Terms[]) {
     const n = postings.get(word)?.length ?? 0;
     return Math.log(1 + (texts.length - n + 0.5) / (n + 0.5));
   };
-  return (query: Terms): { position: number; shared: number; named: boolean; score: number }[] => {
+  return (
+    query: Terms,
+  ): { position: number; shared: number; named: boolean; sameSubject: boolean; score: number }[] => {
     const hits = new Set<number>();
     for (const word of query.words) {
       const list = postings.get(word);
@@ -149,7 +151,8 @@ function createNeighbourIndex(texts: readonly Terms[]) {
         }
       let named = false;
       for (const name of query.names) if (terms.names.has(name)) named = true;
-      return { position, shared, named, score };
+      const sameSubject = query.subject !== undefined && terms.subject === query.subject;
+      return { position, shared, named, sameSubject, score };
     });
   };
 }
@@ -166,10 +169,12 @@ export function checkItems(candidates: readonly ExtractedFact[], options: Update
   const runTerms = candidates.map((fact) => termsOf(`${fact.title}\n${fact.body}`));
   const searchMemory = createNeighbourIndex(options.index.map((fact) => termsOf(fact.searchText)));
   const searchRun = createNeighbourIndex(runTerms);
-  type Found = { neighbour: Neighbour; score: number; named: boolean; date: string };
-  // Of facts alike, the latest first: an update replaces the value before it, and a subject changed often in one
-  // backlog (PostgreSQL, SQLite, Redis …) has several alike facts.
+  type Found = { neighbour: Neighbour; score: number; named: boolean; sameSubject: boolean; date: string };
+  // Facts about the same subject first (the Delta project's other store before the Helix project's same one),
+  // then the closest; of facts alike, the latest first: an update replaces the value before it, and a subject
+  // changed often in one backlog (PostgreSQL, SQLite, Redis …) has several alike facts.
   const byScore = (a: Found, b: Found): number =>
+    Number(b.sameSubject) - Number(a.sameSubject) ||
     b.score - a.score ||
     (a.date === b.date ? 0 : a.date < b.date ? 1 : -1) ||
     a.neighbour.id.localeCompare(b.neighbour.id);
@@ -182,12 +187,13 @@ export function checkItems(candidates: readonly ExtractedFact[], options: Update
     const keep = (
       neighbour: Neighbour,
       date: string,
-      hit: { shared: number; named: boolean; score: number },
+      hit: { shared: number; named: boolean; sameSubject: boolean; score: number },
     ): void => {
       if (shown.has(neighbour.id) || candidate.replaces.includes(neighbour.id)) return;
       const named = hit.named && neighbour.type === candidate.type;
-      if (hit.shared >= needed) found.close.push({ neighbour, score: hit.score, named, date });
-      else if (named) found.named.push({ neighbour, score: hit.score, named, date });
+      const entry = { neighbour, score: hit.score, named, sameSubject: hit.sameSubject, date };
+      if (hit.shared >= needed) found.close.push(entry);
+      else if (named) found.named.push(entry);
     };
     for (const hit of searchMemory(query)) {
       const fact = options.index[hit.position] as MemoryListFact;

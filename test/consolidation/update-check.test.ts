@@ -104,6 +104,42 @@ describe('checkItems', () => {
   });
 });
 
+describe('checkItems over facts of several subjects', () => {
+  it('lists the same subject’s facts before another subject’s alike ones', () => {
+    const facts = memory(
+      { type: 'project', title: 'Helix store', body: 'The Helix project stores its data in SQLite.' },
+      { type: 'project', title: 'Atlas store', body: 'The Atlas project stores its data in SQLite.' },
+      { type: 'project', title: 'Delta store', body: 'The Delta project stores its data in DynamoDB.' },
+    );
+    const delta = extractedFact({
+      type: 'project',
+      title: 'Delta store',
+      body: 'The Delta project stores its data in SQLite.',
+      observed: '2026-11-20',
+    });
+    const [item] = checkItems([delta], {
+      index: promptIndex(facts, NOW),
+      runId: (at) => `run-${at + 1}`,
+      shown: [new Set()],
+    });
+    expect(item?.neighbours[0]?.title).toBe('Delta store');
+  });
+
+  it('finds an update said in another language by the name it shares', () => {
+    const facts = memory(
+      { title: 'Kaito em Lisboa', body: 'Kaito mora em Alfama, Lisbon.' },
+      { title: 'Ana em Lisboa', body: 'Ana mora em Alfama, Lisbon.' },
+    );
+    const tokyo = extractedFact({ title: "Kaito's home", body: 'Kaito lives in Shimokitazawa, Tokyo.' });
+    const [item] = checkItems([tokyo], {
+      index: promptIndex(facts, NOW),
+      runId: (at) => `run-${at + 1}`,
+      shown: [new Set()],
+    });
+    expect(item?.neighbours.map((neighbour) => neighbour.title)).toEqual(['Kaito em Lisboa']);
+  });
+});
+
 describe('checkUpdates', () => {
   const facts = memory({ title: 'Home address', body: 'Lives in Lisbon, Rua das Flores 28.' });
   const index = promptIndex(facts, NOW);
