@@ -90,8 +90,20 @@ export function createOracle(input: OracleInput): {
     const index = indexInPrompt(request.prompt);
     const carried: string[] = [];
     const out: unknown[] = [];
-    /** Texts of the facts this answer already returned: an update of one of them names its exact title. */
+    /**
+     * Texts of the facts this answer returns: an update of one of them names its exact title, wherever in the
+     * prompt it stands (a model reads the whole prompt before it answers; a backlog's sessions need not come in
+     * date order).
+     */
     const answered = new Set<string>();
+    for (const session of sessionsInPrompt(request.prompt)) {
+      const text = normalise(session.text);
+      for (const [turnId, entry] of input.turns) {
+        if (entry.sessionId !== session.id || !text.includes(normalise(entry.content))) continue;
+        const fact = byTurn.get(turnId);
+        if (fact !== undefined) answered.add(fact.text);
+      }
+    }
     for (const session of sessionsInPrompt(request.prompt)) {
       const text = normalise(session.text);
       for (const [turnId, entry] of input.turns) {
@@ -106,7 +118,6 @@ export function createOracle(input: OracleInput): {
           if (replaces.length > 0) log.seenUpdates += 1;
           else log.missedUpdates += 1;
         }
-        answered.add(fact.text);
         out.push({
           type: 'user',
           title: oracleTitle(fact),
@@ -127,7 +138,7 @@ export function createOracle(input: OracleInput): {
 
 /**
  * What the oracle names in `replaces` for an update of `older`, as a model could: the id of its line in the
- * call's memory list, or, when the same answer already returned it, its exact title (the instructions say so);
+ * call's memory list, or, when the same answer returns it too, its exact title (the instructions say so);
  * nothing when neither shows it.
  */
 export function olderInView(

@@ -2,6 +2,7 @@
  * Reconcile and plan the write: the next facts, the bytes of every memory file that changes, the quarantine,
  * and the ledger entries. Nothing is written here; the run commits the plan in one staged transaction.
  */
+import { MAX_WRITABLE_FILE_BYTES } from '../memory/read-memory-file.js';
 import { countFactReads, summarizeFactUse } from '../space/fact-use.js';
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -120,6 +121,14 @@ async function readAgentsFile(agents: {
         budget,
         text: null,
         problem: `${file} is not a file; dreamd writes its block only into a file. Point agentsMd at an AGENTS.md file.`,
+      };
+    // Not read at all past the size dreamd writes: a 40 MB file cost a run 29 s and 834 MB, for a block of 2 KB.
+    if (stat !== undefined && stat.size > MAX_WRITABLE_FILE_BYTES)
+      return {
+        file,
+        budget,
+        text: null,
+        problem: `${file} is ${(stat.size / 1024 / 1024).toFixed(1)} MB, past the ${MAX_WRITABLE_FILE_BYTES / 1024 / 1024} MB dreamd edits; it is left as it is, unread. Shorten it (or point agentsMd elsewhere) and the next run writes the block.`,
       };
     return { file, budget, text: await readTextIfExists(file) };
   } catch (error) {

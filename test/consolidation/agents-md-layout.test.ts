@@ -108,6 +108,23 @@ describe('a space with a Claude Code folder and agentsMd', () => {
     expect(existsSync(agentsMd)).toBe(false);
   });
 
+  it('leaves an AGENTS.md past the size dreamd edits alone, unread, and says so; memory is still written', async () => {
+    const huge = `# Agents\n${'A line a person wrote about the build.\n'.repeat(120_000)}`;
+    const { memoryDir, agentsMd, consolidate } = space(huge);
+    const summary = await consolidate();
+    expect(summary.status).toBe('completed');
+    expect(readFileSync(agentsMd, 'utf8')).toBe(huge);
+    expect(summary.problems).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          file: agentsMd,
+          reason: expect.stringMatching(/MB, past the 4 MB dreamd edits/),
+        }),
+      ]),
+    );
+    expect((await loadMemory(memoryDir)).facts.some((fact) => fact.status === 'active')).toBe(true);
+  });
+
   it('refuses an agentsMd that is not an AGENTS.md file, naming the space field and the fix', () => {
     const root = mkdtempSync(join(tmpdir(), 'dreamd-agents-md-config-'));
     const path = join(root, 'dreamd.config.json');
