@@ -144,6 +144,8 @@ export interface FakeAnthropicServer {
  * - `errored`: every request errored (an `api_error`);
  * - `{ partial: n }`: the first n requests answered, the rest errored;
  * - `gone`: retrieve and results answer 404 (the batch was deleted or never existed).
+ * `results` spoils the results download: `cut` ends the file in the middle of its first line (not JSON lines),
+ * `{ status }` answers that HTTP status on the results route.
  * `api` plays an endpoint without Anthropic's batch API: `missing` answers 404 on every batch route (a gateway
  * of the Messages API alone), `out-of-shape` answers 200 with an object that is not a message batch.
  */
@@ -151,6 +153,7 @@ export interface FakeBatchBehaviour {
   readonly api?: 'missing' | 'out-of-shape';
   readonly pollsBeforeEnd?: number;
   readonly outcome?: 'complete' | 'expired' | 'errored' | 'gone' | { readonly partial: number };
+  readonly results?: 'cut' | { readonly status: number };
 }
 
 /** One batch the fake server holds. */
@@ -428,7 +431,14 @@ export async function startFakeAnthropicServer(
       return;
     }
     if (exchange.method === 'GET' && match[2] === '/results' && batch.results !== undefined) {
-      const text = batch.results.map((line) => JSON.stringify(line)).join('\n') + '\n';
+      // The behaviour in force when the results are read (a test may mend the route between collections).
+      const spoiled = batchBehaviour.results;
+      if (typeof spoiled === 'object') {
+        sendError(exchange, spoiled.status, `fake-anthropic-server: results answer ${spoiled.status}`);
+        return;
+      }
+      let text = batch.results.map((line) => JSON.stringify(line)).join('\n') + '\n';
+      if (spoiled === 'cut') text = text.slice(0, Math.floor(text.indexOf('\n') / 2));
       exchange.response.writeHead(200, { 'content-type': 'application/binary' });
       exchange.response.end(text);
       return;

@@ -109,6 +109,31 @@ export class NoBatchApiError extends DreamdError {
   }
 }
 
+/**
+ * The results of an ended message batch could not be read (a cut or malformed results file, a results route
+ * that keeps failing). Nothing is written; the try is recorded in the batch's record, and the next run tries
+ * again. After `maxTries` failed collections the batch is given up and its sessions are sent again.
+ */
+export class BatchResultsUnreadableError extends DreamdError {
+  override readonly name = 'BatchResultsUnreadableError';
+  constructor(
+    readonly batchId: string,
+    readonly space: string,
+    readonly tries: number,
+    readonly maxTries: number,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `the results of message batch ${batchId} (space "${space}") could not be read: ${detail}. ` +
+        `Nothing was written (failed collection ${tries} of ${maxTries}): the next run reads them again, and ` +
+        `after ${maxTries} failed collections the batch is given up and its sessions are sent again. ` +
+        `To give it up now: dreamd batch cancel ${space}`,
+      options,
+    );
+  }
+}
+
 export const ModelErrorKind = {
   rateLimited: 'rate-limited',
   overloaded: 'overloaded',

@@ -102,6 +102,6 @@ export { RollbackRefusedError } from './space/rollback.js';
 export { CommitIncompleteError } from './space/transaction.js';
 export { FactNotFoundError, NotDreamdsFactError } from './space/forget.js';
 export { ArchiveUnreadableError } from './space/archive.js';
-export { NoBatchApiError } from './errors.js';
+export { BatchResultsUnreadableError, NoBatchApiError } from './errors.js';
 export { NothingToAcceptError, ProposalStaleError, UnknownChangeError } from './consolidation/proposal.js';
 export { ProposalNotFoundError } from './space/proposals.js';

@@ -13,6 +13,7 @@ import { listProposalViews } from '../consolidation/proposal.js';
 import { evaluateGates } from '../core/gates.js';
 import { errorMessage } from '../errors.js';
 import {
+  MAX_UNREADABLE_COLLECTIONS,
   listRuns,
   memoryHealth,
   parseQuarantine,
@@ -60,7 +61,11 @@ async function pendingBatchStatus(
     expiresAt: pending.expiresAt,
     requests: pending.requests.length,
     sessions: sessionsOfBatch(pending).size,
-    description: describePendingBatch(pending, now),
+    unreadable:
+      pending.unreadable === undefined
+        ? null
+        : { ...pending.unreadable, maxTries: MAX_UNREADABLE_COLLECTIONS },
+    description: describePendingBatch(pending, now, space.id),
   };
 }
 
@@ -154,6 +159,13 @@ export interface SpaceStatus {
       readonly expiresAt: string;
       readonly requests: number;
       readonly sessions: number;
+      /** Collections that could not read its results, of the most before it is given up; null when none. */
+      readonly unreadable: {
+        readonly tries: number;
+        readonly maxTries: number;
+        readonly lastAt: string;
+        readonly message: string;
+      } | null;
       readonly description: string;
     } | null;
   };

@@ -23,9 +23,10 @@ import type { BatchRecord, RunOptions, RunRequest, RunSummary, WaitingSession } 
 import type { ScanEntry, ScanResult } from '../transcripts/index.js';
 import type { BatchedCalls } from './extract.js';
 import { priceFor, roundUsd } from '../cost/index.js';
-import { ModelError, ModelErrorKind } from '../errors.js';
+import { BatchResultsUnreadableError, ModelError, ModelErrorKind, errorMessage } from '../errors.js';
 import type { GenerateObjectRequest, MessageBatches, ModelProvider } from '../model/types.js';
 import {
+  MAX_UNREADABLE_COLLECTIONS,
   clearPendingBatch,
   filesOfBatch,
   readPendingBatch,
@@ -54,6 +55,8 @@ export type BatchStage =
       readonly pending: PendingBatch;
       readonly answers: Map<string, PreparedAnswer>;
       readonly failed?: string | undefined;
+      /** The batch's results could not be read: this run records the try and fails, naming the fix. */
+      readonly unreadable?: { readonly tries: number; readonly error: unknown } | undefined;
     }
   /** A synchronous run while a batch is pending: its sessions are left to the run that collects it. */
   | { readonly kind: 'exclude'; readonly pending: PendingBatch };
@@ -257,11 +260,18 @@ export async function cancelPendingBatch(
   return pending.batchId;
 }
 
-/** The pending batch's sessions and its age, for `status`. */
-export function describePendingBatch(pending: PendingBatch, now: Date): string {
+/** The pending batch's sessions and its age, for `status`; and, when its results could not be read, the fix. */
+export function describePendingBatch(pending: PendingBatch, now: Date, spaceId: string): string {
   const minutes = Math.max(0, Math.round((now.getTime() - Date.parse(pending.submittedAt)) / 60_000));
   const age = minutes < 120 ? `${minutes} min` : `${(minutes / 60).toFixed(1)} h`;
-  return `${pending.batchId} pending for ${age} (${pending.requests.length} request(s), ${sessionsOfBatch(pending).size} session(s); expires ${pending.expiresAt})`;
+  const described = `${pending.batchId} pending for ${age} (${pending.requests.length} request(s), ${sessionsOfBatch(pending).size} session(s); expires ${pending.expiresAt})`;
+  const { unreadable } = pending;
+  if (unreadable === undefined) return described;
+  return (
+    `${described}; its results could not be read in ${unreadable.tries} of ${MAX_UNREADABLE_COLLECTIONS} collections ` +
+    `(last ${unreadable.lastAt}: ${unreadable.message}); given up after ${MAX_UNREADABLE_COLLECTIONS}, or now with ` +
+    `\`dreamd batch cancel ${spaceId}\``
+  );
 }
 
 function batchApi(model: ModelProvider): MessageBatches {
@@ -349,13 +359,66 @@ export async function consolidateWithBatches(
     maxOutputTokens: options.config.model.maxOutputTokens,
   };
   const known = new Set(pending.requests.map((entry) => entry.customId));
-  const answers = await collectBatchAnswers(
-    model,
-    pending,
-    (customId) => (known.has(customId) ? reading : undefined),
-    runOptions.signal,
-  );
+  let answers;
+  try {
+    answers = await collectBatchAnswers(
+      model,
+      pending,
+      (customId) => (known.has(customId) ? reading : undefined),
+      runOptions.signal,
+    );
+  } catch (error) {
+    if (runOptions.signal?.aborted === true || !aboutTheResults(error)) throw error;
+    const tries = (pending.unreadable?.tries ?? 0) + 1;
+    if (tries < MAX_UNREADABLE_COLLECTIONS) {
+      return options.run({ kind: 'collect', pending, answers: new Map(), unreadable: { tries, error } });
+    }
+    return options.run({
+      kind: 'collect',
+      pending,
+      answers: new Map(),
+      failed: `the results of batch ${pending.batchId} could not be read in ${tries} collections (last: ${errorMessage(error)})`,
+    });
+  }
   return options.run({ kind: 'collect', pending, answers });
+}
+
+/**
+ * Whether a failed collection is the batch's own fault (its results unreadable, its results route failing or
+ * gone): such failures count towards giving the batch up. A missing key, an unreachable or overloaded endpoint
+ * fail any call alike and leave the batch as it is.
+ */
+function aboutTheResults(error: unknown): boolean {
+  if (!(error instanceof ModelError)) return true;
+  const { kind } = error.details;
+  return (
+    kind === ModelErrorKind.badOutput || kind === ModelErrorKind.badRequest || kind === ModelErrorKind.server
+  );
+}
+
+/**
+ * Records a failed collection in the batch's record (under the space lock) and returns the error the run
+ * fails with: it names the batch, the try and the fix.
+ */
+export async function recordUnreadableResults(
+  space: Space,
+  pending: PendingBatch,
+  unreadable: { readonly tries: number; readonly error: unknown },
+  now: Date,
+): Promise<BatchResultsUnreadableError> {
+  const detail = errorMessage(unreadable.error);
+  await writePendingBatch(space.memoryDir, {
+    ...pending,
+    unreadable: { tries: unreadable.tries, lastAt: now.toISOString(), message: detail },
+  });
+  return new BatchResultsUnreadableError(
+    pending.batchId,
+    space.id,
+    unreadable.tries,
+    MAX_UNREADABLE_COLLECTIONS,
+    detail,
+    { cause: unreadable.error },
+  );
 }
 
 /**

@@ -53,6 +53,7 @@ import {
   batchRecord,
   batchScan,
   consolidateWithBatches,
+  recordUnreadableResults,
   submitExtractionBatch,
   type BatchStage,
 } from './batch.js';
@@ -223,6 +224,9 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
             reason: `batch ${stage.pending.batchId} was already collected`,
             durationMs: elapsed(),
           });
+        }
+        if (stage.unreadable !== undefined) {
+          throw await recordUnreadableResults(space, still, stage.unreadable, now());
         }
       }
       // Orient: memory as it is now, what has been consolidated, and the gates.

@@ -217,10 +217,20 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
           {},
           callSignal ? { signal: callSignal } : undefined,
         );
-        for await (const line of lines) {
-          const request = requestOf(line.custom_id);
-          if (request === undefined) continue;
-          read.set(line.custom_id, readBatchResult(line.result, request));
+        try {
+          for await (const line of lines) {
+            const request = requestOf(line.custom_id);
+            if (request === undefined) continue;
+            read.set(line.custom_id, readBatchResult(line.result, request));
+          }
+        } catch (error) {
+          // A results file cut short or not JSON lines: read again (a cut download), then the caller's to judge.
+          if (!(error instanceof SyntaxError)) throw error;
+          throw new ModelError(
+            `${label}: the results of ${batchId} are not JSON lines after ${read.size} result(s) (${error.message})`,
+            { retryable: true, kind: ModelErrorKind.badOutput },
+            { cause: error },
+          );
         }
         return read;
       }, signal);

@@ -35,7 +35,18 @@ const PendingBatchFile = z.object({
       files: z.array(z.string()),
     }),
   ),
+  /**
+   * Collections that could not read the ended batch's results (a cut or malformed results file, a results
+   * route that keeps failing): how many, when the last one was, and what it said. Past
+   * {@link MAX_UNREADABLE_COLLECTIONS} the batch is given up and its sessions are sent again.
+   */
+  unreadable: z
+    .object({ tries: z.number().int().positive(), lastAt: z.string(), message: z.string() })
+    .optional(),
 });
+
+/** Failed collections of a batch's results before the batch is given up (its sessions go to the next run). */
+export const MAX_UNREADABLE_COLLECTIONS = 3;
 export type PendingBatch = z.infer<typeof PendingBatchFile>;
 
 /** Every session a pending batch carries a part of. */

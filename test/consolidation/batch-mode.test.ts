@@ -14,7 +14,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describePendingBatch, independentBatches, runBatches } from '../../src/consolidation/batch.js';
 import type { Batch } from '../../src/digest/index.js';
-import { MemoryFormatError } from '../../src/errors.js';
+import { BatchResultsUnreadableError, MemoryFormatError } from '../../src/errors.js';
+import { spaceStatus } from '../../src/cli/space-status.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { createTestSpace, snapshotDirectory, type TestSpace, FORCED_RUN } from '../support/space.js';
 import { activeFacts } from './helpers.js';
@@ -270,6 +271,68 @@ describe('batch mode', () => {
     expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
   });
 
+  it.each([
+    ['cut short', 'cut' as const, /not JSON lines/],
+    ['answering 500', { status: 500 }, /HTTP 500/],
+  ])(
+    'names a batch whose results cannot be read (%s) with the fix, shows it in status, gives it up after three tries',
+    async (_name, results, why) => {
+      server = await startFakeAnthropicServer({ usage: USAGE });
+      server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+      server.setBatchBehaviour({ results });
+      const test = space(server.url);
+      const before = snapshotDirectory(test.space.memoryDir);
+      for (const tries of [1, 2]) {
+        const run = consolidator(test)(test.space, scheduled);
+        await expect(run).rejects.toThrow(BatchResultsUnreadableError);
+        await expect(run).rejects.toThrow(
+          new RegExp(
+            `message batch ${server.batches[0]!.id} \\(space "${test.space.id}"\\) could not be read: .*` +
+              `failed collection ${tries} of 3.*dreamd batch cancel ${test.space.id}`,
+          ),
+        );
+        await expect(run).rejects.toThrow(why);
+        const status = await spaceStatus(test.space, { config: test.config });
+        expect(status.batch.pending?.unreadable).toMatchObject({ tries, maxTries: 3 });
+        expect(status.batch.pending?.description).toMatch(
+          new RegExp(`could not be read in ${tries} of 3 collections .*dreamd batch cancel ${test.space.id}`),
+        );
+      }
+      // Nothing but the batch record was written, and only one batch was ever submitted.
+      const during = snapshotDirectory(test.space.memoryDir);
+      during.delete(PENDING_BATCH_FILE);
+      expect(during).toEqual(before);
+      expect(server.batches).toHaveLength(1);
+
+      // The third failed collection gives the batch up: its sessions wait and the next run sends them again.
+      const third = await consolidator(test)(test.space, scheduled);
+      expect(third.status).toBe('skipped');
+      expect(third.reason).toMatch(/could not be read in 3 collections/);
+      expect(new Set(third.unconsolidated?.map((entry) => entry.reason))).toEqual(new Set(['batch-failed']));
+      expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
+      server.setBatchBehaviour({});
+      const next = await consolidator(test)(test.space, scheduled);
+      expect(next.status).toBe('completed');
+      expect(server.batches).toHaveLength(2);
+      expect(await activeLines(test)).toHaveLength(6);
+    },
+  );
+
+  it('collects a batch whose results could not be read once when they can be read again', async () => {
+    server = await startFakeAnthropicServer({ usage: USAGE });
+    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    server.setBatchBehaviour({ results: 'cut' });
+    const test = space(server.url);
+    await expect(consolidator(test)(test.space, scheduled)).rejects.toThrow(BatchResultsUnreadableError);
+    server.setBatchBehaviour({});
+    const run = await consolidator(test)(test.space, scheduled);
+    expect(run.status).toBe('completed');
+    expect(run.batch).toMatchObject({ id: server.batches[0]!.id, outcome: 'collected' });
+    expect(server.batches).toHaveLength(1);
+    expect(await activeLines(test)).toHaveLength(6);
+    expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
+  });
+
   it('names the file and the fix when .dreamd/batch.json is not a batch record', async () => {
     server = await startFakeAnthropicServer({ usage: USAGE });
     server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
@@ -338,11 +401,20 @@ describe('the independent calls of a run', () => {
         { customId: 'part-2', digest: 'y', sessions: ['c'], files: ['c.json'] },
       ],
     };
-    expect(describePendingBatch(pending, new Date('2026-12-01T10:42:00.000Z'))).toBe(
+    expect(describePendingBatch(pending, new Date('2026-12-01T10:42:00.000Z'), 'notes')).toBe(
       'msgbatch_1 pending for 42 min (2 request(s), 3 session(s); expires 2026-12-02T10:00:00.000Z)',
     );
-    expect(describePendingBatch(pending, new Date('2026-12-01T15:30:00.000Z'))).toEqual(
+    expect(describePendingBatch(pending, new Date('2026-12-01T15:30:00.000Z'), 'notes')).toEqual(
       expect.stringMatching(/^msgbatch_1 pending for 5\.5 h /),
+    );
+    const unreadable = {
+      ...pending,
+      unreadable: { tries: 2, lastAt: '2026-12-01T11:00:00.000Z', message: 'Unterminated string in JSON' },
+    };
+    expect(describePendingBatch(unreadable, new Date('2026-12-01T11:00:00.000Z'), 'notes')).toBe(
+      'msgbatch_1 pending for 60 min (2 request(s), 3 session(s); expires 2026-12-02T10:00:00.000Z); its results ' +
+        'could not be read in 2 of 3 collections (last 2026-12-01T11:00:00.000Z: Unterminated string in JSON); ' +
+        'given up after 3, or now with `dreamd batch cancel notes`',
     );
   });
 });
