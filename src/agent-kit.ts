@@ -16,7 +16,7 @@ export {
   type MemoryAgentOptions,
 } from './agent/memory-agent.js';
 export { runAgent, type AgentEvent, type RunAgentOptions, type RunAgentResult } from './agent/run-agent.js';
-export { defineTool, ToolInputError, type AgentTool } from './agent/tool.js';
+export { defineTool, ToolInputError, type AgentTool, type ToolCallContext } from './agent/tool.js';
 export { createMemoryTools, type MemoryTools, type MemoryToolsOptions } from './agent/memory-tools.js';
 export { createAnthropicMemoryTool } from './agent/anthropic-memory-tool.js';
 export { loadMemoryContext, type MemoryContextOptions } from './agent/backfill.js';

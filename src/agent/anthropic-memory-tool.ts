@@ -141,7 +141,7 @@ export function createAnthropicMemoryTool(options: NoteStoreOptions): AgentTool 
   const definition: Anthropic.MemoryTool20250818 = { type: 'memory_20250818', name: 'memory' };
   return {
     definition,
-    handler: async (input) => {
+    handler: async (input, context) => {
       const parsed = MemoryCommand.safeParse(input);
       if (!parsed.success)
         throw new ToolInputError(`Invalid memory command: ${z.prettifyError(parsed.error)}`);
@@ -165,7 +165,10 @@ export function createAnthropicMemoryTool(options: NoteStoreOptions): AgentTool 
       if ((await stat(resolved[0]!.absolute).catch(() => undefined)) !== undefined) {
         throw new ToolInputError(`${command.path} already exists. ${EDITS_REFUSED}`);
       }
-      const outcome = await store.save(noteAsFact(resolved[0]!.relative, command.file_text));
+      const outcome = await store.save(
+        noteAsFact(resolved[0]!.relative, command.file_text),
+        context?.messages,
+      );
       return `${describeOutcome(outcome)} (View /memories/MEMORY.md for the index of every fact.)`;
     },
   };

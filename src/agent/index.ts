@@ -2,7 +2,7 @@
  * The agent side of dreamd: load memory at session start, safe memory tools, recall, keeping a long
  * conversation inside the context window, and an agent loop that records every session for consolidation.
  */
-export { defineTool, toolName, ToolInputError, type AgentTool } from './tool.js';
+export { defineTool, toolName, ToolInputError, type AgentTool, type ToolCallContext } from './tool.js';
 export {
   MAX_MEMORY_PATH_DEPTH,
   MAX_MEMORY_PATH_LENGTH,

@@ -2,7 +2,8 @@
  * The agent's side of the one memory store: a note the agent saves becomes a fact of the topic file of its
  * type, written as consolidation writes its facts (`space/note-commit.ts`: same entry format, same id
  * generator, dreamd's block of `MEMORY.md` rebuilt within the index limits, one staged transaction), after the
- * same screen (`screen/screen-fact.ts`: secrets, redaction markers, instructions). A note the screen holds
+ * same screen (`note-screen.ts`: secrets, redaction markers, instructions, and a rule or preference the agent
+ * read in a tool result of the session rather than heard from the user). A note the screen holds
  * back goes to the quarantine with its reason and is refused. Forgetting a fact is `memory forget`'s
  * transaction (`space/forget.ts`), so rollback can undo either.
  *
@@ -24,7 +25,7 @@ import { commitNote } from '../space/note-commit.js';
 import { DEFAULT_LOCK_STALE_MS } from '../space/recover-space.js';
 import { recoverMemory } from '../space/transaction.js';
 import { MEMORY_TYPES, TOPIC_FILES, type Fact, type FactType } from '../memory/types.js';
-import { screenFactText } from '../screen/screen-fact.js';
+import { screenNote, type ConversationMessage } from './note-screen.js';
 import { requireClaudeCodeLockFree } from './memory-rules.js';
 import { ToolInputError } from './tool.js';
 
@@ -79,7 +80,12 @@ export type NoteOutcome =
   | { readonly kind: 'held'; readonly reason: string };
 
 export interface NoteStore {
-  save(note: NoteInput): Promise<NoteOutcome>;
+  /**
+   * Saves a note. `session` is the session so far (Anthropic-shaped messages): a preference or rule whose words
+   * the agent read in a tool result of it is held back, as transcripts' facts are (`note-screen.ts`). Without
+   * it only the note's own text is screened.
+   */
+  save(note: NoteInput, session?: readonly ConversationMessage[]): Promise<NoteOutcome>;
   /** Removes a fact (an agent's note or any other of dreamd's) and records it as forgotten. */
   forget(id: string): Promise<Fact>;
 }
@@ -136,7 +142,7 @@ export function createNoteStore(options: NoteStoreOptions): NoteStore {
     }
   }
 
-  async function save(note: NoteInput): Promise<NoteOutcome> {
+  async function save(note: NoteInput, session?: readonly ConversationMessage[]): Promise<NoteOutcome> {
     const today = now().toISOString().slice(0, 10);
     const title = note.title.replace(/\s+/gu, ' ').trim();
     const body = note.body.trim();
@@ -144,10 +150,12 @@ export function createNoteStore(options: NoteStoreOptions): NoteStore {
     const structured = MEMORY_TYPES[note.type].structured;
     const why = structured ? optionalText(note.why) : undefined;
     const howToApply = structured ? optionalText(note.howToApply) : undefined;
-    const text = [title, body, why ?? '', howToApply ?? ''].join('\n');
     const sources = options.source === undefined ? [] : [options.source];
     return withLock(async () => {
-      const reason = screenFactText(text);
+      const reason = screenNote(
+        { type: note.type, title, text: [body, why ?? '', howToApply ?? ''].join('\n').trim() },
+        session,
+      );
       if (reason !== undefined) {
         await commitNote(
           memoryDir,

@@ -18,7 +18,7 @@ import {
   SCRIPT_CHARS_PER_TOKEN,
   type ScriptName,
 } from './token-count.js';
-import { toolName, type AgentTool } from './tool.js';
+import { toolName, type AgentTool, type ToolCallContext } from './tool.js';
 
 /**
  * The agent loop: send the conversation, run the tools the model asks for, send their results back, until
@@ -152,6 +152,7 @@ async function runTool(
   block: Anthropic.ToolUseBlockParam,
   turn: number,
   onEvent: RunAgentOptions['onEvent'],
+  context: ToolCallContext,
 ): Promise<Anthropic.ToolResultBlockParam> {
   onEvent?.({ type: 'tool-call', turn, name: block.name, input: block.input });
   const tool = tools.get(block.name);
@@ -161,7 +162,7 @@ async function runTool(
         `Unknown tool "${block.name}". Available tools: ${[...tools.keys()].join(', ') || 'none'}.`,
       );
     }
-    const content = await tool.handler(block.input);
+    const content = await tool.handler(block.input, context);
     onEvent?.({ type: 'tool-result', turn, name: block.name, content: resultText(content) });
     return { type: 'tool_result', tool_use_id: block.id, content };
   } catch (error) {
@@ -291,7 +292,9 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
 
     const results: Anthropic.ToolResultBlockParam[] = [];
     for (const block of response.content) {
-      if (block.type === 'tool_use') results.push(await runTool(tools, block, turn, options.onEvent));
+      if (block.type === 'tool_use') {
+        results.push(await runTool(tools, block, turn, options.onEvent, { messages: history }));
+      }
     }
     await append({ role: 'user', content: results });
     stopReason = 'max_turns';

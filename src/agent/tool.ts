@@ -8,8 +8,17 @@ import { z } from 'zod';
 export interface AgentTool {
   /** A custom tool (`name`, `description`, `input_schema`) or a server-defined one such as `memory_20250818`. */
   readonly definition: Anthropic.ToolUnion;
-  /** Runs one call. `input` is the model's raw input; validate it (see `defineTool`). */
-  readonly handler: (input: unknown) => Promise<string>;
+  /**
+   * Runs one call. `input` is the model's raw input; validate it (see `defineTool`). `context` is the session
+   * so far (`runAgent` passes it; a loop of your own should too, for the memory tools' screen).
+   */
+  readonly handler: (input: unknown, context?: ToolCallContext) => Promise<string>;
+}
+
+/** What a tool call may know of its session. */
+export interface ToolCallContext {
+  /** The session's messages before this call, in order (Anthropic shape), the call's own assistant turn last. */
+  readonly messages: readonly Anthropic.MessageParam[];
 }
 
 /** Thrown by a tool for a bad input; the loop answers the model with its message as an error result. */
@@ -25,7 +34,7 @@ export function defineTool<Schema extends z.ZodObject>(spec: {
   name: string;
   description: string;
   input: Schema;
-  run: (input: z.infer<Schema>) => Promise<string>;
+  run: (input: z.infer<Schema>, context?: ToolCallContext) => Promise<string>;
 }): AgentTool {
   const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(spec.input) as Record<string, unknown>;
   return {
@@ -34,12 +43,12 @@ export function defineTool<Schema extends z.ZodObject>(spec: {
       description: spec.description,
       input_schema: { ...jsonSchema, type: 'object' },
     },
-    handler: async (input) => {
+    handler: async (input, context) => {
       const parsed = spec.input.safeParse(input);
       if (!parsed.success) {
         throw new ToolInputError(`Invalid input for ${spec.name}: ${z.prettifyError(parsed.error)}`);
       }
-      return spec.run(parsed.data);
+      return spec.run(parsed.data, context);
     },
   };
 }
