@@ -20,7 +20,7 @@
  * README's guarantees give that window's size); and a writer that opened the old file before the rename and
  * writes after the last recheck.
  */
-import { constants } from 'node:fs';
+import { constants, lstatSync, renameSync, type Stats } from 'node:fs';
 import { mkdir, open, rename, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { mergeArrived } from '../memory/arrived-bytes.js';
@@ -42,6 +42,8 @@ export interface GuardedFile {
   /** The bytes the new ones were built from; null: the file did not exist. */
   readonly base: string | null;
   readonly content: string;
+  /** Called when a check found the bytes it expects, just before the rename (a hook for fault injection). */
+  readonly onChecked?: (() => void) | undefined;
 }
 
 /** A file a rename replaced, still open, and the bytes merged from it so far. */
@@ -261,6 +263,22 @@ async function landCarried(
   return setAside(file, content, seen, why);
 }
 
+/**
+ * Renames `source` over `target` when the file at `target` is still the one checked (`checked`: its stat;
+ * undefined: there was none). Synchronous on purpose: nothing else of this process runs between the look and
+ * the rename. False, and nothing renamed, when another file is there now.
+ */
+function renameIfStill(source: string, target: string, checked: Stats | undefined): boolean {
+  const now = lstatSync(target, { throwIfNoEntry: false });
+  const same =
+    now === undefined
+      ? checked === undefined
+      : checked !== undefined && now.ino === checked.ino && now.dev === checked.dev;
+  if (!same) return false;
+  renameSync(source, target);
+  return true;
+}
+
 async function closeAll(watched: readonly Watched[]): Promise<void> {
   await Promise.all(watched.map((entry) => entry.handle.close().catch(() => undefined)));
 }
@@ -320,7 +338,15 @@ async function replaceAttempts(
         source = await writeCandidate(file, attempt, content);
         continue;
       }
-      await rename(source, file.target);
+      // An editor's save by rename that landed after the check put another file at the target: the next
+      // attempt reads and merges it. The name is compared and the rename made back to back, synchronously,
+      // so only a save landing between those two calls (microseconds) is replaced unread.
+      const checked = await handle?.stat();
+      file.onChecked?.();
+      if (!renameIfStill(source, file.target, checked)) {
+        await handle?.close();
+        continue;
+      }
       observe?.(performance.now() - checkedAt);
       state.landed = true;
       carried = undefined;

@@ -12,7 +12,8 @@ import { diffFiles } from '../memory/diff.js';
 import { readLedger, serializeLedger, type Ledger } from './ledger.js';
 import { sha256 } from '../memory/hash.js';
 import { newRunId, readTextIfExists, spaceFilePath } from './paths.js';
-import { listRuns, type RunRecord } from './run-history.js';
+import { mergeArrived } from '../memory/arrived-bytes.js';
+import { listRuns, type FileChange, type RunRecord } from './run-history.js';
 import { maintenanceSummary } from './run-summary.js';
 import { commitMemoryChanges, type CommitStep } from './transaction.js';
 
@@ -66,6 +67,19 @@ async function changedSinceRun(
     if ((text === null ? null : sha256(text)) !== change.afterHash) changed.push(file);
   }
   return changed;
+}
+
+/**
+ * What a rollback puts back in a file: the bytes before the run; and, when someone's bytes arrived while the
+ * run committed and were merged into its own (`change.planned`), those bytes too, merged three ways (the run's
+ * planned bytes as the base, the file now as theirs, the bytes before the run as ours). When they cannot be
+ * merged, the bytes before the run, as without them.
+ */
+export function restoredBytes(file: string, change: FileChange, now: string | null): string | null {
+  if (change.planned === undefined || now === null) return change.before;
+  const merged = mergeArrived(file, change.planned, now, change.before ?? '');
+  if (merged === undefined) return change.before;
+  return change.before === null && merged === '' ? null : merged;
 }
 
 function refuseChanged(runId: string, changed: readonly string[]): RollbackRefusedError {
@@ -126,7 +140,8 @@ export async function rollbackRun(
     for (const run of chain) {
       const changed = await changedSinceRun(memoryDir, run, state);
       if (changed.length > 0) throw refuseChanged(run.runId, changed);
-      for (const [file, change] of Object.entries(run.files)) state.set(file, change.before);
+      for (const [file, change] of Object.entries(run.files))
+        state.set(file, restoredBytes(file, change, state.get(file) ?? null));
     }
   }
 
@@ -147,8 +162,12 @@ async function commitRollback(
   const current = new Map<string, string | null>();
   const restored = new Map<string, string | null>();
   const changedSince = await changedSinceRun(memoryDir, target, current);
-  for (const [file, change] of Object.entries(target.files)) restored.set(file, change.before);
   if (changedSince.length > 0 && !options.force) throw refuseChanged(runId, changedSince);
+  for (const [file, change] of Object.entries(target.files))
+    restored.set(
+      file,
+      changedSince.includes(file) ? change.before : restoredBytes(file, change, current.get(file) ?? null),
+    );
   const rollbackId = newRunId(now(), 'rollback');
   const reopened = reopenSessions(await readLedger(memoryDir), target);
   return commitMemoryChanges(memoryDir, {

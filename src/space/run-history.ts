@@ -90,6 +90,12 @@ const FileChangeSchema = z.object({
   before: z.string().nullable(),
   /** sha256 of the bytes the run wrote; null when the run deleted the file. */
   afterHash: z.string().nullable(),
+  /**
+   * The bytes the run meant to write, when someone else's bytes (a person's lines, an agent's save) arrived
+   * during the commit and were merged into them: a rollback then takes back the run's change only and keeps
+   * theirs. Absent when nothing was merged.
+   */
+  planned: z.string().optional(),
 });
 export type FileChange = z.infer<typeof FileChangeSchema>;
 

@@ -94,9 +94,10 @@ type Manifest = z.infer<typeof ManifestSchema>;
 /**
  * Named points of a commit, in order, passed to `faultInjection` just before the step runs:
  * `stage` (nothing written yet), `commit` (staged, not committed), `apply:<n>` (committed, n files moved),
+ * `checked:<path>` (a compared file's check found the bytes it expects, its rename is next; once per attempt),
  * `cleanup` (all moved, staging still there).
  */
-export type CommitStep = 'stage' | 'commit' | `apply:${number}` | 'cleanup';
+export type CommitStep = 'stage' | 'commit' | `apply:${number}` | `checked:${string}` | 'cleanup';
 
 export interface CommitOptions {
   readonly runId: string;
@@ -426,7 +427,8 @@ interface ApplyOptions {
 }
 
 /** What the compare-and-merge did to one file, for the run record. */
-type Settled = { readonly path: string; readonly target: string } & ReplaceOutcome;
+/** A compared file's outcome, with the bytes the run meant to write (`planned`). */
+type Settled = { readonly path: string; readonly target: string; readonly planned: string } & ReplaceOutcome;
 
 /**
  * Move the staged files into place in manifest order; compared files go through `guardedReplace`. Before the
@@ -459,7 +461,7 @@ async function applyStaged(
     if (held.length > 0 && wait > 0) await delay(wait);
     for (const old of held.splice(0)) {
       const outcome = await recheckLate(old, observe);
-      settled.push({ path: old.file.path, target: old.file.target, ...outcome });
+      settled.push({ path: old.file.path, target: old.file.target, planned: old.file.content, ...outcome });
     }
     const deferrals = settled.filter((outcome) => outcome.status === 'deferred');
     for (const outcome of deferrals)
@@ -482,6 +484,7 @@ async function applyStaged(
           entry.path,
           target,
           observe,
+          faultInjection,
         );
         lastRenameAt = performance.now();
         if (outcome !== undefined) {
@@ -517,7 +520,8 @@ async function applyCompared(
   relativePath: string,
   target: string,
   observe: WindowObserver | undefined,
-): Promise<ReplaceOutcome | undefined> {
+  faultInjection: ((step: CommitStep) => void) | undefined,
+): Promise<(ReplaceOutcome & { readonly planned: string }) | undefined> {
   const stagedFile = path.join(stagingDir, staged);
   const baseFile = path.join(stagingDir, baseName);
   const [content, baseText] = await Promise.all([readTextIfExists(stagedFile), readTextIfExists(baseFile)]);
@@ -527,13 +531,25 @@ async function applyCompared(
     // The base cannot be read (outside damage): never replace blindly, keep the file as it is and defer.
     await unlinkIfExists(stagedFile);
     return {
+      planned: content,
       status: 'deferred',
       seen: await readTextIfExists(target),
       content,
       reason: `${relativePath}: the bytes this run read are unreadable in staging; the file is kept as it is`,
     };
   }
-  return guardedReplace({ path: relativePath, target, staged: stagedFile, base, content }, observe);
+  const outcome = await guardedReplace(
+    {
+      path: relativePath,
+      target,
+      staged: stagedFile,
+      base,
+      content,
+      ...(faultInjection === undefined ? {} : { onChecked: () => faultInjection(`checked:${relativePath}`) }),
+    },
+    observe,
+  );
+  return { ...outcome, planned: content };
 }
 
 /** sha256 of a file's bytes now; null when it is gone. */
@@ -567,7 +583,7 @@ async function amendRunRecord(
       problems.push({ file: outcome.path, reason: outcome.reason, kind: 'memory' });
       amendments += 1;
     } else if (sha256(outcome.content) !== change.afterHash) {
-      files[outcome.path] = { ...change, afterHash: sha256(outcome.content) };
+      files[outcome.path] = { ...change, afterHash: sha256(outcome.content), planned: outcome.planned };
       amendments += 1;
     }
   }

@@ -1,3 +1,4 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import { parsePending } from '../../src/space/pending.js';
 import { parseTopicFile, topicFacts } from '../../src/memory/topic-file.js';
 import { commitMemoryChanges, recoverMemory } from '../../src/space/transaction.js';
 import { readRun } from '../../src/space/run-history.js';
+import { rollbackRun } from '../../src/space/rollback.js';
 import { summary } from '../memory/helpers.js';
 
 const folder = useTempDir('memory');
@@ -70,6 +72,69 @@ describe('the commit compares before and after each rename', () => {
     expect(text).toContain('## Walks to work');
     const record = await readRun(folder.path, 'run-1');
     expect(record.files['user.md']?.afterHash).not.toBeNull();
+  });
+
+  it("merges an editor's rename-save that lands after the check, before the rename: the next attempt reads it", async () => {
+    const before = index(['- [Likes tea](user.md#f-aaaaaaaaaa) — tea']);
+    const file = path.join(folder.path, 'MEMORY.md');
+    await writeFile(file, before);
+    const planned = index([
+      '- [Likes tea](user.md#f-aaaaaaaaaa) — tea',
+      '- [Walks to work](user.md#f-bbbbbbbbbb) — walks',
+    ]);
+    const saves: string[] = [];
+    await commitMemoryChanges(folder.path, {
+      runId: 'run-1',
+      files: new Map([['MEMORY.md', planned]]),
+      basis: new Map([['MEMORY.md', before]]),
+      runRecord: { summary: summary('run-1') },
+      faultInjection: (step) => {
+        if (step !== 'checked:MEMORY.md' || saves.length > 0) return;
+        // An editor saves: the whole text to a new file, renamed over the old one.
+        const line = '- saved by the editor between the check and the rename\n';
+        saves.push(line);
+        writeFileSync(`${file}.swp`, readFileSync(file, 'utf8') + line);
+        renameSync(`${file}.swp`, file);
+      },
+    });
+    expect(saves).toHaveLength(1);
+    const text = await readFile(file, 'utf8');
+    expect(text).toContain('- saved by the editor between the check and the rename\n');
+    expect(text).toContain('Walks to work');
+  });
+
+  it("rolls back only the run's change: lines a person added while the run committed stay (a three-way merge)", async () => {
+    const before = index(['- [Likes tea](user.md#f-aaaaaaaaaa) — tea']);
+    await writeFile(path.join(folder.path, 'MEMORY.md'), before);
+    await writeFile(path.join(folder.path, 'user.md'), READ);
+    const planned = index([
+      '- [Likes tea](user.md#f-aaaaaaaaaa) — tea',
+      '- [Walks to work](user.md#f-bbbbbbbbbb) — walks',
+    ]);
+    // The person writes into both files while the run commits (after its plan read them).
+    await writeFile(path.join(folder.path, 'MEMORY.md'), `${before}- my own line, added during the run\n`);
+    await writeFile(path.join(folder.path, 'user.md'), `${READ}- written during the run\n`);
+    const record = await commitMemoryChanges(folder.path, {
+      runId: 'run-1',
+      files: new Map([
+        ['MEMORY.md', planned],
+        ['user.md', PLANNED],
+      ]),
+      basis: new Map([
+        ['MEMORY.md', before],
+        ['user.md', READ],
+      ]),
+      runRecord: { summary: summary('run-1') },
+    });
+    expect(record.files['MEMORY.md']?.planned).toBe(planned);
+    expect(record.files['user.md']?.planned).toBe(PLANNED);
+
+    await rollbackRun(folder.path, 'run-1');
+    const memory = await readFile(path.join(folder.path, 'MEMORY.md'), 'utf8');
+    expect(memory).toBe(`${before}- my own line, added during the run\n`);
+    const user = await readFile(path.join(folder.path, 'user.md'), 'utf8');
+    expect(user).toContain('- written during the run\n');
+    expect(user).not.toContain('Walks to work');
   });
 
   it("defers a file a person changed in a way that cannot be merged: their bytes stay, the run's facts wait in pending.json", async () => {
