@@ -93,14 +93,18 @@ describe('memory transaction', () => {
       'stage',
       'commit',
       'apply:0',
+      'checked:project.md',
       'apply:1',
+      'checked:user.md',
       'apply:2',
+      'checked:MEMORY.md',
       'apply:3',
       'apply:4',
       'apply:5',
       'cleanup',
     ]);
 
+    // A crash between a compared file's check and its rename too.
     for (const crashAt of steps) {
       await seedOldMemory();
       await expect(commitCrashingAt(crashAt)).rejects.toThrow(`crash at ${crashAt}`);
