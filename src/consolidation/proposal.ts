@@ -9,9 +9,10 @@
  *   commits through the same staged transaction as a run: all of it (the exact bytes shown), or, with `only`,
  *   the write planned again from the chosen facts alone (plan-write.ts `planResultWrite`), never file bytes cut
  *   apart. Facts left out are remembered as rejected. The ledger advances: the sessions are consolidated.
- * - `rejectProposal` remembers the facts (`.dreamd/rejected.json`) so the same sessions do not propose them
- *   again. All of them: the proposal is dropped and the ledger stays, so the next run reads the sessions again
- *   without them. Part (`only`): the rest of the proposal waits.
+ * - `rejectProposal` remembers the facts (`.dreamd/rejected.json`) so later sessions do not propose them
+ *   again. When nothing of the proposal is left to decide, it is dropped and the ledger advances as an accept
+ *   would: its sessions are done and never sent to the model again (a rejection is not paid for twice). Part
+ *   (`only`): the rest of the proposal waits.
  */
 import { hostname } from 'node:os';
 import type { Config, Space } from '../config/schema.js';
@@ -448,9 +449,14 @@ export async function rejectProposal(
     const next = withRejected(before, facts, runId, now().toISOString().slice(0, 10), factFingerprint);
     const dropped = changes.every((change) => rejectedIds.has(change.id));
     const recordId = newRunId(now(), 'reject');
+    // Decided in full: its sessions are done, as after an accept (their facts are remembered as rejected).
+    const ledger = dropped
+      ? { ledger: nextLedgerContent(await readLedger(space.memoryDir), proposal.ledgerEntries) }
+      : {};
     await commitMemoryChanges(space.memoryDir, {
       runId: recordId,
       files: new Map([[REJECTED_FILE, serializeRejected(next)]]),
+      ...ledger,
       runRecord: {
         kind: 'reject',
         // The proposal's own fields (its sessions, model, notes) under those of a run that called no model.

@@ -21,8 +21,10 @@ import {
   ProposalStaleError,
   rejectProposal,
   UnknownChangeError,
+  type ProposalChange,
   type ProposalView,
 } from '../consolidation/proposal.js';
+import type { Fact } from '../memory/types.js';
 import { errorMessage, LockBusyError } from '../errors.js';
 import { listRuns, loadMemory, ProposalNotFoundError, runIdProblem, type RunRecord } from '../space/index.js';
 
@@ -71,30 +73,126 @@ function renderRuns(space: PageSpace): string {
   );
 }
 
+/** A fact's text on a card: its body, and for feedback and project facts why and how to apply it. */
+function renderFactText(fact: Fact): string {
+  const parts = [`<p class="body">${escapeHtml(fact.body)}</p>`];
+  if (fact.why !== undefined) parts.push(`<p class="why"><b>Why:</b> ${escapeHtml(fact.why)}</p>`);
+  if (fact.howToApply !== undefined)
+    parts.push(`<p class="how"><b>How to apply:</b> ${escapeHtml(fact.howToApply)}</p>`);
+  return parts.join('');
+}
+
+const CHANGE_LABEL: Readonly<Record<ProposalChange['kind'], string>> = {
+  add: 'Adds',
+  update: 'Updates',
+  supersede: 'Supersedes',
+};
+
+/** One change as a card: what the fact says, where it comes from, what it does to memory, and its box. */
+function renderChange(change: ProposalChange): string {
+  const { fact } = change;
+  const box =
+    `<label class="choose"><input type="checkbox" name="only" value="${escapeHtml(change.id)}"` +
+    `${change.rejected ? ' disabled' : ' checked'}> include</label>`;
+  // A new fact that replaces others is shown as what it does: it supersedes them.
+  const kind = change.supersedes.length > 0 ? 'supersede' : change.kind;
+  const head =
+    `<header><span class="kind kind-${kind}">${CHANGE_LABEL[kind]}</span> ` +
+    `<span class="type">${escapeHtml(fact.type)}</span> <strong class="title">${escapeHtml(fact.title)}</strong> ` +
+    `<code class="id">${escapeHtml(change.id)}</code>${change.rejected ? ' <em>(rejected)</em>' : ''}${box}</header>`;
+  let effect: string;
+  if (change.kind === 'update' && change.before !== undefined) {
+    effect =
+      '<div class="sides">' +
+      `<div class="old"><h5>In memory now</h5>${renderFactText(change.before)}</div>` +
+      `<div class="new"><h5>Proposed</h5>${renderFactText(fact)}</div></div>`;
+  } else {
+    effect = renderFactText(fact);
+  }
+  const superseded =
+    change.supersedes.length === 0
+      ? ''
+      : `<div class="superseded"><h5>Replaces (moves to the archive, <code>.dreamd/archive.json</code>)</h5>` +
+        change.supersedes
+          .map(
+            (old) =>
+              `<div class="old"><strong>${escapeHtml(old.title)}</strong> <code>${escapeHtml(old.id)}</code>${renderFactText(old)}</div>`,
+          )
+          .join('') +
+        '</div>';
+  const sources =
+    fact.sources.length === 0
+      ? ''
+      : `<p class="sources">From session(s) ${fact.sources.map((id) => `<code>${escapeHtml(id)}</code>`).join(', ')}; observed ${escapeHtml(fact.observed)}</p>`;
+  return `<article class="card" id="change-${escapeHtml(change.id)}">${head}${effect}${superseded}${sources}</article>`;
+}
+
+/** The files of a unified diff (`--- a/…` / `+++ b/…` headers), each with its lines. */
+export function diffByFile(diff: string): { file: string; lines: string[] }[] {
+  const files: { file: string; lines: string[] }[] = [];
+  const lines = diff.split('\n');
+  for (let index = 0; index < lines.length; index += 1) {
+    const line = lines[index]!;
+    const next = lines[index + 1];
+    if (line.startsWith('--- ') && next?.startsWith('+++ ') === true) {
+      const name = (path: string): string => path.replace(/^[ab]\//, '');
+      const before = line.slice(4);
+      const after = next.slice(4);
+      files.push({ file: name(after === '/dev/null' ? before : after), lines: [] });
+      index += 1;
+      continue;
+    }
+    if (line === '' && index === lines.length - 1) continue;
+    files.at(-1)?.lines.push(line);
+  }
+  return files;
+}
+
+/** One file's diff with insertions and deletions marked up (`<ins>`, `<del>`: screen readers say so). */
+function renderFileDiff(file: string, lines: readonly string[]): string {
+  const body = lines
+    .map((line) => {
+      const text = escapeHtml(line.slice(1));
+      if (line.startsWith('+')) return `<ins>${text}</ins>`;
+      if (line.startsWith('-')) return `<del>${text}</del>`;
+      if (line.startsWith('@@')) return `<span class="hunk">${escapeHtml(line)}</span>`;
+      if (line.startsWith('\\')) return `<span class="note">${escapeHtml(line)}</span>`;
+      return `<span class="same">${text}</span>`;
+    })
+    .join('\n');
+  return `<figure class="file-diff"><figcaption><code>${escapeHtml(file)}</code></figcaption><pre class="diff">${body}</pre></figure>`;
+}
+
+/** The diffs: memory files shown, dreamd's own files (`.dreamd/`) behind a toggle. */
+function renderDiffs(diff: string): string {
+  const files = diffByFile(diff);
+  const memory = files.filter((entry) => !entry.file.startsWith('.dreamd/'));
+  const own = files.filter((entry) => entry.file.startsWith('.dreamd/'));
+  const shown =
+    memory.length === 0
+      ? '<p>No memory file changes.</p>'
+      : memory.map((entry) => renderFileDiff(entry.file, entry.lines)).join('');
+  const hidden =
+    own.length === 0
+      ? ''
+      : `<details class="own-files"><summary>dreamd's own files (${own.length})</summary>` +
+        own.map((entry) => renderFileDiff(entry.file, entry.lines)).join('') +
+        '</details>';
+  return `<section class="diffs"><h4>What changes in the memory files</h4>${shown}${hidden}</section>`;
+}
+
 function renderProposal(space: PageSpace, view: ProposalView): string {
-  const changes = view.changes.map((change) => {
-    const kind = change.kind === 'add' ? 'adds' : change.kind === 'update' ? 'updates' : 'supersedes with';
-    const supersedes =
-      change.supersedes.length > 0
-        ? ` <span class="supersedes">(supersedes ${change.supersedes.map((fact) => `“${escapeHtml(fact.title)}”`).join(', ')})</span>`
-        : '';
-    return (
-      `<li><label><input type="checkbox" name="only" value="${escapeHtml(change.id)}"` +
-      `${change.rejected ? ' disabled' : ' checked'}> ${kind} <code>${escapeHtml(change.id)}</code> ` +
-      `[${escapeHtml(change.fact.type)}] <strong>${escapeHtml(change.fact.title)}</strong>: ` +
-      `${escapeHtml(change.fact.body)}${supersedes}${change.rejected ? ' <em>(rejected)</em>' : ''}</label></li>`
-    );
-  });
+  const memoryFiles = view.files.filter((file) => !file.startsWith('.dreamd/'));
   return (
     `<section class="proposal" data-space="${escapeHtml(space.id)}" data-run="${escapeHtml(view.runId)}">` +
     `<h3>Proposal <code>${escapeHtml(view.runId)}</code></h3>` +
-    `<p>Made ${escapeHtml(view.createdAt)} from ${view.sessions.length} session(s); cost ${usd(view.costUsd)}. ` +
-    `Files: ${view.files.map((file) => `<code>${escapeHtml(file)}</code>`).join(', ')}</p>` +
-    `<ul class="changes">${changes.join('')}</ul>` +
-    '<p><button type="button" data-action="accept">Accept selected</button> ' +
+    `<p class="meta">Made ${escapeHtml(view.createdAt)} from ${view.sessions.length} session(s); cost ${usd(view.costUsd)}. ` +
+    `${view.changes.length} change(s) to ${memoryFiles.map((file) => `<code>${escapeHtml(file)}</code>`).join(', ') || 'no memory file'}.</p>` +
+    `<div class="cards">${view.changes.map(renderChange).join('')}</div>` +
+    '<p class="actions"><button type="button" data-action="accept">Accept selected</button> ' +
     '<button type="button" data-action="reject">Reject selected</button></p>' +
     '<p class="outcome" role="status"></p>' +
-    `<details open><summary>Diff</summary><pre class="diff">${escapeHtml(view.diff)}</pre></details>` +
+    renderDiffs(view.diff) +
     '</section>'
   );
 }
@@ -118,52 +216,137 @@ function renderSpace(space: PageSpace): string {
   );
 }
 
-/** The script of the page: each button sends the checked fact ids of its proposal, then shows the outcome. */
+/**
+ * The script of the page: each button sends the checked changes of its proposal; the outcome is said at the top
+ * of the page (accepted, rejected, left out, or why it was refused), and the space's section is read again from
+ * the page, so a decided or dropped proposal leaves it and its memory shows what changed, with no reload.
+ */
 const SCRIPT = `
-for (const button of document.querySelectorAll('section.proposal button[data-action]')) {
-  button.addEventListener('click', async () => {
-    const section = button.closest('section.proposal');
-    const outcome = section.querySelector('.outcome');
-    const only = [...section.querySelectorAll('input[name="only"]:checked')].map((box) => box.value);
-    if (only.length === 0) { outcome.textContent = 'Choose at least one change.'; return; }
-    for (const other of section.querySelectorAll('button')) other.disabled = true;
-    const url = '/spaces/' + encodeURIComponent(section.dataset.space) + '/proposals/' +
-      encodeURIComponent(section.dataset.run) + '/' + button.dataset.action;
-    try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ only }),
-        credentials: 'same-origin',
-      });
-      const body = await response.json();
-      if (!response.ok) throw new Error(body.error || response.statusText);
-      outcome.textContent = button.dataset.action === 'accept'
-        ? 'Accepted ' + body.accepted.join(', ') + '. Reloading…'
-        : 'Rejected ' + body.rejected.join(', ') + '. Reloading…';
-      setTimeout(() => location.reload(), 300);
-    } catch (error) {
-      outcome.textContent = 'Refused: ' + error.message;
+const status = document.getElementById('outcome');
+const titleOf = (section, id) =>
+  section.querySelector('#change-' + CSS.escape(id) + ' .title')?.textContent ?? id;
+const named = (section, ids) => ids.map((id) => '"' + titleOf(section, id) + '"').join(', ');
+async function refresh(spaceId) {
+  const response = await fetch('/page', { credentials: 'same-origin' });
+  const html = await response.text();
+  const fresh = new DOMParser().parseFromString(html, 'text/html');
+  const id = 'space-' + spaceId;
+  const next = fresh.getElementById(id);
+  const current = document.getElementById(id);
+  if (next && current) current.replaceWith(document.importNode(next, true));
+}
+document.addEventListener('click', async (event) => {
+  const button = event.target.closest('section.proposal button[data-action]');
+  if (!button) return;
+  const section = button.closest('section.proposal');
+  const local = section.querySelector('.outcome');
+  const only = [...section.querySelectorAll('input[name="only"]:checked')].map((box) => box.value);
+  if (only.length === 0) { local.textContent = 'Choose at least one change.'; return; }
+  for (const other of section.querySelectorAll('button')) other.disabled = true;
+  const action = button.dataset.action;
+  const spaceId = section.dataset.space;
+  const run = section.dataset.run;
+  const url = '/spaces/' + encodeURIComponent(spaceId) + '/proposals/' + encodeURIComponent(run) + '/' + action;
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ only }),
+      credentials: 'same-origin',
+    });
+    const body = await response.json();
+    if (!response.ok) {
+      const error = new Error(body.error || response.statusText);
+      error.status = response.status;
+      throw error;
+    }
+    let message;
+    if (action === 'accept') {
+      message = 'Proposal ' + run + ': accepted ' + named(section, body.accepted) + '.';
+      if (body.leftOut.length > 0) message += ' Left out (remembered as rejected): ' + named(section, body.leftOut) + '.';
+    } else {
+      message = 'Proposal ' + run + ': rejected ' + named(section, body.rejected) + '.';
+      message += body.dropped
+        ? ' Nothing of it is left; its sessions are done and will not be sent to the model again.'
+        : ' The rest of it still awaits a decision.';
+    }
+    status.className = 'done';
+    status.textContent = message;
+    await refresh(spaceId);
+  } catch (error) {
+    const gone = error.status === 404 || error.status === 409;
+    status.className = 'refused';
+    status.textContent = 'Proposal ' + run + ' was not ' + (action === 'accept' ? 'accepted' : 'rejected') + ': ' + error.message;
+    if (gone) await refresh(spaceId).catch(() => undefined);
+    else {
+      local.textContent = error.message;
       for (const other of section.querySelectorAll('button')) other.disabled = false;
     }
-  });
-}
+  }
+});
 `;
 
 const STYLE = `
-body { font: 15px/1.4 system-ui, sans-serif; margin: 2rem; max-width: 72rem; }
-pre.diff { background: #f6f6f6; padding: 0.5rem; overflow-x: auto; }
-table.runs td, table.runs th { padding: 0.1rem 0.6rem; text-align: left; }
-section.proposal { border: 1px solid #ccc; padding: 0 1rem; margin: 1rem 0; }
-.outcome { font-weight: bold; }
-.problem { color: #a00; }
+:root { color-scheme: light; --line: #d0d7de; --muted: #57606a; --add: #dafbe1; --addtext: #116329; --del: #ffebe9; --deltext: #82071e; }
+* { box-sizing: border-box; }
+body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; padding: 1rem; max-width: 72rem; color: #1f2328; }
+h1 { font-size: 1.5rem; margin: 0.5rem 0 1rem; }
+h2 { font-size: 1.25rem; border-bottom: 1px solid var(--line); padding-bottom: 0.3rem; }
+h3 { font-size: 1.05rem; margin: 1.2rem 0 0.4rem; }
+h4 { font-size: 0.95rem; margin: 1rem 0 0.4rem; }
+h5 { font-size: 0.8rem; margin: 0 0 0.2rem; color: var(--muted); text-transform: uppercase; letter-spacing: 0.03em; }
+code { font: 0.85em ui-monospace, SFMono-Regular, Menlo, monospace; }
+#outcome { position: sticky; top: 0; margin: 0 0 1rem; padding: 0.6rem 0.8rem; border-radius: 6px; font-weight: 600; }
+#outcome:empty { display: none; }
+#outcome.done { background: var(--add); color: var(--addtext); }
+#outcome.refused { background: var(--del); color: var(--deltext); }
+section.proposal { border: 1px solid var(--line); border-radius: 8px; padding: 0.2rem 1rem 1rem; margin: 1rem 0; }
+.meta, .sources { color: var(--muted); font-size: 0.9rem; }
+.cards { display: grid; gap: 0.75rem; }
+article.card { border: 1px solid var(--line); border-radius: 6px; padding: 0.6rem 0.8rem; }
+article.card header { display: flex; flex-wrap: wrap; gap: 0.4rem; align-items: baseline; }
+article.card p { margin: 0.3rem 0; }
+.kind { font-size: 0.75rem; font-weight: 700; padding: 0.05rem 0.45rem; border-radius: 1rem; background: #ddf4ff; color: #0550ae; }
+.kind-update { background: #fff8c5; color: #7d4e00; }
+.kind-supersede { background: #fbefff; color: #6639ba; }
+.type { font-size: 0.8rem; color: var(--muted); }
+.id { color: var(--muted); }
+label.choose { margin-left: auto; white-space: nowrap; }
+.sides { display: grid; grid-template-columns: 1fr 1fr; gap: 0.6rem; }
+.sides .old, .superseded .old { background: var(--del); border-radius: 4px; padding: 0.3rem 0.5rem; }
+.sides .new { background: var(--add); border-radius: 4px; padding: 0.3rem 0.5rem; }
+.superseded { margin-top: 0.4rem; }
+.actions button { font: inherit; padding: 0.35rem 0.9rem; border-radius: 6px; border: 1px solid var(--line); background: #f6f8fa; cursor: pointer; }
+.actions button[data-action="accept"] { background: #1f883d; color: #fff; border-color: #1a7f37; }
+.actions button:disabled { opacity: 0.6; cursor: default; }
+.outcome { color: var(--deltext); }
+figure.file-diff { margin: 0.6rem 0; border: 1px solid var(--line); border-radius: 6px; overflow: hidden; }
+figure.file-diff figcaption { background: #f6f8fa; padding: 0.3rem 0.6rem; border-bottom: 1px solid var(--line); }
+pre.diff { margin: 0; padding: 0.4rem 0; overflow-x: auto; font: 0.8rem/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; }
+pre.diff > * { display: block; padding: 0 0.6rem; white-space: pre-wrap; word-break: break-word; }
+pre.diff ins { background: var(--add); color: var(--addtext); text-decoration: none; }
+pre.diff ins::before { content: "+ "; }
+pre.diff del { background: var(--del); color: var(--deltext); text-decoration: none; }
+pre.diff del::before { content: "- "; }
+pre.diff .same::before { content: "  "; }
+pre.diff .hunk, pre.diff .note { color: var(--muted); background: #f6f8fa; }
+table.runs { border-collapse: collapse; display: block; overflow-x: auto; }
+table.runs td, table.runs th { padding: 0.15rem 0.6rem; text-align: left; border-bottom: 1px solid var(--line); white-space: nowrap; }
+.problem { color: var(--deltext); }
+@media (max-width: 640px) {
+  body { padding: 0.5rem; font-size: 14px; }
+  .sides { grid-template-columns: 1fr; }
+  label.choose { margin-left: 0; }
+}
 `;
 
 /** The whole page; `nonce` is the one script's, as the Content-Security-Policy header names it. */
 export function renderPage(spaces: readonly PageSpace[], nonce: string): string {
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>dreamd: proposals</title>' +
+    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
     `<style nonce="${nonce}">${STYLE}</style></head><body><h1>dreamd</h1>` +
+    '<p id="outcome" role="status" aria-live="polite"></p>' +
     (spaces.length === 0 ? '<p>No space is configured.</p>' : spaces.map(renderSpace).join('')) +
     `<script nonce="${nonce}">${SCRIPT}</script></body></html>`
   );

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -51,6 +51,11 @@ async function onlyProposal(test: TestSpace) {
   const proposals = await listProposals(test.space.memoryDir, test.space.id);
   expect(proposals).toHaveLength(1);
   return proposals[0]!;
+}
+
+/** The ledger removed (a person starting the space's learning over): the next run reads every session again. */
+function forgetLedger(test: TestSpace): void {
+  rmSync(join(test.space.memoryDir, '.dreamd', 'ledger.json'));
 }
 
 /** A test space of SESSIONS, and the approving run over it: it proposes their three facts. */
@@ -161,7 +166,7 @@ describe('approval mode', () => {
     expect(record?.summary.diff).not.toContain('Lisbon');
   });
 
-  it('reject remembers the facts: the next run reads the same sessions and does not propose them again', async () => {
+  it('reject in full: its sessions are done (never sent again), and the facts are remembered as rejected', async () => {
     const { test, run } = await proposedRun();
     const outcome = await rejectProposal(test.space, run.runId, { config: test.config });
     expect(outcome.dropped).toBe(true);
@@ -169,12 +174,20 @@ describe('approval mode', () => {
     expect(memoryFiles(test)).toEqual(new Map());
     expect((await readRejected(test.space.memoryDir)).facts).toHaveLength(3);
     expect((await listRuns(test.space.memoryDir)).map((record) => record.kind)).toEqual(['reject']);
+    expect(Object.keys((await readLedger(test.space.memoryDir)).sessions)).toHaveLength(3);
 
+    // The next run has nothing new: the rejected sessions are not paid for twice.
     const next = await consolidate(test);
+    expect(next.status).toBe('skipped');
+    expect(fake.server.requests).toHaveLength(1);
+
+    // Read again (the ledger started over), the sessions do not bring their rejected facts back.
+    forgetLedger(test);
+    const again = await consolidate(test);
     expect(fake.server.requests).toHaveLength(2);
-    expect(next.status).toBe('completed');
-    expect(next.added).toBe(0);
-    expect(next.notes).toContain('3 fact(s) rejected earlier from the same sessions left out');
+    expect(again.status).toBe('completed');
+    expect(again.added).toBe(0);
+    expect(again.notes).toContain('3 fact(s) rejected earlier from the same sessions left out');
     expect(memoryFiles(test)).toEqual(new Map());
     expect(await listProposals(test.space.memoryDir, test.space.id)).toEqual([]);
   });
@@ -202,6 +215,7 @@ describe('approval mode', () => {
       ),
     );
 
+    forgetLedger(test);
     const next = await consolidate(test);
 
     expect(next.status).toBe('completed');

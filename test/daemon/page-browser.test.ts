@@ -12,12 +12,31 @@ import { ensureChromium } from '../../harness/ensure-chromium.js';
 import { findFreePort } from '../../harness/redis-server.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
-import { createTestSpace, fastConsolidator, FORCED_RUN } from '../support/space.js';
+import {
+  createTestSpace,
+  EXAMPLE_SESSIONS_DIR,
+  fastConsolidator,
+  FORCED_RUN,
+  type TestSpace,
+} from '../support/space.js';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'puppeteer-core';
 import { failOnLeftovers, startDreamdDaemon } from './harness.js';
 
 failOnLeftovers();
 
-const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
+/** The example facts, and the usual coffee order said again with more to it: an update of the fact. */
+const REVIEW_FACTS = [
+  ...EXAMPLE_FACTS,
+  {
+    trigger: 'extra shot',
+    type: 'user' as const,
+    title: 'Usual coffee order',
+    body: 'The usual at Fábrica is an oat flat white with an extra shot.',
+  },
+];
+const fake = useFakeAnthropic({ facts: REVIEW_FACTS });
 const SESSIONS = [
   '2026-11-02-lisbon-delivery.json',
   '2026-11-05-dinner-friday.json',
@@ -65,8 +84,10 @@ describe('the page to decide on proposals', () => {
       await page.goto(`http://127.0.0.1:${port}/page`);
       const selector = `section.proposal[data-run="${run.runId}"]`;
       await page.waitForSelector(selector);
-      const diff = await textOf(`${selector} pre.diff`);
-      expect(diff).toContain('+Lives in Lisbon, Rua das Flores 28.');
+      const inserted = (await page.evaluate(
+        `[...document.querySelectorAll(${JSON.stringify(`${selector} pre.diff ins`)})].map((node) => node.textContent)`,
+      )) as string[];
+      expect(inserted).toContain('Lives in Lisbon, Rua das Flores 28.');
       const boxes = (await page.evaluate(
         `[...document.querySelectorAll(${JSON.stringify(`${selector} input[name="only"]`)})].map((input) => input.value)`,
       )) as string[];
@@ -76,12 +97,9 @@ describe('the page to decide on proposals', () => {
       // Keep only the coffee order, then accept.
       for (const id of boxes.filter((value) => value !== coffee.id))
         await page.click(`${selector} input[value="${id}"]`);
-      const reloaded = page.waitForNavigation();
       await page.click(`${selector} button[data-action="accept"]`);
-      await page.waitForFunction(
-        `document.querySelector(${JSON.stringify(`${selector} .outcome`)})?.textContent?.startsWith('Accepted')`,
-      );
-      await reloaded;
+      await page.waitForFunction(`document.getElementById('outcome').textContent.includes('accepted')`);
+      await page.waitForFunction(`!document.querySelector(${JSON.stringify(selector)})`);
 
       const text = await textOf('#space-default');
       expect(text).toContain('No proposal awaits a decision.');
@@ -100,4 +118,172 @@ describe('the page to decide on proposals', () => {
     ]);
     expect((await listRuns(space.memoryDir)).map((record) => record.runId)).toEqual([run.runId]);
   }, 60_000);
+
+  it('shows a proposal as cards and marked-up memory diffs, accepts part of it, and says so with no reload', async () => {
+    const port = await findFreePort();
+    const { config, space, run, changes } = await reviewSetup(port);
+    expect(
+      changes.map((change) => [change.kind, change.fact.title, change.supersedes.length]).sort(),
+    ).toEqual([
+      ['add', "Doesn't eat spicy food", 0],
+      ['add', 'Home address', 1],
+      ['update', 'Usual coffee order', 0],
+    ]);
+    const spicy = changes.find((change) => change.fact.title === "Doesn't eat spicy food")!;
+    const daemon = await startDreamdDaemon(config);
+    const page = await browser.newPage();
+    await page.setViewport({ width: 400, height: 900 });
+    try {
+      await page.goto(`http://127.0.0.1:${port}/page`);
+      const selector = `section.proposal[data-run="${run.runId}"]`;
+      await page.waitForSelector(selector);
+      // One card per change, its box on it; the update shows both sides, the supersede names the archive.
+      const cards = (await page.evaluate(
+        `[...document.querySelectorAll(${JSON.stringify(`${selector} article.card`)})].map((card) => [card.querySelector('.kind').textContent, card.querySelector('input[name="only"]').value])`,
+      )) as [string, string][];
+      expect(cards.map(([kind]) => kind).sort()).toEqual(['Adds', 'Supersedes', 'Updates']);
+      expect(cards.map(([, id]) => id).sort()).toEqual(changes.map((change) => change.id).sort());
+      const update = await visibleText(page, `${selector} article.card:has(.kind-update)`);
+      expect(update).toContain('The usual at Fábrica is an oat flat white.');
+      expect(update).toContain('with an extra shot');
+      expect(await visibleText(page, `${selector} article.card:has(.kind-supersede)`)).toMatch(
+        /moves to the archive[\s\S]*Lives in Lisbon/i,
+      );
+      // Memory files only in the default view, marked up; dreamd's own files behind the toggle.
+      const shown = await visibleText(page, selector);
+      expect(shown).not.toContain('.dreamd/');
+      const count = (css: string): Promise<number> =>
+        page.evaluate(`document.querySelectorAll(${JSON.stringify(css)}).length`) as Promise<number>;
+      expect(await count(`${selector} pre.diff ins`)).toBeGreaterThan(0);
+      expect(await count(`${selector} pre.diff del`)).toBeGreaterThan(0);
+      expect(
+        await page.evaluate(
+          `document.querySelector(${JSON.stringify(`${selector} details.own-files`)}).textContent`,
+        ),
+      ).toContain('.dreamd/');
+      // It fits a narrow screen: nothing wider than the window but the diffs, which scroll.
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(400);
+
+      // Untick the new fact, accept the rest: the outcome is said on the page, which is never reloaded.
+      await page.evaluate('window.notReloaded = true');
+      await page.click(`${selector} input[value="${spicy.id}"]`);
+      await page.click(`${selector} button[data-action="accept"]`);
+      await page.waitForFunction(`document.getElementById('outcome').textContent.includes('accepted')`);
+      const outcome = await visibleText(page, '#outcome');
+      expect(outcome).toContain('"Usual coffee order"');
+      expect(outcome).toContain('"Home address"');
+      expect(outcome).toContain(`Left out (remembered as rejected): "Doesn't eat spicy food"`);
+      await page.waitForFunction(`!document.querySelector(${JSON.stringify(selector)})`);
+      expect(await page.evaluate('window.notReloaded')).toBe(true);
+      const section = await visibleText(page, '#space-default');
+      expect(section).toContain('No proposal awaits a decision.');
+      expect(section).toContain('Usual coffee order');
+    } finally {
+      await daemon.stop();
+      await page.close();
+    }
+    const memory = await loadMemory(space.memoryDir);
+    const active = memory.facts.filter((fact) => fact.status === 'active');
+    expect(active.map((fact) => fact.body).sort()).toEqual([
+      'Lives in Porto since 2026-11-19.',
+      'The usual at Fábrica is an oat flat white with an extra shot.',
+    ]);
+  }, 90_000);
+
+  it('removes a proposal memory moved past and shows why, when accepting it is refused', async () => {
+    const port = await findFreePort();
+    const { config, space, run } = await reviewSetup(port);
+    const daemon = await startDreamdDaemon(config);
+    const page = await browser.newPage();
+    try {
+      await page.goto(`http://127.0.0.1:${port}/page`);
+      const selector = `section.proposal[data-run="${run.runId}"]`;
+      await page.waitForSelector(selector);
+      // A person edits memory by hand while the page is open.
+      const userFile = join(space.memoryDir, 'user.md');
+      writeFileSync(userFile, `${readFileSync(userFile, 'utf8')}\nA line a person added.\n`);
+      await page.click(`${selector} button[data-action="accept"]`);
+      await page.waitForFunction(
+        `document.getElementById('outcome').textContent.includes('was not accepted')`,
+      );
+      expect(await visibleText(page, '#outcome')).toMatch(/stale and was dropped.*user\.md changed/);
+      await page.waitForFunction(`!document.querySelector(${JSON.stringify(selector)})`);
+    } finally {
+      await daemon.stop();
+      await page.close();
+    }
+  }, 90_000);
+
+  it('rejects a whole proposal on the page; the next run sends none of its sessions to the model', async () => {
+    const port = await findFreePort();
+    const { config, space, run } = await reviewSetup(port);
+    const daemon = await startDreamdDaemon(config);
+    const page = await browser.newPage();
+    try {
+      await page.goto(`http://127.0.0.1:${port}/page`);
+      const selector = `section.proposal[data-run="${run.runId}"]`;
+      await page.waitForSelector(selector);
+      await page.click(`${selector} button[data-action="reject"]`);
+      await page.waitForFunction(`document.getElementById('outcome').textContent.includes('rejected')`);
+      expect(await visibleText(page, '#outcome')).toContain('will not be sent to the model again');
+      await page.waitForFunction(`!document.querySelector(${JSON.stringify(selector)})`);
+    } finally {
+      await daemon.stop();
+      await page.close();
+    }
+    const requests = fake.server.requests.length;
+    const next = await fastConsolidator(config)(space, FORCED_RUN);
+    expect(next.status).toBe('skipped');
+    expect(fake.server.requests.length).toBe(requests);
+  }, 90_000);
 });
+
+/** A session where the user asks for an extra shot in the usual coffee: the coffee fact's update. */
+function writeExtraShotSession(test: TestSpace): void {
+  writeFileSync(
+    join(test.space.sessionsDir, '2026-11-28-extra-shot.json'),
+    JSON.stringify({
+      id: '2026-11-28-extra-shot',
+      agent: 'shop-assistant',
+      startedAt: '2026-11-28T09:00:00Z',
+      endedAt: '2026-11-28T09:05:00Z',
+      messages: [
+        {
+          role: 'user',
+          ts: '2026-11-28T09:00:00Z',
+          content: 'From now on my usual oat flat white comes with an extra shot.',
+        },
+        { role: 'assistant', ts: '2026-11-28T09:00:05Z', content: 'Noted: an extra shot in your usual.' },
+      ],
+    }),
+  );
+}
+
+/**
+ * A space whose memory holds the Lisbon address and the coffee order, with an approving run's proposal that
+ * adds a fact (no spicy food), updates one (the coffee order) and supersedes one (the address: Porto now).
+ */
+async function reviewSetup(port: number) {
+  const test = createTestSpace({
+    modelUrl: fake.url,
+    examples: ['2026-11-02-lisbon-delivery.json', '2026-11-09-coffee-usual.json'],
+    env: { DREAMD_PORT: String(port) },
+  });
+  expect((await fastConsolidator(test.config)(test.space, FORCED_RUN)).status).toBe('completed');
+  for (const name of ['2026-11-26-moved-to-porto.json', '2026-11-05-dinner-friday.json'])
+    copyFileSync(join(EXAMPLE_SESSIONS_DIR, name), join(test.space.sessionsDir, name));
+  writeExtraShotSession(test);
+  const config: Config = { ...test.config, spaces: [{ ...test.space, approve: true }] };
+  const space = config.spaces[0]!;
+  const run = await fastConsolidator(config)(space, FORCED_RUN);
+  expect(run.status).toBe('proposed');
+  const changes = proposalChanges((await listProposals(space.memoryDir, space.id))[0]!);
+  return { test, config, space, run, changes };
+}
+
+/** The text of the first element a selector matches as a reader sees it (closed details left out). */
+function visibleText(page: Page, selector: string): Promise<string> {
+  return page.evaluate(
+    `document.querySelector(${JSON.stringify(selector)})?.innerText ?? ''`,
+  ) as Promise<string>;
+}

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import { proposalChanges } from '../../src/consolidation/proposal.js';
-import { escapeHtml, renderPage } from '../../src/daemon/page.js';
+import { diffByFile, escapeHtml, renderPage } from '../../src/daemon/page.js';
 import { listProposals, loadMemory } from '../../src/space/index.js';
 import { findFreePort } from '../../harness/redis-server.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
@@ -204,7 +204,7 @@ describe('renderPage', () => {
               costUsd: 0.001,
               changes: [{ id: fact.id, kind: 'add', fact, supersedes: [], rejected: false }],
               files: ['user.md'],
-              diff: `+${evil}\n`,
+              diff: `--- a/user.md\n+++ b/user.md\n@@ -0,0 +1 @@\n+${evil}\n`,
             },
           ],
         },
@@ -215,5 +215,56 @@ describe('renderPage', () => {
     expect(html).toContain(escapeHtml(evil));
     expect(html.match(/<script/g)).toHaveLength(1);
     expect(html).toContain('<script nonce="nonce123">');
+    expect(html).toContain(`<ins>${escapeHtml(evil)}</ins>`);
+  });
+
+  it("splits a unified diff by file and keeps dreamd's own files behind a toggle", () => {
+    const diff =
+      '--- a/user.md\n+++ b/user.md\n@@ -1 +1 @@\n-old line\n+new line\n' +
+      '--- /dev/null\n+++ b/.dreamd/fact-use.json\n@@ -0,0 +1 @@\n+{}\n' +
+      '--- a/gone.md\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n\\ No newline at end of file\n';
+    expect(diffByFile(diff)).toEqual([
+      { file: 'user.md', lines: ['@@ -1 +1 @@', '-old line', '+new line'] },
+      { file: '.dreamd/fact-use.json', lines: ['@@ -0,0 +1 @@', '+{}'] },
+      { file: 'gone.md', lines: ['@@ -1 +0,0 @@', '-bye', '\\ No newline at end of file'] },
+    ]);
+    const fact = memoryFact({
+      id: 'f-bbbbbbbbbb',
+      title: 'T',
+      body: 'B',
+      observed: '2026-11-01',
+      updated: '2026-11-01',
+      sources: ['s'],
+    });
+    const html = renderPage(
+      [
+        {
+          id: 'home',
+          approve: true,
+          activeFacts: [],
+          runs: [],
+          problems: [],
+          proposals: [
+            {
+              runId: 'run-1',
+              spaceId: 'home',
+              createdAt: '2026-11-29T12:00:00.000Z',
+              sessions: ['s'],
+              costUsd: undefined,
+              changes: [{ id: fact.id, kind: 'add', fact, supersedes: [], rejected: false }],
+              files: ['user.md', '.dreamd/fact-use.json', 'gone.md'],
+              diff,
+            },
+          ],
+        },
+      ],
+      'n',
+    );
+    const [shown, hidden] = html.split('<details class="own-files">');
+    expect(shown).toContain('<del>old line</del>');
+    expect(shown).toContain('<ins>new line</ins>');
+    expect(shown).toContain('<code>gone.md</code>');
+    expect(shown).not.toContain('.dreamd/fact-use.json');
+    expect(hidden).toContain('.dreamd/fact-use.json');
   });
 });
