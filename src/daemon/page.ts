@@ -159,7 +159,7 @@ function renderFileDiff(file: string, lines: readonly string[]): string {
       if (line.startsWith('\\')) return `<span class="note">${escapeHtml(line)}</span>`;
       return `<span class="same">${text}</span>`;
     })
-    .join('\n');
+    .join('');
   return `<figure class="file-diff"><figcaption><code>${escapeHtml(file)}</code></figcaption><pre class="diff">${body}</pre></figure>`;
 }
 
@@ -323,7 +323,7 @@ label.choose { margin-left: auto; white-space: nowrap; }
 figure.file-diff { margin: 0.6rem 0; border: 1px solid var(--line); border-radius: 6px; overflow: hidden; }
 figure.file-diff figcaption { background: #f6f8fa; padding: 0.3rem 0.6rem; border-bottom: 1px solid var(--line); }
 pre.diff { margin: 0; padding: 0.4rem 0; overflow-x: auto; font: 0.8rem/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; }
-pre.diff > * { display: block; padding: 0 0.6rem; white-space: pre-wrap; word-break: break-word; }
+pre.diff > * { display: block; min-height: 1.45em; padding: 0 0.6rem; white-space: pre-wrap; word-break: break-word; }
 pre.diff ins { background: var(--add); color: var(--addtext); text-decoration: none; }
 pre.diff ins::before { content: "+ "; }
 pre.diff del { background: var(--del); color: var(--deltext); text-decoration: none; }
