@@ -50,7 +50,9 @@ import {
   type StoredProposal,
   maintenanceSummary,
 } from '../space/index.js';
+import type { BatchSegment } from '../digest/types.js';
 import type { Gathered } from './gather.js';
+import { wordsOf } from './provenance.js';
 import { planResultWrite, type WritePlan } from './plan-write.js';
 import { factFingerprint } from './rejected-match.js';
 import type { ReconcileResult } from './reconcile.js';
@@ -66,6 +68,54 @@ export interface ProposalPlan {
   readonly today: string;
   /** The run's clock, ISO. */
   readonly now: string;
+  /** The line of its sessions each fact rests on, by fact id (see {@link quotesOf}); absent in older proposals. */
+  readonly quotes?: Readonly<Record<string, Quote>>;
+}
+
+/** The words a fact rests on: the line of one of its sessions that holds the most of its words. */
+export interface Quote {
+  readonly session: string;
+  readonly text: string;
+}
+
+/** Longest quote kept, in characters. */
+const QUOTE_CHARS = 280;
+const LINE_LABEL =
+  /^(?:\[\d{4}-\d{2}-\d{2}\] )?(?:user:|assistant:|summary of earlier conversation:|tool ← [^:]*:|sub-agent [←→])\s*/u;
+
+/**
+ * For each fact, the digest line of its sessions that holds the most of its words (the user's line first among
+ * equals), cut at {@link QUOTE_CHARS}: what a reviewer reads to judge it. Facts whose words no line holds get none.
+ */
+export function quotesOf(facts: readonly Fact[], segments: readonly BatchSegment[]): Record<string, Quote> {
+  const bySession = new Map<string, { text: string; user: boolean; words: Set<string> }[]>();
+  for (const segment of segments) {
+    const lines = bySession.get(segment.sessionId) ?? [];
+    for (const line of segment.lines) {
+      const text = line.text.replace(LINE_LABEL, '');
+      lines.push({ text, user: /^(?:\[[\d-]+\] )?user:/u.test(line.text), words: wordsOf(text) });
+    }
+    bySession.set(segment.sessionId, lines);
+  }
+  const quotes: Record<string, Quote> = {};
+  for (const fact of facts) {
+    const words = wordsOf(fact.body);
+    if (words.size === 0) continue;
+    let best: { session: string; text: string; score: number } | undefined;
+    for (const session of fact.sources) {
+      for (const line of bySession.get(session) ?? []) {
+        let held = 0;
+        for (const word of words) if (line.words.has(word)) held += 1;
+        const score = held / words.size + (line.user ? 0.01 : 0);
+        if (held > 0 && score > (best?.score ?? 0)) best = { session, text: line.text, score };
+      }
+    }
+    if (best !== undefined) {
+      const text = best.text.length > QUOTE_CHARS ? `${best.text.slice(0, QUOTE_CHARS - 1)}…` : best.text;
+      quotes[fact.id] = { session: best.session, text };
+    }
+  }
+  return quotes;
 }
 
 /** One change a person can accept or reject, named by the id of the fact it adds, updates or supersedes with. */
@@ -79,6 +129,8 @@ export interface ProposalChange {
   readonly supersedes: readonly Fact[];
   /** Rejected already (`reject --only`): an accept leaves it out. */
   readonly rejected: boolean;
+  /** The words of its sessions it rests on, when the proposal kept them. */
+  readonly quote?: Quote | undefined;
 }
 
 /** A proposal as commands and the page show it. */
@@ -139,7 +191,13 @@ function planOf(proposal: StoredProposal): ProposalPlan {
 
 /** The changes of a proposal, in the order of its facts. */
 export function proposalChanges(proposal: StoredProposal): ProposalChange[] {
-  const { result } = planOf(proposal);
+  const { result, quotes } = planOf(proposal);
+  return [...changesOf(proposal, result).values()].map((change) =>
+    quotes?.[change.id] === undefined ? change : { ...change, quote: quotes[change.id] },
+  );
+}
+
+function changesOf(proposal: StoredProposal, result: ReconcileResult): Map<string, ProposalChange> {
   const rejected = new Set(proposal.rejected);
   const changes = new Map<string, ProposalChange>();
   for (const fact of result.added)
@@ -165,7 +223,7 @@ export function proposalChanges(proposal: StoredProposal): ProposalChange[] {
     };
     changes.set(by.id, { ...change, supersedes: [...change.supersedes, fact] });
   }
-  return [...changes.values()];
+  return changes;
 }
 
 export function viewProposal(proposal: StoredProposal): ProposalView {
@@ -214,6 +272,15 @@ export function chooseChanges(
   };
 }
 
+/** The facts a proposal adds, updates, or supersedes others with. */
+function proposedFacts(result: ReconcileResult): Fact[] {
+  return [
+    ...result.added,
+    ...result.updated.map(({ after }) => after),
+    ...result.superseded.map(({ by }) => by),
+  ];
+}
+
 /**
  * Stage a run's plan as a proposal instead of committing it. `read` gets the hash of every file the plan was
  * built from (the memory read, the files it writes, the ledger), so an accept can tell memory moved past it.
@@ -228,6 +295,8 @@ export async function proposeRun(
     readonly today: string;
     readonly now: Date;
     readonly ledgerEntries: StoredProposal['ledgerEntries'];
+    /** The digest of the run's sessions, for the words each fact rests on. */
+    readonly segments?: readonly BatchSegment[];
   },
 ): Promise<StoredProposal> {
   const { plan, memory } = options;
@@ -253,6 +322,7 @@ export async function proposeRun(
       reads: options.reads,
       today: options.today,
       now: options.now.toISOString(),
+      quotes: quotesOf(proposedFacts(plan.result), options.segments ?? []),
     } satisfies ProposalPlan,
     rejected: [],
   };

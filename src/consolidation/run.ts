@@ -533,6 +533,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
           today,
           now: now(),
           ledgerEntries,
+          segments: gathered.batches.flatMap(({ batch }) => batch.segments),
         });
         return ended(proposed);
       }

@@ -124,7 +124,11 @@ function renderChange(change: ProposalChange): string {
     fact.sources.length === 0
       ? ''
       : `<p class="sources">From session(s) ${fact.sources.map((id) => `<code>${escapeHtml(id)}</code>`).join(', ')}; observed ${escapeHtml(fact.observed)}</p>`;
-  return `<article class="card" id="change-${escapeHtml(change.id)}">${head}${effect}${superseded}${sources}</article>`;
+  const quote =
+    change.quote === undefined
+      ? ''
+      : `<blockquote class="quote">${escapeHtml(change.quote.text)}<footer>said in <code>${escapeHtml(change.quote.session)}</code></footer></blockquote>`;
+  return `<article class="card" id="change-${escapeHtml(change.id)}">${head}${effect}${superseded}${quote}${sources}</article>`;
 }
 
 /** The files of a unified diff (`--- a/…` / `+++ b/…` headers), each with its lines. */
@@ -316,6 +320,8 @@ label.choose { margin-left: auto; white-space: nowrap; }
 .sides .old, .superseded .old { background: var(--del); border-radius: 4px; padding: 0.3rem 0.5rem; }
 .sides .new { background: var(--add); border-radius: 4px; padding: 0.3rem 0.5rem; }
 .superseded { margin-top: 0.4rem; }
+blockquote.quote { margin: 0.4rem 0; padding: 0.2rem 0.7rem; border-left: 3px solid var(--line); color: #3d444d; font-style: italic; }
+blockquote.quote footer { font-style: normal; font-size: 0.8rem; color: var(--muted); }
 .actions button { font: inherit; padding: 0.35rem 0.9rem; border-radius: 6px; border: 1px solid var(--line); background: #f6f8fa; cursor: pointer; }
 .actions button[data-action="accept"] { background: #1f883d; color: #fff; border-color: #1a7f37; }
 .actions button:disabled { opacity: 0.6; cursor: default; }

@@ -143,6 +143,10 @@ describe('the page to decide on proposals', () => {
       )) as [string, string][];
       expect(cards.map(([kind]) => kind).sort()).toEqual(['Adds', 'Supersedes', 'Updates']);
       expect(cards.map(([, id]) => id).sort()).toEqual(changes.map((change) => change.id).sort());
+      // Each card quotes the words of its sessions it rests on.
+      expect(await visibleText(page, `${selector} article.card:has(.kind-supersede) blockquote`)).toMatch(
+        /moved to Porto[\s\S]*said in 2026-11-26-moved-to-porto/,
+      );
       const update = await visibleText(page, `${selector} article.card:has(.kind-update)`);
       expect(update).toContain('The usual at Fábrica is an oat flat white.');
       expect(update).toContain('with an extra shot');
