@@ -76,6 +76,9 @@ describe('dreamd start / worker / scheduler', () => {
       return true;
     });
     expect(result.sawReady).toBe(true);
+    const startLines = result.output.split('\n').filter((line) => /"msg":"dreamd[^"]*running"/.test(line));
+    expect(startLines).toHaveLength(1);
+    expect(JSON.parse(startLines[0]!)).toMatchObject({ queue: 'redis', roles: { workers: true } });
     expect(health).toMatchObject({ ok: true, redis: 'up', workers: 'running', scheduler: 'started' });
     expect(spaces).toMatchObject({ spaces: [{ id: 'default' }] });
     expect(result.code).toBe(0);
