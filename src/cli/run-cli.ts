@@ -36,7 +36,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/history.js')).registerHistory,
   },
   {
-    usage: 'rollback <runId>',
+    usage: 'rollback <runId> [space]',
     summary: 'restore the memory files as they were before a run (recorded as a new run)',
     load: async () => (await import('./commands/rollback.js')).registerRollback,
   },
@@ -47,12 +47,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: proposalCommands,
   },
   {
-    usage: 'accept <runId>',
+    usage: 'accept <runId> [space]',
     summary: 'apply a proposal (or the changes --only names) to memory as one transaction',
     load: proposalCommands,
   },
   {
-    usage: 'reject <runId>',
+    usage: 'reject <runId> [space]',
     summary:
       'drop a proposal (or the changes --only names); rejected facts are not proposed again from the same sessions',
     load: proposalCommands,
@@ -63,7 +63,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/batch.js')).registerBatch,
   },
   {
-    usage: 'chat <message>',
+    usage: 'chat <message> [space]',
     summary:
       'talk to a small agent with memory: MEMORY.md in its prompt, relevant facts retrieved, tools to save and recall; the session is recorded (continue it with --session)',
     load: async () => (await import('./commands/chat.js')).registerChat,

@@ -6,6 +6,8 @@ import { describeBatch, formatChanges, formatDuration, formatHeldBack, formatUsa
 import { CommandExit, ExitCode, emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 import { createPlainProgress, createProgressBar, showsProgress } from '../progress.js';
+import type { Command } from 'commander';
+import { namedSpace, withSpace } from '../space-argument.js';
 
 /** Sessions shown by name when a run leaves some waiting; the run record (or --json) lists them all. */
 const WAITING_SHOWN = 20;
@@ -108,12 +110,14 @@ function describeOutcome(outcome: QueuedOutcome): string {
 }
 
 export const registerConsolidate: CommandRegistrar = (program, context) => {
-  program
-    .command('consolidate')
-    .description(
-      'consolidate new sessions into memory now: queued to the daemon when one is up, else in this process (every space when none is named)',
-    )
-    .argument('[space]', 'space id (default: every configured space, in turn)')
+  withSpace(
+    program
+      .command('consolidate')
+      .description(
+        'consolidate new sessions into memory now: queued to the daemon when one is up, else in this process (every space when none is named)',
+      ),
+    'space id (default: every configured space, in turn)',
+  )
     .option('--force', 'skip the time and session-count gates (never the lock)', false)
     .option('--dry-run', 'show the diff it would make and write nothing', false)
     .option('--no-wait', 'with a daemon: return once the run is queued')
@@ -125,9 +129,11 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
     )
     .action(
       async (
-        spaceId: string | undefined,
+        positional: string | undefined,
         options: { force: boolean; dryRun: boolean; wait: boolean; inProcess: boolean; batch: boolean },
+        command: Command,
       ) => {
+        const spaceId = namedSpace(command, positional);
         const { io, json, config } = context();
         const loaded = config();
         // Loaded when the command runs (the pipeline, the SDKs), so `--help` stays quick.
