@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { Command, Help } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/output.js';
@@ -22,6 +25,11 @@ function captured(): CliIo & { readonly out: () => string } {
     out: () => out,
   };
 }
+
+const BIN = new URL('../../bin/dreamd.js', import.meta.url).pathname;
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 /** The table with each load counted by the entry's name. */
 function countingTable(loaded: string[]): CommandEntry[] {
@@ -72,5 +80,13 @@ describe('the command table', () => {
       expect(entry.summary).toBe(command!.description());
       expect(entry.usage).toBe(help.subcommandTerm(command!).replace(' [options]', ''));
     }
+  });
+
+  it('the executable prints the version and the command list', async () => {
+    const run = promisify(execFile);
+    for (const flag of ['--version', '-V'])
+      expect((await run('node', [BIN, flag])).stdout).toBe(`${VERSION}\n`);
+    const help = (await run('node', [BIN, '--help'])).stdout;
+    for (const entry of COMMANDS) expect(help).toContain(entry.usage);
   });
 });
