@@ -99,5 +99,5 @@ describe('the page to decide on proposals', () => {
       'Usual coffee order',
     ]);
     expect((await listRuns(space.memoryDir)).map((record) => record.runId)).toEqual([run.runId]);
-  }, 60_000);
+  });
 });
