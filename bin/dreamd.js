@@ -2,12 +2,20 @@
 // In a checkout (src/ present, dev dependencies installed) the CLI runs from the TypeScript source through
 // tsx, so it is never stale. An installed package or an image ships only the compiled dist/ (built by
 // `npm run build`, which `npm pack` runs): plain Node, no tsx.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import process from 'node:process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+// `dreamd --version` alone is answered here, from package.json: in a checkout, starting tsx alone takes longer
+// than the 300 ms a version may take. Anything else (`--json --version` too) goes through the CLI.
+const argv = process.argv.slice(2);
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+  process.stdout.write(`${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version}\n`);
+  process.exit(0);
+}
 const source = join(root, 'src', 'cli', 'main.ts');
 const compiled = join(root, 'dist', 'src', 'cli', 'main.js');
 

@@ -54,6 +54,7 @@ export async function runDaemon(
   await daemon.start();
   logger.info(
     {
+      queue: daemon.queueKind,
       roles,
       spaces: config.spaces.map((space) => space.id),
       redis: daemon.redisUrl,

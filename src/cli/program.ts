@@ -16,13 +16,39 @@ export interface CommandContext {
 export type CommandRegistrar = (program: Command, context: () => CommandContext) => void;
 
 /**
- * Builds the commander program with global flags and registers the commands. Errors thrown by an action
- * are reported once, as text or JSON, and become the exit code (1 failure, 2 usage/config).
+ * One top-level command in the table of the CLI. Its module is loaded only when the command runs (or its help
+ * is asked for): `dreamd --help` lists the table's lines and `--version` loads no command at all.
+ */
+export interface CommandEntry {
+  /** The command and its arguments as `dreamd --help` lists them: `consolidate [space]`. */
+  readonly usage: string;
+  /** Its line in `dreamd --help`: the description the module gives the command (a test keeps them equal). */
+  readonly summary: string;
+  /** Loads the module that registers it (a module may register several top-level commands). */
+  readonly load: () => Promise<CommandRegistrar>;
+}
+
+/** The name of an entry's command: the first word of its usage. */
+export function entryName(entry: CommandEntry): string {
+  return entry.usage.split(' ')[0]!;
+}
+
+/** The command word of a command line (`dreamd --json help memory show` → `memory`), if any. */
+export function commandWord(argv: readonly string[]): string | undefined {
+  const words = argv.filter((word, index) => !word.startsWith('-') && argv[index - 1] !== '--config');
+  return words[0] === 'help' ? words[1] : words[0];
+}
+
+/**
+ * Builds the commander program with global flags and registers the commands: the module of the command named
+ * on the line, or, when none is (`--help`, `--version`, an unknown word), each entry's usage and summary
+ * without loading any module. Errors thrown by an action are reported once, as text or JSON, and become the
+ * exit code (1 failure, 2 usage/config).
  */
 export async function runProgram(
   argv: readonly string[],
   io: CliIo,
-  registrars: readonly CommandRegistrar[],
+  commands: readonly CommandEntry[],
 ): Promise<ExitCode> {
   // Under --json a usage error is reported as JSON on stdout (below), so commander's text is held back.
   const json = argv.includes('--json');
@@ -65,7 +91,10 @@ export async function runProgram(
       },
     };
   };
-  for (const register of registrars) register(program, context);
+  const word = commandWord(argv);
+  const named = commands.find((entry) => entryName(entry) === word);
+  if (named !== undefined) (await named.load())(program, context);
+  else for (const entry of commands) program.command(entry.usage).description(entry.summary);
   program.commands.forEach((command) => {
     command.exitOverride();
     command.configureHelp({ showGlobalOptions: true });

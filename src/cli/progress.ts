@@ -4,7 +4,8 @@
  * a run's time, so `extract` gets the biggest slice.
  *
  * States: idle → started (`start(space)`) → updated by `update` → stopped (`stop()`); start again for the
- * next space.
+ * next space. `note(line)` works in every state: a line (a retry warning) printed above the bar, which is drawn
+ * again under it.
  */
 import cliProgress from 'cli-progress';
 import type { RunPhase, RunProgress } from '../core/run.js';
@@ -29,6 +30,8 @@ export interface RunProgressBar {
   start(spaceId: string): void;
   update(progress: RunProgress): void;
   stop(): void;
+  /** Prints one line of text (no newline at its end) where the bar is drawn, above the bar. */
+  note(line: string): void;
 }
 
 export interface ProgressBarOptions {
@@ -40,10 +43,11 @@ export interface ProgressBarOptions {
 
 /** A progress bar drawn with cli-progress. */
 export function createProgressBar(options: ProgressBarOptions = {}): RunProgressBar {
+  const stream = options.stream ?? process.stderr;
   const bar = new cliProgress.SingleBar(
     {
       format: '{space} [{bar}] {percentage}% | {phase}',
-      stream: options.stream ?? process.stderr,
+      stream,
       noTTYOutput: options.noTTYOutput ?? false,
       hideCursor: true,
       clearOnComplete: true,
@@ -51,21 +55,31 @@ export function createProgressBar(options: ProgressBarOptions = {}): RunProgress
     cliProgress.Presets.shades_classic,
   );
   let running = false;
+  /** What the bar shows now, to draw it again under a note. */
+  let shown = { percent: 0, space: '', phase: 'starting' };
   return {
     start(spaceId) {
       if (running) bar.stop();
-      bar.start(100, 0, { space: spaceId, phase: 'starting' });
+      shown = { percent: 0, space: spaceId, phase: 'starting' };
+      bar.start(100, 0, { space: spaceId, phase: shown.phase });
       running = true;
     },
     update(progress) {
       if (!running) return;
       const detail = progress.total > 1 ? ` ${progress.done}/${progress.total}` : '';
-      bar.update(progressPercent(progress), { phase: `${progress.phase}${detail}` });
+      shown = { ...shown, percent: progressPercent(progress), phase: `${progress.phase}${detail}` };
+      bar.update(shown.percent, { phase: shown.phase });
     },
     stop() {
       if (!running) return;
       bar.stop();
       running = false;
+    },
+    note(line) {
+      // The bar clears its line when it stops; the note takes that line and the bar starts again below it.
+      if (running) bar.stop();
+      stream.write(`${line}\n`);
+      if (running) bar.start(100, shown.percent, { space: shown.space, phase: shown.phase });
     },
   };
 }
@@ -78,9 +92,12 @@ export function showsProgress(io: { readonly stderrIsTty?: boolean }, json: bool
   return io.stderrIsTty === true && !json;
 }
 
-/** A bar that draws nothing (not a terminal, or --json). */
-export const silentProgressBar: RunProgressBar = {
-  start: () => undefined,
-  update: () => undefined,
-  stop: () => undefined,
-};
+/** A bar that draws nothing (not a terminal, or --json); its notes are written as lines by `write`. */
+export function createPlainProgress(write: (text: string) => void): RunProgressBar {
+  return {
+    start: () => undefined,
+    update: () => undefined,
+    stop: () => undefined,
+    note: (line) => write(`${line}\n`),
+  };
+}

@@ -1,30 +1,94 @@
-import { registerBatch } from './commands/batch.js';
-import { registerChat } from './commands/chat.js';
-import { registerConsolidate } from './commands/consolidate.js';
-import { registerDaemonCommands } from './commands/daemon.js';
-import { registerDoctor } from './commands/doctor.js';
-import { registerHistory } from './commands/history.js';
-import { registerMemory } from './commands/memory.js';
-import { registerProposals } from './commands/proposals.js';
-import { registerRollback } from './commands/rollback.js';
-import { registerSessions } from './commands/sessions.js';
-import { registerStatus } from './commands/status.js';
 import type { CliIo, ExitCode } from './output.js';
-import { runProgram, type CommandRegistrar } from './program.js';
+import { runProgram, type CommandEntry } from './program.js';
 
-/** Every command of the CLI, in help order. */
-export const COMMANDS: readonly CommandRegistrar[] = [
-  registerStatus,
-  registerSessions,
-  registerConsolidate,
-  registerMemory,
-  registerHistory,
-  registerRollback,
-  registerProposals,
-  registerBatch,
-  registerChat,
-  registerDoctor,
-  registerDaemonCommands,
+const daemonCommands = async () => (await import('./commands/daemon.js')).registerDaemonCommands;
+const proposalCommands = async () => (await import('./commands/proposals.js')).registerProposals;
+
+/**
+ * Every command of the CLI, in help order: how `dreamd --help` lists it, and its module, loaded only when the
+ * command runs. Adding a command is one entry here (its module gives the same description; a test checks).
+ */
+export const COMMANDS: readonly CommandEntry[] = [
+  {
+    usage: 'status [space]',
+    summary: 'per space: gates, sessions waiting, last run, lock holder',
+    load: async () => (await import('./commands/status.js')).registerStatus,
+  },
+  {
+    usage: 'sessions',
+    summary: 'session transcripts (input)',
+    load: async () => (await import('./commands/sessions.js')).registerSessions,
+  },
+  {
+    usage: 'consolidate [space]',
+    summary:
+      'consolidate new sessions into memory now: queued to the daemon when one is up, else in this process (every space when none is named)',
+    load: async () => (await import('./commands/consolidate.js')).registerConsolidate,
+  },
+  {
+    usage: 'memory',
+    summary: 'the curated memory (output): show, search, forget',
+    load: async () => (await import('./commands/memory.js')).registerMemory,
+  },
+  {
+    usage: 'history [space]',
+    summary: 'runs that changed memory, newest first (`history show <runId>` for one with its diff)',
+    load: async () => (await import('./commands/history.js')).registerHistory,
+  },
+  {
+    usage: 'rollback <runId> [space]',
+    summary: 'restore the memory files as they were before a run (recorded as a new run)',
+    load: async () => (await import('./commands/rollback.js')).registerRollback,
+  },
+  {
+    usage: 'proposals [space]',
+    summary:
+      'proposals of approval-mode spaces awaiting a decision, with their changes (--diff: the exact diff)',
+    load: proposalCommands,
+  },
+  {
+    usage: 'accept <runId> [space]',
+    summary: 'apply a proposal (or the changes --only names) to memory as one transaction',
+    load: proposalCommands,
+  },
+  {
+    usage: 'reject <runId> [space]',
+    summary:
+      'drop a proposal (or the changes --only names); rejected facts are not proposed again from the same sessions',
+    load: proposalCommands,
+  },
+  {
+    usage: 'batch',
+    summary: 'the message batches of batch mode (model.batch, consolidate --batch)',
+    load: async () => (await import('./commands/batch.js')).registerBatch,
+  },
+  {
+    usage: 'chat <message> [space]',
+    summary:
+      'talk to a small agent with memory: MEMORY.md in its prompt, relevant facts retrieved, tools to save and recall; the session is recorded (continue it with --session)',
+    load: async () => (await import('./commands/chat.js')).registerChat,
+  },
+  {
+    usage: 'doctor',
+    summary:
+      'check config, directories, Redis and the model (URL, key, one models-list request), and say how to fix what is missing',
+    load: async () => (await import('./commands/doctor.js')).registerDoctor,
+  },
+  {
+    usage: 'start',
+    summary: 'run the daemon: scheduler, workers and the HTTP API (127.0.0.1:7077)',
+    load: daemonCommands,
+  },
+  {
+    usage: 'worker',
+    summary: 'run only consolidation workers (scale them across machines on one Redis)',
+    load: daemonCommands,
+  },
+  {
+    usage: 'scheduler',
+    summary: 'run only the scheduler (replicas on one Redis never queue a space twice)',
+    load: daemonCommands,
+  },
 ];
 
 /** Runs the dreamd CLI with the given arguments and IO; resolves to the exit code. */

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import { ConfigFile, type Config, type Space } from './schema.js';
+import { ConfigFile, HttpUrl, type Config, type Space } from './schema.js';
 
 /** Name of the config file looked up in the working directory when no path is given. */
 export const CONFIG_FILE_NAME = 'dreamd.config.json';
@@ -145,11 +145,9 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     } catch (error) {
       if (error instanceof ConfigError) throw error;
       throw new ConfigError(
-        `${source} is not valid JSON: ${(error as Error).message}; fix the syntax`,
+        `${source}${jsonErrorPlace(text, (error as Error).message)} is not valid JSON: ${(error as Error).message}; fix the syntax`,
         'config',
-        {
-          cause: error,
-        },
+        { cause: error },
       );
     }
   }
@@ -305,13 +303,26 @@ function applySdkBaseUrl(
   const variable = model?.provider === 'openai-compatible' ? 'OPENAI_BASE_URL' : 'ANTHROPIC_BASE_URL';
   const value = env[variable]?.trim();
   if (value === undefined || value === '') return;
-  if (!URL.canParse(value)) {
+  if (!HttpUrl.safeParse(value).success) {
     throw new ConfigError(
       `${variable}=${value} is not a URL; set it to the endpoint (e.g. https://gateway.example/anthropic) or unset it`,
       'model.baseUrl',
     );
   }
   setPath(raw, 'model.baseUrl', value);
+}
+
+/**
+ * ` line 3 column 8` for a JSON.parse error, from the offset V8 names (`… at position 41`, every Node we
+ * support) or the end of the text (`Unexpected end of JSON input`); empty when the message names neither.
+ */
+export function jsonErrorPlace(text: string, message: string): string {
+  const position = /at position (\d+)/.exec(message)?.[1];
+  const offset =
+    position !== undefined ? Number(position) : /end of JSON input/.test(message) ? text.length : undefined;
+  if (offset === undefined) return '';
+  const before = text.slice(0, offset).split('\n');
+  return ` line ${before.length} column ${before[before.length - 1]!.length + 1}`;
 }
 
 export function isLoopback(host: string): boolean {

@@ -78,13 +78,22 @@ export const ModelPriceConfig = z.strictObject({
 });
 export type ModelPriceConfig = z.infer<typeof ModelPriceConfig>;
 
+/**
+ * An http:// or https:// URL with a host. `z.url()` alone takes `htp:/oops` (any scheme, one slash); an
+ * endpoint the SDKs can call needs both.
+ */
+export const HttpUrl = z.url({
+  protocol: /^https?$/,
+  error: 'an http:// or https:// URL with a host (e.g. http://127.0.0.1:11434/v1)',
+});
+
 export const ModelConfig = z.strictObject({
   /** `anthropic` (Messages API) or `openai-compatible` (Ollama, vLLM, LM Studio, …). */
   provider: z.enum(['anthropic', 'openai-compatible']).default('anthropic'),
   /** Model name. Default the current Haiku. */
   name: z.string().min(1).default('claude-haiku-5-5'),
   /** Base URL of the API. Default: the provider's own (Anthropic) — required for openai-compatible. */
-  baseUrl: z.url().optional(),
+  baseUrl: HttpUrl.optional(),
   /** API key. Better set through ANTHROPIC_API_KEY / OPENAI_API_KEY / DREAMD_MODEL_API_KEY than in the file. */
   apiKey: z.string().min(1).optional(),
   /** Longest answer the model may give, in tokens. */
@@ -128,7 +137,7 @@ export type ModelConfig = z.infer<typeof ModelConfig>;
 
 export const EmbeddingsConfig = z.strictObject({
   /** Base URL of an OpenAI-compatible API serving `/embeddings`. */
-  baseUrl: z.url(),
+  baseUrl: HttpUrl,
   model: z.string().min(1),
   apiKey: z.string().min(1).optional(),
 });

@@ -298,16 +298,9 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
         parts.server = server;
         parts.address = await server.listen();
       }
+      // No log line here: the process that started the daemon logs the one start line, with what only it
+      // knows (the model in use); a library user's start is theirs to report.
       state = 'running';
-      logger.info(
-        {
-          queue: jobs.kind,
-          roles,
-          address: parts.address,
-          spaces: config.spaces.map((space) => space.id),
-        },
-        'dreamd daemon running',
-      );
     } catch (error) {
       await stopParts();
       state = 'stopped';

@@ -9,8 +9,9 @@ import { lacksVersionPath } from './sdk-errors.js';
 /**
  * A cheap request to the configured model endpoint: the models list (`GET /v1/models`), which the providers
  * dreamd speaks to serve (Anthropic, OpenAI, Ollama, vLLM, LM Studio, LiteLLM), costs no tokens and checks
- * the URL and the key at once. A server without one (some proxies and gateways answer 404, 405 or 501) is asked
- * one request of one output token instead. Used by `dreamd doctor`.
+ * the URL and the key at once. A server without one (some proxies and gateways answer 404, 405 or 501) is
+ * asked one request of one output token instead, only when the caller allows it (`messages`: it is paid).
+ * Used by `dreamd doctor` (`--probe-messages`).
  */
 
 /** How long the probe waits for an answer: 5 s, so doctor answers quickly when the endpoint is down. */
@@ -24,9 +25,17 @@ export interface ModelProbe {
   readonly fix?: string;
 }
 
+export interface ProbeOptions extends ProviderOptions {
+  /**
+   * When the endpoint serves no models list, send one generation request of one output token (a few paid
+   * tokens) to check the key and the model name. Default false: the probe spends nothing.
+   */
+  readonly messages?: boolean;
+}
+
 export async function probeModelEndpoint(
   config: ModelConfig,
-  options: ProviderOptions = {},
+  options: ProbeOptions = {},
 ): Promise<ModelProbe> {
   const env = options.env ?? process.env;
   const endpoint = resolveModelEndpoint(config, env);
@@ -41,6 +50,21 @@ export async function probeModelEndpoint(
     } catch (error) {
       // Some servers and proxies have no models list: one tiny request checks the URL, the key and the name.
       if (!(error instanceof ModelError) || ![404, 405, 501].includes(error.status ?? 0)) throw error;
+      const missingVersion =
+        config.provider === 'openai-compatible' &&
+        endpoint.baseUrl !== undefined &&
+        lacksVersionPath(endpoint.baseUrl);
+      if (options.messages !== true && !missingVersion) {
+        return {
+          ok: true,
+          baseUrl: endpoint.baseUrl,
+          detail:
+            `${endpoint.baseUrl} answers, but serves no models list (HTTP ${error.status ?? '?'} for GET /models): ` +
+            `the key and ${config.name} were not checked; \`dreamd doctor --probe-messages\` checks them ` +
+            'with one one-token request (a few paid tokens)',
+        };
+      }
+      if (options.messages !== true) throw error;
       if (config.provider === 'openai-compatible') await askOpenAIOnce(quick, options);
       else await askAnthropicOnce(quick, options);
       return {

@@ -59,7 +59,7 @@ describe('resuming a recorded session', () => {
       sessionsDir: space().sessionsDir,
     });
     expect(read.session.messages.length).toBe(file.messages.length);
-  }, 30_000);
+  });
 
   it('refuses a missing session and one recorded by another tool', async () => {
     await expect(resumable({ sessionId: 'nope', resume: true })).rejects.toBeInstanceOf(ConfigError);

@@ -63,7 +63,7 @@ describe('dreamd chat', () => {
     expect(system).toMatch(/background/i);
     // Both sessions were recorded for consolidation.
     expect(readdirSync(join(cwd, 'sessions')).filter((name) => name.endsWith('.json'))).toHaveLength(2);
-  }, 60_000);
+  });
 
   it('says how to get a model when there is no key, with exit code 2', async () => {
     const result = await runCliCaptured(['chat', 'hello'], { cwd: workspace() });
@@ -246,5 +246,5 @@ describe('dreamd chat', () => {
     });
     expect(JSON.parse(stdout)).toMatchObject({ ok: true, text: 'From stdin.' });
     expect(fake.server.requests.at(-1)!.prompt).toBe('What is on the menu?');
-  }, 60_000);
+  });
 });

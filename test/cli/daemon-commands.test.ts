@@ -47,7 +47,7 @@ function runUntil(
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    const timer = setTimeout(() => child.kill('SIGKILL'), 40_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 100_000);
     child.on('error', reject);
     child.on('exit', (code) => {
       clearTimeout(timer);
@@ -76,11 +76,14 @@ describe('dreamd start / worker / scheduler', () => {
       return true;
     });
     expect(result.sawReady).toBe(true);
+    const startLines = result.output.split('\n').filter((line) => /"msg":"dreamd[^"]*running"/.test(line));
+    expect(startLines).toHaveLength(1);
+    expect(JSON.parse(startLines[0]!)).toMatchObject({ queue: 'redis', roles: { workers: true } });
     expect(health).toMatchObject({ ok: true, redis: 'up', workers: 'running', scheduler: 'started' });
     expect(spaces).toMatchObject({ spaces: [{ id: 'default' }] });
     expect(result.code).toBe(0);
     await redis.stop();
-  }, 60_000);
+  });
 
   it('start needs nothing but Node: no REDIS_URL and no redis-server, it serves /healthz and `consolidate` goes through it', async () => {
     const model = await startFakeAnthropicServer();
@@ -121,7 +124,7 @@ describe('dreamd start / worker / scheduler', () => {
     } finally {
       await model.close();
     }
-  }, 90_000);
+  });
 
   it('worker runs workers only and stops on SIGTERM', async () => {
     const redis = await openRedis();
@@ -139,7 +142,7 @@ describe('dreamd start / worker / scheduler', () => {
     expect(result.output).toMatch(/"scheduler":false/);
     expect(result.code).toBe(0);
     await redis.stop();
-  }, 60_000);
+  });
 
   it('scheduler needs no model key', async () => {
     const redis = await openRedis();
@@ -156,7 +159,7 @@ describe('dreamd start / worker / scheduler', () => {
     expect(result.output).toMatch(/"scheduler":true/);
     expect(result.code).toBe(0);
     await redis.stop();
-  }, 60_000);
+  });
 
   it('refuses to start workers without a model key, before touching Redis, with exit code 2', async () => {
     const result = await runCliCaptured(['start'], {

@@ -121,11 +121,35 @@ describe('dreamd doctor', () => {
     }
   });
 
-  it('passes an endpoint that serves no models list by asking it one one-token request', async () => {
+  it('spends no token on an endpoint that serves no models list, and says how to check the key', async () => {
     const proxy = await startFakeOpenAIServer({ models: null });
     proxy.setDefault({ text: 'p' });
     try {
       const run = await runCliCaptured(['doctor', '--json'], {
+        cwd: workspace(),
+        env: {
+          DREAMD_MODEL_PROVIDER: 'openai-compatible',
+          DREAMD_MODEL: 'llama3.2',
+          OPENAI_BASE_URL: proxy.url,
+        },
+      });
+      expect(check(run.data<DoctorOutput>(), 'model endpoint')).toMatchObject({
+        ok: true,
+        detail: expect.stringMatching(
+          /serves no models list \(HTTP 404 for GET \/models\): the key and llama3\.2 were not checked; `dreamd doctor --probe-messages`/,
+        ),
+      });
+      expect(proxy.requests).toHaveLength(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('with --probe-messages, passes an endpoint that serves no models list by asking it one one-token request', async () => {
+    const proxy = await startFakeOpenAIServer({ models: null });
+    proxy.setDefault({ text: 'p' });
+    try {
+      const run = await runCliCaptured(['doctor', '--json', '--probe-messages'], {
         cwd: workspace(),
         env: {
           DREAMD_MODEL_PROVIDER: 'openai-compatible',

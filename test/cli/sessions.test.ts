@@ -139,5 +139,5 @@ describe('dreamd sessions list', () => {
     expect(code).toBe(0);
     const rows = (JSON.parse(stdout) as { data: SessionRow[] }).data;
     expect(rows.map((row) => row.messages)).toEqual(Object.values(exampleMessageCounts()));
-  }, 30_000);
+  });
 });

@@ -109,6 +109,36 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ path: join(dir, 'nope.json'), env: {}, cwd: dir })).toThrow(/does not exist/);
   });
 
+  it('names the line and column of a JSON syntax error', () => {
+    const dir = tempDir();
+    writeConfig(dir, '{\n  "model": {\n    "name" "claude-haiku-5-5"\n  }\n}\n');
+    expect(() => loadConfig({ env: {}, cwd: dir })).toThrow(
+      /dreamd\.config\.json line 3 column 12 is not valid JSON/,
+    );
+    writeConfig(dir, '{\n  "model": {\n');
+    expect(() => loadConfig({ env: {}, cwd: dir })).toThrow(/line 3 column 1 is not valid JSON/);
+  });
+
+  it('rejects a model or embeddings URL that is not http(s) with a host, from the file or the environment', () => {
+    const dir = tempDir();
+    for (const baseUrl of ['htp:/oops', 'http:/oops', 'ftp://models.example', 'oops']) {
+      writeConfig(dir, { model: { baseUrl } });
+      expect(() => loadConfig({ env: {}, cwd: dir })).toThrow(
+        /model\.baseUrl: an http:\/\/ or https:\/\/ URL/,
+      );
+      writeConfig(dir, { embeddings: { baseUrl, model: 'nomic-embed-text' } });
+      expect(() => loadConfig({ env: {}, cwd: dir })).toThrow(/embeddings\.baseUrl/);
+    }
+    expect(() => loadConfig({ env: { DREAMD_MODEL_BASE_URL: 'htp:/oops' }, cwd: tempDir() })).toThrow(
+      /DREAMD_MODEL_BASE_URL=htp:\/oops: model\.baseUrl/,
+    );
+    expect(() => loadConfig({ env: { ANTHROPIC_BASE_URL: 'htp:/oops' }, cwd: tempDir() })).toThrow(
+      /ANTHROPIC_BASE_URL=htp:\/oops is not a URL/,
+    );
+    writeConfig(dir, { model: { baseUrl: 'http://127.0.0.1:11434/v1' } });
+    expect(loadConfig({ env: {}, cwd: dir }).model.baseUrl).toBe('http://127.0.0.1:11434/v1');
+  });
+
   /** Loads the config of a fresh folder whose dreamd.config.json lists these spaces, when called. */
   const withSpaces = (spaces: readonly { id: string; sessions: string; memory: string }[]) => {
     const dir = tempDir();

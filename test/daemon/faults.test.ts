@@ -30,7 +30,7 @@ describe('faults', () => {
     await before.close();
 
     await redis.kill();
-    await eventually(() => pool.state === 'redis-down', 5_000, 'the pool to notice');
+    await eventually(() => pool.state === 'redis-down', 60_000, 'the pool to notice');
     await redis.restart();
     await eventually(() => pool.state === 'running' && pool.isRunning(), 10_000, 'the pool to resume');
 
@@ -67,7 +67,7 @@ describe('faults', () => {
     await queue.close();
 
     await redis.kill();
-    await eventually(() => pool.state === 'redis-down', 5_000, 'the pool to notice');
+    await eventually(() => pool.state === 'redis-down', 60_000, 'the pool to notice');
     await redis.restart();
     await eventually(() => pool.state === 'running', 10_000, 'the pool to resume');
     release.resolve();
@@ -81,7 +81,7 @@ describe('faults', () => {
     await after.close();
     await probe.close();
     await redis.stop();
-  }, 60_000); // its waits add up to 45 s: room for a loaded machine, where a Redis restart and replay take longer
+  });
 
   it('replaces a worker that closed on its own at the next health check', async () => {
     const { redis, config } = await openRedisConfig('replace');
@@ -91,7 +91,7 @@ describe('faults', () => {
     await original.close();
     expect(pool.isRunning()).toBe(false);
 
-    await eventually(() => pool.worker !== original && pool.isRunning(), 5_000, 'a new worker');
+    await eventually(() => pool.worker !== original && pool.isRunning(), 60_000, 'a new worker');
     const queue = openQueue(config);
     const queued = await enqueueRun(queue, config, 'alpha');
     await jobReaches(queue, queued.jobId, 'completed', 10_000, 'the job');
@@ -100,7 +100,7 @@ describe('faults', () => {
     await queue.close();
     await probe.close();
     await redis.stop();
-  }, 90_000); // a Redis restart under a loaded machine: BullMQ's reconnect and stalled checks take their time
+  });
 
   it('hands its job to another worker once the lock expires, and the run completes once', async () => {
     const { redis, config } = await openRedisConfig('kill9');

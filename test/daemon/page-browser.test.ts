@@ -117,7 +117,7 @@ describe('the page to decide on proposals', () => {
       'Usual coffee order',
     ]);
     expect((await listRuns(space.memoryDir)).map((record) => record.runId)).toEqual([run.runId]);
-  }, 60_000);
+  });
 
   it('shows a proposal as cards and marked-up memory diffs, accepts part of it, and says so with no reload', async () => {
     const port = await findFreePort();
@@ -192,7 +192,7 @@ describe('the page to decide on proposals', () => {
       'Lives in Porto since 2026-11-19.',
       'The usual at Fábrica is an oat flat white with an extra shot.',
     ]);
-  }, 90_000);
+  });
 
   it('removes a proposal memory moved past and shows why, when accepting it is refused', async () => {
     const port = await findFreePort();
@@ -216,7 +216,7 @@ describe('the page to decide on proposals', () => {
       await daemon.stop();
       await page.close();
     }
-  }, 90_000);
+  });
 
   it('rejects a whole proposal on the page; the next run sends none of its sessions to the model', async () => {
     const port = await findFreePort();
@@ -239,7 +239,7 @@ describe('the page to decide on proposals', () => {
     const next = await fastConsolidator(config)(space, FORCED_RUN);
     expect(next.status).toBe('skipped');
     expect(fake.server.requests.length).toBe(requests);
-  }, 90_000);
+  });
 });
 
 /** A session where the user asks for an extra shot in the usual coffee: the coffee fact's update. */

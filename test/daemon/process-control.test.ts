@@ -140,7 +140,7 @@ describe('process control', () => {
           writeFileSync(join(dir, 'other.json'), '{}');
           writeFileSync(`${file}.tmp`, '{"spaces": []}');
           writeFileSync(file, '{"spaces": []}');
-          await eventually(() => daemon.reloads.length === 1, 5_000, 'a reload');
+          await eventually(() => daemon.reloads.length === 1, 60_000, 'a reload');
         },
         { config: { ...unreachable(), source: file } },
       );

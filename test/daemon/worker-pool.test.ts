@@ -48,7 +48,7 @@ describe('worker pool', () => {
       total: 2,
       message: 'done',
     });
-    await eventually(() => progress.length === 2, 5_000, 'two progress events');
+    await eventually(() => progress.length === 2, 60_000, 'two progress events');
     expect(progress[0]).toEqual({ phase: 'gather', done: 1, total: 2 });
 
     await close(pool, events, probe);

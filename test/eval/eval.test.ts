@@ -189,7 +189,7 @@ describe('the generated long dataset', () => {
     // Prettier pads the table's cells in the page: compare with runs of spaces as one.
     const spaced = (text: string) => text.replace(/ +/g, ' ');
     for (const line of table) expect(spaced(docs)).toContain(spaced(line));
-  }, 60_000);
+  });
 
   it('at quick size with a budget of 20 facts, curation merges, memory grows slower than the facts learned, none lost', async () => {
     // The circle alone: the allotment register is there to break dreamd, and its losses are the eval's to print.

@@ -25,6 +25,8 @@ await agent.end(); // the session file gets endedAt; dreamd consolidates it late
 let server: FakeAnthropicServer;
 let packed: { filename: string; files: { path: string }[] };
 let project: string;
+/** What `npm install` of the tarball printed. */
+let installed: { stdout: string; stderr: string };
 
 beforeAll(async () => {
   server = await startFakeAnthropicServer();
@@ -41,7 +43,7 @@ beforeAll(async () => {
     JSON.stringify({ name: 'uses-dreamd', private: true, type: 'module' }),
   );
   // --prefer-offline: the dependencies come from npm's cache, filled by the checkout's own `npm ci`.
-  await run(
+  installed = await run(
     'npm',
     ['install', '--prefer-offline', '--no-audit', '--no-fund', join(destination, packed.filename)],
     { cwd: project, maxBuffer: 64 * 1024 * 1024 },
@@ -53,6 +55,11 @@ afterAll(async () => {
 });
 
 describe('the packed tarball', () => {
+  it('installs without an engine warning: every dependency runs on the Node versions dreamd declares', () => {
+    // The checkout's `overrides` never reach a consumer: the versions it resolves must fit `engines` alone.
+    expect(installed.stderr).not.toMatch(/EBADENGINE/);
+  });
+
   it('ships the compiled code and the CLI, not the tests, benchmarks, sources or sessions', () => {
     const paths = packed.files.map((file) => file.path);
     const shipped = [

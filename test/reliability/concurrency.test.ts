@@ -91,7 +91,7 @@ describe('concurrency', () => {
     const ledger = await readLedger(space.memoryDir);
     expect(Object.values(ledger.sessions).map((entry) => entry.runId)).toEqual(Array(7).fill(summary.runId));
     expect((await checkMemory(space.memoryDir)).problems).toEqual([]);
-  }, 60_000);
+  });
 
   it('keeps a hand edit made to a topic file while a run is in progress', async () => {
     const workspace = createWorkspace({ modelUrl: fake.url, spaces: [{ id: 'edited' }] });
@@ -198,5 +198,5 @@ describe('concurrency', () => {
       await second.stop();
       await redis.stop();
     }
-  }, 90_000);
+  });
 });

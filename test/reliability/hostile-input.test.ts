@@ -161,5 +161,5 @@ describe('hostile and broken input', () => {
     expect(bodies).not.toContain(OUTSIDE_CANARY);
     expect(bodies).not.toContain('root:x:0:0');
     expect(Object.prototype).not.toHaveProperty('polluted');
-  }, 60_000);
+  });
 });

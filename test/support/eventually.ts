@@ -2,12 +2,13 @@ import { setTimeout as pause } from 'node:timers/promises';
 
 /**
  * Waits until `condition` holds: for a state (a job finished, Redis refused a write, a file appeared), never for
- * time to pass. Asks again every `intervalMs` (20) and fails naming `what` after `timeoutMs` (10 s). The one
+ * time to pass. Asks again every `intervalMs` (20) and fails naming `what` after `timeoutMs` (60 s: a hang guard,
+ * long enough for a machine running other suites). The one
  * place the tests poll; kept free of vitest so child processes of the tests can use it too.
  */
 export async function eventually(
   condition: () => boolean | Promise<boolean>,
-  timeoutMs = 10_000,
+  timeoutMs = 60_000,
   what = 'condition',
   intervalMs = 20,
 ): Promise<void> {
@@ -22,7 +23,7 @@ export async function eventually(
 /** Like `eventually`, for a value: the first one `read` gives that is not undefined. */
 export async function eventuallyValue<T>(
   read: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 10_000,
+  timeoutMs = 60_000,
   what = 'value',
 ): Promise<T> {
   let value: T | undefined;

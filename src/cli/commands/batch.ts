@@ -1,5 +1,7 @@
 import { emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
+import type { Command } from 'commander';
+import { namedSpace, withSpace } from '../space-argument.js';
 
 /**
  * `dreamd batch cancel [space]`: gives up a space's pending message batch (`.dreamd/batch.json`): the
@@ -9,34 +11,36 @@ export const registerBatch: CommandRegistrar = (program, context) => {
   const batch = program
     .command('batch')
     .description('the message batches of batch mode (model.batch, consolidate --batch)');
-  batch
-    .command('cancel')
-    .description("cancel a space's pending message batch; its sessions go to the next run")
-    .argument('[space]', 'space id (default: every configured space)')
-    .action(async (spaceId: string | undefined) => {
-      const { io, json, config } = context();
-      const loaded = config();
-      // Loaded when the command runs, so `--help` stays quick.
-      const [{ selectSpaces }, { cancelPendingBatch }, { createModel }] = await Promise.all([
-        import('../spaces.js'),
-        import('../../consolidation/batch.js'),
-        import('../../model/index.js'),
-      ]);
-      const canceled: { space: string; batchId: string | null }[] = [];
-      for (const space of selectSpaces(loaded, spaceId)) {
-        const batchId = await cancelPendingBatch(space.memoryDir, () =>
-          createModel(loaded.model, { env: io.env }),
-        );
-        canceled.push({ space: space.id, batchId: batchId ?? null });
-      }
-      emitResult(io, json, { command: 'batch cancel', data: { canceled } }, () =>
-        canceled
-          .map((entry) =>
-            entry.batchId === null
-              ? `space ${entry.space}: no pending batch`
-              : `space ${entry.space}: canceled ${entry.batchId}; its sessions go to the next run`,
-          )
-          .join('\n'),
+  withSpace(
+    batch
+      .command('cancel')
+      .description("cancel a space's pending message batch; its sessions go to the next run"),
+    'space id (default: every configured space)',
+  ).action(async (positional: string | undefined, _options: object, command: Command) => {
+    const spaceId = namedSpace(command, positional);
+    const { io, json, config } = context();
+    const loaded = config();
+    // Loaded when the command runs, so `--help` stays quick.
+    const [{ selectSpaces }, { cancelPendingBatch }, { createModel }] = await Promise.all([
+      import('../spaces.js'),
+      import('../../consolidation/batch.js'),
+      import('../../model/index.js'),
+    ]);
+    const canceled: { space: string; batchId: string | null }[] = [];
+    for (const space of selectSpaces(loaded, spaceId)) {
+      const batchId = await cancelPendingBatch(space.memoryDir, () =>
+        createModel(loaded.model, { env: io.env }),
       );
-    });
+      canceled.push({ space: space.id, batchId: batchId ?? null });
+    }
+    emitResult(io, json, { command: 'batch cancel', data: { canceled } }, () =>
+      canceled
+        .map((entry) =>
+          entry.batchId === null
+            ? `space ${entry.space}: no pending batch`
+            : `space ${entry.space}: canceled ${entry.batchId}; its sessions go to the next run`,
+        )
+        .join('\n'),
+    );
+  });
 };

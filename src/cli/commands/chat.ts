@@ -1,8 +1,9 @@
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { AgentEvent } from '../../agent/run-agent.js';
 import { ConfigError } from '../../errors.js';
 import { CommandExit, ExitCode, emit } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
+import { namedSpace } from '../space-argument.js';
 
 /** Longest tool input or result shown by `--verbose`, in characters: one readable line. */
 const TRACE_CHARS = 200;
@@ -91,6 +92,7 @@ export const registerChat: CommandRegistrar = (program, context) => {
         'and recall; the session is recorded (continue it with --session)',
     )
     .argument('<message>', 'what to say ("-" reads it from standard input)')
+    .argument('[space]', 'space whose memory the agent uses (default: the only one)')
     .option('--space <id>', 'space whose memory the agent uses (default: the only one)')
     .option('--max-turns <n>', 'most model calls for this message (at least 1)', parseMaxTurns, 10)
     .option('--session <id>', 'continue the recorded session <id> (its history and summary)')
@@ -98,8 +100,11 @@ export const registerChat: CommandRegistrar = (program, context) => {
     .action(
       async (
         argument: string,
-        flags: { space?: string; maxTurns: number; session?: string; verbose: boolean },
+        positional: string | undefined,
+        flags: { maxTurns: number; session?: string; verbose: boolean },
+        command: Command,
       ) => {
+        const spaceId = namedSpace(command, positional);
         const { io, json, config } = context();
         const loaded = config();
         requireModel(loaded.model.provider, loaded.model.apiKey, loaded.model.baseUrl);
@@ -108,7 +113,7 @@ export const registerChat: CommandRegistrar = (program, context) => {
           import('../../agent/memory-agent.js'),
           import('../../config/load.js'),
         ]);
-        const space = findSpace(loaded, flags.space);
+        const space = findSpace(loaded, spaceId);
         const message = await messageFrom(argument);
         const agent = await createMemoryAgent({
           space,

@@ -5,7 +5,9 @@ import { formatUsd } from '../../cost/prices.js';
 import { describeBatch, formatChanges, formatDuration, formatHeldBack, formatUsage } from '../format.js';
 import { CommandExit, ExitCode, emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
-import { createProgressBar, showsProgress, silentProgressBar } from '../progress.js';
+import { createPlainProgress, createProgressBar, showsProgress } from '../progress.js';
+import type { Command } from 'commander';
+import { namedSpace, withSpace } from '../space-argument.js';
 
 /** Sessions shown by name when a run leaves some waiting; the run record (or --json) lists them all. */
 const WAITING_SHOWN = 20;
@@ -108,12 +110,14 @@ function describeOutcome(outcome: QueuedOutcome): string {
 }
 
 export const registerConsolidate: CommandRegistrar = (program, context) => {
-  program
-    .command('consolidate')
-    .description(
-      'consolidate new sessions into memory now: queued to the daemon when one is up, else in this process (every space when none is named)',
-    )
-    .argument('[space]', 'space id (default: every configured space, in turn)')
+  withSpace(
+    program
+      .command('consolidate')
+      .description(
+        'consolidate new sessions into memory now: queued to the daemon when one is up, else in this process (every space when none is named)',
+      ),
+    'space id (default: every configured space, in turn)',
+  )
     .option('--force', 'skip the time and session-count gates (never the lock)', false)
     .option('--dry-run', 'show the diff it would make and write nothing', false)
     .option('--no-wait', 'with a daemon: return once the run is queued')
@@ -125,9 +129,11 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
     )
     .action(
       async (
-        spaceId: string | undefined,
+        positional: string | undefined,
         options: { force: boolean; dryRun: boolean; wait: boolean; inProcess: boolean; batch: boolean },
+        command: Command,
       ) => {
+        const spaceId = namedSpace(command, positional);
         const { io, json, config } = context();
         const loaded = config();
         // Loaded when the command runs (the pipeline, the SDKs), so `--help` stays quick.
@@ -138,6 +144,7 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
           { selectSpaces },
           { createDreamd },
           { createLogger },
+          { createNoteLogger },
         ] = await Promise.all([
           import('../consolidate-in-process.js'),
           import('../consolidate-queued.js'),
@@ -145,9 +152,29 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
           import('../spaces.js'),
           import('../../dreamd.js'),
           import('../../daemon/logger.js'),
+          import('../note-logger.js'),
         ]);
         const spaces = selectSpaces(loaded, spaceId);
-        const bar = showsProgress(io, json) ? createProgressBar() : silentProgressBar;
+        const drawsBar = showsProgress(io, json);
+        const bar = drawsBar ? createProgressBar() : createPlainProgress(io.stderr);
+        // Retries and warnings go to stderr, beside the command's own output: pino's JSON lines under --json,
+        // else one readable line each, printed by the bar (above it, on a terminal).
+        const logger = json
+          ? createLogger({
+              pretty: false,
+              level: 'warn',
+              env: io.env,
+              destination: new Writable({
+                write(chunk: Buffer, _encoding, done) {
+                  io.stderr(String(chunk));
+                  done();
+                },
+              }),
+            })
+          : createNoteLogger({
+              note: (line) => bar.note(line),
+              colorize: drawsBar && (io.env.NO_COLOR === undefined || io.env.NO_COLOR === ''),
+            });
         let outcomes: QueuedOutcome[];
         const daemon = createDaemonClient(loaded);
         // A batched run waits for its batch in the process that asked for it.
@@ -174,22 +201,7 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
                 },
               })
             : await consolidateInProcess({
-                dreamd: createDreamd({
-                  getConfig: () => loaded,
-                  env: io.env,
-                  // Retries and warnings go to stderr, beside the command's own output.
-                  logger: createLogger({
-                    pretty: false,
-                    level: 'warn',
-                    env: io.env,
-                    destination: new Writable({
-                      write(chunk: Buffer, _encoding, done) {
-                        io.stderr(String(chunk));
-                        done();
-                      },
-                    }),
-                  }),
-                }),
+                dreamd: createDreamd({ getConfig: () => loaded, env: io.env, logger }),
                 spaces,
                 force: options.force,
                 dryRun: options.dryRun,

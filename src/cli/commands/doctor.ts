@@ -8,7 +8,12 @@ export const registerDoctor: CommandRegistrar = (program, context) => {
       'check config, directories, Redis and the model (URL, key, one models-list request), and say how to fix what is missing',
     )
     .option('--no-probe', 'do not send the models-list request to the model endpoint')
-    .action(async (options: { probe: boolean }) => {
+    .option(
+      '--probe-messages',
+      'when the endpoint serves no models list, send one one-token message (a few paid tokens) to check the key and model name',
+      false,
+    )
+    .action(async (options: { probe: boolean; probeMessages: boolean }) => {
       const { io, json, config } = context();
       // Loaded when the command runs (ioredis, the SDKs), so `--help` stays quick.
       const [{ runDoctor }, { probeModelEndpoint }] = await Promise.all([
@@ -17,7 +22,11 @@ export const registerDoctor: CommandRegistrar = (program, context) => {
       ]);
       const checks = await runDoctor(config(), {
         env: io.env,
-        ...(options.probe ? { probeModel: (model, env) => probeModelEndpoint(model, { env }) } : {}),
+        ...(options.probe
+          ? {
+              probeModel: (model, env) => probeModelEndpoint(model, { env, messages: options.probeMessages }),
+            }
+          : {}),
       });
       const ok = checks.every((check) => check.ok);
       emitResult(io, json, { command: 'doctor', ok, data: { checks } }, () =>

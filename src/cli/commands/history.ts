@@ -12,6 +12,8 @@ import {
 } from '../format.js';
 import { emitResult, table } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
+import type { Command } from 'commander';
+import { namedSpace, withSpace } from '../space-argument.js';
 
 /** Runs `dreamd history` lists unless --limit says otherwise. */
 const DEFAULT_HISTORY_LIMIT = 20;
@@ -144,12 +146,15 @@ function parseLimit(value: string | undefined): number {
 }
 
 export const registerHistory: CommandRegistrar = (program, context) => {
-  const history = program
-    .command('history')
-    .description('runs that changed memory, newest first (`history show <runId>` for one with its diff)')
-    .argument('[space]', 'space id (default: every configured space)')
+  const history = withSpace(
+    program
+      .command('history')
+      .description('runs that changed memory, newest first (`history show <runId>` for one with its diff)'),
+    'space id (default: every configured space)',
+  )
     .option('--limit <n>', `most runs listed (default ${DEFAULT_HISTORY_LIMIT})`)
-    .action(async (spaceId: string | undefined, options: { limit?: string }) => {
+    .action(async (positional: string | undefined, options: { limit?: string }, command: Command) => {
+      const spaceId = namedSpace(command, positional);
       const { io, json, config } = context();
       const limit = parseLimit(options.limit);
       const loaded = config();
@@ -168,32 +173,33 @@ export const registerHistory: CommandRegistrar = (program, context) => {
       emitResult(io, json, { command: 'history', data: shown }, () => describeRows(shown));
     });
 
-  history
-    .command('show')
-    .description('one run: what it changed and its diff')
-    .argument('<runId>', 'run id, as `dreamd history` lists them')
-    .option('--space <id>', 'space id (default: the space whose history has the run)')
-    .action(async (runId: string, options: { space?: string }) => {
-      const { io, json, config } = context();
-      const { findRun } = await import('../find-run.js');
-      const { space, run } = await findRun(config(), runId, options.space);
-      emitResult(
-        io,
-        json,
-        {
-          command: 'history show',
-          data: {
-            space: space.id,
-            runId: run.runId,
-            kind: run.kind,
-            seq: run.seq,
-            committedAt: run.committedAt,
-            rollbackOf: run.rollbackOf ?? null,
-            files: Object.keys(run.files),
-            summary: run.summary,
-          },
+  withSpace(
+    history
+      .command('show')
+      .description('one run: what it changed and its diff')
+      .argument('<runId>', 'run id, as `dreamd history` lists them'),
+    'space id (default: the space whose history has the run)',
+  ).action(async (runId: string, positional: string | undefined, _options: object, command: Command) => {
+    const { io, json, config } = context();
+    const { findRun } = await import('../find-run.js');
+    const { space, run } = await findRun(config(), runId, namedSpace(command, positional));
+    emitResult(
+      io,
+      json,
+      {
+        command: 'history show',
+        data: {
+          space: space.id,
+          runId: run.runId,
+          kind: run.kind,
+          seq: run.seq,
+          committedAt: run.committedAt,
+          rollbackOf: run.rollbackOf ?? null,
+          files: Object.keys(run.files),
+          summary: run.summary,
         },
-        () => describeRun(space, run),
-      );
-    });
+      },
+      () => describeRun(space, run),
+    );
+  });
 };

@@ -4,6 +4,8 @@ import { FACT_TYPES, TOPIC_FILES, type Fact } from '../../memory/types.js';
 import type { CommandRegistrar } from '../program.js';
 import { ConfigError } from '../../errors.js';
 import { emitResult, table } from '../output.js';
+import type { Command } from 'commander';
+import { namedSpace, withSpace } from '../space-argument.js';
 
 /** The memory store and the config loader, loaded when a command runs so `--help` stays quick. */
 async function memoryModules() {
@@ -140,15 +142,20 @@ function describeArchive(space: Space, rows: readonly ArchivedRow[]): string {
 export const registerMemory: CommandRegistrar = (program, context) => {
   const memory = program.command('memory').description('the curated memory (output): show, search, forget');
 
-  memory
-    .command('show')
-    .description('the index and the facts of the topic files, or one fact with --fact')
-    .argument('[space]', 'space id (required when several spaces are configured)')
+  withSpace(
+    memory.command('show').description('the index and the facts of the topic files, or one fact with --fact'),
+    'space id (required when several spaces are configured)',
+  )
     .option('--fact <id>', 'show one fact in full (superseded ones too)')
     .option('--all', 'include superseded facts (archived ones too)', false)
     .option('--archived', 'the archive: facts that left the active files, each with its successor', false)
     .action(
-      async (spaceId: string | undefined, options: { fact?: string; all: boolean; archived: boolean }) => {
+      async (
+        positional: string | undefined,
+        options: { fact?: string; all: boolean; archived: boolean },
+        command: Command,
+      ) => {
+        const spaceId = namedSpace(command, positional);
         const { io, json, config } = context();
         const { findSpace, loadMemory, FactNotFoundError, assertArchiveReadable } = await memoryModules();
         const space = findSpace(config(), spaceId);
@@ -206,68 +213,78 @@ export const registerMemory: CommandRegistrar = (program, context) => {
       },
     );
 
-  memory
-    .command('search')
-    .description('lexical search (BM25) over the active facts, best match first')
-    .argument('<query>', 'words to look for')
-    .option('--space <id>', 'space id (required when several spaces are configured)')
+  withSpace(
+    memory
+      .command('search')
+      .description('lexical search (BM25) over the active facts, best match first')
+      .argument('<query>', 'words to look for'),
+    'space id (required when several spaces are configured)',
+  )
     .option('--limit <n>', `most results (default ${DEFAULT_SEARCH_LIMIT})`)
     .option('--archived', 'search the facts newer ones replaced too (superseded, archived)', false)
-    .action(async (query: string, options: { space?: string; limit?: string; archived: boolean }) => {
-      const { io, json, config } = context();
-      const { findSpace, loadMemory, assertArchiveReadable } = await memoryModules();
-      const { createRecall } = await import('../../agent/recall.js');
-      const space = findSpace(config(), options.space);
-      const limit = options.limit === undefined ? DEFAULT_SEARCH_LIMIT : Number(options.limit);
-      if (!Number.isInteger(limit) || limit < 1) {
-        throw new ConfigError(`--limit ${options.limit ?? ''}: give a whole number of 1 or more`, 'limit');
-      }
-      await (await import('../space-lock.js')).recoverBeforeReading(config(), space);
-      const loaded = await loadMemory(space.memoryDir);
-      if (options.archived) assertArchiveReadable(loaded);
-      const results = await createRecall({
-        facts: [...loaded.facts, ...loaded.archived.map((entry) => entry.fact)],
-      }).recall(query, { limit, ...(options.archived ? { includePast: true } : {}) });
-      emitResult(io, json, { command: 'memory search', data: { space: space.id, query, results } }, () =>
-        results.length === 0
-          ? `nothing in the memory of space ${space.id} matches "${query}"`
-          : results
-              .map(
-                (result) =>
-                  `${result.id}  ${result.score.toFixed(2)}  ${result.date}  ${result.title}\n    ${result.text.split('\n')[0] ?? ''}`,
-              )
-              .join('\n'),
-      );
-    });
+    .action(
+      async (
+        query: string,
+        positional: string | undefined,
+        options: { limit?: string; archived: boolean },
+        command: Command,
+      ) => {
+        const { io, json, config } = context();
+        const { findSpace, loadMemory, assertArchiveReadable } = await memoryModules();
+        const { createRecall } = await import('../../agent/recall.js');
+        const space = findSpace(config(), namedSpace(command, positional));
+        const limit = options.limit === undefined ? DEFAULT_SEARCH_LIMIT : Number(options.limit);
+        if (!Number.isInteger(limit) || limit < 1) {
+          throw new ConfigError(`--limit ${options.limit ?? ''}: give a whole number of 1 or more`, 'limit');
+        }
+        await (await import('../space-lock.js')).recoverBeforeReading(config(), space);
+        const loaded = await loadMemory(space.memoryDir);
+        if (options.archived) assertArchiveReadable(loaded);
+        const results = await createRecall({
+          facts: [...loaded.facts, ...loaded.archived.map((entry) => entry.fact)],
+        }).recall(query, { limit, ...(options.archived ? { includePast: true } : {}) });
+        emitResult(io, json, { command: 'memory search', data: { space: space.id, query, results } }, () =>
+          results.length === 0
+            ? `nothing in the memory of space ${space.id} matches "${query}"`
+            : results
+                .map(
+                  (result) =>
+                    `${result.id}  ${result.score.toFixed(2)}  ${result.date}  ${result.title}\n    ${result.text.split('\n')[0] ?? ''}`,
+                )
+                .join('\n'),
+        );
+      },
+    );
 
-  memory
-    .command('forget')
-    .description('remove a fact from memory and keep it from being learned again (a run you can roll back)')
-    .argument('<id>', 'fact id (f-…), as `dreamd memory show` lists them')
-    .option('--space <id>', 'space id (required when several spaces are configured)')
-    .action(async (id: string, options: { space?: string }) => {
-      const { io, json, config } = context();
-      const { findSpace, forgetFact } = await memoryModules();
-      const { withSpaceLock } = await import('../space-lock.js');
-      const loaded = config();
-      const space = findSpace(loaded, options.space);
-      const { fact, record } = await withSpaceLock(loaded, space, 'memory forget', () =>
-        forgetFact(space.memoryDir, id, { spaceId: space.id }),
-      );
-      emitResult(
-        io,
-        json,
-        {
-          command: 'memory forget',
-          data: {
-            space: space.id,
-            forgotten: { id: fact.id, type: fact.type, title: fact.title },
-            runId: record.runId,
-          },
+  withSpace(
+    memory
+      .command('forget')
+      .description('remove a fact from memory and keep it from being learned again (a run you can roll back)')
+      .argument('<id>', 'fact id (f-…), as `dreamd memory show` lists them'),
+    'space id (required when several spaces are configured)',
+  ).action(async (id: string, positional: string | undefined, _options: object, command: Command) => {
+    const { io, json, config } = context();
+    const { findSpace, forgetFact } = await memoryModules();
+    const { withSpaceLock } = await import('../space-lock.js');
+    const loaded = config();
+    const space = findSpace(loaded, namedSpace(command, positional));
+    const { fact, record } = await withSpaceLock(loaded, space, 'memory forget', () =>
+      forgetFact(space.memoryDir, id, { spaceId: space.id }),
+    );
+    emitResult(
+      io,
+      json,
+      {
+        command: 'memory forget',
+        data: {
+          space: space.id,
+          forgotten: { id: fact.id, type: fact.type, title: fact.title },
+          runId: record.runId,
         },
-        () =>
-          `forgot ${fact.id} "${fact.title}" in space ${space.id} (run ${record.runId}); ` +
-          `undo with: dreamd rollback ${record.runId} --space ${space.id}`,
-      );
-    });
+      },
+      () =>
+        `forgot ${fact.id} "${fact.title}" in space ${space.id} (run ${record.runId}); ` +
+        `undo with: dreamd rollback ${record.runId} --space ${space.id}`,
+    );
+  });
 };

@@ -3,6 +3,8 @@ import type { ProposalChange, ProposalView } from '../../consolidation/proposal.
 import { formatUsd } from '../../cost/prices.js';
 import { emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
+import type { Command } from 'commander';
+import { namedSpace, withSpace } from '../space-argument.js';
 
 /** One line per change: `+` adds, `~` updates, `>` supersedes; a change rejected already is struck out. */
 function describeChange(change: ProposalChange): string {
@@ -43,93 +45,116 @@ function parseOnly(only: readonly string[] | undefined): string[] | undefined {
 }
 
 export const registerProposals: CommandRegistrar = (program, context) => {
-  program
-    .command('proposals')
-    .description(
-      'proposals of approval-mode spaces awaiting a decision, with their changes (--diff: the exact diff)',
-    )
-    .argument('[space]', 'space id (default: every configured space)')
+  withSpace(
+    program
+      .command('proposals')
+      .description(
+        'proposals of approval-mode spaces awaiting a decision, with their changes (--diff: the exact diff)',
+      ),
+    'space id (default: every configured space)',
+  )
     .option('--run <runId>', 'show only this proposal')
     .option('--diff', 'show the diff of every file each proposal writes', false)
-    .action(async (spaceId: string | undefined, options: { run?: string; diff: boolean }) => {
-      const { io, json, config } = context();
-      const loaded = config();
-      const [{ listProposalViews }, { selectSpaces }] = await Promise.all([
-        import('../../consolidation/proposal.js'),
-        import('../spaces.js'),
-      ]);
-      const { proposals, problems } = await listProposalViews(selectSpaces(loaded, spaceId));
-      const shown = proposals.filter((view) => options.run === undefined || view.runId === options.run);
-      for (const problem of problems) io.stderr(`dreamd: ${problem.reason}\n`);
-      emitResult(io, json, { command: 'proposals', data: { proposals: shown, problems } }, () =>
-        shown.length === 0
-          ? 'no proposal awaits a decision'
-          : shown
-              .map((view) => describeProposal(view, options.diff || options.run !== undefined))
-              .join('\n\n'),
-      );
-    });
+    .action(
+      async (positional: string | undefined, options: { run?: string; diff: boolean }, command: Command) => {
+        const spaceId = namedSpace(command, positional);
+        const { io, json, config } = context();
+        const loaded = config();
+        const [{ listProposalViews }, { selectSpaces }] = await Promise.all([
+          import('../../consolidation/proposal.js'),
+          import('../spaces.js'),
+        ]);
+        const { proposals, problems } = await listProposalViews(selectSpaces(loaded, spaceId));
+        const shown = proposals.filter((view) => options.run === undefined || view.runId === options.run);
+        for (const problem of problems) io.stderr(`dreamd: ${problem.reason}\n`);
+        emitResult(io, json, { command: 'proposals', data: { proposals: shown, problems } }, () =>
+          shown.length === 0
+            ? 'no proposal awaits a decision'
+            : shown
+                .map((view) => describeProposal(view, options.diff || options.run !== undefined))
+                .join('\n\n'),
+        );
+      },
+    );
 
-  program
-    .command('accept')
-    .description('apply a proposal (or the changes --only names) to memory as one transaction')
-    .argument('<runId>', 'run id, as `dreamd proposals` lists them')
-    .option('--space <id>', 'space id (default: the space that holds the proposal)')
+  withSpace(
+    program
+      .command('accept')
+      .description('apply a proposal (or the changes --only names) to memory as one transaction')
+      .argument('<runId>', 'run id, as `dreamd proposals` lists them'),
+    'space id (default: the space that holds the proposal)',
+  )
     .option(
       '--only <ids...>',
       'fact ids of the changes to accept (comma or space separated); the rest is rejected',
     )
-    .action(async (runId: string, options: { space?: string; only?: string[] }) => {
-      const { io, json, config } = context();
-      const loaded = config();
-      const space = await spaceOfProposal(loaded, runId, options.space);
-      const { acceptProposal } = await import('../../consolidation/proposal.js');
-      const outcome = await acceptProposal(space, runId, { config: loaded, only: parseOnly(options.only) });
-      const data = {
-        space: space.id,
-        runId,
-        accepted: outcome.accepted,
-        leftOut: outcome.leftOut,
-        files: Object.keys(outcome.record.files),
-      };
-      emitResult(io, json, { command: 'accept', data }, () =>
-        [
-          `accepted ${outcome.accepted.length} change(s) of proposal ${runId} in space ${space.id}: ${outcome.accepted.join(', ')}`,
-          ...(outcome.leftOut.length > 0
-            ? [`left out and remembered as rejected: ${outcome.leftOut.join(', ')}`]
-            : []),
-          `files written: ${data.files.join(', ') || '-'} (undo: dreamd rollback ${runId})`,
-        ].join('\n'),
-      );
-    });
+    .action(
+      async (
+        runId: string,
+        positional: string | undefined,
+        options: { only?: string[] },
+        command: Command,
+      ) => {
+        const { io, json, config } = context();
+        const loaded = config();
+        const space = await spaceOfProposal(loaded, runId, namedSpace(command, positional));
+        const { acceptProposal } = await import('../../consolidation/proposal.js');
+        const outcome = await acceptProposal(space, runId, { config: loaded, only: parseOnly(options.only) });
+        const data = {
+          space: space.id,
+          runId,
+          accepted: outcome.accepted,
+          leftOut: outcome.leftOut,
+          files: Object.keys(outcome.record.files),
+        };
+        emitResult(io, json, { command: 'accept', data }, () =>
+          [
+            `accepted ${outcome.accepted.length} change(s) of proposal ${runId} in space ${space.id}: ${outcome.accepted.join(', ')}`,
+            ...(outcome.leftOut.length > 0
+              ? [`left out and remembered as rejected: ${outcome.leftOut.join(', ')}`]
+              : []),
+            `files written: ${data.files.join(', ') || '-'} (undo: dreamd rollback ${runId})`,
+          ].join('\n'),
+        );
+      },
+    );
 
-  program
-    .command('reject')
-    .description(
-      'drop a proposal (or the changes --only names); rejected facts are not proposed again from the same sessions',
-    )
-    .argument('<runId>', 'run id, as `dreamd proposals` lists them')
-    .option('--space <id>', 'space id (default: the space that holds the proposal)')
+  withSpace(
+    program
+      .command('reject')
+      .description(
+        'drop a proposal (or the changes --only names); rejected facts are not proposed again from the same sessions',
+      )
+      .argument('<runId>', 'run id, as `dreamd proposals` lists them'),
+    'space id (default: the space that holds the proposal)',
+  )
     .option(
       '--only <ids...>',
       'fact ids of the changes to reject (comma or space separated); the rest still waits',
     )
-    .action(async (runId: string, options: { space?: string; only?: string[] }) => {
-      const { io, json, config } = context();
-      const loaded = config();
-      const space = await spaceOfProposal(loaded, runId, options.space);
-      const { rejectProposal } = await import('../../consolidation/proposal.js');
-      const outcome = await rejectProposal(space, runId, {
-        config: loaded,
-        only: parseOnly(options.only),
-      });
-      emitResult(io, json, { command: 'reject', data: { space: space.id, runId, ...outcome } }, () =>
-        [
-          `rejected ${outcome.rejected.join(', ')} of proposal ${runId} in space ${space.id}`,
-          outcome.dropped
-            ? 'the proposal is dropped; the next run reads its sessions again without the rejected facts'
-            : `the rest still waits: dreamd accept ${runId}`,
-        ].join('\n'),
-      );
-    });
+    .action(
+      async (
+        runId: string,
+        positional: string | undefined,
+        options: { only?: string[] },
+        command: Command,
+      ) => {
+        const { io, json, config } = context();
+        const loaded = config();
+        const space = await spaceOfProposal(loaded, runId, namedSpace(command, positional));
+        const { rejectProposal } = await import('../../consolidation/proposal.js');
+        const outcome = await rejectProposal(space, runId, {
+          config: loaded,
+          only: parseOnly(options.only),
+        });
+        emitResult(io, json, { command: 'reject', data: { space: space.id, runId, ...outcome } }, () =>
+          [
+            `rejected ${outcome.rejected.join(', ')} of proposal ${runId} in space ${space.id}`,
+            outcome.dropped
+              ? 'the proposal is dropped; the next run reads its sessions again without the rejected facts'
+              : `the rest still waits: dreamd accept ${runId}`,
+          ].join('\n'),
+        );
+      },
+    );
 };

@@ -3,6 +3,8 @@ import { formatBytes, formatTime } from '../format.js';
 import { CommandExit, ExitCode, emitResult, table } from '../output.js';
 import type * as SessionList from '../session-list.js';
 import type { SessionRow } from '../session-list.js';
+import type { Command } from 'commander';
+import { namedSpace, withSpace } from '../space-argument.js';
 
 function describeRows(rows: readonly SessionRow[]): string {
   const header = ['SPACE', 'STATUS', 'FILE', 'MESSAGES', 'SIZE', 'MODIFIED'];
@@ -44,27 +46,29 @@ function totalsLine(
 
 export const registerSessions: CommandRegistrar = (program, context) => {
   const sessions = program.command('sessions').description('session transcripts (input)');
-  sessions
-    .command('list')
-    .description(
-      'every session file with its status (settled, live, consolidated, broken), messages, size, mtime',
-    )
-    .argument('[space]', 'space id (default: every configured space)')
-    .action(async (spaceId: string | undefined) => {
-      const { io, json, config } = context();
-      const loaded = config();
-      // Loaded when the command runs, so `--help` stays quick (the transcript readers are heavy).
-      const [{ listSessions, sessionTotals }, { selectSpaces }] = await Promise.all([
-        import('../session-list.js'),
-        import('../spaces.js'),
-      ]);
-      const { rows, errors } = await listSessions(loaded, selectSpaces(loaded, spaceId));
-      emitResult(io, json, { command: 'sessions list', ok: errors.length === 0, data: rows }, () =>
-        rows.length === 0
-          ? `no session files\n${totalsLine(rows, sessionTotals, loaded.gates.quietMinutes)}`
-          : `${describeRows(rows)}\n\n${totalsLine(rows, sessionTotals, loaded.gates.quietMinutes)}`,
-      );
-      for (const error of errors) io.stderr(`dreamd: ${error.message}\n`);
-      if (errors.length > 0) throw new CommandExit(ExitCode.failure);
-    });
+  withSpace(
+    sessions
+      .command('list')
+      .description(
+        'every session file with its status (settled, live, consolidated, broken), messages, size, mtime',
+      ),
+    'space id (default: every configured space)',
+  ).action(async (positional: string | undefined, _options: object, command: Command) => {
+    const spaceId = namedSpace(command, positional);
+    const { io, json, config } = context();
+    const loaded = config();
+    // Loaded when the command runs, so `--help` stays quick (the transcript readers are heavy).
+    const [{ listSessions, sessionTotals }, { selectSpaces }] = await Promise.all([
+      import('../session-list.js'),
+      import('../spaces.js'),
+    ]);
+    const { rows, errors } = await listSessions(loaded, selectSpaces(loaded, spaceId));
+    emitResult(io, json, { command: 'sessions list', ok: errors.length === 0, data: rows }, () =>
+      rows.length === 0
+        ? `no session files\n${totalsLine(rows, sessionTotals, loaded.gates.quietMinutes)}`
+        : `${describeRows(rows)}\n\n${totalsLine(rows, sessionTotals, loaded.gates.quietMinutes)}`,
+    );
+    for (const error of errors) io.stderr(`dreamd: ${error.message}\n`);
+    if (errors.length > 0) throw new CommandExit(ExitCode.failure);
+  });
 };

@@ -3,6 +3,8 @@ import { formatHeldBack, formatTime } from '../format.js';
 import { CommandExit, ExitCode, emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 import type { QueueCounts, SpaceStatus } from '../space-status.js';
+import type { Command } from 'commander';
+import { namedSpace, withSpace } from '../space-argument.js';
 
 interface QueueView {
   readonly recentFailures: readonly {
@@ -101,45 +103,45 @@ function describeStatus(status: SpaceStatus): string {
 }
 
 export const registerStatus: CommandRegistrar = (program, context) => {
-  program
-    .command('status')
-    .description('per space: gates, sessions waiting, last run, lock holder')
-    .argument('[space]', 'space id (default: every configured space)')
-    .action(async (spaceId: string | undefined) => {
-      const { io, json, config } = context();
-      const loaded = config();
-      // Loaded when the command runs (memory, ledger, HTTP client), so `--help` stays quick.
-      const [{ createDaemonClient }, { spaceStatus }, { selectSpaces }] = await Promise.all([
-        import('../daemon-client.js'),
-        import('../space-status.js'),
-        import('../spaces.js'),
-      ]);
-      const statuses: SpaceStatus[] = [];
-      const spaces = selectSpaces(loaded, spaceId);
-      const daemon = createDaemonClient(loaded);
-      const match = await daemon.serves(spaces);
-      const queueCounts = match.use ? await createQueueCounts(daemon) : undefined;
-      if (!match.use && match.reachable && !json) io.stderr(`dreamd: queue not shown: ${match.why}\n`);
-      if (match.use) {
-        // The daemon's own health: a Redis that refuses writes, or stopped workers, hold every space back.
-        const health = (await daemon.get('/healthz').catch(() => undefined)) as
-          { ok?: boolean; reason?: string; redis?: string; workers?: string } | undefined;
-        if (health?.ok === false) {
-          io.stderr(
-            `dreamd: the daemon at ${daemon.baseUrl} cannot run jobs now: ${health.reason ?? `workers ${health.workers ?? 'unknown'}`}\n`,
-          );
-        }
-      }
-      for (const space of spaces)
-        statuses.push(
-          await spaceStatus(space, { config: loaded, ...(queueCounts !== undefined ? { queueCounts } : {}) }),
+  withSpace(
+    program.command('status').description('per space: gates, sessions waiting, last run, lock holder'),
+    'space id (default: every configured space)',
+  ).action(async (positional: string | undefined, _options: object, command: Command) => {
+    const spaceId = namedSpace(command, positional);
+    const { io, json, config } = context();
+    const loaded = config();
+    // Loaded when the command runs (memory, ledger, HTTP client), so `--help` stays quick.
+    const [{ createDaemonClient }, { spaceStatus }, { selectSpaces }] = await Promise.all([
+      import('../daemon-client.js'),
+      import('../space-status.js'),
+      import('../spaces.js'),
+    ]);
+    const statuses: SpaceStatus[] = [];
+    const spaces = selectSpaces(loaded, spaceId);
+    const daemon = createDaemonClient(loaded);
+    const match = await daemon.serves(spaces);
+    const queueCounts = match.use ? await createQueueCounts(daemon) : undefined;
+    if (!match.use && match.reachable && !json) io.stderr(`dreamd: queue not shown: ${match.why}\n`);
+    if (match.use) {
+      // The daemon's own health: a Redis that refuses writes, or stopped workers, hold every space back.
+      const health = (await daemon.get('/healthz').catch(() => undefined)) as
+        { ok?: boolean; reason?: string; redis?: string; workers?: string } | undefined;
+      if (health?.ok === false) {
+        io.stderr(
+          `dreamd: the daemon at ${daemon.baseUrl} cannot run jobs now: ${health.reason ?? `workers ${health.workers ?? 'unknown'}`}\n`,
         );
-      emitResult(
-        io,
-        json,
-        { command: 'status', ok: statuses.every((status) => status.error === null), data: statuses },
-        () => statuses.map(describeStatus).join('\n\n'),
+      }
+    }
+    for (const space of spaces)
+      statuses.push(
+        await spaceStatus(space, { config: loaded, ...(queueCounts !== undefined ? { queueCounts } : {}) }),
       );
-      if (statuses.some((status) => status.error !== null)) throw new CommandExit(ExitCode.failure);
-    });
+    emitResult(
+      io,
+      json,
+      { command: 'status', ok: statuses.every((status) => status.error === null), data: statuses },
+      () => statuses.map(describeStatus).join('\n\n'),
+    );
+    if (statuses.some((status) => status.error !== null)) throw new CommandExit(ExitCode.failure);
+  });
 };
