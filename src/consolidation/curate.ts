@@ -23,6 +23,7 @@
 import { z } from 'zod';
 import type { CurationConfig } from '../config/schema.js';
 import { MEMORY_TYPES, FACT_TYPES, type Fact, type FactType } from '../memory/types.js';
+import { joinTaughtAgain, type TaughtAgain } from '../memory/taught-again.js';
 import { addUsage, emptyUsage, type ModelProvider, type TokenUsage } from '../model/types.js';
 import { detailsOf, type FactText } from './features.js';
 import { contentWords, textSimilarity, titleSimilarity } from './similarity.js';
@@ -569,6 +570,15 @@ function resultKey(result: AcceptedResult): string {
   ]);
 }
 
+/** The `taughtAgain` field of a fact that merges `facts`: their records joined, absent when none has one. */
+function taughtAgainOf(facts: readonly Fact[]): { taughtAgain?: TaughtAgain } {
+  const joined = facts.reduce<TaughtAgain | undefined>(
+    (record, fact) => joinTaughtAgain(record, fact.taughtAgain),
+    undefined,
+  );
+  return joined === undefined ? {} : { taughtAgain: joined };
+}
+
 /**
  * Apply accepted results to the run's facts. Pure. A result whose facts changed since the call (a hand edit,
  * a newer fact superseded one, one gone) is not applied: its facts stay, and it is returned in `unapplied` with
@@ -608,6 +618,8 @@ export function applyCuration(
       observed,
       updated,
       sources: [...new Set(result.replaces.flatMap((old) => old.sources))],
+      // Times people taught the merged facts again add up: the merged fact keeps its place first in its section.
+      ...taughtAgainOf(result.replaces.map((old) => byId.get(old.id) ?? old)),
       status: 'active',
       supersededBy: undefined,
       supersededOn: undefined,

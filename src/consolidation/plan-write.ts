@@ -37,6 +37,7 @@ import { createProvenance } from './provenance.js';
 import { reconcile, type ReconcileResult } from './reconcile.js';
 import { absorbRepeats, applyCuration, type AcceptedResult, type UnappliedResult } from './curate.js';
 import { createRunIds, type RunIds } from './run-ids.js';
+import { createTaughtAfterSaved } from './taught-after-saved.js';
 
 /** Re-reads after a hand edit during the run: a few tries, for someone saving repeatedly. */
 const HAND_EDIT_RETRIES = 3;
@@ -353,6 +354,12 @@ export async function planWrite(options: {
   ids?: RunIds | undefined;
   /** The repository's `AGENTS.md` the space also writes (absolute path), and its block's byte budget. */
   agents?: { readonly file: string; readonly budget?: number | undefined } | undefined;
+  /**
+   * When the ledger recorded a session consolidated (ISO timestamp; undefined: not yet): a fact is saved by the
+   * run of its first source, and a session started after that which says it again taught it again. Omitted:
+   * nothing is counted as taught again.
+   */
+  consolidatedAt?: ((sessionId: string) => string | undefined) | undefined;
 }): Promise<WritePlan> {
   const { memoryDir, runId, now } = options;
   const ids = options.ids ?? createRunIds();
@@ -378,6 +385,10 @@ export async function planWrite(options: {
       containsSecret,
       provenance,
       held,
+      taughtAfterSaved:
+        options.consolidatedAt === undefined
+          ? undefined
+          : createTaughtAfterSaved(options.gathered.sessionStarts ?? new Map(), options.consolidatedAt),
     });
     // A fact learned again after curation merged it: its sources join the merged fact, no second copy.
     const repeats = absorbRepeats(
