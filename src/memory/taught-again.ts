@@ -95,3 +95,36 @@ export function taughtAgainFirst<T extends Pick<Fact, 'taughtAgain'>>(facts: rea
   // Array.prototype.sort is stable: ties keep the section's own order.
   return [...again.sort(compareTaughtAgain), ...facts.filter((fact) => timesTaughtAgain(fact) === 0)];
 }
+
+/** One line of "rules your agents keep forgetting" (`dreamd status`). */
+export interface TaughtAgainRule {
+  readonly id: string;
+  readonly type: Fact['type'];
+  readonly title: string;
+  readonly count: number;
+  readonly last: string;
+}
+
+/**
+ * The active facts taught again most, at most `limit` (default 5): most times first, on a tie feedback (the
+ * rules) before the other types, then the most recent last time, then the title.
+ */
+export function mostTaughtAgain(facts: readonly Fact[], limit = 5): TaughtAgainRule[] {
+  return facts
+    .filter((fact) => fact.status === 'active' && timesTaughtAgain(fact) > 0)
+    .sort(
+      (a, b) =>
+        timesTaughtAgain(b) - timesTaughtAgain(a) ||
+        Number(b.type === 'feedback') - Number(a.type === 'feedback') ||
+        compareTaughtAgain(a, b) ||
+        (a.title < b.title ? -1 : a.title > b.title ? 1 : 0),
+    )
+    .slice(0, limit)
+    .map((fact) => ({
+      id: fact.id,
+      type: fact.type,
+      title: fact.title,
+      count: timesTaughtAgain(fact),
+      last: fact.taughtAgain?.last ?? '',
+    }));
+}
