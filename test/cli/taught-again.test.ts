@@ -1,6 +1,6 @@
 /**
  * A rule people have to teach again, end to end in both layouts: four sessions teach it (the first saves it,
- * three later ones say it again, two in other words), each consolidated by its own run through the real SDK
+ * three later ones say it again, one in other words), each consolidated by its own run through the real SDK
  * against the fake server (the scripted extractor answers). Then `memory show --json` says `retaught: 3`, the
  * rule heads its section of MEMORY.md and the AGENTS.md block, and `status` names it.
  */
