@@ -126,6 +126,13 @@ describe.each(['topics', 'claude-code'] as const)('a rule taught in four session
     expect(facts.filter((fact) => fact.id !== rule?.id).map((fact) => fact.retaught)).toEqual([0, 0, 0]);
     const text = await runCliCaptured(['memory', 'show'], { cwd: root, env: env() });
     expect(text.stdout).toContain('(taught again 3×, last 2026-11-23)');
+    const one = await runCliCaptured(['memory', 'show', '--fact', rule?.id ?? ''], { cwd: root, env: env() });
+    expect(one.stdout).toContain('  taught again 3×, last 2026-11-23 (sessions teach-2, teach-3, teach-4)');
+    const oneJson = await runCliCaptured(['memory', 'show', '--fact', rule?.id ?? '', '--json'], {
+      cwd: root,
+      env: env(),
+    });
+    expect(oneJson.data<{ fact: { retaught: number } }>().fact.retaught).toBe(3);
 
     // First of the feedback lines of MEMORY.md, saying it is a repeated correction.
     const index = readFileSync(join(memoryDir, 'MEMORY.md'), 'utf8').split('\n');
