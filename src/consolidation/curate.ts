@@ -23,7 +23,7 @@
 import { z } from 'zod';
 import type { CurationConfig } from '../config/schema.js';
 import { MEMORY_TYPES, FACT_TYPES, type Fact, type FactType } from '../memory/types.js';
-import { joinTaughtAgain, type TaughtAgain } from '../memory/taught-again.js';
+import { addTaughtAgain, joinTaughtAgain, type TaughtAgain } from '../memory/taught-again.js';
 import { addUsage, emptyUsage, type ModelProvider, type TokenUsage } from '../model/types.js';
 import { detailsOf, type FactText } from './features.js';
 import { contentWords, textSimilarity, titleSimilarity } from './similarity.js';
@@ -649,6 +649,12 @@ export function absorbRepeats(
   facts: readonly Fact[],
   added: readonly Fact[],
   mergedAway: ReadonlySet<string>,
+  taught?: {
+    /** The facts memory held before the run, by id: a head among them was saved. */
+    readonly saved: ReadonlyMap<string, Fact>;
+    /** Reconcile's test: whether a session started after that fact was saved. */
+    readonly taughtAfterSaved: (fact: Fact, sessionId: string) => boolean;
+  },
 ): { facts: Fact[]; absorbed: ReadonlySet<string> } {
   const byId = new Map(facts.map((fact) => [fact.id, fact]));
   const merged = new Map<string, Fact>();
@@ -662,10 +668,21 @@ export function absorbRepeats(
     if (head === undefined || head.status !== 'active' || !head.body.includes(fact.body.trim())) continue;
     absorbed.add(fact.id);
     byId.delete(fact.id);
+    // Said again by a session after the merged fact was saved: taught again, as a merge in reconcile counts.
+    const saved = taught?.saved.get(head.id);
+    const again =
+      saved === undefined || saved.status !== 'active'
+        ? []
+        : fact.sources.filter(
+            (session) => !head.sources.includes(session) && taught?.taughtAfterSaved(saved, session) === true,
+          );
+    const taughtAgain =
+      again.length === 0 ? head.taughtAgain : addTaughtAgain(head.taughtAgain, again, fact.observed);
     byId.set(head.id, {
       ...head,
       sources: [...new Set([...head.sources, ...fact.sources])],
       updated: fact.updated > head.updated ? fact.updated : head.updated,
+      ...(taughtAgain === undefined ? {} : { taughtAgain }),
     });
   }
   return { facts: [...byId.values()], absorbed };

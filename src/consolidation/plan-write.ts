@@ -376,6 +376,10 @@ export async function planWrite(options: {
   const plan = (loaded: LoadedMemory) => {
     // Archived facts take part in reconcile (a `replaces` naming one follows it to its successor, an old value
     // seen again joins its trace) but never go back to a file.
+    const taughtAfterSaved =
+      options.consolidatedAt === undefined
+        ? undefined
+        : createTaughtAfterSaved(options.gathered.sessionStarts ?? new Map(), options.consolidatedAt);
     const reconciled = reconcile({
       existing: [...loaded.facts, ...loaded.archived.map((entry) => entry.fact)],
       candidates: options.candidates,
@@ -385,16 +389,16 @@ export async function planWrite(options: {
       containsSecret,
       provenance,
       held,
-      taughtAfterSaved:
-        options.consolidatedAt === undefined
-          ? undefined
-          : createTaughtAfterSaved(options.gathered.sessionStarts ?? new Map(), options.consolidatedAt),
+      taughtAfterSaved,
     });
     // A fact learned again after curation merged it: its sources join the merged fact, no second copy.
     const repeats = absorbRepeats(
       reconciled.facts,
       reconciled.added,
       new Set(loaded.archived.filter((entry) => entry.reason === 'merged').map((entry) => entry.fact.id)),
+      taughtAfterSaved === undefined
+        ? undefined
+        : { saved: new Map(loaded.facts.map((fact) => [fact.id, fact])), taughtAfterSaved },
     );
     const curated = applyCuration(repeats.facts, options.curation ?? [], {
       today: options.today,

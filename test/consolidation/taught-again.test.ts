@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { reconcile, type ReconcileInput } from '../../src/consolidation/reconcile.js';
 import { createTaughtAfterSaved } from '../../src/consolidation/taught-after-saved.js';
+import { absorbRepeats } from '../../src/consolidation/curate.js';
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
 import type { Fact } from '../../src/memory/types.js';
 import { extractedFact, fact } from '../memory/helpers.js';
@@ -125,5 +126,42 @@ describe('whether a session started after a fact was saved', () => {
     const byHand = { ...RULE, sources: [], observed: '2026-11-02' };
     expect(after(byHand, 'late')).toBe(true);
     expect(after({ ...byHand, observed: '2026-11-03' }, 'late')).toBe(false);
+  });
+});
+
+describe('a fact taught again after curation merged it', () => {
+  it('counts on the merged fact the copy learned again joins', () => {
+    const merged = fact(
+      {
+        id: 'f-merged0000',
+        title: 'Tooling',
+        body: 'Use pnpm to install dependencies. Run the linter before each commit.',
+        sources: ['s-1', 's-2'],
+      },
+      'feedback',
+    );
+    const away = { ...RULE, status: 'superseded' as const, supersededBy: merged.id };
+    const copy = fact(
+      {
+        id: 'f-copy000000',
+        title: 'Package manager',
+        body: RULE.body,
+        sources: ['s-5'],
+        observed: '2026-11-20',
+      },
+      'feedback',
+    );
+    const facts = [away, merged, copy];
+    const taught = { saved: new Map([[merged.id, merged]]), taughtAfterSaved: () => true };
+    const result = absorbRepeats(facts, [copy], new Set([away.id]), taught);
+    expect(result.absorbed.has(copy.id)).toBe(true);
+    expect(result.facts.find((item) => item.id === merged.id)?.taughtAgain).toEqual({
+      count: 1,
+      last: '2026-11-20',
+      sessions: ['s-5'],
+    });
+    // Without the test of "after it was saved", nothing is counted.
+    const plain = absorbRepeats(facts, [copy], new Set([away.id]));
+    expect(plain.facts.find((item) => item.id === merged.id)?.taughtAgain).toBeUndefined();
   });
 });
