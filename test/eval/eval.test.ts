@@ -401,6 +401,15 @@ describe('npm run eval', () => {
       mode: 'oracle',
     });
     expect(() => verdicts(noQuestions)).toThrow(/no recall over questions/);
+    // A dataset that plants no rule has no rules line, rather than one met for want of rules.
+    const noRules = await runEval([tiny('I keep bees on my roof in Porto.')], { mode: 'oracle' });
+    expect(verdicts(noRules).map((verdict) => verdict.target)).toEqual([
+      '0 dropped',
+      '0 lost',
+      '≥ 95 % of chains resolved to the newest',
+      'recall hit@10 ≥ BM25 over raw turns + 2 points',
+    ]);
+    expect(renderReport(noRules)).toContain('| rules taught ≥ 2 times in MEMORY.md | no rules planted |');
   });
 
   it('prices the oracle run on the default model', async () => {

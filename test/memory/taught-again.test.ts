@@ -10,6 +10,7 @@ import {
   MAX_TAUGHT_AGAIN_SESSIONS,
   addTaughtAgain,
   joinTaughtAgain,
+  mostTaughtAgain,
   taughtAgainFirst,
   timesTaughtAgain,
 } from '../../src/memory/taught-again.js';
@@ -153,5 +154,30 @@ describe('a fact taught again comes first', () => {
     expect(lines[0]).toBe(
       '- **Squash commits before merging** (repeated correction, taught again 3×): Squash the branch into one commit before it is merged. (Run git rebase -i before asking for review.)',
     );
+  });
+});
+
+describe('the rules your agents keep forgetting (status)', () => {
+  it('lists the active facts taught again, most times first, rules first on a tie, at most five', () => {
+    const again = (id: string, type: Fact['type'], count: number, last = '2026-11-20') =>
+      fact({ id, title: id, taughtAgain: { count, last, sessions: [] } }, type);
+    const facts = [
+      again('f-user000002', 'user', 2),
+      again('f-feed000002', 'feedback', 2),
+      again('f-feed000005', 'feedback', 5),
+      { ...again('f-gone000009', 'feedback', 9), status: 'superseded' as const },
+      again('f-proj000001', 'project', 1),
+      again('f-feed000001', 'feedback', 1, '2026-11-25'),
+      again('f-refe000001', 'reference', 1, '2026-11-01'),
+      fact({ id: 'f-never00000' }, 'feedback'),
+    ];
+    expect(mostTaughtAgain(facts).map((rule) => [rule.id, rule.count])).toEqual([
+      ['f-feed000005', 5],
+      ['f-feed000002', 2],
+      ['f-user000002', 2],
+      ['f-feed000001', 1],
+      ['f-proj000001', 1],
+    ]);
+    expect(mostTaughtAgain([fact({ id: 'f-never00000' })])).toEqual([]);
   });
 });
