@@ -1,10 +1,11 @@
 /**
  * The common long-term-memory dataset format (LoCoMo's): per conversation, dated sessions of turns with ids
  * (`D<session>:<turn>`), reference facts per session with the turn they came from (`observation`), and
- * questions with the turns that answer them and a category. Three optional dreamd fields: `dreamd_updates`
+ * questions with the turns that answer them and a category. Four optional dreamd fields: `dreamd_updates`
  * (pairs of turn ids, [older, newer], whose facts are the same subject updated), `dreamd_dates` (the
  * absolute date, or "week of …", a turn's relative date must resolve to) and `dreamd_duplicates` (pairs of
- * turn ids whose reference facts are one fact said in other words: memory should keep one of them active).
+ * turn ids whose reference facts are one fact said in other words: memory should keep one of them active) and
+ * `dreamd_rules` (the turns that teach each rule: the oracle answers them as feedback).
  */
 import { z } from 'zod';
 
@@ -28,6 +29,11 @@ export const Conversation = z.looseObject({
   dreamd_updates: z.array(z.tuple([z.string(), z.string()])).default([]),
   dreamd_dates: z.record(z.string(), z.string()).default({}),
   dreamd_duplicates: z.array(z.tuple([z.string(), z.string()])).default([]),
+  /**
+   * Rules (feedback facts), each the turn ids that teach it, in order: the first saves it, the others teach it
+   * again, in the same words or others. A rule of one turn is taught once.
+   */
+  dreamd_rules: z.array(z.array(z.string()).min(1)).default([]),
 });
 export type Conversation = z.infer<typeof Conversation>;
 export const Dataset = z.array(Conversation);

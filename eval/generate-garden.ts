@@ -18,6 +18,55 @@ export interface GardenSize {
   readonly plots: number;
   readonly farChanges: number;
   readonly nearChanges: number;
+  /** Site rules taught in four sessions (the first saves, three later ones say it again, two in other words). */
+  readonly rulesTaughtAgain: number;
+  /** Site rules taught once, for contrast. */
+  readonly rulesTaughtOnce: number;
+}
+
+/**
+ * Site rules, each in two wordings dreamd judges the same rule (a rewording, `src/consolidation/rewording.ts`;
+ * word and pair similarity under the near-duplicate threshold, so no merge rule but the rewording joins them).
+ */
+const RULES: readonly (readonly [string, string])[] = [
+  ['Lock the tool shed after every visit.', 'The tool shed should be locked after every visit.'],
+  ['Use the green bins for garden waste.', 'Garden waste goes in the green bins.'],
+  ['Close the river gate after dark.', 'The river gate must be closed after dark.'],
+  ['Water the plots before nine in the morning.', 'Plots should be watered before nine in the morning.'],
+  ['Sign the visitors book at the main gate.', 'The visitors book at the main gate must be signed.'],
+  [
+    'Return the wheelbarrows to the shed after use.',
+    'The wheelbarrows should be returned to the shed after use.',
+  ],
+];
+const RULES_ONCE: readonly string[] = [
+  'Keep the paths between plots clear of weeds.',
+  'Bring your own gloves to the work days.',
+  'Report a broken tap to the site secretary.',
+  'Park bicycles along the north fence.',
+];
+
+/**
+ * Which session teaches which rule: rule g first in session g + 1, again in sessions g + 3 and g + 6 and in
+ * the session `sessions - g` (months later, among the changes), wordings A, B, A, B; a rule taught once in a
+ * register session after those. Session number → the rules' texts and groups.
+ */
+function plantRules(size: GardenSize, sessions: number): Map<number, { text: string; group: number }[]> {
+  if (size.rulesTaughtAgain > RULES.length || size.rulesTaughtOnce > RULES_ONCE.length)
+    throw new Error(`at most ${RULES.length} rules taught again and ${RULES_ONCE.length} taught once`);
+  if (size.rulesTaughtAgain > 0 && sessions - (size.rulesTaughtAgain - 1) <= size.rulesTaughtAgain + 5)
+    throw new Error(`${sessions} sessions are too few to teach ${size.rulesTaughtAgain} rules four times`);
+  const plan = new Map<number, { text: string; group: number }[]>();
+  const teach = (session: number, text: string, group: number) =>
+    plan.set(session, [...(plan.get(session) ?? []), { text, group }]);
+  for (let group = 0; group < size.rulesTaughtAgain; group += 1) {
+    const [first, reworded] = RULES[group]!;
+    const at = [group + 1, group + 3, group + 6, sessions - group];
+    at.forEach((session, index) => teach(session, index % 2 === 0 ? first : reworded, group));
+  }
+  for (let once = 0; once < size.rulesTaughtOnce; once += 1)
+    teach(size.rulesTaughtAgain + once + 2, RULES_ONCE[once]!, size.rulesTaughtAgain + once);
+  return plan;
 }
 
 const GARDENERS = ['Vera', 'Wim', 'Yara', 'Zeno'];
@@ -81,6 +130,10 @@ export function gardenConversation(rng: Rng, size: GardenSize): Conversation {
   const observation: Record<string, Record<string, [string, string][]>> = {};
   const qa: { question: string; answer: string; evidence: string[]; category: string }[] = [];
   const updates: [string, string][] = [];
+  const registerSessions = Math.ceil(size.plots / PLOTS_PER_SESSION);
+  const changeSessions = Math.ceil((size.farChanges + size.nearChanges) / CHANGES_PER_SESSION);
+  const rulePlan = plantRules(size, registerSessions + changeSessions);
+  const rules: string[][] = Array.from({ length: size.rulesTaughtAgain + size.rulesTaughtOnce }, () => []);
   // Plot i is on site i mod 3, numbered within its site: every (site, number) once.
   const plots: Plot[] = Array.from({ length: size.plots }, (_, index) => ({
     site: SITES[index % SITES.length]!,
@@ -108,6 +161,9 @@ export function gardenConversation(rng: Rng, size: GardenSize): Conversation {
     add(first, 'Morning! Got the register?');
     add(other, 'Right here, let us go through it.');
     lines((speaker, text, fact) => add(speaker === 'first' ? first : other, text, fact));
+    // The site's rules this session teaches, after the register (turns of their own: the others keep their ids).
+    for (const rule of rulePlan.get(session) ?? [])
+      rules[rule.group]?.push(add(first, `A site rule, everyone: ${rule.text}`, rule.text));
     add(other, 'Same time next week.');
     record[`session_${session}_date_time`] = new Date(day + rng.int(8, 12) * 3_600_000).toISOString();
     record[`session_${session}`] = turns;
@@ -186,5 +242,6 @@ export function gardenConversation(rng: Rng, size: GardenSize): Conversation {
     dreamd_updates: updates,
     dreamd_dates: {},
     dreamd_duplicates: [],
+    dreamd_rules: rules,
   };
 }

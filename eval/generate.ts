@@ -21,12 +21,12 @@ export const LONG_SIZES = {
   quick: {
     conversations: 1,
     sessionsPerConversation: 24,
-    garden: { plots: 210, farChanges: 3, nearChanges: 1 },
+    garden: { plots: 210, farChanges: 3, nearChanges: 1, rulesTaughtAgain: 2, rulesTaughtOnce: 2 },
   },
   full: {
     conversations: 4,
     sessionsPerConversation: 70,
-    garden: { plots: 300, farChanges: 40, nearChanges: 6 },
+    garden: { plots: 300, farChanges: 40, nearChanges: 6, rulesTaughtAgain: 6, rulesTaughtOnce: 4 },
   },
 } as const;
 
@@ -724,6 +724,7 @@ function conversation(rng: Rng, plants: Rng, names: string[], index: number, ses
     dreamd_updates: updates,
     dreamd_dates: dates,
     dreamd_duplicates: duplicates,
+    dreamd_rules: [],
   };
 }
 

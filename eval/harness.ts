@@ -32,7 +32,9 @@ import {
   duplicatePartners,
   isFarBack,
   learnedOrder,
+  ruleFigures,
   type DuplicateMiss,
+  type RuleMiss,
 } from './plant-figures.js';
 
 export const HIT_AT = [1, 5, 10] as const;
@@ -130,6 +132,8 @@ export interface Misses {
   readonly wronglyMerged: readonly FactMiss[];
   readonly wronglySuperseded: readonly FactMiss[];
   readonly recall: readonly RecallMiss[];
+  /** Planted rules taught two times or more that MEMORY.md does not list after the last run. */
+  readonly rules: readonly RuleMiss[];
 }
 
 export interface ConversationReport {
@@ -173,6 +177,17 @@ export interface ConversationReport {
   /** Planted duplicate pairs (`dreamd_duplicates`), and those memory keeps as two active facts. */
   readonly duplicatePairs: number;
   readonly duplicatesKept: number;
+  /**
+   * Planted rules (`dreamd_rules`) and those memory counts as taught again after they were saved (the
+   * repeat-correction rate); the teachings after the first and the times memory counted; the rules taught two
+   * times or more and those `MEMORY.md` lists after the last run.
+   */
+  readonly rules: number;
+  readonly rulesTaughtAgain: number;
+  readonly reteachesPlanted: number;
+  readonly reteachesCounted: number;
+  readonly rulesTaughtTwice: number;
+  readonly rulesTaughtTwiceInIndex: number;
   readonly relativeDates: number;
   readonly relativeDatesResolved: number;
   readonly memoryMdCoverage: number;
@@ -324,7 +339,12 @@ async function evaluateConversation(
   try {
     if (options.mode === 'oracle') {
       server = await startFakeAnthropicServer();
-      const oracle = createOracle({ facts, turns, updates });
+      const oracle = createOracle({
+        facts,
+        turns,
+        updates,
+        rules: new Set(conversation.dreamd_rules.flat()),
+      });
       oracleLog = oracle.log;
       server.setDefault(oracle.reply);
     }
@@ -449,9 +469,14 @@ async function evaluateConversation(
     // A planted duplicate (one fact in other words) memory kept as its partner is kept, not lost.
     const partners = duplicatePartners(conversation.dreamd_duplicates);
     const textOfTurn = new Map(facts.map((fact) => [fact.turn, fact.text]));
+    // So is a rule taught again in other words, kept as another of its wordings.
+    const ruleOf = new Map(conversation.dreamd_rules.flatMap((group) => group.map((turn) => [turn, group])));
     const keptAsPartner = (fact: ReferenceFact): boolean => {
       const partner = textOfTurn.get(partners.get(fact.turn) ?? '');
-      return partner !== undefined && everything.some((entry) => entry.body.includes(partner));
+      const wordings = (ruleOf.get(fact.turn) ?? []).flatMap((turn) => textOfTurn.get(turn) ?? []);
+      return [...(partner === undefined ? [] : [partner]), ...wordings].some((text) =>
+        everything.some((entry) => entry.body.includes(text)),
+      );
     };
     for (const fact of facts) {
       const holders = holdersOf(fact);
@@ -574,6 +599,7 @@ async function evaluateConversation(
 
     // MEMORY.md coverage and recall, per question category.
     const index = await readFile(join(space.memoryDir, 'MEMORY.md'), 'utf8').catch(() => '');
+    const rules = ruleFigures(conversation.sample_id, conversation.dreamd_rules, facts, memory.facts, index);
     const recall = createRecall({ memoryDir: space.memoryDir });
     // The hybrid: each fact searched with the message it came from, read from the space's own transcripts.
     const hybrid = createRecall({
@@ -719,6 +745,12 @@ async function evaluateConversation(
       olderOutOfView: oracleLog === undefined ? null : oracleLog.missedUpdates - oracleLog.checkedUpdates,
       duplicatePairs: duplicates.pairs,
       duplicatesKept: duplicates.kept,
+      rules: rules.rules,
+      rulesTaughtAgain: rules.taughtAgain,
+      reteachesPlanted: rules.reteachesPlanted,
+      reteachesCounted: rules.reteachesCounted,
+      rulesTaughtTwice: rules.taughtTwice,
+      rulesTaughtTwiceInIndex: rules.taughtTwiceInIndex,
       relativeDates: dateEntries.length,
       relativeDatesResolved,
       memoryMdCoverage: conversation.qa.length === 0 ? 1 : covered / conversation.qa.length,
@@ -737,6 +769,7 @@ async function evaluateConversation(
         wronglyMerged: mergedMisses,
         wronglySuperseded: supersededMisses,
         recall: recallMisses,
+        rules: rules.misses,
       },
     };
   } finally {
@@ -781,6 +814,7 @@ export async function runEval(dataset: readonly Conversation[], options: EvalOpt
       wronglyMerged: misses((all) => all.wronglyMerged) as FactMiss[],
       wronglySuperseded: misses((all) => all.wronglySuperseded) as FactMiss[],
       recall: misses((all) => all.recall) as RecallMiss[],
+      rules: misses((all) => all.rules) as RuleMiss[],
     },
     budget: options.budget === undefined || options.budget === Infinity ? null : options.budget,
     totals: {
@@ -808,6 +842,12 @@ export async function runEval(dataset: readonly Conversation[], options: EvalOpt
       olderOutOfView: nullableSum((report) => report.olderOutOfView),
       duplicatePairs: sum((report) => report.duplicatePairs),
       duplicatesKept: sum((report) => report.duplicatesKept),
+      rules: sum((report) => report.rules),
+      rulesTaughtAgain: sum((report) => report.rulesTaughtAgain),
+      reteachesPlanted: sum((report) => report.reteachesPlanted),
+      reteachesCounted: sum((report) => report.reteachesCounted),
+      rulesTaughtTwice: sum((report) => report.rulesTaughtTwice),
+      rulesTaughtTwiceInIndex: sum((report) => report.rulesTaughtTwiceInIndex),
       relativeDates: sum((report) => report.relativeDates),
       relativeDatesResolved: sum((report) => report.relativeDatesResolved),
       memoryMdCoverage:

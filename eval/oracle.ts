@@ -38,6 +38,8 @@ export interface OracleInput {
   >;
   /** Newer turn id → older turn id, from `dreamd_updates`. */
   readonly updates: ReadonlyMap<string, string>;
+  /** Turns that teach a rule (`dreamd_rules`): answered as feedback. Omitted: none. */
+  readonly rules?: ReadonlySet<string>;
 }
 
 export interface OracleLog {
@@ -119,7 +121,7 @@ export function createOracle(input: OracleInput): {
           else log.missedUpdates += 1;
         }
         out.push({
-          type: 'user',
+          type: input.rules?.has(turnId) === true ? 'feedback' : 'user',
           title: oracleTitle(fact),
           body: fact.text,
           why: null,

@@ -97,3 +97,83 @@ export function isFarBack(chain: readonly string[], order: ReadonlyMap<string, n
     return older !== undefined && position !== undefined && position - older >= FAR_BACK_FACTS;
   });
 }
+
+/** A memory fact as the rule figures read it. */
+export interface RuleHolder extends HeldFact {
+  readonly file?: string | undefined;
+  readonly taughtAgain?: { readonly count: number } | undefined;
+}
+
+/** A rule taught two times or more that `MEMORY.md` does not list after the last run. */
+export interface RuleMiss {
+  readonly conversation: string;
+  /** Its wordings, as taught. */
+  readonly texts: readonly string[];
+  /** Times memory says it was taught again. */
+  readonly counted: number;
+}
+
+export interface RuleFigures {
+  /** Planted rules (`dreamd_rules`), and those memory holds as taught again (count ≥ 1): the repeat-correction rate. */
+  readonly rules: number;
+  readonly taughtAgain: number;
+  /** Teachings after the first, planted, and the times memory counted (summed over the rules). */
+  readonly reteachesPlanted: number;
+  readonly reteachesCounted: number;
+  /** Rules taught two times or more, and those the always-loaded `MEMORY.md` lists. */
+  readonly taughtTwice: number;
+  readonly taughtTwiceInIndex: number;
+  readonly misses: readonly RuleMiss[];
+}
+
+/**
+ * Each planted rule judged on the memory the runs left: the active facts holding one of its wordings, the most
+ * times any of them was counted as taught again, and whether `MEMORY.md` (`index`, the whole file) links one
+ * of them (a topic file's `#id` or a fact file's name).
+ */
+export function ruleFigures(
+  conversation: string,
+  groups: readonly (readonly string[])[],
+  facts: readonly ReferenceFact[],
+  memory: readonly RuleHolder[],
+  index: string,
+): RuleFigures {
+  const textOf = new Map(facts.map((fact) => [fact.turn, fact.text]));
+  let taughtAgain = 0;
+  let reteachesPlanted = 0;
+  let reteachesCounted = 0;
+  let taughtTwice = 0;
+  let taughtTwiceInIndex = 0;
+  const misses: RuleMiss[] = [];
+  for (const group of groups) {
+    const texts = [...new Set(group.map((turn) => textOf.get(turn)))].filter(
+      (text): text is string => text !== undefined,
+    );
+    if (texts.length === 0)
+      throw new Error(`${conversation}: dreamd_rules names turns without a reference fact`);
+    const holders = memory.filter(
+      (fact) => fact.status === 'active' && texts.some((text) => fact.body.includes(text)),
+    );
+    const counted = Math.max(0, ...holders.map((fact) => fact.taughtAgain?.count ?? 0));
+    if (counted > 0) taughtAgain += 1;
+    reteachesPlanted += group.length - 1;
+    reteachesCounted += counted;
+    if (group.length < 2) continue;
+    taughtTwice += 1;
+    const listed = holders.some(
+      (fact) =>
+        index.includes(`#${fact.id})`) || (fact.file !== undefined && index.includes(`(${fact.file})`)),
+    );
+    if (listed) taughtTwiceInIndex += 1;
+    else misses.push({ conversation, texts, counted });
+  }
+  return {
+    rules: groups.length,
+    taughtAgain,
+    reteachesPlanted,
+    reteachesCounted,
+    taughtTwice,
+    taughtTwiceInIndex,
+    misses,
+  };
+}

@@ -41,6 +41,22 @@ export function wayName(report: EvalReport): string {
     : `one run per ${report.sessionsPerRun} sessions`;
 }
 
+/** Rules memory counts as taught again after they were saved, of the planted rules. */
+function repeatCorrection(report: EvalReport): string {
+  const t = report.totals;
+  return t.rules === 0
+    ? 'no rules planted'
+    : `${t.rulesTaughtAgain} of ${t.rules} (${percent(t.rulesTaughtAgain / t.rules)})`;
+}
+
+/** Rules taught two times or more that `MEMORY.md` lists after the last run. */
+function rulesInIndex(report: EvalReport): string {
+  const t = report.totals;
+  return t.rulesTaughtTwice === 0
+    ? 'no rules planted'
+    : `${t.rulesTaughtTwiceInIndex} of ${t.rulesTaughtTwice} (${percent(t.rulesTaughtTwiceInIndex / t.rulesTaughtTwice)})`;
+}
+
 export function renderReport(report: EvalReport): string {
   const t = report.totals;
   const lines = [
@@ -62,6 +78,9 @@ export function renderReport(report: EvalReport): string {
     `| of them far back (older fact ${FAR_BACK_FACTS}+ facts earlier) | ${t.farUpdatesResolved} of ${t.farUpdates} |`,
     `| older fact of an update in the model's view (memory list or update check) | ${olderInView(report)} |`,
     `| reworded duplicates kept as two active facts | ${t.duplicatesKept} of ${t.duplicatePairs} pairs |`,
+    `| rules taught again after saved (repeat-correction rate) | ${repeatCorrection(report)} |`,
+    `| re-teachings counted (planted) | ${t.reteachesCounted} (${t.reteachesPlanted}) |`,
+    `| rules taught ≥ 2 times in MEMORY.md | ${rulesInIndex(report)} |`,
     `| relative dates resolved as expected | ${t.relativeDatesResolved} of ${t.relativeDates} |`,
     `| MEMORY.md coverage of the answers | ${percent(t.memoryMdCoverage)} |`,
     `| model calls (most for one session) | ${t.calls} (${t.mostCallsForOneSession}) |`,
@@ -100,6 +119,11 @@ export function renderReport(report: EvalReport): string {
     ...report.misses.duplicates.map(
       (entry) =>
         `- ${entry.conversation}: ${entry.pair.map((copy) => `${copy.sessionId} ${copy.turn} "${copy.text}"`).join(' = ')}`,
+    ),
+    `Rules taught two times or more that MEMORY.md does not list: ${report.misses.rules.length}`,
+    ...report.misses.rules.map(
+      (entry) =>
+        `- ${entry.conversation}: ${entry.texts.map((text) => `"${text}"`).join(' = ')} (counted taught again ${entry.counted}×)`,
     ),
     `Planted updates not resolved to the newest (oldest first; the statuses of each text's copies in memory): ${report.misses.updates.length}`,
     ...report.misses.updates.map(
@@ -148,7 +172,7 @@ export function renderBothWays(both: BothWays): string {
     return `${percent(hits.dreamd)} vs ${percent(hits.rawTurns)}`;
   };
   return [
-    `dreamd eval both ways (${perSession.mode} mode): ${perSession.conversations.length} conversations, ${t.sessions} sessions, ${t.referenceFacts} reference facts, ${t.questions} questions, ${t.updates} update chains (${t.farUpdates} far back), ${t.duplicatePairs} reworded duplicate pairs`,
+    `dreamd eval both ways (${perSession.mode} mode): ${perSession.conversations.length} conversations, ${t.sessions} sessions, ${t.referenceFacts} reference facts, ${t.questions} questions, ${t.updates} update chains (${t.farUpdates} far back), ${t.duplicatePairs} reworded duplicate pairs, ${t.rules} rules (${t.rulesTaughtTwice} taught ≥ 2 times)`,
     '',
     '| figure | one run per session | backlog (every session waiting for the first run) |',
     '|---|---|---|',
@@ -167,6 +191,12 @@ export function renderBothWays(both: BothWays): string {
       (r) => `${r.totals.farUpdatesResolved} of ${r.totals.farUpdates}`,
     ),
     row("older fact in the model's view", olderInView),
+    row('rules taught again after saved (repeat-correction rate)', repeatCorrection),
+    row(
+      're-teachings counted (planted)',
+      (r) => `${r.totals.reteachesCounted} (${r.totals.reteachesPlanted})`,
+    ),
+    row('rules taught ≥ 2 times in MEMORY.md', rulesInIndex),
     row('recall hit@10, dreamd vs BM25 over raw turns', recall),
     row('model calls (of them curation)', (r) => `${r.totals.calls} (${r.totals.curationCalls})`),
     row('tokens (input incl. cache, + output)', (r) => `${r.totals.inputTokens + r.totals.outputTokens}`),

@@ -1,6 +1,7 @@
 /**
  * The targets the eval judges dreamd by, each way (one run per session, the backlog): nothing dropped, nothing
- * lost, chains resolved to the newest, recall above plain BM25 over the raw turns. A missed target is printed
+ * lost, chains resolved to the newest, recall above plain BM25 over the raw turns, and (when the dataset plants
+ * rules) every rule taught two times or more in `MEMORY.md`. A missed target is printed
  * MISSED, not an exit code: the eval measures, CI does not gate on a figure. A figure whose input is missing
  * (no planted chain, no question) throws, so a target is never met for want of anything to judge.
  */
@@ -8,6 +9,9 @@ import type { BothWays, EvalReport } from './harness.js';
 
 /** Share of planted update chains whose newest fact must be the one active (older ones superseded). */
 export const CHAINS_RESOLVED_TARGET = 0.95;
+/** Share of rules taught two times or more that the always-loaded `MEMORY.md` must list after the next run. */
+export const RULES_IN_INDEX_TARGET = 1;
+
 /** Points of hit@10 dreamd's recall must lead BM25 over the raw turns by: 2 points, one question in 50. */
 export const RECALL_LEAD_TARGET = 0.02;
 
@@ -34,7 +38,22 @@ export function recallAt10(report: EvalReport): { dreamd: number; rawTurns: numb
   return { dreamd, rawTurns };
 }
 
-/** The four targets, judged on one way's report. */
+/**
+ * The rules target, judged on one way's report: every rule taught two times or more listed in `MEMORY.md`.
+ * Judged only when the dataset plants such rules (`dreamd_rules`): a dataset without them has no rules line.
+ */
+export function rulesVerdict(report: EvalReport): Verdict | undefined {
+  const t = report.totals;
+  if (t.rulesTaughtTwice === 0) return undefined;
+  const share = t.rulesTaughtTwiceInIndex / t.rulesTaughtTwice;
+  return {
+    target: `${(100 * RULES_IN_INDEX_TARGET).toFixed(0)} % of rules taught ≥ 2 times in MEMORY.md`,
+    met: share >= RULES_IN_INDEX_TARGET,
+    detail: `${t.rulesTaughtTwiceInIndex} of ${t.rulesTaughtTwice}, ${percent(share)}; taught again after saved: ${t.rulesTaughtAgain} of ${t.rules} rules`,
+  };
+}
+
+/** The four targets, and the rules target when the dataset plants rules, judged on one way's report. */
 export function verdicts(report: EvalReport): Verdict[] {
   const t = report.totals;
   if (t.referenceFacts === 0)
@@ -44,6 +63,7 @@ export function verdicts(report: EvalReport): Verdict[] {
       `the ${report.way} report holds no planted update chain: the chains target cannot be judged`,
     );
   const recall = recallAt10(report);
+  const rules = rulesVerdict(report);
   const resolved = t.updatesResolved / t.updates;
   return [
     {
@@ -63,6 +83,7 @@ export function verdicts(report: EvalReport): Verdict[] {
       met: Math.round(1000 * (recall.dreamd - recall.rawTurns)) >= Math.round(1000 * RECALL_LEAD_TARGET),
       detail: `${percent(recall.dreamd)} against ${percent(recall.rawTurns)}`,
     },
+    ...(rules === undefined ? [] : [rules]),
   ];
 }
 

@@ -12,10 +12,11 @@ import { inspectSpaceDetailed } from '../consolidation/inspect.js';
 import { listProposalViews } from '../consolidation/proposal.js';
 import { evaluateGates } from '../core/gates.js';
 import { errorMessage } from '../errors.js';
+import { mostTaughtAgain, type TaughtAgainRule } from '../memory/taught-again.js';
 import {
   MAX_UNREADABLE_COLLECTIONS,
   listRuns,
-  memoryHealth,
+  loadMemory,
   parseQuarantine,
   QUARANTINE_FILE,
   readTextIfExists,
@@ -177,6 +178,11 @@ export interface SpaceStatus {
     readonly total: number;
     readonly byKind: Readonly<Partial<Record<HeldBackKind, number>>>;
   };
+  /**
+   * Rules your agents keep forgetting: the active facts people taught again most after they were saved (at
+   * most 5, most times first, rules before other types on a tie); empty when none was taught again.
+   */
+  readonly taughtAgain: readonly TaughtAgainRule[];
   /** Present when a daemon's queue was asked. */
   readonly queue?: QueueCounts;
 }
@@ -269,9 +275,12 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
       return [];
     },
   );
-  const memory = await memoryHealth(space.memoryDir).then(
-    (health) => health.problems,
-    (caught: unknown) => [{ file: space.memoryDir, reason: `cannot be read: ${errorMessage(caught)}` }],
+  const { memory, taughtAgain } = await loadMemory(space.memoryDir).then(
+    (loaded) => ({ memory: loaded.problems, taughtAgain: mostTaughtAgain(loaded.facts) }),
+    (caught: unknown) => ({
+      memory: [{ file: space.memoryDir, reason: `cannot be read: ${errorMessage(caught)}` }],
+      taughtAgain: [],
+    }),
   );
   const held = await readTextIfExists(join(space.memoryDir, QUARANTINE_FILE)).then(
     (text) => parseQuarantine(text).map((entry) => entry.reason),
@@ -309,6 +318,7 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
     proposals,
     batch: { mode: batchModeText(options.config), pending: pendingBatch },
     heldBack: { total: held.length, byKind: countHeldBack(held) },
+    taughtAgain,
   };
   return options.queueCounts !== undefined
     ? { ...status, queue: await options.queueCounts(space.id) }

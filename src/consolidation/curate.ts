@@ -23,6 +23,7 @@
 import { z } from 'zod';
 import type { CurationConfig } from '../config/schema.js';
 import { MEMORY_TYPES, FACT_TYPES, type Fact, type FactType } from '../memory/types.js';
+import { addTaughtAgain, joinTaughtAgain, type TaughtAgain } from '../memory/taught-again.js';
 import { addUsage, emptyUsage, type ModelProvider, type TokenUsage } from '../model/types.js';
 import { detailsOf, type FactText } from './features.js';
 import { contentWords, textSimilarity, titleSimilarity } from './similarity.js';
@@ -569,6 +570,15 @@ function resultKey(result: AcceptedResult): string {
   ]);
 }
 
+/** The `taughtAgain` field of a fact that merges `facts`: their records joined, absent when none has one. */
+function taughtAgainOf(facts: readonly Fact[]): { taughtAgain?: TaughtAgain } {
+  const joined = facts.reduce<TaughtAgain | undefined>(
+    (record, fact) => joinTaughtAgain(record, fact.taughtAgain),
+    undefined,
+  );
+  return joined === undefined ? {} : { taughtAgain: joined };
+}
+
 /**
  * Apply accepted results to the run's facts. Pure. A result whose facts changed since the call (a hand edit,
  * a newer fact superseded one, one gone) is not applied: its facts stay, and it is returned in `unapplied` with
@@ -608,6 +618,8 @@ export function applyCuration(
       observed,
       updated,
       sources: [...new Set(result.replaces.flatMap((old) => old.sources))],
+      // Times people taught the merged facts again add up: the merged fact keeps its place first in its section.
+      ...taughtAgainOf(result.replaces.map((old) => byId.get(old.id) ?? old)),
       status: 'active',
       supersededBy: undefined,
       supersededOn: undefined,
@@ -637,6 +649,12 @@ export function absorbRepeats(
   facts: readonly Fact[],
   added: readonly Fact[],
   mergedAway: ReadonlySet<string>,
+  taught?: {
+    /** The facts memory held before the run, by id: a head among them was saved. */
+    readonly saved: ReadonlyMap<string, Fact>;
+    /** Reconcile's test: whether a session started after that fact was saved. */
+    readonly taughtAfterSaved: (fact: Fact, sessionId: string) => boolean;
+  },
 ): { facts: Fact[]; absorbed: ReadonlySet<string> } {
   const byId = new Map(facts.map((fact) => [fact.id, fact]));
   const merged = new Map<string, Fact>();
@@ -650,10 +668,21 @@ export function absorbRepeats(
     if (head === undefined || head.status !== 'active' || !head.body.includes(fact.body.trim())) continue;
     absorbed.add(fact.id);
     byId.delete(fact.id);
+    // Said again by a session after the merged fact was saved: taught again, as a merge in reconcile counts.
+    const saved = taught?.saved.get(head.id);
+    const again =
+      saved === undefined || saved.status !== 'active'
+        ? []
+        : fact.sources.filter(
+            (session) => !head.sources.includes(session) && taught?.taughtAfterSaved(saved, session) === true,
+          );
+    const taughtAgain =
+      again.length === 0 ? head.taughtAgain : addTaughtAgain(head.taughtAgain, again, fact.observed);
     byId.set(head.id, {
       ...head,
       sources: [...new Set([...head.sources, ...fact.sources])],
       updated: fact.updated > head.updated ? fact.updated : head.updated,
+      ...(taughtAgain === undefined ? {} : { taughtAgain }),
     });
   }
   return { facts: [...byId.values()], absorbed };

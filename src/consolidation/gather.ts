@@ -26,6 +26,8 @@ export interface Gathered {
   readonly records: readonly ReadSessionRecord[];
   /** Date (YYYY-MM-DD) each session started, to date a fact the model left undated. */
   readonly sessionDates: ReadonlyMap<string, string>;
+  /** When each session started (ISO timestamp): a session after a fact was saved may teach it again. */
+  readonly sessionStarts?: ReadonlyMap<string, string>;
   /** Sessions past `limits.maxCallsPerRun`: they wait, whole, for the next run (see `settleProgress`). */
   readonly deferred: ReadonlySet<string>;
   /**
@@ -103,6 +105,7 @@ export async function gatherSessions(
 ): Promise<Gathered> {
   const { limits } = options;
   const sessionDates = new Map<string, string>();
+  const sessionStarts = new Map<string, string>();
   const digests: SessionDigest[] = [];
   const sessions: string[] = [];
   const reads: SessionReads[] = [];
@@ -122,6 +125,7 @@ export async function gatherSessions(
     onSession: (session) => {
       sessions.push(session.id);
       sessionDates.set(session.id, session.startedAt.slice(0, 10));
+      sessionStarts.set(session.id, session.startedAt);
       reads.push(collectReads(session, options.memoryDir));
       if (session.cwd !== undefined) workingDirectories.add(session.cwd);
       if (session.keptUntil !== undefined) keptUntil.set(session.id, session.keptUntil);
@@ -152,6 +156,7 @@ export async function gatherSessions(
     workingDirectories: [...workingDirectories],
     records: read.records,
     sessionDates,
+    sessionStarts,
     keptUntil,
     deferred: new Set(read.unread),
     progress: new Map(),

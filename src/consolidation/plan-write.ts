@@ -37,6 +37,7 @@ import { createProvenance } from './provenance.js';
 import { reconcile, type ReconcileResult } from './reconcile.js';
 import { absorbRepeats, applyCuration, type AcceptedResult, type UnappliedResult } from './curate.js';
 import { createRunIds, type RunIds } from './run-ids.js';
+import { createTaughtAfterSaved } from './taught-after-saved.js';
 
 /** Re-reads after a hand edit during the run: a few tries, for someone saving repeatedly. */
 const HAND_EDIT_RETRIES = 3;
@@ -353,6 +354,12 @@ export async function planWrite(options: {
   ids?: RunIds | undefined;
   /** The repository's `AGENTS.md` the space also writes (absolute path), and its block's byte budget. */
   agents?: { readonly file: string; readonly budget?: number | undefined } | undefined;
+  /**
+   * When the ledger recorded a session consolidated (ISO timestamp; undefined: not yet): a fact is saved by the
+   * run of its first source, and a session started after that which says it again taught it again. Omitted:
+   * nothing is counted as taught again.
+   */
+  consolidatedAt?: ((sessionId: string) => string | undefined) | undefined;
 }): Promise<WritePlan> {
   const { memoryDir, runId, now } = options;
   const ids = options.ids ?? createRunIds();
@@ -369,6 +376,10 @@ export async function planWrite(options: {
   const plan = (loaded: LoadedMemory) => {
     // Archived facts take part in reconcile (a `replaces` naming one follows it to its successor, an old value
     // seen again joins its trace) but never go back to a file.
+    const taughtAfterSaved =
+      options.consolidatedAt === undefined
+        ? undefined
+        : createTaughtAfterSaved(options.gathered.sessionStarts ?? new Map(), options.consolidatedAt);
     const reconciled = reconcile({
       existing: [...loaded.facts, ...loaded.archived.map((entry) => entry.fact)],
       candidates: options.candidates,
@@ -378,12 +389,16 @@ export async function planWrite(options: {
       containsSecret,
       provenance,
       held,
+      taughtAfterSaved,
     });
     // A fact learned again after curation merged it: its sources join the merged fact, no second copy.
     const repeats = absorbRepeats(
       reconciled.facts,
       reconciled.added,
       new Set(loaded.archived.filter((entry) => entry.reason === 'merged').map((entry) => entry.fact.id)),
+      taughtAfterSaved === undefined
+        ? undefined
+        : { saved: new Map(loaded.facts.map((fact) => [fact.id, fact])), taughtAfterSaved },
     );
     const curated = applyCuration(repeats.facts, options.curation ?? [], {
       today: options.today,

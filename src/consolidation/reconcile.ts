@@ -1,4 +1,5 @@
 import { FACT_TYPES, type Fact, type FactType } from '../memory/types.js';
+import { addTaughtAgain, type TaughtAgain } from '../memory/taught-again.js';
 import { clean, compareCandidates, compareStrings, uniqueSorted, type Candidate } from './candidate.js';
 import type { ExtractedFact } from './extraction.js';
 
@@ -46,6 +47,10 @@ import {
  *   7. otherwise: added.
  *
  * Merging unions the sources, keeps the earliest `observed` and the latest `updated`, and keeps the text of the
+ * newest observation. A merge (rules 3 and 5) into a fact memory held before this reconcile, from a session that
+ * started after that fact was saved ({@link ReconcileInput.taughtAfterSaved}) and is not among its sources yet,
+ * counts as the fact taught again (`taughtAgain`, see `memory/taught-again.ts`): memory held the rule and the
+ * agent did not apply it. A session counts once, so a run done twice counts nothing twice. The text of the
  * newest observation (`updated` is the date the current text was last observed). On the same day the longer,
  * more detailed text wins, and after that a fixed text order, so arrival order never decides.
  *
@@ -93,6 +98,11 @@ export interface ReconcileInput {
    * words is held back with it. Omitted: none.
    */
   readonly held?: readonly HeldFact[] | undefined;
+  /**
+   * Whether session `sessionId` started after `fact` (one of `existing`, as it was) was saved: a candidate of
+   * that session merged into the fact taught it again. Omitted: nothing counts as taught again.
+   */
+  readonly taughtAfterSaved?: ((fact: Fact, sessionId: string) => boolean) | undefined;
 }
 
 /** A fact held back for a person, and why. */
@@ -200,10 +210,14 @@ class FactSet {
   /** Fact each candidate of this batch became, by type and normalised title: `replaces` may name a title. */
   private readonly batchTitles = new Map<string, string>();
 
+  /** The facts memory held before this reconcile, as they were: what a session may have taught again. */
+  private readonly saved = new Map<string, Fact>();
+
   constructor(
     existing: readonly Fact[],
     candidates: readonly Candidate[],
     private readonly newId: (key: string) => string,
+    private readonly taughtAfterSaved: ReconcileInput['taughtAfterSaved'],
   ) {
     const words = new Set<string>();
     const keys = new Set<string>();
@@ -219,8 +233,25 @@ class FactSet {
     this.index = new FactIndex((id) => this.facts.get(id), { words, keys, numbersKeys, terms });
     for (const fact of existing) {
       this.facts.set(fact.id, fact);
+      this.saved.set(fact.id, fact);
       this.index.add(fact);
     }
+  }
+
+  /**
+   * `fact`'s record after `candidate` is merged into it: the candidate's sessions that started after the fact
+   * was saved and are not among its sources yet taught it again on the candidate's date. Unchanged otherwise.
+   */
+  private taughtAgain(fact: Fact, candidate: Candidate): TaughtAgain | undefined {
+    const saved = this.saved.get(fact.id);
+    const counts = saved?.status === 'active' && fact.status === 'active' && fact.owner !== 'other';
+    if (saved === undefined || !counts || this.taughtAfterSaved === undefined) return fact.taughtAgain;
+    const sessions = candidate.sources.filter(
+      (session) => !fact.sources.includes(session) && this.taughtAfterSaved?.(saved, session) === true,
+    );
+    return sessions.length === 0
+      ? fact.taughtAgain
+      : addTaughtAgain(fact.taughtAgain, sessions, candidate.observed);
   }
 
   apply(candidate: Candidate): void {
@@ -393,8 +424,10 @@ class FactSet {
   private merge(fact: Fact, candidate: Candidate): void {
     this.batchTitles.set(titleKey(candidate.type, candidate.title), fact.id);
     const sources = uniqueSorted([...fact.sources, ...candidate.sources]);
+    const taughtAgain = this.taughtAgain(fact, candidate);
+    const again = taughtAgain === undefined ? {} : { taughtAgain };
     if (fact.editedByHand) {
-      if (!sameSources(sources, fact.sources)) this.put({ ...fact, sources });
+      if (!sameSources(sources, fact.sources)) this.put({ ...fact, ...again, sources });
       return;
     }
     const incoming = candidateText(candidate);
@@ -409,12 +442,14 @@ class FactSet {
       ...withDescription(
         takeText || fact.description === undefined ? candidate.description : fact.description,
       ),
+      ...again,
       sources,
       observed: candidate.observed < fact.observed ? candidate.observed : fact.observed,
       updated: candidate.observed > fact.updated ? candidate.observed : fact.updated,
     };
     const changed =
       takeText ||
+      next.taughtAgain !== fact.taughtAgain ||
       next.description !== fact.description ||
       !sameSources(sources, fact.sources) ||
       next.observed !== fact.observed ||
@@ -428,6 +463,7 @@ class FactSet {
    * supersedes `fact`, so one fact remains, in the same type whatever order the two arrived in.
    */
   private moveToType(fact: Fact, candidate: Candidate): void {
+    const taughtAgain = this.taughtAgain(fact, candidate);
     const created = this.create(candidate, undefined);
     const incoming = candidateText(candidate);
     const existing = textOf(fact);
@@ -442,6 +478,7 @@ class FactSet {
         text === existing ? (fact.description ?? candidate.description) : candidate.description,
       ),
       sources: uniqueSorted([...fact.sources, ...candidate.sources]),
+      ...(taughtAgain === undefined ? {} : { taughtAgain }),
       observed: fact.observed < candidate.observed ? fact.observed : candidate.observed,
       updated: fact.updated > candidate.observed ? fact.updated : candidate.observed,
     };
@@ -617,7 +654,7 @@ export function reconcile(input: ReconcileInput): ReconcileResult {
   );
   quarantined.push(...passed.held);
 
-  const set = new FactSet(input.existing, passed.kept, input.newId);
+  const set = new FactSet(input.existing, passed.kept, input.newId, input.taughtAfterSaved);
   for (const candidate of [...passed.kept].sort(compareCandidates)) set.apply(candidate);
 
   const before = new Map(input.existing.map((fact) => [fact.id, fact]));

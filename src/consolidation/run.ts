@@ -406,6 +406,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
         runId,
         today,
         now: now(),
+        consolidatedAt: (sessionId: string) => ledger.sessions[sessionId]?.consolidatedAt,
         ...(space.agentsMd === undefined
           ? {}
           : { agents: { file: space.agentsMd, budget: space.agentsMdBudget } }),

@@ -7,11 +7,14 @@
  * What the block holds: active project and feedback facts, and user facts about working style (how the person
  * wants work done, not who they are). Within a byte budget (markers included, default
  * {@link AGENTS_BUDGET_BYTES}), fair across types: the types take turns, one line each, and within a type the
- * facts agents read most come first, then the newest; ties by title, then id, so the same facts give the same
+ * facts people had to teach again after they were saved come first (most times first, each line saying so:
+ * feedback is the first section, so a rule taught again heads the block), then the facts agents read most, then
+ * the newest; ties by title, then id, so the same facts give the same
  * bytes. A line that does not fit is skipped and the next one tried; the facts left out are counted in the block.
  */
 import path from 'node:path';
 import { BLOCK_BEGIN, BLOCK_END, byteLength, renderIndexFile, splitIndexFile } from './index-block.js';
+import { compareTaughtAgain, timesTaughtAgain } from './taught-again.js';
 import type { Fact, FactType } from './types.js';
 
 export const AGENTS_FILE = 'AGENTS.md';
@@ -72,11 +75,16 @@ function cut(text: string, max: number): string {
   return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
 }
 
-/** A fact's line: the title in bold, the body, and how to apply it when it says. */
+/**
+ * A fact's line: the title in bold, the body, and how to apply it when it says; a fact taught again says how
+ * often after its title ("(repeated correction, taught again 3×)").
+ */
 export function agentsLine(fact: Fact): string {
   const apply =
     fact.howToApply === undefined || fact.howToApply.trim() === '' ? '' : ` (${oneLine(fact.howToApply)})`;
-  return cut(`- **${oneLine(fact.title)}**: ${oneLine(fact.body)}${apply}`, AGENTS_LINE_CHARS);
+  const times = timesTaughtAgain(fact);
+  const again = times === 0 ? '' : ` (repeated correction, taught again ${times}×)`;
+  return cut(`- **${oneLine(fact.title)}**${again}: ${oneLine(fact.body)}${apply}`, AGENTS_LINE_CHARS);
 }
 
 const omittedNote = (count: number): string =>
@@ -101,6 +109,7 @@ export function renderAgentsFile(facts: readonly Fact[], options: AgentsBlockOpt
       .filter((fact) => fact.type === type && isAgentFact(fact))
       .sort(
         (a, b) =>
+          compareTaughtAgain(a, b) ||
           reads(b) - reads(a) ||
           b.updated.localeCompare(a.updated) ||
           a.title.localeCompare(b.title) ||

@@ -29,6 +29,7 @@ import { stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
 import { readFrontmatter } from './claude-code-file.js';
 import { hookOf } from './memory-index.js';
+import { TaughtAgainField, taughtAgainNote, withoutTaughtAgainNote } from './taught-again.js';
 import { contentHash, renderContent, splitContent } from './topic-entry.js';
 import { FACT_OWNERS, FACT_TYPES, type Fact } from './types.js';
 
@@ -49,6 +50,8 @@ const FactFileMetadata = z.looseObject({
   supersededBy: z.string().optional(),
   supersededOn: z.string().optional(),
   owner: z.enum(FACT_OWNERS).optional(),
+  /** Sessions after it was saved that taught it again (`taught-again.ts`). */
+  taughtAgain: TaughtAgainField,
   /** A person owns the text: dreamd never rewrites it. */
   hand: z.boolean().optional(),
 });
@@ -60,6 +63,8 @@ export interface FactFileRead {
   readonly file: string;
   /** The text after the frontmatter, as written (kept byte for byte once edited by hand). */
   readonly bodyRaw: string;
+  /** The description as written, the repeated-correction note included (kept byte for byte once edited by hand). */
+  readonly descriptionRaw: string;
 }
 
 function dateText(value: unknown): string | undefined {
@@ -108,9 +113,11 @@ export function parseFactFile(text: string, file: string): FactFileRead | undefi
     editedByHand: metadata.hand === true || metadata.hash !== hashOf(name, description, content),
     ...(metadata.owner === 'agent' ? { owner: 'agent' as const } : {}),
     file,
-    ...(description === '' ? {} : { description }),
+    // The note in front is written from the count (`descriptionOf`): the fact's own description is what follows it.
+    ...(description === '' ? {} : { description: withoutTaughtAgainNote(description) }),
+    ...(metadata.taughtAgain === undefined ? {} : { taughtAgain: metadata.taughtAgain }),
   };
-  return { fact, file, bodyRaw: content };
+  return { fact, file, bodyRaw: content, descriptionRaw: description };
 }
 
 /** Words of a title as a file name's slug: lowercase ASCII letters and digits joined by `_`, at most 40 characters. */
@@ -151,10 +158,11 @@ function oneLine(text: string): string {
 
 /**
  * The description a fact's file carries: the one the model wrote for Claude Code's selector, else the fact's
- * first line (the index line's hook either way, so a file read back lists the same line).
+ * first line (the index line's hook either way, so a file read back lists the same line); a fact taught again
+ * after it was saved says so first ("Repeated correction (taught again 3×): …"), so the selector picks it.
  */
 export function descriptionOf(fact: Fact): string {
-  return hookOf(fact) || oneLine(fact.title);
+  return `${taughtAgainNote(fact)}${hookOf(fact) || oneLine(fact.title)}`;
 }
 
 function frontmatter(fact: Fact, name: string, description: string, hash: string, hand: boolean): string {
@@ -173,6 +181,7 @@ function frontmatter(fact: Fact, name: string, description: string, hash: string
       ? { supersededOn: fact.supersededOn }
       : {}),
     ...(fact.owner === 'agent' ? { owner: 'agent' } : {}),
+    ...(fact.taughtAgain === undefined ? {} : { taughtAgain: fact.taughtAgain }),
     ...(hand ? { hand: true } : {}),
   };
   return `---\n${stringifyYaml({ name, description, metadata }, { lineWidth: 0, flowCollectionPadding: false })}---\n\n`;
@@ -207,7 +216,7 @@ export interface RenderedFactFile {
 export function renderFactFile(fact: Fact, keep?: FactFileRead): RenderedFactFile {
   if (keep !== undefined) {
     const name = keep.fact.title;
-    const description = keep.fact.description ?? '';
+    const description = keep.descriptionRaw;
     return {
       text: `${frontmatter(fact, name, description, hashOf(name, description, keep.bodyRaw), true)}${keep.bodyRaw}`,
       cut: [],

@@ -18,6 +18,7 @@
  * the next fact tried. Linear after one sort per type: 10,000 facts take a few ms.
  */
 import { INDEX_ORDER, TOPIC_FILES, type Fact, type FactType } from './types.js';
+import { taughtAgainFirst, taughtAgainNote } from './taught-again.js';
 import {
   INDEX_HEADER,
   INDEX_LIMITS,
@@ -114,7 +115,7 @@ export function topicLink(fact: Fact): string {
 /** One index line, at most `maxLineChars` characters: the hook is shortened first, then the title. */
 export function indexLine(fact: Fact, target: string = topicLink(fact)): string {
   const title = oneLine(fact.title).replace(/\[/g, '(').replace(/\]/g, ')') || fact.id;
-  const hook = hookOf(fact);
+  const hook = `${taughtAgainNote(fact)}${hookOf(fact)}`;
   const room = INDEX_LIMITS.maxLineChars - charLength(`- []()${target}`);
   if (hook === '') return `- [${truncateChars(title, room)}](${target})`;
   const separator = ' — ';
@@ -194,7 +195,8 @@ function ordersByType(
   const today = Math.floor(now.getTime() / DAY_MS);
   const byType = new Map<FactType, Fact[]>(INDEX_ORDER.map((type) => [type, []]));
   for (const fact of facts) if (fact.status === 'active') byType.get(fact.type)?.push(fact);
-  for (const [type, ofType] of byType) byType.set(type, byUse(typeOrder(ofType, today), use));
+  for (const [type, ofType] of byType)
+    byType.set(type, taughtAgainFirst(byUse(typeOrder(ofType, today), use)));
   return byType;
 }
 

@@ -20,6 +20,7 @@ import { z } from 'zod';
 import type { Fact, FactType } from './types.js';
 import { derivedFactId } from './fact-id.js';
 import { sha256 } from './hash.js';
+import { TaughtAgainField } from './taught-again.js';
 
 export const EntryMetadata = z.looseObject({
   observed: z.string(),
@@ -30,6 +31,8 @@ export const EntryMetadata = z.looseObject({
   supersededOn: z.string().optional(),
   /** The line a memory selector picks the fact by, when the model wrote one. */
   description: z.string().optional(),
+  /** Sessions after it was saved that taught it again (`taught-again.ts`). */
+  taughtAgain: TaughtAgainField,
   /** A person owns the text: dreamd never rewrites it. */
   hand: z.boolean().optional(),
   hash: z.string(),
@@ -176,6 +179,7 @@ export function parseEntry(
     supersededOn: status === 'superseded' ? metadata?.supersededOn : undefined,
     editedByHand,
     ...(metadata?.description === undefined ? {} : { description: metadata.description }),
+    ...(metadata?.taughtAgain === undefined ? {} : { taughtAgain: metadata.taughtAgain }),
   };
   return {
     entry: {
@@ -239,6 +243,7 @@ function metadataLine(fact: Fact, hash: string, hand: boolean): string {
       ? { supersededOn: fact.supersededOn }
       : {}),
     ...(fact.description === undefined ? {} : { description: fact.description }),
+    ...(fact.taughtAgain === undefined ? {} : { taughtAgain: fact.taughtAgain }),
     ...(hand ? { hand: true } : {}),
     hash,
   };

@@ -116,6 +116,10 @@ export interface Fact {
   readonly file?: string;
   /** A one-line summary written with the fact (a Claude Code memory's frontmatter `description`); the index hook. */
   readonly description?: string;
+  /** Times sessions after it was saved taught it again, the last date and their ids (`taught-again.ts`). */
+  readonly taughtAgain?: TaughtAgain;
 }
+
+import type { TaughtAgain } from './taught-again.js';
 
 export type { LedgerEntry, LedgerLookup } from '../core/ledger.js';

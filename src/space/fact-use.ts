@@ -8,7 +8,11 @@
  * - Claude Code's `Read` of a file of the memory folder (absolute `file_path`);
  * - Anthropic's memory tool `view` of `/memories/<file>`;
  * - dreamd's `read_memory` of a file (relative `path`);
- * - a `recall` result that names a fact (`[f-…]` in the tool result).
+ * - a `recall` result that names a fact (`[f-…]` in the tool result);
+ * - and, beside the reads, a citation: Claude Code's system prompt (behind a setting that is off by default) asks
+ *   the model to wrap a sentence that uses a memory in `<cc-memory filenames="{comma separated memory file
+ *   names}">{sentence}</cc-memory>` tags, never inside tool inputs; each file a tag of the assistant's text names
+ *   is used once for that message. Only names of `.md` files inside the memory folder count.
  * Reading a file reads every fact in it: a topic file counts for each of its facts.
  */
 import path from 'node:path';
@@ -98,6 +102,25 @@ function fileRead(name: string, input: unknown, memoryDir: string): string | und
   return path.normalize(relative).split(path.sep).join('/');
 }
 
+/** The opening tag of Claude Code's memory citation, with the list of file names it carries. */
+const CITATION = /<cc-memory\s+filenames="([^"<>]*)"\s*>/g;
+
+/** The memory folder's files the `<cc-memory>` citations of an assistant's text name, relative, each once. */
+export function citedFiles(text: string, memoryDir: string): string[] {
+  const root = path.resolve(memoryDir);
+  const files = new Set<string>();
+  for (const match of text.matchAll(CITATION)) {
+    for (const raw of (match[1] ?? '').split(',')) {
+      const name = raw.trim();
+      if (!name.toLowerCase().endsWith('.md')) continue;
+      const relative = path.isAbsolute(name) ? path.relative(root, path.resolve(name)) : path.normalize(name);
+      if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) continue;
+      files.add(relative.split(path.sep).join('/'));
+    }
+  }
+  return [...files];
+}
+
 /** One read found in a transcript: a file of the memory folder, or a fact a recall result named. */
 export type MemoryRead =
   | { readonly kind: 'file'; readonly file: string; readonly day: string | undefined }
@@ -122,7 +145,10 @@ export function collectReads(session: Session, memoryDir: string): SessionReads 
   for (const message of session.messages) {
     const day = message.ts?.slice(0, 10);
     for (const part of message.parts) {
-      if (part.kind === 'tool-call') {
+      if (part.kind === 'text' && message.role === 'assistant') {
+        for (const file of citedFiles(part.text, root))
+          reads.push({ kind: 'file', file, day, index: message.index });
+      } else if (part.kind === 'tool-call') {
         if (part.id !== undefined) callNames.set(part.id, part.name);
         const file = fileRead(part.name, part.input, root);
         if (file !== undefined) reads.push({ kind: 'file', file, day, index: message.index });

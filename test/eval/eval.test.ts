@@ -9,7 +9,13 @@ import {
 } from '../../eval/format.js';
 import { generateLongDataset, LONG_SIZES } from '../../eval/generate.js';
 import { ORACLE_PRICED_AS, runEval, runEvalBothWays } from '../../eval/harness.js';
-import { duplicateFigures, FAR_BACK_FACTS, isFarBack, learnedOrder } from '../../eval/plant-figures.js';
+import {
+  duplicateFigures,
+  FAR_BACK_FACTS,
+  isFarBack,
+  learnedOrder,
+  ruleFigures,
+} from '../../eval/plant-figures.js';
 import { renderBothWays, renderReport } from '../../eval/run.js';
 import { verdicts } from '../../eval/verdict.js';
 import { PRICE_TABLE } from '../../src/cost/prices.js';
@@ -126,6 +132,22 @@ describe('the generated long dataset', () => {
       expect(acrossSessions).toBeGreaterThanOrEqual(least);
       if (size === 'full') expect(monthsApart).toBeGreaterThanOrEqual(5);
     }
+    // Rules taught four times (wordings A, B, A, B, in four sessions in order), and rules taught once.
+    for (const size of ['quick', 'full'] as const) {
+      const garden = generateLongDataset(size).at(-1)!;
+      const facts = new Map(referenceFacts(garden).map((fact) => [fact.turn, fact]));
+      const again = garden.dreamd_rules.filter((group) => group.length === 4);
+      const once = garden.dreamd_rules.filter((group) => group.length === 1);
+      expect(again).toHaveLength(LONG_SIZES[size].garden.rulesTaughtAgain);
+      expect(once).toHaveLength(LONG_SIZES[size].garden.rulesTaughtOnce);
+      for (const group of again) {
+        const taught = group.map((turn) => facts.get(turn)!);
+        expect(new Set(taught.map((fact) => fact.text)).size).toBe(2);
+        const sessions = taught.map((fact) => Number(/-s(\d+)$/.exec(fact.sessionId)?.[1]));
+        expect([...sessions].sort((a, b) => a - b)).toEqual(sessions);
+        expect(new Set(sessions).size).toBe(4);
+      }
+    }
     // The register holds the 200 facts an update reaches back over, and far more than a memory list shows.
     const garden = generateLongDataset('quick').at(-1)!;
     expect(referenceFacts(garden).length).toBeGreaterThan(FAR_BACK_FACTS);
@@ -159,7 +181,26 @@ describe('the generated long dataset', () => {
       expect(side).toMatch(
         new RegExp(`^\\| ${figure.replace(/[()]/g, '\\$&')}[^|]* \\| [^|]+ \\| [^|]+ \\|$`, 'm'),
       );
-    for (const target of ['0 dropped', '0 lost', '≥ 95 % of chains resolved to the newest', 'recall hit@10'])
+    for (const figure of [
+      'rules taught again after saved (repeat-correction rate)',
+      're-teachings counted (planted)',
+      'rules taught ≥ 2 times in MEMORY.md',
+    ])
+      expect(side).toMatch(
+        new RegExp(`^\\| ${figure.replace(/[()]/g, '\\$&')} \\| [^|]+ \\| [^|]+ \\|$`, 'm'),
+      );
+    // One run per session: every later teaching of a rule comes after the run that saved it and is counted;
+    // the backlog's first run saves each rule from all its teachings at once: none came after it was saved.
+    expect(both.perSession.totals.reteachesCounted).toBe(both.perSession.totals.reteachesPlanted);
+    expect(both.perSession.totals.rulesTaughtAgain).toBe(both.perSession.totals.rulesTaughtTwice);
+    expect(both.backlog.totals.reteachesCounted).toBe(0);
+    for (const target of [
+      '0 dropped',
+      '0 lost',
+      '≥ 95 % of chains resolved to the newest',
+      'recall hit@10',
+      '100 % of rules taught ≥ 2 times in MEMORY.md',
+    ])
       expect(side).toMatch(
         new RegExp(
           `^- ${target}.*: one run per session (?:MET|MISSED) \\(.+\\); backlog (?:MET|MISSED) \\(.+\\)$`,
@@ -360,6 +401,15 @@ describe('npm run eval', () => {
       mode: 'oracle',
     });
     expect(() => verdicts(noQuestions)).toThrow(/no recall over questions/);
+    // A dataset that plants no rule has no rules line, rather than one met for want of rules.
+    const noRules = await runEval([tiny('I keep bees on my roof in Porto.')], { mode: 'oracle' });
+    expect(verdicts(noRules).map((verdict) => verdict.target)).toEqual([
+      '0 dropped',
+      '0 lost',
+      '≥ 95 % of chains resolved to the newest',
+      'recall hit@10 ≥ BM25 over raw turns + 2 points',
+    ]);
+    expect(renderReport(noRules)).toContain('| rules taught ≥ 2 times in MEMORY.md | no rules planted |');
   });
 
   it('prices the oracle run on the default model', async () => {
@@ -389,5 +439,56 @@ describe('npm run eval', () => {
     ]);
     expect(dataset[0]!.dreamd_updates.length).toBeGreaterThanOrEqual(3);
     expect(Object.keys(dataset[0]!.dreamd_dates).length).toBeGreaterThan(5);
+  });
+});
+
+describe('the rules figures', () => {
+  const facts = [
+    { turn: 'D1:1', sessionId: 'g-s1', speaker: 'Vera', text: 'Lock the tool shed after every visit.' },
+    {
+      turn: 'D2:1',
+      sessionId: 'g-s2',
+      speaker: 'Vera',
+      text: 'The tool shed should be locked after every visit.',
+    },
+    { turn: 'D3:1', sessionId: 'g-s3', speaker: 'Wim', text: 'Park bicycles along the north fence.' },
+  ];
+  const rule = {
+    id: 'f-shed000000',
+    body: 'The tool shed should be locked after every visit.',
+    status: 'active',
+    taughtAgain: { count: 1 },
+  };
+  const once = { id: 'f-bikes00000', body: 'Park bicycles along the north fence.', status: 'active' };
+
+  it('count a rule as taught again and listed when MEMORY.md links the fact holding one of its wordings', () => {
+    const figures = ruleFigures(
+      'g',
+      [['D1:1', 'D2:1'], ['D3:1']],
+      facts,
+      [rule, once],
+      '- [Shed](feedback.md#f-shed000000) — x',
+    );
+    expect(figures).toEqual({
+      rules: 2,
+      taughtAgain: 1,
+      reteachesPlanted: 1,
+      reteachesCounted: 1,
+      taughtTwice: 1,
+      taughtTwiceInIndex: 1,
+      misses: [],
+    });
+  });
+
+  it('name a rule taught twice that MEMORY.md leaves out, and one never counted', () => {
+    const figures = ruleFigures('g', [['D1:1', 'D2:1']], facts, [{ ...rule, taughtAgain: undefined }], '');
+    expect(figures.taughtAgain).toBe(0);
+    expect(figures.misses).toEqual([
+      {
+        conversation: 'g',
+        texts: ['Lock the tool shed after every visit.', 'The tool shed should be locked after every visit.'],
+        counted: 0,
+      },
+    ]);
   });
 });

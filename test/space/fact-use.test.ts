@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  citedFiles,
   collectReads,
   countFactReads,
   emptyFactUse,
@@ -150,5 +151,55 @@ describe('the index orders each type by use', () => {
     expect(read.indexOf('f-user000002')).toBeLessThan(plain.indexOf('f-user000002') + 1);
     expect([...read].sort()).toEqual([...plain].sort()); // nothing dropped for being unread
     expect(buildIndex(users, { now, use: {} }).included).toEqual(plain);
+  });
+});
+
+describe("counting Claude Code's <cc-memory> citations as uses", () => {
+  it('counts each file a citation of the assistant names, once a message, beside the reads', () => {
+    const citing = session('s-cites', [
+      {
+        role: 'assistant',
+        ts: '2026-11-22T10:00:00Z',
+        parts: [
+          {
+            kind: 'text',
+            text:
+              '<cc-memory filenames="feedback_terse.md, notes/release.md">I keep it short and ship from release/2026.12.</cc-memory> ' +
+              '<cc-memory filenames="feedback_terse.md">Short again.</cc-memory>',
+          },
+        ],
+      },
+      // A person quoting the tag, names outside the folder or not Markdown, an unclosed list: not uses.
+      {
+        role: 'user',
+        ts: '2026-11-22T10:01:00Z',
+        parts: [{ kind: 'text', text: '<cc-memory filenames="user.md">x</cc-memory>' }],
+      },
+      {
+        role: 'assistant',
+        ts: '2026-11-22T10:02:00Z',
+        parts: [
+          {
+            kind: 'text',
+            text: '<cc-memory filenames="../secrets.md,/etc/passwd,notes.txt">no</cc-memory> <cc-memory filenames="user.md',
+          },
+        ],
+      },
+    ]);
+    const use = countFactReads(emptyFactUse(), [collectReads(citing, MEMORY)], {
+      facts: FACTS,
+      day: '2026-12-01',
+    });
+    expect(use.facts).toEqual({
+      'f-feed000001': { reads: 1, lastRead: '2026-11-22' },
+      'f-proj000001': { reads: 1, lastRead: '2026-11-22' },
+    });
+  });
+
+  it('reads names relative to the memory folder, or absolute inside it', () => {
+    expect(
+      citedFiles(`<cc-memory filenames="${MEMORY}/user.md,./feedback_terse.md">s</cc-memory>`, MEMORY),
+    ).toEqual(['user.md', 'feedback_terse.md']);
+    expect(citedFiles('<cc-memory filenames="">s</cc-memory> no tag here', MEMORY)).toEqual([]);
   });
 });

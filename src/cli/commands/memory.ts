@@ -1,6 +1,7 @@
 import type { Space } from '../../config/schema.js';
 import type { ArchiveEntry, LoadedMemory } from '../../space/index.js';
 import { FACT_TYPES, TOPIC_FILES, type Fact } from '../../memory/types.js';
+import { timesTaughtAgain } from '../../memory/taught-again.js';
 import type { CommandRegistrar } from '../program.js';
 import { ConfigError } from '../../errors.js';
 import { emitResult, table } from '../output.js';
@@ -17,6 +18,18 @@ async function memoryModules() {
   return { ...memory, ...space, findSpace: load.findSpace };
 }
 
+/** "taught again 3×, last 2026-11-25" beside a fact people had to teach again; empty for the others. */
+function taughtAgainText(fact: Fact): string {
+  return fact.taughtAgain === undefined
+    ? ''
+    : `taught again ${fact.taughtAgain.count}×, last ${fact.taughtAgain.last}`;
+}
+
+/** A fact as `--json` lists it: `retaught` is the times it was taught again after it was saved (0: never). */
+function withRetaught(fact: Fact): Fact & { retaught: number } {
+  return { ...fact, retaught: timesTaughtAgain(fact) };
+}
+
 /** Results `memory search` shows unless --limit says otherwise. */
 const DEFAULT_SEARCH_LIMIT = 10;
 
@@ -31,6 +44,9 @@ function describeFact(fact: Fact): string {
     `  status    ${fact.status}${fact.supersededBy !== undefined ? ` by ${fact.supersededBy} on ${fact.supersededOn ?? '?'}` : ''}`,
     `  observed  ${fact.observed}, updated ${fact.updated}`,
     `  sources   ${fact.sources.join(', ') || '-'}`,
+    ...(fact.taughtAgain === undefined
+      ? []
+      : [`  ${taughtAgainText(fact)} (sessions ${fact.taughtAgain.sessions.join(', ') || '-'})`]),
     ...(fact.editedByHand ? ['  edited by hand: dreamd keeps its text'] : []),
     '',
     fact.body,
@@ -38,6 +54,11 @@ function describeFact(fact: Fact): string {
   if (fact.why !== undefined) lines.push('', `Why: ${fact.why}`);
   if (fact.howToApply !== undefined) lines.push(`How to apply: ${fact.howToApply}`);
   return lines.join('\n');
+}
+
+function withTaughtAgain(text: string, fact: Fact): string {
+  const again = taughtAgainText(fact);
+  return again === '' ? text : `${text} (${again})`;
 }
 
 function describeMemory(space: Space, memory: LoadedMemory, facts: readonly Fact[]): string {
@@ -54,7 +75,7 @@ function describeMemory(space: Space, memory: LoadedMemory, facts: readonly Fact
         inFile.map((fact) => [
           fact.id,
           fact.status === 'active' ? fact.observed : `superseded by ${fact.supersededBy ?? '?'}`,
-          fact.title,
+          withTaughtAgain(fact.title, fact),
         ]),
       ),
     );
@@ -68,7 +89,9 @@ function describeMemory(space: Space, memory: LoadedMemory, facts: readonly Fact
           fact.id,
           fact.type,
           fact.file ?? '',
-          fact.status === 'active' ? fact.title : `${fact.title} (superseded by ${fact.supersededBy ?? '?'})`,
+          fact.status === 'active'
+            ? withTaughtAgain(fact.title, fact)
+            : `${fact.title} (superseded by ${fact.supersededBy ?? '?'})`,
         ]),
       ),
     );
@@ -181,8 +204,11 @@ export const registerMemory: CommandRegistrar = (program, context) => {
             assertArchiveReadable(loaded);
             throw new FactNotFoundError(options.fact, space.memoryDir);
           }
-          emitResult(io, json, { command: 'memory show', data: { space: space.id, fact } }, () =>
-            describeFact(fact),
+          emitResult(
+            io,
+            json,
+            { command: 'memory show', data: { space: space.id, fact: withRetaught(fact) } },
+            () => describeFact(fact),
           );
           return;
         }
@@ -202,7 +228,11 @@ export const registerMemory: CommandRegistrar = (program, context) => {
               memoryDir: space.memoryDir,
               index: loaded.indexText,
               // Reads by agents, counted from the transcripts consolidated so far (null: never read).
-              facts: facts.map((fact) => ({ ...fact, use: loaded.factUse.facts[fact.id] ?? null })),
+              // `retaught`: times a session after the fact was saved taught it again (0: never).
+              facts: facts.map((fact) => ({
+                ...withRetaught(fact),
+                use: loaded.factUse.facts[fact.id] ?? null,
+              })),
               use,
               problems: loaded.problems,
             },

@@ -93,6 +93,11 @@ function describeStatus(status: SpaceStatus): string {
     lines.push(
       `  proposal   ${proposal.runId} (${proposal.changes} change(s), made ${proposal.createdAt}) awaits a decision: dreamd proposals ${status.space}`,
     );
+  if (status.taughtAgain.length > 0) {
+    lines.push('  forgetting rules your agents keep forgetting (taught again after they were saved):');
+    for (const rule of status.taughtAgain)
+      lines.push(`             ${rule.count}× "${rule.title}" (${rule.type}, ${rule.id}), last ${rule.last}`);
+  }
   lines.push(`  batching   ${status.batch.mode}`);
   if (status.batch.pending !== null) lines.push(`  batch      ${status.batch.pending.description}`);
   for (const entry of status.waiting.slice(0, 20))
