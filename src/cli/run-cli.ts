@@ -2,6 +2,7 @@ import { registerBatch } from './commands/batch.js';
 import { registerChat } from './commands/chat.js';
 import { registerConsolidate } from './commands/consolidate.js';
 import { registerDaemonCommands } from './commands/daemon.js';
+import { registerDiscover } from './commands/discover.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerHistory } from './commands/history.js';
 import { registerMemory } from './commands/memory.js';
@@ -17,6 +18,7 @@ export const COMMANDS: readonly CommandRegistrar[] = [
   registerStatus,
   registerSessions,
   registerConsolidate,
+  registerDiscover,
   registerMemory,
   registerHistory,
   registerRollback,

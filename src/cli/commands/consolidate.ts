@@ -113,7 +113,10 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
     .description(
       'consolidate new sessions into memory now: queued to the daemon when one is up, else in this process (every space when none is named)',
     )
-    .argument('[space]', 'space id (default: every configured space, in turn)')
+    .argument(
+      '[space]',
+      'space id or repository path (default: every space, discovered ones included, in turn)',
+    )
     .option('--force', 'skip the time and session-count gates (never the lock)', false)
     .option('--dry-run', 'show the diff it would make and write nothing', false)
     .option('--no-wait', 'with a daemon: return once the run is queued')
@@ -128,8 +131,8 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
         spaceId: string | undefined,
         options: { force: boolean; dryRun: boolean; wait: boolean; inProcess: boolean; batch: boolean },
       ) => {
-        const { io, json, config } = context();
-        const loaded = config();
+        const { io, json, discoveredConfig } = context();
+        const loaded = await discoveredConfig();
         // Loaded when the command runs (the pipeline, the SDKs), so `--help` stays quick.
         const [
           { consolidateInProcess },
@@ -146,7 +149,7 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
           import('../../dreamd.js'),
           import('../../daemon/logger.js'),
         ]);
-        const spaces = selectSpaces(loaded, spaceId);
+        const spaces = selectSpaces(loaded, spaceId, io.cwd);
         const bar = showsProgress(io, json) ? createProgressBar() : silentProgressBar;
         let outcomes: QueuedOutcome[];
         const daemon = createDaemonClient(loaded);

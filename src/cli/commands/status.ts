@@ -104,10 +104,10 @@ export const registerStatus: CommandRegistrar = (program, context) => {
   program
     .command('status')
     .description('per space: gates, sessions waiting, last run, lock holder')
-    .argument('[space]', 'space id (default: every configured space)')
+    .argument('[space]', 'space id or repository path (default: every space)')
     .action(async (spaceId: string | undefined) => {
-      const { io, json, config } = context();
-      const loaded = config();
+      const { io, json, discoveredConfig } = context();
+      const loaded = await discoveredConfig();
       // Loaded when the command runs (memory, ledger, HTTP client), so `--help` stays quick.
       const [{ createDaemonClient }, { spaceStatus }, { selectSpaces }] = await Promise.all([
         import('../daemon-client.js'),
@@ -115,7 +115,7 @@ export const registerStatus: CommandRegistrar = (program, context) => {
         import('../spaces.js'),
       ]);
       const statuses: SpaceStatus[] = [];
-      const spaces = selectSpaces(loaded, spaceId);
+      const spaces = selectSpaces(loaded, spaceId, io.cwd);
       const daemon = createDaemonClient(loaded);
       const match = await daemon.serves(spaces);
       const queueCounts = match.use ? await createQueueCounts(daemon) : undefined;
