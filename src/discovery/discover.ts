@@ -181,13 +181,13 @@ async function collectClaudeCode(
     names.push(entry.name);
     const folder = join(projects, entry.name);
     if (!entry.isDirectory()) {
-      if (!entry.isSymbolicLink()) {
-        skipped.push({
-          path: folder,
-          reason: SkipReason.notATranscript,
-          message: `${folder} is not a project folder of Claude Code; it is left alone (move it out of ${projects} to silence this)`,
-        });
-      }
+      skipped.push({
+        path: folder,
+        reason: SkipReason.notATranscript,
+        message: entry.isSymbolicLink()
+          ? `${folder} is a symbolic link, which Claude Code never makes here; it is not followed (put the folder itself there to have its sessions read)`
+          : `${folder} is not a project folder of Claude Code; it is left alone (move it out of ${projects} to silence this)`,
+      });
       continue;
     }
     let inside: Dirent[];
