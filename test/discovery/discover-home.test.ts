@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ConsolidateOutcome } from '../../src/cli/consolidate-in-process.js';
 import type { DiscoverOutput } from '../../src/cli/commands/discover.js';
-import { claudeProjectName } from '../../src/discovery/index.js';
+import { claudeProjectName, discoveredSpaceId } from '../../src/discovery/index.js';
 import { loadMemory, readLedger } from '../../src/space/index.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
@@ -109,6 +109,20 @@ describe('discovery over a home of Claude Code and Codex', () => {
     expect(blogRow).toMatchObject({ memory: memoryOf(blog), worktrees: [] });
     expect(blogRow?.sources.map((source) => [source.agent, source.sessions])).toEqual([['codex', 1]]);
     expect(output.skipped).toEqual([]);
+  });
+
+  it('prints each repository with its space, memory folder, sources and what was skipped, for a person', async () => {
+    writeFileSync(join(claudeHome, 'projects', 'notes.txt'), 'mine\n');
+    const run = await cliAt(join(root, 'work'), fake.url, ['discover'], env);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`${shop}\n  space ${discoveredSpaceId(shop)} → ${memoryOf(shop)}`);
+    expect(run.stdout).toContain(`  worktree ${worktree}`);
+    expect(run.stdout).toContain(`  codex: 1 sessions in ${join(codexHome, 'sessions')}`);
+    expect(run.stdout).toContain('skipped (1):');
+    expect(run.stdout).toContain('notes.txt is not a project folder of Claude Code');
+    const without = await cliAt(root, fake.url, ['discover'], env);
+    expect(without.code).toBe(0);
+    expect(without.stderr).toContain('no "discover" in the config');
   });
 
   it('consolidates each repository into the memory folder Claude Code reads, nothing crossing, no transcript byte changed', async () => {
