@@ -1,9 +1,9 @@
 import { lstatSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { join, sep } from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { DiscoverAgent, DiscoverSettings, TranscriptFormat } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
-import { createRepositoryResolver, readWorkingDirectory, type RepositoryOf } from '../transcripts/index.js';
+import { readWorkingDirectorySync, repositoryOf, type RepositoryOf } from '../transcripts/index.js';
 import { claudeMemoryFolder, claudeProjectName, isClaudeProjectNameOf } from './claude-project-folder.js';
 
 /**
@@ -92,10 +92,34 @@ export interface DiscoveryCache {
   readonly folders: Map<string, string>;
   /** Codex rollout (absolute path) → its working directory. */
   readonly rollouts: Map<string, string>;
+  /**
+   * Working directory → its repository, kept while the folder and the repository's `.git` are still there (two
+   * `stat`s a pass, where finding the repository again looks for `.git` in every folder up to `/`). A folder
+   * outside git is looked at again each pass, so a `git init` there is seen.
+   */
+  readonly repositories: Map<string, RepositoryOf>;
 }
 
 export function createDiscoveryCache(): DiscoveryCache {
-  return { folders: new Map(), rollouts: new Map() };
+  return { folders: new Map(), rollouts: new Map(), repositories: new Map() };
+}
+
+function exists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The repository of a working directory, from the cache while it still holds. */
+function cachedRepositoryOf(cwd: string, cache: DiscoveryCache): RepositoryOf {
+  const known = cache.repositories.get(cwd);
+  if (known?.kind === 'repository' && exists(cwd) && exists(join(known.root, '.git'))) return known;
+  const found = repositoryOf(cwd);
+  cache.repositories.set(cwd, found);
+  return found;
 }
 
 export interface DiscoverOptions {
@@ -249,7 +273,7 @@ async function folderWorkingDirectory(
   if (cached !== undefined) return cached;
   let last = '';
   for (const name of transcripts) {
-    const found = await readWorkingDirectory(join(folder, name), 'claude-code');
+    const found = readWorkingDirectorySync(join(folder, name), 'claude-code');
     if (found.cwd !== undefined) {
       cache.folders.set(folder, found.cwd);
       return found.cwd;
@@ -290,14 +314,16 @@ async function collectCodex(
   let read = 0;
   for (const entry of entries) {
     if (!entry.name.startsWith('rollout-') || !entry.name.endsWith('.jsonl') || !entry.isFile()) continue;
-    const path = join(entry.parentPath, entry.name);
-    const file = relative(sessions, path);
-    if (file.split(sep).some((part) => part.startsWith('.'))) continue;
+    // String work only (no `relative`, which resolves both paths): this loop runs over every rollout each tick.
+    const folder = entry.parentPath === sessions ? '' : entry.parentPath.slice(sessions.length + 1);
+    if (folder.startsWith('.') || folder.includes(`${sep}.`)) continue; // under a hidden folder
+    const file = folder === '' ? entry.name : `${folder}${sep}${entry.name}`;
+    const path = `${sessions}${sep}${file}`;
     let cwd = cache.rollouts.get(path);
     if (cwd === undefined) {
       // Heads are read one at a time, yielding every few: the first pass over a large home reads many.
       if (++read % 64 === 0) await yieldToEventLoop();
-      const found = await readWorkingDirectory(path, 'codex');
+      const found = readWorkingDirectorySync(path, 'codex');
       if (found.cwd === undefined) {
         skipped.push({
           path,
@@ -360,7 +386,7 @@ export async function discoverRepositories(options: DiscoverOptions): Promise<Di
   }
   return {
     homes,
-    repositories: groupByRepository(collected, skipped),
+    repositories: groupByRepository(collected, skipped, cache),
     skipped,
     claudeProjectFolders,
   };
@@ -370,8 +396,17 @@ export async function discoverRepositories(options: DiscoverOptions): Promise<Di
 function groupByRepository(
   collected: readonly Collected[],
   skipped: DiscoverySkip[],
+  cache: DiscoveryCache,
 ): DiscoveredRepository[] {
-  const resolveRepository = createRepositoryResolver();
+  const resolved = new Map<string, RepositoryOf>();
+  const resolveRepository = (cwd: string): RepositoryOf => {
+    let found = resolved.get(cwd);
+    if (found === undefined) {
+      found = cachedRepositoryOf(cwd, cache);
+      resolved.set(cwd, found);
+    }
+    return found;
+  };
   const repositories = new Map<
     string,
     { kind: 'repository' | 'folder'; worktrees: Set<string>; sources: Map<string, DiscoveredSource> }

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Config, DiscoverSettings, Space } from '../config/schema.js';
-import { isInsideDirectory } from '../transcripts/index.js';
 import {
   discoverRepositories,
   memoryFolderOf,
@@ -111,16 +110,26 @@ export function spacesOfDiscovery(
     ids.add(id);
     return { repository, memoryDir, space };
   });
+  // Each root's parents looked up among the roots: a few lookups a root, where comparing every pair grows as the square.
+  const roots = new Set(discovery.repositories.map((repository) => repository.root));
   for (const inner of discovery.repositories) {
-    const outer = discovery.repositories.find((candidate) => isInsideDirectory(candidate.root, inner.root));
+    const outer = enclosingRoot(inner.root, roots);
     if (outer !== undefined) {
       notes.push(
-        `${inner.root} is a repository of its own inside ${outer.root}: its sessions feed its own memory, ` +
-          `not ${outer.root}'s (work from ${outer.root} to share one memory)`,
+        `${inner.root} is a repository of its own inside ${outer}: its sessions feed its own memory, ` +
+          `not ${outer}'s (work from ${outer} to share one memory)`,
       );
     }
   }
   return { discovery, spaces, notes };
+}
+
+/** The nearest folder above `root` that is one of `roots`, or undefined. */
+function enclosingRoot(root: string, roots: ReadonlySet<string>): string | undefined {
+  for (let folder = dirname(root); folder !== dirname(folder); folder = dirname(folder)) {
+    if (roots.has(folder)) return folder;
+  }
+  return roots.has('/') && root !== '/' ? '/' : undefined;
 }
 
 function ownerKey(sessionsDir: string, repository: string | undefined): string {

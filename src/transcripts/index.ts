@@ -16,7 +16,11 @@ export { locateSessionFile } from './session-sources.js';
 export type { LocatedSessionFile, SessionFolders } from './session-sources.js';
 export { repositoryOf, createRepositoryResolver } from './repository-root.js';
 export type { RepositoryOf } from './repository-root.js';
-export { readWorkingDirectory, workingDirectoryOfLine } from './working-directory.js';
+export {
+  readWorkingDirectory,
+  readWorkingDirectorySync,
+  workingDirectoryOfLine,
+} from './working-directory.js';
 export type { WorkingDirectory } from './working-directory.js';
 export type {
   ReadSessionRecord,

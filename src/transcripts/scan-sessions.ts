@@ -12,7 +12,7 @@ import { isInsideDirectory } from './session-path.js';
 import { transcriptFailure } from './transcript-failure.js';
 import { TRANSCRIPT_READERS, readerFor } from './transcript-readers.js';
 import { createRepositoryResolver } from './repository-root.js';
-import { readWorkingDirectory } from './working-directory.js';
+import { readWorkingDirectorySync } from './working-directory.js';
 
 /**
  * The cheap check the scheduler runs every tick: which session files of a space are live, settled,
@@ -282,10 +282,12 @@ async function listSource(source: SessionSource): Promise<Listed[]> {
   const repository = resolve(source.repository);
   const resolveRepository = createRepositoryResolver();
   const kept: Listed[] = [];
+  let read = 0;
   for (const item of listed) {
     let cwd = workingDirectories.get(item.path);
     if (cwd === undefined) {
-      const found = await readWorkingDirectory(item.path, source.format);
+      if (++read % 64 === 0) await yieldToEventLoop();
+      const found = readWorkingDirectorySync(item.path, source.format);
       if (found.cwd === undefined) continue;
       cwd = found.cwd;
       workingDirectories.set(item.path, cwd);
