@@ -98,10 +98,49 @@ export interface DiscoveryCache {
    * outside git is looked at again each pass, so a `git init` there is seen.
    */
   readonly repositories: Map<string, RepositoryOf>;
+  /** Folder → its entries as last listed and its mtime then: a folder whose mtime is unchanged is not listed again. */
+  readonly listings: Map<string, { readonly mtimeMs: number; readonly entries: readonly Dirent[] }>;
 }
 
 export function createDiscoveryCache(): DiscoveryCache {
-  return { folders: new Map(), rollouts: new Map(), repositories: new Map() };
+  return { folders: new Map(), rollouts: new Map(), repositories: new Map(), listings: new Map() };
+}
+
+/**
+ * A listing younger than this is not trusted: a folder's mtime has millisecond steps, so an entry added in the
+ * same millisecond as the listing but after it would leave the mtime as it was. 2 s covers coarse clocks.
+ */
+const FRESH_LISTING_MS = 2_000;
+
+/**
+ * The entries of a folder, listed again only when its mtime changed (an entry added, removed or renamed
+ * changes it; a file growing does not). One `stat` where a `readdir` of a big folder costs far more.
+ */
+function listFolder(folder: string, cache: DiscoveryCache): readonly Dirent[] {
+  const mtimeMs = statSync(folder).mtimeMs;
+  const known = cache.listings.get(folder);
+  if (known !== undefined && known.mtimeMs === mtimeMs && Date.now() - mtimeMs > FRESH_LISTING_MS) {
+    return known.entries;
+  }
+  const entries = readdirSync(folder, { withFileTypes: true });
+  cache.listings.set(folder, { mtimeMs, entries });
+  return entries;
+}
+
+/** Every file under `folder` (never through a linked folder), each folder listed through `listFolder`. */
+function listTree(
+  folder: string,
+  cache: DiscoveryCache,
+): { readonly parentPath: string; readonly entry: Dirent }[] {
+  const files: { readonly parentPath: string; readonly entry: Dirent }[] = [];
+  const walk = (current: string): void => {
+    for (const entry of listFolder(current, cache)) {
+      if (entry.isDirectory()) walk(join(current, entry.name));
+      else files.push({ parentPath: current, entry });
+    }
+  };
+  walk(folder);
+  return files;
 }
 
 function exists(path: string): boolean {
@@ -186,7 +225,7 @@ async function collectClaudeCode(
   const projects = home.folder;
   let folders: Dirent[];
   try {
-    folders = readdirSync(projects, { withFileTypes: true });
+    folders = [...listFolder(projects, cache)];
   } catch (error) {
     if (!isCode(error, 'ENOENT')) {
       skipped.push({
@@ -216,7 +255,7 @@ async function collectClaudeCode(
     }
     let inside: Dirent[];
     try {
-      inside = readdirSync(folder, { withFileTypes: true });
+      inside = [...listFolder(folder, cache)];
     } catch (error) {
       skipped.push({
         path: folder,
@@ -296,10 +335,10 @@ async function collectCodex(
   skipped: DiscoverySkip[],
 ): Promise<Collected[]> {
   const sessions = home.folder;
-  let entries: Dirent[];
+  let entries: { readonly parentPath: string; readonly entry: Dirent }[];
   try {
-    // Codex's dated folders: one recursive listing, which never enters a linked folder.
-    entries = readdirSync(sessions, { withFileTypes: true, recursive: true });
+    // Codex's dated folders, each listed again only when it changed (new rollouts land in today's).
+    entries = listTree(sessions, cache);
   } catch (error) {
     if (!isCode(error, 'ENOENT')) {
       skipped.push({
@@ -312,10 +351,10 @@ async function collectCodex(
   }
   const byCwd = new Map<string, string[]>();
   let read = 0;
-  for (const entry of entries) {
+  for (const { parentPath, entry } of entries) {
     if (!entry.name.startsWith('rollout-') || !entry.name.endsWith('.jsonl') || !entry.isFile()) continue;
     // String work only (no `relative`, which resolves both paths): this loop runs over every rollout each tick.
-    const folder = entry.parentPath === sessions ? '' : entry.parentPath.slice(sessions.length + 1);
+    const folder = parentPath === sessions ? '' : parentPath.slice(sessions.length + 1);
     if (folder.startsWith('.') || folder.includes(`${sep}.`)) continue; // under a hidden folder
     const file = folder === '' ? entry.name : `${folder}${sep}${entry.name}`;
     const path = `${sessions}${sep}${file}`;
