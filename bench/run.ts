@@ -84,8 +84,8 @@ const SIZES = quick
       facts: 10_000,
       indexRounds: 5,
       importRounds: 5,
-      discoveryFolders: 500,
-      discoveryRollouts: 5_000,
+      discoveryFolders: 300,
+      discoveryRollouts: 3_000,
     }
   : {
       tickSpaces: 100,

@@ -397,6 +397,14 @@ export function isLoopback(host: string): boolean {
 export function findSpace(config: Config, id: string | undefined): Space {
   if (id === undefined) {
     if (config.spaces.length === 1) return config.spaces[0]!;
+    if (config.spaces.length === 0) {
+      throw new ConfigError(
+        config.discover === undefined
+          ? 'no space is configured; add one to "spaces"'
+          : 'no space: discovery found no repository yet (run `dreamd discover` to see why), and none is configured',
+        'space',
+      );
+    }
     throw new ConfigError(
       `several spaces are configured (${config.spaces.map((space) => space.id).join(', ')}); name one`,
       'space',

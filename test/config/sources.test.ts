@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.js';
+import { findSpace, loadConfig } from '../../src/config/load.js';
 import { ConfigError } from '../../src/errors.js';
 
 /** Spaces of several transcript sources, and `discover`, as the config file says them. */
@@ -97,5 +97,10 @@ describe('discover in the config', () => {
     expect(load().discover).toMatchObject({ agents: ['codex'], agentsMd: true });
     const bad = configIn({ discover: ['cursor'] });
     expect(bad.load).toThrow(/discover/);
+  });
+
+  it('says a command without a space that discovery found none, rather than listing none', () => {
+    const { load } = configIn({ discover: ['codex'] });
+    expect(() => findSpace(load(), undefined)).toThrow(/discovery found no repository yet/);
   });
 });
