@@ -34,6 +34,15 @@ function setUp() {
 }
 
 describe('a daemon with discovery', () => {
+  it('checks the discovered spaces for an interrupted commit before it starts', async () => {
+    const { root, claudeHome, config } = setUp();
+    const shop = makeRepository(join(root, 'code', 'shop'));
+    placeClaudeSession(claudeHome, shop, FIXTURE.helloWorld);
+    const dreamd = createDreamd({ getConfig: () => config, env: {}, logger: pino({ level: 'silent' }) });
+    const outcomes = await dreamd.recoverSpaces();
+    expect(outcomes.map((outcome) => outcome.spaceId)).toEqual([discoveredSpaceId(shop)]);
+  });
+
   it('gains the space of a repository an agent starts in while it runs, at the next tick', async () => {
     const { root, claudeHome, codexHome, config } = setUp();
     const shop = makeRepository(join(root, 'code', 'shop'));
