@@ -183,7 +183,17 @@ describe('discovery over a home of Claude Code and Codex', () => {
     expect(history.data<{ space: string }[]>().map((row) => row.space)).toHaveLength(1);
     const status = await cliAt(join(root, 'work'), fake.url, ['status', join(shop, 'server'), '--json'], env);
     expect(status.code).toBe(0);
-    expect(status.stdout).toContain(memoryOf(shop));
+    const [shopStatus] =
+      status.data<{ repository: string; memoryDir: string; sources: { format: string }[] }[]>();
+    expect(shopStatus).toMatchObject({ repository: shop, memoryDir: memoryOf(shop) });
+    expect(shopStatus?.sources.map((source) => source.format)).toEqual([
+      'claude-code',
+      'claude-code',
+      'codex',
+    ]);
+    const text = await cliAt(join(root, 'work'), fake.url, ['status', shop], env);
+    expect(text.stdout).toContain(`(repository ${shop}) → ${memoryOf(shop)}`);
+    expect(text.stdout).toContain(`  source     codex: ${join(codexHome, 'sessions')}`);
     const unknown = await cliAt(join(root, 'work'), fake.url, ['status', join(root, 'code'), '--json'], env);
     expect(unknown.code).toBe(2);
     expect(unknown.stdout).toContain('no space serves the repository');

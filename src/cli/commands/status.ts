@@ -39,7 +39,10 @@ async function createQueueCounts(daemon: DaemonClient): Promise<(spaceId: string
 
 function describeStatus(status: SpaceStatus): string {
   const lines = [
-    `space ${status.space} (${status.format}): ${status.sessionsDir} → ${status.memoryDir}`,
+    status.sources === undefined
+      ? `space ${status.space} (${status.format}): ${status.sessionsDir} → ${status.memoryDir}`
+      : `space ${status.space}${status.repository === undefined ? '' : ` (repository ${status.repository})`} → ${status.memoryDir}`,
+    ...(status.sources ?? []).map((source) => `  source     ${source.format}: ${source.sessionsDir}`),
     `  gates      ${status.gates.open ? 'open: a scheduled run would start now' : `closed: ${status.gates.reasons.join('; ')}`}`,
     `  sessions   ${status.sessions.settledNew} settled new, ${status.sessions.live} live, ` +
       `${status.sessions.consolidated} consolidated, ${status.sessions.broken} broken`,
