@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -107,5 +107,27 @@ describe('a space of several sources', () => {
     const again = await cliAt(root, fake.url, ['consolidate', '--force', '--json']);
     expect(again.code).toBe(0);
     expect(fake.server.requests.length).toBe(requests);
+  });
+
+  it('merges a fact said to Claude Code and later to Codex into one fact with both sessions as its sources', async () => {
+    const chess = join(root, 'codex', 'sessions', '2025', '11', '22', CHESS);
+    const held = `${chess}.later`;
+    renameSync(chess, held);
+    const same = {
+      trigger: /hello\.sh|cooldown before they are allowed/,
+      type: 'project' as const,
+      title: 'Tests run before every commit',
+      body: 'The shop repository runs its tests before every commit.',
+    };
+    fake.server.setDefault(scriptedExtractor([same]));
+    expect((await cliAt(root, fake.url, ['consolidate', '--force', '--json'])).code).toBe(0);
+    renameSync(held, chess);
+    expect((await cliAt(root, fake.url, ['consolidate', '--force', '--json'])).code).toBe(0);
+    const memory = await loadMemory(join(root, 'shop-memory'));
+    const facts = memory.facts.filter((fact) => fact.status === 'active');
+    expect(facts.map((fact) => fact.title)).toEqual(['Tests run before every commit']);
+    expect([...(facts[0]?.sources ?? [])].sort()).toEqual(
+      ['019aad50-a7e6-7422-b7a8-0b384290624f', 'de3b8b19-5bc0-4a2a-934a-1b6806567e25'].sort(),
+    );
   });
 });
