@@ -5,7 +5,7 @@
  * `bench/results-quick.*` instead, so a CI run never overwrites the committed full results. `--only <step>`
  * (repeatable: scheduler-tick, digest-throughput, consolidation, request-bytes, run-overhead, peak-memory,
  * peak-memory-real, index-build, topic-render, queue-throughput, chat, reconcile, new-facts, agent-import,
- * parallel-calls, batch-cost) runs only those steps and prints their table without writing any file, so a partial run
+ * parallel-calls, batch-cost, discovery) runs only those steps and prints their table without writing any file, so a partial run
  * never replaces the committed results.
  */
 import { join } from 'node:path';
@@ -21,6 +21,7 @@ import { measureQueueThroughput } from './figures/queue-throughput.js';
 import { measureNewFacts } from './figures/new-facts.js';
 import { measureParallelCalls } from './figures/parallel-calls.js';
 import { measureBatchCost } from './figures/batch-cost.js';
+import { measureDiscovery } from './figures/discovery.js';
 import { measureReconcile } from './figures/reconcile.js';
 import { measureSchedulerTick } from './figures/scheduler-tick.js';
 import { measureTopicRender } from './figures/topic-render.js';
@@ -47,6 +48,7 @@ const STEP_KEYS = [
   'agent-import',
   'parallel-calls',
   'batch-cost',
+  'discovery',
 ] as const;
 type StepKey = (typeof STEP_KEYS)[number];
 
@@ -82,6 +84,8 @@ const SIZES = quick
       facts: 10_000,
       indexRounds: 5,
       importRounds: 5,
+      discoveryFolders: 300,
+      discoveryRollouts: 3_000,
     }
   : {
       tickSpaces: 100,
@@ -96,6 +100,8 @@ const SIZES = quick
       facts: 10_000,
       indexRounds: 11,
       importRounds: 15,
+      discoveryFolders: 5_000,
+      discoveryRollouts: 50_000,
     };
 
 const log = (line: string): void => console.log(line);
@@ -162,6 +168,9 @@ async function main(): Promise<void> {
   );
   await step('batch-cost', '13. batch mode: cost per 1,000 sessions at list and at batch price', () =>
     measureBatchCost(log),
+  );
+  await step('discovery', '14. discovery over a home of Claude Code project folders and Codex rollouts', () =>
+    measureDiscovery({ projectFolders: SIZES.discoveryFolders, rollouts: SIZES.discoveryRollouts, log }),
   );
 
   const durationSeconds = (performance.now() - started) / 1000;

@@ -16,6 +16,7 @@ import { inspectSpaceDetailed, type DetailedInspection } from './consolidation/i
 import { createConsolidator, type RunStep } from './consolidation/run.js';
 import { createDaemon, type CreateDaemonOptions, type Daemon } from './daemon/daemon.js';
 import { createLogger } from './daemon/logger.js';
+import { withDiscoveredSpaces } from './discovery/index.js';
 import { recoverSpace, type RecoverSpaceOutcome } from './space/recover-space.js';
 import { createModel } from './model/create-model.js';
 import type { ProviderOptions } from './model/provider-options.js';
@@ -104,7 +105,8 @@ export function createDreamd(options: CreateDreamdOptions): Dreamd {
     inspectSpace: async (space) => (await detailed(space)).inspection,
     inspectSpaceDetailed: detailed,
     async recoverSpaces() {
-      const current = config();
+      // Before a daemon exists its discovered spaces are not in the config yet: they are found here.
+      const current = daemon === undefined ? await withDiscoveredSpaces(config()) : config();
       return Promise.all(
         current.spaces.map(async (space) => {
           const outcome = await recoverSpace(space.memoryDir, {

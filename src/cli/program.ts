@@ -11,6 +11,11 @@ export interface CommandContext {
   readonly json: boolean;
   /** Loads the config once (from --config, DREAMD_CONFIG or ./dreamd.config.json). */
   readonly config: () => Config;
+  /**
+   * The config with the spaces `discover` finds (one per repository) after the configured ones; the config
+   * itself without `discover`. Discovers once per command.
+   */
+  readonly discoveredConfig: () => Promise<Config>;
 }
 
 export type CommandRegistrar = (program: Command, context: () => CommandContext) => void;
@@ -76,18 +81,28 @@ export async function runProgram(
   });
 
   let loaded: Config | undefined;
+  let discovered: Promise<Config> | undefined;
   const context = (): CommandContext => {
     const flags = program.opts<{ config?: string; json: boolean }>();
+    const config = (): Config => {
+      if (configModule === undefined) throw new Error('the config loader is loaded before an action runs');
+      if (loaded !== undefined) return loaded;
+      const config = configModule.loadConfig({ path: flags.config, env: io.env, cwd: io.cwd });
+      // What `dreamd start` would refuse, every command refuses: a schedule node-cron cannot read.
+      scheduleModule?.checkSchedule(config, io.env);
+      return (loaded = config);
+    };
     return {
       io,
       json: flags.json,
-      config: () => {
-        if (configModule === undefined) throw new Error('the config loader is loaded before an action runs');
-        if (loaded !== undefined) return loaded;
-        const config = configModule.loadConfig({ path: flags.config, env: io.env, cwd: io.cwd });
-        // What `dreamd start` would refuse, every command refuses: a schedule node-cron cannot read.
-        scheduleModule?.checkSchedule(config, io.env);
-        return (loaded = config);
+      config,
+      discoveredConfig: () => {
+        const base = config();
+        if (base.discover === undefined) return Promise.resolve(base);
+        discovered ??= import('../discovery/index.js').then(({ withDiscoveredSpaces }) =>
+          withDiscoveredSpaces(base),
+        );
+        return discovered;
       },
     };
   };

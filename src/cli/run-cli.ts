@@ -26,6 +26,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/consolidate.js')).registerConsolidate,
   },
   {
+    usage: 'discover',
+    summary:
+      'the repositories the coding agents worked in: their sessions, the memory folder each feeds, what was skipped',
+    load: async () => (await import('./commands/discover.js')).registerDiscover,
+  },
+  {
     usage: 'memory',
     summary: 'the curated memory (output): show, search, forget',
     load: async () => (await import('./commands/memory.js')).registerMemory,

@@ -3,12 +3,12 @@
  * message count. The scan decides the status (one stat a file); settled and live files are then parsed to
  * count their messages, and consolidated ones take the count from the ledger without being opened.
  */
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import type { Config, Space } from '../config/schema.js';
 import { inspectSpaceDetailed } from '../consolidation/inspect.js';
 import { TranscriptError, errorMessage } from '../errors.js';
 import { createLedgerLookup, readLedger } from '../space/index.js';
-import { readSessionFile, type ScanEntry } from '../transcripts/index.js';
+import { locateSessionFile, readSessionFile, type ScanEntry } from '../transcripts/index.js';
 import type { SessionStatus } from '../transcripts/types.js';
 
 /** One row of `sessions list --json`. */
@@ -59,7 +59,7 @@ async function describeEntry(
   const base = {
     space: space.id,
     file: entry.file,
-    path: join(space.sessionsDir, entry.file),
+    path: resolve(space.sessionsDir, entry.file),
     sessionId: entry.sessionId ?? null,
     status: entry.status,
     reason: entry.reason ?? null,
@@ -76,9 +76,13 @@ async function describeEntry(
     return { ...base, messages, newMessages: messages === null ? null : 0 };
   }
   try {
-    const { session } = await readSessionFile(entry.file, {
+    const located = locateSessionFile(space, entry.file) ?? {
       format: space.format,
       sessionsDir: space.sessionsDir,
+    };
+    const { session } = await readSessionFile(entry.file, {
+      format: located.format,
+      sessionsDir: located.sessionsDir,
       fromMessage: entry.fromMessage,
       maxBytes: config.limits.maxSessionBytes,
     });

@@ -89,6 +89,10 @@ export interface SpaceStatus {
   readonly sessionsDir: string;
   readonly memoryDir: string;
   readonly format: Space['format'];
+  /** Every folder the space reads, with its format, when it has several sources (`sources`, discovery). */
+  readonly sources?: readonly { readonly format: Space['format']; readonly sessionsDir: string }[];
+  /** The repository a discovered space serves. */
+  readonly repository?: string;
   /** Would a scheduled run start now, and if not, why. */
   readonly gates: { readonly open: boolean; readonly reasons: readonly string[] };
   readonly sessions: {
@@ -297,6 +301,10 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
     sessionsDir: space.sessionsDir,
     memoryDir: space.memoryDir,
     format: space.format,
+    ...(space.sources === undefined
+      ? {}
+      : { sources: space.sources.map(({ format, sessionsDir }) => ({ format, sessionsDir })) }),
+    ...(space.repository === undefined ? {} : { repository: space.repository }),
     gates: { open: gates.open, reasons: gates.reasons },
     sessions: {
       settledNew: inspection.settledNew,

@@ -1,9 +1,18 @@
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import { ConfigFile, HttpUrl, type Config, type Space } from './schema.js';
+import {
+  ConfigFile,
+  HttpUrl,
+  type Config,
+  type DiscoverConfig,
+  type DiscoverSettings,
+  type SessionSource,
+  type Space,
+  type SpaceConfig,
+} from './schema.js';
 
 /** Name of the config file looked up in the working directory when no path is given. */
 export const CONFIG_FILE_NAME = 'dreamd.config.json';
@@ -47,6 +56,8 @@ export const ENVIRONMENT_VARIABLES = {
   DREAMD_STATE_DIR: 'stateDir',
   DREAMD_SESSIONS_DIR: 'sessions directory of the default space (no config file)',
   DREAMD_MEMORY_DIR: 'memory directory of the default space (no config file)',
+  CLAUDE_CONFIG_DIR: "Claude Code's home for `discover` (else ~/.claude), as Claude Code reads it",
+  CODEX_HOME: "Codex's home for `discover` (else ~/.codex), as Codex reads it",
 } as const;
 
 const NUMERIC = new Set([
@@ -210,24 +221,25 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
 
   const spaces: Space[] =
     file.spaces !== undefined
-      ? file.spaces.map((space) => ({
+      ? file.spaces.map((space, index) => ({
           id: space.id,
-          sessionsDir: resolvePath(space.sessions, base),
+          ...resolveSessions(space, index, base, origin),
           memoryDir: resolvePath(space.memory, base),
-          format: space.format,
           ...(space.layout === undefined ? {} : { layout: space.layout }),
           ...(space.agentsMd === undefined ? {} : { agentsMd: resolvePath(space.agentsMd, base) }),
           ...(space.agentsMdBudget === undefined ? {} : { agentsMdBudget: space.agentsMdBudget }),
           ...(space.approve === true ? { approve: true } : {}),
         }))
-      : [
-          {
-            id: 'default',
-            sessionsDir: resolvePath(env.DREAMD_SESSIONS_DIR || './sessions', base),
-            memoryDir: resolvePath(env.DREAMD_MEMORY_DIR || './memory', base),
-            format: 'native',
-          },
-        ];
+      : file.discover !== undefined
+        ? [] // discovery alone: one space per repository found, no default folder
+        : [
+            {
+              id: 'default',
+              sessionsDir: resolvePath(env.DREAMD_SESSIONS_DIR || './sessions', base),
+              memoryDir: resolvePath(env.DREAMD_MEMORY_DIR || './memory', base),
+              format: 'native',
+            },
+          ];
   const seen = new Map<string, number>();
   spaces.forEach((space, index) => {
     const previous = seen.get(space.id);
@@ -252,22 +264,27 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   }
   const sessionOwners = new Map<string, string>();
   for (const space of spaces) {
-    if (space.memoryDir === space.sessionsDir) {
-      throw new ConfigError(
-        `${origin}: space "${space.id}" has the same directory for sessions and memory (${space.memoryDir}); ` +
-          'give memory its own folder (e.g. <sessions>/memory, as Claude Code does)',
-        'spaces',
-      );
+    for (const source of space.sources ?? [{ sessionsDir: space.sessionsDir, repository: undefined }]) {
+      if (space.memoryDir === source.sessionsDir) {
+        throw new ConfigError(
+          `${origin}: space "${space.id}" has the same directory for sessions and memory (${space.memoryDir}); ` +
+            'give memory its own folder (e.g. <sessions>/memory, as Claude Code does)',
+          'spaces',
+        );
+      }
+      // Two spaces may share a folder of many repositories' sessions (Codex's) when each takes one repository.
+      const key = `${source.sessionsDir}\0${source.repository ?? ''}`;
+      const owner = sessionOwners.get(key);
+      if (owner !== undefined && owner !== space.id) {
+        throw new ConfigError(
+          `${origin}: spaces "${owner}" and "${space.id}" read the same sessions directory ${source.sessionsDir}; ` +
+            'each session would be consolidated into both memories: give each space its own sessions ' +
+            '(or, for a folder of many repositories, a "cwd" in each source)',
+          'spaces',
+        );
+      }
+      sessionOwners.set(key, space.id);
     }
-    const owner = sessionOwners.get(space.sessionsDir);
-    if (owner !== undefined) {
-      throw new ConfigError(
-        `${origin}: spaces "${owner}" and "${space.id}" read the same sessions directory ${space.sessionsDir}; ` +
-          'each session would be consolidated into both memories: give each space its own sessions',
-        'spaces',
-      );
-    }
-    sessionOwners.set(space.sessionsDir, space.id);
   }
 
   return {
@@ -286,6 +303,65 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     workers: file.workers,
     stateDir: resolvePath(file.stateDir ?? './.dreamd-state', base),
     spaces,
+    ...(file.discover === undefined ? {} : { discover: resolveDiscover(file.discover, env) }),
+  };
+}
+
+/** A space's input: its `sessions` folder, or its `sources` (the first one also named as `sessionsDir`). */
+function resolveSessions(
+  space: SpaceConfig,
+  index: number,
+  base: string,
+  origin: string,
+): Pick<Space, 'sessionsDir' | 'format' | 'sources'> {
+  if (space.sources === undefined) {
+    if (space.sessions === undefined) {
+      throw new ConfigError(
+        `${origin}: spaces.${index} has neither "sessions" nor "sources"; name the folder of its transcripts`,
+        `spaces.${index}.sessions`,
+      );
+    }
+    return { sessionsDir: resolvePath(space.sessions, base), format: space.format };
+  }
+  if (space.sessions !== undefined) {
+    throw new ConfigError(
+      `${origin}: spaces.${index} has both "sessions" and "sources"; list the sessions folder as one of its sources`,
+      `spaces.${index}.sources`,
+    );
+  }
+  const sources: SessionSource[] = space.sources.map((source) => ({
+    format: source.format,
+    sessionsDir: resolvePath(source.path, base),
+    ...(source.cwd === undefined ? {} : { repository: resolvePath(source.cwd, base) }),
+  }));
+  const first = sources[0]!;
+  return { sessionsDir: first.sessionsDir, format: first.format, sources };
+}
+
+/**
+ * The agents' homes as the agents find them: Claude Code reads `CLAUDE_CONFIG_DIR`, else `~/.claude`; Codex
+ * reads `CODEX_HOME` (canonicalised), else `~/.codex`.
+ */
+function resolveDiscover(
+  discover: DiscoverConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): DiscoverSettings {
+  const options = Array.isArray(discover) ? { agents: discover, agentsMd: false } : discover;
+  const home = (variable: string, fallback: string): string => {
+    const value = env[variable];
+    if (value === undefined || value === '') return resolvePath(fallback, homedir());
+    const path = resolvePath(value, homedir());
+    try {
+      return realpathSync(path);
+    } catch {
+      return path; // a home that does not exist is reported by `dreamd discover`
+    }
+  };
+  return {
+    agents: [...new Set(options.agents)],
+    agentsMd: options.agentsMd,
+    claudeHome: home('CLAUDE_CONFIG_DIR', '~/.claude'),
+    codexHome: home('CODEX_HOME', '~/.codex'),
   };
 }
 
@@ -333,6 +409,14 @@ export function isLoopback(host: string): boolean {
 export function findSpace(config: Config, id: string | undefined): Space {
   if (id === undefined) {
     if (config.spaces.length === 1) return config.spaces[0]!;
+    if (config.spaces.length === 0) {
+      throw new ConfigError(
+        config.discover === undefined
+          ? 'no space is configured; add one to "spaces"'
+          : 'no space: discovery found no repository yet (run `dreamd discover` to see why), and none is configured',
+        'space',
+      );
+    }
     throw new ConfigError(
       `several spaces are configured (${config.spaces.map((space) => space.id).join(', ')}); name one`,
       'space',

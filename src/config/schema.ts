@@ -20,10 +20,31 @@ export type TranscriptFormat = z.infer<typeof TranscriptFormat>;
 export const MemoryLayout = z.enum(['topics', 'claude-code']);
 export type MemoryLayout = z.infer<typeof MemoryLayout>;
 
+/**
+ * One source of a space's transcripts: a folder of one format. A space with several sources reads them all
+ * into one ledger, one gate count and one fact set.
+ */
+export const TranscriptSourceConfig = z.strictObject({
+  format: TranscriptFormat,
+  /** The folder of its transcripts (`~` expanded; relative paths resolve against the config file). */
+  path: z.string().min(1),
+  /**
+   * Only the transcripts whose working directory lies in the repository of this folder (its main worktree's
+   * root; the folder itself outside git). For a shared folder of many repositories' sessions: Codex's.
+   */
+  cwd: z.string().min(1).optional(),
+});
+export type TranscriptSourceConfig = z.infer<typeof TranscriptSourceConfig>;
+
 export const SpaceConfig = z.strictObject({
   id: SpaceId,
-  /** Directory of session transcripts (input). `~` is expanded; relative paths resolve against the config file. */
-  sessions: z.string().min(1),
+  /**
+   * Directory of session transcripts (input). `~` is expanded; relative paths resolve against the config file.
+   * Required unless `sources` is given.
+   */
+  sessions: z.string().min(1).optional(),
+  /** Several transcript folders, of any formats, read as one space's input (instead of `sessions`). */
+  sources: z.array(TranscriptSourceConfig).min(1).optional(),
   /** Memory directory (output). */
   memory: z.string().min(1),
   /**
@@ -53,6 +74,25 @@ export const SpaceConfig = z.strictObject({
    */
   approve: z.boolean().optional(),
 });
+
+/** The coding agents whose homes `discover` searches. */
+export const DiscoverAgent = z.enum(['claude-code', 'codex']);
+export type DiscoverAgent = z.infer<typeof DiscoverAgent>;
+
+/**
+ * `discover`: find every repository the agents worked in and keep one space per repository, with every
+ * agent's sessions as its sources and Claude Code's memory folder of that repository as its memory. Either the
+ * list of agents, or an object with the options.
+ */
+export const DiscoverConfig = z.union([
+  z.array(DiscoverAgent).min(1),
+  z.strictObject({
+    agents: z.array(DiscoverAgent).min(1),
+    /** Also keep dreamd's block of each repository's `AGENTS.md` (a tracked file). Default false. */
+    agentsMd: z.boolean().default(false),
+  }),
+]);
+export type DiscoverConfig = z.infer<typeof DiscoverConfig>;
 
 /** The layout a space's consolidations write: its `layout`, else the default of its format. */
 export function layoutOfSpace(space: {
@@ -320,15 +360,36 @@ export const ConfigFile = z.strictObject({
    */
   stateDir: z.string().optional(),
   spaces: z.array(SpaceConfig).optional(),
+  discover: DiscoverConfig.optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFile>;
+
+/**
+ * One folder of a space's transcripts, with an absolute path. `repository` keeps only the transcripts whose
+ * working directory resolves to that repository root; `files` (paths under `sessionsDir`) keeps only those.
+ */
+export interface SessionSource {
+  readonly format: TranscriptFormat;
+  readonly sessionsDir: string;
+  readonly repository?: string | undefined;
+  readonly files?: readonly string[] | undefined;
+}
 
 /** A space with absolute paths, as the rest of dreamd sees it. */
 export interface Space {
   readonly id: string;
+  /** The sessions folder; with `sources`, the first source's (shown, and checked to be readable). */
   readonly sessionsDir: string;
   readonly memoryDir: string;
+  /** The format of `sessionsDir`. */
   readonly format: TranscriptFormat;
+  /**
+   * Several transcript folders read as one input. Set: every file of the space is named by its absolute path in
+   * the ledger and the scan. Absent: the one folder `sessionsDir`, files named relative to it.
+   */
+  readonly sources?: readonly SessionSource[] | undefined;
+  /** The repository root a discovered space serves (`discover`); absent for a configured space. */
+  readonly repository?: string | undefined;
   /** How consolidations write its memory; absent: the default of its format (see {@link layoutOfSpace}). */
   readonly layout?: MemoryLayout | undefined;
   /** Absolute path of the `AGENTS.md` whose dreamd block every run also writes; absent: none. */
@@ -360,4 +421,17 @@ export interface Config {
   readonly workers: WorkersConfig;
   readonly stateDir: string;
   readonly spaces: readonly Space[];
+  /** `discover`, resolved: which agents' homes to search and where they are; absent: no discovery. */
+  readonly discover?: DiscoverSettings | undefined;
+}
+
+/** The `discover` setting with the agents' homes found as the agents find them (see `config/load.ts`). */
+export interface DiscoverSettings {
+  readonly agents: readonly DiscoverAgent[];
+  /** Keep dreamd's block of each discovered repository's `AGENTS.md`. */
+  readonly agentsMd: boolean;
+  /** Claude Code's home: `CLAUDE_CONFIG_DIR`, else `~/.claude`. */
+  readonly claudeHome: string;
+  /** Codex's home: `CODEX_HOME`, else `~/.codex`. */
+  readonly codexHome: string;
 }

@@ -4,11 +4,10 @@
  * transcripts, once, by the run that finds it missing. A file that cannot be read is skipped (its reads are
  * lost, nothing else): it was reported when it was consolidated.
  */
-import path from 'node:path';
 import type { LimitsConfig, Space } from '../config/schema.js';
 import type { LedgerEntry } from '../core/ledger.js';
 import { collectReads, type SessionReads } from '../space/fact-use.js';
-import { readSession } from '../transcripts/index.js';
+import { locateSessionFile, readSession } from '../transcripts/index.js';
 
 export async function rebuildSessionReads(
   space: Space,
@@ -18,9 +17,11 @@ export async function rebuildSessionReads(
   const reads: SessionReads[] = [];
   for (const entry of entries) {
     try {
-      const session = await readSession(path.join(space.sessionsDir, entry.file), {
-        format: space.format,
-        sessionsDir: space.sessionsDir,
+      const located = locateSessionFile(space, entry.file);
+      if (located === undefined) continue;
+      const session = await readSession(located.path, {
+        format: located.format,
+        sessionsDir: located.sessionsDir,
         maxBytes: limits.maxSessionBytes,
       });
       reads.push(collectReads(session, space.memoryDir));

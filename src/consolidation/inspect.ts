@@ -38,7 +38,8 @@ export async function inspectSpaceDetailed(
   const now = options.now?.() ?? new Date();
   const config = typeof options.config === 'function' ? options.config() : options.config;
   try {
-    await access(space.sessionsDir);
+    // A space of several sources reads what each folder holds; one not written yet holds nothing.
+    if (space.sources === undefined) await access(space.sessionsDir);
   } catch (error) {
     return {
       inspection: {

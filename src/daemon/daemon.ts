@@ -41,6 +41,21 @@ export interface CreateDaemonOptions {
    * are state, so a daemon that was down catches up at once.
    */
   readonly tickOnStart?: boolean;
+  /**
+   * The config with the spaces `discover` finds added, called when the daemon starts and before every tick (a
+   * process without the scheduler role: every `DISCOVER_EVERY_MS`), so a repository or session an agent adds
+   * appears without a restart. Default: discovery (`discovery/`) with a cache kept for the daemon's life, so a
+   * transcript's head is read once.
+   */
+  readonly discover?: (config: Config) => Promise<Config>;
+}
+
+/** How often a process without the scheduler role (`dreamd worker`) looks for new repositories: 1 minute. */
+export const DISCOVER_EVERY_MS = 60_000;
+
+/** The spaces of two configs are the same: ids, folders, sources (discovered files included). */
+function sameSpaces(left: Config, right: Config): boolean {
+  return JSON.stringify(left.spaces) === JSON.stringify(right.spaces);
 }
 
 export type DaemonState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -95,7 +110,20 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
   const roles: DaemonRoles = { scheduler: true, workers: true, server: true, ...options.roles };
   const now = options.now ?? (() => new Date());
   const logger = options.logger;
+  /** The config as given (reloads replace it); `config` is it with the discovered spaces. */
+  let given = options.config;
   let config = options.config;
+  let discoverTimer: NodeJS.Timeout | undefined;
+  let discoverWith = options.discover;
+  const discover = async (base: Config): Promise<Config> => {
+    if (base.discover === undefined) return base;
+    if (discoverWith === undefined) {
+      const { createDiscoveryCache, withDiscoveredSpaces } = await import('../discovery/index.js');
+      const cache = createDiscoveryCache();
+      discoverWith = (next) => withDiscoveredSpaces(next, cache);
+    }
+    return discoverWith(base);
+  };
   let state: DaemonState = 'created';
   let parts: Partial<Parts> = {};
   let stopping: Promise<void> | undefined;
@@ -135,7 +163,37 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
     return { ok: workers !== 'stopped', queue: 'redis', redis: 'up', workers, scheduler };
   };
 
+  /** Puts a config in effect; the settings that need a restart keep their old values. */
+  const apply = (next: Config, message: string): void => {
+    const applied: Config = {
+      ...next,
+      redisUrl: config.redisUrl,
+      redisPrefix: config.redisPrefix,
+      stateDir: config.stateDir,
+      server: config.server,
+    };
+    parts.scheduler?.reload(applied); // throws on a bad schedule before anything changed
+    config = applied;
+    parts.pool?.reload(applied);
+    parts.embedded?.reload(applied);
+    parts.metrics?.retainSpaces(applied.spaces.map((space) => space.id));
+    logger.info({ spaces: applied.spaces.map((space) => space.id) }, message);
+  };
+
+  /** Discovers again; puts the spaces in effect when they changed. A failure is logged, the old spaces kept. */
+  const refreshSpaces = async (): Promise<void> => {
+    if (given.discover === undefined) return;
+    try {
+      const next = await discover(given);
+      if (!sameSpaces(next, config)) apply(next, 'discovered spaces changed');
+    } catch (error) {
+      logger.warn({ err: error }, 'discovery failed; the spaces found before stay in effect');
+    }
+  };
+
   const stopParts = async (): Promise<void> => {
+    if (discoverTimer !== undefined) clearInterval(discoverTimer);
+    discoverTimer = undefined;
     const { server, scheduler, pool, embedded, queue, probe, fleet } = parts;
     const step = async (name: string, action: (() => Promise<void>) | undefined): Promise<void> => {
       if (action === undefined) return;
@@ -169,6 +227,7 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
     if (state !== 'created' && state !== 'stopped') throw new Error(`cannot start a daemon that is ${state}`);
     state = 'starting';
     try {
+      await refreshSpaces();
       const {
         Redis,
         assertPortFree,
@@ -276,6 +335,7 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
           inspectSpace: options.inspectSpace,
           now,
           logger,
+          beforeTick: refreshSpaces,
           onInspected: (inspection) => metrics.setPendingSessions(inspection.spaceId, inspection.settledNew),
         });
         parts.scheduler = scheduler;
@@ -300,6 +360,10 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
       }
       // No log line here: the process that started the daemon logs the one start line, with what only it
       // knows (the model in use); a library user's start is theirs to report.
+      if (!roles.scheduler && given.discover !== undefined) {
+        discoverTimer = setInterval(() => void refreshSpaces(), DISCOVER_EVERY_MS);
+        discoverTimer.unref();
+      }
       state = 'running';
     } catch (error) {
       await stopParts();
@@ -340,6 +404,7 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
       return stopping;
     },
     reload(next) {
+      given = next;
       const fixed: string[] = (['redisUrl', 'redisPrefix', 'stateDir'] as const).filter(
         (key) => next[key] !== config[key],
       );
@@ -348,19 +413,11 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
       if (next.server.apiToken !== config.server.apiToken) fixed.push('server.apiToken');
       if (fixed.length > 0)
         logger.warn({ fields: fixed }, 'these settings change only on restart; kept the old values');
-      const applied: Config = {
-        ...next,
-        redisUrl: config.redisUrl,
-        redisPrefix: config.redisPrefix,
-        stateDir: config.stateDir,
-        server: config.server,
-      };
-      parts.scheduler?.reload(applied); // throws on a bad schedule before anything changed
-      config = applied;
-      parts.pool?.reload(applied);
-      parts.embedded?.reload(applied);
-      parts.metrics?.retainSpaces(applied.spaces.map((space) => space.id));
-      logger.info({ spaces: applied.spaces.map((space) => space.id) }, 'config reloaded');
+      // The spaces discovered so far stay until the next discovery (a run of one is not handed back meanwhile).
+      const discovered =
+        next.discover === undefined ? [] : config.spaces.filter((space) => space.repository !== undefined);
+      apply({ ...next, spaces: [...next.spaces, ...discovered] }, 'config reloaded');
+      if (next.discover !== undefined) void refreshSpaces();
     },
     tick() {
       if (parts.scheduler === undefined) return Promise.reject(new Error('this daemon runs no scheduler'));

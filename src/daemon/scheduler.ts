@@ -27,6 +27,11 @@ export interface CreateSchedulerOptions {
   /** The clock; injected so tests decide what time a tick sees. */
   readonly now: () => Date;
   readonly logger: Logger;
+  /**
+   * Called at the start of every tick, before the spaces are read (the daemon looks for new repositories
+   * there: `discover`); it may `reload` the scheduler. Must not throw.
+   */
+  readonly beforeTick?: () => Promise<void>;
   /** Called with every inspection a tick makes (e.g. to set the pending-sessions gauge). */
   readonly onInspected?: (inspection: SpaceInspection) => void;
 }
@@ -84,6 +89,7 @@ export function createScheduler(options: CreateSchedulerOptions): Scheduler {
   };
 
   const runTick = async (): Promise<TickReport> => {
+    await options.beforeTick?.();
     const at = options.now().toISOString();
     // Spaces are evaluated one after another: the check is a directory listing and a ledger read each, and
     // sequential work keeps a tick over hundreds of spaces from opening hundreds of files at once.

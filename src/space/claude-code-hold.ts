@@ -73,11 +73,17 @@ export async function readLockFile(file: string): Promise<{ body: string; mtimeM
 }
 
 /**
- * True when dreamd must respect `.consolidate-lock` in this space: a `claude-code` space (Claude Code
- * consolidates its own memory folder), or any folder where the file exists (some Claude Code uses it).
+ * True when dreamd must respect `.consolidate-lock` in this space: a `claude-code` space or one with a Claude
+ * Code source, a discovered space (Claude Code consolidates its own memory folder), or any folder where the
+ * file exists (some Claude Code uses it).
  */
-export async function sharesClaudeCodeLock(space: Pick<Space, 'format' | 'memoryDir'>): Promise<boolean> {
+export async function sharesClaudeCodeLock(
+  space: Pick<Space, 'format' | 'memoryDir'> & Partial<Pick<Space, 'sources' | 'repository'>>,
+): Promise<boolean> {
   if (space.format === 'claude-code') return true;
+  // A discovered space writes Claude Code's own memory folder of its repository; so does a space with a Claude Code source.
+  if (space.repository !== undefined) return true;
+  if (space.sources?.some((source) => source.format === 'claude-code') === true) return true;
   return (await readLockFile(path.join(space.memoryDir, CLAUDE_CODE_LOCK_FILE))) !== undefined;
 }
 

@@ -12,6 +12,16 @@ export type { PartCaps } from './normalize-message.js';
 export { scanSessions, countByStatus, markDuplicateIds, SESSION_EXTENSIONS } from './scan-sessions.js';
 export type { ScanEntry, ScanResult, ScanSessionsOptions } from './scan-sessions.js';
 export { readSettledSessions } from './read-settled-sessions.js';
+export { locateSessionFile } from './session-sources.js';
+export type { LocatedSessionFile, SessionFolders } from './session-sources.js';
+export { repositoryOf, createRepositoryResolver } from './repository-root.js';
+export type { RepositoryOf } from './repository-root.js';
+export {
+  readWorkingDirectory,
+  readWorkingDirectorySync,
+  workingDirectoryOfLine,
+} from './working-directory.js';
+export type { WorkingDirectory } from './working-directory.js';
 export type {
   ReadSessionRecord,
   ReadSettledOptions,

@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { TranscriptError, TranscriptErrorReason, errorMessage } from '../errors.js';
 import type { LedgerLookup } from '../core/ledger.js';
 import type { Session } from './types.js';
@@ -8,6 +8,7 @@ import { fetchSessionFile, type FetchedSession, type ReadCapsOptions } from './r
 import type { ScanEntry, ScanResult } from './scan-sessions.js';
 import { transcriptFailure } from './transcript-failure.js';
 import { partsChars } from './keep-window.js';
+import { locateSessionFile } from './session-sources.js';
 
 /** A file that could not be read, set aside while the others go on. */
 export interface SessionProblem {
@@ -154,25 +155,41 @@ export async function readSettledSessions(
       problems.push({
         file: entry.file,
         reason: entry.reason ?? TranscriptErrorReason.unreadable,
-        message: entry.message ?? `${join(scan.sessionsDir, entry.file)}: broken`,
+        message: entry.message ?? `${resolve(scan.sessionsDir, entry.file)}: broken`,
       });
     }
   }
   // Resolved once for every file of the scan; a directory that cannot be resolved is reported by each read.
-  const realSessionsDir = await realpath(scan.sessionsDir).catch(() => undefined);
+  const realFolders = new Map<string, Promise<string | undefined>>();
+  const realFolder = (folder: string): Promise<string | undefined> => {
+    let real = realFolders.get(folder);
+    if (real === undefined) {
+      real = realpath(folder).catch(() => undefined);
+      realFolders.set(folder, real);
+    }
+    return real;
+  };
   const unread: string[] = [];
   let keepChars = options.keepChars ?? Number.POSITIVE_INFINITY;
   // Sessions with new messages so far, in `sessions` or handed to `onSession`.
   let withNew = 0;
   const settled = scan.entries.filter((entry) => entry.status === 'settled');
-  const ahead = readAhead(settled, (entry) =>
-    fetchSessionFile(entry.file, {
-      format: scan.format,
-      sessionsDir: scan.sessionsDir,
-      realSessionsDir,
+  const ahead = readAhead(settled, async (entry) => {
+    const located = locateSessionFile(scan, entry.file);
+    if (located === undefined) {
+      throw transcriptFailure(
+        resolve(entry.file),
+        TranscriptErrorReason.outsideDirectory,
+        'no source of the space holds this file any longer',
+      );
+    }
+    return fetchSessionFile(located.path, {
+      format: located.format,
+      sessionsDir: located.sessionsDir,
+      realSessionsDir: await realFolder(located.sessionsDir),
       maxBytes: options.maxBytes,
-    }),
-  );
+    });
+  });
   let heldSince = performance.now();
   for (const [index, entry] of settled.entries()) {
     if (performance.now() - heldSince > HOLD_EVENT_LOOP_MS) {
@@ -184,7 +201,7 @@ export async function readSettledSessions(
       unread.push(entry.sessionId ?? entry.file);
       continue;
     }
-    const path = join(scan.sessionsDir, entry.file);
+    const path = resolve(scan.sessionsDir, entry.file);
     let accepted: Session | undefined;
     try {
       const parse = await ahead.take(index);

@@ -1,8 +1,8 @@
-import { statSync, type Dirent, type Stats } from 'node:fs';
+import { lstatSync, statSync, type Stats } from 'node:fs';
 import { readdir, realpath } from 'node:fs/promises';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { join, relative, resolve, sep } from 'node:path';
-import type { Space, TranscriptFormat } from '../config/schema.js';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { SessionSource, Space, TranscriptFormat } from '../config/schema.js';
 import { TranscriptError, TranscriptErrorReason, errorMessage } from '../errors.js';
 import type { LedgerLookup } from '../core/ledger.js';
 import type { SessionStatus } from './types.js';
@@ -11,6 +11,8 @@ import { escapeUnsafe, hasUnsafeCharacter, unsafeNameFailure } from './session-n
 import { isInsideDirectory } from './session-path.js';
 import { transcriptFailure } from './transcript-failure.js';
 import { TRANSCRIPT_READERS, readerFor } from './transcript-readers.js';
+import { createRepositoryResolver } from './repository-root.js';
+import { readWorkingDirectorySync } from './working-directory.js';
 
 /**
  * The cheap check the scheduler runs every tick: which session files of a space are live, settled,
@@ -38,7 +40,8 @@ export interface ScanEntry {
   readonly sessionId?: string | undefined;
   /**
    * Path relative to the sessions directory: the file name, or for a format whose files sit in sub-folders
-   * (Codex) the path under it (`2025/10/29/rollout-….jsonl`).
+   * (Codex) the path under it (`2025/10/29/rollout-….jsonl`). In a space of several sources
+   * (`space.sources`), the absolute path.
    */
   readonly file: string;
   /** Bytes, from `stat`. */
@@ -60,6 +63,8 @@ export interface ScanResult {
   /** Absolute sessions directory. */
   readonly sessionsDir: string;
   readonly format: TranscriptFormat;
+  /** The space's sources when it has several (its entries' `file` are then absolute); absent: one folder. */
+  readonly sources?: readonly SessionSource[] | undefined;
   readonly entries: readonly ScanEntry[];
 }
 
@@ -88,15 +93,20 @@ function isSessionName(name: string, format: TranscriptFormat): boolean {
   );
 }
 
-/** A session file found by the listing: its path relative to the sessions directory, and its entry. */
+/** A session file found by the listing: its name in the scan, its path, and whether it is a link (unknown: ask). */
 interface Listed {
   readonly name: string;
-  readonly dirent: Dirent;
+  readonly path: string;
+  readonly isLink: boolean | undefined;
 }
 
-async function listSessionFiles(sessionsDir: string, format: TranscriptFormat): Promise<Listed[]> {
+async function listSessionFiles(
+  sessionsDir: string,
+  format: TranscriptFormat,
+  absoluteNames = false,
+): Promise<Listed[]> {
   const nested = readerFor(format).nestedFolders;
-  let dirents: Dirent[];
+  let dirents;
   try {
     // Recursive listing (Codex's YYYY/MM/DD folders) reports a linked folder as a link and never enters it.
     dirents = await readdir(sessionsDir, { withFileTypes: true, recursive: nested });
@@ -116,9 +126,15 @@ async function listSessionFiles(sessionsDir: string, format: TranscriptFormat): 
     const folder = nested ? relative(sessionsDir, dirent.parentPath) : '';
     // A file under a hidden folder is not a session, as a hidden file is not.
     if (folder.split(sep).some((part) => part.startsWith('.'))) continue;
-    listed.push({ name: folder === '' ? dirent.name : join(folder, dirent.name), dirent });
+    const name = folder === '' ? dirent.name : join(folder, dirent.name);
+    const path = join(sessionsDir, name);
+    listed.push({ name: absoluteNames ? path : name, path, isLink: dirent.isSymbolicLink() });
   }
-  return listed.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
+  return listed.sort(byName);
+}
+
+function byName(left: { readonly name: string }, right: { readonly name: string }): number {
+  return left.name < right.name ? -1 : left.name > right.name ? 1 : 0;
 }
 
 type Observed =
@@ -135,16 +151,14 @@ const STAT_BATCH_FILES = 256;
 
 /** One `stat` per file; symbolic links also get a `realpath`, since they may lead outside. */
 async function observe(
-  { name, dirent }: Listed,
-  sessionsDir: string,
-  realSessionsDir: string,
+  { name, path, isLink }: Listed,
+  realSessionsDir: () => Promise<string>,
 ): Promise<Observed | undefined> {
-  const path = join(sessionsDir, name);
   try {
     if (hasUnsafeCharacter(name)) throw unsafeNameFailure(path);
-    if (dirent.isSymbolicLink()) {
+    if (isLink ?? lstatSync(path).isSymbolicLink()) {
       const target = await realpath(path).catch(() => undefined);
-      if (target === undefined || !isInsideDirectory(realSessionsDir, target)) {
+      if (target === undefined || !isInsideDirectory(await realSessionsDir(), target)) {
         const where =
           target === undefined
             ? 'a symbolic link whose target cannot be resolved'
@@ -205,7 +219,7 @@ export function markDuplicateIds(
     }
     if (owner === entry.file) return entry;
     const failure = transcriptFailure(
-      join(sessionsDir, entry.file),
+      resolve(sessionsDir, entry.file),
       TranscriptErrorReason.duplicateId,
       `session id "${entry.sessionId}" is already used by ${owner}`,
     );
@@ -215,20 +229,91 @@ export function markDuplicateIds(
 
 /** Lists a space's session files and says where each stands. Never throws for one bad file. */
 export async function scanSessions(options: ScanSessionsOptions): Promise<ScanResult> {
-  const { space, ledger, now, quietMinutes, maxBytes } = options;
+  const { space, ledger } = options;
   const sessionsDir = resolve(space.sessionsDir);
-  const format = space.format;
-  const dirents = await listSessionFiles(sessionsDir, format);
-  const realSessionsDir = dirents.some(({ dirent }) => dirent.isSymbolicLink())
-    ? await realpath(sessionsDir)
-    : sessionsDir;
+  if (space.sources === undefined) {
+    const source = { format: space.format, sessionsDir };
+    const listed = await listSessionFiles(sessionsDir, space.format);
+    const entries = await observeSource(listed, source, options);
+    return {
+      space: space.id,
+      sessionsDir,
+      format: space.format,
+      entries: markDuplicateIds(entries, ledger, sessionsDir),
+    };
+  }
+  // Several sources: every file is named by its absolute path, so two folders never share a name.
+  const entries: ScanEntry[] = [];
+  for (const source of space.sources) {
+    const listed = await listSource(source);
+    entries.push(...(await observeSource(listed, source, options)));
+  }
+  entries.sort((left, right) => byName({ name: left.file }, { name: right.file }));
+  return {
+    space: space.id,
+    sessionsDir,
+    format: space.format,
+    sources: space.sources,
+    entries: markDuplicateIds(entries, ledger, sessionsDir),
+  };
+}
+
+/**
+ * The working directory named by each transcript of a repository-limited source, by path. A transcript's
+ * first lines never change, so one read a file serves every later tick; a file that names none yet (just
+ * created) is read again next time.
+ */
+const workingDirectories = new Map<string, string>();
+
+/** A source's session files: its `files`, else its folder's, kept to its `repository` when it names one. */
+async function listSource(source: SessionSource): Promise<Listed[]> {
+  const sessionsDir = resolve(source.sessionsDir);
+  if (source.files !== undefined) {
+    return source.files
+      .filter((file) => !isAbsolute(file) && isSessionName(file.split(sep).pop() ?? '', source.format))
+      .map((file) => {
+        const path = join(sessionsDir, file);
+        return { name: path, path, isLink: undefined };
+      })
+      .sort(byName);
+  }
+  const listed = await listSessionFiles(sessionsDir, source.format, true);
+  if (source.repository === undefined) return listed;
+  const repository = resolve(source.repository);
+  const resolveRepository = createRepositoryResolver();
+  const kept: Listed[] = [];
+  let read = 0;
+  for (const item of listed) {
+    let cwd = workingDirectories.get(item.path);
+    if (cwd === undefined) {
+      if (++read % 64 === 0) await yieldToEventLoop();
+      const found = readWorkingDirectorySync(item.path, source.format);
+      if (found.cwd === undefined) continue;
+      cwd = found.cwd;
+      workingDirectories.set(item.path, cwd);
+    }
+    const owner = resolveRepository(cwd);
+    if (owner.kind !== 'vanished' && owner.root === repository) kept.push(item);
+  }
+  return kept;
+}
+
+/** One `stat` per listed file (in batches), then each file's status against the ledger. */
+async function observeSource(
+  listed: readonly Listed[],
+  source: { readonly format: TranscriptFormat; readonly sessionsDir: string },
+  options: ScanSessionsOptions,
+): Promise<ScanEntry[]> {
+  const { ledger, now, quietMinutes, maxBytes } = options;
+  const { format } = source;
+  const sessionsDir = resolve(source.sessionsDir);
+  let real: Promise<string> | undefined;
+  const realSessionsDir = (): Promise<string> => (real ??= realpath(sessionsDir));
   const observed: (Observed | undefined)[] = [];
-  for (let start = 0; start < dirents.length; start += STAT_BATCH_FILES) {
+  for (let start = 0; start < listed.length; start += STAT_BATCH_FILES) {
     if (start > 0) await yieldToEventLoop();
-    const batch = dirents.slice(start, start + STAT_BATCH_FILES);
-    observed.push(
-      ...(await Promise.all(batch.map((dirent) => observe(dirent, sessionsDir, realSessionsDir)))),
-    );
+    const batch = listed.slice(start, start + STAT_BATCH_FILES);
+    observed.push(...(await Promise.all(batch.map((item) => observe(item, realSessionsDir)))));
   }
   const quietMs = quietMinutes * 60_000;
   const entries: ScanEntry[] = [];
@@ -266,7 +351,7 @@ export async function scanSessions(options: ScanSessionsOptions): Promise<ScanRe
       entries.push({ ...base, status: 'live' });
     }
   }
-  return { space: space.id, sessionsDir, format, entries: markDuplicateIds(entries, ledger, sessionsDir) };
+  return entries;
 }
 
 /** A file modified within the quiet period: settled only if it says it has ended. */
@@ -292,7 +377,7 @@ async function checkRecentEnd(
       error instanceof TranscriptError
         ? error
         : transcriptFailure(
-            join(sessionsDir, base.file),
+            resolve(sessionsDir, base.file),
             TranscriptErrorReason.unreadable,
             `reading failed (${errorMessage(error)})`,
             error,

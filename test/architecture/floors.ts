@@ -7,7 +7,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['src/config'],
   ['src/core'],
   ['src/transcripts', 'src/model', 'src/search'],
-  ['src/digest', 'src/memory'],
+  ['src/digest', 'src/memory', 'src/discovery'],
   ['src/space'],
   ['src/cost', 'src/screen'],
   ['src/consolidation', 'src/agent'],

@@ -116,7 +116,7 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
       .description(
         'consolidate new sessions into memory now: queued to the daemon when one is up, else in this process (every space when none is named)',
       ),
-    'space id (default: every configured space, in turn)',
+    'space id or repository path (default: every space, discovered ones included, in turn)',
   )
     .option('--force', 'skip the time and session-count gates (never the lock)', false)
     .option('--dry-run', 'show the diff it would make and write nothing', false)
@@ -134,8 +134,8 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
         command: Command,
       ) => {
         const spaceId = namedSpace(command, positional);
-        const { io, json, config } = context();
-        const loaded = config();
+        const { io, json, discoveredConfig } = context();
+        const loaded = await discoveredConfig();
         // Loaded when the command runs (the pipeline, the SDKs), so `--help` stays quick.
         const [
           { consolidateInProcess },
@@ -154,7 +154,7 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
           import('../../daemon/logger.js'),
           import('../note-logger.js'),
         ]);
-        const spaces = selectSpaces(loaded, spaceId);
+        const spaces = selectSpaces(loaded, spaceId, io.cwd);
         const drawsBar = showsProgress(io, json);
         const bar = drawsBar ? createProgressBar() : createPlainProgress(io.stderr);
         // Retries and warnings go to stderr, beside the command's own output: pino's JSON lines under --json,

@@ -150,21 +150,21 @@ export const registerHistory: CommandRegistrar = (program, context) => {
     program
       .command('history')
       .description('runs that changed memory, newest first (`history show <runId>` for one with its diff)'),
-    'space id (default: every configured space)',
+    'space id or repository path (default: every space)',
   )
     .option('--limit <n>', `most runs listed (default ${DEFAULT_HISTORY_LIMIT})`)
     .action(async (positional: string | undefined, options: { limit?: string }, command: Command) => {
       const spaceId = namedSpace(command, positional);
-      const { io, json, config } = context();
+      const { io, json, discoveredConfig } = context();
       const limit = parseLimit(options.limit);
-      const loaded = config();
+      const loaded = await discoveredConfig();
       // Loaded when the command runs, so `--help` stays quick.
       const [{ listRuns }, { selectSpaces }] = await Promise.all([
         import('../../space/index.js'),
         import('../spaces.js'),
       ]);
       const rows: HistoryRow[] = [];
-      for (const space of selectSpaces(loaded, spaceId)) {
+      for (const space of selectSpaces(loaded, spaceId, io.cwd)) {
         await (await import('../space-lock.js')).recoverBeforeReading(loaded, space);
         rows.push(...historyRows(space, await listRuns(space.memoryDir)));
       }

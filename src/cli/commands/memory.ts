@@ -167,7 +167,7 @@ export const registerMemory: CommandRegistrar = (program, context) => {
 
   withSpace(
     memory.command('show').description('the index and the facts of the topic files, or one fact with --fact'),
-    'space id (required when several spaces are configured)',
+    'space id or repository path (required when there are several spaces)',
   )
     .option('--fact <id>', 'show one fact in full (superseded ones too)')
     .option('--all', 'include superseded facts (archived ones too)', false)
@@ -179,10 +179,12 @@ export const registerMemory: CommandRegistrar = (program, context) => {
         command: Command,
       ) => {
         const spaceId = namedSpace(command, positional);
-        const { io, json, config } = context();
-        const { findSpace, loadMemory, FactNotFoundError, assertArchiveReadable } = await memoryModules();
-        const space = findSpace(config(), spaceId);
-        await (await import('../space-lock.js')).recoverBeforeReading(config(), space);
+        const { io, json, discoveredConfig } = context();
+        const { loadMemory, FactNotFoundError, assertArchiveReadable } = await memoryModules();
+        const loadedConfig = await discoveredConfig();
+        const { findSpaceOrRepository } = await import('../spaces.js');
+        const space = findSpaceOrRepository(loadedConfig, spaceId, io.cwd);
+        await (await import('../space-lock.js')).recoverBeforeReading(loadedConfig, space);
         const loaded = await loadMemory(space.memoryDir);
         // The archive is read by --archived, --all and --fact: unreadable, it is not shown as empty.
         if (options.archived || options.all) assertArchiveReadable(loaded);

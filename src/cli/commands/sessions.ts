@@ -52,17 +52,17 @@ export const registerSessions: CommandRegistrar = (program, context) => {
       .description(
         'every session file with its status (settled, live, consolidated, broken), messages, size, mtime',
       ),
-    'space id (default: every configured space)',
+    'space id or repository path (default: every space)',
   ).action(async (positional: string | undefined, _options: object, command: Command) => {
     const spaceId = namedSpace(command, positional);
-    const { io, json, config } = context();
-    const loaded = config();
+    const { io, json, discoveredConfig } = context();
+    const loaded = await discoveredConfig();
     // Loaded when the command runs, so `--help` stays quick (the transcript readers are heavy).
     const [{ listSessions, sessionTotals }, { selectSpaces }] = await Promise.all([
       import('../session-list.js'),
       import('../spaces.js'),
     ]);
-    const { rows, errors } = await listSessions(loaded, selectSpaces(loaded, spaceId));
+    const { rows, errors } = await listSessions(loaded, selectSpaces(loaded, spaceId, io.cwd));
     emitResult(io, json, { command: 'sessions list', ok: errors.length === 0, data: rows }, () =>
       rows.length === 0
         ? `no session files\n${totalsLine(rows, sessionTotals, loaded.gates.quietMinutes)}`

@@ -41,7 +41,10 @@ async function createQueueCounts(daemon: DaemonClient): Promise<(spaceId: string
 
 function describeStatus(status: SpaceStatus): string {
   const lines = [
-    `space ${status.space} (${status.format}): ${status.sessionsDir} → ${status.memoryDir}`,
+    status.sources === undefined
+      ? `space ${status.space} (${status.format}): ${status.sessionsDir} → ${status.memoryDir}`
+      : `space ${status.space}${status.repository === undefined ? '' : ` (repository ${status.repository})`} → ${status.memoryDir}`,
+    ...(status.sources ?? []).map((source) => `  source     ${source.format}: ${source.sessionsDir}`),
     `  gates      ${status.gates.open ? 'open: a scheduled run would start now' : `closed: ${status.gates.reasons.join('; ')}`}`,
     `  sessions   ${status.sessions.settledNew} settled new, ${status.sessions.live} live, ` +
       `${status.sessions.consolidated} consolidated, ${status.sessions.broken} broken`,
@@ -110,11 +113,11 @@ function describeStatus(status: SpaceStatus): string {
 export const registerStatus: CommandRegistrar = (program, context) => {
   withSpace(
     program.command('status').description('per space: gates, sessions waiting, last run, lock holder'),
-    'space id (default: every configured space)',
+    'space id or repository path (default: every space)',
   ).action(async (positional: string | undefined, _options: object, command: Command) => {
     const spaceId = namedSpace(command, positional);
-    const { io, json, config } = context();
-    const loaded = config();
+    const { io, json, discoveredConfig } = context();
+    const loaded = await discoveredConfig();
     // Loaded when the command runs (memory, ledger, HTTP client), so `--help` stays quick.
     const [{ createDaemonClient }, { spaceStatus }, { selectSpaces }] = await Promise.all([
       import('../daemon-client.js'),
@@ -122,7 +125,7 @@ export const registerStatus: CommandRegistrar = (program, context) => {
       import('../spaces.js'),
     ]);
     const statuses: SpaceStatus[] = [];
-    const spaces = selectSpaces(loaded, spaceId);
+    const spaces = selectSpaces(loaded, spaceId, io.cwd);
     const daemon = createDaemonClient(loaded);
     const match = await daemon.serves(spaces);
     const queueCounts = match.use ? await createQueueCounts(daemon) : undefined;

@@ -1,0 +1,24 @@
+/** Discovery: the repositories the coding agents worked in, and one space per repository. */
+export { discoverRepositories, createDiscoveryCache, memoryFolderOf, SkipReason } from './discover.js';
+export type {
+  Discovery,
+  DiscoveryCache,
+  DiscoverOptions,
+  DiscoveredHome,
+  DiscoveredRepository,
+  DiscoveredSource,
+  DiscoverySkip,
+} from './discover.js';
+export {
+  discoverSpaces,
+  discoveredSpaceId,
+  spacesOfDiscovery,
+  withDiscoveredSpaces,
+} from './discovered-spaces.js';
+export type { DiscoveredSpace, DiscoveredSpaces } from './discovered-spaces.js';
+export {
+  claudeMemoryFolder,
+  claudeProjectName,
+  djb2,
+  isClaudeProjectNameOf,
+} from './claude-project-folder.js';

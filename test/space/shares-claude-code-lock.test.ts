@@ -1,0 +1,34 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { sharesClaudeCodeLock } from '../../src/space/claude-code-hold.js';
+
+describe("who respects Claude Code's .consolidate-lock", () => {
+  const memoryDir = join(mkdtempSync(join(tmpdir(), 'dreamd-shares-lock-')), 'memory');
+
+  it('a discovered space and a space with a Claude Code source do, whatever their first format', async () => {
+    expect(await sharesClaudeCodeLock({ format: 'codex', memoryDir, repository: '/code/shop' })).toBe(true);
+    expect(
+      await sharesClaudeCodeLock({
+        format: 'codex',
+        memoryDir,
+        sources: [
+          { format: 'codex', sessionsDir: '/c' },
+          { format: 'claude-code', sessionsDir: '/p' },
+        ],
+      }),
+    ).toBe(true);
+  });
+
+  it('a Codex or native space of its own folder does not, while the folder holds no lock file', async () => {
+    expect(await sharesClaudeCodeLock({ format: 'codex', memoryDir })).toBe(false);
+    expect(
+      await sharesClaudeCodeLock({
+        format: 'native',
+        memoryDir,
+        sources: [{ format: 'codex', sessionsDir: '/c' }],
+      }),
+    ).toBe(false);
+  });
+});
