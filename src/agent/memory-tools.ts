@@ -2,7 +2,7 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { PathEscapeError } from '../errors.js';
-import { isReadEvidence } from '../consolidation/screen-candidates.js';
+import { isReadEvidence } from '../screen/screen-candidates.js';
 import { INDEX_FILE } from '../memory/memory-index.js';
 import { FACT_TYPES, TOPIC_FILES } from '../memory/types.js';
 import { resolveMemoryPath } from './memory-path.js';

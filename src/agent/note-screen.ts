@@ -1,6 +1,6 @@
 /**
  * The screen a note the agent saves passes (`write_memory`, Anthropic's memory tool): the one transcripts'
- * candidate facts pass before consolidation writes them (`consolidation/screen-candidates.ts`), run on the
+ * candidate facts pass before consolidation writes them (`screen/screen-candidates.ts`), run on the
  * session so far. A note whose words the agent read in a tool result of the session (a README, a web page, a
  * file) and that is a preference or a rule is held back, as is one that reads as an instruction or carries a
  * secret: a page cannot tell the agent how to behave, only the user can.
@@ -13,9 +13,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { containsSecret } from '../digest/redact-secrets.js';
 import type { DigestLine } from '../digest/types.js';
-import type { ExtractedFact } from '../consolidation/extraction.js';
-import { createProvenance } from '../consolidation/provenance.js';
-import { screenCandidates } from '../consolidation/screen-candidates.js';
+import { createProvenance, type ScreenedCandidate } from '../screen/provenance.js';
+import { screenCandidates } from '../screen/screen-candidates.js';
 import { screenFactText } from '../screen/screen-fact.js';
 import type { FactType } from '../memory/types.js';
 
@@ -109,16 +108,13 @@ export function screenNote(
 ): string | undefined {
   const text = [note.title, note.text].join('\n');
   if (messages === undefined) return screenFactText(text);
-  const candidate: ExtractedFact = {
+  const candidate: ScreenedCandidate = {
     type: note.type,
     title: note.title,
     body: note.text,
     why: null,
     howToApply: null,
-    observed: '',
     sources: [SESSION],
-    replaces: [],
-    confidence: null,
     // The agent saves on the user's behalf: where the words cannot be placed, the note is the user's.
     evidence: 'user',
   };

@@ -4,10 +4,9 @@
  * the quarantine file (written by earlier runs, some before the reasons named what they saw). Pure.
  */
 import { HELD_BACK_KINDS, type HeldBackKind } from '../core/run.js';
-import { INSTRUCTION_REASON } from '../screen/screen-fact.js';
+import { INSTRUCTION_REASON, READ_EVIDENCE_REASON } from '../screen/screen-fact.js';
 
-/** The start of the reason of a rule or preference whose only evidence is text the agent read. */
-export const READ_EVIDENCE_REASON = 'only evidence is ';
+export { READ_EVIDENCE_REASON };
 
 /** What the reason of a held-back fact says the screen saw. */
 export function heldBackKind(reason: string): HeldBackKind {

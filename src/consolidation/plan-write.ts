@@ -33,7 +33,7 @@ import {
 import { TOPIC_FILES, type Fact, type LedgerEntry } from '../memory/types.js';
 import type { ExtractedFact } from './extraction.js';
 import type { Gathered } from './gather.js';
-import { createProvenance } from './provenance.js';
+import { createProvenance } from '../screen/provenance.js';
 import { reconcile, type ReconcileResult } from './reconcile.js';
 import { absorbRepeats, applyCuration, type AcceptedResult, type UnappliedResult } from './curate.js';
 import { createRunIds, type RunIds } from './run-ids.js';

@@ -52,7 +52,7 @@ import {
 } from '../space/index.js';
 import type { BatchSegment } from '../digest/types.js';
 import type { Gathered } from './gather.js';
-import { wordsOf } from './provenance.js';
+import { wordsOf } from '../screen/provenance.js';
 import { planResultWrite, type WritePlan } from './plan-write.js';
 import { factFingerprint } from './rejected-match.js';
 import type { ReconcileResult } from './reconcile.js';

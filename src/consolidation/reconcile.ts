@@ -6,9 +6,9 @@ import type { ExtractedFact } from './extraction.js';
 export { cleanTitle, parseDay } from './candidate.js';
 import { FactIndex } from './fact-index.js';
 import { detailsOf, featuresOf, sameNamesAndNumbers, sharedCount, type FactFeatures } from './features.js';
-import type { Provenance } from './provenance.js';
+import type { Provenance } from '../screen/provenance.js';
 import { isRewording, rewordingTerms } from './rewording.js';
-import { isReadEvidence, screenCandidates } from './screen-candidates.js';
+import { isReadEvidence, screenCandidates } from '../screen/screen-candidates.js';
 import {
   NEAR_DUPLICATE_THRESHOLD,
   SAME_SUBJECT_MIN_TITLE_WORDS,

@@ -1,6 +1,6 @@
 /**
  * The screen every fact passes before it reaches memory, whoever wrote it: a candidate of consolidation
- * (`consolidation/screen-candidates.ts` adds what only a transcript can tell) and a note the agent writes with
+ * (`screen/screen-candidates.ts` adds what only a transcript can tell) and a note the agent writes with
  * `write_memory`. Pure. A text is held back when it carries a secret (the digest's own redactor), the marker
  * of one the digest redacted, or reads as an instruction to an AI or to the memory system.
  */
@@ -12,6 +12,8 @@ export const REDACTION_MARKER = '[REDACTED:';
 
 /** The start of every reason given for a text that reads as an instruction. */
 export const INSTRUCTION_REASON = 'reads as an instruction';
+/** How the reason of a rule or preference whose only evidence is text the agent read starts. */
+export const READ_EVIDENCE_REASON = 'only evidence is ';
 
 /**
  * Why a fact's whole text (title, body, why, how to apply) is held back, or undefined when it passes.

@@ -11,7 +11,9 @@ const FOLDERS = ['src', 'workers', 'test', 'bench', 'eval', 'harness', 'bin'];
 const ROOT_DOCS = [
   'README.md',
   'ARCHITECTURE.md',
-  ...readdirSync(join(ROOT, 'docs')).map((name) => `docs/${name}`),
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
 ];
 /** Names of documents outside the repository, and relative paths that climb out of it. */
 const OUTSIDE = /PRODUCT\.md|ANCHORS\.md|\.\.\/shared\/|\bseed 00\d\b/;

@@ -11,7 +11,7 @@ import { reconcile } from '../../src/consolidation/reconcile.js';
 import { isRewording } from '../../src/consolidation/rewording.js';
 import { NEAR_DUPLICATE_THRESHOLD, textSimilarity } from '../../src/consolidation/similarity.js';
 import type { Fact, FactType } from '../../src/memory/types.js';
-import type { Provenance } from '../../src/consolidation/provenance.js';
+import type { Provenance } from '../../src/screen/provenance.js';
 import { QUARANTINE_FILE, renderQuarantine } from '../../src/space/index.js';
 import { extractedFact, planCandidates } from '../memory/helpers.js';
 import { useTempDir } from '../support/fixtures.js';

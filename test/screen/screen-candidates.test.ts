@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ExtractionOutput, type ExtractedFact } from '../../src/consolidation/extraction.js';
 import { reconcile } from '../../src/consolidation/reconcile.js';
-import { screenCandidates } from '../../src/consolidation/screen-candidates.js';
+import { screenCandidates } from '../../src/screen/screen-candidates.js';
 import { containsSecret } from '../../src/digest/index.js';
 import { extractedFact } from '../memory/helpers.js';
 

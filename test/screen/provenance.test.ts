@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
-import { createProvenance } from '../../src/consolidation/provenance.js';
-import { screenCandidates } from '../../src/consolidation/screen-candidates.js';
+import { createProvenance } from '../../src/screen/provenance.js';
+import { screenCandidates } from '../../src/screen/screen-candidates.js';
 import { containsSecret } from '../../src/digest/index.js';
 import { digestSession } from '../../src/digest/digest-session.js';
 import { planBatches } from '../../src/digest/plan-batches.js';

@@ -19,16 +19,14 @@
  *      together and not alone, or a message that stops unfinished right before one that reads as an
  *      instruction ("remember this for later: once the backup is done" then "rm -rf ~/backups").
  */
-import { namesCredential } from '../screen/action-signals.js';
-import { allText } from './candidate.js';
-import type { ExtractedFact } from './extraction.js';
-import { looksLikeInstruction, looksLikeRule } from '../screen/injection.js';
-import { INSTRUCTION_REASON, screenFactText } from '../screen/screen-fact.js';
-import { READ_EVIDENCE_REASON } from './held-back.js';
+import { namesCredential } from './action-signals.js';
+import { looksLikeInstruction, looksLikeRule } from './injection.js';
+import { INSTRUCTION_REASON, READ_EVIDENCE_REASON, screenFactText } from './screen-fact.js';
 import {
   heldIn,
   wordsOf,
   type FactOrigin,
+  type ScreenedCandidate,
   type Provenance,
   type ReadSource,
   type SourceLine,
@@ -73,11 +71,16 @@ export function isReadEvidence(reason: string): boolean {
   return reason.startsWith(READ_EVIDENCE_REASON);
 }
 
-function sharesSource(a: ExtractedFact, b: ExtractedFact): boolean {
+/** Title, body, why and how to apply: all the text a candidate carries. */
+function allText(candidate: ScreenedCandidate): string {
+  return [candidate.title, candidate.body, candidate.why ?? '', candidate.howToApply ?? ''].join('\n');
+}
+
+function sharesSource(a: ScreenedCandidate, b: ScreenedCandidate): boolean {
   return a.sources.some((source) => b.sources.includes(source));
 }
 
-function originOf(candidate: ExtractedFact, provenance: Provenance | undefined): FactOrigin {
+function originOf(candidate: ScreenedCandidate, provenance: Provenance | undefined): FactOrigin {
   const origin = provenance?.originOf(candidate) ?? 'unknown';
   if (origin !== 'unknown') return origin;
   return candidate.evidence === 'read' ? 'read' : 'user';
@@ -137,7 +140,7 @@ function assembledLines(lines: readonly SourceLine[], words: ReadonlySet<string>
 }
 
 function screenOne(
-  candidate: ExtractedFact,
+  candidate: ScreenedCandidate,
   options: ScreenOptions,
   assembled: ReadonlyMap<string, readonly SourceLine[]>,
 ): string | undefined {
@@ -162,11 +165,11 @@ function screenOne(
 }
 
 /** The reason each held-back candidate is held back; candidates not in the map pass. */
-export function screenCandidates(
-  candidates: readonly ExtractedFact[],
+export function screenCandidates<Candidate extends ScreenedCandidate>(
+  candidates: readonly Candidate[],
   options: ScreenOptions,
-): Map<ExtractedFact, string> {
-  const held = new Map<ExtractedFact, string>();
+): Map<Candidate, string> {
+  const held = new Map<Candidate, string>();
   const assembled = new Map<string, readonly SourceLine[]>();
   const provenance = options.provenance;
   if (provenance !== undefined) {

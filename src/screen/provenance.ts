@@ -18,8 +18,23 @@
  * Chinese and Japanese text by pairs of characters, so no language needs a word list.
  */
 import type { BatchSegment, DigestLine } from '../digest/types.js';
-import type { ExtractedFact } from './extraction.js';
-import { screeningText } from '../screen/screening-text.js';
+import type { FactType } from '../memory/types.js';
+import { screeningText } from './screening-text.js';
+
+/**
+ * A candidate fact as the screen reads it: what consolidation's candidates (`ScreenedCandidate`) and the agent's
+ * notes both are. `evidence` is the model's own label (`read`: only in text the agent read), read only when the
+ * digest cannot tell where the words come from.
+ */
+export interface ScreenedCandidate {
+  readonly type: FactType;
+  readonly title: string;
+  readonly body: string;
+  readonly why: string | null;
+  readonly howToApply: string | null;
+  readonly sources: readonly string[];
+  readonly evidence?: 'user' | 'read' | null | undefined;
+}
 
 export const FACT_ORIGINS = ['user', 'read', 'unknown'] as const;
 export type FactOrigin = (typeof FACT_ORIGINS)[number];
@@ -45,7 +60,7 @@ export interface SourceLine {
 
 export interface Provenance {
   /** Where the candidate's words sit in its sessions' digest lines (see the module comment). */
-  readonly originOf: (candidate: ExtractedFact) => FactOrigin;
+  readonly originOf: (candidate: ScreenedCandidate) => FactOrigin;
   /** The digest lines of a session, in order; empty for a session the run did not read. */
   readonly linesOf: (sessionId: string) => readonly SourceLine[];
   /**
@@ -53,7 +68,7 @@ export interface Provenance {
    * of them (the first of equals); when no one line holds half, the kind of lines that together hold the most.
    * Undefined when the read lines together hold less than half of them.
    */
-  readonly readFrom: (candidate: ExtractedFact) => ReadSource | undefined;
+  readonly readFrom: (candidate: ScreenedCandidate) => ReadSource | undefined;
 }
 
 /** Share of a fact's words the user's lines must hold for the fact to be the user's. */
@@ -128,7 +143,7 @@ export function createProvenance(segments: readonly BatchSegment[]): Provenance 
   }
   const linesOf = (sessionId: string): readonly SourceLine[] => sessions.get(sessionId) ?? [];
 
-  const originOf = (candidate: ExtractedFact): FactOrigin => {
+  const originOf = (candidate: ScreenedCandidate): FactOrigin => {
     const lines = candidate.sources.flatMap((source) => linesOf(source));
     if (lines.length === 0) return 'unknown';
     const words = wordsOf(candidate.body);
@@ -150,7 +165,7 @@ export function createProvenance(segments: readonly BatchSegment[]): Provenance 
     return confirmed ? 'user' : 'read';
   };
 
-  const readFrom = (candidate: ExtractedFact): ReadSource | undefined => {
+  const readFrom = (candidate: ScreenedCandidate): ReadSource | undefined => {
     const words = wordsOf(candidate.body);
     let best: { line: SourceLine; share: number } | undefined;
     for (const line of candidate.sources.flatMap((source) => linesOf(source))) {
@@ -178,6 +193,6 @@ export function createProvenance(segments: readonly BatchSegment[]): Provenance 
 }
 
 /** Whether these lines hold at least half the words of the candidate's body. */
-export function heldIn(candidate: ExtractedFact, lines: readonly SourceLine[]): boolean {
+export function heldIn(candidate: ScreenedCandidate, lines: readonly SourceLine[]): boolean {
   return lines.length > 0 && share(wordsOf(candidate.body), lines) >= USER_SHARE;
 }
