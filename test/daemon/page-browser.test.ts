@@ -195,16 +195,10 @@ describe('the page to decide on proposals', () => {
   });
 
   it('removes a proposal memory moved past and shows why, when accepting it is refused', async () => {
-    const port = await findFreePort();
-    const { config, space, run } = await reviewSetup(port);
-    const daemon = await startDreamdDaemon(config);
-    const page = await browser.newPage();
-    try {
-      await page.goto(`http://127.0.0.1:${port}/page`);
-      const selector = `section.proposal[data-run="${run.runId}"]`;
-      await page.waitForSelector(selector);
+    const setup = await reviewSetup(await findFreePort());
+    await onProposalPage(setup, async (page, selector) => {
       // A person edits memory by hand while the page is open.
-      const userFile = join(space.memoryDir, 'user.md');
+      const userFile = join(setup.space.memoryDir, 'user.md');
       writeFileSync(userFile, `${readFileSync(userFile, 'utf8')}\nA line a person added.\n`);
       await page.click(`${selector} button[data-action="accept"]`);
       await page.waitForFunction(
@@ -212,29 +206,18 @@ describe('the page to decide on proposals', () => {
       );
       expect(await visibleText(page, '#outcome')).toMatch(/stale and was dropped.*user\.md changed/);
       await page.waitForFunction(`!document.querySelector(${JSON.stringify(selector)})`);
-    } finally {
-      await daemon.stop();
-      await page.close();
-    }
+    });
   });
 
   it('rejects a whole proposal on the page; the next run sends none of its sessions to the model', async () => {
-    const port = await findFreePort();
-    const { config, space, run } = await reviewSetup(port);
-    const daemon = await startDreamdDaemon(config);
-    const page = await browser.newPage();
-    try {
-      await page.goto(`http://127.0.0.1:${port}/page`);
-      const selector = `section.proposal[data-run="${run.runId}"]`;
-      await page.waitForSelector(selector);
+    const setup = await reviewSetup(await findFreePort());
+    const { config, space } = setup;
+    await onProposalPage(setup, async (page, selector) => {
       await page.click(`${selector} button[data-action="reject"]`);
       await page.waitForFunction(`document.getElementById('outcome').textContent.includes('rejected')`);
       expect(await visibleText(page, '#outcome')).toContain('will not be sent to the model again');
       await page.waitForFunction(`!document.querySelector(${JSON.stringify(selector)})`);
-    } finally {
-      await daemon.stop();
-      await page.close();
-    }
+    });
     const requests = fake.server.requests.length;
     const next = await fastConsolidator(config)(space, FORCED_RUN);
     expect(next.status).toBe('skipped');
@@ -282,7 +265,7 @@ async function reviewSetup(port: number) {
   const run = await fastConsolidator(config)(space, FORCED_RUN);
   expect(run.status).toBe('proposed');
   const changes = proposalChanges((await listProposals(space.memoryDir, space.id))[0]!);
-  return { test, config, space, run, changes };
+  return { test, config, space, run, changes, port };
 }
 
 /** The text of the first element a selector matches as a reader sees it (closed details left out). */
@@ -290,4 +273,22 @@ function visibleText(page: Page, selector: string): Promise<string> {
   return page.evaluate(
     `document.querySelector(${JSON.stringify(selector)})?.innerText ?? ''`,
   ) as Promise<string>;
+}
+
+/** Serves the setup's proposal from a real daemon and runs `use` on the page showing it; stops both after. */
+async function onProposalPage(
+  setup: Awaited<ReturnType<typeof reviewSetup>>,
+  use: (page: Page, selector: string) => Promise<void>,
+): Promise<void> {
+  const daemon = await startDreamdDaemon(setup.config);
+  const page = await browser.newPage();
+  try {
+    await page.goto(`http://127.0.0.1:${setup.port}/page`);
+    const selector = `section.proposal[data-run="${setup.run.runId}"]`;
+    await page.waitForSelector(selector);
+    await use(page, selector);
+  } finally {
+    await daemon.stop();
+    await page.close();
+  }
 }

@@ -79,6 +79,38 @@ async function withProposal(env: Record<string, string> = {}) {
   return { port, space, runId: run.runId, changes, stop: () => daemon.stop() };
 }
 
+/** The page of one approving space `home` with one proposal `run-1` adding `fact`, with `diff`. */
+function pageOfOneProposal(
+  fact: ReturnType<typeof memoryFact>,
+  diff: string,
+  extra: { activeFacts?: string[]; files?: string[]; costUsd?: number } = {},
+): string {
+  return renderPage(
+    [
+      {
+        id: 'home',
+        approve: true,
+        activeFacts: extra.activeFacts ?? [],
+        runs: [],
+        problems: [],
+        proposals: [
+          {
+            runId: 'run-1',
+            spaceId: 'home',
+            createdAt: '2026-11-29T12:00:00.000Z',
+            sessions: ['s'],
+            costUsd: extra.costUsd,
+            changes: [{ id: fact.id, kind: 'add', fact, supersedes: [], rejected: false }],
+            files: extra.files ?? ['user.md'],
+            diff,
+          },
+        ],
+      },
+    ],
+    'nonce123',
+  );
+}
+
 describe('the page’s routes', () => {
   it('refuses a cross-origin accept and a foreign Host, and answers a same-origin one', async () => {
     const { port, space, runId, changes, stop } = await withProposal();
@@ -187,30 +219,10 @@ describe('renderPage', () => {
       updated: '2026-11-01',
       sources: ['s'],
     });
-    const html = renderPage(
-      [
-        {
-          id: 'home',
-          approve: true,
-          activeFacts: [evil],
-          runs: [],
-          problems: [],
-          proposals: [
-            {
-              runId: 'run-1',
-              spaceId: 'home',
-              createdAt: '2026-11-29T12:00:00.000Z',
-              sessions: ['s'],
-              costUsd: 0.001,
-              changes: [{ id: fact.id, kind: 'add', fact, supersedes: [], rejected: false }],
-              files: ['user.md'],
-              diff: `--- a/user.md\n+++ b/user.md\n@@ -0,0 +1 @@\n+${evil}\n`,
-            },
-          ],
-        },
-      ],
-      'nonce123',
-    );
+    const html = pageOfOneProposal(fact, `--- a/user.md\n+++ b/user.md\n@@ -0,0 +1 @@\n+${evil}\n`, {
+      activeFacts: [evil],
+      costUsd: 0.001,
+    });
     expect(html).not.toContain(evil);
     expect(html).toContain(escapeHtml(evil));
     expect(html.match(/<script/g)).toHaveLength(1);
@@ -236,30 +248,7 @@ describe('renderPage', () => {
       updated: '2026-11-01',
       sources: ['s'],
     });
-    const html = renderPage(
-      [
-        {
-          id: 'home',
-          approve: true,
-          activeFacts: [],
-          runs: [],
-          problems: [],
-          proposals: [
-            {
-              runId: 'run-1',
-              spaceId: 'home',
-              createdAt: '2026-11-29T12:00:00.000Z',
-              sessions: ['s'],
-              costUsd: undefined,
-              changes: [{ id: fact.id, kind: 'add', fact, supersedes: [], rejected: false }],
-              files: ['user.md', '.dreamd/fact-use.json', 'gone.md'],
-              diff,
-            },
-          ],
-        },
-      ],
-      'n',
-    );
+    const html = pageOfOneProposal(fact, diff, { files: ['user.md', '.dreamd/fact-use.json', 'gone.md'] });
     const [shown, hidden] = html.split('<details class="own-files">');
     expect(shown).toContain('<del>old line</del>');
     expect(shown).toContain('<ins>new line</ins>');

@@ -16,57 +16,51 @@ import { makeTempDir, planCandidates, removeDir, sessionCandidate, summary } fro
  */
 
 /**
- * The writer: appends `<prefix> <n>` every 2 ms (open, write, close, as `appendFileSync` does) until a line
- * arrives on stdin, then prints how many lines it wrote and its longest open-to-close time in ms (a write into
- * a file replaced meanwhile lands in that window).
+ * A writer process: every `everyMs` it runs `write` (which writes `<prefix> <written>` into `file`) until a line
+ * arrives on stdin, then prints how many lines it wrote and its longest write in ms (a write into a file
+ * replaced meanwhile lands in that window).
  */
-const APPENDER = `
-const { closeSync, openSync, writeSync } = require('node:fs');
+function writerScript(requires: string, write: string, everyMs: number): string {
+  return `
+const { ${requires} } = require('node:fs');
 const [file, prefix] = process.argv.slice(1);
 let written = 0;
 let slowest = 0;
 const timer = setInterval(() => {
   const opened = performance.now();
-  const fd = openSync(file, 'a');
-  writeSync(fd, prefix + ' ' + written + '\\n');
-  closeSync(fd);
+  ${write}
   const gap = performance.now() - opened;
   if (gap > slowest) slowest = gap;
   written += 1;
-}, 2);
+}, ${everyMs});
 process.stdin.once('data', () => {
   clearInterval(timer);
   process.stdout.write('wrote ' + written + ' ' + slowest.toFixed(3) + '\\n');
 });
 process.stdout.write('ready\\n');
 `;
+}
+
+/** Appends a line every 2 ms: open, write, close, as `appendFileSync` does. */
+const APPENDER = writerScript(
+  'closeSync, openSync, writeSync',
+  `const fd = openSync(file, 'a');
+  writeSync(fd, prefix + ' ' + written + '\\n');
+  closeSync(fd);`,
+  2,
+);
 
 /**
- * An editor's save: every 10 ms it reads the file, adds `<prefix> <n>` at its end, writes the whole text to a
- * temporary file beside it and renames that over the file (what vim, VS Code and most editors do). Prints
- * `wrote <n> <slowest read-to-rename ms>` when stopped, like the appender.
+ * An editor's save every 10 ms: it reads the file, adds a line at its end, writes the whole text to a temporary
+ * file beside it and renames that over the file (what vim, VS Code and most editors do).
  */
-const RENAME_SAVER = `
-const { readFileSync, renameSync, writeFileSync } = require('node:fs');
-const [file, prefix] = process.argv.slice(1);
-let written = 0;
-let slowest = 0;
-const timer = setInterval(() => {
-  const opened = performance.now();
-  const text = readFileSync(file, 'utf8');
-  const temporary = file + '.save-' + written;
-  writeFileSync(temporary, text + prefix + ' ' + written + '\\n');
-  renameSync(temporary, file);
-  const gap = performance.now() - opened;
-  if (gap > slowest) slowest = gap;
-  written += 1;
-}, 10);
-process.stdin.once('data', () => {
-  clearInterval(timer);
-  process.stdout.write('wrote ' + written + ' ' + slowest.toFixed(3) + '\\n');
-});
-process.stdout.write('ready\\n');
-`;
+const RENAME_SAVER = writerScript(
+  'readFileSync, renameSync, writeFileSync',
+  `const temporary = file + '.save-' + written;
+  writeFileSync(temporary, readFileSync(file, 'utf8') + prefix + ' ' + written + '\\n');
+  renameSync(temporary, file);`,
+  10,
+);
 
 interface Appender {
   readonly child: ChildProcess;
