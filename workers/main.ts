@@ -2,7 +2,7 @@
  * The main of a dreamd process that takes jobs: what `dreamd worker` runs (workers alone, on a shared Redis), and
  * `dreamd start` and `dreamd scheduler` with other roles. The CLI loads it only when one of those commands runs,
  * so `--help` and the short commands never load the daemon, the queue or the SDKs. The jobs themselves are run
- * by ./consolidation-processor.ts; everything they call is the library under src/.
+ * by src/daemon/consolidation-processor.ts; everything they call is the library under src/.
  */
 import type { Config } from '../src/config/schema.js';
 import { loadConfig } from '../src/config/load.js';

@@ -9,7 +9,7 @@ import { errorMessage } from '../errors.js';
  * leaves at stop; an entry not refreshed for `staleMs` is a process that died and is dropped.
  *
  * Why: jobs of every space go through one queue per prefix. A daemon whose config lacks a space hands that
- * space's jobs back (workers/consolidation-processor.ts), so nothing fails, but each such job waits; two
+ * space's jobs back (daemon/consolidation-processor.ts), so nothing fails, but each such job waits; two
  * configurations that share a prefix but not their spaces are almost always a mistake, and the fix (a prefix per
  * configuration) is one setting. So they are warned about at start, naming the other process and the fix.
  *

@@ -7,7 +7,7 @@ import {
   createConsolidationProcessor,
   DEFAULT_PROGRESS_DELAY_MS,
   SHUTDOWN_REASON,
-} from '../../workers/consolidation-processor.js';
+} from './consolidation-processor.js';
 import { CONSOLIDATION_QUEUE, type ConsolidationJobData } from '../core/jobs.js';
 import type { RedisProbe } from './redis-probe.js';
 import { createRepeatedLog } from './repeated-log.js';

@@ -11,7 +11,6 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['src/space'],
   ['src/cost', 'src/screen'],
   ['src/consolidation', 'src/agent'],
-  ['workers/consolidation-processor.ts'],
   ['src/daemon'],
   ['src/dreamd.ts'],
   ['workers/main.ts', 'src/agent-kit.ts'],

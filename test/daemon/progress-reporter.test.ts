@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { RunProgress } from '../../src/core/run.js';
-import { createProgressReporter } from '../../workers/consolidation-processor.js';
+import { createProgressReporter } from '../../src/daemon/consolidation-processor.js';
 
 function recorder(): {
   written: RunProgress[];

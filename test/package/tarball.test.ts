@@ -70,7 +70,7 @@ describe('the packed tarball', () => {
       'package.json',
       'LICENSE',
       'dist/workers/main.js',
-      'dist/workers/consolidation-processor.js',
+      'dist/src/daemon/consolidation-processor.js',
       'dist/src/agent-kit.js',
     ];
     // Every one of them is in the tarball: a failure lists the ones that are missing.

@@ -1,10 +1,10 @@
 import { DelayedError, UnrecoverableError, WaitingError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import type { Space } from '../src/config/schema.js';
-import type { ConsolidateFunction, RunProgress, RunSummary } from '../src/core/run.js';
-import { ConfigError, LockBusyError, ModelError, errorMessage } from '../src/errors.js';
-import { ConsolidationJobData } from '../src/core/jobs.js';
-import { slimRunSummary } from '../src/consolidation/slim-summary.js';
+import type { Space } from '../config/schema.js';
+import type { ConsolidateFunction, RunProgress, RunSummary } from '../core/run.js';
+import { ConfigError, LockBusyError, ModelError, errorMessage } from '../errors.js';
+import { ConsolidationJobData } from '../core/jobs.js';
+import { slimRunSummary } from '../consolidation/slim-summary.js';
 
 /** The reason a worker aborts a run when it shuts down: the job is handed back to the queue, not failed. */
 export const SHUTDOWN_REASON = 'dreamd worker shutting down';
