@@ -52,6 +52,15 @@ export async function runDaemon(
   const daemon = dreamd.daemon({ roles });
   if (roles.workers) await dreamd.recoverSpaces();
   await daemon.start();
+  // Signals are the process's before it says it runs: a SIGTERM sent on that line stops it gracefully.
+  const stopped = new Promise<void>((resolve) => {
+    controlProcess({
+      daemon,
+      logger,
+      loadConfig: () => loadConfig({ path: configPath, env: io.env, cwd: io.cwd }),
+      onStopped: () => resolve(),
+    });
+  });
   logger.info(
     {
       queue: daemon.queueKind,
@@ -63,12 +72,5 @@ export async function runDaemon(
     },
     'dreamd is running',
   );
-  await new Promise<void>((resolve) => {
-    controlProcess({
-      daemon,
-      logger,
-      loadConfig: () => loadConfig({ path: configPath, env: io.env, cwd: io.cwd }),
-      onStopped: () => resolve(),
-    });
-  });
+  await stopped;
 }
