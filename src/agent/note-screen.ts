@@ -49,13 +49,7 @@ function textOf(
 ): string {
   if (content === undefined) return '';
   if (typeof content === 'string') return content;
-  return content
-    .map((block) => {
-      if (block.type === 'text') return block.text;
-      if (block.type === 'tool_result') return '';
-      return '';
-    })
-    .join(' ');
+  return content.map((block) => (block.type === 'text' ? block.text : '')).join(' ');
 }
 
 /**

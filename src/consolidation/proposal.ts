@@ -52,7 +52,7 @@ import {
 } from '../space/index.js';
 import type { BatchSegment } from '../digest/types.js';
 import type { Gathered } from './gather.js';
-import { wordsOf } from '../screen/provenance.js';
+import { createProvenance, wordsOf } from '../screen/provenance.js';
 import { planResultWrite, type WritePlan } from './plan-write.js';
 import { factFingerprint } from './rejected-match.js';
 import type { ReconcileResult } from './reconcile.js';
@@ -80,33 +80,23 @@ export interface Quote {
 
 /** Longest quote kept, in characters. */
 const QUOTE_CHARS = 280;
-const LINE_LABEL =
-  /^(?:\[\d{4}-\d{2}-\d{2}\] )?(?:user:|assistant:|summary of earlier conversation:|tool ← [^:]*:|sub-agent [←→])\s*/u;
-
 /**
  * For each fact, the digest line of its sessions that holds the most of its words (the user's line first among
  * equals), cut at {@link QUOTE_CHARS}: what a reviewer reads to judge it. Facts whose words no line holds get none.
  */
 export function quotesOf(facts: readonly Fact[], segments: readonly BatchSegment[]): Record<string, Quote> {
-  const bySession = new Map<string, { text: string; user: boolean; words: Set<string> }[]>();
-  for (const segment of segments) {
-    const lines = bySession.get(segment.sessionId) ?? [];
-    for (const line of segment.lines) {
-      const text = line.text.replace(LINE_LABEL, '');
-      lines.push({ text, user: /^(?:\[[\d-]+\] )?user:/u.test(line.text), words: wordsOf(text) });
-    }
-    bySession.set(segment.sessionId, lines);
-  }
+  // The digest lines as the screen reads them: labels off, the user's told apart, words counted the same way.
+  const { linesOf } = createProvenance(segments);
   const quotes: Record<string, Quote> = {};
   for (const fact of facts) {
     const words = wordsOf(fact.body);
     if (words.size === 0) continue;
     let best: { session: string; text: string; score: number } | undefined;
     for (const session of fact.sources) {
-      for (const line of bySession.get(session) ?? []) {
+      for (const line of linesOf(session)) {
         let held = 0;
         for (const word of words) if (line.words.has(word)) held += 1;
-        const score = held / words.size + (line.user ? 0.01 : 0);
+        const score = held / words.size + (line.kind === 'user' ? 0.01 : 0);
         if (held > 0 && score > (best?.score ?? 0)) best = { session, text: line.text, score };
       }
     }

@@ -177,74 +177,62 @@ function report(name: string, figures: RunFigures, written: number, lost: number
   );
 }
 
+/**
+ * Twenty spaces of three runs each while `script` writes `<prefix>-<round> <n>` lines into MEMORY.md (it holds
+ * 200 lines, and the block must keep room to change): the lines lost and doubled, and what the runs did.
+ * dreamd's markers stay whole and the person's own lines stay (asserted each round).
+ */
+async function writeDuringRuns(
+  script: string,
+  prefix: string,
+): Promise<{ figures: RunFigures; written: number; lostLines: string[]; doubledLines: string[] }> {
+  const figures: RunFigures = { runs: 0, merged: 0, deferred: 0, windowsMs: [], writerGapMs: 0 };
+  let written = 0;
+  const lostLines: string[] = [];
+  const doubledLines: string[] = [];
+  for (let round = 0; round < 20; round++) {
+    const memoryDir = path.join(dir, `space-${round}`);
+    await mkdir(memoryDir);
+    await writeFile(path.join(memoryDir, 'MEMORY.md'), '# My notes\n\nThings I keep here myself.\n');
+    const writer = await startAppender(path.join(memoryDir, 'MEMORY.md'), `${prefix}-${round}`, script);
+    started.push(writer);
+    for (let run = 0; run < 3; run++) await oneRun(memoryDir, 'MEMORY.md', `${round}-${run}`, figures);
+    const { written: count, slowestMs } = await writer.stop();
+    figures.writerGapMs = Math.max(figures.writerGapMs, slowestMs);
+    const text = await readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8');
+    const result = losses(text, `${prefix}-${round}`, count);
+    written += count;
+    lostLines.push(...result.lost.map((n) => `${prefix}-${round} ${n}`));
+    doubledLines.push(...result.doubled.map((n) => `${prefix}-${round} ${n}`));
+    // dreamd's markers are whole (on a slow machine the person's lines may leave the block no room at all).
+    expect(splitIndexFile(text).kind).not.toBe('broken');
+    expect(text).toContain('# My notes\n\nThings I keep here myself.\n');
+  }
+  return { figures, written, lostLines, doubledLines };
+}
+
 // A slow machine may take a while for 60 runs and thousands of lines: time is never asserted here.
 // A hang guard only: 60 runs with a process appending every 2 ms take a minute alone and far longer on a
 // machine that is running other suites too.
 describe('another process writing during the commit', { timeout: 600_000 }, () => {
   it('loses no line appended every 2 ms to MEMORY.md during 60 runs', async () => {
-    const figures: RunFigures = { runs: 0, merged: 0, deferred: 0, windowsMs: [], writerGapMs: 0 };
-    let written = 0;
-    const lostLines: string[] = [];
-    const doubledLines: string[] = [];
-    // Twenty spaces of three runs each: MEMORY.md holds 200 lines, and the block must keep room to change.
-    for (let round = 0; round < 20; round++) {
-      const memoryDir = path.join(dir, `space-${round}`);
-      await mkdir(memoryDir);
-      await writeFile(path.join(memoryDir, 'MEMORY.md'), '# My notes\n\nThings I keep here myself.\n');
-      const appender = await startAppender(path.join(memoryDir, 'MEMORY.md'), `person-line-${round}`);
-      started.push(appender);
-      for (let run = 0; run < 3; run++) await oneRun(memoryDir, 'MEMORY.md', `${round}-${run}`, figures);
-      const { written: count, slowestMs } = await appender.stop();
-      figures.writerGapMs = Math.max(figures.writerGapMs, slowestMs);
-      const text = await readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8');
-      const result = losses(text, `person-line-${round}`, count);
-      written += count;
-      lostLines.push(...result.lost.map((n) => `person-line-${round} ${n}`));
-      doubledLines.push(...result.doubled.map((n) => `person-line-${round} ${n}`));
-      // dreamd's markers are whole (on a slow machine the person's lines may leave the block no room at all).
-      expect(splitIndexFile(text).kind).not.toBe('broken');
-      expect(text).toContain('# My notes\n\nThings I keep here myself.\n');
-    }
-    report('MEMORY.md', figures, written, lostLines.length);
-    expect(lostLines).toEqual([]);
-    expect(doubledLines).toEqual([]);
-    expect(figures.runs).toBe(60);
-    expect(written).toBeGreaterThan(0);
+    const result = await writeDuringRuns(APPENDER, 'person-line');
+    report('MEMORY.md', result.figures, result.written, result.lostLines.length);
+    expect(result.lostLines).toEqual([]);
+    expect(result.doubledLines).toEqual([]);
+    expect(result.figures.runs).toBe(60);
+    expect(result.written).toBeGreaterThan(0);
   });
 
   // A save that lands between the look at the file's name and the rename (two system calls, back to back) is
   // replaced unread; the deterministic case is in test/space/compare-before-replace.test.ts. The race is
   // reported, and every property that does not depend on timing is asserted.
   it('keeps an editor saving MEMORY.md by rename every 10 ms during 60 runs: no line doubled, the markers whole', async () => {
-    const figures: RunFigures = { runs: 0, merged: 0, deferred: 0, windowsMs: [], writerGapMs: 0 };
-    let written = 0;
-    const lostLines: string[] = [];
-    const doubledLines: string[] = [];
-    for (let round = 0; round < 20; round++) {
-      const memoryDir = path.join(dir, `space-${round}`);
-      await mkdir(memoryDir);
-      await writeFile(path.join(memoryDir, 'MEMORY.md'), '# My notes\n\nThings I keep here myself.\n');
-      const saver = await startAppender(
-        path.join(memoryDir, 'MEMORY.md'),
-        `saved-line-${round}`,
-        RENAME_SAVER,
-      );
-      started.push(saver);
-      for (let run = 0; run < 3; run++) await oneRun(memoryDir, 'MEMORY.md', `${round}-${run}`, figures);
-      const { written: count, slowestMs } = await saver.stop();
-      figures.writerGapMs = Math.max(figures.writerGapMs, slowestMs);
-      const text = await readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8');
-      written += count;
-      const result = losses(text, `saved-line-${round}`, count);
-      lostLines.push(...result.lost.map((n) => `saved-line-${round} ${n}`));
-      doubledLines.push(...result.doubled.map((n) => `saved-line-${round} ${n}`));
-      expect(splitIndexFile(text).kind).not.toBe('broken');
-      expect(text).toContain('# My notes\n\nThings I keep here myself.\n');
-    }
-    report('MEMORY.md saved by rename', figures, written, lostLines.length);
-    expect(doubledLines).toEqual([]);
-    expect(figures.runs).toBe(60);
-    expect(written).toBeGreaterThan(0);
+    const result = await writeDuringRuns(RENAME_SAVER, 'saved-line');
+    report('MEMORY.md saved by rename', result.figures, result.written, result.lostLines.length);
+    expect(result.doubledLines).toEqual([]);
+    expect(result.figures.runs).toBe(60);
+    expect(result.written).toBeGreaterThan(0);
   });
 
   it("loses no line appended every 2 ms to a dreamd topic file during 60 runs, and reads them as a person's", async () => {
