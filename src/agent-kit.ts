@@ -31,10 +31,12 @@ export { createSessionPassages, type SessionPassages } from './agent/session-pas
 export { clearOldToolResults, slidingWindow, summariseOlderTurns, type Message } from './agent/context.js';
 export {
   createAnthropicChatProvider,
+  createOpenAIChatProvider,
   type AnthropicChatProviderOptions,
-  type ChatProvider,
-} from './agent/chat-provider.js';
-export { createOpenAIChatProvider, type OpenAIChatProviderOptions } from './agent/openai-chat-provider.js';
+  type OpenAIChatProviderOptions,
+} from './model/chat-providers.js';
+export { createModel } from './model/create-model.js';
+export type { ChatProvider, ModelProvider } from './model/types.js';
 
 // The config an agent with memory reads (the same `dreamd.config.json` as the daemon).
 export { loadConfig, findSpace } from './config/load.js';

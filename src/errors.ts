@@ -67,6 +67,8 @@ export class MemoryFormatError extends DreamdError {
 /** A model call failed. `retryable` says whether the same request may succeed later. */
 export class ModelError extends DreamdError {
   override readonly name = 'ModelError';
+  /** 2 for missing credentials (a setup to fix, as a ConfigError), else 1. */
+  override readonly exitCode: number;
   constructor(
     message: string,
     readonly details: {
@@ -80,6 +82,7 @@ export class ModelError extends DreamdError {
     options?: { cause?: unknown },
   ) {
     super(message, options);
+    this.exitCode = details.kind === ModelErrorKind.missingCredentials ? 2 : 1;
   }
   get status(): number | undefined {
     return this.details.status;

@@ -43,6 +43,7 @@ export {
   type ChatProvider,
   createOpenAIChatProvider,
   type OpenAIChatProviderOptions,
+  createModel,
   loadConfig,
   findSpace,
   type Config,

@@ -77,7 +77,7 @@ function timedModel(inner: ModelProvider): { model: ModelProvider; takeMs: () =>
   };
   return {
     model: {
-      label: inner.label,
+      ...inner,
       generateObject: (request) => time(() => inner.generateObject(request)),
       generateText: (request) => time(() => inner.generateText(request)),
     },

@@ -1,7 +1,8 @@
 import { CHARS_PER_TOKEN } from '../digest/estimate-tokens.js';
 import { estimateTokensAt } from './token-count.js';
 import type Anthropic from '@anthropic-ai/sdk';
-import type { AnthropicBeta, BetaContextManagementConfig } from '@anthropic-ai/sdk/resources/beta';
+import { DEFAULT_KEEP_TOOL_RESULTS } from '../model/context-management.js';
+import type { Message } from '../model/messages.js';
 import type { ModelProvider, TokenUsage } from '../model/types.js';
 import { emptyUsage } from '../model/types.js';
 
@@ -15,17 +16,20 @@ import { emptyUsage } from '../model/types.js';
  * it. The system prompt is a separate field in the Messages API and is never touched.
  */
 
-export type Message = Anthropic.MessageParam;
+export type { Message } from '../model/messages.js';
+export {
+  DEFAULT_KEEP_TOOL_RESULTS,
+  NATIVE_CLEAR_TRIGGER_TOKENS,
+  NATIVE_COMPACT_TRIGGER_TOKENS,
+  nativeContextManagement,
+  supportsCompaction,
+  type NativeContextManagement,
+} from '../model/context-management.js';
 
 /** Characters per token of the estimate: ~4 for English text and JSON with Claude's tokenizer. */
 /** What a cleared tool result says instead of its content. */
 export const CLEARED_TOOL_RESULT =
   '[cleared to save context: this tool result is old; call the tool again if you need it]';
-/** Tool results kept by `clearOldToolResults` by default: the last 3, as `clear_tool_uses_20250919` keeps. */
-export const DEFAULT_KEEP_TOOL_RESULTS = 3;
-/** Context editing triggers, in input tokens (Anthropic's defaults for both native strategies). */
-export const NATIVE_CLEAR_TRIGGER_TOKENS = 100_000;
-export const NATIVE_COMPACT_TRIGGER_TOKENS = 150_000;
 
 /**
  * Rough token count of a text, a message list or anything JSON-serialisable: characters / `charsPerToken`
@@ -191,7 +195,7 @@ export interface SummariseResult {
  */
 export async function summariseOlderTurns(
   messages: readonly Message[],
-  model: ModelProvider,
+  model: Pick<ModelProvider, 'generateText'>,
   options: SummariseOptions = {},
 ): Promise<SummariseResult> {
   const start = recentStart(messages, options.keepLast ?? 6);
@@ -217,43 +221,4 @@ export async function summariseOlderTurns(
     summarised: older.length,
     usage: result.usage,
   };
-}
-
-/** The beta `context_management` request fields, and the beta headers they need. */
-export interface NativeContextManagement {
-  readonly betas: AnthropicBeta[];
-  readonly context_management: BetaContextManagementConfig;
-  /** True when server-side compaction is on; when false the client must still trim long histories. */
-  readonly compaction: boolean;
-}
-
-/** True for models that support server-side compaction (`compact_20260112`): every Claude model but Haiku. */
-export function supportsCompaction(model: string): boolean {
-  return /^claude-/i.test(model) && !/haiku/i.test(model);
-}
-
-/**
- * Anthropic's native context management for a model: tool-result clearing (`clear_tool_uses_20250919`, at
- * 100K input tokens, keeping the last 3 tool uses) for every Claude model, plus compaction
- * (`compact_20260112`, at 150K) for models that support it. Undefined for a non-Claude model name (an
- * OpenAI-compatible endpoint), where the client-side functions above are the only option.
- */
-export function nativeContextManagement(model: string): NativeContextManagement | undefined {
-  if (!/^claude-/i.test(model)) return undefined;
-  const compaction = supportsCompaction(model);
-  const edits: NonNullable<BetaContextManagementConfig['edits']> = [
-    {
-      type: 'clear_tool_uses_20250919',
-      trigger: { type: 'input_tokens', value: NATIVE_CLEAR_TRIGGER_TOKENS },
-      keep: { type: 'tool_uses', value: DEFAULT_KEEP_TOOL_RESULTS },
-    },
-  ];
-  if (compaction)
-    edits.push({
-      type: 'compact_20260112',
-      trigger: { type: 'input_tokens', value: NATIVE_COMPACT_TRIGGER_TOKENS },
-    });
-  const betas: AnthropicBeta[] = ['context-management-2025-06-27'];
-  if (compaction) betas.push('compact-2026-01-12');
-  return { betas, context_management: { edits }, compaction };
 }

@@ -1,10 +1,8 @@
-import type OpenAI from 'openai';
 import { sha256 } from '../memory/hash.js';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
-import type { EmbeddingsConfig } from '../config/schema.js';
 
 /**
  * Embeddings from an OpenAI-compatible `/embeddings` endpoint (OpenAI, Ollama, vLLM, LM Studio), with the
@@ -15,9 +13,6 @@ import type { EmbeddingsConfig } from '../config/schema.js';
  * A cache made with another model, or unreadable, is ignored and rebuilt; it never fails a recall.
  */
 
-/** Texts sent in one `/embeddings` request. 64 keeps requests small for local servers. */
-export const EMBEDDING_BATCH_SIZE = 64;
-
 export const EmbeddingCacheFile = z.object({
   version: z.literal(1),
   model: z.string(),
@@ -25,41 +20,10 @@ export const EmbeddingCacheFile = z.object({
 });
 export type EmbeddingCacheFile = z.infer<typeof EmbeddingCacheFile>;
 
-/** Turns texts into vectors, one per text, in order. */
-export type EmbedTexts = (texts: readonly string[]) => Promise<number[][]>;
+import type { EmbedTexts } from '../model/embedder.js';
+export type { EmbedTexts } from '../model/embedder.js';
 
-/** Embeds through the `openai` client, asking for floats (base64 is not served by every local server). */
-export function createOpenAIEmbedder(config: EmbeddingsConfig): EmbedTexts {
-  // The SDK loads at the first call, so importing the agent kit does not load it.
-  let client: OpenAI | undefined;
-  return async (texts) => {
-    if (client === undefined) {
-      const { default: OpenAI } = await import('openai');
-      client = new OpenAI({
-        baseURL: config.baseUrl,
-        apiKey: config.apiKey ?? 'not-needed',
-        maxRetries: 2,
-      });
-    }
-    const vectors: number[][] = [];
-    for (let start = 0; start < texts.length; start += EMBEDDING_BATCH_SIZE) {
-      const batch = texts.slice(start, start + EMBEDDING_BATCH_SIZE);
-      const response = await client.embeddings.create({
-        model: config.model,
-        input: [...batch],
-        encoding_format: 'float',
-      });
-      const ordered = [...response.data].sort((a, b) => a.index - b.index);
-      if (ordered.length !== batch.length) {
-        throw new Error(
-          `${config.baseUrl}/embeddings returned ${ordered.length} vectors for ${batch.length} texts`,
-        );
-      }
-      vectors.push(...ordered.map((item) => item.embedding));
-    }
-    return vectors;
-  };
-}
+export { createOpenAIEmbedder, EMBEDDING_BATCH_SIZE } from '../model/embedder.js';
 
 /** Cosine similarity of two vectors: 1 same direction, 0 unrelated. 0 when either is all zeros. */
 export function cosineSimilarity(a: readonly number[], b: readonly number[]): number {

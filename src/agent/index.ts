@@ -102,21 +102,17 @@ export {
 } from './memory-agent.js';
 export {
   CLAUDE_CONTEXT_WINDOW,
-  createAnthropicChatProvider,
   DEFAULT_LOCAL_CONTEXT_WINDOW,
   defaultContextWindow,
-  type AnthropicChatProviderOptions,
-  type ChatProvider,
-  type ChatRequest,
-  type ChatResponse,
-  type SystemBlock,
-} from './chat-provider.js';
+} from '../model/context-management.js';
 export {
+  createAnthropicChatProvider,
   createOpenAIChatProvider,
-  toOpenAIMessages,
-  toOpenAITools,
+  type AnthropicChatProviderOptions,
   type OpenAIChatProviderOptions,
-} from './openai-chat-provider.js';
+} from '../model/chat-providers.js';
+export type { ChatProvider, ChatRequest, ChatResponse, SystemBlock } from '../model/types.js';
+export { toOpenAIMessages, toOpenAITools } from '../model/openai-chat.js';
 export {
   compactHistory,
   DEFAULT_SUMMARY_MESSAGE_CHARS,

@@ -2,19 +2,14 @@ import { mkdir } from 'node:fs/promises';
 import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import { ChatConfig, type Config, type Space } from '../config/schema.js';
-import { ConfigError, ModelError } from '../errors.js';
+import { ConfigError } from '../errors.js';
 import { addUsage, emptyUsage } from '../model/types.js';
 import type { FactType } from '../memory/types.js';
 import { createSessionRecorder, type SessionRecorder } from '../transcripts/session-recorder.js';
 import { createAnthropicMemoryTool } from './anthropic-memory-tool.js';
 import { loadMemoryContext } from './backfill.js';
-import {
-  anthropicProviderShape,
-  createAnthropicChatProvider,
-  deferredChatProvider,
-  type ChatProvider,
-  type SystemBlock,
-} from './chat-provider.js';
+import { createModel } from '../model/create-model.js';
+import type { ChatProvider, SystemBlock } from '../model/types.js';
 import type { Message } from './context.js';
 import {
   DEFAULT_RETRIEVAL_TOKENS,
@@ -24,7 +19,6 @@ import {
   supersededFactIds,
 } from './memory-prompt.js';
 import { createMemoryTools } from './memory-tools.js';
-import { createOpenAIChatProvider, openAIProviderShape } from './openai-chat-provider.js';
 import { createRecall, createRecallTool, type RewriteQuery } from './recall.js';
 import {
   DEFAULT_SUMMARISER_CONTEXT_TOKENS,
@@ -148,66 +142,27 @@ function instructions(space: Space, today: string): string {
   ].join('\n');
 }
 
-/** The chat model named by the config: Anthropic's Messages API or an OpenAI-compatible endpoint. */
+/**
+ * The chat model named by the config, through the model port: the same provider, retry policy, rate gate and
+ * cost meter as consolidation's calls. Its SDK loads at the first call. `client`: an Anthropic SDK client of
+ * the caller's own.
+ */
 export function chatProviderFromConfig(
   config: MemoryAgentOptions['config'],
   contextWindow?: number,
+  client?: Anthropic,
 ): ChatProvider {
-  const model = config.model;
-  const window = contextWindow === undefined ? {} : { contextWindow };
-  if (model.provider === 'openai-compatible') {
-    if (model.baseUrl === undefined) {
-      throw new ConfigError(
-        'model.baseUrl is required for provider "openai-compatible", e.g. http://127.0.0.1:11434/v1 for Ollama',
-        'model.baseUrl',
-      );
-    }
-    const baseURL = model.baseUrl;
-    // The SDK loads at the first call: importing the agent kit stays light (deferredChatProvider).
-    return deferredChatProvider(
-      openAIProviderShape({ model: model.name, ...window }),
-      async () => {
-        const { default: OpenAI } = await import('openai');
-        const client = new OpenAI({
-          // Ollama, vLLM and LM Studio ignore the key; the SDK needs one.
-          apiKey: model.apiKey ?? 'dreamd-no-key',
-          baseURL,
-          timeout: model.timeoutMs,
-          maxRetries: model.maxRetries,
-        });
-        return createOpenAIChatProvider({ client, model: model.name, ...window });
-      },
-      false,
-    );
-  }
-  if (model.apiKey === undefined) {
-    throw new ModelError(
-      'No Anthropic API key: set ANTHROPIC_API_KEY (or DREAMD_MODEL_API_KEY, or model.apiKey).',
-      { retryable: false, kind: 'missing-credentials' },
-    );
-  }
-  const apiKey = model.apiKey;
-  return deferredChatProvider(
-    anthropicProviderShape({ model: model.name, ...window }),
-    async () => {
-      const { default: Anthropic } = await import('@anthropic-ai/sdk');
-      const client = new Anthropic({
-        apiKey,
-        ...(model.baseUrl === undefined ? {} : { baseURL: model.baseUrl }),
-        timeout: model.timeoutMs,
-        maxRetries: model.maxRetries,
-      });
-      return createAnthropicChatProvider({ client, model: model.name, ...window });
-    },
-    true,
-  );
+  return createModel(config.model, {
+    ...(client === undefined ? {} : { client }),
+    chat: { contextWindow },
+  });
 }
 
 /** The chat model used as its own summariser: one plain call without tools. */
 export function summariserFrom(provider: ChatProvider): Summariser {
   return {
     async generateText(request) {
-      const response = await provider.send({
+      const response = await provider.chat({
         system: [{ text: request.system, cache: true }],
         messages: [{ role: 'user', content: request.prompt }],
         tools: [],
@@ -217,7 +172,7 @@ export function summariserFrom(provider: ChatProvider): Summariser {
       const value = response.content
         .flatMap((block) => (block.type === 'text' ? [block.text] : []))
         .join('\n');
-      return { value, usage: response.usage, attempts: 1 };
+      return { value, usage: response.usage, attempts: response.attempts };
     },
   };
 }
@@ -268,15 +223,7 @@ export function unansweredToolUses(history: readonly Message[]): string[] {
 export async function createMemoryAgent(options: MemoryAgentOptions): Promise<MemoryAgent> {
   const { space, config } = options;
   const chat = config.chat ?? ChatConfig.parse({});
-  const provider =
-    options.provider ??
-    (options.client === undefined
-      ? chatProviderFromConfig(config, chat.contextWindow)
-      : createAnthropicChatProvider({
-          client: options.client,
-          model: config.model.name,
-          ...(chat.contextWindow === undefined ? {} : { contextWindow: chat.contextWindow }),
-        }));
+  const provider = options.provider ?? chatProviderFromConfig(config, chat.contextWindow, options.client);
   const now = options.now ?? (() => new Date());
   const charsPerToken = charsPerTokenFor(chat.language, chat.charsPerToken);
   await mkdir(space.memoryDir, { recursive: true });
@@ -301,7 +248,7 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
   // The query rewrite's tokens, added to the usage of the chat call they happened in.
   let rewriteUsage = emptyUsage();
   const rewriteQuery: RewriteQuery = async (query, languages) => {
-    const response = await summaryProvider.send({
+    const response = await summaryProvider.chat({
       system: [{ text: REWRITE_INSTRUCTIONS }],
       messages: [{ role: 'user', content: `Languages: ${languages.join(', ')}\nQuery: ${query}` }],
       tools: [],
@@ -317,7 +264,7 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
   });
   const tools: AgentTool[] = [...memoryTools.tools, createRecallTool(recall)];
   if (options.anthropicMemoryTool === true) {
-    if (!provider.label.startsWith('anthropic:')) {
+    if (provider.serverTools !== true) {
       throw new ConfigError(
         `Anthropic's memory tool (memory_20250818) needs the Anthropic API; ${provider.label} has it not. ` +
           'Leave anthropicMemoryTool off: read_memory, write_memory and forget_memory do the same.',
@@ -335,9 +282,11 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
   const summaryProvider =
     summaryModel === undefined || options.provider !== undefined
       ? provider
-      : options.client !== undefined
-        ? createAnthropicChatProvider({ client: options.client, model: summaryModel })
-        : chatProviderFromConfig({ ...config, model: { ...config.model, name: summaryModel } });
+      : chatProviderFromConfig(
+          { ...config, model: { ...config.model, name: summaryModel } },
+          undefined,
+          options.client,
+        );
   const summariser =
     options.summariser === false || (options.summariser === undefined && !chat.summarise)
       ? undefined

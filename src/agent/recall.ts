@@ -13,7 +13,8 @@ import {
   type EmbeddingCacheFile,
 } from './embeddings.js';
 import { loadRecallDocuments, type RecallDocument } from './recall-documents.js';
-import { defineTool, type AgentTool } from './tool.js';
+import { checkedTool, type AgentTool } from './tool.js';
+import { RECALL } from './tool-definitions.js';
 
 export type { RecallDocument } from './recall-documents.js';
 
@@ -416,22 +417,12 @@ export function formatRecallResults(query: string, results: readonly RecallResul
 }
 
 /** The `recall` tool for the agent: searches the space's memory by query. */
+/** What the `recall` tool accepts: the shape of its definition in `tool-definitions.ts`. */
+export const RecallInput = z.object({ query: z.string().min(1), limit: z.int().min(1).max(20).optional() });
+
 export function createRecallTool(recall: Recall, defaults: RecallQueryOptions = {}): AgentTool {
-  return defineTool({
-    name: 'recall',
-    description:
-      "Search this user's long-term memory (saved facts and notes) for what is relevant to a query, best " +
-      'match first, each with its id and date. Use it when the user refers to the past or before giving ' +
-      'advice that may depend on their preferences. A result marked "weak match" shares little with the ' +
-      'query: check it fits before relying on it; "nothing relevant" means ask, do not guess. Memory is ' +
-      'background to verify, newer statements from the user win.',
-    input: z.object({
-      query: z.string().min(1).describe('What you want to remember, in a few words.'),
-      limit: z.int().min(1).max(20).optional().describe('Most results (default 5).'),
-    }),
-    run: async ({ query, limit }) => {
-      const results = await recall.recall(query, { ...defaults, ...(limit === undefined ? {} : { limit }) });
-      return formatRecallResults(query, results);
-    },
+  return checkedTool(RECALL, RecallInput, async ({ query, limit }) => {
+    const results = await recall.recall(query, { ...defaults, ...(limit === undefined ? {} : { limit }) });
+    return formatRecallResults(query, results);
   });
 }

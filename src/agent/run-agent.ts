@@ -2,7 +2,8 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { errorMessage } from '../errors.js';
 import { addUsage, emptyUsage, type TokenUsage } from '../model/types.js';
 import type { SessionRecorder } from '../transcripts/session-recorder.js';
-import { createAnthropicChatProvider, type ChatProvider, type SystemBlock } from './chat-provider.js';
+import { createAnthropicChatProvider } from '../model/chat-providers.js';
+import type { ChatProvider, SystemBlock } from '../model/types.js';
 import { DEFAULT_KEEP_TOOL_RESULTS, clearOldToolResults, slidingWindow, type Message } from './context.js';
 import {
   DEFAULT_KEEP_SHARE,
@@ -69,9 +70,12 @@ export type AgentEvent =
     };
 
 export interface RunAgentOptions {
-  /** The model to talk to. Default: the Anthropic Messages API through `client` and `model`. */
+  /** The model to talk to (`createModel`). Default: the Anthropic Messages API through `client` and `model`. */
   readonly provider?: ChatProvider;
-  /** A configured `@anthropic-ai/sdk` client (key, base URL, retries), used when `provider` is not given. */
+  /**
+   * A configured `@anthropic-ai/sdk` client (key, base URL, transport), used when `provider` is not given; its
+   * `maxRetries` is the retry budget of dreamd's retry policy.
+   */
   readonly client?: Anthropic;
   /** Model name, e.g. `claude-haiku-5-5` (with `client`). */
   readonly model?: string;
@@ -275,7 +279,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
     turn += 1;
     const request = await prepare();
     options.onEvent?.({ type: 'model-call', turn, contextTokens: fixedTokens + estimate(request) });
-    const response = await provider.send({
+    const response = await provider.chat({
       system,
       messages: request,
       tools: definitions,

@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { z } from 'zod';
+import type { z } from 'zod';
 
 /**
  * A tool the agent loop can offer the model: the definition sent in `tools` and the function that runs
@@ -27,8 +27,9 @@ export class ToolInputError extends Error {
 }
 
 /**
- * Defines a custom tool from a zod schema: the JSON schema sent to the model is derived from it
- * (`z.toJSONSchema`), and the input is validated with it before `run` sees it.
+ * Defines a custom tool from a zod schema: the JSON schema sent to the model is derived from it (the
+ * schema's `toJSONSchema`), and the input is validated with it before `run` sees it. Uses the schema's own
+ * methods, so the agent kit loads no schema library of its own for it.
  */
 export function defineTool<Schema extends z.ZodObject>(spec: {
   name: string;
@@ -36,21 +37,43 @@ export function defineTool<Schema extends z.ZodObject>(spec: {
   input: Schema;
   run: (input: z.infer<Schema>, context?: ToolCallContext) => Promise<string>;
 }): AgentTool {
-  const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(spec.input) as Record<string, unknown>;
+  const { $schema: _ignored, ...jsonSchema } = spec.input.toJSONSchema() as Record<string, unknown>;
+  return checkedTool(
+    { name: spec.name, description: spec.description, input_schema: { ...jsonSchema, type: 'object' } },
+    spec.input,
+    spec.run,
+  );
+}
+
+/**
+ * A tool whose definition is given as data and whose input is checked with `schema` (of the same shape)
+ * before `run` sees it: a bad input is a ToolInputError naming the tool and what was wrong.
+ */
+export function checkedTool<Schema extends z.ZodType>(
+  definition: Anthropic.Tool,
+  schema: Schema,
+  run: (input: z.infer<Schema>, context?: ToolCallContext) => Promise<string>,
+): AgentTool {
   return {
-    definition: {
-      name: spec.name,
-      description: spec.description,
-      input_schema: { ...jsonSchema, type: 'object' },
-    },
+    definition,
     handler: async (input, context) => {
-      const parsed = spec.input.safeParse(input);
+      const parsed = schema.safeParse(input);
       if (!parsed.success) {
-        throw new ToolInputError(`Invalid input for ${spec.name}: ${z.prettifyError(parsed.error)}`);
+        throw new ToolInputError(`Invalid input for ${definition.name}: ${describeIssues(parsed.error)}`);
       }
-      return spec.run(parsed.data, context);
+      return run(parsed.data, context);
     },
   };
+}
+
+/** A failed check's issues, one per line, each with where it is (the form of zod's prettifyError). */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const at = issue.path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('');
+      return at === '' ? `✖ ${issue.message}` : `✖ ${issue.message}\n  → at ${at.replace(/^\./, '')}`;
+    })
+    .join('\n');
 }
 
 /** Name the model uses in `tool_use.name` for a definition (custom tools and server-defined ones alike). */

@@ -6,6 +6,7 @@ import type { Config, Space } from '../config/schema.js';
 import { explainRefusedWrite } from '../daemon/redis-probe.js';
 import { errorMessage } from '../errors.js';
 import { resolveModelEndpoint } from '../model/endpoint.js';
+import { providerKind } from '../model/providers.js';
 import type { ModelProbe } from '../model/probe.js';
 import { memoryHealth } from '../space/memory-health.js';
 import { claudeCodeLockHolder, describeHolder, sharesClaudeCodeLock } from '../space/claude-code-hold.js';
@@ -224,34 +225,13 @@ function modelCheck(config: Config, env: DoctorDependencies['env']): DoctorCheck
     endpoint.baseUrl === undefined
       ? '(no base URL)'
       : `${endpoint.baseUrl} (from ${baseUrlOrigin(config, env)})`;
-  if (provider === 'openai-compatible') {
-    return {
-      name: 'model',
-      ok: endpoint.baseUrl !== undefined,
-      detail: `openai-compatible ${name} at ${at}, ${endpoint.apiKey !== undefined ? 'key set' : 'no key'}`,
-      ...(endpoint.baseUrl !== undefined
-        ? {}
-        : {
-            fix: 'set model.baseUrl (DREAMD_MODEL_BASE_URL) or OPENAI_BASE_URL, e.g. http://127.0.0.1:11434/v1',
-          }),
-    };
-  }
-  const credential =
-    endpoint.apiKey !== undefined
-      ? 'key set'
-      : endpoint.authToken !== undefined
-        ? 'ANTHROPIC_AUTH_TOKEN set'
-        : 'no API key';
-  const ok = credential !== 'no API key' || endpoint.source !== 'default';
+  const kind = providerKind(provider);
+  const missing = kind.missing(endpoint);
   return {
     name: 'model',
-    ok,
-    detail: `anthropic ${name} at ${at}, ${credential}`,
-    ...(ok
-      ? {}
-      : {
-          fix: 'export ANTHROPIC_API_KEY=… (or DREAMD_MODEL_API_KEY), or use a local model: model.provider "openai-compatible" with model.baseUrl',
-        }),
+    ok: missing === undefined,
+    detail: `${provider} ${name} at ${at}, ${kind.credential(endpoint)}`,
+    ...(missing === undefined ? {} : { fix: missing.fix }),
   };
 }
 
@@ -263,7 +243,7 @@ function baseUrlOrigin(config: Config, env: DoctorDependencies['env']): string {
   if (config.model.baseUrl === undefined) return 'the provider default';
   if (env.DREAMD_MODEL_BASE_URL !== undefined && env.DREAMD_MODEL_BASE_URL !== '')
     return 'DREAMD_MODEL_BASE_URL';
-  const variable = config.model.provider === 'openai-compatible' ? 'OPENAI_BASE_URL' : 'ANTHROPIC_BASE_URL';
+  const variable = providerKind(config.model.provider).baseUrlVariable;
   if (env[variable]?.trim() === config.model.baseUrl) return variable;
   return config.source !== undefined ? `model.baseUrl in ${config.source}` : 'model.baseUrl';
 }

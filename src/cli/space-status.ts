@@ -30,11 +30,12 @@ import {
 } from '../space/index.js';
 import { countByStatus } from '../transcripts/index.js';
 import { describePendingBatch } from '../consolidation/batch.js';
+import { providerKind } from '../model/providers.js';
 
 /** What `model.batch` means for this config's provider. */
 export function batchModeText(config: Config): string {
   if (config.model.batch === 'never') return 'never: every call goes synchronously';
-  if (config.model.provider !== 'anthropic') {
+  if (!providerKind(config.model.provider).batches) {
     return `${config.model.batch}, but synchronous: the ${config.model.provider} provider has no batch API in dreamd`;
   }
   return config.model.batch === 'always'

@@ -18,7 +18,6 @@ import type {
   GenerateTextRequest,
   ModelProvider,
   ModelResult,
-  TokenUsage,
 } from './types.js';
 import { addUsage, emptyUsage } from './types.js';
 import {
@@ -34,14 +33,19 @@ import {
 } from './output.js';
 import type { ModelConfig } from '../config/schema.js';
 import { parseModelConfig, type ModelConfigInput, type ProviderOptions } from './provider-options.js';
-import { ANTHROPIC_BASE_URL, resolveModelEndpoint } from './endpoint.js';
+import { ANTHROPIC_BASE_URL, resolveModelEndpoint, type ModelEndpoint } from './endpoint.js';
 import { createRetryingCall, type RetryingCall, type RetryOutcome } from './retry.js';
 import { observingFetch, rateGateFor } from './rate-gate.js';
+import { anthropicChat } from './anthropic-chat.js';
+import { createCostMeter } from './cost-meter.js';
+import { anthropicNative, endpointFor, PROVIDERS } from './providers.js';
+import { usageOf } from './usage-of.js';
 import { isUserAbort, modelErrorFromSdk, type ErrorContext, type SdkErrorClasses } from './sdk-errors.js';
 
 /** The current Haiku; `model.name` changes it (e.g. `claude-haiku-4-5`). */
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-haiku-5-5';
 export { ANTHROPIC_BASE_URL } from './endpoint.js';
+export { usageOf } from './usage-of.js';
 
 /**
  * Sent as the key to an endpoint given by `model.baseUrl` when no key is configured (a local proxy or
@@ -76,38 +80,41 @@ export interface AnthropicModel extends ModelProvider {
  */
 export function createAnthropicModel(input: ModelConfigInput, options: ProviderOptions = {}): AnthropicModel {
   const config = parseModelConfig(input);
-  const endpoint = resolveModelEndpoint(config, options.env ?? process.env);
-  if (endpoint.apiKey === undefined && endpoint.authToken === undefined && endpoint.source === 'default') {
-    throw new ModelError(
-      'No API key for the Anthropic model: set ANTHROPIC_API_KEY (or DREAMD_MODEL_API_KEY, or model.apiKey in ' +
-        'dreamd.config.json, or ANTHROPIC_AUTH_TOKEN), or point ANTHROPIC_BASE_URL or model.baseUrl ' +
-        '(DREAMD_MODEL_BASE_URL) at an endpoint that needs no key.',
-      { retryable: false, kind: ModelErrorKind.missingCredentials },
-    );
-  }
+  const own = options.client instanceof Anthropic ? options.client : undefined;
+  const env = options.env ?? process.env;
+  // A caller's own client brings its credentials; otherwise the one credentials rule (providers.ts) applies.
+  const endpoint: ModelEndpoint =
+    own === undefined
+      ? endpointFor(config, env)
+      : { ...resolveModelEndpoint(config, env), baseUrl: own.baseURL, apiKey: own.apiKey ?? undefined };
   const label = `anthropic:${config.name}`;
   const baseUrl = endpoint.baseUrl ?? ANTHROPIC_BASE_URL;
   const gate = rateGateFor(baseUrl, endpoint.apiKey ?? endpoint.authToken, config.concurrency);
-  const client = new Anthropic({
-    // With a bearer token and no key, no made-up key: the SDK would send it in place of the token.
-    apiKey: endpoint.apiKey ?? (endpoint.authToken !== undefined ? null : KEYLESS_API_KEY),
-    authToken: endpoint.authToken ?? null,
-    baseURL: baseUrl,
-    timeout: config.timeoutMs,
-    // dreamd retries itself (see retry.ts): one budget for faults and bad output, attempts reported.
-    maxRetries: 0,
-    // Every response passes the key's gate: a retry-after pauses the key, rate-limit headers pace it.
-    fetch: observingFetch(gate, options.fetch ?? globalThis.fetch),
-  });
+  const client =
+    own === undefined
+      ? new Anthropic({
+          // With a bearer token and no key, no made-up key: the SDK would send it in place of the token.
+          apiKey: endpoint.apiKey ?? (endpoint.authToken !== undefined ? null : KEYLESS_API_KEY),
+          authToken: endpoint.authToken ?? null,
+          baseURL: baseUrl,
+          timeout: config.timeoutMs,
+          // dreamd retries itself (see retry.ts): one budget for faults and bad output, attempts reported.
+          maxRetries: 0,
+          // Every response passes the key's gate: a retry-after pauses the key, rate-limit headers pace it.
+          fetch: observingFetch(gate, options.fetch ?? globalThis.fetch),
+        })
+      : // The caller's client, its own retries off: its maxRetries is dreamd's budget below.
+        own.withOptions({ maxRetries: 0 });
+  const maxRetries = own === undefined ? config.maxRetries : own.maxRetries;
   const errorContext: ErrorContext = {
     label,
     baseUrl,
-    timeoutMs: config.timeoutMs,
+    timeoutMs: client.timeout,
     keyHint: 'ANTHROPIC_API_KEY, DREAMD_MODEL_API_KEY or model.apiKey',
   };
 
   const withRetries: RetryingCall<Anthropic> = createRetryingCall(client, {
-    maxRetries: config.maxRetries,
+    maxRetries,
     label,
     options,
     isUserAbort: (error) => isUserAbort(error, ANTHROPIC_ERRORS),
@@ -293,7 +300,19 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
     return { value: outcome.value, usage, attempts: outcome.attempts };
   }
 
-  return { label, client, withRetries, generateObject, generateText, batches };
+  const chatOptions = options.chat ?? {};
+  const native = anthropicNative(config, chatOptions);
+  return {
+    ...PROVIDERS.anthropic.shape(config, chatOptions),
+    serverTools: PROVIDERS.anthropic.serverTools,
+    client,
+    withRetries,
+    generateObject,
+    generateText,
+    batches,
+    ...anthropicChat({ model: config.name, native, withRetries }),
+    costOf: createCostMeter(config),
+  };
 }
 
 /** The fields of a message batch dreamd reads; anything else is not Anthropic's batch API answering. */
@@ -351,15 +370,6 @@ export function userContent(prompt: string, prefix: string | undefined): string 
     { type: 'text', text: prefix, cache_control: { type: 'ephemeral' } },
     { type: 'text', text: prompt },
   ];
-}
-
-export function usageOf(message: Pick<Message, 'usage'>): TokenUsage {
-  return {
-    inputTokens: message.usage.input_tokens,
-    outputTokens: message.usage.output_tokens,
-    cacheReadTokens: message.usage.cache_read_input_tokens ?? 0,
-    cacheWriteTokens: message.usage.cache_creation_input_tokens ?? 0,
-  };
 }
 
 function textOf(message: Pick<Message, 'content'>): string {

@@ -6,7 +6,6 @@ import { toStrictJsonSchema } from 'openai/lib/transform';
 import type { JSONSchema } from 'openai/lib/jsonschema';
 import { z } from 'zod';
 import type { ChatCompletion, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { ModelError, ModelErrorKind } from '../errors.js';
 import type {
   GenerateObjectRequest,
   GenerateTextRequest,
@@ -26,7 +25,9 @@ import {
   refusal,
 } from './output.js';
 import { parseModelConfig, type ModelConfigInput, type ProviderOptions } from './provider-options.js';
-import { resolveModelEndpoint } from './endpoint.js';
+import { createCostMeter } from './cost-meter.js';
+import { openAIChat } from './openai-chat.js';
+import { endpointFor, PROVIDERS } from './providers.js';
 import { createRetryingCall, type RetryingCall, type RetryOutcome } from './retry.js';
 import { observingFetch, rateGateFor } from './rate-gate.js';
 import { isUserAbort, modelErrorFromSdk, type ErrorContext, type SdkErrorClasses } from './sdk-errors.js';
@@ -61,35 +62,38 @@ export function createOpenAICompatibleModel(
   options: ProviderOptions = {},
 ): OpenAICompatibleModel {
   const config = parseModelConfig(input);
-  const endpoint = resolveModelEndpoint(config, options.env ?? process.env);
-  const baseUrl = endpoint.baseUrl;
-  if (baseUrl === undefined) {
-    throw new ModelError(
-      'No endpoint for the openai-compatible model: set model.baseUrl (DREAMD_MODEL_BASE_URL) or OPENAI_BASE_URL, ' +
-        'e.g. http://127.0.0.1:11434/v1 for Ollama, with a key in OPENAI_API_KEY or DREAMD_MODEL_API_KEY if it needs one.',
-      { retryable: false, kind: ModelErrorKind.missingCredentials },
-    );
-  }
+  const own = options.client instanceof OpenAI ? options.client : undefined;
+  // A caller's own client brings its endpoint and key; otherwise the one credentials rule (providers.ts).
+  const endpoint =
+    own === undefined
+      ? endpointFor(config, options.env ?? process.env)
+      : { baseUrl: own.baseURL, apiKey: own.apiKey ?? undefined };
+  const baseUrl = endpoint.baseUrl ?? own?.baseURL ?? '';
   const label = `openai-compatible:${config.name}`;
   const gate = rateGateFor(baseUrl, endpoint.apiKey, config.concurrency);
-  const client = new OpenAI({
-    apiKey: endpoint.apiKey ?? KEYLESS_API_KEY,
-    baseURL: baseUrl,
-    timeout: config.timeoutMs,
-    maxRetries: 0,
-    // Every response passes the key's gate: a retry-after pauses the key, rate-limit headers pace it.
-    fetch: observingFetch(gate, options.fetch ?? globalThis.fetch),
-  });
+  const client =
+    own === undefined
+      ? new OpenAI({
+          apiKey: endpoint.apiKey ?? KEYLESS_API_KEY,
+          baseURL: baseUrl,
+          timeout: config.timeoutMs,
+          maxRetries: 0,
+          // Every response passes the key's gate: a retry-after pauses the key, rate-limit headers pace it.
+          fetch: observingFetch(gate, options.fetch ?? globalThis.fetch),
+        })
+      : // The caller's client, its own retries off: its maxRetries is dreamd's budget below.
+        own.withOptions({ maxRetries: 0 });
+  const maxRetries = own === undefined ? config.maxRetries : own.maxRetries;
   const errorContext: ErrorContext = {
     label,
     baseUrl,
-    timeoutMs: config.timeoutMs,
+    timeoutMs: client.timeout,
     keyHint: 'OPENAI_API_KEY, DREAMD_MODEL_API_KEY or model.apiKey',
     baseUrlNeedsVersion: true,
   };
 
   const withRetries: RetryingCall<OpenAI> = createRetryingCall(client, {
-    maxRetries: config.maxRetries,
+    maxRetries,
     label,
     options,
     isUserAbort: (error) => isUserAbort(error, OPENAI_ERRORS),
@@ -191,7 +195,16 @@ export function createOpenAICompatibleModel(
     return { value: outcome.value, usage, attempts: outcome.attempts };
   }
 
-  return { label, client, withRetries, generateObject, generateText };
+  return {
+    ...PROVIDERS['openai-compatible'].shape(config, options.chat ?? {}),
+    serverTools: PROVIDERS['openai-compatible'].serverTools,
+    client,
+    withRetries,
+    generateObject,
+    generateText,
+    chat: openAIChat({ model: config.name, withRetries }),
+    costOf: createCostMeter(config),
+  };
 }
 
 /** OpenAI counts cached tokens inside prompt_tokens; dreamd counts them apart, as Anthropic does. */

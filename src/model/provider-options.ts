@@ -1,3 +1,5 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type OpenAI from 'openai';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { ModelConfig } from '../config/schema.js';
@@ -7,6 +9,17 @@ import { ModelConfig } from '../config/schema.js';
  */
 export interface ModelLogger {
   warn(data: Record<string, unknown>, message: string): void;
+}
+
+/** How a provider handles a conversation (the agent's chat calls). */
+export interface ChatOptions {
+  /** Context window of the model, in tokens. Default 200,000 for Claude models, else 8,192. */
+  readonly contextWindow?: number | undefined;
+  /**
+   * `native`: Anthropic's context management (tool-result clearing, and compaction where the model has it);
+   * `client`: none (the agent loop clears and trims); `auto` (default): native for Claude models.
+   */
+  readonly contextManagement?: 'auto' | 'native' | 'client' | undefined;
 }
 
 /** IO and tuning handed to a provider factory. Everything is optional; the defaults are production's. */
@@ -33,6 +46,14 @@ export interface ProviderOptions {
    * retry here: the ModelError carries `retryAfterMs` so the job can be retried later instead.
    */
   readonly maxRetryAfterMs?: number;
+  /**
+   * An SDK client of the provider's own (`Anthropic` or `OpenAI`) to call through instead of one built from
+   * the config: its key, base URL, timeout and transport are used, and its `maxRetries` becomes dreamd's retry
+   * budget (dreamd's loop retries; the client's own retries are turned off on a copy).
+   */
+  readonly client?: Anthropic | OpenAI | undefined;
+  /** How the provider handles a conversation. */
+  readonly chat?: ChatOptions | undefined;
 }
 
 /** A model config as written (defaults not applied yet), or as parsed. */

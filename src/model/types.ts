@@ -3,6 +3,8 @@ import type { z } from 'zod';
 export type { TokenUsage } from '../core/usage.js';
 export { emptyUsage, addUsage } from '../core/usage.js';
 import type { TokenUsage } from '../core/usage.js';
+import type { ChatRequest, ChatResponse } from './messages.js';
+export type { ChatRequest, ChatResponse, Message, SystemBlock, ToolDefinition } from './messages.js';
 
 export interface GenerateObjectRequest<T> {
   /** Fixed instructions; cached by providers that support prompt caching. */
@@ -49,8 +51,12 @@ export interface ModelResult<T> {
 }
 
 /**
- * The small interface the consolidation pipeline and the agent side use to talk to a model.
- * Implementations: Anthropic (`@anthropic-ai/sdk`) and OpenAI-compatible (`openai`). Failures are ModelError.
+ * The model port: the one interface consolidation and the agent side talk to a model through. Consolidation
+ * makes structured calls (`generateObject`, `generateText`, `batches`); an agent makes chat calls (`chat`,
+ * `countTokens`). Every call of one provider goes through the same retry policy (`retry.ts`), waits at the
+ * same rate gate (`rate-gate.ts`, one per endpoint and key) and is priced by the same meter (`costOf`).
+ * Implementations: Anthropic (`@anthropic-ai/sdk`) and OpenAI-compatible (`openai`), named by the provider
+ * table (`providers.ts`) and built by `createModel`. Failures are ModelError.
  */
 export interface ModelProvider {
   /** `anthropic:claude-haiku-5-5` style label for logs and run records. */
@@ -59,7 +65,31 @@ export interface ModelProvider {
   generateText(request: GenerateTextRequest): Promise<ModelResult<string>>;
   /** The provider's batch API, where it has one (Anthropic); undefined: calls go synchronously only. */
   readonly batches?: MessageBatches | undefined;
+  /** One turn of a conversation with tools (the agent loop's call). */
+  chat(request: ChatRequest): Promise<ChatResponse>;
+  /** Exact input tokens of a chat request, from the provider's counting endpoint; absent when it has none. */
+  countTokens?(request: Omit<ChatRequest, 'maxTokens'>): Promise<number>;
+  /** Context window of the model, in tokens. */
+  readonly contextWindow: number;
+  /** True when the server compacts long histories itself; the agent loop then leaves the history whole. */
+  readonly compactsServerSide: boolean;
+  /** True when the server clears old tool results itself. */
+  readonly clearsToolResults: boolean;
+  /** True when the provider runs Anthropic's server-defined tools (`memory_20250818`). */
+  readonly serverTools: boolean;
+  /**
+   * USD of a call's usage at this model's price (`model.price`, or the price table); undefined when the
+   * model has no known price. `batch`: the call went through the batch API.
+   */
+  costOf(usage: TokenUsage, options?: { readonly batch?: boolean }): number | undefined;
 }
+
+/** The part of a provider the agent loop uses: its chat calls and what it knows about the context window. */
+export type ChatProvider = Pick<
+  ModelProvider,
+  'label' | 'chat' | 'countTokens' | 'contextWindow' | 'compactsServerSide' | 'clearsToolResults'
+> &
+  Partial<Pick<ModelProvider, 'serverTools' | 'costOf'>>;
 
 /** One request of a message batch: the caller's id (1–64 letters, digits, `_`, `-`) and the call. */
 export interface BatchRequest<T> {

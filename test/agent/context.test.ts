@@ -172,7 +172,9 @@ describe('clearOldToolResults (property)', () => {
 });
 
 /** A model that implements the real interface and records what it was asked. */
-function recordingModel(answer: string): ModelProvider & { calls: GenerateTextRequest[] } {
+function recordingModel(answer: string): Pick<ModelProvider, 'label' | 'generateObject' | 'generateText'> & {
+  calls: GenerateTextRequest[];
+} {
   const calls: GenerateTextRequest[] = [];
   return {
     label: 'fake:summariser',

@@ -1,9 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createAnthropicChatProvider } from '../../src/agent/chat-provider.js';
+import { createAnthropicChatProvider, createOpenAIChatProvider } from '../../src/model/chat-providers.js';
 import type { Message } from '../../src/agent/context.js';
-import { createOpenAIChatProvider } from '../../src/agent/openai-chat-provider.js';
 import type { Summariser } from '../../src/agent/rolling-summary.js';
 import { runAgent } from '../../src/agent/run-agent.js';
 import {

@@ -284,14 +284,14 @@ describe('dreamd consolidate', () => {
     }
   });
 
-  it('fails before any work with ANTHROPIC_API_KEY named when there is no key', async () => {
+  it('fails before any work with ANTHROPIC_API_KEY named when there is no key, exit 2 as every setup error', async () => {
     const root = workspace();
     const run = await runCliCaptured(['consolidate'], { cwd: root });
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2); // a setup to fix, as a ConfigError
     expect(run.stderr).toContain('ANTHROPIC_API_KEY');
     expect(existsSync(join(root, 'memory'))).toBe(false);
     const json = await runCliCaptured(['consolidate', '--json'], { cwd: root });
-    expect(json.code).toBe(1);
+    expect(json.code).toBe(2);
     expect(json.json<{ ok: boolean; error: { name: string } }>()).toMatchObject({
       ok: false,
       error: { name: 'ModelError' },

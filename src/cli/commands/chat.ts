@@ -74,16 +74,6 @@ async function messageFrom(argument: string): Promise<string> {
   return message;
 }
 
-function requireModel(provider: string, apiKey: string | undefined, baseUrl: string | undefined): void {
-  if (provider === 'anthropic' && apiKey === undefined && baseUrl === undefined) {
-    throw new ConfigError(
-      'dreamd chat needs a model: export ANTHROPIC_API_KEY=… (or DREAMD_MODEL_API_KEY), or set model.provider ' +
-        'to "openai-compatible" with model.baseUrl for a local model',
-      'model.apiKey',
-    );
-  }
-}
-
 export const registerChat: CommandRegistrar = (program, context) => {
   program
     .command('chat')
@@ -107,7 +97,6 @@ export const registerChat: CommandRegistrar = (program, context) => {
         const spaceId = namedSpace(command, positional);
         const { io, json, config } = context();
         const loaded = config();
-        requireModel(loaded.model.provider, loaded.model.apiKey, loaded.model.baseUrl);
         // The agent kit and the SDKs load only when the command runs, so `--help` stays quick.
         const [{ createMemoryAgent }, { findSpace }] = await Promise.all([
           import('../../agent/memory-agent.js'),

@@ -1,31 +1,21 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
-// The error classes alone: the SDK loads only where a client is built (see deferredChatProvider).
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai/error';
 import type {
   ChatCompletionFunctionTool,
   ChatCompletionMessageParam,
   ChatCompletionMessageToolCall,
 } from 'openai/resources/chat/completions';
-import { modelErrorFromSdk } from '../model/sdk-errors.js';
-import {
-  defaultContextWindow,
-  type ChatProvider,
-  type ChatProviderShape,
-  type ChatRequest,
-} from './chat-provider.js';
-import type { Message } from './context.js';
+import type { ChatRequest, ChatResponse, Message } from './messages.js';
+import type { RetryingCall } from './retry.js';
 
 /**
- * Any OpenAI-compatible Chat Completions endpoint (Ollama, vLLM, LM Studio, OpenAI) as a ChatProvider.
+ * The chat calls of the OpenAI-compatible provider (Ollama, vLLM, LM Studio, OpenAI).
  * Anthropic-shaped history is translated on the way out: `tool_use` blocks become the assistant's
  * `tool_calls` (same ids), each `tool_result` a `tool` message with its `tool_call_id`, the system blocks one
  * `system` message (servers with prefix caching cache it on their own). The answer comes back as `text` and
  * `tool_use` blocks, `finish_reason` mapped to the Anthropic stop reasons. Server-defined Anthropic tools
  * (`memory_20250818`) have no equivalent and are not offered. No counting endpoint: estimates are used.
  */
-
-const OPENAI_ERRORS = { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError };
 
 /** `finish_reason` → the stop reason the loop understands. */
 const STOP_REASONS: Readonly<Record<string, string>> = {
@@ -119,86 +109,69 @@ function parseArguments(raw: string): unknown {
   }
 }
 
-export interface OpenAIChatProviderOptions {
-  /** A configured `openai` client (base URL ending in `/v1`, key, timeout, retries). */
-  readonly client: OpenAI;
-  readonly model: string;
-  /** Tokens. Default 8,192 for a non-Claude model name. */
-  readonly contextWindow?: number;
+/** The input tokens a chat request will take, roughly (4 characters a token), for the key's pacing. */
+function chatTokens(request: ChatRequest): number {
+  const system = request.system.reduce((sum, block) => sum + block.text.length, 0);
+  return Math.ceil((system + JSON.stringify(request.messages).length) / 4);
 }
 
-/** The shape of the provider {@link createOpenAIChatProvider} builds for these options. */
-export function openAIProviderShape(options: Omit<OpenAIChatProviderOptions, 'client'>): ChatProviderShape {
+/** The answer of a completion as Anthropic-shaped blocks and stop reason. */
+function answerOf(completion: OpenAI.Chat.Completions.ChatCompletion): Omit<ChatResponse, 'attempts'> {
+  const choice = completion.choices[0];
+  const content: Anthropic.ContentBlockParam[] = [];
+  const text = choice?.message.content ?? '';
+  if (text !== '') content.push({ type: 'text', text });
+  for (const call of choice?.message.tool_calls ?? []) {
+    if (call.type !== 'function') continue;
+    content.push({
+      type: 'tool_use',
+      id: call.id,
+      name: call.function.name,
+      input: parseArguments(call.function.arguments),
+    });
+  }
+  const hasCalls = content.some((block) => block.type === 'tool_use');
+  // Some local servers answer tool calls with finish_reason "stop": the calls decide.
+  const stopReason = hasCalls ? 'tool_use' : (STOP_REASONS[choice?.finish_reason ?? 'stop'] ?? 'end_turn');
+  const usage = completion.usage;
+  const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
   return {
-    label: `openai-compatible:${options.model}`,
-    contextWindow: options.contextWindow ?? defaultContextWindow(options.model),
-    compactsServerSide: false,
-    clearsToolResults: false,
+    content,
+    stopReason,
+    usage: {
+      inputTokens: Math.max(0, (usage?.prompt_tokens ?? 0) - cached),
+      outputTokens: usage?.completion_tokens ?? 0,
+      cacheReadTokens: cached,
+      cacheWriteTokens: 0,
+    },
   };
 }
 
-export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): ChatProvider {
-  const { client, model } = options;
-  const shape = openAIProviderShape(options);
-  const { label } = shape;
-  return {
-    ...shape,
-    async send(request: ChatRequest) {
-      const system = request.system
-        .map((block) => block.text)
-        .filter((text) => text !== '')
-        .join('\n\n');
-      const tools = toOpenAITools(request.tools);
-      let completion: OpenAI.Chat.Completions.ChatCompletion;
-      try {
-        completion = await client.chat.completions.create(
-          {
-            model,
-            max_tokens: request.maxTokens,
-            messages: toOpenAIMessages(system, request.messages),
-            ...(tools.length === 0 ? {} : { tools }),
-          },
-          request.signal === undefined ? {} : { signal: request.signal },
-        );
-      } catch (error) {
-        if (error instanceof APIUserAbortError) throw error;
-        throw modelErrorFromSdk(error, OPENAI_ERRORS, {
-          label,
-          baseUrl: client.baseURL,
-          timeoutMs: client.timeout,
-          keyHint: 'OPENAI_API_KEY, DREAMD_MODEL_API_KEY or model.apiKey',
-        });
-      }
-      const choice = completion.choices[0];
-      const content: Anthropic.ContentBlockParam[] = [];
-      const text = choice?.message.content ?? '';
-      if (text !== '') content.push({ type: 'text', text });
-      for (const call of choice?.message.tool_calls ?? []) {
-        if (call.type !== 'function') continue;
-        content.push({
-          type: 'tool_use',
-          id: call.id,
-          name: call.function.name,
-          input: parseArguments(call.function.arguments),
-        });
-      }
-      const hasCalls = content.some((block) => block.type === 'tool_use');
-      // Some local servers answer tool calls with finish_reason "stop": the calls decide.
-      const stopReason = hasCalls
-        ? 'tool_use'
-        : (STOP_REASONS[choice?.finish_reason ?? 'stop'] ?? 'end_turn');
-      const usage = completion.usage;
-      const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
-      return {
-        content,
-        stopReason,
-        usage: {
-          inputTokens: (usage?.prompt_tokens ?? 0) - cached,
-          outputTokens: usage?.completion_tokens ?? 0,
-          cacheReadTokens: cached,
-          cacheWriteTokens: 0,
-        },
-      };
-    },
+/**
+ * One turn of a conversation through Chat Completions, through the provider's retrying call (its rate gate
+ * and retry policy). Anthropic-shaped history goes out translated; the answer comes back as blocks.
+ */
+export function openAIChat(settings: {
+  readonly model: string;
+  readonly withRetries: RetryingCall<OpenAI>;
+}): (request: ChatRequest) => Promise<ChatResponse> {
+  return async (request) => {
+    const system = request.system
+      .map((block) => block.text)
+      .filter((text) => text !== '')
+      .join('\n\n');
+    const tools = toOpenAITools(request.tools);
+    const body = {
+      model: settings.model,
+      max_tokens: request.maxTokens,
+      messages: toOpenAIMessages(system, request.messages),
+      ...(tools.length === 0 ? {} : { tools }),
+    };
+    const outcome = await settings.withRetries(
+      (client, signal) => client.chat.completions.create(body, signal === undefined ? {} : { signal }),
+      request.signal,
+      chatTokens(request),
+    );
+    return { ...answerOf(outcome.value), attempts: outcome.attempts };
   };
 }

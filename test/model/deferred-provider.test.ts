@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  anthropicProviderShape,
-  deferredChatProvider,
-  type ChatProvider,
-  type ChatRequest,
-} from '../../src/agent/chat-provider.js';
 import { chatProviderFromConfig } from '../../src/agent/memory-agent.js';
-import { openAIProviderShape } from '../../src/agent/openai-chat-provider.js';
 import { ModelError } from '../../src/errors.js';
+import { deferredProvider, type DeferredShape } from '../../src/model/create-model.js';
+import type { ChatRequest, ModelProvider } from '../../src/model/types.js';
 
 const request: ChatRequest = {
   system: [],
@@ -16,33 +11,47 @@ const request: ChatRequest = {
   maxTokens: 16,
 };
 
-function loadedProvider(): ChatProvider {
+const HAIKU: DeferredShape = {
+  label: 'anthropic:claude-haiku-5-5',
+  contextWindow: 200_000,
+  compactsServerSide: false,
+  clearsToolResults: true,
+  serverTools: true,
+  countsTokens: true,
+  batches: true,
+  costOf: () => undefined,
+};
+
+const usage = { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 };
+
+function loadedProvider(): ModelProvider {
+  const notUsed = () => Promise.reject(new Error('not used'));
+  const { countsTokens: _counts, batches: _batches, ...shape } = HAIKU;
   return {
-    ...anthropicProviderShape({ model: 'claude-haiku-5-5' }),
-    send: () =>
+    ...shape,
+    generateObject: notUsed,
+    generateText: () => Promise.resolve({ value: 'text', usage, attempts: 1 }),
+    chat: () =>
       Promise.resolve({
         content: [{ type: 'text', text: 'hello', citations: null }],
         stopReason: 'end_turn',
-        usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+        usage,
+        attempts: 1,
       }),
     countTokens: () => Promise.resolve(42),
   };
 }
 
 /** A deferred Claude Haiku 5.5 provider whose `load` is told which load it is (1, 2 …); counts its loads. */
-function deferredHaiku(load: (attempt: number) => Promise<ChatProvider>): {
-  provider: ChatProvider;
+function deferredHaiku(load: (attempt: number) => Promise<ModelProvider>): {
+  provider: ModelProvider;
   readonly loads: number;
 } {
   let loads = 0;
-  const provider = deferredChatProvider(
-    anthropicProviderShape({ model: 'claude-haiku-5-5' }),
-    () => {
-      loads += 1;
-      return load(loads);
-    },
-    true,
-  );
+  const provider = deferredProvider(HAIKU, () => {
+    loads += 1;
+    return load(loads);
+  });
   return {
     provider,
     get loads() {
@@ -51,15 +60,16 @@ function deferredHaiku(load: (attempt: number) => Promise<ChatProvider>): {
   };
 }
 
-describe('deferredChatProvider', () => {
-  it('loads the provider at its first call and only once', async () => {
+describe('deferredProvider', () => {
+  it('loads the provider at its first call and only once, for chat and structured calls alike', async () => {
     const deferred = deferredHaiku(() => Promise.resolve(loadedProvider()));
     const provider = deferred.provider;
     expect(deferred.loads).toBe(0);
     expect(provider.label).toBe('anthropic:claude-haiku-5-5');
-    const [first, second] = await Promise.all([provider.send(request), provider.send(request)]);
+    const [first, second] = await Promise.all([provider.chat(request), provider.chat(request)]);
     expect(first.content).toEqual(second.content);
     expect(await provider.countTokens?.(request)).toBe(42);
+    expect((await provider.generateText({ system: 's', prompt: 'p' })).value).toBe('text');
     expect(deferred.loads).toBe(1);
   });
 
@@ -68,19 +78,18 @@ describe('deferredChatProvider', () => {
       load === 1 ? Promise.reject(new Error('no SDK')) : Promise.resolve(loadedProvider()),
     );
     const provider = deferred.provider;
-    await expect(provider.send(request)).rejects.toThrow('no SDK');
-    await expect(provider.send(request)).resolves.toMatchObject({ stopReason: 'end_turn' });
+    await expect(provider.chat(request)).rejects.toThrow('no SDK');
+    await expect(provider.chat(request)).resolves.toMatchObject({ stopReason: 'end_turn' });
     expect(deferred.loads).toBe(2);
   });
 
-  it('has no countTokens when the loaded provider will have none', () => {
-    const provider = deferredChatProvider(
-      openAIProviderShape({ model: 'llama3.2' }),
+  it('has no countTokens and no batches when the provider table says it has none', () => {
+    const provider = deferredProvider(
+      { ...HAIKU, label: 'openai-compatible:llama3.2', countsTokens: false, batches: false },
       () => Promise.reject(new Error('never loaded')),
-      false,
     );
     expect('countTokens' in provider).toBe(false);
-    expect(provider.contextWindow).toBe(8_192);
+    expect(provider.batches).toBeUndefined();
   });
 });
 
@@ -98,6 +107,11 @@ describe('chatProviderFromConfig', () => {
     expect(anthropic.label).toBe('anthropic:claude-haiku-5-5');
     expect(anthropic.clearsToolResults).toBe(true);
     expect('countTokens' in anthropic).toBe(true);
+    const local = chatProviderFromConfig({
+      model: { provider: 'openai-compatible', name: 'llama3.2', baseUrl: 'http://127.0.0.1:9/v1' },
+    } as Parameters<typeof chatProviderFromConfig>[0]);
+    expect(local.contextWindow).toBe(8_192);
+    expect('countTokens' in local).toBe(false);
     expect(() =>
       chatProviderFromConfig({
         model: { provider: 'anthropic', name: 'claude-haiku-5-5', timeoutMs: 1_000, maxRetries: 0 },
