@@ -43,8 +43,6 @@ export {
   type ChatProvider,
   createOpenAIChatProvider,
   type OpenAIChatProviderOptions,
-  createModel,
-  loadConfig,
   findSpace,
   type Config,
   type Space,
@@ -70,6 +68,9 @@ export {
   PathEscapeError,
   errorMessage,
 } from './agent-kit.js';
+// The service reads its config at once (`dreamd/agent` has an async loadConfig that loads the schema when called).
+export { loadConfig } from './config/load.js';
+export { createModel } from './model/create-model.js';
 
 // The service.
 export { createDreamd, type CreateDreamdOptions, type Dreamd, type DreamdDaemonOptions } from './dreamd.js';

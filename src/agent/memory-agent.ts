@@ -6,7 +6,6 @@ import { ConfigError } from '../errors.js';
 import { addUsage, emptyUsage } from '../model/types.js';
 import type { FactType } from '../memory/types.js';
 import { createSessionRecorder, type SessionRecorder } from '../transcripts/session-recorder.js';
-import { createAnthropicMemoryTool } from './anthropic-memory-tool.js';
 import { loadMemoryContext } from './backfill.js';
 import { createModel } from '../model/create-model.js';
 import type { ChatProvider, SystemBlock } from '../model/types.js';
@@ -271,6 +270,8 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
         'anthropicMemoryTool',
       );
     }
+    // Loaded only when asked for: it brings the Anthropic SDK's memory tool helper.
+    const { createAnthropicMemoryTool } = await import('./anthropic-memory-tool.js');
     tools.push(createAnthropicMemoryTool(noteStore));
   }
   const retrieval = options.retrieval ?? 'auto';

@@ -405,29 +405,4 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-/** Finds a space by id or throws a ConfigError listing the ones that exist. */
-export function findSpace(config: Config, id: string | undefined): Space {
-  if (id === undefined) {
-    if (config.spaces.length === 1) return config.spaces[0]!;
-    if (config.spaces.length === 0) {
-      throw new ConfigError(
-        config.discover === undefined
-          ? 'no space is configured; add one to "spaces"'
-          : 'no space: discovery found no repository yet (run `dreamd discover` to see why), and none is configured',
-        'space',
-      );
-    }
-    throw new ConfigError(
-      `several spaces are configured (${config.spaces.map((space) => space.id).join(', ')}); name one`,
-      'space',
-    );
-  }
-  const space = config.spaces.find((candidate) => candidate.id === id);
-  if (space === undefined) {
-    throw new ConfigError(
-      `no space "${id}"; configured spaces: ${config.spaces.map((candidate) => candidate.id).join(', ')}`,
-      'space',
-    );
-  }
-  return space;
-}
+export { findSpace } from './find-space.js';

@@ -1,14 +1,34 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
-import { createModel } from './create-model.js';
-import type { ChatOptions } from './provider-options.js';
+import type { ModelConfig } from '../config/schema.js';
+import { createCostMeter } from './cost-meter.js';
+import { deferredProvider } from './deferred-provider.js';
+import type { ChatOptions, ProviderOptions } from './provider-options.js';
+import { PROVIDERS } from './providers.js';
 import type { ModelProvider } from './types.js';
 
 /**
  * Providers over an SDK client of the caller's own (a custom transport, a proxy, a client the application
  * already has): the same providers `createModel` builds from the config, so their chat calls go through
- * dreamd's retry policy (the client's `maxRetries` is the budget) and the endpoint's rate gate.
+ * dreamd's retry policy (the client's `maxRetries` is the budget) and the endpoint's rate gate. Nothing
+ * loads until the first call (not the SDK, not the config schema): the agent kit offers these at no cost.
  */
+
+/** A provider over `client` from the table's shape; `createModel` itself (and its schema) load at the first call. */
+function overClient(
+  config: Pick<ModelConfig, 'provider' | 'name'> & { readonly baseUrl?: string },
+  options: ProviderOptions & { readonly chat: ChatOptions },
+): ModelProvider {
+  const kind = PROVIDERS[config.provider];
+  return deferredProvider(
+    {
+      ...kind.shape(config, options.chat),
+      ...kind,
+      costOf: createCostMeter({ name: config.name, price: undefined }),
+    },
+    async () => (await import('./create-model.js')).createModel(config, options),
+  );
+}
 
 export interface AnthropicChatProviderOptions {
   readonly client: Anthropic;
@@ -21,7 +41,7 @@ export interface AnthropicChatProviderOptions {
 
 /** The Anthropic Messages API through `client`, with native context management for Claude models. */
 export function createAnthropicChatProvider(options: AnthropicChatProviderOptions): ModelProvider {
-  return createModel(
+  return overClient(
     { provider: 'anthropic', name: options.model },
     {
       client: options.client,
@@ -40,7 +60,7 @@ export interface OpenAIChatProviderOptions {
 
 /** Any OpenAI-compatible Chat Completions endpoint through `client`. */
 export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): ModelProvider {
-  return createModel(
+  return overClient(
     { provider: 'openai-compatible', name: options.model, baseUrl: options.client.baseURL },
     { client: options.client, chat: { contextWindow: options.contextWindow } },
   );

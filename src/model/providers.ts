@@ -41,12 +41,12 @@ export interface ProviderKind {
   missing(endpoint: ModelEndpoint): { readonly message: string; readonly fix: string } | undefined;
   /** The credential in use, in words (`key set`, `no API key`), for `dreamd doctor`. */
   credential(endpoint: ModelEndpoint): string;
-  shape(config: ModelConfig, chat: ChatOptions): ProviderShape;
+  shape(config: Pick<ModelConfig, 'name'>, chat: ChatOptions): ProviderShape;
   /** Loads the provider's SDK (a dynamic import: nothing loads it before the first call). */
   load(): Promise<AdapterFactory>;
 }
 
-function anthropicNative(config: ModelConfig, chat: ChatOptions) {
+function anthropicNative(config: Pick<ModelConfig, 'name'>, chat: ChatOptions) {
   const native = chat.contextManagement === 'client' ? undefined : nativeContextManagement(config.name);
   if (chat.contextManagement === 'native' && native === undefined) {
     throw new ModelError(`${config.name}: Anthropic's native context management is only for Claude models`, {

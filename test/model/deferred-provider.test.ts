@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chatProviderFromConfig } from '../../src/agent/memory-agent.js';
 import { ModelError } from '../../src/errors.js';
-import { deferredProvider, type DeferredShape } from '../../src/model/create-model.js';
+import { deferredProvider, type DeferredShape } from '../../src/model/deferred-provider.js';
 import type { ChatRequest, ModelProvider } from '../../src/model/types.js';
 
 const request: ChatRequest = {

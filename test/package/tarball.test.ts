@@ -15,7 +15,7 @@ const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
 const README_EXAMPLE = `
 import { createMemoryAgent, loadConfig } from 'dreamd/agent';
 
-const config = loadConfig(); // dreamd.config.json / environment, as the daemon reads it
+const config = await loadConfig(); // dreamd.config.json / environment, as the daemon reads it
 const agent = await createMemoryAgent({ space: config.spaces[0], config });
 const { text } = await agent.chat("Remember that I don't eat spicy food");
 console.log(text);
