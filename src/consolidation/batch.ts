@@ -21,7 +21,7 @@
 import type { Config, Space } from '../config/schema.js';
 import type { BatchRecord, RunOptions, RunRequest, RunSummary, WaitingSession } from '../core/run.js';
 import type { ScanEntry, ScanResult } from '../transcripts/index.js';
-import type { BatchedCalls } from './extract.js';
+import type { BatchedCalls } from './extract-tally.js';
 import { priceFor, roundUsd } from '../cost/index.js';
 import { BatchResultsUnreadableError, ModelError, ModelErrorKind, errorMessage } from '../errors.js';
 import type { GenerateObjectRequest, MessageBatches, ModelProvider } from '../model/types.js';
@@ -35,7 +35,7 @@ import {
   type PendingBatch,
 } from '../space/index.js';
 import type { Batch } from '../digest/index.js';
-import { digestKey, extractionRequests, runMemoryList, type PreparedAnswer } from './extract.js';
+import { digestKey, extractionRequests, runMemoryList, type PreparedAnswer } from './extraction-request.js';
 import { EXTRACTION_SCHEMA_NAME, ExtractionAnswer, ExtractionOutput, type IndexEntry } from './extraction.js';
 import type { Gathered } from './gather.js';
 import type { MemoryListFact } from './memory-list.js';

@@ -1,0 +1,96 @@
+/**
+ * The order of an extraction's calls: batches go in order until the call budget is spent, up to
+ * `concurrency` at once; a batch starts when no call in flight and no earlier queued batch holds one of its
+ * sessions, so the parts of a long session go one after another while different sessions go in parallel.
+ * One failure that is not an answer's (auth, the budget's abort …) ends the extraction: the calls in flight
+ * stop, and it is thrown once they have.
+ */
+import type { Batch } from '../digest/index.js';
+import { runCall } from './extract-call.js';
+import type { ExtractionRun } from './extract-state.js';
+import { blockedByUnsent, markUnsent } from './unsent-sessions.js';
+
+/** The calls in flight, how many have finished, and the first failure that ends the extraction. */
+interface CallsInFlight {
+  readonly inFlight: Map<Batch, Promise<void>>;
+  finished: number;
+  failure: { error: unknown } | undefined;
+}
+
+/**
+ * The first queued batch that may start now: none of its sessions is in flight or in an earlier queued
+ * batch (a session's parts go in order, each seeing the facts of the one before).
+ */
+function nextReady(queue: readonly Batch[], inFlight: ReadonlyMap<Batch, unknown>): number {
+  const busy = new Set([...inFlight.keys()].flatMap((running) => running.sessionIds));
+  for (let position = 0; position < queue.length; position++) {
+    const batch = queue[position] as Batch;
+    if (batch.sessionIds.every((sessionId) => !busy.has(sessionId))) return position;
+    for (const sessionId of batch.sessionIds) busy.add(sessionId);
+  }
+  return -1;
+}
+
+/**
+ * The position of the batch to start now, or -1 to wait for a call in flight. With a cached prefix (the
+ * stable part of the memory list), the first call goes alone: calls sent together before it is written would
+ * each pay a cache write instead of reading it.
+ */
+function nextToStart(run: ExtractionRun, calls: CallsInFlight): number {
+  const warming = run.memoryList.stable.length > 0 && calls.finished === 0 && calls.inFlight.size > 0;
+  const concurrency = Math.max(1, run.options.concurrency ?? 1);
+  return calls.inFlight.size < concurrency && !warming ? nextReady(run.queue, calls.inFlight) : -1;
+}
+
+/** Starts the call of a batch, or leaves its sessions waiting when the budget is spent or an earlier part was not sent. */
+function startOrDefer(run: ExtractionRun, calls: CallsInFlight, batch: Batch): void {
+  const { tally } = run;
+  if (tally.calls >= run.maxCalls || blockedByUnsent(batch, run.unsent.firstUnsent)) {
+    markUnsent(
+      batch,
+      run.unsent,
+      'call-budget',
+      `the run made its limits.maxCallsPerRun (${run.maxCalls}) calls; the session continues in the next run`,
+    );
+    return;
+  }
+  run.options.onProgress({
+    phase: 'extract',
+    done: calls.finished,
+    total: tally.calls + run.queue.length + 1,
+  });
+  tally.calls += 1;
+  const call = runCall(run, batch, tally.calls)
+    .catch((error: unknown) => {
+      if (calls.failure === undefined) calls.failure = { error };
+      run.stop.abort(error);
+    })
+    .finally(() => {
+      calls.finished += 1;
+      calls.inFlight.delete(batch);
+    });
+  calls.inFlight.set(batch, call);
+}
+
+/** Sends the queued batches, in order and in parallel as they allow, until all are answered or set aside. */
+export async function runCalls(run: ExtractionRun): Promise<void> {
+  const { signal } = run.options;
+  const onAbort = (): void => run.stop.abort(signal?.reason);
+  if (signal?.aborted === true) onAbort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const calls: CallsInFlight = { inFlight: new Map(), finished: 0, failure: undefined };
+  try {
+    while (calls.failure === undefined && (run.queue.length > 0 || calls.inFlight.size > 0)) {
+      const position = nextToStart(run, calls);
+      if (position === -1) {
+        await Promise.race(calls.inFlight.values());
+        continue;
+      }
+      startOrDefer(run, calls, run.queue.splice(position, 1)[0] as Batch);
+    }
+    await Promise.all(calls.inFlight.values());
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+  if (calls.failure !== undefined) throw calls.failure.error;
+}

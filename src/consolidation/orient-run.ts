@@ -1,0 +1,73 @@
+/**
+ * The run's orient step: memory as it is now, what has been consolidated (the ledger), forgotten and rejected
+ * facts, the last run, a proposal awaiting decision, and the sessions with something new.
+ */
+import { layoutOfSpace } from '../config/schema.js';
+import {
+  createLedgerLookup,
+  lastSuccessfulRun,
+  loadMemory,
+  readForgotten,
+  readLedger,
+  readRejected,
+  type ForgottenList,
+  type Ledger,
+  type LoadedMemory,
+  type RejectedList,
+  type RunRecord,
+} from '../space/index.js';
+import type { LedgerLookup } from '../memory/types.js';
+import { countByStatus, scanSessions, type ScanEntry, type ScanResult } from '../transcripts/index.js';
+import { batchScan } from './batch.js';
+import { pendingProposal } from './proposal.js';
+import type { RunContext } from './run-context.js';
+
+/** What the space holds at the start of the run. */
+export interface SpaceState {
+  readonly memory: LoadedMemory;
+  readonly ledger: Ledger;
+  readonly forgotten: ForgottenList;
+  readonly lastRun: RunRecord | undefined;
+  readonly rejected: RejectedList;
+  /** In approval mode, the proposal awaiting a decision and those dropped as stale; else undefined. */
+  readonly proposals: Awaited<ReturnType<typeof pendingProposal>> | undefined;
+}
+
+/** The space's state and the sessions this run may consolidate. */
+export interface OrientedRun extends SpaceState {
+  readonly ledgerLookup: LedgerLookup;
+  /** The scan, restricted by the batch stage (`excluded`: settled sessions left to a pending batch). */
+  readonly scan: ScanResult & { readonly excluded: readonly ScanEntry[] };
+  readonly counted: ReturnType<typeof countByStatus>;
+}
+
+/** Reads memory, the ledger, forgotten and rejected facts, the last run and, in approval mode, the proposals. */
+export async function readSpaceState(ctx: RunContext): Promise<SpaceState> {
+  const { space } = ctx;
+  const [memory, ledger, forgotten, lastRun, rejected] = await Promise.all([
+    loadMemory(space.memoryDir, { layout: layoutOfSpace(space) }),
+    readLedger(space.memoryDir),
+    readForgotten(space.memoryDir),
+    lastSuccessfulRun(space.memoryDir),
+    readRejected(space.memoryDir),
+  ]);
+  const proposals = space.approve === true ? await pendingProposal(space, memory) : undefined;
+  return { memory, ledger, forgotten, lastRun, rejected, proposals };
+}
+
+/** Lists the sessions with new messages (settled or live) that this run's batch stage leaves to it. */
+export async function scanNewSessions(ctx: RunContext, state: SpaceState): Promise<OrientedRun> {
+  const { config } = ctx;
+  const ledgerLookup = createLedgerLookup(state.ledger);
+  const scan = batchScan(
+    await scanSessions({
+      space: ctx.space,
+      ledger: ledgerLookup,
+      now: ctx.now(),
+      quietMinutes: config.gates.quietMinutes,
+      maxBytes: config.limits.maxSessionBytes,
+    }),
+    ctx.stage,
+  );
+  return { ...state, ledgerLookup, scan, counted: countByStatus(scan) };
+}

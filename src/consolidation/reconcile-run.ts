@@ -1,0 +1,86 @@
+/**
+ * The run's reconcile step: the facts the project's instruction files already state and those a person
+ * rejected from a proposal are left out, then the write is planned and curated (curate-run.ts, on
+ * reconcile.ts and plan-write.ts) against memory as the run read it.
+ */
+import { FACT_USE_FILE } from '../space/fact-use.js';
+import type { SessionReads } from '../space/fact-use.js';
+import { DEFAULT_CURATION, type CurationOutcome } from './curate.js';
+import { planAndCurate } from './curate-run.js';
+import type { ExtractedRun } from './extract-run.js';
+import type { ExtractedFact } from './extraction.js';
+import { rebuildSessionReads } from './fact-use-rebuild.js';
+import type { WritePlan } from './plan-write.js';
+import { splitAlreadyStated } from './project-docs.js';
+import { createIsRejected } from './rejected-match.js';
+import type { RunContext } from './run-context.js';
+
+/** The run once its write is planned. */
+export interface ReconciledRun extends ExtractedRun {
+  /** Reads of memory counted again from the transcripts already consolidated (fact-use.json was missing). */
+  readonly earlierReads: readonly SessionReads[];
+  /** The extracted facts the project's instruction files do not state already. */
+  readonly kept: readonly ExtractedFact[];
+  /** The extracted facts they do state (and which file does): not kept again. */
+  readonly stated: ReturnType<typeof splitAlreadyStated>['stated'];
+  /** The facts reconciled with memory: `kept` less those rejected earlier from the same sessions. */
+  readonly candidates: readonly ExtractedFact[];
+  readonly plan: WritePlan;
+  readonly curation: CurationOutcome;
+  /** Notes on the types still over their budget after curation. */
+  readonly overBudget: readonly string[];
+}
+
+/** Leaves out what is stated or rejected already, then plans and curates the write. */
+export async function reconcileStep(ctx: RunContext, run: ExtractedRun): Promise<ReconciledRun> {
+  const { config, space } = ctx;
+  ctx.progress({ phase: 'reconcile', done: 0, total: 1 });
+  // Reads of memory were counted in fact-use.json; without it (deleted, or older memory) the transcripts
+  // already consolidated are read once more to count them again.
+  const earlierReads = run.memory.originals.has(FACT_USE_FILE)
+    ? []
+    : await rebuildSessionReads(space, Object.values(run.ledger.sessions), config.limits);
+  const { kept, stated } = splitAlreadyStated(run.extracted.candidates, run.projectDocs);
+  // Facts a person rejected from a proposal are not proposed again from the same sessions, in any words.
+  const isRejected = createIsRejected(run.rejected);
+  const candidates = kept.filter((candidate) => !isRejected(candidate));
+  const { plan, curation, overBudget } = await planAndCurate(
+    writeOptionsOf(ctx, run, candidates, earlierReads),
+    {
+      config: config.curation ?? DEFAULT_CURATION,
+      model: ctx.model,
+      maxCalls: config.limits.maxCallsPerRun - run.extracted.calls,
+      maxOutputTokens: config.model.maxOutputTokens,
+      costOf: ctx.costOf,
+      signal: ctx.runOptions.signal,
+    },
+  );
+  ctx.progress({ phase: 'reconcile', done: 1, total: 1 });
+  return { ...run, earlierReads, kept, stated, candidates, plan, curation, overBudget };
+}
+
+/** What the write is planned from: memory as read, the candidates, and the sessions with their reads of memory. */
+function writeOptionsOf(
+  ctx: RunContext,
+  run: ExtractedRun,
+  candidates: readonly ExtractedFact[],
+  earlierReads: readonly SessionReads[],
+): Parameters<typeof planAndCurate>[0] {
+  const { space } = ctx;
+  const { gathered, ledger } = run;
+  return {
+    memoryDir: space.memoryDir,
+    memory: run.memory,
+    candidates,
+    forgotten: run.forgotten,
+    gathered:
+      earlierReads.length === 0 ? gathered : { ...gathered, reads: [...earlierReads, ...gathered.reads] },
+    runId: ctx.runId,
+    today: run.today,
+    now: ctx.now(),
+    consolidatedAt: (sessionId: string) => ledger.sessions[sessionId]?.consolidatedAt,
+    ...(space.agentsMd === undefined
+      ? {}
+      : { agents: { file: space.agentsMd, budget: space.agentsMdBudget } }),
+  };
+}
