@@ -17,7 +17,7 @@
  */
 import { hostname } from 'node:os';
 import type { Config, Space } from '../config/schema.js';
-import { costOfCall, priceFor } from '../cost/index.js';
+import { createCostMeter } from '../model/cost-meter.js';
 import { ConfigError } from '../errors.js';
 import { newRunId, type HeartbeatTimer } from '../space/index.js';
 import type { ModelProvider } from '../model/types.js';
@@ -57,17 +57,16 @@ export interface ConsolidatorOptions {
 
 /** The price of the config's model; a budget on a model with no known price is a ConfigError. */
 function pricing(config: Config): CostOf | undefined {
-  const price = priceFor(config.model.name, config.model.price);
-  if (price === undefined && config.limits.monthlyBudgetUsd !== undefined) {
+  const meter = createCostMeter(config.model);
+  if (!meter.priced && config.limits.monthlyBudgetUsd !== undefined) {
     throw new ConfigError(
       `limits.monthlyBudgetUsd is set but model ${config.model.name} has no known price: set model.price ` +
         '(USD per million input and output tokens) in dreamd.config.json',
       'model.price',
     );
   }
-  return price === undefined
-    ? undefined
-    : (usage, batched) => costOfCall(usage, price, { batch: batched === true });
+  // The model port's meter, as every provider prices its calls (chat calls included).
+  return meter.priced ? (usage, batched) => meter(usage, { batch: batched === true }) ?? 0 : undefined;
 }
 
 /** Creates the function the CLI and the workers call to consolidate one space. */

@@ -8,10 +8,15 @@ import { costOfCall, priceFor } from './prices.js';
  * chat calls and structured calls alike, so `dreamd chat` and a consolidation run report the same dollars
  * for the same tokens.
  */
-export function createCostMeter(
-  config: Pick<ModelConfig, 'name' | 'price'>,
-): (usage: TokenUsage, options?: { readonly batch?: boolean }) => number | undefined {
+export function createCostMeter(config: Pick<ModelConfig, 'name' | 'price'>): CostMeter {
   const price = priceFor(config.name, config.price);
-  return (usage, options = {}) =>
+  const meter = (usage: TokenUsage, options: { readonly batch?: boolean } = {}) =>
     price === undefined ? undefined : costOfCall(usage, price, { batch: options.batch === true });
+  return Object.assign(meter, { priced: price !== undefined });
+}
+
+/** USD of a call's usage (undefined without a price); `priced`: the model has a known price. */
+export interface CostMeter {
+  (usage: TokenUsage, options?: { readonly batch?: boolean }): number | undefined;
+  readonly priced: boolean;
 }
