@@ -34,8 +34,14 @@ export async function takeRunLocks(
     await lock.release();
     throw error;
   });
-  await recoverMemory(space.memoryDir);
-  return { lock, claudeCodeLock };
+  const locks = { lock, claudeCodeLock };
+  // A recovery that fails (a damaged staging folder) ends the run with its locks released: the next run
+  // meets the same folder and says the same, instead of a lock held until it goes stale.
+  await recoverMemory(space.memoryDir).catch(async (error: unknown) => {
+    await releaseRunLocks(locks);
+    throw error;
+  });
+  return locks;
 }
 
 /** Releases the run's locks, Claude Code's first. */
