@@ -2,32 +2,9 @@
  * What a run returns and leaves for status: the summary every run starts from, a skipped run's, and the
  * sessions a run leaves waiting (`.dreamd/waiting.json`), each with why.
  */
-import { emptyUsage } from '../model/types.js';
-import { clearPendingBatch, recordWaitingSessions } from '../space/index.js';
+import { clearPendingBatch, recordWaitingSessions, runSummary } from '../space/index.js';
 import type { RunSummary, WaitingSession, WaitReason } from '../core/run.js';
 import type { RunContext } from './run-context.js';
-
-/** A summary with every field a run that did nothing would have, then `fields`. */
-export function runSummary(
-  fields: Partial<RunSummary> & Pick<RunSummary, 'runId' | 'spaceId' | 'status'>,
-): RunSummary {
-  return {
-    reason: undefined,
-    sessions: [],
-    added: 0,
-    updated: 0,
-    superseded: 0,
-    quarantined: 0,
-    calls: 0,
-    retries: 0,
-    usage: emptyUsage(),
-    model: '',
-    durationMs: 0,
-    diff: '',
-    problems: [],
-    ...fields,
-  };
-}
 
 /** The summary of a run that stops before it writes anything, with why (`fields.reason`) and how long it took. */
 export function skipped(ctx: RunContext, fields: Partial<RunSummary>): RunSummary {
