@@ -107,6 +107,11 @@ export interface ChatResult extends RunAgentResult {
   readonly sessionFile: string;
   /** Ids of the facts retrieved into the system prompt for this message. */
   readonly retrievedFacts: readonly string[];
+  /**
+   * USD of this message's model calls, priced by the model port's meter as consolidation's runs are;
+   * undefined when the model has no known price (set `model.price`) or the provider has no meter.
+   */
+  readonly costUsd: number | undefined;
 }
 
 export interface MemoryAgent {
@@ -400,6 +405,7 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
         sessionId: recorder.id,
         sessionFile: recorder.file,
         retrievedFacts: retrieved.ids,
+        costUsd: provider.costOf?.(usage),
       };
     },
     async end() {

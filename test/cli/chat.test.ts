@@ -133,7 +133,22 @@ describe('dreamd chat', () => {
 
     fake.server.enqueue({ text: 'Hello.' });
     const json = await runCliCaptured(['--json', 'chat', 'hi'], { cwd, env: anthropicEnv() });
-    expect(json.json()).toMatchObject({ ok: true, stopReason: 'end_turn', turns: 1, text: 'Hello.' });
+    type Usage = {
+      inputTokens: number;
+      outputTokens: number;
+      cacheReadTokens: number;
+      cacheWriteTokens: number;
+    };
+    const answer = json.json<{ usage: Usage; costUsd: number }>();
+    const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = answer.usage;
+    expect(answer).toMatchObject({ ok: true, stopReason: 'end_turn', turns: 1, text: 'Hello.' });
+    // Priced by the meter consolidation uses: Claude Haiku 5.5 at $0.10 in, $0.50 out, $0.125 cache write and
+    // $0.01 cache read per million tokens.
+    expect(answer.costUsd).toBeCloseTo(
+      (inputTokens * 0.1 + outputTokens * 0.5 + cacheWriteTokens * 0.125 + cacheReadTokens * 0.01) /
+        1_000_000,
+      12,
+    );
   });
 
   it('exits 1 with a clear message when the turn limit stops the model', async () => {

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { AgentEvent } from '../../agent/run-agent.js';
 import { ConfigError } from '../../errors.js';
+import { formatUsd } from '../../model/prices.js';
 import { CommandExit, ExitCode, emit } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 import { namedSpace } from '../space-argument.js';
@@ -137,6 +138,7 @@ export const registerChat: CommandRegistrar = (program, context) => {
               stopReason: result.stopReason,
               turns: result.turns,
               usage: result.usage,
+              costUsd: result.costUsd,
               retrievedFacts: result.retrievedFacts,
               ...(problem === undefined ? {} : { error: { name: 'TurnLimit', message: problem } }),
             },
@@ -145,7 +147,8 @@ export const registerChat: CommandRegistrar = (program, context) => {
           if (!json) {
             io.stderr(
               problem === undefined
-                ? `[stop: ${result.stopReason}, ${result.turns} model call${result.turns === 1 ? '' : 's'}, session ${agent.sessionId}]\n`
+                ? `[stop: ${result.stopReason}, ${result.turns} model call${result.turns === 1 ? '' : 's'}, ` +
+                    `${formatUsd(result.costUsd)}, session ${agent.sessionId}]\n`
                 : `dreamd: ${problem}\n`,
             );
           }
