@@ -478,6 +478,14 @@ async function evaluateConversation(
         everything.some((entry) => entry.body.includes(text)),
       );
     };
+    /** An active fact holds the text, its planted rewording or another wording of its rule. */
+    const heldActive = (fact: ReferenceFact): boolean => {
+      const partner = textOfTurn.get(partners.get(fact.turn) ?? '');
+      const wordings = (ruleOf.get(fact.turn) ?? []).flatMap((turn) => textOfTurn.get(turn) ?? []);
+      return [fact.text, ...(partner === undefined ? [] : [partner]), ...wordings].some((text) =>
+        memory.facts.some((entry) => entry.status === 'active' && entry.body.includes(text)),
+      );
+    };
     for (const fact of facts) {
       const holders = holdersOf(fact);
       const found = [...byBody(fact).filter((entry) => !keptByMerge(entry, fact)), ...holders];
@@ -504,7 +512,10 @@ async function evaluateConversation(
         lost += 1;
         lostFacts.push(fact);
       }
-      if (found.some((entry) => entry.status !== 'active') && !olderOf.has(fact.turn)) {
+      // Superseded wrongly: a copy left memory although the fact was never replaced, and nothing active holds it
+      // now. A copy superseded by the same text told again (a rule taught twice, a value that came back) or by
+      // its planted rewording (merged as one fact) leaves the fact in memory.
+      if (found.some((entry) => entry.status !== 'active') && !olderOf.has(fact.turn) && !heldActive(fact)) {
         wronglySuperseded += 1;
         supersededMisses.push(miss(fact));
       }

@@ -59,6 +59,13 @@ export function createOracle(input: OracleInput): {
 } {
   const log: OracleLog = { callTurns: [], seenUpdates: 0, missedUpdates: 0, checkedUpdates: 0 };
   const byTurn = new Map(input.facts.map((fact) => [fact.turn, fact]));
+  /**
+   * The turn each fact the extraction answered came from, by its text and observed date: a value that comes
+   * back (SQLite, then Redis, then SQLite again) is one text at two turns, told apart by the date the update
+   * check shows beside it, as a model reading that date could.
+   */
+  const answeredTurns = new Map<string, string>();
+  const answeredKey = (text: string, observed: string) => `${text}\n${observed}`;
   const changing = new Set(
     [...input.updates].flatMap(([newer, older]) => [byTurn.get(newer)?.text, byTurn.get(older)?.text]),
   );
@@ -78,7 +85,8 @@ export function createOracle(input: OracleInput): {
   function check(request: RecordedAnthropicRequest): AnthropicReply {
     const byText = new Map(input.facts.map((fact) => [fact.text, fact]));
     const updates = checkInPrompt(request.prompt).flatMap((entry) => {
-      const fact = byText.get(entry.body);
+      const turn = answeredTurns.get(answeredKey(entry.body, entry.observed));
+      const fact = (turn === undefined ? undefined : byTurn.get(turn)) ?? byText.get(entry.body);
       const olderTurn = fact === undefined ? undefined : input.updates.get(fact.turn);
       const older = olderTurn === undefined ? undefined : byTurn.get(olderTurn);
       if (older === undefined) return [];
@@ -120,6 +128,7 @@ export function createOracle(input: OracleInput): {
           if (replaces.length > 0) log.seenUpdates += 1;
           else log.missedUpdates += 1;
         }
+        answeredTurns.set(answeredKey(fact.text, session.date), turnId);
         out.push({
           type: input.rules?.has(turnId) === true ? 'feedback' : 'user',
           title: oracleTitle(fact),
