@@ -16,7 +16,7 @@
  * unrecognised until a later run sees both.
  */
 import { z } from 'zod';
-import { tokenize } from '../search/bm25.js';
+import { textLanguage, tokenize, type StemLanguage } from '../search/bm25.js';
 import type { ExtractedFact } from './extraction.js';
 import type { MemoryListFact } from './memory-list.js';
 import {
@@ -97,11 +97,18 @@ interface Terms {
   readonly names: ReadonlySet<string>;
   /** Its first name: what the fact is about ("The Delta project stores its data in SQLite": Delta). */
   readonly subject: string | undefined;
+  /** The language it is told in (by its stop words). */
+  readonly language: StemLanguage;
 }
 
 function termsOf(text: string): Terms {
   const names = tokenize((text.match(NAME_WORD) ?? []).join(' '));
-  return { words: new Set(tokenize(text)), names: new Set(names), subject: names[0] };
+  return {
+    words: new Set(tokenize(text)),
+    names: new Set(names),
+    subject: names[0],
+    language: textLanguage(text),
+  };
 }
 
 /**
@@ -134,7 +141,14 @@ function createNeighbourIndex(texts: readonly Terms[]) {
   };
   return (
     query: Terms,
-  ): { position: number; shared: number; named: boolean; sameSubject: boolean; score: number }[] => {
+  ): {
+    position: number;
+    shared: number;
+    named: boolean;
+    sameSubject: boolean;
+    otherLanguage: boolean;
+    score: number;
+  }[] => {
     const hits = new Set<number>();
     for (const word of query.words) {
       const list = postings.get(word);
@@ -152,7 +166,14 @@ function createNeighbourIndex(texts: readonly Terms[]) {
       let named = false;
       for (const name of query.names) if (terms.names.has(name)) named = true;
       const sameSubject = query.subject !== undefined && terms.subject === query.subject;
-      return { position, shared, named, sameSubject, score };
+      return {
+        position,
+        shared,
+        named,
+        sameSubject,
+        otherLanguage: terms.language !== query.language,
+        score,
+      };
     });
   };
 }
@@ -169,12 +190,21 @@ export function checkItems(candidates: readonly ExtractedFact[], options: Update
   const runTerms = candidates.map((fact) => termsOf(`${fact.title}\n${fact.body}`));
   const searchMemory = createNeighbourIndex(options.index.map((fact) => termsOf(fact.searchText)));
   const searchRun = createNeighbourIndex(runTerms);
-  type Found = { neighbour: Neighbour; score: number; named: boolean; sameSubject: boolean; date: string };
+  type Found = {
+    neighbour: Neighbour;
+    score: number;
+    named: boolean;
+    sameSubject: boolean;
+    /** Shares a name only, and is told in another language: maybe the same subject in other words. */
+    translated: boolean;
+    date: string;
+  };
   // Facts about the same subject first (the Delta project's other store before the Helix project's same one),
   // then the closest; of facts alike, the latest first: an update replaces the value before it, and a subject
   // changed often in one backlog (PostgreSQL, SQLite, Redis …) has several alike facts.
   const byScore = (a: Found, b: Found): number =>
     Number(b.sameSubject) - Number(a.sameSubject) ||
+    Number(b.translated) - Number(a.translated) ||
     b.score - a.score ||
     (a.date === b.date ? 0 : a.date < b.date ? 1 : -1) ||
     a.neighbour.id.localeCompare(b.neighbour.id);
@@ -187,12 +217,16 @@ export function checkItems(candidates: readonly ExtractedFact[], options: Update
     const keep = (
       neighbour: Neighbour,
       date: string,
-      hit: { shared: number; named: boolean; sameSubject: boolean; score: number },
+      hit: { shared: number; named: boolean; sameSubject: boolean; otherLanguage: boolean; score: number },
     ): void => {
       if (shown.has(neighbour.id) || candidate.replaces.includes(neighbour.id)) return;
       const named = hit.named && neighbour.type === candidate.type;
-      const entry = { neighbour, score: hit.score, named, sameSubject: hit.sameSubject, date };
-      if (hit.shared >= needed) found.close.push(entry);
+      const close = hit.shared >= needed;
+      // Of the facts that share only a name, one in the same language is about something else (the same
+      // subject would share its words too); one in another language may be this subject said in other words.
+      const translated = !close && hit.otherLanguage;
+      const entry = { neighbour, score: hit.score, named, sameSubject: hit.sameSubject, translated, date };
+      if (close) found.close.push(entry);
       else if (named) found.named.push(entry);
     };
     for (const hit of searchMemory(query)) {

@@ -138,6 +138,30 @@ describe('checkItems over facts of several subjects', () => {
     });
     expect(item?.neighbours.map((neighbour) => neighbour.title)).toEqual(['Kaito em Lisboa']);
   });
+
+  it('lists the fact told in another language before a crowd of the same person’s other facts', () => {
+    // Ten later facts of Ana's in English share only her name with the update; the older fact it replaces,
+    // told in Portuguese, shares only her name too, but the same subject in the same language would share more.
+    const others = Array.from({ length: 10 }, (_, at) => ({
+      title: `Ana's trip ${at}`,
+      body: `Ana visited museum number ${at} with a friend.`,
+      observed: `2026-02-${String(at + 10)}`,
+      updated: `2026-02-${String(at + 10)}`,
+    }));
+    const facts = memory({ title: 'Ana tem aulas de violin.', body: 'Ana tem aulas de violin.' }, ...others);
+    const cello = extractedFact({
+      title: 'Ana is learning to play the cello.',
+      body: 'Ana is learning to play the cello.',
+      observed: '2026-03-01',
+    });
+    const [item] = checkItems([cello], {
+      index: promptIndex(facts, NOW),
+      runId: (at) => `run-${at + 1}`,
+      shown: [new Set()],
+    });
+    expect(item?.neighbours).toHaveLength(NEIGHBOURS_PER_FACT);
+    expect(item?.neighbours[0]?.title).toBe('Ana tem aulas de violin.');
+  });
 });
 
 describe('checkUpdates', () => {
