@@ -33,6 +33,8 @@ export const UPDATE_CHECK_SCHEMA_NAME = 'update_check';
 export const NEIGHBOURS_PER_FACT = 8;
 /** Of them, at most this many found by shared words alone (the rest share a name and the type). */
 const CLOSE_NEIGHBOURS = 3;
+/** A calendar day in a fact's text (dreamd writes dates absolute, YYYY-MM-DD). */
+const DAY = /\b\d{4}-\d{2}-\d{2}\b/;
 /** A capitalised word: a person's, a place's or a project's name, in any script with cases. */
 const NAME_WORD = /\p{Lu}[\p{L}\p{N}'’-]*/gu;
 /**
@@ -99,6 +101,8 @@ interface Terms {
   readonly subject: string | undefined;
   /** The language it is told in (by its stop words). */
   readonly language: StemLanguage;
+  /** It holds a date: an event on a day ("went to the dentist on 2025-10-18"), not a state a later fact changes. */
+  readonly dated: boolean;
 }
 
 function termsOf(text: string): Terms {
@@ -108,6 +112,7 @@ function termsOf(text: string): Terms {
     names: new Set(names),
     subject: names[0],
     language: textLanguage(text),
+    dated: DAY.test(text),
   };
 }
 
@@ -147,6 +152,7 @@ function createNeighbourIndex(texts: readonly Terms[]) {
     named: boolean;
     sameSubject: boolean;
     otherLanguage: boolean;
+    sameKind: boolean;
     score: number;
   }[] => {
     const hits = new Set<number>();
@@ -160,7 +166,9 @@ function createNeighbourIndex(texts: readonly Terms[]) {
       let score = 0;
       for (const word of query.words)
         if (terms.words.has(word)) {
-          shared += 1;
+          // A name is not a word about the subject (it is the subject): a name and its stem ("ines", "ine")
+          // would otherwise make every fact of the person close.
+          if (!query.names.has(word)) shared += 1;
           score += idf(word);
         }
       let named = false;
@@ -172,6 +180,7 @@ function createNeighbourIndex(texts: readonly Terms[]) {
         named,
         sameSubject,
         otherLanguage: terms.language !== query.language,
+        sameKind: terms.dated === query.dated,
         score,
       };
     });
@@ -197,6 +206,8 @@ export function checkItems(candidates: readonly ExtractedFact[], options: Update
     sameSubject: boolean;
     /** Shares a name only, and is told in another language: maybe the same subject in other words. */
     translated: boolean;
+    /** Shares a name only, and is a state as the new fact is (or an event as it is): what an update replaces. */
+    sameKind: boolean;
     date: string;
   };
   // Facts about the same subject first (the Delta project's other store before the Helix project's same one),
@@ -205,6 +216,7 @@ export function checkItems(candidates: readonly ExtractedFact[], options: Update
   const byScore = (a: Found, b: Found): number =>
     Number(b.sameSubject) - Number(a.sameSubject) ||
     Number(b.translated) - Number(a.translated) ||
+    Number(b.sameKind) - Number(a.sameKind) ||
     b.score - a.score ||
     (a.date === b.date ? 0 : a.date < b.date ? 1 : -1) ||
     a.neighbour.id.localeCompare(b.neighbour.id);
@@ -212,12 +224,21 @@ export function checkItems(candidates: readonly ExtractedFact[], options: Update
   candidates.forEach((candidate, position) => {
     const shown = options.shown[position] ?? new Set<string>();
     const query = runTerms[position] as Terms;
-    const needed = Math.min(NEIGHBOUR_MIN_SHARED_WORDS, query.words.size);
+    // Words about the subject a close neighbour shares; a fact of names alone has none, its neighbours are named.
+    const about = [...query.words].filter((word) => !query.names.has(word)).length;
+    const needed = about === 0 ? Number.POSITIVE_INFINITY : Math.min(NEIGHBOUR_MIN_SHARED_WORDS, about);
     const found: Record<'close' | 'named', Found[]> = { close: [], named: [] };
     const keep = (
       neighbour: Neighbour,
       date: string,
-      hit: { shared: number; named: boolean; sameSubject: boolean; otherLanguage: boolean; score: number },
+      hit: {
+        shared: number;
+        named: boolean;
+        sameSubject: boolean;
+        otherLanguage: boolean;
+        sameKind: boolean;
+        score: number;
+      },
     ): void => {
       if (shown.has(neighbour.id) || candidate.replaces.includes(neighbour.id)) return;
       const named = hit.named && neighbour.type === candidate.type;
@@ -225,7 +246,17 @@ export function checkItems(candidates: readonly ExtractedFact[], options: Update
       // Of the facts that share only a name, one in the same language is about something else (the same
       // subject would share its words too); one in another language may be this subject said in other words.
       const translated = !close && hit.otherLanguage;
-      const entry = { neighbour, score: hit.score, named, sameSubject: hit.sameSubject, translated, date };
+      // Of those, a state is replaced by a state (where someone lives, works), an event on a day by an event.
+      const sameKind = !close && hit.sameKind;
+      const entry = {
+        neighbour,
+        score: hit.score,
+        named,
+        sameSubject: hit.sameSubject,
+        translated,
+        sameKind,
+        date,
+      };
       if (close) found.close.push(entry);
       else if (named) found.named.push(entry);
     };

@@ -162,6 +162,32 @@ describe('checkItems over facts of several subjects', () => {
     expect(item?.neighbours).toHaveLength(NEIGHBOURS_PER_FACT);
     expect(item?.neighbours[0]?.title).toBe('Ana tem aulas de violin.');
   });
+
+  it('lists a state before the events of a day when the update, a state, shares only a name with them', () => {
+    // An update told in Spanish where the person's facts are in English: all of them are in another language;
+    // of those, where she lives is a state as the update is, her outings are events on a day.
+    const outings = Array.from({ length: 10 }, (_, at) => ({
+      title: `Ines's outing ${at}`,
+      body: `Ines went to museum number ${at} on 2026-02-${String(at + 10)}.`,
+      observed: `2026-02-${String(at + 10)}`,
+      updated: `2026-02-${String(at + 10)}`,
+    }));
+    const facts = memory(
+      { title: 'Ines lives in Alfama, Lisbon.', body: 'Ines lives in Alfama, Lisbon.' },
+      ...outings,
+    );
+    const paris = extractedFact({
+      title: 'Ines vive en Le Marais, Paris.',
+      body: 'Ines vive en Le Marais, Paris.',
+      observed: '2026-03-01',
+    });
+    const [item] = checkItems([paris], {
+      index: promptIndex(facts, NOW),
+      runId: (at) => `run-${at + 1}`,
+      shown: [new Set()],
+    });
+    expect(item?.neighbours[0]?.title).toBe('Ines lives in Alfama, Lisbon.');
+  });
 });
 
 describe('checkUpdates', () => {
