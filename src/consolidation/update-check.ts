@@ -124,6 +124,22 @@ function termsOf(text: string): Terms {
 const COMMON_SHARE = 0.02;
 const COMMON_FLOOR = 64;
 
+/** A text the neighbour search found for a query, and how it is related to it. */
+interface NeighbourHit {
+  readonly position: number;
+  /** Words about the subject both share (names apart). */
+  readonly shared: number;
+  /** Both name someone or something alike. */
+  readonly named: boolean;
+  /** Both are about the same first name. */
+  readonly sameSubject: boolean;
+  readonly otherLanguage: boolean;
+  /** Both hold a date, or neither does. */
+  readonly sameKind: boolean;
+  /** The shared words' inverse document frequency, summed. */
+  readonly score: number;
+}
+
 /**
  * The facts that share a selective word with each query: an inverted index over the texts' words, so a search
  * costs the postings of the query's rare words, not a pass over every text. Each hit carries the words and the
@@ -144,17 +160,7 @@ function createNeighbourIndex(texts: readonly Terms[]) {
     const n = postings.get(word)?.length ?? 0;
     return Math.log(1 + (texts.length - n + 0.5) / (n + 0.5));
   };
-  return (
-    query: Terms,
-  ): {
-    position: number;
-    shared: number;
-    named: boolean;
-    sameSubject: boolean;
-    otherLanguage: boolean;
-    sameKind: boolean;
-    score: number;
-  }[] => {
+  return (query: Terms): NeighbourHit[] => {
     const hits = new Set<number>();
     for (const word of query.words) {
       const list = postings.get(word);
@@ -228,18 +234,7 @@ export function checkItems(candidates: readonly ExtractedFact[], options: Update
     const about = [...query.words].filter((word) => !query.names.has(word)).length;
     const needed = about === 0 ? Number.POSITIVE_INFINITY : Math.min(NEIGHBOUR_MIN_SHARED_WORDS, about);
     const found: Record<'close' | 'named', Found[]> = { close: [], named: [] };
-    const keep = (
-      neighbour: Neighbour,
-      date: string,
-      hit: {
-        shared: number;
-        named: boolean;
-        sameSubject: boolean;
-        otherLanguage: boolean;
-        sameKind: boolean;
-        score: number;
-      },
-    ): void => {
+    const keep = (neighbour: Neighbour, date: string, hit: NeighbourHit): void => {
       if (shown.has(neighbour.id) || candidate.replaces.includes(neighbour.id)) return;
       const named = hit.named && neighbour.type === candidate.type;
       const close = hit.shared >= needed;
