@@ -77,61 +77,79 @@ export const registerProposals: CommandRegistrar = (program, context) => {
       },
     );
 
-  withSpace(
-    program
-      .command('accept')
-      .description('apply a proposal (or the changes --only names) to memory as one transaction')
-      .argument('<runId>', 'run id, as `dreamd proposals` lists them'),
-    'space id (default: the space that holds the proposal)',
-  )
-    .option(
-      '--only <ids...>',
-      'fact ids of the changes to accept (comma or space separated); the rest is rejected',
-    )
-    .action(
-      async (
-        runId: string,
-        positional: string | undefined,
-        options: { only?: string[] },
-        command: Command,
-      ) => {
-        const { io, json, config } = context();
-        const loaded = config();
-        const space = await spaceOfProposal(loaded, runId, namedSpace(command, positional));
-        const { acceptProposal } = await import('../../consolidation/proposal.js');
-        const outcome = await acceptProposal(space, runId, { config: loaded, only: parseOnly(options.only) });
-        const data = {
-          space: space.id,
-          runId,
-          accepted: outcome.accepted,
-          leftOut: outcome.leftOut,
-          files: Object.keys(outcome.record.files),
-        };
-        emitResult(io, json, { command: 'accept', data }, () =>
-          [
-            `accepted ${outcome.accepted.length} change(s) of proposal ${runId} in space ${space.id}: ${outcome.accepted.join(', ')}`,
-            ...(outcome.leftOut.length > 0
-              ? [`left out and remembered as rejected: ${outcome.leftOut.join(', ')}`]
-              : []),
-            `files written: ${data.files.join(', ') || '-'} (undo: dreamd rollback ${runId})`,
-          ].join('\n'),
-        );
-      },
-    );
+  decision(program, context, {
+    name: 'accept',
+    description: 'apply a proposal (or the changes --only names) to memory as one transaction',
+    only: 'fact ids of the changes to accept (comma or space separated); the rest is rejected',
+    async decide(space, runId, loaded, only) {
+      const { acceptProposal } = await import('../../consolidation/proposal.js');
+      const outcome = await acceptProposal(space, runId, { config: loaded, only });
+      const data = {
+        space: space.id,
+        runId,
+        accepted: outcome.accepted,
+        leftOut: outcome.leftOut,
+        files: Object.keys(outcome.record.files),
+      };
+      const text = () =>
+        [
+          `accepted ${outcome.accepted.length} change(s) of proposal ${runId} in space ${space.id}: ${outcome.accepted.join(', ')}`,
+          ...(outcome.leftOut.length > 0
+            ? [`left out and remembered as rejected: ${outcome.leftOut.join(', ')}`]
+            : []),
+          `files written: ${data.files.join(', ') || '-'} (undo: dreamd rollback ${runId})`,
+        ].join('\n');
+      return { data, text };
+    },
+  });
 
+  decision(program, context, {
+    name: 'reject',
+    description:
+      'drop a proposal (or the changes --only names); rejected facts are not proposed again from the same sessions',
+    only: 'fact ids of the changes to reject (comma or space separated); the rest still waits',
+    async decide(space, runId, loaded, only) {
+      const { rejectProposal } = await import('../../consolidation/proposal.js');
+      const outcome = await rejectProposal(space, runId, { config: loaded, only });
+      const text = () =>
+        [
+          `rejected ${outcome.rejected.join(', ')} of proposal ${runId} in space ${space.id}`,
+          outcome.dropped
+            ? 'the proposal is dropped; the next run reads its sessions again without the rejected facts'
+            : `the rest still waits: dreamd accept ${runId}`,
+        ].join('\n');
+      return { data: { space: space.id, runId, ...outcome }, text };
+    },
+  });
+};
+
+/**
+ * `dreamd accept` and `dreamd reject`: a run id, the space holding its proposal (named, or found), `--only`
+ * ids; `decide` applies the decision and says what it did.
+ */
+function decision(
+  program: Command,
+  context: Parameters<CommandRegistrar>[1],
+  spec: {
+    readonly name: 'accept' | 'reject';
+    readonly description: string;
+    readonly only: string;
+    decide(
+      space: Space,
+      runId: string,
+      config: Config,
+      only: string[] | undefined,
+    ): Promise<{ data: object; text: () => string }>;
+  },
+): void {
   withSpace(
     program
-      .command('reject')
-      .description(
-        'drop a proposal (or the changes --only names); rejected facts are not proposed again from the same sessions',
-      )
+      .command(spec.name)
+      .description(spec.description)
       .argument('<runId>', 'run id, as `dreamd proposals` lists them'),
     'space id (default: the space that holds the proposal)',
   )
-    .option(
-      '--only <ids...>',
-      'fact ids of the changes to reject (comma or space separated); the rest still waits',
-    )
+    .option('--only <ids...>', spec.only)
     .action(
       async (
         runId: string,
@@ -142,19 +160,8 @@ export const registerProposals: CommandRegistrar = (program, context) => {
         const { io, json, config } = context();
         const loaded = config();
         const space = await spaceOfProposal(loaded, runId, namedSpace(command, positional));
-        const { rejectProposal } = await import('../../consolidation/proposal.js');
-        const outcome = await rejectProposal(space, runId, {
-          config: loaded,
-          only: parseOnly(options.only),
-        });
-        emitResult(io, json, { command: 'reject', data: { space: space.id, runId, ...outcome } }, () =>
-          [
-            `rejected ${outcome.rejected.join(', ')} of proposal ${runId} in space ${space.id}`,
-            outcome.dropped
-              ? 'the proposal is dropped; the next run reads its sessions again without the rejected facts'
-              : `the rest still waits: dreamd accept ${runId}`,
-          ].join('\n'),
-        );
+        const { data, text } = await spec.decide(space, runId, loaded, parseOnly(options.only));
+        emitResult(io, json, { command: spec.name, data }, text);
       },
     );
-};
+}
