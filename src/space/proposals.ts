@@ -15,6 +15,7 @@
  */
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import writeFileAtomic from 'write-file-atomic';
+import { escapeInvisibleControls } from '../memory/visible-text.js';
 import path from 'node:path';
 import { z } from 'zod';
 import { DreamdError, MemoryFormatError, errorMessage } from '../errors.js';
@@ -134,7 +135,8 @@ export async function staleReasons(
 export async function saveProposal(memoryDir: string, proposal: StoredProposal): Promise<void> {
   const target = path.join(memoryDir, proposalPath(proposal.runId));
   await mkdir(path.dirname(target), { recursive: true });
-  await writeFileAtomic(target, `${JSON.stringify(proposal, null, 2)}\n`);
+  // Escaped, as every JSON file dreamd writes: the same strings, no hidden character raw in the file.
+  await writeFileAtomic(target, `${escapeInvisibleControls(JSON.stringify(proposal, null, 2))}\n`);
 }
 
 /** A run's proposal; ProposalNotFoundError when none waits, MemoryFormatError naming the file when unreadable. */

@@ -173,6 +173,8 @@ async function commitRollback(
   return commitMemoryChanges(memoryDir, {
     runId: rollbackId,
     files: restored,
+    // The bytes put back were on disk: a person's hidden characters among them come back too.
+    theirs: new Map(Object.entries(target.files).map(([file, change]) => [file, change.before])),
     ...(reopened.sessionIds.length > 0 ? { ledger: serializeLedger(reopened.ledger) } : {}),
     runRecord: {
       kind: 'rollback',

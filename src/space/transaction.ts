@@ -124,6 +124,11 @@ export interface CommitOptions {
    * commit starts.
    */
   readonly basis?: ReadonlyMap<string, string | null>;
+  /**
+   * Bytes, by relative path, that a file's new content may hold as they are besides the file's own (the
+   * bytes a rollback puts back): a hidden character a person wrote there is theirs (`memory/visible-text.ts`).
+   */
+  readonly theirs?: ReadonlyMap<string, string | null>;
   /** Test hook: called before each step; throw from it to simulate a crash there. */
   readonly faultInjection?: (step: CommitStep) => void;
   /** Measuring hook: milliseconds between each compare and its rename (the window no check can see). */
@@ -298,8 +303,13 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
     paths.map((relativePath) => readTextIfExists(spaceFilePath(memoryDir, relativePath))),
   );
   for (const [index, relativePath] of paths.entries()) {
-    const content = writableText(relativePath, options.files.get(relativePath) ?? null);
     const before = befores[index] ?? null;
+    // A person's hidden and bidi characters stay; only those dreamd's own text would bring are dropped.
+    const content = writableText(relativePath, options.files.get(relativePath) ?? null, [
+      before,
+      options.basis?.get(relativePath),
+      options.theirs?.get(relativePath),
+    ]);
     if (before === content) continue;
     changes[relativePath] = { before, afterHash: content === null ? null : sha256(content) };
     if (content !== null && isMergeable(relativePath)) {

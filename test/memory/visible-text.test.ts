@@ -4,6 +4,7 @@ import {
   INVISIBLE_CONTROLS,
   escapeInvisibleControls,
   stripInvisibleControls,
+  stripOwnInvisibleControls,
   writableText,
 } from '../../src/memory/visible-text.js';
 
@@ -34,5 +35,29 @@ describe('visible text', () => {
     expect(writableText('user.md', 'a\u202Eb\u200Bc')).toBe('abc');
     expect(writableText('.dreamd/ledger.json', '{"a":"x\u202Ey"}')).toBe('{"a":"x\\u202ey"}');
     expect(writableText('user.md', null)).toBeNull();
+  });
+
+  it("keeps a person's hidden characters where the file held them, and drops those dreamd's text adds", () => {
+    const person = '\uFEFF# Notes\nمی\u200Cخواهم 👨\u200D👩\u200D👧 and \u200Fשלום\n';
+    const fact = '- Deploy\u202E nightly 👩\u200D💻\n';
+    const written = stripOwnInvisibleControls(`${person}${fact}`, [person]);
+    expect(written).toBe(`${person}- Deploy nightly 👩💻\n`);
+    // A person's line moved elsewhere keeps its characters; copied into dreamd's own line, it does not.
+    const moved = '\u200Fשלום and 👨\u200D👩\u200D👧\n';
+    expect(stripOwnInvisibleControls(`${moved}- Deploy\n`, [`# Notes\n${moved}`])).toBe(`${moved}- Deploy\n`);
+    expect(stripOwnInvisibleControls(`- [x](x.md) — and \u200Fשלום\n`, [person])).toBe(
+      '- [x](x.md) — and שלום\n',
+    );
+    // The same character in a context the file never held is dreamd's.
+    expect(stripOwnInvisibleControls('a\u200Fb', [person])).toBe('ab');
+    expect(writableText('user.md', `${person}x\u200By`, [null, person])).toBe(`${person}xy`);
+  });
+
+  it('keeps every byte of a file it only passes through, whatever it holds', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (text) => {
+        expect(stripOwnInvisibleControls(text, [text])).toBe(text);
+      }),
+    );
   });
 });
