@@ -147,10 +147,14 @@ export interface FakeAnthropicServer {
  * `results` spoils the results download: `cut` ends the file in the middle of its first line (not JSON lines),
  * `{ status }` answers that HTTP status on the results route.
  * `api` plays an endpoint without Anthropic's batch API: `missing` answers 404 on every batch route (a gateway
- * of the Messages API alone), `out-of-shape` answers 200 with an object that is not a message batch.
+ * of the Messages API alone), `{ status }` answers that status instead on every batch route (405, 501, or 400 with
+ * the error `type` and `message` given; 401 for a key the batch API refuses), `out-of-shape` answers 200 with an object that is not a message batch.
  */
 export interface FakeBatchBehaviour {
-  readonly api?: 'missing' | 'out-of-shape';
+  readonly api?:
+    | 'missing'
+    | 'out-of-shape'
+    | { readonly status: number; readonly type?: string; readonly message?: string };
   readonly pollsBeforeEnd?: number;
   readonly outcome?: 'complete' | 'expired' | 'errored' | 'gone' | { readonly partial: number };
   readonly results?: 'cut' | { readonly status: number };
@@ -359,6 +363,17 @@ export async function startFakeAnthropicServer(
   async function handleBatch(exchange: HttpExchange): Promise<void> {
     if (batchBehaviour.api === 'missing') {
       sendError(exchange, 404, `fake-anthropic-server: no route ${exchange.method} ${exchange.path}`);
+      return;
+    }
+    if (typeof batchBehaviour.api === 'object') {
+      const { status, type, message } = batchBehaviour.api;
+      sendJson(exchange.response, status, {
+        type: 'error',
+        error: {
+          type: type ?? (status >= 500 ? 'api_error' : 'invalid_request_error'),
+          message: message ?? `fake-anthropic-server: ${exchange.method} ${exchange.path} is not served here`,
+        },
+      });
       return;
     }
     if (batchBehaviour.api === 'out-of-shape') {

@@ -40,7 +40,13 @@ import { anthropicChat } from './anthropic-chat.js';
 import { createCostMeter } from './cost-meter.js';
 import { anthropicNative, endpointFor, PROVIDERS } from './providers.js';
 import { usageOf } from './usage-of.js';
-import { isUserAbort, modelErrorFromSdk, type ErrorContext, type SdkErrorClasses } from './sdk-errors.js';
+import {
+  isMissingRoute,
+  isUserAbort,
+  modelErrorFromSdk,
+  type ErrorContext,
+  type SdkErrorClasses,
+} from './sdk-errors.js';
 
 /** The current Haiku; `model.name` changes it (e.g. `claude-haiku-4-5`). */
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-haiku-5-5';
@@ -200,9 +206,12 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
           ),
         signal,
       ).catch((error: unknown) => {
-        // No batch route at all (a gateway or proxy of the Messages API alone): not a fault to retry or fail on.
-        if (error instanceof ModelError && error.status === 404) {
-          throw new NoBatchApiError(baseUrl, `POST /v1/messages/batches answered 404`, { cause: error });
+        // No batch route at all (a gateway or proxy of the Messages API alone, which answers 404, 405, 501 or a
+        // 400 "not found"): not a fault to retry or fail on. 401 and 403 stay the key's errors.
+        if (error instanceof ModelError && isMissingRoute(error)) {
+          throw new NoBatchApiError(baseUrl, `POST /v1/messages/batches answered ${error.status}`, {
+            cause: error,
+          });
         }
         throw error;
       });

@@ -75,7 +75,7 @@ export function modelErrorFromSdk(
 }
 
 /**
- * Status to kind: 429 rate-limited, 529 overloaded, 408 timeout, 409 and 5xx server (retryable);
+ * Status to kind: 429 rate-limited, 529 overloaded, 408 timeout, 409 and 5xx but 501 server (retryable);
  * 401/403 auth and other 4xx bad-request (not retryable). An `x-should-retry` header overrides, as the SDKs do.
  */
 export function modelErrorFromStatus(
@@ -119,6 +119,8 @@ function classifyStatus(status: number): { kind: ModelErrorKind; retryable: bool
   if (status === 429) return { kind: ModelErrorKind.rateLimited, retryable: true };
   if (status === 529) return { kind: ModelErrorKind.overloaded, retryable: true };
   if (status === 408) return { kind: ModelErrorKind.timeout, retryable: true };
+  // 501 Not Implemented: the server has no such route or method; asking again never helps.
+  if (status === 501) return { kind: ModelErrorKind.badRequest, retryable: false };
   // 409: a lock timeout on the provider's side; the SDKs retry it too.
   if (status === 409 || status >= 500) return { kind: ModelErrorKind.server, retryable: true };
   if (status === 401 || status === 403) return { kind: ModelErrorKind.auth, retryable: false };
@@ -162,4 +164,24 @@ export function parseRetryAfterMs(
   if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
   const date = Date.parse(retryAfter);
   return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
+}
+
+/** What a server says when the route itself is missing, in an answer of 400. */
+const NO_ROUTE =
+  /\bnot[ _]found\b|\bno (?:such )?(?:route|endpoint|handler)\b|\bunknown (?:route|url|path|endpoint)\b|\binvalid url\b|\bunrecognized request url\b|\bnot (?:implemented|supported)\b/i;
+
+/**
+ * Whether an error says the endpoint has no such route, or does not allow the method there: 404, 405 and 501,
+ * or a 400 whose error type or message says "not found" (gateways that answer every unknown path with 400).
+ * 401 and 403 are never this: they are the key's.
+ */
+export function isMissingRoute(error: ModelError): boolean {
+  const { status } = error;
+  if (status === 404 || status === 405 || status === 501) return true;
+  if (status !== 400) return false;
+  const body = (error.cause as { error?: unknown } | undefined)?.error;
+  const inner = (body as { error?: { type?: unknown; message?: unknown } } | undefined)?.error;
+  if (inner?.type === 'not_found_error') return true;
+  const message = typeof inner?.message === 'string' ? inner.message : error.message;
+  return NO_ROUTE.test(message);
 }

@@ -10,6 +10,7 @@ import {
   type RecordedAnthropicRequest,
 } from '../../harness/fake-anthropic-server.js';
 import { startFakeOpenAIServer, type ChatReply } from '../../harness/fake-openai-server.js';
+import type { FakeBatchBehaviour } from '../../harness/fake-anthropic-server.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describePendingBatch, independentBatches, runBatches } from '../../src/consolidation/batch.js';
@@ -226,12 +227,24 @@ describe('batch mode', () => {
 
   it.each([
     ['has no batch route', 'missing' as const, /POST \/v1\/messages\/batches answered 404/],
+    ['does not allow POST there (405)', { status: 405 }, /batches answered 405/],
+    ['does not implement the route (501)', { status: 501 }, /batches answered 501/],
+    [
+      'answers 400 not_found_error',
+      { status: 400, type: 'not_found_error', message: 'Not Found' },
+      /batches answered 400/,
+    ],
+    [
+      'answers 400 with an unknown-route message',
+      { status: 400, message: 'Invalid URL (POST /v1/messages/batches)' },
+      /batches answered 400/,
+    ],
     [
       'answers the batch route out of shape',
       'out-of-shape' as const,
       /its answer is not a message batch: id: /,
     ],
-  ])(
+  ] satisfies [string, FakeBatchBehaviour['api'], RegExp][])(
     'falls back to ordinary calls, with a warning naming the endpoint, when it %s',
     async (_label, api, detail) => {
       server = await startFakeAnthropicServer({ usage: USAGE });
@@ -249,6 +262,36 @@ describe('batch mode', () => {
       expect(warning).toMatch(detail);
       expect(warning).toMatch(/model\.batch to "never"/);
       expect(run.reason).not.toMatch(/ZodError/);
+    },
+  );
+
+  it.each([
+    [
+      'a key the batch API refuses (401)',
+      { status: 401, type: 'authentication_error', message: 'invalid x-api-key' },
+    ],
+    ['a key without batch access (403)', { status: 403, type: 'permission_error', message: 'not allowed' }],
+    [
+      'a request the batch API refuses (400)',
+      { status: 400, message: 'requests.0.params.max_tokens: too large' },
+    ],
+  ] satisfies [string, FakeBatchBehaviour['api']][])(
+    "does not fall back on %s: the run fails with the server's words, nothing written, sessions wait",
+    async (_label, api) => {
+      server = await startFakeAnthropicServer({ usage: USAGE });
+      server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+      server.setBatchBehaviour({ api });
+      const test = space(server.url);
+      const before = snapshotDirectory(test.space.memoryDir);
+      const run = await consolidator(test)(test.space, scheduled).catch((error: unknown) => error);
+      const words = run instanceof Error ? run.message : JSON.stringify(run);
+      expect(words).toContain(`HTTP ${api.status}`);
+      expect(words).not.toMatch(/has no message batch API/);
+      expect(server.requests.filter((request) => request.path === '/v1/messages')).toHaveLength(0);
+      const after = snapshotDirectory(test.space.memoryDir);
+      for (const file of [...after.keys()]) if (file.startsWith('.dreamd/')) after.delete(file);
+      for (const file of [...before.keys()]) if (file.startsWith('.dreamd/')) before.delete(file);
+      expect(after).toEqual(before);
     },
   );
 
