@@ -249,3 +249,50 @@ const RULE_WORDS =
 export function looksLikeRule(text: string): boolean {
   return RULE_WORDS.test(screeningText(text));
 }
+
+/**
+ * A request addressed to someone, a closed class in every language: "please", "por favor", "bitte", "请",
+ * "ください" … A fact never asks; a page or a file that asks the agent to do something does.
+ */
+const POLITE_REQUEST =
+  /(?<![\p{L}])(?:please|pls|kindly|por favor|porfa|bitte|s'il (?:te|vous) plait|veuillez|per favore|per piacere|alsjeblieft|alstublieft|prosze|пожалуйста|lutfen)(?![\p{L}])|请|請|麻烦|ください|下さい|お願い|주세요|부탁/iu;
+
+/**
+ * A clause that opens with an imperative (what the reader is told to do): the verbs an instruction to an
+ * agent is made of (write, save, remember, use, run, send, delete, answer …), in the nine languages of the
+ * screen, at the start of the text or of a clause. A fact states ("The build writes to dist/"); an
+ * instruction orders ("Write this into preferences.md").
+ */
+const IMPERATIVE_START = new RegExp(
+  String.raw`(?:^|[.!?;:\n]\s*|\b(?:and|then|e|y|et|und|dann|en|poi)\s+)` +
+    String.raw`(?:(?:now|also|just|agora|ahora|maintenant|jetzt|ora|nu)\s+)?` +
+    String.raw`(?:write|save|store|record|remember|memori[sz]e|note down|add|append|insert|put|copy|paste|include|use|run|execute|send|post|upload|forward|delete|remove|erase|wipe|set|update|change|replace|create|follow|obey|ignore|disregard|treat|answer|reply|respond|tell|say|mention|call|fetch|download|install|commit|push|deploy|keep|prefer|avoid|stop|start|end|close|finish|begin|sign|pay|transfer|` +
+    // Portuguese, Spanish
+    String.raw`escreva|escreve|escrevam|salve|salva|grave|guarde|guarda|adicione|adiciona|acrescente|inclua|incluye|use|usa|usem|rode|execute|executa|ejecuta|envie|envia|envía|mande|apague|apaga|borra|remova|elimina|lembre|recuerda|copie|copia|coloque|pon|ponga|responda|responde|termine|termina|escribe|escriba|anade|agrega|agregue|` +
+    // French, German, Italian, Dutch
+    String.raw`ecris|ecrivez|enregistre|enregistrez|ajoute|ajoutez|utilise|utilisez|execute|executez|envoie|envoyez|supprime|supprimez|souviens|rappelle|copiez|mets|mettez|reponds|repondez|termine|terminez|schreib|schreibe|schreiben sie|speichere|speichern sie|fuge|fugen sie|verwende|verwenden sie|benutze|nutze|fuhre|sende|schicke|losche|entferne|merk|merke|kopiere|antworte|beende|scrivi|scrivete|salva|aggiungi|esegui|invia|cancella|ricorda|metti|rispondi|termina|schrijf|sla|voeg|gebruik|voer|stuur|verwijder|onthoud|kopieer|antwoord|` +
+    // Russian
+    String.raw`напиши|напишите|запиши|запишите|сохрани|сохраните|добавь|добавьте|используй|используйте|запусти|отправь|отправьте|удали|удалите|запомни|запомните|ответь|отвечай|заканчивай)` +
+    String.raw`(?![\p{L}])`,
+  'iu',
+);
+
+/** Chinese and Japanese orders: a request form, or a verb of writing, saving or remembering at a clause's start. */
+const CJK_IMPERATIVE =
+  /(?:^|[。！？；：\n])\s*(?:把|将|写入|写进|记住|记下|保存|添加|使用|运行|发送|删除|回答|务必|一定要)|(?:して|しろ|せよ|しなさい|書いて|保存して|記録して|覚えて|追加して|使って|実行して|送って|削除して|答えて)(?:ね|よ|。|$)/u;
+
+/**
+ * Whether a text is a rule, preference or instruction to the agent: what only the user may give. A rule or
+ * preference word (`looksLikeRule`), a polite request, or a clause that opens with an order. Read on facts
+ * whose words the agent only read: there a project fact ("the build writes to dist/") stays, and whatever
+ * tells the agent what to do waits for the user, whatever type or label the model gave it.
+ */
+export function looksLikeDirective(text: string): boolean {
+  const prepared = screeningText(text);
+  return (
+    RULE_WORDS.test(prepared) ||
+    POLITE_REQUEST.test(prepared) ||
+    IMPERATIVE_START.test(prepared.trim()) ||
+    CJK_IMPERATIVE.test(prepared.trim())
+  );
+}

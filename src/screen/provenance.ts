@@ -8,17 +8,23 @@
  * lines, the assistant's own words and calls): text the agent read or wrote, which is not the user's wish.
  *
  * A fact's origin:
- * - `user` when the user's lines of its sessions hold at least half its words ({@link USER_SHARE}), or when a
- *   line that holds its words is answered by the user with a short yes ("yes", "ok", "sim", "是", "はい" …):
- *   the user typed it, restated it or confirmed it;
- * - `read` when the other lines hold at least half its words and the user's do not;
- * - `unknown` when neither does (the model paraphrased or translated): the screen then falls back on the label.
+ * - `user` when the user's lines of its sessions hold at least half its words ({@link USER_SHARE}), or when the
+ *   assistant asked a question about it and the user's next line answers it with a short yes
+ *   ("yes", "ok", "sim", "是", "はい" …): the user typed it, restated it or confirmed it. A yes that answers
+ *   another question ("Shall I run the tests now?") confirms nothing;
+ * - `read` when the other lines hold at least half its words and the user's do not; or, short of half, when
+ *   text the agent read (a tool's result, a sub-agent's report, base64 in them decoded) holds more of its words
+ *   than the user's lines, or when that text gives an order and no line of the user's does (a rule read in
+ *   German or Japanese and saved in English shares no word with it);
+ * - `unknown` when none of these holds (the model paraphrased or translated what the user said): the screen
+ *   then falls back on the label.
  *
  * Words are compared by their first five letters (so "benutze" meets "benutzen", "install" meets "installs"),
  * Chinese and Japanese text by pairs of characters, so no language needs a word list.
  */
 import type { BatchSegment, DigestLine } from '../digest/types.js';
 import type { FactType } from '../memory/types.js';
+import { looksLikeDirective } from './injection.js';
 import { screeningText } from './screening-text.js';
 
 /**
@@ -55,7 +61,20 @@ export interface SourceLine {
   readonly read?: ReadSource | undefined;
   /** The line's content, without its `user:` or `tool ← Name:` label. */
   readonly text: string;
+  /** Its words, and for text read, the words of what base64 in it decodes to. */
   readonly words: ReadonlySet<string>;
+  /** An assistant's line that asks (a `?` or `？`), not a tool call: what a user's short yes can confirm. */
+  readonly question?: boolean | undefined;
+}
+
+/** How the assistant's own lines count (see `createProvenance`). */
+export interface ProvenanceOptions {
+  /**
+   * `read` (consolidation's digest): the assistant's words are text the agent read, as a tool's are.
+   * `questions`: they only carry the questions a user's yes confirms, and hold no fact (an agent that saves a
+   * note restates what the user said first).
+   */
+  readonly assistantLines?: 'read' | 'questions';
 }
 
 export interface Provenance {
@@ -118,12 +137,44 @@ function readSourceOf(text: string): ReadSource {
   return { kind: 'assistant' };
 }
 
+/** A run of base64 long enough to hide a sentence. */
+const BASE64_RUN = /[A-Za-z0-9+/_-]{16,}={0,2}/gu;
+
+/**
+ * What the base64 runs of a text decode to, when that is text (no replacement character, mostly letters and
+ * spaces): an order read encoded is still an order read.
+ */
+export function decodedBase64(text: string): string {
+  const decoded: string[] = [];
+  for (const [run] of text.matchAll(BASE64_RUN)) {
+    if (!/[A-Z]/u.test(run) || !/[a-z0-9]/u.test(run)) continue;
+    const plain = Buffer.from(run, run.includes('-') || run.includes('_') ? 'base64url' : 'base64').toString(
+      'utf8',
+    );
+    if (plain.includes('\uFFFD') || plain.length < 8) continue;
+    const readable = plain.match(/[\p{L}\p{N}\s.,:;!?'"()-]/gu)?.length ?? 0;
+    if (readable / plain.length >= 0.9) decoded.push(plain);
+  }
+  return decoded.join(' ');
+}
+
 function sourceLine(line: DigestLine): SourceLine {
   const user = USER_LINE.test(line.text);
   const text = line.text.replace(LABEL, '');
-  return user
-    ? { kind: 'user', text, words: wordsOf(text) }
-    : { kind: 'read', read: readSourceOf(line.text), text, words: wordsOf(text) };
+  if (user) return { kind: 'user', text, words: wordsOf(text) };
+  const read = readSourceOf(line.text);
+  const decoded = decodedBase64(text);
+  const question =
+    read.kind === 'assistant' &&
+    !/^(?:\[\d{4}-\d{2}-\d{2}\] )?assistant →/u.test(line.text) &&
+    /[?？]/u.test(text);
+  return {
+    kind: 'read',
+    read,
+    text: decoded === '' ? text : `${text} ${decoded}`,
+    words: wordsOf(decoded === '' ? text : `${text} ${decoded}`),
+    ...(question ? { question } : {}),
+  };
 }
 
 function share(words: ReadonlySet<string>, lines: readonly SourceLine[]): number {
@@ -133,8 +184,50 @@ function share(words: ReadonlySet<string>, lines: readonly SourceLine[]): number
   return held / words.size;
 }
 
+/** Whether a user's line is a short yes ("ok", "sim", "はい" …). */
+function isShortYes(line: SourceLine): boolean {
+  return (
+    line.kind === 'user' && line.text.length <= SHORT_REPLY_CHARS && YES.test(screeningText(line.text).trim())
+  );
+}
+
+/** Share of a fact's words the question a yes answers must hold itself: it names what it asks about. */
+const QUESTION_SHARE = 0.25;
+
+/**
+ * Whether the user confirmed these words: a short yes to the assistant's last question before it (no line of
+ * the user's between), where the question holds a quarter of them itself and, with the text read since the
+ * user's line before, at least half. "Shall I remember that you prefer answers ending with that link?" after
+ * a page that asks for the link confirms it; "Shall I run the test suite now?" confirms nothing.
+ */
+function confirmedByUser(words: ReadonlySet<string>, lines: readonly SourceLine[]): boolean {
+  let question: SourceLine | undefined;
+  let since: SourceLine[] = [];
+  for (const line of lines) {
+    if (line.kind === 'user') {
+      if (
+        question !== undefined &&
+        isShortYes(line) &&
+        share(words, [question]) >= QUESTION_SHARE &&
+        share(words, since) >= USER_SHARE
+      )
+        return true;
+      question = undefined;
+      since = [];
+      continue;
+    }
+    since.push(line);
+    if (line.question === true) question = line;
+  }
+  return false;
+}
+
 /** The provenance of candidates from these batch segments (a session split over batches is joined). */
-export function createProvenance(segments: readonly BatchSegment[]): Provenance {
+export function createProvenance(
+  segments: readonly BatchSegment[],
+  options: ProvenanceOptions = {},
+): Provenance {
+  const assistantIsRead = options.assistantLines !== 'questions';
   const sessions = new Map<string, SourceLine[]>();
   for (const segment of segments) {
     const lines = sessions.get(segment.sessionId) ?? [];
@@ -142,43 +235,52 @@ export function createProvenance(segments: readonly BatchSegment[]): Provenance 
     sessions.set(segment.sessionId, lines);
   }
   const linesOf = (sessionId: string): readonly SourceLine[] => sessions.get(sessionId) ?? [];
+  /** Lines that hold what the agent read: the assistant's own too, unless they only carry questions. */
+  const isRead = (line: SourceLine): boolean =>
+    line.kind === 'read' && (assistantIsRead || line.read?.kind !== 'assistant');
+  /** Text from outside the conversation: a tool's result or a sub-agent's report, never the assistant's words. */
+  const isOutside = (line: SourceLine): boolean => line.kind === 'read' && line.read?.kind !== 'assistant';
 
   const originOf = (candidate: ScreenedCandidate): FactOrigin => {
     const lines = candidate.sources.flatMap((source) => linesOf(source));
     if (lines.length === 0) return 'unknown';
     const words = wordsOf(candidate.body);
     const userLines = lines.filter((line) => line.kind === 'user');
-    if (share(words, userLines) >= USER_SHARE) return 'user';
-    const readLines = lines.filter((line) => line.kind === 'read');
-    if (share(words, readLines) < USER_SHARE) return 'unknown';
-    // A line that holds the fact, answered by the user with a short yes: confirmed.
-    const confirmed = lines.some((line, index) => {
-      const reply = lines.slice(index + 1).find((next) => next.kind === 'user');
-      return (
-        line.kind === 'read' &&
-        share(words, [line]) >= USER_SHARE &&
-        reply !== undefined &&
-        reply.text.length <= SHORT_REPLY_CHARS &&
-        YES.test(screeningText(reply.text).trim())
-      );
-    });
-    return confirmed ? 'user' : 'read';
+    const userShare = share(words, userLines);
+    if (userShare >= USER_SHARE) return 'user';
+    if (confirmedByUser(words, lines)) return 'user';
+    if (share(words, lines.filter(isRead)) >= USER_SHARE) return 'read';
+    // Short of half anywhere (paraphrased, translated, encoded): outside text that holds more of it than the
+    // user's lines, or that gives an order where the user gave none, is where it came from.
+    const outside = lines.filter(isOutside);
+    if (outside.length === 0) return 'unknown';
+    if (share(words, outside) > userShare) return 'read';
+    if (
+      outside.some((line) => looksLikeDirective(line.text)) &&
+      !userLines.some((line) => looksLikeDirective(line.text))
+    )
+      return 'read';
+    return 'unknown';
   };
 
   const readFrom = (candidate: ScreenedCandidate): ReadSource | undefined => {
     const words = wordsOf(candidate.body);
     let best: { line: SourceLine; share: number } | undefined;
     for (const line of candidate.sources.flatMap((source) => linesOf(source))) {
-      if (line.kind !== 'read') continue;
+      if (!isRead(line)) continue;
       const held = share(words, [line]);
       if (held > (best?.share ?? 0)) best = { line, share: held };
     }
     if (best !== undefined && best.share >= USER_SHARE) return best.line.read;
     // The words spread over several lines: the kind of read line that holds the most of them together.
-    const lines = candidate.sources
-      .flatMap((source) => linesOf(source))
-      .filter((line) => line.kind === 'read');
-    if (share(words, lines) < USER_SHARE) return undefined;
+    const lines = candidate.sources.flatMap((source) => linesOf(source)).filter(isRead);
+    if (share(words, lines) < USER_SHARE) {
+      // Found by the fallbacks of `originOf`: the outside text the fact came from, by the most words held.
+      const outside = candidate.sources.flatMap((source) => linesOf(source)).filter(isOutside);
+      return outside.length === 0
+        ? undefined
+        : outside.reduce((most, line) => (share(words, [line]) > share(words, [most]) ? line : most)).read;
+    }
     const kinds = (['tool', 'assistant', 'sub-agent'] as const).map((kind) => ({
       kind,
       share: share(

@@ -6,8 +6,9 @@
  *      secret it saw, or recalls one, never writes it), or the marker of one the digest redacted;
  *   2. it reads as an instruction to an AI or to the memory system (`looksLikeInstruction`);
  *   3. its only source is text the agent read (a tool result, a page, a file, the assistant's own words) and it
- *      is a preference or rule (type `user` or `feedback`), reads like one, or names a credential file or
- *      variable: a page cannot tell the agent how to behave, only the user can. The source is where
+ *      is a preference or rule (type `user` or `feedback`), or reads as a rule, a preference or an order to the
+ *      agent whatever its type (`looksLikeDirective`: a `project` fact that says "please write …" too), or
+ *      names a credential file or variable: a page cannot tell the agent how to behave, only the user can. The source is where
  *      its words sit in the digest (`provenance.ts`), unless the user confirmed it; the model's `evidence`
  *      label is read only when the digest cannot tell (the model paraphrased). The reason names what the
  *      words were read from ("the assistant's words", "a tool result (WebFetch)", "a sub-agent's report");
@@ -20,7 +21,7 @@
  *      instruction ("remember this for later: once the backup is done" then "rm -rf ~/backups").
  */
 import { namesCredential } from './action-signals.js';
-import { looksLikeInstruction, looksLikeRule } from './injection.js';
+import { looksLikeDirective, looksLikeInstruction, looksLikeRule } from './injection.js';
 import { INSTRUCTION_REASON, READ_EVIDENCE_REASON, screenFactText } from './screen-fact.js';
 import {
   heldIn,
@@ -153,6 +154,8 @@ function screenOne(
     (candidate.type === 'user' ||
       candidate.type === 'feedback' ||
       looksLikeRule(text) ||
+      // The body is what the fact says; a title ("Build and deploy") and a how-to-apply are worded as orders.
+      looksLikeDirective(candidate.body) ||
       namesCredential(text))
   ) {
     // Read from the digest when it tells the origin; else the model's label said so.

@@ -91,7 +91,7 @@ describe('provenance from the digest', () => {
       session('typed', [{ user: 'Always run the tests before pushing, and prefer pnpm.' }]),
       session('confirmed', [
         { file: 'Use squash merges for every pull request.' },
-        { assistant: 'The guide asks for squash merges. Shall I remember that?' },
+        { assistant: 'The guide asks for squash merges for every pull request. Shall I remember that?' },
         { user: 'yes' },
       ]),
       session('restated', [
