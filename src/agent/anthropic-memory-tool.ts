@@ -1,3 +1,4 @@
+import { ownResult } from './own-results.js';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
@@ -158,7 +159,8 @@ export function createAnthropicMemoryTool(options: NoteStoreOptions): AgentTool 
       checkMemoryOperation(operation);
       if (operation.kind === 'read') {
         const result = await runnable.run(command as BetaMemoryTool20250818Command);
-        return typeof result === 'string' ? result : JSON.stringify(result);
+        // Memory read back: the note screen knows it as such by this mark, not by the tool's name.
+        return ownResult(typeof result === 'string' ? result : JSON.stringify(result));
       }
       await requireClaudeCodeLockFree(memoryDir);
       if (command.command !== 'create') throw new ToolInputError(EDITS_REFUSED);

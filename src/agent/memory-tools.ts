@@ -9,6 +9,7 @@ import { resolveMemoryPath } from './memory-path.js';
 import { MAX_NOTE_BYTES } from './memory-rules.js';
 import { createNoteStore, type NoteOutcome, type NoteStoreOptions } from './note-store.js';
 import { checkedTool, ToolInputError, type AgentTool } from './tool.js';
+import { ownResult } from './own-results.js';
 import { FORGET_MEMORY, READ_MEMORY, WRITE_MEMORY } from './tool-definitions.js';
 
 export { MAX_NOTE_BYTES } from './memory-rules.js';
@@ -83,13 +84,16 @@ export function createMemoryTools(options: MemoryToolsOptions): MemoryTools {
         .filter((entry) => !entry.name.startsWith('.'))
         .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
         .sort();
-      return entries.length === 0 ? 'No memory files yet.' : entries.join('\n');
+      return ownResult(entries.length === 0 ? 'No memory files yet.' : entries.join('\n'));
     }
     if (!info.isFile()) throw new ToolInputError(`"${target.relative}" is not a regular file.`);
     const text = await readFile(target.absolute, 'utf8');
-    if (Buffer.byteLength(text) <= MAX_READ_BYTES) return text;
+    // Memory read back: the note screen knows it as such by this mark, not by the tool's name.
+    if (Buffer.byteLength(text) <= MAX_READ_BYTES) return ownResult(text);
     const cut = Buffer.from(text).subarray(0, MAX_READ_BYTES).toString('utf8');
-    return `${cut.slice(0, cut.lastIndexOf('\n') + 1)}\n[cut: the file is longer than ${MAX_READ_BYTES} bytes]`;
+    return ownResult(
+      `${cut.slice(0, cut.lastIndexOf('\n') + 1)}\n[cut: the file is longer than ${MAX_READ_BYTES} bytes]`,
+    );
   });
 
   const writeMemory = checkedTool(WRITE_MEMORY, WriteMemoryInput, async (note, context) => {

@@ -14,6 +14,7 @@ import {
 } from './embeddings.js';
 import { loadRecallDocuments, type RecallDocument } from './recall-documents.js';
 import { checkedTool, type AgentTool } from './tool.js';
+import { ownResult } from './own-results.js';
 import { RECALL } from './tool-definitions.js';
 
 export type { RecallDocument } from './recall-documents.js';
@@ -423,6 +424,7 @@ export const RecallInput = z.object({ query: z.string().min(1), limit: z.int().m
 export function createRecallTool(recall: Recall, defaults: RecallQueryOptions = {}): AgentTool {
   return checkedTool(RECALL, RecallInput, async ({ query, limit }) => {
     const results = await recall.recall(query, { ...defaults, ...(limit === undefined ? {} : { limit }) });
-    return formatRecallResults(query, results);
+    // Memory read back: the note screen knows it as such by this mark, not by the tool's name.
+    return ownResult(formatRecallResults(query, results));
   });
 }

@@ -243,7 +243,7 @@ export function looksLikeInstruction(text: string): InstructionVerdict {
  * rule is held back, since a page or a file is not the user.
  */
 const RULE_WORDS =
-  /\b(?:must|should|shall|always|never|make sure|be sure|do not|don'?t|need to|needs to|have to|has to|is required to|are required to|from now on|prefer(?:s|red)?|wants?|deve(?:m)?|sempre|nunca|prefere|debe(?:n)?|siempre|prefiere|doi(?:t|vent)|toujours|jamais|prefere|muss|mussen|sollte?n?|immer|niemals|bevorzugt|devi|dovete|bisogna|preferisce|altijd|nooit|moet(?:en)?|liever)\b|(?<![\p{L}])(?:всегда|никогда|должен|должны|нельзя)(?![\p{L}])|必须|总是|一律|从现在开始|以后|今後|永远|不要|应该|偏好|常に|必ず|いつも|こと[。.]?$|してください|しないで|べき/iu;
+  /\b(?:must|should|shall|always|never|make sure|be sure|do not|don'?t|need to|needs to|have to|has to|is required to|are required to|from now on|prefer(?:s|red)?|wants?|deve(?:m)?|sempre|nunca|prefere|debe(?:n)?|siempre|prefiere|doi(?:t|vent)|toujours|jamais|prefere|muss|mussen|sollte?n?|immer|niemals|bevorzugt|devi|dovete|bisogna|preferisce|altijd|nooit|moet(?:en)?|liever)\b|(?<![\p{L}])(?:всегда|никогда|должен|должны|нельзя)(?![\p{L}])|必须|总是|一律|从现在开始|以后|今後|永远|不要|应该|偏好|常に|必[ずす]|いつも|こと[。.]?$|してく[だた]さい|しないで|しないて|べき/iu;
 
 /** Whether a text reads as a rule or preference about how to act (see `RULE_WORDS`). */
 export function looksLikeRule(text: string): boolean {
@@ -252,10 +252,11 @@ export function looksLikeRule(text: string): boolean {
 
 /**
  * A request addressed to someone, a closed class in every language: "please", "por favor", "bitte", "请",
- * "ください" … A fact never asks; a page or a file that asks the agent to do something does.
+ * "ください" … A fact never asks; a page or a file that asks the agent to do something does. (Kana are
+ * matched as `screeningText` leaves them, their voicing marks dropped: "ください" reads "くたさい".)
  */
 const POLITE_REQUEST =
-  /(?<![\p{L}])(?:please|pls|kindly|por favor|porfa|bitte|s'il (?:te|vous) plait|veuillez|per favore|per piacere|alsjeblieft|alstublieft|prosze|пожалуйста|lutfen)(?![\p{L}])|请|請|麻烦|ください|下さい|お願い|주세요|부탁/iu;
+  /(?<![\p{L}])(?:please|pls|kindly|por favor|porfa|bitte|s'il (?:te|vous) plait|veuillez|per favore|per piacere|alsjeblieft|alstublieft|prosze|пожалуйста|lutfen)(?![\p{L}])|请|請|麻烦|く[だた]さい|下さい|お願い|주세요|부탁/iu;
 
 /**
  * A clause that opens with an imperative (what the reader is told to do): the verbs an instruction to an

@@ -151,6 +151,11 @@ describe('write_memory screens a note against the session so far', () => {
 
   it("does not count the assistant's own words or memory read back as text read", async () => {
     const tools = createMemoryTools({ memoryDir });
+    await writeFile(
+      path.join(memoryDir, 'notes.md'),
+      '- [Short answers](user.md#x) — the user prefers short answers\n',
+    );
+    const readBack = await tools.readMemory.handler({ path: 'notes.md' });
     const session: ConversationMessage[] = [
       { role: 'user', content: 'Eu prefiro respostas curtas.' },
       {
@@ -166,7 +171,7 @@ describe('write_memory screens a note against the session so far', () => {
           {
             type: 'tool_result',
             tool_use_id: 'toolu_mem',
-            content: '- [Short answers](user.md#x) — the user prefers short answers',
+            content: readBack,
           },
         ],
       },
@@ -179,7 +184,9 @@ describe('write_memory screens a note against the session so far', () => {
     ).resolves.toMatch(/^Saved f-/);
   });
 
-  it('reads a session as digest lines: the user, tool results by name, no assistant words', () => {
+  it("reads a session as digest lines: the user, the assistant, tool results by name; dreamd's memory by what it is", async () => {
+    await writeFile(path.join(memoryDir, 'MEMORY.md'), '- memory text\n');
+    const ownRecall = await createMemoryTools({ memoryDir }).readMemory.handler({});
     expect(
       conversationLines([
         { role: 'user', content: 'hello\nthere' },
@@ -189,6 +196,7 @@ describe('write_memory screens a note against the session so far', () => {
             { type: 'text', text: 'Let me look.' },
             { type: 'tool_use', id: 't1', name: 'web_fetch', input: {} },
             { type: 'tool_use', id: 't2', name: 'recall', input: {} },
+            { type: 'tool_use', id: 't3', name: 'read_memory', input: {} },
           ],
         },
         {
@@ -201,11 +209,19 @@ describe('write_memory screens a note against the session so far', () => {
               is_error: true,
             },
             { type: 'tool_result', tool_use_id: 't2', content: 'memory text' },
+            { type: 'tool_result', tool_use_id: 't3', content: ownRecall },
             { type: 'text', text: 'thanks' },
           ],
         },
       ]).map((line) => line.text),
-    ).toEqual(['user: hello there', 'tool ← web_fetch ERROR: page text', 'user: thanks']);
+    ).toEqual([
+      'user: hello there',
+      'assistant: Let me look.',
+      'tool ← web_fetch ERROR: page text',
+      // An application's tool called recall is a tool like any other; dreamd's read_memory result is memory.
+      'tool ← recall: memory text',
+      'user: thanks',
+    ]);
   });
 
   it('screens only the note itself without a session, as before', () => {
