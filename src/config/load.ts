@@ -303,7 +303,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     workers: file.workers,
     stateDir: resolvePath(file.stateDir ?? './.dreamd-state', base),
     spaces,
-    ...(file.discover === undefined ? {} : { discover: resolveDiscover(file.discover, env) }),
+    ...(file.discover === undefined ? {} : { discover: resolveDiscover(file.discover, env, base) }),
   };
 }
 
@@ -345,8 +345,11 @@ function resolveSessions(
 function resolveDiscover(
   discover: DiscoverConfig,
   env: Readonly<Record<string, string | undefined>>,
+  base: string,
 ): DiscoverSettings {
-  const options = Array.isArray(discover) ? { agents: discover, agentsMd: false } : discover;
+  const options = Array.isArray(discover)
+    ? { agents: discover, agentsMd: false, owners: undefined }
+    : discover;
   const home = (variable: string, fallback: string): string => {
     const value = env[variable];
     if (value === undefined || value === '') return resolvePath(fallback, homedir());
@@ -362,7 +365,26 @@ function resolveDiscover(
     agentsMd: options.agentsMd,
     claudeHome: home('CLAUDE_CONFIG_DIR', '~/.claude'),
     codexHome: home('CODEX_HOME', '~/.codex'),
+    ...(options.owners === undefined
+      ? {}
+      : {
+          owners: Object.fromEntries(
+            Object.entries(options.owners).map(([folder, root]) => [
+              folder,
+              realOrSelf(resolvePath(root, base)),
+            ]),
+          ),
+        }),
   };
+}
+
+/** A path with its links resolved, as discovery names repositories; the path itself when it does not exist. */
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /**

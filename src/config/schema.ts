@@ -90,6 +90,12 @@ export const DiscoverConfig = z.union([
     agents: z.array(DiscoverAgent).min(1),
     /** Also keep dreamd's block of each repository's `AGENTS.md` (a tracked file). Default false. */
     agentsMd: z.boolean().default(false),
+    /**
+     * Who owns a Claude Code project folder that several repositories' paths encode to (`/x/a-b` and `/x/a_b`
+     * are both `-x-a-b`): the folder's name under `projects/` → the repository root (absolute or `~/`) whose
+     * memory it holds. Without an entry dreamd writes nothing into such a folder.
+     */
+    owners: z.record(z.string().min(1), z.string().min(1)).optional(),
   }),
 ]);
 export type DiscoverConfig = z.infer<typeof DiscoverConfig>;
@@ -430,6 +436,8 @@ export interface DiscoverSettings {
   readonly agents: readonly DiscoverAgent[];
   /** Keep dreamd's block of each discovered repository's `AGENTS.md`. */
   readonly agentsMd: boolean;
+  /** Claude Code project folder name → the repository root (absolute) that owns it (`discover.owners`). */
+  readonly owners?: Readonly<Record<string, string>> | undefined;
   /** Claude Code's home: `CLAUDE_CONFIG_DIR`, else `~/.claude`. */
   readonly claudeHome: string;
   /** Codex's home: `CODEX_HOME`, else `~/.codex`. */

@@ -1,5 +1,5 @@
 import { lstatSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
-import { join, sep } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { DiscoverAgent, DiscoverSettings, TranscriptFormat } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
@@ -11,8 +11,11 @@ import { claudeMemoryFolder, claudeProjectName, isClaudeProjectNameOf } from './
  * agent's transcripts of it. Pure listing and reading of transcript heads; nothing is written.
  *
  * - Claude Code keeps one folder per working directory under `<claudeHome>/projects/` (named by
- *   `claudeProjectName`), its sessions `*.jsonl` inside. The folder's working directory is read once from the
- *   head of one of its transcripts (the `cwd` of its lines) and kept in the cache.
+ *   `claudeProjectName`), its sessions `*.jsonl` inside. Each transcript's working directory is read once from
+ *   its head (the `cwd` of its lines) and kept in the cache. A transcript belongs to the folder when the folder's
+ *   name is exactly what Claude Code names its working directory, or a folder above it in the same repository
+ *   (a session that ran in a subfolder); any other is foreign, skipped with a note, never given to the
+ *   folder's repository. A folder whose sessions went to several repositories is read file by file.
  * - Codex keeps every repository's rollouts together, `<codexHome>/sessions/YYYY/MM/DD/rollout-*.jsonl`, each
  *   naming its working directory on its first line (`session_meta.payload.cwd`), read once per file.
  * - Each working directory resolves to its repository (`transcripts/repository-root.ts`): a linked worktree
@@ -20,7 +23,8 @@ import { claudeMemoryFolder, claudeProjectName, isClaudeProjectNameOf } from './
  *
  * Bad input is named with its fix in `skipped` and never stops the rest: an unreadable folder, a transcript
  * without a working directory, a working directory that no longer exists (its sessions are never merged into
- * another repository's memory), a project folder Claude Code would not have named so.
+ * another repository's memory), a project folder Claude Code would not have named so, a transcript that ran
+ * elsewhere than its folder says.
  */
 
 /** One agent's home, as discovery found it. */
@@ -62,6 +66,7 @@ export const SkipReason = {
   noWorkingDirectory: 'no-working-directory',
   vanished: 'vanished',
   renamedFolder: 'renamed-folder',
+  foreignTranscript: 'foreign-transcript',
   notATranscript: 'not-a-transcript',
 } as const;
 export type SkipReason = (typeof SkipReason)[keyof typeof SkipReason];
@@ -81,6 +86,8 @@ export interface Discovery {
   readonly skipped: readonly DiscoverySkip[];
   /** The names under Claude Code's `projects/` (a long root's memory folder is matched against them). */
   readonly claudeProjectFolders: readonly string[];
+  /** Things worth knowing that are not skips (a `.git` file whose repository does not link back to it). */
+  readonly notes: readonly string[];
 }
 
 /**
@@ -88,8 +95,8 @@ export interface Discovery {
  * first lines), so a daemon reads each transcript's head once and later passes only list folders.
  */
 export interface DiscoveryCache {
-  /** Claude Code project folder → its working directory. */
-  readonly folders: Map<string, string>;
+  /** Claude Code transcript (absolute path) → its working directory. */
+  readonly transcripts: Map<string, string>;
   /** Codex rollout (absolute path) → its working directory. */
   readonly rollouts: Map<string, string>;
   /**
@@ -103,7 +110,7 @@ export interface DiscoveryCache {
 }
 
 export function createDiscoveryCache(): DiscoveryCache {
-  return { folders: new Map(), rollouts: new Map(), repositories: new Map(), listings: new Map() };
+  return { transcripts: new Map(), rollouts: new Map(), repositories: new Map(), listings: new Map() };
 }
 
 /**
@@ -184,8 +191,23 @@ interface Collected {
   readonly format: TranscriptFormat;
   readonly sessionsDir: string;
   readonly cwd: string;
+  /**
+   * Claude Code: the folder at or above `cwd` whose name the project folder has (`cwd` itself, or the folder a
+   * session started in before it moved to a subfolder). The transcripts are the folder's only when both are in
+   * one repository.
+   */
+  readonly anchor?: string | undefined;
   readonly files: readonly string[] | undefined;
   readonly sessions: number;
+}
+
+/** Claude Code: a project folder's transcripts that name no working directory, and its whole count. */
+interface ClaudeFolder {
+  readonly folder: string;
+  readonly sessions: number;
+  readonly unplaced: readonly string[];
+  /** Transcripts skipped as foreign when the folder was read. */
+  readonly dropped: number;
 }
 
 function homeOf(path: string, agent: DiscoverAgent, folder: string): DiscoveredHome {
@@ -221,6 +243,7 @@ async function collectClaudeCode(
   cache: DiscoveryCache,
   skipped: DiscoverySkip[],
   names: string[],
+  claudeFolders: ClaudeFolder[],
 ): Promise<Collected[]> {
   const projects = home.folder;
   let folders: Dirent[];
@@ -278,55 +301,113 @@ async function collectClaudeCode(
       }
     }
     if (transcripts.length === 0) continue; // a memory-only folder (a repository's memory) or an empty one
-    const cwd = await folderWorkingDirectory(folder, transcripts.sort(), cache, skipped);
-    if (cwd === undefined) continue;
-    if (!isClaudeProjectNameOf(entry.name, cwd)) {
-      skipped.push({
-        path: folder,
-        reason: SkipReason.renamedFolder,
-        message:
-          `${folder} holds sessions of ${cwd}, which Claude Code names ${claudeProjectName(cwd)}: a copied or ` +
-          'renamed folder, not read (its sessions would count twice); rename it back or move it out of projects/',
-      });
-      continue;
-    }
-    collected.push({
-      agent: 'claude-code',
-      format: 'claude-code',
-      sessionsDir: folder,
-      cwd,
-      files: undefined,
-      sessions: transcripts.length,
-    });
+    const placed = await placeTranscripts(folder, entry.name, transcripts.sort(), cache, skipped);
+    if (placed === undefined) continue;
+    collected.push(...placed.own);
+    claudeFolders.push(placed.folder);
   }
   return collected;
 }
 
-async function folderWorkingDirectory(
+/**
+ * The folder at or above `cwd` (up to `/`) whose Claude Code name is exactly `folderName`, or undefined. A
+ * session that moved into a subfolder names the subfolder as its `cwd` in the project folder of where it began.
+ */
+function anchorOf(folderName: string, cwd: string): string | undefined {
+  for (let folder = cwd; ; folder = dirname(folder)) {
+    if (isClaudeProjectNameOf(folderName, folder)) return folder;
+    if (dirname(folder) === folder) return undefined;
+  }
+}
+
+/**
+ * Reads each transcript's working directory (once: the cache keeps it) and sorts the folder's transcripts: its
+ * own, by working directory; foreign ones, each skipped with a note; the ones that name none. A folder none of
+ * whose transcripts is its own is one skip (a copied or renamed folder).
+ */
+async function placeTranscripts(
   folder: string,
+  folderName: string,
   transcripts: readonly string[],
   cache: DiscoveryCache,
   skipped: DiscoverySkip[],
-): Promise<string | undefined> {
-  const cached = cache.folders.get(folder);
-  if (cached !== undefined) return cached;
+): Promise<{ readonly own: Collected[]; readonly folder: ClaudeFolder } | undefined> {
+  const byCwd = new Map<string, string[]>();
+  const unplaced: string[] = [];
   let last = '';
-  for (const name of transcripts) {
-    const found = readWorkingDirectorySync(join(folder, name), 'claude-code');
-    if (found.cwd !== undefined) {
-      cache.folders.set(folder, found.cwd);
-      return found.cwd;
+  for (const [index, name] of transcripts.entries()) {
+    const path = join(folder, name);
+    let cwd = cache.transcripts.get(path);
+    if (cwd === undefined) {
+      if (index > 0 && index % 64 === 0) await yieldToEventLoop();
+      const found = readWorkingDirectorySync(path, 'claude-code');
+      if (found.cwd === undefined) {
+        last = found.detail;
+        unplaced.push(name);
+        continue;
+      }
+      cwd = found.cwd;
+      cache.transcripts.set(path, cwd);
     }
-    last = found.detail;
+    const files = byCwd.get(cwd);
+    if (files === undefined) byCwd.set(cwd, [name]);
+    else files.push(name);
   }
-  skipped.push({
-    path: folder,
-    reason: SkipReason.noWorkingDirectory,
+  if (byCwd.size === 0) {
+    skipped.push({
+      path: folder,
+      reason: SkipReason.noWorkingDirectory,
+      message:
+        `${folder}: no transcript names its working directory (${last}); its ${transcripts.length} sessions belong ` +
+        'to no repository: add a space for this folder by hand ("format": "claude-code") to consolidate them',
+    });
+    return undefined;
+  }
+  const own: Collected[] = [];
+  const foreign: [string, string[]][] = [];
+  for (const [cwd, files] of byCwd) {
+    const anchor = anchorOf(folderName, cwd);
+    if (anchor === undefined) foreign.push([cwd, files]);
+    else {
+      own.push({
+        agent: 'claude-code',
+        format: 'claude-code',
+        sessionsDir: folder,
+        cwd,
+        anchor,
+        files,
+        sessions: files.length,
+      });
+    }
+  }
+  if (own.length === 0) {
+    const [cwd] = foreign[0]!;
+    skipped.push({
+      path: folder,
+      reason: SkipReason.renamedFolder,
+      message:
+        `${folder} holds sessions of ${cwd}, which Claude Code names ${claudeProjectName(cwd)}: a copied or ` +
+        'renamed folder, not read (its sessions would count twice); rename it back or move it out of projects/',
+    });
+    return undefined;
+  }
+  for (const [cwd, files] of foreign) {
+    for (const name of files) skipped.push(foreignTranscript(join(folder, name), cwd));
+  }
+  const dropped = foreign.reduce((count, [, files]) => count + files.length, 0);
+  return { own, folder: { folder, sessions: transcripts.length, unplaced, dropped } };
+}
+
+/** The skip of a Claude Code transcript that ran where its project folder does not say. */
+function foreignTranscript(path: string, cwd: string, why?: string): DiscoverySkip {
+  return {
+    path,
+    reason: SkipReason.foreignTranscript,
     message:
-      `${folder}: no transcript names its working directory (${last}); its ${transcripts.length} sessions belong ` +
-      'to no repository: add a space for this folder by hand ("format": "claude-code") to consolidate them',
-  });
-  return undefined;
+      `${path} ran in ${cwd}${why ?? `, not in the folder ${basename(dirname(path))} is named for`}: it is not ` +
+      "read with its folder's sessions, nor merged into another repository's memory (it may be a copy); move " +
+      `it into ${claudeProjectName(cwd)}/ beside it if it belongs to ${cwd}, or out of projects/`,
+  };
 }
 
 async function collectCodex(
@@ -399,6 +480,8 @@ export async function discoverRepositories(options: DiscoverOptions): Promise<Di
   const homes: DiscoveredHome[] = [];
   const collected: Collected[] = [];
   const claudeProjectFolders: string[] = [];
+  const claudeFolders: ClaudeFolder[] = [];
+  const notes: string[] = [];
   for (const agent of settings.agents) {
     const home =
       agent === 'claude-code'
@@ -419,42 +502,66 @@ export async function discoverRepositories(options: DiscoverOptions): Promise<Di
     }
     collected.push(
       ...(agent === 'claude-code'
-        ? await collectClaudeCode(home, cache, skipped, claudeProjectFolders)
+        ? await collectClaudeCode(home, cache, skipped, claudeProjectFolders, claudeFolders)
         : await collectCodex(home, cache, skipped)),
     );
   }
   return {
     homes,
-    repositories: groupByRepository(collected, skipped, cache),
+    repositories: groupByRepository(collected, claudeFolders, { skipped, notes, cache }),
     skipped,
     claudeProjectFolders,
+    notes: notes.sort(),
   };
 }
 
-/** Resolves each collected folder's working directory and joins them into one entry per repository. */
+/** Where grouping reports what it did not use, and the cache it resolves through. */
+interface GroupReport {
+  readonly skipped: DiscoverySkip[];
+  readonly notes: string[];
+  readonly cache: DiscoveryCache;
+}
+
+/** A collected folder or set of rollouts, resolved to the repository it feeds. */
+interface Placed {
+  readonly item: Collected;
+  readonly owner: Exclude<RepositoryOf, { kind: 'vanished' }>;
+}
+
+/**
+ * Resolves each collected working directory and joins them into one entry per repository. A Claude Code folder
+ * whose transcripts all went to one repository is read whole; one whose transcripts were split (foreign ones
+ * skipped, or several repositories of one name) is read file by file, each repository its own files.
+ */
 function groupByRepository(
   collected: readonly Collected[],
-  skipped: DiscoverySkip[],
-  cache: DiscoveryCache,
+  claudeFolders: readonly ClaudeFolder[],
+  report: GroupReport,
 ): DiscoveredRepository[] {
+  const { skipped, notes, cache } = report;
   const resolved = new Map<string, RepositoryOf>();
   const resolveRepository = (cwd: string): RepositoryOf => {
     let found = resolved.get(cwd);
     if (found === undefined) {
       found = cachedRepositoryOf(cwd, cache);
       resolved.set(cwd, found);
+      if (found.kind === 'repository' && found.unlinkedGitDir !== undefined) {
+        notes.push(
+          `${found.root}/.git points into ${found.unlinkedGitDir}, but that repository does not list ` +
+            `${found.root} as its worktree: ${found.root} is taken as a repository of its own (if it is a ` +
+            `worktree, run \`git worktree repair ${found.root}\` in the main worktree)`,
+        );
+      }
     }
     return found;
   };
-  const repositories = new Map<
-    string,
-    { kind: 'repository' | 'folder'; worktrees: Set<string>; sources: Map<string, DiscoveredSource> }
-  >();
+  const dropped = new Map(claudeFolders.map((folder) => [folder.folder, folder.dropped]));
+  const placed: Placed[] = [];
   for (const item of collected) {
-    const owner: RepositoryOf = resolveRepository(item.cwd);
+    let owner = resolveRepository(item.cwd);
     if (owner.kind === 'vanished') {
       const where =
-        item.files === undefined ? item.sessionsDir : `${item.sessions} rollouts in ${item.sessionsDir}`;
+        item.agent === 'claude-code' ? item.sessionsDir : `${item.sessions} rollouts in ${item.sessionsDir}`;
       skipped.push({
         path: item.cwd,
         reason: SkipReason.vanished,
@@ -462,8 +569,56 @@ function groupByRepository(
           `${owner.detail}: the sessions of ${where} are not merged into any other repository's memory; ` +
           'restore the folder to consolidate them, or add a space for them by hand',
       });
+      dropped.set(item.sessionsDir, (dropped.get(item.sessionsDir) ?? 0) + item.sessions);
       continue;
     }
+    if (item.anchor !== undefined && item.anchor !== item.cwd) {
+      // A session that moved into a subfolder: the folder's only while both are one repository.
+      const anchor = resolveRepository(item.anchor);
+      if (anchor.kind === 'folder' && owner.kind === 'folder') owner = anchor;
+      if (anchor.kind === 'vanished' || anchor.root !== owner.root) {
+        const why = `, a repository other than ${item.anchor}'s, whose folder ${basename(item.sessionsDir)} is`;
+        for (const file of item.files ?? []) {
+          skipped.push(foreignTranscript(join(item.sessionsDir, file), item.cwd, why));
+        }
+        dropped.set(item.sessionsDir, (dropped.get(item.sessionsDir) ?? 0) + item.sessions);
+        continue;
+      }
+    }
+    placed.push({ item, owner });
+  }
+  // Each Claude Code folder's repositories: one and nothing dropped → read whole; else file by file.
+  const rootsOf = new Map<string, Set<string>>();
+  for (const { item, owner } of placed) {
+    if (item.agent !== 'claude-code') continue;
+    const roots = rootsOf.get(item.sessionsDir) ?? new Set<string>();
+    roots.add(owner.root);
+    rootsOf.set(item.sessionsDir, roots);
+  }
+  const whole = new Set<string>();
+  for (const folder of claudeFolders) {
+    const roots = rootsOf.get(folder.folder);
+    if (roots === undefined) continue;
+    const single = roots.size === 1;
+    if (single && (dropped.get(folder.folder) ?? 0) === 0) whole.add(folder.folder);
+    for (const name of folder.unplaced) {
+      if (single) continue; // read with the folder's one repository
+      skipped.push({
+        path: join(folder.folder, name),
+        reason: SkipReason.noWorkingDirectory,
+        message:
+          `${join(folder.folder, name)} names no working directory, and its folder holds sessions of several ` +
+          'repositories, so it is not read; add a space for it by hand ("format": "claude-code")',
+      });
+    }
+  }
+  const unplacedOf = new Map(claudeFolders.map((folder) => [folder.folder, folder.unplaced]));
+  const sessionsOf = new Map(claudeFolders.map((folder) => [folder.folder, folder.sessions]));
+  const repositories = new Map<
+    string,
+    { kind: 'repository' | 'folder'; worktrees: Set<string>; sources: Map<string, DiscoveredSource> }
+  >();
+  for (const { item, owner } of placed) {
     let repository = repositories.get(owner.root);
     if (repository === undefined) {
       repository = { kind: owner.kind, worktrees: new Set(), sources: new Map() };
@@ -472,23 +627,28 @@ function groupByRepository(
     if (owner.kind === 'repository' && owner.worktree !== undefined) repository.worktrees.add(owner.worktree);
     const key = `${item.format}\0${item.sessionsDir}`;
     const known = repository.sources.get(key);
+    const readWhole = item.agent === 'claude-code' && whole.has(item.sessionsDir);
+    const files = readWhole ? undefined : item.files;
+    const sessions = readWhole ? (sessionsOf.get(item.sessionsDir) ?? item.sessions) : item.sessions;
     if (known === undefined) {
+      const unplaced =
+        item.agent === 'claude-code' && !readWhole && rootsOf.get(item.sessionsDir)?.size === 1;
+      const extra = unplaced ? (unplacedOf.get(item.sessionsDir) ?? []) : [];
       repository.sources.set(key, {
         agent: item.agent,
         format: item.format,
         sessionsDir: item.sessionsDir,
         workingDirectories: [item.cwd],
-        ...(item.files === undefined ? {} : { files: item.files }),
-        sessions: item.sessions,
+        ...(files === undefined ? {} : { files: [...files, ...extra].sort() }),
+        sessions: readWhole ? sessions : sessions + extra.length,
       });
     } else {
-      // Codex: rollouts of several folders of one repository (a subfolder, a worktree) are one source.
-      const files = [...(known.files ?? []), ...(item.files ?? [])].sort();
+      // Several working directories of one repository (a subfolder, a worktree) in one folder are one source.
       repository.sources.set(key, {
         ...known,
         workingDirectories: [...known.workingDirectories, item.cwd].sort(),
-        files,
-        sessions: known.sessions + item.sessions,
+        ...(readWhole ? {} : { files: [...(known.files ?? []), ...(files ?? [])].sort() }),
+        sessions: readWhole ? known.sessions : known.sessions + item.sessions,
       });
     }
   }

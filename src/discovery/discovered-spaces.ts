@@ -26,9 +26,27 @@ export interface DiscoveredSpace {
   readonly leftOut?: string | undefined;
 }
 
+/**
+ * Repositories whose paths Claude Code encodes to one project folder (`/x/a-b` and `/x/a_b` are both
+ * `-x-a-b`), so one memory folder. dreamd writes nothing there until a person names its owner in
+ * `discover.owners`; then only the owner's space writes it, reading only its own transcripts.
+ */
+export interface FolderCollision {
+  /** The shared Claude Code project folder. */
+  readonly folder: string;
+  /** The repositories whose memory it would be, sorted. */
+  readonly repositories: readonly string[];
+  /** The repository `discover.owners` gives it, when it is one of them; null: undecided. */
+  readonly owner: string | null;
+  /** What happened and how a person decides. */
+  readonly message: string;
+}
+
 export interface DiscoveredSpaces {
   readonly discovery: Discovery;
   readonly spaces: readonly DiscoveredSpace[];
+  /** Project folders several repositories would share, each named with how to decide. */
+  readonly collisions: readonly FolderCollision[];
   /** Things worth knowing that are not errors (a repository nested inside another). */
   readonly notes: readonly string[];
 }
@@ -63,9 +81,19 @@ export function spacesOfDiscovery(
   }
   const ownerOf = (sessionsDir: string, root: string): string | undefined =>
     folderOwners.get(ownerKey(sessionsDir, undefined)) ?? folderOwners.get(ownerKey(sessionsDir, root));
-  const notes: string[] = [];
+  const notes: string[] = [...discovery.notes];
+  const memoryDirs = new Map(
+    discovery.repositories.map((repository) => [
+      repository.root,
+      memoryFolderOf(discovery, settings, repository.root),
+    ]),
+  );
+  const collisions = collisionsOf(memoryDirs, settings, memoryOwners);
+  const collisionOf = new Map(
+    collisions.flatMap((collision) => collision.repositories.map((root) => [root, collision] as const)),
+  );
   const spaces = discovery.repositories.map((repository): DiscoveredSpace => {
-    const memoryDir = memoryFolderOf(discovery, settings, repository.root);
+    const memoryDir = memoryDirs.get(repository.root)!;
     const id = discoveredSpaceId(repository.root);
     const memoryOwner = memoryOwners.get(memoryDir);
     if (memoryOwner !== undefined) {
@@ -73,6 +101,20 @@ export function spacesOfDiscovery(
         repository,
         memoryDir,
         leftOut: `the configured space "${memoryOwner}" already writes ${memoryDir}`,
+      };
+    }
+    const collision = collisionOf.get(repository.root);
+    if (collision !== undefined && collision.owner !== repository.root) {
+      const others = collision.repositories.filter((root) => root !== repository.root);
+      return {
+        repository,
+        memoryDir,
+        leftOut:
+          collision.owner === null
+            ? `shares ${collision.folder} with ${others.join(', ')}: Claude Code names their paths alike, and ` +
+              'dreamd writes nothing there until you name its owner (see the collision)'
+            : `the folder ${collision.folder} belongs to ${collision.owner} (discover.owners); this ` +
+              "repository's sessions are not consolidated (Claude Code would read its memory from that folder)",
       };
     }
     if (ids.has(id)) {
@@ -121,7 +163,41 @@ export function spacesOfDiscovery(
       );
     }
   }
-  return { discovery, spaces, notes };
+  return { discovery, spaces, collisions, notes };
+}
+
+/** Memory folders more than one repository maps to, unless a configured space already writes them. */
+function collisionsOf(
+  memoryDirs: ReadonlyMap<string, string>,
+  settings: DiscoverSettings,
+  memoryOwners: ReadonlyMap<string, string>,
+): FolderCollision[] {
+  const byFolder = new Map<string, string[]>();
+  for (const [root, memoryDir] of memoryDirs) {
+    if (memoryOwners.has(memoryDir)) continue; // a configured space decided: it writes the folder
+    const roots = byFolder.get(memoryDir) ?? [];
+    roots.push(root);
+    byFolder.set(memoryDir, roots);
+  }
+  const collisions: FolderCollision[] = [];
+  for (const [memoryDir, roots] of byFolder) {
+    if (roots.length < 2) continue;
+    const repositories = [...roots].sort();
+    const folder = dirname(memoryDir);
+    const name = basename(folder);
+    const named = settings.owners?.[name];
+    const owner = named !== undefined && repositories.includes(named) ? named : null;
+    const list = `${repositories.slice(0, -1).join(', ')} and ${repositories.at(-1)!}`;
+    const head = `${folder} is the Claude Code folder of ${list} (Claude Code names each of their paths ${name})`;
+    const message =
+      owner !== null
+        ? `${head}: it belongs to ${owner} (discover.owners); the others' sessions are not consolidated`
+        : `${head}: dreamd writes nothing there until you choose: add "owners": { "${name}": "<one of them>" } ` +
+          'to "discover" in dreamd.config.json, or configure a space that writes it' +
+          (named === undefined ? '' : `; discover.owners names ${named} for it, which is none of them`);
+    collisions.push({ folder, repositories, owner, message });
+  }
+  return collisions.sort((left, right) => (left.folder < right.folder ? -1 : 1));
 }
 
 /** The nearest folder above `root` that is one of `roots`, or undefined. */
@@ -140,8 +216,9 @@ function ownerKey(sessionsDir: string, repository: string | undefined): string {
 export async function discoverSpaces(config: Config, cache?: DiscoveryCache): Promise<DiscoveredSpaces> {
   if (config.discover === undefined) {
     return {
-      discovery: { homes: [], repositories: [], skipped: [], claudeProjectFolders: [] },
+      discovery: { homes: [], repositories: [], skipped: [], claudeProjectFolders: [], notes: [] },
       spaces: [],
+      collisions: [],
       notes: [],
     };
   }

@@ -15,10 +15,13 @@ export {
   spacesOfDiscovery,
   withDiscoveredSpaces,
 } from './discovered-spaces.js';
-export type { DiscoveredSpace, DiscoveredSpaces } from './discovered-spaces.js';
+export type { DiscoveredSpace, DiscoveredSpaces, FolderCollision } from './discovered-spaces.js';
 export {
   claudeMemoryFolder,
+  claudeNativeProjectName,
   claudeProjectName,
+  claudeProjectNames,
   djb2,
   isClaudeProjectNameOf,
+  wyhash,
 } from './claude-project-folder.js';

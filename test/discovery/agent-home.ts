@@ -65,7 +65,14 @@ export function withWorkingDirectory(text: string, cwd: string): string {
 
 /** Places a Claude Code fixture as a session Claude Code ran in `cwd`; returns its path. */
 export function placeClaudeSession(claudeHome: string, cwd: string, fixture: string, name?: string): string {
-  const folder = join(claudeHome, 'projects', claudeProjectName(cwd));
+  return placeClaudeSessionIn(join(claudeHome, 'projects', claudeProjectName(cwd)), cwd, fixture, name);
+}
+
+/**
+ * Places a Claude Code fixture that ran in `cwd` in the project folder `folder`, whatever its name (a native
+ * build's long name, a copied transcript); returns its path.
+ */
+export function placeClaudeSessionIn(folder: string, cwd: string, fixture: string, name?: string): string {
   mkdirSync(folder, { recursive: true });
   const text = readFileSync(join(CLAUDE_CODE_FIXTURES, fixture), 'utf8');
   const sessionId = /"sessionId":"([^"]+)"/.exec(text)?.[1] ?? 'session';

@@ -140,7 +140,7 @@ describe('discovery over bad input', () => {
     placeCodexRollout(settings.codexHome, good, CODEX_FIXTURE.head, '2025/11/22', 'rollout-b.jsonl');
     const cache = createDiscoveryCache();
     const first = await discoverRepositories({ settings, cache });
-    expect(cache.folders.size).toBe(1);
+    expect(cache.transcripts.size).toBe(1);
     expect(cache.rollouts.size).toBe(1);
     // Contents changed under the same paths are not read again (a transcript's head never changes).
     placeCodexRollout(

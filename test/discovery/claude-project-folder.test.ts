@@ -2,9 +2,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   claudeMemoryFolder,
+  claudeNativeProjectName,
   claudeProjectName,
+  claudeProjectNames,
   djb2,
   isClaudeProjectNameOf,
+  wyhash,
 } from '../../src/discovery/index.js';
 
 describe("Claude Code's name of a project folder", () => {
@@ -32,26 +35,52 @@ describe("Claude Code's name of a project folder", () => {
     expect(Math.abs(djb2('x'.repeat(1000)))).toBeLessThan(2 ** 31 + 1);
   });
 
-  it("recognises a long path's folder made by a build that hashes otherwise", () => {
+  it("computes Bun.hash (Zig's wyhash) as Claude Code's native build does, on Zig's vectors and Bun's documented ones", () => {
+    // Zig's std.hash.Wyhash test vectors (seed, expected, input): the short, 17–47 and past-48-byte paths.
+    const vectors: [bigint, bigint, string][] = [
+      [0n, 0x409638ee2bde459n, ''],
+      [1n, 0xa8412d091b5fe0a9n, 'a'],
+      [2n, 0x32dd92e4b2915153n, 'abc'],
+      [3n, 0x8619124089a3a16bn, 'message digest'],
+      [4n, 0x7a43afb61d7f5f40n, 'abcdefghijklmnopqrstuvwxyz'],
+      [5n, 0xff42329b90e50d58n, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'],
+      [6n, 0xc39cab13b115aad3n, '1234567890'.repeat(8)],
+    ];
+    for (const [seed, expected, input] of vectors) expect(wyhash(input, seed)).toBe(expected);
+    // Bun's documentation of Bun.hash.
+    expect(wyhash('some data here')).toBe(11562320457524636935n);
+    expect(wyhash('some data here', 1234n)).toBe(15724820720172937558n);
+  });
+
+  it("knows a long path's two exact names, and no other folder that shares the cut name", () => {
     const long = `/srv/${'a'.repeat(250)}`;
     const cut = long.replace(/[^a-zA-Z0-9]/g, '-').slice(0, 200);
-    expect(isClaudeProjectNameOf(`${cut}-zz9`, long)).toBe(true);
+    expect(claudeNativeProjectName(long)).toBe(`${cut}-${wyhash(long).toString(36)}`);
+    expect(claudeProjectNames(long)).toEqual([claudeProjectName(long), claudeNativeProjectName(long)]);
+    expect(isClaudeProjectNameOf(claudeProjectName(long), long)).toBe(true);
+    expect(isClaudeProjectNameOf(claudeNativeProjectName(long), long)).toBe(true);
+    expect(isClaudeProjectNameOf(`${cut}-zz9`, long)).toBe(false);
+    expect(isClaudeProjectNameOf(claudeProjectName(`${long}b`), long)).toBe(false);
     expect(isClaudeProjectNameOf('-srv-other', long)).toBe(false);
+    expect(claudeProjectNames('/home/me/repo')).toEqual(['-home-me-repo']);
     expect(isClaudeProjectNameOf('-home-me-repo', '/home/me/repo')).toBe(true);
     expect(isClaudeProjectNameOf('-home-me-repo-bak', '/home/me/repo')).toBe(false);
   });
 
-  it("puts memory in the root's project folder, taking a long root's folder already on disk", () => {
+  it("puts memory in the root's project folder, the native build's when only it is on disk", () => {
     expect(claudeMemoryFolder('/h/projects', '/home/me/repo', [])).toBe(
       join('/h/projects', '-home-me-repo', 'memory'),
     );
     const long = `/srv/${'a'.repeat(250)}`;
     const cut = long.replace(/[^a-zA-Z0-9]/g, '-').slice(0, 200);
-    expect(claudeMemoryFolder('/h/projects', long, [])).toBe(
-      join('/h/projects', claudeProjectName(long), 'memory'),
-    );
+    const npm = claudeProjectName(long);
+    const native = claudeNativeProjectName(long);
+    expect(claudeMemoryFolder('/h/projects', long, [])).toBe(join('/h/projects', npm, 'memory'));
+    expect(claudeMemoryFolder('/h/projects', long, [native])).toBe(join('/h/projects', native, 'memory'));
+    expect(claudeMemoryFolder('/h/projects', long, [native, npm])).toBe(join('/h/projects', npm, 'memory'));
+    // Another long path's folder under the same cut name is never taken.
     expect(claudeMemoryFolder('/h/projects', long, [`${cut}-native1`])).toBe(
-      join('/h/projects', `${cut}-native1`, 'memory'),
+      join('/h/projects', npm, 'memory'),
     );
   });
 });

@@ -12,6 +12,7 @@ const settings: DiscoverSettings = {
 const discovery: Discovery = {
   homes: [],
   claudeProjectFolders: ['-code-shop'],
+  notes: [],
   skipped: [],
   repositories: [
     {

@@ -24,6 +24,13 @@ export interface DiscoverOutput {
   readonly homes: readonly { readonly agent: string; readonly path: string; readonly found: boolean }[];
   readonly repositories: readonly DiscoverRow[];
   readonly skipped: readonly { readonly path: string; readonly reason: string; readonly message: string }[];
+  /** Claude Code folders several repositories' paths encode to; nothing is written there without an owner. */
+  readonly collisions: readonly {
+    readonly folder: string;
+    readonly repositories: readonly string[];
+    readonly owner: string | null;
+    readonly message: string;
+  }[];
   readonly notes: readonly string[];
 }
 
@@ -50,6 +57,12 @@ export function discoverOutput(found: DiscoveredSpaces): DiscoverOutput {
       leftOut: entry.leftOut ?? null,
     })),
     skipped: found.discovery.skipped.map(({ path, reason, message }) => ({ path, reason, message })),
+    collisions: found.collisions.map(({ folder, repositories, owner, message }) => ({
+      folder,
+      repositories,
+      owner,
+      message,
+    })),
     notes: found.notes,
   };
 }
@@ -76,6 +89,7 @@ function describe(output: DiscoverOutput): string {
     lines.push('', `skipped (${output.skipped.length}):`);
     for (const skip of output.skipped) lines.push(`  ${skip.message}`);
   }
+  for (const collision of output.collisions) lines.push('', `collision: ${collision.message}`);
   for (const note of output.notes) lines.push('', `note: ${note}`);
   return lines.join('\n');
 }
