@@ -86,7 +86,12 @@ async function findSession(
   return { space, row: first };
 }
 
-async function underLock<T>(config: Config, space: Space, command: string, action: () => Promise<T>): Promise<T> {
+async function underLock<T>(
+  config: Config,
+  space: Space,
+  command: string,
+  action: () => Promise<T>,
+): Promise<T> {
   const lock = await acquireLock(space.memoryDir, {
     owner: `dreamd ${command} ${process.pid}@${hostname()}`,
     staleMs: config.limits.lockStaleMinutes * 60_000,
@@ -103,7 +108,9 @@ async function underLock<T>(config: Config, space: Space, command: string, actio
 async function marksOf(space: Space, row: SessionRow): Promise<SessionMarkResult['reasons']> {
   const list = await readKeptOut(space.memoryDir);
   return list.sessions
-    .filter((entry) => entry.file === row.file || (row.sessionId !== null && entry.sessionId === row.sessionId))
+    .filter(
+      (entry) => entry.file === row.file || (row.sessionId !== null && entry.sessionId === row.sessionId),
+    )
     .map(({ reason, detail }) => ({ reason, detail }));
 }
 

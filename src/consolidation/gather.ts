@@ -49,7 +49,11 @@ export interface Gathered {
    * Sessions read and kept out by what they hold (the person's marker, a web or MCP tool): none of their
    * messages reached a digest; the run marks them so later scans pass them by. Absent: none.
    */
-  readonly keptOut?: readonly { readonly sessionId: string; readonly file: string; readonly mark: KeptOutMark }[];
+  readonly keptOut?: readonly {
+    readonly sessionId: string;
+    readonly file: string;
+    readonly mark: KeptOutMark;
+  }[];
 }
 
 /**

@@ -16,7 +16,9 @@ const KEPT_OUT_WORDS: Readonly<Record<string, string>> = {
 
 function describeMark(result: SessionMarkResult, verb: 'exclude' | 'include'): string {
   const name = `${result.file}${result.sessionId === null ? '' : ` (session ${result.sessionId})`} of space ${result.space}`;
-  const reasons = result.reasons.map((mark) => `${KEPT_OUT_WORDS[mark.reason] ?? mark.reason}: ${mark.detail}`);
+  const reasons = result.reasons.map(
+    (mark) => `${KEPT_OUT_WORDS[mark.reason] ?? mark.reason}: ${mark.detail}`,
+  );
   if (verb === 'exclude') {
     return [
       `${result.changed ? 'kept out' : 'already kept out'} ${name}: no run reads it (undo: dreamd sessions include ${result.sessionId ?? result.file} --space ${result.space})`,
@@ -50,7 +52,11 @@ function describeRows(rows: readonly SessionRow[]): string {
   const reasons = [
     ...broken.map((row) => `broken ${row.file} (${row.reason ?? 'unreadable'}): ${row.message ?? ''}`),
     ...rows.flatMap((row) =>
-      row.keptOut === null ? [] : [`kept out ${row.file} (${KEPT_OUT_WORDS[row.keptOut.reason] ?? row.keptOut.reason}): ${row.keptOut.detail}`],
+      row.keptOut === null
+        ? []
+        : [
+            `kept out ${row.file} (${KEPT_OUT_WORDS[row.keptOut.reason] ?? row.keptOut.reason}): ${row.keptOut.detail}`,
+          ],
     ),
   ];
   return [table([header, ...lines]), ...(reasons.length > 0 ? ['', ...reasons] : [])].join('\n');
