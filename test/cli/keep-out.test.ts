@@ -22,8 +22,8 @@ const DINNER = '2026-11-05-dinner-friday.json';
 const SEMICOLONS = '2026-11-12-no-semicolons.json';
 const POSTGRES = '2026-11-16-postgres-migration.json';
 
-function cli(root: string, argv: readonly string[]): Promise<CliRun> {
-  return cliAt(root, fake.url, argv);
+function cli(root: string, argv: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return cliAt(root, fake.url, argv, env);
 }
 
 /** Every memory file's text (dreamd's state under .dreamd/ left out), joined. */
@@ -37,7 +37,10 @@ function memoryText(root: string): string {
 
 /** Everything the model was sent. */
 function sentToModel(): string {
-  return fake.server.requests.map((request) => JSON.stringify(request.body)).join('\n');
+  return [
+    ...fake.server.requests.map((request) => JSON.stringify(request.body)),
+    ...fake.server.batches.map((batch) => JSON.stringify(batch)),
+  ].join('\n');
 }
 
 /** Appends messages to an example session (native format) in the workspace. */
@@ -148,6 +151,25 @@ describe('#dreamd:ignore typed in a session', () => {
     // `include` takes off only a person's command mark: the marker in the session still keeps it out.
     const included = await cli(root, ['sessions', 'include', DINNER, '--json']);
     expect(included.data()).toMatchObject({ keptOut: true, changed: false, reasons: [{ reason: 'marker' }] });
+  });
+});
+
+describe('batch mode', () => {
+  it('sends no kept-out session in a message batch, and commits the others', async () => {
+    const root = exampleWorkspace([COFFEE, DINNER, SEMICOLONS], 'dreamd-keep-out-');
+    appendMessages(root, DINNER, [{ role: 'user', content: '#dreamd:ignore' }]);
+    expect((await cli(root, ['sessions', 'exclude', COFFEE])).code).toBe(0);
+    const run = await cli(root, ['consolidate', '--batch', '--force'], { DREAMD_BATCH_POLL_SECONDS: '0.01' });
+    expect(run.code).toBe(0);
+    expect(fake.server.batches).toHaveLength(1);
+    const sent = sentToModel();
+    expect(sent).toContain('semicolons');
+    expect(sent).not.toContain('Fábrica');
+    expect(sent).not.toContain("don't eat spicy food");
+    const text = memoryText(root);
+    expect(text).toContain('No semicolons in TypeScript');
+    expect(text).not.toContain('oat flat white');
+    expect(text).not.toContain('spicy');
   });
 });
 
