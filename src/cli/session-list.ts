@@ -33,6 +33,11 @@ export interface SessionRow {
    * context`, `event_msg` …); null when the file was not read or its format does not count them.
    */
   readonly dropped: Readonly<Record<string, number>> | null;
+  /**
+   * Why the session is kept out of memory (`reason`: `command`, `marker` or `external-context`, and what was
+   * seen or done); null when it is not.
+   */
+  readonly keptOut: { readonly reason: string; readonly detail: string } | null;
   /** Bytes. */
   readonly size: number;
   /** ISO time of the last modification. */
@@ -67,11 +72,13 @@ async function describeEntry(
     messages: null,
     newMessages: null,
     dropped: null,
+    keptOut: entry.keptOut === undefined ? null : { ...entry.keptOut },
     size: entry.size,
     mtime: new Date(entry.mtimeMs).toISOString(),
   };
   if (entry.status === 'broken') return base;
-  if (entry.status === 'consolidated') {
+  // A kept-out file is never opened: what the ledger had of it before, if anything.
+  if (entry.status === 'consolidated' || entry.status === 'kept-out') {
     const messages = ledgerCount(entry.file) ?? null;
     return { ...base, messages, newMessages: messages === null ? null : 0 };
   }
@@ -140,6 +147,7 @@ export function sessionTotals(rows: readonly SessionRow[]): Record<SessionStatus
     live: 0,
     consolidated: 0,
     broken: 0,
+    'kept-out': 0,
     messages: 0,
     bytes: 0,
   };

@@ -101,6 +101,11 @@ export interface SpaceStatus {
     readonly live: number;
     readonly consolidated: number;
     readonly broken: number;
+    /**
+     * Sessions kept out of memory (`dreamd sessions exclude`, `#dreamd:ignore` typed in them, or a web or MCP
+     * tool with `keepOut.externalContext`): never read, never waiting. `dreamd sessions list` says why.
+     */
+    readonly keptOut: number;
   };
   readonly broken: readonly { readonly file: string; readonly reason: string }[];
   /** The latest run of any kind, and when the last consolidation completed (the time gate's reference). */
@@ -312,6 +317,7 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
       live: inspection.live,
       consolidated: counts?.consolidated ?? 0,
       broken: inspection.broken.length,
+      keptOut: counts?.['kept-out'] ?? 0,
     },
     broken: inspection.broken,
     lastRun,

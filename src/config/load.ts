@@ -299,6 +299,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     limits: file.limits,
     history: file.history,
     curation: file.curation,
+    keepOut: file.keepOut,
     server: file.server,
     workers: file.workers,
     stateDir: resolvePath(file.stateDir ?? './.dreamd-state', base),

@@ -316,6 +316,22 @@ export const CurationConfig = z.strictObject({
 });
 export type CurationConfig = z.infer<typeof CurationConfig>;
 
+/**
+ * Sessions kept out of memory besides those a person marks (`dreamd sessions exclude`, or `#dreamd:ignore`
+ * typed in the session, always honoured).
+ */
+export const KeepOutConfig = z.strictObject({
+  /**
+   * true: a session in which the agent used a web or MCP tool (Anthropic's server tools such as `web_search`
+   * and `web_fetch`, Claude Code's `WebFetch` and `WebSearch`, any `mcp__` tool, Codex's web search) is
+   * never learned from, as Codex's `memories.disable_on_external_context` does. Default false: most coding
+   * sessions read documentation or an issue tracker, and what the person said in them is worth keeping; the
+   * screen already holds back an instruction that came from a tool's output.
+   */
+  externalContext: z.boolean().default(false),
+});
+export type KeepOutConfig = z.infer<typeof KeepOutConfig>;
+
 export const ServerConfig = z.strictObject({
   host: z.string().default('127.0.0.1'),
   port: z.int().min(0).max(65535).default(7077),
@@ -358,6 +374,7 @@ export const ConfigFile = z.strictObject({
   limits: LimitsConfig.default(LimitsConfig.parse({})),
   history: HistoryConfig.default(HistoryConfig.parse({})),
   curation: CurationConfig.default(CurationConfig.parse({})),
+  keepOut: KeepOutConfig.default(KeepOutConfig.parse({})),
   server: ServerConfig.default(ServerConfig.parse({})),
   workers: WorkersConfig.default(WorkersConfig.parse({})),
   /**
@@ -423,6 +440,8 @@ export interface Config {
   readonly history?: HistoryConfig | undefined;
   /** Curation budgets; absent: the defaults (`CurationConfig.parse({})`). */
   readonly curation?: CurationConfig | undefined;
+  /** Which sessions are kept out besides those marked; absent: the defaults (`KeepOutConfig.parse({})`). */
+  readonly keepOut?: KeepOutConfig | undefined;
   readonly server: ServerConfig;
   readonly workers: WorkersConfig;
   readonly stateDir: string;
@@ -442,4 +461,9 @@ export interface DiscoverSettings {
   readonly claudeHome: string;
   /** Codex's home: `CODEX_HOME`, else `~/.codex`. */
   readonly codexHome: string;
+}
+
+/** The config's `keepOut` settings, defaulted for a config built by hand. */
+export function keepOutSettings(config: Pick<Config, 'keepOut'>): KeepOutConfig {
+  return config.keepOut ?? KeepOutConfig.parse({});
 }

@@ -6,6 +6,8 @@ import { gatherSessions, type Gathered } from './gather.js';
 import type { OrientedRun } from './orient-run.js';
 import { readProjectDocs, type ProjectDoc } from './project-docs.js';
 import type { RunContext } from './run-context.js';
+import { keepOutSettings } from '../config/schema.js';
+import { recordKeptOut } from './keep-out.js';
 
 /** The run once its sessions are digested. */
 export interface GatheredRun extends OrientedRun {
@@ -24,8 +26,12 @@ export async function gatherStep(ctx: RunContext, run: OrientedRun): Promise<Gat
     ledger: run.ledgerLookup,
     limits: config.limits,
     maxOutputTokens: config.model.maxOutputTokens,
+    externalContext: keepOutSettings(config).externalContext,
     onProgress: ctx.progress,
   });
+  // A dry run writes nothing: the next run finds the same sessions and keeps them out again.
+  if (!ctx.request.dryRun && planned.keptOut !== undefined && planned.keptOut.length > 0)
+    await recordKeptOut(ctx.space.memoryDir, planned.keptOut, ctx.now().toISOString());
   ctx.inject('after-digest');
   const today = ctx.now().toISOString().slice(0, 10);
   const projectDocs = await readProjectDocs(planned.workingDirectories);

@@ -16,6 +16,8 @@ import {
 import type { LedgerLookup } from '../memory/types.js';
 import { readSettledSessions, type ReadSessionRecord, type ScanResult } from '../transcripts/index.js';
 import type { RunProgress } from '../core/run.js';
+import type { KeptOutMark } from '../core/kept-out.js';
+import { keptOutBySession } from './keep-out.js';
 
 export interface Gathered {
   /** Batches in the order to send them, each with the ids of the sessions it carries. */
@@ -43,6 +45,15 @@ export interface Gathered {
   readonly reads: readonly SessionReads[];
   /** The working directories the sessions name (Claude Code's `cwd`), for the project's instruction files. */
   readonly workingDirectories: readonly string[];
+  /**
+   * Sessions read and kept out by what they hold (the person's marker, a web or MCP tool): none of their
+   * messages reached a digest; the run marks them so later scans pass them by. Absent: none.
+   */
+  readonly keptOut?: readonly {
+    readonly sessionId: string;
+    readonly file: string;
+    readonly mark: KeptOutMark;
+  }[];
 }
 
 /**
@@ -100,6 +111,8 @@ export async function gatherSessions(
     memoryDir: string;
     /** `model.maxOutputTokens`: batches are sized so their answers fit it. Omitted: no output budget. */
     maxOutputTokens?: number;
+    /** `keepOut.externalContext`: a session that used a web or MCP tool is kept out. Default false. */
+    externalContext?: boolean;
     onProgress: (progress: RunProgress) => void;
   },
 ): Promise<Gathered> {
@@ -120,6 +133,8 @@ export async function gatherSessions(
     // characters, at least 512), keeping a big transcript's memory flat; never less than the reader's default.
     maxToolResultChars: Math.max(2_000, 3 * limits.toolResultChars, 512),
     keepChars: readBudget(limits),
+    // Judged on the whole file (the reader looks at every message), before any of it is digested.
+    keepOut: (session) => keptOutBySession(session, { externalContext: options.externalContext === true }),
     // Each session is digested as it is read, while the next files are fetched, and only its digest and
     // what the run records of it are kept: a run never holds all the transcripts it read.
     onSession: (session) => {
@@ -161,6 +176,7 @@ export async function gatherSessions(
     deferred: new Set(read.unread),
     progress: new Map(),
     problems: read.problems.map((problem) => ({ file: problem.file, reason: problem.message })),
+    keptOut: read.keptOut,
   };
 }
 

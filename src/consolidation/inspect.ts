@@ -1,11 +1,13 @@
 import { access } from 'node:fs/promises';
-import type { Config, Space } from '../config/schema.js';
+import { keepOutSettings, type Config, type Space } from '../config/schema.js';
 import type { SpaceInspection } from '../core/inspection.js';
 import { spaceBudget } from '../cost/index.js';
 import { errorMessage } from '../errors.js';
 import {
   createLedgerLookup,
+  keptOutLookup,
   lastSuccessfulRun,
+  readKeptOut,
   readLedger,
   readLock,
   staleReason,
@@ -74,6 +76,7 @@ export async function inspectSpaceDetailed(
       now,
       quietMinutes: config.gates.quietMinutes,
       maxBytes: config.limits.maxSessionBytes,
+      keptOut: keptOutLookup(await readKeptOut(space.memoryDir), keepOutSettings(config)),
     });
     const counts = countByStatus(scan);
     const budgetUsd = config.limits.monthlyBudgetUsd;

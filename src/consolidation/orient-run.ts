@@ -2,12 +2,14 @@
  * The run's orient step: memory as it is now, what has been consolidated (the ledger), forgotten and rejected
  * facts, the last run, a proposal awaiting decision, and the sessions with something new.
  */
-import { layoutOfSpace } from '../config/schema.js';
+import { keepOutSettings, layoutOfSpace } from '../config/schema.js';
 import {
   createLedgerLookup,
+  keptOutLookup,
   lastSuccessfulRun,
   loadMemory,
   readForgotten,
+  readKeptOut,
   readLedger,
   readRejected,
   type ForgottenList,
@@ -66,6 +68,8 @@ export async function scanNewSessions(ctx: RunContext, state: SpaceState): Promi
       now: ctx.now(),
       quietMinutes: config.gates.quietMinutes,
       maxBytes: config.limits.maxSessionBytes,
+      // Sessions kept out are never opened: read at the start of the run, which holds the lock the command takes.
+      keptOut: keptOutLookup(await readKeptOut(ctx.space.memoryDir), keepOutSettings(config)),
     }),
     ctx.stage,
   );

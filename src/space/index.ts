@@ -21,3 +21,4 @@ export * from './state-dir.js';
 export * from './waiting-sessions.js';
 export * from './proposals.js';
 export * from './pending-batch.js';
+export * from './kept-out.js';

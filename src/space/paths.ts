@@ -21,6 +21,8 @@ export const REJECTED_FILE = '.dreamd/rejected.json';
 export const PENDING_BATCH_FILE = '.dreamd/batch.json';
 /** Facts that left the active files (superseded, merged), with their successors (space/archive.ts). */
 export const ARCHIVE_FILE = '.dreamd/archive.json';
+/** Sessions kept out of memory, and why (space/kept-out.ts). */
+export const KEPT_OUT_FILE = '.dreamd/kept-out.json';
 
 const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 

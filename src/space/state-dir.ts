@@ -26,6 +26,7 @@ import {
   QUARANTINE_FILE,
   REVIEW_FILE,
   ARCHIVE_FILE,
+  KEPT_OUT_FILE,
   RUNS_DIR,
   STAGING_DIR,
   STATE_DIR,
@@ -55,6 +56,7 @@ export const STATE_FILES = [
   QUARANTINE_FILE,
   REVIEW_FILE,
   ARCHIVE_FILE,
+  KEPT_OUT_FILE,
 ] as const;
 
 async function problemAt(

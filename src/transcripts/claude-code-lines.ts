@@ -11,6 +11,7 @@ import {
 import { readJsonLine } from './parse-json-text.js';
 import { noLineRead } from './transcript-failure.js';
 import { createKeepWindow, keptUntilOf } from './keep-window.js';
+import { createKeepOutCollector, keepOutOf, observeRawMessage } from './keep-out-signals.js';
 
 /**
  * Pure part of the Claude Code JSONL reader: lines go in one at a time (the IO edge streams them), a
@@ -166,6 +167,7 @@ export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeC
   let cwd: string | undefined;
   let firstTimestamp: string | undefined;
   const links: SubagentLink[] = [];
+  const keepOut = createKeepOutCollector();
 
   function addConversation(line: ConversationLine, lineNumber: number): void {
     const where = `line ${lineNumber}`;
@@ -249,6 +251,20 @@ export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeC
       firstTimestamp = parsed.data.timestamp;
     }
     addConversation(parsed.data, lineNumber);
+    // Every line, kept or not (a session is kept out whole); the raw blocks, since a server tool's block is
+    // of a type the schema does not know. Only the person's own lines may hold the marker.
+    const typedByUser =
+      parsed.data.type === 'user' &&
+      parsed.data.isMeta !== true &&
+      parsed.data.isSidechain !== true &&
+      parsed.data.isCompactSummary !== true &&
+      !isLocalCommandEcho(parsed.data.message.content);
+    observeRawMessage(
+      keepOut,
+      Math.max(0, messageCount - 1),
+      { role: parsed.data.type, content: (record.message as { content?: unknown }).content },
+      typedByUser,
+    );
   }
 
   function finish(mtime: Date): Session {
@@ -274,6 +290,7 @@ export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeC
       messageCount,
       ...keptUntilOf(window, messageCount),
       warnings,
+      ...keepOutOf(keepOut.signals()),
     };
   }
 

@@ -10,6 +10,7 @@ import {
 import { readJsonLine } from './parse-json-text.js';
 import { noLineRead } from './transcript-failure.js';
 import { createKeepWindow, keptUntilOf } from './keep-window.js';
+import { createKeepOutCollector, keepOutOf } from './keep-out-signals.js';
 
 /**
  * Pure part of the OpenAI Codex CLI rollout reader: lines go in one at a time, a Session comes out.
@@ -154,6 +155,8 @@ export function createCodexAccumulator(context: CodexContext): CodexAccumulator 
   let cwd: string | undefined;
   let firstTimestamp: string | undefined;
   const unknownTypes = new Set<string>();
+  // Seen over every message, kept or not: a session is kept out whole (keep-out-signals.ts).
+  const keepOut = createKeepOutCollector();
 
   function drop(why: string): void {
     dropped[why] = (dropped[why] ?? 0) + 1;
@@ -199,10 +202,21 @@ export function createCodexAccumulator(context: CodexContext): CodexAccumulator 
       drop('empty message');
       return;
     }
+    // Injected context was dropped above: what is left of a user message the person typed.
+    if (role === 'user') for (const text of texts) keepOut.userText(messageCount, text);
     push(role, ts, parts);
   }
 
+  /** A tool call's name as the keep-out screen sees it: an MCP tool's namespace (`mcp__server`) first. */
+  function observeToolCall(payload: JsonObject): void {
+    const namespace = stringField(payload, 'namespace');
+    const name = stringField(payload, 'name') ?? '';
+    keepOut.toolUse(messageCount, namespace?.startsWith('mcp__') === true ? `${namespace}__${name}` : name);
+  }
+
   function addResponseItem(payload: JsonObject, ts: string | undefined): void {
+    if (payload.type === 'function_call' || payload.type === 'custom_tool_call') observeToolCall(payload);
+    if (payload.type === 'web_search_call') keepOut.toolUse(messageCount, 'web_search', true);
     switch (payload.type) {
       case 'message':
         addMessage(payload, ts);
@@ -328,6 +342,7 @@ export function createCodexAccumulator(context: CodexContext): CodexAccumulator 
       ...keptUntilOf(window, messageCount),
       warnings,
       dropped: { ...dropped },
+      ...keepOutOf(keepOut.signals()),
     };
   }
 

@@ -13,6 +13,7 @@ import {
 import { JsonTextError, parseJsonText } from './parse-json-text.js';
 import { transcriptFailure } from './transcript-failure.js';
 import { createKeepWindow, keptUntilOf } from './keep-window.js';
+import { createKeepOutCollector, keepOutOf, observeRawMessage } from './keep-out-signals.js';
 
 /** What the native parser needs besides the text; all of it comes from the caller's IO. */
 export interface NativeParseContext {
@@ -137,11 +138,14 @@ function createNativeAssembler(context: NativeParseContext): NativeAssembler {
   let count = 0;
   let firstTimestamp: string | undefined;
   let failure: Error | undefined;
+  let keepOut = createKeepOutCollector();
   return {
     message(raw) {
       const index = count;
       count += 1;
       if (index === 0) firstTimestamp = messageTimestamp(raw);
+      // Every message, kept or not: a session is kept out whole (keep-out-signals.ts).
+      observeRawMessage(keepOut, index, raw, true);
       if (!window.keeps(index) || failure !== undefined) return;
       const dropped = dropBlocksOverLimit(raw, caps.blocksPerMessage);
       if (dropped > 0)
@@ -162,9 +166,11 @@ function createNativeAssembler(context: NativeParseContext): NativeAssembler {
       count = 0;
       firstTimestamp = undefined;
       failure = undefined;
+      keepOut = createKeepOutCollector();
     },
     finish(data) {
       if (failure !== undefined) throw failure;
+      const signals = keepOut.signals();
       return {
         id: data.id ?? context.stem,
         file,
@@ -176,6 +182,7 @@ function createNativeAssembler(context: NativeParseContext): NativeAssembler {
         messageCount: count,
         ...keptUntilOf(window, count),
         warnings,
+        ...keepOutOf(signals),
       };
     },
   };

@@ -3,6 +3,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { resolve } from 'node:path';
 import { TranscriptError, TranscriptErrorReason, errorMessage } from '../errors.js';
 import type { LedgerLookup } from '../core/ledger.js';
+import type { KeptOutMark } from '../core/kept-out.js';
 import type { Session } from './types.js';
 import { fetchSessionFile, type FetchedSession, type ReadCapsOptions } from './read-session.js';
 import type { ScanEntry, ScanResult } from './scan-sessions.js';
@@ -52,6 +53,11 @@ export interface SettledSessions {
    * know the id before reading): they wait, whole, for the next run.
    */
   readonly unread: string[];
+  /**
+   * Sessions read and then kept out by `keepOut` (the person's marker, a web or MCP tool): not recorded, not
+   * handed on, their messages never kept.
+   */
+  readonly keptOut: { readonly sessionId: string; readonly file: string; readonly mark: KeptOutMark }[];
 }
 
 /** Inputs of `readSettledSessions`; the read-time caps (`ReadCapsOptions`) apply to every file read. */
@@ -73,6 +79,11 @@ export interface ReadSettledOptions extends ReadCapsOptions {
    * holds every transcript it read at once, and its work on one (the digest) overlaps the wait on the next.
    */
   readonly onSession?: ((session: Session) => void) | undefined;
+  /**
+   * Whether a session just read is kept out of memory (by what its reader saw in the whole file:
+   * `Session.keepOut`). A session kept out goes to `keptOut` and nowhere else. Omitted: none is.
+   */
+  readonly keepOut?: ((session: Session) => KeptOutMark | undefined) | undefined;
 }
 
 /**
@@ -170,6 +181,7 @@ export async function readSettledSessions(
     return real;
   };
   const unread: string[] = [];
+  const keptOut: SettledSessions['keptOut'] = [];
   let keepChars = options.keepChars ?? Number.POSITIVE_INFINITY;
   // Sessions with new messages so far, in `sessions` or handed to `onSession`.
   let withNew = 0;
@@ -222,6 +234,11 @@ export async function readSettledSessions(
         );
       }
       owners.set(session.id, entry.file);
+      const mark = options.keepOut?.(session);
+      if (mark !== undefined) {
+        keptOut.push({ sessionId: session.id, file: entry.file, mark });
+        continue;
+      }
       const newMessages = session.messages.length;
       records.push({
         sessionId: session.id,
@@ -252,5 +269,5 @@ export async function readSettledSessions(
     }
     if (accepted !== undefined) options.onSession?.(accepted);
   }
-  return { sessions, records, problems, unread };
+  return { sessions, records, problems, unread, keptOut };
 }

@@ -5,6 +5,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { SessionSource, Space, TranscriptFormat } from '../config/schema.js';
 import { TranscriptError, TranscriptErrorReason, errorMessage } from '../errors.js';
 import type { LedgerLookup } from '../core/ledger.js';
+import type { KeptOutLookup, KeptOutMark } from '../core/kept-out.js';
 import type { SessionStatus } from './types.js';
 import { readSessionFile } from './read-session.js';
 import { escapeUnsafe, hasUnsafeCharacter, unsafeNameFailure } from './session-name.js';
@@ -21,6 +22,7 @@ import { readWorkingDirectorySync } from './working-directory.js';
  * - one `readdir` for the directory (the whole tree for Codex's dated folders) and one `stat` per session file (synchronous, in batches
  *   between which the event loop runs: see `STAT_BATCH_FILES`);
  * - a file whose size and mtime equal its ledger entry is `consolidated` without being opened;
+ * - a file marked kept out (`.dreamd/kept-out.json`) is `kept-out` without being opened;
  * - a new or changed file that has been quiet for `quietMinutes` is `settled` without being opened;
  * - only a recently modified file of a format that marks its end (native `endedAt`) is parsed, to see whether
  *   it has ended (settled) or not (live); a recently modified Claude Code file is `live` (Claude Code never
@@ -55,6 +57,8 @@ export interface ScanEntry {
   readonly message?: string | undefined;
   /** Index of the first message not consolidated yet (the ledger's `messageCount`, else 0). */
   readonly fromMessage: number;
+  /** Why a `kept-out` file is kept out of memory. */
+  readonly keptOut?: KeptOutMark | undefined;
 }
 
 /** Every session file of one space, sorted by file name. */
@@ -77,6 +81,11 @@ export interface ScanSessionsOptions {
   readonly quietMinutes: number;
   /** Largest transcript read, in bytes (limits.maxSessionBytes). */
   readonly maxBytes: number;
+  /**
+   * The space's sessions kept out of memory (`.dreamd/kept-out.json`): such a file is `kept-out`, never
+   * opened, whatever the ledger says. Omitted: none.
+   */
+  readonly keptOut?: KeptOutLookup | undefined;
 }
 
 /**
@@ -341,7 +350,10 @@ async function observeSource(
       fromMessage: known?.messageCount ?? 0,
       sessionId: known?.sessionId,
     };
-    if (known !== undefined && known.size === size && known.mtimeMs === mtimeMs) {
+    const keptOut = options.keptOut?.get(item.name, known?.sessionId);
+    if (keptOut !== undefined) {
+      entries.push({ ...base, status: 'kept-out', keptOut });
+    } else if (known !== undefined && known.size === size && known.mtimeMs === mtimeMs) {
       entries.push({ ...base, status: 'consolidated' });
     } else if (now.getTime() - mtimeMs >= quietMs) {
       entries.push({ ...base, status: 'settled' });
@@ -388,7 +400,13 @@ async function checkRecentEnd(
 
 /** How many files of a scan are in each state. */
 export function countByStatus(scan: ScanResult): Record<SessionStatus, number> {
-  const counts: Record<SessionStatus, number> = { live: 0, settled: 0, consolidated: 0, broken: 0 };
+  const counts: Record<SessionStatus, number> = {
+    live: 0,
+    settled: 0,
+    consolidated: 0,
+    broken: 0,
+    'kept-out': 0,
+  };
   for (const entry of scan.entries) counts[entry.status] += 1;
   return counts;
 }

@@ -4,6 +4,7 @@
  */
 
 import type { TranscriptFormat } from '../config/schema.js';
+import type { KeepOutSignals } from './keep-out-signals.js';
 
 export type MessageRole = 'system' | 'user' | 'assistant' | 'tool';
 
@@ -85,7 +86,15 @@ export interface Session {
    * context`, `event_msg`, …), counted over the whole file. Undefined for formats that do not count them.
    */
   readonly dropped?: Readonly<Record<string, number>>;
+  /**
+   * What in the whole file may keep the session out of memory (the person's `#dreamd:ignore`, a web or MCP
+   * tool: see keep-out-signals.ts), seen over every message, not only those returned; undefined when nothing.
+   */
+  readonly keepOut?: KeepOutSignals;
 }
 
-/** Where a session file stands, as `dreamd sessions list` and the gates see it. */
-export type SessionStatus = 'live' | 'settled' | 'consolidated' | 'broken';
+/**
+ * Where a session file stands, as `dreamd sessions list` and the gates see it. `kept-out`: marked not to be
+ * learned from (`.dreamd/kept-out.json`): never read by a run, never counted as new or waiting.
+ */
+export type SessionStatus = 'live' | 'settled' | 'consolidated' | 'broken' | 'kept-out';

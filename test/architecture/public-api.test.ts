@@ -20,6 +20,10 @@ const INTERNAL_ERRORS: Record<string, string> = {
     'consolidation/answer-reader.ts: an answer with no valid fact, caught by extract.ts; its sessions wait',
   JsonTextError: 'the native transcript reader turns it into a TranscriptError naming the file',
   RunNotFoundError: 'the CLI reports it as a usage error (exit 2); no library function throws it',
+  SessionNotFoundError:
+    'cli/session-marks.ts: `sessions exclude` and `include` report it (exit 1); no library function throws it',
+  AmbiguousSessionError:
+    'cli/session-marks.ts: `sessions exclude` and `include` report it (exit 2); no library function throws it',
 };
 
 function sourceFiles(dir: string): string[] {

@@ -38,7 +38,7 @@ describe('dreamd status', () => {
       space: 'default',
       format: 'native',
       gates: { open: true, reasons: [] },
-      sessions: { settledNew: 7, live: 0, consolidated: 0, broken: 0 },
+      sessions: { settledNew: 7, live: 0, consolidated: 0, broken: 0, keptOut: 0 },
       lastRun: null,
       lastSuccessfulRunAt: null,
       lock: null,
@@ -59,7 +59,7 @@ describe('dreamd status', () => {
       expect.stringMatching(/^0\.0 h since the last successful run .*; 24 h needed$/),
       '0 settled new session(s); 5 needed',
     ]);
-    expect(space.sessions).toEqual({ settledNew: 0, live: 0, consolidated: 7, broken: 0 });
+    expect(space.sessions).toEqual({ settledNew: 0, live: 0, consolidated: 7, broken: 0, keptOut: 0 });
     expect(space.lastRun).toMatchObject({ kind: 'consolidation', status: 'completed' });
     expect(space.lastSuccessfulRunAt).toBe(space.lastRun?.committedAt);
   });

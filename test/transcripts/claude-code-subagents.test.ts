@@ -224,7 +224,7 @@ describe('Claude Code sub-agent files', () => {
     ]);
     for (let tick = 0; tick < 3; tick += 1) {
       const scan = await scanSessions({ space, ledger, now: NOW, quietMinutes: 30, maxBytes: MAX_BYTES });
-      expect(countByStatus(scan)).toEqual({ live: 0, settled: 0, consolidated: 1, broken: 0 });
+      expect(countByStatus(scan)).toEqual({ live: 0, settled: 0, consolidated: 1, broken: 0, 'kept-out': 0 });
     }
   });
 

@@ -46,7 +46,7 @@ describe('scanSessions', () => {
     expect(entries['ended.json']).toMatchObject({ status: 'settled', sessionId: 'ended' });
     expect(entries['talking.json']).toMatchObject({ status: 'live', sessionId: 'talking' });
     expect(entries['done.json']).toMatchObject({ status: 'consolidated', sessionId: 'done', fromMessage: 2 });
-    expect(countByStatus(scan)).toEqual({ live: 1, settled: 2, consolidated: 1, broken: 0 });
+    expect(countByStatus(scan)).toEqual({ live: 1, settled: 2, consolidated: 1, broken: 0, 'kept-out': 0 });
   });
 
   it('does not open a file the ledger already has, nor a quiet new one', async () => {

@@ -5,6 +5,34 @@ import type * as SessionList from '../session-list.js';
 import type { SessionRow } from '../session-list.js';
 import type { Command } from 'commander';
 import { namedSpace, withSpace } from '../space-argument.js';
+import type { SessionMarkResult } from '../session-marks.js';
+
+/** Why a session is kept out, as `sessions list` says it. */
+const KEPT_OUT_WORDS: Readonly<Record<string, string>> = {
+  command: 'by dreamd sessions exclude',
+  marker: 'by #dreamd:ignore in the session',
+  'external-context': 'read web or MCP content, keepOut.externalContext',
+};
+
+function describeMark(result: SessionMarkResult, verb: 'exclude' | 'include'): string {
+  const name = `${result.file}${result.sessionId === null ? '' : ` (session ${result.sessionId})`} of space ${result.space}`;
+  const reasons = result.reasons.map(
+    (mark) => `${KEPT_OUT_WORDS[mark.reason] ?? mark.reason}: ${mark.detail}`,
+  );
+  if (verb === 'exclude') {
+    return [
+      `${result.changed ? 'kept out' : 'already kept out'} ${name}: no run reads it (undo: dreamd sessions include ${result.sessionId ?? result.file} --space ${result.space})`,
+      ...(result.consolidatedBefore
+        ? [
+            'part of it was consolidated before: the facts learned from it stay (dreamd memory search, then dreamd memory forget <id>; or dreamd rollback)',
+          ]
+        : []),
+    ].join('\n');
+  }
+  if (!result.keptOut)
+    return `${result.changed ? 'let in' : 'not kept out'} ${name}: the next run reads it${reasons.length > 0 ? ` (${reasons.join('; ')}, while keepOut.externalContext is off)` : ''}`;
+  return `${result.changed ? 'took the exclude mark off' : 'no exclude mark on'} ${name}, but it stays out: ${reasons.join('; ')}`;
+}
 
 function describeRows(rows: readonly SessionRow[]): string {
   const header = ['SPACE', 'STATUS', 'FILE', 'MESSAGES', 'SIZE', 'MODIFIED'];
@@ -21,9 +49,16 @@ function describeRows(rows: readonly SessionRow[]): string {
     formatTime(row.mtime),
   ]);
   const broken = rows.filter((row) => row.status === 'broken');
-  const reasons = broken.map(
-    (row) => `broken ${row.file} (${row.reason ?? 'unreadable'}): ${row.message ?? ''}`,
-  );
+  const reasons = [
+    ...broken.map((row) => `broken ${row.file} (${row.reason ?? 'unreadable'}): ${row.message ?? ''}`),
+    ...rows.flatMap((row) =>
+      row.keptOut === null
+        ? []
+        : [
+            `kept out ${row.file} (${KEPT_OUT_WORDS[row.keptOut.reason] ?? row.keptOut.reason}): ${row.keptOut.detail}`,
+          ],
+    ),
+  ];
   return [table([header, ...lines]), ...(reasons.length > 0 ? ['', ...reasons] : [])].join('\n');
 }
 
@@ -35,7 +70,7 @@ function totalsLine(
   const totals = sessionTotals(rows);
   const line =
     `${totals.sessions} session(s): ${totals.settled} settled, ${totals.live} live, ` +
-    `${totals.consolidated} consolidated, ${totals.broken} broken; ` +
+    `${totals.consolidated} consolidated, ${totals.broken} broken, ${totals['kept-out']} kept out; ` +
     `${totals.messages} message(s), ${formatBytes(totals.bytes)}`;
   if (totals.live === 0) return line;
   return (
@@ -71,4 +106,39 @@ export const registerSessions: CommandRegistrar = (program, context) => {
     for (const error of errors) io.stderr(`dreamd: ${error.message}\n`);
     if (errors.length > 0) throw new CommandExit(ExitCode.failure);
   });
+  registerMark(sessions, context, 'exclude');
+  registerMark(sessions, context, 'include');
 };
+
+/** `sessions exclude <session>` and `sessions include <session>`: a person's keep-out mark, on and off. */
+function registerMark(
+  sessions: Command,
+  context: Parameters<CommandRegistrar>[1],
+  verb: 'exclude' | 'include',
+): void {
+  withSpace(
+    sessions
+      .command(verb)
+      .description(
+        verb === 'exclude'
+          ? 'keep one session out of memory: no run reads it (kept in .dreamd/kept-out.json)'
+          : 'take the exclude mark off a session: the next run reads it',
+      )
+      .argument('<session>', 'its file, path or session id, as `dreamd sessions list` shows them'),
+    'space id or repository path (default: every space)',
+  ).action(async (session: string, positional: string | undefined, _options: object, command: Command) => {
+    const spaceId = namedSpace(command, positional);
+    const { io, json, discoveredConfig } = context();
+    const loaded = await discoveredConfig();
+    const [{ excludeSession, includeSession }, { selectSpaces }] = await Promise.all([
+      import('../session-marks.js'),
+      import('../spaces.js'),
+    ]);
+    const spaces = selectSpaces(loaded, spaceId, io.cwd);
+    const result =
+      verb === 'exclude'
+        ? await excludeSession(loaded, spaces, session, { cwd: io.cwd, now: new Date() })
+        : await includeSession(loaded, spaces, session, { cwd: io.cwd });
+    emitResult(io, json, { command: `sessions ${verb}`, data: result }, () => describeMark(result, verb));
+  });
+}

@@ -47,7 +47,10 @@ function describeStatus(status: SpaceStatus): string {
     ...(status.sources ?? []).map((source) => `  source     ${source.format}: ${source.sessionsDir}`),
     `  gates      ${status.gates.open ? 'open: a scheduled run would start now' : `closed: ${status.gates.reasons.join('; ')}`}`,
     `  sessions   ${status.sessions.settledNew} settled new, ${status.sessions.live} live, ` +
-      `${status.sessions.consolidated} consolidated, ${status.sessions.broken} broken`,
+      `${status.sessions.consolidated} consolidated, ${status.sessions.broken} broken` +
+      (status.sessions.keptOut > 0
+        ? `, ${status.sessions.keptOut} kept out (dreamd sessions list says why)`
+        : ''),
     `  last run   ${status.lastRun === null ? 'never' : `${status.lastRun.runId} (${status.lastRun.kind}, ${status.lastRun.status}) ${formatTime(status.lastRun.committedAt)}`}`,
     ...(status.lastRun?.factsDropped !== undefined
       ? [
