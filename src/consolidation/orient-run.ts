@@ -47,7 +47,7 @@ export interface OrientedRun extends SpaceState {
 export async function readSpaceState(ctx: RunContext): Promise<SpaceState> {
   const { space } = ctx;
   const [memory, ledger, forgotten, lastRun, rejected] = await Promise.all([
-    loadMemory(space.memoryDir, { layout: layoutOfSpace(space) }),
+    loadMemory(space.memoryDir, { layout: layoutOfSpace(space), agentsMd: space.agentsMd }),
     readLedger(space.memoryDir),
     readForgotten(space.memoryDir),
     lastSuccessfulRun(space.memoryDir),

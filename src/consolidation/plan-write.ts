@@ -6,7 +6,7 @@ import { MAX_WRITABLE_FILE_BYTES } from '../memory/read-memory-file.js';
 import { countFactReads, summarizeFactUse } from '../space/fact-use.js';
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { renderAgentsFile } from '../memory/agents-block.js';
+import { isAgentFact, isTeamFact, renderAgentsFile, type Sharing } from '../memory/agents-block.js';
 import { containsSecret, redactSecrets } from '../digest/index.js';
 import { diffFiles, INDEX_FILE } from '../memory/index.js';
 import {
@@ -151,12 +151,27 @@ function planAgentsFile(
   facts: readonly Fact[],
   use: Readonly<Record<string, { readonly reads: number }>>,
   files: Map<string, string | null>,
+  team: {
+    readonly keptLines: ReadonlyMap<string, string>;
+    readonly sharing: Sharing;
+    readonly archived: readonly Fact[];
+  },
 ): MemoryProblem[] {
   if (agents.problem !== undefined) return [{ file: agents.file, reason: agents.problem }];
+  // Each shared fact's line names the shared facts it replaced, so a teammate's run supersedes them too.
+  const replaced = new Map<string, string[]>();
+  for (const old of [...facts, ...team.archived]) {
+    if (old.supersededBy === undefined) continue;
+    if (!isTeamFact(old) && !isAgentFact({ ...old, status: 'active' }, team.sharing)) continue;
+    replaced.set(old.supersededBy, [...(replaced.get(old.supersededBy) ?? []), old.id]);
+  }
   const block = renderAgentsFile(facts, {
     existing: agents.text,
     file: agents.file,
     use,
+    keptLines: team.keptLines,
+    replaced,
+    sharing: team.sharing,
     ...(agents.budget === undefined ? {} : { budget: agents.budget }),
   });
   if (block.text !== null && block.text !== agents.text) files.set(agents.file, block.text);
@@ -192,7 +207,9 @@ function planFilesFor(
     ...result.linked.map(({ fact, handEdited }) => ({ old: handEdited, newer: fact })),
     ...result.superseded.map(({ fact, by }) => ({ old: fact, newer: by })),
   ].flatMap(({ old, newer }) =>
-    old.owner === 'other' && old.file !== undefined ? [{ file: old.file, fact: old, newer }] : [],
+    old.owner === 'other' && old.file !== undefined && !isTeamFact(old)
+      ? [{ file: old.file, fact: old, newer }]
+      : [],
   );
   // Reads of memory in this run's transcripts, counted once per message (see space/fact-use.ts).
   const factUse = countFactReads(loaded.factUse, context.reads, {
@@ -240,7 +257,13 @@ function planFilesFor(
   }));
   const agents = context.agents;
   const agentsProblems =
-    agents === undefined ? [] : planAgentsFile(agents, active, factUse.facts, memoryPlan.files);
+    agents === undefined
+      ? []
+      : planAgentsFile(agents, active, factUse.facts, memoryPlan.files, {
+          keptLines: loaded.keptAgentsLines,
+          sharing: loaded.sharing,
+          archived: [...loaded.archived.map((entry) => entry.fact), ...moved],
+        });
   const reviewBefore = loaded.originals.get(REVIEW_FILE) ?? null;
   const reviewText = renderReview(reviewBefore, review);
   if (reviewText !== reviewBefore) memoryPlan.files.set(REVIEW_FILE, reviewText);
@@ -422,7 +445,7 @@ export async function planWrite(options: {
     !nothingToCheck && attempt < HAND_EDIT_RETRIES && (await changedSince(memoryDir, current));
     attempt++
   ) {
-    current = await loadMemory(memoryDir, { layout: current.layout });
+    current = await loadMemory(memoryDir, { layout: current.layout, agentsMd: context.agents?.file });
     planned = plan(current);
   }
 

@@ -416,7 +416,10 @@ export async function acceptProposal(
     const chosen = chosenIds(proposal, options.only);
     for (const id of proposal.rejected) chosen.delete(id);
     if (chosen.size === 0) throw new NothingToAcceptError(runId, space.id);
-    const memory = await loadMemory(space.memoryDir, { layout: layoutOfSpace(space) });
+    const memory = await loadMemory(space.memoryDir, {
+      layout: layoutOfSpace(space),
+      agentsMd: space.agentsMd,
+    });
     const reasons = await staleReasons(space.memoryDir, proposal.read, new Set(memory.originals.keys()));
     if (reasons.length > 0) {
       await removeProposal(space.memoryDir, runId);

@@ -10,6 +10,7 @@
  * person edited by hand) that are superseded, and only from a file the run rewrites anyway, so a `## Superseded`
  * section of an older space moves out on the first run that writes that file, never by a write of its own.
  */
+import { isTeamFact } from '../memory/agents-block.js';
 import { z } from 'zod';
 import { DreamdError } from '../errors.js';
 import type { Fact, FactType } from '../memory/types.js';
@@ -150,7 +151,8 @@ export interface ArchiveContext {
  */
 export function archivable(fact: Fact, context: ArchiveContext): boolean {
   if (fact.status !== 'superseded' || fact.supersededBy === undefined) return false;
-  if (fact.owner === 'other' || fact.editedByHand) return false;
+  // A teammate's fact lives in the block alone: superseded, it goes to this space's archive like dreamd's own.
+  if ((fact.owner === 'other' && !isTeamFact(fact)) || fact.editedByHand) return false;
   if (context.pendingIds.has(fact.id) || context.broken.has(fact.type)) return false;
   if (!context.loadedIds.has(fact.id) || !context.supersededBefore.has(fact.id)) return true;
   const file = context.fileOf(fact);

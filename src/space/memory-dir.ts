@@ -14,6 +14,8 @@ import { INDEX_FILE, buildIndex, type MemoryIndex } from '../memory/memory-index
 import { outsideProblems, outsideText, splitIndexFile } from '../memory/index-block.js';
 import { loadForeignFiles } from '../memory/foreign-files.js';
 import { indexFileFacts } from '../memory/index-file-facts.js';
+import { isTeamFact, type Sharing } from '../memory/agents-block.js';
+import { readSharing, readTeamMemory } from './team-memory.js';
 import { filesUnderReview } from './review.js';
 import { parsePending, serializePending } from './pending.js';
 import { FACT_USE_FILE, parseFactUse, serializeFactUse, type FactUseFile } from './fact-use.js';
@@ -78,6 +80,10 @@ export interface LoadedMemory {
   /** Original text of every file read, by relative path (for "did it change" checks). */
   readonly originals: ReadonlyMap<string, string>;
   readonly problems: readonly MemoryProblem[];
+  /** Lines of the `AGENTS.md` block written back as they are, by fact id (`team-memory.ts`); empty without one. */
+  readonly keptAgentsLines: ReadonlyMap<string, string>;
+  /** A person's moves between personal and shared memory (`.dreamd/sharing.json`). */
+  readonly sharing: Sharing;
 }
 
 /** Names in the memory directory, or undefined when it cannot be listed (then every file is tried). */
@@ -95,6 +101,8 @@ const ABSENT: MemoryFileRead = { kind: 'absent' };
 export interface LoadMemoryOptions {
   /** The layout the next write uses (a space's configured one). Default: the one the folder shows. */
   readonly layout?: MemoryLayout;
+  /** The repository's `AGENTS.md` the space writes (`agentsMd`): its team facts are memory too. */
+  readonly agentsMd?: string | undefined;
 }
 
 /**
@@ -227,12 +235,36 @@ export async function loadMemory(memoryDir: string, options: LoadMemoryOptions =
     ...lineFacts,
     ...pending.facts,
   ];
+  // The team's facts of the repository's AGENTS.md: memory too; a teammate's update supersedes this space's fact.
+  const team =
+    options.agentsMd === undefined
+      ? undefined
+      : await readTeamMemory(
+          options.agentsMd,
+          merged,
+          new Set(archive.entries.map((entry) => entry.fact.id)),
+        );
+  if (team?.problem !== undefined && options.agentsMd !== undefined)
+    problems.push({ file: options.agentsMd, reason: team.problem });
+  const withTeam =
+    team === undefined
+      ? merged
+      : [
+          ...merged.map((fact) => {
+            const by = team.superseded.get(fact.id);
+            return by === undefined
+              ? fact
+              : { ...fact, status: 'superseded' as const, supersededBy: by.id, supersededOn: by.updated };
+          }),
+          ...team.facts,
+        ];
+  const sharing = await readSharing(memoryDir);
   const underReview = filesUnderReview(reviewText);
   if (factUseText !== null) originals.set(FACT_USE_FILE, factUseText);
   if (archive.text !== null) originals.set(ARCHIVE_FILE, archive.text);
   if (archive.problem !== undefined) problems.push({ file: ARCHIVE_FILE, reason: archive.problem });
   // A fact found in an active file is active memory, whatever the archive says (a rollback of the archive alone).
-  const inFiles = new Set(merged.map((fact) => fact.id));
+  const inFiles = new Set(withTeam.map((fact) => fact.id));
   const topicFactCount = Object.values(topics).reduce((count, topic) => count + topicFacts(topic).length, 0);
   return {
     memoryDir,
@@ -240,7 +272,7 @@ export async function loadMemory(memoryDir: string, options: LoadMemoryOptions =
     factFiles,
     names: names ?? new Set(),
     factUse: parseFactUse(factUseText),
-    facts: merged,
+    facts: withTeam,
     topics,
     broken,
     pendingIds,
@@ -251,6 +283,8 @@ export async function loadMemory(memoryDir: string, options: LoadMemoryOptions =
     indexWritable,
     originals,
     problems,
+    keptAgentsLines: team?.keptLines ?? new Map(),
+    sharing,
   };
 }
 
@@ -397,7 +431,7 @@ function planMemoryFilesWithin(
     if (fact.owner === 'other') {
       // Someone else's file: never written, never held back; listed unless a newer fact contradicts it, or
       // it is a line of MEMORY.md itself (already in the file, outside the block).
-      if (fact.file === INDEX_FILE) continue;
+      if (fact.file === INDEX_FILE || isTeamFact(fact)) continue;
       if (fact.file === undefined || !underReview.has(fact.file)) listable.push(fact);
     } else if (!heldBack(fact)) {
       writable.push(fact);

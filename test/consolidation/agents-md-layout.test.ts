@@ -72,10 +72,11 @@ describe('a space with a Claude Code folder and agentsMd', () => {
     expect(parts.before + parts.after).toBe(PERSON);
     const listed = active.filter((fact) => parts.blockLines.includes(agentsLine(fact)));
     expect(listed.map((fact) => fact.type).sort()).toEqual(expect.arrayContaining(['feedback', 'project']));
-    expect(listed.some((fact) => fact.type === 'reference')).toBe(false);
+    // Shared with the team: references too; never a fact about a person.
+    expect(listed.some((fact) => fact.type === 'user')).toBe(false);
     const blockBytes = Buffer.byteLength(text) - Buffer.byteLength(PERSON);
     expect(blockBytes).toBeLessThanOrEqual(BUDGET);
-    const left = active.filter((fact) => fact.type !== 'reference').length - listed.length;
+    const left = active.filter((fact) => fact.type !== 'user').length - listed.length;
     expect(left).toBeGreaterThan(0);
     expect(parts.blockLines).toContain(`(${left} more facts in dreamd's memory folder, not listed here)`);
     expect(summary.problems).toEqual(

@@ -63,7 +63,7 @@ describe("dreamd's block of a repository's AGENTS.md", () => {
     );
   });
 
-  it('holds project and feedback facts and user facts about working style, fair across types, most read and newest first', () => {
+  it('holds project, reference and repository feedback facts, never a user fact, fair across types, most read and newest first', () => {
     const facts = [
       ...Array.from({ length: 60 }, (_, index) =>
         fact(
@@ -92,12 +92,15 @@ describe("dreamd's block of a repository's AGENTS.md", () => {
     });
     expect(block.blockBytes).toBeLessThanOrEqual(2048);
     expect(block.included).toContain('f-feedback01');
-    expect(block.included).toContain('f-userstyle1');
+    expect(block.included).toContain('f-reference1');
     expect(block.included).toContain('f-readproject');
     expect(block.included).toContain('f-newproject');
-    expect(block.included.indexOf('f-readproject')).toBeLessThan(block.included.indexOf('f-newproject'));
-    for (const left of ['f-userrole01', 'f-reference1', 'f-oldrule001'])
+    // Personal stays personal: no user fact, working style or not.
+    for (const left of ['f-userstyle1', 'f-userrole01', 'f-oldrule001'])
       expect(block.included).not.toContain(left);
+    // The most read and newest are chosen first; the lines are written in the stable order (by id).
+    const projects = block.included.filter((id) => id.startsWith('f-p') || id.includes('project'));
+    expect(projects).toEqual([...projects].sort());
     expect(block.omitted.length).toBeGreaterThan(0);
     expect(block.included.length + block.omitted.length).toBe(64);
     expect(block.text).toContain(
@@ -155,8 +158,13 @@ describe("dreamd's block of a repository's AGENTS.md", () => {
       { id: 'f-feedback01', title: 'Rule', body: 'word '.repeat(200), howToApply: 'Do it\nnow.' },
       'feedback',
     );
-    expect(Array.from(agentsLine(long)).length).toBe(AGENTS_LINE_CHARS);
-    expect(agentsLine({ ...long, body: 'Short.' })).toBe('- **Rule**: Short. (Do it now.)');
+    const trailer = ` <!-- dreamd f-feedback01 ${long.updated} -->`;
+    expect(agentsLine(long).endsWith(trailer)).toBe(true);
+    expect(Array.from(agentsLine(long).slice(0, -trailer.length)).length).toBe(AGENTS_LINE_CHARS);
+    expect(agentsLine({ ...long, body: 'Short.' })).toBe(`- **Rule**: Short. (Do it now.)${trailer}`);
+    expect(agentsLine({ ...long, body: 'Short.' }, ['f-b', 'f-a'])).toBe(
+      `- **Rule**: Short. (Do it now.) <!-- dreamd f-feedback01 ${long.updated} replaces f-a,f-b -->`,
+    );
     expect(isAgentFact(fact({ id: 'f-user000001', title: 'Name', body: 'Is called Ann.' }, 'user'))).toBe(
       false,
     );

@@ -152,7 +152,7 @@ describe('a fact taught again comes first', () => {
     expect(block.included[0]).toBe(RULE.id);
     const lines = (block.text ?? '').split('\n').filter((line) => line.startsWith('- '));
     expect(lines[0]).toBe(
-      '- **Squash commits before merging** (repeated correction, taught again 3×): Squash the branch into one commit before it is merged. (Run git rebase -i before asking for review.)',
+      `- **Squash commits before merging** (repeated correction, taught again 3×): Squash the branch into one commit before it is merged. (Run git rebase -i before asking for review.) <!-- dreamd ${RULE.id} ${RULE.updated} -->`,
     );
   });
 });

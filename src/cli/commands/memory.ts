@@ -1,3 +1,4 @@
+import { isTeamFact } from '../../memory/agents-block.js';
 import type { Space } from '../../config/schema.js';
 import type { ArchiveEntry, LoadedMemory } from '../../space/index.js';
 import { FACT_TYPES, TOPIC_FILES, type Fact } from '../../memory/types.js';
@@ -38,9 +39,13 @@ function describeFact(fact: Fact): string {
     `${fact.title}`,
     `  id        ${fact.id}`,
     `  type      ${fact.type} (${fact.file ?? TOPIC_FILES[fact.type]})`,
-    ...(fact.owner === 'other'
-      ? ['  owner     not dreamd: dreamd reads this file and never changes it']
-      : []),
+    ...(isTeamFact(fact)
+      ? [
+          "  owner     the team: a line of dreamd's block of AGENTS.md this space did not write (a teammate's, or by hand); kept by every run",
+        ]
+      : fact.owner === 'other'
+        ? ['  owner     not dreamd: dreamd reads this file and never changes it']
+        : []),
     `  status    ${fact.status}${fact.supersededBy !== undefined ? ` by ${fact.supersededBy} on ${fact.supersededOn ?? '?'}` : ''}`,
     `  observed  ${fact.observed}, updated ${fact.updated}`,
     `  sources   ${fact.sources.join(', ') || '-'}`,
@@ -96,7 +101,14 @@ function describeMemory(space: Space, memory: LoadedMemory, facts: readonly Fact
       ),
     );
   }
-  const others = facts.filter((fact) => fact.owner === 'other' && fact.file !== undefined);
+  const team = facts.filter(isTeamFact);
+  if (team.length > 0) {
+    parts.push('', "## the team's facts (AGENTS.md, written by a teammate or by hand; kept by every run)");
+    parts.push(table(team.map((fact) => [fact.id, fact.type, fact.observed, fact.title])));
+  }
+  const others = facts.filter(
+    (fact) => fact.owner === 'other' && fact.file !== undefined && !isTeamFact(fact),
+  );
   if (others.length > 0) {
     parts.push('', '## files dreamd did not write (read, never changed)');
     parts.push(table(others.map((fact) => [fact.id, fact.type, fact.file ?? '', fact.title])));
@@ -185,7 +197,7 @@ export const registerMemory: CommandRegistrar = (program, context) => {
         const { findSpaceOrRepository } = await import('../spaces.js');
         const space = findSpaceOrRepository(loadedConfig, spaceId, io.cwd);
         await (await import('../space-lock.js')).recoverBeforeReading(loadedConfig, space);
-        const loaded = await loadMemory(space.memoryDir);
+        const loaded = await loadMemory(space.memoryDir, { agentsMd: space.agentsMd });
         // The archive is read by --archived, --all and --fact: unreadable, it is not shown as empty.
         if (options.archived || options.all) assertArchiveReadable(loaded);
         if (options.archived && options.fact === undefined) {
@@ -270,7 +282,7 @@ export const registerMemory: CommandRegistrar = (program, context) => {
           throw new ConfigError(`--limit ${options.limit ?? ''}: give a whole number of 1 or more`, 'limit');
         }
         await (await import('../space-lock.js')).recoverBeforeReading(config(), space);
-        const loaded = await loadMemory(space.memoryDir);
+        const loaded = await loadMemory(space.memoryDir, { agentsMd: space.agentsMd });
         if (options.archived) assertArchiveReadable(loaded);
         const results = await createRecall({
           facts: [...loaded.facts, ...loaded.archived.map((entry) => entry.fact)],
