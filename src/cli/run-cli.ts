@@ -64,6 +64,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: proposalCommands,
   },
   {
+    usage: 'team',
+    summary: "memory shared with the team through the repository's AGENTS.md: setup, share, personal, merge",
+    load: async () => (await import('./commands/team.js')).registerTeam,
+  },
+  {
     usage: 'batch',
     summary: 'the message batches of batch mode (model.batch, consolidate --batch)',
     load: async () => (await import('./commands/batch.js')).registerBatch,
