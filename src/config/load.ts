@@ -228,7 +228,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
           ...(space.layout === undefined ? {} : { layout: space.layout }),
           ...(space.agentsMd === undefined ? {} : { agentsMd: resolvePath(space.agentsMd, base) }),
           ...(space.agentsMdBudget === undefined ? {} : { agentsMdBudget: space.agentsMdBudget }),
-          ...(space.approve === true ? { approve: true } : {}),
+          ...(space.approve === true || space.approve === 'shared' ? { approve: space.approve } : {}),
         }))
       : file.discover !== undefined
         ? [] // discovery alone: one space per repository found, no default folder

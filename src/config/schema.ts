@@ -70,9 +70,10 @@ export const SpaceConfig = z.strictObject({
   /**
    * Approval mode: a run stages its proposal (`.dreamd/proposals/<run>/`) and writes nothing into the memory
    * folder until a person accepts or rejects it (`dreamd proposals`, `accept`, `reject`, the daemon's page).
+   * `"shared"`: only a run that changes the team's file (`agentsMd`) waits for a decision; the others write.
    * Default false.
    */
-  approve: z.boolean().optional(),
+  approve: z.union([z.boolean(), z.literal('shared')]).optional(),
 });
 
 /** The coding agents whose homes `discover` searches. */
@@ -420,7 +421,7 @@ export interface Space {
   /** Byte budget of that block (markers included); absent: the default. */
   readonly agentsMdBudget?: number | undefined;
   /** Approval mode: runs propose, a person accepts or rejects (see `SpaceConfig.approve`); absent: off. */
-  readonly approve?: boolean | undefined;
+  readonly approve?: boolean | 'shared' | undefined;
 }
 
 /** The parsed, resolved configuration. */

@@ -53,7 +53,8 @@ export async function readSpaceState(ctx: RunContext): Promise<SpaceState> {
     lastSuccessfulRun(space.memoryDir),
     readRejected(space.memoryDir),
   ]);
-  const proposals = space.approve === true ? await pendingProposal(space, memory) : undefined;
+  const proposals =
+    space.approve === true || space.approve === 'shared' ? await pendingProposal(space, memory) : undefined;
   return { memory, ledger, forgotten, lastRun, rejected, proposals };
 }
 

@@ -25,7 +25,7 @@ export async function writeStep(ctx: RunContext, locks: RunLocks, run: Summarize
   if (plan.ledgerEntries.length === 0 && plan.files.size === 0)
     return endRun(ctx, nothingConsolidated(ctx, run));
   const ledgerEntries = progressLedgerEntries(run);
-  if (ctx.space.approve === true && plan.files.size > 0) return propose(ctx, run, ledgerEntries);
+  if (needsApproval(ctx.space, plan.files)) return propose(ctx, run, ledgerEntries);
   return commit(ctx, locks, run, ledgerEntries);
 }
 
@@ -58,6 +58,20 @@ function nothingConsolidated(ctx: RunContext, run: SummarizedRun): RunSummary {
         : `no new messages in settled sessions${waitingLive(run.counted.live, ctx.config.gates.quietMinutes)}`,
     durationMs: ctx.elapsed(),
   };
+}
+
+/**
+ * Whether a person decides on this write first: every write in approval mode; with `approve: "shared"`, a
+ * write that changes the team's file (`agentsMd`), memory files and all, so the team's block never changes
+ * unreviewed.
+ */
+export function needsApproval(
+  space: RunContext['space'],
+  files: ReadonlyMap<string, string | null>,
+): boolean {
+  if (files.size === 0) return false;
+  if (space.approve === true) return true;
+  return space.approve === 'shared' && space.agentsMd !== undefined && files.has(space.agentsMd);
 }
 
 /** Approval mode: the run stages its proposal and writes nothing more. */

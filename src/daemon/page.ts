@@ -9,6 +9,7 @@
  * Everything shown comes from memory and transcripts, which are input: it is escaped, and the page forbids
  * every script but its own (Content-Security-Policy with a nonce).
  */
+import { AGENTS_FILE, isAgentFact } from '../memory/agents-block.js';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
@@ -36,7 +37,8 @@ const FACTS_SHOWN = 50;
 /** What the page shows of one space. */
 export interface PageSpace {
   readonly id: string;
-  readonly approve: boolean;
+  /** Approval mode: every run (`true`), only runs that change the team's `AGENTS.md` (`shared`), or off. */
+  readonly approve: boolean | 'shared';
   readonly activeFacts: readonly string[];
   readonly runs: readonly Pick<RunRecord, 'runId' | 'kind' | 'committedAt' | 'summary'>[];
   readonly proposals: readonly ProposalView[];
@@ -89,8 +91,12 @@ const CHANGE_LABEL: Readonly<Record<ProposalChange['kind'], string>> = {
 };
 
 /** One change as a card: what the fact says, where it comes from, what it does to memory, and its box. */
-function renderChange(change: ProposalChange): string {
+function renderChange(change: ProposalChange, teamFile: boolean): string {
   const { fact } = change;
+  const team =
+    teamFile && isAgentFact({ ...fact, status: 'active' })
+      ? ' <span class="team" title="AGENTS.md is committed in the repository: every teammate and coding agent reads it">goes to the team\'s AGENTS.md</span>'
+      : '';
   const box =
     `<label class="choose"><input type="checkbox" name="only" value="${escapeHtml(change.id)}"` +
     `${change.rejected ? ' disabled' : ' checked'}> include</label>`;
@@ -99,7 +105,7 @@ function renderChange(change: ProposalChange): string {
   const head =
     `<header><span class="kind kind-${kind}">${CHANGE_LABEL[kind]}</span> ` +
     `<span class="type">${escapeHtml(fact.type)}</span> <strong class="title">${escapeHtml(fact.title)}</strong> ` +
-    `<code class="id">${escapeHtml(change.id)}</code>${change.rejected ? ' <em>(rejected)</em>' : ''}${box}</header>`;
+    `<code class="id">${escapeHtml(change.id)}</code>${team}${change.rejected ? ' <em>(rejected)</em>' : ''}${box}</header>`;
   let effect: string;
   if (change.kind === 'update' && change.before !== undefined) {
     effect =
@@ -152,6 +158,11 @@ export function diffByFile(diff: string): { file: string; lines: string[] }[] {
   return files;
 }
 
+/** Whether a file of a proposal is a repository's `AGENTS.md`: the team's file. */
+function isTeamFile(file: string): boolean {
+  return file === AGENTS_FILE || file.endsWith(`/${AGENTS_FILE}`);
+}
+
 /** One file's diff with insertions and deletions marked up (`<ins>`, `<del>`: screen readers say so). */
 function renderFileDiff(file: string, lines: readonly string[]): string {
   const body = lines
@@ -164,7 +175,10 @@ function renderFileDiff(file: string, lines: readonly string[]): string {
       return `<span class="same">${text}</span>`;
     })
     .join('');
-  return `<figure class="file-diff"><figcaption><code>${escapeHtml(file)}</code></figcaption><pre class="diff">${body}</pre></figure>`;
+  const team = isTeamFile(file)
+    ? ' <span class="team">the team\'s file: committed in the repository, read by every teammate and coding agent</span>'
+    : '';
+  return `<figure class="file-diff"><figcaption><code>${escapeHtml(file)}</code>${team}</figcaption><pre class="diff">${body}</pre></figure>`;
 }
 
 /** The diffs: memory files shown, dreamd's own files (`.dreamd/`) behind a toggle. */
@@ -192,7 +206,7 @@ function renderProposal(space: PageSpace, view: ProposalView): string {
     `<h3>Proposal <code>${escapeHtml(view.runId)}</code></h3>` +
     `<p class="meta">Made ${escapeHtml(view.createdAt)} from ${view.sessions.length} session(s); cost ${usd(view.costUsd)}. ` +
     `${view.changes.length} change(s) to ${memoryFiles.map((file) => `<code>${escapeHtml(file)}</code>`).join(', ') || 'no memory file'}.</p>` +
-    `<div class="cards">${view.changes.map(renderChange).join('')}</div>` +
+    `<div class="cards">${view.changes.map((change) => renderChange(change, view.files.some(isTeamFile))).join('')}</div>` +
     '<p class="actions"><button type="button" data-action="accept">Accept selected</button> ' +
     '<button type="button" data-action="reject">Reject selected</button></p>' +
     '<p class="outcome" role="status"></p>' +
@@ -213,7 +227,7 @@ function renderSpace(space: PageSpace): string {
   const problems = space.problems.map((problem) => `<p class="problem">${escapeHtml(problem)}</p>`).join('');
   return (
     `<section class="space" id="space-${escapeHtml(space.id)}"><h2>Space ${escapeHtml(space.id)}</h2>` +
-    `<p>Approval mode ${space.approve ? 'on: runs propose, you decide' : 'off: runs write memory directly'}.</p>` +
+    `<p>Approval mode ${space.approve === 'shared' ? "on for the team's file: a run that changes AGENTS.md proposes, you decide; the others write memory directly" : space.approve ? 'on: runs propose, you decide' : 'off: runs write memory directly'}.</p>` +
     problems +
     `<h3>Proposals</h3>${proposals}<h3>Last runs</h3>${renderRuns(space)}` +
     `<h3>Memory (${space.activeFacts.length} active fact(s))</h3>${facts}</section>`
@@ -307,6 +321,7 @@ code { font: 0.85em ui-monospace, SFMono-Regular, Menlo, monospace; }
 section.proposal { border: 1px solid var(--line); border-radius: 8px; padding: 0.2rem 1rem 1rem; margin: 1rem 0; }
 .meta, .sources { color: var(--muted); font-size: 0.9rem; }
 .cards { display: grid; gap: 0.75rem; }
+.team { font-size: 0.8rem; padding: 0 0.3rem; border-radius: 3px; background: #fff3cd; color: #664d03; }
 article.card { border: 1px solid var(--line); border-radius: 6px; padding: 0.6rem 0.8rem; }
 article.card header { display: flex; flex-wrap: wrap; gap: 0.4rem; align-items: baseline; }
 article.card p { margin: 0.3rem 0; }
@@ -381,7 +396,7 @@ export async function readPageSpaces(spaces: readonly Space[]): Promise<PageSpac
       ]);
       return {
         id: space.id,
-        approve: space.approve === true,
+        approve: space.approve === 'shared' ? 'shared' : space.approve === true,
         activeFacts: facts.slice(0, FACTS_SHOWN),
         runs: runs.slice(-RUNS_SHOWN).reverse(),
         proposals: proposals.proposals,

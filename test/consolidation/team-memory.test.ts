@@ -5,11 +5,14 @@
  * consolidations are the real runs against the fake model server (the scripted extractor answers).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
+import type { Config } from '../../src/config/schema.js';
+import { acceptProposal } from '../../src/consolidation/proposal.js';
+import { readPageSpaces, renderPage } from '../../src/daemon/page.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import { BLOCK_BEGIN, BLOCK_END, splitIndexFile } from '../../src/memory/index-block.js';
 import { mergeAgentsFile } from '../../src/memory/agents-merge.js';
@@ -34,6 +37,7 @@ const FACTS: readonly ScriptedFact[] = [
     title: 'Lint before pushing',
     body: 'Run the linter before every push.',
   },
+  { trigger: 'staging box', type: 'project', title: 'Staging host', body: 'The staging box is stg-7.' },
   { trigger: 'my name is bo', type: 'user', title: 'Bo', body: 'The user is Bo, who likes dark mode.' },
   {
     trigger: 'make migrate',
@@ -81,8 +85,12 @@ interface Teammate {
 }
 
 let clock = Date.parse('2026-11-10T10:00:00Z');
+let lastStatus = '';
 
-function teammate(name: string): Teammate {
+function teammate(
+  name: string,
+  settings: Record<string, unknown> = {},
+): Teammate & { readonly config: Config } {
   const home = join(root, name);
   const repo = join(home, 'repo');
   git(root, 'clone', '-q', join(root, 'origin.git'), repo);
@@ -93,7 +101,7 @@ function teammate(name: string): Teammate {
   const configPath = join(home, 'dreamd.config.json');
   writeFileSync(
     configPath,
-    JSON.stringify({ spaces: [{ id: name, sessions, memory: memoryDir, agentsMd }] }),
+    JSON.stringify({ spaces: [{ id: name, sessions, memory: memoryDir, agentsMd, ...settings }] }),
   );
   const config = loadConfig({
     path: configPath,
@@ -105,6 +113,7 @@ function teammate(name: string): Teammate {
     cwd: home,
   });
   return {
+    config,
     repo,
     memoryDir,
     agentsMd,
@@ -129,6 +138,7 @@ function teammate(name: string): Teammate {
         now: () => now,
       })(config.spaces[0]!, FORCED_RUN);
       expect(run.status, run.reason).not.toBe('failed');
+      lastStatus = run.status;
     },
     agents: () => readFileSync(agentsMd, 'utf8'),
   };
@@ -231,6 +241,32 @@ describe('team memory through git', () => {
     expect(aMemory.facts.filter((fact) => fact.status === 'active').map((fact) => fact.title)).not.toContain(
       'Deploy from the release branch',
     );
+  });
+});
+
+describe('approval for the team file alone', () => {
+  it("lets a run that changes only personal memory write, and holds one that changes AGENTS.md for a decision, labelled as the team's", async () => {
+    if (!existsSync(join(root, 'origin.git'))) git(root, 'init', '-q', '--bare', '-b', 'main', 'origin.git');
+    const c = teammate('cy', { approve: 'shared' });
+    const before = existsSync(c.agentsMd) ? c.agents() : null;
+    c.session('c1', 'My name is Ana, by the way.');
+    await c.consolidate();
+    expect(lastStatus).toBe('completed');
+    expect((await loadMemory(c.memoryDir)).facts.map((fact) => fact.title)).toEqual(['Ana']);
+    expect(existsSync(c.agentsMd) ? c.agents() : null).toBe(before);
+
+    c.session('c2', 'Our staging box is stg-7.');
+    await c.consolidate();
+    expect(lastStatus).toBe('proposed');
+    expect(existsSync(c.agentsMd) ? c.agents() : null).toBe(before);
+    const [page] = await readPageSpaces(c.config.spaces);
+    expect(page?.approve).toBe('shared');
+    const html = renderPage(page === undefined ? [] : [page], 'nonce');
+    expect(html).toContain("goes to the team's AGENTS.md");
+    expect(html).toContain("the team's file: committed in the repository");
+    const runId = page?.proposals[0]?.runId ?? '';
+    await acceptProposal(c.config.spaces[0]!, runId, { config: c.config });
+    expect(titles(c.agents())).toContain('Staging host');
   });
 });
 
