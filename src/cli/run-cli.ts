@@ -80,6 +80,18 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/chat.js')).registerChat,
   },
   {
+    usage: 'mcp',
+    summary:
+      "serve memory to an MCP client over stdio (Claude Code, Codex, any client): recall, read_memory, remember, consolidate, status on the client's repository",
+    load: async () => (await import('./commands/mcp.js')).registerMcp,
+  },
+  {
+    usage: 'hook',
+    summary:
+      "what Claude Code's hooks run: session-start (the rules people keep re-teaching, as context), session-end (ask the daemon to check the space)",
+    load: async () => (await import('./commands/hook.js')).registerHook,
+  },
+  {
     usage: 'doctor',
     summary:
       'check config, directories, Redis and the model (URL, key, one models-list request), and say how to fix what is missing',

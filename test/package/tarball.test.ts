@@ -72,6 +72,11 @@ describe('the packed tarball', () => {
       'dist/workers/main.js',
       'dist/src/daemon/consolidation-processor.js',
       'dist/src/agent-kit.js',
+      // The Claude Code plugin (dreamd mcp, its hooks, /dreamd:dream) and the marketplace file that lists it.
+      'plugin/.claude-plugin/plugin.json',
+      'plugin/hooks/hooks.json',
+      'plugin/commands/dream.md',
+      '.claude-plugin/marketplace.json',
     ];
     // Every one of them is in the tarball: a failure lists the ones that are missing.
     expect(shipped.filter((path) => !paths.includes(path))).toEqual([]);
