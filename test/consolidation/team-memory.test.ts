@@ -270,6 +270,41 @@ describe('approval for the team file alone', () => {
   });
 });
 
+describe('moving a fact between personal and shared', () => {
+  it('team share puts a personal fact in the block at the next run, team personal takes a shared one out', async () => {
+    if (!existsSync(join(root, 'origin.git'))) git(root, 'init', '-q', '--bare', '-b', 'main', 'origin.git');
+    const d = teammate('dee');
+    d.session('d1', 'My name is Ana. Our staging box is stg-7.');
+    await d.consolidate();
+    const facts = (await loadMemory(d.memoryDir)).facts;
+    const ana = facts.find((fact) => fact.title === 'Ana')!;
+    const staging = facts.find((fact) => fact.title === 'Staging host')!;
+    expect(titles(d.agents())).toContain('Staging host');
+    expect(titles(d.agents())).not.toContain('Ana');
+    const configFile = join(root, 'dee', 'dreamd.config.json');
+    for (const [verb, id] of [
+      ['share', ana.id],
+      ['personal', staging.id],
+    ] as const) {
+      const run = await runCliCaptured(['--config', configFile, '--json', 'team', verb, id, 'dee'], {
+        cwd: d.repo,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.data()).toMatchObject({ space: 'dee', id, shared: verb === 'share' });
+    }
+    const unknown = await runCliCaptured(['--config', configFile, 'team', 'share', 'f-nosuchfact', 'dee'], {
+      cwd: d.repo,
+    });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(
+      /no fact f-nosuchfact in space dee; dreamd memory show dee lists the ids/u,
+    );
+    await d.consolidate();
+    expect(titles(d.agents())).toContain('Ana');
+    expect(titles(d.agents())).not.toContain('Staging host');
+  });
+});
+
 describe('the merge driver', () => {
   const text = (...lines: string[]) => `# Agents\n${BLOCK_BEGIN}\n${lines.join('\n')}\n${BLOCK_END}\n`;
   const head = '## Memory (kept by dreamd from past sessions)';
