@@ -4,12 +4,10 @@
  * space's lock, which every run holds from its scan to its commit: once `exclude` returns, no run reads the
  * session, and a run that was reading it has finished (what it learned stays; see the message).
  */
-import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import type { Config, Space } from '../config/schema.js';
 import { DreamdError } from '../errors.js';
 import {
-  acquireLock,
   addKeptOut,
   filesOfBatch,
   readKeptOut,
@@ -18,6 +16,7 @@ import {
   removeCommandMark,
 } from '../space/index.js';
 import { listSessions, type SessionRow } from './session-list.js';
+import { withStateLock } from './space-lock.js';
 
 /** No session of the spaces looked at answers to what was typed. */
 export class SessionNotFoundError extends DreamdError {
@@ -86,24 +85,6 @@ async function findSession(
   return { space, row: first };
 }
 
-async function underLock<T>(
-  config: Config,
-  space: Space,
-  command: string,
-  action: () => Promise<T>,
-): Promise<T> {
-  const lock = await acquireLock(space.memoryDir, {
-    owner: `dreamd ${command} ${process.pid}@${hostname()}`,
-    staleMs: config.limits.lockStaleMinutes * 60_000,
-    space: space.id,
-  });
-  try {
-    return await action();
-  } finally {
-    await lock.release();
-  }
-}
-
 /** Every mark of the session now, in force or not. */
 async function marksOf(space: Space, row: SessionRow): Promise<SessionMarkResult['reasons']> {
   const list = await readKeptOut(space.memoryDir);
@@ -122,7 +103,7 @@ export async function excludeSession(
   options: { readonly cwd: string; readonly now: Date },
 ): Promise<SessionMarkResult> {
   const { space, row } = await findSession(config, spaces, session, options.cwd);
-  return underLock(config, space, 'sessions exclude', async () => {
+  return withStateLock(config, space, 'sessions exclude', async () => {
     const pending = await readPendingBatch(space.memoryDir);
     if (pending !== undefined && filesOfBatch(pending).has(row.file))
       throw new DreamdError(
@@ -163,7 +144,7 @@ export async function includeSession(
   options: { readonly cwd: string },
 ): Promise<SessionMarkResult> {
   const { space, row } = await findSession(config, spaces, session, options.cwd);
-  return underLock(config, space, 'sessions include', async () => {
+  return withStateLock(config, space, 'sessions include', async () => {
     const removed = await removeCommandMark(space.memoryDir, {
       file: row.file,
       ...(row.sessionId === null ? {} : { sessionId: row.sessionId }),

@@ -12,6 +12,29 @@ import { acquireLock, recoverMemory, recoverSpace, type RecoverSpaceOutcome } fr
  * run left behind is finished or discarded first, under the lock, so it cannot be another process's commit
  * in progress.
  */
+/**
+ * Runs `action` holding dreamd's lock of the space only: for a command that changes dreamd's own state and no
+ * memory file (`sessions exclude`), so a run cannot read between its check and its write, while Claude Code
+ * may go on consolidating the folder. A held lock is a LockBusyError naming its holder (exit 1).
+ */
+export async function withStateLock<T>(
+  config: Config,
+  space: Space,
+  command: string,
+  action: () => Promise<T>,
+): Promise<T> {
+  const lock = await acquireLock(space.memoryDir, {
+    owner: `dreamd ${command} ${process.pid}@${hostname()}`,
+    staleMs: config.limits.lockStaleMinutes * 60_000,
+    space: space.id,
+  });
+  try {
+    return await action();
+  } finally {
+    await lock.release();
+  }
+}
+
 export async function withSpaceLock<T>(
   config: Config,
   space: Space,

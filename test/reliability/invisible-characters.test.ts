@@ -7,6 +7,7 @@ import { type AnthropicReply, type RecordedAnthropicRequest } from '../../harnes
 import { answerDefaults, sessionsInPrompt } from '../../harness/scripted-extractor.js';
 import { MANUAL, cleanUpWorkspaces, consolidatorFor, createWorkspace, readTree } from './support/harness.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
+import { HIDDEN } from './support/hidden.js';
 
 /**
  * Bidi controls and zero-width characters appear in no file dreamd writes: topic files, MEMORY.md, the
@@ -14,30 +15,6 @@ import { useFakeAnthropic } from '../support/fixtures.js';
  * over HTTP, screen, reconcile, transaction) of sessions and model answers strewn with those characters.
  */
 
-const HIDDEN = [
-  '\u202A',
-  '\u202B',
-  '\u202C',
-  '\u202D',
-  '\u202E',
-  '\u2066',
-  '\u2067',
-  '\u2068',
-  '\u2069',
-  '\u200B',
-  '\u200C',
-  '\u200D',
-  '\u200E',
-  '\u200F',
-  '\u2060',
-  '\u2061',
-  '\u2064',
-  '\uFEFF',
-  '\u061C',
-  '\u180E',
-  '\u{E0041}',
-  '\u{E007F}',
-];
 const HIDDEN_ANYWHERE = new RegExp(INVISIBLE_CONTROLS.source, 'u');
 
 /** Text of ordinary letters and spaces with hidden characters among them. */

@@ -3,12 +3,15 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INVISIBLE_CONTROLS } from '../../src/memory/visible-text.js';
+import type { Config, Space } from '../../src/config/schema.js';
+import type { RunSummary } from '../../src/core/run.js';
 import { splitIndexFile } from '../../src/memory/index-block.js';
 import { rollbackRun } from '../../src/space/index.js';
 import { type AnthropicReply, type RecordedAnthropicRequest } from '../../harness/fake-anthropic-server.js';
 import { answerDefaults, sessionsInPrompt, type ScriptedFact } from '../../harness/scripted-extractor.js';
 import { MANUAL, cleanUpWorkspaces, consolidatorFor, createWorkspace } from './support/harness.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
+import { HIDDEN } from './support/hidden.js';
 import { claudeCodeHome, HELLO_SCRIPT_FACT } from '../consolidation/helpers.js';
 
 /**
@@ -20,30 +23,6 @@ import { claudeCodeHome, HELLO_SCRIPT_FACT } from '../consolidation/helpers.js';
  * a rollback, which puts the person's bytes back exactly.
  */
 
-/** Every character dreamd keeps out of its own text: each may stand in a person's. */
-const HIDDEN = [
-  '\u202A',
-  '\u202B',
-  '\u202C',
-  '\u202D',
-  '\u202E',
-  '\u2066',
-  '\u2067',
-  '\u2068',
-  '\u2069',
-  '\u200B',
-  '\u200C',
-  '\u200D',
-  '\u200E',
-  '\u200F',
-  '\u2060',
-  '\u2061',
-  '\u2064',
-  '\uFEFF',
-  '\u061C',
-  '\u180E',
-  '\u{E0041}',
-];
 const HIDDEN_ANYWHERE = new RegExp(INVISIBLE_CONTROLS.source, 'u');
 
 /** Words people write with those characters in them. */
@@ -92,6 +71,22 @@ afterAll(() => {
   cleanUpWorkspaces();
 });
 
+/** One session that teaches the nightly build, consolidated: the run's summary, after checking it completed. */
+async function nightRun(config: Config, space: Space): Promise<RunSummary> {
+  writeFileSync(
+    join(space.sessionsDir, 'night.json'),
+    JSON.stringify({
+      id: 'night',
+      startedAt: '2026-11-20T10:00:00Z',
+      endedAt: '2026-11-20T11:00:00Z',
+      messages: [{ role: 'user', ts: '2026-11-20T10:00:00Z', content: 'Deploy the nightly build at 02:00.' }],
+    }),
+  );
+  const summary = await consolidatorFor(config)(space, MANUAL);
+  expect(summary.status).toBe('completed');
+  return summary;
+}
+
 /** The file with each of the person's pieces taken out once: what dreamd wrote itself. */
 function withoutTheirs(text: string, pieces: readonly string[]): string {
   let rest = text;
@@ -122,19 +117,7 @@ describe("a person's bytes in the files dreamd writes", () => {
             `## Written by hand ${WORDS[1]}\n\n${preamble} ${WORDS[0]}\n`;
           writeFileSync(join(space.memoryDir, 'MEMORY.md'), indexText);
           writeFileSync(join(space.memoryDir, 'user.md'), userText);
-          writeFileSync(
-            join(space.sessionsDir, 'night.json'),
-            JSON.stringify({
-              id: 'night',
-              startedAt: '2026-11-20T10:00:00Z',
-              endedAt: '2026-11-20T11:00:00Z',
-              messages: [
-                { role: 'user', ts: '2026-11-20T10:00:00Z', content: 'Deploy the nightly build at 02:00.' },
-              ],
-            }),
-          );
-          const summary = await consolidatorFor(workspace.config)(space, MANUAL);
-          expect(summary.status).toBe('completed');
+          const summary = await nightRun(workspace.config, space);
 
           const indexAfter = readFileSync(join(space.memoryDir, 'MEMORY.md'), 'utf8');
           const parts = splitIndexFile(indexAfter);
@@ -170,19 +153,7 @@ describe("a person's bytes in the files dreamd writes", () => {
       `---\nname: Project\ndescription: The project\ntype: project\n---\n\n${person[0]}\n\n` +
       `## Our stack ${WORDS[1]}\n\n${person[1]}\n`;
     writeFileSync(join(space.memoryDir, 'project.md'), projectText);
-    writeFileSync(
-      join(space.sessionsDir, 'night.json'),
-      JSON.stringify({
-        id: 'night',
-        startedAt: '2026-11-20T10:00:00Z',
-        endedAt: '2026-11-20T11:00:00Z',
-        messages: [
-          { role: 'user', ts: '2026-11-20T10:00:00Z', content: 'Deploy the nightly build at 02:00.' },
-        ],
-      }),
-    );
-    const summary = await consolidatorFor(workspace.config)(space, MANUAL);
-    expect(summary.status).toBe('completed');
+    const summary = await nightRun(workspace.config, space);
     const after = readFileSync(join(space.memoryDir, 'project.md'), 'utf8');
     expect(after).toContain('Deploy night build');
     const ours = withoutTheirs(after, [person[0]!, `## Our stack ${WORDS[1]}`, person[1]!]);
