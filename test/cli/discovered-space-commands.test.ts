@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -216,6 +216,14 @@ describe('naming a space by a path', () => {
       });
       expect(shown.data()).toMatchObject({ space: shopId });
     }
+  });
+
+  it('reads a dreamd.config.yaml in the home above the repository', async () => {
+    rmSync(join(home, 'dreamd.config.json'));
+    writeFileSync(join(home, 'dreamd.config.yaml'), 'discover:\n  - claude-code\n  - codex\n');
+    const shown = await dreamd(inShop, 'memory', 'show', '.');
+    expectOk(shown);
+    expect(shown.data()).toMatchObject({ space: shopId });
   });
 
   it('takes a configured space over the discovered one for the same repository', async () => {
