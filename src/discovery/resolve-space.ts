@@ -45,11 +45,8 @@ export async function findSpace(
   name: string | undefined,
   options: FindSpaceOptions = {},
 ): Promise<Space> {
-  const configuredOnly: SpaceChoices = { configured: config.spaces, discovered: [] };
-  if (name !== undefined) {
-    const configured = spaceWithId(configuredOnly, name);
-    if (configured !== undefined) return configured;
-  }
+  const configured = name === undefined ? undefined : config.spaces.find((space) => space.id === name);
+  if (configured !== undefined) return configured;
   const cwd = resolve(options.cwd ?? process.cwd());
   const folder = name === undefined ? undefined : folderNamed(name, cwd);
   const repository = folder === undefined ? undefined : repositoryOf(folder);
@@ -69,19 +66,20 @@ export async function findSpace(
   if (name === undefined) return onlySpace(choices, config);
   const byId = spaceWithId(choices, name);
   if (byId !== undefined) return byId;
-  if (folder === undefined) throw noSuchSpace(`no space "${name}"`, choices, config);
-  if (repository?.kind === 'vanished') {
+  if (folder === undefined || repository === undefined)
+    throw noSuchSpace(`no space "${name}"`, choices, config);
+  if (repository.kind === 'vanished') {
     throw noSuchSpace(`no space "${name}", and no folder ${folder} (${repository.detail})`, choices, config);
   }
-  const entries = entriesOf(found, root!);
+  const entries = entriesOf(found, repository.root);
   const space = entries.find((entry) => entry.space !== undefined)?.space;
   if (space !== undefined) return space;
-  const from = root === folder ? '' : ` (from ${folder})`;
+  const from = repository.root === folder ? '' : ` (from ${folder})`;
   const why = entries.find((entry) => entry.leftOut !== undefined)?.leftOut;
   throw noSuchSpace(
     why !== undefined
-      ? `discovery made no space for the repository ${root}${from}: ${why}`
-      : `no space serves the repository ${root}${from}` +
+      ? `discovery made no space for the repository ${repository.root}${from}: ${why}`
+      : `no space serves the repository ${repository.root}${from}` +
           (found === undefined ? '' : ': no agent session ran in it (`dreamd discover` lists what it found)'),
     choices,
     config,
