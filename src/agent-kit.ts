@@ -24,7 +24,8 @@ import {
   WRITE_MEMORY,
 } from './agent/tool-definitions.js';
 import type { AgentTool } from './agent/tool.js';
-import type { Config } from './config/schema.js';
+import type { Config, Space } from './config/schema.js';
+import type { FindSpaceOptions } from './discovery/resolve-space.js';
 import type { LoadConfigOptions } from './config/load.js';
 import type { SessionRecorder, SessionRecorderOptions } from './transcripts/session-recorder.js';
 
@@ -137,7 +138,19 @@ export type { Config, Space, ConfigFile, ModelConfig, GatesConfig, LimitsConfig 
 export async function loadConfig(options?: LoadConfigOptions): Promise<Config> {
   return (await import('./config/load.js')).loadConfig(options);
 }
-export { findSpace } from './config/find-space.js';
+
+/**
+ * See `findSpace` in `discovery/resolve-space.ts`, loaded at this call: the space a name names, by id or by a
+ * folder of its repository (`.`, a subfolder, a worktree), the spaces `discover` finds included (a configured
+ * one first); with no name, the only space. A ConfigError naming every space and the fix when none matches.
+ */
+export async function findSpace(
+  config: Config,
+  name: string | undefined,
+  options?: FindSpaceOptions,
+): Promise<Space> {
+  return (await import('./discovery/resolve-space.js')).findSpace(config, name, options);
+}
 
 // Sessions.
 export type { SessionRecorder, SessionRecorderOptions };

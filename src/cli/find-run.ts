@@ -1,9 +1,8 @@
-import type { Config, Space } from '../config/schema.js';
-import { findSpace } from '../config/load.js';
+import type { Space } from '../config/schema.js';
 import { DreamdError, MemoryFormatError } from '../errors.js';
 import { RUNS_DIR, listRuns, type MemoryProblem, type RunRecord } from '../space/index.js';
 
-/** No configured space has the run a command was given. */
+/** No space searched has the run a command was given. */
 export class RunNotFoundError extends DreamdError {
   override readonly name = 'RunNotFoundError';
   constructor(
@@ -27,15 +26,14 @@ async function runIn(space: Space, runId: string): Promise<RunRecord | undefined
 }
 
 /**
- * The space and record of a run: in the space named, else in whichever configured space has it. An unknown
- * space is a ConfigError (exit 2); an unknown run is RunNotFoundError (exit 1).
+ * The space and record of a run, in the first of `spaces` whose history has it (the space a command named,
+ * or every space, configured and discovered: `spacesOf` in `spaces.ts`). An unknown run is RunNotFoundError
+ * (exit 1).
  */
 export async function findRun(
-  config: Config,
+  spaces: readonly Space[],
   runId: string,
-  spaceId: string | undefined,
 ): Promise<{ space: Space; run: RunRecord }> {
-  const spaces = spaceId !== undefined ? [findSpace(config, spaceId)] : config.spaces;
   for (const space of spaces) {
     const run = await runIn(space, runId);
     if (run !== undefined) return { space, run };

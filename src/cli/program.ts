@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import type * as ConfigLoader from '../config/load.js';
 import type * as ScheduleCheck from '../config/schedule.js';
 import type { Config } from '../config/schema.js';
+import type { DiscoveredSpaces } from '../discovery/index.js';
 import { CommandExit, ExitCode, reportError, reportUsageError, type CliIo } from './output.js';
 import { packageVersion } from './version.js';
 
@@ -9,11 +10,16 @@ import { packageVersion } from './version.js';
 export interface CommandContext {
   readonly io: CliIo;
   readonly json: boolean;
-  /** Loads the config once (from --config, DREAMD_CONFIG or ./dreamd.config.json). */
-  readonly config: () => Config;
   /**
-   * The config with the spaces `discover` finds (one per repository) after the configured ones; the config
-   * itself without `discover`. Discovers once per command.
+   * Loads the config once (from --config, DREAMD_CONFIG, else the nearest dreamd.config.json, .yaml or .yml
+   * in the working directory or a folder above it).
+   */
+  readonly config: () => Config;
+  /** The spaces `discover` finds (one per repository); none without `discover`. Discovers once per command. */
+  readonly discovery: () => Promise<DiscoveredSpaces>;
+  /**
+   * The config with the spaces `discover` finds after the configured ones; the config itself without
+   * `discover`. Discovers once per command (the same discovery as `discovery`).
    */
   readonly discoveredConfig: () => Promise<Config>;
 }
@@ -62,7 +68,10 @@ export async function runProgram(
   };
   const program = new Command('dreamd')
     .description('Memory consolidation for LLM agents: transcripts in, curated memory out.')
-    .option('--config <path>', 'config file (default: $DREAMD_CONFIG or ./dreamd.config.json)')
+    .option(
+      '--config <path>',
+      'config file (default: $DREAMD_CONFIG, else the nearest dreamd.config.json, .yaml or .yml here or above)',
+    )
     .option('--json', 'machine-readable output', false)
     .version(packageVersion(), '-V, --version', 'print the version of dreamd')
     .showHelpAfterError()
@@ -81,7 +90,7 @@ export async function runProgram(
   });
 
   let loaded: Config | undefined;
-  let discovered: Promise<Config> | undefined;
+  let discovery: Promise<DiscoveredSpaces> | undefined;
   const context = (): CommandContext => {
     const flags = program.opts<{ config?: string; json: boolean }>();
     const config = (): Config => {
@@ -92,17 +101,24 @@ export async function runProgram(
       scheduleModule?.checkSchedule(config, io.env);
       return (loaded = config);
     };
+    const discover = (): Promise<DiscoveredSpaces> => {
+      const base = config();
+      discovery ??= import('../discovery/index.js').then(({ discoverSpaces }) => discoverSpaces(base));
+      return discovery;
+    };
     return {
       io,
       json: flags.json,
       config,
-      discoveredConfig: () => {
+      discovery: discover,
+      discoveredConfig: async () => {
         const base = config();
-        if (base.discover === undefined) return Promise.resolve(base);
-        discovered ??= import('../discovery/index.js').then(({ withDiscoveredSpaces }) =>
-          withDiscoveredSpaces(base),
-        );
-        return discovered;
+        if (base.discover === undefined) return base;
+        const [{ configWithSpaces }, found] = await Promise.all([
+          import('../discovery/index.js'),
+          discover(),
+        ]);
+        return configWithSpaces(base, found);
       },
     };
   };

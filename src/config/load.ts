@@ -1,8 +1,9 @@
-import { readFileSync, existsSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { CONFIG_FILE_NAMES, findConfigFile, homeOf, readConfigFile } from './config-file.js';
 import {
   ConfigFile,
   HttpUrl,
@@ -14,8 +15,8 @@ import {
   type SpaceConfig,
 } from './schema.js';
 
-/** Name of the config file looked up in the working directory when no path is given. */
-export const CONFIG_FILE_NAME = 'dreamd.config.json';
+/** Name of the config file looked up from the working directory upward when no path is given (see `config-file.ts`). */
+export const CONFIG_FILE_NAME = CONFIG_FILE_NAMES[0];
 
 /**
  * Environment variables, each overriding one setting of the file. Numbers are parsed; a bad value is a
@@ -77,7 +78,10 @@ const NUMERIC = new Set([
 ]);
 
 export interface LoadConfigOptions {
-  /** Explicit config path (`--config`). Else DREAMD_CONFIG, else ./dreamd.config.json if it exists. */
+  /**
+   * Explicit config path (`--config`). Else DREAMD_CONFIG, else the nearest `dreamd.config.json` (or `.yaml`,
+   * `.yml`) in `cwd` or a folder above it, up to the home folder (`findConfigFile`).
+   */
   path?: string | undefined;
   /** Environment to read; default process.env. */
   env?: Readonly<Record<string, string | undefined>>;
@@ -126,7 +130,6 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const cwd = options.cwd ?? process.cwd();
   const explicit = options.path ?? env.DREAMD_CONFIG;
   let source: string | undefined;
-  let raw: Record<string, unknown> = {};
   if (explicit !== undefined && explicit !== '') {
     source = resolvePath(explicit, cwd);
     if (!existsSync(source)) {
@@ -135,33 +138,10 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
         'config',
       );
     }
-  } else if (existsSync(resolve(cwd, CONFIG_FILE_NAME))) {
-    source = resolve(cwd, CONFIG_FILE_NAME);
+  } else {
+    source = findConfigFile(cwd, homeOf(env));
   }
-  if (source !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(source, 'utf8');
-    } catch (error) {
-      throw new ConfigError(`cannot read config file ${source}: ${(error as Error).message}`, 'config', {
-        cause: error,
-      });
-    }
-    try {
-      const parsed: unknown = JSON.parse(text);
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-        throw new ConfigError(`${source}: the config must be a JSON object`, '(top level)');
-      }
-      raw = parsed as Record<string, unknown>;
-    } catch (error) {
-      if (error instanceof ConfigError) throw error;
-      throw new ConfigError(
-        `${source}${jsonErrorPlace(text, (error as Error).message)} is not valid JSON: ${(error as Error).message}; fix the syntax`,
-        'config',
-        { cause: error },
-      );
-    }
-  }
+  const raw: Record<string, unknown> = source === undefined ? {} : readConfigFile(source);
 
   /** Field → `VARIABLE=value`, for the fields the environment set (an error names the variable, not the file). */
   const fromEnvironment = new Map<string, string>();
@@ -411,21 +391,8 @@ function applySdkBaseUrl(
   setPath(raw, 'model.baseUrl', value);
 }
 
-/**
- * ` line 3 column 8` for a JSON.parse error, from the offset V8 names (`… at position 41`, every Node we
- * support) or the end of the text (`Unexpected end of JSON input`); empty when the message names neither.
- */
-export function jsonErrorPlace(text: string, message: string): string {
-  const position = /at position (\d+)/.exec(message)?.[1];
-  const offset =
-    position !== undefined ? Number(position) : /end of JSON input/.test(message) ? text.length : undefined;
-  if (offset === undefined) return '';
-  const before = text.slice(0, offset).split('\n');
-  return ` line ${before.length} column ${before[before.length - 1]!.length + 1}`;
-}
-
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-export { findSpace } from './find-space.js';
+export { CONFIG_FILE_NAMES, findConfigFile, jsonErrorPlace } from './config-file.js';

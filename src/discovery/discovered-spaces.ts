@@ -232,7 +232,11 @@ export async function discoverSpaces(config: Config, cache?: DiscoveryCache): Pr
  */
 export async function withDiscoveredSpaces(config: Config, cache?: DiscoveryCache): Promise<Config> {
   if (config.discover === undefined) return config;
-  const found = await discoverSpaces(config, cache);
+  return configWithSpaces(config, await discoverSpaces(config, cache));
+}
+
+/** The config with the spaces of a discovery made from it after the configured ones. */
+export function configWithSpaces(config: Config, found: DiscoveredSpaces): Config {
   const extra = found.spaces.flatMap((entry) => (entry.space === undefined ? [] : [entry.space]));
-  return { ...config, spaces: [...config.spaces, ...extra] };
+  return extra.length === 0 ? config : { ...config, spaces: [...config.spaces, ...extra] };
 }

@@ -10,6 +10,7 @@ export type {
   DiscoverySkip,
 } from './discover.js';
 export {
+  configWithSpaces,
   discoverSpaces,
   discoveredSpaceId,
   spacesOfDiscovery,
@@ -25,3 +26,4 @@ export {
   isClaudeProjectNameOf,
   wyhash,
 } from './claude-project-folder.js';
+export { findSpace, findSpaces, type FindSpaceOptions } from './resolve-space.js';

@@ -81,6 +81,6 @@ describe("the agent kit's deferred functions", () => {
     await recorder.end();
     expect(recorder.file).toBe(path.join(sessionsDir, 'kit-session.json'));
     const config = await kit.loadConfig({ cwd: base, env: {} });
-    expect(kit.findSpace(config, undefined).id).toBe(config.spaces[0]!.id);
+    expect((await kit.findSpace(config, undefined)).id).toBe(config.spaces[0]!.id);
   });
 });

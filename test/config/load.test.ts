@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findSpace, loadConfig, resolvePath } from '../../src/config/load.js';
+import { loadConfig, resolvePath } from '../../src/config/load.js';
+import { findSpace } from '../../src/discovery/index.js';
 import { ConfigError } from '../../src/errors.js';
 
 function tempDir(): string {
@@ -256,7 +257,7 @@ describe('loadConfig', () => {
 });
 
 describe('findSpace', () => {
-  it('finds a space by id and lists the others when it is unknown', () => {
+  it('finds a space by id and lists the others when it is unknown', async () => {
     const dir = tempDir();
     writeConfig(dir, {
       spaces: [
@@ -265,9 +266,13 @@ describe('findSpace', () => {
       ],
     });
     const config = loadConfig({ env: {}, cwd: dir });
-    expect(findSpace(config, 'b').id).toBe('b');
-    expect(() => findSpace(config, 'c')).toThrow(/configured spaces: a, b/);
-    expect(() => findSpace(config, undefined)).toThrow(/name one/);
+    expect((await findSpace(config, 'b', { cwd: dir })).id).toBe('b');
+    await expect(findSpace(config, 'c', { cwd: dir })).rejects.toThrow(
+      'no space "c"; configured spaces: a, b; discovery is off',
+    );
+    await expect(findSpace(config, undefined, { cwd: dir })).rejects.toThrow(
+      /several spaces \(a, b\); name a space/,
+    );
   });
 });
 

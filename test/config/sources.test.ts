@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findSpace, loadConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../src/config/load.js';
+import { findSpace } from '../../src/discovery/index.js';
 import { ConfigError } from '../../src/errors.js';
 
 /** Spaces of several transcript sources, and `discover`, as the config file says them. */
@@ -99,8 +100,13 @@ describe('discover in the config', () => {
     expect(bad.load).toThrow(/discover/);
   });
 
-  it('says a command without a space that discovery found none, rather than listing none', () => {
-    const { load } = configIn({ discover: ['codex'] });
-    expect(() => findSpace(load(), undefined)).toThrow(/discovery found no repository yet/);
+  it('says a command without a space that discovery found none, rather than listing none', async () => {
+    const { root, load } = configIn(
+      { discover: ['codex'] },
+      { CODEX_HOME: mkdtempSync(join(tmpdir(), 'dreamd-empty-codex-')) },
+    );
+    await expect(findSpace(load(), undefined, { cwd: root })).rejects.toThrow(
+      /discovery found no repository yet/,
+    );
   });
 });

@@ -15,19 +15,20 @@ export const registerBatch: CommandRegistrar = (program, context) => {
     batch
       .command('cancel')
       .description("cancel a space's pending message batch; its sessions go to the next run"),
-    'space id (default: every configured space)',
+    'space id or repository path (default: every space)',
   ).action(async (positional: string | undefined, _options: object, command: Command) => {
     const spaceId = namedSpace(command, positional);
-    const { io, json, config } = context();
+    const commandContext = context();
+    const { io, json, config } = commandContext;
     const loaded = config();
     // Loaded when the command runs, so `--help` stays quick.
-    const [{ selectSpaces }, { cancelPendingBatch }, { createModel }] = await Promise.all([
+    const [{ spacesOf }, { cancelPendingBatch }, { createModel }] = await Promise.all([
       import('../spaces.js'),
       import('../../consolidation/batch.js'),
       import('../../model/index.js'),
     ]);
     const canceled: { space: string; batchId: string | null }[] = [];
-    for (const space of selectSpaces(loaded, spaceId)) {
+    for (const space of await spacesOf(commandContext, spaceId)) {
       const batchId = await cancelPendingBatch(space.memoryDir, () =>
         createModel(loaded.model, { env: io.env }),
       );

@@ -83,8 +83,8 @@ export const registerChat: CommandRegistrar = (program, context) => {
         'and recall; the session is recorded (continue it with --session)',
     )
     .argument('<message>', 'what to say ("-" reads it from standard input)')
-    .argument('[space]', 'space whose memory the agent uses (default: the only one)')
-    .option('--space <id>', 'space whose memory the agent uses (default: the only one)')
+    .argument('[space]', 'space id or repository path whose memory the agent uses (default: the only one)')
+    .option('--space <id>', 'space id or repository path whose memory the agent uses (default: the only one)')
     .option('--max-turns <n>', 'most model calls for this message (at least 1)', parseMaxTurns, 10)
     .option('--session <id>', 'continue the recorded session <id> (its history and summary)')
     .option('--verbose', 'print each tool call and its result on one line (on stderr)', false)
@@ -96,14 +96,15 @@ export const registerChat: CommandRegistrar = (program, context) => {
         command: Command,
       ) => {
         const spaceId = namedSpace(command, positional);
-        const { io, json, config } = context();
+        const commandContext = context();
+        const { io, json, config } = commandContext;
         const loaded = config();
         // The agent kit and the SDKs load only when the command runs, so `--help` stays quick.
-        const [{ createMemoryAgent }, { findSpace }] = await Promise.all([
+        const [{ createMemoryAgent }, { spaceOf }] = await Promise.all([
           import('../../agent/memory-agent.js'),
-          import('../../config/load.js'),
+          import('../spaces.js'),
         ]);
-        const space = findSpace(loaded, spaceId);
+        const space = await spaceOf(commandContext, spaceId);
         const message = await messageFrom(argument);
         const agent = await createMemoryAgent({
           space,

@@ -134,14 +134,15 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
         command: Command,
       ) => {
         const spaceId = namedSpace(command, positional);
-        const { io, json, discoveredConfig } = context();
+        const commandContext = context();
+        const { io, json, discoveredConfig } = commandContext;
         const loaded = await discoveredConfig();
         // Loaded when the command runs (the pipeline, the SDKs), so `--help` stays quick.
         const [
           { consolidateInProcess },
           { consolidateQueued },
           { createDaemonClient },
-          { selectSpaces },
+          { spacesOf },
           { createDreamd },
           { createLogger },
           { createNoteLogger },
@@ -154,7 +155,7 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
           import('../../daemon/logger.js'),
           import('../note-logger.js'),
         ]);
-        const spaces = selectSpaces(loaded, spaceId, io.cwd);
+        const spaces = await spacesOf(commandContext, spaceId);
         const drawsBar = showsProgress(io, json);
         const bar = drawsBar ? createProgressBar() : createPlainProgress(io.stderr);
         // Retries and warnings go to stderr, beside the command's own output: pino's JSON lines under --json,

@@ -155,16 +155,17 @@ export const registerHistory: CommandRegistrar = (program, context) => {
     .option('--limit <n>', `most runs listed (default ${DEFAULT_HISTORY_LIMIT})`)
     .action(async (positional: string | undefined, options: { limit?: string }, command: Command) => {
       const spaceId = namedSpace(command, positional);
-      const { io, json, discoveredConfig } = context();
+      const commandContext = context();
+      const { io, json, config } = commandContext;
       const limit = parseLimit(options.limit);
-      const loaded = await discoveredConfig();
       // Loaded when the command runs, so `--help` stays quick.
-      const [{ listRuns }, { selectSpaces }] = await Promise.all([
+      const [{ listRuns }, { spacesOf }] = await Promise.all([
         import('../../space/index.js'),
         import('../spaces.js'),
       ]);
+      const loaded = config();
       const rows: HistoryRow[] = [];
-      for (const space of selectSpaces(loaded, spaceId, io.cwd)) {
+      for (const space of await spacesOf(commandContext, spaceId)) {
         await (await import('../space-lock.js')).recoverBeforeReading(loaded, space);
         rows.push(...historyRows(space, await listRuns(space.memoryDir)));
       }
@@ -178,11 +179,13 @@ export const registerHistory: CommandRegistrar = (program, context) => {
       .command('show')
       .description('one run: what it changed and its diff')
       .argument('<runId>', 'run id, as `dreamd history` lists them'),
-    'space id (default: the space whose history has the run)',
+    'space id or repository path (default: the space whose history has the run)',
   ).action(async (runId: string, positional: string | undefined, _options: object, command: Command) => {
-    const { io, json, config } = context();
-    const { findRun } = await import('../find-run.js');
-    const { space, run } = await findRun(config(), runId, namedSpace(command, positional));
+    const commandContext = context();
+    const { io, json } = commandContext;
+    const spaceId = namedSpace(command, positional);
+    const [{ findRun }, { spacesOf }] = await Promise.all([import('../find-run.js'), import('../spaces.js')]);
+    const { space, run } = await findRun(await spacesOf(commandContext, spaceId), runId);
     emitResult(
       io,
       json,

@@ -27,7 +27,7 @@ async function spaceOf(
     import('../../errors.js'),
   ]);
   try {
-    return { space: chooseSpace(config, { roots: [], cwd: folder }).space };
+    return { space: (await chooseSpace(config, { roots: [], cwd: folder })).space };
   } catch (error) {
     if (error instanceof ConfigError && error.field === 'space') return { why: error.message };
     throw error;

@@ -9,14 +9,14 @@ import { emitResult, table } from '../output.js';
 import type { Command } from 'commander';
 import { namedSpace, withSpace } from '../space-argument.js';
 
-/** The memory store and the config loader, loaded when a command runs so `--help` stays quick. */
+/** The memory store and the space resolution, loaded when a command runs so `--help` stays quick. */
 async function memoryModules() {
-  const [memory, space, load] = await Promise.all([
+  const [memory, space, spaces] = await Promise.all([
     import('../../memory/index.js'),
     import('../../space/index.js'),
-    import('../../config/load.js'),
+    import('../spaces.js'),
   ]);
-  return { ...memory, ...space, findSpace: load.findSpace };
+  return { ...memory, ...space, spaceOf: spaces.spaceOf };
 }
 
 /** "taught again 3×, last 2026-11-25" beside a fact people had to teach again; empty for the others. */
@@ -191,12 +191,11 @@ export const registerMemory: CommandRegistrar = (program, context) => {
         command: Command,
       ) => {
         const spaceId = namedSpace(command, positional);
-        const { io, json, discoveredConfig } = context();
-        const { loadMemory, FactNotFoundError, assertArchiveReadable } = await memoryModules();
-        const loadedConfig = await discoveredConfig();
-        const { findSpaceOrRepository } = await import('../spaces.js');
-        const space = findSpaceOrRepository(loadedConfig, spaceId, io.cwd);
-        await (await import('../space-lock.js')).recoverBeforeReading(loadedConfig, space);
+        const commandContext = context();
+        const { io, json, config } = commandContext;
+        const { loadMemory, FactNotFoundError, assertArchiveReadable, spaceOf } = await memoryModules();
+        const space = await spaceOf(commandContext, spaceId);
+        await (await import('../space-lock.js')).recoverBeforeReading(config(), space);
         const loaded = await loadMemory(space.memoryDir, { agentsMd: space.agentsMd });
         // The archive is read by --archived, --all and --fact: unreadable, it is not shown as empty.
         if (options.archived || options.all) assertArchiveReadable(loaded);
@@ -262,7 +261,7 @@ export const registerMemory: CommandRegistrar = (program, context) => {
       .command('search')
       .description('lexical search (BM25) over the active facts, best match first')
       .argument('<query>', 'words to look for'),
-    'space id (required when several spaces are configured)',
+    'space id or repository path (required when there are several spaces)',
   )
     .option('--limit <n>', `most results (default ${DEFAULT_SEARCH_LIMIT})`)
     .option('--archived', 'search the facts newer ones replaced too (superseded, archived)', false)
@@ -273,10 +272,11 @@ export const registerMemory: CommandRegistrar = (program, context) => {
         options: { limit?: string; archived: boolean },
         command: Command,
       ) => {
-        const { io, json, config } = context();
-        const { findSpace, loadMemory, assertArchiveReadable } = await memoryModules();
+        const commandContext = context();
+        const { io, json, config } = commandContext;
+        const { spaceOf, loadMemory, assertArchiveReadable } = await memoryModules();
         const { createRecall } = await import('../../agent/recall.js');
-        const space = findSpace(config(), namedSpace(command, positional));
+        const space = await spaceOf(commandContext, namedSpace(command, positional));
         const limit = options.limit === undefined ? DEFAULT_SEARCH_LIMIT : Number(options.limit);
         if (!Number.isInteger(limit) || limit < 1) {
           throw new ConfigError(`--limit ${options.limit ?? ''}: give a whole number of 1 or more`, 'limit');
@@ -305,13 +305,14 @@ export const registerMemory: CommandRegistrar = (program, context) => {
       .command('forget')
       .description('remove a fact from memory and keep it from being learned again (a run you can roll back)')
       .argument('<id>', 'fact id (f-…), as `dreamd memory show` lists them'),
-    'space id (required when several spaces are configured)',
+    'space id or repository path (required when there are several spaces)',
   ).action(async (id: string, positional: string | undefined, _options: object, command: Command) => {
-    const { io, json, config } = context();
-    const { findSpace, forgetFact } = await memoryModules();
+    const commandContext = context();
+    const { io, json, config } = commandContext;
+    const { spaceOf, forgetFact } = await memoryModules();
     const { withSpaceLock } = await import('../space-lock.js');
     const loaded = config();
-    const space = findSpace(loaded, namedSpace(command, positional));
+    const space = await spaceOf(commandContext, namedSpace(command, positional));
     const { fact, record } = await withSpaceLock(loaded, space, 'memory forget', () =>
       forgetFact(space.memoryDir, id, { spaceId: space.id }),
     );

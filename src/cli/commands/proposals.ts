@@ -1,4 +1,5 @@
 import type { Config, Space } from '../../config/schema.js';
+import type { CommandContext } from '../program.js';
 import type { ProposalChange, ProposalView } from '../../consolidation/proposal.js';
 import { formatUsd } from '../../cost/prices.js';
 import { emitResult } from '../output.js';
@@ -28,11 +29,18 @@ function describeProposal(view: ProposalView, withDiff: boolean): string {
   ].join('\n');
 }
 
-/** The space holding a proposal of that run: the one named, else whichever configured space has it. */
-async function spaceOfProposal(config: Config, runId: string, spaceId: string | undefined): Promise<Space> {
-  const [{ selectSpaces }, { proposalPath, readTextIfExists, ProposalNotFoundError }, path] =
-    await Promise.all([import('../spaces.js'), import('../../space/index.js'), import('node:path')]);
-  const spaces = selectSpaces(config, spaceId);
+/** The space holding a proposal of that run: the one named, else whichever space (configured or discovered) has it. */
+async function spaceOfProposal(
+  context: CommandContext,
+  runId: string,
+  spaceId: string | undefined,
+): Promise<Space> {
+  const [{ spacesOf }, { proposalPath, readTextIfExists, ProposalNotFoundError }, path] = await Promise.all([
+    import('../spaces.js'),
+    import('../../space/index.js'),
+    import('node:path'),
+  ]);
+  const spaces = await spacesOf(context, spaceId);
   for (const space of spaces) {
     if ((await readTextIfExists(path.join(space.memoryDir, proposalPath(runId)))) !== null) return space;
   }
@@ -51,20 +59,20 @@ export const registerProposals: CommandRegistrar = (program, context) => {
       .description(
         'proposals of approval-mode spaces awaiting a decision, with their changes (--diff: the exact diff)',
       ),
-    'space id (default: every configured space)',
+    'space id or repository path (default: every space)',
   )
     .option('--run <runId>', 'show only this proposal')
     .option('--diff', 'show the diff of every file each proposal writes', false)
     .action(
       async (positional: string | undefined, options: { run?: string; diff: boolean }, command: Command) => {
         const spaceId = namedSpace(command, positional);
-        const { io, json, config } = context();
-        const loaded = config();
-        const [{ listProposalViews }, { selectSpaces }] = await Promise.all([
+        const commandContext = context();
+        const { io, json } = commandContext;
+        const [{ listProposalViews }, { spacesOf }] = await Promise.all([
           import('../../consolidation/proposal.js'),
           import('../spaces.js'),
         ]);
-        const { proposals, problems } = await listProposalViews(selectSpaces(loaded, spaceId));
+        const { proposals, problems } = await listProposalViews(await spacesOf(commandContext, spaceId));
         const shown = proposals.filter((view) => options.run === undefined || view.runId === options.run);
         for (const problem of problems) io.stderr(`dreamd: ${problem.reason}\n`);
         emitResult(io, json, { command: 'proposals', data: { proposals: shown, problems } }, () =>
@@ -147,7 +155,7 @@ function decision(
       .command(spec.name)
       .description(spec.description)
       .argument('<runId>', 'run id, as `dreamd proposals` lists them'),
-    'space id (default: the space that holds the proposal)',
+    'space id or repository path (default: the space that holds the proposal)',
   )
     .option('--only <ids...>', spec.only)
     .action(
@@ -157,9 +165,10 @@ function decision(
         options: { only?: string[] },
         command: Command,
       ) => {
-        const { io, json, config } = context();
+        const commandContext = context();
+        const { io, json, config } = commandContext;
         const loaded = config();
-        const space = await spaceOfProposal(loaded, runId, namedSpace(command, positional));
+        const space = await spaceOfProposal(commandContext, runId, namedSpace(command, positional));
         const { data, text } = await spec.decide(space, runId, loaded, parseOnly(options.only));
         emitResult(io, json, { command: spec.name, data }, text);
       },

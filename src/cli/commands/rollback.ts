@@ -18,7 +18,7 @@ export const registerRollback: CommandRegistrar = (program, context) => {
       .command('rollback')
       .description('restore the memory files as they were before a run (recorded as a new run)')
       .argument('<runId>', 'run id, as `dreamd history` lists them'),
-    'space id (default: the space whose history has the run)',
+    'space id or repository path (default: the space whose history has the run)',
   )
     .option('--cascade', 'also roll back, newest first, the later runs that changed the same files', false)
     .option('--force', 'restore even files changed since the run by hand (their edits are lost)', false)
@@ -30,15 +30,18 @@ export const registerRollback: CommandRegistrar = (program, context) => {
         command: Command,
       ) => {
         const spaceId = namedSpace(command, positional);
-        const { io, json, config } = context();
+        const commandContext = context();
+        const { io, json, config } = commandContext;
         const loaded = config();
         // Loaded when the command runs, so `--help` stays quick.
-        const [{ RollbackRefusedError, rollbackRun }, { findRun }, { withSpaceLock }] = await Promise.all([
-          import('../../space/index.js'),
-          import('../find-run.js'),
-          import('../space-lock.js'),
-        ]);
-        const { space } = await findRun(loaded, runId, spaceId);
+        const [{ RollbackRefusedError, rollbackRun }, { findRun }, { withSpaceLock }, { spacesOf }] =
+          await Promise.all([
+            import('../../space/index.js'),
+            import('../find-run.js'),
+            import('../space-lock.js'),
+            import('../spaces.js'),
+          ]);
+        const { space } = await findRun(await spacesOf(commandContext, spaceId), runId);
         let records;
         try {
           records = await withSpaceLock(loaded, space, 'rollback', () =>

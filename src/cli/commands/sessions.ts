@@ -90,14 +90,15 @@ export const registerSessions: CommandRegistrar = (program, context) => {
     'space id or repository path (default: every space)',
   ).action(async (positional: string | undefined, _options: object, command: Command) => {
     const spaceId = namedSpace(command, positional);
-    const { io, json, discoveredConfig } = context();
+    const commandContext = context();
+    const { io, json, discoveredConfig } = commandContext;
     const loaded = await discoveredConfig();
     // Loaded when the command runs, so `--help` stays quick (the transcript readers are heavy).
-    const [{ listSessions, sessionTotals }, { selectSpaces }] = await Promise.all([
+    const [{ listSessions, sessionTotals }, { spacesOf }] = await Promise.all([
       import('../session-list.js'),
       import('../spaces.js'),
     ]);
-    const { rows, errors } = await listSessions(loaded, selectSpaces(loaded, spaceId, io.cwd));
+    const { rows, errors } = await listSessions(loaded, await spacesOf(commandContext, spaceId));
     emitResult(io, json, { command: 'sessions list', ok: errors.length === 0, data: rows }, () =>
       rows.length === 0
         ? `no session files\n${totalsLine(rows, sessionTotals, loaded.gates.quietMinutes)}`
@@ -128,13 +129,14 @@ function registerMark(
     'space id or repository path (default: every space)',
   ).action(async (session: string, positional: string | undefined, _options: object, command: Command) => {
     const spaceId = namedSpace(command, positional);
-    const { io, json, discoveredConfig } = context();
+    const commandContext = context();
+    const { io, json, discoveredConfig } = commandContext;
     const loaded = await discoveredConfig();
-    const [{ excludeSession, includeSession }, { selectSpaces }] = await Promise.all([
+    const [{ excludeSession, includeSession }, { spacesOf }] = await Promise.all([
       import('../session-marks.js'),
       import('../spaces.js'),
     ]);
-    const spaces = selectSpaces(loaded, spaceId, io.cwd);
+    const spaces = await spacesOf(commandContext, spaceId);
     const result =
       verb === 'exclude'
         ? await excludeSession(loaded, spaces, session, { cwd: io.cwd, now: new Date() })

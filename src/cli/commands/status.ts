@@ -119,16 +119,17 @@ export const registerStatus: CommandRegistrar = (program, context) => {
     'space id or repository path (default: every space)',
   ).action(async (positional: string | undefined, _options: object, command: Command) => {
     const spaceId = namedSpace(command, positional);
-    const { io, json, discoveredConfig } = context();
+    const commandContext = context();
+    const { io, json, discoveredConfig } = commandContext;
     const loaded = await discoveredConfig();
     // Loaded when the command runs (memory, ledger, HTTP client), so `--help` stays quick.
-    const [{ createDaemonClient }, { spaceStatus }, { selectSpaces }] = await Promise.all([
+    const [{ createDaemonClient }, { spaceStatus }, { spacesOf }] = await Promise.all([
       import('../daemon-client.js'),
       import('../space-status.js'),
       import('../spaces.js'),
     ]);
     const statuses: SpaceStatus[] = [];
-    const spaces = selectSpaces(loaded, spaceId, io.cwd);
+    const spaces = await spacesOf(commandContext, spaceId);
     const daemon = createDaemonClient(loaded);
     const match = await daemon.serves(spaces);
     const queueCounts = match.use ? await createQueueCounts(daemon) : undefined;

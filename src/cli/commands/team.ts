@@ -164,10 +164,10 @@ export const registerTeam: CommandRegistrar = (program, context) => {
         .argument('<id>', 'fact id (f-…), as `dreamd memory show` lists them'),
       'space id, or a path inside its repository (required when several spaces are configured)',
     ).action(async (id: string, positional: string | undefined, _options: object, command: Command) => {
-      const { io, json, discoveredConfig } = context();
-      const loadedConfig = await discoveredConfig();
-      const { findSpaceOrRepository } = await import('../spaces.js');
-      const space = findSpaceOrRepository(loadedConfig, namedSpace(command, positional), io.cwd);
+      const commandContext = context();
+      const { io, json } = commandContext;
+      const { spaceOf } = await import('../spaces.js');
+      const space = await spaceOf(commandContext, namedSpace(command, positional));
       const { loadMemory } = await import('../../space/memory-dir.js');
       const { setSharing } = await import('../../space/team-memory.js');
       const { isTeamFact } = await import('../../memory/agents-block.js');

@@ -1,6 +1,6 @@
 /**
- * Which space an MCP client's call works on. One function on purpose: the CLI's own resolution of paths and
- * discovered spaces (`cli/spaces.ts`) is growing, and this is the one place to swap for it.
+ * Which space an MCP client's call works on, through the one resolution every command shares (`findSpace` in
+ * `discovery/resolve-space.ts`: a space id, configured or discovered, or a path in a repository).
  *
  * The order, first that names a space wins:
  * 1. the client's roots: the first `file://` root inside a repository a space serves (configured or
@@ -15,7 +15,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Config, Space } from '../../config/schema.js';
 import { ConfigError } from '../../errors.js';
-import { findSpaceOrRepository } from '../spaces.js';
+import { findSpace } from '../../discovery/resolve-space.js';
 
 /** Where the space of a call may come from. */
 export interface SpaceClues {
@@ -34,9 +34,9 @@ export interface ChosenSpace {
 }
 
 /** The space that serves a folder's repository, or undefined when none does. */
-function spaceOfFolder(config: Config, folder: string, cwd: string): Space | undefined {
+async function spaceOfFolder(config: Config, folder: string, cwd: string): Promise<Space | undefined> {
   try {
-    return findSpaceOrRepository(config, folder, cwd);
+    return await findSpace(config, folder, { cwd });
   } catch (error) {
     if (error instanceof ConfigError) return undefined;
     throw error;
@@ -56,22 +56,22 @@ function rootFolders(roots: SpaceClues['roots']): string[] {
 }
 
 /** See the module comment. A ConfigError (with the fix) when no space is found or the argument disagrees. */
-export function chooseSpace(config: Config, clues: SpaceClues): ChosenSpace {
+export async function chooseSpace(config: Config, clues: SpaceClues): Promise<ChosenSpace> {
   let chosen: ChosenSpace | undefined;
   for (const folder of rootFolders(clues.roots)) {
-    const space = spaceOfFolder(config, folder, clues.cwd);
+    const space = await spaceOfFolder(config, folder, clues.cwd);
     if (space !== undefined) {
       chosen = { space, from: `the client's root ${folder}` };
       break;
     }
   }
   if (chosen === undefined) {
-    const space = spaceOfFolder(config, clues.cwd, clues.cwd);
+    const space = await spaceOfFolder(config, clues.cwd, clues.cwd);
     if (space !== undefined) chosen = { space, from: `the server's working directory ${clues.cwd}` };
   }
   if (chosen !== undefined) {
     if (clues.argument !== undefined) {
-      const named = findSpaceOrRepository(config, clues.argument, clues.cwd);
+      const named = await findSpace(config, clues.argument, { cwd: clues.cwd });
       if (named.id !== chosen.space.id) {
         throw new ConfigError(
           `this server works on space "${chosen.space.id}" (from ${chosen.from}); it does not read or write ` +
@@ -84,12 +84,12 @@ export function chooseSpace(config: Config, clues: SpaceClues): ChosenSpace {
   }
   if (clues.argument !== undefined)
     return {
-      space: findSpaceOrRepository(config, clues.argument, clues.cwd),
+      space: await findSpace(config, clues.argument, { cwd: clues.cwd }),
       from: `the "space" argument`,
     };
   try {
     return {
-      space: findSpaceOrRepository(config, undefined, clues.cwd),
+      space: await findSpace(config, undefined, { cwd: clues.cwd }),
       from: 'the only space of the config',
     };
   } catch (error) {

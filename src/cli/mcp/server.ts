@@ -85,7 +85,7 @@ export function createDreamdMcpServer(options: DreamdMcpOptions): McpServer {
     config ??= options.config();
     try {
       const loaded = await config;
-      return { config: loaded, chosen: chooseSpace(loaded, clues) };
+      return { config: loaded, chosen: await chooseSpace(loaded, clues) };
     } catch (error) {
       if (!(error instanceof ConfigError) || error.field !== 'space') {
         config = undefined;
@@ -93,7 +93,7 @@ export function createDreamdMcpServer(options: DreamdMcpOptions): McpServer {
       }
       config = options.config();
       const loaded = await config;
-      return { config: loaded, chosen: chooseSpace(loaded, clues) };
+      return { config: loaded, chosen: await chooseSpace(loaded, clues) };
     }
   }
 
