@@ -688,7 +688,12 @@ function conversation(
     const aside = drawAside(asides, asideSpeaker.name);
     if (aside !== undefined) {
       const turn = add(asideSpeaker, aside.text);
-      qa.push({ question: aside.question, answer: aside.answer, evidence: [turn], category: TRANSCRIPT_ONLY });
+      qa.push({
+        question: aside.question,
+        answer: aside.answer,
+        evidence: [turn],
+        category: TRANSCRIPT_ONLY,
+      });
     }
     add(first, FILLER[language].at(-1)!);
     record[`session_${s}_date_time`] = new Date(day + rng.int(8, 20) * 3_600_000).toISOString();

@@ -16,10 +16,7 @@ import type { MemoryTools, MemoryToolsOptions } from './agent/memory-tools.js';
 import type { CreateRecallOptions, Recall, RecallQueryOptions } from './agent/recall.js';
 import type { RunAgentOptions, RunAgentResult } from './agent/run-agent.js';
 import type { SessionPassages, SessionPassagesOptions } from './agent/session-passages.js';
-import type {
-  TranscriptPassageSource,
-  TranscriptPassagesOptions,
-} from './agent/transcript-passages.js';
+import type { TranscriptPassageSource, TranscriptPassagesOptions } from './agent/transcript-passages.js';
 import {
   ANTHROPIC_MEMORY,
   FORGET_MEMORY,

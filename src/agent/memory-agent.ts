@@ -62,8 +62,7 @@ export interface MemoryAgentOptions {
     readonly chat?: Config['chat'];
     readonly history?: { readonly keepRuns: number } | undefined;
     readonly limits?:
-      | { readonly lockStaleMinutes: number; readonly maxSessionBytes?: number | undefined }
-      | undefined;
+      { readonly lockStaleMinutes: number; readonly maxSessionBytes?: number | undefined } | undefined;
     readonly keepOut?: Config['keepOut'];
   };
   /** Anthropic SDK client to use instead of one built from `config.model` (tests, custom transports). */

@@ -36,6 +36,48 @@ export interface PassageHit {
 }
 
 const indexes = new WeakMap<TranscriptPassages, PlainBm25Index>();
+const bySession = new WeakMap<TranscriptPassages, Map<string, TranscriptPassage[]>>();
+
+/** A passage's key: its session and message. */
+export function passageKey(passage: Pick<TranscriptPassage, 'sessionId' | 'message'>): string {
+  return `${passage.sessionId}#${passage.message}`;
+}
+
+/**
+ * The messages the facts were made from: for each fact, of the passages of its source sessions, the one that
+ * shares most words with the fact's title and text (a fact keeps its sessions' ids, not the message, as
+ * `withPassages` in recall.ts finds it). Such a passage says again what the fact says: fusion leaves it out,
+ * so a slot goes to something the facts do not hold.
+ */
+export function passagesSaidAsFacts(
+  passages: TranscriptPassages,
+  facts: readonly { readonly title: string; readonly text: string; readonly sources?: readonly string[] }[],
+): Set<string> {
+  let sessions = bySession.get(passages);
+  if (sessions === undefined) {
+    sessions = new Map();
+    for (const passage of passages.passages) {
+      const list = sessions.get(passage.sessionId) ?? [];
+      list.push(passage);
+      sessions.set(passage.sessionId, list);
+    }
+    bySession.set(passages, sessions);
+  }
+  const said = new Set<string>();
+  for (const fact of facts) {
+    const candidates = (fact.sources ?? []).flatMap((source) => sessions.get(source) ?? []);
+    if (candidates.length === 0) continue;
+    const scores = createBm25Index(candidates.map((passage) => passage.text)).score(
+      `${fact.title}\n${fact.text}`,
+    );
+    let best = -1;
+    scores.forEach((score, i) => {
+      if (score > 0 && (best === -1 || score > scores[best]!)) best = i;
+    });
+    if (best !== -1) said.add(passageKey(candidates[best]!));
+  }
+  return said;
+}
 
 /** The BM25 index over an index's passages, built once per index read. */
 function indexOf(passages: TranscriptPassages): PlainBm25Index {
@@ -55,7 +97,13 @@ function indexOf(passages: TranscriptPassages): PlainBm25Index {
 export function searchPassages(
   passages: TranscriptPassages,
   query: string,
-  options: { readonly limit: number; readonly relativeMinScore: number; readonly now: Date },
+  options: {
+    readonly limit: number;
+    readonly relativeMinScore: number;
+    readonly now: Date;
+    /** Passages left out (`passagesSaidAsFacts`). */
+    readonly except?: ReadonlySet<string>;
+  },
 ): PassageHit[] {
   if (passages.passages.length === 0 || options.limit <= 0) return [];
   const { ranges, words } = splitQueryDates(query, options.now);
@@ -63,13 +111,20 @@ export function searchPassages(
   const list = passages.passages;
   let best = 0;
   const lifted = scores.map((score, i) => {
-    const lift = score > 0 && inDayRanges(ranges, list[i]!.date, '') ? Math.min(1, score + PASSAGE_DATE_BONUS) : score;
+    const lift =
+      score > 0 && inDayRanges(ranges, list[i]!.date, '') ? Math.min(1, score + PASSAGE_DATE_BONUS) : score;
     best = Math.max(best, lift);
     return lift;
   });
   const hits: PassageHit[] = [];
   lifted.forEach((score, i) => {
-    if (score > 0 && score >= options.relativeMinScore * best) hits.push({ passage: list[i]!, score });
+    const passage = list[i]!;
+    if (
+      score > 0 &&
+      score >= options.relativeMinScore * best &&
+      options.except?.has(passageKey(passage)) !== true
+    )
+      hits.push({ passage, score });
   });
   return hits
     .sort(

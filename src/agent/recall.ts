@@ -5,7 +5,13 @@ import type { Fact } from '../memory/types.js';
 import { createBm25Index, createFieldedBm25Index, LANGUAGE_NAMES, textLanguage } from '../search/bm25.js';
 import type { SessionPassages } from './session-passages.js';
 import type { TranscriptPassageSource } from './transcript-passages.js';
-import { fuseRankings, searchPassages, type PassageHit, type RecallKind } from './recall-fusion.js';
+import {
+  fuseRankings,
+  passagesSaidAsFacts,
+  searchPassages,
+  type PassageHit,
+  type RecallKind,
+} from './recall-fusion.js';
 import { estimateTokens } from '../digest/estimate-tokens.js';
 import { inDayRanges, splitQueryDates } from '../search/query-dates.js';
 import {
@@ -58,6 +64,8 @@ export interface RecallResult {
   readonly kind: RecallKind;
   /** A passage's session id. */
   readonly sessionId?: string;
+  /** A fact's: the ids of the sessions it came from. */
+  readonly sources?: readonly string[];
   readonly title: string;
   readonly text: string;
   /** `YYYY-MM-DD`: when the fact was last updated (else observed); a passage's: when it was said. */
@@ -430,6 +438,7 @@ export function createRecall(options: CreateRecallOptions): Recall {
         note = `Transcripts unreadable (${index.problems[0] ?? 'no folder could be listed'}): facts only.`;
       passages = searchPassages(index, facts.query, {
         limit: queryOptions.limit ?? DEFAULT_RECALL_LIMIT,
+        except: passagesSaidAsFacts(index, facts.results),
         relativeMinScore: queryOptions.relativeMinScore ?? DEFAULT_RELATIVE_MIN_SCORE,
         now: queryOptions.now ?? new Date(),
       });
@@ -499,10 +508,9 @@ function embeddingsRanking(
     }));
     const vectors = await vectorsFor(embedded, { embed, model: embeddings.model, cacheFile, memo });
     const [queryVector] = await embed([query]);
-    if (queryVector === undefined) throw new Error('the embeddings endpoint returned no vector for the query');
-    const scores = documents.map((document) =>
-      cosineSimilarity(queryVector, vectors.get(document.id) ?? []),
-    );
+    if (queryVector === undefined)
+      throw new Error('the embeddings endpoint returned no vector for the query');
+    const scores = documents.map((document) => cosineSimilarity(queryVector, vectors.get(document.id) ?? []));
     return { results: rank(documents, scores, queryOptions, DEFAULT_EMBEDDINGS_MIN_SCORE, 0), query };
   };
 }
@@ -519,11 +527,7 @@ const KIND_WORDS: Readonly<Record<RecallKind, string>> = {
  * Formats results for the model: one line each with id (a passage: its session), date, what it is and score,
  * or "nothing relevant"; a note (transcripts unreadable) last.
  */
-export function formatRecallResults(
-  query: string,
-  results: readonly RecallResult[],
-  note?: string,
-): string {
+export function formatRecallResults(query: string, results: readonly RecallResult[], note?: string): string {
   const footer = note === undefined ? '' : `\n\n(${note})`;
   if (results.length === 0) {
     return `Nothing relevant in memory for "${query}". Do not guess: ask the user if you need this.${footer}`;

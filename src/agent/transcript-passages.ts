@@ -174,7 +174,12 @@ export function createTranscriptPassages(options: TranscriptPassagesOptions): Tr
       const many = options.space.sources !== undefined;
       try {
         const scan = await scanSessions({
-          space: { ...options.space, sessionsDir: source.sessionsDir, format: source.format, ...(many ? { sources: [source] } : {}) },
+          space: {
+            ...options.space,
+            sessionsDir: source.sessionsDir,
+            format: source.format,
+            ...(many ? { sources: [source] } : {}),
+          },
           ledger: NO_LEDGER,
           now: new Date(),
           quietMinutes: 0,

@@ -295,9 +295,8 @@ export const registerMemory: CommandRegistrar = (program, context) => {
         await (await import('../space-lock.js')).recoverBeforeReading(config(), space);
         const loaded = await loadMemory(space.memoryDir, { agentsMd: space.agentsMd });
         if (options.archived) assertArchiveReadable(loaded);
-        const { createTranscriptPassages, RECALL_SESSION_BYTES } = await import(
-          '../../agent/transcript-passages.js'
-        );
+        const { createTranscriptPassages, RECALL_SESSION_BYTES } =
+          await import('../../agent/transcript-passages.js');
         const settings = config();
         // Fused by default: the facts, and the passages of every transcript folder the space reads.
         const answer = await createRecall({
