@@ -21,7 +21,7 @@
  * changed is the same object as the last one, so the search index built over it is reused.
  */
 import path from 'node:path';
-import type { SessionSource, Space, TranscriptFormat } from '../config/schema.js';
+import type { SessionSource, Space } from '../config/schema.js';
 import type { LedgerLookup } from '../core/ledger.js';
 import { keptOutLookup, readKeptOut } from '../space/kept-out.js';
 import { readSessionFile } from '../transcripts/read-session.js';
