@@ -9,13 +9,15 @@
  * reference facts are written in the third person, with the person's name and absolute dates, as a memory would
  * hold them; the turns are first-person chat among small talk. Questions are paraphrases, never the words of the
  * turn, in five categories: single-hop, multi-hop (a relative's job: two turns), temporal, update (the newest
- * value) and multilingual (asked in another language than the fact was told in).
+ * value) and multilingual (asked in another language than the fact was told in); and a sixth, transcript-only,
+ * about asides no reference fact holds (`asides.ts`), which only a search of the transcripts answers.
  *
  * Sizes: `quick` (one circle, 24 sessions) for the test; `full` (four circles, 280 sessions) for `npm run eval`.
  */
 import { Dataset, type Conversation } from './format.js';
 import { gardenConversation, type GardenSize } from './generate-garden.js';
 import { rngOf, type Rng } from './rng.js';
+import { drawAside, TRANSCRIPT_ONLY } from './asides.js';
 
 export const LONG_SIZES = {
   quick: {
@@ -597,7 +599,14 @@ const MONTHS_APART_DAYS = 60;
  * A circle's conversation. `plants` draws the reworded duplicates from a stream of its own, so the turns the
  * old eval measured stay as they were (the goodbye of a session with a duplicate moves one turn later).
  */
-function conversation(rng: Rng, plants: Rng, names: string[], index: number, sessions: number): Conversation {
+function conversation(
+  rng: Rng,
+  plants: Rng,
+  asides: Rng,
+  names: string[],
+  index: number,
+  sessions: number,
+): Conversation {
   const circle = circleOf(rng, names, index);
   const sample = `dreamd-long-${index + 1}`;
   const record: Record<string, unknown> = {};
@@ -674,6 +683,18 @@ function conversation(rng: Rng, plants: Rng, names: string[], index: number, ses
     const monthsApart = earlier.filter((told) => day - told.day >= MONTHS_APART_DAYS * DAY);
     if (earlier.length > 0 && plants.chance(0.25))
       sayAgain(plants.pick(monthsApart.length > 0 ? monthsApart : earlier), true);
+    // An aside no reference fact holds: only the transcript answers its question.
+    const asideSpeaker = asides.chance(0.5) ? first : second;
+    const aside = drawAside(asides, asideSpeaker.name);
+    if (aside !== undefined) {
+      const turn = add(asideSpeaker, aside.text);
+      qa.push({
+        question: aside.question,
+        answer: aside.answer,
+        evidence: [turn],
+        category: TRANSCRIPT_ONLY,
+      });
+    }
     add(first, FILLER[language].at(-1)!);
     record[`session_${s}_date_time`] = new Date(day + rng.int(8, 20) * 3_600_000).toISOString();
     record[`session_${s}`] = turns;
@@ -743,10 +764,12 @@ export function generateLongDataset(
   const rng = rngOf(seed);
   // The plants' own stream, from the same seed: deterministic, and apart from the circles' draws.
   const plants = rngOf(seed + 1_000_003);
+  // The asides' own stream (turns no fact holds), apart from both.
+  const asides = rngOf(seed + 3_000_017);
   const names = [...NAMES];
   const out: Conversation[] = [];
   for (let index = 0; index < conversations; index += 1)
-    out.push(conversation(rng, plants, names, index, sessionsPerConversation));
+    out.push(conversation(rng, plants, asides, names, index, sessionsPerConversation));
   if (garden !== undefined) out.push(gardenConversation(rngOf(seed + 2_000_003), garden));
   return Dataset.parse(out);
 }

@@ -8,8 +8,8 @@ import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBm25Index } from '../src/search/bm25.js';
-import { createRecall } from '../src/agent/recall.js';
-import { createSessionPassages } from '../src/agent/session-passages.js';
+import { createRecall, type RecallResult } from '../src/agent/recall.js';
+import { createTranscriptPassages } from '../src/agent/transcript-passages.js';
 import { loadConfig } from '../src/config/load.js';
 import { CurationConfig, type Config, type Space } from '../src/config/schema.js';
 import { activeSize } from '../src/consolidation/curate.js';
@@ -82,8 +82,11 @@ export interface RecallHits {
   readonly questions: number;
   /** hit@k: share of questions with an answering fact (or turn) in the top k. */
   readonly dreamd: Record<string, number>;
-  /** dreamd's recall with the passages facts came from (`createRecall`'s `passages`). */
-  readonly dreamdPassages: Record<string, number>;
+  /**
+   * dreamd's fused recall (`createRecall`'s `transcripts`): the facts and the passages of the space's
+   * transcripts, a hit when an answering fact or a passage holding an evidence turn is in the top k.
+   */
+  readonly dreamdFused: Record<string, number>;
   /** BM25 over every turn as said ("speaker: text"), a hit when an evidence turn is in the top k. */
   readonly bm25RawTurns: Record<string, number>;
   /** BM25 over every reference fact (superseded ones too), a hit when an evidence fact is in the top k. */
@@ -105,7 +108,7 @@ export interface FactMiss {
   readonly detail?: string;
 }
 
-/** A question whose answering fact dreamd's recall did not return in its top 10. */
+/** A question whose answer (a fact, or a passage holding an evidence turn) dreamd's fused recall did not return in its top 10. */
 export interface RecallMiss {
   readonly conversation: string;
   readonly category: string;
@@ -198,6 +201,8 @@ export interface ConversationReport {
   readonly outputTokens: number;
   readonly costUsd: number | null;
   readonly recall: Record<string, RecallHits>;
+  /** Tokens of the text recall returned (top 10, as the recall tool formats it), summed over the questions. */
+  readonly recallTokens: { readonly fused: number; readonly facts: number };
   readonly misses: Misses;
 }
 
@@ -215,8 +220,10 @@ export interface EvalReport {
   readonly misses: Misses;
   /** The budget the run used (facts per type); null: dreamd's default. */
   readonly budget: number | null;
-  readonly totals: Omit<ConversationReport, 'id' | 'recall' | 'misses' | 'curve'> & {
+  readonly totals: Omit<ConversationReport, 'id' | 'recall' | 'misses' | 'curve' | 'recallTokens'> & {
     readonly tokensPerSession: number;
+    /** Tokens of the text recall returned per question (top 10), fused and facts only. */
+    readonly recallTokensPerQuery: { readonly fused: number; readonly facts: number };
     readonly costPerSessionUsd: number | null;
     readonly recall: Record<string, RecallHits>;
   };
@@ -286,7 +293,7 @@ function emptyHits(): RecallHits {
   return {
     questions: 0,
     dreamd: {},
-    dreamdPassages: {},
+    dreamdFused: {},
     bm25RawTurns: {},
     bm25AllFacts: {},
     bm25SameFacts: {},
@@ -304,7 +311,7 @@ function addHits(total: RecallHits, more: RecallHits): RecallHits {
   return {
     questions: total.questions + more.questions,
     dreamd: sum(total.dreamd, more.dreamd, total.questions, more.questions),
-    dreamdPassages: sum(total.dreamdPassages, more.dreamdPassages, total.questions, more.questions),
+    dreamdFused: sum(total.dreamdFused, more.dreamdFused, total.questions, more.questions),
     bm25RawTurns: sum(total.bm25RawTurns, more.bm25RawTurns, total.questions, more.questions),
     bm25AllFacts: sum(total.bm25AllFacts, more.bm25AllFacts, total.questions, more.questions),
     bm25SameFacts: sum(total.bm25SameFacts, more.bm25SameFacts, total.questions, more.questions),
@@ -612,15 +619,14 @@ async function evaluateConversation(
     const index = await readFile(join(space.memoryDir, 'MEMORY.md'), 'utf8').catch(() => '');
     const rules = ruleFigures(conversation.sample_id, conversation.dreamd_rules, facts, memory.facts, index);
     const recall = createRecall({ memoryDir: space.memoryDir });
-    // The hybrid: each fact searched with the message it came from, read from the space's own transcripts.
-    const hybrid = createRecall({
+    // Fused recall, as the agent's recall tool and `dreamd memory search` run it: the facts and the passages of
+    // the space's own transcripts.
+    const fused = createRecall({
       memoryDir: space.memoryDir,
-      passages: createSessionPassages({
-        sessionsDir: space.sessionsDir,
-        format: space.format,
-        maxBytes: config.limits.maxSessionBytes,
-      }),
+      transcripts: createTranscriptPassages({ space, maxBytes: config.limits.maxSessionBytes }),
     });
+    let tokensFused = 0;
+    let tokensFacts = 0;
     const rawTurns = [...turns.entries()];
     const bm25 = createBm25Index(rawTurns.map(([, entry]) => entry.content));
     const bm25Facts = createBm25Index(facts.map((fact) => fact.text));
@@ -647,8 +653,19 @@ async function evaluateConversation(
       ) {
         covered += 1;
       }
-      const results = await recall.recall(question.question, { limit: 10, now });
-      const hybridResults = await hybrid.recall(question.question, { limit: 10, now });
+      const factsAnswer = await recall.search!(question.question, { limit: 10, now });
+      const fusedAnswer = await fused.search!(question.question, { limit: 10, now });
+      const results = factsAnswer.results;
+      tokensFacts += factsAnswer.tokens;
+      tokensFused += fusedAnswer.tokens;
+      // A passage answers when it holds an evidence turn as said (oracle mode), or the answer (model mode).
+      const evidenceTurns = question.evidence.flatMap((turn) => turns.get(turn)?.content ?? []);
+      const answers = (result: RecallResult) =>
+        result.kind !== 'passage'
+          ? isAnswer(result.title, result.text)
+          : options.mode === 'oracle'
+            ? evidenceTurns.some((said) => result.text.includes(said))
+            : result.text.toLowerCase().includes(answer);
       const scores = bm25.score(question.question);
       const rankedTurns = rawTurns
         .map(([id], position) => ({ id, position, score: scores[position] ?? 0 }))
@@ -679,11 +696,8 @@ async function evaluateConversation(
             results.slice(0, k).some((result) => isAnswer(result.title, result.text)) ? 1 : 0,
           ]),
         ),
-        dreamdPassages: Object.fromEntries(
-          HIT_AT.map((k) => [
-            `@${k}`,
-            hybridResults.slice(0, k).some((result) => isAnswer(result.title, result.text)) ? 1 : 0,
-          ]),
+        dreamdFused: Object.fromEntries(
+          HIT_AT.map((k) => [`@${k}`, fusedAnswer.results.slice(0, k).some(answers) ? 1 : 0]),
         ),
         bm25RawTurns: Object.fromEntries(
           HIT_AT.map((k) => [
@@ -708,14 +722,15 @@ async function evaluateConversation(
           ]),
         ),
       );
-      if (hits.dreamd['@10'] === 0) {
+      if (hits.dreamdFused['@10'] === 0) {
         recallMisses.push({
           conversation: conversation.sample_id,
           category: question.category,
           question: question.question,
           evidence: question.evidence,
-          expected: evidenceFacts.map((fact) => fact.text),
-          first: results[0]?.text,
+          // A question no fact answers wants the turn itself.
+          expected: evidenceFacts.length > 0 ? evidenceFacts.map((fact) => fact.text) : evidenceTurns,
+          first: fusedAnswer.results[0]?.text,
         });
       }
       byCategory[question.category] = addHits(byCategory[question.category] ?? emptyHits(), hits);
@@ -772,6 +787,7 @@ async function evaluateConversation(
       outputTokens,
       costUsd: cost,
       recall: byCategory,
+      recallTokens: { fused: tokensFused, facts: tokensFacts },
       misses: {
         lost: lostMisses,
         duplicates: duplicates.misses,
@@ -874,6 +890,10 @@ export async function runEval(dataset: readonly Conversation[], options: EvalOpt
           ? 0
           : (sum((report) => report.inputTokens) + sum((report) => report.outputTokens)) / sessions,
       costPerSessionUsd: cost === null || sessions === 0 ? null : cost / sessions,
+      recallTokensPerQuery: {
+        fused: questions === 0 ? 0 : sum((report) => report.recallTokens.fused) / questions,
+        facts: questions === 0 ? 0 : sum((report) => report.recallTokens.facts) / questions,
+      },
       recall,
     },
   };

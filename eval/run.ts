@@ -89,16 +89,18 @@ export function renderReport(report: EvalReport): string {
     `| tokens per session (input incl. cache, + output) | ${t.tokensPerSession.toFixed(0)} |`,
     `| dollars per session (priced as ${report.pricedAs}) | ${t.costPerSessionUsd === null ? 'unknown (no price)' : `$${t.costPerSessionUsd.toFixed(5)}`} |`,
     '',
-    "Recall hit@1 / @5 / @10: dreamd (its memory, searched; then with the passages facts came from) beside BM25 over the raw turns, over every reference fact, and plain BM25 over dreamd's own facts.",
+    "Recall hit@1 / @5 / @10: dreamd fused (its facts and its transcripts' passages, as the recall tool returns them), dreamd's facts alone, beside BM25 over the raw turns, over every reference fact, and plain BM25 over dreamd's own facts.",
     '',
-    "| category | questions | dreamd | dreamd + passages | BM25 raw turns | BM25 all reference facts | plain BM25, dreamd's facts |",
+    "| category | questions | dreamd fused | dreamd facts only | BM25 raw turns | BM25 all reference facts | plain BM25, dreamd's facts |",
     '|---|---|---|---|---|---|---|',
     ...Object.entries(t.recall)
       .sort(([a], [b]) => (a === 'all' ? 1 : b === 'all' ? -1 : a.localeCompare(b)))
       .map(
         ([category, hits]) =>
-          `| ${category} | ${hits.questions} | ${hitsAt(hits.dreamd)} | ${hitsAt(hits.dreamdPassages)} | ${hitsAt(hits.bm25RawTurns)} | ${hitsAt(hits.bm25AllFacts)} | ${hitsAt(hits.bm25SameFacts)} |`,
+          `| ${category} | ${hits.questions} | ${hitsAt(hits.dreamdFused)} | ${hitsAt(hits.dreamd)} | ${hitsAt(hits.bm25RawTurns)} | ${hitsAt(hits.bm25AllFacts)} | ${hitsAt(hits.bm25SameFacts)} |`,
       ),
+    '',
+    `Tokens recall returned per question (top 10, as the recall tool formats it): ${recallTokens(report)}.`,
     '',
     "Growth: active facts and bytes (dreamd's own, all types) after every tenth session, beside the reference facts learned.",
     '',
@@ -130,13 +132,19 @@ export function renderReport(report: EvalReport): string {
       (entry) =>
         `- ${entry.conversation}: ${entry.chain.map((link) => `${link.turn} "${link.text}" [${link.statuses.join('/') || 'missing'}]`).join(' -> ')}`,
     ),
-    `Recall misses (no answering fact in dreamd's top 10): ${report.misses.recall.length}`,
+    `Recall misses (no answering fact or passage in dreamd's fused top 10): ${report.misses.recall.length}`,
     ...report.misses.recall.map(
       (entry) =>
         `- [${entry.conversation} ${entry.category}] "${entry.question}" wanted ${entry.expected.map((text) => `"${text}"`).join(' or ')} (${entry.evidence.join(', ')}); first came ${entry.first === undefined ? 'nothing' : `"${entry.first}"`}`,
     ),
   ];
   return lines.join('\n');
+}
+
+/** Tokens of what recall returned per question, fused and facts only. */
+function recallTokens(report: EvalReport): string {
+  const tokens = report.totals.recallTokensPerQuery;
+  return `${tokens.fused.toFixed(0)} fused, ${tokens.facts.toFixed(0)} facts only`;
 }
 
 function droppedFacts(report: EvalReport): string {
@@ -169,7 +177,7 @@ export function renderBothWays(both: BothWays): string {
     `| ${figure} | ${value(perSession)} | ${value(backlog)} |`;
   const recall = (report: EvalReport) => {
     const hits = recallAt10(report);
-    return `${percent(hits.dreamd)} vs ${percent(hits.rawTurns)}`;
+    return `${percent(hits.dreamd)} vs ${percent(hits.rawTurns)} (facts only ${percent(hits.factsOnly)})`;
   };
   return [
     `dreamd eval both ways (${perSession.mode} mode): ${perSession.conversations.length} conversations, ${t.sessions} sessions, ${t.referenceFacts} reference facts, ${t.questions} questions, ${t.updates} update chains (${t.farUpdates} far back), ${t.duplicatePairs} reworded duplicate pairs, ${t.rules} rules (${t.rulesTaughtTwice} taught ≥ 2 times)`,
@@ -197,7 +205,8 @@ export function renderBothWays(both: BothWays): string {
       (r) => `${r.totals.reteachesCounted} (${r.totals.reteachesPlanted})`,
     ),
     row('rules taught ≥ 2 times in MEMORY.md', rulesInIndex),
-    row('recall hit@10, dreamd vs BM25 over raw turns', recall),
+    row('recall hit@10, dreamd fused vs BM25 over raw turns', recall),
+    row('recall tokens per query (top 10)', recallTokens),
     row('model calls (of them curation)', (r) => `${r.totals.calls} (${r.totals.curationCalls})`),
     row('tokens (input incl. cache, + output)', (r) => `${r.totals.inputTokens + r.totals.outputTokens}`),
     row(`dollars (priced as ${perSession.pricedAs})`, dollars),

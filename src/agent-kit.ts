@@ -16,6 +16,7 @@ import type { MemoryTools, MemoryToolsOptions } from './agent/memory-tools.js';
 import type { CreateRecallOptions, Recall, RecallQueryOptions } from './agent/recall.js';
 import type { RunAgentOptions, RunAgentResult } from './agent/run-agent.js';
 import type { SessionPassages, SessionPassagesOptions } from './agent/session-passages.js';
+import type { TranscriptPassageSource, TranscriptPassagesOptions } from './agent/transcript-passages.js';
 import {
   ANTHROPIC_MEMORY,
   FORGET_MEMORY,
@@ -93,7 +94,7 @@ export async function loadMemoryContext(memoryDir: string, options?: MemoryConte
   return (await import('./agent/backfill.js')).loadMemoryContext(memoryDir, options);
 }
 
-export type { CreateRecallOptions, Recall, RecallResult } from './agent/recall.js';
+export type { CreateRecallOptions, Recall, RecallAnswer, RecallResult } from './agent/recall.js';
 
 /** Recall over one space's facts (see `agent/recall.ts`), loaded at its first query. */
 export function createRecall(options: CreateRecallOptions): Recall {
@@ -101,6 +102,12 @@ export function createRecall(options: CreateRecallOptions): Recall {
   return {
     mode: options.embeddings === undefined ? 'lexical' : 'embeddings',
     recall: async (query, queryOptions) => (await recall()).recall(query, queryOptions),
+    search: async (query, queryOptions) => {
+      const loaded = await recall();
+      return loaded.search === undefined
+        ? { results: await loaded.recall(query, queryOptions), tokens: 0 }
+        : loaded.search(query, queryOptions);
+    },
   };
 }
 
@@ -112,7 +119,18 @@ export function createRecallTool(recall: Recall, defaults?: RecallQueryOptions):
   );
 }
 
-export type { SessionPassages };
+export type { SessionPassages, TranscriptPassageSource };
+
+/**
+ * The passages of a space's transcripts for fused recall (see `agent/transcript-passages.ts`), loaded at the
+ * first read: pass it as `createRecall`'s `transcripts`.
+ */
+export function createTranscriptPassages(options: TranscriptPassagesOptions): TranscriptPassageSource {
+  const passages = once(async () =>
+    (await import('./agent/transcript-passages.js')).createTranscriptPassages(options),
+  );
+  return async () => (await passages())();
+}
 
 /** The passages of a space's recorded sessions (see `agent/session-passages.ts`), loaded at the first read. */
 export function createSessionPassages(options: SessionPassagesOptions): SessionPassages {

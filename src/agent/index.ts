@@ -55,9 +55,16 @@ export {
   type CreateRecallOptions,
   type Recall,
   type RecallQueryOptions,
+  type RecallAnswer,
   type RecallResult,
 } from './recall.js';
 export { createSessionPassages, type SessionPassages } from './session-passages.js';
+export {
+  createTranscriptPassages,
+  type TranscriptPassage,
+  type TranscriptPassages,
+  type TranscriptPassageSource,
+} from './transcript-passages.js';
 export {
   CLEARED_TOOL_RESULT,
   clearOldToolResults,

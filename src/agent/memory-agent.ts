@@ -19,6 +19,7 @@ import {
 } from './memory-prompt.js';
 import { createMemoryTools } from './memory-tools.js';
 import { createRecall, createRecallTool, type RewriteQuery } from './recall.js';
+import { createTranscriptPassages, RECALL_SESSION_BYTES } from './transcript-passages.js';
 import {
   DEFAULT_SUMMARISER_CONTEXT_TOKENS,
   type ContextSummary,
@@ -54,12 +55,15 @@ export interface MemoryAgentOptions {
   readonly space: Space;
   /**
    * The parsed config: the model (either provider), the embeddings endpoint for recall, the chat settings, and
-   * (when given) the run records kept and the lock's stale time, for the notes the agent writes.
+   * (when given) the run records kept and the lock's stale time, for the notes the agent writes; the largest
+   * transcript read and the sessions kept out, for recall's transcript passages.
    */
   readonly config: Pick<Config, 'model' | 'embeddings'> & {
     readonly chat?: Config['chat'];
     readonly history?: { readonly keepRuns: number } | undefined;
-    readonly limits?: { readonly lockStaleMinutes: number } | undefined;
+    readonly limits?:
+      { readonly lockStaleMinutes: number; readonly maxSessionBytes?: number | undefined } | undefined;
+    readonly keepOut?: Config['keepOut'];
   };
   /** Anthropic SDK client to use instead of one built from `config.model` (tests, custom transports). */
   readonly client?: Anthropic;
@@ -265,6 +269,12 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
     memoryDir: space.memoryDir,
     embeddings: config.embeddings,
     ...(chat.recallRewrite ? { rewriteQuery } : {}),
+    // Fused recall: the facts, and the passages of every transcript folder the space reads.
+    transcripts: createTranscriptPassages({
+      space,
+      maxBytes: config.limits?.maxSessionBytes ?? RECALL_SESSION_BYTES,
+      externalContext: config.keepOut?.externalContext ?? false,
+    }),
   });
   const tools: AgentTool[] = [...memoryTools.tools, createRecallTool(recall)];
   if (options.anthropicMemoryTool === true) {

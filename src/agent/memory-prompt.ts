@@ -88,7 +88,11 @@ export async function retrieveFacts(
   const none = { text: '', ids: [], tokens: 0 };
   if (options.budgetTokens <= 0 || message.trim() === '') return none;
   // No query rewrite here: this runs for every message, and a model call each time is too dear.
-  const results = await recall.recall(message, { limit: RETRIEVAL_CANDIDATES, rewrite: false });
+  const results = await recall.recall(message, {
+    limit: RETRIEVAL_CANDIDATES,
+    rewrite: false,
+    transcripts: false,
+  });
   if (results.length === 0) return none;
   const head =
     '<retrieved-memory>\nFacts from long-term memory that look relevant to the last user message (background to ' +

@@ -4,6 +4,15 @@ import type { EmbeddingsConfig } from '../config/schema.js';
 import type { Fact } from '../memory/types.js';
 import { createBm25Index, createFieldedBm25Index, LANGUAGE_NAMES, textLanguage } from '../search/bm25.js';
 import type { SessionPassages } from './session-passages.js';
+import type { TranscriptPassageSource } from './transcript-passages.js';
+import {
+  fuseRankings,
+  passagesSaidAsFacts,
+  searchPassages,
+  type PassageHit,
+  type RecallKind,
+} from './recall-fusion.js';
+import { estimateTokens } from '../digest/estimate-tokens.js';
 import { inDayRanges, splitQueryDates } from '../search/query-dates.js';
 import {
   cosineSimilarity,
@@ -18,6 +27,7 @@ import { ownResult } from './own-results.js';
 import { RECALL } from './tool-definitions.js';
 
 export type { RecallDocument } from './recall-documents.js';
+export type { RecallKind } from './recall-fusion.js';
 
 /** Default number of results. */
 export const DEFAULT_RECALL_LIMIT = 5;
@@ -46,12 +56,19 @@ export const DEFAULT_EMBEDDINGS_MIN_SCORE = 0.3;
 /** Name of the embeddings cache inside the cache directory. */
 export const EMBEDDINGS_CACHE_FILE = 'embeddings.json';
 
-/** One recalled fact. */
+/** One recalled fact, note or transcript passage. */
 export interface RecallResult {
+  /** Fact id (`f-…`), `note:<path>`, or `passage:<session id>#<message index>`. */
   readonly id: string;
+  /** A fact that holds now, a fact a newer one replaced (`archived`), an agent's note, or a transcript passage. */
+  readonly kind: RecallKind;
+  /** A passage's session id. */
+  readonly sessionId?: string;
+  /** A fact's: the ids of the sessions it came from. */
+  readonly sources?: readonly string[];
   readonly title: string;
   readonly text: string;
-  /** `YYYY-MM-DD`: when the fact was last updated (else observed). */
+  /** `YYYY-MM-DD`: when the fact was last updated (else observed); a passage's: when it was said. */
   readonly date: string;
   /** 0..1; BM25 normalised, or cosine similarity with embeddings. */
   readonly score: number;
@@ -78,6 +95,20 @@ export interface RecallQueryOptions {
    * past ({@link asksAboutThePast}).
    */
   readonly includePast?: boolean;
+  /**
+   * With `transcripts` given to `createRecall`, fuse the passages of the space's transcripts with the facts.
+   * Default true; the agent's automatic retrieval per message passes false (its block holds facts).
+   */
+  readonly transcripts?: boolean;
+}
+
+/** What one query returned, and what it costs the model to read. */
+export interface RecallAnswer {
+  readonly results: RecallResult[];
+  /** Tokens of the text the recall tool returns for these results (`estimateTokens`: characters / 4). */
+  readonly tokens: number;
+  /** Why the answer is facts only although transcripts were asked for (they could not be read). */
+  readonly note?: string;
 }
 
 /**
@@ -124,6 +155,12 @@ export type CreateRecallOptions = (
    * ("Ana's cousin Bia lives in Lisbon"). Without it, facts only.
    */
   readonly passages?: SessionPassages;
+  /**
+   * The passages of the space's transcripts (`createTranscriptPassages`): each query then ranks them with
+   * BM25 beside the facts, and the two rankings are fused (`recall-fusion.ts`), so a question whose answer
+   * was never made a fact finds its session. Unreadable transcripts leave the facts alone, with a note.
+   */
+  readonly transcripts?: TranscriptPassageSource;
 };
 
 /** The languages the documents are written in, most common first (at most three). */
@@ -144,6 +181,8 @@ export interface Recall {
   readonly mode: 'lexical' | 'embeddings';
   /** The best matches for the query, best first; `[]` means nothing relevant. */
   recall(query: string, options?: RecallQueryOptions): Promise<RecallResult[]>;
+  /** The same results with the tokens they cost and why transcripts were left out, if they were. */
+  search?(query: string, options?: RecallQueryOptions): Promise<RecallAnswer>;
 }
 
 /**
@@ -257,6 +296,25 @@ export function dateWords(date: string): string {
   return match === null || month === undefined ? date : `${date} ${month} ${match[1]}`;
 }
 
+function kindOf(document: RecallDocument): RecallKind {
+  if (document.id.startsWith('note:')) return 'note';
+  return document.past === true ? 'archived' : 'fact';
+}
+
+/** A passage found, as a result: its id names its session and message. */
+function passageResult({ passage, score }: PassageHit): RecallResult {
+  return {
+    id: `passage:${passage.sessionId}#${passage.message}`,
+    kind: 'passage',
+    sessionId: passage.sessionId,
+    title: `session ${passage.sessionId}, ${passage.role}`,
+    text: passage.text,
+    date: passage.date,
+    score,
+    weak: score < BM25_WEAK_SCORE,
+  };
+}
+
 function rank(
   documents: readonly RecallDocument[],
   scores: readonly number[],
@@ -270,7 +328,12 @@ function rank(
   const best = Math.max(0, ...scores);
   return (
     documents
-      .map((document, i) => ({ ...document, score: scores[i] ?? 0, weak: (scores[i] ?? 0) < weakScore }))
+      .map((document, i) => ({
+        ...document,
+        kind: kindOf(document),
+        score: scores[i] ?? 0,
+        weak: (scores[i] ?? 0) < weakScore,
+      }))
       .filter((result) => result.score > 0 && result.score >= floor && result.score >= relative * best)
       // Ties by recency, then by title: the same memory ranks the same whatever ids its facts were given.
       .sort(
@@ -353,68 +416,132 @@ export function createRecall(options: CreateRecallOptions): Recall {
     memoryDir === undefined
       ? documentsFromFacts(options.facts ?? [], true)
       : loadRecallDocuments(memoryDir, (facts) => documentsFromFacts(facts, true));
+  const rankFacts =
+    options.embeddings === undefined
+      ? lexicalRanking(options, loadDocuments)
+      : embeddingsRanking(options.embeddings, options, memoryDir, loadDocuments);
+  const transcripts = options.transcripts;
 
-  const embeddings = options.embeddings;
-  if (embeddings === undefined) {
-    const rewriteQuery = options.rewriteQuery;
-    const passages = options.passages;
-    const aligned = new Map<string, string | undefined>();
-    return {
-      mode: 'lexical',
-      async recall(query, queryOptions = {}) {
-        const loaded = forQuery(await loadDocuments(), query, queryOptions);
-        const documents = passages === undefined ? loaded : withPassages(loaded, await passages(), aligned);
-        const found = searchDocuments(documents, query, queryOptions);
-        const weak = found.length === 0 || found[0]?.weak === true;
-        if (rewriteQuery === undefined || queryOptions.rewrite === false || !weak || documents.length === 0) {
-          return found;
-        }
-        const rewritten = (await rewriteQuery(query, documentLanguages(documents))).trim();
-        if (rewritten === '') return found;
-        // The question and its rewrite together: what either finds, ranked by what they share.
-        return searchDocuments(documents, `${query}\n${rewritten}`, queryOptions);
-      },
-    };
-  }
+  const search = async (query: string, queryOptions: RecallQueryOptions = {}): Promise<RecallAnswer> => {
+    const facts = await rankFacts(query, queryOptions);
+    const answer = (results: RecallResult[], note?: string): RecallAnswer => ({
+      results,
+      tokens: estimateTokens(formatRecallResults(query, results, note)),
+      ...(note === undefined ? {} : { note }),
+    });
+    if (transcripts === undefined || queryOptions.transcripts === false) return answer(facts.results);
+    let note: string | undefined;
+    let passages: PassageHit[] = [];
+    try {
+      const index = await transcripts();
+      if (!index.readable)
+        note = `Transcripts unreadable (${index.problems[0] ?? 'no folder could be listed'}): facts only.`;
+      passages = searchPassages(index, facts.query, {
+        limit: queryOptions.limit ?? DEFAULT_RECALL_LIMIT,
+        except: passagesSaidAsFacts(index, facts.results),
+        relativeMinScore: queryOptions.relativeMinScore ?? DEFAULT_RELATIVE_MIN_SCORE,
+        now: queryOptions.now ?? new Date(),
+      });
+    } catch (error) {
+      note = `Transcripts unreadable (${error instanceof Error ? error.message : String(error)}): facts only.`;
+    }
+    const fused = fuseRankings(
+      facts.results,
+      passages.map(passageResult),
+      queryOptions.limit ?? DEFAULT_RECALL_LIMIT,
+    );
+    return answer(fused, note);
+  };
+  return {
+    mode: options.embeddings === undefined ? 'lexical' : 'embeddings',
+    search,
+    recall: async (query, queryOptions) => (await search(query, queryOptions)).results,
+  };
+}
 
+/** Ranks the facts for a query; `query` is what was searched (the question, and its rewrite if any). */
+type FactRanking = (
+  query: string,
+  options: RecallQueryOptions,
+) => Promise<{ results: RecallResult[]; query: string }>;
+
+function lexicalRanking(
+  options: CreateRecallOptions,
+  loadDocuments: () => Promise<RecallDocument[]>,
+): FactRanking {
+  const rewriteQuery = options.rewriteQuery;
+  const passages = options.passages;
+  const aligned = new Map<string, string | undefined>();
+  return async (query, queryOptions) => {
+    const loaded = forQuery(await loadDocuments(), query, queryOptions);
+    const documents = passages === undefined ? loaded : withPassages(loaded, await passages(), aligned);
+    const found = searchDocuments(documents, query, queryOptions);
+    const weak = found.length === 0 || found[0]?.weak === true;
+    if (rewriteQuery === undefined || queryOptions.rewrite === false || !weak || documents.length === 0) {
+      return { results: found, query };
+    }
+    const rewritten = (await rewriteQuery(query, documentLanguages(documents))).trim();
+    if (rewritten === '') return { results: found, query };
+    // The question and its rewrite together: what either finds, ranked by what they share.
+    const both = `${query}\n${rewritten}`;
+    return { results: searchDocuments(documents, both, queryOptions), query: both };
+  };
+}
+
+function embeddingsRanking(
+  embeddings: EmbeddingsConfig,
+  options: CreateRecallOptions,
+  memoryDir: string | undefined,
+  loadDocuments: () => Promise<RecallDocument[]>,
+): FactRanking {
   const embed = options.embed ?? createOpenAIEmbedder(embeddings);
   const cacheDir =
     options.cacheDir ?? (memoryDir === undefined ? undefined : path.join(memoryDir, '.dreamd'));
   const cacheFile = cacheDir === undefined ? undefined : path.join(cacheDir, EMBEDDINGS_CACHE_FILE);
   const memo = new Map<string, EmbeddingCacheFile['entries']>();
-  return {
-    mode: 'embeddings',
-    async recall(query, queryOptions = {}) {
-      const documents = forQuery(await loadDocuments(), query, queryOptions);
-      if (documents.length === 0) return [];
-      const embedded = documents.map((document) => ({
-        id: document.id,
-        text: `${document.title}\n${document.text}`,
-      }));
-      const vectors = await vectorsFor(embedded, { embed, model: embeddings.model, cacheFile, memo });
-      const [queryVector] = await embed([query]);
-      if (queryVector === undefined)
-        throw new Error('the embeddings endpoint returned no vector for the query');
-      const scores = documents.map((document) =>
-        cosineSimilarity(queryVector, vectors.get(document.id) ?? []),
-      );
-      return rank(documents, scores, queryOptions, DEFAULT_EMBEDDINGS_MIN_SCORE, 0);
-    },
+  return async (query, queryOptions) => {
+    const documents = forQuery(await loadDocuments(), query, queryOptions);
+    if (documents.length === 0) return { results: [], query };
+    const embedded = documents.map((document) => ({
+      id: document.id,
+      text: `${document.title}\n${document.text}`,
+    }));
+    const vectors = await vectorsFor(embedded, { embed, model: embeddings.model, cacheFile, memo });
+    const [queryVector] = await embed([query]);
+    if (queryVector === undefined)
+      throw new Error('the embeddings endpoint returned no vector for the query');
+    const scores = documents.map((document) => cosineSimilarity(queryVector, vectors.get(document.id) ?? []));
+    return { results: rank(documents, scores, queryOptions, DEFAULT_EMBEDDINGS_MIN_SCORE, 0), query };
   };
 }
 
-/** Formats results for the model: one line each with id, date and score, or "nothing relevant". */
-export function formatRecallResults(query: string, results: readonly RecallResult[]): string {
+/** What a result is, in the words the model reads. */
+const KIND_WORDS: Readonly<Record<RecallKind, string>> = {
+  fact: 'fact',
+  archived: 'archived fact',
+  note: 'note',
+  passage: 'transcript passage',
+};
+
+/**
+ * Formats results for the model: one line each with id (a passage: its session), date, what it is and score,
+ * or "nothing relevant"; a note (transcripts unreadable) last.
+ */
+export function formatRecallResults(query: string, results: readonly RecallResult[], note?: string): string {
+  const footer = note === undefined ? '' : `\n\n(${note})`;
   if (results.length === 0) {
-    return `Nothing relevant in memory for "${query}". Do not guess: ask the user if you need this.`;
+    return `Nothing relevant in memory for "${query}". Do not guess: ask the user if you need this.${footer}`;
   }
-  return results
-    .map(
-      (result) =>
-        `[${result.id}] ${result.date} (score ${result.score.toFixed(2)}${result.weak ? ', weak match' : ''}) ` +
-        `${result.title}\n${result.text}`,
-    )
-    .join('\n\n');
+  return (
+    results
+      .map((result) => {
+        const what = `${KIND_WORDS[result.kind]}, score ${result.score.toFixed(2)}${result.weak ? ', weak match' : ''}`;
+        return result.kind === 'passage'
+          ? `[session ${result.sessionId ?? '?'}] ${result.date} (${what}) ${result.title}\n${result.text}`
+          : `[${result.id}] ${result.date} (${what}) ${result.title}\n${result.text}`;
+      })
+      .join('\n\n') + footer
+  );
 }
 
 /** The `recall` tool for the agent: searches the space's memory by query. */
@@ -423,8 +550,12 @@ export const RecallInput = z.object({ query: z.string().min(1), limit: z.int().m
 
 export function createRecallTool(recall: Recall, defaults: RecallQueryOptions = {}): AgentTool {
   return checkedTool(RECALL, RecallInput, async ({ query, limit }) => {
-    const results = await recall.recall(query, { ...defaults, ...(limit === undefined ? {} : { limit }) });
+    const queryOptions = { ...defaults, ...(limit === undefined ? {} : { limit }) };
+    const answer =
+      recall.search === undefined
+        ? { results: await recall.recall(query, queryOptions), note: undefined }
+        : await recall.search(query, queryOptions);
     // Memory read back: the note screen knows it as such by this mark, not by the tool's name.
-    return ownResult(formatRecallResults(query, results));
+    return ownResult(formatRecallResults(query, answer.results, answer.note));
   });
 }

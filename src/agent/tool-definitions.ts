@@ -95,8 +95,8 @@ export const FORGET_MEMORY = {
 export const RECALL = {
   name: 'recall',
   description:
-    "Search this user's long-term memory (saved facts and notes) for what is relevant to a query, best " +
-    'match first, each with its id and date. Use it when the user refers to the past or before giving ' +
+    "Search this user's long-term memory (saved facts and notes, and passages of past sessions) for what " +
+    'is relevant to a query, best match first, each with its id (a passage: its session), date and kind. Use it when the user refers to the past or before giving ' +
     'advice that may depend on their preferences. A result marked "weak match" shares little with the ' +
     'query: check it fits before relying on it; "nothing relevant" means ask, do not guess. Memory is ' +
     'background to verify, newer statements from the user win.',

@@ -175,8 +175,21 @@ describe('dreamd memory search', () => {
     expect(output.results[0]?.title).toBe('Usual coffee order');
     expect(output.results.every((result) => result.score > 0)).toBe(true);
 
-    const address = (await cli(['memory', 'search', 'lives', '--json'])).data<{ results: RecallResult[] }>();
-    expect(address.results.map((result) => result.text)).toEqual(['Lives in Porto since 2026-11-19.']);
+    // Fused: the active fact first, then the message of the transcript that said where the user lived.
+    const address = (await cli(['memory', 'search', 'lives', '--json'])).data<{
+      results: RecallResult[];
+      tokens: number;
+    }>();
+    expect(address.results.map((result) => [result.kind, result.text.slice(0, 40)])).toEqual([
+      ['fact', 'Lives in Porto since 2026-11-19.'],
+      ['passage', 'Hi! Can you order the replacement filter'],
+    ]);
+    expect(address.results[1]?.sessionId).toMatch(/\S/);
+    expect(address.tokens).toBeGreaterThan(0);
+    const factsOnly = (await cli(['memory', 'search', 'lives', '--no-transcripts', '--json'])).data<{
+      results: RecallResult[];
+    }>();
+    expect(factsOnly.results.map((result) => result.text)).toEqual(['Lives in Porto since 2026-11-19.']);
   });
 
   it('finds an archived fact with --archived, and for a question about the past', async () => {

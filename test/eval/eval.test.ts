@@ -81,17 +81,26 @@ describe('the generated long dataset', () => {
     expect(conversation!.dreamd_updates.length).toBeGreaterThan(0);
     expect(Object.keys(conversation!.dreamd_dates).length).toBeGreaterThan(5);
     const categories = new Set(conversation!.qa.map((question) => question.category));
-    expect([...categories].sort()).toEqual(['multi-hop', 'multilingual', 'single-hop', 'temporal', 'update']);
+    expect([...categories].sort()).toEqual([
+      'multi-hop',
+      'multilingual',
+      'single-hop',
+      'temporal',
+      'transcript-only',
+      'update',
+    ]);
     // Near-duplicates: the same kind of fact about two people ("X has a dog named …", "X lives in …").
     const shapes = facts.map((fact) => fact.text.replace(fact.speaker, '').replace(/named \S+|in .+$/, ''));
     expect(shapes.length - new Set(shapes).size).toBeGreaterThan(10);
     const turns = sessionsOf(conversation!).flatMap((session) => session.turns.map((turn) => turn.text));
     expect(turns.some((text) => /\b(?:moramos|vivimos|trabalho|trabajo)\b/.test(text))).toBe(true);
-    // Every question names its evidence turns, and every evidence turn has a reference fact.
+    // Every question names its evidence turns, and every evidence turn has a reference fact, but those of
+    // the questions only a transcript answers: no fact holds their turn.
     const factTurns = new Set(facts.map((fact) => fact.turn));
     for (const question of conversation!.qa) {
       expect(question.evidence.length).toBeGreaterThan(0);
-      for (const turn of question.evidence) expect(factTurns.has(turn)).toBe(true);
+      for (const turn of question.evidence)
+        expect(factTurns.has(turn)).toBe(question.category !== 'transcript-only');
     }
   });
 
@@ -173,7 +182,8 @@ describe('the generated long dataset', () => {
       'duplicates kept',
       'chains resolved to the newest',
       "older fact in the model's view",
-      'recall hit@10, dreamd vs BM25 over raw turns',
+      'recall hit@10, dreamd fused vs BM25 over raw turns',
+      'recall tokens per query',
       'model calls',
       'tokens',
       'dollars',
@@ -217,7 +227,15 @@ describe('the generated long dataset', () => {
     }
     const report = both.perSession;
     const printed = renderReport(report);
-    for (const category of ['multi-hop', 'multilingual', 'single-hop', 'temporal', 'update', 'all'])
+    for (const category of [
+      'multi-hop',
+      'multilingual',
+      'single-hop',
+      'temporal',
+      'transcript-only',
+      'update',
+      'all',
+    ])
       expect(printed).toMatch(
         new RegExp(`^\\| ${category} \\| \\d+ \\| [\\d.]+ % / [\\d.]+ % / [\\d.]+ % \\|`, 'm'),
       );
@@ -226,7 +244,9 @@ describe('the generated long dataset', () => {
     const docs = readFileSync(new URL('../../docs/eval.md', import.meta.url), 'utf8');
     const table = printed
       .split('\n')
-      .filter((line) => /^\| (?:multi-hop|multilingual|single-hop|temporal|update|all) \|/.test(line));
+      .filter((line) =>
+        /^\| (?:multi-hop|multilingual|single-hop|temporal|transcript-only|update|all) \|/.test(line),
+      );
     // Prettier pads the table's cells in the page: compare with runs of spaces as one.
     const spaced = (text: string) => text.replace(/ +/g, ' ');
     for (const line of table) expect(spaced(docs)).toContain(spaced(line));
@@ -334,7 +354,47 @@ describe('npm run eval', () => {
     expect(renderReport(report)).toContain(
       '- [tiny single-hop] "Which insects live upstairs?" wanted "Rui keeps bees on his roof in Porto." (D1:2)',
     );
-    expect(renderReport(report)).toContain("Recall misses (no answering fact in dreamd's top 10): 1");
+    expect(renderReport(report)).toContain(
+      "Recall misses (no answering fact or passage in dreamd's fused top 10): 1",
+    );
+  });
+
+  it('finds through fused recall a question only a transcript answers, which the facts alone miss', async () => {
+    const conversation = tiny('I keep bees on my roof in Porto.');
+    // An aside no reference fact holds: no fact is ever made of it.
+    const [aside] = Dataset.parse([
+      {
+        ...conversation,
+        conversation: {
+          ...conversation.conversation,
+          session_2: [
+            ...(conversation.conversation.session_2 as unknown[]),
+            { speaker: 'Rui', dia_id: 'D2:2', text: 'I started reading Middlemarch on the train.' },
+          ],
+        },
+        qa: [
+          ...conversation.qa,
+          {
+            question: 'Which novel is Rui reading on the train?',
+            answer: 'Middlemarch',
+            evidence: ['D2:2'],
+            category: 'transcript-only',
+          },
+        ],
+      },
+    ]);
+    const report = await runEval([aside!], { mode: 'oracle' });
+    const hits = report.totals.recall['transcript-only']!;
+    expect(hits.dreamdFused['@10']).toBe(1);
+    expect(hits.dreamd['@10']).toBe(0);
+    expect(hits.bm25RawTurns['@10']).toBe(1);
+    expect(report.misses.recall).toEqual([]);
+    // What recall returned, in tokens per question, fused and facts only.
+    expect(report.totals.recallTokensPerQuery.fused).toBeGreaterThan(0);
+    expect(report.totals.recallTokensPerQuery.facts).toBeGreaterThan(0);
+    expect(renderReport(report)).toMatch(
+      /^Tokens recall returned per question \(top 10, as the recall tool formats it\): \d+ fused, \d+ facts only\.$/m,
+    );
   });
 
   it('counts a fact said again in other words, both copies active, as a duplicate kept, and names it', async () => {
@@ -407,7 +467,7 @@ describe('npm run eval', () => {
       '0 dropped',
       '0 lost',
       '≥ 95 % of chains resolved to the newest',
-      'recall hit@10 ≥ BM25 over raw turns + 2 points',
+      'recall hit@10 (fused) ≥ BM25 over raw turns + 2 points',
     ]);
     expect(renderReport(noRules)).toContain('| rules taught ≥ 2 times in MEMORY.md | no rules planted |');
   });

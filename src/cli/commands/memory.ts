@@ -34,6 +34,14 @@ function withRetaught(fact: Fact): Fact & { retaught: number } {
 /** Results `memory search` shows unless --limit says otherwise. */
 const DEFAULT_SEARCH_LIMIT = 10;
 
+/** What a search result is, as `memory search` prints it. */
+const KIND_LABELS = {
+  fact: 'fact',
+  archived: 'archived',
+  note: 'note',
+  passage: 'passage',
+} as const;
+
 function describeFact(fact: Fact): string {
   const lines = [
     `${fact.title}`,
@@ -259,17 +267,20 @@ export const registerMemory: CommandRegistrar = (program, context) => {
   withSpace(
     memory
       .command('search')
-      .description('lexical search (BM25) over the active facts, best match first')
+      .description(
+        "lexical search (BM25) over the active facts and the space's transcripts, fused, best match first",
+      )
       .argument('<query>', 'words to look for'),
     'space id or repository path (required when there are several spaces)',
   )
     .option('--limit <n>', `most results (default ${DEFAULT_SEARCH_LIMIT})`)
     .option('--archived', 'search the facts newer ones replaced too (superseded, archived)', false)
+    .option('--no-transcripts', "facts only: leave the passages of the space's transcripts out")
     .action(
       async (
         query: string,
         positional: string | undefined,
-        options: { limit?: string; archived: boolean },
+        options: { limit?: string; archived: boolean; transcripts: boolean },
         command: Command,
       ) => {
         const commandContext = context();
@@ -284,18 +295,43 @@ export const registerMemory: CommandRegistrar = (program, context) => {
         await (await import('../space-lock.js')).recoverBeforeReading(config(), space);
         const loaded = await loadMemory(space.memoryDir, { agentsMd: space.agentsMd });
         if (options.archived) assertArchiveReadable(loaded);
-        const results = await createRecall({
+        const { createTranscriptPassages, RECALL_SESSION_BYTES } =
+          await import('../../agent/transcript-passages.js');
+        const settings = config();
+        // Fused by default: the facts, and the passages of every transcript folder the space reads.
+        const answer = await createRecall({
           facts: [...loaded.facts, ...loaded.archived.map((entry) => entry.fact)],
-        }).recall(query, { limit, ...(options.archived ? { includePast: true } : {}) });
-        emitResult(io, json, { command: 'memory search', data: { space: space.id, query, results } }, () =>
-          results.length === 0
-            ? `nothing in the memory of space ${space.id} matches "${query}"`
-            : results
-                .map(
-                  (result) =>
-                    `${result.id}  ${result.score.toFixed(2)}  ${result.date}  ${result.title}\n    ${result.text.split('\n')[0] ?? ''}`,
-                )
-                .join('\n'),
+          ...(options.transcripts
+            ? {
+                transcripts: createTranscriptPassages({
+                  space,
+                  maxBytes: settings.limits.maxSessionBytes ?? RECALL_SESSION_BYTES,
+                  externalContext: settings.keepOut?.externalContext ?? false,
+                }),
+              }
+            : {}),
+        }).search!(query, { limit, ...(options.archived ? { includePast: true } : {}) });
+        const { results, tokens, note } = answer;
+        emitResult(
+          io,
+          json,
+          {
+            command: 'memory search',
+            data: { space: space.id, query, results, tokens, ...(note === undefined ? {} : { note }) },
+          },
+          () =>
+            [
+              results.length === 0
+                ? `nothing in the memory of space ${space.id} matches "${query}"`
+                : results
+                    .map(
+                      (result) =>
+                        `${result.kind === 'passage' ? `session ${result.sessionId ?? '?'}` : result.id}  ${KIND_LABELS[result.kind]}  ${result.score.toFixed(2)}  ${result.date}  ${result.title}\n    ${result.text.split('\n')[0] ?? ''}`,
+                    )
+                    .join('\n'),
+              ...(note === undefined ? [] : [`(${note})`]),
+              `about ${tokens} tokens`,
+            ].join('\n'),
         );
       },
     );

@@ -19,6 +19,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { createMemoryTools } from '../../agent/memory-tools.js';
 import { createRecall, createRecallTool } from '../../agent/recall.js';
+import { createTranscriptPassages } from '../../agent/transcript-passages.js';
 import { ToolInputError } from '../../agent/tool.js';
 import type { Config } from '../../config/schema.js';
 import { ConfigError, errorMessage } from '../../errors.js';
@@ -123,8 +124,9 @@ export function createDreamdMcpServer(options: DreamdMcpOptions): McpServer {
     {
       title: 'Search memory',
       description:
-        "Search this repository's long-term memory (facts dreamd consolidated from past sessions, and notes " +
-        'saved with remember) for what is relevant to a query, best match first, each with its id and date. ' +
+        "Search this repository's long-term memory (facts dreamd consolidated from past sessions, notes " +
+        'saved with remember, and passages of the past sessions themselves) for what is relevant to a query, ' +
+        'best match first, each with its id (a passage: its session) and date. ' +
         'A "weak match" shares little with the query; "nothing relevant" means ask, do not guess. Memory is ' +
         'background to verify; newer statements from the user win.',
       inputSchema: {
@@ -136,7 +138,16 @@ export function createDreamdMcpServer(options: DreamdMcpOptions): McpServer {
     },
     async (input) =>
       onSpace(spaceArgument(input), async (loaded, { space }) => {
-        const recall = createRecall({ memoryDir: space.memoryDir, embeddings: loaded.embeddings });
+        // Fused: the facts, and the passages of every transcript folder the space reads.
+        const recall = createRecall({
+          memoryDir: space.memoryDir,
+          embeddings: loaded.embeddings,
+          transcripts: createTranscriptPassages({
+            space,
+            maxBytes: loaded.limits.maxSessionBytes,
+            externalContext: loaded.keepOut?.externalContext ?? false,
+          }),
+        });
         const found = await createRecallTool(recall).handler({
           query: input.query,
           ...(input.limit === undefined ? {} : { limit: input.limit }),
