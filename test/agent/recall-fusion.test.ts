@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRecall, createRecallTool } from '../../src/agent/recall.js';
-import { fuseRankings } from '../../src/agent/recall-fusion.js';
+import { fuseRankings, PASSAGE_RANK_OFFSET } from '../../src/agent/recall-fusion.js';
 import { createTranscriptPassages } from '../../src/agent/transcript-passages.js';
 import { estimateTokens } from '../../src/digest/estimate-tokens.js';
 import { recallFact } from './helpers.js';
@@ -154,12 +154,23 @@ describe('fused recall', () => {
 });
 
 describe('fuseRankings', () => {
-  it('alternates the two rankings, the fact first at equal rank', () => {
+  it('puts the first facts before the first passage, then alternates the two rankings, the fact first at equal rank', () => {
     const item = (id: string) => ({ id, date: '2026-01-01', title: id });
-    expect(
-      fuseRankings([item('f1'), item('f2'), item('f3')], [item('p1'), item('p2')], 4).map(
-        (entry) => entry.id,
-      ),
-    ).toEqual(['f1', 'p1', 'f2', 'p2']);
+    const facts = Array.from({ length: 6 }, (_, index) => item(`f${index + 1}`));
+    const passages = Array.from({ length: 4 }, (_, index) => item(`p${index + 1}`));
+    // A passage ranks PASSAGE_RANK_OFFSET places behind a fact of the same rank.
+    expect(PASSAGE_RANK_OFFSET).toBe(3);
+    expect(fuseRankings(facts, passages, 8).map((entry) => entry.id)).toEqual([
+      'f1',
+      'f2',
+      'f3',
+      'f4',
+      'p1',
+      'f5',
+      'p2',
+      'f6',
+    ]);
+    // With no fact, the passages alone, in their order.
+    expect(fuseRankings([], passages, 2).map((entry) => entry.id)).toEqual(['p1', 'p2']);
   });
 });
