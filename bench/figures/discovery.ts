@@ -83,12 +83,14 @@ export function writeHome(root: string, options: DiscoveryOptions) {
       folders.push(folder);
     }
     if (index % 5 === 0) {
-      // A linked worktree as git writes it: `.git` file → its git dir → `commondir` back to the main `.git`.
+      // A linked worktree as git writes it: `.git` file → its git dir → `commondir` back to the main `.git`,
+      // and the git dir's `gitdir` file back to the worktree's `.git` (the back-link discovery checks).
       const worktree = join(root, 'code', `repo-${String(index).padStart(5, '0')}-wt`);
       const gitDir = join(repository, '.git', 'worktrees', 'wt');
       mkdirSync(gitDir, { recursive: true });
       mkdirSync(worktree, { recursive: true });
       writeFileSync(join(gitDir, 'commondir'), '../..\n');
+      writeFileSync(join(gitDir, 'gitdir'), `${join(worktree, '.git')}\n`);
       writeFileSync(join(worktree, '.git'), `gitdir: ${gitDir}\n`);
       folders[folders.length - 1] = worktree; // its last subfolder's place goes to the worktree
     }
