@@ -119,7 +119,11 @@ describe('every command on a discovered space', () => {
     ] as const) {
       const search = await dreamd(cwd, 'memory', 'search', 'hello', space);
       expectOk(search);
-      expect(search.data()).toMatchObject({ space: shopId, results: [{ title: 'Hello script' }] });
+      // The fact first; the session's own words (fused recall's passages) after it.
+      const found = search.data<{ space: string; results: { kind: string; title: string }[] }>();
+      expect(found.space).toBe(shopId);
+      expect(found.results[0]).toMatchObject({ kind: 'fact', title: 'Hello script' });
+      expect(found.results.slice(1).every((result) => result.kind === 'passage')).toBe(true);
     }
     const forget = await dreamd(home, 'memory', 'forget', facts.facts[0]!.id, '--space', shopId);
     expectOk(forget);
