@@ -4,15 +4,6 @@ import { acquireClaudeCodeLockFor, type HeldClaudeCodeLock } from '../space/clau
 import { acquireLock, recoverMemory, recoverSpace, type RecoverSpaceOutcome } from '../space/index.js';
 
 /**
- * Runs `action` holding the space's lock, as the memory functions that write (forget, rollback) require, and
- * Claude Code's `.consolidate-lock` where Claude Code also consolidates the folder (a `claude-code` space, or
- * a folder that holds that file), so a rollback never rewrites files under a consolidation of Claude Code's.
- * A held lock of either is a LockBusyError naming its holder (exit 1), with nothing written. The command is
- * not a consolidation: Claude Code's lock gets its previous mtime back when it ends. A transaction a crashed
- * run left behind is finished or discarded first, under the lock, so it cannot be another process's commit
- * in progress.
- */
-/**
  * Runs `action` holding dreamd's lock of the space only: for a command that changes dreamd's own state and no
  * memory file (`sessions exclude`), so a run cannot read between its check and its write, while Claude Code
  * may go on consolidating the folder. A held lock is a LockBusyError naming its holder (exit 1).
@@ -35,26 +26,31 @@ export async function withStateLock<T>(
   }
 }
 
+/**
+ * Runs `action` holding the space's lock, as the memory functions that write (forget, rollback) require, and
+ * Claude Code's `.consolidate-lock` where Claude Code also consolidates the folder (a `claude-code` space, or
+ * a folder that holds that file), so a rollback never rewrites files under a consolidation of Claude Code's.
+ * A held lock of either is a LockBusyError naming its holder (exit 1), with nothing written. The command is
+ * not a consolidation: Claude Code's lock gets its previous mtime back when it ends. A transaction a crashed
+ * run left behind is finished or discarded first, under the lock, so it cannot be another process's commit
+ * in progress.
+ */
 export async function withSpaceLock<T>(
   config: Config,
   space: Space,
   command: string,
   action: () => Promise<T>,
 ): Promise<T> {
-  const lock = await acquireLock(space.memoryDir, {
-    owner: `dreamd ${command} ${process.pid}@${hostname()}`,
-    staleMs: config.limits.lockStaleMinutes * 60_000,
-    space: space.id,
+  return withStateLock(config, space, command, async () => {
+    let claudeCodeLock: HeldClaudeCodeLock | undefined;
+    try {
+      claudeCodeLock = await acquireClaudeCodeLockFor(space, { command });
+      await recoverMemory(space.memoryDir);
+      return await action();
+    } finally {
+      await claudeCodeLock?.release();
+    }
   });
-  let claudeCodeLock: HeldClaudeCodeLock | undefined;
-  try {
-    claudeCodeLock = await acquireClaudeCodeLockFor(space, { command });
-    await recoverMemory(space.memoryDir);
-    return await action();
-  } finally {
-    await claudeCodeLock?.release();
-    await lock.release();
-  }
 }
 
 /**
