@@ -20,13 +20,14 @@ import { makeTempDir, planCandidates, removeDir, sessionCandidate, summary } fro
  * arrives on stdin, then prints how many lines it wrote and its longest write in ms (a write into a file
  * replaced meanwhile lands in that window).
  */
-function writerScript(requires: string, write: string, everyMs: number): string {
+function writerScript(requires: string, write: string, everyMs: number, maxLines = MAX_WRITER_LINES): string {
   return `
 const { ${requires} } = require('node:fs');
 const [file, prefix] = process.argv.slice(1);
 let written = 0;
 let slowest = 0;
 const timer = setInterval(() => {
+  if (written >= ${maxLines}) return;
   const opened = performance.now();
   ${write}
   const gap = performance.now() - opened;
@@ -40,6 +41,13 @@ process.stdin.once('data', () => {
 process.stdout.write('ready\\n');
 `;
 }
+
+/**
+ * Most lines a writer writes: about 8 s of appends every 2 ms, what the 60 runs take on a quiet machine. On a
+ * loaded one the runs slow down while the writer keeps its pace, and a run costs what the file holds: without a
+ * bound the file grew by wall time and the test ran past 10 minutes at load 8 (on this code and the code before).
+ */
+const MAX_WRITER_LINES = 4_000;
 
 /** Appends a line every 2 ms: open, write, close, as `appendFileSync` does. */
 const APPENDER = writerScript(
