@@ -119,7 +119,7 @@ function classifyStatus(status: number): { kind: ModelErrorKind; retryable: bool
   if (status === 429) return { kind: ModelErrorKind.rateLimited, retryable: true };
   if (status === 529) return { kind: ModelErrorKind.overloaded, retryable: true };
   if (status === 408) return { kind: ModelErrorKind.timeout, retryable: true };
-  // 501 Not Implemented: the server has no such route or method; asking again never helps.
+  // 501: the server has no such route or method, so asking again never helps.
   if (status === 501) return { kind: ModelErrorKind.badRequest, retryable: false };
   // 409: a lock timeout on the provider's side; the SDKs retry it too.
   if (status === 409 || status >= 500) return { kind: ModelErrorKind.server, retryable: true };
