@@ -32,7 +32,7 @@ import {
   type CallRecord,
 } from './extract-tally.js';
 import type { Gathered } from './gather.js';
-import { linkUnseenSameTitles, resolveRunReplaces, runFactId } from './run-replaces.js';
+import { resolveRunReplaces, runFactId } from './run-replaces.js';
 import { checkUpdates, type UpdateCheckResult } from './update-check.js';
 
 export type { AnswerLimits } from './answer-reader.js';
@@ -48,7 +48,7 @@ export {
   type ExtractionRequestOptions,
   type PreparedAnswer,
 } from './extraction-request.js';
-export { linkUnseenSameTitles, resolveRunReplaces, runFactId, type ShownToCall } from './run-replaces.js';
+export { resolveRunReplaces, runFactId, type ShownToCall } from './run-replaces.js';
 
 export interface Extracted {
   readonly candidates: readonly ExtractedFact[];
@@ -86,7 +86,7 @@ export async function extractFacts(gathered: Gathered, options: ExtractOptions):
   const { tally } = run;
   options.onProgress({ phase: 'extract', done: tally.calls, total: tally.calls });
   return {
-    candidates: resolveRunReplaces(linkUnseenSameTitles(check.candidates, run.shown)),
+    candidates: resolveRunReplaces(check.candidates),
     updateCheck: { calls: check.calls, checked: check.checked, found: check.found },
     calls: tally.calls,
     retries: tally.retries,

@@ -7,18 +7,9 @@ export { cleanTitle, parseDay } from './candidate.js';
 import { FactIndex } from './fact-index.js';
 import { detailsOf, featuresOf, sameNamesAndNumbers, sharedCount, type FactFeatures } from './features.js';
 import type { Provenance } from '../screen/provenance.js';
-import { isRewording, rewordingTerms } from './rewording.js';
+import { addsInsideACompound, isRewording, rewordingTerms } from './rewording.js';
 import { isReadEvidence, screenCandidates } from '../screen/screen-candidates.js';
-import {
-  NEAR_DUPLICATE_THRESHOLD,
-  SAME_SUBJECT_MIN_TITLE_WORDS,
-  SAME_SUBJECT_THRESHOLD,
-  contentWords,
-  differsOnlyAtTheEnd,
-  jaccard,
-  normalizeText,
-  sequenceSimilarity,
-} from './similarity.js';
+import { NEAR_DUPLICATE_THRESHOLD, contentWords, jaccard, normalizeText } from './similarity.js';
 
 /**
  * Step 5 of a consolidation run: merge the model's candidate facts into the current facts. Pure: the ids, the
@@ -38,13 +29,13 @@ import {
  *      the main signal: the model read both facts and said they are one subject. For a fact returned earlier in
  *      the same answer, which has no id yet, the model names its exact title;
  *   5. near duplicate (same type, word and word-pair similarity ≥ {@link NEAR_DUPLICATE_THRESHOLD}, same names
- *      and numbers) of an active fact: merged into it; or a rewording of one, of any type (the same fact in
- *      other words: reordered, a synonym, an added word, see `rewording.ts`): merged into it, in the type
- *      rule 3 keeps;
- *   6. same subject (same type, titles alike word for word in order, see {@link SAME_SUBJECT_THRESHOLD}, parting
- *      only at their end, see `differsOnlyAtTheEnd`, same names and numbers) but different content: the newer of
- *      the two stays active and the other is superseded;
- *   7. otherwise: added.
+ *      and numbers) of an active fact that says the same (no word swapped, none added inside what both say,
+ *      see `saysTheSame`): merged into it; or a rewording of one, of any type (the same fact in other words: reordered, a synonym, see
+ *      `rewording.ts`, never an added word): merged into it, in the type rule 3 keeps;
+ *   6. otherwise: added. Two facts alike but for a word ("include a digit in function names" / "… in function
+ *      argument names", "use try statements in methods" / "… in functions", leeks then fennel on one plot) may
+ *      be one subject with a new value or two subjects: code cannot tell, so it neither merges nor retires
+ *      either. The update check (`update-check.ts`) shows such a pair to the model, whose `replaces` decides.
  *
  * Merging unions the sources, keeps the earliest `observed` and the latest `updated`, and keeps the text of the
  * newest observation. A merge (rules 3 and 5) into a fact memory held before this reconcile, from a session that
@@ -265,16 +256,13 @@ class FactSet {
     }
 
     const targets = this.resolveReplaces(candidate.type, candidate.replaces);
-    if (targets.length > 0) return this.replace(targets, candidate, 'named');
+    if (targets.length > 0) return this.replace(targets, candidate);
 
+    // Alike, but one says a thing the other does not ("function names" / "function argument names", fennel then
+    // peas): another subject or a new value, which only a model shown both may tell apart. Code merges only
+    // what says the same, and never retires a fact: the update check shows such a pair to the model.
     const near = this.nearDuplicate(candidate, features);
-    if (near !== undefined) {
-      // Alike, but each says a thing the other does not (fennel, then peas): a new value, not the same fact said
-      // again. A merge would keep one text and lose the other; the older stays as history instead.
-      return eachSaysMore(near, candidate)
-        ? this.replace([near], candidate, 'same-subject')
-        : this.merge(near, candidate);
-    }
+    if (near !== undefined && saysTheSame(near, candidate)) return this.merge(near, candidate);
 
     const reworded = this.rewording(candidate, features);
     if (reworded !== undefined) {
@@ -282,9 +270,6 @@ class FactSet {
         ? this.merge(reworded, candidate)
         : this.moveToType(reworded, candidate);
     }
-
-    const subject = this.sameSubject(candidate, features);
-    if (subject !== undefined) return this.replace([subject], candidate, 'same-subject');
 
     this.create(candidate, undefined);
   }
@@ -331,35 +316,12 @@ class FactSet {
    * type when there is one, else of any type, like an exact duplicate.
    */
   private rewording(candidate: Candidate, features: FactFeatures): Fact | undefined {
+    // No added term: "function names" and "function argument names" are two rules (see `isRewording`).
     const found = [...this.index.mayReword(features.numbersKey, rewordingTerms(candidate))].filter((fact) =>
-      isRewording(candidate, fact),
+      isRewording(candidate, fact, { addedTerms: false }),
     );
     const sameType = found.filter((fact) => fact.type === candidate.type);
     return best(sameType.length > 0 ? sameType : found, () => 1)?.fact;
-  }
-
-  /** The active fact of the type whose title matches (in order), naming the same things; see the module comment. */
-  private sameSubject(candidate: Candidate, features: FactFeatures): Fact | undefined {
-    if (new Set(features.titleWords).size < SAME_SUBJECT_MIN_TITLE_WORDS) return undefined;
-    const found: Fact[] = [];
-    const scores = new Map<Fact, number>();
-    // A title scoring SAME_SUBJECT_THRESHOLD (0.8) shares at least two thirds of the candidate's title words.
-    for (const fact of this.index.mayShare(
-      candidate.type,
-      features.numbersKey,
-      'title',
-      features.titleWords,
-      2 / 3,
-    )) {
-      const other = featuresOf(fact);
-      const score = sequenceSimilarity(features.titleWords, other.titleWords);
-      if (score < SAME_SUBJECT_THRESHOLD || !sameNamesAndNumbers(candidate, fact)) continue;
-      // Alike but for a qualifier in the middle ("the north site" / "the river site"): two subjects.
-      if (!differsOnlyAtTheEnd(features.titleWords, other.titleWords)) continue;
-      found.push(fact);
-      scores.set(fact, score);
-    }
-    return best(found, (fact) => scores.get(fact) ?? 0)?.fact;
   }
 
   /**
@@ -380,15 +342,11 @@ class FactSet {
   }
 
   /**
-   * The candidate replaces `targets`, unless one of them is newer: then the candidate is the stale one. Targets
-   * the model `named` lose to a candidate of the same day (the model read both and said which is current); a
-   * `same-subject` match is settled by {@link outranks}, the same way in whichever order the two arrive.
+   * The candidate replaces `targets` (the model named them), unless one of them is newer: then the candidate is
+   * the stale one. Targets lose to a candidate of the same day (the model read both and said which is current).
    */
-  private replace(targets: readonly Fact[], candidate: Candidate, how: 'named' | 'same-subject'): void {
-    const text = candidateText(candidate);
-    const newer = targets.filter((target) =>
-      how === 'named' ? target.updated > candidate.observed : outranks(textOf(target), text),
-    );
+  private replace(targets: readonly Fact[], candidate: Candidate): void {
+    const newer = targets.filter((target) => target.updated > candidate.observed);
     const newest = newer.reduce<Fact | undefined>(
       (kept, target) => (kept === undefined || outranks(textOf(target), textOf(kept)) ? target : kept),
       undefined,
@@ -545,11 +503,17 @@ function candidateKey(candidate: Candidate): string {
   ]);
 }
 
-/** True when each of two texts has a content word of its body the other lacks (see the near-duplicate rule). */
-function eachSaysMore(fact: Fact, candidate: Candidate): boolean {
-  const own = new Set(contentWords(fact.body));
-  const other = new Set(contentWords(candidate.body));
-  return [...own].some((word) => !other.has(word)) && [...other].some((word) => !own.has(word));
+/**
+ * Whether the near-duplicate rule may merge two alike bodies: no content word swapped for another ("methods" /
+ * "functions", fennel then peas), and none added inside two words the other says side by side ("function
+ * argument names" is another thing than "function names", see `addsInsideACompound`); a word added around what
+ * both say ("… with oat milk, please", "… as planned") is the same fact said at more length.
+ */
+function saysTheSame(fact: Fact, candidate: Candidate): boolean {
+  const a = new Set(contentWords(fact.body));
+  const b = new Set(contentWords(candidate.body));
+  const swapped = [...a].some((word) => !b.has(word)) && [...b].some((word) => !a.has(word));
+  return !swapped && !addsInsideACompound(fact, candidate);
 }
 
 function titleKey(type: FactType, title: string): string {

@@ -95,30 +95,61 @@ interface Terms {
   readonly all: ReadonlySet<string>;
   /** Terms of the body, in order, repeats kept. */
   readonly body: readonly string[];
+  /** Terms of two words of the body side by side ("function names"), as "first second". */
+  readonly adjacent: ReadonlySet<string>;
   readonly negated: boolean;
   readonly compares: boolean;
 }
 
-function termsOfPart(text: string): { terms: string[]; negated: boolean; compares: boolean } {
+const LINK = /(\bhttps?:\/\/\S+)/;
+
+/** A text's normalised words in order, each with whether it is part of a link. */
+function* wordsOf(text: string): Generator<[string, boolean]> {
+  for (const [index, piece] of text.split(LINK).entries())
+    for (const word of normalizeText(piece).split(' ')) if (word !== '') yield [word, index % 2 === 1];
+}
+
+function termsOfPart(text: string): {
+  terms: string[];
+  adjacent: Set<string>;
+  negated: boolean;
+  compares: boolean;
+} {
   const terms: string[] = [];
+  const adjacent = new Set<string>();
   let negated = false;
   let compares = false;
-  for (const word of normalizeText(text).split(' ')) {
-    if (word === '') continue;
+  // The term of the word just before, when that word gave one: two terms of words side by side. A link's
+  // words are terms, but side by side with nothing ("Runbook: https://…" / "The runbook lives at https://…").
+  let previous: string | undefined;
+  for (const [word, inLink] of wordsOf(text)) {
+    if (inLink) {
+      if (!isStopWord(word) && !FILLER.has(word)) terms.push(canonical.get(stem(word)) ?? stem(word));
+      previous = undefined;
+      continue;
+    }
     if (NEGATIONS.has(word)) {
       negated = true;
+      previous = undefined;
       continue;
     }
     if (CONTRASTS.has(word)) {
       compares = true;
       if (terms.at(-1) !== CONTRAST_TERM) terms.push(CONTRAST_TERM);
+      previous = undefined;
       continue;
     }
-    if (isStopWord(word) || FILLER.has(word)) continue;
+    if (isStopWord(word) || FILLER.has(word)) {
+      previous = undefined;
+      continue;
+    }
     const stemmed = stem(word);
-    terms.push(canonical.get(stemmed) ?? stemmed);
+    const term = canonical.get(stemmed) ?? stemmed;
+    if (previous !== undefined) adjacent.add(`${previous} ${term}`);
+    terms.push(term);
+    previous = term;
   }
-  return { terms, negated, compares };
+  return { terms, adjacent, negated, compares };
 }
 
 const cache = new WeakMap<FactText, Terms>();
@@ -141,6 +172,7 @@ function termsOf(text: FactText): Terms {
     terms = {
       all: new Set([...title.terms, ...body.terms]),
       body: body.terms,
+      adjacent: body.adjacent,
       negated: title.negated || body.negated,
       compares: title.compares || body.compares,
     };
@@ -238,8 +270,47 @@ export function rewordingTerms(text: FactText): ReadonlySet<string> {
   return termsOf(text).all;
 }
 
-/** Whether two facts say the same thing in other words (see the module comment). Symmetric. */
-export function isRewording(a: FactText, b: FactText): boolean {
+/**
+ * Whether a term `longer`'s body adds stands between two terms `shorter`'s body says side by side: "function
+ * argument names" against "function names", "every single install" against "every install". Such a word names
+ * another thing (a narrower one), not the same thing at more length; a word added around what both say ("The
+ * team tracks bugs …", "… as agreed") or where the shorter had a word of its own ("uses Vitest" / "run with
+ * Vitest") does not.
+ */
+function addsInside(longer: Terms, shorter: Terms): boolean {
+  const inShorter = new Set(shorter.body);
+  let previous: string | undefined;
+  let parted = false;
+  for (const term of longer.body) {
+    if (!inShorter.has(term)) {
+      if (previous !== undefined) parted = true;
+      continue;
+    }
+    if (parted && previous !== undefined && shorter.adjacent.has(`${previous} ${term}`)) return true;
+    previous = term;
+    parted = false;
+  }
+  return false;
+}
+
+/** Whether either fact's body adds a term inside two terms the other says side by side (see `addsInside`). */
+export function addsInsideACompound(a: FactText, b: FactText): boolean {
+  const x = termsOf(a);
+  const y = termsOf(b);
+  return addsInside(x, y) || addsInside(y, x);
+}
+
+/**
+ * Whether two facts say the same thing in other words (see the module comment). Symmetric. With `addedTerms:
+ * false`, an added term may not stand inside two terms the other says side by side (`addsInside`): what
+ * reconcile merges by code, where "function argument names" is another rule than "function names"; holding
+ * back a rewording of a held fact allows it.
+ */
+export function isRewording(
+  a: FactText,
+  b: FactText,
+  options: { readonly addedTerms?: boolean } = {},
+): boolean {
   const x = termsOf(a);
   const y = termsOf(b);
   if (x.negated !== y.negated) return false;
@@ -255,6 +326,7 @@ export function isRewording(a: FactText, b: FactText): boolean {
   if (differs(fromX) && differs(fromY)) return false;
   const added = bodies >= LONG_FACT_TERMS ? 2 : bodies >= MIN_BODY_TERMS ? 1 : 0;
   if (Math.max(fromX.body, fromY.body) > added) return false;
+  if (options.addedTerms === false && (addsInside(x, y) || addsInside(y, x))) return false;
   if ((x.compares || y.compares) && !sameOrder(x.body, y.body)) return false;
   return sameNumbersAndLinks(a, b) && sameNames(a, b);
 }

@@ -4,7 +4,6 @@
  * newest with the older as its history.
  */
 import type { ExtractedFact } from './extraction.js';
-import { normalizeText } from './similarity.js';
 
 /** The run's facts (by {@link runFactId}) one call was shown, and the call's number. */
 export interface ShownToCall {
@@ -58,31 +57,4 @@ export function resolveRunReplaces(candidates: readonly ExtractedFact[]): Extrac
   return result
     .filter((_, index) => !dropped.has(index))
     .map((candidate) => ({ ...candidate, replaces: candidate.replaces.filter((id) => !isRunFactId(id)) }));
-}
-
-/**
- * A call is shown only the run's facts that were in when it started and that its memory list had room for;
- * calls that ran at the same time could not see each other's facts, so neither could say that it replaces
- * the other. Of two facts of calls where the later was not shown the earlier, with the same type and title (the model's name for the subject), the
- * later one names the earlier (by {@link runFactId}), as a call made after it would have; {@link
- * resolveRunReplaces} then keeps the newer observation. Facts a call was shown, and facts of one answer, are
- * left to the model's own `replaces`.
- */
-export function linkUnseenSameTitles(
-  candidates: readonly ExtractedFact[],
-  shown: readonly ShownToCall[],
-): ExtractedFact[] {
-  const byKey = new Map<string, number[]>();
-  return candidates.map((candidate, index) => {
-    const key = `${candidate.type}\n${normalizeText(candidate.title)}`;
-    const earlier = byKey.get(key) ?? [];
-    byKey.set(key, [...earlier, index]);
-    const own = shown[index];
-    if (own === undefined) return candidate;
-    const unseen = earlier.filter(
-      (position) => !own.seen.has(runFactId(position)) && shown[position]?.call !== own.call,
-    );
-    if (unseen.length === 0) return candidate;
-    return { ...candidate, replaces: [...new Set([...candidate.replaces, ...unseen.map(runFactId)])] };
-  });
 }

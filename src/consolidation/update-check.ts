@@ -17,7 +17,15 @@
  */
 import { z } from 'zod';
 import { textLanguage, tokenize, type StemLanguage } from '../search/bm25.js';
+import { attributesOf, shareAttribute } from './attributes.js';
 import type { ExtractedFact } from './extraction.js';
+import {
+  SAME_SUBJECT_MIN_TITLE_WORDS,
+  SAME_SUBJECT_THRESHOLD,
+  contentWords,
+  differsOnlyAtTheEnd,
+  sequenceSimilarity,
+} from './similarity.js';
 import type { MemoryListFact } from './memory-list.js';
 import {
   addUsage,
@@ -31,8 +39,6 @@ export const UPDATE_CHECK_SCHEMA_NAME = 'update_check';
 
 /** Neighbours shown beside one new fact, the closest first: those that share its words, then its names. */
 export const NEIGHBOURS_PER_FACT = 8;
-/** Of them, at most this many found by shared words alone (the rest share a name and the type). */
-const CLOSE_NEIGHBOURS = 3;
 /** A calendar day in a fact's text (dreamd writes dates absolute, YYYY-MM-DD). */
 const DAY = /\b\d{4}-\d{2}-\d{2}\b/;
 /** A capitalised word: a person's, a place's or a project's name, in any script with cases. */
@@ -103,9 +109,13 @@ interface Terms {
   readonly language: StemLanguage;
   /** It holds a date: an event on a day ("went to the dentist on 2025-10-18"), not a state a later fact changes. */
   readonly dated: boolean;
+  /** What it says of its subject: job, home, indentation … (`attributes.ts`). */
+  readonly attributes: ReadonlySet<string>;
+  /** Content words of its title, in order. */
+  readonly titleWords: readonly string[];
 }
 
-function termsOf(text: string): Terms {
+function termsOf(title: string, text: string): Terms {
   const names = tokenize((text.match(NAME_WORD) ?? []).join(' '));
   return {
     words: new Set(tokenize(text)),
@@ -113,7 +123,29 @@ function termsOf(text: string): Terms {
     subject: names[0],
     language: textLanguage(text),
     dated: DAY.test(text),
+    attributes: attributesOf(text),
+    titleWords: contentWords(title),
   };
+}
+
+/** The first words of a title, which a title alike but for its end shares (see `titlesAlike`). */
+function titleHead(titleWords: readonly string[]): string | undefined {
+  return titleWords.length < SAME_SUBJECT_MIN_TITLE_WORDS
+    ? undefined
+    : titleWords.slice(0, SAME_SUBJECT_MIN_TITLE_WORDS).join(' ');
+}
+
+/**
+ * Titles alike word for word, in order, parting only at their end ("Plot 12 at the river site grows leeks" /
+ * "… grows fennel"): one subject whose value may have changed, or two rules alike but for what they apply to.
+ * Code cannot tell which (`reconcile.ts`): such a pair always goes to the model.
+ */
+function titlesAlike(a: readonly string[], b: readonly string[]): boolean {
+  return (
+    titleHead(a) !== undefined &&
+    sequenceSimilarity(a, b) >= SAME_SUBJECT_THRESHOLD &&
+    differsOnlyAtTheEnd(a, b)
+  );
 }
 
 /**
@@ -138,6 +170,10 @@ interface NeighbourHit {
   readonly sameKind: boolean;
   /** The shared words' inverse document frequency, summed. */
   readonly score: number;
+  /** Both say the same of their subject: the job, the home, the indentation (`attributes.ts`). */
+  readonly sameAttribute: boolean;
+  /** Titles alike but for their end (`titlesAlike`). */
+  readonly sameTitle: boolean;
 }
 
 /**
@@ -155,6 +191,20 @@ function createNeighbourIndex(texts: readonly Terms[]) {
       else list.push(position);
     }
   });
+  const heads = new Map<string, number[]>();
+  const named = new Map<string, number[]>();
+  texts.forEach((terms, position) => {
+    for (const name of terms.names) {
+      const list = named.get(name);
+      if (list === undefined) named.set(name, [position]);
+      else list.push(position);
+    }
+    const head = titleHead(terms.titleWords);
+    if (head === undefined) return;
+    const list = heads.get(head);
+    if (list === undefined) heads.set(head, [position]);
+    else list.push(position);
+  });
   const common = Math.max(COMMON_FLOOR, texts.length * COMMON_SHARE);
   const idf = (word: string): number => {
     const n = postings.get(word)?.length ?? 0;
@@ -166,6 +216,17 @@ function createNeighbourIndex(texts: readonly Terms[]) {
       const list = postings.get(word);
       if (list !== undefined && list.length <= common) for (const position of list) hits.add(position);
     }
+    // The facts of a person or thing however many there are, when they say the same of it (the job, the home):
+    // a name shared by a hundred facts finds none of them by its postings.
+    for (const name of query.names) {
+      for (const position of named.get(name) ?? []) {
+        const terms = texts[position] as Terms;
+        if (shareAttribute(query.attributes, terms.attributes)) hits.add(position);
+      }
+    }
+    // Titles that start alike, however common their words: a plot's other crop, a rule's other value.
+    const head = titleHead(query.titleWords);
+    for (const position of (head === undefined ? undefined : heads.get(head)) ?? []) hits.add(position);
     return [...hits].map((position) => {
       const terms = texts[position] as Terms;
       let shared = 0;
@@ -188,42 +249,43 @@ function createNeighbourIndex(texts: readonly Terms[]) {
         otherLanguage: terms.language !== query.language,
         sameKind: terms.dated === query.dated,
         score,
+        sameAttribute: shareAttribute(query.attributes, terms.attributes),
+        sameTitle: titlesAlike(query.titleWords, terms.titleWords),
       };
     });
   };
 }
 
 /**
- * The new facts worth a second look, each with its unseen neighbours: memory facts and the run's other facts
- * (observed no later than it: the newer of two names the older), not shown to its call: first the few that
- * share {@link NEIGHBOUR_MIN_SHARED_WORDS} words with its title and body, closest first, then facts of its type
- * that share a name with it (the same person's other facts: an update said in another language shares nothing
- * else), up to {@link NEIGHBOURS_PER_FACT}.
+ * The new facts worth a second look, each with the neighbours its call did not show that the model could name:
+ * memory facts and the run's other facts (observed no later than it: the newer of two names the older). A
+ * neighbour is one that shares {@link NEIGHBOUR_MIN_SHARED_WORDS} rare words with its title and body, or whose
+ * title is alike but for its end, or that names the same person or thing in its type and says the same of it
+ * (the job, the home, the indentation, in English, Portuguese or Spanish: `attributes.ts`; an update said in
+ * Portuguese shares nothing else). A fact of a subject with a hundred others is shown those about the same
+ * attribute, not the newest ones; a fact whose only neighbours share a name and nothing said of it is not
+ * checked at all: no call for what the model could not name. Ranked: same title, same subject, same
+ * attribute, another language, same kind (state or dated event), rarer words shared, newest; at most
+ * {@link NEIGHBOURS_PER_FACT}.
  */
 export function checkItems(candidates: readonly ExtractedFact[], options: UpdateCheckOptions): CheckItem[] {
   if (candidates.length === 0) return [];
-  const runTerms = candidates.map((fact) => termsOf(`${fact.title}\n${fact.body}`));
-  const searchMemory = createNeighbourIndex(options.index.map((fact) => termsOf(fact.searchText)));
+  const runTerms = candidates.map((fact) => termsOf(fact.title, `${fact.title}\n${fact.body}`));
+  const searchMemory = createNeighbourIndex(
+    options.index.map((fact) => termsOf(fact.title, fact.searchText)),
+  );
   const searchRun = createNeighbourIndex(runTerms);
-  type Found = {
-    neighbour: Neighbour;
-    score: number;
-    named: boolean;
-    sameSubject: boolean;
-    /** Shares a name only, and is told in another language: maybe the same subject in other words. */
-    translated: boolean;
-    /** Shares a name only, and is a state as the new fact is (or an event as it is): what an update replaces. */
-    sameKind: boolean;
-    date: string;
-  };
-  // Facts about the same subject first (the Delta project's other store before the Helix project's same one),
-  // then the closest; of facts alike, the latest first: an update replaces the value before it, and a subject
-  // changed often in one backlog (PostgreSQL, SQLite, Redis …) has several alike facts.
-  const byScore = (a: Found, b: Found): number =>
-    Number(b.sameSubject) - Number(a.sameSubject) ||
+  type Found = { neighbour: Neighbour; hit: NeighbourHit; translated: boolean; date: string };
+  // Facts alike by title first (a plot's other crop), then about the same subject, the same attribute of it, said
+  // in another language, of the same kind, the closest by rare words; of facts alike, the latest first: an update
+  // replaces the value before it, and a subject changed often in one backlog has several alike facts.
+  const rank = (a: Found, b: Found): number =>
+    Number(b.hit.sameTitle) - Number(a.hit.sameTitle) ||
+    Number(b.hit.sameSubject) - Number(a.hit.sameSubject) ||
+    Number(b.hit.sameAttribute) - Number(a.hit.sameAttribute) ||
     Number(b.translated) - Number(a.translated) ||
-    Number(b.sameKind) - Number(a.sameKind) ||
-    b.score - a.score ||
+    Number(b.hit.sameKind) - Number(a.hit.sameKind) ||
+    b.hit.score - a.hit.score ||
     (a.date === b.date ? 0 : a.date < b.date ? 1 : -1) ||
     a.neighbour.id.localeCompare(b.neighbour.id);
   const items: CheckItem[] = [];
@@ -233,27 +295,17 @@ export function checkItems(candidates: readonly ExtractedFact[], options: Update
     // Words about the subject a close neighbour shares; a fact of names alone has none, its neighbours are named.
     const about = [...query.words].filter((word) => !query.names.has(word)).length;
     const needed = about === 0 ? Number.POSITIVE_INFINITY : Math.min(NEIGHBOUR_MIN_SHARED_WORDS, about);
-    const found: Record<'close' | 'named', Found[]> = { close: [], named: [] };
+    const found: Found[] = [];
     const keep = (neighbour: Neighbour, date: string, hit: NeighbourHit): void => {
       if (shown.has(neighbour.id) || candidate.replaces.includes(neighbour.id)) return;
-      const named = hit.named && neighbour.type === candidate.type;
+      const sameType = neighbour.type === candidate.type;
       const close = hit.shared >= needed;
-      // Of the facts that share only a name, one in the same language is about something else (the same
-      // subject would share its words too); one in another language may be this subject said in other words.
+      // Of the facts that share only a name, one is about something else unless it says the same of it (the
+      // job, the home, in English, Portuguese or Spanish); of those, one in another language first: this
+      // subject said in other words. (Another language alone admits none: short texts' languages are guesses.)
       const translated = !close && hit.otherLanguage;
-      // Of those, a state is replaced by a state (where someone lives, works), an event on a day by an event.
-      const sameKind = !close && hit.sameKind;
-      const entry = {
-        neighbour,
-        score: hit.score,
-        named,
-        sameSubject: hit.sameSubject,
-        translated,
-        sameKind,
-        date,
-      };
-      if (close) found.close.push(entry);
-      else if (named) found.named.push(entry);
+      const named = sameType && hit.named && hit.sameAttribute;
+      if (close || (sameType && hit.sameTitle) || named) found.push({ neighbour, hit, translated, date });
     };
     for (const hit of searchMemory(query)) {
       const fact = options.index[hit.position] as MemoryListFact;
@@ -270,12 +322,7 @@ export function checkItems(candidates: readonly ExtractedFact[], options: Update
         hit,
       );
     }
-    // The closest few by words, then the rest of its type that share a name (close ones first: they score more).
-    const close = found.close.sort(byScore);
-    const rest = [...close.slice(CLOSE_NEIGHBOURS).filter((entry) => entry.named), ...found.named].sort(
-      byScore,
-    );
-    const neighbours = [...close.slice(0, CLOSE_NEIGHBOURS), ...rest].slice(0, NEIGHBOURS_PER_FACT);
+    const neighbours = found.sort(rank).slice(0, NEIGHBOURS_PER_FACT);
     if (neighbours.length === 0) return;
     items.push({ position, neighbours: neighbours.map((entry) => entry.neighbour) });
   });

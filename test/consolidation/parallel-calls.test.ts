@@ -1,7 +1,8 @@
 import { isUpdateCheckRequest } from '../../harness/scripted-extractor.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConsolidator } from '../../src/consolidation/run.js';
-import { linkUnseenSameTitles, resolveRunReplaces } from '../../src/consolidation/extract.js';
+import { resolveRunReplaces } from '../../src/consolidation/extract.js';
+import { checkItems } from '../../src/consolidation/update-check.js';
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
 import { listRuns, loadMemory } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
@@ -159,48 +160,32 @@ describe('a run with a cached prefix', () => {
 describe('facts of calls that could not see each other', () => {
   const fact = (title: string, body: string, observed: string): ExtractedFact =>
     extractedFact({ title, body, observed, sources: [] });
+  const none = { index: [], runId: (at: number) => `run-${at + 1}` };
 
-  it('the same type and title: the newer observation replaces the older, whichever answer came first', () => {
+  it('the same type and title: the newer is shown the older in the update check; code links neither', () => {
     const porto = fact('Home address', 'Lives in Porto.', '2026-11-19');
     const lisbon = fact('Home address', 'Lives in Lisbon.', '2026-11-02');
     const coffee = fact('Usual coffee order', 'A flat white.', '2026-11-09');
-    const linked = linkUnseenSameTitles(
-      [porto, coffee, lisbon],
-      [
-        { seen: new Set(), call: 1 },
-        { seen: new Set(), call: 1 },
-        { seen: new Set(), call: 2 },
-      ],
-    );
-    expect(linked[2]?.replaces).toEqual(['run-1']);
-    // The older address stays as history, named by title by the newer: reconcile supersedes it.
-    expect(resolveRunReplaces(linked).map((candidate) => [candidate.body, candidate.replaces])).toEqual([
-      ['Lives in Porto.', ['Home address']],
-      ['A flat white.', []],
-      ['Lives in Lisbon.', []],
+    const items = checkItems([porto, coffee, lisbon], { ...none, shown: [new Set(), new Set(), new Set()] });
+    expect(items.map((item) => [item.position, item.neighbours.map((n) => n.id)])).toEqual([[0, ['run-3']]]);
+    // Without the model's `replaces`, both stay: the model, shown both, says which is current.
+    expect(resolveRunReplaces([porto, coffee, lisbon]).map((candidate) => candidate.replaces)).toEqual([
+      [],
+      [],
+      [],
     ]);
   });
 
-  it('leaves facts alone that a call was shown, or that came in one answer', () => {
+  it('rules alike but for what they apply to go to the model too, never linked by code', () => {
+    const methods = fact('Try statements in methods', 'Use try statements in methods.', '2026-11-02');
+    const functions = fact('Try statements in functions', 'Use try statements in functions.', '2026-11-19');
+    const items = checkItems([functions, methods], { ...none, shown: [new Set(), new Set()] });
+    expect(items.map((item) => [item.position, item.neighbours.map((n) => n.id)])).toEqual([[0, ['run-2']]]);
+  });
+
+  it('leaves out a fact its call was shown', () => {
     const first = fact('Home address', 'Lives in Lisbon.', '2026-11-02');
     const second = fact('Home address', 'Lives in Porto.', '2026-11-19');
-    expect(
-      linkUnseenSameTitles(
-        [first, second],
-        [
-          { seen: new Set(), call: 1 },
-          { seen: new Set(['run-1']), call: 2 },
-        ],
-      ).map((candidate) => candidate.replaces),
-    ).toEqual([[], []]);
-    expect(
-      linkUnseenSameTitles(
-        [first, second],
-        [
-          { seen: new Set(), call: 1 },
-          { seen: new Set(), call: 1 },
-        ],
-      ).map((candidate) => candidate.replaces),
-    ).toEqual([[], []]);
+    expect(checkItems([first, second], { ...none, shown: [new Set(), new Set(['run-1'])] })).toEqual([]);
   });
 });

@@ -342,8 +342,12 @@ describe('reconcile: duplicates', () => {
       [existing],
       [candidate({ title: 'Indentation style', body: 'Prefers spaces over tabs.', observed: '2026-11-20' })],
     );
-    expect(active(result.facts).map((item) => item.body)).toEqual(['Prefers spaces over tabs.']);
-    expect(result.superseded.map((entry) => entry.fact.id)).toEqual(['f-indent0001']);
+    // Neither merged nor retired by code: the update check shows the pair to the model, whose `replaces` decides.
+    expect(active(result.facts).map((item) => item.body)).toEqual([
+      'Prefers tabs over spaces.',
+      'Prefers spaces over tabs.',
+    ]);
+    expect(result.superseded).toEqual([]);
   });
 
   it('leaves unrelated facts alone, as the same objects', () => {
@@ -453,7 +457,7 @@ describe('reconcile: never joins facts about different people, places, products 
     expect(result.superseded).toEqual([]);
   });
 
-  it('lets a newer value supersede an older one of the same subject when nothing named differs', () => {
+  it('leaves a newer value beside an older one of the same subject: only the model retires a fact', () => {
     const result = run(
       [fact({ id: 'f-coffee0001', title: 'Coffee order', body: 'Orders a flat white with oat milk.' })],
       [
@@ -464,7 +468,51 @@ describe('reconcile: never joins facts about different people, places, products 
         }),
       ],
     );
-    expect(active(result.facts).map((item) => item.body)).toEqual(['Orders a double espresso, no sugar.']);
+    expect(active(result.facts).map((item) => item.body)).toEqual([
+      'Orders a flat white with oat milk.',
+      'Orders a double espresso, no sugar.',
+    ]);
+    expect(result.superseded).toEqual([]);
+  });
+
+  // Rules that differ in one word apply to different things: code neither merges nor retires one for the other.
+  it.each([
+    ['Include a single digit in function names.', 'Include a single digit in function argument names.'],
+    ['Use try statements in methods.', 'Use try statements in functions.'],
+    [
+      'Add the timer decorator to every function in the billing module.',
+      'Add the timer decorator to every function in the auth module.',
+    ],
+    ['Start attribute names with at_.', 'Start variable names with at_.'],
+  ])('keeps the near-twin rules "%s" and "%s" both active', (older, newer) => {
+    const result = run(
+      [fact({ id: 'f-twin000001', type: 'feedback', title: older.replace(/\.$/, ''), body: older })],
+      [candidate({ type: 'feedback', title: newer.replace(/\.$/, ''), body: newer, observed: '2026-11-20' })],
+    );
+    expect(active(result.facts).map((item) => item.body)).toEqual([older, newer]);
+    expect(result.superseded).toEqual([]);
+  });
+
+  it('still merges a rule said again with a word added outside what both say', () => {
+    const result = run(
+      [
+        fact({
+          id: 'f-npm0000001',
+          type: 'feedback',
+          title: 'Package manager',
+          body: 'Use npm to install dependencies.',
+        }),
+      ],
+      [
+        candidate({
+          type: 'feedback',
+          title: 'Package manager',
+          body: 'Use npm to install dependencies, as agreed.',
+          observed: '2026-11-20',
+        }),
+      ],
+    );
+    expect(active(result.facts)).toHaveLength(1);
   });
 });
 
@@ -590,7 +638,7 @@ describe('reconcile: facts edited by hand', () => {
     expect(result.superseded).toEqual([]);
   });
 
-  it('adds a same-subject fact next to a hand-edited one instead of superseding it', () => {
+  it('adds a fact of the same subject next to a hand-edited one, superseding nothing', () => {
     const coffee = fact({
       id: 'f-hand000003',
       title: 'Coffee order',
@@ -601,7 +649,8 @@ describe('reconcile: facts edited by hand', () => {
       [coffee],
       [candidate({ title: 'Coffee order', body: 'Orders a double espresso.', observed: '2026-11-20' })],
     );
-    expect(result.linked).toEqual([{ fact: result.added[0], handEdited: coffee }]);
+    expect(result.facts[0]).toBe(coffee);
+    expect(result.superseded).toEqual([]);
     expect(active(result.facts)).toHaveLength(2);
   });
 });
@@ -744,11 +793,6 @@ describe('similarity', () => {
 interface Subject {
   readonly type: FactType;
   readonly title: string;
-  /**
-   * Whether code alone may let one value supersede another: only when the values name no different names or
-   * numbers. Addresses, dates and dashboards name places, numbers and products: only `replaces` joins them.
-   */
-  readonly settledByCode: boolean;
   /** Each value in two wordings: the wordings of a value are near duplicates, two values are not. */
   readonly values: readonly (readonly [string, string])[];
 }
@@ -758,7 +802,6 @@ const SUBJECTS: readonly Subject[] = [
   {
     type: 'user',
     title: 'Home address',
-    settledByCode: false,
     values: [
       ['The user lives at Rua Augusta 10, Lisbon.', 'The user lives at Rua Augusta 10 in Lisbon now.'],
       [
@@ -771,7 +814,6 @@ const SUBJECTS: readonly Subject[] = [
   {
     type: 'user',
     title: 'Coffee order',
-    settledByCode: true,
     values: [
       ['Orders a flat white with oat milk.', 'Orders a flat white with oat milk, please.'],
       ['Orders a double espresso, no sugar.', 'Orders a double espresso with no sugar at all.'],
@@ -781,17 +823,15 @@ const SUBJECTS: readonly Subject[] = [
   {
     type: 'feedback',
     title: 'Package manager',
-    settledByCode: true,
     values: [
       ['Use npm to install dependencies.', 'Use npm to install all dependencies.'],
-      ['Use pnpm for every install.', 'Use pnpm for every single install.'],
+      ['Use pnpm for every install.', 'Use pnpm for every install, as agreed.'],
       ['Use bun when scripts must be fast.', 'Use bun when the scripts must be fast.'],
     ],
   },
   {
     type: 'project',
     title: 'Release date',
-    settledByCode: false,
     values: [
       ['Release 2.4 ships on 2026-12-04.', 'Release 2.4 ships on 2026-12-04 as planned.'],
       ['Release 2.4 moved to 2027-01-15.', 'Release 2.4 was moved to 2027-01-15.'],
@@ -801,7 +841,6 @@ const SUBJECTS: readonly Subject[] = [
   {
     type: 'reference',
     title: 'Checkout dashboard',
-    settledByCode: false,
     values: [
       [
         'Grafana board at https://grafana.example.com/d/checkout.',
@@ -813,7 +852,7 @@ const SUBJECTS: readonly Subject[] = [
       ],
       [
         'Kibana view at https://kibana.example.com/app/checkout.',
-        'Kibana saved view at https://kibana.example.com/app/checkout.',
+        'The Kibana view is at https://kibana.example.com/app/checkout.',
       ],
     ],
   },
@@ -910,7 +949,7 @@ describe('reconcile: order independence', () => {
     );
   });
 
-  it('keeps, for each subject code may settle, the value observed last, and every value of the others', () => {
+  it('keeps one fact per value seen of each subject, whatever the order: code retires nothing', () => {
     fc.assert(
       fc.property(
         fc.array(observation, { minLength: 1, maxLength: 15 }),
@@ -920,25 +959,12 @@ describe('reconcile: order independence', () => {
           for (const [index, subject] of SUBJECTS.entries()) {
             const seen = observations.filter((item) => item.subject === index);
             const kept = facts.filter((item) => item.title === subject.title);
-            if (seen.length === 0) {
-              expect(kept).toEqual([]);
-              continue;
-            }
-            if (!subject.settledByCode) {
-              // One fact per value seen, none superseded: without `replaces`, two places are two facts.
-              const values = [...new Set(seen.map((item) => item.value))].sort();
-              const keptValues = kept
-                .map((item) => subject.values.findIndex((wordings) => wordings.includes(item.body)))
-                .sort();
-              expect(keptValues).toEqual(values);
-              continue;
-            }
-            const lastDay = Math.max(...seen.map((item) => item.day));
-            const lastValues = new Set(
-              seen.filter((item) => item.day === lastDay).flatMap((item) => subject.values[item.value] ?? []),
-            );
-            expect(kept).toHaveLength(1);
-            expect(lastValues.has(kept[0]?.body as string)).toBe(true);
+            // Without `replaces`, two values are two facts: a model shown both decides which is current.
+            const values = [...new Set(seen.map((item) => item.value))].sort();
+            const keptValues = kept
+              .map((item) => subject.values.findIndex((wordings) => wordings.includes(item.body)))
+              .sort();
+            expect(keptValues).toEqual(values);
           }
         },
       ),

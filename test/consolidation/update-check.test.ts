@@ -159,8 +159,47 @@ describe('checkItems over facts of several subjects', () => {
       runId: (at) => `run-${at + 1}`,
       shown: [new Set()],
     });
-    expect(item?.neighbours).toHaveLength(NEIGHBOURS_PER_FACT);
-    expect(item?.neighbours[0]?.title).toBe('Ana tem aulas de violin.');
+    // The English trips share her name and nothing said of her: not worth the model's look.
+    expect(item?.neighbours.map((neighbour) => neighbour.title)).toEqual(['Ana tem aulas de violin.']);
+  });
+
+  it('shows an update worded differently the older fact of the same attribute among 150 of the person’s facts', () => {
+    // Priya's job is 150 facts back; the update shares one word with it, her name. Her other facts are newer,
+    // and several are states in English like the update: only what they say of her (the job) tells them apart.
+    const others = Array.from({ length: 150 }, (_, at) => ({
+      title: `Priya fact ${at}`,
+      body: [
+        `Priya visited the ${at}th street market with her cousin.`,
+        `Priya keeps ${at} succulents on the balcony.`,
+        `Priya likes the number ${at}.`,
+      ][at % 3] as string,
+      observed: '2026-05-01',
+      updated: `2026-05-${String((at % 20) + 10)}`,
+    }));
+    const facts = memory(
+      { title: "Priya's job", body: "Priya works as a nurse at St Mary's.", updated: '2026-01-01' },
+      ...others,
+    );
+    const analyst = extractedFact({
+      title: 'Priya at Monzo',
+      body: 'She left the hospital; Priya is a data analyst at Monzo now.',
+      observed: '2026-06-01',
+    });
+    const [item] = checkItems([analyst], {
+      index: promptIndex(facts, NOW),
+      runId: (at) => `run-${at + 1}`,
+      shown: [new Set()],
+    });
+    expect(item?.neighbours.map((neighbour) => neighbour.title)).toEqual(["Priya's job"]);
+    // And a fact of hers that says nothing the others say of her asks for no check at all.
+    const cake = extractedFact({ title: 'Priya bakes', body: 'Priya bakes lemon cake on Sundays.' });
+    expect(
+      checkItems([cake], {
+        index: promptIndex(facts, NOW),
+        runId: (at) => `run-${at + 1}`,
+        shown: [new Set()],
+      }),
+    ).toEqual([]);
   });
 
   it('lists a state before the events of a day when the update, a state, shares only a name with them', () => {
