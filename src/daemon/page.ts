@@ -307,7 +307,8 @@ export function describeDecision(decision: ProposalDecision): string {
   const named = (changes: ProposalDecision['decided']): string =>
     changes.map((change) => `"${change.title}"`).join(', ');
   if (decision.action === 'accept') {
-    const left = decision.rest.length === 0 ? '' : ` Left out (remembered as rejected): ${named(decision.rest)}.`;
+    const left =
+      decision.rest.length === 0 ? '' : ` Left out (remembered as rejected): ${named(decision.rest)}.`;
     return `Proposal ${decision.proposal}: accepted ${named(decision.decided)}.${left}`;
   }
   return (
