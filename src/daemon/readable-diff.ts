@@ -97,8 +97,8 @@ export function hunksOf(lines: readonly ReadableLine[]): (ReadableLine | Skipped
 
 /**
  * The part of a memory file that holds the fact `id`, or null: the whole file when its frontmatter names the
- * fact (Claude Code's layout), the entry from its heading to the next heading (a topic file), or the line whose
- * trailer names it (AGENTS.md).
+ * fact (Claude Code's layout), the entry from its heading to the next heading without the blank lines before it
+ * (a topic file), or the line whose trailer names it (AGENTS.md).
  */
 export function factRegion(text: string | null, id: string): string | null {
   const lines = linesOf(text);
@@ -111,6 +111,8 @@ export function factRegion(text: string | null, id: string): string | null {
     while (start > 0 && !HEADING.test(lines[start]!)) start -= 1;
     let end = anchor + 1;
     while (end < lines.length && !HEADING.test(lines[end]!)) end += 1;
+    // The blank lines between two entries are the file's, not the fact's.
+    while (end > anchor + 1 && lines[end - 1]!.trim() === '') end -= 1;
     return `${lines.slice(start, end).join('\n')}\n`;
   }
   const trailer = lines.find((line) => line.includes(` <!-- dreamd ${id} `));

@@ -30,7 +30,7 @@ describe('readable diffs', () => {
     expect(factRegion(TOPIC_FILE, 'f-bbbbbbbbbb')).toBe(
       '## Coffee\n<a id="f-bbbbbbbbbb"></a>\n<!-- dreamd {"observed":"2026-11-09","hash":"2"} -->\nOat flat white.\n',
     );
-    expect(factRegion(TOPIC_FILE, 'f-aaaaaaaaaa')).toMatch(/^## Home address\n[\s\S]*Lives in Lisbon\.\n\n$/);
+    expect(factRegion(TOPIC_FILE, 'f-aaaaaaaaaa')).toMatch(/^## Home address\n[\s\S]*Lives in Lisbon\.\n$/);
     expect(factRegion(CLAUDE_CODE_FILE, 'f-bbbbbbbbbb')).toBe(CLAUDE_CODE_FILE);
     expect(factRegion(CLAUDE_CODE_FILE, 'f-aaaaaaaaaa')).toBeNull();
     expect(factRegion(null, 'f-aaaaaaaaaa')).toBeNull();
