@@ -11,14 +11,15 @@
  *   apart. Facts left out are remembered as rejected. The ledger advances: the sessions are consolidated.
  * - `rejectProposal` remembers the facts (`.dreamd/rejected.json`) so later sessions do not propose them
  *   again. When nothing of the proposal is left to decide, it is dropped and the ledger advances as an accept
- *   would: its sessions are done and never sent to the model again (a rejection is not paid for twice). Part
- *   (`only`): the rest of the proposal waits.
+ *   would: its sessions are done and never sent to the model again (a rejection is not paid for twice); its
+ *   record carries what the proposal's model calls cost, as an accept's does. Part (`only`): the rest of the
+ *   proposal waits. Both record the decision (`summary.decision`), which the review page says after a reload.
  */
 import { hostname } from 'node:os';
 import type { Config, Space } from '../config/schema.js';
 import { HistoryConfig, layoutOfSpace } from '../config/schema.js';
 import { DreamdError } from '../errors.js';
-import type { RunSummary } from '../core/run.js';
+import type { DecidedChange, RunSummary } from '../core/run.js';
 import { diffFiles } from '../memory/diff.js';
 import { sha256 } from '../memory/hash.js';
 import type { Fact } from '../memory/types.js';
@@ -404,6 +405,10 @@ export interface AcceptOutcome {
   readonly leftOut: readonly string[];
 }
 
+function decidedChange(change: ProposalChange): DecidedChange {
+  return { id: change.id, title: change.fact.title };
+}
+
 /** Accept all of a proposal, or the changes `only` names, as one transaction (see the header). */
 export async function acceptProposal(
   space: Space,
@@ -430,7 +435,16 @@ export async function acceptProposal(
     const leftOut = changes.filter((change) => !chosen.has(change.id));
     let files: Map<string, string | null>;
     let basis: Map<string, string | null>;
-    let summary: RunSummary = { ...proposal.summary, status: 'completed' };
+    let summary: RunSummary = {
+      ...proposal.summary,
+      status: 'completed',
+      decision: {
+        proposal: runId,
+        action: 'accept',
+        decided: changes.filter((change) => chosen.has(change.id)).map(decidedChange),
+        rest: leftOut.map(decidedChange),
+      },
+    };
     if (leftOut.length === 0) {
       // All of it: the exact bytes the person saw.
       files = new Map(proposal.files.map((file) => [file.path, file.after]));
@@ -512,6 +526,20 @@ export async function rejectProposal(
     const next = withRejected(before, facts, runId, now().toISOString().slice(0, 10), factFingerprint);
     const dropped = changes.every((change) => rejectedIds.has(change.id));
     const recordId = newRunId(now(), 'reject');
+    // The model calls that made the proposal are paid for once, on the record that ends it: an accept's (the
+    // proposal's own summary), or the reject that drops it. A partial reject's record carries none.
+    const summary = proposal.summary;
+    const paid: Partial<RunSummary> = dropped
+      ? {
+          calls: summary.calls,
+          usage: summary.usage,
+          retries: summary.retries,
+          outputTokensPerCall: summary.outputTokensPerCall,
+          costUsd: summary.costUsd,
+          batch: summary.batch,
+          curation: summary.curation,
+        }
+      : { outputTokensPerCall: undefined, costUsd: undefined, batch: undefined, curation: undefined };
     // Decided in full: its sessions are done, as after an accept (their facts are remembered as rejected).
     const ledger = dropped
       ? { ledger: nextLedgerContent(await readLedger(space.memoryDir), proposal.ledgerEntries) }
@@ -534,7 +562,13 @@ export async function rejectProposal(
           }),
           sessions: proposal.summary.sessions,
           model: proposal.summary.model,
-          costUsd: undefined,
+          ...paid,
+          decision: {
+            proposal: runId,
+            action: 'reject',
+            decided: changes.filter((change) => named.has(change.id)).map(decidedChange),
+            rest: changes.filter((change) => !rejectedIds.has(change.id)).map(decidedChange),
+          },
         },
       },
       now,

@@ -191,6 +191,25 @@ export interface RunSummary {
    * calls, tokens and cost are also in `calls`, `usage` and `costUsd`.
    */
   readonly curation?: CurationSummary | undefined;
+  /** What a person decided on a proposal: on the record of an accept or a reject; absent on other runs. */
+  readonly decision?: ProposalDecision | undefined;
+}
+
+/** A person's decision on a proposal (approval mode), kept on the run record it made. */
+export interface ProposalDecision {
+  /** Run id of the proposal decided on (an accept's record has the same id; a reject's has its own). */
+  readonly proposal: string;
+  readonly action: 'accept' | 'reject';
+  /** The changes accepted, or rejected, by fact id and title. */
+  readonly decided: readonly DecidedChange[];
+  /** An accept: the changes left out, remembered as rejected. A reject: the changes still awaiting a decision. */
+  readonly rest: readonly DecidedChange[];
+}
+
+/** One change of a proposal as a decision names it. */
+export interface DecidedChange {
+  readonly id: string;
+  readonly title: string;
 }
 
 /** What the curation phase of a run did and cost. */

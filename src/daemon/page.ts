@@ -6,8 +6,15 @@
  * the API's Host, Origin and token checks (server.ts): a browser sends the token as the basic-auth password,
  * which it then sends with every request of the page, so the page never holds the token.
  *
- * Everything shown comes from memory and transcripts, which are input: it is escaped, and the page forbids
- * every script but its own (Content-Security-Policy with a nonce).
+ * A reader sees what a person reads of memory: each change's own diff (its fact's part of each file), with
+ * dreamd's and Claude Code's bookkeeping (metadata comments, anchors, frontmatter) folded into a closed
+ * `<details>` (readable-diff.ts); the whole files, and dreamd's own, behind toggles. Times are written in UTC
+ * and shown in the reader's time zone by the page's script. The last decision on a space's proposals is said
+ * from its run history, so it is still there after a reload.
+ *
+ * Everything shown comes from memory and transcripts, which are input: it is escaped, and the page holds no
+ * inline script or style: its one script and its stylesheet are files the daemon serves (page-assets.ts),
+ * allowed by the Content-Security-Policy (the script by a nonce).
  */
 import { AGENTS_FILE, isAgentFact } from '../memory/agents-block.js';
 import { randomBytes } from 'node:crypto';
@@ -18,6 +25,7 @@ import { layoutOfSpace } from '../config/schema.js';
 import {
   acceptProposal,
   listProposalViews,
+  viewProposal,
   NothingToAcceptError,
   ProposalStaleError,
   rejectProposal,
@@ -27,7 +35,19 @@ import {
 } from '../consolidation/proposal.js';
 import type { Fact } from '../memory/types.js';
 import { errorMessage, LockBusyError } from '../errors.js';
-import { listRuns, loadMemory, ProposalNotFoundError, runIdProblem, type RunRecord } from '../space/index.js';
+import {
+  listProposals,
+  listRuns,
+  loadMemory,
+  ProposalNotFoundError,
+  runIdProblem,
+  type ProposedFile,
+  type RunRecord,
+} from '../space/index.js';
+import type { MemoryProblem } from '../space/memory-dir.js';
+import type { ProposalDecision } from '../core/run.js';
+import { PAGE_SCRIPT, PAGE_STYLE } from './page-assets.js';
+import { factRegion, hunksOf, readableLines, type ReadableLine } from './readable-diff.js';
 
 /** Runs listed per space. */
 const RUNS_SHOWN = 5;
@@ -41,9 +61,16 @@ export interface PageSpace {
   readonly approve: boolean | 'shared';
   readonly activeFacts: readonly string[];
   readonly runs: readonly Pick<RunRecord, 'runId' | 'kind' | 'committedAt' | 'summary'>[];
-  readonly proposals: readonly ProposalView[];
+  readonly proposals: readonly PageProposal[];
+  /** The latest decision on one of its proposals, from its run history; absent: none in the history. */
+  readonly lastDecision?: { readonly decidedAt: string; readonly decision: ProposalDecision } | undefined;
   /** Why part of it could not be read, if so. */
   readonly problems: readonly string[];
+}
+
+/** A proposal as the page shows it: its view, and the bytes of each file before and after. */
+export interface PageProposal extends ProposalView {
+  readonly texts: readonly ProposedFile[];
 }
 
 /** Text safe inside HTML elements and double-quoted attributes. */
@@ -56,6 +83,24 @@ export function escapeHtml(text: string): string {
     .replace(/'/g, '&#39;');
 }
 
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** `6 Dec 2026, 01:27 UTC`: an ISO time as a person reads it, when no script shows it in their own zone. */
+export function readableUtc(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const two = (value: number): string => String(value).padStart(2, '0');
+  return (
+    `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]!} ${date.getUTCFullYear()}, ` +
+    `${two(date.getUTCHours())}:${two(date.getUTCMinutes())} UTC`
+  );
+}
+
+/** A `<time>` the page's script shows in the reader's time zone; readable UTC without the script. */
+function renderTime(iso: string): string {
+  return `<time datetime="${escapeHtml(iso)}">${escapeHtml(readableUtc(iso))}</time>`;
+}
+
 function usd(value: number | undefined): string {
   return value === undefined ? 'unknown' : `$${value.toFixed(4)}`;
 }
@@ -65,7 +110,7 @@ function renderRuns(space: PageSpace): string {
   const rows = space.runs.map(
     (run) =>
       `<tr><td><code>${escapeHtml(run.runId)}</code></td><td>${escapeHtml(run.kind)}</td>` +
-      `<td>${escapeHtml(run.committedAt)}</td><td>${escapeHtml(run.summary.status)}</td>` +
+      `<td>${renderTime(run.committedAt)}</td><td>${escapeHtml(run.summary.status)}</td>` +
       `<td>+${run.summary.added} ~${run.summary.updated} ⇢${run.summary.superseded}</td>` +
       `<td>${run.summary.calls}</td><td>${usd(run.summary.costUsd)}</td></tr>`,
   );
@@ -134,28 +179,8 @@ function renderChange(change: ProposalChange, teamFile: boolean): string {
     change.quote === undefined
       ? ''
       : `<blockquote class="quote">${escapeHtml(change.quote.text)}<footer>said in <code>${escapeHtml(change.quote.session)}</code></footer></blockquote>`;
-  return `<article class="card" id="change-${escapeHtml(change.id)}">${head}${effect}${superseded}${quote}${sources}</article>`;
-}
-
-/** The files of a unified diff (`--- a/…` / `+++ b/…` headers), each with its lines. */
-export function diffByFile(diff: string): { file: string; lines: string[] }[] {
-  const files: { file: string; lines: string[] }[] = [];
-  const lines = diff.split('\n');
-  for (let index = 0; index < lines.length; index += 1) {
-    const line = lines[index]!;
-    const next = lines[index + 1];
-    if (line.startsWith('--- ') && next?.startsWith('+++ ') === true) {
-      const name = (path: string): string => path.replace(/^[ab]\//, '');
-      const before = line.slice(4);
-      const after = next.slice(4);
-      files.push({ file: name(after === '/dev/null' ? before : after), lines: [] });
-      index += 1;
-      continue;
-    }
-    if (line === '' && index === lines.length - 1) continue;
-    files.at(-1)?.lines.push(line);
-  }
-  return files;
+  const link = `<p><a class="to-diff" href="#diff-${escapeHtml(change.id)}">Its diff</a></p>`;
+  return `<article class="card" id="change-${escapeHtml(change.id)}">${head}${effect}${superseded}${quote}${sources}${link}</article>`;
 }
 
 /** Whether a file of a proposal is a repository's `AGENTS.md`: the team's file. */
@@ -163,56 +188,141 @@ function isTeamFile(file: string): boolean {
   return file === AGENTS_FILE || file.endsWith(`/${AGENTS_FILE}`);
 }
 
-/** One file's diff with insertions and deletions marked up (`<ins>`, `<del>`: screen readers say so). */
-function renderFileDiff(file: string, lines: readonly string[]): string {
-  const body = lines
-    .map((line) => {
-      const text = escapeHtml(line.slice(1));
-      if (line.startsWith('+')) return `<ins>${text}</ins>`;
-      if (line.startsWith('-')) return `<del>${text}</del>`;
-      if (line.startsWith('@@')) return `<span class="hunk">${escapeHtml(line)}</span>`;
-      if (line.startsWith('\\')) return `<span class="note">${escapeHtml(line)}</span>`;
-      return `<span class="same">${text}</span>`;
-    })
-    .join('');
+/** Whether a file of a proposal is dreamd's own (`.dreamd/`), not memory a person or an agent reads. */
+function isOwnFile(file: string): boolean {
+  return file.startsWith('.dreamd/');
+}
+
+function renderLine(line: ReadableLine): string {
+  const text = escapeHtml(line.text);
+  if (line.kind === '+') return `<ins>${text}</ins>`;
+  if (line.kind === '-') return `<del>${text}</del>`;
+  return `<span class="same">${text}</span>`;
+}
+
+/**
+ * A diff's lines, bookkeeping folded: each run of bookkeeping lines is one closed `<details>` a person can
+ * open. `whole`: every line; else the lines near a change, the others counted.
+ */
+function renderLines(before: string | null, after: string | null, whole: boolean): string {
+  const lines = readableLines(before, after);
+  const shown = whole ? lines : hunksOf(lines);
+  const parts: string[] = [];
+  let folded: ReadableLine[] = [];
+  const fold = (): void => {
+    if (folded.length === 0) return;
+    const changed = folded.some((line) => line.kind !== ' ') ? ', changed' : '';
+    parts.push(
+      `<details class="bookkeeping"><summary>bookkeeping: ${folded.length} line(s)${changed}</summary>` +
+        `${folded.map(renderLine).join('')}</details>`,
+    );
+    folded = [];
+  };
+  for (const line of shown) {
+    if (line.kind !== 'skipped' && line.bookkeeping) {
+      folded.push(line);
+      continue;
+    }
+    fold();
+    parts.push(
+      line.kind === 'skipped'
+        ? `<span class="hunk">⋯ ${line.count} unchanged line(s)</span>`
+        : renderLine(line),
+    );
+  }
+  fold();
+  return `<div class="diff">${parts.join('')}</div>`;
+}
+
+function renderFigure(file: string, body: string): string {
   const team = isTeamFile(file)
     ? ' <span class="team">the team\'s file: committed in the repository, read by every teammate and coding agent</span>'
     : '';
-  return `<figure class="file-diff"><figcaption><code>${escapeHtml(file)}</code>${team}</figcaption><pre class="diff">${body}</pre></figure>`;
+  return `<figure class="file-diff"><figcaption><code>${escapeHtml(file)}</code>${team}</figcaption>${body}</figure>`;
 }
 
-/** The diffs: memory files shown, dreamd's own files (`.dreamd/`) behind a toggle. */
-function renderDiffs(diff: string): string {
-  const files = diffByFile(diff);
-  const memory = files.filter((entry) => !entry.file.startsWith('.dreamd/'));
-  const own = files.filter((entry) => entry.file.startsWith('.dreamd/'));
-  const shown =
+/** A change's own diff: its fact's part of each memory file, and of each fact it supersedes. */
+function renderChangeDiff(change: ProposalChange, files: readonly ProposedFile[]): string {
+  const ids = [change.id, ...change.supersedes.map((fact) => fact.id)];
+  const figures: string[] = [];
+  for (const file of files) {
+    if (isOwnFile(file.path)) continue;
+    for (const id of ids) {
+      const before = factRegion(file.before, id);
+      const after = factRegion(file.after, id);
+      if (before === after) continue;
+      figures.push(renderFigure(file.path, renderLines(before, after, true)));
+    }
+  }
+  const body =
+    figures.length === 0 ? '<p>No memory file holds this fact apart from the index.</p>' : figures.join('');
+  return (
+    `<section class="change-diff" id="diff-${escapeHtml(change.id)}">` +
+    `<h5><a href="#change-${escapeHtml(change.id)}">${escapeHtml(change.fact.title)}</a></h5>${body}</section>`
+  );
+}
+
+/**
+ * The diffs: each change's own, then the memory files whole (the index, file headers) and dreamd's own files
+ * (`.dreamd/`) behind toggles.
+ */
+function renderDiffs(view: PageProposal): string {
+  const memory = view.texts.filter((file) => !isOwnFile(file.path));
+  const own = view.texts.filter((file) => isOwnFile(file.path));
+  const whole = (files: readonly ProposedFile[]): string =>
+    files.map((file) => renderFigure(file.path, renderLines(file.before, file.after, false))).join('');
+  const byChange =
+    view.changes.length === 0
+      ? '<p>No change to the facts.</p>'
+      : view.changes.map((change) => renderChangeDiff(change, view.texts)).join('');
+  const files =
     memory.length === 0
-      ? '<p>No memory file changes.</p>'
-      : memory.map((entry) => renderFileDiff(entry.file, entry.lines)).join('');
+      ? ''
+      : `<details class="whole-files"><summary>The memory files as written (${memory.length})</summary>${whole(memory)}</details>`;
   const hidden =
     own.length === 0
       ? ''
-      : `<details class="own-files"><summary>dreamd's own files (${own.length})</summary>` +
-        own.map((entry) => renderFileDiff(entry.file, entry.lines)).join('') +
-        '</details>';
-  return `<section class="diffs"><h4>What changes in the memory files</h4>${shown}${hidden}</section>`;
+      : `<details class="own-files"><summary>dreamd's own files (${own.length})</summary>${whole(own)}</details>`;
+  return `<section class="diffs"><h4>What each change does to the memory files</h4>${byChange}${files}${hidden}</section>`;
 }
 
-function renderProposal(space: PageSpace, view: ProposalView): string {
-  const memoryFiles = view.files.filter((file) => !file.startsWith('.dreamd/'));
+function renderProposal(space: PageSpace, view: PageProposal): string {
+  const memoryFiles = view.files.filter((file) => !isOwnFile(file));
   return (
     `<section class="proposal" data-space="${escapeHtml(space.id)}" data-run="${escapeHtml(view.runId)}">` +
     `<h3>Proposal <code>${escapeHtml(view.runId)}</code></h3>` +
-    `<p class="meta">Made ${escapeHtml(view.createdAt)} from ${view.sessions.length} session(s); cost ${usd(view.costUsd)}. ` +
+    `<p class="meta">Made ${renderTime(view.createdAt)} from ${view.sessions.length} session(s); cost ${usd(view.costUsd)}. ` +
     `${view.changes.length} change(s) to ${memoryFiles.map((file) => `<code>${escapeHtml(file)}</code>`).join(', ') || 'no memory file'}.</p>` +
     `<div class="cards">${view.changes.map((change) => renderChange(change, view.files.some(isTeamFile))).join('')}</div>` +
     '<p class="actions"><button type="button" data-action="accept">Accept selected</button> ' +
     '<button type="button" data-action="reject">Reject selected</button></p>' +
     '<p class="outcome" role="status"></p>' +
-    renderDiffs(view.diff) +
+    renderDiffs(view) +
     '</section>'
   );
+}
+
+/** What a decision did, in the words the page's script says it with when it is made. */
+export function describeDecision(decision: ProposalDecision): string {
+  const named = (changes: ProposalDecision['decided']): string =>
+    changes.map((change) => `"${change.title}"`).join(', ');
+  if (decision.action === 'accept') {
+    const left =
+      decision.rest.length === 0 ? '' : ` Left out (remembered as rejected): ${named(decision.rest)}.`;
+    return `Proposal ${decision.proposal}: accepted ${named(decision.decided)}.${left}`;
+  }
+  return (
+    `Proposal ${decision.proposal}: rejected ${named(decision.decided)}.` +
+    (decision.rest.length === 0
+      ? ' Nothing of it is left; its sessions are done and will not be sent to the model again.'
+      : ` The rest of it still awaits a decision: ${named(decision.rest)}.`)
+  );
+}
+
+function renderLastDecision(space: PageSpace): string {
+  if (space.lastDecision === undefined) return '';
+  const { decidedAt, decision } = space.lastDecision;
+  return `<p class="last-decision" role="status">Last decision, ${renderTime(decidedAt)}: ${escapeHtml(describeDecision(decision))}</p>`;
 }
 
 function renderSpace(space: PageSpace): string {
@@ -229,147 +339,25 @@ function renderSpace(space: PageSpace): string {
     `<section class="space" id="space-${escapeHtml(space.id)}"><h2>Space ${escapeHtml(space.id)}</h2>` +
     `<p>Approval mode ${space.approve === 'shared' ? "on for the team's file: a run that changes AGENTS.md proposes, you decide; the others write memory directly" : space.approve ? 'on: runs propose, you decide' : 'off: runs write memory directly'}.</p>` +
     problems +
+    renderLastDecision(space) +
     `<h3>Proposals</h3>${proposals}<h3>Last runs</h3>${renderRuns(space)}` +
     `<h3>Memory (${space.activeFacts.length} active fact(s))</h3>${facts}</section>`
   );
 }
 
-/**
- * The script of the page: each button sends the checked changes of its proposal; the outcome is said at the top
- * of the page (accepted, rejected, left out, or why it was refused), and the space's section is read again from
- * the page, so a decided or dropped proposal leaves it and its memory shows what changed, with no reload.
- */
-const SCRIPT = `
-const status = document.getElementById('outcome');
-const titleOf = (section, id) =>
-  section.querySelector('#change-' + CSS.escape(id) + ' .title')?.textContent ?? id;
-const named = (section, ids) => ids.map((id) => '"' + titleOf(section, id) + '"').join(', ');
-async function refresh(spaceId) {
-  const response = await fetch('/page', { credentials: 'same-origin' });
-  const html = await response.text();
-  const fresh = new DOMParser().parseFromString(html, 'text/html');
-  const id = 'space-' + spaceId;
-  const next = fresh.getElementById(id);
-  const current = document.getElementById(id);
-  if (next && current) current.replaceWith(document.importNode(next, true));
-}
-document.addEventListener('click', async (event) => {
-  const button = event.target.closest('section.proposal button[data-action]');
-  if (!button) return;
-  const section = button.closest('section.proposal');
-  const local = section.querySelector('.outcome');
-  const only = [...section.querySelectorAll('input[name="only"]:checked')].map((box) => box.value);
-  if (only.length === 0) { local.textContent = 'Choose at least one change.'; return; }
-  for (const other of section.querySelectorAll('button')) other.disabled = true;
-  const action = button.dataset.action;
-  const spaceId = section.dataset.space;
-  const run = section.dataset.run;
-  const url = '/spaces/' + encodeURIComponent(spaceId) + '/proposals/' + encodeURIComponent(run) + '/' + action;
-  try {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ only }),
-      credentials: 'same-origin',
-    });
-    const body = await response.json();
-    if (!response.ok) {
-      const error = new Error(body.error || response.statusText);
-      error.status = response.status;
-      throw error;
-    }
-    let message;
-    if (action === 'accept') {
-      message = 'Proposal ' + run + ': accepted ' + named(section, body.accepted) + '.';
-      if (body.leftOut.length > 0) message += ' Left out (remembered as rejected): ' + named(section, body.leftOut) + '.';
-    } else {
-      message = 'Proposal ' + run + ': rejected ' + named(section, body.rejected) + '.';
-      message += body.dropped
-        ? ' Nothing of it is left; its sessions are done and will not be sent to the model again.'
-        : ' The rest of it still awaits a decision.';
-    }
-    status.className = 'done';
-    status.textContent = message;
-    await refresh(spaceId);
-  } catch (error) {
-    const gone = error.status === 404 || error.status === 409;
-    status.className = 'refused';
-    status.textContent = 'Proposal ' + run + ' was not ' + (action === 'accept' ? 'accepted' : 'rejected') + ': ' + error.message;
-    if (gone) await refresh(spaceId).catch(() => undefined);
-    else {
-      local.textContent = error.message;
-      for (const other of section.querySelectorAll('button')) other.disabled = false;
-    }
-  }
-});
-`;
-
-const STYLE = `
-:root { color-scheme: light; --line: #d0d7de; --muted: #57606a; --add: #dafbe1; --addtext: #116329; --del: #ffebe9; --deltext: #82071e; }
-* { box-sizing: border-box; }
-body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; padding: 1rem; max-width: 72rem; color: #1f2328; }
-h1 { font-size: 1.5rem; margin: 0.5rem 0 1rem; }
-h2 { font-size: 1.25rem; border-bottom: 1px solid var(--line); padding-bottom: 0.3rem; }
-h3 { font-size: 1.05rem; margin: 1.2rem 0 0.4rem; }
-h4 { font-size: 0.95rem; margin: 1rem 0 0.4rem; }
-h5 { font-size: 0.8rem; margin: 0 0 0.2rem; color: var(--muted); text-transform: uppercase; letter-spacing: 0.03em; }
-code { font: 0.85em ui-monospace, SFMono-Regular, Menlo, monospace; }
-#outcome { position: sticky; top: 0; margin: 0 0 1rem; padding: 0.6rem 0.8rem; border-radius: 6px; font-weight: 600; }
-#outcome:empty { display: none; }
-#outcome.done { background: var(--add); color: var(--addtext); }
-#outcome.refused { background: var(--del); color: var(--deltext); }
-section.proposal { border: 1px solid var(--line); border-radius: 8px; padding: 0.2rem 1rem 1rem; margin: 1rem 0; }
-.meta, .sources { color: var(--muted); font-size: 0.9rem; }
-.cards { display: grid; gap: 0.75rem; }
-.team { font-size: 0.8rem; padding: 0 0.3rem; border-radius: 3px; background: #fff3cd; color: #664d03; }
-article.card { border: 1px solid var(--line); border-radius: 6px; padding: 0.6rem 0.8rem; }
-article.card header { display: flex; flex-wrap: wrap; gap: 0.4rem; align-items: baseline; }
-article.card p { margin: 0.3rem 0; }
-.kind { font-size: 0.75rem; font-weight: 700; padding: 0.05rem 0.45rem; border-radius: 1rem; background: #ddf4ff; color: #0550ae; }
-.kind-update { background: #fff8c5; color: #7d4e00; }
-.kind-supersede { background: #fbefff; color: #6639ba; }
-.type { font-size: 0.8rem; color: var(--muted); }
-.id { color: var(--muted); }
-label.choose { margin-left: auto; white-space: nowrap; }
-.sides { display: grid; grid-template-columns: 1fr 1fr; gap: 0.6rem; }
-.sides .old, .superseded .old { background: var(--del); border-radius: 4px; padding: 0.3rem 0.5rem; }
-.sides .new { background: var(--add); border-radius: 4px; padding: 0.3rem 0.5rem; }
-.superseded { margin-top: 0.4rem; }
-blockquote.quote { margin: 0.4rem 0; padding: 0.2rem 0.7rem; border-left: 3px solid var(--line); color: #3d444d; font-style: italic; }
-blockquote.quote footer { font-style: normal; font-size: 0.8rem; color: var(--muted); }
-.actions button { font: inherit; padding: 0.35rem 0.9rem; border-radius: 6px; border: 1px solid var(--line); background: #f6f8fa; cursor: pointer; }
-.actions button[data-action="accept"] { background: #1f883d; color: #fff; border-color: #1a7f37; }
-.actions button:disabled { opacity: 0.6; cursor: default; }
-.outcome { color: var(--deltext); }
-figure.file-diff { margin: 0.6rem 0; border: 1px solid var(--line); border-radius: 6px; overflow: hidden; }
-figure.file-diff figcaption { background: #f6f8fa; padding: 0.3rem 0.6rem; border-bottom: 1px solid var(--line); }
-pre.diff { margin: 0; padding: 0.4rem 0; overflow-x: auto; font: 0.8rem/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; }
-pre.diff > * { display: block; min-height: 1.45em; padding: 0 0.6rem; white-space: pre-wrap; word-break: break-word; }
-pre.diff ins { background: var(--add); color: var(--addtext); text-decoration: none; }
-pre.diff ins::before { content: "+ "; }
-pre.diff del { background: var(--del); color: var(--deltext); text-decoration: none; }
-pre.diff del::before { content: "- "; }
-pre.diff .same::before { content: "  "; }
-pre.diff .hunk, pre.diff .note { color: var(--muted); background: #f6f8fa; }
-table.runs { border-collapse: collapse; display: block; overflow-x: auto; }
-table.runs td, table.runs th { padding: 0.15rem 0.6rem; text-align: left; border-bottom: 1px solid var(--line); white-space: nowrap; }
-.problem { color: var(--deltext); }
-@media (max-width: 640px) {
-  body { padding: 0.5rem; font-size: 14px; }
-  .sides { grid-template-columns: 1fr; }
-  label.choose { margin-left: 0; }
-}
-`;
+/** Where the daemon serves the page's script and stylesheet (page-assets.ts). */
+export const PAGE_SCRIPT_PATH = '/page.js';
+export const PAGE_STYLE_PATH = '/page.css';
 
 /** The whole page; `nonce` is the one script's, as the Content-Security-Policy header names it. */
 export function renderPage(spaces: readonly PageSpace[], nonce: string): string {
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>dreamd: proposals</title>' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
-    `<style nonce="${nonce}">${STYLE}</style></head><body><h1>dreamd</h1>` +
+    `<link rel="stylesheet" href="${PAGE_STYLE_PATH}"></head><body><h1>dreamd</h1>` +
     '<p id="outcome" role="status" aria-live="polite"></p>' +
     (spaces.length === 0 ? '<p>No space is configured.</p>' : spaces.map(renderSpace).join('')) +
-    `<script nonce="${nonce}">${SCRIPT}</script></body></html>`
+    `<script src="${PAGE_SCRIPT_PATH}" nonce="${nonce}"></script></body></html>`
   );
 }
 
@@ -378,6 +366,7 @@ export async function readPageSpaces(spaces: readonly Space[]): Promise<PageSpac
   return Promise.all(
     spaces.map(async (space): Promise<PageSpace> => {
       const problems: string[] = [];
+      const unreadable: MemoryProblem[] = [];
       const [facts, runs, proposals] = await Promise.all([
         loadMemory(space.memoryDir, { layout: layoutOfSpace(space) })
           .then((memory) => memory.facts.filter((fact) => fact.status === 'active').map((fact) => fact.title))
@@ -389,18 +378,23 @@ export async function readPageSpaces(spaces: readonly Space[]): Promise<PageSpac
           problems.push(`history: ${errorMessage(error)}`);
           return [];
         }),
-        listProposalViews([space]).catch((error: unknown) => {
+        listProposals(space.memoryDir, space.id, unreadable).catch((error: unknown) => {
           problems.push(`proposals: ${errorMessage(error)}`);
-          return { proposals: [], problems: [] };
+          return [];
         }),
       ]);
+      const decided = runs.findLast((run) => run.summary.decision !== undefined);
       return {
         id: space.id,
         approve: space.approve === 'shared' ? 'shared' : space.approve === true,
         activeFacts: facts.slice(0, FACTS_SHOWN),
         runs: runs.slice(-RUNS_SHOWN).reverse(),
-        proposals: proposals.proposals,
-        problems: [...problems, ...proposals.problems.map((problem) => problem.reason)],
+        proposals: proposals.map((proposal) => ({ ...viewProposal(proposal), texts: proposal.files })),
+        lastDecision:
+          decided?.summary.decision === undefined
+            ? undefined
+            : { decidedAt: decided.committedAt, decision: decided.summary.decision },
+        problems: [...problems, ...unreadable.map((problem) => problem.reason)],
       };
     }),
   );
@@ -420,7 +414,10 @@ function decisionStatus(error: unknown): number | undefined {
   return undefined;
 }
 
-/** Adds `GET /page`, `GET /proposals` and the accept and reject routes to the daemon's server. */
+/**
+ * Adds `GET /page` (with its script and stylesheet), `GET /proposals` and the accept and reject routes to the
+ * daemon's server.
+ */
 export function registerPage(app: FastifyInstance, getConfig: () => Config): void {
   const findSpace = (id: string): Space | undefined => getConfig().spaces.find((space) => space.id === id);
 
@@ -431,12 +428,22 @@ export function registerPage(app: FastifyInstance, getConfig: () => Config): voi
       .header('content-type', 'text/html; charset=utf-8')
       .header(
         'content-security-policy',
-        `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`,
+        `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'self'; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`,
       )
       .header('x-content-type-options', 'nosniff')
       .header('cache-control', 'no-store')
       .send(html);
   });
+
+  // The page's script and stylesheet: the same for every page, so nothing in them is secret or escaped.
+  const asset = (contentType: string, body: string) => async (_request: unknown, reply: FastifyReply) =>
+    reply
+      .header('content-type', contentType)
+      .header('x-content-type-options', 'nosniff')
+      .header('cache-control', 'no-cache')
+      .send(body);
+  app.get(PAGE_SCRIPT_PATH, asset('text/javascript; charset=utf-8', PAGE_SCRIPT));
+  app.get(PAGE_STYLE_PATH, asset('text/css; charset=utf-8', PAGE_STYLE));
 
   app.get('/proposals', async () => listProposalViews(getConfig().spaces));
 

@@ -197,7 +197,9 @@ export async function createServer(options: CreateServerOptions): Promise<Daemon
       // A browser cannot send a bearer header: for the dashboard, ask for basic auth (any user name, the
       // token as the password), which the browser prompts for and then sends with every request.
       const dashboard =
-        request.url === '/queues' || request.url.startsWith('/queues/') || request.url === '/page';
+        request.url === '/queues' ||
+        request.url.startsWith('/queues/') ||
+        ['/page', '/page.js', '/page.css'].includes(request.url);
       await reply
         .code(401)
         .header('www-authenticate', dashboard ? 'Basic realm="dreamd", charset="UTF-8"' : 'Bearer')

@@ -16,6 +16,8 @@ import type { MemoryProblem } from './memory-dir.js';
 export const RUN_KINDS = ['consolidation', 'rollback', 'forget', 'note', 'reject'] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 
+const DecidedChangeSchema = z.object({ id: z.string(), title: z.string() });
+
 const RunSummarySchema = z.object({
   runId: z.string(),
   spaceId: z.string(),
@@ -81,6 +83,15 @@ const RunSummarySchema = z.object({
       results: z.number().int().nonnegative(),
       merged: z.number().int().nonnegative(),
       refused: z.array(z.object({ type: z.string(), title: z.string(), reason: z.string() })),
+    })
+    .optional(),
+  /** A person's decision on a proposal; absent on runs that decided none (and in older records). */
+  decision: z
+    .object({
+      proposal: z.string(),
+      action: z.enum(['accept', 'reject']),
+      decided: z.array(DecidedChangeSchema),
+      rest: z.array(DecidedChangeSchema),
     })
     .optional(),
 });

@@ -85,6 +85,31 @@ describe('dreamd proposals, accept, reject', () => {
     expect(again.stderr).toContain('`dreamd proposals`');
   });
 
+  it("history shows a rejected proposal's model calls and cost, once: on the reject that drops it", async () => {
+    const { cli } = await approvalCheckout();
+    await cli('consolidate', '--force');
+    const [proposal] = (await cli('proposals', '--json')).data<{
+      proposals: (Listed['proposals'][number] & { costUsd: number })[];
+    }>().proposals;
+    expect(proposal!.costUsd).toBeGreaterThan(0);
+    const [first, ...rest] = proposal!.changes.map((change) => change.id);
+    expect((await cli('reject', proposal!.runId, '--only', first!)).code).toBe(0);
+    expect((await cli('reject', proposal!.runId, '--only', rest.join(','))).code).toBe(0);
+
+    const rows = (await cli('history', '--json')).data<
+      { kind: string; calls: number; costUsd: number | null; usage: { inputTokens: number } }[]
+    >();
+    // Newest first: the reject that dropped the proposal, then the partial one.
+    expect(rows.map((row) => row.kind)).toEqual(['reject', 'reject']);
+    const [dropping, partial] = rows;
+    expect(dropping!.costUsd).toBe(proposal!.costUsd);
+    expect(dropping!.calls).toBeGreaterThan(0);
+    expect(dropping!.usage.inputTokens).toBeGreaterThan(0);
+    expect(partial).toMatchObject({ calls: 0, costUsd: null, usage: { inputTokens: 0 } });
+    const text = (await cli('history')).stdout;
+    expect(text).toContain(`$${proposal!.costUsd.toFixed(4)}`);
+  });
+
   it('an id the proposal does not hold is a usage error listing its ids, and nothing is written', async () => {
     const { cli, memory } = await approvalCheckout();
     await cli('consolidate', '--force');

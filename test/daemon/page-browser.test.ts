@@ -85,7 +85,7 @@ describe('the page to decide on proposals', () => {
       const selector = `section.proposal[data-run="${run.runId}"]`;
       await page.waitForSelector(selector);
       const inserted = (await page.evaluate(
-        `[...document.querySelectorAll(${JSON.stringify(`${selector} pre.diff ins`)})].map((node) => node.textContent)`,
+        `[...document.querySelectorAll(${JSON.stringify(`${selector} .diff ins`)})].map((node) => node.textContent)`,
       )) as string[];
       expect(inserted).toContain('Lives in Lisbon, Rua das Flores 28.');
       const boxes = (await page.evaluate(
@@ -104,8 +104,9 @@ describe('the page to decide on proposals', () => {
       const text = await textOf('#space-default');
       expect(text).toContain('No proposal awaits a decision.');
       expect(text).toContain('Memory (1 active fact(s))');
-      expect(text).toContain('Usual coffee order');
-      expect(text).not.toContain('Home address');
+      const facts = await textOf('#space-default ul.facts');
+      expect(facts).toContain('Usual coffee order');
+      expect(facts).not.toContain('Home address');
       expect(await textOf('table.runs')).toContain(run.runId);
     } finally {
       // Stopped with the page still open: the browser's idle connections must not hold the stop (server.ts).
@@ -158,8 +159,8 @@ describe('the page to decide on proposals', () => {
       expect(shown).not.toContain('.dreamd/');
       const count = (css: string): Promise<number> =>
         page.evaluate(`document.querySelectorAll(${JSON.stringify(css)}).length`) as Promise<number>;
-      expect(await count(`${selector} pre.diff ins`)).toBeGreaterThan(0);
-      expect(await count(`${selector} pre.diff del`)).toBeGreaterThan(0);
+      expect(await count(`${selector} .diff ins`)).toBeGreaterThan(0);
+      expect(await count(`${selector} .diff del`)).toBeGreaterThan(0);
       expect(
         await page.evaluate(
           `document.querySelector(${JSON.stringify(`${selector} details.own-files`)}).textContent`,

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import { proposalChanges } from '../../src/consolidation/proposal.js';
-import { diffByFile, escapeHtml, renderPage } from '../../src/daemon/page.js';
-import { listProposals, loadMemory } from '../../src/space/index.js';
+import { escapeHtml, readableUtc, readPageSpaces, renderPage } from '../../src/daemon/page.js';
+import { listProposals, loadMemory, type ProposedFile } from '../../src/space/index.js';
 import { findFreePort } from '../../harness/redis-server.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
@@ -79,11 +79,11 @@ async function withProposal(env: Record<string, string> = {}) {
   return { port, space, runId: run.runId, changes, stop: () => daemon.stop() };
 }
 
-/** The page of one approving space `home` with one proposal `run-1` adding `fact`, with `diff`. */
+/** The page of one approving space `home` with one proposal `run-1` adding `fact`, writing `texts`. */
 function pageOfOneProposal(
   fact: ReturnType<typeof memoryFact>,
-  diff: string,
-  extra: { activeFacts?: string[]; files?: string[]; costUsd?: number } = {},
+  texts: readonly ProposedFile[],
+  extra: { activeFacts?: string[]; costUsd?: number } = {},
 ): string {
   return renderPage(
     [
@@ -101,13 +101,36 @@ function pageOfOneProposal(
             sessions: ['s'],
             costUsd: extra.costUsd,
             changes: [{ id: fact.id, kind: 'add', fact, supersedes: [], rejected: false }],
-            files: extra.files ?? ['user.md'],
-            diff,
+            files: texts.map((file) => file.path),
+            diff: '',
+            texts,
           },
         ],
       },
     ],
     'nonce123',
+  );
+}
+
+/** Keys of a memory file's frontmatter (dreamd's topic files and Claude Code's fact files). */
+const FRONTMATTER_KEY = /^\s*(name|description|type|metadata|modified|id|observed|sources|hash):/;
+
+/** The page's HTML with what closed `<details>` hold taken out (their summaries kept): the default view. */
+function outsideClosedDetails(html: string): string {
+  const innermost = /<details\b[^>]*>(<summary>[\s\S]*?<\/summary>)?(?:(?!<details\b)[\s\S])*?<\/details>/g;
+  let previous: string;
+  let current = html;
+  do {
+    previous = current;
+    current = current.replace(innermost, '$1');
+  } while (current !== previous);
+  return current;
+}
+
+/** The text of each line of the diffs in some HTML. */
+function diffLineTexts(html: string): string[] {
+  return [...html.matchAll(/<(ins|del|span class="same")>([^<]*)<\/(?:ins|del|span)>/g)].map(
+    (match) => match[2]!,
   );
 }
 
@@ -219,27 +242,20 @@ describe('renderPage', () => {
       updated: '2026-11-01',
       sources: ['s'],
     });
-    const html = pageOfOneProposal(fact, `--- a/user.md\n+++ b/user.md\n@@ -0,0 +1 @@\n+${evil}\n`, {
-      activeFacts: [evil],
-      costUsd: 0.001,
-    });
+    const html = pageOfOneProposal(
+      fact,
+      [{ path: 'user.md', before: null, after: `## ${evil}\n<a id="f-aaaaaaaaaa"></a>\n${evil}\n` }],
+      { activeFacts: [evil], costUsd: 0.001 },
+    );
     expect(html).not.toContain(evil);
     expect(html).toContain(escapeHtml(evil));
     expect(html.match(/<script/g)).toHaveLength(1);
-    expect(html).toContain('<script nonce="nonce123">');
+    expect(html).toContain('<script src="/page.js" nonce="nonce123"></script>');
+    expect(html).not.toContain('<style');
     expect(html).toContain(`<ins>${escapeHtml(evil)}</ins>`);
   });
 
-  it("splits a unified diff by file and keeps dreamd's own files behind a toggle", () => {
-    const diff =
-      '--- a/user.md\n+++ b/user.md\n@@ -1 +1 @@\n-old line\n+new line\n' +
-      '--- /dev/null\n+++ b/.dreamd/fact-use.json\n@@ -0,0 +1 @@\n+{}\n' +
-      '--- a/gone.md\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n\\ No newline at end of file\n';
-    expect(diffByFile(diff)).toEqual([
-      { file: 'user.md', lines: ['@@ -1 +1 @@', '-old line', '+new line'] },
-      { file: '.dreamd/fact-use.json', lines: ['@@ -0,0 +1 @@', '+{}'] },
-      { file: 'gone.md', lines: ['@@ -1 +0,0 @@', '-bye', '\\ No newline at end of file'] },
-    ]);
+  it("shows each change's own diff, and keeps the whole memory files and dreamd's own behind toggles", () => {
     const fact = memoryFact({
       id: 'f-bbbbbbbbbb',
       title: 'T',
@@ -248,12 +264,53 @@ describe('renderPage', () => {
       updated: '2026-11-01',
       sources: ['s'],
     });
-    const html = pageOfOneProposal(fact, diff, { files: ['user.md', '.dreamd/fact-use.json', 'gone.md'] });
-    const [shown, hidden] = html.split('<details class="own-files">');
-    expect(shown).toContain('<del>old line</del>');
-    expect(shown).toContain('<ins>new line</ins>');
-    expect(shown).toContain('<code>gone.md</code>');
+    const html = pageOfOneProposal(fact, [
+      {
+        path: 'user.md',
+        before: '## Old\n<a id="f-cccccccccc"></a>\nold line\n',
+        after: '## Old\n<a id="f-cccccccccc"></a>\nold line\n\n## T\n<a id="f-bbbbbbbbbb"></a>\nB\n',
+      },
+      { path: '.dreamd/fact-use.json', before: null, after: '{}\n' },
+    ]);
+    const [shown, hidden] = html.split('<details class="whole-files">');
+    expect(shown).toContain('<section class="change-diff" id="diff-f-bbbbbbbbbb">');
+    expect(shown).toContain('<a class="to-diff" href="#diff-f-bbbbbbbbbb">');
+    // Its own diff: its entry alone, not the entry before it.
+    expect(shown).toContain('<ins>B</ins>');
+    expect(shown).not.toContain('old line');
     expect(shown).not.toContain('.dreamd/fact-use.json');
-    expect(hidden).toContain('.dreamd/fact-use.json');
+    expect(hidden).toContain('<span class="same">old line</span>');
+    expect(hidden).toContain('<details class="own-files">');
+    expect(hidden!.split('<details class="own-files">')[1]).toContain('.dreamd/fact-use.json');
   });
+
+  it('writes times in UTC as a person reads them, for a reader without the script', () => {
+    expect(readableUtc('2026-12-06T01:27:19.606Z')).toBe('6 Dec 2026, 01:27 UTC');
+    expect(readableUtc('not a time')).toBe('not a time');
+    const fact = memoryFact({ id: 'f-dddddddddd', title: 'T', body: 'B', sources: ['s'] });
+    const html = pageOfOneProposal(fact, []);
+    expect(html).toContain('Made <time datetime="2026-11-29T12:00:00.000Z">29 Nov 2026, 12:00 UTC</time>');
+    expect(html.replace(/datetime="[^"]*"/g, '')).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
+  });
+
+  for (const layout of ['topics', 'claude-code'] as const) {
+    it(`folds the ${layout} layout's bookkeeping out of the default view, and keeps it to open`, async () => {
+      const test = createTestSpace({ modelUrl: fake.url, examples: true });
+      const config: Config = { ...test.config, spaces: [{ ...test.space, approve: true, layout }] };
+      expect((await fastConsolidator(config)(config.spaces[0]!, FORCED_RUN)).status).toBe('proposed');
+      const spaces = await readPageSpaces(config.spaces);
+      const [proposal] = spaces[0]!.proposals;
+      expect(proposal!.changes).toHaveLength(6);
+      const html = renderPage(spaces, 'nonce123');
+      const shown = outsideClosedDetails(html);
+      expect(shown).not.toContain('&lt;!-- dreamd');
+      expect(diffLineTexts(shown).filter((line) => line === '---' || FRONTMATTER_KEY.test(line))).toEqual([]);
+      for (const change of proposal!.changes) {
+        const own = shown.split(`id="diff-${change.id}"`)[1]!.split('</section>')[0]!;
+        expect(own).toContain(`<ins>${escapeHtml(change.fact.body)}</ins>`);
+      }
+      const folded = html.match(/<details class="bookkeeping">[\s\S]*?<\/details>/g)!.join('\n');
+      expect(folded).toMatch(layout === 'topics' ? /&lt;!-- dreamd \{/ : /<ins>\s+hash: [0-9a-f]+<\/ins>/);
+    });
+  }
 });
