@@ -12,6 +12,7 @@ import { AnswerFactLimitError, droppedAnswer, type AnswerRead } from './answer-r
 import type { ExtractedFact, ExtractionAnswer } from './extraction.js';
 import { digestKey } from './extraction-request.js';
 import type { ExtractionRun } from './extract-state.js';
+import { observeAnswer } from './answer-yield.js';
 import { countAnswer, countBatched } from './extract-tally.js';
 import { runFactId } from './run-replaces.js';
 import { markUnsent } from './unsent-sessions.js';
@@ -144,6 +145,7 @@ function readOrHandle(run: ExtractionRun, batch: Batch, answer: CallAnswer): Ans
     return run.reader.read(answer.value.facts, anchor);
   } catch (error) {
     if (error instanceof AnswerFactLimitError) {
+      observeAnswer(run.answerYield, batch, error.facts);
       splitOrWait(
         run,
         batch,
@@ -216,5 +218,6 @@ export async function runCall(run: ExtractionRun, batch: Batch, callNumber: numb
   countAnswer(run.tally, answer, run.options.costOf);
   const read = readOrHandle(run, batch, answer);
   if (read === undefined) return;
+  observeAnswer(run.answerYield, batch, answer.value.facts.length);
   keepRead(run, batch, read, { seen, listed, number: callNumber });
 }

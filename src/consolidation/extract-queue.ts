@@ -5,7 +5,8 @@
  * One failure that is not an answer's (auth, the budget's abort …) ends the extraction: the calls in flight
  * stop, and it is thrown once they have.
  */
-import type { Batch } from '../digest/index.js';
+import { splitBatch, type Batch } from '../digest/index.js';
+import { expectedOverLimit } from './answer-yield.js';
 import { runCall } from './extract-call.js';
 import type { ExtractionRun } from './extract-state.js';
 import { blockedByUnsent, markUnsent } from './unsent-sessions.js';
@@ -72,6 +73,23 @@ function startOrDefer(run: ExtractionRun, calls: CallsInFlight, batch: Batch): v
   calls.inFlight.set(batch, call);
 }
 
+/**
+ * Splits the batch at `position`, in place, while its answer is expected to pass `limits.maxFactsPerAnswer` at
+ * the yield this run's answers have shown (`answer-yield.ts`): a split before the call costs nothing, one after
+ * it costs the answer thrown away.
+ */
+function splitWhileOverLimit(run: ExtractionRun, position: number): void {
+  const limit = run.options.limits.maxFactsPerAnswer;
+  for (;;) {
+    const batch = run.queue[position] as Batch;
+    if (!expectedOverLimit(run.answerYield, batch, limit)) return;
+    const halves = splitBatch(batch);
+    if (halves === undefined) return;
+    run.queue.splice(position, 1, ...halves);
+    run.tally.splits.beforeSending += 1;
+  }
+}
+
 /** Sends the queued batches, in order and in parallel as they allow, until all are answered or set aside. */
 export async function runCalls(run: ExtractionRun): Promise<void> {
   const { signal } = run.options;
@@ -86,6 +104,7 @@ export async function runCalls(run: ExtractionRun): Promise<void> {
         await Promise.race(calls.inFlight.values());
         continue;
       }
+      splitWhileOverLimit(run, position);
       startOrDefer(run, calls, run.queue.splice(position, 1)[0] as Batch);
     }
     await Promise.all(calls.inFlight.values());

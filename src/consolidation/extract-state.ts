@@ -3,6 +3,7 @@
  * the facts read so far and what each call was shown, the sessions that wait, and the account of its calls.
  */
 import type { Batch } from '../digest/index.js';
+import { createAnswerYield, type AnswerYield } from './answer-yield.js';
 import type { ModelProvider } from '../model/types.js';
 import type { RunProgress } from '../core/run.js';
 import { createAnswerReader, type AnswerLimits, type AnswerReader } from './answer-reader.js';
@@ -51,6 +52,8 @@ export interface ExtractOptions {
 export interface ExtractionRun {
   readonly gathered: Gathered;
   readonly options: ExtractOptions;
+  /** Facts per user line this run's answers carried, to split a batch before it is sent (`answer-yield.ts`). */
+  readonly answerYield: AnswerYield;
   /** `options.maxCalls`, or no limit. */
   readonly maxCalls: number;
   readonly reader: AnswerReader;
@@ -80,6 +83,7 @@ export function createExtractionRun(gathered: Gathered, options: ExtractOptions)
   return {
     gathered,
     options,
+    answerYield: createAnswerYield(gathered.factsPerUserLine),
     maxCalls: options.maxCalls ?? Number.POSITIVE_INFINITY,
     reader: createAnswerReader(options.limits),
     memoryList,

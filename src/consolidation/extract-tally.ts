@@ -39,8 +39,11 @@ export interface ExtractionTally {
   droppedAnswers: number;
   /** Answers that held facts and none valid: their sessions wait. */
   invalidAnswers: number;
-  /** Batches asked again in halves, after an output limit or too many facts. */
-  readonly splits: { output: number; facts: number };
+  /**
+   * Batches asked again in halves, after an output limit or too many facts (their answers thrown away), and
+   * batches split before they were sent, at the yield the run's answers showed.
+   */
+  readonly splits: { output: number; facts: number; beforeSending: number };
 }
 
 /** An extraction's account before its first call. */
@@ -54,7 +57,7 @@ export function createTally(): ExtractionTally {
     batched: { calls: 0, usage: emptyUsage(), costUsd: 0, listCostUsd: 0 },
     droppedAnswers: 0,
     invalidAnswers: 0,
-    splits: { output: 0, facts: 0 },
+    splits: { output: 0, facts: 0, beforeSending: 0 },
   };
 }
 

@@ -34,6 +34,7 @@ import {
 import type { Gathered } from './gather.js';
 import { resolveRunReplaces, runFactId } from './run-replaces.js';
 import { checkUpdates, type UpdateCheckResult } from './update-check.js';
+import { factsPerUserLine } from './answer-yield.js';
 
 export type { AnswerLimits } from './answer-reader.js';
 export { anchorCandidate } from './extract-call.js';
@@ -74,6 +75,12 @@ export interface Extracted {
   readonly batched: BatchedCalls;
   /** The update check (`update-check.ts`): its calls (in `calls` too), new facts looked at again, updates found. */
   readonly updateCheck: { readonly calls: number; readonly checked: number; readonly found: number };
+  /** Answers thrown away unread and asked again in halves (too many facts, or cut at the output limit). */
+  readonly answersAskedAgain: number;
+  /** Batches split before they were sent, at the yield the run's answers showed (`answer-yield.ts`). */
+  readonly splitBeforeSending: number;
+  /** Facts per user line the run's answers carried (with the prior); undefined when no answer was read. */
+  readonly factsPerUserLine: number | undefined;
 }
 
 /** Sends the gathered batches and reads their answers into the run's candidate facts (see the top of this file). */
@@ -88,6 +95,9 @@ export async function extractFacts(gathered: Gathered, options: ExtractOptions):
   return {
     candidates: resolveRunReplaces(check.candidates),
     updateCheck: { calls: check.calls, checked: check.checked, found: check.found },
+    answersAskedAgain: tally.splits.facts + tally.splits.output,
+    splitBeforeSending: tally.splits.beforeSending,
+    factsPerUserLine: run.answerYield.lines > 0 ? factsPerUserLine(run.answerYield) : undefined,
     calls: tally.calls,
     retries: tally.retries,
     usage: tally.usage,

@@ -97,10 +97,33 @@ function runNotes(run: ReconciledRun, unconsolidated: readonly WaitingSession[])
 /** The summary's calls, retries, tokens and tokens per call, extraction and curation together. */
 function callsOf(
   run: ReconciledRun,
-): Pick<RunSummary, 'calls' | 'retries' | 'usage' | 'outputTokensPerCall'> {
+): Pick<
+  RunSummary,
+  | 'calls'
+  | 'retries'
+  | 'usage'
+  | 'outputTokensPerCall'
+  | 'callKinds'
+  | 'answersAskedAgain'
+  | 'factsPerUserLine'
+> {
   const { extracted, curation } = run;
+  const calls = extracted.calls + curation.calls;
   return {
-    calls: extracted.calls + curation.calls,
+    calls,
+    ...(calls > 0
+      ? {
+          callKinds: {
+            extraction: extracted.calls - extracted.updateCheck.calls,
+            updateCheck: extracted.updateCheck.calls,
+            curation: curation.calls,
+          },
+        }
+      : {}),
+    ...(extracted.answersAskedAgain > 0 ? { answersAskedAgain: extracted.answersAskedAgain } : {}),
+    ...(extracted.factsPerUserLine === undefined
+      ? {}
+      : { factsPerUserLine: Math.round(extracted.factsPerUserLine * 1000) / 1000 }),
     retries: extracted.retries,
     usage: addUsage(extracted.usage, curation.usage),
     ...(extracted.perCall.length > 0

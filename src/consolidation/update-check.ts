@@ -16,6 +16,7 @@
  * unrecognised until a later run sees both.
  */
 import { z } from 'zod';
+import { CHARS_PER_TOKEN } from '../digest/index.js';
 import { textLanguage, tokenize, type StemLanguage } from '../search/bm25.js';
 import { attributesOf, shareAttribute } from './attributes.js';
 import type { ExtractedFact } from './extraction.js';
@@ -49,8 +50,47 @@ const NAME_WORD = /\p{Lu}[\p{L}\p{N}'’-]*/gu;
  * shared, the closer.
  */
 export const NEIGHBOUR_MIN_SHARED_WORDS = 2;
-/** New facts one check call carries; more go in further calls. */
-export const FACTS_PER_CHECK_CALL = 40;
+/**
+ * New facts one check call carries at most, and the estimated tokens of its prompt: a run's facts with a
+ * neighbour go in as few calls as these allow (the answer lists only the facts that replace something, so it
+ * stays short), and more go in further calls.
+ */
+export const FACTS_PER_CHECK_CALL = 150;
+export const CHECK_TOKENS_PER_CALL = 16_000;
+
+/** Characters an item adds to a check prompt whose related facts already hold `related`. */
+function itemChars(fact: ExtractedFact, item: CheckItem, related: ReadonlySet<string>): number {
+  let chars = 60 + Math.min(fact.title.length, 120) + Math.min(fact.body.length, 400);
+  for (const neighbour of item.neighbours)
+    if (!related.has(neighbour.id))
+      chars += 40 + Math.min(neighbour.title.length, 120) + Math.min(neighbour.hook.length, 200);
+  return chars;
+}
+
+/** The items in calls: each call up to {@link FACTS_PER_CHECK_CALL} facts and {@link CHECK_TOKENS_PER_CALL} tokens. */
+export function checkCalls(candidates: readonly ExtractedFact[], items: readonly CheckItem[]): CheckItem[][] {
+  const calls: CheckItem[][] = [];
+  let current: CheckItem[] = [];
+  let related = new Set<string>();
+  let chars = 0;
+  for (const item of items) {
+    const fact = candidates[item.position] as ExtractedFact;
+    const added = itemChars(fact, item, related);
+    const full =
+      current.length >= FACTS_PER_CHECK_CALL || chars + added > CHECK_TOKENS_PER_CALL * CHARS_PER_TOKEN;
+    if (current.length > 0 && full) {
+      calls.push(current);
+      current = [];
+      related = new Set();
+      chars = 0;
+    }
+    chars += itemChars(fact, item, related);
+    current.push(item);
+    for (const neighbour of item.neighbours) related.add(neighbour.id);
+  }
+  if (current.length > 0) calls.push(current);
+  return calls;
+}
 
 export const UPDATE_CHECK_INSTRUCTIONS = `You keep a memory of facts up to date.
 
@@ -388,11 +428,12 @@ export async function checkUpdates(
   let costUsd: number | undefined = 0;
   let calls = 0;
   let found = 0;
-  for (let start = 0; start < items.length; start += FACTS_PER_CHECK_CALL) {
-    const chunk = items.slice(start, start + FACTS_PER_CHECK_CALL);
+  const chunks = checkCalls(candidates, items);
+  for (const [at, chunk] of chunks.entries()) {
     if (calls >= options.maxCalls) {
+      const left = chunks.slice(at).reduce((sum, rest) => sum + rest.length, 0);
       notes.push(
-        `the update check of ${items.length - start} new fact(s) was left out: the run made its limits.maxCallsPerRun calls; an update among them is found when a later run sees both facts`,
+        `the update check of ${left} new fact(s) was left out: the run made its limits.maxCallsPerRun calls; an update among them is found when a later run sees both facts`,
       );
       break;
     }

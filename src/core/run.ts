@@ -148,6 +148,16 @@ export interface RunSummary {
    * order the answers came; absent for a run without a call.
    */
   readonly outputTokensPerCall?: readonly number[] | undefined;
+  /** `calls` by kind: extraction, the update check (`update-check.ts`), curation. Absent: no call. */
+  readonly callKinds?:
+    { readonly extraction: number; readonly updateCheck: number; readonly curation: number } | undefined;
+  /**
+   * Extraction answers thrown away unread (over `limits.maxFactsPerAnswer` or the output limit) and asked again
+   * in halves: paid for twice. Absent: none.
+   */
+  readonly answersAskedAgain?: number | undefined;
+  /** Facts per user line the run's answers carried: the next run plans its batches at it. Absent: no answer. */
+  readonly factsPerUserLine?: number | undefined;
   readonly model: string;
   /**
    * USD the run's model calls cost, from the price table (`cost/prices.ts`) or `model.price`; undefined when

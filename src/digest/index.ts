@@ -9,7 +9,14 @@ export {
   REPEAT_MIN_CHARS,
 } from './digest-session.js';
 export { stripControlCharacters } from './clean-text.js';
-export { expectedFacts, expectedOutputTokens, planBatches, splitBatch, USER_LINE } from './plan-batches.js';
+export {
+  expectedFacts,
+  expectedOutputTokens,
+  FACTS_PER_USER_LINE,
+  planBatches,
+  splitBatch,
+  USER_LINE,
+} from './plan-batches.js';
 export { redactSecrets, containsSecret, SECRET_KINDS } from './redact-secrets.js';
 export type { Redaction } from './redact-secrets.js';
 export { resolveRelativeDates } from './relative-dates.js';

@@ -84,7 +84,7 @@ function lineOutputTokens(text: string): number {
  * fewer in an agent's transcript. A batch that still overflows is asked again in halves, so this sizes calls,
  * it does not guard against loss.
  */
-const FACTS_PER_USER_LINE = 0.5;
+export const FACTS_PER_USER_LINE = 0.5;
 
 /** Facts these digest lines are expected to carry (see {@link FACTS_PER_USER_LINE}). */
 export function expectedFacts(lines: readonly DigestLine[]): number {
