@@ -33,12 +33,14 @@ function nextReady(queue: readonly Batch[], inFlight: ReadonlyMap<Batch, unknown
 }
 
 /**
- * The position of the batch to start now, or -1 to wait for a call in flight. With a cached prefix (the
- * stable part of the memory list), the first call goes alone: calls sent together before it is written would
- * each pay a cache write instead of reading it.
+ * The position of the batch to start now, or -1 to wait for a call in flight. The first call goes alone with
+ * a cached prefix (the stable part of the memory list): calls sent together before it is written would each
+ * pay a cache write instead of reading it; and in a space's first run, whose yield of facts per line no
+ * answer has shown yet (`answer-yield.ts`): calls sent together would all be sized at a guess.
  */
 function nextToStart(run: ExtractionRun, calls: CallsInFlight): number {
-  const warming = run.memoryList.stable.length > 0 && calls.finished === 0 && calls.inFlight.size > 0;
+  const firstAlone = run.memoryList.stable.length > 0 || run.gathered.factsPerUserLine === undefined;
+  const warming = firstAlone && calls.finished === 0 && calls.inFlight.size > 0;
   const concurrency = Math.max(1, run.options.concurrency ?? 1);
   return calls.inFlight.size < concurrency && !warming ? nextReady(run.queue, calls.inFlight) : -1;
 }

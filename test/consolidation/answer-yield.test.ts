@@ -1,0 +1,152 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Config } from '../../src/config/schema.js';
+import {
+  createAnswerYield,
+  expectedOverLimit,
+  factsPerUserLine,
+  observeAnswer,
+  plannedFactsPerCall,
+  YIELD_MARGIN,
+} from '../../src/consolidation/answer-yield.js';
+import { planBatches, type Batch } from '../../src/digest/index.js';
+import { listRuns } from '../../src/space/index.js';
+import { startFakeAnthropicServer, type AnthropicReply } from '../../harness/fake-anthropic-server.js';
+import { isUpdateCheckRequest, sessionsInPrompt } from '../../harness/scripted-extractor.js';
+import { createTestSpace, fastConsolidator, FORCED_RUN, RUN_NOW, type TestSpace } from '../support/space.js';
+
+/**
+ * Batches are sized at the facts a user line yields: learned from the space's last run, and from this run's
+ * answers as they come, so a dense dialogue's answers are seldom over `limits.maxFactsPerAnswer` and thrown
+ * away. The pipeline runs through the real SDK against the fake server.
+ */
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+/** A batch of `lines` user lines (and as many assistant lines) in one session. */
+function batchOf(lines: number): Batch {
+  const digestLines = Array.from({ length: lines * 2 }, (_, at) => ({
+    message: at,
+    text: at % 2 === 0 ? `user: rule ${at}` : `assistant: noted ${at}`,
+  }));
+  const text = ['### session s-1 · 2026-11-01', ...digestLines.map((line) => line.text)].join('\n');
+  const [batch] = planBatches(
+    [
+      {
+        sessionId: 's-1',
+        header: '### session s-1 · 2026-11-01',
+        lines: digestLines,
+        text,
+        chars: text.length,
+      },
+    ],
+    { tokensPerCall: 100_000 },
+  );
+  return batch as Batch;
+}
+
+describe('the answer yield', () => {
+  it('starts at the prior and moves to what answers carry', () => {
+    const seen = createAnswerYield(0.5);
+    expect(factsPerUserLine(seen)).toBe(0.5);
+    observeAnswer(seen, batchOf(8), 16);
+    expect(factsPerUserLine(seen)).toBeCloseTo(1.25, 5);
+    for (let call = 0; call < 10; call += 1) observeAnswer(seen, batchOf(8), 16);
+    expect(factsPerUserLine(seen)).toBeGreaterThan(1.8);
+  });
+
+  it('says a batch is over the answer limit with a margin, and plans fewer lines a call for a denser space', () => {
+    const seen = createAnswerYield(1);
+    expect(expectedOverLimit(seen, batchOf(8), 10)).toBe(false);
+    expect(expectedOverLimit(seen, batchOf(9), 10)).toBe(true);
+    expect(8 * YIELD_MARGIN).toBeLessThanOrEqual(10);
+    expect(plannedFactsPerCall(100, 0.5)).toBe(80);
+    expect(plannedFactsPerCall(100, 2)).toBe(20);
+  });
+});
+
+/** A session of `lines` user lines, each stating two rules. */
+function denseSession(test: TestSpace, id: string, day: number, lines: number): void {
+  const at = (minute: number) =>
+    `2026-11-${String(day).padStart(2, '0')}T10:${String(minute).padStart(2, '0')}:00Z`;
+  const messages = Array.from({ length: lines }, (_, index) => [
+    {
+      role: 'user',
+      ts: at(index),
+      content: `Rule ${id}-${index}a: name files in kebab case ${index}. Rule ${id}-${index}b: tabs ${index}.`,
+    },
+    { role: 'assistant', ts: at(index), content: 'Noted.' },
+  ]).flat();
+  writeFileSync(
+    join(test.root, 'sessions', `${id}.json`),
+    JSON.stringify({ id, agent: 'coder', startedAt: at(0), endedAt: at(lines), messages }),
+  );
+}
+
+/** Two facts for every user line of the prompt's sessions, as a model reading this dialogue would give. */
+function twoFactsALine(request: { prompt: string }): AnthropicReply {
+  if (isUpdateCheckRequest(request as never)) return { json: { updates: [] } };
+  const facts = sessionsInPrompt(request.prompt).flatMap((session) =>
+    [...session.text.matchAll(/Rule (\S+)a: .*? Rule (\S+)b: /g)].flatMap((match) =>
+      [match[1], match[2]].map((rule) => ({
+        type: 'feedback',
+        title: `Rule ${rule}`,
+        body: `Follow rule ${rule} in every file.`,
+        why: null,
+        howToApply: null,
+        observed: session.date,
+        sources: [session.id],
+        replaces: [],
+        confidence: null,
+      })),
+    ),
+  );
+  return { json: { facts } };
+}
+
+describe('a dense backlog', () => {
+  it('throws away at most the first answer, records the yield, and the next run throws away none', async () => {
+    const server = await startFakeAnthropicServer();
+    closers.push(() => server.close());
+    server.setDefault(twoFactsALine);
+    const test = createTestSpace({ modelUrl: server.url });
+    for (let day = 1; day <= 6; day += 1) denseSession(test, `dense-${day}`, day, 12);
+    const config: Config = {
+      ...test.config,
+      limits: {
+        ...test.config.limits,
+        maxFactsPerAnswer: 10,
+        maxFactsPerSession: 1_000,
+        maxCallsPerRun: 100,
+      },
+    };
+    const consolidate = () => fastConsolidator(config, { now: () => RUN_NOW })(test.space, FORCED_RUN);
+
+    const first = await consolidate();
+    expect(first.status).toBe('completed');
+    expect(first.unconsolidated).toEqual([]);
+    // The old sizing (half a fact a line) threw away every answer of this dialogue: 24 lines a call, 48 facts.
+    expect(first.answersAskedAgain ?? 0).toBeLessThanOrEqual(1);
+    expect(first.factsPerUserLine).toBeGreaterThan(1.2);
+    expect(first.callKinds).toEqual({
+      extraction: expect.any(Number),
+      updateCheck: expect.any(Number),
+      curation: expect.any(Number),
+    });
+    expect(first.callKinds!.extraction + first.callKinds!.updateCheck + first.callKinds!.curation).toBe(
+      first.calls,
+    );
+
+    for (let day = 7; day <= 12; day += 1) denseSession(test, `dense-${day}`, day, 12);
+    const second = await consolidate();
+    expect(second.status).toBe('completed');
+    expect(second.answersAskedAgain).toBeUndefined();
+    // The record keeps it all, for `history` and the next run.
+    const runs = await listRuns(test.space.memoryDir);
+    expect(runs.at(-1)?.summary.factsPerUserLine).toBe(second.factsPerUserLine);
+  });
+});
