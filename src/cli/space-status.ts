@@ -4,6 +4,7 @@
  * `queueCounts`; without it the `queue` field is absent.
  */
 import { join } from 'node:path';
+import type { RunSummary } from '../core/run.js';
 import type { Config, Space } from '../config/schema.js';
 import { describeBudgetWait, spaceBudget } from '../cost/index.js';
 import type { HeldBackKind, WaitingSession } from '../core/run.js';
@@ -116,6 +117,11 @@ export interface SpaceStatus {
     readonly committedAt: string;
     /** Facts of the model's answers that run dropped as invalid, by reason (an error: absent when none). */
     readonly factsDropped?: Readonly<Record<string, number>> | undefined;
+    /** Its model calls, and of them by kind (absent: no call, or an older record). */
+    readonly calls: number;
+    readonly callKinds?: RunSummary['callKinds'];
+    /** Its extraction answers thrown away and asked again in halves (absent: none). */
+    readonly answersAskedAgain?: number | undefined;
   } | null;
   readonly lastSuccessfulRunAt: string | null;
   readonly lock: {
@@ -252,6 +258,11 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
         kind: latest.kind,
         status: latest.summary.status,
         committedAt: latest.committedAt,
+        calls: latest.summary.calls,
+        ...(latest.summary.callKinds === undefined ? {} : { callKinds: latest.summary.callKinds }),
+        ...(latest.summary.answersAskedAgain === undefined
+          ? {}
+          : { answersAskedAgain: latest.summary.answersAskedAgain }),
         ...(latest.summary.factsDropped !== undefined &&
         Object.values(latest.summary.factsDropped).some((count) => count > 0)
           ? { factsDropped: latest.summary.factsDropped }

@@ -10,7 +10,7 @@ import {
   plannedFactsPerCall,
   YIELD_MARGIN,
 } from '../../src/consolidation/answer-yield.js';
-import { planBatches, type Batch } from '../../src/digest/index.js';
+import { estimateTokens, type Batch } from '../../src/digest/index.js';
 import { listRuns } from '../../src/space/index.js';
 import { startFakeAnthropicServer, type AnthropicReply } from '../../harness/fake-anthropic-server.js';
 import { isUpdateCheckRequest, sessionsInPrompt } from '../../harness/scripted-extractor.js';
@@ -33,20 +33,16 @@ function batchOf(lines: number): Batch {
     message: at,
     text: at % 2 === 0 ? `user: rule ${at}` : `assistant: noted ${at}`,
   }));
-  const text = ['### session s-1 · 2026-11-01', ...digestLines.map((line) => line.text)].join('\n');
-  const [batch] = planBatches(
-    [
-      {
-        sessionId: 's-1',
-        header: '### session s-1 · 2026-11-01',
-        lines: digestLines,
-        text,
-        chars: text.length,
-      },
-    ],
-    { tokensPerCall: 100_000 },
-  );
-  return batch as Batch;
+  const header = '### session s-1 · 2026-11-01';
+  const text = [header, ...digestLines.map((line) => line.text)].join('\n');
+  return {
+    sessionIds: ['s-1'],
+    text,
+    estimatedTokens: estimateTokens(text),
+    expectedOutputTokens: 0,
+    parts: [{ sessionId: 's-1' }],
+    segments: [{ sessionId: 's-1', header, lines: digestLines }],
+  };
 }
 
 describe('the answer yield', () => {

@@ -41,6 +41,10 @@ export interface HistoryRow {
   /** Facts curation merged (moved to the archive with their successor); 0 when the run made no curation call. */
   readonly merged: number;
   readonly calls: number;
+  /** `calls` by kind; null: no call, or a record written before they were counted. */
+  readonly callKinds: NonNullable<RunRecord['summary']['callKinds']> | null;
+  /** Extraction answers thrown away unread and asked again in halves (paid for twice). */
+  readonly answersAskedAgain: number;
   readonly usage: RunRecord['summary']['usage'];
   /** USD the run's model calls cost at list price; null when the model had no known price. */
   readonly costUsd: number | null;
@@ -72,6 +76,8 @@ function historyRows(space: Space, runs: readonly RunRecord[]): HistoryRow[] {
     archived: run.summary.archived ?? 0,
     merged: run.summary.curation?.merged ?? 0,
     calls: run.summary.calls,
+    callKinds: run.summary.callKinds ?? null,
+    answersAskedAgain: run.summary.answersAskedAgain ?? 0,
     usage: run.summary.usage,
     costUsd: run.summary.costUsd ?? null,
     model: run.summary.model,
@@ -96,11 +102,39 @@ function describeRows(rows: readonly HistoryRow[]): string {
           : row.status,
       String(row.sessions),
       formatChanges(row),
-      String(row.calls),
+      row.callKinds !== null && row.callKinds.updateCheck > 0
+        ? `${row.calls} (${row.callKinds.updateCheck} check)`
+        : String(row.calls),
       String(totalTokens(row.usage)),
       `${formatUsd(row.costUsd ?? undefined)}${row.batch !== null && row.batch.batchedCalls > 0 ? ' (batch)' : ''}`,
     ]),
   ]);
+}
+
+/**
+ * A run's calls by kind, the answers it threw away and the facts a user line yielded: "9 extraction, 2 update
+ * check, 1 curation; 1 answer thrown away and asked again in halves; 1.4 facts a user line".
+ */
+export function describeCalls(summary: {
+  readonly calls: number;
+  readonly callKinds?: RunRecord['summary']['callKinds'];
+  readonly answersAskedAgain?: number | undefined;
+  readonly factsPerUserLine?: number | undefined;
+}): string {
+  const kinds =
+    summary.callKinds === undefined
+      ? plural(summary.calls, 'call')
+      : `${summary.callKinds.extraction} extraction, ${summary.callKinds.updateCheck} update check, ${summary.callKinds.curation} curation`;
+  const again = summary.answersAskedAgain ?? 0;
+  return [
+    kinds,
+    ...(again > 0 ? [`${plural(again, 'answer')} thrown away and asked again in halves`] : []),
+    ...(summary.factsPerUserLine === undefined ? [] : [`${summary.factsPerUserLine} facts a user line`]),
+  ].join('; ');
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 function describeRun(space: Space, run: RunRecord): string {
@@ -127,6 +161,7 @@ function describeRun(space: Space, run: RunRecord): string {
         ]
       : []),
     `  model      ${summary.model || '(no call)'}, ${summary.calls} call(s), ${formatDuration(summary.durationMs)}`,
+    ...(summary.calls > 0 ? [`  calls      ${describeCalls(summary)}`] : []),
     `  tokens     ${formatUsage(summary.usage)}`,
     `  cost       ${summary.costUsd === undefined ? 'unknown (no price for the model; see model.price)' : formatUsd(summary.costUsd)}`,
     ...(summary.batch === undefined ? [] : [`  batch      ${describeBatch(summary.batch)}`]),

@@ -1,5 +1,6 @@
 import type { DaemonClient } from '../daemon-client.js';
 import { formatHeldBack, formatTime } from '../format.js';
+import { describeCalls } from './history.js';
 import { CommandExit, ExitCode, emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 import type { QueueCounts, SpaceStatus } from '../space-status.js';
@@ -52,6 +53,9 @@ function describeStatus(status: SpaceStatus): string {
         ? `, ${status.sessions.keptOut} kept out (dreamd sessions list says why)`
         : ''),
     `  last run   ${status.lastRun === null ? 'never' : `${status.lastRun.runId} (${status.lastRun.kind}, ${status.lastRun.status}) ${formatTime(status.lastRun.committedAt)}`}`,
+    ...(status.lastRun !== null && status.lastRun.calls > 0
+      ? [`  calls      ${describeCalls(status.lastRun)} (last run)`]
+      : []),
     ...(status.lastRun?.factsDropped !== undefined
       ? [
           `  dropped    the last run dropped invalid facts of the model's answers: ${Object.entries(
