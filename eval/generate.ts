@@ -746,6 +746,8 @@ function conversation(
     dreamd_dates: dates,
     dreamd_duplicates: duplicates,
     dreamd_rules: [],
+    dreamd_instructions: [],
+    dreamd_twins: [],
   };
 }
 

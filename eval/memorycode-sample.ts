@@ -31,7 +31,9 @@ async function main(dir: string): Promise<void> {
   for (const length of [...byLength.keys()].sort((a, b) => a - b)) {
     const pool = [...byLength.get(length)!];
     const drawn = Array.from({ length: Math.min(PER_LENGTH, pool.length) }, () => rng.take(pool));
-    for (const { name, dialogue } of drawn.sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true })))
+    for (const { name, dialogue } of drawn.sort((a, b) =>
+      a.name.localeCompare(b.name, 'en', { numeric: true }),
+    ))
       sample[name.replace(/\.json$/, '')] = dialogue;
   }
   const out = new URL('./dataset/memorycode/dialogues.json.gz', import.meta.url);
