@@ -68,13 +68,19 @@ export type MemoryCodeSize = keyof typeof MEMORYCODE_SIZES;
 interface InstructionWords {
   readonly all: ReadonlySet<string>;
   readonly own: ReadonlySet<string>;
+  /** Its quoted words ('h_', '@validate', 'gzip'): what a turn must say to state this instruction. */
+  readonly quoted: ReadonlySet<string>;
 }
 
-/** How well `text` states an instruction: its own words found, ten times, and all its words found. */
+/**
+ * How well `text` states an instruction: its quoted words found, a hundred times; its own words, ten times; all
+ * its words ("I'd like you to follow a naming convention for your function arguments" announces; "For function
+ * arguments, I want you to prefix them with 'h_'" states).
+ */
 function overlap(instruction: InstructionWords, text: string): number {
   const words = wordsOf(text);
   const found = (set: ReadonlySet<string>) => [...set].filter((word) => words.has(word)).length;
-  return 10 * found(instruction.own) + found(instruction.all);
+  return 100 * found(instruction.quoted) + 10 * found(instruction.own) + found(instruction.all);
 }
 
 /** Each instruction's words, and its own among the others'. */
@@ -82,6 +88,9 @@ function instructionWords(instructions: readonly string[]): InstructionWords[] {
   const sets = instructions.map(wordsOf);
   return sets.map((all, index) => ({
     all,
+    quoted: new Set(
+      [...instructions[index]!.matchAll(/'([^']+)'/g)].flatMap((match) => [...wordsOf(match[1]!)]),
+    ),
     own: new Set([...all].filter((word) => !sets.some((other, which) => which !== index && other.has(word)))),
   }));
 }
