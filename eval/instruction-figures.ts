@@ -107,7 +107,8 @@ function textsOf(
 /**
  * Pairs of different groups that memory joined: a fact holding texts of both; a copy of one superseded by a
  * fact holding the other's text and none of its own; a version nowhere in memory whose session is among the
- * sources of a fact holding only the other's texts (reconcile folded it in). Each pair once, first way found.
+ * sources of a fact holding a text of the other told in another session (reconcile folded it in; an instruction
+ * of the same session lists that session anyway). Each pair once, first way found.
  */
 export function crossMerges(
   conversation: string,
@@ -146,15 +147,23 @@ export function crossMerges(
             fact: successor.body,
           });
   }
+  // Of another group told in another session: a fact of an instruction told in the same session lists it anyway.
+  const heldFromElsewhere = (fact: InstructionHolder, index: number, sessionId: string) =>
+    groups.flatMap((group, other) =>
+      other !== index && group.some((version) => version.sessionId !== sessionId && holds(fact, version.text))
+        ? [other]
+        : [],
+    );
   groups.forEach((group, index) => {
     for (const version of group) {
       if (memory.some((fact) => holds(fact, version.text))) continue;
       const into = memory.find(
         (fact) =>
-          fact.sources.includes(version.sessionId) && groupsHeld(fact).some((other) => other !== index),
+          fact.sources.includes(version.sessionId) &&
+          heldFromElsewhere(fact, index, version.sessionId).length > 0,
       );
       if (into === undefined) continue;
-      const other = groupsHeld(into).find((candidate) => candidate !== index)!;
+      const other = heldFromElsewhere(into, index, version.sessionId)[0]!;
       add(index, other, {
         how: 'folded into the other',
         texts: [version.text, firstText(other, into)],

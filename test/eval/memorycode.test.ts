@@ -135,6 +135,13 @@ describe('the instruction figures', () => {
     // The 'a_' version is nowhere: lost (folded into the 'functions' rule, whose fact names its session).
     expect(figures.lost).toBe(1);
     expect(crossMerges('c', [[facts[0]!], [facts[2]!]], [fact('9', facts[0]!.text)], holdsText)).toEqual([]);
+    // A version lost in a session whose other instruction's fact lists that session was not folded into it.
+    const sameSession = [
+      { ...facts[0]!, sessionId: 's9' },
+      { ...facts[2]!, sessionId: 's9' },
+    ];
+    const listing = fact('9', facts[2]!.text, 'active', { sources: ['s9'] });
+    expect(crossMerges('c', [[sameSession[0]!], [sameSession[1]!]], [listing], holdsText)).toEqual([]);
   });
 });
 
