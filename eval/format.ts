@@ -5,7 +5,8 @@
  * (pairs of turn ids, [older, newer], whose facts are the same subject updated), `dreamd_dates` (the
  * absolute date, or "week of …", a turn's relative date must resolve to) and `dreamd_duplicates` (pairs of
  * turn ids whose reference facts are one fact said in other words: memory should keep one of them active) and
- * `dreamd_rules` (the turns that teach each rule: the oracle answers them as feedback).
+ * `dreamd_rules` (the turns that teach each rule: the oracle answers them as feedback), `dreamd_instructions`
+ * (each instruction's versions, which must never merge with another's) and `dreamd_twins` (near-twin rules).
  */
 import { z } from 'zod';
 
@@ -34,6 +35,18 @@ export const Conversation = z.looseObject({
    * again, in the same words or others. A rule of one turn is taught once.
    */
   dreamd_rules: z.array(z.array(z.string()).min(1)).default([]),
+  /**
+   * Instructions, each the turn ids of its versions, oldest first (MemoryCode's coding instructions): the newest
+   * version must be the only one active, none may be lost, and two instructions must never be held in one fact
+   * or one superseded by the other.
+   */
+  dreamd_instructions: z.array(z.array(z.string()).min(1)).default([]),
+  /**
+   * Near-twin rules: pairs of turn ids whose rules differ in one word and apply to different things ("Use try
+   * statements in methods." and "… in functions."); both must stay active, neither merged into nor superseding
+   * the other.
+   */
+  dreamd_twins: z.array(z.tuple([z.string(), z.string()])).default([]),
 });
 export type Conversation = z.infer<typeof Conversation>;
 export const Dataset = z.array(Conversation);

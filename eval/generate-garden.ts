@@ -243,5 +243,7 @@ export function gardenConversation(rng: Rng, size: GardenSize): Conversation {
     dreamd_dates: {},
     dreamd_duplicates: [],
     dreamd_rules: rules,
+    dreamd_instructions: [],
+    dreamd_twins: [],
   };
 }

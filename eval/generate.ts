@@ -12,10 +12,12 @@
  * value) and multilingual (asked in another language than the fact was told in); and a sixth, transcript-only,
  * about asides no reference fact holds (`asides.ts`), which only a search of the transcripts answers.
  *
- * Sizes: `quick` (one circle, 24 sessions) for the test; `full` (four circles, 280 sessions) for `npm run eval`.
+ * Sizes: `quick` (one circle, 24 sessions) for the test; `full` (four circles, 280 sessions) for `npm run eval`;
+ * each with Priya's profile (`generate-profile.ts`) and the allotment register (`generate-garden.ts`).
  */
 import { Dataset, type Conversation } from './format.js';
 import { gardenConversation, type GardenSize } from './generate-garden.js';
+import { profileConversation, type ProfileSize } from './generate-profile.js';
 import { rngOf, type Rng } from './rng.js';
 import { drawAside, TRANSCRIPT_ONLY } from './asides.js';
 
@@ -24,11 +26,13 @@ export const LONG_SIZES = {
     conversations: 1,
     sessionsPerConversation: 24,
     garden: { plots: 210, farChanges: 3, nearChanges: 1, rulesTaughtAgain: 2, rulesTaughtOnce: 2 },
+    profile: { facts: 42, reworded: 3, twins: 2 },
   },
   full: {
     conversations: 4,
     sessionsPerConversation: 70,
     garden: { plots: 300, farChanges: 40, nearChanges: 6, rulesTaughtAgain: 6, rulesTaughtOnce: 4 },
+    profile: { facts: 100, reworded: 8, twins: 4 },
   },
 } as const;
 
@@ -746,6 +750,8 @@ function conversation(
     dreamd_dates: dates,
     dreamd_duplicates: duplicates,
     dreamd_rules: [],
+    dreamd_instructions: [],
+    dreamd_twins: [],
   };
 }
 
@@ -754,10 +760,12 @@ function conversation(
  * the same dataset.
  */
 export function generateLongDataset(
-  size: LongSize | { conversations: number; sessionsPerConversation: number; garden?: GardenSize },
+  size:
+    | LongSize
+    | { conversations: number; sessionsPerConversation: number; garden?: GardenSize; profile?: ProfileSize },
   seed = DEFAULT_SEED,
 ): Conversation[] {
-  const { conversations, sessionsPerConversation, garden } =
+  const { conversations, sessionsPerConversation, garden, profile } =
     typeof size === 'string' ? LONG_SIZES[size] : size;
   if (conversations > NAMES.length / 4)
     throw new Error(`at most ${NAMES.length / 4} conversations: the circles would share people`);
@@ -770,6 +778,8 @@ export function generateLongDataset(
   const out: Conversation[] = [];
   for (let index = 0; index < conversations; index += 1)
     out.push(conversation(rng, plants, asides, names, index, sessionsPerConversation));
+  // Priya's profile (100 facts or more, reworded changes, near-twin rules), its own stream; then the register.
+  if (profile !== undefined) out.push(profileConversation(rngOf(seed + 4_000_037), profile));
   if (garden !== undefined) out.push(gardenConversation(rngOf(seed + 2_000_003), garden));
   return Dataset.parse(out);
 }

@@ -28,9 +28,19 @@ import {
 } from './format.js';
 import { createOracle, normalise, oracleTitle, type OracleLog } from './oracle.js';
 import {
+  holdsText,
+  holdsWords,
+  instructionFigures,
+  twinFigures,
+  type CrossMerge,
+  type InstructionMiss,
+} from './instruction-figures.js';
+import { countCalls, halvedAnswers, type CallsByKind } from './call-kinds.js';
+import {
   duplicateFigures,
   duplicatePartners,
   isFarBack,
+  isReworded,
   learnedOrder,
   ruleFigures,
   type DuplicateMiss,
@@ -137,6 +147,18 @@ export interface Misses {
   readonly recall: readonly RecallMiss[];
   /** Planted rules taught two times or more that MEMORY.md does not list after the last run. */
   readonly rules: readonly RuleMiss[];
+  /** Instructions (`dreamd_instructions`) whose newest version is not the only one active, lost, given once and gone. */
+  readonly instructionsNotNewestOnly: readonly InstructionMiss[];
+  readonly instructionsLost: readonly InstructionMiss[];
+  readonly instructionsGivenOnceInactive: readonly InstructionMiss[];
+  /** Pairs of different instructions memory joined, and near-twin rules joined. */
+  readonly instructionMerges: readonly CrossMerge[];
+  readonly twinsJoined: readonly CrossMerge[];
+  /** Near-twin pairs not both active in facts of their own. */
+  readonly twinsNotBothActive: readonly {
+    readonly conversation: string;
+    readonly texts: readonly string[];
+  }[];
 }
 
 export interface ConversationReport {
@@ -194,8 +216,34 @@ export interface ConversationReport {
   readonly relativeDates: number;
   readonly relativeDatesResolved: number;
   readonly memoryMdCoverage: number;
+  /**
+   * Instructions (`dreamd_instructions`): all, those changed at least once and of them those whose newest
+   * version is the only one active, those with a version nowhere in memory or the archive, those given once and
+   * of them those still active, and pairs of different instructions memory joined.
+   */
+  readonly instructions: number;
+  readonly instructionsChanged: number;
+  readonly instructionsNewestOnly: number;
+  readonly instructionsLost: number;
+  readonly instructionsGivenOnce: number;
+  readonly instructionsGivenOnceActive: number;
+  readonly instructionMerges: number;
+  /** Near-twin rules (`dreamd_twins`): pairs, pairs with both active apart, pairs joined. */
+  readonly twinPairs: number;
+  readonly twinsBothActive: number;
+  readonly twinsJoined: number;
+  /** Update chains with a link whose two texts share at most one word (a name), and those resolved. */
+  readonly rewordedUpdates: number;
+  readonly rewordedUpdatesResolved: number;
   readonly questions: number;
   readonly calls: number;
+  /** The model's calls by kind, as they reached it (extraction, update check, curation). */
+  readonly callsByKind: CallsByKind;
+  /**
+   * Extraction answers thrown away and asked again in halves (the runs' notes): the answer stopped at the
+   * output limit, or held more facts than an answer or a session may.
+   */
+  readonly answersHalved: { readonly outputLimit: number; readonly factLimit: number };
   readonly mostCallsForOneSession: number;
   readonly inputTokens: number;
   readonly outputTokens: number;
@@ -350,13 +398,17 @@ async function evaluateConversation(
         facts,
         turns,
         updates,
-        rules: new Set(conversation.dreamd_rules.flat()),
+        // Rules and instructions are feedback.
+        rules: new Set([...conversation.dreamd_rules.flat(), ...conversation.dreamd_instructions.flat()]),
+        apart: new Set([...conversation.dreamd_instructions.flat(), ...conversation.dreamd_twins.flat()]),
       });
       oracleLog = oracle.log;
       server.setDefault(oracle.reply);
     }
     const config = evalConfig(root, space, options, server?.url);
-    const model: ModelProvider = createModel(config.model);
+    const callsByKind: CallsByKind = { extraction: 0, updateCheck: 0, curation: 0 };
+    const model: ModelProvider = countCalls(createModel(config.model), callsByKind);
+    const answersHalved = { outputLimit: 0, factLimit: 0 };
     let now = new Date(sessions[0]?.startedAt ?? Date.now());
     const consolidate = createConsolidator({ config, model, now: () => now });
     const perRun = options.sessionsPerRun ?? 1;
@@ -405,6 +457,9 @@ async function evaluateConversation(
         for (const [reason, count] of Object.entries(summary.factsDropped ?? {}))
           factsDroppedByReason[reason] = (factsDroppedByReason[reason] ?? 0) + (count ?? 0);
         calls += summary.calls;
+        const halved = halvedAnswers(summary.notes ?? []);
+        answersHalved.outputLimit += halved.outputLimit;
+        answersHalved.factLimit += halved.factLimit;
         inputTokens +=
           summary.usage.inputTokens + summary.usage.cacheReadTokens + summary.usage.cacheWriteTokens;
         outputTokens += summary.usage.outputTokens;
@@ -551,6 +606,8 @@ async function evaluateConversation(
     let updatesResolved = 0;
     let farUpdates = 0;
     let farUpdatesResolved = 0;
+    let rewordedUpdates = 0;
+    let rewordedUpdatesResolved = 0;
     const order = learnedOrder(facts);
     const updateMisses: UpdateMiss[] = [];
     for (const head of heads) {
@@ -558,6 +615,8 @@ async function evaluateConversation(
       while (newerOf.has(chain.at(-1)!)) chain.push(newerOf.get(chain.at(-1)!)!);
       const far = isFarBack(chain, order);
       if (far) farUpdates += 1;
+      const reworded = isReworded(chain, textOfTurn);
+      if (reworded) rewordedUpdates += 1;
       const statusOf = (turn: string) => {
         const fact = facts.find((entry) => entry.turn === turn);
         return fact === undefined
@@ -580,6 +639,7 @@ async function evaluateConversation(
       if (newestActive && oldersSuperseded) {
         updatesResolved += 1;
         if (far) farUpdatesResolved += 1;
+        if (reworded) rewordedUpdatesResolved += 1;
       } else {
         updateMisses.push({
           conversation: conversation.sample_id,
@@ -618,6 +678,16 @@ async function evaluateConversation(
     // MEMORY.md coverage and recall, per question category.
     const index = await readFile(join(space.memoryDir, 'MEMORY.md'), 'utf8').catch(() => '');
     const rules = ruleFigures(conversation.sample_id, conversation.dreamd_rules, facts, memory.facts, index);
+    // Instructions and near-twin rules, over memory and the archive; a model's facts are matched by their words.
+    const holds = options.mode === 'oracle' ? holdsText : holdsWords;
+    const instructions = instructionFigures(
+      conversation.sample_id,
+      conversation.dreamd_instructions,
+      facts,
+      everything,
+      holds,
+    );
+    const twins = twinFigures(conversation.sample_id, conversation.dreamd_twins, facts, everything, holds);
     const recall = createRecall({ memoryDir: space.memoryDir });
     // Fused recall, as the agent's recall tool and `dreamd memory search` run it: the facts and the passages of
     // the space's own transcripts.
@@ -780,8 +850,22 @@ async function evaluateConversation(
       relativeDates: dateEntries.length,
       relativeDatesResolved,
       memoryMdCoverage: conversation.qa.length === 0 ? 1 : covered / conversation.qa.length,
+      instructions: instructions.instructions,
+      instructionsChanged: instructions.changed,
+      instructionsNewestOnly: instructions.newestOnly,
+      instructionsLost: instructions.lost,
+      instructionsGivenOnce: instructions.givenOnce,
+      instructionsGivenOnceActive: instructions.givenOnceActive,
+      instructionMerges: instructions.crossMerges,
+      twinPairs: twins.pairs,
+      twinsBothActive: twins.bothActive,
+      twinsJoined: twins.joined,
+      rewordedUpdates,
+      rewordedUpdatesResolved,
       questions: conversation.qa.length,
       calls,
+      callsByKind,
+      answersHalved,
       mostCallsForOneSession: Math.max(0, ...callsPerSession.values()),
       inputTokens,
       outputTokens,
@@ -797,6 +881,15 @@ async function evaluateConversation(
         wronglySuperseded: supersededMisses,
         recall: recallMisses,
         rules: rules.misses,
+        instructionsNotNewestOnly: instructions.misses.notNewestOnly,
+        instructionsLost: instructions.misses.lost,
+        instructionsGivenOnceInactive: instructions.misses.givenOnceInactive,
+        instructionMerges: instructions.misses.crossMerges,
+        twinsJoined: twins.misses,
+        twinsNotBothActive: twins.notBothActive.map((texts) => ({
+          conversation: conversation.sample_id,
+          texts,
+        })),
       },
     };
   } finally {
@@ -842,6 +935,12 @@ export async function runEval(dataset: readonly Conversation[], options: EvalOpt
       wronglySuperseded: misses((all) => all.wronglySuperseded) as FactMiss[],
       recall: misses((all) => all.recall) as RecallMiss[],
       rules: misses((all) => all.rules) as RuleMiss[],
+      instructionsNotNewestOnly: misses((all) => all.instructionsNotNewestOnly) as InstructionMiss[],
+      instructionsLost: misses((all) => all.instructionsLost) as InstructionMiss[],
+      instructionsGivenOnceInactive: misses((all) => all.instructionsGivenOnceInactive) as InstructionMiss[],
+      instructionMerges: misses((all) => all.instructionMerges) as CrossMerge[],
+      twinsJoined: misses((all) => all.twinsJoined) as CrossMerge[],
+      twinsNotBothActive: misses((all) => all.twinsNotBothActive) as Misses['twinsNotBothActive'][number][],
     },
     budget: options.budget === undefined || options.budget === Infinity ? null : options.budget,
     totals: {
@@ -879,8 +978,29 @@ export async function runEval(dataset: readonly Conversation[], options: EvalOpt
       relativeDatesResolved: sum((report) => report.relativeDatesResolved),
       memoryMdCoverage:
         questions === 0 ? 1 : sum((report) => report.memoryMdCoverage * report.questions) / questions,
+      instructions: sum((report) => report.instructions),
+      instructionsChanged: sum((report) => report.instructionsChanged),
+      instructionsNewestOnly: sum((report) => report.instructionsNewestOnly),
+      instructionsLost: sum((report) => report.instructionsLost),
+      instructionsGivenOnce: sum((report) => report.instructionsGivenOnce),
+      instructionsGivenOnceActive: sum((report) => report.instructionsGivenOnceActive),
+      instructionMerges: sum((report) => report.instructionMerges),
+      twinPairs: sum((report) => report.twinPairs),
+      twinsBothActive: sum((report) => report.twinsBothActive),
+      twinsJoined: sum((report) => report.twinsJoined),
+      rewordedUpdates: sum((report) => report.rewordedUpdates),
+      rewordedUpdatesResolved: sum((report) => report.rewordedUpdatesResolved),
       questions,
       calls: sum((report) => report.calls),
+      callsByKind: {
+        extraction: sum((report) => report.callsByKind.extraction),
+        updateCheck: sum((report) => report.callsByKind.updateCheck),
+        curation: sum((report) => report.callsByKind.curation),
+      },
+      answersHalved: {
+        outputLimit: sum((report) => report.answersHalved.outputLimit),
+        factLimit: sum((report) => report.answersHalved.factLimit),
+      },
       mostCallsForOneSession: Math.max(0, ...conversations.map((report) => report.mostCallsForOneSession)),
       inputTokens: sum((report) => report.inputTokens),
       outputTokens: sum((report) => report.outputTokens),

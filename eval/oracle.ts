@@ -40,6 +40,11 @@ export interface OracleInput {
   readonly updates: ReadonlyMap<string, string>;
   /** Turns that teach a rule (`dreamd_rules`): answered as feedback. Omitted: none. */
   readonly rules?: ReadonlySet<string>;
+  /**
+   * Turns whose facts curation leaves apart (instructions, near-twin rules): merging two different instructions
+   * is the wrong merge the eval looks for in dreamd's code, so the oracle's curator never makes it. Omitted: none.
+   */
+  readonly apart?: ReadonlySet<string>;
 }
 
 export interface OracleLog {
@@ -69,6 +74,7 @@ export function createOracle(input: OracleInput): {
   const changing = new Set(
     [...input.updates].flatMap(([newer, older]) => [byTurn.get(newer)?.text, byTurn.get(older)?.text]),
   );
+  for (const turn of input.apart ?? []) changing.add(byTurn.get(turn)?.text);
   changing.delete(undefined);
   return {
     log,

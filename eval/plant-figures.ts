@@ -4,6 +4,7 @@
  * memory's facts, so the harness only gathers what they read.
  */
 import type { ReferenceFact } from './format.js';
+import { wordsOf } from './instruction-figures.js';
 
 /**
  * An update is "far back" when its older fact was learned this many reference facts before the newer one: far
@@ -176,4 +177,20 @@ export function ruleFigures(
     taughtTwiceInIndex,
     misses,
   };
+}
+
+/** Words two texts of a reworded update share at most: the person's name. */
+export const REWORDED_SHARED_WORDS = 1;
+
+/**
+ * Whether a chain (turn ids, oldest first) holds a link whose two texts share at most
+ * {@link REWORDED_SHARED_WORDS} word ("Priya works as a nurse at St Mary's." → "Priya left the hospital; she is a
+ * data analyst at Monzo now."): only the name, so no word match shows the older fact.
+ */
+export function isReworded(chain: readonly string[], textOf: ReadonlyMap<string, string>): boolean {
+  return chain.slice(1).some((newer, index) => {
+    const older = wordsOf(textOf.get(chain[index]!) ?? '');
+    const shared = [...wordsOf(textOf.get(newer) ?? '')].filter((word) => older.has(word));
+    return shared.length <= REWORDED_SHARED_WORDS;
+  });
 }

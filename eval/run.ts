@@ -1,8 +1,8 @@
 /**
- * `npm run eval [-- --dataset long|small|file.json] [--size quick|full] [--seed N] [--model]
+ * `npm run eval [-- --dataset long|small|memorycode|file.json] [--size quick|full] [--seed N] [--model]
  * [--sessions-per-run N | --backlog] [--json]`: dreamd's memory quality on a dataset in the common long-term-memory
  * format (default: the generated long dataset, full size, `generate.ts`; `small` is
- * eval/dataset/dreamd-small.json). Oracle mode unless `--model`, which extracts with the model configured by the
+ * eval/dataset/dreamd-small.json; `memorycode` is MemoryCode's sample, `memorycode.ts`). Oracle mode unless `--model`, which extracts with the model configured by the
  * environment (ANTHROPIC_API_KEY, or DREAMD_MODEL_PROVIDER=openai-compatible with DREAMD_MODEL_BASE_URL and
  * DREAMD_MODEL). Both ways by default (one run per session, and the backlog a first run reads), side by side
  * with a verdict per target; `--sessions-per-run N` or `--backlog` runs one way only.
@@ -23,6 +23,8 @@ import { recallAt10, verdictLines } from './verdict.js';
 import { FAR_BACK_FACTS } from './plant-figures.js';
 import { SELECTOR_PICKS, SELECTOR_READ_BYTES, selectorRecall, type SelectorReport } from './selector.js';
 import { DEFAULT_SEED, generateLongDataset, LONG_SIZES, type LongSize } from './generate.js';
+import { memoryCodeDataset, type MemoryCodeSize } from './memorycode.js';
+import type { CrossMerge, InstructionMiss } from './instruction-figures.js';
 
 function option(name: string): string | undefined {
   const index = process.argv.indexOf(name);
@@ -57,6 +59,85 @@ function rulesInIndex(report: EvalReport): string {
     : `${t.rulesTaughtTwiceInIndex} of ${t.rulesTaughtTwice} (${percent(t.rulesTaughtTwiceInIndex / t.rulesTaughtTwice)})`;
 }
 
+/** n of m (p %), or `none` when there is nothing to count. */
+function share(count: number, of: number): string {
+  return of === 0 ? 'none planted' : `${count} of ${of} (${percent(count / of)})`;
+}
+
+/** Calls by kind: extraction / update check / curation (total). */
+function callsByKind(report: EvalReport): string {
+  const { extraction, updateCheck, curation } = report.totals.callsByKind;
+  const all = extraction + updateCheck + curation;
+  return `${extraction} / ${updateCheck} / ${curation} (${all}, ${extraction === 0 ? '–' : (all / extraction).toFixed(2)} × extraction)`;
+}
+
+/** Extraction answers thrown away and asked again in halves, of the extraction calls. */
+function halved(report: EvalReport): string {
+  const { outputLimit, factLimit } = report.totals.answersHalved;
+  const extraction = report.totals.callsByKind.extraction;
+  return `${outputLimit + factLimit} of ${extraction} (${percent(extraction === 0 ? 0 : (outputLimit + factLimit) / extraction)}; output limit ${outputLimit}, fact limit ${factLimit})`;
+}
+
+/** The rows of the instruction, near-twin and reworded-update figures a dataset plants (none when it plants none). */
+function plantedRows(report: EvalReport): [string, (r: EvalReport) => string][] {
+  const t = report.totals;
+  return [
+    ...(t.instructions === 0
+      ? []
+      : ([
+          [
+            'instructions changed: only the newest version active',
+            (r) => share(r.totals.instructionsNewestOnly, r.totals.instructionsChanged),
+          ],
+          [
+            'instructions lost (a version nowhere in memory or archive)',
+            (r) => `${r.totals.instructionsLost} of ${r.totals.instructions}`,
+          ],
+          [
+            'instructions given once still active',
+            (r) => share(r.totals.instructionsGivenOnceActive, r.totals.instructionsGivenOnce),
+          ],
+          ['merges across instructions (pairs joined)', (r) => `${r.totals.instructionMerges}`],
+        ] as [string, (r: EvalReport) => string][])),
+    ...(t.twinPairs === 0
+      ? []
+      : ([
+          ['near-twin rules both active', (r) => share(r.totals.twinsBothActive, r.totals.twinPairs)],
+          ['near-twin rules merged or superseded across', (r) => `${r.totals.twinsJoined}`],
+        ] as [string, (r: EvalReport) => string][])),
+    ...(t.rewordedUpdates === 0
+      ? []
+      : ([
+          [
+            'chains reworded (≤ 1 word shared) resolved to the newest',
+            (r) => share(r.totals.rewordedUpdatesResolved, r.totals.rewordedUpdates),
+          ],
+        ] as [string, (r: EvalReport) => string][])),
+    ['model calls by kind: extraction / update check / curation', callsByKind],
+    ['extraction answers thrown away (asked again in halves)', halved],
+  ];
+}
+
+function instructionMissList(name: string, misses: readonly InstructionMiss[]): string[] {
+  return [
+    `Instructions ${name}: ${misses.length}`,
+    ...misses.map(
+      (entry) =>
+        `- ${entry.conversation}: ${entry.versions.map((version) => `${version.turn} "${version.text}" [${version.statuses.join('/') || 'missing'}]`).join(' -> ')}`,
+    ),
+  ];
+}
+
+function mergeList(name: string, misses: readonly CrossMerge[]): string[] {
+  return [
+    `${name}: ${misses.length}`,
+    ...misses.map(
+      (entry) =>
+        `- ${entry.conversation} (${entry.how}): "${entry.texts[0]}" / "${entry.texts[1]}" in "${entry.fact}"`,
+    ),
+  ];
+}
+
 export function renderReport(report: EvalReport): string {
   const t = report.totals;
   const lines = [
@@ -84,6 +165,7 @@ export function renderReport(report: EvalReport): string {
     `| relative dates resolved as expected | ${t.relativeDatesResolved} of ${t.relativeDates} |`,
     `| MEMORY.md coverage of the answers | ${percent(t.memoryMdCoverage)} |`,
     `| model calls (most for one session) | ${t.calls} (${t.mostCallsForOneSession}) |`,
+    ...plantedRows(report).map(([figure, value]) => `| ${figure} | ${value(report)} |`),
     `| of them curation calls | ${t.curationCalls} |`,
     `| most active facts of one type after any run (budget) | ${t.mostActiveOfOneType} (${report.budget ?? 'default'}) |`,
     `| tokens per session (input incl. cache, + output) | ${t.tokensPerSession.toFixed(0)} |`,
@@ -127,6 +209,29 @@ export function renderReport(report: EvalReport): string {
       (entry) =>
         `- ${entry.conversation}: ${entry.texts.map((text) => `"${text}"`).join(' = ')} (counted taught again ${entry.counted}×)`,
     ),
+    ...(t.instructions === 0
+      ? []
+      : [
+          ...instructionMissList(
+            "changed whose newest version is not the only one active (oldest first; statuses of each text's copies)",
+            report.misses.instructionsNotNewestOnly,
+          ),
+          ...instructionMissList('lost', report.misses.instructionsLost),
+          ...instructionMissList(
+            'given once and no longer active',
+            report.misses.instructionsGivenOnceInactive,
+          ),
+          ...mergeList('Merges across instructions', report.misses.instructionMerges),
+        ]),
+    ...(t.twinPairs === 0
+      ? []
+      : [
+          `Near-twin rules not both active apart: ${report.misses.twinsNotBothActive.length}`,
+          ...report.misses.twinsNotBothActive.map(
+            (entry) => `- ${entry.conversation}: ${entry.texts.map((text) => `"${text}"`).join(' / ')}`,
+          ),
+          ...mergeList('Near-twin rules merged or superseded across', report.misses.twinsJoined),
+        ]),
     `Planted updates not resolved to the newest (oldest first; the statuses of each text's copies in memory): ${report.misses.updates.length}`,
     ...report.misses.updates.map(
       (entry) =>
@@ -176,6 +281,7 @@ export function renderBothWays(both: BothWays): string {
   const row = (figure: string, value: (report: EvalReport) => string) =>
     `| ${figure} | ${value(perSession)} | ${value(backlog)} |`;
   const recall = (report: EvalReport) => {
+    if (report.totals.questions === 0) return 'no questions asked';
     const hits = recallAt10(report);
     return `${percent(hits.dreamd)} vs ${percent(hits.rawTurns)} (facts only ${percent(hits.factsOnly)})`;
   };
@@ -209,6 +315,7 @@ export function renderBothWays(both: BothWays): string {
     row('recall tokens per query (top 10)', recallTokens),
     row('model calls (of them curation)', (r) => `${r.totals.calls} (${r.totals.curationCalls})`),
     row('tokens (input incl. cache, + output)', (r) => `${r.totals.inputTokens + r.totals.outputTokens}`),
+    ...plantedRows(perSession).map(([figure, value]) => row(figure, value)),
     row(`dollars (priced as ${perSession.pricedAs})`, dollars),
     '',
     'Verdicts:',
@@ -247,6 +354,8 @@ async function main(): Promise<void> {
   const name = option('--dataset') ?? 'long';
   const size = option('--size') ?? 'full';
   if (!(size in LONG_SIZES)) throw new Error(`--size ${size}: use ${Object.keys(LONG_SIZES).join(' or ')}`);
+  if (option('--size') !== undefined && name !== 'long' && name !== 'memorycode')
+    throw new Error(`--size applies to the long and memorycode datasets, not ${name}`);
   const seed = Number(option('--seed') ?? DEFAULT_SEED);
   if (!Number.isInteger(seed)) throw new Error('--seed takes an integer');
   const file =
@@ -254,7 +363,9 @@ async function main(): Promise<void> {
   const dataset =
     name === 'long'
       ? generateLongDataset(size as LongSize, seed)
-      : Dataset.parse(JSON.parse(await readFile(file, 'utf8')));
+      : name === 'memorycode'
+        ? memoryCodeDataset(size as MemoryCodeSize)
+        : Dataset.parse(JSON.parse(await readFile(file, 'utf8')));
   const mode = process.argv.includes('--model') ? 'model' : 'oracle';
   const perRun = option('--sessions-per-run');
   const budgetOption = option('--budget');
@@ -284,7 +395,9 @@ async function main(): Promise<void> {
         })
       : undefined;
   const both = oneWay === undefined ? await runEvalBothWays(dataset, options) : undefined;
-  const selector = await selectorRecall(dataset, { mode, env: process.env });
+  // Claude Code's selector is judged by questions: a dataset that asks none (MemoryCode) has no such figure.
+  const asks = dataset.some((conversation) => conversation.qa.length > 0);
+  const selector = asks ? await selectorRecall(dataset, { mode, env: process.env }) : undefined;
   if (json) {
     console.log(
       JSON.stringify(oneWay !== undefined ? { ...oneWay, selector } : { ...both, selector }, null, 2),
@@ -295,7 +408,7 @@ async function main(): Promise<void> {
     oneWay !== undefined
       ? renderReport(oneWay)
       : [renderBothWays(both!), renderReport(both!.perSession), renderReport(both!.backlog)].join('\n\n');
-  console.log(`${reports}\n\n${renderSelectorReport(selector)}`);
+  console.log(selector === undefined ? reports : `${reports}\n\n${renderSelectorReport(selector)}`);
 }
 
 // Run as `npm run eval`, not when a test imports the renderers (it would run the full eval first).
