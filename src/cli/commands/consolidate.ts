@@ -5,7 +5,6 @@ import { formatUsd } from '../../cost/prices.js';
 import { describeBatch, formatChanges, formatDuration, formatHeldBack, formatUsage } from '../format.js';
 import { CommandExit, ExitCode, emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
-import { createPlainProgress, createProgressBar, showsProgress } from '../progress.js';
 import type { Command } from 'commander';
 import { namedSpace, withSpace } from '../space-argument.js';
 
@@ -146,6 +145,7 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
           { createDreamd },
           { createLogger },
           { createNoteLogger },
+          { createPlainProgress, createProgressBar, showsProgress },
         ] = await Promise.all([
           import('../consolidate-in-process.js'),
           import('../consolidate-queued.js'),
@@ -154,6 +154,7 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
           import('../../dreamd.js'),
           import('../../daemon/logger.js'),
           import('../note-logger.js'),
+          import('../progress.js'),
         ]);
         const spaces = await spacesOf(commandContext, spaceId);
         const drawsBar = showsProgress(io, json);
