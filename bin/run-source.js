@@ -1,9 +1,10 @@
-// How a checkout runs the CLI from its TypeScript source. Each src/**/*.ts is compiled on its own by esbuild
-// (the compiler tsx uses) into .cache/dreamd-cli/src/**/*.js, which plain Node then imports: no loader thread.
-// tsx's loader thread cost about 190 ms of every start (a `--help` took 0.45–0.6 s); from the cache a `--help`
-// takes what the built package takes (about 0.2 s). A compiled file is used while its modification time equals
-// its source's (set so when written); an edited, added or checked-out source is compiled again at the next
-// start (about 1 s for all of src/ at once), and a file whose source is gone is removed.
+// How a checkout runs the CLI from its TypeScript source. Each .ts file of src/ and workers/ is compiled on its
+// own by esbuild (the compiler tsx uses) into .cache/dreamd-cli/, which mirrors them, and plain Node imports
+// the result: no loader thread. tsx's loader thread cost about 190 ms of every start (a `--help` took
+// 0.45–0.6 s); from the cache a `--help` takes what the built package takes (about 0.2 s). A compiled file is
+// used while its modification time equals its source's (set so when written); an edited, added or checked-out
+// source is compiled again at the next start (about 1 s for all of them at once), and a file whose source is
+// gone is removed.
 import {
   mkdirSync,
   readdirSync,
@@ -17,6 +18,9 @@ import {
 import { dirname, join } from 'node:path';
 import process from 'node:process';
 import { pathToFileURL } from 'node:url';
+
+/** The folders of TypeScript the CLI imports: src/, and workers/ (the daemon's entry point, `dreamd start`). */
+const FOLDERS = ['src', 'workers'];
 
 /** Bumped when the compile options below change: a new folder, so no file compiled the old way is reused. */
 const FORMAT = 1;
@@ -48,25 +52,26 @@ function modifiedAt(path) {
 }
 
 /**
- * Brings the compiled copy of `root`/src up to date; resolves to the folder that holds it (its src/ mirrors the
- * checkout's, so relative imports and the package's node_modules resolve as from the source), or undefined when
- * esbuild is missing or the cache cannot be written (the caller then runs the source through tsx).
+ * Brings the compiled copy of `root`'s src/ and workers/ up to date; resolves to the folder that holds it
+ * (mirroring the checkout, so relative imports and the package's node_modules resolve as from the source), or
+ * undefined when esbuild is missing or the cache cannot be written (the caller then runs the source with tsx).
  */
 export async function compiledSource(root) {
-  const source = join(root, 'src');
   const cache = join(root, '.cache', 'dreamd-cli', `v${FORMAT}`);
-  const target = join(cache, 'src');
   const wanted = new Set();
   const stale = [];
-  for (const path of filesUnder(source, '.ts')) {
-    const compiled = path.replace(/\.ts$/, '.js');
-    wanted.add(compiled);
-    // Whole milliseconds: what utimes can set exactly.
-    const mtime = Math.floor(statSync(join(source, path)).mtimeMs);
-    if (modifiedAt(join(target, compiled)) !== mtime) stale.push({ path, compiled, mtime });
+  for (const folder of FOLDERS) {
+    for (const path of filesUnder(root, '.ts', folder)) {
+      const compiled = path.replace(/\.ts$/, '.js');
+      wanted.add(compiled);
+      // Whole milliseconds: what utimes can set exactly.
+      const mtime = Math.floor(statSync(join(root, path)).mtimeMs);
+      if (modifiedAt(join(cache, compiled)) !== mtime) stale.push({ path, compiled, mtime });
+    }
   }
-  for (const compiled of filesUnder(target, '.js'))
-    if (!wanted.has(compiled)) rmSync(join(target, compiled), { force: true });
+  for (const folder of FOLDERS)
+    for (const compiled of filesUnder(cache, '.js', folder))
+      if (!wanted.has(compiled)) rmSync(join(cache, compiled), { force: true });
   if (stale.length === 0) return cache;
   let esbuild;
   try {
@@ -76,7 +81,7 @@ export async function compiledSource(root) {
   }
   try {
     for (const { path, compiled, mtime } of stale) {
-      const file = join(source, path);
+      const file = join(root, path);
       const { code } = esbuild.transformSync(readFileSync(file, 'utf8'), {
         loader: 'ts',
         format: 'esm',
@@ -86,7 +91,7 @@ export async function compiledSource(root) {
         // As tsconfig.json says: an import not marked `type` is kept, as tsc keeps it.
         tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true, useDefineForClassFields: true } },
       });
-      const output = join(target, compiled);
+      const output = join(cache, compiled);
       mkdirSync(dirname(output), { recursive: true });
       // Written aside and renamed: starts that compile at the same moment never read half a file.
       const aside = `${output}.${process.pid}.tmp`;

@@ -52,6 +52,16 @@ describe('the checkout runner', () => {
     expect(await runCheckout()).toBe('second undefined');
   });
 
+  it('compiles workers/ beside src/, as `dreamd start` imports it from there', async () => {
+    mkdirSync(join(root, 'workers'));
+    writeFileSync(join(root, 'workers', 'main.ts'), "export const role: string = 'worker';\n");
+    writeFileSync(
+      join(root, 'src', 'cli', 'main.ts'),
+      "const { role } = await import('../../workers/main.js');\nprocess.stdout.write(role);\n",
+    );
+    expect(await runCheckout()).toBe('worker');
+  });
+
   it('removes the compiled file of a source that is gone', async () => {
     writeFileSync(join(root, 'src', 'cli', 'old.ts'), 'export const old = 1;\n');
     await runCheckout();
