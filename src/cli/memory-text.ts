@@ -4,6 +4,7 @@ import type { ArchiveEntry, LoadedMemory } from '../space/index.js';
 import { FACT_TYPES, TOPIC_FILES, type Fact } from '../memory/types.js';
 import { timesTaughtAgain } from '../memory/taught-again.js';
 import { table } from './output.js';
+import { counted } from '../util/plural.js';
 
 // How `memory show` and `memory search` print memory: loaded when one runs, so `memory --help` does not read
 // the memory types (and zod behind them).
@@ -152,7 +153,7 @@ export function describeArchive(space: Space, rows: readonly ArchivedRow[]): str
   if (rows.length === 0)
     return `space ${space.id}: the archive is empty (superseded and merged facts move there when a run replaces them)`;
   return [
-    `space ${space.id}: ${rows.length} archived fact(s) (.dreamd/archive.json)`,
+    `space ${space.id}: ${counted(rows.length, 'archived fact')} (.dreamd/archive.json)`,
     '',
     table([
       ['ID', 'ARCHIVED', 'WHY', 'TITLE', 'REPLACED BY', 'NOW'],

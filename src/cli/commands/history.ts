@@ -14,6 +14,7 @@ import { emitResult, table } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 import type { Command } from 'commander';
 import { namedSpace, withSpace } from '../space-argument.js';
+import { counted } from '../../util/plural.js';
 
 /** Runs `dreamd history` lists unless --limit says otherwise. */
 const DEFAULT_HISTORY_LIMIT = 20;
@@ -113,20 +114,20 @@ function describeRun(space: Space, run: RunRecord): string {
     `  changes    ${summary.added} added, ${summary.updated} updated, ${summary.superseded} superseded, ${summary.quarantined} quarantined`,
     ...(summary.archived !== undefined
       ? [
-          `  archived   ${summary.archived} fact(s) left the active files for .dreamd/archive.json (\`memory show --archived\`)`,
+          `  archived   ${counted(summary.archived, 'fact')} left the active files for .dreamd/archive.json (\`memory show --archived\`)`,
         ]
       : []),
     ...(summary.curation !== undefined
       ? [
           `  curation   ${summary.curation.types.map((entry) => `${entry.type} (${entry.why.join(', ')})`).join(', ')}: ` +
-            `${summary.curation.calls} call(s), ${summary.curation.merged} fact(s) merged into ${summary.curation.results}, ` +
-            `${summary.curation.refused.length} result(s) refused`,
+            `${counted(summary.curation.calls, 'call')}, ${counted(summary.curation.merged, 'fact')} merged into ${summary.curation.results}, ` +
+            `${counted(summary.curation.refused.length, 'result')} refused`,
           ...summary.curation.refused.map(
             (entry) => `    refused  ${entry.type} "${entry.title}": ${entry.reason}`,
           ),
         ]
       : []),
-    `  model      ${summary.model || '(no call)'}, ${summary.calls} call(s), ${formatDuration(summary.durationMs)}`,
+    `  model      ${summary.model || '(no call)'}, ${counted(summary.calls, 'call')}, ${formatDuration(summary.durationMs)}`,
     `  tokens     ${formatUsage(summary.usage)}`,
     `  cost       ${summary.costUsd === undefined ? 'unknown (no price for the model; see model.price)' : formatUsd(summary.costUsd)}`,
     ...(summary.batch === undefined ? [] : [`  batch      ${describeBatch(summary.batch)}`]),

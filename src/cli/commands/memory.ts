@@ -3,6 +3,7 @@ import { ConfigError } from '../../errors.js';
 import { emitResult } from '../output.js';
 import type { Command } from 'commander';
 import { namedSpace, withSpace } from '../space-argument.js';
+import { counted } from '../../util/plural.js';
 
 /** The memory store and the space resolution, loaded when a command runs so `--help` stays quick. */
 async function memoryModules() {
@@ -167,7 +168,7 @@ export const registerMemory: CommandRegistrar = (program, context) => {
                     )
                     .join('\n'),
               ...(note === undefined ? [] : [`(${note})`]),
-              `about ${tokens} tokens`,
+              `about ${counted(tokens, 'token')}`,
             ].join('\n'),
         );
       },
