@@ -28,19 +28,22 @@ async function loadTsx() {
   }
 }
 
-const ranSource = existsSync(source) && (await (await import('./run-source.js')).runSource(root));
-const tsx = existsSync(source) && !ranSource ? await loadTsx() : undefined;
-if (ranSource) {
-  // the CLI ran from the compiled source
-} else if (tsx !== undefined) {
-  tsx.register();
-  await import(pathToFileURL(source).href);
-} else if (existsSync(compiled)) {
-  await import(pathToFileURL(compiled).href);
-} else {
-  process.stderr.write(
-    'dreamd: neither the compiled CLI (dist/) nor tsx to run the source was found; ' +
-      'run `npm install` (for tsx) or `npm run build`\n',
-  );
-  process.exit(2);
+/** How the CLI runs when the checkout's compiled source cannot: the source through tsx, else dist/. */
+async function runWithTsxOrDist() {
+  const tsx = existsSync(source) ? await loadTsx() : undefined;
+  if (tsx !== undefined) {
+    tsx.register();
+    await import(pathToFileURL(source).href);
+  } else if (existsSync(compiled)) {
+    await import(pathToFileURL(compiled).href);
+  } else {
+    process.stderr.write(
+      'dreamd: neither the compiled CLI (dist/) nor tsx to run the source was found; ' +
+        'run `npm install` (for tsx) or `npm run build`\n',
+    );
+    process.exit(2);
+  }
 }
+
+const ranSource = existsSync(source) && (await (await import('./run-source.js')).runSource(root));
+if (!ranSource) await runWithTsxOrDist();
