@@ -5,6 +5,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/',
+      '.cache/',
       'node_modules/',
       'coverage/',
       'bench/results*',

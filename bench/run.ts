@@ -5,12 +5,13 @@
  * `bench/results-quick.*` instead, so a CI run never overwrites the committed full results. `--only <step>`
  * (repeatable: scheduler-tick, digest-throughput, consolidation, request-bytes, run-overhead, peak-memory,
  * peak-memory-real, index-build, topic-render, queue-throughput, chat, reconcile, new-facts, agent-import,
- * parallel-calls, batch-cost, discovery) runs only those steps and prints their table without writing any file, so a partial run
+ * parallel-calls, batch-cost, discovery, cli-help) runs only those steps and prints their table without writing any file, so a partial run
  * never replaces the committed results.
  */
 import { join } from 'node:path';
 import { measurePromptSizes, measureRunOverhead } from './figures/consolidation.js';
 import { measureAgentImport } from './figures/agent-import.js';
+import { measureCliHelp } from './figures/cli-help.js';
 import { measureChatFigures } from './figures/chat.js';
 import { measureRequestBytes } from './figures/request-bytes.js';
 import { measureDigestThroughput } from './figures/digest-throughput.js';
@@ -49,6 +50,7 @@ const STEP_KEYS = [
   'parallel-calls',
   'batch-cost',
   'discovery',
+  'cli-help',
 ] as const;
 type StepKey = (typeof STEP_KEYS)[number];
 
@@ -84,6 +86,7 @@ const SIZES = quick
       facts: 10_000,
       indexRounds: 5,
       importRounds: 5,
+      helpRounds: 3,
       discoveryFolders: 300,
       discoveryRollouts: 3_000,
     }
@@ -100,6 +103,7 @@ const SIZES = quick
       facts: 10_000,
       indexRounds: 11,
       importRounds: 15,
+      helpRounds: 10,
       discoveryFolders: 5_000,
       discoveryRollouts: 50_000,
     };
@@ -171,6 +175,10 @@ async function main(): Promise<void> {
   );
   await step('discovery', '14. discovery over a home of Claude Code project folders and Codex rollouts', () =>
     measureDiscovery({ projectFolders: SIZES.discoveryFolders, rollouts: SIZES.discoveryRollouts, log }),
+  );
+  // Installed only in full mode: packing builds dist/ and the install takes a minute or two.
+  await step('cli-help', '15. --help of every command, in a checkout and installed', () =>
+    measureCliHelp({ rounds: SIZES.helpRounds, installed: !quick }, log),
   );
 
   const durationSeconds = (performance.now() - started) / 1000;

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// In a checkout (src/ present, dev dependencies installed) the CLI runs from the TypeScript source through
-// tsx, so it is never stale. An installed package or an image ships only the compiled dist/ (built by
-// `npm run build`, which `npm pack` runs): plain Node, no tsx.
+// In a checkout (src/ present, dev dependencies installed) the CLI runs from the TypeScript source, compiled
+// file by file into .cache/ when a source changed (run-source.js), so it is never stale; tsx is the fallback
+// when that cache cannot be written. An installed package or an image ships only the compiled dist/ (built by
+// `npm run build`, which `npm pack` runs): plain Node.
 import { existsSync, readFileSync } from 'node:fs';
 import process from 'node:process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -27,16 +28,22 @@ async function loadTsx() {
   }
 }
 
-const tsx = existsSync(source) ? await loadTsx() : undefined;
-if (tsx !== undefined) {
-  tsx.register();
-  await import(pathToFileURL(source).href);
-} else if (existsSync(compiled)) {
-  await import(pathToFileURL(compiled).href);
-} else {
-  process.stderr.write(
-    'dreamd: neither the compiled CLI (dist/) nor tsx to run the source was found; ' +
-      'run `npm install` (for tsx) or `npm run build`\n',
-  );
-  process.exit(2);
+/** How the CLI runs when the checkout's compiled source cannot: the source through tsx, else dist/. */
+async function runWithTsxOrDist() {
+  const tsx = existsSync(source) ? await loadTsx() : undefined;
+  if (tsx !== undefined) {
+    tsx.register();
+    await import(pathToFileURL(source).href);
+  } else if (existsSync(compiled)) {
+    await import(pathToFileURL(compiled).href);
+  } else {
+    process.stderr.write(
+      'dreamd: neither the compiled CLI (dist/) nor tsx to run the source was found; ' +
+        'run `npm install` (for tsx) or `npm run build`\n',
+    );
+    process.exit(2);
+  }
 }
+
+const ranSource = existsSync(source) && (await (await import('./run-source.js')).runSource(root));
+if (!ranSource) await runWithTsxOrDist();

@@ -8,6 +8,7 @@ import type { RunProgress, RunSummary } from '../core/run.js';
 import { errorMessage } from '../errors.js';
 import type { ConsolidateOutcome } from './consolidate-in-process.js';
 import { jobSummary, type DaemonClient } from './daemon-client.js';
+import { counted } from '../util/plural.js';
 
 export interface ConsolidateQueuedOptions {
   readonly client: DaemonClient;
@@ -71,7 +72,7 @@ export async function consolidateQueued(options: ConsolidateQueuedOptions): Prom
                 jobId: queued.jobId,
                 error: {
                   name: 'JobFailed',
-                  message: `job ${queued.jobId} ${view.state} after ${view.attemptsMade} attempt(s): ${view.failedReason ?? 'no reason given'}`,
+                  message: `job ${queued.jobId} ${view.state} after ${counted(view.attemptsMade, 'attempt')}: ${view.failedReason ?? 'no reason given'}`,
                 },
               };
       }

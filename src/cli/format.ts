@@ -8,6 +8,7 @@ import {
 } from '../core/run.js';
 import { formatUsd } from '../cost/prices.js';
 import type { TokenUsage } from '../model/types.js';
+import { counted } from '../util/plural.js';
 
 /** 1536 → "1.5 KB"; binary units, one decimal above bytes. */
 export function formatBytes(bytes: number): string {
@@ -59,12 +60,12 @@ export function totalTokens(usage: TokenUsage): number {
 /** `msgbatch_… : 3 of 4 calls batched at 0.5 × list ($0.0012 instead of $0.0024)`. */
 export function describeBatch(batch: BatchRecord): string {
   if (batch.outcome === 'failed')
-    return `${batch.id}: failed; its ${batch.requests} request(s) wait for the next run`;
+    return `${batch.id}: failed; its ${counted(batch.requests, 'request')} wait for the next run`;
   const price =
     batch.costUsd === undefined
       ? ''
       : ` (${formatUsd(batch.costUsd)} instead of ${formatUsd(batch.listCostUsd)} at list price)`;
-  return `${batch.id}: ${batch.batchedCalls} call(s) answered by the batch at ${batch.priceFactor ?? 0.5} × list price${price}, submitted ${batch.submittedAt}`;
+  return `${batch.id}: ${counted(batch.batchedCalls, 'call')} answered by the batch at ${batch.priceFactor ?? 0.5} × list price${price}, submitted ${batch.submittedAt}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, type HelpConfiguration, type Option } from 'commander';
 import type * as ConfigLoader from '../config/load.js';
 import type * as ScheduleCheck from '../config/schedule.js';
 import type { Config } from '../config/schema.js';
@@ -39,6 +39,20 @@ export interface CommandEntry {
   readonly load: () => Promise<CommandRegistrar>;
 }
 
+/**
+ * How every help is written: with dreamd's own options (--config, --json, --version) as the global ones. A
+ * parent command's options are not a subcommand's (`history --limit` does nothing for `history show`), so
+ * commander's default, every ancestor's options, would list them where they do not apply.
+ */
+const HELP = {
+  showGlobalOptions: true,
+  visibleGlobalOptions(command: Command): Option[] {
+    let root = command;
+    while (root.parent !== null) root = root.parent;
+    return root === command ? [] : root.options.filter((option) => !option.hidden);
+  },
+} satisfies HelpConfiguration;
+
 /** The name of an entry's command: the first word of its usage. */
 export function entryName(entry: CommandEntry): string {
   return entry.usage.split(' ')[0]!;
@@ -76,7 +90,7 @@ export async function runProgram(
     .version(packageVersion(), '-V, --version', 'print the version of dreamd')
     .showHelpAfterError()
     .exitOverride()
-    .configureHelp({ showGlobalOptions: true })
+    .configureHelp(HELP)
     .configureOutput({ writeOut: io.stdout, writeErr });
   // The config loader (zod and the schema) is loaded when a command runs, not for --help or --version.
   let configModule: typeof ConfigLoader | undefined;
@@ -128,11 +142,11 @@ export async function runProgram(
   else for (const entry of commands) program.command(entry.usage).description(entry.summary);
   program.commands.forEach((command) => {
     command.exitOverride();
-    command.configureHelp({ showGlobalOptions: true });
+    command.configureHelp(HELP);
     command.configureOutput({ writeOut: io.stdout, writeErr });
     command.commands.forEach((sub) => {
       sub.exitOverride();
-      sub.configureHelp({ showGlobalOptions: true });
+      sub.configureHelp(HELP);
       sub.configureOutput({ writeOut: io.stdout, writeErr });
     });
   });

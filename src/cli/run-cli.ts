@@ -99,7 +99,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     usage: 'start',
-    summary: 'run the daemon: scheduler, workers and the HTTP API (127.0.0.1:7077)',
+    summary: 'run the daemon: scheduler, workers and the HTTP API',
     load: daemonCommands,
   },
   {

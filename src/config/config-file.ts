@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { dirname, extname, join, resolve } from 'node:path';
 import type * as Yaml from 'yaml';
 import { ConfigError } from '../errors.js';
+import { describeJsonParseError, lineAndColumn } from '../util/json-parse-error.js';
 
 /**
  * Where the config file is and what it says. Without `--config` or `DREAMD_CONFIG`, the file is looked up as
@@ -67,10 +68,9 @@ export function readConfigFile(source: string): Record<string, unknown> {
   try {
     parsed = yaml ? parseYaml(text) : JSON.parse(text);
   } catch (error) {
-    const message = (error as Error).message.split('\n')[0] ?? '';
-    const place = yaml ? yamlErrorPlace(error) : jsonErrorPlace(text, message);
+    const { place, detail } = yaml ? yamlProblem(error) : jsonProblem(text, error);
     throw new ConfigError(
-      `${source}${place} is not valid ${yaml ? 'YAML' : 'JSON'}: ${message}; fix the syntax`,
+      `${source}${place} is not valid ${yaml ? 'YAML' : 'JSON'}: ${detail}; fix the syntax`,
       'config',
       { cause: error },
     );
@@ -93,21 +93,38 @@ function parseYaml(text: string): unknown {
   return (load('yaml') as typeof Yaml).parse(text);
 }
 
-/** ` line 3 column 8` from the `yaml` package's error, empty when it names no place. */
-function yamlErrorPlace(error: unknown): string {
+/** A syntax error's place (` line 3 column 8`, empty when unknown) and what is wrong, each said once. */
+interface SyntaxProblem {
+  readonly place: string;
+  readonly detail: string;
+}
+
+/** The `yaml` package's error: its place, and its first line without the place it repeats. */
+function yamlProblem(error: unknown): SyntaxProblem {
   const position = (error as { linePos?: readonly { line: number; col: number }[] }).linePos?.[0];
-  return position === undefined ? '' : ` line ${position.line} column ${position.col}`;
+  const first = ((error as Error).message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+  return {
+    place: position === undefined ? '' : ` line ${position.line} column ${position.col}`,
+    detail: first,
+  };
 }
 
 /**
- * ` line 3 column 8` for a JSON.parse error, from the offset V8 names (`… at position 41`, every Node we
- * support) or the end of the text (`Unexpected end of JSON input`); empty when the message names neither.
+ * A JSON.parse error: the place from the offset V8 names, the text it quotes (an unexpected token) or the
+ * end of the text (`Unexpected end of JSON input`); what is wrong (that the text ends early, when it does) without V8's quote and its own "is not
+ * valid JSON", and, for a comma before a closing bracket, that JSON allows no trailing comma.
  */
-export function jsonErrorPlace(text: string, message: string): string {
-  const position = /at position (\d+)/.exec(message)?.[1];
-  const offset =
-    position !== undefined ? Number(position) : /end of JSON input/.test(message) ? text.length : undefined;
-  if (offset === undefined) return '';
-  const before = text.slice(0, offset).split('\n');
-  return ` line ${before.length} column ${before[before.length - 1]!.length + 1}`;
+export function jsonProblem(text: string, error: unknown): SyntaxProblem {
+  const described = describeJsonParseError(error, text);
+  const offset = described.position ?? (/end of JSON input/.test(described.detail) ? text.length : undefined);
+  const atEnd = offset !== undefined && text.slice(offset).trim() === '';
+  let detail = described.detail.replace(/,? ?(\.\.\.)?"[\s\S]*"(\.\.\.)? is not valid JSON$/, '');
+  if (offset !== undefined && /^[\]}]$/.test(text[offset] ?? '') && /,\s*$/.test(text.slice(0, offset))) {
+    detail = `a comma before '${text[offset]!}': JSON allows none after the last item`;
+  } else if (atEnd) {
+    detail = 'the file ends before the JSON does (a bracket or a quote is not closed)';
+  }
+  if (offset === undefined) return { place: '', detail };
+  const { line, column } = lineAndColumn(text, offset);
+  return { place: ` line ${line} column ${column}`, detail };
 }

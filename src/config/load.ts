@@ -1,8 +1,8 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { describeConfigIssues } from './config-issues.js';
 import { CONFIG_FILE_NAMES, findConfigFile, homeOf, readConfigFile } from './config-file.js';
 import {
   ConfigFile,
@@ -108,20 +108,6 @@ function setPath(target: Record<string, unknown>, dotted: string, value: unknown
 }
 
 /**
- * One problem of the config, named where it was set: the environment variable that set the field
- * (`DREAMD_PORT=abc: server.port: …`), else the config file.
- */
-function describeIssue(
-  issue: z.core.$ZodIssue,
-  origin: string,
-  fromEnvironment: ReadonlyMap<string, string>,
-): string {
-  const field = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
-  const variable = fromEnvironment.get(field);
-  return `${variable ?? origin}: ${field}: ${issue.message}`;
-}
-
-/**
  * Loads and validates the configuration: file (optional), then environment overrides, then defaults.
  * Throws ConfigError naming the field and the fix; the CLI turns it into exit code 2.
  */
@@ -178,7 +164,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   if (!result.success) {
     const first = result.error.issues[0]!;
     throw new ConfigError(
-      result.error.issues.map((issue) => describeIssue(issue, origin, fromEnvironment)).join('\n'),
+      describeConfigIssues(result.error.issues, ConfigFile, { file: source, fromEnvironment }).join('\n'),
       first.path.join('.') || '(top level)',
       { cause: result.error },
     );
@@ -395,4 +381,4 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-export { CONFIG_FILE_NAMES, findConfigFile, jsonErrorPlace } from './config-file.js';
+export { CONFIG_FILE_NAMES, findConfigFile } from './config-file.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_SERVER_HOST, DEFAULT_SERVER_PORT } from './server-address.js';
 
 /**
  * dreamd.config.json, as the README's configuration table describes it. Every setting also has an environment variable
@@ -334,8 +335,8 @@ export const KeepOutConfig = z.strictObject({
 export type KeepOutConfig = z.infer<typeof KeepOutConfig>;
 
 export const ServerConfig = z.strictObject({
-  host: z.string().default('127.0.0.1'),
-  port: z.int().min(0).max(65535).default(7077),
+  host: z.string().default(DEFAULT_SERVER_HOST),
+  port: z.int().min(0).max(65535).default(DEFAULT_SERVER_PORT),
   /**
    * Bearer token for every route but /healthz, on any host (loopback included) once set; required when `host` is
    * not loopback. Prefer DREAMD_API_TOKEN.

@@ -6,11 +6,11 @@
 import { describeBudgetWait, spaceBudget } from '../cost/index.js';
 import { evaluateGates } from '../core/gates.js';
 import { readPendingBatch } from '../space/index.js';
-import type { RunSummary } from '../core/run.js';
+import { awaitingDecision, type RunSummary } from '../core/run.js';
 import { batchFailure, recordUnreadableResults } from './batch.js';
 import type { OrientedRun, SpaceState } from './orient-run.js';
 import type { RunContext } from './run-context.js';
-import { awaitingDecision, endRun, skipped } from './run-summary.js';
+import { endRun, skipped } from './run-summary.js';
 
 /**
  * A collecting run's check under the locks: another process may have collected the batch while this one

@@ -5,6 +5,7 @@
 import { clearPendingBatch, recordWaitingSessions, runSummary } from '../space/index.js';
 import type { RunSummary, WaitingSession, WaitReason } from '../core/run.js';
 import type { RunContext } from './run-context.js';
+import { counted } from '../util/plural.js';
 
 /** The summary of a run that stops before it writes anything, with why (`fields.reason`) and how long it took. */
 export function skipped(ctx: RunContext, fields: Partial<RunSummary>): RunSummary {
@@ -45,14 +46,6 @@ export function describeWaiting(unconsolidated: readonly WaitingSession[]): stri
   return [...byReason].map(([reason, ids]) => {
     const shown = ids.slice(0, 5).join(', ');
     const more = ids.length > 5 ? ` and ${ids.length - 5} more` : '';
-    return `${ids.length} session(s) wait for the next run (${reason}): ${shown}${more}`;
+    return `${counted(ids.length, 'session')} ${ids.length === 1 ? 'waits' : 'wait'} for the next run (${reason}): ${shown}${more}`;
   });
-}
-
-/** The reason a run of an approval space gives while its proposal waits. */
-export function awaitingDecision(runId: string, spaceId: string): string {
-  return (
-    `proposal ${runId} awaits a decision: see it with \`dreamd proposals ${spaceId}\`, then ` +
-    `\`dreamd accept ${runId}\` or \`dreamd reject ${runId}\` (each takes --only <fact ids>)`
-  );
 }

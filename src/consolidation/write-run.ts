@@ -9,11 +9,11 @@ import { waitingLive } from '../core/gates.js';
 import { LockLostError } from '../errors.js';
 import { commitMemoryChanges, nextLedgerContent } from '../space/index.js';
 import type { LedgerEntry } from '../memory/types.js';
-import type { RunSummary } from '../core/run.js';
+import { awaitingDecision, type RunSummary } from '../core/run.js';
 import { proposeRun } from './proposal.js';
 import type { RunContext } from './run-context.js';
 import type { RunLocks } from './run-locks.js';
-import { awaitingDecision, describeWaiting, endRun } from './run-summary.js';
+import { describeWaiting, endRun } from './run-summary.js';
 import type { SummarizedRun } from './summarize-run.js';
 
 const DEFAULT_HISTORY = HistoryConfig.parse({});

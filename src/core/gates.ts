@@ -1,5 +1,6 @@
 import type { GatesConfig } from '../config/schema.js';
 import type { SpaceInspection } from './inspection.js';
+import { counted } from '../util/plural.js';
 
 export interface GateDecision {
   /** True when a run may start now. */
@@ -48,7 +49,7 @@ export function evaluateGates({ inspection, gates, now, force: forced }: Evaluat
   }
   if (!force && inspection.settledNew < gates.minSessions) {
     reasons.push(
-      `${inspection.settledNew} settled new session(s); ${gates.minSessions} needed` +
+      `${counted(inspection.settledNew, 'settled new session')}; ${gates.minSessions} needed` +
         waitingLive(inspection.live, gates.quietMinutes),
     );
   }
@@ -79,7 +80,7 @@ export function evaluateGates({ inspection, gates, now, force: forced }: Evaluat
 export function waitingLive(live: number, quietMinutes: number): string {
   if (live <= 0) return '';
   return (
-    `; ${live} live session(s) wait until unchanged for ${quietMinutes} min ` +
+    `; ${counted(live, 'live session')} ${live === 1 ? 'waits' : 'wait'} until unchanged for ${quietMinutes} min ` +
     '(gates.quietMinutes, DREAMD_QUIET_MINUTES)'
   );
 }

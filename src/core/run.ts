@@ -277,3 +277,11 @@ export type ConsolidateFunction = (
   request: RunRequest,
   options?: RunOptions,
 ) => Promise<RunSummary>;
+
+/** The reason a run of an approval space gives while its proposal waits. */
+export function awaitingDecision(runId: string, spaceId: string): string {
+  return (
+    `proposal ${runId} awaits a decision: see it with \`dreamd proposals ${spaceId}\`, then ` +
+    `\`dreamd accept ${runId}\` or \`dreamd reject ${runId}\` (each takes --only <fact ids>)`
+  );
+}

@@ -3,8 +3,10 @@
  * to text that matters): greetings, thanks and goodbyes said alone, the assistant's stock openers and closers,
  * and the assistant's sentences that only echo what the user just said. Pure.
  *
- * Kept on purpose: "ok", "yes", "perfect", "exactly" and the like. Said after a question or a proposal they
- * are a confirmation, and a confirmation is a feedback fact. English, Portuguese and Spanish forms.
+ * Kept on purpose: "ok", "yes", "perfect", "exactly" and the like said alone. Said after a question or a
+ * proposal they are a confirmation, and a confirmation is a feedback fact. Said with thanks ("Great, thanks.",
+ * "Perfeito, obrigado!") the thanks is what the message is for, and it goes. A message with any other word
+ * ("Thanks, and deploy to staging") is kept whole. English, Portuguese, Spanish, French and German forms.
  */
 
 /** Whole messages that are only courtesy: each alternative is one phrase, matched on the normalised text. */
@@ -62,10 +64,31 @@ const COURTESY_PHRASES = [
   'adios',
   'hasta luego',
   'hasta manana',
+  'bonjour',
+  'bonsoir',
+  'salut',
+  'merci',
+  'merci beaucoup',
+  'au revoir',
+  'a bientot',
+  'hallo',
+  'guten morgen',
+  'guten tag',
+  'guten abend',
+  'danke',
+  'danke schon',
+  'vielen dank',
+  'tschuss',
+  'bis bald',
 ];
 
 const COURTESY = new Set(COURTESY_PHRASES);
-/** Words that may join courtesy phrases ("hi there", "thanks again", "ok thanks bye"). */
+/**
+ * Words that may join courtesy phrases ("hi there", "thanks again", "ok thanks bye", "great, thanks"): never
+ * a message alone, since a message of joiners only is no courtesy (`isCourtesyOnly` needs a phrase). The
+ * appraisals ("great", "perfect", "genial") are here: with thanks they close a conversation; alone they stay,
+ * as confirmations. "yes" and "no" are not: "No, thanks" refuses something.
+ */
 const JOINERS = new Set([
   'there',
   'again',
@@ -80,6 +103,34 @@ const JOINERS = new Set([
   'much',
   'a',
   'lot',
+  'very',
+  'great',
+  'perfect',
+  'awesome',
+  'nice',
+  'cool',
+  'excellent',
+  'good',
+  'wonderful',
+  'brilliant',
+  'fine',
+  'alright',
+  'otimo',
+  'perfeito',
+  'beleza',
+  'genial',
+  'perfecto',
+  'vale',
+  'estupendo',
+  'excelente',
+  'super',
+  'parfait',
+  'tres',
+  'bien',
+  'prima',
+  'toll',
+  'gut',
+  'sehr',
 ]);
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;

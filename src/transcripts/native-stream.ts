@@ -1,4 +1,5 @@
-import { JsonTextError, MAX_JSON_DEPTH, describeJsonParseError } from './parse-json-text.js';
+import { describeJsonParseError } from '../util/json-parse-error.js';
+import { JsonTextError, MAX_JSON_DEPTH } from './parse-json-text.js';
 import {
   CARRIAGE_RETURN,
   CLOSE_BRACE,

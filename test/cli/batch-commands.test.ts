@@ -64,7 +64,7 @@ describe('batch mode in the CLI', () => {
     const shown = await cliAt(test.root, fake.url, ['history', 'show', runId], ENV);
     expect(shown.stdout).toEqual(
       expect.stringMatching(
-        /batch {6}msgbatch_fake_1: \d+ call\(s\) answered by the batch at 0\.5 × list price \(\$[\d.]+ instead of \$[\d.]+ at list price\)/,
+        /batch {6}msgbatch_fake_1: \d+ calls? answered by the batch at 0\.5 × list price \(\$[\d.]+ instead of \$[\d.]+ at list price\)/,
       ),
     );
     const status = await cliAt(test.root, fake.url, ['status', '--json'], ENV);
@@ -80,7 +80,7 @@ describe('batch mode in the CLI', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toEqual(
       expect.stringMatching(
-        /\n {2}batch {6}msgbatch_fake_1: \d+ call\(s\) answered by the batch at 0\.5 × list price \(/,
+        /\n {2}batch {6}msgbatch_fake_1: \d+ calls? answered by the batch at 0\.5 × list price \(/,
       ),
     );
   });

@@ -61,7 +61,7 @@ describe('consolidate endings that leave sessions waiting', () => {
     const run = await cli(root, ['consolidate', '--force']);
     expect(run.code).toBe(3);
     expect(run.stdout).not.toContain('no new messages in settled sessions');
-    expect(run.stdout).toMatch(/nothing consolidated: 2 session\(s\) wait for the next run \(output-limit\)/);
+    expect(run.stdout).toMatch(/nothing consolidated: 2 sessions wait for the next run \(output-limit\)/);
     for (const id of ALL_SEVEN.slice(0, 2))
       expect(run.stdout).toMatch(new RegExp(`waiting +${id}: output-limit, .*raise model\\.maxOutputTokens`));
     expect(run.stdout).toContain('exit 3');
@@ -122,9 +122,7 @@ describe('consolidate endings that leave sessions waiting', () => {
     expect(run.stdout).toMatch(
       /waiting +2026-11-02-lisbon-delivery: answer-dropped, the answer was 1,2\d\d,\d{3} characters, over limits\.maxAnswerChars \(1,000,000\)/,
     );
-    expect(run.stdout).toMatch(
-      /nothing consolidated: 3 session\(s\) wait for the next run \(answer-dropped\)/,
-    );
+    expect(run.stdout).toMatch(/nothing consolidated: 3 sessions wait for the next run \(answer-dropped\)/);
     expect(fake.server.requests).toHaveLength(1); // never retried: the same request would flood again
   });
 

@@ -74,7 +74,7 @@ describe('dreamd consolidate', () => {
     expect(run.stdout).toMatch(/space default: run run-\S+ completed in /);
     expect(run.stdout).toMatch(/sessions\s+7/);
     expect(run.stdout).toMatch(/changes\s+6 added, 0 updated, 1 superseded, 0 quarantined/);
-    expect(run.stdout).toMatch(/model\s+anthropic:claude-haiku-5-5, 1 call\(s\)/);
+    expect(run.stdout).toMatch(/model\s+anthropic:claude-haiku-5-5, 1 call\b/);
     expect(run.stdout).toMatch(/tokens\s+[\d,]+ in, [\d,]+ out, [\d,]+ cache read/);
     expect(run.stdout).toMatch(/\n {2}cost {7}\$\d+\.\d+/);
     expect(run.stdout).toMatch(/undo\s+dreamd rollback run-\S+ --space default/);
@@ -253,7 +253,7 @@ describe('dreamd consolidate', () => {
     const root = workspace(FIRST_FOUR);
     const run = await cli(root, ['consolidate']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('space default: skipped, 4 settled new session(s); 5 needed');
+    expect(run.stdout).toContain('space default: skipped, 4 settled new sessions; 5 needed');
     expect(run.stdout).toContain('--force');
     expect(fake.server.requests).toHaveLength(0);
     const jsonRun = await cli(root, ['consolidate', '--json']);

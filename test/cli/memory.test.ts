@@ -93,7 +93,7 @@ describe('dreamd memory show', () => {
       .join('\n');
     for (const fact of archived) expect(active).not.toContain(fact.id);
     const human = await cli(['memory', 'show', '--archived']);
-    expect(human.stdout).toContain('1 archived fact(s)');
+    expect(human.stdout).toContain('1 archived fact');
     expect(human.stdout).toContain(porto.id);
     // history says which run moved it, and how many.
     const rows = (await cli(['history', '--json'])).data<
@@ -101,7 +101,7 @@ describe('dreamd memory show', () => {
     >();
     expect(rows[0]).toMatchObject({ runId: archived[0]!.runId, archived: 1, merged: 0 });
     const shown = await cli(['history', 'show', archived[0]!.runId]);
-    expect(shown.stdout).toMatch(/archived {3}1 fact\(s\) left the active files for \.dreamd\/archive\.json/);
+    expect(shown.stdout).toMatch(/archived {3}1 fact left the active files for \.dreamd\/archive\.json/);
     // An archived fact can be forgotten too: it leaves the archive, and a rollback brings it back.
     const forgot = await cliExits(['memory', 'forget', archived[0]!.id, '--json'], 0);
     expect(

@@ -52,13 +52,13 @@ describe('dreamd proposals, accept, reject', () => {
     expect(text.stdout).toContain('+Lives in Lisbon, Rua das Flores 28.');
 
     const status = await cli('status', 'home');
-    expect(status.stdout).toContain(`proposal   ${proposal.runId} (3 change(s)`);
+    expect(status.stdout).toContain(`proposal   ${proposal.runId} (3 changes`);
     const [statusJson] = (await cli('status', 'home', '--json')).data<{ proposals: { runId: string }[] }[]>();
     expect(statusJson!.proposals.map((entry) => entry.runId)).toEqual([proposal.runId]);
 
     const accepted = await cli('accept', proposal.runId, '--only', home.id);
     expect(accepted.code).toBe(0);
-    expect(accepted.stdout).toContain(`accepted 1 change(s) of proposal ${proposal.runId} in space home`);
+    expect(accepted.stdout).toContain(`accepted 1 change of proposal ${proposal.runId} in space home`);
     const user = readFileSync(join(memory, 'user.md'), 'utf8');
     expect(user).toContain('Lives in Lisbon');
     expect(user).not.toContain('spicy');

@@ -99,7 +99,7 @@ describe('dreamd sessions list', () => {
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/broken zz-broken\.json \(invalid-json\)/);
     expect(human.stdout).toContain(
-      '9 session(s): 7 settled, 1 live, 0 consolidated, 1 broken, 0 kept out; 61 message(s)',
+      '9 sessions: 7 settled, 1 live, 0 consolidated, 1 broken, 0 kept out; 61 messages',
     );
     expect(human.stdout).toContain(
       'live: still being written, or changed in the last 30 min; read once unchanged for 30 min (gates.quietMinutes',

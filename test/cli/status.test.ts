@@ -57,7 +57,7 @@ describe('dreamd status', () => {
     expect(space.gates.open).toBe(false);
     expect(space.gates.reasons).toEqual([
       expect.stringMatching(/^0\.0 h since the last successful run .*; 24 h needed$/),
-      '0 settled new session(s); 5 needed',
+      '0 settled new sessions; 5 needed',
     ]);
     expect(space.sessions).toEqual({ settledNew: 0, live: 0, consolidated: 7, broken: 0, keptOut: 0 });
     expect(space.lastRun).toMatchObject({ kind: 'consolidation', status: 'completed' });
@@ -119,12 +119,12 @@ describe('dreamd status', () => {
     const run = await cli(['consolidate']);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/changes\s+6 added, 0 updated, 1 superseded, 2 quarantined/);
-    expect(run.stdout).toContain('held back  2 fact(s): 1 with a secret, 1 as an instruction to an AI');
+    expect(run.stdout).toContain('held back  2 facts: 1 with a secret, 1 as an instruction to an AI');
     const space = await status();
     expect(space.heldBack).toEqual({ total: 2, byKind: { secret: 1, instruction: 1 } });
     const human = await cli(['status']);
     expect(human.stdout).toContain(
-      'held back  2 fact(s) in .dreamd/quarantine.md for you to review: 1 with a secret, 1 as an instruction to an AI',
+      'held back  2 facts in .dreamd/quarantine.md for you to review: 1 with a secret, 1 as an instruction to an AI',
     );
   });
 

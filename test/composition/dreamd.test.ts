@@ -48,7 +48,7 @@ describe('createDreamd', () => {
 
     const before = await dreamd.consolidate(test.space, { force: false, dryRun: false, trigger: 'schedule' });
     expect(before.status).toBe('skipped');
-    expect(before.reason).toContain('3 settled new session(s); 5 needed');
+    expect(before.reason).toContain('3 settled new sessions; 5 needed');
 
     const lowered: Config = { ...test.config, gates: { ...test.config.gates, minSessions: 3 } };
     daemon.reload(lowered);

@@ -102,10 +102,12 @@ describe('a YAML config', () => {
     );
   });
 
-  it('names the field of a YAML config the schema refuses, with the file', () => {
+  it('names the field of a YAML config the schema refuses, with the file, line and column', () => {
     const { home: root } = home();
     const path = join(root, 'dreamd.config.yaml');
     writeFileSync(path, 'gates:\n  minSessions: many\n');
-    expect(() => loadConfig({ cwd: root, env: { HOME: root } })).toThrow(`${path}: gates.minSessions`);
+    expect(() => loadConfig({ cwd: root, env: { HOME: root } })).toThrow(
+      `${path} line 2 column 16: gates.minSessions: `,
+    );
   });
 });

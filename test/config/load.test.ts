@@ -248,10 +248,10 @@ describe('loadConfig', () => {
     expect(load({ DREAMD_HOST: '0.0.0.0' })).toThrow(
       /^DREAMD_HOST=0\.0\.0\.0: server\.host 0\.0\.0\.0 is not loopback/,
     );
-    // A field the file set is still named by the file.
+    // A field the file set is still named by the file, with its line and column.
     const bad = writeConfig(tempDir(), { server: { port: 70000 } });
     expect(() => loadConfig({ path: bad, env: {}, cwd: dir })).toThrow(
-      /dreamd\.config\.json: server\.port: /,
+      /dreamd\.config\.json line 1 column \d+: server\.port: /,
     );
   });
 });

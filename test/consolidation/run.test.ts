@@ -92,7 +92,7 @@ describe('consolidation run', () => {
     fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     const skipped = await consolidatorFor(test)(test.space, manual);
     expect(skipped.status).toBe('skipped');
-    expect(skipped.reason).toMatch(/4 settled new session\(s\); 5 needed/);
+    expect(skipped.reason).toMatch(/4 settled new sessions; 5 needed/);
     expect(fake.server.requests).toHaveLength(0);
     expect(existsSync(join(test.space.memoryDir, 'MEMORY.md'))).toBe(false);
 

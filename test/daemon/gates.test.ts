@@ -33,7 +33,7 @@ describe('evaluateGates', () => {
       force: false,
     });
     expect(waiting.reasons).toEqual([
-      '0 settled new session(s); 5 needed; 3 live session(s) wait until unchanged for 45 min ' +
+      '0 settled new sessions; 5 needed; 3 live sessions wait until unchanged for 45 min ' +
         '(gates.quietMinutes, DREAMD_QUIET_MINUTES)',
     ]);
   });
@@ -48,7 +48,14 @@ describe('evaluateGates', () => {
   it('stays closed with four settled sessions', () => {
     const decision = decide({ settledNew: 4 });
     expect(decision.open).toBe(false);
-    expect(decision.reasons).toEqual(['4 settled new session(s); 5 needed']);
+    expect(decision.reasons).toEqual(['4 settled new sessions; 5 needed']);
+  });
+
+  it('counts one session in the singular, settled and live', () => {
+    expect(decide({ settledNew: 1, live: 1 }).reasons).toEqual([
+      '1 settled new session; 5 needed; 1 live session waits until unchanged for 30 min ' +
+        '(gates.quietMinutes, DREAMD_QUIET_MINUTES)',
+    ]);
   });
 
   it('stays closed 23 hours after the last successful run', () => {

@@ -42,7 +42,7 @@ describe('scheduler', () => {
 
     expect(report.spaces).toEqual([
       { spaceId: 'five', outcome: 'enqueued', jobId: expect.any(String) },
-      { spaceId: 'four', outcome: 'gates-closed', reasons: ['4 settled new session(s); 5 needed'] },
+      { spaceId: 'four', outcome: 'gates-closed', reasons: ['4 settled new sessions; 5 needed'] },
     ]);
     await eventually(async () => (await queue.getCompletedCount()) === 1, 10_000, 'one completed run');
     expect(fake.calls.map((call) => [call.space.id, call.request.trigger])).toEqual([['five', 'schedule']]);

@@ -110,4 +110,49 @@ describe('small talk', () => {
       'assistant: I will update your delivery address.',
     ]);
   });
+
+  it.each([
+    'Great, thanks.',
+    'Perfect, thank you!',
+    'awesome thanks 🙏',
+    'Good, thanks a lot. Bye!',
+    'Ótimo, obrigado!',
+    'Perfeito, valeu',
+    'Genial, muchas gracias.',
+    'Parfait, merci beaucoup !',
+    'Super, vielen Dank!',
+    'Danke schön, bis bald',
+  ])('drops an appraisal said with thanks, in five languages: %j', (text) => {
+    expect(isSmallTalkOnly(text)).toBe(true);
+  });
+
+  it.each([
+    'Great.',
+    'Perfect!',
+    'No, thanks.',
+    'Yes, thanks',
+    'Use tabs.',
+    'Thanks, and deploy to staging',
+    'Great, thanks, that fixed the build',
+    'Perfeito, obrigado, mas use tabs',
+    'Merci, mais pas le vendredi',
+  ])('keeps a turn that carries anything besides thanks and praise: %j', (text) => {
+    expect(isSmallTalkOnly(text)).toBe(false);
+  });
+
+  it('leaves "Great, thanks." out of the digest and keeps the short instruction after it', () => {
+    expect(
+      digestLines([
+        user('Can you make the indentation tabs?'),
+        assistant('Done: the project now indents with tabs.'),
+        user('Great, thanks.'),
+        user('Use tabs in the tests too.'),
+      ]),
+    ).toEqual([
+      '### session s1 · 2026-11-20',
+      'user: Can you make the indentation tabs?',
+      'assistant: Done: the project now indents with tabs.',
+      'user: Use tabs in the tests too.',
+    ]);
+  });
 });

@@ -117,7 +117,7 @@ describe('discovery over a home of Claude Code and Codex', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`${shop}\n  space ${discoveredSpaceId(shop)} → ${memoryOf(shop)}`);
     expect(run.stdout).toContain(`  worktree ${worktree}`);
-    expect(run.stdout).toContain(`  codex: 1 sessions in ${join(codexHome, 'sessions')}`);
+    expect(run.stdout).toContain(`  codex: 1 session in ${join(codexHome, 'sessions')}`);
     expect(run.stdout).toContain('skipped (1):');
     expect(run.stdout).toContain('notes.txt is not a project folder of Claude Code');
     const without = await cliAt(root, fake.url, ['discover'], env);

@@ -182,7 +182,7 @@ describe('dreamd mcp', () => {
     expect(status.text).toMatch(/^space default: memory in /);
     expect(status.text).toMatch(/last run: note-\S+ \(note, completed\)/);
     expect(status.text).toMatch(/3× "No semicolons" \(feedback, f-\S+\), last 2026-11-20/);
-    expect(status.text).toMatch(/1 fact\(s\) held back in \.dreamd\/quarantine\.md/);
+    expect(status.text).toMatch(/1 fact held back in \.dreamd\/quarantine\.md/);
   });
 
   it('consolidates now in its own process against the model, and the gates decide the next run', async () => {

@@ -5,6 +5,7 @@ import { formatUsd } from '../../model/prices.js';
 import { CommandExit, ExitCode, emit } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 import { namedSpace } from '../space-argument.js';
+import { counted } from '../../util/plural.js';
 
 /** Longest tool input or result shown by `--verbose`, in characters: one readable line. */
 const TRACE_CHARS = 200;
@@ -33,11 +34,11 @@ export function traceLine(event: AgentEvent): string | undefined {
     case 'tool-error':
       return `[turn ${event.turn}] ${event.name} failed: ${oneLine(event.message)}`;
     case 'context-summarised':
-      return `[context] folded ${event.messages} messages into the summary`;
+      return `[context] folded ${counted(event.messages, 'message')} into the summary`;
     case 'memory-backfill':
       return (
-        `[memory backfill] ${event.memoryBytes.toLocaleString('en')} bytes of memory (${event.memoryLines} lines) ` +
-        `in the system prompt; ${event.retrievedFacts.length} facts retrieved for this message ` +
+        `[memory backfill] ${event.memoryBytes.toLocaleString('en')} bytes of memory (${counted(event.memoryLines, 'line')}) ` +
+        `in the system prompt; ${counted(event.retrievedFacts.length, 'fact')} retrieved for this message ` +
         `(${event.retrievedBytes.toLocaleString('en')} bytes)` +
         (event.retrievedFacts.length === 0 ? '' : `: ${oneLine(event.retrievedFacts.join(', '))}`)
       );

@@ -1,13 +1,13 @@
 import { Writable } from 'node:stream';
-import { leftSessionsWaiting, type RunSummary } from '../../core/run.js';
+import { awaitingDecision, leftSessionsWaiting, type RunSummary } from '../../core/run.js';
 import type { QueuedOutcome } from '../consolidate-queued.js';
 import { formatUsd } from '../../cost/prices.js';
 import { describeBatch, formatChanges, formatDuration, formatHeldBack, formatUsage } from '../format.js';
 import { CommandExit, ExitCode, emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
-import { createPlainProgress, createProgressBar, showsProgress } from '../progress.js';
 import type { Command } from 'commander';
 import { namedSpace, withSpace } from '../space-argument.js';
+import { counted } from '../../util/plural.js';
 
 /** Sessions shown by name when a run leaves some waiting; the run record (or --json) lists them all. */
 const WAITING_SHOWN = 20;
@@ -21,8 +21,10 @@ function describeWaitingSessions(summary: RunSummary): string[] {
     .slice(0, WAITING_SHOWN)
     .map((entry) => `  waiting    ${entry.sessionId}: ${entry.reason}, ${entry.detail}`);
   const shown = Math.min(waiting.length, WAITING_SHOWN);
-  if (total > shown) lines.push(`  waiting    and ${total - shown} more session(s)`);
-  lines.push(`  exit 3     ${total} session(s) due were not consolidated; they wait for the next run`);
+  if (total > shown) lines.push(`  waiting    and ${counted(total - shown, 'more session')}`);
+  lines.push(
+    `  exit 3     ${counted(total, 'session')} due ${total === 1 ? 'was' : 'were'} not consolidated; they wait for the next run`,
+  );
   return lines;
 }
 
@@ -48,10 +50,16 @@ function describeSummary(summary: RunSummary): string {
     // Through a daemon the summary is the job's slim one: `sessionCount` counts what `sessions` lists in part.
     `  sessions   ${(summary as { sessionCount?: number }).sessionCount ?? summary.sessions.length}`,
     `  changes    ${summary.added} added, ${summary.updated} updated, ${summary.superseded} superseded, ${summary.quarantined} quarantined (${formatChanges(summary)})`,
-    `  model      ${summary.model || '(no call)'}, ${summary.calls} call(s)${summary.retries > 0 ? `, ${summary.retries} retried` : ''}`,
+    `  model      ${summary.model || '(no call)'}, ${counted(summary.calls, 'call')}${summary.retries > 0 ? `, ${summary.retries} retried` : ''}`,
     `  tokens     ${formatUsage(summary.usage)}`,
   ];
-  if (summary.reason !== undefined) lines.push(`  note       ${summary.reason}`);
+  // A proposed run's note opens with how to decide, which its `decide` line below says: said once.
+  const decide = summary.status === 'proposed' ? awaitingDecision(summary.runId, summary.spaceId) : undefined;
+  const note = summary.reason
+    ?.split('; ')
+    .filter((part) => part !== decide)
+    .join('; ');
+  if (note !== undefined && note !== '') lines.push(`  note       ${note}`);
   if (summary.costUsd !== undefined) lines.push(`  cost       ${formatUsd(summary.costUsd)}`);
   else if (summary.calls > 0) lines.push('  cost       unknown (no price for the model; see model.price)');
   if (summary.batch !== undefined) lines.push(`  batch      ${describeBatch(summary.batch)}`);
@@ -64,7 +72,7 @@ function describeSummary(summary: RunSummary): string {
   if (summary.quarantined > 0) {
     // Records of runs before the counts by kind have only the total.
     const kinds = summary.heldBack === undefined ? '' : `: ${formatHeldBack(summary.heldBack)}`;
-    lines.push(`  held back  ${summary.quarantined} fact(s)${kinds}`);
+    lines.push(`  held back  ${counted(summary.quarantined, 'fact')}${kinds}`);
     lines.push('  review     .dreamd/quarantine.md holds what was held back');
   }
   const dropped = Object.entries(summary.factsDropped ?? {});
@@ -146,6 +154,7 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
           { createDreamd },
           { createLogger },
           { createNoteLogger },
+          { createPlainProgress, createProgressBar, showsProgress },
         ] = await Promise.all([
           import('../consolidate-in-process.js'),
           import('../consolidate-queued.js'),
@@ -154,6 +163,7 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
           import('../../dreamd.js'),
           import('../../daemon/logger.js'),
           import('../note-logger.js'),
+          import('../progress.js'),
         ]);
         const spaces = await spacesOf(commandContext, spaceId);
         const drawsBar = showsProgress(io, json);

@@ -1,6 +1,7 @@
 import type { DiscoveredSpaces } from '../../discovery/index.js';
 import type { CommandRegistrar } from '../program.js';
 import { emitResult } from '../output.js';
+import { counted } from '../../util/plural.js';
 
 /** One repository of `dreamd discover --json`. */
 export interface DiscoverRow {
@@ -82,7 +83,7 @@ function describe(output: DiscoverOutput): string {
     );
     for (const worktree of repository.worktrees) lines.push(`  worktree ${worktree}`);
     for (const source of repository.sources) {
-      lines.push(`  ${source.agent}: ${source.sessions} sessions in ${source.folder}`);
+      lines.push(`  ${source.agent}: ${counted(source.sessions, 'session')} in ${source.folder}`);
     }
   }
   if (output.skipped.length > 0) {

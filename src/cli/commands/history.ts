@@ -14,6 +14,7 @@ import { emitResult, table } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 import type { Command } from 'commander';
 import { namedSpace, withSpace } from '../space-argument.js';
+import { counted } from '../../util/plural.js';
 
 /** Runs `dreamd history` lists unless --limit says otherwise. */
 const DEFAULT_HISTORY_LIMIT = 20;
@@ -123,18 +124,14 @@ export function describeCalls(summary: {
 }): string {
   const kinds =
     summary.callKinds === undefined
-      ? plural(summary.calls, 'call')
+      ? counted(summary.calls, 'call')
       : `${summary.callKinds.extraction} extraction, ${summary.callKinds.updateCheck} update check, ${summary.callKinds.curation} curation`;
   const again = summary.answersAskedAgain ?? 0;
   return [
     kinds,
-    ...(again > 0 ? [`${plural(again, 'answer')} thrown away and asked again in halves`] : []),
+    ...(again > 0 ? [`${counted(again, 'answer')} thrown away and asked again in halves`] : []),
     ...(summary.factsPerUserLine === undefined ? [] : [`${summary.factsPerUserLine} facts a user line`]),
   ].join('; ');
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 function describeRun(space: Space, run: RunRecord): string {
@@ -147,20 +144,20 @@ function describeRun(space: Space, run: RunRecord): string {
     `  changes    ${summary.added} added, ${summary.updated} updated, ${summary.superseded} superseded, ${summary.quarantined} quarantined`,
     ...(summary.archived !== undefined
       ? [
-          `  archived   ${summary.archived} fact(s) left the active files for .dreamd/archive.json (\`memory show --archived\`)`,
+          `  archived   ${counted(summary.archived, 'fact')} left the active files for .dreamd/archive.json (\`memory show --archived\`)`,
         ]
       : []),
     ...(summary.curation !== undefined
       ? [
           `  curation   ${summary.curation.types.map((entry) => `${entry.type} (${entry.why.join(', ')})`).join(', ')}: ` +
-            `${summary.curation.calls} call(s), ${summary.curation.merged} fact(s) merged into ${summary.curation.results}, ` +
-            `${summary.curation.refused.length} result(s) refused`,
+            `${counted(summary.curation.calls, 'call')}, ${counted(summary.curation.merged, 'fact')} merged into ${summary.curation.results}, ` +
+            `${counted(summary.curation.refused.length, 'result')} refused`,
           ...summary.curation.refused.map(
             (entry) => `    refused  ${entry.type} "${entry.title}": ${entry.reason}`,
           ),
         ]
       : []),
-    `  model      ${summary.model || '(no call)'}, ${summary.calls} call(s), ${formatDuration(summary.durationMs)}`,
+    `  model      ${summary.model || '(no call)'}, ${counted(summary.calls, 'call')}, ${formatDuration(summary.durationMs)}`,
     ...(summary.calls > 0 ? [`  calls      ${describeCalls(summary)}`] : []),
     `  tokens     ${formatUsage(summary.usage)}`,
     `  cost       ${summary.costUsd === undefined ? 'unknown (no price for the model; see model.price)' : formatUsd(summary.costUsd)}`,

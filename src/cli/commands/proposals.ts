@@ -6,6 +6,7 @@ import { emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 import type { Command } from 'commander';
 import { namedSpace, withSpace } from '../space-argument.js';
+import { counted } from '../../util/plural.js';
 
 /** One line per change: `+` adds, `~` updates, `>` supersedes; a change rejected already is struck out. */
 function describeChange(change: ProposalChange): string {
@@ -101,7 +102,7 @@ export const registerProposals: CommandRegistrar = (program, context) => {
       };
       const text = () =>
         [
-          `accepted ${outcome.accepted.length} change(s) of proposal ${runId} in space ${space.id}: ${outcome.accepted.join(', ')}`,
+          `accepted ${counted(outcome.accepted.length, 'change')} of proposal ${runId} in space ${space.id}: ${outcome.accepted.join(', ')}`,
           ...(outcome.leftOut.length > 0
             ? [`left out and remembered as rejected: ${outcome.leftOut.join(', ')}`]
             : []),

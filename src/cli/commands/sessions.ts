@@ -6,6 +6,7 @@ import type { SessionRow } from '../session-list.js';
 import type { Command } from 'commander';
 import { namedSpace, withSpace } from '../space-argument.js';
 import type { SessionMarkResult } from '../session-marks.js';
+import { counted } from '../../util/plural.js';
 
 /** Why a session is kept out, as `sessions list` says it. */
 const KEPT_OUT_WORDS: Readonly<Record<string, string>> = {
@@ -69,9 +70,9 @@ function totalsLine(
 ): string {
   const totals = sessionTotals(rows);
   const line =
-    `${totals.sessions} session(s): ${totals.settled} settled, ${totals.live} live, ` +
+    `${counted(totals.sessions, 'session')}: ${totals.settled} settled, ${totals.live} live, ` +
     `${totals.consolidated} consolidated, ${totals.broken} broken, ${totals['kept-out']} kept out; ` +
-    `${totals.messages} message(s), ${formatBytes(totals.bytes)}`;
+    `${counted(totals.messages, 'message')}, ${formatBytes(totals.bytes)}`;
   if (totals.live === 0) return line;
   return (
     `${line}\nlive: still being written, or changed in the last ${quietMinutes} min; read once unchanged for ` +

@@ -6,6 +6,7 @@ import type { CommandRegistrar } from '../program.js';
 import type { QueueCounts, SpaceStatus } from '../space-status.js';
 import type { Command } from 'commander';
 import { namedSpace, withSpace } from '../space-argument.js';
+import { counted } from '../../util/plural.js';
 
 interface QueueView {
   readonly recentFailures: readonly {
@@ -40,13 +41,23 @@ async function createQueueCounts(daemon: DaemonClient): Promise<(spaceId: string
   };
 }
 
+/** The gates line: open, or closed and why; an inspection's error is named once, on its own `error` line. */
+function describeGates(status: SpaceStatus): string {
+  if (status.gates.open) return 'open: a scheduled run would start now';
+  const { error } = status;
+  const reasons = status.gates.reasons.map((reason) =>
+    error !== null && reason.includes(error) ? 'the space could not be inspected (the error below)' : reason,
+  );
+  return `closed: ${reasons.join('; ')}`;
+}
+
 function describeStatus(status: SpaceStatus): string {
   const lines = [
     status.sources === undefined
       ? `space ${status.space} (${status.format}): ${status.sessionsDir} → ${status.memoryDir}`
       : `space ${status.space}${status.repository === undefined ? '' : ` (repository ${status.repository})`} → ${status.memoryDir}`,
     ...(status.sources ?? []).map((source) => `  source     ${source.format}: ${source.sessionsDir}`),
-    `  gates      ${status.gates.open ? 'open: a scheduled run would start now' : `closed: ${status.gates.reasons.join('; ')}`}`,
+    `  gates      ${describeGates(status)}`,
     `  sessions   ${status.sessions.settledNew} settled new, ${status.sessions.live} live, ` +
       `${status.sessions.consolidated} consolidated, ${status.sessions.broken} broken` +
       (status.sessions.keptOut > 0
@@ -97,11 +108,11 @@ function describeStatus(status: SpaceStatus): string {
   for (const progress of status.inProgress) lines.push(`  progress   ${progress}`);
   if (status.heldBack.total > 0)
     lines.push(
-      `  held back  ${status.heldBack.total} fact(s) in .dreamd/quarantine.md for you to review: ${formatHeldBack(status.heldBack.byKind)}`,
+      `  held back  ${counted(status.heldBack.total, 'fact')} in .dreamd/quarantine.md for you to review: ${formatHeldBack(status.heldBack.byKind)}`,
     );
   for (const proposal of status.proposals)
     lines.push(
-      `  proposal   ${proposal.runId} (${proposal.changes} change(s), made ${proposal.createdAt}) awaits a decision: dreamd proposals ${status.space}`,
+      `  proposal   ${proposal.runId} (${counted(proposal.changes, 'change')}, made ${proposal.createdAt}) awaits a decision: dreamd proposals ${status.space}`,
     );
   if (status.taughtAgain.length > 0) {
     lines.push('  forgetting rules your agents keep forgetting (taught again after they were saved):');
@@ -113,7 +124,7 @@ function describeStatus(status: SpaceStatus): string {
   for (const entry of status.waiting.slice(0, 20))
     lines.push(`  waiting    ${entry.sessionId}: ${entry.reason}, ${entry.detail}`);
   if (status.waiting.length > 20)
-    lines.push(`  waiting    and ${status.waiting.length - 20} more session(s)`);
+    lines.push(`  waiting    and ${counted(status.waiting.length - 20, 'more session')}`);
   return lines.join('\n');
 }
 

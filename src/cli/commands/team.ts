@@ -14,12 +14,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { ConfigError } from '../../errors.js';
 import type { CommandRegistrar } from '../program.js';
 import { CommandExit, ExitCode, emitResult } from '../output.js';
 import { namedSpace, withSpace } from '../space-argument.js';
+import { packageRoot } from '../version.js';
 
 /** The line `.gitattributes` gets. */
 export const GITATTRIBUTES_LINE = 'AGENTS.md merge=dreamd';
@@ -40,10 +40,9 @@ function shellWord(word: string): string {
 
 /** The command line that runs this dreamd: node, then the `dreamd` executable of this package. */
 function dreamdCommand(): string {
-  const bin = fileURLToPath(new URL('../../../bin/dreamd.js', import.meta.url));
-  // From dist/src/cli/commands the package root is one folder further up.
-  const packaged = fileURLToPath(new URL('../../../../bin/dreamd.js', import.meta.url));
-  const executable = import.meta.url.includes('/dist/') ? packaged : bin;
+  // The package root is the folder of its package.json: src/cli/commands is three folders below it in a
+  // checkout, dist/src/cli/commands four in the package, and the compiled source of a checkout more.
+  const executable = path.join(packageRoot(), 'bin', 'dreamd.js');
   return `${shellWord(process.execPath)} ${shellWord(executable)}`;
 }
 

@@ -6,6 +6,7 @@ import { TOPIC_FILES } from '../../memory/types.js';
 import type { QueuedOutcome } from '../consolidate-queued.js';
 import { formatHeldBack } from '../format.js';
 import type { SpaceStatus } from '../space-status.js';
+import { counted } from '../../util/plural.js';
 
 /** One fact in full: its id, type, file, status, dates, text. */
 export function describeFact(fact: Fact): string {
@@ -83,11 +84,11 @@ export function describeStatus(status: SpaceStatus): string {
   const review: string[] = [];
   if (status.heldBack.total > 0)
     review.push(
-      `- ${status.heldBack.total} fact(s) held back in .dreamd/quarantine.md: ${formatHeldBack(status.heldBack.byKind)}`,
+      `- ${counted(status.heldBack.total, 'fact')} held back in .dreamd/quarantine.md: ${formatHeldBack(status.heldBack.byKind)}`,
     );
   for (const proposal of status.proposals)
     review.push(
-      `- proposal ${proposal.runId} (${proposal.changes} change(s)): dreamd proposals ${status.space}, then dreamd accept|reject ${proposal.runId}`,
+      `- proposal ${proposal.runId} (${counted(proposal.changes, 'change')}): dreamd proposals ${status.space}, then dreamd accept|reject ${proposal.runId}`,
     );
   lines.push(review.length === 0 ? 'waiting for review: nothing' : 'waiting for review:', ...review);
   for (const entry of status.waiting.slice(0, 10))
