@@ -14,6 +14,7 @@ import { estimateTokens, type Batch } from '../../src/digest/index.js';
 import { listRuns } from '../../src/space/index.js';
 import { startFakeAnthropicServer, type AnthropicReply } from '../../harness/fake-anthropic-server.js';
 import { isUpdateCheckRequest, sessionsInPrompt } from '../../harness/scripted-extractor.js';
+import { runCliCaptured } from '../support/cli.js';
 import { createTestSpace, fastConsolidator, FORCED_RUN, RUN_NOW, type TestSpace } from '../support/space.js';
 
 /**
@@ -144,5 +145,19 @@ describe('a dense backlog', () => {
     // The record keeps it all, for `history` and the next run.
     const runs = await listRuns(test.space.memoryDir);
     expect(runs.at(-1)?.summary.factsPerUserLine).toBe(second.factsPerUserLine);
+    // `history show` and `status` say the calls by kind; the first run's line says the answer thrown away.
+    const env = { DREAMD_MODEL_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-test-key' };
+    const shown = await runCliCaptured(['history', 'show', runs.at(-2)!.runId], { cwd: test.root, env });
+    const kinds = first.callKinds!;
+    expect(shown.stdout).toContain(
+      `  calls      ${kinds.extraction} extraction, ${kinds.updateCheck} update check, ${kinds.curation} curation`,
+    );
+    expect(shown.stdout).toContain(`${first.factsPerUserLine} facts a user line`);
+    if ((first.answersAskedAgain ?? 0) > 0)
+      expect(shown.stdout).toContain('1 answer thrown away and asked again in halves');
+    const status = await runCliCaptured(['status'], { cwd: test.root, env });
+    expect(status.stdout).toMatch(
+      / {2}calls {6}\d+ extraction, \d+ update check, \d+ curation.* \(last run\)/,
+    );
   });
 });
