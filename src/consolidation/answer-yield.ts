@@ -13,8 +13,8 @@ import { FACTS_PER_USER_LINE, USER_LINE, type Batch } from '../digest/index.js';
  * about the run's mean, and some more.
  */
 export const YIELD_MARGIN = 1.25;
-/** Weight of the prior yield, in user lines: a first answer of 8 lines moves it half way. */
-const PRIOR_LINES = 8;
+/** Weight of the prior yield, in user lines: small, so the first answers set it (a lagging yield throws answers away). */
+const PRIOR_LINES = 2;
 
 /** Facts and user lines of the answers read so far, and the yield assumed before them. */
 export interface AnswerYield {

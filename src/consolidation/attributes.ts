@@ -23,16 +23,16 @@ const LEXICON: Readonly<Record<string, readonly string[]>> = {
     'consultant', 'intern', 'barista', 'chef', 'cook$', 'architect', 'scientist', 'researcher', 'freelanc',
     'contractor', 'startup', 'company', 'position', 'promot', 'resign', 'quit', 'retire', 'hospital', 'clinic',
     'bank$', 'agency', 'firm$', 'trabalh', 'emprego', 'empresa', 'trabaj', 'empleo', 'oficio', 'profes',
-    'enfermeir', 'enfermer', 'medic', 'analista', 'engenheir', 'ingenier',
+    'enfermeir', 'enfermer', 'medic', 'analista', 'engenheir', 'ingenier', 'nursing', 'analys',
   ],
   home: [
     'live', 'living', 'moved', 'move$', 'moving', 'reloc', 'home$', 'house', 'apartment', 'flat$', 'rent$',
     'rented', 'neighbo', 'address', 'city', 'cities', 'town', 'mora', 'vive', 'vivi', 'casa', 'piso', 'apartament',
-    'mudou', 'mudo', 'mudan', 'mudarse', 'cidade', 'ciudad', 'bairro', 'barrio',
+    'mudou', 'mudo', 'mudan', 'mudarse', 'cidade', 'ciudad', 'bairro', 'barrio', 'cottage', 'villa',
   ],
   study: [
     'study', 'studi', 'student', 'school', 'universit', 'college', 'degree', 'course', 'class', 'major',
-    'graduat', 'phd', 'master', 'estud', 'escola', 'escuela', 'universidad', 'faculdade', 'curso',
+    'graduat', 'phd', 'master', 'estud', 'escola', 'escuela', 'universidad', 'faculdade', 'curso', 'lesson', 'practis', 'practic', 'tutor',
   ],
   pet: [
     'pet$', 'dog$', 'cat$', 'puppy', 'puppies', 'kitten', 'parrot', 'hamster', 'rabbit', 'tortoise', 'turtle',
@@ -50,8 +50,21 @@ const LEXICON: Readonly<Record<string, readonly string[]>> = {
   instrument: [
     'play$', 'plays', 'played', 'playing', 'guitar', 'piano', 'violin', 'drum', 'cello', 'bass$', 'sax$',
     'saxophone', 'flute', 'ukulele', 'instrument', 'lesson', 'choir', 'band$', 'toca', 'guitarr', 'violao',
-    'bateria', 'aula',
+    'bateria', 'aula', 'sing$', 'sings', 'singing', 'orchestra',
   ],
+  transport: [
+    'drive', 'driving', 'drove', 'car$', 'cycle', 'cycles', 'cycling', 'bike', 'bicycle', 'commut', 'motorbike',
+    'scooter', 'bus$', 'tram$', 'carro', 'coche', 'bicicleta', 'conduz', 'conduc',
+  ],
+  sport: [
+    'swim', 'pool', 'climb', 'gym$', 'yoga', 'tennis', 'football', 'soccer', 'hike', 'hiking', 'sport',
+    'marathon', 'jog$', 'jogging', 'pilates', 'boulder', 'nada', 'natac', 'futebol', 'futbol', 'escalad',
+  ],
+  diet: [
+    'vegetarian', 'vegan', 'eat$', 'eats', 'eating', 'meat', 'fish$', 'pescatar', 'diet', 'gluten', 'dairy',
+    'lactose', 'halal', 'kosher', 'carne', 'peixe', 'pescado', 'vegetarian',
+  ],
+  boss: ['manager', 'boss', 'report$', 'reports', 'reporting', 'supervisor', 'chefe', 'jefe'],
   store: [
     'database', 'datastore', 'storage', 'stores', 'stored', 'persist', 'postgres', 'mysql', 'mariadb', 'sqlite',
     'redis', 'mongo', 'dynamo', 'cassandra', 'clickhouse', 'elastic', 'supabase', 'firestore',

@@ -81,7 +81,10 @@ function startOrDefer(run: ExtractionRun, calls: CallsInFlight, batch: Batch): v
  * it costs the answer thrown away.
  */
 function splitWhileOverLimit(run: ExtractionRun, position: number): void {
-  const limit = run.options.limits.maxFactsPerAnswer;
+  // A space's first call, before any answer showed its yield, goes at half the limit: a probe that a dense
+  // dialogue (a fact a line and more) does not overflow, at the cost of one more call only when it is large.
+  const probing = run.answerYield.lines === 0 && run.gathered.factsPerUserLine === undefined;
+  const limit = run.options.limits.maxFactsPerAnswer / (probing ? 2 : 1);
   for (;;) {
     const batch = run.queue[position] as Batch;
     if (!expectedOverLimit(run.answerYield, batch, limit)) return;

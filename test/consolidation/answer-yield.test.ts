@@ -51,9 +51,9 @@ describe('the answer yield', () => {
     const seen = createAnswerYield(0.5);
     expect(factsPerUserLine(seen)).toBe(0.5);
     observeAnswer(seen, batchOf(8), 16);
-    expect(factsPerUserLine(seen)).toBeCloseTo(1.25, 5);
+    expect(factsPerUserLine(seen)).toBeCloseTo(1.7, 5);
     for (let call = 0; call < 10; call += 1) observeAnswer(seen, batchOf(8), 16);
-    expect(factsPerUserLine(seen)).toBeGreaterThan(1.8);
+    expect(factsPerUserLine(seen)).toBeGreaterThan(1.95);
   });
 
   it('says a batch is over the answer limit with a margin, and plans fewer lines a call for a denser space', () => {
