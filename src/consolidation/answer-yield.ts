@@ -1,8 +1,10 @@
 /**
- * How many facts a user line yields, learned as a run's answers come: a batch is planned at the space's last
- * yield (or half a fact per user line for a space's first run), and each batch about to be sent is checked
- * against what this run's answers have carried so far, so one that would pass `limits.maxFactsPerAnswer` is
- * split before it is sent, not asked, paid for, thrown away and asked again in halves. A dense dialogue (a
+ * How many facts a user line yields, learned as a run's answers come: batches are planned at half a fact per
+ * user line; a large first batch goes alone as a probe (`extract-queue.ts`), and once an answer
+ * came near `limits.maxFactsPerAnswer`, each batch about to be sent is checked against what this run's
+ * answers have carried, so one that would pass the limit is split before it is sent, not asked, paid for,
+ * thrown away and asked again in halves. (A yield kept from a space's last run is not planned by: a run of other
+ * sessions, or a backlog's first pass, yields otherwise, and a high guess cuts every call small.) A dense dialogue (a
  * register read out plot by plot, a mentor's list of coding rules) yields a fact or more per line; an agent's
  * transcript far fewer.
  */
@@ -20,11 +22,25 @@ const PRIOR_LINES = 2;
 export interface AnswerYield {
   facts: number;
   lines: number;
+  /** Most facts one answer held (or claimed, when refused for holding too many). */
+  largest: number;
   readonly prior: number;
 }
 
+/**
+ * Share of `limits.maxFactsPerAnswer` an answer must reach for the limit to bind: below it, answers are far
+ * from the limit and batches are left as planned, however many facts a user line yields (an agent's facts come
+ * from tool output as much as from the user's few lines).
+ */
+export const BINDING_SHARE = 0.8;
+
 export function createAnswerYield(prior: number = FACTS_PER_USER_LINE): AnswerYield {
-  return { facts: 0, lines: 0, prior };
+  return { facts: 0, lines: 0, largest: 0, prior };
+}
+
+/** Whether an answer of this run came near the answer limit (see {@link BINDING_SHARE}). */
+export function limitBinds(answerYield: AnswerYield, limit: number): boolean {
+  return answerYield.largest >= BINDING_SHARE * limit;
 }
 
 /** The user lines a batch carries. */
@@ -39,6 +55,7 @@ export function userLinesOf(batch: Batch): number {
 export function observeAnswer(answerYield: AnswerYield, batch: Batch, facts: number): void {
   answerYield.facts += facts;
   answerYield.lines += userLinesOf(batch);
+  answerYield.largest = Math.max(answerYield.largest, facts);
 }
 
 /** Facts per user line: the answers' mean, weighted with the prior until enough lines were read. */
@@ -49,12 +66,4 @@ export function factsPerUserLine(answerYield: AnswerYield): number {
 /** Whether a batch's answer is expected to pass `limit` facts at the yield seen so far (with a margin). */
 export function expectedOverLimit(answerYield: AnswerYield, batch: Batch, limit: number): boolean {
   return userLinesOf(batch) * factsPerUserLine(answerYield) * YIELD_MARGIN > limit;
-}
-
-/**
- * The facts-per-call budget to plan batches with at a yield of `perLine` facts per user line: the planner
- * counts {@link FACTS_PER_USER_LINE} a line, so its budget is scaled by how much more (or less) a line yields.
- */
-export function plannedFactsPerCall(limit: number, perLine: number): number {
-  return Math.max(1, Math.floor((limit * FACTS_PER_USER_LINE) / (Math.max(perLine, 0.01) * YIELD_MARGIN)));
 }

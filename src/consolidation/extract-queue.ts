@@ -6,7 +6,7 @@
  * stop, and it is thrown once they have.
  */
 import { splitBatch, type Batch } from '../digest/index.js';
-import { expectedOverLimit } from './answer-yield.js';
+import { expectedOverLimit, limitBinds } from './answer-yield.js';
 import { runCall } from './extract-call.js';
 import type { ExtractionRun } from './extract-state.js';
 import { blockedByUnsent, markUnsent } from './unsent-sessions.js';
@@ -39,7 +39,7 @@ function nextReady(queue: readonly Batch[], inFlight: ReadonlyMap<Batch, unknown
  * answer has shown yet (`answer-yield.ts`): calls sent together would all be sized at a guess.
  */
 function nextToStart(run: ExtractionRun, calls: CallsInFlight): number {
-  const firstAlone = run.memoryList.stable.length > 0 || run.gathered.factsPerUserLine === undefined;
+  const firstAlone = run.memoryList.stable.length > 0 || probes(run);
   const warming = firstAlone && calls.finished === 0 && calls.inFlight.size > 0;
   const concurrency = Math.max(1, run.options.concurrency ?? 1);
   return calls.inFlight.size < concurrency && !warming ? nextReady(run.queue, calls.inFlight) : -1;
@@ -76,15 +76,24 @@ function startOrDefer(run: ExtractionRun, calls: CallsInFlight, batch: Batch): v
 }
 
 /**
+ * Whether the run's next call is a probe: no answer has shown the yield yet, and the first batch is expected,
+ * at the default yield and its margin, to reach half the answer limit (a dialogue of many user lines). Then that
+ * call goes alone, as planned, and the batches after it are split at what its answer showed, rather than sent
+ * together at a guess; a run of small batches (an agent's few user lines) sends them together as planned.
+ */
+function probes(run: ExtractionRun): boolean {
+  return run.probeFirst && run.answerYield.lines === 0;
+}
+
+/**
  * Splits the batch at `position`, in place, while its answer is expected to pass `limits.maxFactsPerAnswer` at
  * the yield this run's answers have shown (`answer-yield.ts`): a split before the call costs nothing, one after
  * it costs the answer thrown away.
  */
 function splitWhileOverLimit(run: ExtractionRun, position: number): void {
-  // A space's first call, before any answer showed its yield, goes at half the limit: a probe that a dense
-  // dialogue (a fact a line and more) does not overflow, at the cost of one more call only when it is large.
-  const probing = run.answerYield.lines === 0 && run.gathered.factsPerUserLine === undefined;
-  const limit = run.options.limits.maxFactsPerAnswer / (probing ? 2 : 1);
+  // The probe goes as planned; after it, only a limit the answers came near binds: far from it, batches stay.
+  const limit = run.options.limits.maxFactsPerAnswer;
+  if (probes(run) || !limitBinds(run.answerYield, limit)) return;
   for (;;) {
     const batch = run.queue[position] as Batch;
     if (!expectedOverLimit(run.answerYield, batch, limit)) return;

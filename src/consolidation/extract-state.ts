@@ -3,7 +3,7 @@
  * the facts read so far and what each call was shown, the sessions that wait, and the account of its calls.
  */
 import type { Batch } from '../digest/index.js';
-import { createAnswerYield, type AnswerYield } from './answer-yield.js';
+import { createAnswerYield, expectedOverLimit, type AnswerYield } from './answer-yield.js';
 import type { ModelProvider } from '../model/types.js';
 import type { RunProgress } from '../core/run.js';
 import { createAnswerReader, type AnswerLimits, type AnswerReader } from './answer-reader.js';
@@ -54,6 +54,11 @@ export interface ExtractionRun {
   readonly options: ExtractOptions;
   /** Facts per user line this run's answers carried, to split a batch before it is sent (`answer-yield.ts`). */
   readonly answerYield: AnswerYield;
+  /**
+   * The first call goes alone, as planned, and the rest wait for its answer's yield: its batch reaches half the
+   * answer limit at the default yield (a dialogue of many user lines). See `extract-queue.ts`.
+   */
+  readonly probeFirst: boolean;
   /** `options.maxCalls`, or no limit. */
   readonly maxCalls: number;
   readonly reader: AnswerReader;
@@ -80,10 +85,17 @@ export interface ExtractionRun {
 /** An extraction of the gathered batches before its first call. */
 export function createExtractionRun(gathered: Gathered, options: ExtractOptions): ExtractionRun {
   const memoryList = runMemoryList(options.index, options.memoryTokensPerCall, gathered.batches.length);
+  const answerYield = createAnswerYield();
+  const first = gathered.batches[0]?.batch;
   return {
     gathered,
     options,
-    answerYield: createAnswerYield(gathered.factsPerUserLine),
+    answerYield,
+    // A message batch's answers are in (`prepared`): its requests went as planned, at half price.
+    probeFirst:
+      first !== undefined &&
+      options.prepared === undefined &&
+      expectedOverLimit(answerYield, first, options.limits.maxFactsPerAnswer / 2),
     maxCalls: options.maxCalls ?? Number.POSITIVE_INFINITY,
     reader: createAnswerReader(options.limits),
     memoryList,

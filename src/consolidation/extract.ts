@@ -34,7 +34,7 @@ import {
 import type { Gathered } from './gather.js';
 import { resolveRunReplaces, runFactId } from './run-replaces.js';
 import { checkUpdates, type UpdateCheckResult } from './update-check.js';
-import { factsPerUserLine } from './answer-yield.js';
+import { factsPerUserLine, limitBinds } from './answer-yield.js';
 
 export type { AnswerLimits } from './answer-reader.js';
 export { anchorCandidate } from './extract-call.js';
@@ -97,7 +97,11 @@ export async function extractFacts(gathered: Gathered, options: ExtractOptions):
     updateCheck: { calls: check.calls, checked: check.checked, found: check.found },
     answersAskedAgain: tally.splits.facts + tally.splits.output,
     splitBeforeSending: tally.splits.beforeSending,
-    factsPerUserLine: run.answerYield.lines > 0 ? factsPerUserLine(run.answerYield) : undefined,
+    // Recorded (for history and status) only when the answer limit bound: else there was nothing to size by.
+    factsPerUserLine:
+      run.answerYield.lines > 0 && limitBinds(run.answerYield, options.limits.maxFactsPerAnswer)
+        ? factsPerUserLine(run.answerYield)
+        : undefined,
     calls: tally.calls,
     retries: tally.retries,
     usage: tally.usage,

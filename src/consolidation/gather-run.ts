@@ -8,7 +8,6 @@ import { readProjectDocs, type ProjectDoc } from './project-docs.js';
 import type { RunContext } from './run-context.js';
 import { keepOutSettings } from '../config/schema.js';
 import { recordKeptOut } from './keep-out.js';
-import { latestFactsPerUserLine } from '../space/run-history.js';
 
 /** The run once its sessions are digested. */
 export interface GatheredRun extends OrientedRun {
@@ -28,8 +27,6 @@ export async function gatherStep(ctx: RunContext, run: OrientedRun): Promise<Gat
     limits: config.limits,
     maxOutputTokens: config.model.maxOutputTokens,
     externalContext: keepOutSettings(config).externalContext,
-    // Batches are sized at the facts per user line this space's answers carried last time (answer-yield.ts).
-    factsPerUserLine: await latestFactsPerUserLine(ctx.space.memoryDir),
     onProgress: ctx.progress,
   });
   // A dry run writes nothing: the next run finds the same sessions and keeps them out again.

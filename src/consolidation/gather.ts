@@ -5,12 +5,10 @@
  * a session split over several calls part by part (`settleProgress`).
  */
 import { collectReads, type SessionReads } from '../space/fact-use.js';
-import { plannedFactsPerCall } from './answer-yield.js';
 import type { LimitsConfig } from '../config/schema.js';
 import {
   CHARS_PER_TOKEN,
   digestSession,
-  FACTS_PER_USER_LINE,
   planBatches,
   type Batch,
   type SessionDigest,
@@ -22,11 +20,6 @@ import type { KeptOutMark } from '../core/kept-out.js';
 import { keptOutBySession } from './keep-out.js';
 
 export interface Gathered {
-  /**
-   * Facts per user line the batches were planned at: the space's last run's yield, or the default for a first
-   * run (`answer-yield.ts`). Omitted: the default.
-   */
-  readonly factsPerUserLine?: number | undefined;
   /** Batches in the order to send them, each with the ids of the sessions it carries. */
   readonly batches: readonly { readonly batch: Batch; readonly sessionIds: readonly string[] }[];
   /** Sessions consolidated by this run (ids, in reading order). */
@@ -120,8 +113,6 @@ export async function gatherSessions(
     maxOutputTokens?: number;
     /** `keepOut.externalContext`: a session that used a web or MCP tool is kept out. Default false. */
     externalContext?: boolean;
-    /** Facts per user line to plan for (the space's last run's yield); omitted: the default. */
-    factsPerUserLine?: number | undefined;
     onProgress: (progress: RunProgress) => void;
   },
 ): Promise<Gathered> {
@@ -167,17 +158,13 @@ export async function gatherSessions(
     digests.length > 0
       ? planBatches(digests, {
           tokensPerCall: digestBudget(limits),
-          factsPerCall: plannedFactsPerCall(
-            limits.maxFactsPerAnswer,
-            options.factsPerUserLine ?? FACTS_PER_USER_LINE,
-          ),
+          factsPerCall: limits.maxFactsPerAnswer,
           ...(options.maxOutputTokens !== undefined
             ? { outputTokensPerCall: Math.floor(options.maxOutputTokens * OUTPUT_BUDGET_SHARE) }
             : {}),
         })
       : [];
   return {
-    ...(options.factsPerUserLine === undefined ? {} : { factsPerUserLine: options.factsPerUserLine }),
     batches: planned.map((batch) => ({ batch, sessionIds: batch.sessionIds })),
     sessions,
     reads,

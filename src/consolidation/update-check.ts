@@ -19,6 +19,7 @@ import { z } from 'zod';
 import { CHARS_PER_TOKEN } from '../digest/index.js';
 import { textLanguage, tokenize, type StemLanguage } from '../search/bm25.js';
 import { attributesOf, shareAttribute } from './attributes.js';
+import { knownNames, namesIn } from './curate.js';
 import type { ExtractedFact } from './extraction.js';
 import {
   SAME_SUBJECT_MIN_TITLE_WORDS,
@@ -42,8 +43,6 @@ export const UPDATE_CHECK_SCHEMA_NAME = 'update_check';
 export const NEIGHBOURS_PER_FACT = 8;
 /** A calendar day in a fact's text (dreamd writes dates absolute, YYYY-MM-DD). */
 const DAY = /\b\d{4}-\d{2}-\d{2}\b/;
-/** A capitalised word: a person's, a place's or a project's name, in any script with cases. */
-const NAME_WORD = /\p{Lu}[\p{L}\p{N}'’-]*/gu;
 /**
  * Least words (stemmed, stop words left out) a neighbour shares with the new fact's title and body: a subject
  * and a word about it ("home address", "Cobalt … data"), not one common word. Among those, the rarer the words
@@ -155,8 +154,13 @@ interface Terms {
   readonly titleWords: readonly string[];
 }
 
-function termsOf(title: string, text: string): Terms {
-  const names = tokenize((text.match(NAME_WORD) ?? []).join(' '));
+function termsOf(title: string, text: string, known: ReadonlySet<string>): Terms {
+  // Names as curation reads them (`namesIn`): a capitalised word inside a sentence, a possessive, or a first
+  // word written as a name elsewhere; not "User" or "Always" opening a sentence, which would make every fact
+  // of a space one subject's.
+  const names = tokenize(
+    namesIn({ title, body: text, why: undefined, howToApply: undefined }, known).join(' '),
+  );
   return {
     words: new Set(tokenize(text)),
     names: new Set(names),
@@ -310,9 +314,23 @@ function createNeighbourIndex(texts: readonly Terms[]) {
  */
 export function checkItems(candidates: readonly ExtractedFact[], options: UpdateCheckOptions): CheckItem[] {
   if (candidates.length === 0) return [];
-  const runTerms = candidates.map((fact) => termsOf(fact.title, `${fact.title}\n${fact.body}`));
+  const known = knownNames([
+    ...candidates.map((fact) => ({
+      title: fact.title,
+      body: fact.body,
+      why: undefined,
+      howToApply: undefined,
+    })),
+    ...options.index.map((fact) => ({
+      title: fact.title,
+      body: fact.searchText,
+      why: undefined,
+      howToApply: undefined,
+    })),
+  ]);
+  const runTerms = candidates.map((fact) => termsOf(fact.title, `${fact.title}\n${fact.body}`, known));
   const searchMemory = createNeighbourIndex(
-    options.index.map((fact) => termsOf(fact.title, fact.searchText)),
+    options.index.map((fact) => termsOf(fact.title, fact.searchText, known)),
   );
   const searchRun = createNeighbourIndex(runTerms);
   type Found = { neighbour: Neighbour; hit: NeighbourHit; translated: boolean; date: string };

@@ -156,7 +156,7 @@ export interface RunSummary {
    * in halves: paid for twice. Absent: none.
    */
   readonly answersAskedAgain?: number | undefined;
-  /** Facts per user line the run's answers carried: the next run plans its batches at it. Absent: no answer. */
+  /** Facts per user line the run's answers carried, when one came near the answer limit (else absent). */
   readonly factsPerUserLine?: number | undefined;
   readonly model: string;
   /**

@@ -51,7 +51,7 @@ const RunSummarySchema = z.object({
     .optional(),
   /** Extraction answers thrown away unread and asked again in halves; absent: none (or an older record). */
   answersAskedAgain: z.number().int().nonnegative().optional(),
-  /** Facts per user line the run's answers carried, which the next run plans its batches at. */
+  /** Facts per user line the run's answers carried, when an answer came near the answer limit. */
   factsPerUserLine: z.number().nonnegative().optional(),
   model: z.string(),
   /** USD the run's model calls cost at list price; absent for runs without a known price (and old records). */
@@ -197,29 +197,6 @@ export async function runRecordNames(memoryDir: string): Promise<string[]> {
     throw error;
   }
 }
-
-/**
- * The facts per user line the space's latest run that read an answer recorded (`RunSummary.factsPerUserLine`),
- * looking at the newest few records only; undefined when none did (a first run, or older records).
- */
-export async function latestFactsPerUserLine(memoryDir: string): Promise<number | undefined> {
-  const names = (await runRecordNames(memoryDir)).filter((name) => name.endsWith('.json')).sort();
-  for (const name of names.reverse().slice(0, LATEST_RECORDS_READ)) {
-    const relative = `${RUNS_DIR}/${name}`;
-    const text = await readTextIfExists(path.join(memoryDir, relative));
-    if (text === null) continue;
-    try {
-      const value = parseRunRecord(text, relative).summary.factsPerUserLine;
-      if (value !== undefined) return value;
-    } catch {
-      // An unreadable record is reported by `history`; here it only sizes batches.
-    }
-  }
-  return undefined;
-}
-
-/** Records {@link latestFactsPerUserLine} reads at most, newest first. */
-const LATEST_RECORDS_READ = 10;
 
 /**
  * Every run record, oldest first (by commit order). Unreadable records are skipped and reported in

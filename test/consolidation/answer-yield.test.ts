@@ -7,7 +7,6 @@ import {
   expectedOverLimit,
   factsPerUserLine,
   observeAnswer,
-  plannedFactsPerCall,
   YIELD_MARGIN,
 } from '../../src/consolidation/answer-yield.js';
 import { estimateTokens, type Batch } from '../../src/digest/index.js';
@@ -56,13 +55,11 @@ describe('the answer yield', () => {
     expect(factsPerUserLine(seen)).toBeGreaterThan(1.95);
   });
 
-  it('says a batch is over the answer limit with a margin, and plans fewer lines a call for a denser space', () => {
+  it('says a batch is over the answer limit with a margin', () => {
     const seen = createAnswerYield(1);
     expect(expectedOverLimit(seen, batchOf(8), 10)).toBe(false);
     expect(expectedOverLimit(seen, batchOf(9), 10)).toBe(true);
     expect(8 * YIELD_MARGIN).toBeLessThanOrEqual(10);
-    expect(plannedFactsPerCall(100, 0.5)).toBe(80);
-    expect(plannedFactsPerCall(100, 2)).toBe(20);
   });
 });
 
@@ -106,7 +103,7 @@ function twoFactsALine(request: { prompt: string }): AnthropicReply {
 }
 
 describe('a dense backlog', () => {
-  it('throws away at most the first answer, records the yield, and the next run throws away none', async () => {
+  it('throws away at most its probe's answer in each run, and records the yield', async () => {
     const server = await startFakeAnthropicServer();
     closers.push(() => server.close());
     server.setDefault(twoFactsALine);
@@ -141,8 +138,8 @@ describe('a dense backlog', () => {
     for (let day = 7; day <= 12; day += 1) denseSession(test, `dense-${day}`, day, 12);
     const second = await consolidate();
     expect(second.status).toBe('completed');
-    expect(second.answersAskedAgain).toBeUndefined();
-    // The record keeps it all, for `history` and the next run.
+    expect(second.answersAskedAgain ?? 0).toBeLessThanOrEqual(1);
+    // The record keeps it, for `history` and `status`.
     const runs = await listRuns(test.space.memoryDir);
     expect(runs.at(-1)?.summary.factsPerUserLine).toBe(second.factsPerUserLine);
     // `history show` and `status` say the calls by kind; the first run's line says the answer thrown away.
