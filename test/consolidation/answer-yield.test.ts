@@ -103,7 +103,7 @@ function twoFactsALine(request: { prompt: string }): AnthropicReply {
 }
 
 describe('a dense backlog', () => {
-  it('throws away at most its probe's answer in each run, and records the yield', async () => {
+  it('throws away at most the answer of its probe in each run, and records the yield', async () => {
     const server = await startFakeAnthropicServer();
     closers.push(() => server.close());
     server.setDefault(twoFactsALine);
