@@ -63,6 +63,17 @@ export function createOracle(input: OracleInput): {
   log: OracleLog;
 } {
   const log: OracleLog = { callTurns: [], seenUpdates: 0, missedUpdates: 0, checkedUpdates: 0 };
+  // Counted by update, not by call: a turn carried twice (a split batch, a later run) or checked twice counts
+  // once, so the share in view is a share of the updates.
+  const seen = new Set<string>();
+  const missed = new Set<string>();
+  const checked = new Set<string>();
+  const recount = (): void => {
+    const out = [...missed].filter((turn) => !seen.has(turn));
+    log.seenUpdates = seen.size;
+    log.missedUpdates = out.length;
+    log.checkedUpdates = out.filter((turn) => checked.has(turn)).length;
+  };
   const byTurn = new Map(input.facts.map((fact) => [fact.turn, fact]));
   /**
    * The turn each fact the extraction answered came from, by its text and observed date: a value that comes
@@ -97,7 +108,10 @@ export function createOracle(input: OracleInput): {
       const older = olderTurn === undefined ? undefined : byTurn.get(olderTurn);
       if (older === undefined) return [];
       const ids = entry.related.filter((line) => line.title === oracleTitle(older)).map((line) => line.id);
-      if (ids.length > 0) log.checkedUpdates += 1;
+      if (ids.length > 0 && fact !== undefined) {
+        checked.add(fact.turn);
+        recount();
+      }
       return ids.length === 0 ? [] : [{ fact: entry.id, replaces: ids }];
     });
     return { json: { updates } };
@@ -131,8 +145,8 @@ export function createOracle(input: OracleInput): {
         const older = olderTurn === undefined ? undefined : byTurn.get(olderTurn);
         const replaces = older === undefined ? [] : olderInView(older, index, answered);
         if (older !== undefined) {
-          if (replaces.length > 0) log.seenUpdates += 1;
-          else log.missedUpdates += 1;
+          (replaces.length > 0 ? seen : missed).add(turnId);
+          recount();
         }
         answeredTurns.set(answeredKey(fact.text, session.date), turnId);
         out.push({
