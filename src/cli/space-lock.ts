@@ -1,7 +1,5 @@
-import { hostname } from 'node:os';
 import type { Config, Space } from '../config/schema.js';
-import { acquireClaudeCodeLockFor, type HeldClaudeCodeLock } from '../space/claude-code-lock.js';
-import { acquireLock, recoverMemory, recoverSpace, type RecoverSpaceOutcome } from '../space/index.js';
+import { lockOwner, recoverSpace, withSpaceLocks, type RecoverSpaceOutcome } from '../space/index.js';
 
 /**
  * Runs `action` holding dreamd's lock of the space only: for a command that changes dreamd's own state and no
@@ -14,16 +12,16 @@ export async function withStateLock<T>(
   command: string,
   action: () => Promise<T>,
 ): Promise<T> {
-  const lock = await acquireLock(space.memoryDir, {
-    owner: `dreamd ${command} ${process.pid}@${hostname()}`,
-    staleMs: config.limits.lockStaleMinutes * 60_000,
-    space: space.id,
-  });
-  try {
-    return await action();
-  } finally {
-    await lock.release();
-  }
+  return withSpaceLocks(
+    space,
+    {
+      owner: lockOwner(command),
+      staleMs: config.limits.lockStaleMinutes * 60_000,
+      claudeCode: false,
+      recover: false,
+    },
+    action,
+  );
 }
 
 /**
@@ -41,16 +39,11 @@ export async function withSpaceLock<T>(
   command: string,
   action: () => Promise<T>,
 ): Promise<T> {
-  return withStateLock(config, space, command, async () => {
-    let claudeCodeLock: HeldClaudeCodeLock | undefined;
-    try {
-      claudeCodeLock = await acquireClaudeCodeLockFor(space, { command });
-      await recoverMemory(space.memoryDir);
-      return await action();
-    } finally {
-      await claudeCodeLock?.release();
-    }
-  });
+  return withSpaceLocks(
+    space,
+    { owner: lockOwner(command), staleMs: config.limits.lockStaleMinutes * 60_000, claudeCode: { command } },
+    action,
+  );
 }
 
 /**
@@ -60,7 +53,7 @@ export async function withSpaceLock<T>(
 export function recoverBeforeReading(config: Config, space: Space): Promise<RecoverSpaceOutcome> {
   return recoverSpace(space.memoryDir, {
     staleMs: config.limits.lockStaleMinutes * 60_000,
-    owner: `dreamd recovery ${process.pid}@${hostname()}`,
+    owner: lockOwner('recovery'),
     space: space.id,
   });
 }
