@@ -32,13 +32,12 @@ import {
   validateOutput,
 } from './output.js';
 import type { ModelConfig } from '../config/schema.js';
-import { parseModelConfig, type ModelConfigInput, type ProviderOptions } from './provider-options.js';
-import { ANTHROPIC_BASE_URL, resolveModelEndpoint, type ModelEndpoint } from './endpoint.js';
+import type { ProviderOptions } from './provider-options.js';
+import type { ResolvedModel } from './resolved-model.js';
+import { ANTHROPIC_BASE_URL, type ModelEndpoint } from './endpoint.js';
 import { createRetryingCall, type RetryingCall, type RetryOutcome } from './retry.js';
 import { observingFetch, rateGateFor } from './rate-gate.js';
 import { anthropicChat } from './anthropic-chat.js';
-import { createCostMeter } from './cost-meter.js';
-import { anthropicNative, endpointFor, PROVIDERS } from './providers.js';
 import { usageOf } from './usage-of.js';
 import {
   isMissingRoute,
@@ -81,19 +80,19 @@ export interface AnthropicModel extends ModelProvider {
 }
 
 /**
- * Creates the Anthropic Messages API provider. Throws ModelError `missing-credentials` at once when there is
+ * The Anthropic Messages API adapter over a model the provider table resolved (`createAnthropicModel` in
+ * `sdk-models.ts` resolves and calls it). Throws ModelError `missing-credentials` at once when there is
  * neither a key nor a `baseUrl`, so a daemon fails at start and not in the middle of a job.
  */
-export function createAnthropicModel(input: ModelConfigInput, options: ProviderOptions = {}): AnthropicModel {
-  const config = parseModelConfig(input);
+export function anthropicAdapter(model: ResolvedModel, options: ProviderOptions = {}): AnthropicModel {
+  const { config } = model;
   const own = options.client instanceof Anthropic ? options.client : undefined;
-  const env = options.env ?? process.env;
   // A caller's own client brings its credentials; otherwise the one credentials rule (providers.ts) applies.
   const endpoint: ModelEndpoint =
     own === undefined
-      ? endpointFor(config, env)
-      : { ...resolveModelEndpoint(config, env), baseUrl: own.baseURL, apiKey: own.apiKey ?? undefined };
-  const label = `anthropic:${config.name}`;
+      ? model.checkedEndpoint()
+      : { ...model.endpoint, baseUrl: own.baseURL, apiKey: own.apiKey ?? undefined };
+  const label = model.shape.label;
   const baseUrl = endpoint.baseUrl ?? ANTHROPIC_BASE_URL;
   const gate = rateGateFor(baseUrl, endpoint.apiKey ?? endpoint.authToken, config.concurrency);
   const client =
@@ -116,7 +115,7 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
     label,
     baseUrl,
     timeoutMs: client.timeout,
-    keyHint: 'ANTHROPIC_API_KEY, DREAMD_MODEL_API_KEY or model.apiKey',
+    keyHint: model.keyHint,
   };
 
   const withRetries: RetryingCall<Anthropic> = createRetryingCall(client, {
@@ -309,18 +308,16 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
     return { value: outcome.value, usage, attempts: outcome.attempts };
   }
 
-  const chatOptions = options.chat ?? {};
-  const native = anthropicNative(config, chatOptions);
   return {
-    ...PROVIDERS.anthropic.shape(config, chatOptions),
-    serverTools: PROVIDERS.anthropic.serverTools,
+    ...model.shape,
+    serverTools: model.serverTools,
     client,
     withRetries,
     generateObject,
     generateText,
     batches,
-    ...anthropicChat({ model: config.name, native, withRetries }),
-    costOf: createCostMeter(config),
+    ...anthropicChat({ model: config.name, native: model.native, withRetries }),
+    costOf: model.costOf,
   };
 }
 
