@@ -9,6 +9,7 @@ import type { Config } from '../config/schema.js';
 import type { ConsolidateFunction, RunSummary } from '../core/run.js';
 import type { InspectSpaceFunction } from '../core/inspection.js';
 import { ConfigError } from '../errors.js';
+import type * as DaemonPartsModule from './daemon-parts.js';
 import type { EmbeddedQueue } from './embedded-queue.js';
 import type { Fleet } from './fleet.js';
 import type { JobQueue } from './jobs.js';
@@ -21,7 +22,7 @@ import type { DaemonServer, HealthReport } from './server.js';
 import type { WorkerPool, WorkerTiming } from './worker-pool.js';
 
 /** The heavy modules, loaded when a daemon starts. */
-export type DaemonModules = typeof import('./daemon-parts.js');
+export type DaemonModules = typeof DaemonPartsModule;
 
 /** Which parts this process runs: `dreamd start` all three, `dreamd worker` workers, `dreamd scheduler` the tick. */
 export interface DaemonRoles {
