@@ -1,8 +1,27 @@
 import type { EmbeddedQueue } from './embedded-queue.js';
 import type { RedisProbe } from './redis-probe.js';
 import type { Scheduler } from './scheduler.js';
-import type { HealthReport } from './server.js';
 import type { WorkerPool } from './worker-pool.js';
+
+/** What /healthz reports. `ok` is false (HTTP 503) when Redis is down or this process's workers stopped. */
+export interface HealthReport {
+  readonly ok: boolean;
+  /** `redis`: BullMQ on Redis; `embedded`: the in-process queue (no Redis). */
+  readonly queue: 'redis' | 'embedded';
+  /**
+   * `refuses-writes`: Redis answers but no job can be taken or finished (read-only replica, out of memory under
+   * `noeviction`, a failed snapshot); `reason` says which and what to do. `absent` with the embedded queue.
+   */
+  readonly redis: 'up' | 'down' | 'refuses-writes' | 'absent';
+  /** Why Redis is not `up`, when it is not. */
+  readonly reason?: string;
+  /**
+   * `absent` when this process runs no workers (`dreamd scheduler`); `stopping` once a shutdown began: they take
+   * no new job and finish the ones they run.
+   */
+  readonly workers: 'running' | 'stopping' | 'stopped' | 'absent';
+  readonly scheduler: 'started' | 'stopped' | 'absent';
+}
 
 /** The parts of a daemon its health is read from; each absent until started. */
 export interface HealthParts {

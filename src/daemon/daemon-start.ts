@@ -18,7 +18,8 @@ import type { ConsolidationQueue } from './queue.js';
 import type { RedisProbe } from './redis-probe.js';
 import { createRepeatedLog } from './repeated-log.js';
 import type { Scheduler } from './scheduler.js';
-import type { DaemonServer, HealthReport } from './server.js';
+import type { HealthReport } from './daemon-health.js';
+import type { DaemonServer } from './server.js';
 import type { WorkerPool, WorkerTiming } from './worker-pool.js';
 
 /** The heavy modules, loaded when a daemon starts. */

@@ -16,7 +16,8 @@ import {
 } from './daemon-start.js';
 import { redisUrlFor } from './redis.js';
 import type { TickReport } from './scheduler.js';
-import type { DaemonServer, HealthReport } from './server.js';
+import type { HealthReport } from './daemon-health.js';
+import type { DaemonServer } from './server.js';
 import type { WorkerTiming } from './worker-pool.js';
 
 export type { DaemonRoles } from './daemon-start.js';
