@@ -16,6 +16,7 @@ import type { JobQueue } from './jobs.js';
 import type { DaemonMetrics } from './metrics.js';
 import type { ConsolidationQueue } from './queue.js';
 import type { RedisProbe } from './redis-probe.js';
+import { redisUrlFor } from './redis.js';
 import { createRepeatedLog } from './repeated-log.js';
 import type { Scheduler } from './scheduler.js';
 import type { HealthReport } from './daemon-health.js';
@@ -65,6 +66,22 @@ export interface StartContext {
   /** Discovers spaces again, before each tick. */
   readonly refreshSpaces: () => Promise<void>;
   readonly health: () => Promise<HealthReport>;
+}
+
+/** Starts the parts of the process's roles, in order: queue (embedded or on Redis), scheduler, server. */
+export async function startRoles(
+  context: StartContext,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<void> {
+  const config = context.config();
+  if (context.roles.server) await context.modules.assertPortFree(config.server.host, config.server.port);
+  const redisUrl = redisUrlFor(config, env);
+  const { jobs, metrics } =
+    redisUrl === undefined ? startEmbedded(context) : await startOnRedis(context, redisUrl);
+  context.parts.jobs = jobs;
+  context.parts.metrics = metrics;
+  if (context.roles.scheduler) startScheduler(context, jobs, metrics);
+  if (context.roles.server) await startServer(context, jobs, metrics);
 }
 
 /** The queue without Redis: in this process, with the workers; only `dreamd start` (all roles) may run it. */

@@ -2,19 +2,15 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import type { ConsolidateFunction } from '../core/run.js';
 import type { InspectSpaceFunction } from '../core/inspection.js';
+import { createDaemonConfig } from './daemon-config.js';
 import { healthOf } from './daemon-health.js';
 import {
-  restartOnlyChanges,
-  startEmbedded,
-  startOnRedis,
-  startScheduler,
-  startServer,
+  startRoles,
   stopParts,
   type DaemonParts,
   type DaemonRoles,
   type StartContext,
 } from './daemon-start.js';
-import { redisUrlFor } from './redis.js';
 import type { TickReport } from './scheduler.js';
 import type { HealthReport } from './daemon-health.js';
 import type { DaemonServer } from './server.js';
@@ -51,11 +47,6 @@ export interface CreateDaemonOptions {
 
 /** How often a process without the scheduler role (`dreamd worker`) looks for new repositories: 1 minute. */
 export const DISCOVER_EVERY_MS = 60_000;
-
-/** The spaces of two configs are the same: ids, folders, sources (discovered files included). */
-function sameSpaces(left: Config, right: Config): boolean {
-  return JSON.stringify(left.spaces) === JSON.stringify(right.spaces);
-}
 
 export type DaemonState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped';
 
@@ -95,44 +86,24 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
   const roles: DaemonRoles = { scheduler: true, workers: true, server: true, ...options.roles };
   const now = options.now ?? (() => new Date());
   const logger = options.logger;
-  /** The config as given (reloads replace it); `config` is it with the discovered spaces. */
-  let given = options.config;
-  let config = options.config;
   let discoverTimer: NodeJS.Timeout | undefined;
-  const discover = createDiscover(options.discover);
   let state: DaemonState = 'created';
   let parts: DaemonParts = {};
   let stopping: Promise<void> | undefined;
-
+  const settings = createDaemonConfig({
+    config: options.config,
+    logger,
+    discover: createDiscover(options.discover),
+    check: (next) => parts.scheduler?.reload(next), // throws on a bad schedule before anything changed
+    applied: (next) => {
+      parts.pool?.reload(next);
+      parts.embedded?.reload(next);
+      parts.metrics?.retainSpaces(next.spaces.map((space) => space.id));
+    },
+  });
+  const config = settings.current;
+  const refreshSpaces = settings.refreshSpaces;
   const health = (): Promise<HealthReport> => healthOf(parts);
-
-  /** Puts a config in effect; the settings that need a restart keep their old values. */
-  const apply = (next: Config, message: string): void => {
-    const applied: Config = {
-      ...next,
-      redisUrl: config.redisUrl,
-      redisPrefix: config.redisPrefix,
-      stateDir: config.stateDir,
-      server: config.server,
-    };
-    parts.scheduler?.reload(applied); // throws on a bad schedule before anything changed
-    config = applied;
-    parts.pool?.reload(applied);
-    parts.embedded?.reload(applied);
-    parts.metrics?.retainSpaces(applied.spaces.map((space) => space.id));
-    logger.info({ spaces: applied.spaces.map((space) => space.id) }, message);
-  };
-
-  /** Discovers again; puts the spaces in effect when they changed. A failure is logged, the old spaces kept. */
-  const refreshSpaces = async (): Promise<void> => {
-    if (given.discover === undefined) return;
-    try {
-      const next = await discover(given);
-      if (!sameSpaces(next, config)) apply(next, 'discovered spaces changed');
-    } catch (error) {
-      logger.warn({ err: error }, 'discovery failed; the spaces found before stay in effect');
-    }
-  };
 
   const stopAll = async (): Promise<void> => {
     if (discoverTimer !== undefined) clearInterval(discoverTimer);
@@ -143,7 +114,7 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
 
   // After a run, the pending-sessions gauge of its space is read again instead of waiting for the next tick.
   const refreshPending = (spaceId: string): void => {
-    const space = config.spaces.find((candidate) => candidate.id === spaceId);
+    const space = config().spaces.find((candidate) => candidate.id === spaceId);
     if (space === undefined) return;
     options
       .inspectSpace(space)
@@ -155,12 +126,11 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
   const startParts = async (): Promise<void> => {
     await refreshSpaces();
     const modules = await import('./daemon-parts.js');
-    if (roles.server) await modules.assertPortFree(config.server.host, config.server.port);
     const context: StartContext = {
       modules,
       parts,
       roles,
-      config: () => config,
+      config,
       consolidate: options.consolidate,
       inspectSpace: options.inspectSpace,
       logger,
@@ -171,16 +141,10 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
       refreshSpaces,
       health,
     };
-    const redisUrl = redisUrlFor(config, options.env ?? process.env);
-    const { jobs, metrics } =
-      redisUrl === undefined ? startEmbedded(context) : await startOnRedis(context, redisUrl);
-    parts.jobs = jobs;
-    parts.metrics = metrics;
-    if (roles.scheduler) startScheduler(context, jobs, metrics);
-    if (roles.server) await startServer(context, jobs, metrics);
+    await startRoles(context, options.env ?? process.env);
     // No log line here: the process that started the daemon logs the one start line, with what only it
     // knows (the model in use); a library user's start is theirs to report.
-    if (!roles.scheduler && given.discover !== undefined) {
+    if (!roles.scheduler && settings.given().discover !== undefined) {
       discoverTimer = setInterval(() => void refreshSpaces(), DISCOVER_EVERY_MS);
       discoverTimer.unref();
     }
@@ -204,7 +168,7 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
       return state;
     },
     get config() {
-      return config;
+      return config();
     },
     get redisUrl() {
       return parts.redisUrl;
@@ -230,17 +194,7 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
       })();
       return stopping;
     },
-    reload(next) {
-      given = next;
-      const fixed = restartOnlyChanges(next, config);
-      if (fixed.length > 0)
-        logger.warn({ fields: fixed }, 'these settings change only on restart; kept the old values');
-      // The spaces discovered so far stay until the next discovery (a run of one is not handed back meanwhile).
-      const discovered =
-        next.discover === undefined ? [] : config.spaces.filter((space) => space.repository !== undefined);
-      apply({ ...next, spaces: [...next.spaces, ...discovered] }, 'config reloaded');
-      if (next.discover !== undefined) void refreshSpaces();
-    },
+    reload: settings.reload,
     tick() {
       if (parts.scheduler === undefined) return Promise.reject(new Error('this daemon runs no scheduler'));
       return parts.scheduler.tick();
