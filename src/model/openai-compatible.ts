@@ -51,16 +51,8 @@ export interface OpenAICompatibleModel extends ModelProvider {
   ): Promise<RetryOutcome<R>>;
 }
 
-/**
- * The adapter for any OpenAI-compatible Chat Completions endpoint (Ollama, vLLM, LM Studio, OpenAI), over a
- * model the provider table resolved (`createOpenAICompatibleModel` in `sdk-models.ts` resolves and calls it).
- * `model.baseUrl` is required and includes the version path, e.g. `http://127.0.0.1:11434/v1` for Ollama.
- * Structured output goes as `response_format: json_schema` (strict) through `chat.completions.parse`.
- */
-export function openAICompatibleAdapter(
-  model: ResolvedModel,
-  options: ProviderOptions = {},
-): OpenAICompatibleModel {
+/** The adapter's SDK client (or the caller's own, its retries off) and the one retrying call over it. */
+function openAIClient(model: ResolvedModel, options: ProviderOptions) {
   const { config } = model;
   const own = options.client instanceof OpenAI ? options.client : undefined;
   // A caller's own client brings its endpoint and key; otherwise the one credentials rule (providers.ts).
@@ -107,6 +99,21 @@ export function openAICompatibleAdapter(
     },
     gate,
   });
+  return { client, withRetries, label };
+}
+
+/**
+ * The adapter for any OpenAI-compatible Chat Completions endpoint (Ollama, vLLM, LM Studio, OpenAI), over a
+ * model the provider table resolved (`createOpenAICompatibleModel` in `sdk-models.ts` resolves and calls it).
+ * `model.baseUrl` is required and includes the version path, e.g. `http://127.0.0.1:11434/v1` for Ollama.
+ * Structured output goes as `response_format: json_schema` (strict) through `chat.completions.parse`.
+ */
+export function openAICompatibleAdapter(
+  model: ResolvedModel,
+  options: ProviderOptions = {},
+): OpenAICompatibleModel {
+  const { config } = model;
+  const { client, withRetries, label } = openAIClient(model, options);
 
   function messages(system: string, prompt: string): ChatCompletionMessageParam[] {
     return [
