@@ -20,7 +20,6 @@ const MAX_LINES = 120;
 const NOT_YET_SPLIT: Readonly<Record<string, number>> = {
   'src/cli/mcp/server.ts createDreamdMcpServer': 279,
   'src/transcripts/codex-lines.ts createCodexAccumulator': 207,
-  'src/daemon/embedded-queue.ts createEmbeddedQueue': 199,
   'src/agent/memory-agent.ts createMemoryAgent': 196,
   'src/cli/commands/memory.ts registerMemory': 187,
   'src/space/memory-dir.ts loadMemory': 176,
