@@ -4,12 +4,12 @@
  * the line it starts on to the line it ends on. {@link NOT_YET_SPLIT} lists the ones still to split, each with
  * its length today at most: the list only shrinks (a listed function that grew, or that fits now, fails too).
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { listTs, ROOT } from './source-files.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const FOLDER = join(ROOT, 'src');
 const MAX_LINES = 120;
 
@@ -35,17 +35,6 @@ const NOT_YET_SPLIT: Readonly<Record<string, number>> = {
   'src/transcripts/read-settled-sessions.ts readSettledSessions': 123,
   'src/agent/transcript-passages.ts createTranscriptPassages': 122,
 };
-
-/** Every `.ts` file under a folder. */
-function listTs(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? listTs(join(dir, entry.name))
-      : entry.name.endsWith('.ts')
-        ? [join(dir, entry.name)]
-        : [],
-  );
-}
 
 /** Whether a node is a function of any kind, the ones with a body the length rule measures. */
 function isFunction(node: ts.Node): node is ts.FunctionLikeDeclaration {

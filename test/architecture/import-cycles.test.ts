@@ -5,25 +5,13 @@
  * tested or moved without the other; the floors (dependencies.test.ts) keep folders apart, this catches the
  * rest, inside a folder too.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = resolve(import.meta.dirname, '../..');
+import { listTs, ROOT } from './source-files.js';
 
 type Graph = ReadonlyMap<string, ReadonlySet<string>>;
-
-/** Every `.ts` file under a folder. */
-function listTs(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? listTs(join(dir, entry.name))
-      : entry.name.endsWith('.ts')
-        ? [join(dir, entry.name)]
-        : [],
-  );
-}
 
 /** The relative modules a file imports, as repository paths of `.ts` files. */
 function importsOf(file: string): string[] {
