@@ -6,22 +6,18 @@ import { lockOwner, recoverSpace, withSpaceLocks, type RecoverSpaceOutcome } fro
  * memory file (`sessions exclude`), so a run cannot read between its check and its write, while Claude Code
  * may go on consolidating the folder. A held lock is a LockBusyError naming its holder (exit 1).
  */
-export async function withStateLock<T>(
+export function withStateLock<T>(
   config: Config,
   space: Space,
   command: string,
   action: () => Promise<T>,
 ): Promise<T> {
-  return withSpaceLocks(
-    space,
-    {
-      owner: lockOwner(command),
-      staleMs: config.limits.lockStaleMinutes * 60_000,
-      claudeCode: false,
-      recover: false,
-    },
-    action,
-  );
+  return withSpaceLocks(space, { ...ownLock(config, command), claudeCode: false, recover: false }, action);
+}
+
+/** dreamd's lock for a command of this process, with the config's stale time. */
+function ownLock(config: Config, command: string): { owner: string; staleMs: number } {
+  return { owner: lockOwner(command), staleMs: config.limits.lockStaleMinutes * 60_000 };
 }
 
 /**
@@ -33,17 +29,13 @@ export async function withStateLock<T>(
  * run left behind is finished or discarded first, under the lock, so it cannot be another process's commit
  * in progress.
  */
-export async function withSpaceLock<T>(
+export function withSpaceLock<T>(
   config: Config,
   space: Space,
   command: string,
   action: () => Promise<T>,
 ): Promise<T> {
-  return withSpaceLocks(
-    space,
-    { owner: lockOwner(command), staleMs: config.limits.lockStaleMinutes * 60_000, claudeCode: { command } },
-    action,
-  );
+  return withSpaceLocks(space, { ...ownLock(config, command), claudeCode: { command } }, action);
 }
 
 /**
