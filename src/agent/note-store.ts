@@ -12,18 +12,16 @@
  * tried every `lockRetryMs` for up to `lockWaitMs`; after that the note is refused with who holds the lock, and
  * nothing is written. Claude Code's `.consolidate-lock` is checked first (`requireClaudeCodeLockFree`).
  */
-import { hostname } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { redactSecrets } from '../digest/redact-secrets.js';
 import { LockBusyError } from '../errors.js';
 import { FactNotFoundError, NotDreamdsFactError, forgetFact } from '../space/forget.js';
 import { newFactId } from '../memory/fact-id.js';
-import { acquireLock } from '../space/lock.js';
 import { loadMemory } from '../space/memory-dir.js';
 import { commitNote } from '../space/note-commit.js';
 import { DEFAULT_LOCK_STALE_MS } from '../space/recover-space.js';
-import { recoverMemory } from '../space/transaction.js';
+import { lockOwner, withSpaceLocks } from '../space/space-locks.js';
 import { MEMORY_TYPES, TOPIC_FILES, type Fact, type FactType } from '../memory/types.js';
 import { screenNote, type ConversationMessage } from './note-screen.js';
 import { requireClaudeCodeLockFree } from './memory-rules.js';
@@ -118,17 +116,16 @@ export function createNoteStore(options: NoteStoreOptions): NoteStore {
     const deadline = Date.now() + waitMs;
     for (;;) {
       try {
-        const lock = await acquireLock(memoryDir, {
-          owner: `dreamd agent note ${process.pid}@${hostname()}`,
-          staleMs: options.lockStaleMs ?? DEFAULT_LOCK_STALE_MS,
-          space: spaceId,
-        });
-        try {
-          await recoverMemory(memoryDir);
-          return await action();
-        } finally {
-          await lock.release();
-        }
+        // Claude Code's lock was checked free above, with the agent's own message; it is not taken.
+        return await withSpaceLocks(
+          { id: spaceId, memoryDir },
+          {
+            owner: lockOwner('agent note'),
+            staleMs: options.lockStaleMs ?? DEFAULT_LOCK_STALE_MS,
+            claudeCode: false,
+          },
+          action,
+        );
       } catch (error) {
         if (!(error instanceof LockBusyError)) throw error;
         if (Date.now() + retryMs > deadline) {

@@ -1,29 +1,23 @@
-import { hostname } from 'node:os';
 import type { Config, Space } from '../config/schema.js';
-import { acquireClaudeCodeLockFor, type HeldClaudeCodeLock } from '../space/claude-code-lock.js';
-import { acquireLock, recoverMemory, recoverSpace, type RecoverSpaceOutcome } from '../space/index.js';
+import { lockOwner, recoverSpace, withSpaceLocks, type RecoverSpaceOutcome } from '../space/index.js';
 
 /**
  * Runs `action` holding dreamd's lock of the space only: for a command that changes dreamd's own state and no
  * memory file (`sessions exclude`), so a run cannot read between its check and its write, while Claude Code
  * may go on consolidating the folder. A held lock is a LockBusyError naming its holder (exit 1).
  */
-export async function withStateLock<T>(
+export function withStateLock<T>(
   config: Config,
   space: Space,
   command: string,
   action: () => Promise<T>,
 ): Promise<T> {
-  const lock = await acquireLock(space.memoryDir, {
-    owner: `dreamd ${command} ${process.pid}@${hostname()}`,
-    staleMs: config.limits.lockStaleMinutes * 60_000,
-    space: space.id,
-  });
-  try {
-    return await action();
-  } finally {
-    await lock.release();
-  }
+  return withSpaceLocks(space, { ...ownLock(config, command), claudeCode: false, recover: false }, action);
+}
+
+/** dreamd's lock for a command of this process, with the config's stale time. */
+function ownLock(config: Config, command: string): { owner: string; staleMs: number } {
+  return { owner: lockOwner(command), staleMs: config.limits.lockStaleMinutes * 60_000 };
 }
 
 /**
@@ -35,22 +29,13 @@ export async function withStateLock<T>(
  * run left behind is finished or discarded first, under the lock, so it cannot be another process's commit
  * in progress.
  */
-export async function withSpaceLock<T>(
+export function withSpaceLock<T>(
   config: Config,
   space: Space,
   command: string,
   action: () => Promise<T>,
 ): Promise<T> {
-  return withStateLock(config, space, command, async () => {
-    let claudeCodeLock: HeldClaudeCodeLock | undefined;
-    try {
-      claudeCodeLock = await acquireClaudeCodeLockFor(space, { command });
-      await recoverMemory(space.memoryDir);
-      return await action();
-    } finally {
-      await claudeCodeLock?.release();
-    }
-  });
+  return withSpaceLocks(space, { ...ownLock(config, command), claudeCode: { command } }, action);
 }
 
 /**
@@ -60,7 +45,7 @@ export async function withSpaceLock<T>(
 export function recoverBeforeReading(config: Config, space: Space): Promise<RecoverSpaceOutcome> {
   return recoverSpace(space.memoryDir, {
     staleMs: config.limits.lockStaleMinutes * 60_000,
-    owner: `dreamd recovery ${process.pid}@${hostname()}`,
+    owner: lockOwner('recovery'),
     space: space.id,
   });
 }

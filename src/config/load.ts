@@ -114,50 +114,9 @@ function setPath(target: Record<string, unknown>, dotted: string, value: unknown
 export function loadConfig(options: LoadConfigOptions = {}): Config {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
-  const explicit = options.path ?? env.DREAMD_CONFIG;
-  let source: string | undefined;
-  if (explicit !== undefined && explicit !== '') {
-    source = resolvePath(explicit, cwd);
-    if (!existsSync(source)) {
-      throw new ConfigError(
-        `config file ${source} does not exist; create it or drop --config/DREAMD_CONFIG to use the default space`,
-        'config',
-      );
-    }
-  } else {
-    source = findConfigFile(cwd, homeOf(env));
-  }
+  const source = configSource(options, env, cwd);
   const raw: Record<string, unknown> = source === undefined ? {} : readConfigFile(source);
-
-  /** Field → `VARIABLE=value`, for the fields the environment set (an error names the variable, not the file). */
-  const fromEnvironment = new Map<string, string>();
-  for (const [variable, field] of Object.entries(ENVIRONMENT_VARIABLES)) {
-    const value = env[variable];
-    if (value === undefined || value === '' || field.includes(' ')) continue;
-    fromEnvironment.set(field, variable === 'DREAMD_API_TOKEN' ? variable : `${variable}=${value}`);
-    if (NUMERIC.has(field)) {
-      const number = Number(value);
-      if (!Number.isFinite(number)) {
-        throw new ConfigError(`${variable}=${value}: ${field} must be a number`, field);
-      }
-      setPath(raw, field, number);
-    } else {
-      setPath(raw, field, value);
-    }
-  }
-  applySdkBaseUrl(raw, env);
-  const providerKey =
-    env.DREAMD_MODEL_API_KEY ??
-    ((raw.model as { provider?: string } | undefined)?.provider === 'openai-compatible'
-      ? env.OPENAI_API_KEY
-      : env.ANTHROPIC_API_KEY);
-  if (
-    providerKey !== undefined &&
-    providerKey !== '' &&
-    (raw.model as { apiKey?: string } | undefined)?.apiKey === undefined
-  ) {
-    setPath(raw, 'model.apiKey', providerKey);
-  }
+  const fromEnvironment = applyEnvironment(raw, env);
 
   const result = ConfigFile.safeParse(raw);
   const origin = source ?? 'environment';
@@ -206,6 +165,87 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
               format: 'native',
             },
           ];
+  checkSpaces(spaces, origin);
+
+  return {
+    source,
+    redisUrl: file.redisUrl,
+    redisPrefix: file.redisPrefix,
+    model: file.model,
+    embeddings: file.embeddings,
+    chat: file.chat,
+    schedule: file.schedule,
+    gates: file.gates,
+    limits: file.limits,
+    history: file.history,
+    curation: file.curation,
+    keepOut: file.keepOut,
+    server: file.server,
+    workers: file.workers,
+    stateDir: resolvePath(file.stateDir ?? './.dreamd-state', base),
+    spaces,
+    ...(file.discover === undefined ? {} : { discover: resolveDiscover(file.discover, env, base) }),
+  };
+}
+
+/** The config file: the one named (`--config`, DREAMD_CONFIG), else the one found from `cwd`, else none. */
+function configSource(options: LoadConfigOptions, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
+  const explicit = options.path ?? env.DREAMD_CONFIG;
+  let source: string | undefined;
+  if (explicit !== undefined && explicit !== '') {
+    source = resolvePath(explicit, cwd);
+    if (!existsSync(source)) {
+      throw new ConfigError(
+        `config file ${source} does not exist; create it or drop --config/DREAMD_CONFIG to use the default space`,
+        'config',
+      );
+    }
+  } else {
+    source = findConfigFile(cwd, homeOf(env));
+  }
+  return source;
+}
+
+/**
+ * Puts the environment's settings into the raw config (they win over the file) and returns, for each field it
+ * set, `VARIABLE=value` (an error names the variable, not the file).
+ */
+function applyEnvironment(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Map<string, string> {
+  /** Field → `VARIABLE=value`, for the fields the environment set (an error names the variable, not the file). */
+  const fromEnvironment = new Map<string, string>();
+  for (const [variable, field] of Object.entries(ENVIRONMENT_VARIABLES)) {
+    const value = env[variable];
+    if (value === undefined || value === '' || field.includes(' ')) continue;
+    fromEnvironment.set(field, variable === 'DREAMD_API_TOKEN' ? variable : `${variable}=${value}`);
+    if (NUMERIC.has(field)) {
+      const number = Number(value);
+      if (!Number.isFinite(number)) {
+        throw new ConfigError(`${variable}=${value}: ${field} must be a number`, field);
+      }
+      setPath(raw, field, number);
+    } else {
+      setPath(raw, field, value);
+    }
+  }
+  applySdkBaseUrl(raw, env);
+  const providerKey =
+    env.DREAMD_MODEL_API_KEY ??
+    ((raw.model as { provider?: string } | undefined)?.provider === 'openai-compatible'
+      ? env.OPENAI_API_KEY
+      : env.ANTHROPIC_API_KEY);
+  if (
+    providerKey !== undefined &&
+    providerKey !== '' &&
+    (raw.model as { apiKey?: string } | undefined)?.apiKey === undefined
+  ) {
+    setPath(raw, 'model.apiKey', providerKey);
+  }
+
+  return fromEnvironment;
+}
+
+/** Each space has its own id, memory directory and sessions, and memory apart from its sessions. */
+function checkSpaces(spaces: readonly Space[], origin: string): void {
   const seen = new Map<string, number>();
   spaces.forEach((space, index) => {
     const previous = seen.get(space.id);
@@ -252,26 +292,6 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       sessionOwners.set(key, space.id);
     }
   }
-
-  return {
-    source,
-    redisUrl: file.redisUrl,
-    redisPrefix: file.redisPrefix,
-    model: file.model,
-    embeddings: file.embeddings,
-    chat: file.chat,
-    schedule: file.schedule,
-    gates: file.gates,
-    limits: file.limits,
-    history: file.history,
-    curation: file.curation,
-    keepOut: file.keepOut,
-    server: file.server,
-    workers: file.workers,
-    stateDir: resolvePath(file.stateDir ?? './.dreamd-state', base),
-    spaces,
-    ...(file.discover === undefined ? {} : { discover: resolveDiscover(file.discover, env, base) }),
-  };
 }
 
 /** A space's input: its `sessions` folder, or its `sources` (the first one also named as `sessionsDir`). */

@@ -15,7 +15,6 @@
  *   record carries what the proposal's model calls cost, as an accept's does. Part (`only`): the rest of the
  *   proposal waits. Both record the decision (`summary.decision`), which the review page says after a reload.
  */
-import { hostname } from 'node:os';
 import type { Config, Space } from '../config/schema.js';
 import { HistoryConfig, layoutOfSpace } from '../config/schema.js';
 import { DreamdError } from '../errors.js';
@@ -23,11 +22,9 @@ import type { DecidedChange, RunSummary } from '../core/run.js';
 import { diffFiles } from '../memory/diff.js';
 import { sha256 } from '../memory/hash.js';
 import type { Fact } from '../memory/types.js';
-import { acquireClaudeCodeLockFor } from '../space/claude-code-lock.js';
 import {
   LEDGER_FILE,
   REJECTED_FILE,
-  acquireLock,
   commitMemoryChanges,
   hashFiles,
   listProposals,
@@ -38,13 +35,14 @@ import {
   readProposal,
   readRejected,
   readTextIfExists,
-  recoverMemory,
+  lockOwner,
   removeProposal,
   runRecordPath,
   saveProposal,
   serializeRejected,
   staleReasons,
   withRejected,
+  withSpaceLocks,
   ProposalNotFoundError,
   type LoadedMemory,
   type RunRecord,
@@ -356,26 +354,16 @@ async function withLocks<T>(
 ): Promise<T> {
   const command = options.command ?? 'accept';
   const now = options.now ?? (() => new Date());
-  const lock = await acquireLock(space.memoryDir, {
-    owner: `dreamd ${command} ${process.pid}@${hostname()}`,
-    staleMs: options.config.limits.lockStaleMinutes * 60_000,
-    space: space.id,
-    now,
-  });
-  try {
-    const claudeCodeLock = await acquireClaudeCodeLockFor(space, { command, now });
-    try {
-      await recoverMemory(space.memoryDir);
-      return await action(
-        () => lock.assertHeld(),
-        () => claudeCodeLock?.consolidated(now()),
-      );
-    } finally {
-      await claudeCodeLock?.release();
-    }
-  } finally {
-    await lock.release();
-  }
+  const staleMs = options.config.limits.lockStaleMinutes * 60_000;
+  return withSpaceLocks(
+    space,
+    { owner: lockOwner(command), staleMs, now, claudeCode: { command } },
+    (locks) =>
+      action(
+        () => locks.lock.assertHeld(),
+        () => locks.claudeCodeLock?.consolidated(now()),
+      ),
+  );
 }
 
 /** The ids named by `only` (comma or space separated), checked against the proposal's changes. */

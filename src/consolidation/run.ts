@@ -17,7 +17,7 @@
  */
 import { hostname } from 'node:os';
 import type { Config, Space } from '../config/schema.js';
-import { createCostMeter } from '../model/cost-meter.js';
+import { costMeterOf } from '../model/cost-meter.js';
 import { ConfigError } from '../errors.js';
 import { newRunId, type HeartbeatTimer } from '../space/index.js';
 import type { ModelProvider } from '../model/types.js';
@@ -57,7 +57,7 @@ export interface ConsolidatorOptions {
 
 /** The price of the config's model; a budget on a model with no known price is a ConfigError. */
 function pricing(config: Config): CostOf | undefined {
-  const meter = createCostMeter(config.model);
+  const meter = costMeterOf(config.model);
   if (!meter.priced && config.limits.monthlyBudgetUsd !== undefined) {
     throw new ConfigError(
       `limits.monthlyBudgetUsd is set but model ${config.model.name} has no known price: set model.price ` +

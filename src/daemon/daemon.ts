@@ -1,27 +1,22 @@
-import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import type { ConsolidateFunction } from '../core/run.js';
 import type { InspectSpaceFunction } from '../core/inspection.js';
-import { ConfigError } from '../errors.js';
-import type { EmbeddedQueue } from './embedded-queue.js';
-import type { JobQueue } from './jobs.js';
-import type { Fleet } from './fleet.js';
-import { createRepeatedLog } from './repeated-log.js';
-import type { DaemonMetrics } from './metrics.js';
-import type { ConsolidationQueue } from './queue.js';
-import { redisUrlFor } from './redis.js';
-import type { RedisProbe } from './redis-probe.js';
-import type { Scheduler, TickReport } from './scheduler.js';
-import type { DaemonServer, HealthReport } from './server.js';
-import type { WorkerPool, WorkerTiming } from './worker-pool.js';
+import { createDaemonConfig } from './daemon-config.js';
+import { healthOf } from './daemon-health.js';
+import {
+  startRoles,
+  stopParts,
+  type DaemonParts,
+  type DaemonRoles,
+  type StartContext,
+} from './daemon-start.js';
+import type { TickReport } from './scheduler.js';
+import type { HealthReport } from './daemon-health.js';
+import type { DaemonServer } from './server.js';
+import type { WorkerTiming } from './worker-pool.js';
 
-/** Which parts this process runs: `dreamd start` all three, `dreamd worker` workers, `dreamd scheduler` the tick. */
-export interface DaemonRoles {
-  readonly scheduler: boolean;
-  readonly workers: boolean;
-  readonly server: boolean;
-}
+export type { DaemonRoles } from './daemon-start.js';
 
 export interface CreateDaemonOptions {
   readonly config: Config;
@@ -53,11 +48,6 @@ export interface CreateDaemonOptions {
 /** How often a process without the scheduler role (`dreamd worker`) looks for new repositories: 1 minute. */
 export const DISCOVER_EVERY_MS = 60_000;
 
-/** The spaces of two configs are the same: ids, folders, sources (discovered files included). */
-function sameSpaces(left: Config, right: Config): boolean {
-  return JSON.stringify(left.spaces) === JSON.stringify(right.spaces);
-}
-
 export type DaemonState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped';
 
 export interface Daemon {
@@ -85,20 +75,6 @@ export interface Daemon {
   health(): Promise<HealthReport>;
 }
 
-interface Parts {
-  redisUrl: string;
-  fleet: Fleet;
-  probe: RedisProbe;
-  queue: ConsolidationQueue;
-  embedded: EmbeddedQueue;
-  jobs: JobQueue;
-  metrics: DaemonMetrics;
-  pool: WorkerPool | undefined;
-  scheduler: Scheduler | undefined;
-  server: DaemonServer | undefined;
-  address: string | undefined;
-}
-
 /**
  * The one place that wires dreamd's daemon: Redis, the queue, metrics, the worker pool, the scheduler and the HTTP
  * server, from a parsed config.
@@ -110,112 +86,35 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
   const roles: DaemonRoles = { scheduler: true, workers: true, server: true, ...options.roles };
   const now = options.now ?? (() => new Date());
   const logger = options.logger;
-  /** The config as given (reloads replace it); `config` is it with the discovered spaces. */
-  let given = options.config;
-  let config = options.config;
   let discoverTimer: NodeJS.Timeout | undefined;
-  let discoverWith = options.discover;
-  const discover = async (base: Config): Promise<Config> => {
-    if (base.discover === undefined) return base;
-    if (discoverWith === undefined) {
-      const { createDiscoveryCache, withDiscoveredSpaces } = await import('../discovery/index.js');
-      const cache = createDiscoveryCache();
-      discoverWith = (next) => withDiscoveredSpaces(next, cache);
-    }
-    return discoverWith(base);
-  };
   let state: DaemonState = 'created';
-  let parts: Partial<Parts> = {};
+  let parts: DaemonParts = {};
   let stopping: Promise<void> | undefined;
+  const settings = createDaemonConfig({
+    config: options.config,
+    logger,
+    discover: createDiscover(options.discover),
+    check: (next) => parts.scheduler?.reload(next), // throws on a bad schedule before anything changed
+    applied: (next) => {
+      parts.pool?.reload(next);
+      parts.embedded?.reload(next);
+      parts.metrics?.retainSpaces(next.spaces.map((space) => space.id));
+    },
+  });
+  const config = settings.current;
+  const refreshSpaces = settings.refreshSpaces;
+  const health = (): Promise<HealthReport> => healthOf(parts);
 
-  const health = async (): Promise<HealthReport> => {
-    const scheduler = parts.scheduler === undefined ? 'absent' : parts.scheduler.state;
-    const embedded = parts.embedded;
-    if (embedded !== undefined) {
-      const workers = embedded.isRunning() ? 'running' : 'stopped';
-      return { ok: workers === 'running', queue: 'embedded', redis: 'absent', workers, scheduler };
-    }
-    const probe = parts.probe;
-    const checked = probe === undefined ? undefined : await probe.check();
-    const pool = parts.pool;
-    const workers =
-      pool === undefined
-        ? 'absent'
-        : pool.state === 'closing'
-          ? 'stopping'
-          : pool.isRunning()
-            ? 'running'
-            : 'stopped';
-    if (checked === undefined || !checked.up) {
-      const reason = checked === undefined ? 'not connected' : `Redis unreachable: ${checked.error}`;
-      return { ok: false, queue: 'redis', redis: 'down', reason, workers, scheduler };
-    }
-    if (!checked.writable) {
-      return {
-        ok: false,
-        queue: 'redis',
-        redis: 'refuses-writes',
-        reason: checked.reason,
-        workers,
-        scheduler,
-      };
-    }
-    return { ok: workers !== 'stopped', queue: 'redis', redis: 'up', workers, scheduler };
-  };
-
-  /** Puts a config in effect; the settings that need a restart keep their old values. */
-  const apply = (next: Config, message: string): void => {
-    const applied: Config = {
-      ...next,
-      redisUrl: config.redisUrl,
-      redisPrefix: config.redisPrefix,
-      stateDir: config.stateDir,
-      server: config.server,
-    };
-    parts.scheduler?.reload(applied); // throws on a bad schedule before anything changed
-    config = applied;
-    parts.pool?.reload(applied);
-    parts.embedded?.reload(applied);
-    parts.metrics?.retainSpaces(applied.spaces.map((space) => space.id));
-    logger.info({ spaces: applied.spaces.map((space) => space.id) }, message);
-  };
-
-  /** Discovers again; puts the spaces in effect when they changed. A failure is logged, the old spaces kept. */
-  const refreshSpaces = async (): Promise<void> => {
-    if (given.discover === undefined) return;
-    try {
-      const next = await discover(given);
-      if (!sameSpaces(next, config)) apply(next, 'discovered spaces changed');
-    } catch (error) {
-      logger.warn({ err: error }, 'discovery failed; the spaces found before stay in effect');
-    }
-  };
-
-  const stopParts = async (): Promise<void> => {
+  const stopAll = async (): Promise<void> => {
     if (discoverTimer !== undefined) clearInterval(discoverTimer);
     discoverTimer = undefined;
-    const { server, scheduler, pool, embedded, queue, probe, fleet } = parts;
-    const step = async (name: string, action: (() => Promise<void>) | undefined): Promise<void> => {
-      if (action === undefined) return;
-      try {
-        await action();
-      } catch (error) {
-        logger.warn({ err: error }, `stopping ${name} failed`);
-      }
-    };
-    await step('server', server && (() => server.close()));
-    await step('scheduler', scheduler && (() => scheduler.stop()));
-    await step('workers', pool && (() => pool.close()));
-    await step('embedded queue', embedded && (() => embedded.close()));
-    await step('fleet entry', fleet && (() => fleet.leave()));
-    await step('queue', queue && (() => queue.close()));
-    await step('redis probe', probe && (() => probe.close()));
+    await stopParts(parts, logger);
     parts = {};
   };
 
   // After a run, the pending-sessions gauge of its space is read again instead of waiting for the next tick.
   const refreshPending = (spaceId: string): void => {
-    const space = config.spaces.find((candidate) => candidate.id === spaceId);
+    const space = config().spaces.find((candidate) => candidate.id === spaceId);
     if (space === undefined) return;
     options
       .inspectSpace(space)
@@ -223,150 +122,42 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
       .catch((error: unknown) => logger.debug({ err: error, spaceId }, 'could not count pending sessions'));
   };
 
+  /** Starts the parts of this process's roles, in order: queue (embedded or on Redis), scheduler, server. */
+  const startParts = async (): Promise<void> => {
+    await refreshSpaces();
+    const modules = await import('./daemon-parts.js');
+    const context: StartContext = {
+      modules,
+      parts,
+      roles,
+      config,
+      consolidate: options.consolidate,
+      inspectSpace: options.inspectSpace,
+      logger,
+      now,
+      workerTiming: options.workerTiming,
+      tickOnStart: options.tickOnStart ?? true,
+      refreshPending,
+      refreshSpaces,
+      health,
+    };
+    await startRoles(context, options.env ?? process.env);
+    // No log line here: the process that started the daemon logs the one start line, with what only it
+    // knows (the model in use); a library user's start is theirs to report.
+    if (!roles.scheduler && settings.given().discover !== undefined) {
+      discoverTimer = setInterval(() => void refreshSpaces(), DISCOVER_EVERY_MS);
+      discoverTimer.unref();
+    }
+  };
+
   const start = async (): Promise<void> => {
     if (state !== 'created' && state !== 'stopped') throw new Error(`cannot start a daemon that is ${state}`);
     state = 'starting';
     try {
-      await refreshSpaces();
-      const {
-        Redis,
-        assertPortFree,
-        bullmqJobs,
-        connectionOptions,
-        createConsolidationQueue,
-        createEmbeddedQueue,
-        createFleet,
-        createMetrics,
-        createRedisProbe,
-        createScheduler,
-        createServer,
-        createWorkerPool,
-      } = await import('./daemon-parts.js');
-      if (roles.server) await assertPortFree(config.server.host, config.server.port);
-      const redisUrl = redisUrlFor(config, options.env ?? process.env);
-      let jobs: JobQueue;
-      let metrics: DaemonMetrics;
-      if (redisUrl === undefined) {
-        if (!roles.workers || !roles.scheduler) {
-          throw new ConfigError(
-            `${roles.workers ? '`dreamd worker`' : '`dreamd scheduler`'} runs apart from the other half and ` +
-              'shares jobs through Redis: set REDIS_URL (or "redisUrl" in the config). Without Redis, ' +
-              '`dreamd start` runs scheduler, workers and API in one process.',
-            'redisUrl',
-          );
-        }
-        const timing = options.workerTiming;
-        const embedded = createEmbeddedQueue({
-          getConfig: () => config,
-          consolidate: options.consolidate,
-          logger,
-          timing: {
-            ...(timing?.busyDelayMs !== undefined ? { busyDelayMs: timing.busyDelayMs } : {}),
-            ...(timing?.shutdownTimeoutMs !== undefined
-              ? { shutdownTimeoutMs: timing.shutdownTimeoutMs }
-              : {}),
-          },
-          onCompleted: (summary) => {
-            parts.metrics?.recordRun(summary);
-            refreshPending(summary.spaceId);
-          },
-          onFailed: (_error, spaceId) => parts.metrics?.recordFailure(spaceId),
-        });
-        parts.embedded = embedded;
-        jobs = embedded;
-        metrics = createMetrics(embedded);
-      } else {
-        parts.redisUrl = redisUrl;
-        const connection = connectionOptions(redisUrl);
-        parts.probe = createRedisProbe(redisUrl, {
-          key: `${config.redisPrefix}:probe:${hostname()}:${process.pid}`,
-        });
-        const queue = createConsolidationQueue({ connection, prefix: config.redisPrefix });
-        const queueErrors = createRepeatedLog(logger, 'queue error');
-        queue.on('error', (error) => queueErrors.report(error));
-        parts.queue = queue;
-        await queue.waitUntilReady();
-        // Its own small connection: BullMQ 6 does not expose the queue's.
-        const fleetClient = new Redis(redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 2_000 });
-        fleetClient.on('error', () => undefined); // the probe and the workers report Redis being away
-        const fleet = createFleet({
-          store: () => Promise.resolve(fleetClient),
-          onLeft: () => fleetClient.disconnect(),
-          prefix: config.redisPrefix,
-          spaces: () => config.spaces.map((space) => space.id),
-          logger,
-        });
-        parts.fleet = fleet;
-        // A warning, never a refusal: a fleet being reconfigured passes through mixed configs on purpose.
-        await fleet
-          .announce()
-          .catch((error: unknown) => logger.warn({ err: error }, 'could not announce this daemon on Redis'));
-        jobs = bullmqJobs(queue);
-        const probe = parts.probe;
-        metrics = createMetrics(jobs, queue, async () => {
-          const checked = await probe.check();
-          return !checked.up ? 'down' : checked.writable ? 'up' : 'refuses-writes';
-        });
-        if (roles.workers) {
-          parts.pool = createWorkerPool({
-            config,
-            connection,
-            consolidate: options.consolidate,
-            probe: parts.probe,
-            logger,
-            ...(options.workerTiming !== undefined ? { timing: options.workerTiming } : {}),
-            hooks: {
-              onCompleted: (summary) => {
-                metrics.recordRun(summary);
-                refreshPending(summary.spaceId);
-              },
-              onFailed: (_error, job) => metrics.recordFailure(job?.data.spaceId),
-            },
-          });
-        }
-      }
-      parts.jobs = jobs;
-      parts.metrics = metrics;
-
-      if (roles.scheduler) {
-        const scheduler = createScheduler({
-          config,
-          jobs,
-          inspectSpace: options.inspectSpace,
-          now,
-          logger,
-          beforeTick: refreshSpaces,
-          onInspected: (inspection) => metrics.setPendingSessions(inspection.spaceId, inspection.settledNew),
-        });
-        parts.scheduler = scheduler;
-        scheduler.start();
-        if (options.tickOnStart ?? true) {
-          scheduler.tick().catch((error: unknown) => logger.error({ err: error }, 'first tick failed'));
-        }
-      }
-      if (roles.server) {
-        const server = await createServer({
-          getConfig: () => config,
-          jobs,
-          dashboardQueue: parts.queue,
-          inspectSpace: options.inspectSpace,
-          metrics,
-          health,
-          now,
-          logger,
-        });
-        parts.server = server;
-        parts.address = await server.listen();
-      }
-      // No log line here: the process that started the daemon logs the one start line, with what only it
-      // knows (the model in use); a library user's start is theirs to report.
-      if (!roles.scheduler && given.discover !== undefined) {
-        discoverTimer = setInterval(() => void refreshSpaces(), DISCOVER_EVERY_MS);
-        discoverTimer.unref();
-      }
+      await startParts();
       state = 'running';
     } catch (error) {
-      await stopParts();
+      await stopAll();
       state = 'stopped';
       throw error;
     }
@@ -377,7 +168,7 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
       return state;
     },
     get config() {
-      return config;
+      return config();
     },
     get redisUrl() {
       return parts.redisUrl;
@@ -397,32 +188,34 @@ export function createDaemon(options: CreateDaemonOptions): Daemon {
       stopping ??= (async () => {
         state = 'stopping';
         logger.info('dreamd daemon stopping');
-        await stopParts();
+        await stopAll();
         state = 'stopped';
         stopping = undefined;
       })();
       return stopping;
     },
-    reload(next) {
-      given = next;
-      const fixed: string[] = (['redisUrl', 'redisPrefix', 'stateDir'] as const).filter(
-        (key) => next[key] !== config[key],
-      );
-      if (next.server.host !== config.server.host) fixed.push('server.host');
-      if (next.server.port !== config.server.port) fixed.push('server.port');
-      if (next.server.apiToken !== config.server.apiToken) fixed.push('server.apiToken');
-      if (fixed.length > 0)
-        logger.warn({ fields: fixed }, 'these settings change only on restart; kept the old values');
-      // The spaces discovered so far stay until the next discovery (a run of one is not handed back meanwhile).
-      const discovered =
-        next.discover === undefined ? [] : config.spaces.filter((space) => space.repository !== undefined);
-      apply({ ...next, spaces: [...next.spaces, ...discovered] }, 'config reloaded');
-      if (next.discover !== undefined) void refreshSpaces();
-    },
+    reload: settings.reload,
     tick() {
       if (parts.scheduler === undefined) return Promise.reject(new Error('this daemon runs no scheduler'));
       return parts.scheduler.tick();
     },
     health,
+  };
+}
+
+/**
+ * The discovery a daemon runs: the caller's, else `discovery/` with a cache kept for the daemon's life (a
+ * transcript's head is read once), loaded at its first use. A config without `discover` is returned as is.
+ */
+function createDiscover(given: CreateDaemonOptions['discover']): (base: Config) => Promise<Config> {
+  let discoverWith = given;
+  return async (base) => {
+    if (base.discover === undefined) return base;
+    if (discoverWith === undefined) {
+      const { createDiscoveryCache, withDiscoveredSpaces } = await import('../discovery/index.js');
+      const cache = createDiscoveryCache();
+      discoverWith = (next) => withDiscoveredSpaces(next, cache);
+    }
+    return discoverWith(base);
   };
 }

@@ -98,27 +98,12 @@ export function createEmbeddedQueue(options: CreateEmbeddedQueueOptions): Embedd
   const current = new Map<string, string>();
   let running = true;
 
-  /** Keeps finished jobs within the same bounds BullMQ's retention gives (count, then age). */
-  const trim = (): void => {
-    const cutoff = (state: 'completed' | 'failed'): void => {
-      const { age, count } =
-        state === 'completed' ? JOB_RETENTION.removeOnComplete : JOB_RETENTION.removeOnFail;
-      const finished = [...jobs.values()].filter((job) => job.state === state);
-      const oldest = now() - age * 1000;
-      finished.forEach((job, index) => {
-        if (index < finished.length - count || (job.finishedOn ?? 0) < oldest) jobs.delete(job.id);
-      });
-    };
-    cutoff('completed');
-    cutoff('failed');
-  };
-
   const finish = (job: Job, state: 'completed' | 'failed'): void => {
     job.state = state;
     job.finishedOn = now();
     job.abort = undefined;
     if (current.get(job.data.spaceId) === job.id) current.delete(job.data.spaceId);
-    trim();
+    trimFinished(jobs, now());
   };
 
   const later = (job: Job, delayMs: number): void => {
@@ -166,35 +151,15 @@ export function createEmbeddedQueue(options: CreateEmbeddedQueueOptions): Embedd
         );
         return;
       }
-      if (error instanceof LockBusyError) {
-        job.attemptsMade -= 1; // waiting for a busy space spends no attempt
-        const delayMs = Math.round(timing.busyDelayMs * (0.75 + random() * 0.5));
-        log.info({ holder: error.holder, delayMs }, 'space is busy; trying again later');
-        later(job, delayMs);
-        return;
-      }
-      options.onFailed?.(error, job.data.spaceId);
-      const final =
-        error instanceof ConfigError ||
-        (error instanceof ModelError && !error.retryable) ||
-        job.attemptsMade >= config.workers.attempts;
-      job.failedReason = errorMessage(error);
-      if (final) {
-        log.warn(
-          { attempt: job.attemptsMade, kind: errorKind(error), message: job.failedReason },
-          'job failed',
-        );
-        finish(job, 'failed');
-        return;
-      }
-      // BullMQ's exponential backoff with the same jitter: [1 - jitter, 1] × 2^(attempt-1) × backoffMs.
-      const exponential = config.workers.backoffMs * 2 ** (job.attemptsMade - 1);
-      const delayMs = Math.round(exponential * (1 - BACKOFF_JITTER + BACKOFF_JITTER * random()));
-      log.warn(
-        { attempt: job.attemptsMade, kind: errorKind(error), message: job.failedReason, delayMs },
-        'job attempt failed; retrying',
-      );
-      later(job, delayMs);
+      failedAttempt(job, error, {
+        log,
+        config,
+        busyDelayMs: timing.busyDelayMs,
+        random,
+        finish,
+        later,
+        onFailed: options.onFailed,
+      });
     }
   };
 
@@ -217,49 +182,13 @@ export function createEmbeddedQueue(options: CreateEmbeddedQueueOptions): Embedd
         trigger: request.trigger,
         requestedAt: requestedAt.toISOString(),
       });
-      const job: Job = {
-        id: randomUUID(),
-        data,
-        state: 'waiting',
-        progress: 0,
-        attemptsMade: 0,
-        failedReason: undefined,
-        summary: undefined,
-        finishedOn: undefined,
-        timer: undefined,
-        abort: undefined,
-      };
+      const job = newJob(data);
       jobs.set(job.id, job);
       current.set(spaceId, job.id);
       schedule(job);
       return { status: 'queued', jobId: job.id };
     },
-    async currentJob(spaceId) {
-      const id = current.get(spaceId);
-      const job = id === undefined ? undefined : jobs.get(id);
-      return job === undefined ? null : { id: job.id, state: job.state };
-    },
-    async getJob(id) {
-      const job = jobs.get(id);
-      return job === undefined ? undefined : view(job);
-    },
-    async finished(limit) {
-      return [...jobs.values()]
-        .filter((job) => job.finishedOn !== undefined)
-        .sort((a, b) => (b.finishedOn ?? 0) - (a.finishedOn ?? 0))
-        .slice(0, limit)
-        .map(view);
-    },
-    async failed(limit) {
-      return (await this.finished(Number.MAX_SAFE_INTEGER))
-        .filter((job) => job.state === 'failed')
-        .slice(0, limit);
-    },
-    async counts() {
-      const counts = Object.fromEntries(JOB_STATES.map((state) => [state, 0])) as Record<JobState, number>;
-      for (const job of jobs.values()) counts[job.state] += 1;
-      return counts;
-    },
+    ...jobViews(jobs, current),
     reload(config) {
       runner.concurrency = config.workers.concurrency;
     },
@@ -274,16 +203,163 @@ export function createEmbeddedQueue(options: CreateEmbeddedQueueOptions): Embedd
           finish(job, 'failed');
         }
       }
-      const idle = runner.onIdle();
-      const timeout = new Promise<'timeout'>((resolve) =>
-        setTimeout(() => resolve('timeout'), timing.shutdownTimeoutMs).unref(),
-      );
-      if ((await Promise.race([idle.then(() => 'idle' as const), timeout])) === 'timeout') {
-        logger.warn({ timeoutMs: timing.shutdownTimeoutMs }, 'runs still going at shutdown; aborting them');
-        for (const job of jobs.values()) job.abort?.abort(new Error(EMBEDDED_SHUTDOWN_REASON));
-        await idle;
-      }
+      await drain(runner, jobs, timing.shutdownTimeoutMs, logger);
     },
+  };
+}
+
+/** The queue's reads of its jobs: a space's current job, one job, the finished and failed ones, the counts. */
+function jobViews(
+  jobs: ReadonlyMap<string, Job>,
+  current: ReadonlyMap<string, string>,
+): Pick<EmbeddedQueue, 'currentJob' | 'getJob' | 'finished' | 'failed' | 'counts'> {
+  const finished = async (limit: number): Promise<JobView[]> =>
+    [...jobs.values()]
+      .filter((job) => job.finishedOn !== undefined)
+      .sort((a, b) => (b.finishedOn ?? 0) - (a.finishedOn ?? 0))
+      .slice(0, limit)
+      .map(view);
+  return {
+    async currentJob(spaceId) {
+      const id = current.get(spaceId);
+      const job = id === undefined ? undefined : jobs.get(id);
+      return job === undefined ? null : { id: job.id, state: job.state };
+    },
+    async getJob(id) {
+      const job = jobs.get(id);
+      return job === undefined ? undefined : view(job);
+    },
+    finished,
+    async failed(limit) {
+      return (await finished(Number.MAX_SAFE_INTEGER))
+        .filter((job) => job.state === 'failed')
+        .slice(0, limit);
+    },
+    async counts() {
+      return countsOf(jobs.values());
+    },
+  };
+}
+
+/** Waits for the runs in flight; past `timeoutMs`, aborts them and waits for them to end. */
+async function drain(
+  runner: PQueue,
+  jobs: ReadonlyMap<string, Job>,
+  timeoutMs: number,
+  logger: Logger,
+): Promise<void> {
+  const idle = runner.onIdle();
+  const timeout = new Promise<'timeout'>((resolve) =>
+    setTimeout(() => resolve('timeout'), timeoutMs).unref(),
+  );
+  if ((await Promise.race([idle.then(() => 'idle' as const), timeout])) === 'timeout') {
+    logger.warn({ timeoutMs: timeoutMs }, 'runs still going at shutdown; aborting them');
+    for (const job of jobs.values()) job.abort?.abort(new Error(EMBEDDED_SHUTDOWN_REASON));
+    await idle;
+  }
+}
+
+/** Keeps finished jobs within the same bounds BullMQ's retention gives (count, then age). */
+function trimFinished(jobs: Map<string, Job>, nowMs: number): void {
+  const cutoff = (state: 'completed' | 'failed'): void => {
+    const { age, count } =
+      state === 'completed' ? JOB_RETENTION.removeOnComplete : JOB_RETENTION.removeOnFail;
+    const finished = [...jobs.values()].filter((job) => job.state === state);
+    const oldest = nowMs - age * 1000;
+    finished.forEach((job, index) => {
+      if (index < finished.length - count || (job.finishedOn ?? 0) < oldest) jobs.delete(job.id);
+    });
+  };
+  cutoff('completed');
+  cutoff('failed');
+}
+
+/** A job just queued. */
+function newJob(data: ConsolidationJobData): Job {
+  return {
+    id: randomUUID(),
+    data,
+    state: 'waiting',
+    progress: 0,
+    attemptsMade: 0,
+    failedReason: undefined,
+    summary: undefined,
+    finishedOn: undefined,
+    timer: undefined,
+    abort: undefined,
+  };
+}
+
+/** How many jobs are in each state. */
+function countsOf(jobs: Iterable<Job>): Record<JobState, number> {
+  const counts = Object.fromEntries(JOB_STATES.map((state) => [state, 0])) as Record<JobState, number>;
+  for (const job of jobs) counts[job.state] += 1;
+  return counts;
+}
+
+/** What the queue does with a job whose attempt failed, and how it says so (see {@link nextStep}). */
+function failedAttempt(
+  job: Job,
+  error: unknown,
+  context: {
+    readonly log: Logger;
+    readonly config: Config;
+    readonly busyDelayMs: number;
+    readonly random: () => number;
+    readonly finish: (job: Job, state: 'failed') => void;
+    readonly later: (job: Job, delayMs: number) => void;
+    readonly onFailed: CreateEmbeddedQueueOptions['onFailed'];
+  },
+): void {
+  const { log, finish, later } = context;
+  const next = nextStep(error, job, context.config, context.busyDelayMs, context.random);
+  if (next.step === 'busy') {
+    log.info(
+      { holder: (error as LockBusyError).holder, delayMs: next.delayMs },
+      'space is busy; trying again later',
+    );
+    later(job, next.delayMs);
+    return;
+  }
+  context.onFailed?.(error, job.data.spaceId);
+  job.failedReason = errorMessage(error);
+  if (next.step === 'fail') {
+    log.warn({ attempt: job.attemptsMade, kind: errorKind(error), message: job.failedReason }, 'job failed');
+    finish(job, 'failed');
+    return;
+  }
+  log.warn(
+    { attempt: job.attemptsMade, kind: errorKind(error), message: job.failedReason, delayMs: next.delayMs },
+    'job attempt failed; retrying',
+  );
+  later(job, next.delayMs);
+}
+
+/**
+ * What follows a failed attempt: a busy space waits about `busyDelayMs` (±25 %) and spends no attempt; a
+ * config error, a model error no retry helps, or the last attempt fails the job; else a retry after BullMQ's
+ * exponential backoff with the same jitter: [1 - jitter, 1] × 2^(attempt-1) × backoffMs.
+ */
+function nextStep(
+  error: unknown,
+  job: Job,
+  config: Config,
+  busyDelayMs: number,
+  random: () => number,
+): { step: 'busy' | 'retry'; delayMs: number } | { step: 'fail' } {
+  if (error instanceof LockBusyError) {
+    job.attemptsMade -= 1; // waiting for a busy space spends no attempt
+    return { step: 'busy', delayMs: Math.round(busyDelayMs * (0.75 + random() * 0.5)) };
+  }
+  const final =
+    error instanceof ConfigError ||
+    (error instanceof ModelError && !error.retryable) ||
+    job.attemptsMade >= config.workers.attempts;
+  if (final) return { step: 'fail' };
+  const exponential = config.workers.backoffMs * 2 ** (job.attemptsMade - 1);
+  return {
+    step: 'retry',
+    delayMs: Math.round(exponential * (1 - BACKOFF_JITTER + BACKOFF_JITTER * random())),
   };
 }
 

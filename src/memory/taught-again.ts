@@ -8,24 +8,10 @@
  * `taughtAgain: { count, last, sessions }`: how many times, the date of the last time, and the sessions that
  * taught it again (the latest {@link MAX_TAUGHT_AGAIN_SESSIONS}; the count goes on past them).
  */
-import { z } from 'zod';
+import { MAX_TAUGHT_AGAIN_SESSIONS, type TaughtAgain } from './taught-again-record.js';
 import type { Fact } from './types.js';
 
-/** Sessions a fact keeps the ids of: the latest ten, so a rule taught fifty times keeps a small file. */
-export const MAX_TAUGHT_AGAIN_SESSIONS = 10;
-
-export const TaughtAgain = z.object({
-  /** Times a session after the fact was saved taught it again (≥ 1). */
-  count: z.int().min(1),
-  /** `YYYY-MM-DD` of the last time. */
-  last: z.string(),
-  /** The sessions that taught it again, oldest first, the latest {@link MAX_TAUGHT_AGAIN_SESSIONS}. */
-  sessions: z.array(z.string()),
-});
-export type TaughtAgain = z.infer<typeof TaughtAgain>;
-
-/** The metadata field as read: a malformed one is dropped, never fatal (the rest of the fact reads as before). */
-export const TaughtAgainField = TaughtAgain.optional().catch(undefined);
+export { MAX_TAUGHT_AGAIN_SESSIONS, TaughtAgain, TaughtAgainField } from './taught-again-record.js';
 
 /** Times a fact was taught again after it was saved: 0 when never. */
 export function timesTaughtAgain(fact: Pick<Fact, 'taughtAgain'>): number {

@@ -120,6 +120,6 @@ export interface Fact {
   readonly taughtAgain?: TaughtAgain;
 }
 
-import type { TaughtAgain } from './taught-again.js';
+import type { TaughtAgain } from './taught-again-record.js';
 
 export type { LedgerEntry, LedgerLookup } from '../core/ledger.js';

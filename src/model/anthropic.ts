@@ -8,17 +8,7 @@ import { zodOutputFormat } from '@anthropic-ai/sdk/helpers/zod';
 import { transformJSONSchema } from '@anthropic-ai/sdk/lib/transform-json-schema';
 import { z } from 'zod';
 import type { Message, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import type { MessageBatch, MessageBatchResult } from '@anthropic-ai/sdk/resources/messages/batches';
-import { ModelError, ModelErrorKind, NoBatchApiError } from '../errors.js';
-import type {
-  BatchItemResult,
-  BatchState,
-  GenerateObjectRequest,
-  MessageBatches,
-  GenerateTextRequest,
-  ModelProvider,
-  ModelResult,
-} from './types.js';
+import type { GenerateObjectRequest, GenerateTextRequest, ModelProvider, ModelResult } from './types.js';
 import { addUsage, emptyUsage } from './types.js';
 import {
   assertAnswerSize,
@@ -32,21 +22,15 @@ import {
   validateOutput,
 } from './output.js';
 import type { ModelConfig } from '../config/schema.js';
-import { parseModelConfig, type ModelConfigInput, type ProviderOptions } from './provider-options.js';
-import { ANTHROPIC_BASE_URL, resolveModelEndpoint, type ModelEndpoint } from './endpoint.js';
+import type { ProviderOptions } from './provider-options.js';
+import type { ResolvedModel } from './resolved-model.js';
+import { ANTHROPIC_BASE_URL, type ModelEndpoint } from './endpoint.js';
 import { createRetryingCall, type RetryingCall, type RetryOutcome } from './retry.js';
 import { observingFetch, rateGateFor } from './rate-gate.js';
 import { anthropicChat } from './anthropic-chat.js';
-import { createCostMeter } from './cost-meter.js';
-import { anthropicNative, endpointFor, PROVIDERS } from './providers.js';
+import { anthropicBatches, type DecodedJson } from './anthropic-batches.js';
 import { usageOf } from './usage-of.js';
-import {
-  isMissingRoute,
-  isUserAbort,
-  modelErrorFromSdk,
-  type ErrorContext,
-  type SdkErrorClasses,
-} from './sdk-errors.js';
+import { isUserAbort, modelErrorFromSdk, type ErrorContext, type SdkErrorClasses } from './sdk-errors.js';
 
 /** The current Haiku; `model.name` changes it (e.g. `claude-haiku-4-5`). */
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-haiku-5-5';
@@ -80,20 +64,16 @@ export interface AnthropicModel extends ModelProvider {
   ): Promise<RetryOutcome<R>>;
 }
 
-/**
- * Creates the Anthropic Messages API provider. Throws ModelError `missing-credentials` at once when there is
- * neither a key nor a `baseUrl`, so a daemon fails at start and not in the middle of a job.
- */
-export function createAnthropicModel(input: ModelConfigInput, options: ProviderOptions = {}): AnthropicModel {
-  const config = parseModelConfig(input);
+/** The adapter's SDK client (or the caller's own, its retries off) and the one retrying call over it. */
+function anthropicClient(model: ResolvedModel, options: ProviderOptions) {
+  const { config } = model;
   const own = options.client instanceof Anthropic ? options.client : undefined;
-  const env = options.env ?? process.env;
   // A caller's own client brings its credentials; otherwise the one credentials rule (providers.ts) applies.
   const endpoint: ModelEndpoint =
     own === undefined
-      ? endpointFor(config, env)
-      : { ...resolveModelEndpoint(config, env), baseUrl: own.baseURL, apiKey: own.apiKey ?? undefined };
-  const label = `anthropic:${config.name}`;
+      ? model.checkedEndpoint()
+      : { ...model.endpoint, baseUrl: own.baseURL, apiKey: own.apiKey ?? undefined };
+  const label = model.shape.label;
   const baseUrl = endpoint.baseUrl ?? ANTHROPIC_BASE_URL;
   const gate = rateGateFor(baseUrl, endpoint.apiKey ?? endpoint.authToken, config.concurrency);
   const client =
@@ -116,7 +96,7 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
     label,
     baseUrl,
     timeoutMs: client.timeout,
-    keyHint: 'ANTHROPIC_API_KEY, DREAMD_MODEL_API_KEY or model.apiKey',
+    keyHint: model.keyHint,
   };
 
   const withRetries: RetryingCall<Anthropic> = createRetryingCall(client, {
@@ -127,6 +107,17 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
     toModelError: (error) => modelErrorFromSdk(error, ANTHROPIC_ERRORS, errorContext),
     gate,
   });
+  return { client, withRetries, baseUrl, label };
+}
+
+/**
+ * The Anthropic Messages API adapter over a model the provider table resolved (`createAnthropicModel` in
+ * `sdk-models.ts` resolves and calls it). Throws ModelError `missing-credentials` at once when there is
+ * neither a key nor a `baseUrl`, so a daemon fails at start and not in the middle of a job.
+ */
+export function anthropicAdapter(model: ResolvedModel, options: ProviderOptions = {}): AnthropicModel {
+  const { config } = model;
+  const { client, withRetries, baseUrl, label } = anthropicClient(model, options);
 
   // The effort, where the model takes it; other models answer 400 to the field, so it is left out for them.
   function objectParams<T>(request: GenerateObjectRequest<T>) {
@@ -174,115 +165,20 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
     return { value: outcome.value, usage, attempts: outcome.attempts };
   }
 
-  /** One call of the batch API about a batch (retrieve, cancel), retried as every call is; its state. */
-  async function batchCall(
-    call: (sdk: Anthropic, options: { signal: AbortSignal } | undefined) => Promise<MessageBatch>,
-    signal: AbortSignal | undefined,
-  ): Promise<BatchState> {
-    const outcome = await withRetries(
-      (sdk, callSignal) => call(sdk, callSignal ? { signal: callSignal } : undefined),
-      signal,
-    );
-    return batchState(outcome.value, baseUrl);
-  }
-
-  const batches: MessageBatches = {
-    async submit(requests, signal) {
-      const outcome = await withRetries(
-        (sdk, callSignal) =>
-          sdk.messages.batches.create(
-            {
-              requests: requests.map((entry) => {
-                // The format's parse function stays here: the batch request carries its JSON schema only.
-                const params = objectParams(entry.request);
-                const { type, schema } = params.output_config.format;
-                return {
-                  custom_id: entry.customId,
-                  params: { ...params, output_config: { ...params.output_config, format: { type, schema } } },
-                };
-              }),
-            },
-            callSignal ? { signal: callSignal } : undefined,
-          ),
-        signal,
-      ).catch((error: unknown) => {
-        // No batch route at all (a gateway or proxy of the Messages API alone, which answers 404, 405, 501 or a
-        // 400 "not found"): not a fault to retry or fail on. 401 and 403 stay the key's errors.
-        if (error instanceof ModelError && isMissingRoute(error)) {
-          throw new NoBatchApiError(baseUrl, `POST /v1/messages/batches answered ${error.status}`, {
-            cause: error,
-          });
-        }
-        throw error;
-      });
-      return batchState(outcome.value, baseUrl);
-    },
-    retrieve: (batchId, signal) =>
-      batchCall((sdk, options) => sdk.messages.batches.retrieve(batchId, undefined, options), signal),
-    cancel: (batchId, signal) =>
-      batchCall((sdk, options) => sdk.messages.batches.cancel(batchId, undefined, options), signal),
-    async results<T>(
-      batchId: string,
-      requestOf: (customId: string) => GenerateObjectRequest<T> | undefined,
-      signal?: AbortSignal,
-    ) {
-      const outcome = await withRetries(async (sdk, callSignal) => {
-        const read = new Map<string, BatchItemResult<T>>();
-        const lines = await sdk.messages.batches.results(
-          batchId,
-          {},
-          callSignal ? { signal: callSignal } : undefined,
-        );
-        try {
-          for await (const line of lines) {
-            const request = requestOf(line.custom_id);
-            if (request === undefined) continue;
-            read.set(line.custom_id, readBatchResult(line.result, request));
-          }
-        } catch (error) {
-          // A results file cut short or not JSON lines: read again (a cut download), then the caller's to judge.
-          if (!(error instanceof SyntaxError)) throw error;
-          throw new ModelError(
-            `${label}: the results of ${batchId} are not JSON lines after ${read.size} result(s) (${error.message})`,
-            { retryable: true, kind: ModelErrorKind.badOutput },
-            { cause: error },
-          );
-        }
-        return read;
-      }, signal);
-      return outcome.value;
-    },
-  };
-
-  function readBatchResult<T>(
-    result: MessageBatchResult,
-    request: GenerateObjectRequest<T>,
-  ): BatchItemResult<T> {
-    switch (result.type) {
-      case 'succeeded': {
-        const usage = usageOf(result.message);
-        const text = textOf(result.message);
-        const decoded = guardedOutputFormat(
-          request.wireSchema ?? request.schema,
-          request.schemaName,
-          label,
-          request.maxAnswerChars,
-        ).parse(text);
-        try {
-          return { outcome: 'answered', value: readObject(result.message, request, decoded), usage };
-        } catch (error) {
-          return { outcome: 'unusable', error, usage };
-        }
-      }
-      case 'errored':
-        return {
-          outcome: 'errored',
-          detail: `${result.error.error.type}: ${result.error.error.message}`,
-        };
-      default:
-        return { outcome: result.type, detail: `the request was ${result.type} before it was processed` };
-    }
-  }
+  const batches = anthropicBatches({
+    withRetries,
+    baseUrl,
+    label,
+    objectParams,
+    decode: (message, request) =>
+      guardedOutputFormat(
+        request.wireSchema ?? request.schema,
+        request.schemaName,
+        label,
+        request.maxAnswerChars,
+      ).parse(textOf(message)),
+    readObject,
+  });
 
   async function generateText(request: GenerateTextRequest): Promise<ModelResult<string>> {
     let usage = emptyUsage();
@@ -309,54 +205,16 @@ export function createAnthropicModel(input: ModelConfigInput, options: ProviderO
     return { value: outcome.value, usage, attempts: outcome.attempts };
   }
 
-  const chatOptions = options.chat ?? {};
-  const native = anthropicNative(config, chatOptions);
   return {
-    ...PROVIDERS.anthropic.shape(config, chatOptions),
-    serverTools: PROVIDERS.anthropic.serverTools,
+    ...model.shape,
+    serverTools: model.serverTools,
     client,
     withRetries,
     generateObject,
     generateText,
     batches,
-    ...anthropicChat({ model: config.name, native, withRetries }),
-    costOf: createCostMeter(config),
-  };
-}
-
-/** The fields of a message batch dreamd reads; anything else is not Anthropic's batch API answering. */
-const MessageBatchWire = z.object({
-  id: z.string().min(1),
-  processing_status: z.enum(['in_progress', 'canceling', 'ended']),
-  created_at: z.string(),
-  expires_at: z.string(),
-  request_counts: z.object({
-    processing: z.number(),
-    succeeded: z.number(),
-    errored: z.number(),
-    canceled: z.number(),
-    expired: z.number(),
-  }),
-});
-
-/** A message batch as dreamd reads it; NoBatchApiError when the endpoint answered something else. */
-function batchState(batch: MessageBatch, endpoint: string): BatchState {
-  const parsed = MessageBatchWire.safeParse(batch);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue === undefined ? 'the answer' : issue.path.join('.') || 'the answer';
-    throw new NoBatchApiError(
-      endpoint,
-      `its answer is not a message batch: ${where}: ${issue?.message ?? ''}`,
-    );
-  }
-  const wire = parsed.data;
-  return {
-    id: wire.id,
-    status: wire.processing_status,
-    createdAt: wire.created_at,
-    expiresAt: wire.expires_at,
-    counts: { ...wire.request_counts },
+    ...anthropicChat({ model: config.name, native: model.native, withRetries }),
+    costOf: model.costOf,
   };
 }
 
@@ -404,8 +262,6 @@ function rejectUnfinished(message: Pick<Message, 'stop_reason'>, label: string, 
       return;
   }
 }
-
-type DecodedJson = { readonly ok: true; readonly json: unknown } | { readonly ok: false };
 
 /**
  * The output format handed to `messages.parse`: zodOutputFormat's JSON schema, and a parse that only decodes

@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 import type { ModelConfig } from '../config/schema.js';
-import { createCostMeter } from './cost-meter.js';
+import { costMeterOf } from './cost-meter.js';
 import { deferredProvider } from './deferred-provider.js';
 import type { ChatOptions, ProviderOptions } from './provider-options.js';
 import { PROVIDERS } from './providers.js';
@@ -24,7 +24,7 @@ function overClient(
     {
       ...kind.shape(config, options.chat),
       ...kind,
-      costOf: createCostMeter({ name: config.name, price: undefined }),
+      costOf: costMeterOf({ name: config.name, price: undefined }),
     },
     async () => (await import('./create-model.js')).createModel(config, options),
   );

@@ -1,4 +1,7 @@
 import type { AnthropicBeta, BetaContextManagementConfig } from '@anthropic-ai/sdk/resources/beta';
+import type { ModelConfig } from '../config/schema.js';
+import { ModelError, ModelErrorKind } from '../errors.js';
+import type { ChatOptions } from './provider-options.js';
 
 /** Tool results kept by clearing, the last 3, as `clear_tool_uses_20250919` keeps by default. */
 export const DEFAULT_KEEP_TOOL_RESULTS = 3;
@@ -56,4 +59,22 @@ export const DEFAULT_LOCAL_CONTEXT_WINDOW = 8_192;
 /** The context window assumed for a model name when none is configured. */
 export function defaultContextWindow(model: string): number {
   return /^claude-/i.test(model) ? CLAUDE_CONTEXT_WINDOW : DEFAULT_LOCAL_CONTEXT_WINDOW;
+}
+
+/**
+ * The native context management an Anthropic chat call sends for this model and these options: none with
+ * `client`; `native` on a model that has none is a ModelError.
+ */
+export function anthropicNative(
+  config: Pick<ModelConfig, 'name'>,
+  chat: ChatOptions,
+): NativeContextManagement | undefined {
+  const native = chat.contextManagement === 'client' ? undefined : nativeContextManagement(config.name);
+  if (chat.contextManagement === 'native' && native === undefined) {
+    throw new ModelError(`${config.name}: Anthropic's native context management is only for Claude models`, {
+      retryable: false,
+      kind: ModelErrorKind.badRequest,
+    });
+  }
+  return native;
 }

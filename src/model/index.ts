@@ -1,12 +1,12 @@
 export * from './types.js';
+export { createAnthropicModel, createOpenAICompatibleModel } from './sdk-models.js';
 export {
-  createAnthropicModel,
   cachedSystem,
   DEFAULT_ANTHROPIC_MODEL,
   ANTHROPIC_BASE_URL,
   type AnthropicModel,
 } from './anthropic.js';
-export { createOpenAICompatibleModel, type OpenAICompatibleModel } from './openai-compatible.js';
+export type { OpenAICompatibleModel } from './openai-compatible.js';
 export { createModel } from './create-model.js';
 export {
   resolveModelEndpoint,

@@ -24,10 +24,9 @@ import {
   validateOutput,
   refusal,
 } from './output.js';
-import { parseModelConfig, type ModelConfigInput, type ProviderOptions } from './provider-options.js';
-import { createCostMeter } from './cost-meter.js';
+import type { ProviderOptions } from './provider-options.js';
+import type { ResolvedModel } from './resolved-model.js';
 import { openAIChat } from './openai-chat.js';
-import { endpointFor, PROVIDERS } from './providers.js';
 import { createRetryingCall, type RetryingCall, type RetryOutcome } from './retry.js';
 import { observingFetch, rateGateFor } from './rate-gate.js';
 import { isUserAbort, modelErrorFromSdk, type ErrorContext, type SdkErrorClasses } from './sdk-errors.js';
@@ -52,24 +51,15 @@ export interface OpenAICompatibleModel extends ModelProvider {
   ): Promise<RetryOutcome<R>>;
 }
 
-/**
- * Creates a provider for any OpenAI-compatible Chat Completions endpoint (Ollama, vLLM, LM Studio, OpenAI).
- * `model.baseUrl` is required and includes the version path, e.g. `http://127.0.0.1:11434/v1` for Ollama.
- * Structured output goes as `response_format: json_schema` (strict) through `chat.completions.parse`.
- */
-export function createOpenAICompatibleModel(
-  input: ModelConfigInput,
-  options: ProviderOptions = {},
-): OpenAICompatibleModel {
-  const config = parseModelConfig(input);
+/** The adapter's SDK client (or the caller's own, its retries off) and the one retrying call over it. */
+function openAIClient(model: ResolvedModel, options: ProviderOptions) {
+  const { config } = model;
   const own = options.client instanceof OpenAI ? options.client : undefined;
   // A caller's own client brings its endpoint and key; otherwise the one credentials rule (providers.ts).
   const endpoint =
-    own === undefined
-      ? endpointFor(config, options.env ?? process.env)
-      : { baseUrl: own.baseURL, apiKey: own.apiKey ?? undefined };
+    own === undefined ? model.checkedEndpoint() : { baseUrl: own.baseURL, apiKey: own.apiKey ?? undefined };
   const baseUrl = endpoint.baseUrl ?? own?.baseURL ?? '';
-  const label = `openai-compatible:${config.name}`;
+  const label = model.shape.label;
   const gate = rateGateFor(baseUrl, endpoint.apiKey, config.concurrency);
   const client =
     own === undefined
@@ -88,7 +78,7 @@ export function createOpenAICompatibleModel(
     label,
     baseUrl,
     timeoutMs: client.timeout,
-    keyHint: 'OPENAI_API_KEY, DREAMD_MODEL_API_KEY or model.apiKey',
+    keyHint: model.keyHint,
     baseUrlNeedsVersion: true,
   };
 
@@ -109,6 +99,21 @@ export function createOpenAICompatibleModel(
     },
     gate,
   });
+  return { client, withRetries, label };
+}
+
+/**
+ * The adapter for any OpenAI-compatible Chat Completions endpoint (Ollama, vLLM, LM Studio, OpenAI), over a
+ * model the provider table resolved (`createOpenAICompatibleModel` in `sdk-models.ts` resolves and calls it).
+ * `model.baseUrl` is required and includes the version path, e.g. `http://127.0.0.1:11434/v1` for Ollama.
+ * Structured output goes as `response_format: json_schema` (strict) through `chat.completions.parse`.
+ */
+export function openAICompatibleAdapter(
+  model: ResolvedModel,
+  options: ProviderOptions = {},
+): OpenAICompatibleModel {
+  const { config } = model;
+  const { client, withRetries, label } = openAIClient(model, options);
 
   function messages(system: string, prompt: string): ChatCompletionMessageParam[] {
     return [
@@ -196,14 +201,14 @@ export function createOpenAICompatibleModel(
   }
 
   return {
-    ...PROVIDERS['openai-compatible'].shape(config, options.chat ?? {}),
-    serverTools: PROVIDERS['openai-compatible'].serverTools,
+    ...model.shape,
+    serverTools: model.serverTools,
     client,
     withRetries,
     generateObject,
     generateText,
     chat: openAIChat({ model: config.name, withRetries }),
-    costOf: createCostMeter(config),
+    costOf: model.costOf,
   };
 }
 

@@ -1,8 +1,7 @@
 import type { ModelConfig } from '../config/schema.js';
 import { ModelError, ModelErrorKind, errorMessage } from '../errors.js';
-import { createAnthropicModel } from './anthropic.js';
 import { resolveModelEndpoint } from './endpoint.js';
-import { createOpenAICompatibleModel } from './openai-compatible.js';
+import { createAnthropicModel, createOpenAICompatibleModel } from './sdk-models.js';
 import type { ProviderOptions } from './provider-options.js';
 import { lacksVersionPath } from './sdk-errors.js';
 

@@ -1,27 +1,23 @@
 import type { ModelConfig } from '../config/schema.js';
 import { ModelError, ModelErrorKind } from '../errors.js';
-import { defaultContextWindow, nativeContextManagement } from './context-management.js';
+import { anthropicNative, defaultContextWindow } from './context-management.js';
 import { resolveModelEndpoint, type ModelEndpoint, type ModelEnvironment } from './endpoint.js';
 import type { ChatOptions, ProviderOptions } from './provider-options.js';
+import type { ProviderShape, ResolvedModel } from './resolved-model.js';
 import type { ModelProvider } from './types.js';
 
 /**
  * The provider table: every model provider dreamd speaks to, and what each one is, known before its SDK loads.
  * The compiler checks the table against `model.provider` in the config schema, so a third provider is one more
  * entry here (and its adapter file beside `anthropic.ts`); nothing outside `src/model/` and `src/config/` asks
- * which provider it talks to.
+ * which provider it talks to. `resolveModel` (create-model.ts) resolves a model's settings once from the table; an adapter receives
+ * the result and imports nothing from here, so the table's lazy import of it is no import circle.
  */
 
-/** What a provider is before any call: its label and how it handles a long conversation. */
-export interface ProviderShape {
-  readonly label: string;
-  readonly contextWindow: number;
-  readonly compactsServerSide: boolean;
-  readonly clearsToolResults: boolean;
-}
+export type { ProviderShape, ResolvedModel } from './resolved-model.js';
 
-/** Builds a provider's adapter once its SDK is loaded. */
-export type AdapterFactory = (config: ModelConfig, options: ProviderOptions) => ModelProvider;
+/** Builds a provider's adapter, once its SDK is loaded, from the model resolved by the table. */
+export type AdapterFactory = (model: ResolvedModel, options: ProviderOptions) => ModelProvider;
 
 export interface ProviderKind {
   /** The variable the provider's SDK reads its base URL from, as `dreamd doctor` names it. */
@@ -45,20 +41,6 @@ export interface ProviderKind {
   /** Loads the provider's SDK (a dynamic import: nothing loads it before the first call). */
   load(): Promise<AdapterFactory>;
 }
-
-function anthropicNative(config: Pick<ModelConfig, 'name'>, chat: ChatOptions) {
-  const native = chat.contextManagement === 'client' ? undefined : nativeContextManagement(config.name);
-  if (chat.contextManagement === 'native' && native === undefined) {
-    throw new ModelError(`${config.name}: Anthropic's native context management is only for Claude models`, {
-      retryable: false,
-      kind: ModelErrorKind.badRequest,
-    });
-  }
-  return native;
-}
-
-/** The native context management an Anthropic chat call sends for this model and these options. */
-export { anthropicNative };
 
 export const PROVIDERS = {
   anthropic: {
@@ -94,7 +76,7 @@ export const PROVIDERS = {
         clearsToolResults: native !== undefined,
       };
     },
-    load: async () => (await import('./anthropic.js')).createAnthropicModel,
+    load: async () => (await import('./anthropic.js')).anthropicAdapter,
   },
   'openai-compatible': {
     baseUrlVariable: 'OPENAI_BASE_URL',
@@ -119,7 +101,7 @@ export const PROVIDERS = {
       compactsServerSide: false,
       clearsToolResults: false,
     }),
-    load: async () => (await import('./openai-compatible.js')).createOpenAICompatibleModel,
+    load: async () => (await import('./openai-compatible.js')).openAICompatibleAdapter,
   },
 } as const satisfies Record<ModelConfig['provider'], ProviderKind>;
 

@@ -78,7 +78,7 @@ export async function readLockFile(file: string): Promise<{ body: string; mtimeM
  * file exists (some Claude Code uses it).
  */
 export async function sharesClaudeCodeLock(
-  space: Pick<Space, 'format' | 'memoryDir'> & Partial<Pick<Space, 'sources' | 'repository'>>,
+  space: Pick<Space, 'memoryDir'> & Partial<Pick<Space, 'format' | 'sources' | 'repository'>>,
 ): Promise<boolean> {
   if (space.format === 'claude-code') return true;
   // A discovered space writes Claude Code's own memory folder of its repository; so does a space with a Claude Code source.

@@ -241,7 +241,7 @@ export async function acquireClaudeCodeLock(
  * Every command that rewrites memory takes it through here, after dreamd's own lock.
  */
 export async function acquireClaudeCodeLockFor(
-  space: Space,
+  space: Parameters<typeof sharesClaudeCodeLock>[0] & Pick<Space, 'id'>,
   options: Omit<ClaudeCodeLockOptions, 'space'> = {},
 ): Promise<HeldClaudeCodeLock | undefined> {
   if (!(await sharesClaudeCodeLock(space))) return undefined;

@@ -22,3 +22,4 @@ export * from './waiting-sessions.js';
 export * from './proposals.js';
 export * from './pending-batch.js';
 export * from './kept-out.js';
+export * from './space-locks.js';

@@ -1,5 +1,5 @@
 /**
- * Held-back facts (`.dreamd/pending.json`): facts a run produced for a file it must not write (a topic file
+ * Deferred facts (`.dreamd/pending.json`, see the glossary in ARCHITECTURE.md): facts a run produced for a file it must not write (a topic file
  * that does not parse, or that shares a fact id with another file). They wait here, are part of memory for
  * every reader meanwhile (the model, search, recall), and land in their file on the first run after a person
  * fixes it; then they leave this file. A session is marked consolidated only once its facts are in a topic
@@ -13,7 +13,7 @@ export { PENDING_FILE } from './paths.js';
 
 const optionalString = z.string().optional();
 
-/** A fact as it is kept in the pending file (the same fields as `Fact`). */
+/** A deferred fact as it is kept in `.dreamd/pending.json` (the same fields as `Fact`). */
 export const FactRecord = z.object({
   id: z.string().regex(/^f-[a-z0-9]{10}$/),
   type: z.enum(FACT_TYPES),

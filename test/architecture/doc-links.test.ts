@@ -4,18 +4,12 @@
  * but a code span that names a file of the repository (`test/space/lock.test.ts`, as the guarantees table
  * does) must name one that exists.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DOCUMENTS, ROOT } from './source-files.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const DOCS = [
-  'README.md',
-  'ARCHITECTURE.md',
-  ...readdirSync(join(ROOT, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => `docs/${name}`),
-];
+const DOCS = DOCUMENTS;
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
 function slug(heading: string): string {

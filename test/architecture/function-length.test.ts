@@ -1,27 +1,40 @@
 /**
- * No function in src/consolidation is longer than {@link MAX_LINES} lines, so each step of a run reads as a few
- * small named functions. Every function counts (declaration, expression, arrow, method, accessor, constructor),
- * nested ones too, from the line it starts on to the line it ends on.
+ * No function in src/ is longer than {@link MAX_LINES} lines, so each step reads as a few small named functions.
+ * Every function counts (declaration, expression, arrow, method, accessor, constructor), nested ones too, from
+ * the line it starts on to the line it ends on. {@link NOT_YET_SPLIT} lists the ones still to split, each with
+ * its length today at most: the list only shrinks (a listed function that grew, or that fits now, fails too).
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { listTs, ROOT } from './source-files.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const FOLDER = join(ROOT, 'src/consolidation');
+const FOLDER = join(ROOT, 'src');
 const MAX_LINES = 120;
 
-/** Every `.ts` file under a folder. */
-function listTs(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? listTs(join(dir, entry.name))
-      : entry.name.endsWith('.ts')
-        ? [join(dir, entry.name)]
-        : [],
-  );
-}
+/**
+ * Functions over the limit not split yet, as `file name` → its length today, which it may not pass. The commander wiring of src/cli/ waits
+ * for the CLI's own clean-up (its help and config errors change meanwhile).
+ */
+const NOT_YET_SPLIT: Readonly<Record<string, number>> = {
+  'src/cli/mcp/server.ts createDreamdMcpServer': 279,
+  'src/transcripts/codex-lines.ts createCodexAccumulator': 207,
+  'src/agent/memory-agent.ts createMemoryAgent': 196,
+  'src/cli/commands/memory.ts registerMemory': 187,
+  'src/space/memory-dir.ts loadMemory': 176,
+  'src/daemon/worker-pool.ts createWorkerPool': 165,
+  'src/daemon/metrics.ts createMetrics': 164,
+  'src/transcripts/claude-code-lines.ts createClaudeCodeAccumulator': 156,
+  'src/cli/space-status.ts spaceStatus': 135,
+  'src/agent/note-store.ts createNoteStore': 133,
+  'src/cli/commands/consolidate.ts registerConsolidate': 131,
+  'src/cli/commands/team.ts registerTeam': 130,
+  'src/discovery/discover.ts groupByRepository': 128,
+  'src/space/transaction.ts commitMemoryChanges': 125,
+  'src/transcripts/read-settled-sessions.ts readSettledSessions': 123,
+  'src/agent/transcript-passages.ts createTranscriptPassages': 122,
+};
 
 /** Whether a node is a function of any kind, the ones with a body the length rule measures. */
 function isFunction(node: ts.Node): node is ts.FunctionLikeDeclaration {
@@ -44,18 +57,30 @@ function nameOf(node: ts.FunctionLikeDeclaration, source: ts.SourceFile): string
   return '(anonymous)';
 }
 
-/** `file:line name (N lines)` for each function of a file over the limit. */
-function longFunctions(file: string): string[] {
+interface LongFunction {
+  /** `file name`, the key of {@link NOT_YET_SPLIT}. */
+  readonly key: string;
+  readonly where: string;
+  readonly lines: number;
+}
+
+/** Each function of a file over the limit. */
+function longFunctions(file: string): LongFunction[] {
   const text = readFileSync(file, 'utf8');
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
-  const found: string[] = [];
+  const found: LongFunction[] = [];
   const visit = (node: ts.Node): void => {
     if (isFunction(node) && node.body !== undefined) {
       const start = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
       const end = source.getLineAndCharacterOfPosition(node.getEnd()).line;
       const length = end - start + 1;
       if (length > MAX_LINES) {
-        found.push(`${relative(ROOT, file)}:${start + 1} ${nameOf(node, source)} (${length} lines)`);
+        const name = nameOf(node, source);
+        found.push({
+          key: `${relative(ROOT, file)} ${name}`,
+          where: `${relative(ROOT, file)}:${start + 1} ${name} (${length} lines)`,
+          lines: length,
+        });
       }
     }
     ts.forEachChild(node, visit);
@@ -64,10 +89,24 @@ function longFunctions(file: string): string[] {
   return found;
 }
 
-describe('src/consolidation', () => {
-  it(`has no function longer than ${MAX_LINES} lines`, () => {
-    const files = listTs(FOLDER);
-    expect(files.length).toBeGreaterThan(0);
-    expect(files.flatMap(longFunctions)).toEqual([]);
+describe('src/', () => {
+  const found = listTs(FOLDER).flatMap(longFunctions);
+
+  it('reads every function of src/', () => {
+    expect(listTs(FOLDER).length).toBeGreaterThan(200);
+  });
+
+  it(`has no function longer than ${MAX_LINES} lines but the ones listed to split`, () => {
+    expect(
+      found.filter((entry) => NOT_YET_SPLIT[entry.key] === undefined).map((entry) => entry.where),
+    ).toEqual([]);
+  });
+
+  it('lists no function that fits now, and none that grew', () => {
+    const now = new Map(found.map((entry) => [entry.key, entry.lines]));
+    const stale = Object.entries(NOT_YET_SPLIT).filter(([key, lines]) => (now.get(key) ?? Infinity) > lines);
+    expect(
+      stale.map(([key, lines]) => `${key}: listed ${lines}, now ${now.get(key) ?? 'within the limit'}`),
+    ).toEqual([]);
   });
 });

@@ -3,12 +3,13 @@
  * whatever a module adds), and every error a public function can throw is among the exports, so a caller can
  * tell it apart with `instanceof`.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as library from '../../src/index.js';
 import * as agentKit from '../../src/agent-kit.js';
+import { listTs as sourceFiles } from './source-files.js';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
@@ -25,16 +26,6 @@ const INTERNAL_ERRORS: Record<string, string> = {
   AmbiguousSessionError:
     'cli/session-marks.ts: `sessions exclude` and `include` report it (exit 2); no library function throws it',
 };
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? sourceFiles(join(dir, entry.name))
-      : entry.name.endsWith('.ts')
-        ? [join(dir, entry.name)]
-        : [],
-  );
-}
 
 describe('the public API', () => {
   it('names each export of src/index.ts and src/agent-kit.ts', () => {

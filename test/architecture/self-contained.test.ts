@@ -3,18 +3,12 @@
  * (the product brief, the course material, sibling folders), so a reader of a clone can follow every reference.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DOCUMENTS, ROOT } from './source-files.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const FOLDERS = ['src', 'workers', 'test', 'bench', 'eval', 'harness', 'bin'];
-const ROOT_DOCS = [
-  'README.md',
-  'ARCHITECTURE.md',
-  ...readdirSync(join(ROOT, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => `docs/${name}`),
-];
+const ROOT_DOCS = DOCUMENTS;
 /** Names of documents outside the repository, and relative paths that climb out of it. */
 const OUTSIDE = /PRODUCT\.md|ANCHORS\.md|\.\.\/shared\/|\bseed 00\d\b/;
 

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCliCaptured } from '../support/cli.js';
+import { runCliCaptured, type CliRun } from '../support/cli.js';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
 import { startFakeOpenAIServer } from '../../harness/fake-openai-server.js';
 import { startRedis } from '../../harness/redis.js';
@@ -30,6 +30,14 @@ function check(output: DoctorOutput, name: string) {
   const found = output.checks.find((candidate) => candidate.name === name);
   if (found === undefined) throw new Error(`no check ${name} in ${JSON.stringify(output.checks)}`);
   return found;
+}
+
+/** `dreamd <args>` in a fresh workspace whose model is `llama3.2` behind an OpenAI-compatible endpoint at `url`. */
+function runWithLocalModel(args: string[], url: string): Promise<CliRun> {
+  return runCliCaptured(args, {
+    cwd: workspace(),
+    env: { DREAMD_MODEL_PROVIDER: 'openai-compatible', DREAMD_MODEL: 'llama3.2', OPENAI_BASE_URL: url },
+  });
 }
 
 describe('dreamd doctor', () => {
@@ -106,14 +114,7 @@ describe('dreamd doctor', () => {
       expect(check(output, 'model').detail).toContain(`at ${withoutVersion} (from OPENAI_BASE_URL)`);
       expect(check(output, 'model endpoint').fix).toContain('add /v1');
 
-      const fixed = await runCliCaptured(['doctor', '--json'], {
-        cwd: workspace(),
-        env: {
-          DREAMD_MODEL_PROVIDER: 'openai-compatible',
-          DREAMD_MODEL: 'llama3.2',
-          OPENAI_BASE_URL: local.url,
-        },
-      });
+      const fixed = await runWithLocalModel(['doctor', '--json'], local.url);
       expect(check(fixed.data<DoctorOutput>(), 'model endpoint').ok).toBe(true);
       expect(local.modelListRequests).toHaveLength(1);
     } finally {
@@ -125,14 +126,7 @@ describe('dreamd doctor', () => {
     const proxy = await startFakeOpenAIServer({ models: null });
     proxy.setDefault({ text: 'p' });
     try {
-      const run = await runCliCaptured(['doctor', '--json'], {
-        cwd: workspace(),
-        env: {
-          DREAMD_MODEL_PROVIDER: 'openai-compatible',
-          DREAMD_MODEL: 'llama3.2',
-          OPENAI_BASE_URL: proxy.url,
-        },
-      });
+      const run = await runWithLocalModel(['doctor', '--json'], proxy.url);
       expect(check(run.data<DoctorOutput>(), 'model endpoint')).toMatchObject({
         ok: true,
         detail: expect.stringMatching(
@@ -149,14 +143,7 @@ describe('dreamd doctor', () => {
     const proxy = await startFakeOpenAIServer({ models: null });
     proxy.setDefault({ text: 'p' });
     try {
-      const run = await runCliCaptured(['doctor', '--json', '--probe-messages'], {
-        cwd: workspace(),
-        env: {
-          DREAMD_MODEL_PROVIDER: 'openai-compatible',
-          DREAMD_MODEL: 'llama3.2',
-          OPENAI_BASE_URL: proxy.url,
-        },
-      });
+      const run = await runWithLocalModel(['doctor', '--json', '--probe-messages'], proxy.url);
       expect(check(run.data<DoctorOutput>(), 'model endpoint')).toMatchObject({
         ok: true,
         detail: expect.stringMatching(

@@ -1,12 +1,13 @@
 import { symlink, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useTempDir } from '../support/fixtures.js';
+import { useTempDir, createTempDir } from '../support/fixtures.js';
 import { parseMemoryFile } from '../../src/memory/claude-code-file.js';
 import { NotDreamdsFactError, forgetFact } from '../../src/space/forget.js';
 import { loadMemory, renderMemory } from '../../src/space/memory-dir.js';
 import { filesUnderReview, renderReview } from '../../src/space/review.js';
-import { fact, makeTempDir, removeDir, snapshot } from './helpers.js';
+import { fact, removeDir } from './helpers.js';
+import { snapshotDirectory } from '../support/space.js';
 
 const context = { relative: 'feedback_testing.md', modified: '2026-11-30', owner: 'other' as const };
 
@@ -92,7 +93,7 @@ describe('memory files dreamd did not write', () => {
       path.join(folder.path, 'notes', 'b.md'),
       '---\nname: Same\ndescription: two\ntype: user\n---\nTwo.\n',
     );
-    const outside = await makeTempDir();
+    const outside = (await createTempDir('memory')).path;
     try {
       await writeFile(path.join(outside, 'secret.md'), 'other space');
       await symlink(path.join(outside, 'secret.md'), path.join(folder.path, 'linked.md'));
@@ -101,7 +102,7 @@ describe('memory files dreamd did not write', () => {
       const reasons = loaded.problems.map((problem) => problem.reason).join('\n');
       expect(reasons).toContain('a.md and notes/b.md have the same frontmatter name "Same"');
       expect(reasons).toContain('outside the memory folder');
-      const before = await snapshot(folder.path);
+      const before = snapshotDirectory(folder.path);
       const files = renderMemory(loaded, [...loaded.facts, fact({ id: 'f-newfact001', title: 'New' })], {
         now: new Date('2026-12-01'),
       });

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
 import { planWrite } from '../../src/consolidation/plan-write.js';
@@ -8,10 +7,6 @@ import type { RunSummary } from '../../src/core/run.js';
 import { loadMemory } from '../../src/space/memory-dir.js';
 import { BLOCK_BEGIN, BLOCK_END } from '../../src/memory/index-block.js';
 import { FACT_TYPES, type Fact, type FactType } from '../../src/memory/types.js';
-
-export async function makeTempDir(): Promise<string> {
-  return mkdtemp(path.join(tmpdir(), 'dreamd-memory-'));
-}
 
 export async function removeDir(directory: string): Promise<void> {
   await rm(directory, { recursive: true, force: true });
@@ -54,26 +49,6 @@ export function extractedFact(overrides: Partial<ExtractedFact> = {}): Extracted
 /** What the model extracted from one session: a fact titled after it, observed on 2026-11-30. */
 export function sessionCandidate(session: string, body: string, type: FactType = 'user'): ExtractedFact {
   return extractedFact({ type, title: `About ${session}`, body, observed: '2026-11-30', sources: [session] });
-}
-
-/** Every file under a directory (relative path to bytes), skipping nothing. */
-export async function snapshot(directory: string): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  const walk = async (relative: string): Promise<void> => {
-    let entries;
-    try {
-      entries = await readdir(path.join(directory, relative), { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      const child = relative ? `${relative}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) await walk(child);
-      else out.set(child, await readFile(path.join(directory, child), 'utf8'));
-    }
-  };
-  await walk('');
-  return out;
 }
 
 /** A memory directory as people and dreamd leave it: generated entries, hand edits, notes. */

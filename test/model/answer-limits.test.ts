@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ModelError } from '../../src/errors.js';
-import { createAnthropicModel } from '../../src/model/anthropic.js';
-import { createOpenAICompatibleModel } from '../../src/model/openai-compatible.js';
+import { createAnthropicModel, createOpenAICompatibleModel } from '../../src/model/sdk-models.js';
 import { AnswerTooLargeError } from '../../src/model/output.js';
 import type { ModelProvider } from '../../src/model/types.js';
 import { faults, startFakeAnthropicServer } from '../../harness/fake-anthropic-server.js';

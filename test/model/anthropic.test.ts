@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ModelError } from '../../src/errors.js';
-import { createAnthropicModel, takesEffort } from '../../src/model/anthropic.js';
+import { takesEffort } from '../../src/model/anthropic.js';
+import { createAnthropicModel } from '../../src/model/sdk-models.js';
 import type { ModelConfigInput } from '../../src/model/provider-options.js';
 import { faults } from '../../harness/fake-anthropic-server.js';
 import { useFakeAnthropic } from '../support/fixtures.js';

@@ -1,8 +1,7 @@
 import { expect, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { ModelError } from '../../src/errors.js';
-import { createAnthropicModel } from '../../src/model/anthropic.js';
-import { createOpenAICompatibleModel } from '../../src/model/openai-compatible.js';
+import { createAnthropicModel, createOpenAICompatibleModel } from '../../src/model/sdk-models.js';
 import type { ModelConfigInput, ProviderOptions } from '../../src/model/provider-options.js';
 import type { ModelProvider } from '../../src/model/types.js';
 import { startFakeAnthropicServer } from '../../harness/fake-anthropic-server.js';

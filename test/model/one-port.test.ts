@@ -2,7 +2,8 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { chatProviderFromConfig } from '../../src/agent/memory-agent.js';
 import { ModelConfig } from '../../src/config/schema.js';
 import { ModelError } from '../../src/errors.js';
-import { createModel } from '../../src/model/create-model.js';
+import { costMeterOf } from '../../src/model/cost-meter.js';
+import { createModel, resolveModel } from '../../src/model/create-model.js';
 import { rateGateFor } from '../../src/model/rate-gate.js';
 import type { ChatRequest } from '../../src/model/types.js';
 import { startFakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
@@ -116,5 +117,19 @@ describe.each(cases)('one model port ($provider)', (testCase) => {
     const chat = chatProviderFromConfig({ model, embeddings: undefined });
     expect(chat.costOf?.(usage)).toBeCloseTo(0.2);
     expect(createModel(model).costOf(usage, { batch: true })).toBeCloseTo(0.1);
+  });
+
+  it('has one cost meter per model: the provider, its adapter and a run read the same', () => {
+    const model = ModelConfig.parse({ ...testCase.config, baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'k' });
+    const resolved = resolveModel(model);
+    expect(createModel(model)).toHaveProperty('costOf', resolved.costOf);
+    expect(costMeterOf(model)).toBe(resolved.costOf);
+    expect(createModel({ ...model, price: { inputPerMTok: 0.2, outputPerMTok: 1 } })).not.toHaveProperty(
+      'costOf',
+      resolved.costOf,
+    );
+    expect(costMeterOf({ ...model, price: { inputPerMTok: 0.2, outputPerMTok: 1 } })).not.toBe(
+      resolved.costOf,
+    );
   });
 });

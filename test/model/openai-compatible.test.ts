@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createOpenAICompatibleModel } from '../../src/model/openai-compatible.js';
+import { createOpenAICompatibleModel } from '../../src/model/sdk-models.js';
 import type { ModelConfigInput } from '../../src/model/provider-options.js';
 import {
   faults,

@@ -6,7 +6,8 @@ import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sha256, splitIndexFile } from '../../src/memory/index.js';
 import { commitMemoryChanges, loadMemory, newRunId } from '../../src/space/index.js';
-import { makeTempDir, planCandidates, removeDir, sessionCandidate, summary } from '../memory/helpers.js';
+import { planCandidates, removeDir, sessionCandidate, summary } from '../memory/helpers.js';
+import { createTempDir } from '../support/fixtures.js';
 
 /**
  * Another writer during the commit: a child process appends a line every 2 ms to a memory file (what Claude
@@ -111,7 +112,7 @@ async function startAppender(file: string, prefix: string, script = APPENDER): P
 let dir: string;
 const started: Appender[] = [];
 beforeEach(async () => {
-  dir = await makeTempDir();
+  dir = (await createTempDir('memory')).path;
 });
 afterEach(async () => {
   for (const appender of started.splice(0)) if (appender.child.exitCode === null) appender.child.kill();

@@ -2,21 +2,14 @@ import fc from 'fast-check';
 import { readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useTempDir } from '../support/fixtures.js';
+import { useTempDir, createTempDir } from '../support/fixtures.js';
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
 import { FACT_TYPES, TOPIC_FILES } from '../../src/memory/types.js';
 import { loadMemory, renderMemory } from '../../src/space/memory-dir.js';
 import { PENDING_FILE, QUARANTINE_FILE } from '../../src/space/paths.js';
 import { memoryHealth } from '../../src/space/memory-health.js';
-import {
-  applyFiles,
-  fact,
-  makeTempDir,
-  planCandidates,
-  removeDir,
-  sessionCandidate,
-  snapshot,
-} from '../memory/helpers.js';
+import { applyFiles, fact, planCandidates, removeDir, sessionCandidate } from '../memory/helpers.js';
+import { snapshotDirectory } from '../support/space.js';
 
 const NOW = new Date('2026-12-01T00:00:00Z');
 const folder = useTempDir('memory');
@@ -126,7 +119,7 @@ describe('broken memory files never lose facts', () => {
 
   it('skips a symlink out of the folder and never writes through it', async () => {
     await seedMemory();
-    const outside = await makeTempDir();
+    const outside = (await createTempDir('memory')).path;
     try {
       const target = path.join(outside, 'reference.md');
       await writeFile(target, await readFile(path.join(folder.path, 'reference.md'), 'utf8'));
@@ -207,7 +200,7 @@ describe('broken memory files never lose facts', () => {
           const plan = await runPlan(candidates);
           const quarantined = new Set(plan.result.quarantined.flatMap((entry) => entry.candidate.sources));
           const after = await loadMemory(folder.path);
-          const files = await snapshot(folder.path);
+          const files = snapshotDirectory(folder.path);
           for (const item of candidates) {
             const session = item.sources[0] ?? '';
             if (quarantined.has(session)) {

@@ -9,7 +9,8 @@ import { listRuns } from '../../src/space/run-history.js';
 import { RollbackRefusedError, rollbackRun } from '../../src/space/rollback.js';
 import { commitMemoryChanges } from '../../src/space/transaction.js';
 import type { Fact } from '../../src/memory/types.js';
-import { fact, snapshot, summary } from '../memory/helpers.js';
+import { fact, summary } from '../memory/helpers.js';
+import { snapshotDirectory } from '../support/space.js';
 
 const folder = useTempDir('memory');
 
@@ -23,7 +24,7 @@ async function consolidate(runId: string, facts: Fact[]): Promise<void> {
 
 /** Memory files only (the run history grows with every run). */
 async function memoryBytes(): Promise<Map<string, string>> {
-  return new Map([...(await snapshot(folder.path))].filter(([file]) => !file.startsWith('.dreamd/')));
+  return new Map([...snapshotDirectory(folder.path)].filter(([file]) => !file.startsWith('.dreamd/')));
 }
 
 describe('rollback', () => {

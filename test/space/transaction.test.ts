@@ -12,7 +12,8 @@ import {
 } from '../../src/space/transaction.js';
 import { StorageError, describeIoError } from '../../src/space/io-errors.js';
 import { newRunId } from '../../src/space/paths.js';
-import { snapshot, summary } from '../memory/helpers.js';
+import { summary } from '../memory/helpers.js';
+import { snapshotDirectory } from '../support/space.js';
 
 const folder = useTempDir('memory');
 
@@ -65,7 +66,7 @@ describe('memory transaction', () => {
   it('writes files, ledger and run record together, with the previous bytes for rollback', async () => {
     await seedOldMemory();
     const record = await commitMemoryChanges(folder.path, runOptions());
-    const files = await snapshot(folder.path);
+    const files = snapshotDirectory(folder.path);
     expect(files.get('user.md')).toBe('new user\n');
     expect(files.get('project.md')).toBe('created\n');
     expect(files.has('stale.md')).toBe(false);
@@ -83,12 +84,12 @@ describe('memory transaction', () => {
   it('leaves all old or all new bytes after a crash at any step and recovery', async () => {
     const steps: CommitStep[] = [];
     await seedOldMemory();
-    const oldBytes = await snapshot(folder.path);
+    const oldBytes = snapshotDirectory(folder.path);
     await commitMemoryChanges(
       folder.path,
       runOptions((step) => steps.push(step)),
     );
-    const newBytes = await snapshot(folder.path);
+    const newBytes = snapshotDirectory(folder.path);
     expect(steps).toEqual([
       'stage',
       'commit',
@@ -109,14 +110,14 @@ describe('memory transaction', () => {
       await seedOldMemory();
       await expect(commitCrashingAt(crashAt)).rejects.toThrow(`crash at ${crashAt}`);
       const report = await recoverMemory(folder.path);
-      const after = await snapshot(folder.path);
+      const after = snapshotDirectory(folder.path);
       const committed = crashAt !== 'stage' && crashAt !== 'commit';
       expect(after, `crash at ${crashAt}`).toEqual(committed ? newBytes : oldBytes);
       if (crashAt === 'commit') expect(report.discarded).toEqual(['run-1']);
       if (committed) expect(report.finished).toEqual(['run-1']);
       // Recovering again changes nothing.
       await recoverMemory(folder.path);
-      expect(await snapshot(folder.path)).toEqual(after);
+      expect(snapshotDirectory(folder.path)).toEqual(after);
     }
   });
 
@@ -125,7 +126,7 @@ describe('memory transaction', () => {
     await expect(commitCrashingAt('apply:0')).rejects.toThrow('crash at apply:0');
     await writeFile(path.join(folder.path, '.dreamd/staging/run-1/COMMITTED'), '');
     expect((await recoverMemory(folder.path)).finished).toEqual(['run-1']);
-    const after = await snapshot(folder.path);
+    const after = snapshotDirectory(folder.path);
     expect(after.get('user.md')).toBe('new user\n');
     expect(after.has('stale.md')).toBe(false);
     expect([...after.keys()].some((file) => file.startsWith('.dreamd/staging'))).toBe(false);
@@ -134,10 +135,10 @@ describe('memory transaction', () => {
   it('discards a staging directory whose cleanup was cut short after the marker went', async () => {
     await seedOldMemory();
     await expect(commitCrashingAt('cleanup')).rejects.toThrow('crash at cleanup');
-    const applied = await snapshot(folder.path);
+    const applied = snapshotDirectory(folder.path);
     await rm(path.join(folder.path, '.dreamd/staging/run-1/COMMITTED'));
     expect((await recoverMemory(folder.path)).discarded).toEqual(['run-1']);
-    const after = await snapshot(folder.path);
+    const after = snapshotDirectory(folder.path);
     for (const [file, bytes] of after) expect(applied.get(file), file).toBe(bytes);
     expect([...after.keys()].some((file) => file.startsWith('.dreamd/staging'))).toBe(false);
   });
@@ -164,7 +165,7 @@ describe('memory transaction', () => {
     for (const step of order.filter((name) => name.startsWith('apply:'))) {
       await seedOldMemory();
       await expect(commitCrashingAt(step)).rejects.toThrow(CommitIncompleteError);
-      const files = await snapshot(folder.path);
+      const files = snapshotDirectory(folder.path);
       manifestOrder.push(
         [
           files.get('project.md') === 'created\n' ? 'project' : '',
@@ -193,7 +194,7 @@ describe('memory transaction', () => {
       /committed but only 2 of \d+ files are in place: .*ENOSPC.*disk is full/,
     );
     expect((await recoverMemory(folder.path)).finished).toEqual(['run-1']);
-    expect((await snapshot(folder.path)).get('MEMORY.md')).toBe('new index\n');
+    expect(snapshotDirectory(folder.path).get('MEMORY.md')).toBe('new index\n');
   });
 
   it('keeps history.keepRuns records, deleting the oldest in the same commit, and always the last consolidation', async () => {

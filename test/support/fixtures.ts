@@ -164,20 +164,26 @@ export function useRedis(): TestRedis {
   };
 }
 
+/** A fresh temporary folder `dreamd-<prefix>-…` and its removal: the one temp-folder helper of the tests. */
+export async function createTempDir(prefix: string): Promise<{ path: string; remove: () => Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), `dreamd-${prefix}-`));
+  return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}
+
 /** A fresh temp folder for each test of the enclosing describe (or file), removed after it: `dir.path`. */
 export function useTempDir(prefix: string): { readonly path: string } {
-  let current: string | undefined;
+  let current: { path: string; remove: () => Promise<void> } | undefined;
   beforeEach(async () => {
-    current = await mkdtemp(join(tmpdir(), `dreamd-${prefix}-`));
+    current = await createTempDir(prefix);
   });
   afterEach(async () => {
-    if (current !== undefined) await rm(current, { recursive: true, force: true });
+    await current?.remove();
     current = undefined;
   });
   return {
     get path() {
       if (current === undefined) throw new Error('the temp folder exists only inside a test');
-      return current;
+      return current.path;
     },
   };
 }

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,19 +55,22 @@ export function createTestSpace(options: {
   return { root, config, space: config.spaces[0]! };
 }
 
-/** Every file under a directory with its bytes, for "nothing changed" assertions. */
+/**
+ * Every file under a directory (relative path → its text), for "nothing changed" assertions: the one snapshot
+ * helper of the tests. A missing directory is empty; links are read as the files they point to, never walked.
+ */
 export function snapshotDirectory(directory: string): Map<string, string> {
   const files = new Map<string, string>();
   const walk = (current: string): void => {
-    let names: string[];
+    let entries: Dirent[];
     try {
-      names = readdirSync(current);
+      entries = readdirSync(current, { withFileTypes: true });
     } catch {
       return;
     }
-    for (const name of names) {
-      const path = join(current, name);
-      if (statSync(path).isDirectory()) walk(path);
+    for (const entry of entries) {
+      const path = join(current, entry.name);
+      if (entry.isDirectory()) walk(path);
       else files.set(relative(directory, path), readFileSync(path, 'utf8'));
     }
   };

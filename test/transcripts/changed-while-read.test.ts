@@ -4,7 +4,8 @@ import type * as FsPromises from 'node:fs/promises';
 import { realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createTempDir, nativeDocument, readTranscript } from './helpers.js';
+import { nativeDocument, readTranscript } from './helpers.js';
+import { createTempDir } from '../support/fixtures.js';
 
 /**
  * The agent writes to the file just after dreamd's first look at it (`lstat` of a file directly in the

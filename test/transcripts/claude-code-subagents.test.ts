@@ -12,11 +12,10 @@ import {
   MAX_BYTES,
   claudeCodeSpace,
   createLedger,
-  createTempDir,
   ledgerEntry,
   readTranscript,
 } from './helpers.js';
-import { useTempDir } from '../support/fixtures.js';
+import { useTempDir, createTempDir } from '../support/fixtures.js';
 
 /** The summary-task fixture's session: its `Task` result (line 7) names sub-agent `ab94da7`. */
 const PARENT_ID = '0790ea37-90df-4d30-8fdf-0bfe301b8f3e';

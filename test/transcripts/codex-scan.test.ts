@@ -9,13 +9,12 @@ import {
   MAX_BYTES,
   codexSpace,
   createLedger,
-  createTempDir,
   ledgerOfFileAsItIs,
   minutesAgo,
   scanAt,
   NOW,
 } from './helpers.js';
-import { useTempDir } from '../support/fixtures.js';
+import { useTempDir, createTempDir } from '../support/fixtures.js';
 
 const ROLLOUT = join(
   '2025',

@@ -1,5 +1,4 @@
-import { mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Space, TranscriptFormat } from '../../src/config/schema.js';
@@ -35,12 +34,6 @@ export function readTranscript(
   options: Partial<Omit<ReadSessionOptions, 'format' | 'sessionsDir'>> = {},
 ): Promise<Session> {
   return readSession(name, { format, sessionsDir, maxBytes: MAX_BYTES, ...options });
-}
-
-/** A fresh temporary directory and its removal. */
-export async function createTempDir(prefix: string): Promise<{ path: string; remove: () => Promise<void> }> {
-  const path = await mkdtemp(join(tmpdir(), `dreamd-${prefix}-`));
-  return { path, remove: () => rm(path, { recursive: true, force: true }) };
 }
 
 /** Writes a file and sets its mtime (and atime) to `mtime`. */
