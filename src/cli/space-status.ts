@@ -29,6 +29,7 @@ import {
   recoverSpace,
   sessionsInProgress,
 } from '../space/index.js';
+import type { RunRecord } from '../space/run-history.js';
 import { countByStatus } from '../transcripts/index.js';
 import { describePendingBatch } from '../consolidation/batch.js';
 import { providerKind } from '../model/providers.js';
@@ -69,6 +70,25 @@ async function pendingBatchStatus(
         ? null
         : { ...pending.unreadable, maxTries: MAX_UNREADABLE_COLLECTIONS },
     description: describePendingBatch(pending, now, space.id),
+  };
+}
+
+/** What `status` says of a space's latest run. */
+function lastRunOf(latest: RunRecord): NonNullable<SpaceStatus['lastRun']> {
+  return {
+    runId: latest.runId,
+    kind: latest.kind,
+    status: latest.summary.status,
+    committedAt: latest.committedAt,
+    calls: latest.summary.calls,
+    ...(latest.summary.callKinds === undefined ? {} : { callKinds: latest.summary.callKinds }),
+    ...(latest.summary.answersAskedAgain === undefined
+      ? {}
+      : { answersAskedAgain: latest.summary.answersAskedAgain }),
+    ...(latest.summary.factsDropped !== undefined &&
+    Object.values(latest.summary.factsDropped).some((count) => count > 0)
+      ? { factsDropped: latest.summary.factsDropped }
+      : {}),
   };
 }
 
@@ -253,21 +273,7 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
       return known === undefined || known.progress !== undefined;
     });
     if (latest !== undefined) {
-      lastRun = {
-        runId: latest.runId,
-        kind: latest.kind,
-        status: latest.summary.status,
-        committedAt: latest.committedAt,
-        calls: latest.summary.calls,
-        ...(latest.summary.callKinds === undefined ? {} : { callKinds: latest.summary.callKinds }),
-        ...(latest.summary.answersAskedAgain === undefined
-          ? {}
-          : { answersAskedAgain: latest.summary.answersAskedAgain }),
-        ...(latest.summary.factsDropped !== undefined &&
-        Object.values(latest.summary.factsDropped).some((count) => count > 0)
-          ? { factsDropped: latest.summary.factsDropped }
-          : {}),
-      };
+      lastRun = lastRunOf(latest);
     }
   } catch (caught) {
     error ??= `run history of ${space.memoryDir} cannot be read: ${errorMessage(caught)}`;

@@ -9,6 +9,19 @@ import type { Command } from 'commander';
 import { namedSpace, withSpace } from '../space-argument.js';
 import { counted } from '../../util/plural.js';
 
+/**
+ * Retries and warnings go to stderr, beside the command's own output: pino's JSON lines under --json (through
+ * this stream), else one readable line each, printed by the progress bar (above it, on a terminal).
+ */
+function stderrStream(write: (text: string) => void): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      write(String(chunk));
+      done();
+    },
+  });
+}
+
 /** Sessions shown by name when a run leaves some waiting; the run record (or --json) lists them all. */
 const WAITING_SHOWN = 20;
 
@@ -168,20 +181,8 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
         const spaces = await spacesOf(commandContext, spaceId);
         const drawsBar = showsProgress(io, json);
         const bar = drawsBar ? createProgressBar() : createPlainProgress(io.stderr);
-        // Retries and warnings go to stderr, beside the command's own output: pino's JSON lines under --json,
-        // else one readable line each, printed by the bar (above it, on a terminal).
         const logger = json
-          ? createLogger({
-              pretty: false,
-              level: 'warn',
-              env: io.env,
-              destination: new Writable({
-                write(chunk: Buffer, _encoding, done) {
-                  io.stderr(String(chunk));
-                  done();
-                },
-              }),
-            })
+          ? createLogger({ pretty: false, level: 'warn', env: io.env, destination: stderrStream(io.stderr) })
           : createNoteLogger({
               note: (line) => bar.note(line),
               colorize: drawsBar && (io.env.NO_COLOR === undefined || io.env.NO_COLOR === ''),

@@ -75,8 +75,7 @@ export const registerMemory: CommandRegistrar = (program, context) => {
         const facts = options.all
           ? [...loaded.facts, ...loaded.archived.map((entry) => entry.fact)]
           : loaded.facts.filter((fact) => fact.status === 'active');
-        const { summarizeFactUse } = await import('../../space/fact-use.js');
-        const use = summarizeFactUse(loaded.facts, loaded.factUse);
+        const use = (await import('../../space/fact-use.js')).summarizeFactUse(loaded.facts, loaded.factUse);
         emitResult(
           io,
           json,
