@@ -227,27 +227,20 @@ interface NeighbourHit {
  * frequency terms, which one-sentence facts hardly need).
  */
 function createNeighbourIndex(texts: readonly Terms[]) {
+  // Positions by word, by name (the word lookup's postings) and by the head of the title.
   const postings = new Map<string, number[]>();
-  texts.forEach((terms, position) => {
-    for (const word of terms.words) {
-      const list = postings.get(word);
-      if (list === undefined) postings.set(word, [position]);
-      else list.push(position);
-    }
-  });
-  const heads = new Map<string, number[]>();
   const named = new Map<string, number[]>();
-  texts.forEach((terms, position) => {
-    for (const name of terms.names) {
-      const list = named.get(name);
-      if (list === undefined) named.set(name, [position]);
-      else list.push(position);
-    }
-    const head = titleHead(terms.titleWords);
-    if (head === undefined) return;
-    const list = heads.get(head);
-    if (list === undefined) heads.set(head, [position]);
+  const heads = new Map<string, number[]>();
+  const post = (lists: Map<string, number[]>, key: string, position: number): void => {
+    const list = lists.get(key);
+    if (list === undefined) lists.set(key, [position]);
     else list.push(position);
+  };
+  texts.forEach((terms, position) => {
+    for (const word of terms.words) post(postings, word, position);
+    for (const name of terms.names) post(named, name, position);
+    const head = titleHead(terms.titleWords);
+    if (head !== undefined) post(heads, head, position);
   });
   const common = Math.max(COMMON_FLOOR, texts.length * COMMON_SHARE);
   const idf = (word: string): number => {
