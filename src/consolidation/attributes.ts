@@ -62,7 +62,7 @@ const LEXICON: Readonly<Record<string, readonly string[]>> = {
   ],
   diet: [
     'vegetarian', 'vegan', 'eat$', 'eats', 'eating', 'meat', 'fish$', 'pescatar', 'diet', 'gluten', 'dairy',
-    'lactose', 'halal', 'kosher', 'carne', 'peixe', 'pescado', 'vegetarian',
+    'lactose', 'halal', 'kosher', 'carne', 'peixe', 'pescado', 
   ],
   boss: ['manager', 'boss', 'report$', 'reports', 'reporting', 'supervisor', 'chefe', 'jefe'],
   store: [

@@ -35,8 +35,8 @@ function nextReady(queue: readonly Batch[], inFlight: ReadonlyMap<Batch, unknown
 /**
  * The position of the batch to start now, or -1 to wait for a call in flight. The first call goes alone with
  * a cached prefix (the stable part of the memory list): calls sent together before it is written would each
- * pay a cache write instead of reading it; and in a space's first run, whose yield of facts per line no
- * answer has shown yet (`answer-yield.ts`): calls sent together would all be sized at a guess.
+ * pay a cache write instead of reading it; and a probe (see {@link probes}): calls sent together before its
+ * answer shows the yield of facts per line would all be sized at a guess.
  */
 function nextToStart(run: ExtractionRun, calls: CallsInFlight): number {
   const firstAlone = run.memoryList.stable.length > 0 || probes(run);
