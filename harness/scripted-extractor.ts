@@ -280,6 +280,26 @@ export interface CuratorResult {
 }
 
 /**
+ * The answer to the update check a curation call carries (`consolidation/curate-run.ts`), if it carries one: its
+ * sections are answered by `extract` as the check's own call would be, so a scripted model answers the check the
+ * same whether it goes alone or with curation.
+ */
+function carriedCheckAnswer(
+  request: RecordedAnthropicRequest,
+  extract: (request: RecordedAnthropicRequest) => AnthropicReply,
+): { updates?: unknown } {
+  const at = request.prompt.indexOf('## Related facts (id | type | title');
+  if (at === -1) return {};
+  const reply = extract({
+    ...request,
+    system: 'You keep a memory of facts up to date (the update check a curation call carried).',
+    prompt: request.prompt.slice(at),
+  });
+  const json = 'json' in reply ? (reply.json as { updates?: unknown } | undefined) : undefined;
+  return { updates: Array.isArray(json?.updates) ? json.updates : [] };
+}
+
+/**
  * A reply function that answers curation calls with `curate` (given the type and the facts of the prompt) and
  * every other call with `extract`: a scripted model for runs that curate.
  */
@@ -296,6 +316,7 @@ export function withCurator(
     const answer = curate(type, facts);
     return {
       json: {
+        ...carriedCheckAnswer(request, extract),
         results: answer.results.map((result) => ({
           why: null,
           howToApply: null,

@@ -1,6 +1,7 @@
 /**
  * How many facts a user line yields, learned as a run's answers come: batches are planned at half a fact per
- * user line; a large first batch goes alone as a probe (`extract-queue.ts`), and once an answer
+ * user line; a large first batch goes alone as a probe (`extract-queue.ts`), cut to what a dense dialogue's
+ * answer fits, and once an answer
  * came near `limits.maxFactsPerAnswer`, each batch about to be sent is checked against what this run's
  * answers have carried, so one that would pass the limit is split before it is sent, not asked, paid for,
  * thrown away and asked again in halves. (A yield kept from a space's last run is not planned by: a run of other
@@ -61,6 +62,18 @@ export function observeAnswer(answerYield: AnswerYield, batch: Batch, facts: num
 /** Facts per user line: the answers' mean, weighted with the prior until enough lines were read. */
 export function factsPerUserLine(answerYield: AnswerYield): number {
   return (answerYield.facts + answerYield.prior * PRIOR_LINES) / (answerYield.lines + PRIOR_LINES);
+}
+
+/**
+ * Facts per user line a probe is sized for: a dense dialogue's (a register read out plot by plot, a mentor's
+ * list of rules), so the probe's own answer stays under the limit however dense the run turns out to be. A
+ * sparser run pays one call more for it than the planned batch; a denser one saves the answer thrown away.
+ */
+export const PROBE_FACTS_PER_USER_LINE = 1;
+
+/** Whether a probe's answer could pass `limit` facts in a dense dialogue (see {@link PROBE_FACTS_PER_USER_LINE}). */
+export function probeOverLimit(batch: Batch, limit: number): boolean {
+  return userLinesOf(batch) * PROBE_FACTS_PER_USER_LINE * YIELD_MARGIN > limit;
 }
 
 /** Whether a batch's answer is expected to pass `limit` facts at the yield seen so far (with a margin). */

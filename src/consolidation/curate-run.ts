@@ -2,6 +2,10 @@
  * The curation phase inside a run: plan the write, curate the facts it would leave (one call per type over its
  * budget, see `curate.ts`), and plan again with the accepted results, so the merged facts and the archive
  * entries of what they replace commit in the run's one staged transaction.
+ *
+ * The run's update check (`update-check.ts`) rides on the curation calls: the first of them carries its first
+ * chunk, and so on, so a run that curates pays no call of its own for the check; chunks left over (or a check
+ * in a run that curates nothing) go alone. The second plan takes both answers.
  */
 import type { CurationConfig } from '../config/schema.js';
 import type { CurationSummary } from '../core/run.js';
@@ -9,35 +13,69 @@ import {
   activeSize,
   curateMemory,
   NO_CURATION,
+  type CarriedTask,
   type CurationCallOptions,
   type CurationOutcome,
 } from './curate.js';
+import type { ExtractedFact } from './extraction.js';
 import { planWrite, type WritePlan } from './plan-write.js';
 import { createRunIds } from './run-ids.js';
+import {
+  checkUpdates,
+  UPDATE_CHECK_TASK,
+  UpdateCheckAnswer,
+  updateCheckPrompt,
+  type CarriedAnswer,
+  type UpdateCheck,
+  type UpdateCheckResult,
+} from './update-check.js';
+
+type WriteOptions = Parameters<typeof planWrite>[0];
+
+/** The chunks of the update check as tasks a curation call can carry. */
+function checkTasks(check: UpdateCheck): CarriedTask[] {
+  return check.chunks.map((chunk) => ({
+    instructions: UPDATE_CHECK_TASK,
+    prompt: updateCheckPrompt(check.candidates, chunk),
+    field: 'updates',
+    schema: UpdateCheckAnswer.shape.updates,
+  }));
+}
 
 /**
- * Plan, curate, and plan again with what curation accepted. Both plans draw their ids from one allocator, so a
- * fact learned in this run has in the second plan the id curation named it by. A result the second plan
- * cannot apply (a person edited one of its facts meanwhile) moves from `accepted` to `refused`, with why.
+ * Plan, curate (carrying the update check), and plan again with what the check found and curation accepted.
+ * `writeOptionsFor` gives the write's options for the run's candidates as checked so far (the facts left out
+ * as already stated or rejected are left out of them). Both plans draw their ids from one allocator, so a fact
+ * learned in this run has in the second plan the id curation named it by. A result the second plan cannot
+ * apply (a person edited one of its facts meanwhile, or the check found one of its facts replaced) moves from
+ * `accepted` to `refused`, with why.
  */
 export async function planAndCurate(
-  writeOptions: Parameters<typeof planWrite>[0],
+  writeOptionsFor: (candidates: readonly ExtractedFact[]) => WriteOptions,
   options: CurationCallOptions,
-): Promise<{ plan: WritePlan; curation: CurationOutcome; overBudget: string[] }> {
-  const ids = writeOptions.ids ?? createRunIds();
-  const first = await planWrite({ ...writeOptions, ids });
+  check: UpdateCheck,
+): Promise<{ plan: WritePlan; curation: CurationOutcome; overBudget: string[]; checked: UpdateCheckResult }> {
+  const ids = createRunIds();
+  const first = await planWrite({ ...writeOptionsFor(check.candidates), ids });
   // Only types this run learned something of: a type left over budget is not asked about again for nothing.
   const fresh = new Set([
     ...first.result.added.map((fact) => fact.id),
     ...first.result.updated.map((change) => change.after.id),
   ]);
   const curated = options.config.enabled
-    ? await curateMemory(first.result.facts, { ...options, fresh })
+    ? await curateMemory(first.result.facts, { ...options, fresh, carry: checkTasks(check) })
     : NO_CURATION;
+  const checked = await checkUpdates(check, {
+    ...options,
+    maxCalls: options.maxCalls - curated.calls,
+    carried: curated.carried.map((entry): CarriedAnswer =>
+      'failed' in entry ? entry : { updates: entry.answer as UpdateCheckAnswer['updates'] },
+    ),
+  });
   const plan =
-    curated.accepted.length === 0
+    curated.accepted.length === 0 && checked.found === 0
       ? first
-      : await planWrite({ ...writeOptions, ids, curation: curated.accepted });
+      : await planWrite({ ...writeOptionsFor(checked.candidates), ids, curation: curated.accepted });
   const unapplied = new Set(plan.unapplied.map((entry) => entry.result));
   const curation: CurationOutcome =
     unapplied.size === 0
@@ -54,7 +92,12 @@ export async function planAndCurate(
             })),
           ],
         };
-  return { plan, curation, overBudget: curation.calls > 0 ? overBudget(plan, options.config) : [] };
+  return {
+    plan,
+    curation,
+    overBudget: curation.calls > 0 ? overBudget(plan, options.config) : [],
+    checked,
+  };
 }
 
 /**

@@ -24,7 +24,13 @@ import { z } from 'zod';
 import type { CurationConfig } from '../config/schema.js';
 import { MEMORY_TYPES, FACT_TYPES, type Fact, type FactType } from '../memory/types.js';
 import { addTaughtAgain, joinTaughtAgain, type TaughtAgain } from '../memory/taught-again.js';
-import { addUsage, emptyUsage, type ModelProvider, type TokenUsage } from '../model/types.js';
+import {
+  addUsage,
+  emptyUsage,
+  type GenerateObjectRequest,
+  type ModelProvider,
+  type TokenUsage,
+} from '../model/types.js';
 import { detailsOf, type FactText } from './features.js';
 import { contentWords, textSimilarity, titleSimilarity } from './similarity.js';
 
@@ -456,6 +462,11 @@ export interface CurationOutcome {
   /** Types curated and why; types whose call failed, with the error (the run goes on without them). */
   readonly types: readonly { readonly type: FactType; readonly why: readonly CurationTrigger[] }[];
   readonly failures: readonly string[];
+  /**
+   * The answers to the tasks the calls carried ({@link CarriedTask}), by task: the value of the task's field,
+   * or why there is none (the call failed); absent for a task no call carried (fewer types to curate).
+   */
+  readonly carried: readonly ({ readonly answer: unknown } | { readonly failed: string })[];
 }
 
 export const NO_CURATION: CurationOutcome = {
@@ -467,7 +478,20 @@ export const NO_CURATION: CurationOutcome = {
   costUsd: undefined,
   types: [],
   failures: [],
+  carried: [],
 };
+
+/**
+ * A task of another step a curation call answers beside its own, so a run pays one call for both (the update
+ * check, `update-check.ts`): its instructions follow curation's, its prompt follows the facts, and its answer is
+ * the field `field` of the call's answer, of the shape `schema`.
+ */
+export interface CarriedTask {
+  readonly instructions: string;
+  readonly prompt: string;
+  readonly field: string;
+  readonly schema: z.ZodType;
+}
 
 /** What the curation calls of a run need: the budgets, the model, the calls left, pricing and the run's signal. */
 export interface CurationCallOptions {
@@ -479,16 +503,38 @@ export interface CurationCallOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
+/** The request of one curation call, with the task it carries, if any. */
+function curationRequest(
+  group: CurationGroup,
+  task: CarriedTask | undefined,
+  options: CurationCallOptions,
+): GenerateObjectRequest<CurationAnswer & Record<string, unknown>> {
+  return {
+    system: task === undefined ? CURATION_INSTRUCTIONS : `${CURATION_INSTRUCTIONS}\n\n${task.instructions}`,
+    prompt: task === undefined ? curationPrompt(group) : `${curationPrompt(group)}\n\n${task.prompt}`,
+    schema: (task === undefined
+      ? CurationAnswer
+      : CurationAnswer.extend({ [task.field]: task.schema })) as z.ZodType<
+      CurationAnswer & Record<string, unknown>
+    >,
+    schemaName: CURATION_SCHEMA_NAME,
+    maxOutputTokens: options.maxOutputTokens,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  };
+}
+
 /**
  * The curation phase of a run: one call per type {@link curationGroups} picks, each answer checked by
- * {@link checkCuration}. A call that fails (a model error, an answer that does not parse) leaves its type as
- * it is and is reported; the run goes on. `maxCalls` caps the calls (what the run's call budget has left).
+ * {@link checkCuration}; the first calls carry `carry`'s tasks, one each. A call that fails (a model error, an
+ * answer that does not parse) leaves its type as it is and is reported; the run goes on. `maxCalls` caps the
+ * calls (what the run's call budget has left).
  */
 export async function curateMemory(
   facts: readonly Fact[],
   options: CurationCallOptions & {
     /** Ids of the facts this run added or changed (see {@link curationGroups}); absent: every type is looked at. */
     readonly fresh?: ReadonlySet<string> | undefined;
+    readonly carry?: readonly CarriedTask[] | undefined;
   },
 ): Promise<CurationOutcome> {
   const groups = curationGroups(facts, options.config, options.fresh).slice(0, Math.max(0, options.maxCalls));
@@ -497,31 +543,29 @@ export async function curateMemory(
   const refused: { type: FactType; title: string; reason: string }[] = [];
   const review: { fact: Fact; reason: string }[] = [];
   const failures: string[] = [];
+  const carried: CurationOutcome['carried'][number][] = [];
   let usage = emptyUsage();
   let costUsd: number | undefined = 0;
   let calls = 0;
-  for (const group of groups) {
+  for (const [at, group] of groups.entries()) {
     calls += 1;
+    const task = options.carry?.[at];
     try {
-      const result = await options.model().generateObject({
-        system: CURATION_INSTRUCTIONS,
-        prompt: curationPrompt(group),
-        schema: CurationAnswer,
-        schemaName: CURATION_SCHEMA_NAME,
-        maxOutputTokens: options.maxOutputTokens,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      });
+      const result = await options.model().generateObject(curationRequest(group, task, options));
       usage = addUsage(usage, result.usage);
       const cost = options.costOf?.(result.usage);
       costUsd = costUsd === undefined || cost === undefined ? undefined : costUsd + cost;
+      if (task !== undefined) carried.push({ answer: result.value[task.field] });
       const check = checkCuration(group, result.value);
       accepted.push(...check.accepted);
       refused.push(...check.refused.map((entry) => ({ type: group.type, ...entry })));
       review.push(...check.review);
     } catch (error) {
       if (options.signal?.aborted === true) throw error;
+      const reason = (error as Error).message.split('\n')[0] ?? '';
+      if (task !== undefined) carried.push({ failed: reason });
       failures.push(
-        `curation of ${group.type} facts failed (${(error as Error).message.split('\n')[0]}); they stay as they are until the next run`,
+        `curation of ${group.type} facts failed (${reason}); they stay as they are until the next run`,
       );
     }
   }
@@ -534,6 +578,7 @@ export async function curateMemory(
     costUsd: options.costOf === undefined ? undefined : costUsd,
     types: groups.map((group) => ({ type: group.type, why: group.why })),
     failures,
+    carried,
   };
 }
 

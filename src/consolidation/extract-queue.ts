@@ -6,7 +6,14 @@
  * stop, and it is thrown once they have.
  */
 import { splitBatch, type Batch } from '../digest/index.js';
-import { expectedOverLimit, limitBinds } from './answer-yield.js';
+import {
+  expectedOverLimit,
+  limitBinds,
+  PROBE_FACTS_PER_USER_LINE,
+  probeOverLimit,
+  userLinesOf,
+  YIELD_MARGIN,
+} from './answer-yield.js';
 import { runCall } from './extract-call.js';
 import type { ExtractionRun } from './extract-state.js';
 import { blockedByUnsent, markUnsent } from './unsent-sessions.js';
@@ -78,7 +85,7 @@ function startOrDefer(run: ExtractionRun, calls: CallsInFlight, batch: Batch): v
 /**
  * Whether the run's next call is a probe: no answer has shown the yield yet, and the first batch is expected,
  * at the default yield and its margin, to reach half the answer limit (a dialogue of many user lines). Then that
- * call goes alone, as planned, and the batches after it are split at what its answer showed, rather than sent
+ * call goes alone, cut to what a dense dialogue's answer fits (the rest goes back to the queue), and the batches after it are split at what its answer showed, rather than sent
  * together at a guess; a run of small batches (an agent's few user lines) sends them together as planned.
  */
 function probes(run: ExtractionRun): boolean {
@@ -91,17 +98,36 @@ function probes(run: ExtractionRun): boolean {
  * it costs the answer thrown away.
  */
 function splitWhileOverLimit(run: ExtractionRun, position: number): void {
-  // The probe goes as planned; after it, only a limit the answers came near binds: far from it, batches stay.
+  // The probe is cut to what a dense dialogue's answer fits, and after it a batch is sized at the yield the
+  // probe showed (a dialogue's facts come from its user lines). In a run without a probe only a limit the
+  // answers came near binds: an agent's facts come from tool output as much as from its few user lines.
   const limit = run.options.limits.maxFactsPerAnswer;
-  if (probes(run) || !limitBinds(run.answerYield, limit)) return;
+  const probe = probes(run);
+  if (!run.probeFirst && !limitBinds(run.answerYield, limit)) return;
+  const over = (batch: Batch): boolean =>
+    probe ? probeOverLimit(batch, limit) : expectedOverLimit(run.answerYield, batch, limit);
   for (;;) {
     const batch = run.queue[position] as Batch;
-    if (!expectedOverLimit(run.answerYield, batch, limit)) return;
-    const halves = splitBatch(batch);
+    if (!over(batch)) return;
+    // A probe keeps the sessions a dense answer fits and leaves the rest one batch, as planned (halving it
+    // again and again would cost a sparse run a call for each half); any other batch is halved.
+    const halves = splitBatch(batch, probe ? probeSegments(batch, limit) : undefined);
     if (halves === undefined) return;
     run.queue.splice(position, 1, ...halves);
     run.tally.splits.beforeSending += 1;
   }
+}
+
+/** How many of a batch's first segments a probe carries: as many as a dense dialogue's answer fits, at least one. */
+function probeSegments(batch: Batch, limit: number): number {
+  let lines = 0;
+  let segments = 0;
+  for (const segment of batch.segments) {
+    lines += userLinesOf({ ...batch, segments: [segment] });
+    if (segments > 0 && lines * PROBE_FACTS_PER_USER_LINE * YIELD_MARGIN > limit) break;
+    segments += 1;
+  }
+  return segments;
 }
 
 /** Sends the queued batches, in order and in parallel as they allow, until all are answered or set aside. */

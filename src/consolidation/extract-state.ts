@@ -55,10 +55,12 @@ export interface ExtractionRun {
   /** Facts per user line this run's answers carried, to split a batch before it is sent (`answer-yield.ts`). */
   readonly answerYield: AnswerYield;
   /**
-   * The first call goes alone, as planned, and the rest wait for its answer's yield: its batch reaches half the
-   * answer limit at the default yield (a dialogue of many user lines). See `extract-queue.ts`.
+   * The first call goes alone, cut to what a dense dialogue's answer fits, and the rest wait for its answer's
+   * yield: its batch reaches half the answer limit at the default yield (a dialogue of many user lines). See
+   * `extract-queue.ts`.
    */
   readonly probeFirst: boolean;
+
   /** `options.maxCalls`, or no limit. */
   readonly maxCalls: number;
   readonly reader: AnswerReader;

@@ -101,16 +101,6 @@ export function countAnswer(
   }
 }
 
-/** Adds the update check's calls, tokens and dollars. */
-export function countUpdateCheck(
-  tally: ExtractionTally,
-  check: { readonly calls: number; readonly usage: TokenUsage; readonly costUsd: number | undefined },
-): void {
-  tally.calls += check.calls;
-  tally.usage = addUsage(tally.usage, check.usage);
-  tally.costUsd = addCost(tally.costUsd, check.costUsd);
-}
-
 /** The batched share of the calls, its dollars unknown when the model has no price. */
 export function batchedCallsOf(tally: ExtractionTally, priced: boolean): BatchedCalls {
   return priced ? { ...tally.batched } : { ...tally.batched, costUsd: undefined, listCostUsd: undefined };

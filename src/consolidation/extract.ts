@@ -24,16 +24,10 @@ import type { FactDropReason, WaitReason } from '../core/run.js';
 import type { ExtractedFact } from './extraction.js';
 import { runCalls } from './extract-queue.js';
 import { createExtractionRun, type ExtractionRun, type ExtractOptions } from './extract-state.js';
-import {
-  batchedCallsOf,
-  countUpdateCheck,
-  tallyNotes,
-  type BatchedCalls,
-  type CallRecord,
-} from './extract-tally.js';
+import { batchedCallsOf, tallyNotes, type BatchedCalls, type CallRecord } from './extract-tally.js';
 import type { Gathered } from './gather.js';
-import { resolveRunReplaces, runFactId } from './run-replaces.js';
-import { checkUpdates, type UpdateCheckResult } from './update-check.js';
+import { runFactId } from './run-replaces.js';
+import { prepareUpdateCheck, type UpdateCheck } from './update-check.js';
 import { factsPerUserLine, limitBinds } from './answer-yield.js';
 
 export type { AnswerLimits } from './answer-reader.js';
@@ -52,6 +46,10 @@ export {
 export { resolveRunReplaces, runFactId, type ShownToCall } from './run-replaces.js';
 
 export interface Extracted {
+  /**
+   * The facts of the answers, in the order read: a fact's run id (`runFactId`) is its position. Their `replaces`
+   * may still name each other (`resolveRunReplaces`) and the update check may add more.
+   */
   readonly candidates: readonly ExtractedFact[];
   readonly calls: number;
   /** Model attempts beyond the first, summed over the calls (each retry is also logged). */
@@ -73,8 +71,11 @@ export interface Extracted {
   readonly factsDropped: Readonly<Partial<Record<FactDropReason, number>>>;
   /** The share of the calls answered by a message batch (`prepared`); zero calls when none was. */
   readonly batched: BatchedCalls;
-  /** The update check (`update-check.ts`): its calls (in `calls` too), new facts looked at again, updates found. */
-  readonly updateCheck: { readonly calls: number; readonly checked: number; readonly found: number };
+  /**
+   * The update check of the candidates (`update-check.ts`), prepared, not asked: it goes with curation in the
+   * reconcile step (`curate-run.ts`), which pays for it in a call curation makes anyway where it can.
+   */
+  readonly updateCheck: UpdateCheck;
   /** Answers thrown away unread and asked again in halves (too many facts, or cut at the output limit). */
   readonly answersAskedAgain: number;
   /** Batches split before they were sent, at the yield the run's answers showed (`answer-yield.ts`). */
@@ -87,19 +88,19 @@ export interface Extracted {
 export async function extractFacts(gathered: Gathered, options: ExtractOptions): Promise<Extracted> {
   const run = createExtractionRun(gathered, options);
   await runCalls(run);
-  const check = await checkRunUpdates(run);
-  countUpdateCheck(run.tally, check);
-  const notes = [...check.notes, ...run.reader.notes(), ...tallyNotes(run.tally, options)];
+  const notes = [...run.reader.notes(), ...tallyNotes(run.tally, options)];
   const { tally } = run;
   options.onProgress({ phase: 'extract', done: tally.calls, total: tally.calls });
   return {
-    candidates: resolveRunReplaces(check.candidates),
-    updateCheck: { calls: check.calls, checked: check.checked, found: check.found },
+    candidates: run.candidates,
+    updateCheck: prepareRunCheck(run),
     answersAskedAgain: tally.splits.facts + tally.splits.output,
     splitBeforeSending: tally.splits.beforeSending,
-    // Recorded (for history and status) only when the answer limit bound: else there was nothing to size by.
+    // Recorded (for history and status) only when batches were sized by it: a probing run's, or once the
+    // answer limit bound; else there was nothing to size by.
     factsPerUserLine:
-      run.answerYield.lines > 0 && limitBinds(run.answerYield, options.limits.maxFactsPerAnswer)
+      run.answerYield.lines > 0 &&
+      (run.probeFirst || limitBinds(run.answerYield, options.limits.maxFactsPerAnswer))
         ? factsPerUserLine(run.answerYield)
         : undefined,
     calls: tally.calls,
@@ -117,10 +118,10 @@ export async function extractFacts(gathered: Gathered, options: ExtractOptions):
 }
 
 /**
- * A second look for the facts whose older version the extraction calls did not show (update-check.ts): each
- * fact was shown what its call's memory list listed and the other facts of its own answer.
+ * The update check of the run's facts whose older version the extraction calls did not show (update-check.ts):
+ * each fact was shown what its call's memory list listed and the other facts of its own answer.
  */
-async function checkRunUpdates(run: ExtractionRun): Promise<UpdateCheckResult> {
+function prepareRunCheck(run: ExtractionRun): UpdateCheck {
   const { options, shown } = run;
   const byCall = new Map<number, string[]>();
   shown.forEach((entry, position) => {
@@ -128,16 +129,11 @@ async function checkRunUpdates(run: ExtractionRun): Promise<UpdateCheckResult> {
     ids.push(runFactId(position));
     byCall.set(entry.call, ids);
   });
-  return checkUpdates(run.candidates, {
+  return prepareUpdateCheck(run.candidates, {
     index: options.index,
     runId: runFactId,
     shown: run.listedTo.map(
       (listed, position) => new Set([...listed, ...(byCall.get(shown[position]?.call ?? -1) ?? [])]),
     ),
-    model: options.model,
-    maxCalls: run.maxCalls - run.tally.calls,
-    maxOutputTokens: options.maxOutputTokens,
-    costOf: options.costOf,
-    signal: options.signal,
   });
 }

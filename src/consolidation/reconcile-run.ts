@@ -1,7 +1,7 @@
 /**
  * The run's reconcile step: the facts the project's instruction files already state and those a person
- * rejected from a proposal are left out, then the write is planned and curated (curate-run.ts, on
- * reconcile.ts and plan-write.ts) against memory as the run read it.
+ * rejected from a proposal are left out, then the write is planned, checked for updates and curated
+ * (curate-run.ts, on update-check.ts, reconcile.ts and plan-write.ts) against memory as the run read it.
  */
 import { FACT_USE_FILE } from '../space/fact-use.js';
 import type { SessionReads } from '../space/fact-use.js';
@@ -14,6 +14,15 @@ import type { WritePlan } from './plan-write.js';
 import { splitAlreadyStated } from './project-docs.js';
 import { createIsRejected } from './rejected-match.js';
 import type { RunContext } from './run-context.js';
+import { resolveRunReplaces } from './run-replaces.js';
+import type { UpdateCheckResult } from './update-check.js';
+
+/** What the run record keeps of the update check: its calls and what it found, not the facts. */
+export type UpdateCheckSummary = Omit<UpdateCheckResult, 'candidates'>;
+
+function checkSummary({ candidates: _facts, ...summary }: UpdateCheckResult): UpdateCheckSummary {
+  return summary;
+}
 
 /** The run once its write is planned. */
 export interface ReconciledRun extends ExtractedRun {
@@ -29,9 +38,24 @@ export interface ReconciledRun extends ExtractedRun {
   readonly curation: CurationOutcome;
   /** Notes on the types still over their budget after curation. */
   readonly overBudget: readonly string[];
+  /** The update check (`update-check.ts`): calls alone and carried by curation, facts looked at, updates found, notes. */
+  readonly updateCheck: UpdateCheckSummary;
 }
 
-/** Leaves out what is stated or rejected already, then plans and curates the write. */
+/**
+ * The run's facts as the write takes them: the run's own replacements resolved (`run-replaces.ts`), and those
+ * the project's instruction files state or a person rejected from the same sessions, in any words, left out.
+ */
+function candidatesOf(
+  run: ExtractedRun,
+  found: readonly ExtractedFact[],
+  isRejected: (candidate: ExtractedFact) => boolean,
+) {
+  const { kept, stated } = splitAlreadyStated(resolveRunReplaces(found), run.projectDocs);
+  return { kept, stated, candidates: kept.filter((candidate) => !isRejected(candidate)) };
+}
+
+/** Leaves out what is stated or rejected already, then plans, checks and curates the write. */
 export async function reconcileStep(ctx: RunContext, run: ExtractedRun): Promise<ReconciledRun> {
   const { config, space } = ctx;
   ctx.progress({ phase: 'reconcile', done: 0, total: 1 });
@@ -40,12 +64,9 @@ export async function reconcileStep(ctx: RunContext, run: ExtractedRun): Promise
   const earlierReads = run.memory.originals.has(FACT_USE_FILE)
     ? []
     : await rebuildSessionReads(space, Object.values(run.ledger.sessions), config.limits);
-  const { kept, stated } = splitAlreadyStated(run.extracted.candidates, run.projectDocs);
-  // Facts a person rejected from a proposal are not proposed again from the same sessions, in any words.
   const isRejected = createIsRejected(run.rejected);
-  const candidates = kept.filter((candidate) => !isRejected(candidate));
-  const { plan, curation, overBudget } = await planAndCurate(
-    writeOptionsOf(ctx, run, candidates, earlierReads),
+  const { plan, curation, overBudget, checked } = await planAndCurate(
+    (found) => writeOptionsOf(ctx, run, candidatesOf(run, found, isRejected).candidates, earlierReads),
     {
       config: config.curation ?? DEFAULT_CURATION,
       model: ctx.model,
@@ -54,9 +75,21 @@ export async function reconcileStep(ctx: RunContext, run: ExtractedRun): Promise
       costOf: ctx.costOf,
       signal: ctx.runOptions.signal,
     },
+    run.extracted.updateCheck,
   );
+  const { kept, stated, candidates } = candidatesOf(run, checked.candidates, isRejected);
   ctx.progress({ phase: 'reconcile', done: 1, total: 1 });
-  return { ...run, earlierReads, kept, stated, candidates, plan, curation, overBudget };
+  return {
+    ...run,
+    earlierReads,
+    kept,
+    stated,
+    candidates,
+    plan,
+    curation,
+    overBudget,
+    updateCheck: checkSummary(checked),
+  };
 }
 
 /** What the write is planned from: memory as read, the candidates, and the sessions with their reads of memory. */
@@ -65,7 +98,7 @@ function writeOptionsOf(
   run: ExtractedRun,
   candidates: readonly ExtractedFact[],
   earlierReads: readonly SessionReads[],
-): Parameters<typeof planAndCurate>[0] {
+): ReturnType<Parameters<typeof planAndCurate>[0]> {
   const { space } = ctx;
   const { gathered, ledger } = run;
   return {

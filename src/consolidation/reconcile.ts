@@ -487,7 +487,11 @@ class FactSet {
   }
 }
 
-/** Everything a candidate says, its dates and sources: the key of the fact it creates (see `newId`). */
+/**
+ * Everything a candidate says, its dates and sources: the key of the fact it creates (see `newId`). Not what it
+ * replaces: the update check can add to that between a run's two plans, and the fact keeps its id through both
+ * (curation names it by the first plan's).
+ */
 function candidateKey(candidate: Candidate): string {
   return JSON.stringify([
     'candidate',
@@ -499,7 +503,6 @@ function candidateKey(candidate: Candidate): string {
     candidate.description ?? null,
     candidate.observed,
     candidate.sources,
-    candidate.replaces,
   ]);
 }
 

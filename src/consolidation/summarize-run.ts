@@ -87,6 +87,7 @@ function runNotes(run: ReconciledRun, unconsolidated: readonly WaitingSession[])
     ...inProgress,
     ...describeWaiting(unconsolidated),
     ...run.extracted.notes,
+    ...run.updateCheck.notes,
     ...curationNotes(run.curation),
     ...run.overBudget,
     ...(run.proposals?.dropped ?? []),
@@ -107,16 +108,17 @@ function callsOf(
   | 'answersAskedAgain'
   | 'factsPerUserLine'
 > {
-  const { extracted, curation } = run;
-  const calls = extracted.calls + curation.calls;
+  const { extracted, curation, updateCheck } = run;
+  const calls = extracted.calls + updateCheck.calls + curation.calls;
   return {
     calls,
     ...(calls > 0
       ? {
           callKinds: {
-            extraction: extracted.calls - extracted.updateCheck.calls,
-            updateCheck: extracted.updateCheck.calls,
+            extraction: extracted.calls,
+            updateCheck: updateCheck.calls,
             curation: curation.calls,
+            ...(updateCheck.carried > 0 ? { updateCheckCarried: updateCheck.carried } : {}),
           },
         }
       : {}),
@@ -125,7 +127,7 @@ function callsOf(
       ? {}
       : { factsPerUserLine: Math.round(extracted.factsPerUserLine * 1000) / 1000 }),
     retries: extracted.retries,
-    usage: addUsage(extracted.usage, curation.usage),
+    usage: addUsage(addUsage(extracted.usage, updateCheck.usage), curation.usage),
     ...(extracted.perCall.length > 0
       ? { outputTokensPerCall: extracted.perCall.map((call) => call.outputTokens) }
       : {}),
@@ -134,13 +136,17 @@ function callsOf(
 
 /** The summary's dollars (undefined: the model has no known price) and the model's label when it was called. */
 function costAndModel(ctx: RunContext, run: ReconciledRun): Pick<RunSummary, 'costUsd' | 'model'> {
-  const { extracted, curation } = run;
+  const { extracted, curation, updateCheck } = run;
   return {
     costUsd:
       extracted.costUsd === undefined
         ? undefined
-        : roundUsd(extracted.costUsd + (curation.calls > 0 ? (curation.costUsd ?? 0) : 0)),
-    model: extracted.calls + curation.calls > 0 ? ctx.model().label : '',
+        : roundUsd(
+            extracted.costUsd +
+              (updateCheck.calls > 0 ? (updateCheck.costUsd ?? 0) : 0) +
+              (curation.calls > 0 ? (curation.costUsd ?? 0) : 0),
+          ),
+    model: extracted.calls + updateCheck.calls + curation.calls > 0 ? ctx.model().label : '',
   };
 }
 

@@ -51,11 +51,13 @@ const DAY = /\b\d{4}-\d{2}-\d{2}\b/;
 export const NEIGHBOUR_MIN_SHARED_WORDS = 2;
 /**
  * New facts one check call carries at most, and the estimated tokens of its prompt: a run's facts with a
- * neighbour go in as few calls as these allow (the answer lists only the facts that replace something, so it
- * stays short), and more go in further calls.
+ * neighbour go in as few calls as these allow, and more go in further calls. The answer lists only the facts
+ * that replace something, so it stays short however many are asked about; the prompt is a list of one-line
+ * facts, a small share of a model's context (a register read out plot by plot, 300 facts that all have a
+ * neighbour, is about 28k tokens), and one call for the whole run can ride on the run's curation call.
  */
-export const FACTS_PER_CHECK_CALL = 150;
-export const CHECK_TOKENS_PER_CALL = 16_000;
+export const FACTS_PER_CHECK_CALL = 400;
+export const CHECK_TOKENS_PER_CALL = 40_000;
 
 /** Characters an item adds to a check prompt whose related facts already hold `related`. */
 function itemChars(fact: ExtractedFact, item: CheckItem, related: ReadonlySet<string>): number {
@@ -91,13 +93,26 @@ export function checkCalls(candidates: readonly ExtractedFact[], items: readonly
   return calls;
 }
 
+/** What makes a new fact replace a related one: said the same way whether the check goes alone or rides on curation. */
+const REPLACE_RULES = `- it replaces a related fact when both are about the same subject and the new one gives its current value or says it again: the person moved, changed jobs, switched tools, changed their mind, the project migrated, or the same fact in other words;
+- it does not replace a fact about another person, place, project or thing, nor one that only shares a word or a topic with it, nor one that stays true beside it (two pets, two projects, two allergies).`;
+
 export const UPDATE_CHECK_INSTRUCTIONS = `You keep a memory of facts up to date.
 
 Each new fact below comes with a few existing facts that may be about the same subject. For each new fact, decide which of its related facts it replaces:
-- it replaces a related fact when both are about the same subject and the new one gives its current value or says it again: the person moved, changed jobs, switched tools, changed their mind, the project migrated, or the same fact in other words;
-- it does not replace a fact about another person, place, project or thing, nor one that only shares a word or a topic with it, nor one that stays true beside it (two pets, two projects, two allergies).
+${REPLACE_RULES}
 
 Answer with the new facts that replace something, each with the ids of the related facts it replaces, taken only from its own "related" list. Leave out new facts that replace nothing.`;
+
+/**
+ * The check as a second task of a curation call (`curate-run.ts`): its sections follow curation's facts, and its
+ * answer goes in `updates`, beside curation's results.
+ */
+export const UPDATE_CHECK_TASK = `A second task, on its own: keep memory up to date.
+The sections "Related facts" and "New facts" at the end list facts this run just learned ("new-…" ids), each with a few existing facts that may be about the same subject. For each new fact, decide which of its related facts it replaces:
+${REPLACE_RULES}
+
+Answer this task in "updates": the new facts that replace something, each with the ids of the related facts it replaces, taken only from its own "related" list. Leave out new facts that replace nothing. This task does not change how you curate the facts above.`;
 
 export const UpdateCheckAnswer = z.object({
   updates: z.array(
@@ -405,9 +420,33 @@ export function updateCheckPrompt(candidates: readonly ExtractedFact[], items: r
   ].join('\n');
 }
 
+/**
+ * A run's update check before it is asked: the run's candidates as extraction gave them (run ids are their
+ * positions) and the items to ask about, in calls ({@link checkCalls}). A call may go alone, or ride on a
+ * curation call of the same run (`curate-run.ts`), which then answers it beside its own task.
+ */
+export interface UpdateCheck {
+  readonly candidates: readonly ExtractedFact[];
+  readonly chunks: readonly (readonly CheckItem[])[];
+}
+
+/** The update check of a run's candidates (see the module comment): which facts to ask about, in which calls. */
+export function prepareUpdateCheck(
+  candidates: readonly ExtractedFact[],
+  options: UpdateCheckOptions,
+): UpdateCheck {
+  return { candidates, chunks: checkCalls(candidates, checkItems(candidates, options)) };
+}
+
+/** A check that asks nothing: the candidates stay as extraction gave them. */
+export function noUpdateCheck(candidates: readonly ExtractedFact[]): UpdateCheck {
+  return { candidates, chunks: [] };
+}
+
 export interface UpdateCheckResult {
   /** The candidates with the replaced ids the check found added to their `replaces`. */
   readonly candidates: ExtractedFact[];
+  /** Calls the check made alone (a check that rode on a curation call is counted there). */
   readonly calls: number;
   readonly usage: TokenUsage;
   readonly costUsd: number | undefined;
@@ -415,34 +454,85 @@ export interface UpdateCheckResult {
   readonly found: number;
   /** New facts looked at again (those with an unseen neighbour). */
   readonly checked: number;
+  /** Calls of the check that rode on a curation call. */
+  readonly carried: number;
   readonly notes: readonly string[];
 }
 
+/** The answer to a chunk of the check, or why it has none (the call failed), from a call that carried it. */
+export type CarriedAnswer = { readonly updates: UpdateCheckAnswer['updates'] } | { readonly failed: string };
+
+function isAnswered(answer: CarriedAnswer | undefined): boolean {
+  return answer !== undefined && 'updates' in answer;
+}
+
 /**
- * Runs the update check over a run's candidates (see the module comment), within `maxCalls`. Returns the
- * candidates unchanged, with a note, when a call fails or the call budget is spent.
+ * Reads one answer of the check into `result` (the candidates being checked): an id a new fact did not list is
+ * ignored. Returns how many new facts it found to replace something they did not name yet.
+ */
+function readCheckAnswer(
+  chunk: readonly CheckItem[],
+  updates: UpdateCheckAnswer['updates'],
+  result: (ExtractedFact & { replaces: string[] })[],
+): number {
+  let found = 0;
+  const byId = new Map(chunk.map((item) => [newFactId(item.position), item]));
+  for (const update of updates) {
+    const item = byId.get(update.fact);
+    if (item === undefined) continue;
+    const allowed = new Set(item.neighbours.map((neighbour) => neighbour.id));
+    const named = update.replaces.filter((id) => allowed.has(id));
+    if (named.length === 0) continue;
+    const target = result[item.position] as ExtractedFact & { replaces: string[] };
+    const before = target.replaces.length;
+    target.replaces = [...new Set([...target.replaces, ...named])];
+    if (target.replaces.length > before) found += 1;
+    byId.delete(update.fact);
+  }
+  return found;
+}
+
+function failedNote(chunk: readonly CheckItem[], reason: string): string {
+  return `the update check of ${chunk.length} new fact(s) failed (${reason}); they were kept as extracted, and an update among them is found when a later run sees both facts`;
+}
+
+/**
+ * Finishes a run's update check (see the module comment): the chunks a curation call carried and answered are
+ * read from `carried` (by chunk); the others, and those whose carrying call failed, are asked alone, within
+ * `maxCalls`. Returns the candidates unchanged, with a
+ * note, where a call failed or the call budget was spent.
  */
 export async function checkUpdates(
-  candidates: readonly ExtractedFact[],
-  options: UpdateCheckOptions & {
+  check: UpdateCheck,
+  options: {
     readonly model: () => ModelProvider;
     readonly maxCalls: number;
     readonly maxOutputTokens: number;
     readonly costOf?: ((usage: TokenUsage) => number | undefined) | undefined;
     readonly signal?: AbortSignal | undefined;
+    /** Answers of the chunks a curation call carried, by chunk. */
+    readonly carried?: readonly CarriedAnswer[] | undefined;
   },
 ): Promise<UpdateCheckResult> {
-  const items = checkItems(candidates, options);
+  const { candidates, chunks } = check;
+  const carried = options.carried ?? [];
   const result = candidates.map((candidate) => ({ ...candidate, replaces: [...candidate.replaces] }));
   const notes: string[] = [];
   let usage = emptyUsage();
   let costUsd: number | undefined = 0;
   let calls = 0;
   let found = 0;
-  const chunks = checkCalls(candidates, items);
   for (const [at, chunk] of chunks.entries()) {
+    const answered = carried[at];
+    if (answered !== undefined && 'updates' in answered) {
+      found += readCheckAnswer(chunk, answered.updates, result);
+      continue;
+    }
+    // A chunk whose carrying call failed is asked alone, like one no call carried.
     if (calls >= options.maxCalls) {
-      const left = chunks.slice(at).reduce((sum, rest) => sum + rest.length, 0);
+      const left = chunks
+        .slice(at)
+        .reduce((sum, rest, index) => sum + (isAnswered(carried[at + index]) ? 0 : rest.length), 0);
       notes.push(
         `the update check of ${left} new fact(s) was left out: the run made its limits.maxCallsPerRun calls; an update among them is found when a later run sees both facts`,
       );
@@ -462,24 +552,10 @@ export async function checkUpdates(
       usage = addUsage(usage, answer.usage);
       const cost = options.costOf?.(answer.usage);
       costUsd = costUsd === undefined || cost === undefined ? undefined : costUsd + cost;
-      const byId = new Map(chunk.map((item) => [newFactId(item.position), item]));
-      for (const update of answer.value.updates) {
-        const item = byId.get(update.fact);
-        if (item === undefined) continue;
-        const allowed = new Set(item.neighbours.map((neighbour) => neighbour.id));
-        const named = update.replaces.filter((id) => allowed.has(id));
-        if (named.length === 0) continue;
-        const target = result[item.position] as ExtractedFact & { replaces: string[] };
-        const before = target.replaces.length;
-        target.replaces = [...new Set([...target.replaces, ...named])];
-        if (target.replaces.length > before) found += 1;
-        byId.delete(update.fact);
-      }
+      found += readCheckAnswer(chunk, answer.value.updates, result);
     } catch (error) {
       if (options.signal?.aborted === true) throw error;
-      notes.push(
-        `the update check of ${chunk.length} new fact(s) failed (${(error as Error).message.split('\n')[0]}); they were kept as extracted, and an update among them is found when a later run sees both facts`,
-      );
+      notes.push(failedNote(chunk, (error as Error).message.split('\n')[0] ?? ''));
     }
   }
   if (found > 0) {
@@ -493,7 +569,8 @@ export async function checkUpdates(
     usage,
     costUsd: options.costOf === undefined ? undefined : costUsd,
     found,
-    checked: items.length,
+    checked: chunks.reduce((sum, chunk) => sum + chunk.length, 0),
+    carried: carried.filter(isAnswered).length,
     notes,
   };
 }

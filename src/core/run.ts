@@ -148,9 +148,18 @@ export interface RunSummary {
    * order the answers came; absent for a run without a call.
    */
   readonly outputTokensPerCall?: readonly number[] | undefined;
-  /** `calls` by kind: extraction, the update check (`update-check.ts`), curation. Absent: no call. */
+  /**
+   * `calls` by kind: extraction, the update check alone (`update-check.ts`), curation; `updateCheckCarried`: of
+   * the curation calls, those that carried the update check too (absent: none). Absent: no call.
+   */
   readonly callKinds?:
-    { readonly extraction: number; readonly updateCheck: number; readonly curation: number } | undefined;
+    | {
+        readonly extraction: number;
+        readonly updateCheck: number;
+        readonly curation: number;
+        readonly updateCheckCarried?: number | undefined;
+      }
+    | undefined;
   /**
    * Extraction answers thrown away unread (over `limits.maxFactsPerAnswer` or the output limit) and asked again
    * in halves: paid for twice. Absent: none.

@@ -236,11 +236,12 @@ function pieceOfSegment(segment: BatchSegment, part: BatchPart): Piece {
  * Two batches that together carry exactly what `batch` carries, each about half of it: its segments (sessions
  * or parts of one) in two groups, or, for a batch of one segment, its lines in two halves (each a part of the
  * session, with the session header). Undefined when the batch is a single line, which cannot be split.
+ * `firstSegments`: the first group holds that many segments (at least one, fewer than all), not half.
  */
-export function splitBatch(batch: Batch): [Batch, Batch] | undefined {
+export function splitBatch(batch: Batch, firstSegments?: number): [Batch, Batch] | undefined {
   const segments = batch.segments;
   if (segments.length > 1) {
-    const half = Math.ceil(segments.length / 2);
+    const half = Math.min(segments.length - 1, Math.max(1, firstSegments ?? Math.ceil(segments.length / 2)));
     const group = (from: number, to: number): Batch => {
       const open: OpenBatch = { pieces: [], chars: 0, output: 0, facts: 0 };
       segments.slice(from, to).forEach((segment, offset) => {

@@ -47,6 +47,8 @@ const RunSummarySchema = z.object({
       extraction: z.number().int().nonnegative(),
       updateCheck: z.number().int().nonnegative(),
       curation: z.number().int().nonnegative(),
+      /** Curation calls that carried the update check too; absent: none (or an older record). */
+      updateCheckCarried: z.number().int().nonnegative().optional(),
     })
     .optional(),
   /** Extraction answers thrown away unread and asked again in halves; absent: none (or an older record). */

@@ -83,10 +83,20 @@ function denseSession(test: TestSpace, id: string, day: number, lines: number): 
 
 /** Two facts for every user line of the prompt's sessions, as a model reading this dialogue would give. */
 function twoFactsALine(request: { prompt: string }): AnthropicReply {
+  return factsOfRules(request, /Rule (\S+)a: .*? Rule (\S+)b: /g);
+}
+
+/** One fact for every user line (its first rule only): a register read out line by line. */
+function oneFactALine(request: { prompt: string }): AnthropicReply {
+  return factsOfRules(request, /Rule (\S+)a: /g);
+}
+
+/** A fact for each rule of the prompt's sessions that `pattern` matches (its groups name the rules). */
+function factsOfRules(request: { prompt: string }, pattern: RegExp): AnthropicReply {
   if (isUpdateCheckRequest(request as never)) return { json: { updates: [] } };
   const facts = sessionsInPrompt(request.prompt).flatMap((session) =>
-    [...session.text.matchAll(/Rule (\S+)a: .*? Rule (\S+)b: /g)].flatMap((match) =>
-      [match[1], match[2]].map((rule) => ({
+    [...session.text.matchAll(pattern)].flatMap((match) =>
+      match.slice(1).map((rule) => ({
         type: 'feedback',
         title: `Rule ${rule}`,
         body: `Follow rule ${rule} in every file.`,
@@ -101,6 +111,31 @@ function twoFactsALine(request: { prompt: string }): AnthropicReply {
   );
   return { json: { facts } };
 }
+
+describe('a backlog of a fact a line', () => {
+  it('throws no answer away: the probe is cut to what such an answer fits, and the rest split before sending', async () => {
+    const server = await startFakeAnthropicServer();
+    closers.push(() => server.close());
+    server.setDefault(oneFactALine);
+    const test = createTestSpace({ modelUrl: server.url });
+    for (let day = 1; day <= 6; day += 1) denseSession(test, `line-${day}`, day, 12);
+    const config: Config = {
+      ...test.config,
+      limits: {
+        ...test.config.limits,
+        maxFactsPerAnswer: 10,
+        maxFactsPerSession: 1_000,
+        maxCallsPerRun: 100,
+      },
+    };
+    const run = await fastConsolidator(config, { now: () => RUN_NOW })(test.space, FORCED_RUN);
+    expect(run.status).toBe('completed');
+    expect(run.unconsolidated).toEqual([]);
+    // Planned at half a fact a line (20 lines a call), the first answer held 20 facts: thrown away.
+    expect(run.answersAskedAgain ?? 0).toBe(0);
+    expect(run.factsPerUserLine).toBeGreaterThan(0.9);
+  });
+});
 
 describe('a dense backlog', () => {
   it('throws away at most the answer of its probe in each run, and records the yield', async () => {

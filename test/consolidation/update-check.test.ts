@@ -1,20 +1,25 @@
 import { utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CURATION } from '../../src/consolidation/curate.js';
 import { promptIndex } from '../../src/consolidation/extract.js';
 import {
   checkItems,
   checkUpdates,
+  prepareUpdateCheck,
   NEIGHBOURS_PER_FACT,
   updateCheckPrompt,
 } from '../../src/consolidation/update-check.js';
 import { loadMemory } from '../../src/space/index.js';
 import type { ModelProvider } from '../../src/model/types.js';
 import type { Fact } from '../../src/memory/types.js';
+import { faults } from '../../harness/fake-anthropic-server.js';
 import {
   checkInPrompt,
+  isCurationRequest,
   isUpdateCheckRequest,
   scriptedExtractor,
+  withCurator,
   type ScriptedFact,
 } from '../../harness/scripted-extractor.js';
 import { extractedFact, fact as memoryFact } from '../memory/helpers.js';
@@ -251,10 +256,7 @@ describe('checkUpdates', () => {
 
   /** The check of Porto's address over memory's Lisbon one, with its call answered by `provider`. */
   const checkPorto = (provider: ModelProvider, maxCalls = 5) =>
-    checkUpdates([porto], {
-      index,
-      runId: (at) => `run-${at + 1}`,
-      shown: [new Set()],
+    checkUpdates(prepareUpdateCheck([porto], { index, runId: (at) => `run-${at + 1}`, shown: [new Set()] }), {
       model: () => provider,
       maxCalls,
       maxOutputTokens: 1000,
@@ -354,6 +356,96 @@ describe('an update whose older fact is far back in a large memory', () => {
       (fact) => fact.title === 'Home address',
     );
     expect(addresses.map((fact) => [fact.body, fact.status]).sort()).toEqual([
+      ['Lives in Lisbon, Rua das Flores 28.', 'superseded'],
+      ['Lives in Porto.', 'active'],
+    ]);
+  });
+});
+
+describe("the update check carried by the run's curation call", () => {
+  const addresses: ScriptedFact[] = [
+    {
+      trigger: 'I live in Lisbon',
+      type: 'user',
+      title: 'Home address',
+      body: 'Lives in Lisbon, Rua das Flores 28.',
+    },
+    ...Array.from({ length: 200 }, (_, at) => ({
+      trigger: `tool number ${at} `,
+      type: 'project' as const,
+      title: `Build tool ${at}`,
+      body: `The project builds part ${at} with tool number ${at}.`,
+    })),
+    {
+      trigger: 'we moved north',
+      type: 'user',
+      title: 'Home address',
+      body: 'Lives in Porto.',
+      replacesTitle: 'Home address',
+    },
+  ];
+
+  /** Memory of 201 facts, then a session that moves the user: its run curates user facts (budget of one). */
+  async function moveNorth(curationReply: 'answer' | 'fail') {
+    const extractor = scriptedExtractor(addresses);
+    const curated = withCurator(extractor, () => ({ results: [] }));
+    fake.server.setDefault((request) =>
+      isCurationRequest(request) && curationReply === 'fail' && request.prompt.includes('## New facts')
+        ? faults.badRequest('curation is down')
+        : curated(request),
+    );
+    const test = createTestSpace({ modelUrl: fake.url });
+    const config = { ...test.config, curation: { ...DEFAULT_CURATION, maxFactsPerType: 1 } };
+    const sessions = test.space.sessionsDir;
+    writeSession(sessions, 's-home', '2025-06-01', ['I live in Lisbon, Rua das Flores 28.']);
+    writeSession(
+      sessions,
+      's-tools',
+      '2026-10-02',
+      addresses.slice(1, -1).map((_, at) => `We use tool number ${at} for part ${at}.`),
+    );
+    const consolidate = fastConsolidator(config, { now: () => NOW });
+    await consolidate(test.space, FORCED_RUN);
+    writeSession(sessions, 's-moved', '2026-11-20', ['Big news: we moved north to Porto last week.']);
+    const before = fake.server.requests.length;
+    const summary = await consolidate(test.space, FORCED_RUN);
+    const loaded = await loadMemory(test.space.memoryDir);
+    const homes = [...loaded.facts, ...loaded.archived.map((entry) => entry.fact)]
+      .filter((fact) => fact.title === 'Home address')
+      .map((fact) => [fact.body, fact.status])
+      .sort();
+    return { summary, requests: fake.server.requests.slice(before), homes };
+  }
+
+  it('asks the check inside the curation call, so the run makes no call of its own for it', async () => {
+    const { summary, requests, homes } = await moveNorth('answer');
+    expect(requests.filter(isUpdateCheckRequest)).toHaveLength(0);
+    const carrying = requests.filter((request) => isCurationRequest(request));
+    expect(carrying).toHaveLength(1);
+    expect(carrying[0]!.system).toContain('A second task, on its own: keep memory up to date.');
+    expect(checkInPrompt(carrying[0]!.prompt).map((fact) => fact.body)).toEqual(['Lives in Porto.']);
+    expect(carrying[0]!.prompt).toContain('Rua das Flores');
+    expect(summary.callKinds).toEqual({
+      extraction: 1,
+      updateCheck: 0,
+      curation: 1,
+      updateCheckCarried: 1,
+    });
+    expect(summary.calls).toBe(2);
+    expect(summary.superseded).toBe(1);
+    expect(homes).toEqual([
+      ['Lives in Lisbon, Rua das Flores 28.', 'superseded'],
+      ['Lives in Porto.', 'active'],
+    ]);
+  });
+
+  it('asks the check alone when the curation call that carried it failed, and still supersedes', async () => {
+    const { summary, requests, homes } = await moveNorth('fail');
+    expect(requests.filter(isUpdateCheckRequest)).toHaveLength(1);
+    expect((summary.notes ?? []).join('\n')).toMatch(/curation of user facts failed \(.*curation is down/);
+    expect((summary.notes ?? []).join('\n')).not.toMatch(/update check of .* failed/);
+    expect(summary.callKinds).toMatchObject({ extraction: 1, updateCheck: 1, curation: 1 });
+    expect(homes).toEqual([
       ['Lives in Lisbon, Rua das Flores 28.', 'superseded'],
       ['Lives in Porto.', 'active'],
     ]);

@@ -112,6 +112,11 @@ function describeRows(rows: readonly HistoryRow[]): string {
   ]);
 }
 
+/** " (1 carrying the update check)" after the curation calls that did, else nothing. */
+function carriedCheck(carried: number | undefined): string {
+  return carried === undefined || carried === 0 ? '' : ` (${carried} carrying the update check)`;
+}
+
 /**
  * A run's calls by kind, the answers it threw away and the facts a user line yielded: "9 extraction, 2 update
  * check, 1 curation; 1 answer thrown away and asked again in halves; 1.4 facts a user line".
@@ -125,7 +130,7 @@ export function describeCalls(summary: {
   const kinds =
     summary.callKinds === undefined
       ? counted(summary.calls, 'call')
-      : `${summary.callKinds.extraction} extraction, ${summary.callKinds.updateCheck} update check, ${summary.callKinds.curation} curation`;
+      : `${summary.callKinds.extraction} extraction, ${summary.callKinds.updateCheck} update check, ${summary.callKinds.curation} curation${carriedCheck(summary.callKinds.updateCheckCarried)}`;
   const again = summary.answersAskedAgain ?? 0;
   return [
     kinds,
