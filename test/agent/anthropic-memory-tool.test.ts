@@ -1,7 +1,6 @@
-import { mkdir, mkdtemp, readFile, readdir, rm, symlink, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, readdir, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createAnthropicMemoryTool } from '../../src/agent/anthropic-memory-tool.js';
 import { loadMemoryContext } from '../../src/agent/backfill.js';
 import { createMemoryTools } from '../../src/agent/memory-tools.js';
@@ -9,20 +8,18 @@ import { ToolInputError } from '../../src/agent/tool.js';
 import { PathEscapeError } from '../../src/errors.js';
 import { splitIndexFile } from '../../src/memory/index.js';
 import { loadMemory } from '../../src/space/index.js';
+import { makeFolder, useTempDir } from '../support/fixtures.js';
 
+const folder = useTempDir('sdk-memory');
 let base: string;
 let memoryDir: string;
 
 beforeEach(async () => {
-  base = await mkdtemp(path.join(tmpdir(), 'dreamd-sdk-memory-'));
+  base = folder.path;
   memoryDir = path.join(base, 'memory');
-  await mkdir(path.join(memoryDir, '.dreamd'), { recursive: true });
-  await mkdir(path.join(base, 'memory-evil'));
+  await makeFolder(memoryDir, '.dreamd');
+  await makeFolder(base, 'memory-evil');
   await writeFile(path.join(memoryDir, '.dreamd', 'lock'), '123');
-});
-
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true });
 });
 
 describe('Anthropic memory tool (memory_20250818) on the SDK helper', () => {

@@ -1,31 +1,27 @@
-import { mkdir, mkdtemp, readFile, readdir, rm, symlink, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, readdir, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryTools, MAX_NOTE_BYTES } from '../../src/agent/memory-tools.js';
 import { parseMemoryPath, resolveMemoryPath } from '../../src/agent/memory-path.js';
 import { PathEscapeError } from '../../src/errors.js';
 import { splitIndexFile } from '../../src/memory/index.js';
 import { acquireLock, loadMemory, rollbackRun } from '../../src/space/index.js';
+import { makeFolder, useTempDir } from '../support/fixtures.js';
 import { expectHeldBackAsInstruction, INSTRUCTION_NOTE } from './helpers.js';
 
+const folder = useTempDir('memory-tools');
 let base: string;
 let memoryDir: string;
 let evilDir: string;
 
 beforeEach(async () => {
-  base = await mkdtemp(path.join(tmpdir(), 'dreamd-memory-tools-'));
+  base = folder.path;
   memoryDir = path.join(base, 'memory');
-  evilDir = path.join(base, 'memory-evil');
-  await mkdir(path.join(memoryDir, '.dreamd'), { recursive: true });
-  await mkdir(evilDir, { recursive: true });
+  await makeFolder(memoryDir, '.dreamd');
+  evilDir = await makeFolder(base, 'memory-evil');
   await writeFile(path.join(evilDir, 'secret.md'), 'outside secret\n');
   await writeFile(path.join(memoryDir, '.dreamd', 'ledger.json'), '{"state":"private"}\n');
   await writeFile(path.join(memoryDir, 'MEMORY.md'), '- [Likes tea](user.md#tea) — prefers green tea\n');
-});
-
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true });
 });
 
 const validNote = {
