@@ -8,17 +8,13 @@ import { ToolInputError } from '../../src/agent/tool.js';
 import { PathEscapeError } from '../../src/errors.js';
 import { splitIndexFile } from '../../src/memory/index.js';
 import { loadMemory } from '../../src/space/index.js';
-import { makeFolder, useTempDir } from '../support/fixtures.js';
+import { useMemoryBesideEvil } from './helpers.js';
 
-const folder = useTempDir('sdk-memory');
-let base: string;
+const folders = useMemoryBesideEvil('sdk-memory');
 let memoryDir: string;
 
 beforeEach(async () => {
-  base = folder.path;
-  memoryDir = path.join(base, 'memory');
-  await makeFolder(memoryDir, '.dreamd');
-  await makeFolder(base, 'memory-evil');
+  memoryDir = folders.memoryDir;
   await writeFile(path.join(memoryDir, '.dreamd', 'lock'), '123');
 });
 
@@ -137,13 +133,13 @@ describe('Anthropic memory tool (memory_20250818) on the SDK helper', () => {
       await writeFile(path.join(memoryDir, 'a.md'), 'a');
       const memory = createAnthropicMemoryTool({ memoryDir });
       await expect(memory.handler(command)).rejects.toBeInstanceOf(PathEscapeError);
-      expect(await readdir(path.join(base, 'memory-evil'))).toEqual([]);
+      expect(await readdir(folders.evilDir)).toEqual([]);
       expect(await readFile(path.join(memoryDir, '.dreamd', 'lock'), 'utf8')).toBe('123');
     });
   }
 
   it('refuses a symlink escape', async () => {
-    await symlink(path.join(base, 'memory-evil'), path.join(memoryDir, 'out'));
+    await symlink(folders.evilDir, path.join(memoryDir, 'out'));
     const memory = createAnthropicMemoryTool({ memoryDir });
     await expect(
       memory.handler({ command: 'create', path: '/memories/out/x.md', file_text: 'x' }),

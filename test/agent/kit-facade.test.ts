@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import * as real from '../../src/agent/index.js';
 import * as kit from '../../src/agent-kit.js';
 import { makeFolder, useTempDir } from '../support/fixtures.js';
+import { writeUserSession } from './helpers.js';
 
 // The agent kit's functions load their module at first use; each must behave as the function it stands for.
 
@@ -54,15 +55,7 @@ describe("the agent kit's deferred functions", () => {
   });
 
   it('reads the passages of recorded sessions and loads the memory context', async () => {
-    await writeFile(
-      path.join(sessionsDir, 's1.json'),
-      JSON.stringify({
-        id: 's1',
-        startedAt: '2026-03-10T10:00:00Z',
-        endedAt: '2026-03-10T10:05:00Z',
-        messages: [{ role: 'user', ts: '2026-03-10T10:00:00Z', content: 'I adopted a cat called Luna.' }],
-      }),
-    );
+    await writeUserSession(sessionsDir, 's1', ['I adopted a cat called Luna.']);
     const passages = kit.createSessionPassages({ sessionsDir, format: 'native', maxBytes: 1_000_000 });
     expect((await passages()).get('s1')).toEqual(['I adopted a cat called Luna.']);
     await writeFile(path.join(memoryDir, 'MEMORY.md'), '- [Cat](user.md#cat) — Luna\n');

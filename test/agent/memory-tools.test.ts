@@ -6,21 +6,16 @@ import { parseMemoryPath, resolveMemoryPath } from '../../src/agent/memory-path.
 import { PathEscapeError } from '../../src/errors.js';
 import { splitIndexFile } from '../../src/memory/index.js';
 import { acquireLock, loadMemory, rollbackRun } from '../../src/space/index.js';
-import { makeFolder, useTempDir } from '../support/fixtures.js';
-import { expectHeldBackAsInstruction, INSTRUCTION_NOTE } from './helpers.js';
+import { expectHeldBackAsInstruction, INSTRUCTION_NOTE, useMemoryBesideEvil } from './helpers.js';
 
-const folder = useTempDir('memory-tools');
-let base: string;
+const folders = useMemoryBesideEvil('memory-tools');
 let memoryDir: string;
 let evilDir: string;
 
 beforeEach(async () => {
-  base = folder.path;
-  memoryDir = path.join(base, 'memory');
-  await makeFolder(memoryDir, '.dreamd');
-  evilDir = await makeFolder(base, 'memory-evil');
-  await writeFile(path.join(evilDir, 'secret.md'), 'outside secret\n');
+  ({ memoryDir, evilDir } = folders);
   await writeFile(path.join(memoryDir, '.dreamd', 'ledger.json'), '{"state":"private"}\n');
+  await writeFile(path.join(evilDir, 'secret.md'), 'outside secret\n');
   await writeFile(path.join(memoryDir, 'MEMORY.md'), '- [Likes tea](user.md#tea) — prefers green tea\n');
 });
 
@@ -102,7 +97,7 @@ describe('path attacks on read_memory (the only memory tool that takes a path)',
   });
 
   it('works when the memory directory itself is reached through a symlink', async () => {
-    const alias = path.join(base, 'alias');
+    const alias = path.join(folders.base, 'alias');
     await symlink(memoryDir, alias);
     const tools = createMemoryTools({ memoryDir: alias });
     await tools.writeMemory.handler(validNote);
