@@ -19,7 +19,7 @@ import { mergeAgentsFile } from '../../src/memory/agents-merge.js';
 import { createModel } from '../../src/model/index.js';
 import { loadMemory } from '../../src/space/index.js';
 import { type ScriptedFact } from '../../harness/scripted-extractor.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
+import { modelEnv, useFakeAnthropic } from '../support/fixtures.js';
 import { FORCED_RUN } from '../support/space.js';
 import { runCliCaptured } from '../support/cli.js';
 
@@ -105,11 +105,7 @@ function teammate(
   );
   const config = loadConfig({
     path: configPath,
-    env: {
-      DREAMD_MODEL_BASE_URL: fake.url,
-      ANTHROPIC_API_KEY: 'sk-ant-test-key',
-      DREAMD_MODEL_MAX_RETRIES: '0',
-    },
+    env: modelEnv(fake.url),
     cwd: home,
   });
   return {
