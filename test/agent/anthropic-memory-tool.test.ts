@@ -1,7 +1,6 @@
-import { mkdir, mkdtemp, readFile, readdir, rm, symlink, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, readdir, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createAnthropicMemoryTool } from '../../src/agent/anthropic-memory-tool.js';
 import { loadMemoryContext } from '../../src/agent/backfill.js';
 import { createMemoryTools } from '../../src/agent/memory-tools.js';
@@ -9,20 +8,14 @@ import { ToolInputError } from '../../src/agent/tool.js';
 import { PathEscapeError } from '../../src/errors.js';
 import { splitIndexFile } from '../../src/memory/index.js';
 import { loadMemory } from '../../src/space/index.js';
+import { useMemoryBesideEvil } from './helpers.js';
 
-let base: string;
+const folders = useMemoryBesideEvil('sdk-memory');
 let memoryDir: string;
 
 beforeEach(async () => {
-  base = await mkdtemp(path.join(tmpdir(), 'dreamd-sdk-memory-'));
-  memoryDir = path.join(base, 'memory');
-  await mkdir(path.join(memoryDir, '.dreamd'), { recursive: true });
-  await mkdir(path.join(base, 'memory-evil'));
+  memoryDir = folders.memoryDir;
   await writeFile(path.join(memoryDir, '.dreamd', 'lock'), '123');
-});
-
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true });
 });
 
 describe('Anthropic memory tool (memory_20250818) on the SDK helper', () => {
@@ -140,13 +133,13 @@ describe('Anthropic memory tool (memory_20250818) on the SDK helper', () => {
       await writeFile(path.join(memoryDir, 'a.md'), 'a');
       const memory = createAnthropicMemoryTool({ memoryDir });
       await expect(memory.handler(command)).rejects.toBeInstanceOf(PathEscapeError);
-      expect(await readdir(path.join(base, 'memory-evil'))).toEqual([]);
+      expect(await readdir(folders.evilDir)).toEqual([]);
       expect(await readFile(path.join(memoryDir, '.dreamd', 'lock'), 'utf8')).toBe('123');
     });
   }
 
   it('refuses a symlink escape', async () => {
-    await symlink(path.join(base, 'memory-evil'), path.join(memoryDir, 'out'));
+    await symlink(folders.evilDir, path.join(memoryDir, 'out'));
     const memory = createAnthropicMemoryTool({ memoryDir });
     await expect(
       memory.handler({ command: 'create', path: '/memories/out/x.md', file_text: 'x' }),

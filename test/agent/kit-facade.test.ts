@@ -1,24 +1,19 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import * as real from '../../src/agent/index.js';
 import * as kit from '../../src/agent-kit.js';
+import { makeFolder, useTempDir } from '../support/fixtures.js';
+import { writeUserSession } from './helpers.js';
 
 // The agent kit's functions load their module at first use; each must behave as the function it stands for.
 
-let base: string;
+const folder = useTempDir('kit-facade');
 let memoryDir: string;
 let sessionsDir: string;
 beforeEach(async () => {
-  base = await mkdtemp(path.join(tmpdir(), 'dreamd-kit-facade-'));
-  memoryDir = path.join(base, 'memory');
-  sessionsDir = path.join(base, 'sessions');
-  await mkdir(memoryDir, { recursive: true });
-  await mkdir(sessionsDir, { recursive: true });
-});
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true });
+  memoryDir = await makeFolder(folder.path, 'memory');
+  sessionsDir = await makeFolder(folder.path, 'sessions');
 });
 
 const spoken = (text: string) => [{ role: 'user' as const, content: text }];
@@ -60,15 +55,7 @@ describe("the agent kit's deferred functions", () => {
   });
 
   it('reads the passages of recorded sessions and loads the memory context', async () => {
-    await writeFile(
-      path.join(sessionsDir, 's1.json'),
-      JSON.stringify({
-        id: 's1',
-        startedAt: '2026-03-10T10:00:00Z',
-        endedAt: '2026-03-10T10:05:00Z',
-        messages: [{ role: 'user', ts: '2026-03-10T10:00:00Z', content: 'I adopted a cat called Luna.' }],
-      }),
-    );
+    await writeUserSession(sessionsDir, 's1', ['I adopted a cat called Luna.']);
     const passages = kit.createSessionPassages({ sessionsDir, format: 'native', maxBytes: 1_000_000 });
     expect((await passages()).get('s1')).toEqual(['I adopted a cat called Luna.']);
     await writeFile(path.join(memoryDir, 'MEMORY.md'), '- [Cat](user.md#cat) — Luna\n');
@@ -80,7 +67,7 @@ describe("the agent kit's deferred functions", () => {
     await recorder.append({ role: 'user', content: 'hello' });
     await recorder.end();
     expect(recorder.file).toBe(path.join(sessionsDir, 'kit-session.json'));
-    const config = await kit.loadConfig({ cwd: base, env: {} });
+    const config = await kit.loadConfig({ cwd: folder.path, env: {} });
     expect((await kit.findSpace(config, undefined)).id).toBe(config.spaces[0]!.id);
   });
 });

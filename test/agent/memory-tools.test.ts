@@ -1,31 +1,22 @@
-import { mkdir, mkdtemp, readFile, readdir, rm, symlink, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, readdir, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryTools, MAX_NOTE_BYTES } from '../../src/agent/memory-tools.js';
 import { parseMemoryPath, resolveMemoryPath } from '../../src/agent/memory-path.js';
 import { PathEscapeError } from '../../src/errors.js';
 import { splitIndexFile } from '../../src/memory/index.js';
 import { acquireLock, loadMemory, rollbackRun } from '../../src/space/index.js';
-import { expectHeldBackAsInstruction, INSTRUCTION_NOTE } from './helpers.js';
+import { expectHeldBackAsInstruction, INSTRUCTION_NOTE, useMemoryBesideEvil } from './helpers.js';
 
-let base: string;
+const folders = useMemoryBesideEvil('memory-tools');
 let memoryDir: string;
 let evilDir: string;
 
 beforeEach(async () => {
-  base = await mkdtemp(path.join(tmpdir(), 'dreamd-memory-tools-'));
-  memoryDir = path.join(base, 'memory');
-  evilDir = path.join(base, 'memory-evil');
-  await mkdir(path.join(memoryDir, '.dreamd'), { recursive: true });
-  await mkdir(evilDir, { recursive: true });
-  await writeFile(path.join(evilDir, 'secret.md'), 'outside secret\n');
+  ({ memoryDir, evilDir } = folders);
   await writeFile(path.join(memoryDir, '.dreamd', 'ledger.json'), '{"state":"private"}\n');
+  await writeFile(path.join(evilDir, 'secret.md'), 'outside secret\n');
   await writeFile(path.join(memoryDir, 'MEMORY.md'), '- [Likes tea](user.md#tea) — prefers green tea\n');
-});
-
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true });
 });
 
 const validNote = {
@@ -106,7 +97,7 @@ describe('path attacks on read_memory (the only memory tool that takes a path)',
   });
 
   it('works when the memory directory itself is reached through a symlink', async () => {
-    const alias = path.join(base, 'alias');
+    const alias = path.join(folders.base, 'alias');
     await symlink(memoryDir, alias);
     const tools = createMemoryTools({ memoryDir: alias });
     await tools.writeMemory.handler(validNote);

@@ -1,8 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAnthropicMemoryTool } from '../../src/agent/anthropic-memory-tool.js';
 import { createMemoryTools } from '../../src/agent/memory-tools.js';
@@ -10,18 +9,12 @@ import { conversationLines, screenNote, type ConversationMessage } from '../../s
 import { runAgent } from '../../src/agent/run-agent.js';
 import { defineTool } from '../../src/agent/tool.js';
 import { loadMemory } from '../../src/space/index.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
+import { makeFolder, useFakeAnthropic, useTempDir } from '../support/fixtures.js';
 
-let base: string;
+const folder = useTempDir('note-screen');
 let memoryDir: string;
-
 beforeEach(async () => {
-  base = await mkdtemp(path.join(tmpdir(), 'dreamd-note-screen-'));
-  memoryDir = path.join(base, 'memory');
-  await mkdir(memoryDir, { recursive: true });
-});
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true });
+  memoryDir = await makeFolder(folder.path, 'memory');
 });
 
 /** A session where the user asks for a README to be read and the agent reads it with `read_file`. */
@@ -264,12 +257,12 @@ describe('runAgent gives each tool call the session so far', () => {
   });
 
   it('so a note copied from a file the agent read in the loop is refused, and the model is told why', async () => {
-    await writeFile(path.join(base, 'README.md'), VERBATIM[0].readme);
+    await writeFile(path.join(folder.path, 'README.md'), VERBATIM[0].readme);
     const readFileTool = defineTool({
       name: 'read_file',
       description: 'Read a file of the repository.',
       input: z.object({ path: z.string() }),
-      run: async ({ path: file }) => readFile(path.join(base, file), 'utf8'),
+      run: async ({ path: file }) => readFile(path.join(folder.path, file), 'utf8'),
     });
     const memory = createMemoryTools({ memoryDir });
     fake.server.enqueue(

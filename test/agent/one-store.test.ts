@@ -29,7 +29,7 @@ import { createModel } from '../../src/model/index.js';
 import { scriptedExtractor, type ScriptedFact } from '../../harness/scripted-extractor.js';
 import { runCliCaptured } from '../support/cli.js';
 import { createTestSpace, EXAMPLE_SESSIONS_DIR } from '../support/space.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
+import { modelEnv, useFakeAnthropic } from '../support/fixtures.js';
 import { expectHeldBackAsInstruction, INSTRUCTION_NOTE } from './helpers.js';
 
 const CLAUDE_TRANSCRIPTS = fileURLToPath(new URL('../fixtures/claude-code/', import.meta.url));
@@ -79,13 +79,7 @@ function spaceWithTools() {
   return { test, memoryDir, tools: createMemoryTools({ memoryDir }) };
 }
 
-function env(): Record<string, string> {
-  return {
-    DREAMD_MODEL_BASE_URL: fake.url,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    DREAMD_MODEL_MAX_RETRIES: '0',
-  };
-}
+const env = () => modelEnv(fake.url);
 
 /** A Claude Code project folder as a space: its transcripts, and the memory folder of the fixture. */
 function claudeCodeSpace(): { root: string; config: Config } {

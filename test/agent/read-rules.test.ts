@@ -1,11 +1,11 @@
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createAnthropicMemoryTool } from '../../src/agent/anthropic-memory-tool.js';
 import { createMemoryTools } from '../../src/agent/memory-tools.js';
 import type { ConversationMessage } from '../../src/agent/note-screen.js';
 import { QUARANTINE_FILE, loadMemory } from '../../src/space/index.js';
+import { makeFolder, useTempDir } from '../support/fixtures.js';
 
 /**
  * A rule the agent only read never becomes a note, through every channel an agent reads by and both writers
@@ -116,15 +116,10 @@ const CHANNELS: Record<string, ConversationMessage[]> = {
   ),
 };
 
-let base: string;
+const folder = useTempDir('read-rules');
 let memoryDir: string;
 beforeEach(async () => {
-  base = await mkdtemp(path.join(tmpdir(), 'dreamd-read-rules-'));
-  memoryDir = path.join(base, 'memory');
-  await mkdir(memoryDir, { recursive: true });
-});
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true });
+  memoryDir = await makeFolder(folder.path, 'memory');
 });
 
 describe('a rule the agent only read', () => {

@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createSessionPassages } from '../../src/agent/session-passages.js';
@@ -14,7 +13,8 @@ import {
 } from '../../src/agent/recall.js';
 import { createBm25Index, createFieldedBm25Index } from '../../src/search/bm25.js';
 import { inDayRanges, queryDayRanges, splitQueryDates } from '../../src/search/query-dates.js';
-import { recallFact } from './helpers.js';
+import { createTempDir, makeFolder } from '../support/fixtures.js';
+import { recallFact, writeUserSession } from './helpers.js';
 
 function doc(id: string, title: string, text: string, extra: Partial<RecallDocument> = {}): RecallDocument {
   return { id, title, text, date: '2026-03-10', ...extra };
@@ -194,26 +194,13 @@ describe('the hybrid: facts searched with the passages they came from', () => {
   });
 
   it('finds a fact worded like memory for a question worded like the conversation', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'dreamd-passages-'));
+    const dir = await createTempDir('passages');
     try {
-      const sessionsDir = path.join(dir, 'sessions');
-      await mkdir(sessionsDir);
-      await writeFile(
-        path.join(sessionsDir, 's1.json'),
-        JSON.stringify({
-          id: 's1',
-          startedAt: '2026-03-10T10:00:00Z',
-          endedAt: '2026-03-10T10:05:00Z',
-          messages: [
-            {
-              role: 'user',
-              ts: '2026-03-10T10:00:00Z',
-              content: 'My cousin Bia is visiting from Lisbon next month.',
-            },
-            { role: 'user', ts: '2026-03-10T10:01:00Z', content: 'I adopted a cat called Luna.' },
-          ],
-        }),
-      );
+      const sessionsDir = await makeFolder(dir.path, 'sessions');
+      await writeUserSession(sessionsDir, 's1', [
+        'My cousin Bia is visiting from Lisbon next month.',
+        'I adopted a cat called Luna.',
+      ]);
       const passages = createSessionPassages({ sessionsDir, format: 'native', maxBytes: 1_000_000 });
       const byId = await passages();
       expect(byId.get('s1')).toEqual([
@@ -232,7 +219,7 @@ describe('the hybrid: facts searched with the passages they came from', () => {
       await writeFile(path.join(sessionsDir, 'broken.json'), '{ not json');
       expect((await passages()).get('s1')).toHaveLength(2);
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      await dir.remove();
     }
   });
 });

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { startFakeOpenAIServer } from '../../harness/fake-openai-server.js';
 import { runCliCaptured } from '../support/cli.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
+import { modelEnv, useFakeAnthropic } from '../support/fixtures.js';
 
 const run = promisify(execFile);
 const BIN = new URL('../../bin/dreamd.js', import.meta.url).pathname;
@@ -22,12 +22,7 @@ function workspace(): string {
 describe('dreamd chat', () => {
   it('remembers a preference in one process and uses it in the next (two real processes)', async () => {
     const cwd = workspace();
-    const env = {
-      ...process.env,
-      DREAMD_MODEL_BASE_URL: fake.url,
-      ANTHROPIC_API_KEY: 'sk-ant-test',
-      DREAMD_MODEL_MAX_RETRIES: '0',
-    };
+    const env = { ...process.env, ...modelEnv(fake.url) };
     fake.server.enqueue(
       {
         toolUse: [
@@ -71,11 +66,7 @@ describe('dreamd chat', () => {
     expect(result.stderr).toContain('ANTHROPIC_API_KEY');
   });
 
-  const anthropicEnv = () => ({
-    DREAMD_MODEL_BASE_URL: fake.url,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    DREAMD_MODEL_MAX_RETRIES: '0',
-  });
+  const anthropicEnv = () => modelEnv(fake.url);
   const sessionFiles = (cwd: string) =>
     readdirSync(join(cwd, 'sessions')).filter((name) => name.endsWith('.json'));
 

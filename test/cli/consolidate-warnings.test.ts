@@ -1,8 +1,7 @@
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createProgressBar } from '../../src/cli/progress.js';
 import { faults } from '../../harness/fake-anthropic-server.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
+import { drawProgressBar } from '../support/cli.js';
 import { cliAt, exampleWorkspace, useFakeAnthropic } from '../support/fixtures.js';
 
 /**
@@ -38,14 +37,7 @@ describe('consolidate warnings', () => {
   });
 
   it('prints a note above the bar and draws the bar again under it', () => {
-    const stream = new PassThrough();
-    let drawn = '';
-    stream.on('data', (chunk: Buffer) => (drawn += chunk.toString()));
-    const bar = createProgressBar({ stream, noTTYOutput: true });
-    bar.start('shop');
-    bar.update({ phase: 'extract', done: 1, total: 2 });
-    bar.note('WARN: model call failed, retrying in 0 ms');
-    bar.stop();
+    const drawn = drawProgressBar((bar) => bar.note('WARN: model call failed, retrying in 0 ms'));
     const note = drawn.indexOf('WARN: model call failed, retrying in 0 ms\n');
     expect(note).toBeGreaterThan(0);
     expect(drawn.slice(note)).toMatch(/\nshop \[█+░+\] \d+% \| extract 1\/2/);

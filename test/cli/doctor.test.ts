@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCliCaptured, type CliRun } from '../support/cli.js';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
-import { startFakeOpenAIServer } from '../../harness/fake-openai-server.js';
+import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../harness/fake-openai-server.js';
 import { startRedis } from '../../harness/redis.js';
 import { Redis } from 'ioredis';
 
@@ -38,6 +38,17 @@ function runWithLocalModel(args: string[], url: string): Promise<CliRun> {
     cwd: workspace(),
     env: { DREAMD_MODEL_PROVIDER: 'openai-compatible', DREAMD_MODEL: 'llama3.2', OPENAI_BASE_URL: url },
   });
+}
+
+/** Runs `use` with an OpenAI-compatible endpoint that serves no models list and answers "p"; closes it after. */
+async function withNoModelsList(use: (proxy: FakeOpenAIServer) => Promise<void>): Promise<void> {
+  const proxy = await startFakeOpenAIServer({ models: null });
+  proxy.setDefault({ text: 'p' });
+  try {
+    await use(proxy);
+  } finally {
+    await proxy.close();
+  }
 }
 
 describe('dreamd doctor', () => {
@@ -123,9 +134,7 @@ describe('dreamd doctor', () => {
   });
 
   it('spends no token on an endpoint that serves no models list, and says how to check the key', async () => {
-    const proxy = await startFakeOpenAIServer({ models: null });
-    proxy.setDefault({ text: 'p' });
-    try {
+    await withNoModelsList(async (proxy) => {
       const run = await runWithLocalModel(['doctor', '--json'], proxy.url);
       expect(check(run.data<DoctorOutput>(), 'model endpoint')).toMatchObject({
         ok: true,
@@ -134,15 +143,11 @@ describe('dreamd doctor', () => {
         ),
       });
       expect(proxy.requests).toHaveLength(0);
-    } finally {
-      await proxy.close();
-    }
+    });
   });
 
   it('with --probe-messages, passes an endpoint that serves no models list by asking it one one-token request', async () => {
-    const proxy = await startFakeOpenAIServer({ models: null });
-    proxy.setDefault({ text: 'p' });
-    try {
+    await withNoModelsList(async (proxy) => {
       const run = await runWithLocalModel(['doctor', '--json', '--probe-messages'], proxy.url);
       expect(check(run.data<DoctorOutput>(), 'model endpoint')).toMatchObject({
         ok: true,
@@ -152,9 +157,7 @@ describe('dreamd doctor', () => {
       });
       expect(proxy.requests).toHaveLength(1);
       expect(proxy.requests[0]!.body).toMatchObject({ model: 'llama3.2', max_tokens: 1 });
-    } finally {
-      await proxy.close();
-    }
+    });
   });
 
   it('sends nothing to the model with --no-probe', async () => {

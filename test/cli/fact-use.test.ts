@@ -9,7 +9,7 @@ import { beforeEach, expect, it } from 'vitest';
 import type { Fact } from '../../src/memory/types.js';
 import { runCliCaptured } from '../support/cli.js';
 import { createTestSpace, type TestSpace } from '../support/space.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
+import { modelEnv, useFakeAnthropic } from '../support/fixtures.js';
 
 const CURRENT = fileURLToPath(new URL('../fixtures/claude-code-memory/current/', import.meta.url));
 
@@ -21,13 +21,7 @@ beforeEach(async () => {
   cpSync(CURRENT, test.space.memoryDir, { recursive: true });
 });
 
-function env() {
-  return {
-    DREAMD_MODEL_BASE_URL: fake.url,
-    ANTHROPIC_API_KEY: 'sk-ant-test-key',
-    DREAMD_MODEL_MAX_RETRIES: '0',
-  };
-}
+const env = () => modelEnv(fake.url);
 
 it('reports per-fact reads from the transcripts in memory show --json, and keeps them once across runs', async () => {
   const read = join(test.space.memoryDir, 'feedback_real_db_tests.md');

@@ -2,12 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createProgressBar, progressPercent } from '../../src/cli/progress.js';
+import { progressPercent } from '../../src/cli/progress.js';
 import type { SpaceStatus } from '../../src/cli/space-status.js';
 import { acquireLock } from '../../src/space/index.js';
-import { runCliCaptured, type CliRun } from '../support/cli.js';
+import { drawProgressBar, runCliCaptured, type CliRun } from '../support/cli.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
 import { EXAMPLE_SESSIONS_DIR } from '../support/space.js';
@@ -163,14 +162,7 @@ describe('consolidate progress bar', () => {
   });
 
   it('draws the space, the percentage and the phase on its stream', () => {
-    const stream = new PassThrough();
-    let drawn = '';
-    stream.on('data', (chunk: Buffer) => (drawn += chunk.toString()));
-    const bar = createProgressBar({ stream, noTTYOutput: true });
-    bar.start('shop');
-    bar.update({ phase: 'extract', done: 1, total: 2 });
-    bar.stop();
-    expect(drawn).toMatch(/shop \[█+░+\] \d+% \| extract 1\/2/);
+    expect(drawProgressBar()).toMatch(/shop \[█+░+\] \d+% \| extract 1\/2/);
   });
 
   it('stays off when stdout is not a terminal', async () => {

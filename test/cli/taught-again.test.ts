@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/config/load.js';
 import type { Fact } from '../../src/memory/types.js';
 import type { ScriptedFact } from '../../harness/scripted-extractor.js';
 import { runCliCaptured } from '../support/cli.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
+import { modelEnv, useFakeAnthropic } from '../support/fixtures.js';
 import { FORCED_RUN, fastConsolidator } from '../support/space.js';
 
 const RULE_TITLE = 'No semicolons';
@@ -66,13 +66,7 @@ const fake = useFakeAnthropic({ facts: FACTS });
 const DAYS = ['2026-11-02', '2026-11-09', '2026-11-16', '2026-11-23', '2026-11-30'];
 const TRIGGERS = ['SEMI-ONE', 'SEMI-TWO', 'SEMI-THREE', 'SEMI-FOUR', 'LATER'];
 
-function env() {
-  return {
-    DREAMD_MODEL_BASE_URL: fake.url,
-    ANTHROPIC_API_KEY: 'sk-ant-test-key',
-    DREAMD_MODEL_MAX_RETRIES: '0',
-  };
-}
+const env = () => modelEnv(fake.url);
 
 /** A space of native sessions writing `layout` and the block of `repo/AGENTS.md`; runs each session on its own. */
 async function teachFourTimes(layout: 'topics' | 'claude-code') {

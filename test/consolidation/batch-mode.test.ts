@@ -1,11 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createConsolidator } from '../../src/consolidation/run.js';
+import { createModel } from '../../src/model/index.js';
 import type { RunRequest } from '../../src/core/run.js';
 import { listRuns, PENDING_BATCH_FILE, readLedger, readPendingBatch } from '../../src/space/index.js';
-import { createModel } from '../../src/model/index.js';
 import {
   faults,
-  startFakeAnthropicServer,
   type FakeAnthropicServer,
   type RecordedAnthropicRequest,
 } from '../../harness/fake-anthropic-server.js';
@@ -18,18 +17,19 @@ import type { Batch } from '../../src/digest/index.js';
 import { BatchResultsUnreadableError, MemoryFormatError } from '../../src/errors.js';
 import { spaceStatus } from '../../src/cli/space-status.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
-import { createTestSpace, snapshotDirectory, type TestSpace, FORCED_RUN } from '../support/space.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
+import {
+  createTestSpace,
+  fastConsolidator,
+  snapshotDirectory,
+  type TestSpace,
+  FORCED_RUN,
+} from '../support/space.js';
 import { activeFacts } from './helpers.js';
 
 const scheduled: RunRequest = { force: true, dryRun: false, trigger: 'schedule' };
 const NOW = new Date('2026-11-29T12:00:00Z');
 const USAGE = { inputTokens: 2000, outputTokens: 300, cacheReadTokens: 0, cacheWriteTokens: 0 };
-
-let server: FakeAnthropicServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 function space(url: string, env: Record<string, string> = {}): TestSpace {
   return createTestSpace({
@@ -40,9 +40,7 @@ function space(url: string, env: Record<string, string> = {}): TestSpace {
 }
 
 function consolidator(test: TestSpace, faultInjection?: (step: string) => void) {
-  return createConsolidator({
-    config: test.config,
-    model: () => createModel(test.config.model, { retryBaseDelayMs: 1, retryMaxDelayMs: 5 }),
+  return fastConsolidator(test.config, {
     now: () => NOW,
     ...(faultInjection === undefined ? {} : { faultInjection }),
   });
@@ -53,10 +51,23 @@ async function activeLines(test: TestSpace): Promise<string[]> {
   return (await activeFacts(test)).map((fact) => `${fact.type}: ${fact.title}: ${fact.body}`).sort();
 }
 
+/**
+ * After a batch was given up: the next scheduled run, the batch API well again, sends the sessions in a second
+ * batch and consolidates them.
+ */
+async function expectSentAgain(server: FakeAnthropicServer, test: TestSpace): Promise<void> {
+  server.setBatchBehaviour({});
+  const next = await consolidator(test)(test.space, scheduled);
+  expect(next.status).toBe('completed');
+  expect(server.batches).toHaveLength(2);
+  expect(await activeLines(test)).toHaveLength(6);
+}
+
 describe('batch mode', () => {
+  const fake = useFakeAnthropic({ usage: USAGE, facts: EXAMPLE_FACTS });
+
   it('consolidates a scheduled run through a message batch like a synchronous run, at half the cost', async () => {
-    server = await startFakeAnthropicServer({ usage: USAGE });
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const server = fake.server;
     const synchronous = space(server.url);
     const sync = await consolidator(synchronous)(synchronous.space, FORCED_RUN);
     expect(sync.status).toBe('completed');
@@ -91,8 +102,7 @@ describe('batch mode', () => {
   });
 
   it('collects a batch after a restart instead of submitting it again, and moves the ledger only then', async () => {
-    server = await startFakeAnthropicServer({ usage: USAGE });
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const server = fake.server;
     const test = space(server.url);
     // The first process dies right after it recorded the batch (its locks go with it).
     const crashed = consolidator(test, (step) => {
@@ -116,8 +126,7 @@ describe('batch mode', () => {
   });
 
   it("leaves a FORCED_RUN run the batch's sessions while it is pending", async () => {
-    server = await startFakeAnthropicServer({ usage: USAGE });
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const server = fake.server;
     server.setBatchBehaviour({ pollsBeforeEnd: 100 });
     const test = space(server.url);
     const aborted = new AbortController();
@@ -146,8 +155,7 @@ describe('batch mode', () => {
     ['errored', 'errored' as const, /errored/],
     ['gone', 'gone' as const, /HTTP 404/],
   ])('leaves every session waiting and nothing written when the batch %s', async (_name, outcome, why) => {
-    server = await startFakeAnthropicServer({ usage: USAGE });
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const server = fake.server;
     server.setBatchBehaviour({ outcome });
     const test = space(server.url);
     const before = snapshotDirectory(test.space.memoryDir);
@@ -162,17 +170,11 @@ describe('batch mode', () => {
     expect(after).toEqual(before);
     expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
 
-    // The next run sends them again, and consolidates them.
-    server.setBatchBehaviour({});
-    const next = await consolidator(test)(test.space, scheduled);
-    expect(next.status).toBe('completed');
-    expect(server.batches).toHaveLength(2);
-    expect(await activeLines(test)).toHaveLength(6);
+    await expectSentAgain(server, test);
   });
 
   it('uses the answers of a partly failed batch and sends the rest synchronously', async () => {
-    server = await startFakeAnthropicServer({ usage: USAGE });
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const server = fake.server;
     server.setBatchBehaviour({ outcome: { partial: 1 } });
     const synchronous = space(server.url, { DREAMD_DIGEST_TOKENS_PER_CALL: '1500' });
     const sync = await consolidator(synchronous)(synchronous.space, FORCED_RUN);
@@ -189,8 +191,7 @@ describe('batch mode', () => {
   });
 
   it('splits an answer the batch cut at the output limit and sends the halves synchronously', async () => {
-    server = await startFakeAnthropicServer({ usage: USAGE });
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const server = fake.server;
     server.enqueue(faults.maxTokens());
     const test = space(server.url);
     const run = await consolidator(test)(test.space, scheduled);
@@ -204,8 +205,7 @@ describe('batch mode', () => {
   });
 
   it('calls synchronously when model.batch is never, for a FORCED_RUN run, and for a provider without batches', async () => {
-    server = await startFakeAnthropicServer({ usage: USAGE });
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const server = fake.server;
     const never = space(server.url, { DREAMD_MODEL_BATCH: 'never' });
     expect((await consolidator(never)(never.space, scheduled)).batch).toBeUndefined();
     const byHand = space(server.url);
@@ -247,8 +247,7 @@ describe('batch mode', () => {
   ] satisfies [string, FakeBatchBehaviour['api'], RegExp][])(
     'falls back to ordinary calls, with a warning naming the endpoint, when it %s',
     async (_label, api, detail) => {
-      server = await startFakeAnthropicServer({ usage: USAGE });
-      server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+      const server = fake.server;
       server.setBatchBehaviour({ api });
       const test = space(server.url);
       const run = await consolidator(test)(test.space, scheduled);
@@ -278,8 +277,7 @@ describe('batch mode', () => {
   ] satisfies [string, FakeBatchBehaviour['api']][])(
     "does not fall back on %s: the run fails with the server's words, nothing written, sessions wait",
     async (_label, api) => {
-      server = await startFakeAnthropicServer({ usage: USAGE });
-      server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+      const server = fake.server;
       server.setBatchBehaviour({ api });
       const test = space(server.url);
       const before = snapshotDirectory(test.space.memoryDir);
@@ -296,8 +294,7 @@ describe('batch mode', () => {
   );
 
   it('gives up a batch still unfinished past its 24 hours: canceled, nothing written, sessions wait', async () => {
-    server = await startFakeAnthropicServer({ usage: USAGE });
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const server = fake.server;
     server.setBatchBehaviour({ pollsBeforeEnd: 1_000 });
     const test = space(server.url);
     const later = new Date(Date.now() + 26 * 3_600_000);
@@ -320,8 +317,7 @@ describe('batch mode', () => {
   ])(
     'names a batch whose results cannot be read (%s) with the fix, shows it in status, gives it up after three tries',
     async (_name, results, why) => {
-      server = await startFakeAnthropicServer({ usage: USAGE });
-      server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+      const server = fake.server;
       server.setBatchBehaviour({ results });
       const test = space(server.url);
       const before = snapshotDirectory(test.space.memoryDir);
@@ -353,17 +349,12 @@ describe('batch mode', () => {
       expect(third.reason).toMatch(/could not be read in 3 collections/);
       expect(new Set(third.unconsolidated?.map((entry) => entry.reason))).toEqual(new Set(['batch-failed']));
       expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
-      server.setBatchBehaviour({});
-      const next = await consolidator(test)(test.space, scheduled);
-      expect(next.status).toBe('completed');
-      expect(server.batches).toHaveLength(2);
-      expect(await activeLines(test)).toHaveLength(6);
+      await expectSentAgain(server, test);
     },
   );
 
   it('collects a batch whose results could not be read once when they can be read again', async () => {
-    server = await startFakeAnthropicServer({ usage: USAGE });
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const server = fake.server;
     server.setBatchBehaviour({ results: 'cut' });
     const test = space(server.url);
     await expect(consolidator(test)(test.space, scheduled)).rejects.toThrow(BatchResultsUnreadableError);
@@ -377,8 +368,7 @@ describe('batch mode', () => {
   });
 
   it('names the file and the fix when .dreamd/batch.json is not a batch record', async () => {
-    server = await startFakeAnthropicServer({ usage: USAGE });
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
+    const server = fake.server;
     const test = space(server.url);
     mkdirSync(join(test.space.memoryDir, '.dreamd'), { recursive: true });
     writeFileSync(join(test.space.memoryDir, PENDING_BATCH_FILE), '{"batchId": 7');

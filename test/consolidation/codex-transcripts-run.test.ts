@@ -13,7 +13,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { ConsolidateOutcome } from '../../src/cli/consolidate-in-process.js';
 import type { SessionRow } from '../../src/cli/session-list.js';
 import { loadMemory, readLedger } from '../../src/space/index.js';
-import { scriptedExtractor } from '../../harness/scripted-extractor.js';
+import type { ScriptedFact } from '../../harness/scripted-extractor.js';
 import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
 import { CODEX_FIXTURE, CODEX_FIXTURES, CODEX_HEAD_DROPPED } from '../transcripts/helpers.js';
 
@@ -28,7 +28,23 @@ const CHESS = join('2025', '11', '22', `rollout-2025-11-22T21-45-35-${CHESS_ID}.
 const EXEC = join('2025', '10', '29', `rollout-2025-10-29T00-59-38-${EXEC_ID}.jsonl`);
 const LONG_AGO = new Date('2025-12-01T00:00:00Z');
 
-const fake = useFakeAnthropic();
+/** What the fake model answers: a fact for each session that says one of these triggers. */
+const ROLLOUT_FACTS: readonly ScriptedFact[] = [
+  {
+    trigger: 'pieces have a cooldown before they are allowed to move',
+    type: 'project',
+    title: 'Cooldown chess',
+    body: 'A chess variant where each piece has a cooldown before it may move; a lichess-style clone first.',
+  },
+  {
+    trigger: "this is a test prompt. Don't do anythin",
+    type: 'feedback',
+    title: 'Test prompts need no action',
+    body: 'A prompt marked as a test needs no action.',
+  },
+];
+
+const fake = useFakeAnthropic({ facts: ROLLOUT_FACTS });
 let root: string;
 let sessions: string;
 
@@ -63,22 +79,6 @@ beforeEach(() => {
   );
   place(CHESS, CODEX_FIXTURE.head);
   place(EXEC, CODEX_FIXTURE.twoPlusTwo);
-  fake.server.setDefault(
-    scriptedExtractor([
-      {
-        trigger: 'pieces have a cooldown before they are allowed to move',
-        type: 'project',
-        title: 'Cooldown chess',
-        body: 'A chess variant where each piece has a cooldown before it may move; a lichess-style clone first.',
-      },
-      {
-        trigger: "this is a test prompt. Don't do anythin",
-        type: 'feedback',
-        title: 'Test prompts need no action',
-        body: 'A prompt marked as a test needs no action.',
-      },
-    ]),
-  );
 });
 
 describe('a run over Codex rollouts', () => {

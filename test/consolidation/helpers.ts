@@ -30,6 +30,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { CLAUDE_CODE_FIXTURES } from '../transcripts/helpers.js';
 import { loadMemory } from '../../src/space/index.js';
 import type { Fact } from '../../src/memory/types.js';
+import { modelEnv } from '../support/fixtures.js';
 
 /** The example sessions of sessions/, oldest first: a test that wants the first three takes `.slice(0, 3)`. */
 export const EXAMPLE_SESSION_FILES: readonly string[] = [
@@ -192,11 +193,7 @@ export function claudeCodeHome(
   writeFileSync(path, JSON.stringify({ spaces: [space] }));
   const config = loadConfig({
     path,
-    env: {
-      DREAMD_MODEL_BASE_URL: fake.url,
-      ANTHROPIC_API_KEY: 'sk-ant-test-key',
-      DREAMD_MODEL_MAX_RETRIES: '0',
-    },
+    env: modelEnv(fake.url),
     cwd: root,
   });
   return {

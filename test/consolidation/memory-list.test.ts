@@ -8,8 +8,7 @@ import {
   MIN_CACHED_PREFIX_TOKENS,
   type MemoryListFact,
 } from '../../src/consolidation/memory-list.js';
-import { extractedFact } from '../memory/helpers.js';
-import { reconcile } from '../../src/consolidation/reconcile.js';
+import { extractedFact, reconcileQuietly } from '../memory/helpers.js';
 
 function fact(index: number, title: string, updated = '2026-01-01', body = title): MemoryListFact {
   return {
@@ -135,17 +134,7 @@ describe('facts that replace a fact of an earlier call of the same run', () => {
       ['Lives in Braga', ['Lives in Lisbon', 'Lives in Porto']],
     ]);
     // Reconciled, the newest is the one active fact and the others are its history: nothing lost.
-    const reconciled = reconcile({
-      existing: [],
-      candidates: result,
-      today: '2026-11-30',
-      newId: (() => {
-        let next = 0;
-        return () => `f-${String((next += 1)).padStart(10, '0')}`;
-      })(),
-      isForgotten: () => false,
-      containsSecret: () => false,
-    });
+    const reconciled = reconcileQuietly([], result);
     expect(reconciled.facts.filter((fact) => fact.status === 'active').map((fact) => fact.title)).toEqual([
       'Lives in Braga',
     ]);

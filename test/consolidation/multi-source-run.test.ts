@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { ConsolidateOutcome } from '../../src/cli/consolidate-in-process.js';
 import type { SessionRow } from '../../src/cli/session-list.js';
 import { loadMemory, readLedger } from '../../src/space/index.js';
-import { scriptedExtractor } from '../../harness/scripted-extractor.js';
+import { scriptedExtractor, type ScriptedFact } from '../../harness/scripted-extractor.js';
 import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
 import { CODEX_FIXTURE, FIXTURE } from '../transcripts/helpers.js';
 import { makeRepository, placeClaudeSession, placeCodexRollout } from '../discovery/agent-home.js';
@@ -16,7 +16,29 @@ import { claudeProjectName } from '../../src/discovery/index.js';
  * one repository by `cwd`. One run, one ledger, one fact set; the other repository's rollouts stay out.
  */
 
-const fake = useFakeAnthropic();
+/** What the fake model answers: a fact for each session that says one of these triggers. */
+const SOURCE_FACTS: readonly ScriptedFact[] = [
+  {
+    trigger: 'Write a shell script called hello.sh',
+    type: 'project',
+    title: 'Hello script',
+    body: 'hello.sh prints Hello world.',
+  },
+  {
+    trigger: 'pieces have a cooldown before they are allowed to move',
+    type: 'project',
+    title: 'Cooldown chess',
+    body: 'Each piece has a cooldown.',
+  },
+  {
+    trigger: 'what is 2+2? just give me the answer',
+    type: 'feedback',
+    title: 'Short answers',
+    body: 'Just the answer.',
+  },
+];
+
+const fake = useFakeAnthropic({ facts: SOURCE_FACTS });
 let root: string;
 let shop: string;
 let claudeFolder: string;
@@ -47,28 +69,6 @@ beforeEach(() => {
         },
       ],
     }),
-  );
-  fake.server.setDefault(
-    scriptedExtractor([
-      {
-        trigger: 'Write a shell script called hello.sh',
-        type: 'project',
-        title: 'Hello script',
-        body: 'hello.sh prints Hello world.',
-      },
-      {
-        trigger: 'pieces have a cooldown before they are allowed to move',
-        type: 'project',
-        title: 'Cooldown chess',
-        body: 'Each piece has a cooldown.',
-      },
-      {
-        trigger: 'what is 2+2? just give me the answer',
-        type: 'feedback',
-        title: 'Short answers',
-        body: 'Just the answer.',
-      },
-    ]),
   );
 });
 

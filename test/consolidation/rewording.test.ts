@@ -7,13 +7,13 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
-import { reconcile } from '../../src/consolidation/reconcile.js';
+import type { reconcile } from '../../src/consolidation/reconcile.js';
 import { isRewording } from '../../src/consolidation/rewording.js';
 import { NEAR_DUPLICATE_THRESHOLD, textSimilarity } from '../../src/consolidation/similarity.js';
 import type { Fact, FactType } from '../../src/memory/types.js';
 import type { Provenance } from '../../src/screen/provenance.js';
 import { QUARANTINE_FILE, renderQuarantine } from '../../src/space/index.js';
-import { extractedFact, planCandidates } from '../memory/helpers.js';
+import { extractedFact, planCandidates, reconcileQuietly } from '../memory/helpers.js';
 import { useTempDir } from '../support/fixtures.js';
 
 type Wording = readonly [title: string, body: string];
@@ -146,16 +146,7 @@ function reconciled(
   candidates: readonly ExtractedFact[],
   options: Partial<Parameters<typeof reconcile>[0]> = {},
 ) {
-  let next = 0;
-  return reconcile({
-    existing,
-    candidates,
-    today: '2026-11-30',
-    newId: () => `f-rw${String((next += 1)).padStart(8, '0')}`,
-    isForgotten: () => false,
-    containsSecret: () => false,
-    ...options,
-  });
+  return reconcileQuietly(existing, candidates, { idPrefix: 'rw', ...options });
 }
 
 const active = (facts: readonly Fact[]) => facts.filter((fact) => fact.status === 'active');

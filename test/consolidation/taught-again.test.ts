@@ -3,12 +3,12 @@
  * same words or others. Pure: the test of "after it was saved" is passed in.
  */
 import { describe, expect, it } from 'vitest';
-import { reconcile, type ReconcileInput } from '../../src/consolidation/reconcile.js';
+import type { ReconcileInput } from '../../src/consolidation/reconcile.js';
 import { createTaughtAfterSaved } from '../../src/consolidation/taught-after-saved.js';
 import { absorbRepeats } from '../../src/consolidation/curate.js';
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
 import type { Fact } from '../../src/memory/types.js';
-import { extractedFact, fact } from '../memory/helpers.js';
+import { extractedFact, fact, reconcileQuietly } from '../memory/helpers.js';
 
 const RULE = fact(
   {
@@ -31,14 +31,8 @@ function run(
   candidates: readonly ExtractedFact[],
   options: Partial<ReconcileInput> = {},
 ) {
-  let next = 0;
-  return reconcile({
-    existing,
-    candidates,
-    today: '2026-11-30',
-    newId: () => `f-ta${String((next += 1)).padStart(8, '0')}`,
-    isForgotten: () => false,
-    containsSecret: () => false,
+  return reconcileQuietly(existing, candidates, {
+    idPrefix: 'ta',
     // Every session but s-1 started after the rule was saved.
     taughtAfterSaved: (_fact, session) => session !== 's-1',
     ...options,

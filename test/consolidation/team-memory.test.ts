@@ -19,7 +19,7 @@ import { mergeAgentsFile } from '../../src/memory/agents-merge.js';
 import { createModel } from '../../src/model/index.js';
 import { loadMemory } from '../../src/space/index.js';
 import { type ScriptedFact } from '../../harness/scripted-extractor.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
+import { modelEnv, useFakeAnthropic } from '../support/fixtures.js';
 import { FORCED_RUN } from '../support/space.js';
 import { runCliCaptured } from '../support/cli.js';
 
@@ -105,11 +105,7 @@ function teammate(
   );
   const config = loadConfig({
     path: configPath,
-    env: {
-      DREAMD_MODEL_BASE_URL: fake.url,
-      ANTHROPIC_API_KEY: 'sk-ant-test-key',
-      DREAMD_MODEL_MAX_RETRIES: '0',
-    },
+    env: modelEnv(fake.url),
     cwd: home,
   });
   return {
@@ -306,8 +302,17 @@ describe('moving a fact between personal and shared', () => {
 });
 
 describe('the merge driver', () => {
-  const text = (...lines: string[]) => `# Agents\n${BLOCK_BEGIN}\n${lines.join('\n')}\n${BLOCK_END}\n`;
-  const head = '## Memory (kept by dreamd from past sessions)';
+  /** An AGENTS.md whose dreamd block holds `rules` under its heading and the section "The project". */
+  const project = (...rules: string[]) =>
+    [
+      '# Agents',
+      BLOCK_BEGIN,
+      '## Memory (kept by dreamd from past sessions)',
+      '',
+      '### The project',
+      ...rules,
+      `${BLOCK_END}\n`,
+    ].join('\n');
   const rule = (id: string, date: string, words: string, replaces = '') =>
     `- **${words}**: ${words}. <!-- dreamd ${id} ${date}${replaces === '' ? '' : ` replaces ${replaces}`} -->`;
   const noText = (ours: string, base: string, theirs: string) => ({
@@ -316,18 +321,9 @@ describe('the merge driver', () => {
   });
 
   it('gives the same bytes whichever side merges, keeps the newer version of one fact, and drops what a kept fact replaced', () => {
-    const base = text(head, '', '### The project', rule('f-aaaa', '2026-11-01', 'Old'));
-    const ours = text(
-      head,
-      '',
-      '### The project',
-      rule('f-aaaa', '2026-11-03', 'Old, reworded'),
-      rule('f-bbbb', '2026-11-02', 'Ours'),
-    );
-    const theirs = text(
-      head,
-      '',
-      '### The project',
+    const base = project(rule('f-aaaa', '2026-11-01', 'Old'));
+    const ours = project(rule('f-aaaa', '2026-11-03', 'Old, reworded'), rule('f-bbbb', '2026-11-02', 'Ours'));
+    const theirs = project(
       rule('f-aaaa', '2026-11-02', 'Old, other words'),
       rule('f-cccc', '2026-11-02', 'Theirs'),
       rule('f-dddd', '2026-11-04', 'Replaces ours', 'f-bbbb'),
@@ -344,20 +340,11 @@ describe('the merge driver', () => {
   });
 
   it('drops a fact one side removed as it was, and keeps one the other side changed', () => {
-    const base = text(
-      head,
-      '',
-      '### The project',
-      rule('f-aaaa', '2026-11-01', 'Kept'),
-      rule('f-bbbb', '2026-11-01', 'Gone'),
-    );
-    const ours = text(head, '', '### The project', rule('f-aaaa', '2026-11-01', 'Kept'));
+    const base = project(rule('f-aaaa', '2026-11-01', 'Kept'), rule('f-bbbb', '2026-11-01', 'Gone'));
+    const ours = project(rule('f-aaaa', '2026-11-01', 'Kept'));
     const theirs = base;
     expect(mergeAgentsFile(base, ours, theirs, noText).text).not.toContain('Gone');
-    const changed = text(
-      head,
-      '',
-      '### The project',
+    const changed = project(
       rule('f-aaaa', '2026-11-01', 'Kept'),
       rule('f-bbbb', '2026-11-05', 'Gone, changed'),
     );

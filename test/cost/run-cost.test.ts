@@ -16,7 +16,7 @@ import {
   FORCED_RUN,
   EXAMPLE_SESSIONS_DIR,
 } from '../support/space.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
+import { modelEnv, useFakeAnthropic } from '../support/fixtures.js';
 
 const NOW = new Date('2026-12-15T12:00:00Z');
 
@@ -96,12 +96,7 @@ describe('dreamd history', () => {
     cpSync(EXAMPLE_SESSIONS_DIR, join(root, 'sessions'), {
       recursive: true,
     });
-    const env = {
-      DREAMD_MODEL_BASE_URL: fake.url,
-      ANTHROPIC_API_KEY: 'sk-ant-test-key',
-      DREAMD_MODEL: 'claude-haiku-4-5',
-      DREAMD_MODEL_MAX_RETRIES: '0',
-    };
+    const env = { ...modelEnv(fake.url), DREAMD_MODEL: 'claude-haiku-4-5' };
     expect((await runCliCaptured(['consolidate', '--force'], { cwd: root, env })).code).toBe(0);
     const json = await runCliCaptured(['history', '--json'], { cwd: root, env });
     const [row] = json.data<HistoryRow[]>();

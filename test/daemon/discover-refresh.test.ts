@@ -25,25 +25,34 @@ function discovering(spaces: readonly Space[]): Config {
 
 const repositorySpace = (id: string): Space => ({ ...makeSpace(id), repository: `/code/${id}` });
 
+/** A started daemon of `config` with fake runs and inspection, no server, no tick at start, and `discover`. */
+async function startDiscovering(
+  config: Config,
+  discover: (config: Config) => Promise<Config>,
+): Promise<Daemon> {
+  const daemon = createDaemon({
+    config,
+    consolidate: createFakeConsolidate().consolidate,
+    inspectSpace: createFakeInspection().inspectSpace,
+    logger: silentLogger,
+    env: {},
+    roles: { server: false },
+    tickOnStart: false,
+    discover,
+  });
+  daemons.push(daemon);
+  await daemon.start();
+  return daemon;
+}
+
 describe('a daemon with a discover hook', () => {
   it('puts the spaces found in effect at start, then whatever each tick finds, and keeps them over a reload', async () => {
     let found: Space[] = [repositorySpace('shop')];
     const calls: Config[] = [];
-    const daemon = createDaemon({
-      config: discovering([makeSpace('configured')]),
-      consolidate: createFakeConsolidate().consolidate,
-      inspectSpace: createFakeInspection().inspectSpace,
-      logger: silentLogger,
-      env: {},
-      roles: { server: false },
-      tickOnStart: false,
-      discover: (config) => {
-        calls.push(config);
-        return Promise.resolve({ ...config, spaces: [...config.spaces, ...found] });
-      },
+    const daemon = await startDiscovering(discovering([makeSpace('configured')]), (config) => {
+      calls.push(config);
+      return Promise.resolve({ ...config, spaces: [...config.spaces, ...found] });
     });
-    daemons.push(daemon);
-    await daemon.start();
     expect(daemon.config.spaces.map((space) => space.id)).toEqual(['configured', 'shop']);
 
     found = [repositorySpace('shop'), repositorySpace('blog')];
@@ -63,21 +72,11 @@ describe('a daemon with a discover hook', () => {
 
   it('keeps the spaces it had when discovery fails', async () => {
     let fail = false;
-    const daemon = createDaemon({
-      config: discovering([]),
-      consolidate: createFakeConsolidate().consolidate,
-      inspectSpace: createFakeInspection().inspectSpace,
-      logger: silentLogger,
-      env: {},
-      roles: { server: false },
-      tickOnStart: false,
-      discover: (config) =>
-        fail
-          ? Promise.reject(new Error('home gone'))
-          : Promise.resolve({ ...config, spaces: [repositorySpace('shop')] }),
-    });
-    daemons.push(daemon);
-    await daemon.start();
+    const daemon = await startDiscovering(discovering([]), (config) =>
+      fail
+        ? Promise.reject(new Error('home gone'))
+        : Promise.resolve({ ...config, spaces: [repositorySpace('shop')] }),
+    );
     fail = true;
     const report = await daemon.tick();
     expect(report.spaces.map((space) => space.spaceId)).toEqual(['shop']);

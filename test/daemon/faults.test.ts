@@ -19,6 +19,15 @@ failOnLeftovers();
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'worker-child.ts');
 
+/** A fault test's end: each of `open` closed in its order (pool, queue, probe), then Redis stopped. */
+async function closeAll(
+  redis: { stop(): Promise<void> },
+  ...open: { close(): Promise<unknown> }[]
+): Promise<void> {
+  for (const each of open) await each.close();
+  await redis.stop();
+}
+
 describe('faults', () => {
   it('resumes after Redis is killed and restarted: a job queued after the restart completes', async () => {
     const { redis, config } = await openRedisConfig('restart');
@@ -42,10 +51,7 @@ describe('faults', () => {
     await jobReaches(after, second.jobId, 'completed', 15_000, 'the job queued after the restart');
     expect(fake.calls).toHaveLength(2);
 
-    await pool.close();
-    await after.close();
-    await probe.close();
-    await redis.stop();
+    await closeAll(redis, pool, after, probe);
   });
 
   it('loses no job across a Redis crash: one waiting and one running both complete', async () => {
@@ -77,10 +83,7 @@ describe('faults', () => {
     await jobReaches(after, waiting.jobId, 'completed', 30_000, 'the waiting job');
     expect(fake.calls.map((call) => call.space.id)).toEqual(['alpha', 'beta']);
 
-    await pool.close();
-    await after.close();
-    await probe.close();
-    await redis.stop();
+    await closeAll(redis, pool, after, probe);
   });
 
   it('replaces a worker that closed on its own at the next health check', async () => {
@@ -96,10 +99,7 @@ describe('faults', () => {
     const queued = await enqueueRun(queue, config, 'alpha');
     await jobReaches(queue, queued.jobId, 'completed', 10_000, 'the job');
 
-    await pool.close();
-    await queue.close();
-    await probe.close();
-    await redis.stop();
+    await closeAll(redis, pool, queue, probe);
   });
 
   it('hands its job to another worker once the lock expires, and the run completes once', async () => {
@@ -140,9 +140,6 @@ describe('faults', () => {
     expect(fake.calls[0]!.request.jobId).toBe(queued.jobId);
     expect(await queue.getCompletedCount()).toBe(1);
 
-    await pool.close();
-    await queue.close();
-    await probe.close();
-    await redis.stop();
+    await closeAll(redis, pool, queue, probe);
   });
 });

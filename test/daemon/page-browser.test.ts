@@ -3,12 +3,10 @@
  * harness/ensure-chromium.ts): a real daemon (embedded queue, real pipeline, fake model) serves a proposal, the
  * browser opens it, accepts part of it, and memory changes on disk and on the page.
  */
-import puppeteer, { type Browser } from 'puppeteer-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import { proposalChanges } from '../../src/consolidation/proposal.js';
 import { listProposals, listRuns, loadMemory } from '../../src/space/index.js';
-import { ensureChromium } from '../../harness/ensure-chromium.js';
 import { findFreePort } from '../../harness/redis-server.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
@@ -22,6 +20,7 @@ import {
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
+import { useBrowser } from './browser.js';
 import { failOnLeftovers, startDreamdDaemon } from './harness.js';
 
 failOnLeftovers();
@@ -43,20 +42,7 @@ const SESSIONS = [
   '2026-11-09-coffee-usual.json',
 ];
 
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await puppeteer.launch({
-    executablePath: ensureChromium(),
-    headless: true,
-    // --no-sandbox: CI runs the suite as root, where chromium's sandbox cannot start.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
-}, 240_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useBrowser();
 
 describe('the page to decide on proposals', () => {
   it('opens a proposal, accepts part of it, and shows memory changed', async () => {

@@ -6,18 +6,18 @@
  * reload; Chinese text is set in a CJK font stack; and the console stays empty through accept, reject and reload
  * (no error, no Content-Security-Policy violation).
  */
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import { proposalChanges, type ProposalChange } from '../../src/consolidation/proposal.js';
 import { listProposals } from '../../src/space/index.js';
-import { ensureChromium } from '../../harness/ensure-chromium.js';
 import { findFreePort } from '../../harness/redis-server.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 import { createTestSpace, fastConsolidator, FORCED_RUN } from '../support/space.js';
+import { useBrowser } from './browser.js';
 import { failOnLeftovers, startDreamdDaemon } from './harness.js';
 
 failOnLeftovers();
@@ -35,20 +35,7 @@ const fake = useFakeAnthropic({ facts: [...EXAMPLE_FACTS, CHINESE_FACT] });
 const FRONTMATTER_KEY = /^\s*(name|description|type|metadata|modified|id|observed|sources|hash):/;
 const RAW_ISO_TIME = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
 
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await puppeteer.launch({
-    executablePath: ensureChromium(),
-    headless: true,
-    // --no-sandbox: CI runs the suite as root, where chromium's sandbox cannot start.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
-}, 240_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useBrowser();
 
 /**
  * Everything the page reports: console errors and warnings, uncaught errors, and Content-Security-Policy
@@ -111,73 +98,102 @@ async function propose(setup: Awaited<ReturnType<typeof proposalOf>>) {
   return { config, space, run, changes };
 }
 
+/**
+ * Starts a daemon of `config`, opens its page in a new tab (of `viewport` when given) and waits for the proposal
+ * of `runId`, then runs `use` on the tab and the proposal's selector. After `use`, the page must have reported no
+ * problem; the daemon stops and the tab closes whatever happens.
+ */
+async function onReviewPage(
+  config: Config,
+  runId: string,
+  use: (page: Page, selector: string) => Promise<void>,
+  viewport?: { width: number; height: number },
+): Promise<void> {
+  const daemon = await startDreamdDaemon(config);
+  const page = await browser.newPage();
+  const problems = await watchProblems(page);
+  if (viewport !== undefined) await page.setViewport(viewport);
+  try {
+    await page.goto(`http://127.0.0.1:${config.server.port}/page`);
+    const selector = `section.proposal[data-run="${runId}"]`;
+    await page.waitForSelector(selector);
+    await use(page, selector);
+    expect(problems).toEqual([]);
+  } finally {
+    await daemon.stop();
+    await page.close();
+  }
+}
+
+/**
+ * Presses the proposal's accept or reject button, waits for the outcome and for the proposal to leave the
+ * page, reloads it, and returns what the space's last decision says then.
+ */
+async function decideAndReload(page: Page, selector: string, action: 'accept' | 'reject'): Promise<string> {
+  await page.click(`${selector} button[data-action="${action}"]`);
+  await page.waitForFunction(`document.getElementById('outcome').textContent.includes('${action}ed')`);
+  await page.waitForFunction(`!document.querySelector(${JSON.stringify(selector)})`);
+  await page.reload();
+  await page.waitForSelector('#space-default');
+  return visibleText(page, '#space-default .last-decision');
+}
+
 describe('the review page as a reader meets it', () => {
   for (const layout of ['topics', 'claude-code'] as const) {
     it(`shows six changes of the ${layout} layout without bookkeeping, each card linking to its diff; an accept is still said after a reload`, async () => {
       const { config, run, changes } = await propose(await proposalOf(layout, true));
       expect(changes).toHaveLength(6);
-      const daemon = await startDreamdDaemon(config);
-      const page = await browser.newPage();
-      const problems = await watchProblems(page);
-      await page.setViewport({ width: 1280, height: 900 });
-      try {
-        await page.goto(`http://127.0.0.1:${config.server.port}/page`);
-        const selector = `section.proposal[data-run="${run.runId}"]`;
-        await page.waitForSelector(selector);
-        const height = (await page.evaluate('document.documentElement.scrollHeight')) as number;
-        console.log(`page height, 6 changes, ${layout} layout, 1280 px wide: ${height} px`);
+      await onReviewPage(
+        config,
+        run.runId,
+        async (page, selector) => {
+          const height = (await page.evaluate('document.documentElement.scrollHeight')) as number;
+          console.log(`page height, 6 changes, ${layout} layout, 1280 px wide: ${height} px`);
 
-        const view = await defaultView(page);
-        expect(view.text).not.toContain('<!-- dreamd');
-        expect(view.html).not.toContain('&lt;!-- dreamd');
-        expect(view.lines.filter((line) => FRONTMATTER_KEY.test(line) || line === '---')).toEqual([]);
-        expect(view.text).not.toMatch(RAW_ISO_TIME);
-        expect(view.html.replace(/datetime="[^"]*"/g, '')).not.toMatch(RAW_ISO_TIME);
-        // Every fact's body is in its diff, marked as inserted.
-        const inserted = (await page.evaluate(
-          `[...document.querySelectorAll(${JSON.stringify(`${selector} .diff ins`)})].map((node) => node.textContent)`,
-        )) as string[];
-        for (const change of changes) expect(inserted).toContain(change.fact.body);
-        // The bookkeeping is folded, not deleted: a person can open it.
-        const folded = (await page.evaluate(
-          `[...document.querySelectorAll(${JSON.stringify(`${selector} details.bookkeeping`)})].map((node) => node.textContent).join('\\n')`,
-        )) as string;
-        expect(folded).toMatch(layout === 'topics' ? /<!-- dreamd \{/ : /\bhash: [0-9a-f]+/);
+          const view = await defaultView(page);
+          expect(view.text).not.toContain('<!-- dreamd');
+          expect(view.html).not.toContain('&lt;!-- dreamd');
+          expect(view.lines.filter((line) => FRONTMATTER_KEY.test(line) || line === '---')).toEqual([]);
+          expect(view.text).not.toMatch(RAW_ISO_TIME);
+          expect(view.html.replace(/datetime="[^"]*"/g, '')).not.toMatch(RAW_ISO_TIME);
+          // Every fact's body is in its diff, marked as inserted.
+          const inserted = (await page.evaluate(
+            `[...document.querySelectorAll(${JSON.stringify(`${selector} .diff ins`)})].map((node) => node.textContent)`,
+          )) as string[];
+          for (const change of changes) expect(inserted).toContain(change.fact.body);
+          // The bookkeeping is folded, not deleted: a person can open it.
+          const folded = (await page.evaluate(
+            `[...document.querySelectorAll(${JSON.stringify(`${selector} details.bookkeeping`)})].map((node) => node.textContent).join('\\n')`,
+          )) as string;
+          expect(folded).toMatch(layout === 'topics' ? /<!-- dreamd \{/ : /\bhash: [0-9a-f]+/);
 
-        // Each card links to its own diff, which names its fact.
-        const links = (await page.evaluate(
-          `[...document.querySelectorAll(${JSON.stringify(`${selector} article.card`)})].map((card) => [card.id, card.querySelector('a.to-diff')?.getAttribute('href') ?? null])`,
-        )) as [string, string | null][];
-        expect(links.map(([card]) => card).sort()).toEqual(
-          changes.map((change) => `change-${change.id}`).sort(),
-        );
-        for (const [card, href] of links) {
-          const id = card.slice('change-'.length);
-          expect(href).toBe(`#diff-${id}`);
-          const change = changes.find((entry) => entry.id === id)!;
-          expect(await visibleText(page, `#diff-${id}`)).toContain(change.fact.body);
-        }
-        const coffee = changes.find((change) => change.fact.title === 'Usual coffee order')!;
-        await page.click(`#change-${coffee.id} a.to-diff`);
-        expect(await page.evaluate('location.hash')).toBe(`#diff-${coffee.id}`);
+          // Each card links to its own diff, which names its fact.
+          const links = (await page.evaluate(
+            `[...document.querySelectorAll(${JSON.stringify(`${selector} article.card`)})].map((card) => [card.id, card.querySelector('a.to-diff')?.getAttribute('href') ?? null])`,
+          )) as [string, string | null][];
+          expect(links.map(([card]) => card).sort()).toEqual(
+            changes.map((change) => `change-${change.id}`).sort(),
+          );
+          for (const [card, href] of links) {
+            const id = card.slice('change-'.length);
+            expect(href).toBe(`#diff-${id}`);
+            const change = changes.find((entry) => entry.id === id)!;
+            expect(await visibleText(page, `#diff-${id}`)).toContain(change.fact.body);
+          }
+          const coffee = changes.find((change) => change.fact.title === 'Usual coffee order')!;
+          await page.click(`#change-${coffee.id} a.to-diff`);
+          expect(await page.evaluate('location.hash')).toBe(`#diff-${coffee.id}`);
 
-        // Accept all but the coffee order; reload: the outcome is still said.
-        await page.click(`${selector} input[value="${coffee.id}"]`);
-        await page.click(`${selector} button[data-action="accept"]`);
-        await page.waitForFunction(`document.getElementById('outcome').textContent.includes('accepted')`);
-        await page.waitForFunction(`!document.querySelector(${JSON.stringify(selector)})`);
-        await page.reload();
-        await page.waitForSelector('#space-default');
-        const after = await visibleText(page, '#space-default .last-decision');
-        expect(after).toContain(`Proposal ${run.runId}: accepted`);
-        expect(after).toContain('"Home address"');
-        expect(after).toContain('Left out (remembered as rejected): "Usual coffee order"');
-        expect((await defaultView(page)).text).not.toMatch(RAW_ISO_TIME);
-        expect(problems).toEqual([]);
-      } finally {
-        await daemon.stop();
-        await page.close();
-      }
+          // Accept all but the coffee order; reload: the outcome is still said.
+          await page.click(`${selector} input[value="${coffee.id}"]`);
+          const after = await decideAndReload(page, selector, 'accept');
+          expect(after).toContain(`Proposal ${run.runId}: accepted`);
+          expect(after).toContain('"Home address"');
+          expect(after).toContain('Left out (remembered as rejected): "Usual coffee order"');
+          expect((await defaultView(page)).text).not.toMatch(RAW_ISO_TIME);
+        },
+        { width: 1280, height: 900 },
+      );
     });
   }
 
@@ -199,13 +215,7 @@ describe('the review page as a reader meets it', () => {
     const { config, run, changes } = await propose(setup);
     expect(changes.map((change) => change.fact.title).sort()).toEqual(['Usual coffee order', '不吃辣']);
     const chinese = changes.find((change) => change.fact.title === '不吃辣')!;
-    const daemon = await startDreamdDaemon(config);
-    const page = await browser.newPage();
-    const problems = await watchProblems(page);
-    try {
-      await page.goto(`http://127.0.0.1:${config.server.port}/page`);
-      const selector = `section.proposal[data-run="${run.runId}"]`;
-      await page.waitForSelector(selector);
+    await onReviewPage(config, run.runId, async (page, selector) => {
       const fonts = (await page.evaluate(
         `[getComputedStyle(document.querySelector('#change-${chinese.id} .title')).fontFamily,
           getComputedStyle(document.querySelector('#diff-${chinese.id} .diff')).fontFamily]`,
@@ -214,20 +224,11 @@ describe('the review page as a reader meets it', () => {
         expect(fonts[0]).toContain(name);
       for (const name of ['"Noto Sans Mono CJK SC"', 'monospace']) expect(fonts[1]).toContain(name);
 
-      await page.click(`${selector} button[data-action="reject"]`);
-      await page.waitForFunction(`document.getElementById('outcome').textContent.includes('rejected')`);
-      await page.waitForFunction(`!document.querySelector(${JSON.stringify(selector)})`);
-      await page.reload();
-      await page.waitForSelector('#space-default');
-      const after = await visibleText(page, '#space-default .last-decision');
+      const after = await decideAndReload(page, selector, 'reject');
       expect(after).toContain(`Proposal ${run.runId}: rejected`);
       expect(after).toContain('"不吃辣"');
       expect(after).toContain('will not be sent to the model again');
       expect((await defaultView(page)).text).not.toMatch(RAW_ISO_TIME);
-      expect(problems).toEqual([]);
-    } finally {
-      await daemon.stop();
-      await page.close();
-    }
+    });
   });
 });

@@ -7,69 +7,74 @@ import {
 } from '../../src/daemon/request-origin.js';
 
 describe('request origin', () => {
-  it('reads the host name of a Host header, ports and IPv6 brackets aside', () => {
-    expect(hostName('LocalHost:7077')).toBe('localhost');
-    expect(hostName('[::1]:7077')).toBe('::1');
-    expect(hostName('127.0.0.1')).toBe('127.0.0.1');
+  it.each([
+    ['LocalHost:7077', 'localhost'],
+    ['[::1]:7077', '::1'],
+    ['127.0.0.1', '127.0.0.1'],
+  ])('reads the Host header %j as the host name %j, ports and IPv6 brackets aside', (host, name) => {
+    expect(hostName(host)).toBe(name);
   });
 
-  it('reads a Host header that is not a host and an optional port as malformed, and not as loopback', () => {
-    for (const host of [
-      '127.0.0.1:7077 evil.example',
-      '127.0.0.1 evil.example',
-      'localhost:7077,evil.example',
-      '127.0.0.1:7077/evil',
-      '127.0.0.1:7077\tevil.example',
-      'localhost@evil.example',
-      '127.0.0.1:abc',
-      '[::1]evil',
-      '::1',
-      '',
-    ]) {
-      expect(hostName(host), host).toBeUndefined();
-      expect(isLoopbackHostHeader(host), host).toBe(false);
-      expect(checkRequestOrigin('GET', { host }, { tokenRequired: true }), host).toMatchObject({
+  it.each([
+    '127.0.0.1:7077 evil.example',
+    '127.0.0.1 evil.example',
+    'localhost:7077,evil.example',
+    '127.0.0.1:7077/evil',
+    '127.0.0.1:7077\tevil.example',
+    'localhost@evil.example',
+    '127.0.0.1:abc',
+    '[::1]evil',
+    '::1',
+    '',
+  ])(
+    'reads the Host header %j, not a host and an optional port, as malformed and not as loopback',
+    (host) => {
+      expect(hostName(host)).toBeUndefined();
+      expect(isLoopbackHostHeader(host)).toBe(false);
+      expect(checkRequestOrigin('GET', { host }, { tokenRequired: true })).toMatchObject({
         allowed: false,
         status: 400,
       });
-    }
-  });
+    },
+  );
 
-  it('takes loopback names and addresses as loopback, and nothing else', () => {
-    for (const host of [
-      'localhost',
-      'localhost.',
-      'api.localhost:80',
-      '127.0.0.1:7077',
-      '127.1.2.3',
-      '[::1]',
-      '[0:0:0:0:0:0:0:1]:7077',
-      '[::ffff:127.0.0.1]',
-    ])
-      expect(isLoopbackHostHeader(host), host).toBe(true);
-    for (const host of [
-      'evil.example',
-      'localhost.evil.example',
-      '127.0.0.1.nip.io',
-      '10.0.0.1',
-      '[::2]',
-      '0.0.0.0',
-      '',
-    ])
-      expect(isLoopbackHostHeader(host), host).toBe(false);
-    expect(isLoopbackHostHeader(undefined)).toBe(true);
-  });
+  it.each([
+    ['localhost', true],
+    ['localhost.', true],
+    ['api.localhost:80', true],
+    ['127.0.0.1:7077', true],
+    ['127.1.2.3', true],
+    ['[::1]', true],
+    ['[0:0:0:0:0:0:0:1]:7077', true],
+    ['[::ffff:127.0.0.1]', true],
+    ['evil.example', false],
+    ['localhost.evil.example', false],
+    ['127.0.0.1.nip.io', false],
+    ['10.0.0.1', false],
+    ['[::2]', false],
+    ['0.0.0.0', false],
+    ['', false],
+    [undefined, true],
+  ])(
+    'takes the Host header %j as loopback: %s (loopback names and addresses only, or no header)',
+    (host, loopback) => {
+      expect(isLoopbackHostHeader(host)).toBe(loopback);
+    },
+  );
 
-  it('tells a cross-origin browser request from a same-origin one and from a client that is not a browser', () => {
-    expect(isCrossOriginBrowserRequest({ host: 'localhost:7077' })).toBe(false);
-    expect(isCrossOriginBrowserRequest({ host: 'localhost:80', origin: 'http://localhost' })).toBe(false);
-    expect(isCrossOriginBrowserRequest({ host: 'localhost:7077', 'sec-fetch-site': 'none' })).toBe(false);
-    expect(isCrossOriginBrowserRequest({ host: 'localhost:7077', origin: 'http://localhost:7078' })).toBe(
-      true,
-    );
-    expect(isCrossOriginBrowserRequest({ host: 'localhost:7077', origin: 'not a url' })).toBe(true);
-    expect(isCrossOriginBrowserRequest({ host: 'localhost:7077', 'sec-fetch-site': 'same-site' })).toBe(true);
-  });
+  it.each([
+    [{ host: 'localhost:7077' }, false],
+    [{ host: 'localhost:80', origin: 'http://localhost' }, false],
+    [{ host: 'localhost:7077', 'sec-fetch-site': 'none' }, false],
+    [{ host: 'localhost:7077', origin: 'http://localhost:7078' }, true],
+    [{ host: 'localhost:7077', origin: 'not a url' }, true],
+    [{ host: 'localhost:7077', 'sec-fetch-site': 'same-site' }, true],
+  ])(
+    'tells whether %j is a cross-origin browser request (%s), not a same-origin one or a client that is not a browser',
+    (headers, crossOrigin) => {
+      expect(isCrossOriginBrowserRequest(headers)).toBe(crossOrigin);
+    },
+  );
 
   it('answers 421 for a foreign Host only without a token, and 403 only for state-changing methods', () => {
     const foreign = { host: 'evil.example' };

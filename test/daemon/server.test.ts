@@ -69,6 +69,30 @@ async function setUp(label: string, server: Partial<Config['server']> = {}) {
   };
 }
 
+/**
+ * Checks a server guarded by a token: /healthz answers 200, each of `routes` answers 401 without a token (and
+ * with a wrong one, given `wrongToken`), and no refused request queued a run; `headers` go with each request.
+ */
+async function expectGuarded(
+  ctx: Awaited<ReturnType<typeof setUp>>,
+  routes: readonly (readonly ['GET' | 'POST', string])[],
+  { headers = {}, wrongToken = false }: { headers?: Record<string, string>; wrongToken?: boolean },
+): Promise<void> {
+  expect((await ctx.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+  for (const [method, url] of routes) {
+    const without = await ctx.app.inject({ method, url, headers });
+    expect(without.statusCode, `${method} ${url} without a token`).toBe(401);
+    if (!wrongToken) continue;
+    const wrong = await ctx.app.inject({
+      method,
+      url,
+      headers: { ...headers, authorization: 'Bearer not-the-token-at-all-nope!!' },
+    });
+    expect(wrong.statusCode, `${method} ${url} with a wrong token`).toBe(401);
+  }
+  expect(await ctx.queue.getWaitingCount()).toBe(0);
+}
+
 describe('HTTP API', () => {
   it('enqueues a run on POST /spaces/:id/consolidate and answers 409 while it is queued', async () => {
     const ctx = await setUp('post');
@@ -214,25 +238,17 @@ describe('HTTP API', () => {
 
   it('requires the bearer token on a non-loopback host, except for /healthz', async () => {
     const ctx = await setUp('auth', { host: '0.0.0.0', apiToken: TOKEN });
-    expect((await ctx.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
-    for (const [method, url] of [
-      ['GET', '/spaces'],
-      ['GET', '/spaces/alpha'],
-      ['GET', '/metrics'],
-      ['POST', '/spaces/alpha/consolidate'],
-      ['GET', '/queues'],
-    ] as const) {
-      expect((await ctx.app.inject({ method, url })).statusCode, `${method} ${url} without a token`).toBe(
-        401,
-      );
-      const wrong = await ctx.app.inject({
-        method,
-        url,
-        headers: { authorization: 'Bearer not-the-token-at-all-nope!!' },
-      });
-      expect(wrong.statusCode, `${method} ${url} with a wrong token`).toBe(401);
-    }
-    expect(await ctx.queue.getWaitingCount()).toBe(0);
+    await expectGuarded(
+      ctx,
+      [
+        ['GET', '/spaces'],
+        ['GET', '/spaces/alpha'],
+        ['GET', '/metrics'],
+        ['POST', '/spaces/alpha/consolidate'],
+        ['GET', '/queues'],
+      ],
+      { wrongToken: true },
+    );
     const allowed = await ctx.app.inject({
       method: 'GET',
       url: '/spaces',
@@ -281,20 +297,19 @@ describe('HTTP API', () => {
 
   it('requires a configured token on loopback too, except for /healthz', async () => {
     const ctx = await setUp('loopback-token', { host: '127.0.0.1', apiToken: TOKEN });
-    expect((await ctx.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
-    for (const [method, url] of [
-      ['GET', '/daemon'],
-      ['GET', '/spaces'],
-      ['GET', '/page'],
-      ['GET', '/proposals'],
-      ['GET', '/queue'],
-      ['POST', '/spaces/alpha/consolidate'],
-      ['POST', '/spaces/alpha/proposals/run-1/accept'],
-    ] as const) {
-      const headers = { host: '127.0.0.1:7077' };
-      expect((await ctx.app.inject({ method, url, headers })).statusCode, `${method} ${url}`).toBe(401);
-    }
-    expect(await ctx.queue.getWaitingCount()).toBe(0);
+    await expectGuarded(
+      ctx,
+      [
+        ['GET', '/daemon'],
+        ['GET', '/spaces'],
+        ['GET', '/page'],
+        ['GET', '/proposals'],
+        ['GET', '/queue'],
+        ['POST', '/spaces/alpha/consolidate'],
+        ['POST', '/spaces/alpha/proposals/run-1/accept'],
+      ],
+      { headers: { host: '127.0.0.1:7077' } },
+    );
     const allowed = await ctx.app.inject({
       method: 'GET',
       url: '/daemon',

@@ -1,8 +1,17 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { claudeProjectName } from '../../src/discovery/index.js';
+import { useTempDir } from '../support/fixtures.js';
 import { CLAUDE_CODE_FIXTURES, CODEX_FIXTURES } from '../transcripts/helpers.js';
 
 /**
@@ -11,6 +20,38 @@ import { CLAUDE_CODE_FIXTURES, CODEX_FIXTURES } from '../transcripts/helpers.js'
  * Codex's home with rollouts in its dated folders. Each transcript is the fixture with its working directory
  * moved to the folder given (every other byte of every line as published).
  */
+
+/** The folders of a machine for one test; see useMachine. */
+export interface Machine {
+  /** The test's temp folder, by its real path (git and the agents name folders by theirs). */
+  readonly root: string;
+  /** Claude Code's home, `root/home/.claude` (not created). */
+  readonly claudeHome: string;
+  /** Codex's home, `root/home/.codex` (not created). */
+  readonly codexHome: string;
+  /** The environment that points dreamd at both homes. */
+  readonly env: Record<string, string>;
+}
+
+/** A machine for each test of the file (or describe), in a fresh temp folder removed after the test. */
+export function useMachine(prefix: string): Machine {
+  const folder = useTempDir(prefix);
+  const root = (): string => realpathSync(folder.path);
+  return {
+    get root() {
+      return root();
+    },
+    get claudeHome() {
+      return join(root(), 'home', '.claude');
+    },
+    get codexHome() {
+      return join(root(), 'home', '.codex');
+    },
+    get env() {
+      return { CLAUDE_CONFIG_DIR: this.claudeHome, CODEX_HOME: this.codexHome };
+    },
+  };
+}
 
 export const LONG_AGO = new Date('2025-12-01T00:00:00Z');
 

@@ -11,11 +11,16 @@ import {
 } from '../../src/discovery/index.js';
 
 describe("Claude Code's name of a project folder", () => {
-  it('turns every character but ASCII letters and digits into a dash, the leading slash included', () => {
-    expect(claudeProjectName('/home/me/my_repo')).toBe('-home-me-my-repo');
-    expect(claudeProjectName('/Users/me/proj/.worktrees/2573')).toBe('-Users-me-proj--worktrees-2573');
-    expect(claudeProjectName('/tmp/café repo+1')).toBe('-tmp-caf--repo-1');
-  });
+  it.each([
+    ['/home/me/my_repo', '-home-me-my-repo'],
+    ['/Users/me/proj/.worktrees/2573', '-Users-me-proj--worktrees-2573'],
+    ['/tmp/café repo+1', '-tmp-caf--repo-1'],
+  ])(
+    'names %s %s: every character but ASCII letters and digits a dash, the leading slash included',
+    (path, name) => {
+      expect(claudeProjectName(path)).toBe(name);
+    },
+  );
 
   it('cuts a name past 200 characters and adds the base-36 djb2 hash of the whole path', () => {
     const long = `/home/me/${'deep/'.repeat(50)}repo`;
@@ -27,10 +32,15 @@ describe("Claude Code's name of a project folder", () => {
     expect(claudeProjectName(`${long}2`)).not.toBe(name);
   });
 
+  it.each([
+    ['', 0],
+    ['a', 97],
+    ['ab', 97 * 31 + 98],
+  ])('computes djb2 of %j as %i', (text, hash) => {
+    expect(djb2(text)).toBe(hash);
+  });
+
   it('computes djb2 as a signed 32-bit integer over UTF-16 code units', () => {
-    expect(djb2('')).toBe(0);
-    expect(djb2('a')).toBe(97);
-    expect(djb2('ab')).toBe(97 * 31 + 98);
     expect(Number.isInteger(djb2('x'.repeat(1000)))).toBe(true);
     expect(Math.abs(djb2('x'.repeat(1000)))).toBeLessThan(2 ** 31 + 1);
   });

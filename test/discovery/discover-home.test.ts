@@ -1,12 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ConsolidateOutcome } from '../../src/cli/consolidate-in-process.js';
 import type { DiscoverOutput } from '../../src/cli/commands/discover.js';
 import { claudeProjectName, discoveredSpaceId } from '../../src/discovery/index.js';
 import { loadMemory, readLedger } from '../../src/space/index.js';
-import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
 import { CODEX_FIXTURE, FIXTURE } from '../transcripts/helpers.js';
 import {
@@ -15,6 +13,7 @@ import {
   makeRepository,
   placeClaudeSession,
   placeCodexRollout,
+  useMachine,
 } from './agent-home.js';
 
 /**
@@ -26,14 +25,9 @@ import {
 const CHESS = 'rollout-2025-11-22T21-45-35-019aad50-a7e6-7422-b7a8-0b384290624f.jsonl';
 const EXEC = 'rollout-2025-10-29T00-59-38-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl';
 
-const fake = useFakeAnthropic();
-let root: string;
-let claudeHome: string;
-let codexHome: string;
 let shop: string;
 let worktree: string;
 let blog: string;
-let env: Record<string, string>;
 
 const FACTS = {
   main: {
@@ -62,33 +56,31 @@ const FACTS = {
   },
 } as const;
 
+const fake = useFakeAnthropic({ facts: Object.values(FACTS) });
+const machine = useMachine('discover');
+
 beforeEach(() => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'dreamd-discover-')));
-  claudeHome = join(root, 'home', '.claude');
-  codexHome = join(root, 'home', '.codex');
-  shop = makeRepository(join(root, 'code', 'shop'));
-  worktree = addWorktree(shop, join(root, 'code', 'shop-feature'), 'feature');
+  shop = makeRepository(join(machine.root, 'code', 'shop'));
+  worktree = addWorktree(shop, join(machine.root, 'code', 'shop-feature'), 'feature');
   mkdirSync(join(shop, 'server'));
-  blog = makeRepository(join(root, 'code', 'blog'));
-  placeClaudeSession(claudeHome, shop, FIXTURE.helloWorld);
-  placeClaudeSession(claudeHome, worktree, FIXTURE.summaryTask);
-  placeCodexRollout(codexHome, join(shop, 'server'), CODEX_FIXTURE.head, '2025/11/22', CHESS);
-  placeCodexRollout(codexHome, blog, CODEX_FIXTURE.twoPlusTwo, '2025/10/29', EXEC);
-  mkdirSync(join(root, 'work'));
+  blog = makeRepository(join(machine.root, 'code', 'blog'));
+  placeClaudeSession(machine.claudeHome, shop, FIXTURE.helloWorld);
+  placeClaudeSession(machine.claudeHome, worktree, FIXTURE.summaryTask);
+  placeCodexRollout(machine.codexHome, join(shop, 'server'), CODEX_FIXTURE.head, '2025/11/22', CHESS);
+  placeCodexRollout(machine.codexHome, blog, CODEX_FIXTURE.twoPlusTwo, '2025/10/29', EXEC);
+  mkdirSync(join(machine.root, 'work'));
   writeFileSync(
-    join(root, 'work', 'dreamd.config.json'),
+    join(machine.root, 'work', 'dreamd.config.json'),
     JSON.stringify({ discover: ['claude-code', 'codex'] }),
   );
-  env = { CLAUDE_CONFIG_DIR: claudeHome, CODEX_HOME: codexHome };
-  fake.server.setDefault(scriptedExtractor(Object.values(FACTS)));
 });
 
 const memoryOf = (repository: string): string =>
-  join(claudeHome, 'projects', claudeProjectName(repository), 'memory');
+  join(machine.claudeHome, 'projects', claudeProjectName(repository), 'memory');
 
 describe('discovery over a home of Claude Code and Codex', () => {
   it('finds two repositories, the worktree and the subfolder in the first, each with its sources and memory folder', async () => {
-    const run = await cliAt(join(root, 'work'), fake.url, ['discover', '--json'], env);
+    const run = await cliAt(join(machine.root, 'work'), fake.url, ['discover', '--json'], machine.env);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const output = run.data<DiscoverOutput>();
@@ -101,9 +93,9 @@ describe('discovery over a home of Claude Code and Codex', () => {
       leftOut: null,
     });
     expect(shopRow?.sources.map((source) => [source.agent, source.folder, source.sessions])).toEqual([
-      ['claude-code', join(claudeHome, 'projects', claudeProjectName(shop)), 1],
-      ['claude-code', join(claudeHome, 'projects', claudeProjectName(worktree)), 1],
-      ['codex', join(codexHome, 'sessions'), 1],
+      ['claude-code', join(machine.claudeHome, 'projects', claudeProjectName(shop)), 1],
+      ['claude-code', join(machine.claudeHome, 'projects', claudeProjectName(worktree)), 1],
+      ['codex', join(machine.codexHome, 'sessions'), 1],
     ]);
     expect(shopRow?.sources[2]?.workingDirectories).toEqual([join(shop, 'server')]);
     expect(blogRow).toMatchObject({ memory: memoryOf(blog), worktrees: [] });
@@ -112,25 +104,30 @@ describe('discovery over a home of Claude Code and Codex', () => {
   });
 
   it('prints each repository with its space, memory folder, sources and what was skipped, for a person', async () => {
-    writeFileSync(join(claudeHome, 'projects', 'notes.txt'), 'mine\n');
-    const run = await cliAt(join(root, 'work'), fake.url, ['discover'], env);
+    writeFileSync(join(machine.claudeHome, 'projects', 'notes.txt'), 'mine\n');
+    const run = await cliAt(join(machine.root, 'work'), fake.url, ['discover'], machine.env);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`${shop}\n  space ${discoveredSpaceId(shop)} → ${memoryOf(shop)}`);
     expect(run.stdout).toContain(`  worktree ${worktree}`);
-    expect(run.stdout).toContain(`  codex: 1 session in ${join(codexHome, 'sessions')}`);
+    expect(run.stdout).toContain(`  codex: 1 session in ${join(machine.codexHome, 'sessions')}`);
     expect(run.stdout).toContain('skipped (1):');
     expect(run.stdout).toContain('notes.txt is not a project folder of Claude Code');
-    const without = await cliAt(root, fake.url, ['discover'], env);
+    const without = await cliAt(machine.root, fake.url, ['discover'], machine.env);
     expect(without.code).toBe(0);
     expect(without.stderr).toContain('no "discover" in the config');
   });
 
   it('consolidates each repository into the memory folder Claude Code reads, nothing crossing, no transcript byte changed', async () => {
     const transcriptsBefore = new Map([
-      ...fingerprint(join(claudeHome, 'projects'), new Set(['memory'])),
-      ...fingerprint(codexHome),
+      ...fingerprint(join(machine.claudeHome, 'projects'), new Set(['memory'])),
+      ...fingerprint(machine.codexHome),
     ]);
-    const run = await cliAt(join(root, 'work'), fake.url, ['consolidate', '--force', '--json'], env);
+    const run = await cliAt(
+      join(machine.root, 'work'),
+      fake.url,
+      ['consolidate', '--force', '--json'],
+      machine.env,
+    );
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const results = run.data<{ results: ConsolidateOutcome[] }>().results;
@@ -160,28 +157,48 @@ describe('discovery over a home of Claude Code and Codex', () => {
     );
 
     const transcriptsAfter = new Map([
-      ...fingerprint(join(claudeHome, 'projects'), new Set(['memory'])),
-      ...fingerprint(codexHome),
+      ...fingerprint(join(machine.claudeHome, 'projects'), new Set(['memory'])),
+      ...fingerprint(machine.codexHome),
     ]);
     expect(transcriptsAfter).toEqual(transcriptsBefore);
 
     // A second run finds nothing new in either repository.
     const requests = fake.server.requests.length;
-    const again = await cliAt(join(root, 'work'), fake.url, ['consolidate', '--force', '--json'], env);
+    const again = await cliAt(
+      join(machine.root, 'work'),
+      fake.url,
+      ['consolidate', '--force', '--json'],
+      machine.env,
+    );
     expect(again.code).toBe(0);
     expect(fake.server.requests.length).toBe(requests);
   });
 
   it('shows status, history and memory by repository path, a worktree or subfolder naming its repository', async () => {
-    await cliAt(join(root, 'work'), fake.url, ['consolidate', '--force', '--json'], env);
-    const shown = await cliAt(join(root, 'work'), fake.url, ['memory', 'show', worktree, '--json'], env);
+    await cliAt(join(machine.root, 'work'), fake.url, ['consolidate', '--force', '--json'], machine.env);
+    const shown = await cliAt(
+      join(machine.root, 'work'),
+      fake.url,
+      ['memory', 'show', worktree, '--json'],
+      machine.env,
+    );
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain('Cooldown chess');
     expect(shown.stdout).not.toContain('Short answers');
-    const history = await cliAt(join(root, 'work'), fake.url, ['history', join(blog), '--json'], env);
+    const history = await cliAt(
+      join(machine.root, 'work'),
+      fake.url,
+      ['history', join(blog), '--json'],
+      machine.env,
+    );
     expect(history.code).toBe(0);
     expect(history.data<{ space: string }[]>().map((row) => row.space)).toHaveLength(1);
-    const status = await cliAt(join(root, 'work'), fake.url, ['status', join(shop, 'server'), '--json'], env);
+    const status = await cliAt(
+      join(machine.root, 'work'),
+      fake.url,
+      ['status', join(shop, 'server'), '--json'],
+      machine.env,
+    );
     expect(status.code).toBe(0);
     const [shopStatus] =
       status.data<{ repository: string; memoryDir: string; sources: { format: string }[] }[]>();
@@ -191,10 +208,15 @@ describe('discovery over a home of Claude Code and Codex', () => {
       'claude-code',
       'codex',
     ]);
-    const text = await cliAt(join(root, 'work'), fake.url, ['status', shop], env);
+    const text = await cliAt(join(machine.root, 'work'), fake.url, ['status', shop], machine.env);
     expect(text.stdout).toContain(`(repository ${shop}) → ${memoryOf(shop)}`);
-    expect(text.stdout).toContain(`  source     codex: ${join(codexHome, 'sessions')}`);
-    const unknown = await cliAt(join(root, 'work'), fake.url, ['status', join(root, 'code'), '--json'], env);
+    expect(text.stdout).toContain(`  source     codex: ${join(machine.codexHome, 'sessions')}`);
+    const unknown = await cliAt(
+      join(machine.root, 'work'),
+      fake.url,
+      ['status', join(machine.root, 'code'), '--json'],
+      machine.env,
+    );
     expect(unknown.code).toBe(2);
     expect(unknown.stdout).toContain('no space serves the repository');
   });

@@ -1,12 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ConsolidateOutcome } from '../../src/cli/consolidate-in-process.js';
 import type { DiscoverOutput } from '../../src/cli/commands/discover.js';
 import { claudeNativeProjectName, claudeProjectName } from '../../src/discovery/index.js';
 import { loadMemory } from '../../src/space/index.js';
-import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
 import { CODEX_FIXTURE, FIXTURE } from '../transcripts/helpers.js';
 import {
@@ -15,6 +13,7 @@ import {
   placeClaudeSession,
   placeClaudeSessionIn,
   placeCodexRollout,
+  useMachine,
 } from './agent-home.js';
 
 /**
@@ -46,42 +45,34 @@ const FACTS = {
 
 const ROLLOUT = 'rollout-2025-10-29T00-59-38-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl';
 
-const fake = useFakeAnthropic();
-let root: string;
+const fake = useFakeAnthropic({ facts: Object.values(FACTS) });
+const machine = useMachine('isolation');
 let work: string;
-let claudeHome: string;
-let codexHome: string;
-let env: Record<string, string>;
 
 beforeEach(() => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'dreamd-isolation-')));
-  claudeHome = join(root, 'home', '.claude');
-  codexHome = join(root, 'home', '.codex');
-  mkdirSync(join(claudeHome, 'projects'), { recursive: true });
-  mkdirSync(join(codexHome, 'sessions'), { recursive: true });
-  work = join(root, 'work');
+  mkdirSync(join(machine.claudeHome, 'projects'), { recursive: true });
+  mkdirSync(join(machine.codexHome, 'sessions'), { recursive: true });
+  work = join(machine.root, 'work');
   mkdirSync(work);
   writeConfig({ discover: ['claude-code', 'codex'] });
-  env = { CLAUDE_CONFIG_DIR: claudeHome, CODEX_HOME: codexHome };
-  fake.server.setDefault(scriptedExtractor(Object.values(FACTS)));
 });
 
 function writeConfig(config: unknown): void {
   writeFileSync(join(work, 'dreamd.config.json'), JSON.stringify(config));
 }
 
-const projectFolder = (name: string): string => join(claudeHome, 'projects', name);
+const projectFolder = (name: string): string => join(machine.claudeHome, 'projects', name);
 const memoryOf = (repository: string): string => join(projectFolder(claudeProjectName(repository)), 'memory');
 
 async function discover(): Promise<DiscoverOutput> {
-  const run = await cliAt(work, fake.url, ['discover', '--json'], env);
+  const run = await cliAt(work, fake.url, ['discover', '--json'], machine.env);
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
   return run.data<DiscoverOutput>();
 }
 
 async function consolidate(): Promise<ConsolidateOutcome[]> {
-  const run = await cliAt(work, fake.url, ['consolidate', '--force', '--json'], env);
+  const run = await cliAt(work, fake.url, ['consolidate', '--force', '--json'], machine.env);
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
   return run.data<{ results: ConsolidateOutcome[] }>().results;
@@ -95,7 +86,7 @@ async function titlesIn(memoryDir: string): Promise<string[]> {
 describe('two repositories whose long paths share their first 200 encoded characters', () => {
   // Past 200 characters Claude Code cuts the folder's name and adds a hash of the whole path.
   const longRepositories = () => {
-    const stem = join(root, 'code', 'x'.repeat(220));
+    const stem = join(machine.root, 'code', 'x'.repeat(220));
     const alpha = makeRepository(`${stem}-alpha`);
     const beta = makeRepository(`${stem}-beta`);
     expect(claudeProjectName(alpha).slice(0, 200)).toBe(claudeProjectName(beta).slice(0, 200));
@@ -104,8 +95,8 @@ describe('two repositories whose long paths share their first 200 encoded charac
 
   it("keeps a fact said to Codex in one out of the other's Claude Code folder", async () => {
     const { alpha, beta } = longRepositories();
-    placeClaudeSession(claudeHome, alpha, FIXTURE.helloWorld);
-    placeCodexRollout(codexHome, beta, CODEX_FIXTURE.twoPlusTwo, '2025/10/29', ROLLOUT);
+    placeClaudeSession(machine.claudeHome, alpha, FIXTURE.helloWorld);
+    placeCodexRollout(machine.codexHome, beta, CODEX_FIXTURE.twoPlusTwo, '2025/10/29', ROLLOUT);
 
     const output = await discover();
     expect(output.repositories.map((row) => [row.root, row.memory])).toEqual([
@@ -125,7 +116,7 @@ describe('two repositories whose long paths share their first 200 encoded charac
     // A folder with the right first 200 characters and a hash neither build gives beta.
     const forged = projectFolder(`${claudeProjectName(beta).slice(0, 200)}-zz9`);
     placeClaudeSessionIn(forged, beta, FIXTURE.summaryTask);
-    placeCodexRollout(codexHome, beta, CODEX_FIXTURE.twoPlusTwo, '2025/10/29', ROLLOUT);
+    placeCodexRollout(machine.codexHome, beta, CODEX_FIXTURE.twoPlusTwo, '2025/10/29', ROLLOUT);
 
     const output = await discover();
     expect(output.repositories.map((row) => [row.root, row.memory])).toEqual([
@@ -143,8 +134,8 @@ describe('two repositories whose long paths share their first 200 encoded charac
 
 describe('a Claude Code folder holding a transcript of another folder', () => {
   it("consolidates the folder's own sessions whatever sorts first, and skips a foreign one with a note", async () => {
-    const shop = makeRepository(join(root, 'code', 'shop'));
-    const blog = makeRepository(join(root, 'code', 'blog'));
+    const shop = makeRepository(join(machine.root, 'code', 'shop'));
+    const blog = makeRepository(join(machine.root, 'code', 'blog'));
     const folder = projectFolder(claudeProjectName(shop));
     placeClaudeSessionIn(folder, shop, FIXTURE.helloWorld, 'b-own');
     // Sorts before the folder's own session: a transcript that ran in blog.
@@ -168,11 +159,11 @@ describe('a Claude Code folder holding a transcript of another folder', () => {
   });
 
   it('counts a session that ran in a subfolder of the same repository as its own', async () => {
-    const shop = makeRepository(join(root, 'code', 'shop'));
+    const shop = makeRepository(join(machine.root, 'code', 'shop'));
     mkdirSync(join(shop, 'server'));
     const folder = projectFolder(claudeProjectName(shop));
     placeClaudeSessionIn(folder, join(shop, 'server'), FIXTURE.summaryTask, 'a-server');
-    placeClaudeSessionIn(folder, shop, FIXTURE.helloWorld, 'b-root');
+    placeClaudeSessionIn(folder, shop, FIXTURE.helloWorld, 'b-machine.root');
 
     const output = await discover();
     expect(output.skipped).toEqual([]);
@@ -186,21 +177,21 @@ describe('a Claude Code folder holding a transcript of another folder', () => {
 
 describe("a folder whose .git file points into another repository's git folder", () => {
   it("is its own repository unless git's back-link names it; a real worktree still joins its repository", async () => {
-    const shop = makeRepository(join(root, 'code', 'shop'));
-    const feature = addWorktree(shop, join(root, 'code', 'shop-feature'), 'feature');
+    const shop = makeRepository(join(machine.root, 'code', 'shop'));
+    const feature = addWorktree(shop, join(machine.root, 'code', 'shop-feature'), 'feature');
     // Forged: a .git file pointing at the real worktree's git folder, which links back to shop-feature only.
-    const forged = join(root, 'code', 'forged');
+    const forged = join(machine.root, 'code', 'forged');
     mkdirSync(forged);
     writeFileSync(join(forged, '.git'), `gitdir: ${join(shop, '.git', 'worktrees', 'shop-feature')}\n`);
     // Forged by hand: a git folder under shop's worktrees/ with no gitdir file at all.
-    const ghost = join(root, 'code', 'ghost');
+    const ghost = join(machine.root, 'code', 'ghost');
     mkdirSync(ghost);
     mkdirSync(join(shop, '.git', 'worktrees', 'ghost'));
     writeFileSync(join(shop, '.git', 'worktrees', 'ghost', 'commondir'), '../..\n');
     writeFileSync(join(ghost, '.git'), `gitdir: ${join(shop, '.git', 'worktrees', 'ghost')}\n`);
-    placeClaudeSession(claudeHome, feature, FIXTURE.helloWorld);
-    placeClaudeSession(claudeHome, ghost, FIXTURE.summaryTask);
-    placeCodexRollout(codexHome, forged, CODEX_FIXTURE.twoPlusTwo, '2025/10/29', ROLLOUT);
+    placeClaudeSession(machine.claudeHome, feature, FIXTURE.helloWorld);
+    placeClaudeSession(machine.claudeHome, ghost, FIXTURE.summaryTask);
+    placeCodexRollout(machine.codexHome, forged, CODEX_FIXTURE.twoPlusTwo, '2025/10/29', ROLLOUT);
 
     const output = await discover();
     expect(output.repositories.map((row) => [row.root, row.worktrees])).toEqual([
@@ -221,13 +212,13 @@ describe("a folder whose .git file points into another repository's git folder",
 
 describe('two repositories whose paths encode to one Claude Code folder', () => {
   const collidingRepositories = () => {
-    const dashed = makeRepository(join(root, 'code', 'a-b'));
-    const underscored = makeRepository(join(root, 'code', 'a_b'));
+    const dashed = makeRepository(join(machine.root, 'code', 'a-b'));
+    const underscored = makeRepository(join(machine.root, 'code', 'a_b'));
     const name = claudeProjectName(dashed);
     expect(claudeProjectName(underscored)).toBe(name);
-    placeClaudeSession(claudeHome, dashed, FIXTURE.helloWorld);
-    placeClaudeSession(claudeHome, underscored, FIXTURE.summaryTask);
-    placeCodexRollout(codexHome, underscored, CODEX_FIXTURE.twoPlusTwo, '2025/10/29', ROLLOUT);
+    placeClaudeSession(machine.claudeHome, dashed, FIXTURE.helloWorld);
+    placeClaudeSession(machine.claudeHome, underscored, FIXTURE.summaryTask);
+    placeCodexRollout(machine.codexHome, underscored, CODEX_FIXTURE.twoPlusTwo, '2025/10/29', ROLLOUT);
     return { dashed, underscored, name, folder: projectFolder(name) };
   };
 
@@ -248,7 +239,7 @@ describe('two repositories whose paths encode to one Claude Code folder', () => 
       [underscored, null],
     ]);
     expect(output.repositories[0]?.leftOut).toContain(`shares ${folder} with ${underscored}`);
-    const text = await cliAt(work, fake.url, ['discover'], env);
+    const text = await cliAt(work, fake.url, ['discover'], machine.env);
     expect(text.stdout).toContain(
       `collision: ${folder} is the Claude Code folder of ${dashed} and ${underscored}`,
     );
@@ -279,11 +270,11 @@ describe('two repositories whose paths encode to one Claude Code folder', () => 
   it('names an owner entry that matches none of the colliding repositories and still decides nothing', async () => {
     const { name, folder } = collidingRepositories();
     writeConfig({
-      discover: { agents: ['claude-code', 'codex'], owners: { [name]: join(root, 'code', 'a.b') } },
+      discover: { agents: ['claude-code', 'codex'], owners: { [name]: join(machine.root, 'code', 'a.b') } },
     });
     const output = await discover();
     expect(output.collisions).toEqual([expect.objectContaining({ folder, owner: null })]);
-    expect(output.collisions[0]?.message).toContain(`names ${join(root, 'code', 'a.b')}`);
+    expect(output.collisions[0]?.message).toContain(`names ${join(machine.root, 'code', 'a.b')}`);
     expect(await consolidate()).toEqual([]);
     expect(existsSync(join(folder, 'memory'))).toBe(false);
   });

@@ -21,7 +21,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createNoteStore } from '../../src/agent/note-store.js';
 import { COMMANDS } from '../../src/cli/run-cli.js';
 import { entryName } from '../../src/cli/program.js';
 import { claudeProjectName } from '../../src/discovery/index.js';
@@ -34,6 +33,7 @@ import { modelEnv, useFakeAnthropic } from '../support/fixtures.js';
 import { createTestSpace } from '../support/space.js';
 import { FIXTURE } from '../transcripts/helpers.js';
 import { BIN } from './client.js';
+import { saveRuleTaughtAgain } from './helpers.js';
 
 failOnLeftovers();
 const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
@@ -138,19 +138,7 @@ async function projectWithRule(
   const test = createTestSpace({ modelUrl: fake.url, examples: sessions });
   const memoryDir = join(test.root, 'memory');
   mkdirSync(memoryDir, { recursive: true });
-  await createNoteStore({ memoryDir }).save({
-    type: 'feedback',
-    title: 'No semicolons',
-    body: 'Do not use semicolons in TypeScript code.',
-  });
-  const file = join(memoryDir, 'feedback.md');
-  writeFileSync(
-    file,
-    readFileSync(file, 'utf8').replace(
-      '"sources":[]',
-      '"sources":[],"taughtAgain":{"count":3,"last":"2026-11-20","sessions":["s1","s2","s3"]}',
-    ),
-  );
+  await saveRuleTaughtAgain(memoryDir);
   return { root: test.root, memoryDir };
 }
 

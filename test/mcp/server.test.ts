@@ -15,6 +15,7 @@ import { INSTRUCTION_NOTE } from '../agent/helpers.js';
 import { exampleWorkspace, modelEnv, useFakeAnthropic } from '../support/fixtures.js';
 import { FIXTURE } from '../transcripts/helpers.js';
 import { connectMcp } from './client.js';
+import { saveRuleTaughtAgain } from './helpers.js';
 
 const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
 
@@ -161,20 +162,7 @@ describe('dreamd mcp', () => {
   it('reports status: the last run, the rules taught again, what waits for review', async () => {
     const root = emptyWorkspace();
     const memoryDir = join(root, 'memory');
-    await createNoteStore({ memoryDir }).save({
-      type: 'feedback',
-      title: 'No semicolons',
-      body: 'Do not use semicolons in TypeScript code.',
-    });
-    // Taught again three times after it was saved, as consolidation records it in the entry's metadata.
-    const file = join(memoryDir, 'feedback.md');
-    writeFileSync(
-      file,
-      readFileSync(file, 'utf8').replace(
-        '"sources":[]',
-        '"sources":[],"taughtAgain":{"count":3,"last":"2026-11-20","sessions":["s1","s2","s3"]}',
-      ),
-    );
+    await saveRuleTaughtAgain(memoryDir);
     const mcp = await connectMcp({ cwd: root });
     await mcp.call('remember', INSTRUCTION_NOTE);
     const status = await mcp.call('status');

@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ExtractedFact } from '../../src/consolidation/extraction.js';
 import { planWrite } from '../../src/consolidation/plan-write.js';
+import { reconcile, type ReconcileInput } from '../../src/consolidation/reconcile.js';
 import type { RunSummary } from '../../src/core/run.js';
 import { loadMemory } from '../../src/space/memory-dir.js';
 import { BLOCK_BEGIN, BLOCK_END } from '../../src/memory/index-block.js';
@@ -214,4 +215,30 @@ export function handWrittenFile(
       fc.boolean(),
     )
     .map(([texts, finalBreak]) => (texts.length === 0 ? '' : texts.join('\n') + (finalBreak ? '\n' : '')));
+}
+
+/** New fact ids of 12 characters, counted from 1: `f-` and `prefix`, then the count padded with zeros. */
+export function countedIds(prefix = ''): () => string {
+  let next = 0;
+  return () => `f-${prefix}${String((next += 1)).padStart(10 - prefix.length, '0')}`;
+}
+
+/**
+ * reconcile of `existing` and `candidates` on 2026-11-30, with nothing forgotten, no text a secret, and ids
+ * counted by countedIds(`idPrefix`); `options` over those.
+ */
+export function reconcileQuietly(
+  existing: readonly Fact[],
+  candidates: readonly ExtractedFact[],
+  { idPrefix, ...options }: Partial<ReconcileInput> & { readonly idPrefix?: string } = {},
+): ReturnType<typeof reconcile> {
+  return reconcile({
+    existing,
+    candidates,
+    today: '2026-11-30',
+    newId: countedIds(idPrefix),
+    isForgotten: () => false,
+    containsSecret: () => false,
+    ...options,
+  });
 }

@@ -33,11 +33,16 @@ describe('the effort of an extraction call', () => {
     fake.server.enqueue({ json: answer });
     await model({ name: 'claude-haiku-4-5' }).generateObject(request);
     expect(fake.server.requests.at(-1)?.body.output_config).not.toHaveProperty('effort');
-    expect(takesEffort('claude-haiku-5-5')).toBe(true);
-    expect(takesEffort('claude-sonnet-5')).toBe(true);
-    expect(takesEffort('claude-opus-4-5')).toBe(true);
-    expect(takesEffort('claude-opus-4-1')).toBe(false);
-    expect(takesEffort('claude-haiku-4-5-20251001')).toBe(false);
+  });
+
+  it.each([
+    ['claude-haiku-5-5', true],
+    ['claude-sonnet-5', true],
+    ['claude-opus-4-5', true],
+    ['claude-opus-4-1', false],
+    ['claude-haiku-4-5-20251001', false],
+  ])('knows whether %s takes an effort: %s', (name, takes) => {
+    expect(takesEffort(name)).toBe(takes);
   });
 });
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { INVISIBLE_CONTROLS } from '../../src/memory/visible-text.js';
 import { type AnthropicReply, type RecordedAnthropicRequest } from '../../harness/fake-anthropic-server.js';
 import { answerDefaults, sessionsInPrompt } from '../../harness/scripted-extractor.js';
@@ -33,11 +33,11 @@ interface Case {
   readonly body: string;
 }
 
-const fake = useFakeAnthropic({ scope: 'all' });
 let current: Case;
-beforeAll(async () => {
-  // The model returns one fact per session, and one more copying each user line: hidden characters and all.
-  fake.server.setDefault((request: RecordedAnthropicRequest): AnthropicReply => {
+// The model returns one fact per session, and one more copying each user line: hidden characters and all.
+const fake = useFakeAnthropic({
+  scope: 'all',
+  answer: (request: RecordedAnthropicRequest): AnthropicReply => {
     const facts = sessionsInPrompt(request.prompt).flatMap((session) => [
       {
         type: 'user',
@@ -60,11 +60,9 @@ beforeAll(async () => {
       })),
     ]);
     return { json: { facts } };
-  });
+  },
 });
-afterAll(async () => {
-  cleanUpWorkspaces();
-});
+afterAll(cleanUpWorkspaces);
 
 describe('hidden and bidi characters', () => {
   it('appear in no file dreamd writes, whatever the sessions and the model say', async () => {

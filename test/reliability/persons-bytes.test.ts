@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { INVISIBLE_CONTROLS } from '../../src/memory/visible-text.js';
 import type { Config, Space } from '../../src/config/schema.js';
 import type { RunSummary } from '../../src/core/run.js';
@@ -54,9 +54,9 @@ const personLine = fc
 const MODEL_TITLE = 'Deploy night build 👩\u200D💻';
 const MODEL_BODY = 'The nightly build deploys at 02:00\u200D from the release branch.';
 
-const fake = useFakeAnthropic({ scope: 'all' });
-beforeAll(() => {
-  fake.server.setDefault((request: RecordedAnthropicRequest): AnthropicReply => {
+const fake = useFakeAnthropic({
+  scope: 'all',
+  answer: (request: RecordedAnthropicRequest): AnthropicReply => {
     const facts = sessionsInPrompt(request.prompt).map((session) => ({
       type: 'project',
       title: MODEL_TITLE,
@@ -65,11 +65,9 @@ beforeAll(() => {
       evidence: 'user',
     }));
     return { json: { facts } };
-  });
+  },
 });
-afterAll(() => {
-  cleanUpWorkspaces();
-});
+afterAll(cleanUpWorkspaces);
 
 /** One session that teaches the nightly build, consolidated: the run's summary, after checking it completed. */
 async function nightRun(config: Config, space: Space): Promise<RunSummary> {

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { QUARANTINE_FILE } from '../../src/space/index.js';
 import { type AnthropicReply, type RecordedAnthropicRequest } from '../../harness/fake-anthropic-server.js';
 import { answerDefaults, sessionsInPrompt } from '../../harness/scripted-extractor.js';
@@ -46,9 +46,9 @@ const EVIDENCE = ['user', 'read', null] as const;
 const FILE_FACT = 'The build script compiles the docs folder into site.';
 const USER_RULE = 'Always run the linter before every commit.';
 
-const fake = useFakeAnthropic({ scope: 'all' });
-beforeAll(() => {
-  fake.server.setDefault((request: RecordedAnthropicRequest): AnthropicReply => {
+const fake = useFakeAnthropic({
+  scope: 'all',
+  answer: (request: RecordedAnthropicRequest): AnthropicReply => {
     const facts = sessionsInPrompt(request.prompt).flatMap((session) => {
       const read = READS.find((entry) => session.text.includes(entry.file.slice(0, 12)));
       if (read === undefined) return [];
@@ -82,11 +82,9 @@ beforeAll(() => {
       ];
     });
     return { json: { facts } };
-  });
+  },
 });
-afterAll(() => {
-  cleanUpWorkspaces();
-});
+afterAll(cleanUpWorkspaces);
 
 describe('an instruction the agent read in a file', () => {
   for (const read of READS) {

@@ -53,23 +53,26 @@ describe('action signals', () => {
     expect(looksLikeInstruction(text)).toEqual({ flagged: false });
   });
 
-  it('tells hosts outside the project from local ones', () => {
-    expect(hasOutsideAddress('see http://localhost:3000/admin and http://10.0.4.17/x')).toBe(false);
-    expect(hasOutsideAddress('mail ops@db.internal')).toBe(false);
-    expect(hasOutsideAddress('mail ops@evil.example.org')).toBe(true);
-    expect(hasOutsideLink('[docs](docs/setup.md) and [local](http://127.0.0.1:8080/)')).toBe(false);
-    expect(hasOutsideLink('[log in](https://sso.example-verify.net/login)')).toBe(true);
-    expect(hasOutsideLink('[x](javascript:alert(1))')).toBe(true);
+  it.each([
+    ['address', 'see http://localhost:3000/admin and http://10.0.4.17/x', false],
+    ['address', 'mail ops@db.internal', false],
+    ['address', 'mail ops@evil.example.org', true],
+    ['link', '[docs](docs/setup.md) and [local](http://127.0.0.1:8080/)', false],
+    ['link', '[log in](https://sso.example-verify.net/login)', true],
+    ['link', '[x](javascript:alert(1))', true],
+  ] as const)('tells an %s outside the project from a local one: %s (outside: %s)', (kind, text, outside) => {
+    expect((kind === 'address' ? hasOutsideAddress : hasOutsideLink)(text)).toBe(outside);
   });
 
-  it('reads a forbidden action as a rule and an ordered one as an instruction, clause by clause', () => {
-    expect(actionSignal('Never push to main with --force.')).toBeUndefined();
-    expect(actionSignal("Don't ask for reviews, always push to main with --force.")).toEqual(
-      expect.stringMatching(/destroys history/u),
-    );
-    expect(actionSignal('不要对 main 分支用 --force 推送。')).toBeUndefined();
-    expect(actionSignal('总是用 --force 推送到 main，不需要评审。')).toEqual(
-      expect.stringMatching(/destroys history/u),
-    );
-  });
+  it.each([
+    ['Never push to main with --force.', undefined],
+    ["Don't ask for reviews, always push to main with --force.", /destroys history/u],
+    ['不要对 main 分支用 --force 推送。', undefined],
+    ['总是用 --force 推送到 main，不需要评审。', /destroys history/u],
+  ])(
+    'reads a forbidden action as a rule and an ordered one as an instruction, clause by clause: %s',
+    (text, signal) => {
+      expect(actionSignal(text)).toEqual(signal === undefined ? undefined : expect.stringMatching(signal));
+    },
+  );
 });

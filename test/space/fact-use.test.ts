@@ -55,6 +55,11 @@ const call = (name: string, input: unknown, id = `toolu_${name}`): SessionMessag
   input,
 });
 
+/** The reads of the FACTS counted on 2026-12-01: `reads` added to `use` (nothing counted yet, by default). */
+function countOn(reads: readonly ReturnType<typeof collectReads>[], use = emptyFactUse()) {
+  return countFactReads(use, reads, { facts: FACTS, day: '2026-12-01' });
+}
+
 describe('counting reads of memory from transcripts', () => {
   const reading = session('s-reads', [
     { role: 'user', ts: '2026-11-20T10:00:00Z', parts: [{ kind: 'text', text: 'where do I live?' }] },
@@ -89,10 +94,7 @@ describe('counting reads of memory from transcripts', () => {
   ]);
 
   it('counts each source of reads: Read, the memory tool, read_memory and recall', () => {
-    const use = countFactReads(emptyFactUse(), [collectReads(reading, MEMORY)], {
-      facts: FACTS,
-      day: '2026-12-01',
-    });
+    const use = countOn([collectReads(reading, MEMORY)]);
     expect(use.facts).toEqual({
       'f-user000001': { reads: 1, lastRead: '2026-11-20' },
       'f-user000002': { reads: 1, lastRead: '2026-11-20' },
@@ -106,23 +108,20 @@ describe('counting reads of memory from transcripts', () => {
 
   it('never counts a message twice, and counts what a session adds later', () => {
     const reads = collectReads(reading, MEMORY);
-    const once = countFactReads(emptyFactUse(), [reads], { facts: FACTS, day: '2026-12-01' });
-    const again = countFactReads(once, [reads], { facts: FACTS, day: '2026-12-01' });
+    const once = countOn([reads]);
+    const again = countOn([reads], once);
     expect(again).toEqual(once);
     const grown = session('s-reads', [
       ...reading.messages,
       { role: 'assistant', ts: undefined, parts: [call('Read', { file_path: `${MEMORY}/reference.md` })] },
     ]);
-    const later = countFactReads(again, [collectReads(grown, MEMORY)], { facts: FACTS, day: '2026-12-01' });
+    const later = countOn([collectReads(grown, MEMORY)], again);
     expect(later.facts['f-refe000001']).toEqual({ reads: 2, lastRead: '2026-12-01' });
     expect(later.facts['f-user000001']).toEqual({ reads: 1, lastRead: '2026-11-20' });
   });
 
   it('keeps the state file round-trip stable and rebuilds from nothing when it is unreadable', () => {
-    const use = countFactReads(emptyFactUse(), [collectReads(reading, MEMORY)], {
-      facts: FACTS,
-      day: '2026-12-01',
-    });
+    const use = countOn([collectReads(reading, MEMORY)]);
     expect(parseFactUse(serializeFactUse(use))).toEqual(use);
     expect(parseFactUse('{ not json')).toEqual(emptyFactUse());
     expect(parseFactUse(null)).toEqual(emptyFactUse());
@@ -186,10 +185,7 @@ describe("counting Claude Code's <cc-memory> citations as uses", () => {
         ],
       },
     ]);
-    const use = countFactReads(emptyFactUse(), [collectReads(citing, MEMORY)], {
-      facts: FACTS,
-      day: '2026-12-01',
-    });
+    const use = countOn([collectReads(citing, MEMORY)]);
     expect(use.facts).toEqual({
       'f-feed000001': { reads: 1, lastRead: '2026-11-22' },
       'f-proj000001': { reads: 1, lastRead: '2026-11-22' },

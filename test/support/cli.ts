@@ -1,3 +1,5 @@
+import { PassThrough } from 'node:stream';
+import { createProgressBar, type RunProgressBar } from '../../src/cli/progress.js';
 import { runCli } from '../../src/cli/run-cli.js';
 
 export interface CliRun {
@@ -40,4 +42,20 @@ export async function runCliCaptured(
       return envelope.data;
     },
   };
+}
+
+/**
+ * What the progress bar draws on its stream (not a terminal) for the space `shop` at extract 1 of 2, when `use`
+ * has done what it does to the bar before it stops.
+ */
+export function drawProgressBar(use: (bar: RunProgressBar) => void = () => undefined): string {
+  const stream = new PassThrough();
+  let drawn = '';
+  stream.on('data', (chunk: Buffer) => (drawn += chunk.toString()));
+  const bar = createProgressBar({ stream, noTTYOutput: true });
+  bar.start('shop');
+  bar.update({ phase: 'extract', done: 1, total: 2 });
+  use(bar);
+  bar.stop();
+  return drawn;
 }

@@ -3,7 +3,7 @@
  * Anthropic server per test, a workspace of the example transcripts, and the CLI pointed at the fake.
  */
 import { cpSync, mkdtempSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
@@ -186,4 +186,11 @@ export function useTempDir(prefix: string): { readonly path: string } {
       return current.path;
     },
   };
+}
+
+/** Creates the folder `names` (joined) under `parent`, with any folder missing on the way; returns its path. */
+export async function makeFolder(parent: string, ...names: string[]): Promise<string> {
+  const path = join(parent, ...names);
+  await mkdir(path, { recursive: true });
+  return path;
 }

@@ -1,6 +1,4 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach } from 'vitest';
 import {
@@ -9,7 +7,7 @@ import {
   type MemoryAgentOptions,
 } from '../../../src/agent/memory-agent.js';
 import { ModelConfig, type Space } from '../../../src/config/schema.js';
-import { useFakeAnthropic, type FakeAnthropicFixture } from '../../support/fixtures.js';
+import { useFakeAnthropic, useTempDir, type FakeAnthropicFixture } from '../../support/fixtures.js';
 
 /** What a memory agent test works with; see useAgentFixture. */
 export interface AgentFixture {
@@ -37,23 +35,17 @@ export interface AgentFixture {
 export function useAgentFixture(name: string): AgentFixture {
   const fake = useFakeAnthropic({ scope: 'all' });
   let client: Anthropic | undefined;
-  let base: string | undefined;
+  const base = useTempDir(name);
   beforeAll(() => {
     client = new Anthropic({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 });
   });
-  beforeEach(async () => {
-    base = await mkdtemp(path.join(tmpdir(), `dreamd-${name}-`));
+  beforeEach(() => {
     fake.server.requests.length = 0;
   });
-  afterEach(async () => {
+  afterEach(() => {
     fake.server.setDefault(undefined);
-    if (base !== undefined) await rm(base, { recursive: true, force: true });
-    base = undefined;
   });
-  const folder = (): string => {
-    if (base === undefined) throw new Error('useAgentFixture: use the folder inside a test');
-    return base;
-  };
+  const folder = (): string => base.path;
   const config = () => ({
     model: ModelConfig.parse({ apiKey: 'k', baseUrl: fake.url, maxRetries: 0 }),
     embeddings: undefined,
