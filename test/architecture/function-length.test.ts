@@ -23,7 +23,6 @@ const NOT_YET_SPLIT: Readonly<Record<string, number>> = {
   'src/space/memory-dir.ts loadMemory': 176,
   'src/daemon/worker-pool.ts createWorkerPool': 165,
   'src/daemon/metrics.ts createMetrics': 164,
-  'src/transcripts/claude-code-lines.ts createClaudeCodeAccumulator': 156,
   'src/cli/space-status.ts spaceStatus': 135,
   'src/agent/note-store.ts createNoteStore': 133,
   'src/cli/commands/consolidate.ts registerConsolidate': 131,
