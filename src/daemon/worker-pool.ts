@@ -113,6 +113,82 @@ function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
   });
 }
 
+/** What a BullMQ worker of the pool is built from. */
+interface WorkerParts {
+  readonly options: CreateWorkerPoolOptions;
+  /** The config in force when the worker is built: its Redis prefix and concurrency. */
+  readonly config: Config;
+  readonly timing: WorkerTiming;
+  readonly logger: Logger;
+  readonly processor: ReturnType<typeof createConsolidationProcessor>;
+  /** Ids of the jobs running now, kept up to date by the worker. */
+  readonly active: Set<string>;
+  readonly workerErrors: ReturnType<typeof createRepeatedLog>;
+}
+
+/** A BullMQ worker of the `consolidation` queue that runs the processor and reports its events. */
+function createBullWorker(parts: WorkerParts): Worker<ConsolidationJobData, RunSummary> {
+  const { options, config, timing, logger, processor, active, workerErrors } = parts;
+  const worker = new Worker<ConsolidationJobData, RunSummary>(
+    CONSOLIDATION_QUEUE,
+    async (job, token, signal) => {
+      const key = job.id ?? '';
+      active.add(key);
+      try {
+        return await processor(job, token, signal);
+      } finally {
+        active.delete(key);
+      }
+    },
+    {
+      connection: options.connection,
+      prefix: config.redisPrefix,
+      name: `${hostname()}:${process.pid}`,
+      concurrency: config.workers.concurrency,
+      lockDuration: timing.lockDurationMs,
+      stalledInterval: timing.stalledIntervalMs,
+      maxStalledCount: timing.maxStalledCount,
+      // BullMQ's per-minute completed/failed counts (getMetrics, bullmq_job_*_total in /metrics): a week of
+      // one-minute points is 10 080 small numbers per list in Redis.
+      metrics: { maxDataPoints: 7 * 24 * 60 },
+    },
+  );
+  worker.on('error', (error) => workerErrors.report(error));
+  worker.on('stalled', (jobId) =>
+    logger.warn(
+      { jobId },
+      'job stalled: the worker that held it stopped renewing its lock (it crashed, was paused, or its event loop was blocked); it runs again',
+    ),
+  );
+  worker.on('completed', (job, summary) => options.hooks?.onCompleted?.(summary, job));
+  worker.on('failed', (job, error) => {
+    logger.warn({ jobId: job?.id, err: error }, 'job attempt failed');
+    options.hooks?.onFailed?.(error, job);
+  });
+  return worker;
+}
+
+/** Closes a worker: current jobs may finish within shutdownTimeoutMs, then are aborted, then cut off. */
+async function closeWorker(
+  current: Worker<ConsolidationJobData, RunSummary>,
+  active: ReadonlySet<string>,
+  timing: WorkerTiming,
+  logger: Logger,
+): Promise<void> {
+  const closed = current.close();
+  if (!(await settlesWithin(closed, timing.shutdownTimeoutMs))) {
+    logger.warn({ jobs: [...active] }, 'jobs still running at shutdown; aborting them and handing them back');
+    current.cancelAllJobs(SHUTDOWN_REASON);
+    if (!(await settlesWithin(closed, timing.abortGraceMs))) {
+      // The pipeline ignored the abort. Cut the connections: the job's lock expires after lockDurationMs and
+      // another worker's stalled check hands the job on.
+      logger.error({ jobs: [...active] }, 'jobs ignored the abort; disconnecting, their locks will expire');
+      closed.catch(() => undefined);
+      await current.disconnect().catch(() => undefined);
+    }
+  }
+}
+
 /**
  * BullMQ workers of the `consolidation` queue in this process (one Worker with `workers.concurrency` slots).
  *
@@ -154,45 +230,8 @@ export function createWorkerPool(options: CreateWorkerPoolOptions): WorkerPool {
     logger,
   });
 
-  const createWorker = (): Worker<ConsolidationJobData, RunSummary> => {
-    const worker = new Worker<ConsolidationJobData, RunSummary>(
-      CONSOLIDATION_QUEUE,
-      async (job, token, signal) => {
-        const key = job.id ?? '';
-        active.add(key);
-        try {
-          return await processor(job, token, signal);
-        } finally {
-          active.delete(key);
-        }
-      },
-      {
-        connection: options.connection,
-        prefix: config.redisPrefix,
-        name: `${hostname()}:${process.pid}`,
-        concurrency: config.workers.concurrency,
-        lockDuration: timing.lockDurationMs,
-        stalledInterval: timing.stalledIntervalMs,
-        maxStalledCount: timing.maxStalledCount,
-        // BullMQ's per-minute completed/failed counts (getMetrics, bullmq_job_*_total in /metrics): a week of
-        // one-minute points is 10 080 small numbers per list in Redis.
-        metrics: { maxDataPoints: 7 * 24 * 60 },
-      },
-    );
-    worker.on('error', (error) => workerErrors.report(error));
-    worker.on('stalled', (jobId) =>
-      logger.warn(
-        { jobId },
-        'job stalled: the worker that held it stopped renewing its lock (it crashed, was paused, or its event loop was blocked); it runs again',
-      ),
-    );
-    worker.on('completed', (job, summary) => options.hooks?.onCompleted?.(summary, job));
-    worker.on('failed', (job, error) => {
-      logger.warn({ jobId: job?.id, err: error }, 'job attempt failed');
-      options.hooks?.onFailed?.(error, job);
-    });
-    return worker;
-  };
+  const createWorker = (): Worker<ConsolidationJobData, RunSummary> =>
+    createBullWorker({ options, config, timing, logger, processor, active, workerErrors });
 
   let worker = createWorker();
 
@@ -260,22 +299,7 @@ export function createWorkerPool(options: CreateWorkerPoolOptions): WorkerPool {
   const close = async (): Promise<void> => {
     state = 'closing';
     if (timer !== undefined) clearTimeout(timer);
-    const current = worker;
-    const closed = current.close();
-    if (!(await settlesWithin(closed, timing.shutdownTimeoutMs))) {
-      logger.warn(
-        { jobs: [...active] },
-        'jobs still running at shutdown; aborting them and handing them back',
-      );
-      current.cancelAllJobs(SHUTDOWN_REASON);
-      if (!(await settlesWithin(closed, timing.abortGraceMs))) {
-        // The pipeline ignored the abort. Cut the connections: the job's lock expires after lockDurationMs and
-        // another worker's stalled check hands the job on.
-        logger.error({ jobs: [...active] }, 'jobs ignored the abort; disconnecting, their locks will expire');
-        closed.catch(() => undefined);
-        await current.disconnect().catch(() => undefined);
-      }
-    }
+    await closeWorker(worker, active, timing, logger);
     state = 'closed';
     workerErrors.flush();
   };
