@@ -9,7 +9,7 @@ import {
   SHUTDOWN_REASON,
 } from './consolidation-processor.js';
 import { CONSOLIDATION_QUEUE, type ConsolidationJobData } from '../core/jobs.js';
-import type { RedisProbe } from './redis-probe.js';
+import type { RedisProbe, RedisProbeResult } from './redis-probe.js';
 import { createRepeatedLog } from './repeated-log.js';
 
 /** Timings of the worker pool, in milliseconds. Defaults are in {@link DEFAULT_WORKER_TIMING}. */
@@ -190,6 +190,39 @@ async function closeWorker(
 }
 
 /**
+ * What a health check's probe answer means for a pool that is not stopping: its next state and the Redis run id
+ * to remember; `restarted` is set when Redis is healthy (then the worker must run), and says whether Redis
+ * restarted. A change of state is logged once.
+ */
+function afterProbe(
+  state: WorkerPoolState,
+  lastRunId: string | undefined,
+  result: RedisProbeResult,
+  logger: Logger,
+): { state: WorkerPoolState; lastRunId: string | undefined; restarted?: boolean } {
+  if (!result.up) {
+    if (state !== 'redis-down')
+      logger.warn({ error: result.error }, 'Redis unreachable; workers wait for it');
+    return { state: 'redis-down', lastRunId };
+  }
+  const restarted = lastRunId !== undefined && result.runId !== lastRunId;
+  if (!result.writable) {
+    if (state !== 'redis-refuses-writes') {
+      logger.warn(
+        { reason: result.reason },
+        'Redis refuses writes; no job can run until it takes them again',
+      );
+    }
+    return { state: 'redis-refuses-writes', lastRunId: result.runId };
+  }
+  if (state === 'redis-down' || state === 'redis-refuses-writes' || restarted) {
+    logger.info({ restarted, was: state }, 'Redis is back and takes writes');
+    return { state: 'running', lastRunId: result.runId, restarted };
+  }
+  return { state, lastRunId: result.runId, restarted };
+}
+
+/**
  * BullMQ workers of the `consolidation` queue in this process (one Worker with `workers.concurrency` slots).
  *
  * States:
@@ -255,31 +288,13 @@ export function createWorkerPool(options: CreateWorkerPoolOptions): WorkerPool {
     if (isStopping()) return;
     const result = await options.probe.check();
     if (isStopping()) return;
-    if (!result.up) {
-      if (state !== 'redis-down')
-        logger.warn({ error: result.error }, 'Redis unreachable; workers wait for it');
-      state = 'redis-down';
-      return;
-    }
-    const restarted = lastRunId !== undefined && result.runId !== lastRunId;
-    lastRunId = result.runId;
-    if (!result.writable) {
-      if (state !== 'redis-refuses-writes') {
-        logger.warn(
-          { reason: result.reason },
-          'Redis refuses writes; no job can run until it takes them again',
-        );
-      }
-      state = 'redis-refuses-writes';
-      return;
-    }
-    if (state === 'redis-down' || state === 'redis-refuses-writes' || restarted) {
-      logger.info({ restarted, was: state }, 'Redis is back and takes writes');
-      state = 'running';
-    }
+    const next = afterProbe(state, lastRunId, result, logger);
+    state = next.state;
+    lastRunId = next.lastRunId;
+    if (next.restarted === undefined) return;
     // Every healthy check, not only after an outage: both tests are local (no Redis call), and a worker whose
     // main loop ended for any reason is restarted within one interval.
-    ensureRunning(restarted ? 'Redis restarted' : 'health check');
+    ensureRunning(next.restarted ? 'Redis restarted' : 'health check');
   };
 
   // A self-rescheduling timer rather than setInterval, so two checks never overlap when Redis is slow.
