@@ -6,17 +6,17 @@ import {
   blocksDroppedWarning,
   blocksToParts,
   dropBlocksOverLimit,
-  type PartCaps,
 } from './normalize-message.js';
-import { readJsonLine } from './parse-json-text.js';
-import { noLineRead } from './transcript-failure.js';
-import { createKeepWindow, keptUntilOf, type KeepWindow } from './keep-window.js';
 import {
-  createKeepOutCollector,
-  keepOutOf,
-  observeRawMessage,
-  type KeepOutCollector,
-} from './keep-out-signals.js';
+  lineRecord,
+  sessionHead,
+  warnUnknownType,
+  type LineReaderContext,
+  type LineReading,
+} from './line-reading.js';
+import { noLineRead } from './transcript-failure.js';
+import { createKeepWindow, keptUntilOf } from './keep-window.js';
+import { createKeepOutCollector, keepOutOf, observeRawMessage } from './keep-out-signals.js';
 
 /**
  * Pure part of the Claude Code JSONL reader: lines go in one at a time (the IO edge streams them), a
@@ -123,22 +123,8 @@ interface MessageBuilder {
   readonly meta: boolean;
 }
 
-/** What the accumulator needs from the IO edge. */
-export interface ClaudeCodeContext {
-  /** Absolute path, for `Session.file` and error messages. */
-  readonly file: string;
-  /** File name without `.jsonl`: the session id when no line carries `sessionId`. */
-  readonly stem: string;
-  /** First message index to keep (earlier ones are counted, not kept). */
-  readonly fromMessage: number;
-  /** Characters of messages kept before later ones are only counted (see `KeepWindow`). Default: all. */
-  readonly keepChars?: number | undefined;
-  /**
-   * How much of each part is kept (see `PartCaps`), applied as each line is added, so a line's big strings
-   * are garbage as soon as the line is done. Default `DEFAULT_PART_CAPS`.
-   */
-  readonly caps?: PartCaps | undefined;
-}
+/** What the accumulator needs from the IO edge (`line-reading.ts`). */
+export type ClaudeCodeContext = LineReaderContext;
 
 /** Feeds lines of one Claude Code transcript; `finish` returns the Session or throws a TranscriptError. */
 export interface ClaudeCodeAccumulator {
@@ -155,25 +141,12 @@ export interface ClaudeCodeAccumulator {
 }
 
 /** What the reading of one transcript has gathered so far; the functions below add to it line by line. */
-interface ClaudeCodeReading {
-  readonly context: ClaudeCodeContext;
-  readonly caps: PartCaps;
-  readonly warnings: string[];
+interface ClaudeCodeReading extends LineReading {
   readonly kept: MessageBuilder[];
-  readonly window: KeepWindow;
   /** `message.id` of each assistant message seen, to its builder (undefined when before `fromMessage`). */
   readonly byMessageId: Map<string, MessageBuilder | undefined>;
-  readonly unknownTypes: Set<string>;
   readonly links: SubagentLink[];
-  readonly keepOut: KeepOutCollector;
-  messageCount: number;
-  parsedLines: number;
-  firstBadLine: string | undefined;
-  sessionId: string | undefined;
   hasSeenSessionId: boolean;
-  version: string | undefined;
-  cwd: string | undefined;
-  firstTimestamp: string | undefined;
 }
 
 /** Adds an assistant line's blocks to the message whose id it shares, within the message's block limit. */
@@ -247,12 +220,7 @@ function readSessionFields(
 /** A line of another type than user or assistant: skipped, with one warning per type not known. */
 function skipOtherType(reading: ClaudeCodeReading, type: unknown, lineNumber: number): void {
   const name = typeof type === 'string' ? type : '(none)';
-  if (!SILENT_TYPES.has(name) && !reading.unknownTypes.has(name)) {
-    reading.unknownTypes.add(name);
-    reading.warnings.push(
-      `line ${lineNumber}: line type "${name}" is not known, skipped (and any more of it)`,
-    );
-  }
+  if (!SILENT_TYPES.has(name)) warnUnknownType(reading, name, lineNumber);
 }
 
 /**
@@ -281,15 +249,8 @@ function observeLine(
 /** One line of the transcript: a conversation line becomes (part of) a message, others are skipped. */
 function addLine(reading: ClaudeCodeReading, text: string, lineNumber: number): void {
   const { caps, warnings } = reading;
-  const line = readJsonLine(text, lineNumber);
-  if (line.kind === 'blank') return;
-  if (line.kind === 'skip' && line.invalid) reading.firstBadLine ??= line.warning;
-  else reading.parsedLines += 1;
-  if (line.kind === 'skip') {
-    warnings.push(line.warning);
-    return;
-  }
-  const record = line.record;
+  const record = lineRecord(reading, text, lineNumber);
+  if (record === undefined) return;
   readSessionFields(reading, record, lineNumber);
   const type = record.type;
   if (type !== 'user' && type !== 'assistant') {
@@ -330,13 +291,7 @@ function finish(reading: ClaudeCodeReading, mtime: Date): Session {
     ...(builder.meta ? { meta: true } : {}),
   }));
   return {
-    id: reading.sessionId ?? context.stem,
-    file: context.file,
-    format: 'claude-code',
-    startedAt: reading.firstTimestamp ?? mtime.toISOString(),
-    endedAt: undefined,
-    agent: reading.version === undefined ? 'claude-code' : `claude-code ${reading.version}`,
-    ...(reading.cwd === undefined ? {} : { cwd: reading.cwd }),
+    ...sessionHead(reading, mtime, 'claude-code', 'claude-code'),
     messages,
     messageCount,
     ...keptUntilOf(reading.window, messageCount),

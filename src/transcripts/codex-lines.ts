@@ -7,10 +7,16 @@ import {
   capInputStrings,
   type PartCaps,
 } from './normalize-message.js';
-import { readJsonLine } from './parse-json-text.js';
+import {
+  lineRecord,
+  sessionHead,
+  warnUnknownType,
+  type LineReaderContext,
+  type LineReading,
+} from './line-reading.js';
 import { noLineRead } from './transcript-failure.js';
-import { createKeepWindow, keptUntilOf, type KeepWindow } from './keep-window.js';
-import { createKeepOutCollector, keepOutOf, type KeepOutCollector } from './keep-out-signals.js';
+import { createKeepWindow, keptUntilOf } from './keep-window.js';
+import { createKeepOutCollector, keepOutOf } from './keep-out-signals.js';
 
 /**
  * Pure part of the OpenAI Codex CLI rollout reader: lines go in one at a time, a Session comes out.
@@ -54,18 +60,8 @@ export function isInjectedUserText(text: string): boolean {
 /** Why lines or items were not turned into messages, each with how many there were. */
 export type CodexDropped = Readonly<Record<string, number>>;
 
-/** What the accumulator needs from the IO edge. */
-export interface CodexContext {
-  /** Absolute path, for `Session.file` and error messages. */
-  readonly file: string;
-  /** File name without `.jsonl`: the session id when no `session_meta` names a usable one. */
-  readonly stem: string;
-  /** First message index to keep (earlier ones are counted, not kept). */
-  readonly fromMessage: number;
-  /** Characters of messages kept before later ones are only counted (see `KeepWindow`). Default: all. */
-  readonly keepChars?: number | undefined;
-  readonly caps?: PartCaps | undefined;
-}
+/** What the accumulator needs from the IO edge (`line-reading.ts`). */
+export type CodexContext = LineReaderContext;
 
 export interface CodexAccumulator {
   /** One line of the file, without its newline; `lineNumber` is 1-based. */
@@ -141,23 +137,9 @@ function outputText(value: unknown): { text: string; isError: boolean } {
 }
 
 /** What the reading of one rollout has gathered so far; the functions below add to it line by line. */
-interface CodexReading {
-  readonly context: CodexContext;
-  readonly caps: PartCaps;
-  readonly warnings: string[];
+interface CodexReading extends LineReading {
   readonly dropped: Record<string, number>;
   readonly kept: SessionMessage[];
-  readonly window: KeepWindow;
-  readonly unknownTypes: Set<string>;
-  // Seen over every message, kept or not: a session is kept out whole (keep-out-signals.ts).
-  readonly keepOut: KeepOutCollector;
-  messageCount: number;
-  parsedLines: number;
-  firstBadLine: string | undefined;
-  sessionId: string | undefined;
-  version: string | undefined;
-  cwd: string | undefined;
-  firstTimestamp: string | undefined;
 }
 
 /** Counts one line or item not turned into a message, under why. */
@@ -319,29 +301,10 @@ function addCompacted(reading: CodexReading, payload: JsonObject, ts: string | u
   });
 }
 
-/** A line of a type not known: dropped, with one warning per type. */
-function addUnknownLine(reading: CodexReading, type: unknown, lineNumber: number): void {
-  const name = typeof type === 'string' ? type : '(none)';
-  drop(reading, `${name} line`);
-  if (!reading.unknownTypes.has(name)) {
-    reading.unknownTypes.add(name);
-    reading.warnings.push(
-      `line ${lineNumber}: line type "${name}" is not known, skipped (and any more of it)`,
-    );
-  }
-}
-
 /** One line of the rollout, by its `type`. */
 function addLine(reading: CodexReading, text: string, lineNumber: number): void {
-  const line = readJsonLine(text, lineNumber);
-  if (line.kind === 'blank') return;
-  if (line.kind === 'skip' && line.invalid) reading.firstBadLine ??= line.warning;
-  else reading.parsedLines += 1;
-  if (line.kind === 'skip') {
-    reading.warnings.push(line.warning);
-    return;
-  }
-  const value = line.record;
+  const value = lineRecord(reading, text, lineNumber);
+  if (value === undefined) return;
   const timestamp = stringField(value, 'timestamp');
   const ts = timestamp !== undefined && !Number.isNaN(Date.parse(timestamp)) ? timestamp : undefined;
   if (reading.firstTimestamp === undefined && ts !== undefined) reading.firstTimestamp = ts;
@@ -365,8 +328,11 @@ function addLine(reading: CodexReading, text: string, lineNumber: number): void 
     case 'event_msg':
       drop(reading, type);
       return;
-    default:
-      addUnknownLine(reading, type, lineNumber);
+    default: {
+      const name = typeof type === 'string' ? type : '(none)';
+      drop(reading, `${name} line`);
+      warnUnknownType(reading, name, lineNumber);
+    }
   }
 }
 
@@ -375,13 +341,7 @@ function finish(reading: CodexReading, mtime: Date): Session {
   const { context, messageCount } = reading;
   if (reading.parsedLines === 0) throw noLineRead(context.file, reading.firstBadLine);
   return {
-    id: reading.sessionId ?? context.stem,
-    file: context.file,
-    format: 'codex',
-    startedAt: reading.firstTimestamp ?? mtime.toISOString(),
-    endedAt: undefined,
-    agent: reading.version === undefined ? 'codex' : `codex ${reading.version}`,
-    ...(reading.cwd === undefined ? {} : { cwd: reading.cwd }),
+    ...sessionHead(reading, mtime, 'codex', 'codex'),
     messages: reading.kept,
     messageCount,
     ...keptUntilOf(reading.window, messageCount),
