@@ -1,13 +1,9 @@
 import { z } from 'zod';
 import type { MessagePart, Session, SessionMessage, SubagentPart } from './types.js';
 import { MessageContent, SessionId, describeZodError } from './message-schema.js';
+import { blocksDroppedWarning, blocksToParts, dropBlocksOverLimit } from './normalize-message.js';
 import {
-  DEFAULT_PART_CAPS,
-  blocksDroppedWarning,
-  blocksToParts,
-  dropBlocksOverLimit,
-} from './normalize-message.js';
-import {
+  startLineReading,
   lineRecord,
   sessionHead,
   warnUnknownType,
@@ -15,8 +11,8 @@ import {
   type LineReading,
 } from './line-reading.js';
 import { noLineRead } from './transcript-failure.js';
-import { createKeepWindow, keptUntilOf } from './keep-window.js';
-import { createKeepOutCollector, keepOutOf, observeRawMessage } from './keep-out-signals.js';
+import { keptUntilOf } from './keep-window.js';
+import { keepOutOf, observeRawMessage } from './keep-out-signals.js';
 
 /**
  * Pure part of the Claude Code JSONL reader: lines go in one at a time (the IO edge streams them), a
@@ -303,23 +299,11 @@ function finish(reading: ClaudeCodeReading, mtime: Date): Session {
 /** Starts reading one Claude Code transcript. */
 export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeCodeAccumulator {
   const reading: ClaudeCodeReading = {
-    context,
-    caps: context.caps ?? DEFAULT_PART_CAPS,
-    warnings: [],
+    ...startLineReading(context),
     kept: [],
-    window: createKeepWindow(context.fromMessage, context.keepChars),
     byMessageId: new Map<string, MessageBuilder | undefined>(),
-    unknownTypes: new Set<string>(),
     links: [],
-    keepOut: createKeepOutCollector(),
-    messageCount: 0,
-    parsedLines: 0,
-    firstBadLine: undefined,
-    sessionId: undefined,
     hasSeenSessionId: false,
-    version: undefined,
-    cwd: undefined,
-    firstTimestamp: undefined,
   };
   return {
     addLine: (text, lineNumber) => addLine(reading, text, lineNumber),

@@ -1,13 +1,8 @@
 import type { MessagePart, MessageRole, Session, SessionMessage } from './types.js';
 import { SessionId } from './message-schema.js';
+import { capHead, capHeadAndTail, capInputStrings, type PartCaps } from './normalize-message.js';
 import {
-  DEFAULT_PART_CAPS,
-  capHead,
-  capHeadAndTail,
-  capInputStrings,
-  type PartCaps,
-} from './normalize-message.js';
-import {
+  startLineReading,
   lineRecord,
   sessionHead,
   warnUnknownType,
@@ -15,8 +10,8 @@ import {
   type LineReading,
 } from './line-reading.js';
 import { noLineRead } from './transcript-failure.js';
-import { createKeepWindow, keptUntilOf } from './keep-window.js';
-import { createKeepOutCollector, keepOutOf } from './keep-out-signals.js';
+import { keptUntilOf } from './keep-window.js';
+import { keepOutOf } from './keep-out-signals.js';
 
 /**
  * Pure part of the OpenAI Codex CLI rollout reader: lines go in one at a time, a Session comes out.
@@ -353,23 +348,7 @@ function finish(reading: CodexReading, mtime: Date): Session {
 
 /** Starts reading one Codex rollout. */
 export function createCodexAccumulator(context: CodexContext): CodexAccumulator {
-  const reading: CodexReading = {
-    context,
-    caps: context.caps ?? DEFAULT_PART_CAPS,
-    warnings: [],
-    dropped: {},
-    kept: [],
-    window: createKeepWindow(context.fromMessage, context.keepChars),
-    unknownTypes: new Set<string>(),
-    keepOut: createKeepOutCollector(),
-    messageCount: 0,
-    parsedLines: 0,
-    firstBadLine: undefined,
-    sessionId: undefined,
-    version: undefined,
-    cwd: undefined,
-    firstTimestamp: undefined,
-  };
+  const reading: CodexReading = { ...startLineReading(context), dropped: {}, kept: [] };
   return {
     addLine: (text, lineNumber) => addLine(reading, text, lineNumber),
     finish: (mtime) => finish(reading, mtime),

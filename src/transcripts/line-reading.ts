@@ -4,10 +4,10 @@
  */
 import type { TranscriptFormat } from '../config/schema.js';
 import type { Session } from './types.js';
-import type { PartCaps } from './normalize-message.js';
+import { DEFAULT_PART_CAPS, type PartCaps } from './normalize-message.js';
 import { readJsonLine } from './parse-json-text.js';
-import type { KeepWindow } from './keep-window.js';
-import type { KeepOutCollector } from './keep-out-signals.js';
+import { createKeepWindow, type KeepWindow } from './keep-window.js';
+import { createKeepOutCollector, type KeepOutCollector } from './keep-out-signals.js';
 
 /** What a line reader needs from the IO edge. */
 export interface LineReaderContext {
@@ -43,6 +43,25 @@ export interface LineReading {
   version: string | undefined;
   cwd: string | undefined;
   firstTimestamp: string | undefined;
+}
+
+/** The reading of a file before its first line: nothing kept, nothing counted. */
+export function startLineReading(context: LineReaderContext): LineReading {
+  return {
+    context,
+    caps: context.caps ?? DEFAULT_PART_CAPS,
+    warnings: [],
+    window: createKeepWindow(context.fromMessage, context.keepChars),
+    unknownTypes: new Set<string>(),
+    keepOut: createKeepOutCollector(),
+    messageCount: 0,
+    parsedLines: 0,
+    firstBadLine: undefined,
+    sessionId: undefined,
+    version: undefined,
+    cwd: undefined,
+    firstTimestamp: undefined,
+  };
 }
 
 /**
