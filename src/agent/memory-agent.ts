@@ -3,7 +3,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import { ChatConfig, type Config, type Space } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
-import { addUsage, emptyUsage } from '../model/types.js';
+import { addUsage, emptyUsage, type TokenUsage } from '../model/types.js';
 import type { FactType } from '../memory/types.js';
 import { createSessionRecorder, type SessionRecorder } from '../transcripts/session-recorder.js';
 import { loadMemoryContext } from './backfill.js';
@@ -18,7 +18,7 @@ import {
   supersededFactIds,
 } from './memory-prompt.js';
 import { createMemoryTools } from './memory-tools.js';
-import { createRecall, createRecallTool, type RewriteQuery } from './recall.js';
+import { createRecall, createRecallTool, type Recall, type RewriteQuery } from './recall.js';
 import { createTranscriptPassages, RECALL_SESSION_BYTES } from './transcript-passages.js';
 import {
   DEFAULT_SUMMARISER_CONTEXT_TOKENS,
@@ -222,20 +222,13 @@ export function unansweredToolUses(history: readonly Message[]): string[] {
   return last.content.flatMap((block) => (block.type === 'tool_use' ? [block.id] : []));
 }
 
-/**
- * Creates the memory agent of one space: `MEMORY.md` (active facts only) in the cached system prompt, the
- * relevant facts retrieved per message when the memory is large, `read_memory`, `write_memory`,
- * `forget_memory` and `recall` (plus Anthropic's memory tool when asked), a rolling summary past 80 % of
- * the window, and the session recorded in the space's sessions directory, where dreamd will consolidate it.
- */
-export async function createMemoryAgent(options: MemoryAgentOptions): Promise<MemoryAgent> {
-  const { space, config } = options;
-  const chat = config.chat ?? ChatConfig.parse({});
-  const provider = options.provider ?? chatProviderFromConfig(config, chat.contextWindow, options.client);
-  const now = options.now ?? (() => new Date());
-  const charsPerToken = charsPerTokenFor(chat.language, chat.charsPerToken);
+/** The cached system prompt: the instructions and `MEMORY.md` (active facts only), and the memory part alone. */
+async function systemPromptOf(
+  options: MemoryAgentOptions,
+  now: () => Date,
+): Promise<{ system: string; memoryContext: string }> {
+  const { space } = options;
   await mkdir(space.memoryDir, { recursive: true });
-
   const memoryContext = await loadMemoryContext(space.memoryDir, {
     includeTopics: options.includeTopics ?? false,
     supersededIds: await supersededFactIds(space.memoryDir),
@@ -243,29 +236,51 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
   const system = [instructions(space, now().toISOString().slice(0, 10)), memoryContext]
     .filter(Boolean)
     .join('\n\n');
+  return { system, memoryContext };
+}
 
-  // The agent's notes go through the store consolidation writes, with the space's own limits.
-  const noteStore = {
+/** Where the agent's notes go: the store consolidation writes, with the space's own limits. */
+function noteStoreOf(options: MemoryAgentOptions, now: () => Date) {
+  const { space, config } = options;
+  return {
     memoryDir: space.memoryDir,
     spaceId: space.id,
     now,
     ...(config.history === undefined ? {} : { keepRuns: config.history.keepRuns }),
     ...(config.limits === undefined ? {} : { lockStaleMs: config.limits.lockStaleMinutes * 60_000 }),
   };
-  const memoryTools = createMemoryTools(noteStore);
+}
+
+/** Recall's query rewrite on the summary model, and the tokens it spent since they were last taken. */
+function createQueryRewriter(summaryProvider: () => ChatProvider): {
+  rewriteQuery: RewriteQuery;
+  takeUsage: () => TokenUsage;
+} {
   // The query rewrite's tokens, added to the usage of the chat call they happened in.
   let rewriteUsage = emptyUsage();
-  const rewriteQuery: RewriteQuery = async (query, languages) => {
-    const response = await summaryProvider.chat({
-      system: [{ text: REWRITE_INSTRUCTIONS }],
-      messages: [{ role: 'user', content: `Languages: ${languages.join(', ')}\nQuery: ${query}` }],
-      tools: [],
-      maxTokens: 120,
-    });
-    rewriteUsage = addUsage(rewriteUsage, response.usage);
-    return response.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join(' ');
+  return {
+    async rewriteQuery(query, languages) {
+      const response = await summaryProvider().chat({
+        system: [{ text: REWRITE_INSTRUCTIONS }],
+        messages: [{ role: 'user', content: `Languages: ${languages.join(', ')}\nQuery: ${query}` }],
+        tools: [],
+        maxTokens: 120,
+      });
+      rewriteUsage = addUsage(rewriteUsage, response.usage);
+      return response.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join(' ');
+    },
+    takeUsage() {
+      const taken = rewriteUsage;
+      rewriteUsage = emptyUsage();
+      return taken;
+    },
   };
-  const recall = createRecall({
+}
+
+/** Recall over the space's facts fused with the passages of every transcript folder the space reads. */
+function agentRecall(options: MemoryAgentOptions, chat: ChatConfig, rewriteQuery: RewriteQuery): Recall {
+  const { space, config } = options;
+  return createRecall({
     memoryDir: space.memoryDir,
     embeddings: config.embeddings,
     ...(chat.recallRewrite ? { rewriteQuery } : {}),
@@ -276,53 +291,71 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
       externalContext: config.keepOut?.externalContext ?? false,
     }),
   });
-  const tools: AgentTool[] = [...memoryTools.tools, createRecallTool(recall)];
-  if (options.anthropicMemoryTool === true) {
-    if (provider.serverTools !== true) {
-      throw new ConfigError(
-        `Anthropic's memory tool (memory_20250818) needs the Anthropic API; ${provider.label} has it not. ` +
-          'Leave anthropicMemoryTool off: read_memory, write_memory and forget_memory do the same.',
-        'anthropicMemoryTool',
-      );
-    }
-    // Loaded only when asked for: it brings the Anthropic SDK's memory tool helper.
-    const { createAnthropicMemoryTool } = await import('./anthropic-memory-tool.js');
-    tools.push(createAnthropicMemoryTool(noteStore));
+}
+
+/** The memory tools, recall, and Anthropic's memory tool when asked for (refused on other providers). */
+async function agentTools(
+  options: MemoryAgentOptions,
+  provider: ChatProvider,
+  noteStore: ReturnType<typeof noteStoreOf>,
+  recall: Recall,
+): Promise<AgentTool[]> {
+  const tools: AgentTool[] = [...createMemoryTools(noteStore).tools, createRecallTool(recall)];
+  if (options.anthropicMemoryTool !== true) return tools;
+  if (provider.serverTools !== true) {
+    throw new ConfigError(
+      `Anthropic's memory tool (memory_20250818) needs the Anthropic API; ${provider.label} has it not. ` +
+        'Leave anthropicMemoryTool off: read_memory, write_memory and forget_memory do the same.',
+      'anthropicMemoryTool',
+    );
   }
-  const retrieval = options.retrieval ?? 'auto';
-  const retrievalTokens = chat.retrievalTokens ?? DEFAULT_RETRIEVAL_TOKENS;
-  const retrieves = async () =>
-    retrieval === 'auto' ? (await memoryFilesBytes(space.memoryDir)) > RETRIEVE_FROM_BYTES : retrieval;
+  // Loaded only when asked for: it brings the Anthropic SDK's memory tool helper.
+  const { createAnthropicMemoryTool } = await import('./anthropic-memory-tool.js');
+  tools.push(createAnthropicMemoryTool(noteStore));
+  return tools;
+}
+
+/** The model that summarises and rewrites queries: the chat model, or a smaller one on its endpoint. */
+function summaryProviderOf(
+  options: MemoryAgentOptions,
+  chat: ChatConfig,
+  provider: ChatProvider,
+): ChatProvider {
+  const { config } = options;
   const summaryModel = options.summaryModel ?? chat.summaryModel;
   // The summary model speaks to the chat model's endpoint: the same client, or the config with its name.
-  const summaryProvider =
-    summaryModel === undefined || options.provider !== undefined
-      ? provider
-      : chatProviderFromConfig(
-          { ...config, model: { ...config.model, name: summaryModel } },
-          undefined,
-          options.client,
-        );
-  const summariser =
-    options.summariser === false || (options.summariser === undefined && !chat.summarise)
-      ? undefined
-      : (options.summariser ?? summariserFrom(summaryProvider));
-  const contextBudget =
-    options.contextBudget ?? Math.floor(provider.contextWindow * (chat.compactAt ?? DEFAULT_COMPACT_AT));
+  return summaryModel === undefined || options.provider !== undefined
+    ? provider
+    : chatProviderFromConfig(
+        { ...config, model: { ...config.model, name: summaryModel } },
+        undefined,
+        options.client,
+      );
+}
 
+/** The recorded session of the agent, and its history and summary so far. */
+interface AgentSession {
+  readonly recorder: SessionRecorder;
+  /** Everything recorded so far, in order: the next chat continues from it, also after a failed run. */
+  readonly history: Message[];
+  readonly summary: ContextSummary | undefined;
+  /** Records a message and adds it to the history. */
+  readonly recordingHistory: Pick<SessionRecorder, 'append'>;
+}
+
+/** Starts the session's recording, or resumes it with its history, its calls left unanswered answered. */
+async function openSession(options: MemoryAgentOptions, now: () => Date): Promise<AgentSession> {
   if (options.resume === true && options.sessionId === undefined)
     throw new ConfigError('resuming a session needs its id (sessionId, or --session <id>)', 'sessionId');
   const recorder: SessionRecorder = await createSessionRecorder({
-    sessionsDir: space.sessionsDir,
+    sessionsDir: options.space.sessionsDir,
     id: options.sessionId,
     agent: CHAT_AGENT_NAME,
     now,
     resume: options.resume === true,
   });
-  // Everything recorded so far, in order: the next chat continues from it, also after a failed run.
   const restored = restoreSession(recorder.previousMessages);
   const history: Message[] = restored.history;
-  let summary = restored.summary;
   const recordingHistory: Pick<SessionRecorder, 'append'> = {
     async append(message) {
       await recorder.append(message);
@@ -344,6 +377,134 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
       })),
     });
   }
+  return { recorder, history, summary: restored.summary, recordingHistory };
+}
+
+/** What one chat turn runs with: the agent's parts, fixed at creation. */
+interface ChatParts {
+  readonly options: MemoryAgentOptions;
+  readonly chat: ChatConfig;
+  readonly provider: ChatProvider;
+  readonly summaryProvider: ChatProvider;
+  readonly summariser: Summariser | undefined;
+  readonly system: string;
+  readonly memoryContext: string;
+  readonly tools: AgentTool[];
+  readonly recall: Recall;
+  readonly retrieves: () => Promise<boolean>;
+  readonly session: AgentSession;
+  readonly contextBudget: number;
+  readonly charsPerToken: number;
+}
+
+/** The system blocks of one turn: the cached prompt, and the facts retrieved for the message when memory is large. */
+async function turnSystem(
+  parts: ChatParts,
+  prompt: string,
+): Promise<{ blocks: SystemBlock[]; ids: readonly string[] }> {
+  const { options, chat, memoryContext } = parts;
+  const retrieved = (await parts.retrieves())
+    ? await retrieveFacts(parts.recall, prompt, {
+        budgetTokens: chat.retrievalTokens ?? DEFAULT_RETRIEVAL_TOKENS,
+        charsPerToken: parts.charsPerToken,
+      })
+    : { text: '', ids: [] };
+  options.onEvent?.({
+    type: 'memory-backfill',
+    memoryBytes: Buffer.byteLength(memoryContext),
+    memoryLines: memoryContext === '' ? 0 : memoryContext.split('\n').length,
+    retrievedFacts: retrieved.ids,
+    retrievedBytes: Buffer.byteLength(retrieved.text),
+  });
+  const blocks: SystemBlock[] = [{ text: parts.system, cache: true }];
+  if (retrieved.text !== '') blocks.push({ text: retrieved.text });
+  return { blocks, ids: retrieved.ids };
+}
+
+/** One user message through the agent loop, from the history and summary so far. */
+async function chatTurn(
+  parts: ChatParts,
+  summary: ContextSummary | undefined,
+  prompt: string,
+  signal: AbortSignal | undefined,
+): Promise<{ result: RunAgentResult; retrievedFacts: readonly string[] }> {
+  const { options, chat, session, charsPerToken } = parts;
+  const { blocks, ids } = await turnSystem(parts, prompt);
+  const result = await runAgent({
+    provider: parts.provider,
+    system: blocks,
+    messages: [...session.history, { role: 'user', content: prompt }],
+    tools: parts.tools,
+    maxTokens: options.config.model.maxOutputTokens,
+    recorder: session.recordingHistory,
+    recordFrom: session.history.length,
+    contextBudget: parts.contextBudget,
+    charsPerToken,
+    scriptRatios: scriptRatiosFrom(chat.charsPerToken),
+    initialSummary: summary,
+    summary: {
+      messageChars: chat.summaryMessageChars,
+      contextTokens:
+        options.summariserContextTokens ??
+        (options.summariser === undefined
+          ? parts.summaryProvider.contextWindow
+          : DEFAULT_SUMMARISER_CONTEXT_TOKENS),
+      charsPerToken,
+    },
+    ...(parts.summariser === undefined ? {} : { summariser: parts.summariser }),
+    ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
+    ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+    ...(signal === undefined ? {} : { signal }),
+  });
+  return { result, retrievedFacts: ids };
+}
+
+/**
+ * Creates the memory agent of one space: `MEMORY.md` (active facts only) in the cached system prompt, the
+ * relevant facts retrieved per message when the memory is large, `read_memory`, `write_memory`,
+ * `forget_memory` and `recall` (plus Anthropic's memory tool when asked), a rolling summary past 80 % of
+ * the window, and the session recorded in the space's sessions directory, where dreamd will consolidate it.
+ */
+export async function createMemoryAgent(options: MemoryAgentOptions): Promise<MemoryAgent> {
+  const { space, config } = options;
+  const chat = config.chat ?? ChatConfig.parse({});
+  const provider = options.provider ?? chatProviderFromConfig(config, chat.contextWindow, options.client);
+  const now = options.now ?? (() => new Date());
+  const charsPerToken = charsPerTokenFor(chat.language, chat.charsPerToken);
+  const { system, memoryContext } = await systemPromptOf(options, now);
+  const noteStore = noteStoreOf(options, now);
+  // The rewrite asks the summary model, which is only chosen below: it is looked up at the call.
+  const rewriter = createQueryRewriter(() => summaryProvider);
+  const recall = agentRecall(options, chat, rewriter.rewriteQuery);
+  const tools = await agentTools(options, provider, noteStore, recall);
+  const retrieval = options.retrieval ?? 'auto';
+  const retrieves = async () =>
+    retrieval === 'auto' ? (await memoryFilesBytes(space.memoryDir)) > RETRIEVE_FROM_BYTES : retrieval;
+  const summaryProvider = summaryProviderOf(options, chat, provider);
+  const summariser =
+    options.summariser === false || (options.summariser === undefined && !chat.summarise)
+      ? undefined
+      : (options.summariser ?? summariserFrom(summaryProvider));
+  const contextBudget =
+    options.contextBudget ?? Math.floor(provider.contextWindow * (chat.compactAt ?? DEFAULT_COMPACT_AT));
+  const session = await openSession(options, now);
+  const { recorder, history } = session;
+  const parts: ChatParts = {
+    options,
+    chat,
+    provider,
+    summaryProvider,
+    summariser,
+    system,
+    memoryContext,
+    tools,
+    recall,
+    retrieves,
+    session,
+    contextBudget,
+    charsPerToken,
+  };
+  let summary = session.summary;
   let ended = false;
 
   return {
@@ -358,49 +519,10 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
     contextBudget,
     async chat(prompt, chatOptions = {}) {
       if (ended) throw new ConfigError(`session ${recorder.id} has ended; create a new agent to chat again`);
-      const retrieved = (await retrieves())
-        ? await retrieveFacts(recall, prompt, { budgetTokens: retrievalTokens, charsPerToken })
-        : { text: '', ids: [] };
-      options.onEvent?.({
-        type: 'memory-backfill',
-        memoryBytes: Buffer.byteLength(memoryContext),
-        memoryLines: memoryContext === '' ? 0 : memoryContext.split('\n').length,
-        retrievedFacts: retrieved.ids,
-        retrievedBytes: Buffer.byteLength(retrieved.text),
-      });
-      const blocks: SystemBlock[] = [{ text: system, cache: true }];
-      if (retrieved.text !== '') blocks.push({ text: retrieved.text });
-      const recordFrom = history.length;
       const before = summary;
-      const result = await runAgent({
-        provider,
-        system: blocks,
-        messages: [...history, { role: 'user', content: prompt }],
-        tools,
-        maxTokens: config.model.maxOutputTokens,
-        recorder: recordingHistory,
-        recordFrom,
-        contextBudget,
-        charsPerToken,
-        scriptRatios: scriptRatiosFrom(chat.charsPerToken),
-        initialSummary: summary,
-        summary: {
-          messageChars: chat.summaryMessageChars,
-          contextTokens:
-            options.summariserContextTokens ??
-            (options.summariser === undefined
-              ? summaryProvider.contextWindow
-              : DEFAULT_SUMMARISER_CONTEXT_TOKENS),
-          charsPerToken,
-        },
-        ...(summariser === undefined ? {} : { summariser }),
-        ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
-        ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
-        ...(chatOptions.signal === undefined ? {} : { signal: chatOptions.signal }),
-      });
+      const { result, retrievedFacts } = await chatTurn(parts, summary, prompt, chatOptions.signal);
       summary = result.summary;
-      const usage = addUsage(result.usage, rewriteUsage);
-      rewriteUsage = emptyUsage();
+      const usage = addUsage(result.usage, rewriter.takeUsage());
       if (summary !== undefined && summary !== before) {
         // Kept in the transcript so a resumed session starts from it; the digest drops system messages.
         await recorder.append({
@@ -414,7 +536,7 @@ export async function createMemoryAgent(options: MemoryAgentOptions): Promise<Me
         usage,
         sessionId: recorder.id,
         sessionFile: recorder.file,
-        retrievedFacts: retrieved.ids,
+        retrievedFacts,
         costUsd: provider.costOf?.(usage),
       };
     },

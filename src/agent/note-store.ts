@@ -102,128 +102,203 @@ function sameWords(text: string): string {
     .trim();
 }
 
-export function createNoteStore(options: NoteStoreOptions): NoteStore {
-  const memoryDir = path.resolve(options.memoryDir);
-  const now = options.now ?? (() => new Date());
-  const spaceId = options.spaceId ?? path.basename(memoryDir);
-  const waitMs = options.lockWaitMs ?? DEFAULT_NOTE_LOCK_WAIT_MS;
-  const retryMs = options.lockRetryMs ?? DEFAULT_NOTE_LOCK_RETRY_MS;
-  const keepRuns = options.keepRuns ?? 200;
+/** The store's options with their defaults filled in. */
+interface NoteSettings {
+  readonly memoryDir: string;
+  readonly now: () => Date;
+  readonly spaceId: string;
+  readonly waitMs: number;
+  readonly retryMs: number;
+  readonly keepRuns: number;
+  readonly lockStaleMs: number | undefined;
+  readonly source: string | undefined;
+}
 
-  /** Runs `action` holding the space's lock, after finishing any transaction a crashed run left behind. */
-  async function withLock<T>(action: () => Promise<T>): Promise<T> {
-    await requireClaudeCodeLockFree(memoryDir);
-    const deadline = Date.now() + waitMs;
-    for (;;) {
-      try {
-        // Claude Code's lock was checked free above, with the agent's own message; it is not taken.
-        return await withSpaceLocks(
-          { id: spaceId, memoryDir },
-          {
-            owner: lockOwner('agent note'),
-            staleMs: options.lockStaleMs ?? DEFAULT_LOCK_STALE_MS,
-            claudeCode: false,
-          },
-          action,
+/** Runs `action` holding the space's lock, after finishing any transaction a crashed run left behind. */
+async function withLock<T>(settings: NoteSettings, action: () => Promise<T>): Promise<T> {
+  const { memoryDir, spaceId, waitMs, retryMs } = settings;
+  await requireClaudeCodeLockFree(memoryDir);
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      // Claude Code's lock was checked free above, with the agent's own message; it is not taken.
+      return await withSpaceLocks(
+        { id: spaceId, memoryDir },
+        {
+          owner: lockOwner('agent note'),
+          staleMs: settings.lockStaleMs ?? DEFAULT_LOCK_STALE_MS,
+          claudeCode: false,
+        },
+        action,
+      );
+    } catch (error) {
+      if (!(error instanceof LockBusyError)) throw error;
+      if (Date.now() + retryMs > deadline) {
+        throw new ToolInputError(
+          `Memory is being written by someone else right now (${error.message}); waited ${Math.round(waitMs / 1000)} s, ` +
+            'memory was not changed. Try again in a minute, or tell the user what you meant to save.',
         );
-      } catch (error) {
-        if (!(error instanceof LockBusyError)) throw error;
-        if (Date.now() + retryMs > deadline) {
-          throw new ToolInputError(
-            `Memory is being written by someone else right now (${error.message}); waited ${Math.round(waitMs / 1000)} s, ` +
-              'memory was not changed. Try again in a minute, or tell the user what you meant to save.',
-          );
-        }
-        await delay(retryMs);
       }
+      await delay(retryMs);
     }
   }
+}
 
-  async function save(note: NoteInput, session?: readonly ConversationMessage[]): Promise<NoteOutcome> {
-    const today = now().toISOString().slice(0, 10);
-    const title = note.title.replace(/\s+/gu, ' ').trim();
-    const body = note.body.trim();
-    if (title === '' || body === '') throw new ToolInputError('A note needs a title and a body.');
-    const structured = MEMORY_TYPES[note.type].structured;
-    const why = structured ? optionalText(note.why) : undefined;
-    const howToApply = structured ? optionalText(note.howToApply) : undefined;
-    const sources = options.source === undefined ? [] : [options.source];
-    return withLock(async () => {
-      const reason = screenNote(
-        { type: note.type, title, text: [body, why ?? '', howToApply ?? ''].join('\n').trim() },
-        session,
-      );
-      if (reason !== undefined) {
-        await commitNote(
-          memoryDir,
-          {
-            kind: 'held',
-            entry: {
-              title: redactSecrets(title).text,
-              text: redactSecrets([body, why ?? '', howToApply ?? ''].join('\n').trim()).text,
-              reason: `note of the agent (write_memory): ${reason}`,
-              session: options.source ?? 'write_memory',
-              date: today,
-            },
-          },
-          { spaceId, now, keepRuns },
-        );
-        return { kind: 'held', reason };
-      }
-      const loaded = await loadMemory(memoryDir);
-      const active = loaded.facts.filter((fact) => fact.status === 'active');
-      let previous: Fact | undefined;
-      if (note.replaces !== undefined) {
-        previous = active.find((fact) => fact.id === note.replaces);
-        if (previous === undefined)
-          throw new ToolInputError(`No active fact ${note.replaces}: read MEMORY.md for the ids.`);
-        if (previous.owner === 'other' || previous.editedByHand) {
-          throw new ToolInputError(
-            `${previous.id} was written ${previous.file === undefined ? 'by hand' : `in ${previous.file}`}, by a person or another tool: ` +
-              'it is not rewritten. Save a new note without "replaces".',
-          );
-        }
-      } else {
-        const known = active.find(
-          (fact) => fact.type === note.type && sameWords(fact.body) === sameWords(body),
-        );
-        if (known !== undefined) return { kind: 'known', fact: known };
-      }
-      const fact: Fact = {
-        id: previous?.id ?? newFactId(),
-        type: note.type,
-        title,
-        body,
-        why,
-        howToApply,
-        observed: previous?.observed ?? today,
-        updated: today,
-        sources: [...new Set([...(previous?.sources ?? []), ...sources])].sort(),
-        status: 'active',
-        supersededBy: undefined,
-        supersededOn: undefined,
-        editedByHand: false,
-      };
-      if (previous !== undefined && previous.type !== note.type) {
-        throw new ToolInputError(
-          `${previous.id} is a ${previous.type} fact (${TOPIC_FILES[previous.type]}); a rewrite keeps its type.`,
-        );
-      }
-      const committed = await commitNote(memoryDir, { kind: 'fact', fact }, { spaceId, now, keepRuns });
-      return {
-        kind: 'saved',
-        fact,
-        replaced: previous !== undefined,
-        pending: committed.pending,
-        file: committed.file ?? TOPIC_FILES[fact.type],
-      };
-    });
+/** A note as it is saved: trimmed, with why and how to apply kept only for the types that have them. */
+interface CleanNote {
+  readonly type: FactType;
+  readonly title: string;
+  readonly body: string;
+  readonly why: string | undefined;
+  readonly howToApply: string | undefined;
+  readonly replaces: string | undefined;
+}
+
+/** The note trimmed; a note without a title or a body is refused. */
+function cleanNote(note: NoteInput): CleanNote {
+  const title = note.title.replace(/\s+/gu, ' ').trim();
+  const body = note.body.trim();
+  if (title === '' || body === '') throw new ToolInputError('A note needs a title and a body.');
+  const structured = MEMORY_TYPES[note.type].structured;
+  const why = structured ? optionalText(note.why) : undefined;
+  const howToApply = structured ? optionalText(note.howToApply) : undefined;
+  return { type: note.type, title, body, why, howToApply, replaces: note.replaces };
+}
+
+/** Puts a note the screen held back in the quarantine, its secrets redacted, with the reason. */
+async function holdNote(
+  settings: NoteSettings,
+  note: CleanNote,
+  reason: string,
+  today: string,
+): Promise<void> {
+  const { title, body, why, howToApply } = note;
+  await commitNote(
+    settings.memoryDir,
+    {
+      kind: 'held',
+      entry: {
+        title: redactSecrets(title).text,
+        text: redactSecrets([body, why ?? '', howToApply ?? ''].join('\n').trim()).text,
+        reason: `note of the agent (write_memory): ${reason}`,
+        session: settings.source ?? 'write_memory',
+        date: today,
+      },
+    },
+    { spaceId: settings.spaceId, now: settings.now, keepRuns: settings.keepRuns },
+  );
+}
+
+/**
+ * The fact a note rewrites (refused when it is not an active fact of dreamd's), or the active fact of its type
+ * that already says the same.
+ */
+function noteTarget(
+  active: readonly Fact[],
+  note: CleanNote,
+): { previous?: Fact | undefined; known?: Fact | undefined } {
+  if (note.replaces === undefined)
+    return {
+      known: active.find((fact) => fact.type === note.type && sameWords(fact.body) === sameWords(note.body)),
+    };
+  const previous = active.find((fact) => fact.id === note.replaces);
+  if (previous === undefined)
+    throw new ToolInputError(`No active fact ${note.replaces}: read MEMORY.md for the ids.`);
+  if (previous.owner === 'other' || previous.editedByHand) {
+    throw new ToolInputError(
+      `${previous.id} was written ${previous.file === undefined ? 'by hand' : `in ${previous.file}`}, by a person or another tool: ` +
+        'it is not rewritten. Save a new note without "replaces".',
+    );
   }
+  return { previous };
+}
+
+/** The fact a note becomes: a new one, or the one it rewrites with its id, first date and sources kept. */
+function noteFact(
+  note: CleanNote,
+  previous: Fact | undefined,
+  sources: readonly string[],
+  today: string,
+): Fact {
+  return {
+    id: previous?.id ?? newFactId(),
+    type: note.type,
+    title: note.title,
+    body: note.body,
+    why: note.why,
+    howToApply: note.howToApply,
+    observed: previous?.observed ?? today,
+    updated: today,
+    sources: [...new Set([...(previous?.sources ?? []), ...sources])].sort(),
+    status: 'active',
+    supersededBy: undefined,
+    supersededOn: undefined,
+    editedByHand: false,
+  };
+}
+
+/** Saves a note under the space's lock: screened, then held back, known already, or written. */
+async function saveNote(
+  settings: NoteSettings,
+  input: NoteInput,
+  session?: readonly ConversationMessage[],
+): Promise<NoteOutcome> {
+  const { memoryDir, spaceId, now, keepRuns } = settings;
+  const today = now().toISOString().slice(0, 10);
+  const note = cleanNote(input);
+  const sources = settings.source === undefined ? [] : [settings.source];
+  return withLock(settings, async () => {
+    const reason = screenNote(
+      {
+        type: note.type,
+        title: note.title,
+        text: [note.body, note.why ?? '', note.howToApply ?? ''].join('\n').trim(),
+      },
+      session,
+    );
+    if (reason !== undefined) {
+      await holdNote(settings, note, reason, today);
+      return { kind: 'held', reason };
+    }
+    const loaded = await loadMemory(memoryDir);
+    const active = loaded.facts.filter((fact) => fact.status === 'active');
+    const { previous, known } = noteTarget(active, note);
+    if (known !== undefined) return { kind: 'known', fact: known };
+    const fact = noteFact(note, previous, sources, today);
+    if (previous !== undefined && previous.type !== note.type) {
+      throw new ToolInputError(
+        `${previous.id} is a ${previous.type} fact (${TOPIC_FILES[previous.type]}); a rewrite keeps its type.`,
+      );
+    }
+    const committed = await commitNote(memoryDir, { kind: 'fact', fact }, { spaceId, now, keepRuns });
+    return {
+      kind: 'saved',
+      fact,
+      replaced: previous !== undefined,
+      pending: committed.pending,
+      file: committed.file ?? TOPIC_FILES[fact.type],
+    };
+  });
+}
+
+/** The store of one space's memory: notes saved and facts forgotten under the space's lock. */
+export function createNoteStore(options: NoteStoreOptions): NoteStore {
+  const memoryDir = path.resolve(options.memoryDir);
+  const settings: NoteSettings = {
+    memoryDir,
+    now: options.now ?? (() => new Date()),
+    spaceId: options.spaceId ?? path.basename(memoryDir),
+    waitMs: options.lockWaitMs ?? DEFAULT_NOTE_LOCK_WAIT_MS,
+    retryMs: options.lockRetryMs ?? DEFAULT_NOTE_LOCK_RETRY_MS,
+    keepRuns: options.keepRuns ?? 200,
+    lockStaleMs: options.lockStaleMs,
+    source: options.source,
+  };
 
   function forget(id: string): Promise<Fact> {
-    return withLock(async () => {
+    return withLock(settings, async () => {
       try {
-        return (await forgetFact(memoryDir, id, { spaceId, now })).fact;
+        return (await forgetFact(memoryDir, id, { spaceId: settings.spaceId, now: settings.now })).fact;
       } catch (error) {
         if (error instanceof FactNotFoundError)
           throw new ToolInputError(`No fact ${id} in memory: read MEMORY.md for the ids.`);
@@ -233,5 +308,5 @@ export function createNoteStore(options: NoteStoreOptions): NoteStore {
     });
   }
 
-  return { save, forget };
+  return { save: (note, session) => saveNote(settings, note, session), forget };
 }

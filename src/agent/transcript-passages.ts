@@ -23,6 +23,7 @@
 import path from 'node:path';
 import type { SessionSource, Space } from '../config/schema.js';
 import type { LedgerLookup } from '../core/ledger.js';
+import type { KeptOutLookup } from '../core/kept-out.js';
 import { keptOutLookup, readKeptOut } from '../space/kept-out.js';
 import { readSessionFile } from '../transcripts/read-session.js';
 import { scanSessions } from '../transcripts/scan-sessions.js';
@@ -136,6 +137,117 @@ function sourceKey(source: SessionSource, maxBytes: number): string {
   ]);
 }
 
+/** A transcript file a scan listed, with the source it is in and that source's cache. */
+interface FoundFile {
+  readonly file: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly source: SessionSource;
+  readonly cache: Map<string, CachedFile>;
+}
+
+/**
+ * Lists every source folder of the space as the scheduler's scan does, dropping the cache entries of files gone.
+ * Broken and kept-out files are counted as skipped; a folder that cannot be listed is a problem.
+ */
+async function listSources(
+  options: TranscriptPassagesOptions,
+  maxBytes: number,
+  keptOut: KeptOutLookup,
+): Promise<{ found: FoundFile[]; listed: number; skipped: number; problems: string[] }> {
+  const found: FoundFile[] = [];
+  const problems: string[] = [];
+  let listed = 0;
+  let skipped = 0;
+  for (const source of sourcesOf(options.space)) {
+    const cache = cacheOf(sourceKey(source, maxBytes));
+    const many = options.space.sources !== undefined;
+    try {
+      const scan = await scanSessions({
+        space: {
+          ...options.space,
+          sessionsDir: source.sessionsDir,
+          format: source.format,
+          ...(many ? { sources: [source] } : {}),
+        },
+        ledger: NO_LEDGER,
+        now: new Date(),
+        quietMinutes: 0,
+        maxBytes,
+        keptOut,
+      });
+      listed += 1;
+      const present = new Set<string>();
+      for (const entry of scan.entries) {
+        present.add(entry.file);
+        if (entry.status === 'broken' || entry.status === 'kept-out') skipped += 1;
+        else found.push({ file: entry.file, size: entry.size, mtimeMs: entry.mtimeMs, source, cache });
+      }
+      for (const file of cache.keys()) if (!present.has(file)) cache.delete(file);
+    } catch (error) {
+      problems.push(error instanceof Error ? error.message : String(error));
+    }
+  }
+  return { found, listed, skipped, problems };
+}
+
+/** A file's session id and passages; none when it is broken or kept out by what it holds. */
+async function readPassages(
+  entry: FoundFile,
+  maxBytes: number,
+  externalContext: boolean,
+): Promise<Pick<CachedFile, 'sessionId' | 'passages'>> {
+  try {
+    const { session } = await readSessionFile(entry.file, {
+      format: entry.source.format,
+      sessionsDir: entry.source.sessionsDir,
+      maxBytes,
+    });
+    const { marker, externalContext: external } = session.keepOut ?? {};
+    const out = marker !== undefined || (external !== undefined && externalContext);
+    return { sessionId: session.id, passages: out ? undefined : transcriptPassagesOf(session) };
+  } catch {
+    // A broken transcript has no passages; consolidation reports it, recall goes on.
+    return { sessionId: undefined, passages: undefined };
+  }
+}
+
+/**
+ * The passages of the files, newest first, until the byte budget is spent; a file is read again only when its
+ * size or mtime changed. Files over the budget, broken or kept out since they were read count as skipped.
+ */
+async function collectPassages(
+  found: readonly FoundFile[],
+  maxTotalBytes: number,
+  keptOut: KeptOutLookup,
+  read: (entry: FoundFile) => Promise<Pick<CachedFile, 'sessionId' | 'passages'>>,
+): Promise<{ passages: TranscriptPassage[]; sessions: number; skipped: number }> {
+  const passages: TranscriptPassage[] = [];
+  let budget = maxTotalBytes;
+  let sessions = 0;
+  let skipped = 0;
+  for (const entry of found) {
+    if (entry.size > budget) {
+      skipped += 1;
+      continue;
+    }
+    budget -= entry.size;
+    let cached = entry.cache.get(entry.file);
+    if (cached === undefined || cached.size !== entry.size || cached.mtimeMs !== entry.mtimeMs) {
+      cached = { size: entry.size, mtimeMs: entry.mtimeMs, ...(await read(entry)) };
+      entry.cache.set(entry.file, cached);
+    }
+    // A session marked kept out since it was read (`dreamd sessions exclude`) leaves recall too.
+    if (cached.passages === undefined || keptOut.get(entry.file, cached.sessionId) !== undefined) {
+      skipped += 1;
+      continue;
+    }
+    sessions += 1;
+    passages.push(...cached.passages);
+  }
+  return { passages, sessions, skipped };
+}
+
 /** Passages of a space's transcripts, cached per source folder by file size and mtime. */
 export function createTranscriptPassages(options: TranscriptPassagesOptions): TranscriptPassageSource {
   const maxBytes = Math.min(options.maxBytes, RECALL_SESSION_BYTES);
@@ -144,7 +256,6 @@ export function createTranscriptPassages(options: TranscriptPassagesOptions): Tr
   let last: { readonly signature: string; readonly index: TranscriptPassages } | undefined;
 
   const refresh = async (): Promise<TranscriptPassages> => {
-    const problems: string[] = [];
     let keptOut;
     let keptOutList;
     try {
@@ -160,44 +271,7 @@ export function createTranscriptPassages(options: TranscriptPassagesOptions): Tr
         problems: [error instanceof Error ? error.message : String(error)],
       };
     }
-    const found: {
-      file: string;
-      size: number;
-      mtimeMs: number;
-      source: SessionSource;
-      cache: Map<string, CachedFile>;
-    }[] = [];
-    let listed = 0;
-    let skipped = 0;
-    for (const source of sourcesOf(options.space)) {
-      const cache = cacheOf(sourceKey(source, maxBytes));
-      const many = options.space.sources !== undefined;
-      try {
-        const scan = await scanSessions({
-          space: {
-            ...options.space,
-            sessionsDir: source.sessionsDir,
-            format: source.format,
-            ...(many ? { sources: [source] } : {}),
-          },
-          ledger: NO_LEDGER,
-          now: new Date(),
-          quietMinutes: 0,
-          maxBytes,
-          keptOut,
-        });
-        listed += 1;
-        const present = new Set<string>();
-        for (const entry of scan.entries) {
-          present.add(entry.file);
-          if (entry.status === 'broken' || entry.status === 'kept-out') skipped += 1;
-          else found.push({ file: entry.file, size: entry.size, mtimeMs: entry.mtimeMs, source, cache });
-        }
-        for (const file of cache.keys()) if (!present.has(file)) cache.delete(file);
-      } catch (error) {
-        problems.push(error instanceof Error ? error.message : String(error));
-      }
-    }
+    const { found, listed, skipped: unlisted, problems } = await listSources(options, maxBytes, keptOut);
     // Newest first: the byte budget keeps the recent sessions.
     found.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.file < b.file ? -1 : 1));
     const signature = JSON.stringify([
@@ -205,49 +279,12 @@ export function createTranscriptPassages(options: TranscriptPassagesOptions): Tr
       found.map((entry) => [entry.file, entry.size, entry.mtimeMs]),
     ]);
     if (last !== undefined && last.signature === signature && problems.length === 0) return last.index;
-    const passages: TranscriptPassage[] = [];
-    let budget = maxTotalBytes;
-    let sessions = 0;
-    for (const entry of found) {
-      if (entry.size > budget) {
-        skipped += 1;
-        continue;
-      }
-      budget -= entry.size;
-      let cached = entry.cache.get(entry.file);
-      if (cached === undefined || cached.size !== entry.size || cached.mtimeMs !== entry.mtimeMs) {
-        cached = { size: entry.size, mtimeMs: entry.mtimeMs, ...(await readPassages(entry)) };
-        entry.cache.set(entry.file, cached);
-      }
-      // A session marked kept out since it was read (`dreamd sessions exclude`) leaves recall too.
-      if (cached.passages === undefined || keptOut.get(entry.file, cached.sessionId) !== undefined) {
-        skipped += 1;
-        continue;
-      }
-      sessions += 1;
-      passages.push(...cached.passages);
-    }
-    const index = { passages, sessions, skipped, readable: listed > 0, problems };
+    const { passages, sessions, skipped } = await collectPassages(found, maxTotalBytes, keptOut, (entry) =>
+      readPassages(entry, maxBytes, externalContext),
+    );
+    const index = { passages, sessions, skipped: unlisted + skipped, readable: listed > 0, problems };
     last = { signature, index };
     return index;
-
-    async function readPassages(
-      entry: (typeof found)[number],
-    ): Promise<Pick<CachedFile, 'sessionId' | 'passages'>> {
-      try {
-        const { session } = await readSessionFile(entry.file, {
-          format: entry.source.format,
-          sessionsDir: entry.source.sessionsDir,
-          maxBytes,
-        });
-        const { marker, externalContext: external } = session.keepOut ?? {};
-        const out = marker !== undefined || (external !== undefined && externalContext);
-        return { sessionId: session.id, passages: out ? undefined : transcriptPassagesOf(session) };
-      } catch {
-        // A broken transcript has no passages; consolidation reports it, recall goes on.
-        return { sessionId: undefined, passages: undefined };
-      }
-    }
   };
 
   // Two recalls at once share one pass over the folders.

@@ -230,39 +230,33 @@ export interface SpaceStatusOptions {
   readonly queueCounts?: (spaceId: string) => Promise<QueueCounts>;
 }
 
-export async function spaceStatus(space: Space, options: SpaceStatusOptions): Promise<SpaceStatus> {
-  const now = options.now ?? (() => new Date());
-  // Recover before reading (a commit a crashed run left half applied), then check the folder can be written.
-  const recovered = await recoverSpace(space.memoryDir, {
-    staleMs: options.config.limits.lockStaleMinutes * 60_000,
-    space: space.id,
-    now,
-  });
-  const storage =
-    recovered.status === 'unwritable' ? recovered.message : await memoryWriteProblem(space.memoryDir);
-  const recovery =
-    recovered.status === 'recovered'
-      ? [
-          ...(recovered.finished.length > 0
-            ? [`finished the interrupted commit of ${recovered.finished.join(', ')}`]
-            : []),
-          ...(recovered.claudeCodeLockRestored === undefined
-            ? []
-            : [
-                recovered.claudeCodeLockRestored === null
-                  ? "removed the .consolidate-lock a killed run of dreamd's had created"
-                  : `put back the mtime of .consolidate-lock that a killed run of dreamd's had moved (${recovered.claudeCodeLockRestored})`,
-              ]),
-        ].join('; ') || null
-      : recovered.status === 'busy'
-        ? `a commit is being applied by ${recovered.holder}`
-        : null;
-  const { inspection, scan } = await inspectSpaceDetailed(space, { config: options.config, now });
-  const counts = scan !== undefined ? countByStatus(scan) : undefined;
-  const gates = evaluateGates({ inspection, gates: options.config.gates, now: now(), force: false });
+/** What the recovery before reading did, in words, or null when there was nothing to recover. */
+function recoveryText(recovered: Awaited<ReturnType<typeof recoverSpace>>): string | null {
+  if (recovered.status === 'busy') return `a commit is being applied by ${recovered.holder}`;
+  if (recovered.status !== 'recovered') return null;
+  return (
+    [
+      ...(recovered.finished.length > 0
+        ? [`finished the interrupted commit of ${recovered.finished.join(', ')}`]
+        : []),
+      ...(recovered.claudeCodeLockRestored === undefined
+        ? []
+        : [
+            recovered.claudeCodeLockRestored === null
+              ? "removed the .consolidate-lock a killed run of dreamd's had created"
+              : `put back the mtime of .consolidate-lock that a killed run of dreamd's had moved (${recovered.claudeCodeLockRestored})`,
+          ]),
+    ].join('; ') || null
+  );
+}
+
+/** The latest run and the sessions the last run left waiting that still wait; an unreadable history is an error. */
+async function runHistoryOf(
+  space: Space,
+  ledger: Awaited<ReturnType<typeof readLedger>> | undefined,
+  onError: (message: string) => void,
+): Promise<{ lastRun: SpaceStatus['lastRun']; waiting: WaitingSession[] }> {
   let lastRun: SpaceStatus['lastRun'] = null;
-  let error = inspection.error ?? null;
-  const ledger = await readLedger(space.memoryDir).catch(() => undefined);
   let waiting: WaitingSession[] = [];
   try {
     const runs = await listRuns(space.memoryDir);
@@ -276,21 +270,38 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
       lastRun = lastRunOf(latest);
     }
   } catch (caught) {
-    error ??= `run history of ${space.memoryDir} cannot be read: ${errorMessage(caught)}`;
+    onError(`run history of ${space.memoryDir} cannot be read: ${errorMessage(caught)}`);
   }
+  return { lastRun, waiting };
+}
+
+/** While the monthly budget is spent, adds every settled new session not listed yet to the waiting ones. */
+async function addBudgetWaiting(
+  space: Space,
+  options: SpaceStatusOptions,
+  now: () => Date,
+  scan: Awaited<ReturnType<typeof inspectSpaceDetailed>>['scan'],
+  waiting: WaitingSession[],
+): Promise<void> {
   const budget = await spaceBudget(space.memoryDir, options.config.limits.monthlyBudgetUsd, now()).catch(
     () => undefined,
   );
-  if (budget !== undefined && budget.waiting !== null && scan !== undefined) {
-    const detail = describeBudgetWait(budget.waiting);
-    const listed = new Set(waiting.map((entry) => entry.sessionId));
-    for (const entry of scan.entries) {
-      const sessionId = entry.sessionId ?? entry.file;
-      if (entry.status === 'settled' && !listed.has(sessionId))
-        waiting.push({ sessionId, reason: 'monthly-budget', detail });
-    }
+  if (budget === undefined || budget.waiting === null || scan === undefined) return;
+  const detail = describeBudgetWait(budget.waiting);
+  const listed = new Set(waiting.map((entry) => entry.sessionId));
+  for (const entry of scan.entries) {
+    const sessionId = entry.sessionId ?? entry.file;
+    if (entry.status === 'settled' && !listed.has(sessionId))
+      waiting.push({ sessionId, reason: 'monthly-budget', detail });
   }
-  const proposals = await listProposalViews([space]).then(
+}
+
+/** The proposals awaiting a decision, or none (and an error) when they cannot be read. */
+async function proposalsOf(
+  space: Space,
+  onError: (message: string) => void,
+): Promise<SpaceStatus['proposals']> {
+  return listProposalViews([space]).then(
     (listed) =>
       listed.proposals.map((view) => ({
         runId: view.runId,
@@ -298,27 +309,62 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
         changes: view.changes.length,
       })),
     (caught: unknown) => {
-      error ??= `proposals of ${space.memoryDir} cannot be read: ${errorMessage(caught)}`;
+      onError(`proposals of ${space.memoryDir} cannot be read: ${errorMessage(caught)}`);
       return [];
     },
   );
-  const { memory, taughtAgain } = await loadMemory(space.memoryDir).then(
+}
+
+/** The memory files' problems and the rules taught again most; an unreadable memory is its one problem. */
+async function memoryReportOf(
+  space: Space,
+): Promise<{ memory: SpaceStatus['memory']; taughtAgain: readonly TaughtAgainRule[] }> {
+  return loadMemory(space.memoryDir).then(
     (loaded) => ({ memory: loaded.problems, taughtAgain: mostTaughtAgain(loaded.facts) }),
     (caught: unknown) => ({
       memory: [{ file: space.memoryDir, reason: `cannot be read: ${errorMessage(caught)}` }],
       taughtAgain: [],
     }),
   );
-  const held = await readTextIfExists(join(space.memoryDir, QUARANTINE_FILE)).then(
+}
+
+/** The reasons of the facts held back in the quarantine file, or none (and an error) when it cannot be read. */
+async function heldBackReasons(space: Space, onError: (message: string) => void): Promise<string[]> {
+  return readTextIfExists(join(space.memoryDir, QUARANTINE_FILE)).then(
     (text) => parseQuarantine(text).map((entry) => entry.reason),
     (caught: unknown) => {
-      error ??= `${QUARANTINE_FILE} of ${space.memoryDir} cannot be read: ${errorMessage(caught)}`;
+      onError(`${QUARANTINE_FILE} of ${space.memoryDir} cannot be read: ${errorMessage(caught)}`);
       return [];
     },
   );
-  const pendingBatch = await pendingBatchStatus(space, now(), (caught) => {
-    error ??= caught;
+}
+
+/** A space's status: recovered first, then inspected, with each part read on its own; the first error is kept. */
+export async function spaceStatus(space: Space, options: SpaceStatusOptions): Promise<SpaceStatus> {
+  const now = options.now ?? (() => new Date());
+  // Recover before reading (a commit a crashed run left half applied), then check the folder can be written.
+  const recovered = await recoverSpace(space.memoryDir, {
+    staleMs: options.config.limits.lockStaleMinutes * 60_000,
+    space: space.id,
+    now,
   });
+  const storage =
+    recovered.status === 'unwritable' ? recovered.message : await memoryWriteProblem(space.memoryDir);
+  const recovery = recoveryText(recovered);
+  const { inspection, scan } = await inspectSpaceDetailed(space, { config: options.config, now });
+  const counts = scan !== undefined ? countByStatus(scan) : undefined;
+  const gates = evaluateGates({ inspection, gates: options.config.gates, now: now(), force: false });
+  let error = inspection.error ?? null;
+  const onError = (message: string): void => {
+    error ??= message;
+  };
+  const ledger = await readLedger(space.memoryDir).catch(() => undefined);
+  const { lastRun, waiting } = await runHistoryOf(space, ledger, onError);
+  await addBudgetWaiting(space, options, now, scan, waiting);
+  const proposals = await proposalsOf(space, onError);
+  const { memory, taughtAgain } = await memoryReportOf(space);
+  const held = await heldBackReasons(space, onError);
+  const pendingBatch = await pendingBatchStatus(space, now(), onError);
   const status: SpaceStatus = {
     space: space.id,
     sessionsDir: space.sessionsDir,

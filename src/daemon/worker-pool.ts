@@ -9,7 +9,7 @@ import {
   SHUTDOWN_REASON,
 } from './consolidation-processor.js';
 import { CONSOLIDATION_QUEUE, type ConsolidationJobData } from '../core/jobs.js';
-import type { RedisProbe } from './redis-probe.js';
+import type { RedisProbe, RedisProbeResult } from './redis-probe.js';
 import { createRepeatedLog } from './repeated-log.js';
 
 /** Timings of the worker pool, in milliseconds. Defaults are in {@link DEFAULT_WORKER_TIMING}. */
@@ -113,6 +113,115 @@ function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
   });
 }
 
+/** What a BullMQ worker of the pool is built from. */
+interface WorkerParts {
+  readonly options: CreateWorkerPoolOptions;
+  /** The config in force when the worker is built: its Redis prefix and concurrency. */
+  readonly config: Config;
+  readonly timing: WorkerTiming;
+  readonly logger: Logger;
+  readonly processor: ReturnType<typeof createConsolidationProcessor>;
+  /** Ids of the jobs running now, kept up to date by the worker. */
+  readonly active: Set<string>;
+  readonly workerErrors: ReturnType<typeof createRepeatedLog>;
+}
+
+/** A BullMQ worker of the `consolidation` queue that runs the processor and reports its events. */
+function createBullWorker(parts: WorkerParts): Worker<ConsolidationJobData, RunSummary> {
+  const { options, config, timing, logger, processor, active, workerErrors } = parts;
+  const worker = new Worker<ConsolidationJobData, RunSummary>(
+    CONSOLIDATION_QUEUE,
+    async (job, token, signal) => {
+      const key = job.id ?? '';
+      active.add(key);
+      try {
+        return await processor(job, token, signal);
+      } finally {
+        active.delete(key);
+      }
+    },
+    {
+      connection: options.connection,
+      prefix: config.redisPrefix,
+      name: `${hostname()}:${process.pid}`,
+      concurrency: config.workers.concurrency,
+      lockDuration: timing.lockDurationMs,
+      stalledInterval: timing.stalledIntervalMs,
+      maxStalledCount: timing.maxStalledCount,
+      // BullMQ's per-minute completed/failed counts (getMetrics, bullmq_job_*_total in /metrics): a week of
+      // one-minute points is 10 080 small numbers per list in Redis.
+      metrics: { maxDataPoints: 7 * 24 * 60 },
+    },
+  );
+  worker.on('error', (error) => workerErrors.report(error));
+  worker.on('stalled', (jobId) =>
+    logger.warn(
+      { jobId },
+      'job stalled: the worker that held it stopped renewing its lock (it crashed, was paused, or its event loop was blocked); it runs again',
+    ),
+  );
+  worker.on('completed', (job, summary) => options.hooks?.onCompleted?.(summary, job));
+  worker.on('failed', (job, error) => {
+    logger.warn({ jobId: job?.id, err: error }, 'job attempt failed');
+    options.hooks?.onFailed?.(error, job);
+  });
+  return worker;
+}
+
+/** Closes a worker: current jobs may finish within shutdownTimeoutMs, then are aborted, then cut off. */
+async function closeWorker(
+  current: Worker<ConsolidationJobData, RunSummary>,
+  active: ReadonlySet<string>,
+  timing: WorkerTiming,
+  logger: Logger,
+): Promise<void> {
+  const closed = current.close();
+  if (!(await settlesWithin(closed, timing.shutdownTimeoutMs))) {
+    logger.warn({ jobs: [...active] }, 'jobs still running at shutdown; aborting them and handing them back');
+    current.cancelAllJobs(SHUTDOWN_REASON);
+    if (!(await settlesWithin(closed, timing.abortGraceMs))) {
+      // The pipeline ignored the abort. Cut the connections: the job's lock expires after lockDurationMs and
+      // another worker's stalled check hands the job on.
+      logger.error({ jobs: [...active] }, 'jobs ignored the abort; disconnecting, their locks will expire');
+      closed.catch(() => undefined);
+      await current.disconnect().catch(() => undefined);
+    }
+  }
+}
+
+/**
+ * What a health check's probe answer means for a pool that is not stopping: its next state and the Redis run id
+ * to remember; `restarted` is set when Redis is healthy (then the worker must run), and says whether Redis
+ * restarted. A change of state is logged once.
+ */
+function afterProbe(
+  state: WorkerPoolState,
+  lastRunId: string | undefined,
+  result: RedisProbeResult,
+  logger: Logger,
+): { state: WorkerPoolState; lastRunId: string | undefined; restarted?: boolean } {
+  if (!result.up) {
+    if (state !== 'redis-down')
+      logger.warn({ error: result.error }, 'Redis unreachable; workers wait for it');
+    return { state: 'redis-down', lastRunId };
+  }
+  const restarted = lastRunId !== undefined && result.runId !== lastRunId;
+  if (!result.writable) {
+    if (state !== 'redis-refuses-writes') {
+      logger.warn(
+        { reason: result.reason },
+        'Redis refuses writes; no job can run until it takes them again',
+      );
+    }
+    return { state: 'redis-refuses-writes', lastRunId: result.runId };
+  }
+  if (state === 'redis-down' || state === 'redis-refuses-writes' || restarted) {
+    logger.info({ restarted, was: state }, 'Redis is back and takes writes');
+    return { state: 'running', lastRunId: result.runId, restarted };
+  }
+  return { state, lastRunId: result.runId, restarted };
+}
+
 /**
  * BullMQ workers of the `consolidation` queue in this process (one Worker with `workers.concurrency` slots).
  *
@@ -154,45 +263,8 @@ export function createWorkerPool(options: CreateWorkerPoolOptions): WorkerPool {
     logger,
   });
 
-  const createWorker = (): Worker<ConsolidationJobData, RunSummary> => {
-    const worker = new Worker<ConsolidationJobData, RunSummary>(
-      CONSOLIDATION_QUEUE,
-      async (job, token, signal) => {
-        const key = job.id ?? '';
-        active.add(key);
-        try {
-          return await processor(job, token, signal);
-        } finally {
-          active.delete(key);
-        }
-      },
-      {
-        connection: options.connection,
-        prefix: config.redisPrefix,
-        name: `${hostname()}:${process.pid}`,
-        concurrency: config.workers.concurrency,
-        lockDuration: timing.lockDurationMs,
-        stalledInterval: timing.stalledIntervalMs,
-        maxStalledCount: timing.maxStalledCount,
-        // BullMQ's per-minute completed/failed counts (getMetrics, bullmq_job_*_total in /metrics): a week of
-        // one-minute points is 10 080 small numbers per list in Redis.
-        metrics: { maxDataPoints: 7 * 24 * 60 },
-      },
-    );
-    worker.on('error', (error) => workerErrors.report(error));
-    worker.on('stalled', (jobId) =>
-      logger.warn(
-        { jobId },
-        'job stalled: the worker that held it stopped renewing its lock (it crashed, was paused, or its event loop was blocked); it runs again',
-      ),
-    );
-    worker.on('completed', (job, summary) => options.hooks?.onCompleted?.(summary, job));
-    worker.on('failed', (job, error) => {
-      logger.warn({ jobId: job?.id, err: error }, 'job attempt failed');
-      options.hooks?.onFailed?.(error, job);
-    });
-    return worker;
-  };
+  const createWorker = (): Worker<ConsolidationJobData, RunSummary> =>
+    createBullWorker({ options, config, timing, logger, processor, active, workerErrors });
 
   let worker = createWorker();
 
@@ -216,31 +288,13 @@ export function createWorkerPool(options: CreateWorkerPoolOptions): WorkerPool {
     if (isStopping()) return;
     const result = await options.probe.check();
     if (isStopping()) return;
-    if (!result.up) {
-      if (state !== 'redis-down')
-        logger.warn({ error: result.error }, 'Redis unreachable; workers wait for it');
-      state = 'redis-down';
-      return;
-    }
-    const restarted = lastRunId !== undefined && result.runId !== lastRunId;
-    lastRunId = result.runId;
-    if (!result.writable) {
-      if (state !== 'redis-refuses-writes') {
-        logger.warn(
-          { reason: result.reason },
-          'Redis refuses writes; no job can run until it takes them again',
-        );
-      }
-      state = 'redis-refuses-writes';
-      return;
-    }
-    if (state === 'redis-down' || state === 'redis-refuses-writes' || restarted) {
-      logger.info({ restarted, was: state }, 'Redis is back and takes writes');
-      state = 'running';
-    }
+    const next = afterProbe(state, lastRunId, result, logger);
+    state = next.state;
+    lastRunId = next.lastRunId;
+    if (next.restarted === undefined) return;
     // Every healthy check, not only after an outage: both tests are local (no Redis call), and a worker whose
     // main loop ended for any reason is restarted within one interval.
-    ensureRunning(restarted ? 'Redis restarted' : 'health check');
+    ensureRunning(next.restarted ? 'Redis restarted' : 'health check');
   };
 
   // A self-rescheduling timer rather than setInterval, so two checks never overlap when Redis is slow.
@@ -260,22 +314,7 @@ export function createWorkerPool(options: CreateWorkerPoolOptions): WorkerPool {
   const close = async (): Promise<void> => {
     state = 'closing';
     if (timer !== undefined) clearTimeout(timer);
-    const current = worker;
-    const closed = current.close();
-    if (!(await settlesWithin(closed, timing.shutdownTimeoutMs))) {
-      logger.warn(
-        { jobs: [...active] },
-        'jobs still running at shutdown; aborting them and handing them back',
-      );
-      current.cancelAllJobs(SHUTDOWN_REASON);
-      if (!(await settlesWithin(closed, timing.abortGraceMs))) {
-        // The pipeline ignored the abort. Cut the connections: the job's lock expires after lockDurationMs and
-        // another worker's stalled check hands the job on.
-        logger.error({ jobs: [...active] }, 'jobs ignored the abort; disconnecting, their locks will expire');
-        closed.catch(() => undefined);
-        await current.disconnect().catch(() => undefined);
-      }
-    }
+    await closeWorker(worker, active, timing, logger);
     state = 'closed';
     workerErrors.flush();
   };

@@ -528,19 +528,11 @@ interface Placed {
   readonly owner: Exclude<RepositoryOf, { kind: 'vanished' }>;
 }
 
-/**
- * Resolves each collected working directory and joins them into one entry per repository. A Claude Code folder
- * whose transcripts all went to one repository is read whole; one whose transcripts were split (foreign ones
- * skipped, or several repositories of one name) is read file by file, each repository its own files.
- */
-function groupByRepository(
-  collected: readonly Collected[],
-  claudeFolders: readonly ClaudeFolder[],
-  report: GroupReport,
-): DiscoveredRepository[] {
-  const { skipped, notes, cache } = report;
+/** Resolves a working directory to its repository once, noting a worktree its repository does not list. */
+function createRepositoryResolver(report: GroupReport): (cwd: string) => RepositoryOf {
+  const { notes, cache } = report;
   const resolved = new Map<string, RepositoryOf>();
-  const resolveRepository = (cwd: string): RepositoryOf => {
+  return (cwd) => {
     let found = resolved.get(cwd);
     if (found === undefined) {
       found = cachedRepositoryOf(cwd, cache);
@@ -555,6 +547,18 @@ function groupByRepository(
     }
     return found;
   };
+}
+
+/**
+ * Each collected item with the repository it feeds. A vanished working directory, or a session that moved into
+ * another repository than its folder's, is skipped, and its sessions are counted as dropped from its folder.
+ */
+function placeCollected(
+  collected: readonly Collected[],
+  claudeFolders: readonly ClaudeFolder[],
+  resolveRepository: (cwd: string) => RepositoryOf,
+  skipped: DiscoverySkip[],
+): { placed: Placed[]; dropped: Map<string, number> } {
   const dropped = new Map(claudeFolders.map((folder) => [folder.folder, folder.dropped]));
   const placed: Placed[] = [];
   for (const item of collected) {
@@ -587,7 +591,19 @@ function groupByRepository(
     }
     placed.push({ item, owner });
   }
-  // Each Claude Code folder's repositories: one and nothing dropped → read whole; else file by file.
+  return { placed, dropped };
+}
+
+/**
+ * Each Claude Code folder's repositories, and the folders read whole: one repository and nothing dropped. A
+ * folder of several repositories skips its transcripts that name no working directory.
+ */
+function foldersReadWhole(
+  placed: readonly Placed[],
+  claudeFolders: readonly ClaudeFolder[],
+  dropped: ReadonlyMap<string, number>,
+  skipped: DiscoverySkip[],
+): { whole: Set<string>; rootsOf: Map<string, Set<string>> } {
   const rootsOf = new Map<string, Set<string>>();
   for (const { item, owner } of placed) {
     if (item.agent !== 'claude-code') continue;
@@ -612,6 +628,16 @@ function groupByRepository(
       });
     }
   }
+  return { whole, rootsOf };
+}
+
+/** The placed items joined into one entry per repository, each folder one source, sorted by root. */
+function joinRepositories(
+  placed: readonly Placed[],
+  claudeFolders: readonly ClaudeFolder[],
+  whole: ReadonlySet<string>,
+  rootsOf: ReadonlyMap<string, ReadonlySet<string>>,
+): DiscoveredRepository[] {
   const unplacedOf = new Map(claudeFolders.map((folder) => [folder.folder, folder.unplaced]));
   const sessionsOf = new Map(claudeFolders.map((folder) => [folder.folder, folder.sessions]));
   const repositories = new Map<
@@ -660,6 +686,22 @@ function groupByRepository(
       sources: [...found.sources.values()].sort(bySource),
     }))
     .sort((left, right) => (left.root < right.root ? -1 : left.root > right.root ? 1 : 0));
+}
+
+/**
+ * Resolves each collected working directory and joins them into one entry per repository. A Claude Code folder
+ * whose transcripts all went to one repository is read whole; one whose transcripts were split (foreign ones
+ * skipped, or several repositories of one name) is read file by file, each repository its own files.
+ */
+function groupByRepository(
+  collected: readonly Collected[],
+  claudeFolders: readonly ClaudeFolder[],
+  report: GroupReport,
+): DiscoveredRepository[] {
+  const resolveRepository = createRepositoryResolver(report);
+  const { placed, dropped } = placeCollected(collected, claudeFolders, resolveRepository, report.skipped);
+  const { whole, rootsOf } = foldersReadWhole(placed, claudeFolders, dropped, report.skipped);
+  return joinRepositories(placed, claudeFolders, whole, rootsOf);
 }
 
 function bySource(left: DiscoveredSource, right: DiscoveredSource): number {

@@ -15,9 +15,9 @@ import { outsideProblems, outsideText, splitIndexFile } from '../memory/index-bl
 import { loadForeignFiles } from '../memory/foreign-files.js';
 import { indexFileFacts } from '../memory/index-file-facts.js';
 import { isTeamFact, type Sharing } from '../memory/agents-block.js';
-import { readSharing, readTeamMemory } from './team-memory.js';
+import { readSharing, readTeamMemory, type TeamMemory } from './team-memory.js';
 import { filesUnderReview } from './review.js';
-import { parsePending, serializePending } from './pending.js';
+import { parsePending, serializePending, type PendingRead } from './pending.js';
 import { FACT_USE_FILE, parseFactUse, serializeFactUse, type FactUseFile } from './fact-use.js';
 import { MAX_WRITABLE_FILE_BYTES, readMemoryFile, type MemoryFileRead } from '../memory/read-memory-file.js';
 import { ARCHIVE_FILE, PENDING_FILE, REVIEW_FILE, readTextIfExists } from './paths.js';
@@ -105,34 +105,22 @@ export interface LoadMemoryOptions {
   readonly agentsMd?: string | undefined;
 }
 
-/**
- * Read a memory directory. A missing directory is an empty memory. Never throws for a broken file.
- * The directory is listed once and only the files in it are read, all at once; they are then parsed in
- * the fixed order of the fact types (which decides which copy of a duplicated fact id is reported).
- * Every layout's files are read whatever the layout: a fact in a file of its own is read from there first.
- */
-export async function loadMemory(memoryDir: string, options: LoadMemoryOptions = {}): Promise<LoadedMemory> {
+/** What reading the files gathers beside the facts: the problems found and every file's original text, in read order. */
+interface ReadNotes {
+  readonly problems: MemoryProblem[];
+  readonly originals: Map<string, string>;
+}
+
+/** The topic files, parsed in the fixed order of the fact types; a file that fails or shares an id is broken. */
+function readTopicFiles(
+  reads: readonly MemoryFileRead[],
+  notes: ReadNotes,
+): { topics: Partial<Record<FactType, ParsedTopic>>; broken: FactType[]; facts: Fact[] } {
+  const { problems, originals } = notes;
   const topics: Partial<Record<FactType, ParsedTopic>> = {};
   const broken: FactType[] = [];
-  const problems: MemoryProblem[] = [];
-  const originals = new Map<string, string>();
   const facts: Fact[] = [];
   const owner = new Map<string, string>();
-  const names = await listNames(memoryDir);
-  const present = (fileName: string): boolean => names === undefined || names.has(fileName);
-  const read = (fileName: string): Promise<MemoryFileRead> =>
-    present(fileName) ? readMemoryFile(memoryDir, fileName) : Promise.resolve(ABSENT);
-  const isOwn = (relative: string): boolean =>
-    relative === INDEX_FILE || typeOfTopicFile(relative) !== undefined;
-  const [reads, indexRead, pendingText, foreign, reviewText, factUseText, archive] = await Promise.all([
-    Promise.all(FACT_TYPES.map((type) => read(TOPIC_FILES[type]))),
-    read(INDEX_FILE),
-    readTextIfExists(path.join(memoryDir, PENDING_FILE)).catch(() => null),
-    loadForeignFiles(memoryDir, isOwn, (relative, text) => parseFactFile(text, relative) !== undefined),
-    readTextIfExists(path.join(memoryDir, REVIEW_FILE)).catch(() => null),
-    readTextIfExists(path.join(memoryDir, FACT_USE_FILE)).catch(() => null),
-    readArchive(() => readTextIfExists(path.join(memoryDir, ARCHIVE_FILE))),
-  ]);
   for (const [position, type] of FACT_TYPES.entries()) {
     const fileName = TOPIC_FILES[type];
     const fileRead = reads[position] ?? ABSENT;
@@ -170,10 +158,18 @@ export async function loadMemory(memoryDir: string, options: LoadMemoryOptions =
     topics[type] = topic;
     if (fileRead.readOnly.length > 0) broken.push(type);
   }
+  return { topics, broken, facts };
+}
+
+/** dreamd's per-fact files by id; a second file with the same id is read as a file of its own (a copy). */
+function readFactFiles(
+  claimed: ReadonlyMap<string, string>,
+  problems: MemoryProblem[],
+): { factFiles: Map<string, FactFileRead>; copies: Fact[] } {
   const factFiles = new Map<string, FactFileRead>();
   const copies: Fact[] = [];
   const today = (): string => new Date().toISOString().slice(0, 10);
-  for (const [relative, text] of foreign.claimed) {
+  for (const [relative, text] of claimed) {
     const read = parseFactFile(text, relative);
     if (read === undefined) continue;
     const other = factFiles.get(read.fact.id);
@@ -187,10 +183,15 @@ export async function loadMemory(memoryDir: string, options: LoadMemoryOptions =
     }
     factFiles.set(read.fact.id, read);
   }
+  return { factFiles, copies };
+}
+
+/** The facts held back in the pending file, with a problem saying what waits there and for which file. */
+function readPendingFacts(pendingText: string | null, notes: ReadNotes): PendingRead {
+  const { problems, originals } = notes;
   const pending = parsePending(pendingText);
   if (pendingText !== null) originals.set(PENDING_FILE, pendingText);
   if (pending.problem !== undefined) problems.push({ file: PENDING_FILE, reason: pending.problem });
-  const pendingIds = new Set(pending.facts.map((fact) => fact.id));
   if (pending.facts.length > 0) {
     const waiting = [...new Set(pending.facts.map((fact) => TOPIC_FILES[fact.type]))].join(', ');
     problems.push({
@@ -198,34 +199,96 @@ export async function loadMemory(memoryDir: string, options: LoadMemoryOptions =
       reason: `${pending.facts.length} fact(s) for ${waiting} wait in ${PENDING_FILE} until that file can be written again; they land on the next run after it is fixed.`,
     });
   }
+  return pending;
+}
+
+/** `MEMORY.md`: its text, whether dreamd may write its block, and the facts written as lines outside it. */
+function readIndexFile(
+  indexRead: MemoryFileRead,
+  notes: ReadNotes,
+): { indexText: string | null; indexWritable: boolean; lineFacts: Fact[] } {
+  const { problems, originals } = notes;
+  if (indexRead.kind === 'skipped') {
+    problems.push({ file: INDEX_FILE, reason: indexRead.reason });
+    return { indexText: null, indexWritable: false, lineFacts: [] };
+  }
+  if (indexRead.kind !== 'read') return { indexText: null, indexWritable: true, lineFacts: [] };
+  let indexWritable = true;
+  const indexText = indexRead.raw;
+  originals.set(INDEX_FILE, indexRead.raw);
+  // Only the symlink case stops dreamd writing its block: every byte outside the block is kept as it is anyway.
+  if (indexRead.readOnly.some((reason) => reason.includes('symlink'))) {
+    indexWritable = false;
+    problems.push({
+      file: INDEX_FILE,
+      reason: `${INDEX_FILE} is a symlink; dreamd does not write its block into it. Replace the link with the file itself.`,
+    });
+  }
+  const parts = splitIndexFile(indexText);
+  for (const reason of outsideProblems(parts)) problems.push({ file: INDEX_FILE, reason });
+  // Facts written as lines of MEMORY.md itself (outside dreamd's block): memory, like any file.
+  const lineFacts = indexFileFacts(outsideText(parts), {
+    modified: indexRead.modified,
+    isReadFile: (file) => originals.has(file),
+  });
+  return { indexText, indexWritable, lineFacts };
+}
+
+/** The facts with the team's: a teammate's update supersedes this space's fact, and the team's facts follow. */
+function withTeamFacts(merged: readonly Fact[], team: TeamMemory | undefined): readonly Fact[] {
+  if (team === undefined) return merged;
+  return [
+    ...merged.map((fact) => {
+      const by = team.superseded.get(fact.id);
+      return by === undefined
+        ? fact
+        : { ...fact, status: 'superseded' as const, supersededBy: by.id, supersededOn: by.updated };
+    }),
+    ...team.facts,
+  ];
+}
+
+/** Every file a load reads, all at once: the topic files, the index, dreamd's state files and the others' files. */
+async function readMemoryFiles(memoryDir: string, names: ReadonlySet<string> | undefined) {
+  const present = (fileName: string): boolean => names === undefined || names.has(fileName);
+  const read = (fileName: string): Promise<MemoryFileRead> =>
+    present(fileName) ? readMemoryFile(memoryDir, fileName) : Promise.resolve(ABSENT);
+  const isOwn = (relative: string): boolean =>
+    relative === INDEX_FILE || typeOfTopicFile(relative) !== undefined;
+  const [reads, indexRead, pendingText, foreign, reviewText, factUseText, archive] = await Promise.all([
+    Promise.all(FACT_TYPES.map((type) => read(TOPIC_FILES[type]))),
+    read(INDEX_FILE),
+    readTextIfExists(path.join(memoryDir, PENDING_FILE)).catch(() => null),
+    loadForeignFiles(memoryDir, isOwn, (relative, text) => parseFactFile(text, relative) !== undefined),
+    readTextIfExists(path.join(memoryDir, REVIEW_FILE)).catch(() => null),
+    readTextIfExists(path.join(memoryDir, FACT_USE_FILE)).catch(() => null),
+    readArchive(() => readTextIfExists(path.join(memoryDir, ARCHIVE_FILE))),
+  ]);
+  return { reads, indexRead, pendingText, foreign, reviewText, factUseText, archive };
+}
+
+/**
+ * Read a memory directory. A missing directory is an empty memory. Never throws for a broken file.
+ * The directory is listed once and only the files in it are read, all at once; they are then parsed in
+ * the fixed order of the fact types (which decides which copy of a duplicated fact id is reported).
+ * Every layout's files are read whatever the layout: a fact in a file of its own is read from there first.
+ */
+export async function loadMemory(memoryDir: string, options: LoadMemoryOptions = {}): Promise<LoadedMemory> {
+  const notes: ReadNotes = { problems: [], originals: new Map<string, string>() };
+  const { problems, originals } = notes;
+  const names = await listNames(memoryDir);
+  const { reads, indexRead, pendingText, foreign, reviewText, factUseText, archive } = await readMemoryFiles(
+    memoryDir,
+    names,
+  );
+  const { topics, broken, facts } = readTopicFiles(reads, notes);
+  const { factFiles, copies } = readFactFiles(foreign.claimed, problems);
+  const pending = readPendingFacts(pendingText, notes);
+  const pendingIds = new Set(pending.facts.map((fact) => fact.id));
   problems.push(...foreign.problems);
   for (const [file, text] of foreign.originals) originals.set(file, text);
   if (reviewText !== null) originals.set(REVIEW_FILE, reviewText);
-  let indexText: string | null = null;
-  let indexWritable = true;
-  let lineFacts: Fact[] = [];
-  if (indexRead.kind === 'skipped') {
-    problems.push({ file: INDEX_FILE, reason: indexRead.reason });
-    indexWritable = false;
-  } else if (indexRead.kind === 'read') {
-    indexText = indexRead.raw;
-    originals.set(INDEX_FILE, indexRead.raw);
-    // Only the symlink case stops dreamd writing its block: every byte outside the block is kept as it is anyway.
-    if (indexRead.readOnly.some((reason) => reason.includes('symlink'))) {
-      indexWritable = false;
-      problems.push({
-        file: INDEX_FILE,
-        reason: `${INDEX_FILE} is a symlink; dreamd does not write its block into it. Replace the link with the file itself.`,
-      });
-    }
-    const parts = splitIndexFile(indexText);
-    for (const reason of outsideProblems(parts)) problems.push({ file: INDEX_FILE, reason });
-    // Facts written as lines of MEMORY.md itself (outside dreamd's block): memory, like any file.
-    lineFacts = indexFileFacts(outsideText(parts), {
-      modified: indexRead.modified,
-      isReadFile: (file) => originals.has(file),
-    });
-  }
+  const { indexText, indexWritable, lineFacts } = readIndexFile(indexRead, notes);
   const ownFileFacts = [...factFiles.values()].map((read) => read.fact);
   const merged = [
     ...facts.filter((fact) => !pendingIds.has(fact.id) && !factFiles.has(fact.id)),
@@ -246,18 +309,7 @@ export async function loadMemory(memoryDir: string, options: LoadMemoryOptions =
         );
   if (team?.problem !== undefined && options.agentsMd !== undefined)
     problems.push({ file: options.agentsMd, reason: team.problem });
-  const withTeam =
-    team === undefined
-      ? merged
-      : [
-          ...merged.map((fact) => {
-            const by = team.superseded.get(fact.id);
-            return by === undefined
-              ? fact
-              : { ...fact, status: 'superseded' as const, supersededBy: by.id, supersededOn: by.updated };
-          }),
-          ...team.facts,
-        ];
+  const withTeam = withTeamFacts(merged, team);
   const sharing = await readSharing(memoryDir);
   const underReview = filesUnderReview(reviewText);
   if (factUseText !== null) originals.set(FACT_USE_FILE, factUseText);

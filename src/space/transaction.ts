@@ -278,25 +278,23 @@ async function removeStagingDir(stagingDir: string): Promise<void> {
   }
 }
 
+/** One file a commit writes (or deletes, `content` null), with the base a mergeable file was written from. */
+interface CommitEntry {
+  readonly path: string;
+  readonly content: string | null;
+  readonly base?: string | null;
+}
+
 /**
- * Write a run's files, ledger and run record as one transaction (see the states above). Returns the run
- * record as stored.
- *
- * Durability, in order: (1) every staged file and the manifest are written, then they and their directories
- * are fsynced, all in parallel (nothing refers to them yet); (2) the COMMITTED marker is created and the staging
- * directory fsynced again: from here on recovery finishes the run;
- * (3) files are renamed into place in manifest order and every directory they went to is fsynced once, after
- * the last rename (a crash before that fsync is covered by the durable marker: recovery redoes the renames
- * that did not reach the disk); (4) the staging directory is removed, marker first. Three fsync round trips in
- * a row, whatever the number of files (there were two per file).
+ * The memory files that change, as entries in apply order (the ledger last), and each one's change for the run
+ * record. A file whose text stays the same is left out.
  */
-export async function commitMemoryChanges(memoryDir: string, options: CommitOptions): Promise<RunRecord> {
-  const { runId, faultInjection } = options;
-  assertRunId(runId);
-  await assertStateIsOwn(memoryDir);
-  const now = options.now ?? (() => new Date());
+async function changedEntries(
+  memoryDir: string,
+  options: CommitOptions,
+): Promise<{ entries: CommitEntry[]; changes: Record<string, FileChange> }> {
   const changes: Record<string, FileChange> = {};
-  const entries: { path: string; content: string | null; base?: string | null }[] = [];
+  const entries: CommitEntry[] = [];
   const paths = [...options.files.keys()].sort();
   for (const relativePath of paths) assertWritable(relativePath);
   const befores = await Promise.all(
@@ -320,6 +318,17 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
   entries.sort((a, b) => applyRank(a) - applyRank(b));
   if (options.ledger !== undefined)
     entries.push({ path: LEDGER_FILE, content: writableText(LEDGER_FILE, options.ledger) });
+  return { entries, changes };
+}
+
+/** The run's record, next in the history; a run id already in it is refused. */
+async function newRunRecord(
+  memoryDir: string,
+  options: CommitOptions,
+  changes: Record<string, FileChange>,
+  now: () => Date,
+): Promise<RunRecord> {
+  const { runId } = options;
   if ((await readTextIfExists(path.join(memoryDir, runRecordPath(runId)))) !== null) {
     throw new MemoryFormatError(
       `run ${runId} is already in the history; use a new run id`,
@@ -327,7 +336,7 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
     );
   }
   const seq = await nextRunSeq(memoryDir);
-  const record: RunRecord = {
+  return {
     version: 1,
     runId,
     kind: options.runRecord.kind ?? 'consolidation',
@@ -337,14 +346,17 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
     summary: options.runRecord.summary,
     files: changes,
   };
-  entries.push({ path: runRecordPath(runId), content: serializeRunRecord(record) });
-  if (options.keepRuns !== undefined) {
-    for (const old of await runsToPrune(memoryDir, options.keepRuns - 1))
-      entries.push({ path: old, content: null });
-  }
+}
 
-  faultInjection?.('stage');
-  const stagingDir = path.join(memoryDir, STAGING_DIR, runId);
+/**
+ * Writes every entry's content (and a mergeable file's base) and the manifest into a new staging directory,
+ * durably. A failure removes the staging directory: memory is unchanged.
+ */
+async function stageEntries(
+  stagingDir: string,
+  runId: string,
+  entries: readonly CommitEntry[],
+): Promise<Manifest> {
   await createStagingDir(stagingDir).catch((error: unknown) => {
     throw describeIoError(error, path.join(STAGING_DIR, runId), 'stage the new memory files');
   });
@@ -374,25 +386,20 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
       'stage the new memory files; memory is unchanged',
     );
   }
-  if (options.beforeCommit !== undefined) {
-    try {
-      await options.beforeCommit();
-    } catch (error) {
-      await rm(stagingDir, { recursive: true, force: true });
-      throw error;
-    }
-  }
+  return manifest;
+}
 
-  faultInjection?.('commit');
-  // The marker's name is the commit: recovery asks only whether it exists. So its bytes need no fsync of their
-  // own; the fsync of the staging directory makes the name durable, after everything it refers to.
-  await writeFile(path.join(stagingDir, COMMITTED_MARKER), `${record.committedAt}\n`, { flag: 'wx' });
-  await fsyncDirectory(stagingDir);
-
+/** Moves a committed run's files into place; a failure part way says how many are in place and that recovery ends it. */
+async function applyCommitted(
+  memoryDir: string,
+  stagingDir: string,
+  manifest: Manifest,
+  options: CommitOptions,
+): Promise<RunRecord | undefined> {
+  const { runId, faultInjection } = options;
   const progress: { applied: number; file?: string } = { applied: 0 };
-  let applied: RunRecord | undefined;
   try {
-    applied = await applyStaged(memoryDir, stagingDir, manifest, {
+    return await applyStaged(memoryDir, stagingDir, manifest, {
       faultInjection,
       progress,
       observe: options.onRenameWindow,
@@ -413,6 +420,51 @@ export async function commitMemoryChanges(memoryDir: string, options: CommitOpti
       { cause: error },
     );
   }
+}
+
+/**
+ * Write a run's files, ledger and run record as one transaction (see the states above). Returns the run
+ * record as stored.
+ *
+ * Durability, in order: (1) every staged file and the manifest are written, then they and their directories
+ * are fsynced, all in parallel (nothing refers to them yet); (2) the COMMITTED marker is created and the staging
+ * directory fsynced again: from here on recovery finishes the run;
+ * (3) files are renamed into place in manifest order and every directory they went to is fsynced once, after
+ * the last rename (a crash before that fsync is covered by the durable marker: recovery redoes the renames
+ * that did not reach the disk); (4) the staging directory is removed, marker first. Three fsync round trips in
+ * a row, whatever the number of files (there were two per file).
+ */
+export async function commitMemoryChanges(memoryDir: string, options: CommitOptions): Promise<RunRecord> {
+  const { runId, faultInjection } = options;
+  assertRunId(runId);
+  await assertStateIsOwn(memoryDir);
+  const now = options.now ?? (() => new Date());
+  const { entries, changes } = await changedEntries(memoryDir, options);
+  const record = await newRunRecord(memoryDir, options, changes, now);
+  entries.push({ path: runRecordPath(runId), content: serializeRunRecord(record) });
+  if (options.keepRuns !== undefined) {
+    for (const old of await runsToPrune(memoryDir, options.keepRuns - 1))
+      entries.push({ path: old, content: null });
+  }
+
+  faultInjection?.('stage');
+  const stagingDir = path.join(memoryDir, STAGING_DIR, runId);
+  const manifest = await stageEntries(stagingDir, runId, entries);
+  if (options.beforeCommit !== undefined) {
+    try {
+      await options.beforeCommit();
+    } catch (error) {
+      await rm(stagingDir, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  faultInjection?.('commit');
+  // The marker's name is the commit: recovery asks only whether it exists. So its bytes need no fsync of their
+  // own; the fsync of the staging directory makes the name durable, after everything it refers to.
+  await writeFile(path.join(stagingDir, COMMITTED_MARKER), `${record.committedAt}\n`, { flag: 'wx' });
+  await fsyncDirectory(stagingDir);
+  const applied = await applyCommitted(memoryDir, stagingDir, manifest, options);
   return applied ?? record;
 }
 

@@ -1,17 +1,18 @@
 import { z } from 'zod';
 import type { MessagePart, Session, SessionMessage, SubagentPart } from './types.js';
 import { MessageContent, SessionId, describeZodError } from './message-schema.js';
+import { blocksDroppedWarning, blocksToParts, dropBlocksOverLimit } from './normalize-message.js';
 import {
-  DEFAULT_PART_CAPS,
-  blocksDroppedWarning,
-  blocksToParts,
-  dropBlocksOverLimit,
-  type PartCaps,
-} from './normalize-message.js';
-import { readJsonLine } from './parse-json-text.js';
+  startLineReading,
+  lineRecord,
+  sessionHead,
+  warnUnknownType,
+  type LineReaderContext,
+  type LineReading,
+} from './line-reading.js';
 import { noLineRead } from './transcript-failure.js';
-import { createKeepWindow, keptUntilOf } from './keep-window.js';
-import { createKeepOutCollector, keepOutOf, observeRawMessage } from './keep-out-signals.js';
+import { keptUntilOf } from './keep-window.js';
+import { keepOutOf, observeRawMessage } from './keep-out-signals.js';
 
 /**
  * Pure part of the Claude Code JSONL reader: lines go in one at a time (the IO edge streams them), a
@@ -118,22 +119,8 @@ interface MessageBuilder {
   readonly meta: boolean;
 }
 
-/** What the accumulator needs from the IO edge. */
-export interface ClaudeCodeContext {
-  /** Absolute path, for `Session.file` and error messages. */
-  readonly file: string;
-  /** File name without `.jsonl`: the session id when no line carries `sessionId`. */
-  readonly stem: string;
-  /** First message index to keep (earlier ones are counted, not kept). */
-  readonly fromMessage: number;
-  /** Characters of messages kept before later ones are only counted (see `KeepWindow`). Default: all. */
-  readonly keepChars?: number | undefined;
-  /**
-   * How much of each part is kept (see `PartCaps`), applied as each line is added, so a line's big strings
-   * are garbage as soon as the line is done. Default `DEFAULT_PART_CAPS`.
-   */
-  readonly caps?: PartCaps | undefined;
-}
+/** What the accumulator needs from the IO edge (`line-reading.ts`). */
+export type ClaudeCodeContext = LineReaderContext;
 
 /** Feeds lines of one Claude Code transcript; `finish` returns the Session or throws a TranscriptError. */
 export interface ClaudeCodeAccumulator {
@@ -149,160 +136,182 @@ export interface ClaudeCodeAccumulator {
   finish(mtime: Date): Session;
 }
 
+/** What the reading of one transcript has gathered so far; the functions below add to it line by line. */
+interface ClaudeCodeReading extends LineReading {
+  readonly kept: MessageBuilder[];
+  /** `message.id` of each assistant message seen, to its builder (undefined when before `fromMessage`). */
+  readonly byMessageId: Map<string, MessageBuilder | undefined>;
+  readonly links: SubagentLink[];
+  hasSeenSessionId: boolean;
+}
+
+/** Adds an assistant line's blocks to the message whose id it shares, within the message's block limit. */
+function joinToMessage(
+  reading: ClaudeCodeReading,
+  builder: MessageBuilder,
+  line: ConversationLine,
+  where: string,
+): void {
+  const { caps, warnings } = reading;
+  // The lines of one message share its block limit.
+  const room = caps.blocksPerMessage - builder.parts.length;
+  const parts = blocksToParts(line.message.content, where, warnings, caps);
+  if (parts.length > room)
+    warnings.push(blocksDroppedWarning(where, parts.length - room, caps.blocksPerMessage));
+  builder.parts.push(...parts.slice(0, Math.max(0, room)));
+}
+
+/** A conversation line: joined to its message, or numbered as a new one and kept when the window keeps it. */
+function addConversation(reading: ClaudeCodeReading, line: ConversationLine, lineNumber: number): void {
+  const where = `line ${lineNumber}`;
+  const messageId = line.type === 'assistant' ? line.message.id : undefined;
+  if (messageId !== undefined && reading.byMessageId.has(messageId)) {
+    const builder = reading.byMessageId.get(messageId);
+    if (builder !== undefined) joinToMessage(reading, builder, line, where);
+    return;
+  }
+  const index = reading.messageCount;
+  reading.messageCount += 1;
+  if (!reading.window.keeps(index)) {
+    if (messageId !== undefined) reading.byMessageId.set(messageId, undefined);
+    return;
+  }
+  const content = line.message.content;
+  const isEcho = line.type === 'user' && isLocalCommandEcho(content);
+  const builder: MessageBuilder = {
+    index,
+    role: line.type,
+    ts: line.timestamp,
+    parts: blocksToParts(content, where, reading.warnings, reading.caps),
+    sidechain: line.isSidechain === true,
+    compactSummary: line.isCompactSummary === true,
+    meta: line.isMeta === true || line.message.model === SYNTHETIC_MODEL || isEcho,
+  };
+  reading.kept.push(builder);
+  reading.window.kept(index, builder.parts);
+  if (messageId !== undefined) reading.byMessageId.set(messageId, builder);
+  const agent = line.type === 'user' && !builder.sidechain ? linkedAgent(line) : undefined;
+  if (agent !== undefined) reading.links.push({ messageIndex: index, ...agent });
+}
+
+/** The session's id, Claude Code's version and the working directory, from the first line that has each. */
+function readSessionFields(
+  reading: ClaudeCodeReading,
+  record: Record<string, unknown>,
+  lineNumber: number,
+): void {
+  if (!reading.hasSeenSessionId && typeof record.sessionId === 'string') {
+    reading.hasSeenSessionId = true;
+    if (SessionId.safeParse(record.sessionId).success) reading.sessionId = record.sessionId;
+    else
+      reading.warnings.push(
+        `line ${lineNumber}: sessionId is not a usable id; the file name is used instead`,
+      );
+  }
+  if (reading.version === undefined && typeof record.version === 'string') reading.version = record.version;
+  if (reading.cwd === undefined && typeof record.cwd === 'string' && record.cwd.startsWith('/'))
+    reading.cwd = record.cwd;
+}
+
+/** A line of another type than user or assistant: skipped, with one warning per type not known. */
+function skipOtherType(reading: ClaudeCodeReading, type: unknown, lineNumber: number): void {
+  const name = typeof type === 'string' ? type : '(none)';
+  if (!SILENT_TYPES.has(name)) warnUnknownType(reading, name, lineNumber);
+}
+
+/**
+ * Shows the keep-out screen every line, kept or not (a session is kept out whole); the raw blocks, since a
+ * server tool's block is of a type the schema does not know. Only the person's own lines may hold the marker.
+ */
+function observeLine(
+  reading: ClaudeCodeReading,
+  line: ConversationLine,
+  record: Record<string, unknown>,
+): void {
+  const typedByUser =
+    line.type === 'user' &&
+    line.isMeta !== true &&
+    line.isSidechain !== true &&
+    line.isCompactSummary !== true &&
+    !isLocalCommandEcho(line.message.content);
+  observeRawMessage(
+    reading.keepOut,
+    Math.max(0, reading.messageCount - 1),
+    { role: line.type, content: (record.message as { content?: unknown }).content },
+    typedByUser,
+  );
+}
+
+/** One line of the transcript: a conversation line becomes (part of) a message, others are skipped. */
+function addLine(reading: ClaudeCodeReading, text: string, lineNumber: number): void {
+  const { caps, warnings } = reading;
+  const record = lineRecord(reading, text, lineNumber);
+  if (record === undefined) return;
+  readSessionFields(reading, record, lineNumber);
+  const type = record.type;
+  if (type !== 'user' && type !== 'assistant') {
+    skipOtherType(reading, type, lineNumber);
+    return;
+  }
+  const dropped = dropBlocksOverLimit(record.message, caps.blocksPerMessage);
+  if (dropped > 0) warnings.push(blocksDroppedWarning(`line ${lineNumber}`, dropped, caps.blocksPerMessage));
+  const parsed = ConversationLine.safeParse(record);
+  if (!parsed.success) {
+    warnings.push(
+      `line ${lineNumber}: ${type} line of unexpected shape (${describeZodError(parsed.error)}), skipped`,
+    );
+    return;
+  }
+  if (
+    reading.firstTimestamp === undefined &&
+    parsed.data.timestamp !== undefined &&
+    !Number.isNaN(Date.parse(parsed.data.timestamp))
+  ) {
+    reading.firstTimestamp = parsed.data.timestamp;
+  }
+  addConversation(reading, parsed.data, lineNumber);
+  observeLine(reading, parsed.data, record);
+}
+
+/** The session read, or the error of a file with no line read. */
+function finish(reading: ClaudeCodeReading, mtime: Date): Session {
+  const { context, messageCount } = reading;
+  if (reading.parsedLines === 0) throw noLineRead(context.file, reading.firstBadLine);
+  const messages: SessionMessage[] = reading.kept.map((builder) => ({
+    index: builder.index,
+    role: builder.role,
+    ts: builder.ts,
+    parts: builder.parts,
+    ...(builder.sidechain ? { sidechain: true } : {}),
+    ...(builder.compactSummary ? { compactSummary: true } : {}),
+    ...(builder.meta ? { meta: true } : {}),
+  }));
+  return {
+    ...sessionHead(reading, mtime, 'claude-code', 'claude-code'),
+    messages,
+    messageCount,
+    ...keptUntilOf(reading.window, messageCount),
+    warnings: reading.warnings,
+    ...keepOutOf(reading.keepOut.signals()),
+  };
+}
+
 /** Starts reading one Claude Code transcript. */
 export function createClaudeCodeAccumulator(context: ClaudeCodeContext): ClaudeCodeAccumulator {
-  const warnings: string[] = [];
-  const caps = context.caps ?? DEFAULT_PART_CAPS;
-  const kept: MessageBuilder[] = [];
-  const window = createKeepWindow(context.fromMessage, context.keepChars);
-  /** `message.id` of each assistant message seen, to its builder (undefined when before `fromMessage`). */
-  const byMessageId = new Map<string, MessageBuilder | undefined>();
-  const unknownTypes = new Set<string>();
-  let messageCount = 0;
-  let parsedLines = 0;
-  let firstBadLine: string | undefined;
-  let sessionId: string | undefined;
-  let hasSeenSessionId = false;
-  let version: string | undefined;
-  let cwd: string | undefined;
-  let firstTimestamp: string | undefined;
-  const links: SubagentLink[] = [];
-  const keepOut = createKeepOutCollector();
-
-  function addConversation(line: ConversationLine, lineNumber: number): void {
-    const where = `line ${lineNumber}`;
-    const messageId = line.type === 'assistant' ? line.message.id : undefined;
-    if (messageId !== undefined && byMessageId.has(messageId)) {
-      const builder = byMessageId.get(messageId);
-      if (builder === undefined) return;
-      // The lines of one message share its block limit.
-      const room = caps.blocksPerMessage - builder.parts.length;
-      const parts = blocksToParts(line.message.content, where, warnings, caps);
-      if (parts.length > room)
-        warnings.push(blocksDroppedWarning(where, parts.length - room, caps.blocksPerMessage));
-      builder.parts.push(...parts.slice(0, Math.max(0, room)));
-      return;
-    }
-    const index = messageCount;
-    messageCount += 1;
-    if (!window.keeps(index)) {
-      if (messageId !== undefined) byMessageId.set(messageId, undefined);
-      return;
-    }
-    const content = line.message.content;
-    const isEcho = line.type === 'user' && isLocalCommandEcho(content);
-    const builder: MessageBuilder = {
-      index,
-      role: line.type,
-      ts: line.timestamp,
-      parts: blocksToParts(content, where, warnings, caps),
-      sidechain: line.isSidechain === true,
-      compactSummary: line.isCompactSummary === true,
-      meta: line.isMeta === true || line.message.model === SYNTHETIC_MODEL || isEcho,
-    };
-    kept.push(builder);
-    window.kept(index, builder.parts);
-    if (messageId !== undefined) byMessageId.set(messageId, builder);
-    const agent = line.type === 'user' && !builder.sidechain ? linkedAgent(line) : undefined;
-    if (agent !== undefined) links.push({ messageIndex: index, ...agent });
-  }
-
-  function addLine(text: string, lineNumber: number): void {
-    const line = readJsonLine(text, lineNumber);
-    if (line.kind === 'blank') return;
-    if (line.kind === 'skip' && line.invalid) firstBadLine ??= line.warning;
-    else parsedLines += 1;
-    if (line.kind === 'skip') {
-      warnings.push(line.warning);
-      return;
-    }
-    const record = line.record;
-    if (!hasSeenSessionId && typeof record.sessionId === 'string') {
-      hasSeenSessionId = true;
-      if (SessionId.safeParse(record.sessionId).success) sessionId = record.sessionId;
-      else warnings.push(`line ${lineNumber}: sessionId is not a usable id; the file name is used instead`);
-    }
-    if (version === undefined && typeof record.version === 'string') version = record.version;
-    if (cwd === undefined && typeof record.cwd === 'string' && record.cwd.startsWith('/')) cwd = record.cwd;
-    const type = record.type;
-    if (type !== 'user' && type !== 'assistant') {
-      const name = typeof type === 'string' ? type : '(none)';
-      if (!SILENT_TYPES.has(name) && !unknownTypes.has(name)) {
-        unknownTypes.add(name);
-        warnings.push(`line ${lineNumber}: line type "${name}" is not known, skipped (and any more of it)`);
-      }
-      return;
-    }
-    const dropped = dropBlocksOverLimit(record.message, caps.blocksPerMessage);
-    if (dropped > 0)
-      warnings.push(blocksDroppedWarning(`line ${lineNumber}`, dropped, caps.blocksPerMessage));
-    const parsed = ConversationLine.safeParse(record);
-    if (!parsed.success) {
-      warnings.push(
-        `line ${lineNumber}: ${type} line of unexpected shape (${describeZodError(parsed.error)}), skipped`,
-      );
-      return;
-    }
-    if (
-      firstTimestamp === undefined &&
-      parsed.data.timestamp !== undefined &&
-      !Number.isNaN(Date.parse(parsed.data.timestamp))
-    ) {
-      firstTimestamp = parsed.data.timestamp;
-    }
-    addConversation(parsed.data, lineNumber);
-    // Every line, kept or not (a session is kept out whole); the raw blocks, since a server tool's block is
-    // of a type the schema does not know. Only the person's own lines may hold the marker.
-    const typedByUser =
-      parsed.data.type === 'user' &&
-      parsed.data.isMeta !== true &&
-      parsed.data.isSidechain !== true &&
-      parsed.data.isCompactSummary !== true &&
-      !isLocalCommandEcho(parsed.data.message.content);
-    observeRawMessage(
-      keepOut,
-      Math.max(0, messageCount - 1),
-      { role: parsed.data.type, content: (record.message as { content?: unknown }).content },
-      typedByUser,
-    );
-  }
-
-  function finish(mtime: Date): Session {
-    if (parsedLines === 0) throw noLineRead(context.file, firstBadLine);
-    const messages: SessionMessage[] = kept.map((builder) => ({
-      index: builder.index,
-      role: builder.role,
-      ts: builder.ts,
-      parts: builder.parts,
-      ...(builder.sidechain ? { sidechain: true } : {}),
-      ...(builder.compactSummary ? { compactSummary: true } : {}),
-      ...(builder.meta ? { meta: true } : {}),
-    }));
-    return {
-      id: sessionId ?? context.stem,
-      file: context.file,
-      format: 'claude-code',
-      startedAt: firstTimestamp ?? mtime.toISOString(),
-      endedAt: undefined,
-      agent: version === undefined ? 'claude-code' : `claude-code ${version}`,
-      ...(cwd === undefined ? {} : { cwd }),
-      messages,
-      messageCount,
-      ...keptUntilOf(window, messageCount),
-      warnings,
-      ...keepOutOf(keepOut.signals()),
-    };
-  }
-
-  function attachSubagent(link: SubagentLink, part: SubagentPart): void {
-    kept.find((builder) => builder.index === link.messageIndex)?.parts.push(part);
-  }
-
+  const reading: ClaudeCodeReading = {
+    ...startLineReading(context),
+    kept: [],
+    byMessageId: new Map<string, MessageBuilder | undefined>(),
+    links: [],
+    hasSeenSessionId: false,
+  };
   return {
-    addLine,
-    finish,
-    subagentLinks: () => links,
-    attachSubagent,
-    warn: (warning) => warnings.push(warning),
+    addLine: (text, lineNumber) => addLine(reading, text, lineNumber),
+    finish: (mtime) => finish(reading, mtime),
+    subagentLinks: () => reading.links,
+    attachSubagent: (link, part) => {
+      reading.kept.find((builder) => builder.index === link.messageIndex)?.parts.push(part);
+    },
+    warn: (warning) => reading.warnings.push(warning),
   };
 }

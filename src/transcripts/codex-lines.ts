@@ -1,16 +1,17 @@
 import type { MessagePart, MessageRole, Session, SessionMessage } from './types.js';
 import { SessionId } from './message-schema.js';
+import { capHead, capHeadAndTail, capInputStrings, type PartCaps } from './normalize-message.js';
 import {
-  DEFAULT_PART_CAPS,
-  capHead,
-  capHeadAndTail,
-  capInputStrings,
-  type PartCaps,
-} from './normalize-message.js';
-import { readJsonLine } from './parse-json-text.js';
+  startLineReading,
+  lineRecord,
+  sessionHead,
+  warnUnknownType,
+  type LineReaderContext,
+  type LineReading,
+} from './line-reading.js';
 import { noLineRead } from './transcript-failure.js';
-import { createKeepWindow, keptUntilOf } from './keep-window.js';
-import { createKeepOutCollector, keepOutOf } from './keep-out-signals.js';
+import { keptUntilOf } from './keep-window.js';
+import { keepOutOf } from './keep-out-signals.js';
 
 /**
  * Pure part of the OpenAI Codex CLI rollout reader: lines go in one at a time, a Session comes out.
@@ -54,18 +55,8 @@ export function isInjectedUserText(text: string): boolean {
 /** Why lines or items were not turned into messages, each with how many there were. */
 export type CodexDropped = Readonly<Record<string, number>>;
 
-/** What the accumulator needs from the IO edge. */
-export interface CodexContext {
-  /** Absolute path, for `Session.file` and error messages. */
-  readonly file: string;
-  /** File name without `.jsonl`: the session id when no `session_meta` names a usable one. */
-  readonly stem: string;
-  /** First message index to keep (earlier ones are counted, not kept). */
-  readonly fromMessage: number;
-  /** Characters of messages kept before later ones are only counted (see `KeepWindow`). Default: all. */
-  readonly keepChars?: number | undefined;
-  readonly caps?: PartCaps | undefined;
-}
+/** What the accumulator needs from the IO edge (`line-reading.ts`). */
+export type CodexContext = LineReaderContext;
 
 export interface CodexAccumulator {
   /** One line of the file, without its newline; `lineNumber` is 1-based. */
@@ -140,211 +131,226 @@ function outputText(value: unknown): { text: string; isError: boolean } {
   return { text: contentTexts(output).join('\n'), isError: false };
 }
 
+/** What the reading of one rollout has gathered so far; the functions below add to it line by line. */
+interface CodexReading extends LineReading {
+  readonly dropped: Record<string, number>;
+  readonly kept: SessionMessage[];
+}
+
+/** Counts one line or item not turned into a message, under why. */
+function drop(reading: CodexReading, why: string): void {
+  reading.dropped[why] = (reading.dropped[why] ?? 0) + 1;
+}
+
+/** Numbers the next message, and keeps it when the keep window does. */
+function push(
+  reading: CodexReading,
+  role: MessageRole,
+  ts: string | undefined,
+  parts: MessagePart[],
+  flags: { compactSummary?: boolean } = {},
+): void {
+  const index = reading.messageCount;
+  reading.messageCount += 1;
+  if (!reading.window.keeps(index)) return;
+  reading.kept.push({
+    index,
+    role,
+    ts,
+    parts,
+    ...(flags.compactSummary === true ? { compactSummary: true } : {}),
+  });
+  reading.window.kept(index, parts);
+}
+
+/** A tool-call part, its input's strings capped. */
+function toolCall(caps: PartCaps, id: unknown, name: string, input: unknown): MessagePart {
+  return {
+    kind: 'tool-call',
+    id: typeof id === 'string' ? id : undefined,
+    name,
+    input: capInputStrings(input, caps.toolInputChars),
+  };
+}
+
+/** A `message` item: a user's or the assistant's texts; injected context and other roles are dropped. */
+function addMessage(reading: CodexReading, payload: JsonObject, ts: string | undefined): void {
+  const role = payload.role;
+  if (role !== 'user' && role !== 'assistant') {
+    drop(reading, `${typeof role === 'string' ? role : 'unknown-role'} message`);
+    return;
+  }
+  const texts = contentTexts(payload.content);
+  if (role === 'user' && texts.some(isInjectedUserText)) {
+    drop(reading, 'injected context');
+    return;
+  }
+  const parts: MessagePart[] = texts
+    .filter((text) => text.trim() !== '')
+    .map((text) => ({ kind: 'text', text: capHeadAndTail(text, reading.caps.textChars) }));
+  if (parts.length === 0) {
+    drop(reading, 'empty message');
+    return;
+  }
+  // Injected context was dropped above: what is left of a user message the person typed.
+  if (role === 'user') for (const text of texts) reading.keepOut.userText(reading.messageCount, text);
+  push(reading, role, ts, parts);
+}
+
+/** A tool call's name as the keep-out screen sees it: an MCP tool's namespace (`mcp__server`) first. */
+function observeToolCall(reading: CodexReading, payload: JsonObject): void {
+  const namespace = stringField(payload, 'namespace');
+  const name = stringField(payload, 'name') ?? '';
+  reading.keepOut.toolUse(
+    reading.messageCount,
+    namespace?.startsWith('mcp__') === true ? `${namespace}__${name}` : name,
+  );
+}
+
+/** A tool output item as a tool message with its result, capped. */
+function addToolOutput(reading: CodexReading, payload: JsonObject, ts: string | undefined): void {
+  const { text, isError } = outputText(payload.output);
+  const callId = payload.call_id;
+  push(reading, 'tool', ts, [
+    {
+      kind: 'tool-result',
+      toolCallId: typeof callId === 'string' ? callId : undefined,
+      text: capHead(text, reading.caps.toolResultChars),
+      isError,
+    },
+  ]);
+}
+
+/** A `response_item` line: a message, a tool call or its output; reasoning and unknown items are dropped. */
+function addResponseItem(reading: CodexReading, payload: JsonObject, ts: string | undefined): void {
+  const caps = reading.caps;
+  if (payload.type === 'function_call' || payload.type === 'custom_tool_call')
+    observeToolCall(reading, payload);
+  if (payload.type === 'web_search_call') reading.keepOut.toolUse(reading.messageCount, 'web_search', true);
+  switch (payload.type) {
+    case 'message':
+      addMessage(reading, payload, ts);
+      return;
+    case 'function_call':
+      push(reading, 'assistant', ts, [
+        toolCall(
+          caps,
+          payload.call_id,
+          stringField(payload, 'name') ?? 'function',
+          parsedArguments(payload.arguments),
+        ),
+      ]);
+      return;
+    case 'custom_tool_call':
+      push(reading, 'assistant', ts, [
+        toolCall(caps, payload.call_id, stringField(payload, 'name') ?? 'tool', { input: payload.input }),
+      ]);
+      return;
+    case 'local_shell_call': {
+      const action = isObject(payload.action) ? payload.action : {};
+      push(reading, 'assistant', ts, [
+        toolCall(caps, payload.call_id, 'local_shell', { command: action.command }),
+      ]);
+      return;
+    }
+    case 'web_search_call':
+      push(reading, 'assistant', ts, [toolCall(caps, payload.id, 'web_search', payload.action ?? {})]);
+      return;
+    case 'function_call_output':
+    case 'custom_tool_call_output':
+      addToolOutput(reading, payload, ts);
+      return;
+    case 'reasoning':
+      drop(reading, 'reasoning');
+      return;
+    default:
+      drop(reading, `${typeof payload.type === 'string' ? payload.type : 'untyped'} item`);
+  }
+}
+
+/** A `session_meta` line: the session id (when usable), the CLI's version and the working directory. */
+function addSessionMeta(reading: CodexReading, payload: JsonObject, lineNumber: number): void {
+  const id = payload.id;
+  if (reading.sessionId === undefined && typeof id === 'string') {
+    if (SessionId.safeParse(id).success) reading.sessionId = id;
+    else
+      reading.warnings.push(
+        `line ${lineNumber}: session id is not a usable id; the file name is used instead`,
+      );
+  }
+  reading.version ??= stringField(payload, 'cli_version');
+  const where = stringField(payload, 'cwd');
+  if (reading.cwd === undefined && where !== undefined && where.startsWith('/')) reading.cwd = where;
+  drop(reading, 'session_meta');
+}
+
+/** A `compacted` line: Codex's summary of the history, as a compact-summary message. */
+function addCompacted(reading: CodexReading, payload: JsonObject, ts: string | undefined): void {
+  const summary = stringField(payload, 'message');
+  if (summary === undefined || summary.trim() === '') {
+    drop(reading, 'empty compacted');
+    return;
+  }
+  push(reading, 'user', ts, [{ kind: 'text', text: capHeadAndTail(summary, reading.caps.textChars) }], {
+    compactSummary: true,
+  });
+}
+
+/** One line of the rollout, by its `type`. */
+function addLine(reading: CodexReading, text: string, lineNumber: number): void {
+  const value = lineRecord(reading, text, lineNumber);
+  if (value === undefined) return;
+  const timestamp = stringField(value, 'timestamp');
+  const ts = timestamp !== undefined && !Number.isNaN(Date.parse(timestamp)) ? timestamp : undefined;
+  if (reading.firstTimestamp === undefined && ts !== undefined) reading.firstTimestamp = ts;
+  const payload = value.payload;
+  const type = value.type;
+  if (!isObject(payload)) {
+    reading.warnings.push(`line ${lineNumber}: no payload object, skipped`);
+    return;
+  }
+  switch (type) {
+    case 'session_meta':
+      addSessionMeta(reading, payload, lineNumber);
+      return;
+    case 'response_item':
+      addResponseItem(reading, payload, ts);
+      return;
+    case 'compacted':
+      addCompacted(reading, payload, ts);
+      return;
+    case 'turn_context':
+    case 'event_msg':
+      drop(reading, type);
+      return;
+    default: {
+      const name = typeof type === 'string' ? type : '(none)';
+      drop(reading, `${name} line`);
+      warnUnknownType(reading, name, lineNumber);
+    }
+  }
+}
+
+/** The session read, or the error of a file with no line read. */
+function finish(reading: CodexReading, mtime: Date): Session {
+  const { context, messageCount } = reading;
+  if (reading.parsedLines === 0) throw noLineRead(context.file, reading.firstBadLine);
+  return {
+    ...sessionHead(reading, mtime, 'codex', 'codex'),
+    messages: reading.kept,
+    messageCount,
+    ...keptUntilOf(reading.window, messageCount),
+    warnings: reading.warnings,
+    dropped: { ...reading.dropped },
+    ...keepOutOf(reading.keepOut.signals()),
+  };
+}
+
 /** Starts reading one Codex rollout. */
 export function createCodexAccumulator(context: CodexContext): CodexAccumulator {
-  const caps = context.caps ?? DEFAULT_PART_CAPS;
-  const warnings: string[] = [];
-  const dropped: Record<string, number> = {};
-  const kept: SessionMessage[] = [];
-  const window = createKeepWindow(context.fromMessage, context.keepChars);
-  let messageCount = 0;
-  let parsedLines = 0;
-  let firstBadLine: string | undefined;
-  let sessionId: string | undefined;
-  let version: string | undefined;
-  let cwd: string | undefined;
-  let firstTimestamp: string | undefined;
-  const unknownTypes = new Set<string>();
-  // Seen over every message, kept or not: a session is kept out whole (keep-out-signals.ts).
-  const keepOut = createKeepOutCollector();
-
-  function drop(why: string): void {
-    dropped[why] = (dropped[why] ?? 0) + 1;
-  }
-
-  function push(
-    role: MessageRole,
-    ts: string | undefined,
-    parts: MessagePart[],
-    flags: { compactSummary?: boolean } = {},
-  ): void {
-    const index = messageCount;
-    messageCount += 1;
-    if (!window.keeps(index)) return;
-    kept.push({ index, role, ts, parts, ...(flags.compactSummary === true ? { compactSummary: true } : {}) });
-    window.kept(index, parts);
-  }
-
-  function toolCall(id: unknown, name: string, input: unknown): MessagePart {
-    return {
-      kind: 'tool-call',
-      id: typeof id === 'string' ? id : undefined,
-      name,
-      input: capInputStrings(input, caps.toolInputChars),
-    };
-  }
-
-  function addMessage(payload: JsonObject, ts: string | undefined): void {
-    const role = payload.role;
-    if (role !== 'user' && role !== 'assistant') {
-      drop(`${typeof role === 'string' ? role : 'unknown-role'} message`);
-      return;
-    }
-    const texts = contentTexts(payload.content);
-    if (role === 'user' && texts.some(isInjectedUserText)) {
-      drop('injected context');
-      return;
-    }
-    const parts: MessagePart[] = texts
-      .filter((text) => text.trim() !== '')
-      .map((text) => ({ kind: 'text', text: capHeadAndTail(text, caps.textChars) }));
-    if (parts.length === 0) {
-      drop('empty message');
-      return;
-    }
-    // Injected context was dropped above: what is left of a user message the person typed.
-    if (role === 'user') for (const text of texts) keepOut.userText(messageCount, text);
-    push(role, ts, parts);
-  }
-
-  /** A tool call's name as the keep-out screen sees it: an MCP tool's namespace (`mcp__server`) first. */
-  function observeToolCall(payload: JsonObject): void {
-    const namespace = stringField(payload, 'namespace');
-    const name = stringField(payload, 'name') ?? '';
-    keepOut.toolUse(messageCount, namespace?.startsWith('mcp__') === true ? `${namespace}__${name}` : name);
-  }
-
-  function addResponseItem(payload: JsonObject, ts: string | undefined): void {
-    if (payload.type === 'function_call' || payload.type === 'custom_tool_call') observeToolCall(payload);
-    if (payload.type === 'web_search_call') keepOut.toolUse(messageCount, 'web_search', true);
-    switch (payload.type) {
-      case 'message':
-        addMessage(payload, ts);
-        return;
-      case 'function_call':
-        push('assistant', ts, [
-          toolCall(
-            payload.call_id,
-            stringField(payload, 'name') ?? 'function',
-            parsedArguments(payload.arguments),
-          ),
-        ]);
-        return;
-      case 'custom_tool_call':
-        push('assistant', ts, [
-          toolCall(payload.call_id, stringField(payload, 'name') ?? 'tool', { input: payload.input }),
-        ]);
-        return;
-      case 'local_shell_call': {
-        const action = isObject(payload.action) ? payload.action : {};
-        push('assistant', ts, [toolCall(payload.call_id, 'local_shell', { command: action.command })]);
-        return;
-      }
-      case 'web_search_call':
-        push('assistant', ts, [toolCall(payload.id, 'web_search', payload.action ?? {})]);
-        return;
-      case 'function_call_output':
-      case 'custom_tool_call_output': {
-        const { text, isError } = outputText(payload.output);
-        const callId = payload.call_id;
-        push('tool', ts, [
-          {
-            kind: 'tool-result',
-            toolCallId: typeof callId === 'string' ? callId : undefined,
-            text: capHead(text, caps.toolResultChars),
-            isError,
-          },
-        ]);
-        return;
-      }
-      case 'reasoning':
-        drop('reasoning');
-        return;
-      default:
-        drop(`${typeof payload.type === 'string' ? payload.type : 'untyped'} item`);
-    }
-  }
-
-  function addLine(text: string, lineNumber: number): void {
-    const line = readJsonLine(text, lineNumber);
-    if (line.kind === 'blank') return;
-    if (line.kind === 'skip' && line.invalid) firstBadLine ??= line.warning;
-    else parsedLines += 1;
-    if (line.kind === 'skip') {
-      warnings.push(line.warning);
-      return;
-    }
-    const value = line.record;
-    const timestamp = stringField(value, 'timestamp');
-    const ts = timestamp !== undefined && !Number.isNaN(Date.parse(timestamp)) ? timestamp : undefined;
-    if (firstTimestamp === undefined && ts !== undefined) firstTimestamp = ts;
-    const payload = value.payload;
-    const type = value.type;
-    if (!isObject(payload)) {
-      warnings.push(`line ${lineNumber}: no payload object, skipped`);
-      return;
-    }
-    switch (type) {
-      case 'session_meta': {
-        const id = payload.id;
-        if (sessionId === undefined && typeof id === 'string') {
-          if (SessionId.safeParse(id).success) sessionId = id;
-          else
-            warnings.push(`line ${lineNumber}: session id is not a usable id; the file name is used instead`);
-        }
-        version ??= stringField(payload, 'cli_version');
-        const where = stringField(payload, 'cwd');
-        if (cwd === undefined && where !== undefined && where.startsWith('/')) cwd = where;
-        drop('session_meta');
-        return;
-      }
-      case 'response_item':
-        addResponseItem(payload, ts);
-        return;
-      case 'compacted': {
-        const summary = stringField(payload, 'message');
-        if (summary === undefined || summary.trim() === '') {
-          drop('empty compacted');
-          return;
-        }
-        push('user', ts, [{ kind: 'text', text: capHeadAndTail(summary, caps.textChars) }], {
-          compactSummary: true,
-        });
-        return;
-      }
-      case 'turn_context':
-      case 'event_msg':
-        drop(type);
-        return;
-      default: {
-        const name = typeof type === 'string' ? type : '(none)';
-        drop(`${name} line`);
-        if (!unknownTypes.has(name)) {
-          unknownTypes.add(name);
-          warnings.push(`line ${lineNumber}: line type "${name}" is not known, skipped (and any more of it)`);
-        }
-      }
-    }
-  }
-
-  function finish(mtime: Date): Session {
-    if (parsedLines === 0) throw noLineRead(context.file, firstBadLine);
-    return {
-      id: sessionId ?? context.stem,
-      file: context.file,
-      format: 'codex',
-      startedAt: firstTimestamp ?? mtime.toISOString(),
-      endedAt: undefined,
-      agent: version === undefined ? 'codex' : `codex ${version}`,
-      ...(cwd === undefined ? {} : { cwd }),
-      messages: kept,
-      messageCount,
-      ...keptUntilOf(window, messageCount),
-      warnings,
-      dropped: { ...dropped },
-      ...keepOutOf(keepOut.signals()),
-    };
-  }
-
-  return { addLine, finish };
+  const reading: CodexReading = { ...startLineReading(context), dropped: {}, kept: [] };
+  return {
+    addLine: (text, lineNumber) => addLine(reading, text, lineNumber),
+    finish: (mtime) => finish(reading, mtime),
+  };
 }

@@ -144,22 +144,18 @@ function readAhead(
 }
 
 /**
- * Reads the settled files of a scan, each from its ledger `messageCount` on (incremental reading). Never
- * throws for a file: failures, and a session id that another present file already has (`duplicate-id`),
- * go to `problems`. A file with no message past the ledger is left out of `sessions` (it is consolidated).
+ * Ids already taken by files of this scan that are not read now (consolidated, live, known settled), by file;
+ * the scan's broken files go to `problems`.
  */
-export async function readSettledSessions(
+function knownOwners(
   scan: ScanResult,
-  options: ReadSettledOptions,
-): Promise<SettledSessions> {
-  const sessions: Session[] = [];
-  const records: ReadSessionRecord[] = [];
-  const problems: SessionProblem[] = [];
-  // Ids already taken by files of this scan that are not read now (consolidated, live, known settled).
+  ledger: LedgerLookup,
+  problems: SessionProblem[],
+): Map<string, string> {
   const owners = new Map<string, string>();
   for (const entry of scan.entries) {
     if (entry.sessionId !== undefined && entry.status !== 'broken') {
-      const ledgerFile = options.ledger.get(entry.sessionId)?.file;
+      const ledgerFile = ledger.get(entry.sessionId)?.file;
       if (!owners.has(entry.sessionId) || ledgerFile === entry.file) owners.set(entry.sessionId, entry.file);
     }
     if (entry.status === 'broken') {
@@ -170,6 +166,11 @@ export async function readSettledSessions(
       });
     }
   }
+  return owners;
+}
+
+/** Fetches a scanned file from the source that holds it; each source's folder is resolved once. */
+function createFetcher(scan: ScanResult, maxBytes: number): (entry: ScanEntry) => Promise<FetchedSession> {
   // Resolved once for every file of the scan; a directory that cannot be resolved is reported by each read.
   const realFolders = new Map<string, Promise<string | undefined>>();
   const realFolder = (folder: string): Promise<string | undefined> => {
@@ -180,13 +181,7 @@ export async function readSettledSessions(
     }
     return real;
   };
-  const unread: string[] = [];
-  const keptOut: SettledSessions['keptOut'] = [];
-  let keepChars = options.keepChars ?? Number.POSITIVE_INFINITY;
-  // Sessions with new messages so far, in `sessions` or handed to `onSession`.
-  let withNew = 0;
-  const settled = scan.entries.filter((entry) => entry.status === 'settled');
-  const ahead = readAhead(settled, async (entry) => {
+  return async (entry) => {
     const located = locateSessionFile(scan, entry.file);
     if (located === undefined) {
       throw transcriptFailure(
@@ -199,75 +194,124 @@ export async function readSettledSessions(
       format: located.format,
       sessionsDir: located.sessionsDir,
       realSessionsDir: await realFolder(located.sessionsDir),
-      maxBytes: options.maxBytes,
+      maxBytes,
     });
-  });
+  };
+}
+
+/** What the reading of the settled files has found so far, and what is left of the keep budget. */
+interface SettledReading extends SettledSessions {
+  readonly owners: Map<string, string>;
+  keepChars: number;
+  /** Sessions with new messages so far, in `sessions` or handed to `onSession`. */
+  withNew: number;
+}
+
+/**
+ * Reads one settled file: recorded, kept out, or a problem. Returns the session for `onSession` when it has new
+ * messages and `onSession` takes them (called by the loop once the file's errors are handled).
+ */
+async function readSettledFile(
+  reading: SettledReading,
+  options: ReadSettledOptions,
+  path: string,
+  entry: ScanEntry,
+  take: () => Promise<FetchedSession>,
+): Promise<Session | undefined> {
+  try {
+    const parse = await take();
+    const { session, size, mtimeMs } = await parse({
+      fromMessage: entry.fromMessage,
+      keepChars: reading.keepChars,
+      maxPartChars: options.maxPartChars,
+      maxToolResultChars: options.maxToolResultChars,
+      maxToolInputChars: options.maxToolInputChars,
+      maxBlocksPerMessage: options.maxBlocksPerMessage,
+    });
+    const owner = reading.owners.get(session.id);
+    if (owner !== undefined && owner !== entry.file) {
+      throw transcriptFailure(
+        path,
+        TranscriptErrorReason.duplicateId,
+        `session id "${session.id}" is already used by ${owner}`,
+      );
+    }
+    reading.owners.set(session.id, entry.file);
+    const mark = options.keepOut?.(session);
+    if (mark !== undefined) {
+      reading.keptOut.push({ sessionId: session.id, file: entry.file, mark });
+      return undefined;
+    }
+    const newMessages = session.messages.length;
+    reading.records.push({
+      sessionId: session.id,
+      file: entry.file,
+      size,
+      mtimeMs,
+      messageCount: session.messageCount,
+      newMessages,
+    });
+    let accepted: Session | undefined;
+    if (newMessages > 0) {
+      reading.withNew += 1;
+      if (options.onSession === undefined) reading.sessions.push(session);
+      else accepted = session;
+    }
+    if (Number.isFinite(reading.keepChars))
+      for (const message of session.messages) reading.keepChars -= partsChars(message.parts);
+    return accepted;
+  } catch (error) {
+    const failure =
+      error instanceof TranscriptError
+        ? error
+        : transcriptFailure(
+            path,
+            TranscriptErrorReason.unreadable,
+            `reading failed (${errorMessage(error)})`,
+            error,
+          );
+    reading.problems.push({ file: entry.file, reason: failure.reason, message: failure.message });
+    return undefined;
+  }
+}
+
+/**
+ * Reads the settled files of a scan, each from its ledger `messageCount` on (incremental reading). Never
+ * throws for a file: failures, and a session id that another present file already has (`duplicate-id`),
+ * go to `problems`. A file with no message past the ledger is left out of `sessions` (it is consolidated).
+ */
+export async function readSettledSessions(
+  scan: ScanResult,
+  options: ReadSettledOptions,
+): Promise<SettledSessions> {
+  const problems: SessionProblem[] = [];
+  const reading: SettledReading = {
+    sessions: [],
+    records: [],
+    problems,
+    unread: [],
+    keptOut: [],
+    owners: knownOwners(scan, options.ledger, problems),
+    keepChars: options.keepChars ?? Number.POSITIVE_INFINITY,
+    withNew: 0,
+  };
+  const settled = scan.entries.filter((entry) => entry.status === 'settled');
+  const ahead = readAhead(settled, createFetcher(scan, options.maxBytes));
   let heldSince = performance.now();
   for (const [index, entry] of settled.entries()) {
     if (performance.now() - heldSince > HOLD_EVENT_LOOP_MS) {
       await yieldToEventLoop();
       heldSince = performance.now();
     }
-    if (options.maxSessions !== undefined && withNew >= options.maxSessions) break;
-    if (keepChars <= 0) {
-      unread.push(entry.sessionId ?? entry.file);
+    if (options.maxSessions !== undefined && reading.withNew >= options.maxSessions) break;
+    if (reading.keepChars <= 0) {
+      reading.unread.push(entry.sessionId ?? entry.file);
       continue;
     }
     const path = resolve(scan.sessionsDir, entry.file);
-    let accepted: Session | undefined;
-    try {
-      const parse = await ahead.take(index);
-      const { session, size, mtimeMs } = await parse({
-        fromMessage: entry.fromMessage,
-        keepChars,
-        maxPartChars: options.maxPartChars,
-        maxToolResultChars: options.maxToolResultChars,
-        maxToolInputChars: options.maxToolInputChars,
-        maxBlocksPerMessage: options.maxBlocksPerMessage,
-      });
-      const owner = owners.get(session.id);
-      if (owner !== undefined && owner !== entry.file) {
-        throw transcriptFailure(
-          path,
-          TranscriptErrorReason.duplicateId,
-          `session id "${session.id}" is already used by ${owner}`,
-        );
-      }
-      owners.set(session.id, entry.file);
-      const mark = options.keepOut?.(session);
-      if (mark !== undefined) {
-        keptOut.push({ sessionId: session.id, file: entry.file, mark });
-        continue;
-      }
-      const newMessages = session.messages.length;
-      records.push({
-        sessionId: session.id,
-        file: entry.file,
-        size,
-        mtimeMs,
-        messageCount: session.messageCount,
-        newMessages,
-      });
-      if (newMessages > 0) {
-        withNew += 1;
-        if (options.onSession === undefined) sessions.push(session);
-        else accepted = session;
-      }
-      if (Number.isFinite(keepChars))
-        for (const message of session.messages) keepChars -= partsChars(message.parts);
-    } catch (error) {
-      const failure =
-        error instanceof TranscriptError
-          ? error
-          : transcriptFailure(
-              path,
-              TranscriptErrorReason.unreadable,
-              `reading failed (${errorMessage(error)})`,
-              error,
-            );
-      problems.push({ file: entry.file, reason: failure.reason, message: failure.message });
-    }
+    const accepted = await readSettledFile(reading, options, path, entry, () => ahead.take(index));
     if (accepted !== undefined) options.onSession?.(accepted);
   }
+  const { sessions, records, unread, keptOut } = reading;
   return { sessions, records, problems, unread, keptOut };
 }

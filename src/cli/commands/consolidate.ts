@@ -1,10 +1,11 @@
 import { Writable } from 'node:stream';
 import { awaitingDecision, leftSessionsWaiting, type RunSummary } from '../../core/run.js';
 import type { QueuedOutcome } from '../consolidate-queued.js';
+import type { DaemonMatch } from '../daemon-client.js';
 import { formatUsd } from '../../cost/prices.js';
 import { describeBatch, formatChanges, formatDuration, formatHeldBack, formatUsage } from '../format.js';
-import { CommandExit, ExitCode, emitResult } from '../output.js';
-import type { CommandRegistrar } from '../program.js';
+import { CommandExit, ExitCode, emitResult, type CliIo } from '../output.js';
+import type { CommandContext, CommandRegistrar } from '../program.js';
 import type { Command } from 'commander';
 import { namedSpace, withSpace } from '../space-argument.js';
 import { counted } from '../../util/plural.js';
@@ -130,6 +131,130 @@ function describeOutcome(outcome: QueuedOutcome): string {
   return `space ${outcome.spaceId}: failed, ${outcome.error.message}\n  ${written}`;
 }
 
+/** The options of `dreamd consolidate`. */
+interface ConsolidateOptions {
+  readonly force: boolean;
+  readonly dryRun: boolean;
+  readonly wait: boolean;
+  readonly inProcess: boolean;
+  readonly batch: boolean;
+}
+
+/** Says on stdout where the runs go: through the daemon, or here and why the daemon up was not used. */
+function announceRoute(io: CliIo, json: boolean, match: DaemonMatch | undefined, baseUrl: string): void {
+  if (json) return;
+  if (match?.use === true) io.stdout(`via the daemon at ${baseUrl} (pid ${match.identity.pid})\n`);
+  else if (match?.reachable === true) io.stdout(`in this process: ${match.why}\n`);
+}
+
+/** The outcomes as JSON under --json, then the exit code: failure, or incomplete when sessions were left waiting. */
+function finishWith(
+  io: CliIo,
+  json: boolean,
+  outcomes: readonly QueuedOutcome[],
+  via: { queued: boolean; baseUrl: string; match: DaemonMatch | undefined },
+): void {
+  const { match } = via;
+  const ok = outcomes.every((outcome) => outcome.ok);
+  if (json)
+    emitResult(
+      io,
+      json,
+      {
+        command: 'consolidate',
+        ok,
+        data: {
+          via: via.queued ? via.baseUrl : 'in-process',
+          ...(match !== undefined && !match.use && match.reachable ? { daemonSkipped: match.why } : {}),
+          results: outcomes,
+        },
+      },
+      () => '',
+    );
+  if (!ok) throw new CommandExit(ExitCode.failure);
+  // Every run went through, but one left sessions it was due to consolidate: say so in the exit code.
+  if (outcomes.some((outcome) => 'summary' in outcome && leftSessionsWaiting(outcome.summary)))
+    throw new CommandExit(ExitCode.incomplete);
+}
+
+/** Runs `dreamd consolidate`: each space queued to the daemon that serves them all, else run in this process. */
+async function consolidateAction(
+  context: () => CommandContext,
+  positional: string | undefined,
+  options: ConsolidateOptions,
+  command: Command,
+): Promise<void> {
+  const spaceId = namedSpace(command, positional);
+  const commandContext = context();
+  const { io, json, discoveredConfig } = commandContext;
+  const loaded = await discoveredConfig();
+  // Loaded when the command runs (the pipeline, the SDKs), so `--help` stays quick.
+  const [
+    { consolidateInProcess },
+    { consolidateQueued },
+    { createDaemonClient },
+    { spacesOf },
+    { createDreamd },
+    { createLogger },
+    { createNoteLogger },
+    { createPlainProgress, createProgressBar, showsProgress },
+  ] = await Promise.all([
+    import('../consolidate-in-process.js'),
+    import('../consolidate-queued.js'),
+    import('../daemon-client.js'),
+    import('../spaces.js'),
+    import('../../dreamd.js'),
+    import('../../daemon/logger.js'),
+    import('../note-logger.js'),
+    import('../progress.js'),
+  ]);
+  const spaces = await spacesOf(commandContext, spaceId);
+  const drawsBar = showsProgress(io, json);
+  const bar = drawsBar ? createProgressBar() : createPlainProgress(io.stderr);
+  const logger = json
+    ? createLogger({ pretty: false, level: 'warn', env: io.env, destination: stderrStream(io.stderr) })
+    : createNoteLogger({
+        note: (line) => bar.note(line),
+        colorize: drawsBar && (io.env.NO_COLOR === undefined || io.env.NO_COLOR === ''),
+      });
+  let outcomes: QueuedOutcome[];
+  const daemon = createDaemonClient(loaded);
+  // A batched run waits for its batch in the process that asked for it.
+  const match = options.inProcess || options.batch ? undefined : await daemon.serves(spaces);
+  const queued = match?.use === true;
+  announceRoute(io, json, match, daemon.baseUrl);
+  const shown = {
+    onStart: (space: { id: string }) => bar.start(space.id),
+    onProgress: (progress: Parameters<typeof bar.update>[0]) => bar.update(progress),
+    onEnd: (outcome: QueuedOutcome) => {
+      bar.stop();
+      if (!json) io.stdout(`${describeOutcome(outcome)}\n`);
+    },
+  };
+  try {
+    outcomes = queued
+      ? await consolidateQueued({
+          client: daemon,
+          spaces,
+          force: options.force,
+          dryRun: options.dryRun,
+          wait: options.wait,
+          ...shown,
+        })
+      : await consolidateInProcess({
+          dreamd: createDreamd({ getConfig: () => loaded, env: io.env, logger }),
+          spaces,
+          force: options.force,
+          dryRun: options.dryRun,
+          batch: options.batch,
+          ...shown,
+        });
+  } finally {
+    bar.stop();
+  }
+  finishWith(io, json, outcomes, { queued, baseUrl: daemon.baseUrl, match });
+}
+
 export const registerConsolidate: CommandRegistrar = (program, context) => {
   withSpace(
     program
@@ -148,106 +273,7 @@ export const registerConsolidate: CommandRegistrar = (program, context) => {
       'send the calls that do not depend on each other as a message batch (half price) and wait for it in this process; Ctrl-C leaves it for the next run to collect',
       false,
     )
-    .action(
-      async (
-        positional: string | undefined,
-        options: { force: boolean; dryRun: boolean; wait: boolean; inProcess: boolean; batch: boolean },
-        command: Command,
-      ) => {
-        const spaceId = namedSpace(command, positional);
-        const commandContext = context();
-        const { io, json, discoveredConfig } = commandContext;
-        const loaded = await discoveredConfig();
-        // Loaded when the command runs (the pipeline, the SDKs), so `--help` stays quick.
-        const [
-          { consolidateInProcess },
-          { consolidateQueued },
-          { createDaemonClient },
-          { spacesOf },
-          { createDreamd },
-          { createLogger },
-          { createNoteLogger },
-          { createPlainProgress, createProgressBar, showsProgress },
-        ] = await Promise.all([
-          import('../consolidate-in-process.js'),
-          import('../consolidate-queued.js'),
-          import('../daemon-client.js'),
-          import('../spaces.js'),
-          import('../../dreamd.js'),
-          import('../../daemon/logger.js'),
-          import('../note-logger.js'),
-          import('../progress.js'),
-        ]);
-        const spaces = await spacesOf(commandContext, spaceId);
-        const drawsBar = showsProgress(io, json);
-        const bar = drawsBar ? createProgressBar() : createPlainProgress(io.stderr);
-        const logger = json
-          ? createLogger({ pretty: false, level: 'warn', env: io.env, destination: stderrStream(io.stderr) })
-          : createNoteLogger({
-              note: (line) => bar.note(line),
-              colorize: drawsBar && (io.env.NO_COLOR === undefined || io.env.NO_COLOR === ''),
-            });
-        let outcomes: QueuedOutcome[];
-        const daemon = createDaemonClient(loaded);
-        // A batched run waits for its batch in the process that asked for it.
-        const match = options.inProcess || options.batch ? undefined : await daemon.serves(spaces);
-        const queued = match?.use === true;
-        if (!json) {
-          if (match?.use === true)
-            io.stdout(`via the daemon at ${daemon.baseUrl} (pid ${match.identity.pid})\n`);
-          else if (match?.reachable === true) io.stdout(`in this process: ${match.why}\n`);
-        }
-        try {
-          outcomes = queued
-            ? await consolidateQueued({
-                client: daemon,
-                spaces,
-                force: options.force,
-                dryRun: options.dryRun,
-                wait: options.wait,
-                onStart: (space) => bar.start(space.id),
-                onProgress: (progress) => bar.update(progress),
-                onEnd: (outcome) => {
-                  bar.stop();
-                  if (!json) io.stdout(`${describeOutcome(outcome)}\n`);
-                },
-              })
-            : await consolidateInProcess({
-                dreamd: createDreamd({ getConfig: () => loaded, env: io.env, logger }),
-                spaces,
-                force: options.force,
-                dryRun: options.dryRun,
-                batch: options.batch,
-                onStart: (space) => bar.start(space.id),
-                onProgress: (progress) => bar.update(progress),
-                onEnd: (outcome) => {
-                  bar.stop();
-                  if (!json) io.stdout(`${describeOutcome(outcome)}\n`);
-                },
-              });
-        } finally {
-          bar.stop();
-        }
-        const ok = outcomes.every((outcome) => outcome.ok);
-        if (json)
-          emitResult(
-            io,
-            json,
-            {
-              command: 'consolidate',
-              ok,
-              data: {
-                via: queued ? daemon.baseUrl : 'in-process',
-                ...(match !== undefined && !match.use && match.reachable ? { daemonSkipped: match.why } : {}),
-                results: outcomes,
-              },
-            },
-            () => '',
-          );
-        if (!ok) throw new CommandExit(ExitCode.failure);
-        // Every run went through, but one left sessions it was due to consolidate: say so in the exit code.
-        if (outcomes.some((outcome) => 'summary' in outcome && leftSessionsWaiting(outcome.summary)))
-          throw new CommandExit(ExitCode.incomplete);
-      },
+    .action((positional: string | undefined, options: ConsolidateOptions, command: Command): Promise<void> =>
+      consolidateAction(context, positional, options, command),
     );
 };

@@ -1,4 +1,4 @@
-import type { CommandRegistrar } from '../program.js';
+import type { CommandContext, CommandRegistrar } from '../program.js';
 import { ConfigError } from '../../errors.js';
 import { emitResult } from '../output.js';
 import type { Command } from 'commander';
@@ -21,7 +21,13 @@ const DEFAULT_SEARCH_LIMIT = 10;
 
 export const registerMemory: CommandRegistrar = (program, context) => {
   const memory = program.command('memory').description('the curated memory (output): show, search, forget');
+  registerShow(memory, context);
+  registerSearch(memory, context);
+  registerForget(memory, context);
+};
 
+/** `memory show`: the index and the facts, one fact with --fact, or the archive with --archived. */
+function registerShow(memory: Command, context: () => CommandContext): void {
   withSpace(
     memory.command('show').description('the index and the facts of the topic files, or one fact with --fact'),
     'space id or repository path (required when there are several spaces)',
@@ -100,7 +106,10 @@ export const registerMemory: CommandRegistrar = (program, context) => {
         );
       },
     );
+}
 
+/** `memory search`: recall's lexical search over the facts and the space's transcripts, fused. */
+function registerSearch(memory: Command, context: () => CommandContext): void {
   withSpace(
     memory
       .command('search')
@@ -172,7 +181,10 @@ export const registerMemory: CommandRegistrar = (program, context) => {
         );
       },
     );
+}
 
+/** `memory forget`: a fact removed under the space lock, as a run that rolls back. */
+function registerForget(memory: Command, context: () => CommandContext): void {
   withSpace(
     memory
       .command('forget')
@@ -205,4 +217,4 @@ export const registerMemory: CommandRegistrar = (program, context) => {
         `undo with: dreamd rollback ${record.runId} --space ${space.id}`,
     );
   });
-};
+}

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError } from '../../errors.js';
-import type { CommandRegistrar } from '../program.js';
+import type { CommandContext, CommandRegistrar } from '../program.js';
 import { CommandExit, ExitCode, emitResult } from '../output.js';
 import { namedSpace, withSpace } from '../space-argument.js';
 import { packageRoot } from '../version.js';
@@ -76,7 +76,26 @@ export const registerTeam: CommandRegistrar = (program, context) => {
     .description(
       "memory shared with the team through the repository's AGENTS.md: setup, share, personal, merge",
     );
+  registerSetup(team, context);
+  registerMerge(team, context);
+  registerMove(
+    team,
+    context,
+    'share',
+    "share a fact of this space with the team: the next run writes it into AGENTS.md's block",
+    true,
+  );
+  registerMove(
+    team,
+    context,
+    'personal',
+    "keep a fact personal: the next run takes it out of AGENTS.md's block",
+    false,
+  );
+};
 
+/** `team setup`: the `.gitattributes` line and the merge driver in the repository's git config. */
+function registerSetup(team: Command, context: () => CommandContext): void {
   team
     .command('setup')
     .description(
@@ -126,7 +145,10 @@ export const registerTeam: CommandRegistrar = (program, context) => {
           ].join('\n'),
       );
     });
+}
 
+/** `team merge`: the merge driver git runs for `AGENTS.md`. */
+function registerMerge(team: Command, context: () => CommandContext): void {
   team
     .command('merge')
     .description(
@@ -154,49 +176,51 @@ export const registerTeam: CommandRegistrar = (program, context) => {
         throw new CommandExit(ExitCode.failure);
       }
     });
+}
 
-  const move = (name: 'share' | 'personal', description: string, shared: boolean) =>
-    withSpace(
-      team
-        .command(name)
-        .description(description)
-        .argument('<id>', 'fact id (f-…), as `dreamd memory show` lists them'),
-      'space id, or a path inside its repository (required when several spaces are configured)',
-    ).action(async (id: string, positional: string | undefined, _options: object, command: Command) => {
-      const commandContext = context();
-      const { io, json } = commandContext;
-      const { spaceOf } = await import('../spaces.js');
-      const space = await spaceOf(commandContext, namedSpace(command, positional));
-      const { loadMemory } = await import('../../space/memory-dir.js');
-      const { setSharing } = await import('../../space/team-memory.js');
-      const { isTeamFact } = await import('../../memory/agents-block.js');
-      const memory = await loadMemory(space.memoryDir, { agentsMd: space.agentsMd });
-      const fact = memory.facts.find((candidate) => candidate.id === id);
-      if (fact === undefined)
-        throw new ConfigError(
-          `no fact ${id} in space ${space.id}; dreamd memory show ${space.id} lists the ids`,
-          'id',
-        );
-      if (isTeamFact(fact) || fact.owner === 'other')
-        throw new ConfigError(
-          `${id} is not this space's fact (${fact.file ?? 'another file'}): only a fact of your own memory moves; edit ${fact.file ?? 'the file'} by hand`,
-          'id',
-        );
-      await setSharing(space.memoryDir, id, shared);
-      const where = space.agentsMd ?? '(no agentsMd: set "agentsMd" on the space, or "discover.agentsMd")';
-      emitResult(
-        io,
-        json,
-        { command: `team ${name}`, data: { space: space.id, id, shared, agentsMd: space.agentsMd ?? null } },
-        () =>
-          `${id} "${fact.title}" is ${shared ? 'shared with the team' : 'personal'} in space ${space.id}; ` +
-          `the next run (dreamd consolidate --force ${space.id}) ${shared ? 'writes it into' : 'takes it out of'} ${where}`,
+/** `team share` or `team personal`: a fact of the space's own memory moved to the team's block or out of it. */
+function registerMove(
+  team: Command,
+  context: () => CommandContext,
+  name: 'share' | 'personal',
+  description: string,
+  shared: boolean,
+): void {
+  withSpace(
+    team
+      .command(name)
+      .description(description)
+      .argument('<id>', 'fact id (f-…), as `dreamd memory show` lists them'),
+    'space id, or a path inside its repository (required when several spaces are configured)',
+  ).action(async (id: string, positional: string | undefined, _options: object, command: Command) => {
+    const commandContext = context();
+    const { io, json } = commandContext;
+    const { spaceOf } = await import('../spaces.js');
+    const space = await spaceOf(commandContext, namedSpace(command, positional));
+    const { loadMemory } = await import('../../space/memory-dir.js');
+    const { setSharing } = await import('../../space/team-memory.js');
+    const { isTeamFact } = await import('../../memory/agents-block.js');
+    const memory = await loadMemory(space.memoryDir, { agentsMd: space.agentsMd });
+    const fact = memory.facts.find((candidate) => candidate.id === id);
+    if (fact === undefined)
+      throw new ConfigError(
+        `no fact ${id} in space ${space.id}; dreamd memory show ${space.id} lists the ids`,
+        'id',
       );
-    });
-  move(
-    'share',
-    "share a fact of this space with the team: the next run writes it into AGENTS.md's block",
-    true,
-  );
-  move('personal', "keep a fact personal: the next run takes it out of AGENTS.md's block", false);
-};
+    if (isTeamFact(fact) || fact.owner === 'other')
+      throw new ConfigError(
+        `${id} is not this space's fact (${fact.file ?? 'another file'}): only a fact of your own memory moves; edit ${fact.file ?? 'the file'} by hand`,
+        'id',
+      );
+    await setSharing(space.memoryDir, id, shared);
+    const where = space.agentsMd ?? '(no agentsMd: set "agentsMd" on the space, or "discover.agentsMd")';
+    emitResult(
+      io,
+      json,
+      { command: `team ${name}`, data: { space: space.id, id, shared, agentsMd: space.agentsMd ?? null } },
+      () =>
+        `${id} "${fact.title}" is ${shared ? 'shared with the team' : 'personal'} in space ${space.id}; ` +
+        `the next run (dreamd consolidate --force ${space.id}) ${shared ? 'writes it into' : 'takes it out of'} ${where}`,
+    );
+  });
+}
