@@ -8,6 +8,8 @@
  *
  *     node scripts/reorganise-consolidation.mjs            # move, rewrite, rename
  *     node scripts/reorganise-consolidation.mjs --dry-run  # print what it would do, change nothing
+ *     (--no-format: leave the written files unformatted; by default node_modules/.bin/prettier --write runs on them)
+ *     (--allow-dirty: run on a tree with uncommitted changes; untracked files never count as dirty)
  *     npx tsc -p tsconfig.json --noEmit                     # then check the tree
  *
  * What it does, in order:
@@ -20,7 +22,8 @@
  *   3. rewrites repository paths in strings and comments (`src/consolidation/gather.js`,
  *      `space/pending-batch.ts`, …) and, inside the moved files' own folder, bare names of renamed files;
  *   4. renames identifiers, whole words only (RENAMES below);
- *   5. `git mv`s the files (MOVES below) and writes the rewritten texts at their new places.
+ *   5. `git mv`s the files (MOVES below) and writes the rewritten texts at their new places;
+ *   6. runs the repository's Prettier on the files it wrote (a longer import path may need a new line break).
  *
  * A file of src/consolidation that MOVES does not name (a file added since) stays at the root, with a warning;
  * its imports are rewritten like any other file's. A MOVES entry whose source is gone is skipped with a warning
@@ -355,6 +358,14 @@ function main() {
     git(['mv', from, to], { cwd: root });
   }
   for (const [file, text] of changed) writeFileSync(join(root, moves.get(file) ?? file), text);
+  // A longer path may push an import past the line width: the repository's own Prettier lays it out again.
+  const prettier = join(root, 'node_modules/.bin/prettier');
+  const written = [...changed.keys()].map((file) => moves.get(file) ?? file);
+  if (!process.argv.includes('--no-format') && existsSync(prettier) && written.length > 0) {
+    execFileSync(prettier, ['--write', '--log-level', 'warn', ...written], { cwd: root, stdio: 'inherit' });
+  } else if (written.length > 0) {
+    console.warn('warning: not formatted; run npx prettier --write on the files listed above');
+  }
   const left = readdirSync(join(root, 'src/consolidation')).filter((name) =>
     statSync(join(root, 'src/consolidation', name)).isFile(),
   );
