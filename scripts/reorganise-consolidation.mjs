@@ -160,7 +160,9 @@ function git(args, options = {}) {
 function listFiles(root, folder) {
   const out = [];
   const walk = (dir) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    )) {
       if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
@@ -309,7 +311,10 @@ function bareRenames(moves) {
     folder,
     names,
     regex: new RegExp(
-      `(?<![\\w./-])(${[...names.keys()].sort((a, b) => b.length - a.length).map(escape).join('|')})(?=\\.(?:ts|js)\\b)`,
+      `(?<![\\w./-])(${[...names.keys()]
+        .sort((a, b) => b.length - a.length)
+        .map(escape)
+        .join('|')})(?=\\.(?:ts|js)\\b)`,
       'g',
     ),
   }));
@@ -317,7 +322,10 @@ function bareRenames(moves) {
 
 const renameMap = new Map(RENAMES);
 const renameRegex = new RegExp(
-  `\\b(${[...renameMap.keys()].sort((a, b) => b.length - a.length).map(escape).join('|')})\\b`,
+  `\\b(${[...renameMap.keys()]
+    .sort((a, b) => b.length - a.length)
+    .map(escape)
+    .join('|')})\\b`,
   'g',
 );
 
@@ -369,8 +377,11 @@ function main() {
   const left = readdirSync(join(root, 'src/consolidation')).filter((name) =>
     statSync(join(root, 'src/consolidation', name)).isFile(),
   );
-  console.log(`${moves.size} file(s) moved, ${changed.size} written; ${left.length} file(s) at src/consolidation's root`);
-  if (left.length > 15) console.warn(`warning: more than 15 files at src/consolidation's root: ${left.join(', ')}`);
+  console.log(
+    `${moves.size} file(s) moved, ${changed.size} written; ${left.length} file(s) at src/consolidation's root`,
+  );
+  if (left.length > 15)
+    console.warn(`warning: more than 15 files at src/consolidation's root: ${left.join(', ')}`);
   console.log('next: npx tsc -p tsconfig.json --noEmit, then review `git status` and commit');
 }
 
