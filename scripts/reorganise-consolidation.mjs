@@ -25,6 +25,10 @@
  *   5. `git mv`s the files (MOVES below) and writes the rewritten texts at their new places;
  *   6. runs the repository's Prettier on the files it wrote (a longer import path may need a new line break).
  *
+ * It does not touch README.md, ARCHITECTURE.md or docs/: their paths were edited by hand in a commit of their
+ * own. Checked on the base commit 897081d in a fresh worktree, with an edited update-check.ts and extract.ts and
+ * a new file in src/consolidation: the result typechecks, and equals the branch's result but for those edits.
+ *
  * A file of src/consolidation that MOVES does not name (a file added since) stays at the root, with a warning;
  * its imports are rewritten like any other file's. A MOVES entry whose source is gone is skipped with a warning
  * (already moved, when the script runs a second time: a second run changes nothing).
