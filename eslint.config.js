@@ -11,6 +11,8 @@ export default tseslint.config(
       'bench/results*',
       'test/fixtures/',
       'bin/',
+      // One-off codemods in plain Node ESM, outside the TypeScript project (node scripts/<name>.mjs).
+      'scripts/',
       'eslint.config.js',
     ],
   },

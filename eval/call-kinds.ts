@@ -35,7 +35,7 @@ export function countCalls(model: ModelProvider, counts: CallsByKind): ModelProv
 
 /**
  * Extraction answers a run threw away and asked again in halves, from its notes (`tallyNotes` in
- * src/consolidation/extract-tally.ts): "N answer(s) stopped at the output limit …", "N answer(s) held more
+ * src/consolidation/extraction/extract-tally.ts): "N answer(s) stopped at the output limit …", "N answer(s) held more
  * facts than limits.maxFactsPerAnswer …".
  */
 export function halvedAnswers(notes: readonly string[]): { outputLimit: number; factLimit: number } {

@@ -25,7 +25,7 @@ export interface GardenSize {
 }
 
 /**
- * Site rules, each in two wordings dreamd judges the same rule (a rewording, `src/consolidation/rewording.ts`;
+ * Site rules, each in two wordings dreamd judges the same rule (a rewording, `src/consolidation/reconcile/rewording.ts`;
  * word and pair similarity under the near-duplicate threshold, so no merge rule but the rewording joins them).
  */
 const RULES: readonly (readonly [string, string])[] = [

@@ -12,7 +12,7 @@ import { createRecall, type RecallResult } from '../src/agent/recall.js';
 import { createTranscriptPassages } from '../src/agent/transcript-passages.js';
 import { loadConfig } from '../src/config/load.js';
 import { CurationConfig, type Config, type Space } from '../src/config/schema.js';
-import { activeSize } from '../src/consolidation/curate.js';
+import { activeSize } from '../src/consolidation/curation/curate.js';
 import type { Fact } from '../src/memory/types.js';
 import { createConsolidator } from '../src/consolidation/run.js';
 import { loadMemory } from '../src/space/index.js';

@@ -14,7 +14,7 @@ import {
   type CuratorResult,
   type PromptFact,
 } from '../harness/scripted-extractor.js';
-import { knownNames, namesIn } from '../src/consolidation/curate.js';
+import { knownNames, namesIn } from '../src/consolidation/curation/curate.js';
 import type { ReferenceFact, Turn } from './format.js';
 
 /** Dates the digest adds after relative expressions, removed before looking for a turn's text. */

@@ -73,7 +73,7 @@ function matches(trigger: string | RegExp, text: string): boolean {
     : trigger.test(text);
 }
 
-/** True for the update check's request (`src/consolidation/update-check.ts`), not an extraction. */
+/** True for the update check's request (`src/consolidation/extraction/update-check.ts`), not an extraction. */
 export function isUpdateCheckRequest(request: { readonly system: string }): boolean {
   return request.system.startsWith('You keep a memory of facts up to date');
 }
@@ -227,7 +227,7 @@ export const EXAMPLE_ACTIVE_TITLES: readonly string[] = [
   'Usual coffee order',
 ];
 
-/** A fact as a curation prompt shows it (`consolidation/curate.ts` `curationPrompt`). */
+/** A fact as a curation prompt shows it (`consolidation/curation/curate.ts` `curationPrompt`). */
 export interface PromptFact {
   readonly id: string;
   readonly readOnly: boolean;

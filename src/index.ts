@@ -92,7 +92,7 @@ export {
   listProposalViews,
   type ProposalView,
   type ProposalChange,
-} from './consolidation/proposal.js';
+} from './consolidation/approval/proposal.js';
 export type { Fact, FactType } from './memory/types.js';
 
 // The errors the functions above throw beyond errors.ts's, so a caller can tell them apart with `instanceof`.
@@ -105,5 +105,9 @@ export { CommitIncompleteError } from './space/transaction.js';
 export { FactNotFoundError, NotDreamdsFactError } from './space/forget.js';
 export { ArchiveUnreadableError } from './space/archive.js';
 export { BatchResultsUnreadableError, NoBatchApiError } from './errors.js';
-export { NothingToAcceptError, ProposalStaleError, UnknownChangeError } from './consolidation/proposal.js';
+export {
+  NothingToAcceptError,
+  ProposalStaleError,
+  UnknownChangeError,
+} from './consolidation/approval/proposal.js';
 export { ProposalNotFoundError } from './space/proposals.js';

@@ -14,7 +14,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type * as Gather from '../../src/consolidation/gather.js';
+import type * as Gather from '../../src/consolidation/gather/gather.js';
 import type * as Transcripts from '../../src/transcripts/index.js';
 import { builtFile } from '../bundle.js';
 import type { Figure } from '../report.js';
@@ -134,7 +134,7 @@ async function measureKind(
 export async function measureDigestThroughput(options: DigestThroughputOptions): Promise<Figure[]> {
   const figures: Figure[] = [];
   const built: Built = {
-    gatherSessions: ((await import(await builtFile('src/consolidation/gather.js'))) as typeof Gather)
+    gatherSessions: ((await import(await builtFile('src/consolidation/gather/gather.js'))) as typeof Gather)
       .gatherSessions,
     scanSessions: ((await import(await builtFile('src/transcripts/index.js'))) as typeof Transcripts)
       .scanSessions,

@@ -6,10 +6,10 @@
  * before each round: the first run of a process, or `dreamd consolidate` in its own process) and warm (the
  * daemon's steady state: facts unchanged since the last run keep their features, cached by text).
  */
-import { forgetFeatures } from '../../src/consolidation/features.js';
-import { reconcile } from '../../src/consolidation/reconcile.js';
-import { forgetRewordingTerms } from '../../src/consolidation/rewording.js';
-import type { ExtractedFact } from '../../src/consolidation/extraction.js';
+import { forgetFeatures } from '../../src/consolidation/facts/features.js';
+import { reconcile } from '../../src/consolidation/reconcile/reconcile.js';
+import { forgetRewordingTerms } from '../../src/consolidation/reconcile/rewording.js';
+import type { ExtractedFact } from '../../src/consolidation/extraction/extraction.js';
 import { FACT_TYPES, type Fact } from '../../src/memory/types.js';
 import type { Figure } from '../report.js';
 import { median } from '../stats.js';

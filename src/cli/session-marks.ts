@@ -12,7 +12,7 @@ import {
   filesOfBatch,
   readKeptOut,
   readLedger,
-  readPendingBatch,
+  readBatchInFlight,
   removeCommandMark,
 } from '../space/index.js';
 import { listSessions, type SessionRow } from './session-list.js';
@@ -104,7 +104,7 @@ export async function excludeSession(
 ): Promise<SessionMarkResult> {
   const { space, row } = await findSession(config, spaces, session, options.cwd);
   return withStateLock(config, space, 'sessions exclude', async () => {
-    const pending = await readPendingBatch(space.memoryDir);
+    const pending = await readBatchInFlight(space.memoryDir);
     if (pending !== undefined && filesOfBatch(pending).has(row.file))
       throw new DreamdError(
         `session ${row.sessionId ?? row.file} of space ${space.id} is in message batch ${pending.batchId}, ` +

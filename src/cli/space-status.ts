@@ -8,9 +8,9 @@ import type { RunSummary } from '../core/run.js';
 import type { Config, Space } from '../config/schema.js';
 import { describeBudgetWait, spaceBudget } from '../cost/index.js';
 import type { HeldBackKind, WaitingSession } from '../core/run.js';
-import { countHeldBack } from '../consolidation/held-back.js';
+import { countHeldBack } from '../consolidation/summary/held-back.js';
 import { inspectSpaceDetailed } from '../consolidation/inspect.js';
-import { listProposalViews } from '../consolidation/proposal.js';
+import { listProposalViews } from '../consolidation/approval/proposal.js';
 import { evaluateGates } from '../core/gates.js';
 import { errorMessage } from '../errors.js';
 import { mostTaughtAgain, type TaughtAgainRule } from '../memory/taught-again.js';
@@ -23,7 +23,7 @@ import {
   readTextIfExists,
   memoryWriteProblem,
   readLedger,
-  readPendingBatch,
+  readBatchInFlight,
   readWaitingSessions,
   sessionsOfBatch,
   recoverSpace,
@@ -31,7 +31,7 @@ import {
 } from '../space/index.js';
 import type { RunRecord } from '../space/run-history.js';
 import { countByStatus } from '../transcripts/index.js';
-import { describePendingBatch } from '../consolidation/batch.js';
+import { describeBatchInFlight } from '../consolidation/batch/batch.js';
 import { providerKind } from '../model/providers.js';
 
 /** What `model.batch` means for this config's provider. */
@@ -45,14 +45,14 @@ export function batchModeText(config: Config): string {
     : 'scheduled: scheduled runs send their independent calls as a message batch (half price); manual runs do not (--batch does)';
 }
 
-async function pendingBatchStatus(
+async function batchInFlightStatus(
   space: Space,
   now: Date,
   onError: (message: string) => void,
 ): Promise<SpaceStatus['batch']['pending']> {
   let pending;
   try {
-    pending = await readPendingBatch(space.memoryDir);
+    pending = await readBatchInFlight(space.memoryDir);
   } catch (caught) {
     onError(errorMessage(caught));
     return null;
@@ -69,7 +69,7 @@ async function pendingBatchStatus(
       pending.unreadable === undefined
         ? null
         : { ...pending.unreadable, maxTries: MAX_UNREADABLE_COLLECTIONS },
-    description: describePendingBatch(pending, now, space.id),
+    description: describeBatchInFlight(pending, now, space.id),
   };
 }
 
@@ -364,7 +364,7 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
   const proposals = await proposalsOf(space, onError);
   const { memory, taughtAgain } = await memoryReportOf(space);
   const held = await heldBackReasons(space, onError);
-  const pendingBatch = await pendingBatchStatus(space, now(), onError);
+  const batchInFlight = await batchInFlightStatus(space, now(), onError);
   const status: SpaceStatus = {
     space: space.id,
     sessionsDir: space.sessionsDir,
@@ -394,7 +394,7 @@ export async function spaceStatus(space: Space, options: SpaceStatusOptions): Pr
     inProgress: ledger === undefined ? [] : sessionsInProgress(ledger),
     waiting,
     proposals,
-    batch: { mode: batchModeText(options.config), pending: pendingBatch },
+    batch: { mode: batchModeText(options.config), pending: batchInFlight },
     heldBack: { total: held.length, byKind: countHeldBack(held) },
     taughtAgain,
   };

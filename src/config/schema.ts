@@ -296,7 +296,7 @@ export const HistoryConfig = z.strictObject({
 export type HistoryConfig = z.infer<typeof HistoryConfig>;
 
 /**
- * Curation (`consolidation/curate.ts`): when a type's active facts pass a budget, or several say the same thing
+ * Curation (`consolidation/curation/curate.ts`): when a type's active facts pass a budget, or several say the same thing
  * in other words, one model call per such type rewrites that set into fewer facts; the facts they replace
  * move to the archive (`.dreamd/archive.json`). A run under budget with no near-duplicates makes no call.
  */

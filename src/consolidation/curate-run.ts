@@ -16,10 +16,10 @@ import {
   type CarriedTask,
   type CurationCallOptions,
   type CurationOutcome,
-} from './curate.js';
-import type { ExtractedFact } from './extraction.js';
-import { planWrite, type WritePlan } from './plan-write.js';
-import { createRunIds } from './run-ids.js';
+} from './curation/curate.js';
+import type { ExtractedFact } from './extraction/extraction.js';
+import { planWrite, type WritePlan } from './write/plan-write.js';
+import { createRunIds } from './facts/fact-ids.js';
 import {
   checkUpdates,
   UPDATE_CHECK_TASK,
@@ -28,7 +28,7 @@ import {
   type CarriedAnswer,
   type UpdateCheck,
   type UpdateCheckResult,
-} from './update-check.js';
+} from './extraction/update-check.js';
 
 type WriteOptions = Parameters<typeof planWrite>[0];
 

@@ -6,13 +6,13 @@
  */
 import { NoBatchApiError } from '../errors.js';
 import type { RunSummary } from '../core/run.js';
-import { submitExtractionBatch } from './batch.js';
-import { extractFacts, promptIndex, type Extracted } from './extract.js';
-import { settleProgress, type Gathered } from './gather.js';
+import { submitExtractionBatch } from './batch/batch.js';
+import { extractFacts, rankedMemoryList, type Extracted } from './extraction/extract.js';
+import { settleProgress, type Gathered } from './gather/gather.js';
 import type { GatheredRun } from './gather-run.js';
-import { shownStatements } from './project-docs.js';
+import { shownStatements } from './extraction/project-docs.js';
 import type { RunContext } from './run-context.js';
-import { skipped } from './run-summary.js';
+import { skipped } from './run-end.js';
 
 /** The run once the model has answered. */
 export interface ExtractedRun extends GatheredRun {
@@ -37,7 +37,7 @@ export async function submitStep(ctx: RunContext, run: GatheredRun): Promise<Sub
     memoryDir: ctx.space.memoryDir,
     runId: ctx.runId,
     model: ctx.model(),
-    index: promptIndex(run.memory.facts, ctx.now()),
+    index: rankedMemoryList(run.memory.facts, ctx.now()),
     memoryTokensPerCall: config.limits.memoryTokensPerCall,
     today: run.today,
     maxOutputTokens: config.model.maxOutputTokens,
@@ -70,7 +70,7 @@ export async function extractStep(
   const extracted = await extractFacts(run.planned, {
     known: shownStatements(run.projectDocs),
     model: ctx.model,
-    index: promptIndex(run.memory.facts, ctx.now()),
+    index: rankedMemoryList(run.memory.facts, ctx.now()),
     memoryTokensPerCall: config.limits.memoryTokensPerCall,
     today: run.today,
     maxOutputTokens: config.model.maxOutputTokens,

@@ -5,12 +5,12 @@
  */
 import { describeBudgetWait, spaceBudget } from '../cost/index.js';
 import { evaluateGates } from '../core/gates.js';
-import { readPendingBatch } from '../space/index.js';
+import { readBatchInFlight } from '../space/index.js';
 import { awaitingDecision, type RunSummary } from '../core/run.js';
-import { batchFailure, recordUnreadableResults } from './batch.js';
+import { batchFailure, recordUnreadableResults } from './batch/batch.js';
 import type { OrientedRun, SpaceState } from './orient-run.js';
 import type { RunContext } from './run-context.js';
-import { endRun, skipped } from './run-summary.js';
+import { endRun, skipped } from './run-end.js';
 
 /**
  * A collecting run's check under the locks: another process may have collected the batch while this one
@@ -19,7 +19,7 @@ import { endRun, skipped } from './run-summary.js';
 export async function collectStillDue(ctx: RunContext): Promise<RunSummary | undefined> {
   const { stage, space } = ctx;
   if (stage?.kind !== 'collect') return undefined;
-  const still = await readPendingBatch(space.memoryDir);
+  const still = await readBatchInFlight(space.memoryDir);
   if (still?.batchId !== stage.pending.batchId) {
     return skipped(ctx, { reason: `batch ${stage.pending.batchId} was already collected` });
   }

@@ -2,12 +2,12 @@
  * The run's gather step: the new messages of its sessions digested and packed into batches (gather.ts), and
  * what the projects' CLAUDE.md / AGENTS.md already say, shown to the model as known and not kept again.
  */
-import { gatherSessions, type Gathered } from './gather.js';
+import { gatherSessions, type Gathered } from './gather/gather.js';
 import type { OrientedRun } from './orient-run.js';
-import { readProjectDocs, type ProjectDoc } from './project-docs.js';
+import { readProjectDocs, type ProjectDoc } from './extraction/project-docs.js';
 import type { RunContext } from './run-context.js';
 import { keepOutSettings } from '../config/schema.js';
-import { recordKeptOut } from './keep-out.js';
+import { recordKeptOut } from './gather/keep-out.js';
 
 /** The run once its sessions are digested. */
 export interface GatheredRun extends OrientedRun {

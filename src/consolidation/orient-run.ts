@@ -20,8 +20,8 @@ import {
 } from '../space/index.js';
 import type { LedgerLookup } from '../memory/types.js';
 import { countByStatus, scanSessions, type ScanEntry, type ScanResult } from '../transcripts/index.js';
-import { batchScan } from './batch.js';
-import { pendingProposal } from './proposal.js';
+import { batchScan } from './batch/batch.js';
+import { firstOpenProposal } from './approval/proposal.js';
 import type { RunContext } from './run-context.js';
 
 /** What the space holds at the start of the run. */
@@ -32,7 +32,7 @@ export interface SpaceState {
   readonly lastRun: RunRecord | undefined;
   readonly rejected: RejectedList;
   /** In approval mode, the proposal awaiting a decision and those dropped as stale; else undefined. */
-  readonly proposals: Awaited<ReturnType<typeof pendingProposal>> | undefined;
+  readonly proposals: Awaited<ReturnType<typeof firstOpenProposal>> | undefined;
 }
 
 /** The space's state and the sessions this run may consolidate. */
@@ -54,7 +54,7 @@ export async function readSpaceState(ctx: RunContext): Promise<SpaceState> {
     readRejected(space.memoryDir),
   ]);
   const proposals =
-    space.approve === true || space.approve === 'shared' ? await pendingProposal(space, memory) : undefined;
+    space.approve === true || space.approve === 'shared' ? await firstOpenProposal(space, memory) : undefined;
   return { memory, ledger, forgotten, lastRun, rejected, proposals };
 }
 

@@ -5,17 +5,17 @@
  */
 import { FACT_USE_FILE } from '../space/fact-use.js';
 import type { SessionReads } from '../space/fact-use.js';
-import { DEFAULT_CURATION, type CurationOutcome } from './curate.js';
+import { DEFAULT_CURATION, type CurationOutcome } from './curation/curate.js';
 import { planAndCurate } from './curate-run.js';
 import type { ExtractedRun } from './extract-run.js';
-import type { ExtractedFact } from './extraction.js';
-import { rebuildSessionReads } from './fact-use-rebuild.js';
-import type { WritePlan } from './plan-write.js';
-import { splitAlreadyStated } from './project-docs.js';
-import { createIsRejected } from './rejected-match.js';
+import type { ExtractedFact } from './extraction/extraction.js';
+import { rebuildSessionReads } from './reconcile/fact-use-rebuild.js';
+import type { WritePlan } from './write/plan-write.js';
+import { splitAlreadyStated } from './extraction/project-docs.js';
+import { createIsRejected } from './approval/rejected-match.js';
 import type { RunContext } from './run-context.js';
-import { resolveRunReplaces } from './run-replaces.js';
-import type { UpdateCheckResult } from './update-check.js';
+import { resolveRunReplaces } from './extraction/replaces.js';
+import type { UpdateCheckResult } from './extraction/update-check.js';
 
 /** What the run record keeps of the update check: its calls and what it found, not the facts. */
 export type UpdateCheckSummary = Omit<UpdateCheckResult, 'candidates'>;
@@ -43,7 +43,7 @@ export interface ReconciledRun extends ExtractedRun {
 }
 
 /**
- * The run's facts as the write takes them: the run's own replacements resolved (`run-replaces.ts`), and those
+ * The run's facts as the write takes them: the run's own replacements resolved (`replaces.ts`), and those
  * the project's instruction files state or a person rejected from the same sessions, in any words, left out.
  */
 function candidatesOf(

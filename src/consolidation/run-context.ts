@@ -6,8 +6,8 @@ import type { Config, Space } from '../config/schema.js';
 import type { CommitStep } from '../space/index.js';
 import type { ModelProvider } from '../model/types.js';
 import type { RunOptions, RunProgress, RunRequest } from '../core/run.js';
-import type { BatchStage } from './batch.js';
-import type { CostOf } from './extract-tally.js';
+import type { BatchStage } from './batch/batch.js';
+import type { CostOf } from './extraction/extract-tally.js';
 
 /** Named points of a run where a test may inject a crash (in addition to the commit's own steps). */
 export type RunStep =

@@ -12,7 +12,7 @@
  * a session it cuts is consolidated up to the first message not sent and continues next run (ledger progress).
  *
  * Each step is a file of its own, and passes the run's state on to the next (`RunContext` for what is fixed
- * at the start): `run-locks.ts`, `orient-run.ts`, `gates-run.ts`, `gather-run.ts`, `extract-run.ts`,
+ * at the start): `locks-run.ts`, `orient-run.ts`, `gates-run.ts`, `gather-run.ts`, `extract-run.ts`,
  * `reconcile-run.ts`, `summarize-run.ts`, `write-run.ts`.
  */
 import { hostname } from 'node:os';
@@ -22,21 +22,21 @@ import { ConfigError } from '../errors.js';
 import { newRunId, type HeartbeatTimer } from '../space/index.js';
 import type { ModelProvider } from '../model/types.js';
 import type { ConsolidateFunction, RunOptions, RunRequest, RunSummary } from '../core/run.js';
-import { consolidateWithBatches, type BatchStage } from './batch.js';
-import type { CostOf } from './extract-tally.js';
+import { consolidateWithBatches, type BatchStage } from './batch/batch.js';
+import type { CostOf } from './extraction/extract-tally.js';
 import { extractStep, submitStep } from './extract-run.js';
 import { gatherStep } from './gather-run.js';
 import { awaitingProposal, collectStillDue, stopBeforeGather } from './gates-run.js';
 import { readSpaceState, scanNewSessions } from './orient-run.js';
 import { reconcileStep } from './reconcile-run.js';
 import type { RunContext, RunStep } from './run-context.js';
-import { releaseRunLocks, takeRunLocks, type RunLocks } from './run-locks.js';
+import { releaseRunLocks, takeRunLocks, type RunLocks } from './locks-run.js';
 import { summarizeStep } from './summarize-run.js';
 import { writeStep } from './write-run.js';
 
-export { PROMPT_INDEX_FACTS } from './extract.js';
+export { MEMORY_LIST_MAX_FACTS } from './extraction/extract.js';
 export type { RunStep } from './run-context.js';
-export { describeWaiting } from './run-summary.js';
+export { describeWaiting } from './run-end.js';
 
 export interface ConsolidatorOptions {
   /**

@@ -6,12 +6,12 @@ import { roundUsd } from '../cost/index.js';
 import { addUsage } from '../model/types.js';
 import { describeProgress, runSummary } from '../space/index.js';
 import type { RunSummary, WaitingSession } from '../core/run.js';
-import { batchFactorOf, batchPendingSessions, batchRecord } from './batch.js';
+import { batchFactorOf, batchPendingSessions, batchRecord } from './batch/batch.js';
 import { curationNotes, curationReview, curationSummary } from './curate-run.js';
-import { countHeldBack } from './held-back.js';
+import { countHeldBack } from './summary/held-back.js';
 import type { ReconciledRun } from './reconcile-run.js';
 import type { RunContext } from './run-context.js';
-import { describeWaiting } from './run-summary.js';
+import { describeWaiting } from './run-end.js';
 
 /** The run once its summary is made: what the write step returns, records or proposes. */
 export interface SummarizedRun extends ReconciledRun {

@@ -10,10 +10,10 @@ import { LockLostError } from '../errors.js';
 import { commitMemoryChanges, nextLedgerContent } from '../space/index.js';
 import type { LedgerEntry } from '../memory/types.js';
 import { awaitingDecision, type RunSummary } from '../core/run.js';
-import { proposeRun } from './proposal.js';
+import { proposeRun } from './approval/proposal.js';
 import type { RunContext } from './run-context.js';
-import type { RunLocks } from './run-locks.js';
-import { describeWaiting, endRun } from './run-summary.js';
+import type { RunLocks } from './locks-run.js';
+import { describeWaiting, endRun } from './run-end.js';
 import type { SummarizedRun } from './summarize-run.js';
 
 const DEFAULT_HISTORY = HistoryConfig.parse({});

@@ -206,7 +206,7 @@ export interface RunSummary {
   /** Facts that left the active files for `.dreamd/archive.json` in this run (superseded or merged); absent: none. */
   readonly archived?: number | undefined;
   /**
-   * The curation phase (`consolidation/curate.ts`); absent: no type passed its budget, no call was made. Its
+   * The curation phase (`consolidation/curation/curate.ts`); absent: no type passed its budget, no call was made. Its
    * calls, tokens and cost are also in `calls`, `usage` and `costUsd`.
    */
   readonly curation?: CurationSummary | undefined;

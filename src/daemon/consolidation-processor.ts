@@ -4,7 +4,7 @@ import type { Space } from '../config/schema.js';
 import type { ConsolidateFunction, RunProgress, RunSummary } from '../core/run.js';
 import { ConfigError, LockBusyError, ModelError, errorMessage } from '../errors.js';
 import { ConsolidationJobData } from '../core/jobs.js';
-import { slimRunSummary } from '../consolidation/slim-summary.js';
+import { slimRunSummary } from '../consolidation/summary/slim-summary.js';
 
 /** The reason a worker aborts a run when it shuts down: the job is handed back to the queue, not failed. */
 export const SHUTDOWN_REASON = 'dreamd worker shutting down';

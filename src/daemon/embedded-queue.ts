@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
-import { slimRunSummary } from '../consolidation/slim-summary.js';
+import { slimRunSummary } from '../consolidation/summary/slim-summary.js';
 import { ConsolidationJobData } from '../core/jobs.js';
 import type { ConsolidateFunction, RunProgress, RunSummary } from '../core/run.js';
 import { ConfigError, LockBusyError, ModelError, errorMessage } from '../errors.js';

@@ -32,7 +32,7 @@ import {
   UnknownChangeError,
   type ProposalChange,
   type ProposalView,
-} from '../consolidation/proposal.js';
+} from '../consolidation/approval/proposal.js';
 import type { Fact } from '../memory/types.js';
 import { errorMessage, LockBusyError } from '../errors.js';
 import {

@@ -15,7 +15,7 @@ import { z } from 'zod';
 import { DreamdError } from '../errors.js';
 import type { Fact, FactType } from '../memory/types.js';
 import { ARCHIVE_FILE } from './paths.js';
-import { FactRecord } from './pending.js';
+import { FactRecord } from './deferred.js';
 
 export { ARCHIVE_FILE } from './paths.js';
 

@@ -6,8 +6,8 @@
 import { isAgentsPath } from '../memory/agents-block.js';
 import { rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { PENDING_FILE, readTextIfExists } from './paths.js';
-import { parsePending, serializePending } from './pending.js';
+import { DEFERRED_FACTS_FILE, readTextIfExists } from './paths.js';
+import { parseDeferredFacts, serializeDeferredFacts } from './deferred.js';
 import { parseTopicFile, topicFacts } from '../memory/topic-file.js';
 import { parseFactFile } from '../memory/fact-file.js';
 import { typeOfTopicFile, type Fact } from '../memory/types.js';
@@ -67,13 +67,13 @@ function factFileToHold(fileName: string, seen: string | null, planned: string):
  */
 export async function holdInPending(memoryDir: string, facts: readonly Fact[]): Promise<void> {
   if (facts.length === 0) return;
-  const file = path.join(memoryDir, ...PENDING_FILE.split('/'));
+  const file = path.join(memoryDir, ...DEFERRED_FACTS_FILE.split('/'));
   const text = await readTextIfExists(file);
-  const current = parsePending(text);
+  const current = parseDeferredFacts(text);
   if (current.problem !== undefined && text !== null) await rename(file, `${file}.unreadable-${Date.now()}`);
   const byId = new Map(current.facts.map((fact) => [fact.id, fact]));
   for (const fact of facts) byId.set(fact.id, fact);
-  const content = serializePending([...byId.values()]);
+  const content = serializeDeferredFacts([...byId.values()]);
   if (content === null) return;
   const temporary = `${file}.tmp-${process.pid}`;
   await unlink(temporary).catch(() => undefined);

@@ -17,10 +17,10 @@ import { indexFileFacts } from '../memory/index-file-facts.js';
 import { isTeamFact, type Sharing } from '../memory/agents-block.js';
 import { readSharing, readTeamMemory, type TeamMemory } from './team-memory.js';
 import { filesUnderReview } from './review.js';
-import { parsePending, serializePending, type PendingRead } from './pending.js';
+import { parseDeferredFacts, serializeDeferredFacts, type DeferredFactsRead } from './deferred.js';
 import { FACT_USE_FILE, parseFactUse, serializeFactUse, type FactUseFile } from './fact-use.js';
 import { MAX_WRITABLE_FILE_BYTES, readMemoryFile, type MemoryFileRead } from '../memory/read-memory-file.js';
-import { ARCHIVE_FILE, PENDING_FILE, REVIEW_FILE, readTextIfExists } from './paths.js';
+import { ARCHIVE_FILE, DEFERRED_FACTS_FILE, REVIEW_FILE, readTextIfExists } from './paths.js';
 import { readArchive, type ArchiveEntry } from './archive.js';
 import {
   METADATA_FIELDS,
@@ -187,16 +187,16 @@ function readFactFiles(
 }
 
 /** The facts held back in the pending file, with a problem saying what waits there and for which file. */
-function readPendingFacts(pendingText: string | null, notes: ReadNotes): PendingRead {
+function readPendingFacts(pendingText: string | null, notes: ReadNotes): DeferredFactsRead {
   const { problems, originals } = notes;
-  const pending = parsePending(pendingText);
-  if (pendingText !== null) originals.set(PENDING_FILE, pendingText);
-  if (pending.problem !== undefined) problems.push({ file: PENDING_FILE, reason: pending.problem });
+  const pending = parseDeferredFacts(pendingText);
+  if (pendingText !== null) originals.set(DEFERRED_FACTS_FILE, pendingText);
+  if (pending.problem !== undefined) problems.push({ file: DEFERRED_FACTS_FILE, reason: pending.problem });
   if (pending.facts.length > 0) {
     const waiting = [...new Set(pending.facts.map((fact) => TOPIC_FILES[fact.type]))].join(', ');
     problems.push({
-      file: PENDING_FILE,
-      reason: `${pending.facts.length} fact(s) for ${waiting} wait in ${PENDING_FILE} until that file can be written again; they land on the next run after it is fixed.`,
+      file: DEFERRED_FACTS_FILE,
+      reason: `${pending.facts.length} fact(s) for ${waiting} wait in ${DEFERRED_FACTS_FILE} until that file can be written again; they land on the next run after it is fixed.`,
     });
   }
   return pending;
@@ -258,7 +258,7 @@ async function readMemoryFiles(memoryDir: string, names: ReadonlySet<string> | u
   const [reads, indexRead, pendingText, foreign, reviewText, factUseText, archive] = await Promise.all([
     Promise.all(FACT_TYPES.map((type) => read(TOPIC_FILES[type]))),
     read(INDEX_FILE),
-    readTextIfExists(path.join(memoryDir, PENDING_FILE)).catch(() => null),
+    readTextIfExists(path.join(memoryDir, DEFERRED_FACTS_FILE)).catch(() => null),
     loadForeignFiles(memoryDir, isOwn, (relative, text) => parseFactFile(text, relative) !== undefined),
     readTextIfExists(path.join(memoryDir, REVIEW_FILE)).catch(() => null),
     readTextIfExists(path.join(memoryDir, FACT_USE_FILE)).catch(() => null),
@@ -425,7 +425,7 @@ export function planMemoryFiles(
   const again = planMemoryFilesWithin(loaded, nextFacts, options, held);
   const problems: MemoryProblem[] = [...held].map((type) => ({
     file: TOPIC_FILES[type],
-    reason: `${TOPIC_FILES[type]} would pass ${MAX_WRITABLE_FILE_BYTES / 1024 / 1024} MB, the most dreamd writes; it is kept as it is and its new facts wait in ${PENDING_FILE}. Move old entries to another file and the next run writes them.`,
+    reason: `${TOPIC_FILES[type]} would pass ${MAX_WRITABLE_FILE_BYTES / 1024 / 1024} MB, the most dreamd writes; it is kept as it is and its new facts wait in ${DEFERRED_FACTS_FILE}. Move old entries to another file and the next run writes them.`,
   }));
   return {
     files: again.files,
@@ -510,16 +510,17 @@ function planMemoryFilesWithin(
   const readsCounted =
     options.factUse !== undefined &&
     JSON.stringify(options.factUse.facts) !== JSON.stringify(loaded.factUse.facts);
-  const pendingText = serializePending(pending);
-  if (pendingText !== (loaded.originals.get(PENDING_FILE) ?? null)) out.set(PENDING_FILE, pendingText);
+  const pendingText = serializeDeferredFacts(pending);
+  if (pendingText !== (loaded.originals.get(DEFERRED_FACTS_FILE) ?? null))
+    out.set(DEFERRED_FACTS_FILE, pendingText);
 
   const problems: MemoryProblem[] = [...rendered.problems];
   if (pending.length > 0) {
     const files = [...new Set(pending.map((fact) => TOPIC_FILES[fact.type]))];
     problems.push({
-      file: PENDING_FILE,
+      file: DEFERRED_FACTS_FILE,
       reason:
-        `${pending.length} fact(s) for ${files.join(', ')} are held back in ${PENDING_FILE}: ${files.join(', ')} cannot be written ` +
+        `${pending.length} fact(s) for ${files.join(', ')} are held back in ${DEFERRED_FACTS_FILE}: ${files.join(', ')} cannot be written ` +
         '(see the problem reported for it). Fix it and the next run writes them there.',
     });
   }

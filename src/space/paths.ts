@@ -11,14 +11,14 @@ export const LOCK_FILE = '.dreamd/lock';
 export const QUARANTINE_FILE = '.dreamd/quarantine.md';
 export const FORGOTTEN_FILE = '.dreamd/forgotten.json';
 export const STAGING_DIR = '.dreamd/staging';
-export const PENDING_FILE = '.dreamd/pending.json';
+export const DEFERRED_FACTS_FILE = '.dreamd/pending.json';
 export const REVIEW_FILE = '.dreamd/review.md';
 /** Approval mode: one folder per run awaiting a person's decision (space/proposals.ts). */
 export const PROPOSALS_DIR = '.dreamd/proposals';
 /** Facts a person rejected from a proposal, kept from coming back from the same sessions. */
 export const REJECTED_FILE = '.dreamd/rejected.json';
-/** The message batch a run submitted and has not collected yet (`pending-batch.ts`). */
-export const PENDING_BATCH_FILE = '.dreamd/batch.json';
+/** The message batch a run submitted and has not collected yet (`batch-in-flight.ts`). */
+export const BATCH_IN_FLIGHT_FILE = '.dreamd/batch.json';
 /** Facts that left the active files (superseded, merged), with their successors (space/archive.ts). */
 export const ARCHIVE_FILE = '.dreamd/archive.json';
 /** Sessions kept out of memory, and why (space/kept-out.ts). */

@@ -4,7 +4,7 @@
  * A proposal (`.dreamd/proposals/<run>/proposal.json`) is a run stopped before its commit point: the exact
  * bytes of every file it would write and the bytes they replace, the hash of every file the plan was built
  * from (`read`), the ledger entries it would advance, its summary, and the consolidation's own plan (`plan`:
- * the facts, opaque here; `consolidation/proposal.ts` reads it). Nothing of it is in the memory folder until
+ * the facts, opaque here; `consolidation/approval/proposal.ts` reads it). Nothing of it is in the memory folder until
  * a person accepts it; it is then committed through the same transaction as any run (transaction.ts).
  * Memory that moved past it (a hand edit, another commit, a rollback) makes it stale: `staleReasons` names the
  * files.
@@ -47,7 +47,7 @@ export interface StoredProposal {
   readonly ledgerEntries: readonly LedgerEntry[];
   /** The run's summary, as a commit records it (status `proposed`). */
   readonly summary: RunSummary;
-  /** The consolidation's plan (facts added, updated, superseded …): read by consolidation/proposal.ts. */
+  /** The consolidation's plan (facts added, updated, superseded …): read by consolidation/approval/proposal.ts. */
   readonly plan: unknown;
   /** Ids of the proposal's changes rejected so far (`reject --only`); an accept leaves them out. */
   readonly rejected: readonly string[];

@@ -16,9 +16,9 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 /** Errors that never leave dreamd: caught where they are thrown and turned into one of the public ones. */
 const INTERNAL_ERRORS: Record<string, string> = {
   AnswerFactLimitError:
-    'consolidation/answer-reader.ts: an answer past a fact limit, caught by extract.ts, which asks again in halves',
+    'consolidation/extraction/answer-reader.ts: an answer past a fact limit, caught by extract.ts, which asks again in halves',
   AnswerInvalidError:
-    'consolidation/answer-reader.ts: an answer with no valid fact, caught by extract.ts; its sessions wait',
+    'consolidation/extraction/answer-reader.ts: an answer with no valid fact, caught by extract.ts; its sessions wait',
   JsonTextError: 'the native transcript reader turns it into a TranscriptError naming the file',
   RunNotFoundError: 'the CLI reports it as a usage error (exit 2); no library function throws it',
   SessionNotFoundError:

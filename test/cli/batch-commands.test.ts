@@ -5,7 +5,7 @@ import type { SpaceStatus } from '../../src/cli/space-status.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import type { RunSummary } from '../../src/core/run.js';
 import { createModel } from '../../src/model/index.js';
-import { readPendingBatch } from '../../src/space/index.js';
+import { readBatchInFlight } from '../../src/space/index.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
 import { createTestSpace, EXAMPLE_SESSIONS_DIR, type TestSpace } from '../support/space.js';
@@ -98,7 +98,7 @@ describe('batch mode in the CLI', () => {
     expect(cancel.code).toBe(0);
     expect(cancel.data()).toEqual({ canceled: [{ space: 'default', batchId: 'msgbatch_fake_1' }] });
     expect(fake.server.batches[0]!.canceled).toBe(true);
-    expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
+    expect(await readBatchInFlight(test.space.memoryDir)).toBeUndefined();
     const again = await cliAt(test.root, fake.url, ['batch', 'cancel'], ENV);
     expect(again.stdout).toBe('space default: no pending batch\n');
   });
@@ -109,6 +109,6 @@ describe('batch mode in the CLI', () => {
     expect(rollback.code).toBe(0);
     expect(rollback.data()).toMatchObject({ canceledBatch: 'msgbatch_fake_1' });
     expect(fake.server.batches[0]!.canceled).toBe(true);
-    expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
+    expect(await readBatchInFlight(test.space.memoryDir)).toBeUndefined();
   });
 });

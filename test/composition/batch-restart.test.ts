@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
-import { listRuns, readLedger, readPendingBatch } from '../../src/space/index.js';
+import { listRuns, readLedger, readBatchInFlight } from '../../src/space/index.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { eventually } from '../support/eventually.js';
 import { createTestSpace } from '../support/space.js';
@@ -38,7 +38,7 @@ describe('a daemon in batch mode', () => {
       { workerTiming: { shutdownTimeoutMs: 200 } },
     );
     // Stopped mid-wait: the batch is recorded, nothing consolidated, no lock left behind.
-    expect((await readPendingBatch(test.space.memoryDir))?.batchId).toBe(fake.server.batches[0]!.id);
+    expect((await readBatchInFlight(test.space.memoryDir))?.batchId).toBe(fake.server.batches[0]!.id);
     expect(Object.keys((await readLedger(test.space.memoryDir)).sessions)).toEqual([]);
     expect(await listRuns(test.space.memoryDir)).toEqual([]);
 
@@ -54,6 +54,6 @@ describe('a daemon in batch mode', () => {
     const [run] = await listRuns(test.space.memoryDir);
     expect(run!.summary.batch).toMatchObject({ id: fake.server.batches[0]!.id, outcome: 'collected' });
     expect(run!.summary.sessions.length).toBeGreaterThan(0);
-    expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
+    expect(await readBatchInFlight(test.space.memoryDir)).toBeUndefined();
   });
 });

@@ -4,8 +4,8 @@ import {
   AnswerInvalidError,
   createAnswerReader,
   droppedAnswer,
-} from '../../src/consolidation/answer-reader.js';
-import type { ExtractedFact } from '../../src/consolidation/extraction.js';
+} from '../../src/consolidation/extraction/answer-reader.js';
+import type { ExtractedFact } from '../../src/consolidation/extraction/extraction.js';
 import { rawFact } from './helpers.js';
 
 const LIMITS = { maxFactChars: 400, maxFactsPerAnswer: 5, maxFactsPerSession: 3, maxAnswerChars: 100_000 };

@@ -8,7 +8,7 @@ import {
   factsPerUserLine,
   observeAnswer,
   YIELD_MARGIN,
-} from '../../src/consolidation/answer-yield.js';
+} from '../../src/consolidation/extraction/answer-yield.js';
 import { estimateTokens, type Batch } from '../../src/digest/index.js';
 import { listRuns } from '../../src/space/index.js';
 import { startFakeAnthropicServer, type AnthropicReply } from '../../harness/fake-anthropic-server.js';

@@ -10,7 +10,7 @@ import {
   proposalChanges,
   rejectProposal,
   UnknownChangeError,
-} from '../../src/consolidation/proposal.js';
+} from '../../src/consolidation/approval/proposal.js';
 import type { Space } from '../../src/config/schema.js';
 import {
   listProposals,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import { createModel } from '../../src/model/index.js';
 import type { RunRequest } from '../../src/core/run.js';
-import { listRuns, PENDING_BATCH_FILE, readLedger, readPendingBatch } from '../../src/space/index.js';
+import { listRuns, BATCH_IN_FLIGHT_FILE, readLedger, readBatchInFlight } from '../../src/space/index.js';
 import {
   faults,
   type FakeAnthropicServer,
@@ -12,7 +12,11 @@ import { startFakeOpenAIServer, type ChatReply } from '../../harness/fake-openai
 import type { FakeBatchBehaviour } from '../../harness/fake-anthropic-server.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describePendingBatch, independentBatches, runBatches } from '../../src/consolidation/batch.js';
+import {
+  describeBatchInFlight,
+  independentBatches,
+  runBatches,
+} from '../../src/consolidation/batch/batch.js';
 import type { Batch } from '../../src/digest/index.js';
 import { BatchResultsUnreadableError, MemoryFormatError } from '../../src/errors.js';
 import { spaceStatus } from '../../src/cli/space-status.js';
@@ -96,7 +100,7 @@ describe('batch mode', () => {
     expect(batchRequest!.body.output_config?.format?.schema).toBeDefined();
     expect(batchRequest!.body).toEqual(syncRequest!.body);
     expect(await activeLines(batched)).toEqual(await activeLines(synchronous));
-    expect(await readPendingBatch(batched.space.memoryDir)).toBeUndefined();
+    expect(await readBatchInFlight(batched.space.memoryDir)).toBeUndefined();
     const [record] = await listRuns(batched.space.memoryDir);
     expect(record?.summary.batch).toEqual(run.batch);
   });
@@ -110,7 +114,7 @@ describe('batch mode', () => {
     });
     await expect(crashed(test.space, scheduled)).rejects.toThrow('killed');
     expect(server.batches).toHaveLength(1);
-    const pending = await readPendingBatch(test.space.memoryDir);
+    const pending = await readBatchInFlight(test.space.memoryDir);
     expect(pending?.batchId).toBe(server.batches[0]!.id);
     expect(Object.keys((await readLedger(test.space.memoryDir)).sessions)).toEqual([]);
     expect(await activeLines(test)).toEqual([]);
@@ -122,7 +126,7 @@ describe('batch mode', () => {
     expect(restarted.batch).toMatchObject({ id: pending!.batchId, outcome: 'collected' });
     expect(await activeLines(test)).toHaveLength(6);
     expect(Object.keys((await readLedger(test.space.memoryDir)).sessions).length).toBeGreaterThan(0);
-    expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
+    expect(await readBatchInFlight(test.space.memoryDir)).toBeUndefined();
   });
 
   it("leaves a FORCED_RUN run the batch's sessions while it is pending", async () => {
@@ -137,7 +141,7 @@ describe('batch mode', () => {
       },
     });
     await expect(waiting).rejects.toThrow('stopped');
-    const pending = await readPendingBatch(test.space.memoryDir);
+    const pending = await readBatchInFlight(test.space.memoryDir);
     expect(pending).toBeDefined();
 
     const run = await consolidator(test)(test.space, FORCED_RUN);
@@ -168,7 +172,7 @@ describe('batch mode', () => {
     const after = snapshotDirectory(test.space.memoryDir);
     after.delete('.dreamd/waiting.json');
     expect(after).toEqual(before);
-    expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
+    expect(await readBatchInFlight(test.space.memoryDir)).toBeUndefined();
 
     await expectSentAgain(server, test);
   });
@@ -254,7 +258,7 @@ describe('batch mode', () => {
       expect(run.status).toBe('completed');
       expect(run.batch).toBeUndefined();
       expect(run.calls).toBeGreaterThan(0);
-      expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
+      expect(await readBatchInFlight(test.space.memoryDir)).toBeUndefined();
       expect((await activeLines(test)).length).toBeGreaterThan(0);
       const warning = run.notes?.find((note) => note.includes('has no message batch API'));
       expect(warning).toContain(server.url);
@@ -308,7 +312,7 @@ describe('batch mode', () => {
     expect(server.batches[0]!.canceled).toBe(true);
     expect(new Set(run.unconsolidated?.map((entry) => entry.reason))).toEqual(new Set(['batch-failed']));
     expect(await activeLines(test)).toEqual([]);
-    expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
+    expect(await readBatchInFlight(test.space.memoryDir)).toBeUndefined();
   });
 
   it.each([
@@ -339,7 +343,7 @@ describe('batch mode', () => {
       }
       // Nothing but the batch record was written, and only one batch was ever submitted.
       const during = snapshotDirectory(test.space.memoryDir);
-      during.delete(PENDING_BATCH_FILE);
+      during.delete(BATCH_IN_FLIGHT_FILE);
       expect(during).toEqual(before);
       expect(server.batches).toHaveLength(1);
 
@@ -348,7 +352,7 @@ describe('batch mode', () => {
       expect(third.status).toBe('skipped');
       expect(third.reason).toMatch(/could not be read in 3 collections/);
       expect(new Set(third.unconsolidated?.map((entry) => entry.reason))).toEqual(new Set(['batch-failed']));
-      expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
+      expect(await readBatchInFlight(test.space.memoryDir)).toBeUndefined();
       await expectSentAgain(server, test);
     },
   );
@@ -364,14 +368,14 @@ describe('batch mode', () => {
     expect(run.batch).toMatchObject({ id: server.batches[0]!.id, outcome: 'collected' });
     expect(server.batches).toHaveLength(1);
     expect(await activeLines(test)).toHaveLength(6);
-    expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
+    expect(await readBatchInFlight(test.space.memoryDir)).toBeUndefined();
   });
 
   it('names the file and the fix when .dreamd/batch.json is not a batch record', async () => {
     const server = fake.server;
     const test = space(server.url);
     mkdirSync(join(test.space.memoryDir, '.dreamd'), { recursive: true });
-    writeFileSync(join(test.space.memoryDir, PENDING_BATCH_FILE), '{"batchId": 7');
+    writeFileSync(join(test.space.memoryDir, BATCH_IN_FLIGHT_FILE), '{"batchId": 7');
     const run = consolidator(test)(test.space, scheduled);
     await expect(run).rejects.toThrow(MemoryFormatError);
     await expect(run).rejects.toThrow(
@@ -402,7 +406,7 @@ describe('batch mode on a provider without a batch API', () => {
       expect(run.batch).toBeUndefined();
       expect(run.calls).toBeGreaterThan(0);
       expect(await activeLines(test)).toHaveLength(6);
-      expect(await readPendingBatch(test.space.memoryDir)).toBeUndefined();
+      expect(await readBatchInFlight(test.space.memoryDir)).toBeUndefined();
     } finally {
       await openai.close();
     }
@@ -434,17 +438,17 @@ describe('the independent calls of a run', () => {
         { customId: 'part-2', digest: 'y', sessions: ['c'], files: ['c.json'] },
       ],
     };
-    expect(describePendingBatch(pending, new Date('2026-12-01T10:42:00.000Z'), 'notes')).toBe(
+    expect(describeBatchInFlight(pending, new Date('2026-12-01T10:42:00.000Z'), 'notes')).toBe(
       'msgbatch_1 pending for 42 min (2 request(s), 3 session(s); expires 2026-12-02T10:00:00.000Z)',
     );
-    expect(describePendingBatch(pending, new Date('2026-12-01T15:30:00.000Z'), 'notes')).toEqual(
+    expect(describeBatchInFlight(pending, new Date('2026-12-01T15:30:00.000Z'), 'notes')).toEqual(
       expect.stringMatching(/^msgbatch_1 pending for 5\.5 h /),
     );
     const unreadable = {
       ...pending,
       unreadable: { tries: 2, lastAt: '2026-12-01T11:00:00.000Z', message: 'Unterminated string in JSON' },
     };
-    expect(describePendingBatch(unreadable, new Date('2026-12-01T11:00:00.000Z'), 'notes')).toBe(
+    expect(describeBatchInFlight(unreadable, new Date('2026-12-01T11:00:00.000Z'), 'notes')).toBe(
       'msgbatch_1 pending for 60 min (2 request(s), 3 session(s); expires 2026-12-02T10:00:00.000Z); its results ' +
         'could not be read in 2 of 3 collections (last 2026-12-01T11:00:00.000Z: Unterminated string in JSON); ' +
         'given up after 3, or now with `dreamd batch cancel notes`',

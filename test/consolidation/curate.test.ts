@@ -8,8 +8,8 @@ import {
   namesIn,
   type CurationAnswer,
   type CurationGroup,
-} from '../../src/consolidation/curate.js';
-import { createRunIds } from '../../src/consolidation/run-ids.js';
+} from '../../src/consolidation/curation/curate.js';
+import { createRunIds } from '../../src/consolidation/facts/fact-ids.js';
 import type { Fact } from '../../src/memory/types.js';
 import { fact } from '../memory/helpers.js';
 

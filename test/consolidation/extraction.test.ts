@@ -6,7 +6,7 @@ import {
   FENCE_MARKER,
   buildExtractionPrompt,
   neutralizeFence,
-} from '../../src/consolidation/extraction.js';
+} from '../../src/consolidation/extraction/extraction.js';
 
 const digest = [
   '## session s-2026-11-26 (2026-11-26)',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { FactIndex } from '../../src/consolidation/fact-index.js';
-import { featuresOf, forgetFeatures, sameNamesAndNumbers } from '../../src/consolidation/features.js';
-import { bodyKey, sequenceSimilarity } from '../../src/consolidation/similarity.js';
+import { FactLookup } from '../../src/consolidation/reconcile/fact-lookup.js';
+import { featuresOf, forgetFeatures, sameNamesAndNumbers } from '../../src/consolidation/facts/features.js';
+import { bodyKey, sequenceSimilarity } from '../../src/consolidation/facts/similarity.js';
 import type { Fact } from '../../src/memory/types.js';
 import { fact as memoryFact } from '../memory/helpers.js';
 
@@ -50,7 +50,7 @@ describe('features', () => {
 describe('fact index', () => {
   it('finds facts by the words candidates look up, and forgets versions that changed', () => {
     const facts = new Map<string, Fact>();
-    const index = new FactIndex((id) => facts.get(id), {
+    const index = new FactLookup((id) => facts.get(id), {
       words: new Set(['pottery', 'class', 'melanie']),
       keys: new Set([bodyKey('Melanie takes a pottery class.')]),
     });

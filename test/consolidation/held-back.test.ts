@@ -3,7 +3,7 @@
  * (which also reads reasons earlier runs wrote) group held-back facts by it.
  */
 import { describe, expect, it } from 'vitest';
-import { countHeldBack, heldBackKind } from '../../src/consolidation/held-back.js';
+import { countHeldBack, heldBackKind } from '../../src/consolidation/summary/held-back.js';
 
 describe('heldBackKind', () => {
   it.each([

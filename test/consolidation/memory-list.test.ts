@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { resolveRunReplaces, runFactId } from '../../src/consolidation/extract.js';
-import type { ExtractedFact } from '../../src/consolidation/extraction.js';
-import { buildExtractionParts, buildExtractionPrompt } from '../../src/consolidation/extraction.js';
+import { resolveRunReplaces, runFactId } from '../../src/consolidation/extraction/extract.js';
+import type { ExtractedFact } from '../../src/consolidation/extraction/extraction.js';
+import {
+  buildExtractionParts,
+  buildExtractionPrompt,
+} from '../../src/consolidation/extraction/extraction.js';
 import {
   createMemoryList,
   lineTokens,
   MIN_CACHED_PREFIX_TOKENS,
   type MemoryListFact,
-} from '../../src/consolidation/memory-list.js';
+} from '../../src/consolidation/extraction/memory-list.js';
 import { extractedFact, reconcileQuietly } from '../memory/helpers.js';
 
 function fact(index: number, title: string, updated = '2026-01-01', body = title): MemoryListFact {

@@ -1,9 +1,9 @@
 import { isUpdateCheckRequest } from '../../harness/scripted-extractor.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConsolidator } from '../../src/consolidation/run.js';
-import { resolveRunReplaces } from '../../src/consolidation/extract.js';
-import { checkItems } from '../../src/consolidation/update-check.js';
-import type { ExtractedFact } from '../../src/consolidation/extraction.js';
+import { resolveRunReplaces } from '../../src/consolidation/extraction/extract.js';
+import { checkItems } from '../../src/consolidation/extraction/update-check.js';
+import type { ExtractedFact } from '../../src/consolidation/extraction/extraction.js';
 import { listRuns, loadMemory } from '../../src/space/index.js';
 import { createModel } from '../../src/model/index.js';
 import {

@@ -5,8 +5,12 @@
 import { mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { docStatements, splitAlreadyStated, type ProjectDoc } from '../../src/consolidation/project-docs.js';
-import type { ExtractedFact } from '../../src/consolidation/extraction.js';
+import {
+  docStatements,
+  splitAlreadyStated,
+  type ProjectDoc,
+} from '../../src/consolidation/extraction/project-docs.js';
+import type { ExtractedFact } from '../../src/consolidation/extraction/extraction.js';
 import { loadMemory } from '../../src/space/index.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { useFakeAnthropic } from '../support/fixtures.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { quotesOf } from '../../src/consolidation/proposal.js';
+import { quotesOf } from '../../src/consolidation/approval/proposal.js';
 import { fact } from '../memory/helpers.js';
 
 const segment = (sessionId: string, lines: string[]) => ({

@@ -1,7 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ExtractedFact } from '../../src/consolidation/extraction.js';
-import { cleanTitle, parseDay, reconcile, type ReconcileInput } from '../../src/consolidation/reconcile.js';
+import type { ExtractedFact } from '../../src/consolidation/extraction/extraction.js';
+import {
+  cleanTitle,
+  parseDay,
+  reconcile,
+  type ReconcileInput,
+} from '../../src/consolidation/reconcile/reconcile.js';
 import {
   NEAR_DUPLICATE_THRESHOLD,
   SAME_SUBJECT_THRESHOLD,
@@ -9,7 +14,7 @@ import {
   normalizeText,
   textSimilarity,
   titleSimilarity,
-} from '../../src/consolidation/similarity.js';
+} from '../../src/consolidation/facts/similarity.js';
 import type { Fact, FactType } from '../../src/memory/types.js';
 import { extractedFact, fact as memoryFact } from '../memory/helpers.js';
 

@@ -3,8 +3,8 @@ import {
   createIsRejected,
   factFingerprint,
   fingerprintSimilarity,
-} from '../../src/consolidation/rejected-match.js';
-import { textSimilarity } from '../../src/consolidation/similarity.js';
+} from '../../src/consolidation/approval/rejected-match.js';
+import { textSimilarity } from '../../src/consolidation/facts/similarity.js';
 import { normalizedTextHash } from '../../src/memory/index.js';
 import type { RejectedList } from '../../src/space/index.js';
 

@@ -6,10 +6,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ExtractedFact } from '../../src/consolidation/extraction.js';
-import type { reconcile } from '../../src/consolidation/reconcile.js';
-import { isRewording } from '../../src/consolidation/rewording.js';
-import { NEAR_DUPLICATE_THRESHOLD, textSimilarity } from '../../src/consolidation/similarity.js';
+import type { ExtractedFact } from '../../src/consolidation/extraction/extraction.js';
+import type { reconcile } from '../../src/consolidation/reconcile/reconcile.js';
+import { isRewording } from '../../src/consolidation/reconcile/rewording.js';
+import { NEAR_DUPLICATE_THRESHOLD, textSimilarity } from '../../src/consolidation/facts/similarity.js';
 import type { Fact, FactType } from '../../src/memory/types.js';
 import type { Provenance } from '../../src/screen/provenance.js';
 import { QUARANTINE_FILE, renderQuarantine } from '../../src/space/index.js';

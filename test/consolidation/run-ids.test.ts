@@ -3,8 +3,8 @@
  * learns keeps one id through every plan, or curation's results would name facts the next plan does not have.
  */
 import { describe, expect, it } from 'vitest';
-import { reconcile } from '../../src/consolidation/reconcile.js';
-import { createRunIds } from '../../src/consolidation/run-ids.js';
+import { reconcile } from '../../src/consolidation/reconcile/reconcile.js';
+import { createRunIds } from '../../src/consolidation/facts/fact-ids.js';
 import type { Fact } from '../../src/memory/types.js';
 import { extractedFact, fact } from '../memory/helpers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SLIM_PROBLEMS, slimRunSummary } from '../../src/consolidation/slim-summary.js';
+import { SLIM_PROBLEMS, slimRunSummary } from '../../src/consolidation/summary/slim-summary.js';
 import type { RunSummary } from '../../src/core/run.js';
 
 const summary: RunSummary = {

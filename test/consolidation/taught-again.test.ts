@@ -3,10 +3,10 @@
  * same words or others. Pure: the test of "after it was saved" is passed in.
  */
 import { describe, expect, it } from 'vitest';
-import type { ReconcileInput } from '../../src/consolidation/reconcile.js';
-import { createTaughtAfterSaved } from '../../src/consolidation/taught-after-saved.js';
-import { absorbRepeats } from '../../src/consolidation/curate.js';
-import type { ExtractedFact } from '../../src/consolidation/extraction.js';
+import type { ReconcileInput } from '../../src/consolidation/reconcile/reconcile.js';
+import { createTaughtAfterSaved } from '../../src/consolidation/write/taught-after-saved.js';
+import { absorbRepeats } from '../../src/consolidation/curation/curate.js';
+import type { ExtractedFact } from '../../src/consolidation/extraction/extraction.js';
 import type { Fact } from '../../src/memory/types.js';
 import { extractedFact, fact, reconcileQuietly } from '../memory/helpers.js';
 

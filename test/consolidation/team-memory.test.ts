@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
-import { acceptProposal } from '../../src/consolidation/proposal.js';
+import { acceptProposal } from '../../src/consolidation/approval/proposal.js';
 import { readPageSpaces, renderPage } from '../../src/daemon/page.js';
 import { createConsolidator } from '../../src/consolidation/run.js';
 import { BLOCK_BEGIN, BLOCK_END, splitIndexFile } from '../../src/memory/index-block.js';

@@ -1,15 +1,15 @@
 import { utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CURATION } from '../../src/consolidation/curate.js';
-import { promptIndex } from '../../src/consolidation/extract.js';
+import { DEFAULT_CURATION } from '../../src/consolidation/curation/curate.js';
+import { rankedMemoryList } from '../../src/consolidation/extraction/extract.js';
 import {
   checkItems,
   checkUpdates,
   prepareUpdateCheck,
   NEIGHBOURS_PER_FACT,
   updateCheckPrompt,
-} from '../../src/consolidation/update-check.js';
+} from '../../src/consolidation/extraction/update-check.js';
 import { loadMemory } from '../../src/space/index.js';
 import type { ModelProvider } from '../../src/model/types.js';
 import type { Fact } from '../../src/memory/types.js';
@@ -56,7 +56,7 @@ describe('checkItems', () => {
     { title: 'Home address', body: 'Lives in Lisbon, Rua das Flores 28.' },
     { title: 'Usual coffee order', body: 'An oat flat white.' },
   );
-  const index = promptIndex(facts, NOW);
+  const index = rankedMemoryList(facts, NOW);
 
   it('lists a new fact beside the close memory fact its call did not show, and no unrelated one', () => {
     const items = checkItems([porto], { index, runId: (at) => `run-${at + 1}`, shown: [new Set()] });
@@ -123,7 +123,7 @@ describe('checkItems over facts of several subjects', () => {
       observed: '2026-11-20',
     });
     const [item] = checkItems([delta], {
-      index: promptIndex(facts, NOW),
+      index: rankedMemoryList(facts, NOW),
       runId: (at) => `run-${at + 1}`,
       shown: [new Set()],
     });
@@ -137,7 +137,7 @@ describe('checkItems over facts of several subjects', () => {
     );
     const tokyo = extractedFact({ title: "Kaito's home", body: 'Kaito lives in Shimokitazawa, Tokyo.' });
     const [item] = checkItems([tokyo], {
-      index: promptIndex(facts, NOW),
+      index: rankedMemoryList(facts, NOW),
       runId: (at) => `run-${at + 1}`,
       shown: [new Set()],
     });
@@ -160,7 +160,7 @@ describe('checkItems over facts of several subjects', () => {
       observed: '2026-03-01',
     });
     const [item] = checkItems([cello], {
-      index: promptIndex(facts, NOW),
+      index: rankedMemoryList(facts, NOW),
       runId: (at) => `run-${at + 1}`,
       shown: [new Set()],
     });
@@ -191,7 +191,7 @@ describe('checkItems over facts of several subjects', () => {
       observed: '2026-06-01',
     });
     const [item] = checkItems([analyst], {
-      index: promptIndex(facts, NOW),
+      index: rankedMemoryList(facts, NOW),
       runId: (at) => `run-${at + 1}`,
       shown: [new Set()],
     });
@@ -200,7 +200,7 @@ describe('checkItems over facts of several subjects', () => {
     const cake = extractedFact({ title: 'Priya bakes', body: 'Priya bakes lemon cake on Sundays.' });
     expect(
       checkItems([cake], {
-        index: promptIndex(facts, NOW),
+        index: rankedMemoryList(facts, NOW),
         runId: (at) => `run-${at + 1}`,
         shown: [new Set()],
       }),
@@ -226,7 +226,7 @@ describe('checkItems over facts of several subjects', () => {
       observed: '2026-03-01',
     });
     const [item] = checkItems([paris], {
-      index: promptIndex(facts, NOW),
+      index: rankedMemoryList(facts, NOW),
       runId: (at) => `run-${at + 1}`,
       shown: [new Set()],
     });
@@ -236,7 +236,7 @@ describe('checkItems over facts of several subjects', () => {
 
 describe('checkUpdates', () => {
   const facts = memory({ title: 'Home address', body: 'Lives in Lisbon, Rua das Flores 28.' });
-  const index = promptIndex(facts, NOW);
+  const index = rankedMemoryList(facts, NOW);
 
   function model(answer: (prompt: string) => unknown): { provider: ModelProvider; prompts: string[] } {
     const prompts: string[] = [];

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
-import { proposalChanges } from '../../src/consolidation/proposal.js';
+import { proposalChanges } from '../../src/consolidation/approval/proposal.js';
 import { listProposals, listRuns, loadMemory } from '../../src/space/index.js';
 import { findFreePort } from '../../harness/redis-server.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';

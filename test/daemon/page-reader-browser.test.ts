@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
-import { proposalChanges, type ProposalChange } from '../../src/consolidation/proposal.js';
+import { proposalChanges, type ProposalChange } from '../../src/consolidation/approval/proposal.js';
 import { listProposals } from '../../src/space/index.js';
 import { findFreePort } from '../../harness/redis-server.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
-import { proposalChanges } from '../../src/consolidation/proposal.js';
+import { proposalChanges } from '../../src/consolidation/approval/proposal.js';
 import { escapeHtml, readableUtc, readPageSpaces, renderPage } from '../../src/daemon/page.js';
 import { listProposals, loadMemory, type ProposedFile } from '../../src/space/index.js';
 import { findFreePort } from '../../harness/redis-server.js';

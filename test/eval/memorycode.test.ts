@@ -17,7 +17,7 @@ import {
 } from '../../eval/memorycode.js';
 import { renderBothWays } from '../../eval/run.js';
 import { verdicts } from '../../eval/verdict.js';
-import { createTally, tallyNotes } from '../../src/consolidation/extract-tally.js';
+import { createTally, tallyNotes } from '../../src/consolidation/extraction/extract-tally.js';
 
 describe('the MemoryCode converter', () => {
   const sample = readMemoryCodeSample();

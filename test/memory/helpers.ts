@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { ExtractedFact } from '../../src/consolidation/extraction.js';
-import { planWrite } from '../../src/consolidation/plan-write.js';
-import { reconcile, type ReconcileInput } from '../../src/consolidation/reconcile.js';
+import type { ExtractedFact } from '../../src/consolidation/extraction/extraction.js';
+import { planWrite } from '../../src/consolidation/write/plan-write.js';
+import { reconcile, type ReconcileInput } from '../../src/consolidation/reconcile/reconcile.js';
 import type { RunSummary } from '../../src/core/run.js';
 import { loadMemory } from '../../src/space/memory-dir.js';
 import { BLOCK_BEGIN, BLOCK_END } from '../../src/memory/index-block.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { zodOutputFormat } from '@anthropic-ai/sdk/helpers/zod';
-import { ExtractionOutput } from '../../src/consolidation/extraction.js';
+import { ExtractionOutput } from '../../src/consolidation/extraction/extraction.js';
 import { inlineLocalRefs } from '../../src/model/output.js';
 
 describe('inlineLocalRefs', () => {

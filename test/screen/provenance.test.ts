@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ExtractedFact } from '../../src/consolidation/extraction.js';
+import type { ExtractedFact } from '../../src/consolidation/extraction/extraction.js';
 import { createProvenance } from '../../src/screen/provenance.js';
 import { screenCandidates } from '../../src/screen/screen-candidates.js';
 import { containsSecret } from '../../src/digest/index.js';

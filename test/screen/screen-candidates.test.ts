@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ExtractionOutput, type ExtractedFact } from '../../src/consolidation/extraction.js';
+import { ExtractionOutput, type ExtractedFact } from '../../src/consolidation/extraction/extraction.js';
 import { screenCandidates } from '../../src/screen/screen-candidates.js';
 import { containsSecret } from '../../src/digest/index.js';
 import { extractedFact, reconcileQuietly } from '../memory/helpers.js';

@@ -3,10 +3,10 @@ import { readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir, createTempDir } from '../support/fixtures.js';
-import type { ExtractedFact } from '../../src/consolidation/extraction.js';
+import type { ExtractedFact } from '../../src/consolidation/extraction/extraction.js';
 import { FACT_TYPES, TOPIC_FILES } from '../../src/memory/types.js';
 import { loadMemory, renderMemory } from '../../src/space/memory-dir.js';
-import { PENDING_FILE, QUARANTINE_FILE } from '../../src/space/paths.js';
+import { DEFERRED_FACTS_FILE, QUARANTINE_FILE } from '../../src/space/paths.js';
 import { memoryHealth } from '../../src/space/memory-health.js';
 import { applyFiles, fact, planCandidates, removeDir, sessionCandidate } from '../memory/helpers.js';
 import { snapshotDirectory } from '../support/space.js';
@@ -50,20 +50,20 @@ describe('broken memory files never lose facts', () => {
     expect(await readFile(userFile, 'utf8')).toBe(broken);
     const reasons = plan.problems.map((problem) => `${problem.file}: ${problem.reason}`).join('\n');
     expect(reasons).toContain("user.md: user.md: frontmatter starts with '---' but never ends");
-    expect(reasons).toContain(`held back in ${PENDING_FILE}`);
-    expect(await readFile(path.join(folder.path, PENDING_FILE), 'utf8')).toContain('moved to Porto');
+    expect(reasons).toContain(`held back in ${DEFERRED_FACTS_FILE}`);
+    expect(await readFile(path.join(folder.path, DEFERRED_FACTS_FILE), 'utf8')).toContain('moved to Porto');
     // Meanwhile the fact is memory: search, the model and the index builder see it.
     expect((await loadMemory(folder.path)).facts.some((item) => item.body.includes('Porto'))).toBe(true);
 
     const health = await memoryHealth(folder.path);
     expect(health.ok).toBe(false);
     expect(health.problems.map((problem) => problem.file)).toEqual(
-      expect.arrayContaining(['user.md', PENDING_FILE]),
+      expect.arrayContaining(['user.md', DEFERRED_FACTS_FILE]),
     );
 
     await writeFile(userFile, good);
     const after = await runPlan([]);
-    expect(after.files.get(PENDING_FILE)).toBeNull();
+    expect(after.files.get(DEFERRED_FACTS_FILE)).toBeNull();
     expect(await readFile(userFile, 'utf8')).toContain('The user moved to Porto in November.');
     expect(await readFile(path.join(folder.path, 'MEMORY.md'), 'utf8')).toContain('Porto');
     expect((await memoryHealth(folder.path)).ok).toBe(true);
@@ -90,7 +90,7 @@ describe('broken memory files never lose facts', () => {
     expect(
       plan.problems.some((problem) => problem.reason.includes('also appears in user.md; remove one copy')),
     ).toBe(true);
-    const pending = await readFile(path.join(folder.path, PENDING_FILE), 'utf8');
+    const pending = await readFile(path.join(folder.path, DEFERRED_FACTS_FILE), 'utf8');
     expect(pending).toContain('linter');
     expect(pending).toContain('Fridays');
   });
@@ -114,7 +114,7 @@ describe('broken memory files never lose facts', () => {
     ).toBe(true);
     await runPlan([sessionCandidate('s-p', 'The API moves to version 3 in January.', 'project')]);
     expect(await readFile(file, 'utf8')).toBe(bad);
-    expect(await readFile(path.join(folder.path, PENDING_FILE), 'utf8')).toContain('version 3');
+    expect(await readFile(path.join(folder.path, DEFERRED_FACTS_FILE), 'utf8')).toContain('version 3');
   });
 
   it('skips a symlink out of the folder and never writes through it', async () => {

@@ -6,7 +6,7 @@ import { useTempDir } from '../support/fixtures.js';
 import { mergeArrived } from '../../src/memory/arrived-bytes.js';
 import { BLOCK_BEGIN, BLOCK_END } from '../../src/memory/index-block.js';
 import { contentHash } from '../../src/memory/topic-entry.js';
-import { parsePending } from '../../src/space/pending.js';
+import { parseDeferredFacts } from '../../src/space/deferred.js';
 import { parseTopicFile, topicFacts } from '../../src/memory/topic-file.js';
 import { commitMemoryChanges, recoverMemory } from '../../src/space/transaction.js';
 import { readRun } from '../../src/space/run-history.js';
@@ -148,7 +148,9 @@ describe('the commit compares before and after each rename', () => {
       runRecord: { summary: summary('run-1') },
     });
     expect(await readFile(path.join(folder.path, 'user.md'), 'utf8')).toBe(theirs);
-    const pending = parsePending(await readFile(path.join(folder.path, '.dreamd', 'pending.json'), 'utf8'));
+    const pending = parseDeferredFacts(
+      await readFile(path.join(folder.path, '.dreamd', 'pending.json'), 'utf8'),
+    );
     expect(pending.facts.map((fact) => fact.id)).toEqual(['f-bbbbbbbbbb']);
     expect(record.files['user.md']).toBeUndefined();
     expect(record.summary.problems.map((problem) => problem.reason).join('\n')).toMatch(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../support/fixtures.js';
 import { loadMemory, planMemoryFiles, renderMemory } from '../../src/space/memory-dir.js';
-import { PENDING_FILE } from '../../src/space/paths.js';
+import { DEFERRED_FACTS_FILE } from '../../src/space/paths.js';
 import { MAX_WRITABLE_FILE_BYTES } from '../../src/memory/read-memory-file.js';
 import { TOPIC_FILES } from '../../src/memory/types.js';
 import { applyFiles, fact } from '../memory/helpers.js';
@@ -32,7 +32,7 @@ describe('topic file size', () => {
     expect(plan.files.has(TOPIC_FILES.user)).toBe(false);
     expect(plan.files.get(TOPIC_FILES.feedback)).toContain('Prefers short answers.');
     expect(plan.pending.map((pending) => pending.id).sort()).toEqual(added.map((item) => item.id).sort());
-    expect(plan.files.get(PENDING_FILE)).toContain('[new 99]');
+    expect(plan.files.get(DEFERRED_FACTS_FILE)).toContain('[new 99]');
     expect(plan.problems.map((problem) => problem.reason).join('\n')).toMatch(
       /user\.md would pass 4 MB, the most dreamd writes; .* new facts wait in \.dreamd\/pending\.json/,
     );

@@ -22,14 +22,14 @@ export const registerBatch: CommandRegistrar = (program, context) => {
     const { io, json, config } = commandContext;
     const loaded = config();
     // Loaded when the command runs, so `--help` stays quick.
-    const [{ spacesOf }, { cancelPendingBatch }, { createModel }] = await Promise.all([
+    const [{ spacesOf }, { cancelBatchInFlight }, { createModel }] = await Promise.all([
       import('../spaces.js'),
-      import('../../consolidation/batch.js'),
+      import('../../consolidation/batch/batch.js'),
       import('../../model/index.js'),
     ]);
     const canceled: { space: string; batchId: string | null }[] = [];
     for (const space of await spacesOf(commandContext, spaceId)) {
-      const batchId = await cancelPendingBatch(space.memoryDir, () =>
+      const batchId = await cancelBatchInFlight(space.memoryDir, () =>
         createModel(loaded.model, { env: io.env }),
       );
       canceled.push({ space: space.id, batchId: batchId ?? null });

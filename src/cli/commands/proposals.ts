@@ -1,6 +1,6 @@
 import type { Config, Space } from '../../config/schema.js';
 import type { CommandContext } from '../program.js';
-import type { ProposalChange, ProposalView } from '../../consolidation/proposal.js';
+import type { ProposalChange, ProposalView } from '../../consolidation/approval/proposal.js';
 import { formatUsd } from '../../cost/prices.js';
 import { emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
@@ -70,7 +70,7 @@ export const registerProposals: CommandRegistrar = (program, context) => {
         const commandContext = context();
         const { io, json } = commandContext;
         const [{ listProposalViews }, { spacesOf }] = await Promise.all([
-          import('../../consolidation/proposal.js'),
+          import('../../consolidation/approval/proposal.js'),
           import('../spaces.js'),
         ]);
         const { proposals, problems } = await listProposalViews(await spacesOf(commandContext, spaceId));
@@ -91,7 +91,7 @@ export const registerProposals: CommandRegistrar = (program, context) => {
     description: 'apply a proposal (or the changes --only names) to memory as one transaction',
     only: 'fact ids of the changes to accept (comma or space separated); the rest is rejected',
     async decide(space, runId, loaded, only) {
-      const { acceptProposal } = await import('../../consolidation/proposal.js');
+      const { acceptProposal } = await import('../../consolidation/approval/proposal.js');
       const outcome = await acceptProposal(space, runId, { config: loaded, only });
       const data = {
         space: space.id,
@@ -118,7 +118,7 @@ export const registerProposals: CommandRegistrar = (program, context) => {
       'drop a proposal (or the changes --only names); rejected facts are not proposed again from the same sessions',
     only: 'fact ids of the changes to reject (comma or space separated); the rest still waits',
     async decide(space, runId, loaded, only) {
-      const { rejectProposal } = await import('../../consolidation/proposal.js');
+      const { rejectProposal } = await import('../../consolidation/approval/proposal.js');
       const outcome = await rejectProposal(space, runId, { config: loaded, only });
       const text = () =>
         [

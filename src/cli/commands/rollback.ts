@@ -68,11 +68,11 @@ export const registerRollback: CommandRegistrar = (program, context) => {
         }
         // A batch submitted before the rollback was built from the memory it undid: it is canceled, and the
         // sessions it carried (reopened or not) go to the next run.
-        const [{ cancelPendingBatch }, { createModel }] = await Promise.all([
-          import('../../consolidation/batch.js'),
+        const [{ cancelBatchInFlight }, { createModel }] = await Promise.all([
+          import('../../consolidation/batch/batch.js'),
           import('../../model/index.js'),
         ]);
-        const canceledBatch = await cancelPendingBatch(space.memoryDir, () =>
+        const canceledBatch = await cancelBatchInFlight(space.memoryDir, () =>
           createModel(loaded.model, { env: io.env }),
         );
         const runs = records.map((record) => ({
