@@ -71,6 +71,14 @@ export function factsPerUserLine(answerYield: AnswerYield): number {
  */
 export const PROBE_FACTS_PER_USER_LINE = 1;
 
+/**
+ * Batches a run must plan for its probe to be cut: the cut costs one call more, at most a third more in a
+ * backlog of three batches or more, where learning a dense yield first saves an answer thrown away (its whole
+ * output, at five times the input's price) and the halves asked again; a run of two batches sends its probe
+ * as planned (a sparse dialogue would pay half as many calls again for the cut, a dense one one answer).
+ */
+export const PROBE_CUT_MIN_BATCHES = 3;
+
 /** Whether a probe's answer could pass `limit` facts in a dense dialogue (see {@link PROBE_FACTS_PER_USER_LINE}). */
 export function probeOverLimit(batch: Batch, limit: number): boolean {
   return userLinesOf(batch) * PROBE_FACTS_PER_USER_LINE * YIELD_MARGIN > limit;

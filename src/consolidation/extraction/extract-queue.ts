@@ -9,6 +9,7 @@ import { splitBatch, type Batch } from '../../digest/index.js';
 import {
   expectedOverLimit,
   limitBinds,
+  PROBE_CUT_MIN_BATCHES,
   PROBE_FACTS_PER_USER_LINE,
   probeOverLimit,
   userLinesOf,
@@ -104,6 +105,7 @@ function splitWhileOverLimit(run: ExtractionRun, position: number): void {
   const limit = run.options.limits.maxFactsPerAnswer;
   const probe = probes(run);
   if (!run.probeFirst && !limitBinds(run.answerYield, limit)) return;
+  if (probe && run.queue.length < PROBE_CUT_MIN_BATCHES) return;
   const over = (batch: Batch): boolean =>
     probe ? probeOverLimit(batch, limit) : expectedOverLimit(run.answerYield, batch, limit);
   for (;;) {
