@@ -1,12 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ExtractedFact } from '../../src/consolidation/extraction/extraction.js';
-import {
-  cleanTitle,
-  parseDay,
-  reconcile,
-  type ReconcileInput,
-} from '../../src/consolidation/reconcile/reconcile.js';
+import { cleanTitle, parseDay, type ReconcileInput } from '../../src/consolidation/reconcile/reconcile.js';
 import {
   NEAR_DUPLICATE_THRESHOLD,
   SAME_SUBJECT_THRESHOLD,
@@ -16,15 +11,9 @@ import {
   titleSimilarity,
 } from '../../src/consolidation/facts/similarity.js';
 import type { Fact, FactType } from '../../src/memory/types.js';
-import { extractedFact, fact as memoryFact } from '../memory/helpers.js';
+import { countedIds, extractedFact, fact as memoryFact, reconcileQuietly } from '../memory/helpers.js';
 
 const TODAY = '2026-11-30';
-
-/** Ids in order of creation, like the memory directory's generator but predictable. */
-function idCounter(prefix = 'f-new'): () => string {
-  let next = 0;
-  return () => `${prefix}${String((next += 1)).padStart(5, '0')}`;
-}
 
 function candidate(overrides: Partial<ExtractedFact> & Pick<ExtractedFact, 'title' | 'body'>): ExtractedFact {
   return extractedFact({ observed: '2026-11-01', ...overrides });
@@ -34,17 +23,13 @@ function fact(overrides: Partial<Fact> & Pick<Fact, 'id' | 'title' | 'body'>): F
   return memoryFact({ observed: '2026-10-01', updated: '2026-10-01', sources: ['s-0'], ...overrides });
 }
 
+/** reconcileQuietly (on TODAY), but a Stripe-like key or a password counts as a secret. */
 function run(
   existing: readonly Fact[],
   candidates: readonly ExtractedFact[],
   options: Partial<ReconcileInput> = {},
-): ReturnType<typeof reconcile> {
-  return reconcile({
-    existing,
-    candidates,
-    today: TODAY,
-    newId: idCounter(),
-    isForgotten: () => false,
+): ReturnType<typeof reconcileQuietly> {
+  return reconcileQuietly(existing, candidates, {
     containsSecret: (text) => /sk-[A-Za-z0-9]{16,}|password\s*[:=]/i.test(text),
     ...options,
   });
@@ -207,7 +192,7 @@ describe('reconcile: duplicates', () => {
       [1, 2, 0],
     ]) {
       let facts: Fact[] = [];
-      const newId = idCounter();
+      const newId = countedIds();
       for (const index of order) facts = run(facts, [coffee[index] as ExtractedFact], { newId }).facts;
       expect(facts).toHaveLength(1);
       expect(facts[0]).toMatchObject({
@@ -549,7 +534,7 @@ describe('reconcile: corrections', () => {
       observed: '2026-11-25',
       replaces: ['f-npmrule001'],
     });
-    const second = run(first.facts, [bun], { newId: idCounter('f-second') });
+    const second = run(first.facts, [bun], { newId: countedIds('second') });
     expect(active(second.facts).map((item) => item.body)).toEqual([bun.body]);
     expect(second.superseded.map((entry) => entry.fact.body)).toEqual([correction.body]);
   });
@@ -872,7 +857,7 @@ function sessionsOf(observations: readonly Observation[]): ExtractedFact[][] {
 }
 
 function runSessions(sessions: readonly ExtractedFact[][], order: readonly number[]): Fact[] {
-  const newId = idCounter();
+  const newId = countedIds();
   let facts: Fact[] = [];
   for (const index of order) facts = run(facts, sessions[index] ?? [], { newId }).facts;
   return facts;
