@@ -300,6 +300,9 @@ describe('namesIn', () => {
 
 describe('curationGroups', () => {
   const config = CurationConfig.parse({ maxFactsPerType: 3, maxBytesPerType: 10_000 });
+  // The coffee order said twice more in other words.
+  const again = fact({ id: 'f-aaaaaaaac1', title: 'Coffee', body: 'Orders an oat flat white.' });
+  const third = fact({ id: 'f-aaaaaaaac2', title: 'Usual coffee', body: 'Usual drink: oat flat white.' });
   it('makes no group under budget without near-duplicates', () => {
     expect(curationGroups([coffee, climbing, alice], config)).toEqual([]);
   });
@@ -321,14 +324,10 @@ describe('curationGroups', () => {
     expect(groups.map((g) => g.why)).toEqual([['bytes']]);
   });
   it('picks a type whose facts say the same thing in other words', () => {
-    const again = fact({ id: 'f-aaaaaaaac1', title: 'Coffee', body: 'Orders an oat flat white.' });
-    const third = fact({ id: 'f-aaaaaaaac2', title: 'Usual coffee', body: 'Usual drink: oat flat white.' });
     const groups = curationGroups([coffee, again, third, climbing], CurationConfig.parse({}));
     expect(groups.map((g) => g.why)).toEqual([['duplicates']]);
   });
   it('with the run’s fresh facts given, looks only at types that hold one, and at pairs with one', () => {
-    const again = fact({ id: 'f-aaaaaaaac1', title: 'Coffee', body: 'Orders an oat flat white.' });
-    const third = fact({ id: 'f-aaaaaaaac2', title: 'Usual coffee', body: 'Usual drink: oat flat white.' });
     const all = [coffee, again, third, climbing];
     expect(curationGroups(all, CurationConfig.parse({}), new Set([climbing.id]))).toEqual([]);
     expect(curationGroups(all, CurationConfig.parse({}), new Set([third.id])).map((g) => g.why)).toEqual([
