@@ -1,14 +1,9 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Config } from '../../src/config/schema.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { listRuns } from '../../src/space/index.js';
 import { MAX_WRITABLE_FILE_BYTES } from '../../src/memory/read-memory-file.js';
-import {
-  startFakeAnthropicServer,
-  type AnthropicReply,
-  type RecordedAnthropicRequest,
-} from '../../harness/fake-anthropic-server.js';
+import { type AnthropicReply, type RecordedAnthropicRequest } from '../../harness/fake-anthropic-server.js';
 import { startFakeOpenAIServer, type RecordedChatRequest } from '../../harness/fake-openai-server.js';
 import {
   EXAMPLE_ACTIVE_TITLES,
@@ -16,8 +11,9 @@ import {
   scriptedExtractor,
   sessionsInPrompt,
 } from '../../harness/scripted-extractor.js';
-import { createTestSpace, type TestSpace, fastConsolidator, FORCED_RUN, RUN_NOW } from '../support/space.js';
-import { activeTitles, rawFact } from './helpers.js';
+import { createTestSpace } from '../support/space.js';
+import { useFakeAnthropic } from '../support/fixtures.js';
+import { activeTitles, forcedRunAt, rawFact, withLimits } from './helpers.js';
 
 /**
  * A model answer is data, read within `limits.*`: each fact is checked on its own, a fact that breaks the
@@ -27,18 +23,8 @@ import { activeTitles, rawFact } from './helpers.js';
  * real SDKs.
  */
 
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
-
-function withLimits(test: TestSpace, limits: Partial<Config['limits']>): Config {
-  return { ...test.config, limits: { ...test.config.limits, ...limits } };
-}
-
-function consolidate(test: TestSpace, config: Config = test.config) {
-  return fastConsolidator(config, { now: () => RUN_NOW })(test.space, FORCED_RUN);
-}
+/** Its default answer is the scripted extractor over the example facts; a test may answer otherwise. */
+const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
 
 /** The scripted facts of a request, with `extra` after them. */
 function scriptedWith(extra: (request: { prompt: string }) => unknown[]) {
@@ -68,12 +54,10 @@ const SCRIPTED_TITLES = EXAMPLE_ACTIVE_TITLES;
 
 describe('facts checked one by one', () => {
   it('keeps the good facts of an Anthropic answer with one fact of an unknown type, and counts that one', async () => {
-    const server = await startFakeAnthropicServer();
-    closers.push(() => server.close());
-    server.setDefault(scriptedWith(() => [rawFact(1, { type: 'opinion' })]));
-    const test = createTestSpace({ modelUrl: server.url, examples: true });
+    fake.server.setDefault(scriptedWith(() => [rawFact(1, { type: 'opinion' })]));
+    const test = createTestSpace({ modelUrl: fake.url, examples: true });
 
-    const summary = await consolidate(test);
+    const summary = await forcedRunAt(test);
 
     expect(summary.status).toBe('completed');
     expect(summary.factsDropped).toEqual({ schema: 1 });
@@ -85,12 +69,12 @@ describe('facts checked one by one', () => {
     expect(summary.problems.map((problem) => problem.reason).join('\n')).toMatch(
       /held invalid facts, dropped \(1 schema\)/,
     );
-    expect(server.requests).toHaveLength(1); // not retried: the answer was good but for one fact
+    expect(fake.server.requests).toHaveLength(1); // not retried: the answer was good but for one fact
     expect(await activeTitles(test)).toEqual(SCRIPTED_TITLES);
     const [record] = await listRuns(test.space.memoryDir);
     expect(record?.summary.factsDropped).toEqual({ schema: 1 });
     // The model is still asked for strict facts: the JSON schema sent names the four types.
-    const format = server.requests[0]!.body.output_config as { format: { schema: unknown } };
+    const format = fake.server.requests[0]!.body.output_config as { format: { schema: unknown } };
     expect(JSON.stringify(format.format.schema)).toContain(
       '"enum":["user","feedback","project","reference"]',
     );
@@ -98,7 +82,7 @@ describe('facts checked one by one', () => {
 
   it('keeps the good facts of an OpenAI-compatible answer with one broken fact, and counts it', async () => {
     const server = await startFakeOpenAIServer();
-    closers.push(() => server.close());
+    onTestFinished(() => server.close());
     const scripted = scriptedWith(() => [{ title: 'No type, no body' }]);
     server.setDefault((request: RecordedChatRequest) => scripted(request) as { json: unknown });
     const test = createTestSpace({
@@ -111,7 +95,7 @@ describe('facts checked one by one', () => {
       },
     });
 
-    const summary = await consolidate(test);
+    const summary = await forcedRunAt(test);
 
     expect(summary.status).toBe('completed');
     expect(summary.factsDropped).toEqual({ schema: 1 });
@@ -122,14 +106,16 @@ describe('facts checked one by one', () => {
   });
 
   it('drops a fact with a 20 MB body and keeps the rest; no memory file passes its limit', async () => {
-    const server = await startFakeAnthropicServer();
-    closers.push(() => server.close());
     const body = 'The user said so. '.repeat(Math.ceil((20 * 1024 * 1024) / 18));
-    server.setDefault(scriptedWith(() => [rawFact(1, { type: 'user', title: 'Everything', body })]));
-    const test = createTestSpace({ modelUrl: server.url, examples: true });
+    fake.server.setDefault(scriptedWith(() => [rawFact(1, { type: 'user', title: 'Everything', body })]));
+    const test = createTestSpace({ modelUrl: fake.url, examples: true });
 
     // The answer is read (the limit on its size is raised past it); the fact is not kept.
-    const summary = await consolidate(test, withLimits(test, { maxAnswerChars: 64 * 1024 * 1024 }));
+    const summary = await forcedRunAt(
+      test,
+      test.space,
+      withLimits(test.config, { maxAnswerChars: 64 * 1024 * 1024 }),
+    );
 
     expect(summary.status).toBe('completed');
     expect(summary.factsDropped).toEqual({ 'fact-too-large': 1 });
@@ -141,21 +127,18 @@ describe('facts checked one by one', () => {
   });
 
   it('asks again in halves for an answer past maxFactsPerAnswer, and keeps every fact of the halves', async () => {
-    const server = await startFakeAnthropicServer();
-    closers.push(() => server.close());
     // The first answer (all seven sessions in one batch) overflows; the halves answer as the model would.
-    server.enqueue({ json: { facts: Array.from({ length: 150 }, (_, index) => rawFact(index)) } });
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
-    const test = createTestSpace({ modelUrl: server.url, examples: true });
+    fake.server.enqueue({ json: { facts: Array.from({ length: 150 }, (_, index) => rawFact(index)) } });
+    const test = createTestSpace({ modelUrl: fake.url, examples: true });
 
-    const summary = await consolidate(test);
+    const summary = await forcedRunAt(test);
 
     expect(summary.status).toBe('completed');
     expect(summary.factsDropped).toBeUndefined();
     expect(summary.unconsolidated).toEqual([]);
     // The overflowing call and its halves, split again before they are sent when the 150 facts it claimed
     // for its lines say they would overflow too (beside them, perhaps, the update check and curation).
-    const extraction = server.requests.filter((request) => sessionsInPrompt(request.prompt).length > 0);
+    const extraction = fake.server.requests.filter((request) => sessionsInPrompt(request.prompt).length > 0);
     expect(extraction.length).toBeGreaterThanOrEqual(3);
     expect(summary.answersAskedAgain).toBe(1);
     expect(summary.notes?.join('\n')).toMatch(/held more facts than limits\.maxFactsPerAnswer \(100\)/);
@@ -164,13 +147,15 @@ describe('facts checked one by one', () => {
   });
 
   it('leaves a session waiting at a message whose answer alone passes maxFactsPerAnswer, and names the fix', async () => {
-    const server = await startFakeAnthropicServer();
-    closers.push(() => server.close());
     const flood = Array.from({ length: 2_000 }, (_, index) => rawFact(index));
-    server.setDefault(() => ({ json: { facts: flood } }));
-    const test = createTestSpace({ modelUrl: server.url, examples: ['2026-11-02-lisbon-delivery.json'] });
+    fake.server.setDefault(() => ({ json: { facts: flood } }));
+    const test = createTestSpace({ modelUrl: fake.url, examples: ['2026-11-02-lisbon-delivery.json'] });
 
-    const summary = await consolidate(test, withLimits(test, { maxAnswerChars: 64 * 1024 * 1024 }));
+    const summary = await forcedRunAt(
+      test,
+      test.space,
+      withLimits(test.config, { maxAnswerChars: 64 * 1024 * 1024 }),
+    );
 
     expect(summary.added).toBe(0);
     expect(summary.factsDropped).toBeUndefined();
@@ -179,31 +164,29 @@ describe('facts checked one by one', () => {
       /raise limits\.maxFactsPerAnswer \(the session waits at that message\)/,
     );
     // Halved down to one message before giving up: more than one call, each one answer read as a count.
-    expect(server.requests.length).toBeGreaterThan(1);
+    expect(fake.server.requests.length).toBeGreaterThan(1);
     for (const [file, size] of fileSizes(test.space.memoryDir)) {
       expect(size, file).toBeLessThan(MAX_WRITABLE_FILE_BYTES);
     }
     // The session was not consolidated: the next run (a model that answers sensibly now) reads it.
-    server.setDefault(() => ({ json: { facts: [rawFact(1)] } }));
-    const next = await consolidate(test);
+    fake.server.setDefault(() => ({ json: { facts: [rawFact(1)] } }));
+    const next = await forcedRunAt(test);
     expect(next.status).toBe('completed');
     expect(next.sessions).toHaveLength(1);
     expect(next.added).toBe(1);
   });
 
   it('asks again smaller when one answer alone passes maxFactsPerSession for a session', async () => {
-    const server = await startFakeAnthropicServer();
-    closers.push(() => server.close());
-    server.setDefault((request) => ({
+    fake.server.setDefault((request) => ({
       json: {
         facts: Array.from({ length: 10 }, (_, index) =>
           rawFact(index, { sources: sessionsInPrompt(request.prompt).map((session) => session.id) }),
         ),
       },
     }));
-    const test = createTestSpace({ modelUrl: server.url, examples: ['2026-11-02-lisbon-delivery.json'] });
+    const test = createTestSpace({ modelUrl: fake.url, examples: ['2026-11-02-lisbon-delivery.json'] });
 
-    const summary = await consolidate(test, withLimits(test, { maxFactsPerSession: 3 }));
+    const summary = await forcedRunAt(test, test.space, withLimits(test.config, { maxFactsPerSession: 3 }));
 
     // Every half still answers ten facts: halved to one message, which waits with the setting to raise.
     expect(summary.added).toBe(0);
@@ -215,39 +198,32 @@ describe('facts checked one by one', () => {
   });
 
   it('refuses an answer whose every fact is invalid: its sessions wait and the next run takes them', async () => {
-    const server = await startFakeAnthropicServer();
-    closers.push(() => server.close());
-    server.enqueue({
+    fake.server.enqueue({
       json: { facts: [rawFact(1, { type: 'opinion' }), rawFact(2, { type: 'opinion' })] },
     });
-    server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
-    const test = createTestSpace({ modelUrl: server.url, examples: true });
+    const test = createTestSpace({ modelUrl: fake.url, examples: true });
 
-    const first = await consolidate(test);
+    const first = await forcedRunAt(test);
     expect(first.added).toBe(0);
     expect(first.unconsolidated?.map((entry) => entry.reason)).toEqual(Array(7).fill('answer-invalid'));
     expect(first.unconsolidated?.[0]?.detail).toMatch(/none valid \(2 schema\)/);
 
-    const second = await consolidate(test);
+    const second = await forcedRunAt(test);
     expect(second.status).toBe('completed');
     expect(second.sessions).toHaveLength(7);
     expect(await activeTitles(test)).toEqual(SCRIPTED_TITLES);
   });
 
   it('drops an answer over maxAnswerChars unread; its sessions wait and the next run takes them', async () => {
-    const server = await startFakeAnthropicServer();
-    closers.push(() => server.close());
-    const scripted = scriptedExtractor(EXAMPLE_FACTS);
-    server.enqueue({ json: { facts: [rawFact(1, { body: 'x'.repeat(2_000) })] } });
-    server.setDefault(scripted);
-    const test = createTestSpace({ modelUrl: server.url, examples: true });
+    fake.server.enqueue({ json: { facts: [rawFact(1, { body: 'x'.repeat(2_000) })] } });
+    const test = createTestSpace({ modelUrl: fake.url, examples: true });
 
-    const first = await consolidate(test, withLimits(test, { maxAnswerChars: 1_000 }));
+    const first = await forcedRunAt(test, test.space, withLimits(test.config, { maxAnswerChars: 1_000 }));
     expect(first.status).toBe('skipped');
     expect(first.unconsolidated?.map((entry) => entry.reason)).toEqual(Array(7).fill('answer-dropped'));
-    expect(server.requests).toHaveLength(1);
+    expect(fake.server.requests).toHaveLength(1);
 
-    const second = await consolidate(test);
+    const second = await forcedRunAt(test);
     expect(second.status).toBe('completed');
     expect(second.sessions).toHaveLength(7);
     expect(await activeTitles(test)).toEqual(SCRIPTED_TITLES);

@@ -1,7 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Config } from '../../src/config/schema.js';
+import { describe, expect, it } from 'vitest';
 import {
   createAnswerYield,
   expectedOverLimit,
@@ -11,10 +10,11 @@ import {
 } from '../../src/consolidation/extraction/answer-yield.js';
 import { estimateTokens, type Batch } from '../../src/digest/index.js';
 import { listRuns } from '../../src/space/index.js';
-import { startFakeAnthropicServer, type AnthropicReply } from '../../harness/fake-anthropic-server.js';
+import { type AnthropicReply } from '../../harness/fake-anthropic-server.js';
 import { isUpdateCheckRequest, sessionsInPrompt } from '../../harness/scripted-extractor.js';
-import { runCliCaptured } from '../support/cli.js';
-import { createTestSpace, fastConsolidator, FORCED_RUN, RUN_NOW, type TestSpace } from '../support/space.js';
+import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
+import { createTestSpace, type TestSpace } from '../support/space.js';
+import { forcedRunAt, withLimits } from './helpers.js';
 
 /**
  * Batches are sized at the facts a user line yields: learned from the space's last run, and from this run's
@@ -22,10 +22,7 @@ import { createTestSpace, fastConsolidator, FORCED_RUN, RUN_NOW, type TestSpace 
  * away. The pipeline runs through the real SDK against the fake server.
  */
 
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+const fake = useFakeAnthropic();
 
 /** A batch of `lines` user lines (and as many assistant lines) in one session. */
 function batchOf(lines: number): Batch {
@@ -112,23 +109,25 @@ function factsOfRules(request: { prompt: string }, pattern: RegExp): AnthropicRe
   return { json: { facts } };
 }
 
+/**
+ * A backlog of six dense sessions of 12 user lines each (`prefix`-1 to -6) that `answer` answers, consolidated
+ * at most 10 facts an answer (but 1,000 a session and 100 calls a run).
+ */
+function denseBacklog(answer: (request: { prompt: string }) => AnthropicReply, prefix: string) {
+  fake.server.setDefault(answer);
+  const test = createTestSpace({ modelUrl: fake.url });
+  for (let day = 1; day <= 6; day += 1) denseSession(test, `${prefix}-${day}`, day, 12);
+  const config = withLimits(test.config, {
+    maxFactsPerAnswer: 10,
+    maxFactsPerSession: 1_000,
+    maxCallsPerRun: 100,
+  });
+  return { test, consolidate: () => forcedRunAt(test, test.space, config) };
+}
+
 describe('a backlog of a fact a line', () => {
   it('throws no answer away: the probe is cut to what such an answer fits, and the rest split before sending', async () => {
-    const server = await startFakeAnthropicServer();
-    closers.push(() => server.close());
-    server.setDefault(oneFactALine);
-    const test = createTestSpace({ modelUrl: server.url });
-    for (let day = 1; day <= 6; day += 1) denseSession(test, `line-${day}`, day, 12);
-    const config: Config = {
-      ...test.config,
-      limits: {
-        ...test.config.limits,
-        maxFactsPerAnswer: 10,
-        maxFactsPerSession: 1_000,
-        maxCallsPerRun: 100,
-      },
-    };
-    const run = await fastConsolidator(config, { now: () => RUN_NOW })(test.space, FORCED_RUN);
+    const run = await denseBacklog(oneFactALine, 'line').consolidate();
     expect(run.status).toBe('completed');
     expect(run.unconsolidated).toEqual([]);
     // Planned at half a fact a line (20 lines a call), the first answer held 20 facts: thrown away.
@@ -139,21 +138,7 @@ describe('a backlog of a fact a line', () => {
 
 describe('a dense backlog', () => {
   it('throws away at most the answer of its probe in each run, and records the yield', async () => {
-    const server = await startFakeAnthropicServer();
-    closers.push(() => server.close());
-    server.setDefault(twoFactsALine);
-    const test = createTestSpace({ modelUrl: server.url });
-    for (let day = 1; day <= 6; day += 1) denseSession(test, `dense-${day}`, day, 12);
-    const config: Config = {
-      ...test.config,
-      limits: {
-        ...test.config.limits,
-        maxFactsPerAnswer: 10,
-        maxFactsPerSession: 1_000,
-        maxCallsPerRun: 100,
-      },
-    };
-    const consolidate = () => fastConsolidator(config, { now: () => RUN_NOW })(test.space, FORCED_RUN);
+    const { test, consolidate } = denseBacklog(twoFactsALine, 'dense');
 
     const first = await consolidate();
     expect(first.status).toBe('completed');
@@ -178,8 +163,7 @@ describe('a dense backlog', () => {
     const runs = await listRuns(test.space.memoryDir);
     expect(runs.at(-1)?.summary.factsPerUserLine).toBe(second.factsPerUserLine);
     // `history show` and `status` say the calls by kind; the first run's line says the answer thrown away.
-    const env = { DREAMD_MODEL_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-test-key' };
-    const shown = await runCliCaptured(['history', 'show', runs.at(-2)!.runId], { cwd: test.root, env });
+    const shown = await cliAt(test.root, fake.url, ['history', 'show', runs.at(-2)!.runId]);
     const kinds = first.callKinds!;
     expect(shown.stdout).toContain(
       `  calls      ${kinds.extraction} extraction, ${kinds.updateCheck} update check, ${kinds.curation} curation`,
@@ -187,7 +171,7 @@ describe('a dense backlog', () => {
     expect(shown.stdout).toContain(`${first.factsPerUserLine} facts a user line`);
     if ((first.answersAskedAgain ?? 0) > 0)
       expect(shown.stdout).toContain('1 answer thrown away and asked again in halves');
-    const status = await runCliCaptured(['status'], { cwd: test.root, env });
+    const status = await cliAt(test.root, fake.url, ['status']);
     expect(status.stdout).toMatch(
       / {2}calls {6}\d+ extraction, \d+ update check, \d+ curation.* \(last run\)/,
     );

@@ -8,7 +8,7 @@ import { listRuns, readLedger } from '../../src/space/index.js';
 import { type ScriptedFact } from '../../harness/scripted-extractor.js';
 import { createTestSpace, type TestSpace, fastConsolidator, FORCED_RUN, RUN_NOW } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
-import { activeFacts } from './helpers.js';
+import { activeFacts, withLimits } from './helpers.js';
 
 /**
  * A session that needs more calls than `limits.maxCallsPerRun`: it is consolidated over several runs, part by
@@ -62,7 +62,7 @@ function writeNative(test: TestSpace, id: string, lines: readonly string[]): voi
 
 function smallLimits(config: Config): Config {
   // About 40 messages a call and 2 calls a run: the big session needs 4 runs or so.
-  return { ...config, limits: { ...config.limits, digestTokensPerCall: 600, maxCallsPerRun: 2 } };
+  return withLimits(config, { digestTokensPerCall: 600, maxCallsPerRun: 2 });
 }
 
 describe('a session bigger than a run', () => {
@@ -128,15 +128,11 @@ describe('a session bigger than a run', () => {
     // Two calls of 2,000 tokens carry about 16,000 characters of digest (some 50 of the steps below); a run
     // reads four times that of the transcript (64,000 characters), where each step keeps 2,000 characters of
     // tool output (the reader's cap) that the digest cuts to 200: the read stops near step 31, first.
-    const config: Config = {
-      ...test.config,
-      limits: {
-        ...test.config.limits,
-        digestTokensPerCall: 2_000,
-        memoryTokensPerCall: 0,
-        maxCallsPerRun: 2,
-      },
-    };
+    const config = withLimits(test.config, {
+      digestTokensPerCall: 2_000,
+      memoryTokensPerCall: 0,
+      maxCallsPerRun: 2,
+    });
     const STEPS = 60;
     const planted = new Map([
       [3, 'by the way my cat is called Pixel'],

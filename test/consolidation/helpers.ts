@@ -106,6 +106,11 @@ export async function spaceWithLongMemory(
   return { test, consolidate: () => run(test.space, FORCED_RUN) };
 }
 
+/** `config` with `limits` over its own limits. */
+export function withLimits(config: Config, limits: Partial<Config['limits']>): Config {
+  return { ...config, limits: { ...config.limits, ...limits } };
+}
+
 /** The active facts of the test space's memory folder, as loadMemory reads them. */
 export async function activeFacts(test: TestSpace): Promise<Fact[]> {
   return (await loadMemory(test.space.memoryDir)).facts.filter((fact) => fact.status === 'active');
@@ -121,9 +126,12 @@ export function addExampleSession(test: TestSpace, name: string): void {
   copyFileSync(join(EXAMPLE_SESSIONS_DIR, name), join(test.space.sessionsDir, name));
 }
 
-/** A FORCED_RUN of `space` (by default the test's own) at RUN_NOW, with the test's config and fast retries. */
-export function forcedRunAt(test: TestSpace, space: Space = test.space) {
-  return fastConsolidator(test.config, { now: () => RUN_NOW })(space, FORCED_RUN);
+/**
+ * A FORCED_RUN of `space` (by default the test's own) at RUN_NOW, with `config` (by default the test's) and fast
+ * retries.
+ */
+export function forcedRunAt(test: TestSpace, space: Space = test.space, config: Config = test.config) {
+  return fastConsolidator(config, { now: () => RUN_NOW })(space, FORCED_RUN);
 }
 
 /** A Claude Code project of a test: its test space, the project's space, and a FORCED_RUN of it. */

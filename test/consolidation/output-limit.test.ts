@@ -1,24 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { listRuns } from '../../src/space/index.js';
 import { faults } from '../../harness/fake-anthropic-server.js';
-import {
-  EXAMPLE_ACTIVE_TITLES,
-  EXAMPLE_FACTS,
-  scriptedExtractor,
-  sessionsInPrompt,
-} from '../../harness/scripted-extractor.js';
+import { EXAMPLE_ACTIVE_TITLES, EXAMPLE_FACTS, sessionsInPrompt } from '../../harness/scripted-extractor.js';
 import { createTestSpace } from '../support/space.js';
 import { useFakeAnthropic } from '../support/fixtures.js';
 import { activeFacts, forcedRunAt } from './helpers.js';
 
 /** An answer that stops at max_tokens: the batch is split and the run goes on; no request is sent twice. */
 
-const fake = useFakeAnthropic();
+const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
 
 describe('an answer cut off at the output limit', () => {
   it('splits the batch, goes on, never resends the identical request, and records what happened', async () => {
     const test = createTestSpace({ modelUrl: fake.url, examples: true });
-    fake.server.setDefault(scriptedExtractor(EXAMPLE_FACTS));
     // The first two answers stop at max_tokens (the whole batch, then its first half).
     fake.server.enqueue(faults.maxTokens(), faults.maxTokens());
     const summary = await forcedRunAt(test);

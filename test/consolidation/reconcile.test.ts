@@ -1,12 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ExtractedFact } from '../../src/consolidation/extraction/extraction.js';
-import {
-  cleanTitle,
-  parseDay,
-  reconcile,
-  type ReconcileInput,
-} from '../../src/consolidation/reconcile/reconcile.js';
+import { cleanTitle, parseDay, type ReconcileInput } from '../../src/consolidation/reconcile/reconcile.js';
 import {
   NEAR_DUPLICATE_THRESHOLD,
   SAME_SUBJECT_THRESHOLD,
@@ -16,15 +11,9 @@ import {
   titleSimilarity,
 } from '../../src/consolidation/facts/similarity.js';
 import type { Fact, FactType } from '../../src/memory/types.js';
-import { extractedFact, fact as memoryFact } from '../memory/helpers.js';
+import { countedIds, extractedFact, fact as memoryFact, reconcileQuietly } from '../memory/helpers.js';
 
 const TODAY = '2026-11-30';
-
-/** Ids in order of creation, like the memory directory's generator but predictable. */
-function idCounter(prefix = 'f-new'): () => string {
-  let next = 0;
-  return () => `${prefix}${String((next += 1)).padStart(5, '0')}`;
-}
 
 function candidate(overrides: Partial<ExtractedFact> & Pick<ExtractedFact, 'title' | 'body'>): ExtractedFact {
   return extractedFact({ observed: '2026-11-01', ...overrides });
@@ -34,17 +23,13 @@ function fact(overrides: Partial<Fact> & Pick<Fact, 'id' | 'title' | 'body'>): F
   return memoryFact({ observed: '2026-10-01', updated: '2026-10-01', sources: ['s-0'], ...overrides });
 }
 
+/** reconcileQuietly (on TODAY), but a Stripe-like key or a password counts as a secret. */
 function run(
   existing: readonly Fact[],
   candidates: readonly ExtractedFact[],
   options: Partial<ReconcileInput> = {},
-): ReturnType<typeof reconcile> {
-  return reconcile({
-    existing,
-    candidates,
-    today: TODAY,
-    newId: idCounter(),
-    isForgotten: () => false,
+): ReturnType<typeof reconcileQuietly> {
+  return reconcileQuietly(existing, candidates, {
     containsSecret: (text) => /sk-[A-Za-z0-9]{16,}|password\s*[:=]/i.test(text),
     ...options,
   });
@@ -207,7 +192,7 @@ describe('reconcile: duplicates', () => {
       [1, 2, 0],
     ]) {
       let facts: Fact[] = [];
-      const newId = idCounter();
+      const newId = countedIds();
       for (const index of order) facts = run(facts, [coffee[index] as ExtractedFact], { newId }).facts;
       expect(facts).toHaveLength(1);
       expect(facts[0]).toMatchObject({
@@ -371,34 +356,58 @@ describe('reconcile: duplicates', () => {
   });
 });
 
+const MELANIE_JOB = 'Melanie lost her job at the bakery on Main Street in May.';
+const CAROLINE_JOB = 'Caroline lost her job at the bakery on Main Street in May.';
+const STANDUP_AT_NINE = {
+  type: 'project' as const,
+  title: 'Standup time',
+  body: 'The team standup is at 9:30 in room 4.',
+};
+const STANDUP_AT_TEN = { ...STANDUP_AT_NINE, body: 'The team standup is at 10:30 in room 4.' };
+
 describe('reconcile: never joins facts about different people, places, products or numbers', () => {
-  it("keeps one person's lost job apart from another's, whatever the titles", () => {
-    const melanie = fact({
-      id: 'f-melanie001',
-      title: 'Job loss',
-      body: 'Melanie lost her job at the bakery on Main Street in May.',
-    });
-    const caroline = candidate({
-      title: 'Job loss',
-      body: 'Caroline lost her job at the bakery on Main Street in May.',
-      observed: '2026-11-20',
-    });
-    // Near duplicates by their words, and the same title: only the names differ.
-    expect(
-      textSimilarity([melanie.title, melanie.body], [caroline.title, caroline.body]),
-    ).toBeGreaterThanOrEqual(NEAR_DUPLICATE_THRESHOLD);
-    const result = run([melanie], [caroline]);
-    expect(active(result.facts).map((item) => item.body)).toEqual([melanie.body, caroline.body]);
+  // Each pair shares its title or most of its words, and is about two people, times, products or values.
+  it.each([
+    {
+      apart: "one person's lost job and another's, whatever the titles",
+      older: { title: 'Job loss', body: MELANIE_JOB },
+      newer: { title: 'Job loss', body: CAROLINE_JOB },
+    },
+    {
+      apart: 'the same sentence about two people when only the titles name them',
+      older: { title: "Melanie's job", body: 'She lost her job at the bakery.' },
+      newer: { title: "Caroline's job", body: 'She lost her job at the bakery.' },
+    },
+    { apart: 'two times that differ only in a number', older: STANDUP_AT_NINE, newer: STANDUP_AT_TEN },
+    {
+      apart: 'two products under one title',
+      older: { title: 'Code editor', body: 'Uses Neovim for all editing.' },
+      newer: { title: 'Code editor', body: 'Uses Helix for all editing.' },
+    },
+    {
+      apart: 'two short titles of the same words in another order',
+      older: { title: 'Work from home', body: 'User works from home two days a week.' },
+      newer: { title: 'Home from work', body: 'User gets home from work around seven.' },
+    },
+    {
+      apart: 'a newer value beside an older one of the same subject: only the model retires a fact',
+      older: { title: 'Coffee order', body: 'Orders a flat white with oat milk.' },
+      newer: { title: 'Coffee order', body: 'Orders a double espresso, no sugar.' },
+    },
+  ])('keeps $apart apart', ({ older, newer }) => {
+    const result = run(
+      [fact({ id: 'f-apart00001', ...older })],
+      [candidate({ observed: '2026-11-20', ...newer })],
+    );
+    expect(active(result.facts).map((item) => item.body)).toEqual([older.body, newer.body]);
     expect(result.superseded).toEqual([]);
     expect(result.updated).toEqual([]);
   });
 
-  it('keeps the same sentence about two people apart when only the titles name them', () => {
-    const result = run(
-      [fact({ id: 'f-melanie002', title: "Melanie's job", body: 'She lost her job at the bakery.' })],
-      [candidate({ title: "Caroline's job", body: 'She lost her job at the bakery.' })],
+  it('sees the two lost jobs as near duplicates by their words: only the names differ', () => {
+    expect(textSimilarity(['Job loss', MELANIE_JOB], ['Job loss', CAROLINE_JOB])).toBeGreaterThanOrEqual(
+      NEAR_DUPLICATE_THRESHOLD,
     );
-    expect(active(result.facts)).toHaveLength(2);
   });
 
   it('still merges a rewording that names the same person', () => {
@@ -416,30 +425,12 @@ describe('reconcile: never joins facts about different people, places, products 
     expect(result.facts[0]?.sources).toEqual(['s-0', 's-1']);
   });
 
-  it('keeps two times that differ only in a number, unless the model names `replaces`', () => {
-    const nine = fact({
-      id: 'f-standup001',
-      type: 'project',
-      title: 'Standup time',
-      body: 'The team standup is at 9:30 in room 4.',
-    });
-    const ten = candidate({
-      type: 'project',
-      title: 'Standup time',
-      body: 'The team standup is at 10:30 in room 4.',
-      observed: '2026-11-20',
-    });
-    expect(active(run([nine], [ten]).facts)).toHaveLength(2);
-    const named = run([nine], [{ ...ten, replaces: ['f-standup001'] }]);
-    expect(active(named.facts).map((item) => item.body)).toEqual([ten.body]);
-  });
-
-  it('keeps two products under one title apart', () => {
-    const result = run(
-      [fact({ id: 'f-editor0002', title: 'Code editor', body: 'Uses Neovim for all editing.' })],
-      [candidate({ title: 'Code editor', body: 'Uses Helix for all editing.', observed: '2026-11-20' })],
+  it('retires the earlier of two times when the model names it in `replaces`', () => {
+    const named = run(
+      [fact({ id: 'f-standup001', ...STANDUP_AT_NINE })],
+      [candidate({ observed: '2026-11-20', ...STANDUP_AT_TEN, replaces: ['f-standup001'] })],
     );
-    expect(active(result.facts)).toHaveLength(2);
+    expect(active(named.facts).map((item) => item.body)).toEqual([STANDUP_AT_TEN.body]);
   });
 
   it('compares titles word for word in order: short titles with the same words are different subjects', () => {
@@ -448,36 +439,6 @@ describe('reconcile: never joins facts about different people, places, products 
     expect(titleSimilarity('Usual coffee order', 'Coffee order')).toBeGreaterThanOrEqual(
       SAME_SUBJECT_THRESHOLD,
     );
-    const result = run(
-      [fact({ id: 'f-wfh0000001', title: 'Work from home', body: 'User works from home two days a week.' })],
-      [
-        candidate({
-          title: 'Home from work',
-          body: 'User gets home from work around seven.',
-          observed: '2026-11-20',
-        }),
-      ],
-    );
-    expect(active(result.facts)).toHaveLength(2);
-    expect(result.superseded).toEqual([]);
-  });
-
-  it('leaves a newer value beside an older one of the same subject: only the model retires a fact', () => {
-    const result = run(
-      [fact({ id: 'f-coffee0001', title: 'Coffee order', body: 'Orders a flat white with oat milk.' })],
-      [
-        candidate({
-          title: 'Coffee order',
-          body: 'Orders a double espresso, no sugar.',
-          observed: '2026-11-20',
-        }),
-      ],
-    );
-    expect(active(result.facts).map((item) => item.body)).toEqual([
-      'Orders a flat white with oat milk.',
-      'Orders a double espresso, no sugar.',
-    ]);
-    expect(result.superseded).toEqual([]);
   });
 
   // Rules that differ in one word apply to different things: code neither merges nor retires one for the other.
@@ -573,7 +534,7 @@ describe('reconcile: corrections', () => {
       observed: '2026-11-25',
       replaces: ['f-npmrule001'],
     });
-    const second = run(first.facts, [bun], { newId: idCounter('f-second') });
+    const second = run(first.facts, [bun], { newId: countedIds('second') });
     expect(active(second.facts).map((item) => item.body)).toEqual([bun.body]);
     expect(second.superseded.map((entry) => entry.fact.body)).toEqual([correction.body]);
   });
@@ -629,35 +590,39 @@ describe('reconcile: facts edited by hand', () => {
     expect(result.facts).toEqual([{ ...handEdited, sources: ['s-0', 's-7'] }]);
   });
 
-  it('adds a replacing fact next to a hand-edited one instead of superseding it', () => {
-    const porto = candidate({
-      title: 'Home address',
-      body: 'Lives in Porto since November.',
-      observed: '2026-11-20',
-      replaces: ['f-hand000001'],
-    });
-    const result = run([handEdited], [porto]);
-    expect(result.facts[0]).toBe(handEdited);
-    expect(active(result.facts)).toHaveLength(2);
-    expect(result.linked).toEqual([{ fact: result.added[0], handEdited }]);
-    expect(result.superseded).toEqual([]);
-  });
-
-  it('adds a fact of the same subject next to a hand-edited one, superseding nothing', () => {
-    const coffee = fact({
-      id: 'f-hand000003',
-      title: 'Coffee order',
-      body: 'Orders a flat white with oat milk.',
-      editedByHand: true,
-    });
-    const result = run(
-      [coffee],
-      [candidate({ title: 'Coffee order', body: 'Orders a double espresso.', observed: '2026-11-20' })],
-    );
-    expect(result.facts[0]).toBe(coffee);
-    expect(result.superseded).toEqual([]);
-    expect(active(result.facts)).toHaveLength(2);
-  });
+  // Only the model retires a fact, and never one edited by hand: linked to it when it named it in `replaces`.
+  it.each([
+    {
+      newer: 'a replacing fact',
+      existing: handEdited,
+      candidate: {
+        title: 'Home address',
+        body: 'Lives in Porto since November.',
+        replaces: ['f-hand000001'],
+      },
+      linked: true,
+    },
+    {
+      newer: 'a fact of the same subject',
+      existing: fact({
+        id: 'f-hand000003',
+        title: 'Coffee order',
+        body: 'Orders a flat white with oat milk.',
+        editedByHand: true,
+      }),
+      candidate: { title: 'Coffee order', body: 'Orders a double espresso.' },
+      linked: false,
+    },
+  ])(
+    'adds $newer next to a hand-edited one, superseding nothing',
+    ({ existing, candidate: newer, linked }) => {
+      const result = run([existing], [candidate({ observed: '2026-11-20', ...newer })]);
+      expect(result.facts[0]).toBe(existing);
+      expect(active(result.facts)).toHaveLength(2);
+      expect(result.linked).toEqual(linked ? [{ fact: result.added[0], handEdited: existing }] : []);
+      expect(result.superseded).toEqual([]);
+    },
+  );
 });
 
 describe('reconcile: quarantine and forgetting', () => {
@@ -892,10 +857,22 @@ function sessionsOf(observations: readonly Observation[]): ExtractedFact[][] {
 }
 
 function runSessions(sessions: readonly ExtractedFact[][], order: readonly number[]): Fact[] {
-  const newId = idCounter();
+  const newId = countedIds();
   let facts: Fact[] = [];
   for (const index of order) facts = run(facts, sessions[index] ?? [], { newId }).facts;
   return facts;
+}
+
+/** Asserts `check` over `numRuns` draws of 1 to 15 observations and an order of the five sessions. */
+function forAnyOrder(check: (observations: Observation[], order: number[]) => void, numRuns: number): void {
+  fc.assert(
+    fc.property(
+      fc.array(observation, { minLength: 1, maxLength: 15 }),
+      fc.shuffledSubarray([0, 1, 2, 3, 4], { minLength: 5, maxLength: 5 }),
+      check,
+    ),
+    { numRuns },
+  );
 }
 
 describe('reconcile: order independence', () => {
@@ -937,44 +914,30 @@ describe('reconcile: order independence', () => {
   });
 
   it('ends with the same active facts whatever order the sessions are consolidated in', () => {
-    fc.assert(
-      fc.property(
-        fc.array(observation, { minLength: 1, maxLength: 15 }),
-        fc.shuffledSubarray([0, 1, 2, 3, 4], { minLength: 5, maxLength: 5 }),
-        (observations, order) => {
-          const sessions = sessionsOf(observations);
-          const forward = activeContent(runSessions(sessions, [0, 1, 2, 3, 4]));
-          expect(activeContent(runSessions(sessions, order))).toEqual(forward);
-          expect(activeContent(runSessions(sessions, [4, 3, 2, 1, 0]))).toEqual(forward);
-          // And the same as one run over all sessions at once.
-          expect(activeContent(run([], sessions.flat()).facts)).toEqual(forward);
-        },
-      ),
-      { numRuns: 300 },
-    );
+    forAnyOrder((observations, order) => {
+      const sessions = sessionsOf(observations);
+      const forward = activeContent(runSessions(sessions, [0, 1, 2, 3, 4]));
+      expect(activeContent(runSessions(sessions, order))).toEqual(forward);
+      expect(activeContent(runSessions(sessions, [4, 3, 2, 1, 0]))).toEqual(forward);
+      // And the same as one run over all sessions at once.
+      expect(activeContent(run([], sessions.flat()).facts)).toEqual(forward);
+    }, 300);
   });
 
   it('keeps one fact per value seen of each subject, whatever the order: code retires nothing', () => {
-    fc.assert(
-      fc.property(
-        fc.array(observation, { minLength: 1, maxLength: 15 }),
-        fc.shuffledSubarray([0, 1, 2, 3, 4], { minLength: 5, maxLength: 5 }),
-        (observations, order) => {
-          const facts = active(runSessions(sessionsOf(observations), order));
-          for (const [index, subject] of SUBJECTS.entries()) {
-            const seen = observations.filter((item) => item.subject === index);
-            const kept = facts.filter((item) => item.title === subject.title);
-            // Without `replaces`, two values are two facts: a model shown both decides which is current.
-            const values = [...new Set(seen.map((item) => item.value))].sort();
-            const keptValues = kept
-              .map((item) => subject.values.findIndex((wordings) => wordings.includes(item.body)))
-              .sort();
-            expect(keptValues).toEqual(values);
-          }
-        },
-      ),
-      { numRuns: 200 },
-    );
+    forAnyOrder((observations, order) => {
+      const facts = active(runSessions(sessionsOf(observations), order));
+      for (const [index, subject] of SUBJECTS.entries()) {
+        const seen = observations.filter((item) => item.subject === index);
+        const kept = facts.filter((item) => item.title === subject.title);
+        // Without `replaces`, two values are two facts: a model shown both decides which is current.
+        const values = [...new Set(seen.map((item) => item.value))].sort();
+        const keptValues = kept
+          .map((item) => subject.values.findIndex((wordings) => wordings.includes(item.body)))
+          .sort();
+        expect(keptValues).toEqual(values);
+      }
+    }, 200);
   });
 });
 

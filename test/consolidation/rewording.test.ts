@@ -113,7 +113,6 @@ const APART: readonly (readonly [FactType, Wording, Wording])[] = [
   ['user', ['Drinks', 'Likes coffee.'], ['Drinks', 'Likes tea.']],
   ['user', ['Cats', 'The user likes cats.'], ['Pets', 'The user likes cats and dogs.']],
   ['user', ['Home', 'Ana used to live in Lisbon.'], ['Home', 'Ana lives in Lisbon.']],
-  ['user', ['Team', 'Alice manages Bob.'], ['Team', 'Bob manages Alice.']],
   ['user', ['Theme', 'The user prefers dark mode.'], ['Theme', 'The user prefers light mode.']],
   [
     'feedback',

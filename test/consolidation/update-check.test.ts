@@ -13,6 +13,8 @@ import {
 import { loadMemory } from '../../src/space/index.js';
 import type { ModelProvider } from '../../src/model/types.js';
 import type { Fact } from '../../src/memory/types.js';
+import type { Config } from '../../src/config/schema.js';
+import type { ExtractedFact } from '../../src/consolidation/extraction/extraction.js';
 import { faults } from '../../harness/fake-anthropic-server.js';
 import {
   checkInPrompt,
@@ -45,6 +47,20 @@ function memory(...facts: Partial<Fact>[]): Fact[] {
   );
 }
 
+/** The check items of `candidates` over the memory list `index`, no fact shown to their calls: runs are run-1, run-2… */
+function itemsOf(candidates: readonly ExtractedFact[], index: ReturnType<typeof rankedMemoryList>) {
+  return checkItems(candidates, {
+    index,
+    runId: (at) => `run-${at + 1}`,
+    shown: candidates.map(() => new Set()),
+  });
+}
+
+/** The titles of the facts listed beside `update`, the one new fact, over `facts` in memory. */
+function neighbourTitles(update: ExtractedFact, facts: readonly Fact[]): string[] | undefined {
+  return itemsOf([update], rankedMemoryList(facts, NOW))[0]?.neighbours.map((neighbour) => neighbour.title);
+}
+
 const porto = extractedFact({
   title: 'Home address',
   body: 'Lives in Porto, Rua do Almada 3.',
@@ -59,7 +75,7 @@ describe('checkItems', () => {
   const index = rankedMemoryList(facts, NOW);
 
   it('lists a new fact beside the close memory fact its call did not show, and no unrelated one', () => {
-    const items = checkItems([porto], { index, runId: (at) => `run-${at + 1}`, shown: [new Set()] });
+    const items = itemsOf([porto], index);
     expect(items).toEqual([
       { position: 0, neighbours: [expect.objectContaining({ id: facts[0]!.id, title: 'Home address' })] },
     ]);
@@ -78,7 +94,7 @@ describe('checkItems', () => {
       checkItems([porto], { index, runId: (at) => `run-${at + 1}`, shown: [new Set([facts[0]!.id])] }),
     ).toEqual([]);
     const alone = extractedFact({ title: 'Drives an electric car', body: 'A blue hatchback.' });
-    expect(checkItems([alone], { index, runId: (at) => `run-${at + 1}`, shown: [new Set()] })).toEqual([]);
+    expect(itemsOf([alone], index)).toEqual([]);
   });
 
   it('lists the run’s own older facts for the newer one only, at most a few neighbours each', () => {
@@ -87,11 +103,7 @@ describe('checkItems', () => {
       body: 'Lives in Lisbon, Rua das Flores 28.',
       observed: '2026-11-02',
     });
-    const items = checkItems([porto, lisbon], {
-      index: [],
-      runId: (at) => `run-${at + 1}`,
-      shown: [new Set(), new Set()],
-    });
+    const items = itemsOf([porto, lisbon], []);
     expect(items.map((item) => [item.position, item.neighbours.map((n) => n.id)])).toEqual([[0, ['run-2']]]);
     const many = Array.from({ length: 10 }, (_, at) =>
       extractedFact({
@@ -100,11 +112,7 @@ describe('checkItems', () => {
         observed: '2026-10-01',
       }),
     );
-    const [item] = checkItems([porto, ...many], {
-      index: [],
-      runId: (at) => `run-${at + 1}`,
-      shown: [porto, ...many].map(() => new Set<string>()),
-    });
+    const [item] = itemsOf([porto, ...many], []);
     expect(item?.neighbours).toHaveLength(NEIGHBOURS_PER_FACT);
   });
 });
@@ -122,12 +130,7 @@ describe('checkItems over facts of several subjects', () => {
       body: 'The Delta project stores its data in SQLite.',
       observed: '2026-11-20',
     });
-    const [item] = checkItems([delta], {
-      index: rankedMemoryList(facts, NOW),
-      runId: (at) => `run-${at + 1}`,
-      shown: [new Set()],
-    });
-    expect(item?.neighbours[0]?.title).toBe('Delta store');
+    expect(neighbourTitles(delta, facts)?.[0]).toBe('Delta store');
   });
 
   it('finds an update said in another language by the name it shares', () => {
@@ -136,12 +139,7 @@ describe('checkItems over facts of several subjects', () => {
       { title: 'Ana em Lisboa', body: 'Ana mora em Alfama, Lisbon.' },
     );
     const tokyo = extractedFact({ title: "Kaito's home", body: 'Kaito lives in Shimokitazawa, Tokyo.' });
-    const [item] = checkItems([tokyo], {
-      index: rankedMemoryList(facts, NOW),
-      runId: (at) => `run-${at + 1}`,
-      shown: [new Set()],
-    });
-    expect(item?.neighbours.map((neighbour) => neighbour.title)).toEqual(['Kaito em Lisboa']);
+    expect(neighbourTitles(tokyo, facts)).toEqual(['Kaito em Lisboa']);
   });
 
   it('lists the fact told in another language before a crowd of the same person’s other facts', () => {
@@ -159,13 +157,8 @@ describe('checkItems over facts of several subjects', () => {
       body: 'Ana is learning to play the cello.',
       observed: '2026-03-01',
     });
-    const [item] = checkItems([cello], {
-      index: rankedMemoryList(facts, NOW),
-      runId: (at) => `run-${at + 1}`,
-      shown: [new Set()],
-    });
     // The English trips share her name and nothing said of her: not worth the model's look.
-    expect(item?.neighbours.map((neighbour) => neighbour.title)).toEqual(['Ana tem aulas de violin.']);
+    expect(neighbourTitles(cello, facts)).toEqual(['Ana tem aulas de violin.']);
   });
 
   it('shows an update worded differently the older fact of the same attribute among 150 of the person’s facts', () => {
@@ -190,21 +183,10 @@ describe('checkItems over facts of several subjects', () => {
       body: 'She left the hospital; Priya is a data analyst at Monzo now.',
       observed: '2026-06-01',
     });
-    const [item] = checkItems([analyst], {
-      index: rankedMemoryList(facts, NOW),
-      runId: (at) => `run-${at + 1}`,
-      shown: [new Set()],
-    });
-    expect(item?.neighbours.map((neighbour) => neighbour.title)).toEqual(["Priya's job"]);
+    expect(neighbourTitles(analyst, facts)).toEqual(["Priya's job"]);
     // And a fact of hers that says nothing the others say of her asks for no check at all.
     const cake = extractedFact({ title: 'Priya bakes', body: 'Priya bakes lemon cake on Sundays.' });
-    expect(
-      checkItems([cake], {
-        index: rankedMemoryList(facts, NOW),
-        runId: (at) => `run-${at + 1}`,
-        shown: [new Set()],
-      }),
-    ).toEqual([]);
+    expect(itemsOf([cake], rankedMemoryList(facts, NOW))).toEqual([]);
   });
 
   it('lists a state before the events of a day when the update, a state, shares only a name with them', () => {
@@ -225,12 +207,7 @@ describe('checkItems over facts of several subjects', () => {
       body: 'Ines vive en Le Marais, Paris.',
       observed: '2026-03-01',
     });
-    const [item] = checkItems([paris], {
-      index: rankedMemoryList(facts, NOW),
-      runId: (at) => `run-${at + 1}`,
-      shown: [new Set()],
-    });
-    expect(item?.neighbours[0]?.title).toBe('Ines lives in Alfama, Lisbon.');
+    expect(neighbourTitles(paris, facts)?.[0]).toBe('Ines lives in Alfama, Lisbon.');
   });
 });
 
@@ -302,123 +279,91 @@ function writeSession(dir: string, id: string, day: string, lines: readonly stri
   utimesSync(file, old, old);
 }
 
+/** The home address learned long ago, 200 build tools learned after it, and the move north that replaces it. */
+const ADDRESSES: ScriptedFact[] = [
+  {
+    trigger: 'I live in Lisbon',
+    type: 'user',
+    title: 'Home address',
+    body: 'Lives in Lisbon, Rua das Flores 28.',
+  },
+  ...Array.from({ length: 200 }, (_, at) => ({
+    trigger: `tool number ${at} `,
+    type: 'project' as const,
+    title: `Build tool ${at}`,
+    body: `The project builds part ${at} with tool number ${at}.`,
+  })),
+  {
+    trigger: 'we moved north',
+    type: 'user',
+    title: 'Home address',
+    body: 'Lives in Porto.',
+    replacesTitle: 'Home address',
+  },
+];
+
+/**
+ * A run over the Lisbon address (learned long before the 200 tools after it: the oldest fact of memory) and the
+ * tools, then a run over the session that moves the user north, both with `config` over the test space's.
+ * The fake server answers as its test set it to. Returns both summaries, the second run's requests and the
+ * home addresses of memory, active and archived, as [body, status] sorted.
+ */
+async function moveNorth(config: (config: Config) => Config = (same) => same) {
+  const test = createTestSpace({ modelUrl: fake.url });
+  const sessions = test.space.sessionsDir;
+  writeSession(sessions, 's-home', '2025-06-01', ['I live in Lisbon, Rua das Flores 28.']);
+  writeSession(
+    sessions,
+    's-tools',
+    '2026-10-02',
+    ADDRESSES.slice(1, -1).map((_, at) => `We use tool number ${at} for part ${at}.`),
+  );
+  const consolidate = fastConsolidator(config(test.config), { now: () => NOW });
+  const first = await consolidate(test.space, FORCED_RUN);
+  writeSession(sessions, 's-moved', '2026-11-20', ['Big news: we moved north to Porto last week.']);
+  const before = fake.server.requests.length;
+  const summary = await consolidate(test.space, FORCED_RUN);
+  const loaded = await loadMemory(test.space.memoryDir);
+  const homes = [...loaded.facts, ...loaded.archived.map((entry) => entry.fact)]
+    .filter((fact) => fact.title === 'Home address')
+    .map((fact) => [fact.body, fact.status])
+    .sort();
+  return { first, summary, requests: fake.server.requests.slice(before), homes };
+}
+
+const MOVED = [
+  ['Lives in Lisbon, Rua das Flores 28.', 'superseded'],
+  ['Lives in Porto.', 'active'],
+];
+
 describe('an update whose older fact is far back in a large memory', () => {
   it('supersedes the fact learned 200 facts earlier, which the extraction call did not show', async () => {
-    const filler: ScriptedFact[] = Array.from({ length: 200 }, (_, at) => ({
-      trigger: `tool number ${at} `,
-      type: 'project',
-      title: `Build tool ${at}`,
-      body: `The project builds part ${at} with tool number ${at}.`,
-    }));
-    const facts: ScriptedFact[] = [
-      {
-        trigger: 'I live in Lisbon',
-        type: 'user',
-        title: 'Home address',
-        body: 'Lives in Lisbon, Rua das Flores 28.',
-      },
-      ...filler,
-      {
-        trigger: 'we moved north',
-        type: 'user',
-        title: 'Home address',
-        body: 'Lives in Porto.',
-        replacesTitle: 'Home address',
-      },
-    ];
-    fake.server.setDefault(scriptedExtractor(facts));
-    const test = createTestSpace({ modelUrl: fake.url });
-    const sessions = test.space.sessionsDir;
-    // Learned long before the 200 facts after it: the oldest fact of memory.
-    writeSession(sessions, 's-home', '2025-06-01', ['I live in Lisbon, Rua das Flores 28.']);
-    writeSession(
-      sessions,
-      's-tools',
-      '2026-10-02',
-      filler.map((_, at) => `We use tool number ${at} for part ${at}.`),
-    );
-    const consolidate = fastConsolidator(test.config, { now: () => NOW });
-    const first = await consolidate(test.space, FORCED_RUN);
+    fake.server.setDefault(scriptedExtractor(ADDRESSES));
+    const { first, summary, requests, homes } = await moveNorth();
     expect(first.added).toBe(201);
-
-    writeSession(sessions, 's-moved', '2026-11-20', ['Big news: we moved north to Porto last week.']);
-    const before = fake.server.requests.length;
-    const second = await consolidate(test.space, FORCED_RUN);
-
-    const requests = fake.server.requests.slice(before);
     const extraction = requests.find((request) => !isUpdateCheckRequest(request))!;
     // The extraction call's memory list did not show the old address: the check did.
     expect(extraction.prompt).not.toContain('Rua das Flores');
     expect(requests.filter((request) => isUpdateCheckRequest(request))).toHaveLength(1);
-    expect(second.superseded).toBe(1);
-    const loaded = await loadMemory(test.space.memoryDir);
-    const addresses = [...loaded.facts, ...loaded.archived.map((entry) => entry.fact)].filter(
-      (fact) => fact.title === 'Home address',
-    );
-    expect(addresses.map((fact) => [fact.body, fact.status]).sort()).toEqual([
-      ['Lives in Lisbon, Rua das Flores 28.', 'superseded'],
-      ['Lives in Porto.', 'active'],
-    ]);
+    expect(summary.superseded).toBe(1);
+    expect(homes).toEqual(MOVED);
   });
 });
 
 describe("the update check carried by the run's curation call", () => {
-  const addresses: ScriptedFact[] = [
-    {
-      trigger: 'I live in Lisbon',
-      type: 'user',
-      title: 'Home address',
-      body: 'Lives in Lisbon, Rua das Flores 28.',
-    },
-    ...Array.from({ length: 200 }, (_, at) => ({
-      trigger: `tool number ${at} `,
-      type: 'project' as const,
-      title: `Build tool ${at}`,
-      body: `The project builds part ${at} with tool number ${at}.`,
-    })),
-    {
-      trigger: 'we moved north',
-      type: 'user',
-      title: 'Home address',
-      body: 'Lives in Porto.',
-      replacesTitle: 'Home address',
-    },
-  ];
-
-  /** Memory of 201 facts, then a session that moves the user: its run curates user facts (budget of one). */
-  async function moveNorth(curationReply: 'answer' | 'fail') {
-    const extractor = scriptedExtractor(addresses);
-    const curated = withCurator(extractor, () => ({ results: [] }));
+  /** The move north, its run curating user facts (budget of one), the curation call answering or failing. */
+  function moveNorthCurated(curationReply: 'answer' | 'fail') {
+    const curated = withCurator(scriptedExtractor(ADDRESSES), () => ({ results: [] }));
     fake.server.setDefault((request) =>
       isCurationRequest(request) && curationReply === 'fail' && request.prompt.includes('## New facts')
         ? faults.badRequest('curation is down')
         : curated(request),
     );
-    const test = createTestSpace({ modelUrl: fake.url });
-    const config = { ...test.config, curation: { ...DEFAULT_CURATION, maxFactsPerType: 1 } };
-    const sessions = test.space.sessionsDir;
-    writeSession(sessions, 's-home', '2025-06-01', ['I live in Lisbon, Rua das Flores 28.']);
-    writeSession(
-      sessions,
-      's-tools',
-      '2026-10-02',
-      addresses.slice(1, -1).map((_, at) => `We use tool number ${at} for part ${at}.`),
-    );
-    const consolidate = fastConsolidator(config, { now: () => NOW });
-    await consolidate(test.space, FORCED_RUN);
-    writeSession(sessions, 's-moved', '2026-11-20', ['Big news: we moved north to Porto last week.']);
-    const before = fake.server.requests.length;
-    const summary = await consolidate(test.space, FORCED_RUN);
-    const loaded = await loadMemory(test.space.memoryDir);
-    const homes = [...loaded.facts, ...loaded.archived.map((entry) => entry.fact)]
-      .filter((fact) => fact.title === 'Home address')
-      .map((fact) => [fact.body, fact.status])
-      .sort();
-    return { summary, requests: fake.server.requests.slice(before), homes };
+    return moveNorth((config) => ({ ...config, curation: { ...DEFAULT_CURATION, maxFactsPerType: 1 } }));
   }
 
   it('asks the check inside the curation call, so the run makes no call of its own for it', async () => {
-    const { summary, requests, homes } = await moveNorth('answer');
+    const { summary, requests, homes } = await moveNorthCurated('answer');
     expect(requests.filter(isUpdateCheckRequest)).toHaveLength(0);
     const carrying = requests.filter((request) => isCurationRequest(request));
     expect(carrying).toHaveLength(1);
@@ -433,21 +378,15 @@ describe("the update check carried by the run's curation call", () => {
     });
     expect(summary.calls).toBe(2);
     expect(summary.superseded).toBe(1);
-    expect(homes).toEqual([
-      ['Lives in Lisbon, Rua das Flores 28.', 'superseded'],
-      ['Lives in Porto.', 'active'],
-    ]);
+    expect(homes).toEqual(MOVED);
   });
 
   it('asks the check alone when the curation call that carried it failed, and still supersedes', async () => {
-    const { summary, requests, homes } = await moveNorth('fail');
+    const { summary, requests, homes } = await moveNorthCurated('fail');
     expect(requests.filter(isUpdateCheckRequest)).toHaveLength(1);
     expect((summary.notes ?? []).join('\n')).toMatch(/curation of user facts failed \(.*curation is down/);
     expect((summary.notes ?? []).join('\n')).not.toMatch(/update check of .* failed/);
     expect(summary.callKinds).toMatchObject({ extraction: 1, updateCheck: 1, curation: 1 });
-    expect(homes).toEqual([
-      ['Lives in Lisbon, Rua das Flores 28.', 'superseded'],
-      ['Lives in Porto.', 'active'],
-    ]);
+    expect(homes).toEqual(MOVED);
   });
 });

@@ -51,6 +51,33 @@ function tiny(secondTurn: string): Conversation {
   ])[0]!;
 }
 
+/**
+ * `tiny` of Rui's bees, with Rui saying `text` as turn D2:2 of its second session, and the fields `more` gives
+ * (from that conversation) over it.
+ */
+function beesWithTurn(
+  text: string,
+  more: (conversation: Conversation) => Record<string, unknown>,
+): Conversation {
+  const conversation = tiny('I keep bees on my roof in Porto.');
+  return Dataset.parse([
+    {
+      ...conversation,
+      conversation: {
+        ...conversation.conversation,
+        session_2: [
+          ...(conversation.conversation.session_2 as unknown[]),
+          { speaker: 'Rui', dia_id: 'D2:2', text },
+        ],
+      },
+      ...more(conversation),
+    },
+  ])[0]!;
+}
+
+/** The kinds of question the generated long dataset asks, sorted: each has its row in the report. */
+const QUESTION_KINDS = ['multi-hop', 'multilingual', 'single-hop', 'temporal', 'transcript-only', 'update'];
+
 describe('the generated long dataset', () => {
   it('is the same for the same seed and size, and another for another seed', () => {
     const once = JSON.stringify(generateLongDataset('quick'));
@@ -84,14 +111,7 @@ describe('the generated long dataset', () => {
     expect(conversation!.dreamd_updates.length).toBeGreaterThan(0);
     expect(Object.keys(conversation!.dreamd_dates).length).toBeGreaterThan(5);
     const categories = new Set(conversation!.qa.map((question) => question.category));
-    expect([...categories].sort()).toEqual([
-      'multi-hop',
-      'multilingual',
-      'single-hop',
-      'temporal',
-      'transcript-only',
-      'update',
-    ]);
+    expect([...categories].sort()).toEqual(QUESTION_KINDS);
     // Near-duplicates: the same kind of fact about two people ("X has a dog named …", "X lives in …").
     const shapes = facts.map((fact) => fact.text.replace(fact.speaker, '').replace(/named \S+|in .+$/, ''));
     expect(shapes.length - new Set(shapes).size).toBeGreaterThan(10);
@@ -271,15 +291,7 @@ describe('the generated long dataset', () => {
     }
     const report = both.perSession;
     const printed = renderReport(report);
-    for (const category of [
-      'multi-hop',
-      'multilingual',
-      'single-hop',
-      'temporal',
-      'transcript-only',
-      'update',
-      'all',
-    ])
+    for (const category of [...QUESTION_KINDS, 'all'])
       expect(printed).toMatch(
         new RegExp(`^\\| ${category} \\| \\d+ \\| [\\d.]+ % / [\\d.]+ % / [\\d.]+ % \\|`, 'm'),
       );
@@ -404,30 +416,19 @@ describe('npm run eval', () => {
   });
 
   it('finds through fused recall a question only a transcript answers, which the facts alone miss', async () => {
-    const conversation = tiny('I keep bees on my roof in Porto.');
     // An aside no reference fact holds: no fact is ever made of it.
-    const [aside] = Dataset.parse([
-      {
-        ...conversation,
-        conversation: {
-          ...conversation.conversation,
-          session_2: [
-            ...(conversation.conversation.session_2 as unknown[]),
-            { speaker: 'Rui', dia_id: 'D2:2', text: 'I started reading Middlemarch on the train.' },
-          ],
+    const aside = beesWithTurn('I started reading Middlemarch on the train.', (conversation) => ({
+      qa: [
+        ...conversation.qa,
+        {
+          question: 'Which novel is Rui reading on the train?',
+          answer: 'Middlemarch',
+          evidence: ['D2:2'],
+          category: 'transcript-only',
         },
-        qa: [
-          ...conversation.qa,
-          {
-            question: 'Which novel is Rui reading on the train?',
-            answer: 'Middlemarch',
-            evidence: ['D2:2'],
-            category: 'transcript-only',
-          },
-        ],
-      },
-    ]);
-    const report = await runEval([aside!], { mode: 'oracle' });
+      ],
+    }));
+    const report = await runEval([aside], { mode: 'oracle' });
     const hits = report.totals.recall['transcript-only']!;
     expect(hits.dreamdFused['@10']).toBe(1);
     expect(hits.dreamd['@10']).toBe(0);
@@ -442,28 +443,17 @@ describe('npm run eval', () => {
   });
 
   it('counts a fact said again in other words, both copies active, as a duplicate kept, and names it', async () => {
-    const conversation = tiny('I keep bees on my roof in Porto.');
-    const [twice] = Dataset.parse([
-      {
-        ...conversation,
-        conversation: {
-          ...conversation.conversation,
-          session_2: [
-            ...(conversation.conversation.session_2 as unknown[]),
-            { speaker: 'Rui', dia_id: 'D2:2', text: 'The hives up on my Porto roof are buzzing.' },
-          ],
+    const twice = beesWithTurn('The hives up on my Porto roof are buzzing.', (conversation) => ({
+      observation: {
+        ...conversation.observation,
+        session_2_observation: {
+          ...conversation.observation.session_2_observation,
+          Rui: [['Rui has beehives on the roof of his home in Porto.', 'D2:2']],
         },
-        observation: {
-          ...conversation.observation,
-          session_2_observation: {
-            ...conversation.observation.session_2_observation,
-            Rui: [['Rui has beehives on the roof of his home in Porto.', 'D2:2']],
-          },
-        },
-        dreamd_duplicates: [['D1:2', 'D2:2']],
       },
-    ]);
-    const report = await runEval([twice!], { mode: 'oracle' });
+      dreamd_duplicates: [['D1:2', 'D2:2']],
+    }));
+    const report = await runEval([twice], { mode: 'oracle' });
     expect(report.totals).toMatchObject({ duplicatePairs: 1, duplicatesKept: 1, lost: 0 });
     expect(renderReport(report)).toContain(
       '- tiny: tiny-s1 D1:2 "Rui keeps bees on his roof in Porto." = tiny-s2 D2:2 "Rui has beehives on the roof of his home in Porto."',
