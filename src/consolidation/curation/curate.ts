@@ -25,12 +25,12 @@ import type { CurationConfig } from '../../config/schema.js';
 import { MEMORY_TYPES, FACT_TYPES, type Fact, type FactType } from '../../memory/types.js';
 import { addTaughtAgain, joinTaughtAgain, type TaughtAgain } from '../../memory/taught-again.js';
 import {
-  addUsage,
   emptyUsage,
   type GenerateObjectRequest,
   type ModelProvider,
   type TokenUsage,
 } from '../../model/types.js';
+import { countUsage, createUsageTally } from '../../model/call-tally.js';
 import { detailsOf, type FactText } from '../facts/features.js';
 import { contentWords, textSimilarity, titleSimilarity } from '../facts/similarity.js';
 
@@ -544,17 +544,14 @@ export async function curateMemory(
   const review: { fact: Fact; reason: string }[] = [];
   const failures: string[] = [];
   const carried: CurationOutcome['carried'][number][] = [];
-  let usage = emptyUsage();
-  let costUsd: number | undefined = 0;
+  const spent = createUsageTally();
   let calls = 0;
   for (const [at, group] of groups.entries()) {
     calls += 1;
     const task = options.carry?.[at];
     try {
       const result = await options.model().generateObject(curationRequest(group, task, options));
-      usage = addUsage(usage, result.usage);
-      const cost = options.costOf?.(result.usage);
-      costUsd = costUsd === undefined || cost === undefined ? undefined : costUsd + cost;
+      countUsage(spent, result.usage, options.costOf?.(result.usage));
       if (task !== undefined) carried.push({ answer: result.value[task.field] });
       const check = checkCuration(group, result.value);
       accepted.push(...check.accepted);
@@ -574,8 +571,8 @@ export async function curateMemory(
     refused,
     review,
     calls,
-    usage,
-    costUsd: options.costOf === undefined ? undefined : costUsd,
+    usage: spent.usage,
+    costUsd: options.costOf === undefined ? undefined : spent.costUsd,
     types: groups.map((group) => ({ type: group.type, why: group.why })),
     failures,
     carried,
