@@ -154,24 +154,25 @@ function withDescription(description: string | undefined): { description?: strin
   return description === undefined ? {} : { description };
 }
 
+/** The text fields of a fact or a candidate with the date they hold from: one shape for `outranks` to compare. */
+function datedText(
+  date: string,
+  text: {
+    readonly title: string;
+    readonly body: string;
+    readonly why?: string | undefined;
+    readonly howToApply?: string | undefined;
+  },
+): Text {
+  return { date, title: text.title, body: text.body, why: text.why, howToApply: text.howToApply };
+}
+
 function textOf(fact: Fact): Text {
-  return {
-    date: fact.updated,
-    title: fact.title,
-    body: fact.body,
-    why: fact.why,
-    howToApply: fact.howToApply,
-  };
+  return datedText(fact.updated, fact);
 }
 
 function candidateText(candidate: Candidate): Text {
-  return {
-    date: candidate.observed,
-    title: candidate.title,
-    body: candidate.body,
-    why: candidate.why,
-    howToApply: candidate.howToApply,
-  };
+  return datedText(candidate.observed, candidate);
 }
 
 function sameText(a: Text, b: Text): boolean {
