@@ -32,6 +32,7 @@ import {
 } from '../../model/types.js';
 import { countUsage, createUsageTally } from '../../model/call-tally.js';
 import { detailsOf, type FactText } from '../facts/features.js';
+import { factKey } from '../facts/fact-ids.js';
 import { contentWords, textSimilarity, titleSimilarity } from '../facts/similarity.js';
 
 /** Share of a merged fact's content words the result must hold (the rest may be reworded). */
@@ -601,15 +602,11 @@ function changedSinceCurated(old: Fact, now: Fact | undefined): string | undefin
 
 /** The key of the fact a result becomes (see `fact-ids.ts`): its text and the facts it replaces. */
 function resultKey(result: AcceptedResult): string {
-  return JSON.stringify([
+  return factKey(
     'curation',
-    result.type,
-    result.title,
-    result.body,
-    result.why ?? null,
-    result.howToApply ?? null,
+    result,
     result.replaces.map((fact) => fact.id),
-  ]);
+  );
 }
 
 /** The `taughtAgain` field of a fact that merges `facts`: their records joined, absent when none has one. */

@@ -16,6 +16,7 @@ import type { Provenance } from '../../screen/provenance.js';
 import { addsInsideACompound, isRewording, rewordingTerms } from './rewording.js';
 import { isReadEvidence, screenCandidates } from '../../screen/screen-candidates.js';
 import { NEAR_DUPLICATE_THRESHOLD, contentWords, jaccard, normalizeText } from '../facts/similarity.js';
+import { factKey } from '../facts/fact-ids.js';
 
 /**
  * Step 5 of a consolidation run: merge the model's candidate facts into the current facts. Pure: the ids, the
@@ -500,17 +501,13 @@ class FactSet {
  * (curation names it by the first plan's).
  */
 function candidateKey(candidate: Candidate): string {
-  return JSON.stringify([
+  return factKey(
     'candidate',
-    candidate.type,
-    candidate.title,
-    candidate.body,
-    candidate.why ?? null,
-    candidate.howToApply ?? null,
+    candidate,
     candidate.description ?? null,
     candidate.observed,
     candidate.sources,
-  ]);
+  );
 }
 
 /**
