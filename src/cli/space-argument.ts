@@ -3,6 +3,7 @@
  * bakery shop`) or with `--space shop`, both accepted wherever a command works on a space.
  */
 import type { Command } from 'commander';
+import type { CommandContext } from './program.js';
 
 /** Adds the optional `[space]` argument (after the command's own) and the `--space <id>` option. */
 export function withSpace(command: Command, description: string): Command {
@@ -23,4 +24,17 @@ export function namedSpace(command: Command, positional: string | undefined): st
     });
   }
   return option ?? positional;
+}
+
+/**
+ * How every command on a space starts: the space the command line names (a usage error first, see
+ * {@link namedSpace}), then the command's context, the one it reads its config and spaces through.
+ */
+export function spaceCommand(
+  command: Command,
+  positional: string | undefined,
+  context: () => CommandContext,
+): { readonly spaceId: string | undefined; readonly commandContext: CommandContext } {
+  const spaceId = namedSpace(command, positional);
+  return { spaceId, commandContext: context() };
 }

@@ -43,32 +43,15 @@ export async function inspectSpaceDetailed(
     // A space of several sources reads what each folder holds; one not written yet holds nothing.
     if (space.sources === undefined) await access(space.sessionsDir);
   } catch (error) {
-    return {
-      inspection: {
-        spaceId: space.id,
-        settledNew: 0,
-        live: 0,
-        broken: [],
-        error: `sessions directory ${space.sessionsDir} cannot be read (${errorMessage(error)}); create it or fix the space's path`,
-      },
-      scan: undefined,
-    };
+    return uninspectable(
+      space,
+      `sessions directory ${space.sessionsDir} cannot be read (${errorMessage(error)}); create it or fix the space's path`,
+    );
   }
   try {
     // State that is not dreamd's (a link, a folder where a file should be) closes the gates, with the path.
     const [hijacked] = await stateProblems(space.memoryDir);
-    if (hijacked !== undefined) {
-      return {
-        inspection: {
-          spaceId: space.id,
-          settledNew: 0,
-          live: 0,
-          broken: [],
-          error: `cannot run: ${hijacked.reason}`,
-        },
-        scan: undefined,
-      };
-    }
+    if (hijacked !== undefined) return uninspectable(space, `cannot run: ${hijacked.reason}`);
     const ledger = await readLedger(space.memoryDir);
     const scan = await scanSessions({
       space,
@@ -109,11 +92,16 @@ export async function inspectSpaceDetailed(
       scan,
     };
   } catch (error) {
-    return {
-      inspection: { spaceId: space.id, settledNew: 0, live: 0, broken: [], error: errorMessage(error) },
-      scan: undefined,
-    };
+    return uninspectable(space, errorMessage(error));
   }
+}
+
+/** A space that could not be looked at: nothing counted, and `error` keeps its gates closed. */
+function uninspectable(space: Space, error: string): DetailedInspection {
+  return {
+    inspection: { spaceId: space.id, settledNew: 0, live: 0, broken: [], error },
+    scan: undefined,
+  };
 }
 
 /** `inspectSpace` for the daemon: the inspection without the scan. */

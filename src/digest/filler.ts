@@ -8,6 +8,7 @@
  * "Perfeito, obrigado!") the thanks is what the message is for, and it goes. A message with any other word
  * ("Thanks, and deploy to staging") is kept whole. English, Portuguese, Spanish, French and German forms.
  */
+import { normalizeText } from '../util/normalize-text.js';
 
 /** Whole messages that are only courtesy: each alternative is one phrase, matched on the normalised text. */
 const COURTESY_PHRASES = [
@@ -136,31 +137,13 @@ const JOINERS = new Set([
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /**
- * Lower case, accents and punctuation gone, words separated by one space. Printable ASCII, most text, skips
- * the Unicode decomposition and the Unicode classes (the same result, several times faster).
- */
-function normalise(text: string): string {
-  if (PRINTABLE_ASCII.test(text))
-    return text
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, ' ')
-      .trim();
-  return text
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
-}
-
-/**
- * Calls `visit` with each word of `normalise(text)` in order until it returns false; returns false then, true
+ * Calls `visit` with each word of `normalizeText(text)` in order until it returns false; returns false then, true
  * when every word was visited. Printable ASCII is walked in place, one word lower-cased at a time, so a test
  * that fails on the first word (most of them) costs one word, not the whole text.
  */
 function everyWord(text: string, visit: (word: string) => boolean): boolean {
   if (!PRINTABLE_ASCII.test(text)) {
-    for (const word of normalise(text).split(' ')) if (word !== '' && !visit(word)) return false;
+    for (const word of normalizeText(text).split(' ')) if (word !== '' && !visit(word)) return false;
     return true;
   }
   let start = -1;
@@ -180,7 +163,7 @@ function isAsciiAlnum(code: number): boolean {
   return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || (code >= 0x30 && code <= 0x39);
 }
 
-/** The words of `normalise(text)`, in order (see {@link everyWord}). */
+/** The words of `normalizeText(text)`, in order (see {@link everyWord}). */
 function normalisedWords(text: string): string[] {
   const words: string[] = [];
   everyWord(text, (word) => {
@@ -275,10 +258,12 @@ export function isSmallTalkOnly(text: string): boolean {
   const sentences = text
     .split(/[.!?…,;]+/u)
     .map((sentence) => sentence.trim())
-    .filter((sentence) => normalise(sentence) !== '');
+    .filter((sentence) => normalizeText(sentence) !== '');
   return (
     sentences.length > 0 &&
-    sentences.every((sentence) => isCourtesyOnly(sentence) || SMALL_TALK_SENTENCE.test(normalise(sentence)))
+    sentences.every(
+      (sentence) => isCourtesyOnly(sentence) || SMALL_TALK_SENTENCE.test(normalizeText(sentence)),
+    )
   );
 }
 

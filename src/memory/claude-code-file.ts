@@ -13,7 +13,7 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { derivedFactId } from './fact-id.js';
-import { FACT_TYPES, type Fact, type FactOwner, type FactType } from './types.js';
+import { FACT_TYPES, factFromFile, type Fact, type FactOwner, type FactType } from './types.js';
 import { splitContent } from './topic-entry.js';
 
 const ClaudeCodeFrontmatter = z.looseObject({
@@ -225,23 +225,16 @@ export function parseMemoryFile(text: string, context: ParseMemoryFileContext): 
   const { body: rule, why, howToApply } = splitContent(plainLinks(content));
   const date = dateOf(data.metadata?.modified) ?? context.modified;
   const description = data.description?.trim();
-  const fact: Fact = {
-    id: derivedFactId(`file\n${context.relative}`),
-    type,
-    title,
-    body: rule === '' && description !== undefined ? description : rule,
-    why,
-    howToApply,
-    observed: date,
-    updated: date,
-    sources: [],
-    status: 'active',
-    supersededBy: undefined,
-    supersededOn: undefined,
-    editedByHand: true,
-    owner: context.owner,
-    file: context.relative,
-    ...(description ? { description } : {}),
-  };
+  const fact = factFromFile(
+    {
+      id: derivedFactId(`file\n${context.relative}`),
+      type,
+      title,
+      body: rule === '' && description !== undefined ? description : rule,
+      why,
+      howToApply,
+    },
+    { date, editedByHand: true, owner: context.owner, file: context.relative, description },
+  );
   return { fact, name: data.name?.trim(), warnings };
 }

@@ -13,7 +13,7 @@
  * A bullet's wrapped lines (indented, no bullet of their own) belong to it.
  */
 import { derivedFactId } from './fact-id.js';
-import type { Fact, FactType } from './types.js';
+import { factFromFile, type Fact, type FactType } from './types.js';
 
 /** File the facts live in, as `Fact.file` names it. */
 const INDEX_FILE = 'MEMORY.md';
@@ -111,24 +111,25 @@ export function indexFileFacts(outside: string, context: IndexFileFactsContext):
     seen.set(item.text, occurrence + 1);
     // The first heading is most often the file's own title ("# Memory Index"); the nearest one names the section.
     const section = item.headings.at(-1);
-    facts.push({
-      id: derivedFactId(`line\n${INDEX_FILE}\n${item.text}\n${occurrence}`),
-      type: typeOfHeading(item.headings.slice(item.headings.length > 1 ? 1 : 0)),
-      title: plainTitle(item.text.split('\n')[0] ?? item.text),
-      body: item.text,
-      why: undefined,
-      howToApply: undefined,
-      observed: context.modified,
-      updated: context.modified,
-      sources: [],
-      status: 'active',
-      supersededBy: undefined,
-      supersededOn: undefined,
-      editedByHand: true,
-      owner: 'other',
-      file: INDEX_FILE,
-      ...(section === undefined ? {} : { description: `${INDEX_FILE}, under "${section}"` }),
-    });
+    facts.push(
+      factFromFile(
+        {
+          id: derivedFactId(`line\n${INDEX_FILE}\n${item.text}\n${occurrence}`),
+          type: typeOfHeading(item.headings.slice(item.headings.length > 1 ? 1 : 0)),
+          title: plainTitle(item.text.split('\n')[0] ?? item.text),
+          body: item.text,
+          why: undefined,
+          howToApply: undefined,
+        },
+        {
+          date: context.modified,
+          editedByHand: true,
+          owner: 'other',
+          file: INDEX_FILE,
+          description: section === undefined ? undefined : `${INDEX_FILE}, under "${section}"`,
+        },
+      ),
+    );
   }
   return facts;
 }

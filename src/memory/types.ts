@@ -120,6 +120,43 @@ export interface Fact {
   readonly taughtAgain?: TaughtAgain;
 }
 
+/**
+ * A fact read from a file no run of dreamd wrote (a Claude Code memory, a line of someone's MEMORY.md, a
+ * teammate's AGENTS.md entry): active, from no session, dated by its file or its line. One constructor, so
+ * the readers of such files agree on every field but the ones they read.
+ */
+export function factFromFile(
+  text: Pick<Fact, 'id' | 'type' | 'title' | 'body' | 'why' | 'howToApply'>,
+  origin: {
+    /** The day it holds from: observed and updated alike. */
+    readonly date: string;
+    readonly editedByHand: boolean;
+    readonly owner: FactOwner;
+    readonly file: string;
+    /** Left out of the fact when undefined or empty. */
+    readonly description?: string | undefined;
+  },
+): Fact {
+  return {
+    id: text.id,
+    type: text.type,
+    title: text.title,
+    body: text.body,
+    why: text.why,
+    howToApply: text.howToApply,
+    observed: origin.date,
+    updated: origin.date,
+    sources: [],
+    status: 'active',
+    supersededBy: undefined,
+    supersededOn: undefined,
+    editedByHand: origin.editedByHand,
+    owner: origin.owner,
+    file: origin.file,
+    ...(origin.description ? { description: origin.description } : {}),
+  };
+}
+
 import type { TaughtAgain } from './taught-again-record.js';
 
 export type { LedgerEntry, LedgerLookup } from '../core/ledger.js';

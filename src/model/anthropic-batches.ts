@@ -8,6 +8,7 @@ import type {
 import type { MessageBatch, MessageBatchResult } from '@anthropic-ai/sdk/resources/messages/batches';
 import { z } from 'zod';
 import { ModelError, ModelErrorKind, NoBatchApiError } from '../errors.js';
+import type { DecodedJson } from './output.js';
 import type { RetryingCall } from './retry.js';
 import { isMissingRoute } from './sdk-errors.js';
 import type { BatchItemResult, BatchState, GenerateObjectRequest, MessageBatches } from './types.js';
@@ -17,9 +18,6 @@ import { usageOf } from './usage-of.js';
  * Anthropic's Message Batches API (half-price calls answered within 24 hours): submit, retrieve, cancel and
  * read the results, each call retried as every call is. A batch request is the direct call's parameters.
  */
-
-/** The SDK's decoding of an answer's JSON: the JSON, or not JSON. */
-export type DecodedJson = { readonly ok: true; readonly json: unknown } | { readonly ok: false };
 
 /** What the batches take of the adapter: its calls, and how it builds and reads a structured call. */
 export interface AnthropicBatchCalls {

@@ -8,29 +8,31 @@ import { zodOutputFormat } from '@anthropic-ai/sdk/helpers/zod';
 import { transformJSONSchema } from '@anthropic-ai/sdk/lib/transform-json-schema';
 import { z } from 'zod';
 import type { Message, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import type { GenerateObjectRequest, GenerateTextRequest, ModelProvider, ModelResult } from './types.js';
-import { addUsage, emptyUsage } from './types.js';
+import type { GenerateObjectRequest, GenerateTextRequest, ModelResult, SdkModel } from './types.js';
 import {
   assertAnswerSize,
   badOutput,
   cachedJsonSchema,
+  decodeJsonAnswer,
   inlineLocalRefs,
   OutputLimitError,
   parseJsonOutput,
   refusal,
   unrepresentableSchema,
   validateOutput,
+  type DecodedJson,
 } from './output.js';
 import type { ModelConfig } from '../config/schema.js';
 import type { ProviderOptions } from './provider-options.js';
 import type { ResolvedModel } from './resolved-model.js';
 import { ANTHROPIC_BASE_URL, type ModelEndpoint } from './endpoint.js';
-import { createRetryingCall, type RetryingCall, type RetryOutcome } from './retry.js';
-import { observingFetch, rateGateFor } from './rate-gate.js';
+import { rateGateFor } from './rate-gate.js';
 import { anthropicChat } from './anthropic-chat.js';
-import { anthropicBatches, type DecodedJson } from './anthropic-batches.js';
+import { anthropicBatches } from './anthropic-batches.js';
+import { retriedRequest } from './retried-request.js';
 import { usageOf } from './usage-of.js';
-import { isUserAbort, modelErrorFromSdk, type ErrorContext, type SdkErrorClasses } from './sdk-errors.js';
+import type { SdkErrorClasses } from './sdk-errors.js';
+import { sdkClient } from './sdk-client.js';
 
 /** The current Haiku; `model.name` changes it (e.g. `claude-haiku-4-5`). */
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-haiku-5-5';
@@ -51,18 +53,7 @@ const ANTHROPIC_ERRORS: SdkErrorClasses = {
 };
 
 /** The Anthropic provider, with the configured SDK client for callers that need more than one turn. */
-export interface AnthropicModel extends ModelProvider {
-  /** The SDK client: key, base URL and timeout from the config, the SDK's own retries off. */
-  readonly client: Anthropic;
-  /**
-   * Runs one SDK call (for example `messages.create` with tools, in the agent loop) with dreamd's retries and
-   * error mapping: failures come out as ModelError, retryable ones are retried with backoff.
-   */
-  withRetries<R>(
-    call: (client: Anthropic, signal?: AbortSignal) => Promise<R>,
-    signal?: AbortSignal,
-  ): Promise<RetryOutcome<R>>;
-}
+export type AnthropicModel = SdkModel<Anthropic>;
 
 /** The adapter's SDK client (or the caller's own, its retries off) and the one retrying call over it. */
 function anthropicClient(model: ResolvedModel, options: ProviderOptions) {
@@ -76,37 +67,18 @@ function anthropicClient(model: ResolvedModel, options: ProviderOptions) {
   const label = model.shape.label;
   const baseUrl = endpoint.baseUrl ?? ANTHROPIC_BASE_URL;
   const gate = rateGateFor(baseUrl, endpoint.apiKey ?? endpoint.authToken, config.concurrency);
-  const client =
-    own === undefined
-      ? new Anthropic({
-          // With a bearer token and no key, no made-up key: the SDK would send it in place of the token.
-          apiKey: endpoint.apiKey ?? (endpoint.authToken !== undefined ? null : KEYLESS_API_KEY),
-          authToken: endpoint.authToken ?? null,
-          baseURL: baseUrl,
-          timeout: config.timeoutMs,
-          // dreamd retries itself (see retry.ts): one budget for faults and bad output, attempts reported.
-          maxRetries: 0,
-          // Every response passes the key's gate: a retry-after pauses the key, rate-limit headers pace it.
-          fetch: observingFetch(gate, options.fetch ?? globalThis.fetch),
-        })
-      : // The caller's client, its own retries off: its maxRetries is dreamd's budget below.
-        own.withOptions({ maxRetries: 0 });
-  const maxRetries = own === undefined ? config.maxRetries : own.maxRetries;
-  const errorContext: ErrorContext = {
-    label,
-    baseUrl,
-    timeoutMs: client.timeout,
-    keyHint: model.keyHint,
-  };
-
-  const withRetries: RetryingCall<Anthropic> = createRetryingCall(client, {
-    maxRetries,
-    label,
-    options,
-    isUserAbort: (error) => isUserAbort(error, ANTHROPIC_ERRORS),
-    toModelError: (error) => modelErrorFromSdk(error, ANTHROPIC_ERRORS, errorContext),
-    gate,
-  });
+  const { client, withRetries } = sdkClient(
+    { own, model, options, baseUrl, gate, errors: ANTHROPIC_ERRORS },
+    (sdkOptions) =>
+      new Anthropic({
+        // With a bearer token and no key, no made-up key: the SDK would send it in place of the token.
+        apiKey: endpoint.apiKey ?? (endpoint.authToken !== undefined ? null : KEYLESS_API_KEY),
+        authToken: endpoint.authToken ?? null,
+        baseURL: baseUrl,
+        timeout: config.timeoutMs,
+        ...sdkOptions,
+      }),
+  );
   return { client, withRetries, baseUrl, label };
 }
 
@@ -152,17 +124,11 @@ export function anthropicAdapter(model: ResolvedModel, options: ProviderOptions 
   }
 
   async function generateObject<T>(request: GenerateObjectRequest<T>): Promise<ModelResult<T>> {
-    let usage = emptyUsage();
-    const outcome = await withRetries(
-      async (sdk, signal) => {
-        const message = await sdk.messages.parse(objectParams(request), signal ? { signal } : undefined);
-        usage = addUsage(usage, usageOf(message));
-        return readObject(message, request, message.parsed_output);
-      },
-      request.signal,
-      requestTokens(request),
-    );
-    return { value: outcome.value, usage, attempts: outcome.attempts };
+    return retriedRequest(withRetries, request, async (sdk, signal, count) => {
+      const message = await sdk.messages.parse(objectParams(request), signal ? { signal } : undefined);
+      count(usageOf(message));
+      return readObject(message, request, message.parsed_output);
+    });
   }
 
   const batches = anthropicBatches({
@@ -181,28 +147,22 @@ export function anthropicAdapter(model: ResolvedModel, options: ProviderOptions 
   });
 
   async function generateText(request: GenerateTextRequest): Promise<ModelResult<string>> {
-    let usage = emptyUsage();
-    const outcome = await withRetries(
-      async (sdk, signal) => {
-        const message = await sdk.messages.create(
-          {
-            model: config.name,
-            max_tokens: request.maxOutputTokens ?? config.maxOutputTokens,
-            system: cachedSystem(request.system),
-            messages: [{ role: 'user', content: request.prompt }],
-          },
-          signal ? { signal } : undefined,
-        );
-        usage = addUsage(usage, usageOf(message));
-        rejectUnfinished(message, label, request.maxOutputTokens ?? config.maxOutputTokens);
-        const text = textOf(message);
-        if (text.trim() === '') throw badOutput(label, 'the answer was empty');
-        return text;
-      },
-      request.signal,
-      requestTokens(request),
-    );
-    return { value: outcome.value, usage, attempts: outcome.attempts };
+    return retriedRequest(withRetries, request, async (sdk, signal, count) => {
+      const message = await sdk.messages.create(
+        {
+          model: config.name,
+          max_tokens: request.maxOutputTokens ?? config.maxOutputTokens,
+          system: cachedSystem(request.system),
+          messages: [{ role: 'user', content: request.prompt }],
+        },
+        signal ? { signal } : undefined,
+      );
+      count(usageOf(message));
+      rejectUnfinished(message, label, request.maxOutputTokens ?? config.maxOutputTokens);
+      const text = textOf(message);
+      if (text.trim() === '') throw badOutput(label, 'the answer was empty');
+      return text;
+    });
   }
 
   return {
@@ -278,14 +238,7 @@ function guardedOutputFormat(
   return {
     type: 'json_schema' as const,
     schema: outputJsonSchema(schema, schemaName, label),
-    parse(content: string): DecodedJson {
-      if (maxAnswerChars !== undefined && content.length > maxAnswerChars) return { ok: false };
-      try {
-        return { ok: true, json: JSON.parse(content) as unknown };
-      } catch {
-        return { ok: false };
-      }
-    },
+    parse: (content: string): DecodedJson => decodeJsonAnswer(content, maxAnswerChars),
   };
 }
 
@@ -320,13 +273,4 @@ export function effortFor(config: Pick<ModelConfig, 'name' | 'effort'>): {
   effort?: 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 } {
   return config.effort === null || !takesEffort(config.name) ? {} : { effort: config.effort };
-}
-
-/** The input tokens a request will take, roughly (4 characters a token), for the key's rate-limit pacing. */
-function requestTokens(request: {
-  system: string;
-  prompt: string;
-  promptPrefix?: string | undefined;
-}): number {
-  return Math.ceil((request.system.length + request.prompt.length + (request.promptPrefix?.length ?? 0)) / 4);
 }

@@ -9,27 +9,30 @@ import type { ChatCompletion, ChatCompletionMessageParam } from 'openai/resource
 import type {
   GenerateObjectRequest,
   GenerateTextRequest,
-  ModelProvider,
   ModelResult,
+  SdkModel,
   TokenUsage,
 } from './types.js';
-import { addUsage, emptyUsage } from './types.js';
+import { emptyUsage } from './types.js';
 import {
   assertAnswerSize,
   badOutput,
   cachedJsonSchema,
+  decodeJsonAnswer,
   OutputLimitError,
   parseJsonOutput,
   unrepresentableSchema,
   validateOutput,
   refusal,
+  type DecodedJson,
 } from './output.js';
 import type { ProviderOptions } from './provider-options.js';
 import type { ResolvedModel } from './resolved-model.js';
 import { openAIChat } from './openai-chat.js';
-import { createRetryingCall, type RetryingCall, type RetryOutcome } from './retry.js';
-import { observingFetch, rateGateFor } from './rate-gate.js';
-import { isUserAbort, modelErrorFromSdk, type ErrorContext, type SdkErrorClasses } from './sdk-errors.js';
+import { retriedRequest } from './retried-request.js';
+import { rateGateFor } from './rate-gate.js';
+import type { SdkErrorClasses } from './sdk-errors.js';
+import { sdkClient } from './sdk-client.js';
 
 /** Sent as the key when none is configured: Ollama, vLLM and LM Studio ignore it; the SDK needs one. */
 const KEYLESS_API_KEY = 'dreamd-no-key';
@@ -41,15 +44,8 @@ const OPENAI_ERRORS: SdkErrorClasses = {
   APIUserAbortError,
 };
 
-export interface OpenAICompatibleModel extends ModelProvider {
-  /** The SDK client: base URL, key and timeout from the config, the SDK's own retries off. */
-  readonly client: OpenAI;
-  /** Runs one SDK call with dreamd's retries and error mapping (see AnthropicModel.withRetries). */
-  withRetries<R>(
-    call: (client: OpenAI, signal?: AbortSignal) => Promise<R>,
-    signal?: AbortSignal,
-  ): Promise<RetryOutcome<R>>;
-}
+/** An OpenAI-compatible provider, with the configured SDK client for callers that need more than one turn. */
+export type OpenAICompatibleModel = SdkModel<OpenAI>;
 
 /** The adapter's SDK client (or the caller's own, its retries off) and the one retrying call over it. */
 function openAIClient(model: ResolvedModel, options: ProviderOptions) {
@@ -61,44 +57,32 @@ function openAIClient(model: ResolvedModel, options: ProviderOptions) {
   const baseUrl = endpoint.baseUrl ?? own?.baseURL ?? '';
   const label = model.shape.label;
   const gate = rateGateFor(baseUrl, endpoint.apiKey, config.concurrency);
-  const client =
-    own === undefined
-      ? new OpenAI({
-          apiKey: endpoint.apiKey ?? KEYLESS_API_KEY,
-          baseURL: baseUrl,
-          timeout: config.timeoutMs,
-          maxRetries: 0,
-          // Every response passes the key's gate: a retry-after pauses the key, rate-limit headers pace it.
-          fetch: observingFetch(gate, options.fetch ?? globalThis.fetch),
-        })
-      : // The caller's client, its own retries off: its maxRetries is dreamd's budget below.
-        own.withOptions({ maxRetries: 0 });
-  const maxRetries = own === undefined ? config.maxRetries : own.maxRetries;
-  const errorContext: ErrorContext = {
-    label,
-    baseUrl,
-    timeoutMs: client.timeout,
-    keyHint: model.keyHint,
-    baseUrlNeedsVersion: true,
-  };
-
-  const withRetries: RetryingCall<OpenAI> = createRetryingCall(client, {
-    maxRetries,
-    label,
-    options,
-    isUserAbort: (error) => isUserAbort(error, OPENAI_ERRORS),
-    toModelError: (error) => {
-      if (error instanceof ContentFilterFinishReasonError) {
-        return badOutput(
-          label,
-          'the answer was withheld by a content filter (finish_reason content_filter)',
-          error,
-        );
-      }
-      return modelErrorFromSdk(error, OPENAI_ERRORS, errorContext);
+  const { client, withRetries } = sdkClient(
+    {
+      own,
+      model,
+      options,
+      baseUrl,
+      gate,
+      errors: OPENAI_ERRORS,
+      baseUrlNeedsVersion: true,
+      providerError: (error) =>
+        error instanceof ContentFilterFinishReasonError
+          ? badOutput(
+              label,
+              'the answer was withheld by a content filter (finish_reason content_filter)',
+              error,
+            )
+          : undefined,
     },
-    gate,
-  });
+    (sdkOptions) =>
+      new OpenAI({
+        apiKey: endpoint.apiKey ?? KEYLESS_API_KEY,
+        baseURL: baseUrl,
+        timeout: config.timeoutMs,
+        ...sdkOptions,
+      }),
+  );
   return { client, withRetries, label };
 }
 
@@ -129,75 +113,62 @@ export function openAICompatibleAdapter(
       label,
       request.maxAnswerChars,
     );
-    let usage = emptyUsage();
     const maxTokens = request.maxOutputTokens ?? config.maxOutputTokens;
-    const outcome = await withRetries(
-      async (sdk, signal) => {
-        const completion = await sdk.chat.completions
-          .parse(
-            {
-              model: config.name,
-              max_tokens: maxTokens,
-              messages: messages(
-                request.system,
-                request.promptPrefix === undefined
-                  ? request.prompt
-                  : `${request.promptPrefix}\n${request.prompt}`,
-              ),
-              response_format: responseFormat,
-            },
-            signal ? { signal } : undefined,
-          )
-          .catch((error: unknown) => {
-            // The SDK reports finish_reason "length" by throwing; the limit reached is this request's.
-            throw error instanceof LengthFinishReasonError
-              ? new OutputLimitError(label, maxTokens, error)
-              : error;
-          });
-        usage = addUsage(usage, usageOf(completion));
-        const message = completion.choices[0]?.message;
-        if (!message) throw badOutput(label, 'the answer had no choices');
-        if (message.refusal) throw refusal(label, message.refusal);
-        const content = message.content ?? '';
-        assertAnswerSize(label, content, request.maxAnswerChars);
-        // The SDK's parse only decodes the JSON; the caller's schema validates it here, once (transforms once).
-        const parsed = message.parsed;
-        if (parsed?.ok === true)
-          return validateOutput(request.schema, parsed.json, request.schemaName, label);
-        return parseJsonOutput(request.schema, content, request.schemaName, label);
-      },
-      request.signal,
-      requestTokens(request),
-    );
-    return { value: outcome.value, usage, attempts: outcome.attempts };
+    return retriedRequest(withRetries, request, async (sdk, signal, count) => {
+      const completion = await sdk.chat.completions
+        .parse(
+          {
+            model: config.name,
+            max_tokens: maxTokens,
+            messages: messages(
+              request.system,
+              request.promptPrefix === undefined
+                ? request.prompt
+                : `${request.promptPrefix}\n${request.prompt}`,
+            ),
+            response_format: responseFormat,
+          },
+          signal ? { signal } : undefined,
+        )
+        .catch((error: unknown) => {
+          // The SDK reports finish_reason "length" by throwing; the limit reached is this request's.
+          throw error instanceof LengthFinishReasonError
+            ? new OutputLimitError(label, maxTokens, error)
+            : error;
+        });
+      count(usageOf(completion));
+      const message = completion.choices[0]?.message;
+      if (!message) throw badOutput(label, 'the answer had no choices');
+      if (message.refusal) throw refusal(label, message.refusal);
+      const content = message.content ?? '';
+      assertAnswerSize(label, content, request.maxAnswerChars);
+      // The SDK's parse only decodes the JSON; the caller's schema validates it here, once (transforms once).
+      const parsed = message.parsed;
+      if (parsed?.ok === true) return validateOutput(request.schema, parsed.json, request.schemaName, label);
+      return parseJsonOutput(request.schema, content, request.schemaName, label);
+    });
   }
 
   async function generateText(request: GenerateTextRequest): Promise<ModelResult<string>> {
-    let usage = emptyUsage();
-    const outcome = await withRetries(
-      async (sdk, signal) => {
-        const completion = await sdk.chat.completions.create(
-          {
-            model: config.name,
-            max_tokens: request.maxOutputTokens ?? config.maxOutputTokens,
-            messages: messages(request.system, request.prompt),
-          },
-          signal ? { signal } : undefined,
-        );
-        usage = addUsage(usage, usageOf(completion));
-        const choice = completion.choices[0];
-        if (choice?.finish_reason === 'length') {
-          throw new OutputLimitError(label, request.maxOutputTokens ?? config.maxOutputTokens);
-        }
-        if (choice?.message.refusal) throw refusal(label, choice.message.refusal);
-        const text = choice?.message.content ?? '';
-        if (text.trim() === '') throw badOutput(label, 'the answer was empty');
-        return text;
-      },
-      request.signal,
-      requestTokens(request),
-    );
-    return { value: outcome.value, usage, attempts: outcome.attempts };
+    return retriedRequest(withRetries, request, async (sdk, signal, count) => {
+      const completion = await sdk.chat.completions.create(
+        {
+          model: config.name,
+          max_tokens: request.maxOutputTokens ?? config.maxOutputTokens,
+          messages: messages(request.system, request.prompt),
+        },
+        signal ? { signal } : undefined,
+      );
+      count(usageOf(completion));
+      const choice = completion.choices[0];
+      if (choice?.finish_reason === 'length') {
+        throw new OutputLimitError(label, request.maxOutputTokens ?? config.maxOutputTokens);
+      }
+      if (choice?.message.refusal) throw refusal(label, choice.message.refusal);
+      const text = choice?.message.content ?? '';
+      if (text.trim() === '') throw badOutput(label, 'the answer was empty');
+      return text;
+    });
   }
 
   return {
@@ -225,8 +196,6 @@ export function usageOf(completion: Pick<ChatCompletion, 'usage'>): TokenUsage {
   };
 }
 
-type DecodedJson = { readonly ok: true; readonly json: unknown } | { readonly ok: false };
-
 /**
  * The response format handed to `chat.completions.parse`: zodResponseFormat's strict JSON schema, and a parse
  * that only decodes JSON and never throws (the SDK's throws a bare SyntaxError or ZodError, and would
@@ -247,15 +216,7 @@ function guardedResponseFormat(
         schema: strictJsonSchema(schema, name, label),
       },
     },
-    (content) => {
-      // Text over the limit is not decoded at all; the caller then fails with AnswerTooLargeError.
-      if (maxAnswerChars !== undefined && content.length > maxAnswerChars) return { ok: false };
-      try {
-        return { ok: true, json: JSON.parse(content) as unknown };
-      } catch {
-        return { ok: false };
-      }
-    },
+    (content) => decodeJsonAnswer(content, maxAnswerChars),
   );
 }
 
@@ -281,13 +242,4 @@ function strictJsonSchema(schema: z.ZodType, name: string, label: string): Recor
 /** OpenAI allows a-z, A-Z, 0-9, `_` and `-` in a schema name, at most 64 characters. */
 function safeSchemaName(name: string): string {
   return name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || 'output';
-}
-
-/** The input tokens a request will take, roughly (4 characters a token), for the key's rate-limit pacing. */
-function requestTokens(request: {
-  system: string;
-  prompt: string;
-  promptPrefix?: string | undefined;
-}): number {
-  return Math.ceil((request.system.length + request.prompt.length + (request.promptPrefix?.length ?? 0)) / 4);
 }

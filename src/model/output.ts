@@ -49,6 +49,23 @@ export function assertAnswerSize(label: string, text: string, maxAnswerChars: nu
   }
 }
 
+/** The SDK's decoding of an answer's JSON: the JSON, or not JSON. */
+export type DecodedJson = { readonly ok: true; readonly json: unknown } | { readonly ok: false };
+
+/**
+ * The parse both providers hand their SDK: it only decodes JSON and never throws, so the caller's schema
+ * validates once. Text over `maxAnswerChars` is not decoded at all; the caller then fails with
+ * AnswerTooLargeError.
+ */
+export function decodeJsonAnswer(content: string, maxAnswerChars: number | undefined): DecodedJson {
+  if (maxAnswerChars !== undefined && content.length > maxAnswerChars) return { ok: false };
+  try {
+    return { ok: true, json: JSON.parse(content) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
 /**
  * The answer was cut off at `maxOutputTokens`. Not retryable: the identical request stops at the same place
  * again. The caller sends less per call (consolidation splits the batch) or raises `model.maxOutputTokens`.

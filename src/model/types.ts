@@ -4,6 +4,7 @@ export type { TokenUsage } from '../core/usage.js';
 export { emptyUsage, addUsage } from '../core/usage.js';
 import type { TokenUsage } from '../core/usage.js';
 import type { ChatRequest, ChatResponse } from './messages.js';
+import type { RetryOutcome } from './retry.js';
 export type { ChatRequest, ChatResponse, Message, SystemBlock, ToolDefinition } from './messages.js';
 
 export interface GenerateObjectRequest<T> {
@@ -82,6 +83,20 @@ export interface ModelProvider {
    * model has no known price. `batch`: the call went through the batch API.
    */
   costOf(usage: TokenUsage, options?: { readonly batch?: boolean }): number | undefined;
+}
+
+/** A provider built over an SDK client (both adapters are), with the client for callers that need more than one turn. */
+export interface SdkModel<C> extends ModelProvider {
+  /** The SDK client: key, base URL and timeout from the config, the SDK's own retries off. */
+  readonly client: C;
+  /**
+   * Runs one SDK call (for example `messages.create` with tools, in the agent loop) with dreamd's retries and
+   * error mapping: failures come out as ModelError, retryable ones are retried with backoff.
+   */
+  withRetries<R>(
+    call: (client: C, signal?: AbortSignal) => Promise<R>,
+    signal?: AbortSignal,
+  ): Promise<RetryOutcome<R>>;
 }
 
 /** The part of a provider the agent loop uses: its chat calls and what it knows about the context window. */

@@ -14,13 +14,11 @@ import { ARCHIVE_FILE, FORGOTTEN_FILE, newRunId } from './paths.js';
 import { assertArchiveReadable, serializeArchive } from './archive.js';
 import type { RunRecord } from './run-history.js';
 import { maintenanceSummary } from './run-summary.js';
-import { commitMemoryChanges, type CommitStep } from './transaction.js';
+import { commitMemoryChanges, type MaintenanceCommitOptions } from './transaction.js';
 
-export interface ForgetOptions {
+export interface ForgetOptions extends MaintenanceCommitOptions {
   /** Space id for the run record. Default: the memory directory's name. */
   readonly spaceId?: string;
-  readonly now?: () => Date;
-  readonly faultInjection?: (step: CommitStep) => void;
 }
 
 export class FactNotFoundError extends DreamdError {

@@ -14,15 +14,13 @@ import { QUARANTINE_FILE, newRunId, readTextIfExists } from './paths.js';
 import { renderQuarantine, type QuarantineEntry } from './quarantine.js';
 import type { RunRecord } from './run-history.js';
 import { maintenanceSummary } from './run-summary.js';
-import { commitMemoryChanges, type CommitStep } from './transaction.js';
+import { commitMemoryChanges, type MaintenanceCommitOptions } from './transaction.js';
 
-export interface CommitNoteOptions {
+export interface CommitNoteOptions extends MaintenanceCommitOptions {
   /** Space id for the run record. Default: the memory directory's name. */
   readonly spaceId?: string;
-  readonly now?: () => Date;
   /** Run records to keep (`history.keepRuns`); omitted: every record is kept. */
   readonly keepRuns?: number;
-  readonly faultInjection?: (step: CommitStep) => void;
 }
 
 /** A note that passed the screen (a fact to add or to replace, by id), or one it held back. */

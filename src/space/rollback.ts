@@ -15,15 +15,13 @@ import { newRunId, readTextIfExists, spaceFilePath } from './paths.js';
 import { mergeArrived } from '../memory/arrived-bytes.js';
 import { listRuns, type FileChange, type RunRecord } from './run-history.js';
 import { maintenanceSummary } from './run-summary.js';
-import { commitMemoryChanges, type CommitStep } from './transaction.js';
+import { commitMemoryChanges, type MaintenanceCommitOptions } from './transaction.js';
 
-export interface RollbackOptions {
+export interface RollbackOptions extends MaintenanceCommitOptions {
   /** Roll back, newest first, the later runs that changed the same files. Default false: refuse. */
   readonly cascade?: boolean;
   /** Overwrite files changed since the run by something other than a dreamd run (e.g. by hand). Default false. */
   readonly force?: boolean;
-  readonly now?: () => Date;
-  readonly faultInjection?: (step: CommitStep) => void;
 }
 
 export class RollbackRefusedError extends DreamdError {

@@ -15,7 +15,7 @@ import { z } from 'zod';
 import { AGENTS_FILE, NO_SHARING, agentsEntries, agentsLine, type Sharing } from '../memory/agents-block.js';
 import { splitIndexFile } from '../memory/index-block.js';
 import { MAX_WRITABLE_FILE_BYTES } from '../memory/read-memory-file.js';
-import type { Fact } from '../memory/types.js';
+import { factFromFile, type Fact } from '../memory/types.js';
 import { escapeInvisibleControls } from '../memory/visible-text.js';
 import { readTextIfExists } from './paths.js';
 
@@ -71,24 +71,23 @@ export function teamMemoryOf(
     // A fact this space superseded and archived: a stale copy (a merge without the driver), not memory.
     if (archivedIds.has(entry.id)) continue;
     const date = entry.date ?? modified;
-    const fact: Fact = {
-      id: entry.id,
-      type: entry.type,
-      title: entry.title === '' ? entry.body.slice(0, 80) : entry.title,
-      body: entry.body,
-      why: undefined,
-      howToApply: undefined,
-      observed: date,
-      updated: date,
-      sources: [],
-      status: 'active',
-      supersededBy: undefined,
-      supersededOn: undefined,
-      editedByHand: false,
-      owner: 'other',
-      file: AGENTS_FILE,
-      description: entry.dreamds ? `${AGENTS_FILE}, from a teammate` : `${AGENTS_FILE}, written by hand`,
-    };
+    const fact = factFromFile(
+      {
+        id: entry.id,
+        type: entry.type,
+        title: entry.title === '' ? entry.body.slice(0, 80) : entry.title,
+        body: entry.body,
+        why: undefined,
+        howToApply: undefined,
+      },
+      {
+        date,
+        editedByHand: false,
+        owner: 'other',
+        file: AGENTS_FILE,
+        description: entry.dreamds ? `${AGENTS_FILE}, from a teammate` : `${AGENTS_FILE}, written by hand`,
+      },
+    );
     facts.push(fact);
     keptLines.set(fact.id, entry.line);
     for (const replaced of entry.replaces) {

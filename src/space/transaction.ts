@@ -135,6 +135,9 @@ export interface CommitOptions {
   readonly onRenameWindow?: WindowObserver;
 }
 
+/** What a maintenance run (forget, rollback, a note) passes on to its commit as it got it: the clock, the test hook. */
+export type MaintenanceCommitOptions = Pick<CommitOptions, 'now' | 'faultInjection'>;
+
 /**
  * A commit failed after its commit point: some files are in place, the rest wait in staging. Memory is not
  * "unchanged": the next command that reads memory (or the next run) finishes the transaction.

@@ -1,7 +1,7 @@
 import { emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 import type { Command } from 'commander';
-import { namedSpace, withSpace } from '../space-argument.js';
+import { withSpace, spaceCommand } from '../space-argument.js';
 
 /**
  * `dreamd batch cancel [space]`: gives up a space's pending message batch (`.dreamd/batch.json`): the
@@ -17,8 +17,7 @@ export const registerBatch: CommandRegistrar = (program, context) => {
       .description("cancel a space's pending message batch; its sessions go to the next run"),
     'space id or repository path (default: every space)',
   ).action(async (positional: string | undefined, _options: object, command: Command) => {
-    const spaceId = namedSpace(command, positional);
-    const commandContext = context();
+    const { spaceId, commandContext } = spaceCommand(command, positional, context);
     const { io, json, config } = commandContext;
     const loaded = config();
     // Loaded when the command runs, so `--help` stays quick.

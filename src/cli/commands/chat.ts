@@ -4,7 +4,7 @@ import { ConfigError } from '../../errors.js';
 import { formatUsd } from '../../model/prices.js';
 import { CommandExit, ExitCode, emit } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
-import { namedSpace } from '../space-argument.js';
+import { spaceCommand } from '../space-argument.js';
 import { counted } from '../../util/plural.js';
 
 /** Longest tool input or result shown by `--verbose`, in characters: one readable line. */
@@ -96,8 +96,7 @@ export const registerChat: CommandRegistrar = (program, context) => {
         flags: { maxTurns: number; session?: string; verbose: boolean },
         command: Command,
       ) => {
-        const spaceId = namedSpace(command, positional);
-        const commandContext = context();
+        const { spaceId, commandContext } = spaceCommand(command, positional, context);
         const { io, json, config } = commandContext;
         const loaded = config();
         // The agent kit and the SDKs load only when the command runs, so `--help` stays quick.

@@ -7,7 +7,7 @@ import { describeBatch, formatChanges, formatDuration, formatHeldBack, formatUsa
 import { CommandExit, ExitCode, emitResult, type CliIo } from '../output.js';
 import type { CommandContext, CommandRegistrar } from '../program.js';
 import type { Command } from 'commander';
-import { namedSpace, withSpace } from '../space-argument.js';
+import { withSpace, spaceCommand } from '../space-argument.js';
 import { counted } from '../../util/plural.js';
 
 /**
@@ -184,8 +184,7 @@ async function consolidateAction(
   options: ConsolidateOptions,
   command: Command,
 ): Promise<void> {
-  const spaceId = namedSpace(command, positional);
-  const commandContext = context();
+  const { spaceId, commandContext } = spaceCommand(command, positional, context);
   const { io, json, discoveredConfig } = commandContext;
   const loaded = await discoveredConfig();
   // Loaded when the command runs (the pipeline, the SDKs), so `--help` stays quick.

@@ -13,7 +13,7 @@ import {
 import { emitResult, table } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 import type { Command } from 'commander';
-import { namedSpace, withSpace } from '../space-argument.js';
+import { namedSpace, withSpace, spaceCommand } from '../space-argument.js';
 import { counted } from '../../util/plural.js';
 
 /** Runs `dreamd history` lists unless --limit says otherwise. */
@@ -191,8 +191,7 @@ export const registerHistory: CommandRegistrar = (program, context) => {
   )
     .option('--limit <n>', `most runs listed (default ${DEFAULT_HISTORY_LIMIT})`)
     .action(async (positional: string | undefined, options: { limit?: string }, command: Command) => {
-      const spaceId = namedSpace(command, positional);
-      const commandContext = context();
+      const { spaceId, commandContext } = spaceCommand(command, positional, context);
       const { io, json, config } = commandContext;
       const limit = parseLimit(options.limit);
       // Loaded when the command runs, so `--help` stays quick.

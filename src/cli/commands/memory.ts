@@ -2,7 +2,7 @@ import type { CommandContext, CommandRegistrar } from '../program.js';
 import { ConfigError } from '../../errors.js';
 import { emitResult } from '../output.js';
 import type { Command } from 'commander';
-import { namedSpace, withSpace } from '../space-argument.js';
+import { namedSpace, withSpace, spaceCommand } from '../space-argument.js';
 import { counted } from '../../util/plural.js';
 
 /** The memory store and the space resolution, loaded when a command runs so `--help` stays quick. */
@@ -41,8 +41,7 @@ function registerShow(memory: Command, context: () => CommandContext): void {
         options: { fact?: string; all: boolean; archived: boolean },
         command: Command,
       ) => {
-        const spaceId = namedSpace(command, positional);
-        const commandContext = context();
+        const { spaceId, commandContext } = spaceCommand(command, positional, context);
         const { io, json, config } = commandContext;
         const { loadMemory, FactNotFoundError, assertArchiveReadable, spaceOf, ...text } =
           await memoryModules();

@@ -5,7 +5,7 @@ import { formatUsd } from '../../cost/prices.js';
 import { emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 import type { Command } from 'commander';
-import { namedSpace, withSpace } from '../space-argument.js';
+import { namedSpace, withSpace, spaceCommand } from '../space-argument.js';
 import { counted } from '../../util/plural.js';
 
 /** One line per change: `+` adds, `~` updates, `>` supersedes; a change rejected already is struck out. */
@@ -66,8 +66,7 @@ export const registerProposals: CommandRegistrar = (program, context) => {
     .option('--diff', 'show the diff of every file each proposal writes', false)
     .action(
       async (positional: string | undefined, options: { run?: string; diff: boolean }, command: Command) => {
-        const spaceId = namedSpace(command, positional);
-        const commandContext = context();
+        const { spaceId, commandContext } = spaceCommand(command, positional, context);
         const { io, json } = commandContext;
         const [{ listProposalViews }, { spacesOf }] = await Promise.all([
           import('../../consolidation/approval/proposal.js'),

@@ -2,7 +2,7 @@ import type { RollbackRefusedError } from '../../space/index.js';
 import { CommandExit, ExitCode, emitError, emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 import type { Command } from 'commander';
-import { namedSpace, withSpace } from '../space-argument.js';
+import { withSpace, spaceCommand } from '../space-argument.js';
 
 /** The flag that gets past a refusal: --cascade when later runs block it, else --force (hand edits). */
 function fixFor(error: RollbackRefusedError, runId: string, spaceId: string): string | undefined {
@@ -29,8 +29,7 @@ export const registerRollback: CommandRegistrar = (program, context) => {
         options: { cascade: boolean; force: boolean },
         command: Command,
       ) => {
-        const spaceId = namedSpace(command, positional);
-        const commandContext = context();
+        const { spaceId, commandContext } = spaceCommand(command, positional, context);
         const { io, json, config } = commandContext;
         const loaded = config();
         // Loaded when the command runs, so `--help` stays quick.

@@ -4,7 +4,7 @@ import { CommandExit, ExitCode, emitResult, table } from '../output.js';
 import type * as SessionList from '../session-list.js';
 import type { SessionRow } from '../session-list.js';
 import type { Command } from 'commander';
-import { namedSpace, withSpace } from '../space-argument.js';
+import { withSpace, spaceCommand } from '../space-argument.js';
 import type { SessionMarkResult } from '../session-marks.js';
 import { counted } from '../../util/plural.js';
 
@@ -90,8 +90,7 @@ export const registerSessions: CommandRegistrar = (program, context) => {
       ),
     'space id or repository path (default: every space)',
   ).action(async (positional: string | undefined, _options: object, command: Command) => {
-    const spaceId = namedSpace(command, positional);
-    const commandContext = context();
+    const { spaceId, commandContext } = spaceCommand(command, positional, context);
     const { io, json, discoveredConfig } = commandContext;
     const loaded = await discoveredConfig();
     // Loaded when the command runs, so `--help` stays quick (the transcript readers are heavy).
@@ -129,8 +128,7 @@ function registerMark(
       .argument('<session>', 'its file, path or session id, as `dreamd sessions list` shows them'),
     'space id or repository path (default: every space)',
   ).action(async (session: string, positional: string | undefined, _options: object, command: Command) => {
-    const spaceId = namedSpace(command, positional);
-    const commandContext = context();
+    const { spaceId, commandContext } = spaceCommand(command, positional, context);
     const { io, json, discoveredConfig } = commandContext;
     const loaded = await discoveredConfig();
     const [{ excludeSession, includeSession }, { spacesOf }] = await Promise.all([

@@ -5,7 +5,7 @@ import { CommandExit, ExitCode, emitResult } from '../output.js';
 import type { CommandRegistrar } from '../program.js';
 import type { QueueCounts, SpaceStatus } from '../space-status.js';
 import type { Command } from 'commander';
-import { namedSpace, withSpace } from '../space-argument.js';
+import { withSpace, spaceCommand } from '../space-argument.js';
 import { counted } from '../../util/plural.js';
 
 interface QueueView {
@@ -133,8 +133,7 @@ export const registerStatus: CommandRegistrar = (program, context) => {
     program.command('status').description('per space: gates, sessions waiting, last run, lock holder'),
     'space id or repository path (default: every space)',
   ).action(async (positional: string | undefined, _options: object, command: Command) => {
-    const spaceId = namedSpace(command, positional);
-    const commandContext = context();
+    const { spaceId, commandContext } = spaceCommand(command, positional, context);
     const { io, json, discoveredConfig } = commandContext;
     const loaded = await discoveredConfig();
     // Loaded when the command runs (memory, ledger, HTTP client), so `--help` stays quick.

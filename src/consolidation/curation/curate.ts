@@ -25,13 +25,14 @@ import type { CurationConfig } from '../../config/schema.js';
 import { MEMORY_TYPES, FACT_TYPES, type Fact, type FactType } from '../../memory/types.js';
 import { addTaughtAgain, joinTaughtAgain, type TaughtAgain } from '../../memory/taught-again.js';
 import {
-  addUsage,
   emptyUsage,
   type GenerateObjectRequest,
   type ModelProvider,
   type TokenUsage,
 } from '../../model/types.js';
+import { countUsage, createUsageTally } from '../../model/call-tally.js';
 import { detailsOf, type FactText } from '../facts/features.js';
+import { factKey } from '../facts/fact-ids.js';
 import { contentWords, textSimilarity, titleSimilarity } from '../facts/similarity.js';
 
 /** Share of a merged fact's content words the result must hold (the rest may be reworded). */
@@ -544,17 +545,14 @@ export async function curateMemory(
   const review: { fact: Fact; reason: string }[] = [];
   const failures: string[] = [];
   const carried: CurationOutcome['carried'][number][] = [];
-  let usage = emptyUsage();
-  let costUsd: number | undefined = 0;
+  const spent = createUsageTally();
   let calls = 0;
   for (const [at, group] of groups.entries()) {
     calls += 1;
     const task = options.carry?.[at];
     try {
       const result = await options.model().generateObject(curationRequest(group, task, options));
-      usage = addUsage(usage, result.usage);
-      const cost = options.costOf?.(result.usage);
-      costUsd = costUsd === undefined || cost === undefined ? undefined : costUsd + cost;
+      countUsage(spent, result.usage, options.costOf?.(result.usage));
       if (task !== undefined) carried.push({ answer: result.value[task.field] });
       const check = checkCuration(group, result.value);
       accepted.push(...check.accepted);
@@ -574,8 +572,8 @@ export async function curateMemory(
     refused,
     review,
     calls,
-    usage,
-    costUsd: options.costOf === undefined ? undefined : costUsd,
+    usage: spent.usage,
+    costUsd: options.costOf === undefined ? undefined : spent.costUsd,
     types: groups.map((group) => ({ type: group.type, why: group.why })),
     failures,
     carried,
@@ -604,15 +602,11 @@ function changedSinceCurated(old: Fact, now: Fact | undefined): string | undefin
 
 /** The key of the fact a result becomes (see `fact-ids.ts`): its text and the facts it replaces. */
 function resultKey(result: AcceptedResult): string {
-  return JSON.stringify([
+  return factKey(
     'curation',
-    result.type,
-    result.title,
-    result.body,
-    result.why ?? null,
-    result.howToApply ?? null,
+    result,
     result.replaces.map((fact) => fact.id),
-  ]);
+  );
 }
 
 /** The `taughtAgain` field of a fact that merges `facts`: their records joined, absent when none has one. */

@@ -2,7 +2,8 @@
  * What an extraction's calls cost and came to: calls, retries, tokens and dollars (priced call by call, the
  * message batch's answers at the batch price), and the answers it split or dropped, for the run record.
  */
-import { addUsage, emptyUsage, type TokenUsage } from '../../model/types.js';
+import { emptyUsage, type TokenUsage } from '../../model/types.js';
+import { addCost, countUsage } from '../../model/call-tally.js';
 import type { AnswerLimits } from './answer-reader.js';
 
 /** USD of one call's usage (`batched`: at the batch price); undefined when the model has no known price. */
@@ -61,11 +62,6 @@ export function createTally(): ExtractionTally {
   };
 }
 
-/** A sum of dollars that stays unknown once one of its terms is. */
-function addCost(total: number | undefined, cost: number | undefined): number | undefined {
-  return total === undefined || cost === undefined ? undefined : total + cost;
-}
-
 /** Adds a batch answer's billed usage, at the batch price and at list. */
 export function countBatched(
   tally: ExtractionTally,
@@ -76,11 +72,9 @@ export function countBatched(
   const listCost = costOf?.(answerUsage, false);
   const batched = tally.batched;
   batched.calls += 1;
-  batched.usage = addUsage(batched.usage, answerUsage);
-  batched.costUsd = addCost(batched.costUsd, batchCost);
+  countUsage(batched, answerUsage, batchCost);
   batched.listCostUsd = addCost(batched.listCostUsd, listCost);
-  tally.usage = addUsage(tally.usage, answerUsage);
-  tally.costUsd = addCost(tally.costUsd, batchCost);
+  countUsage(tally, answerUsage, batchCost);
 }
 
 /** Adds an answer, paid for whether or not it is read; a batch answer's usage was added when it was taken. */
@@ -96,8 +90,7 @@ export function countAnswer(
     ...(answer.batched ? { batched: true } : {}),
   });
   if (!answer.batched) {
-    tally.usage = addUsage(tally.usage, answer.usage);
-    tally.costUsd = addCost(tally.costUsd, costOf?.(answer.usage));
+    countUsage(tally, answer.usage, costOf?.(answer.usage));
   }
 }
 

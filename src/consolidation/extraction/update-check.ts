@@ -29,13 +29,8 @@ import {
   sequenceSimilarity,
 } from '../facts/similarity.js';
 import type { MemoryListFact } from './memory-list.js';
-import {
-  addUsage,
-  emptyUsage,
-  type GenerateObjectRequest,
-  type ModelProvider,
-  type TokenUsage,
-} from '../../model/types.js';
+import type { GenerateObjectRequest, ModelProvider, TokenUsage } from '../../model/types.js';
+import { countUsage, createUsageTally } from '../../model/call-tally.js';
 
 export const UPDATE_CHECK_SCHEMA_NAME = 'update_check';
 
@@ -518,8 +513,7 @@ export async function checkUpdates(
   const carried = options.carried ?? [];
   const result = candidates.map((candidate) => ({ ...candidate, replaces: [...candidate.replaces] }));
   const notes: string[] = [];
-  let usage = emptyUsage();
-  let costUsd: number | undefined = 0;
+  const spent = createUsageTally();
   let calls = 0;
   let found = 0;
   for (const [at, chunk] of chunks.entries()) {
@@ -549,9 +543,7 @@ export async function checkUpdates(
     };
     try {
       const answer = await options.model().generateObject(request);
-      usage = addUsage(usage, answer.usage);
-      const cost = options.costOf?.(answer.usage);
-      costUsd = costUsd === undefined || cost === undefined ? undefined : costUsd + cost;
+      countUsage(spent, answer.usage, options.costOf?.(answer.usage));
       found += readCheckAnswer(chunk, answer.value.updates, result);
     } catch (error) {
       if (options.signal?.aborted === true) throw error;
@@ -566,8 +558,8 @@ export async function checkUpdates(
   return {
     candidates: result,
     calls,
-    usage,
-    costUsd: options.costOf === undefined ? undefined : costUsd,
+    usage: spent.usage,
+    costUsd: options.costOf === undefined ? undefined : spent.costUsd,
     found,
     checked: chunks.reduce((sum, chunk) => sum + chunk.length, 0),
     carried: carried.filter(isAnswered).length,

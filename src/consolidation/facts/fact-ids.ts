@@ -25,3 +25,29 @@ export function createRunIds(draw: () => string = newFactId): RunIds {
     return id;
   };
 }
+
+/**
+ * A key for {@link RunIds}: what it is for (`tag`), the fact's type and text, then whatever else tells it apart
+ * (`rest`). One layout for every key, so a candidate's and a curation result's keys are built alike.
+ */
+export function factKey(
+  tag: string,
+  text: {
+    readonly type: string;
+    readonly title: string;
+    readonly body: string;
+    readonly why?: string | undefined;
+    readonly howToApply?: string | undefined;
+  },
+  ...rest: readonly unknown[]
+): string {
+  return JSON.stringify([
+    tag,
+    text.type,
+    text.title,
+    text.body,
+    text.why ?? null,
+    text.howToApply ?? null,
+    ...rest,
+  ]);
+}

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { normalizeText } from '../../util/normalize-text.js';
 
 /**
  * Deterministic text similarity for deduplicating facts: no embeddings, no model call, same answer on every
@@ -94,25 +95,7 @@ export function trimPlural(word: string): string {
   return word.length > 3 && word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word;
 }
 
-/** Any character outside printable ASCII, tab and newlines (no `u` flag: a plain scan of code units). */
-const NON_ASCII = /[^\t\n\r\x20-\x7e]/;
-
-/** Lower case, accents stripped, every run of non-letters/digits turned into one space, trimmed. */
-export function normalizeText(text: string): string {
-  // Printable ASCII has no accents and no letters beyond a-z: the same result without the Unicode passes,
-  // which cost three times as much (a reconcile normalises every fact of a space).
-  if (!NON_ASCII.test(text))
-    return text
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, ' ')
-      .trim();
-  return text
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
-}
+export { normalizeText };
 
 /** Content words of a normalised text ({@link normalizeText}), in order. */
 export function contentWordsOfNormalized(normalized: string): string[] {

@@ -16,6 +16,7 @@ import type { Provenance } from '../../screen/provenance.js';
 import { addsInsideACompound, isRewording, rewordingTerms } from './rewording.js';
 import { isReadEvidence, screenCandidates } from '../../screen/screen-candidates.js';
 import { NEAR_DUPLICATE_THRESHOLD, contentWords, jaccard, normalizeText } from '../facts/similarity.js';
+import { factKey } from '../facts/fact-ids.js';
 
 /**
  * Step 5 of a consolidation run: merge the model's candidate facts into the current facts. Pure: the ids, the
@@ -154,24 +155,25 @@ function withDescription(description: string | undefined): { description?: strin
   return description === undefined ? {} : { description };
 }
 
+/** The text fields of a fact or a candidate with the date they hold from: one shape for `outranks` to compare. */
+function datedText(
+  date: string,
+  text: {
+    readonly title: string;
+    readonly body: string;
+    readonly why?: string | undefined;
+    readonly howToApply?: string | undefined;
+  },
+): Text {
+  return { date, title: text.title, body: text.body, why: text.why, howToApply: text.howToApply };
+}
+
 function textOf(fact: Fact): Text {
-  return {
-    date: fact.updated,
-    title: fact.title,
-    body: fact.body,
-    why: fact.why,
-    howToApply: fact.howToApply,
-  };
+  return datedText(fact.updated, fact);
 }
 
 function candidateText(candidate: Candidate): Text {
-  return {
-    date: candidate.observed,
-    title: candidate.title,
-    body: candidate.body,
-    why: candidate.why,
-    howToApply: candidate.howToApply,
-  };
+  return datedText(candidate.observed, candidate);
 }
 
 function sameText(a: Text, b: Text): boolean {
@@ -499,17 +501,13 @@ class FactSet {
  * (curation names it by the first plan's).
  */
 function candidateKey(candidate: Candidate): string {
-  return JSON.stringify([
+  return factKey(
     'candidate',
-    candidate.type,
-    candidate.title,
-    candidate.body,
-    candidate.why ?? null,
-    candidate.howToApply ?? null,
+    candidate,
     candidate.description ?? null,
     candidate.observed,
     candidate.sources,
-  ]);
+  );
 }
 
 /**
