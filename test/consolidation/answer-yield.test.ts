@@ -6,8 +6,8 @@ import {
   expectedOverLimit,
   factsPerUserLine,
   observeAnswer,
-  YIELD_MARGIN,
 } from '../../src/consolidation/extraction/answer-yield.js';
+import { YIELD_MARGIN } from '../../src/consolidation/extraction/tunables.js';
 import { estimateTokens, type Batch } from '../../src/digest/index.js';
 import { listRuns } from '../../src/space/index.js';
 import { type AnthropicReply } from '../../harness/fake-anthropic-server.js';

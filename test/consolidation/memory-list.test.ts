@@ -8,9 +8,9 @@ import {
 import {
   createMemoryList,
   lineTokens,
-  MIN_CACHED_PREFIX_TOKENS,
   type MemoryListFact,
 } from '../../src/consolidation/extraction/memory-list.js';
+import { MIN_CACHED_PREFIX_TOKENS } from '../../src/consolidation/extraction/tunables.js';
 import { extractedFact, reconcileQuietly } from '../memory/helpers.js';
 
 function fact(index: number, title: string, updated = '2026-01-01', body = title): MemoryListFact {

@@ -7,9 +7,9 @@ import {
   checkItems,
   checkUpdates,
   prepareUpdateCheck,
-  NEIGHBOURS_PER_FACT,
   updateCheckPrompt,
 } from '../../src/consolidation/extraction/update-check.js';
+import { NEIGHBOURS_PER_FACT } from '../../src/consolidation/extraction/tunables.js';
 import { loadMemory } from '../../src/space/index.js';
 import type { ModelProvider } from '../../src/model/types.js';
 import type { Fact } from '../../src/memory/types.js';

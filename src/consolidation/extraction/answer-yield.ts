@@ -10,14 +10,7 @@
  * transcript far fewer.
  */
 import { FACTS_PER_USER_LINE, USER_LINE, type Batch } from '../../digest/index.js';
-
-/**
- * Expected facts are multiplied by this before they are held against the answer limit: a batch's lines yield
- * about the run's mean, and some more.
- */
-export const YIELD_MARGIN = 1.25;
-/** Weight of the prior yield, in user lines: small, so the first answers set it (a lagging yield throws answers away). */
-const PRIOR_LINES = 2;
+import { YIELD_MARGIN, PRIOR_LINES, BINDING_SHARE, PROBE_FACTS_PER_USER_LINE } from './tunables.js';
 
 /** Facts and user lines of the answers read so far, and the yield assumed before them. */
 export interface AnswerYield {
@@ -27,13 +20,6 @@ export interface AnswerYield {
   largest: number;
   readonly prior: number;
 }
-
-/**
- * Share of `limits.maxFactsPerAnswer` an answer must reach for the limit to bind: below it, answers are far
- * from the limit and batches are left as planned, however many facts a user line yields (an agent's facts come
- * from tool output as much as from the user's few lines).
- */
-export const BINDING_SHARE = 0.8;
 
 export function createAnswerYield(prior: number = FACTS_PER_USER_LINE): AnswerYield {
   return { facts: 0, lines: 0, largest: 0, prior };
@@ -63,21 +49,6 @@ export function observeAnswer(answerYield: AnswerYield, batch: Batch, facts: num
 export function factsPerUserLine(answerYield: AnswerYield): number {
   return (answerYield.facts + answerYield.prior * PRIOR_LINES) / (answerYield.lines + PRIOR_LINES);
 }
-
-/**
- * Facts per user line a probe is sized for: a dense dialogue's (a register read out plot by plot, a mentor's
- * list of rules), so the probe's own answer stays under the limit however dense the run turns out to be. A
- * sparser run pays one call more for it than the planned batch; a denser one saves the answer thrown away.
- */
-export const PROBE_FACTS_PER_USER_LINE = 1;
-
-/**
- * Batches a run must plan for its probe to be cut: the cut costs one call more, at most a third more in a
- * backlog of three batches or more, where learning a dense yield first saves an answer thrown away (its whole
- * output, at five times the input's price) and the halves asked again; a run of two batches sends its probe
- * as planned (a sparse dialogue would pay half as many calls again for the cut, a dense one one answer).
- */
-export const PROBE_CUT_MIN_BATCHES = 3;
 
 /** Whether a probe's answer could pass `limit` facts in a dense dialogue (see {@link PROBE_FACTS_PER_USER_LINE}). */
 export function probeOverLimit(batch: Batch, limit: number): boolean {

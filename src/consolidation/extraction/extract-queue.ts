@@ -6,15 +6,8 @@
  * stop, and it is thrown once they have.
  */
 import { splitBatch, type Batch } from '../../digest/index.js';
-import {
-  expectedOverLimit,
-  limitBinds,
-  PROBE_CUT_MIN_BATCHES,
-  PROBE_FACTS_PER_USER_LINE,
-  probeOverLimit,
-  userLinesOf,
-  YIELD_MARGIN,
-} from './answer-yield.js';
+import { expectedOverLimit, limitBinds, probeOverLimit, userLinesOf } from './answer-yield.js';
+import { PROBE_CUT_MIN_BATCHES, PROBE_FACTS_PER_USER_LINE, YIELD_MARGIN } from './tunables.js';
 import { runCall } from './extract-call.js';
 import type { ExtractionRun } from './extract-state.js';
 import { blockedByUnsent, markUnsent } from './unsent-sessions.js';

@@ -21,6 +21,14 @@ import { createBm25Index } from '../../search/bm25.js';
 import { CHARS_PER_TOKEN } from '../../digest/estimate-tokens.js';
 import { USER_LINE } from '../../digest/plan-batches.js';
 import { renderMemoryListLine, type MemoryListEntry } from './extraction.js';
+import {
+  MIN_CACHED_PREFIX_TOKENS,
+  MEMORY_SHARE_OF_DIGEST,
+  MEMORY_FLOOR_TOKENS,
+  RECENT_SHARE,
+  MATCHES_PER_MESSAGE,
+  MAX_QUERIES,
+} from './tunables.js';
 
 /** A fact as the selector sees it: its index line, what it is searched by, and its date. */
 export interface MemoryListFact extends MemoryListEntry {
@@ -30,21 +38,6 @@ export interface MemoryListFact extends MemoryListEntry {
   readonly updated: string;
 }
 
-/**
- * Smallest prefix, in estimated tokens, that the cached part must reach: Claude Haiku 4.5 (and Opus 4.5/4.6)
- * cache prompts of 4,096 tokens or more; 10 % more, because {@link CHARS_PER_TOKEN} is an estimate.
- */
-export const MIN_CACHED_PREFIX_TOKENS = 4_500;
-
-/** Share of a call's digest tokens its memory list may take (beside the stable part), plus a floor. */
-export const MEMORY_SHARE_OF_DIGEST = 0.1;
-export const MEMORY_FLOOR_TOKENS = 200;
-/** Share of the list's budget (after the run's own facts) kept for the most recent facts. */
-const RECENT_SHARE = 0.2;
-/** Best matches of each message that take turns before the rest are ranked by score alone. */
-const MATCHES_PER_MESSAGE = 3;
-/** Queries one call runs at most: the longest user messages beyond this are joined into the last one. */
-const MAX_QUERIES = 200;
 /** A speaker's label at the start of a message of several people ("Ana: …"): it says who speaks, not about what. */
 const SPEAKER_LABEL = /^[\p{Lu}][\p{L}'-]{0,30}: /u;
 

@@ -31,28 +31,19 @@ import {
 import type { MemoryListFact } from './memory-list.js';
 import type { GenerateObjectRequest, ModelProvider, TokenUsage } from '../../model/types.js';
 import { countUsage, createUsageTally } from '../../model/call-tally.js';
+import {
+  NEIGHBOURS_PER_FACT,
+  NEIGHBOUR_MIN_SHARED_WORDS,
+  FACTS_PER_CHECK_CALL,
+  CHECK_TOKENS_PER_CALL,
+  COMMON_SHARE,
+  COMMON_FLOOR,
+} from './tunables.js';
 
 export const UPDATE_CHECK_SCHEMA_NAME = 'update_check';
 
-/** Neighbours shown beside one new fact, the closest first: those that share its words, then its names. */
-export const NEIGHBOURS_PER_FACT = 8;
 /** A calendar day in a fact's text (dreamd writes dates absolute, YYYY-MM-DD). */
 const DAY = /\b\d{4}-\d{2}-\d{2}\b/;
-/**
- * Least words (stemmed, stop words left out) a neighbour shares with the new fact's title and body: a subject
- * and a word about it ("home address", "Cobalt … data"), not one common word. Among those, the rarer the words
- * shared, the closer.
- */
-export const NEIGHBOUR_MIN_SHARED_WORDS = 2;
-/**
- * New facts one check call carries at most, and the estimated tokens of its prompt: a run's facts with a
- * neighbour go in as few calls as these allow, and more go in further calls. The answer lists only the facts
- * that replace something, so it stays short however many are asked about; the prompt is a list of one-line
- * facts, a small share of a model's context (a register read out plot by plot, 300 facts that all have a
- * neighbour, is about 28k tokens), and one call for the whole run can ride on the run's curation call.
- */
-export const FACTS_PER_CHECK_CALL = 400;
-export const CHECK_TOKENS_PER_CALL = 40_000;
 
 /** Characters an item adds to a check prompt whose related facts already hold `related`. */
 function itemChars(fact: ExtractedFact, item: CheckItem, related: ReadonlySet<string>): number {
@@ -201,14 +192,6 @@ function titlesAlike(a: readonly string[], b: readonly string[]): boolean {
     differsOnlyAtTheEnd(a, b)
   );
 }
-
-/**
- * Words of more than this share of the texts (and more than {@link COMMON_FLOOR} of them) do not find a
- * neighbour on their own: "project", "user" would make every fact every other's neighbour and the search
- * quadratic. A neighbour still shares them; it is found by a rarer word or name it shares too.
- */
-const COMMON_SHARE = 0.02;
-const COMMON_FLOOR = 64;
 
 /** A text the neighbour search found for a query, and how it is related to it. */
 interface NeighbourHit {
@@ -431,11 +414,6 @@ export function prepareUpdateCheck(
   options: UpdateCheckOptions,
 ): UpdateCheck {
   return { candidates, chunks: checkCalls(candidates, checkItems(candidates, options)) };
-}
-
-/** A check that asks nothing: the candidates stay as extraction gave them. */
-export function noUpdateCheck(candidates: readonly ExtractedFact[]): UpdateCheck {
-  return { candidates, chunks: [] };
 }
 
 export interface UpdateCheckResult {
