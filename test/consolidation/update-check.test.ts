@@ -25,7 +25,7 @@ import {
   type ScriptedFact,
 } from '../../harness/scripted-extractor.js';
 import { extractedFact, fact as memoryFact } from '../memory/helpers.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
+import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
 import { createTestSpace, fastConsolidator, FORCED_RUN } from '../support/space.js';
 
 /**
@@ -328,7 +328,7 @@ async function moveNorth(config: (config: Config) => Config = (same) => same) {
     .filter((fact) => fact.title === 'Home address')
     .map((fact) => [fact.body, fact.status])
     .sort();
-  return { first, summary, requests: fake.server.requests.slice(before), homes };
+  return { test, first, summary, requests: fake.server.requests.slice(before), homes };
 }
 
 const MOVED = [
@@ -363,7 +363,7 @@ describe("the update check carried by the run's curation call", () => {
   }
 
   it('asks the check inside the curation call, so the run makes no call of its own for it', async () => {
-    const { summary, requests, homes } = await moveNorthCurated('answer');
+    const { test, summary, requests, homes } = await moveNorthCurated('answer');
     expect(requests.filter(isUpdateCheckRequest)).toHaveLength(0);
     const carrying = requests.filter((request) => isCurationRequest(request));
     expect(carrying).toHaveLength(1);
@@ -379,6 +379,11 @@ describe("the update check carried by the run's curation call", () => {
     expect(summary.calls).toBe(2);
     expect(summary.superseded).toBe(1);
     expect(homes).toEqual(MOVED);
+    // `history show` says which curation call carried the check.
+    const shown = await cliAt(test.root, fake.url, ['history', 'show', summary.runId!]);
+    expect(shown.stdout).toContain(
+      '  calls      1 extraction, 0 update check, 1 curation (1 carrying the update check)',
+    );
   });
 
   it('asks the check alone when the curation call that carried it failed, and still supersedes', async () => {

@@ -11,6 +11,10 @@
  * so the neighbours are few and close, and the call is small: only new facts with an unseen neighbour, at most
  * {@link NEIGHBOURS_PER_FACT} neighbours each. A run where every neighbour was in view makes no call.
  *
+ * Extraction prepares the check ({@link prepareUpdateCheck}); the reconcile step asks it (`curate-run.ts`): a
+ * curation call of the run carries it as a second task ({@link UPDATE_CHECK_TASK}), so a run that curates pays
+ * no call of its own for it, and {@link checkUpdates} asks alone what no call carried.
+ *
  * The answer is data: an id a new fact did not list is ignored, and a call that fails (an error, an answer
  * out of shape) leaves the facts as extraction gave them, with a note: nothing is lost, an update may stay
  * unrecognised until a later run sees both.
