@@ -18,7 +18,8 @@ import { knownNames, namesIn } from '../src/consolidation/curation/curate.js';
 import type { ReferenceFact, Turn } from './format.js';
 
 /** Dates the digest adds after relative expressions, removed before looking for a turn's text. */
-const RESOLVED_DATE = / \[(?:\d{4}(?:-\d{2}){0,2}|week of \d{4}-\d{2}-\d{2})\]/g;
+const RESOLVED_DATE =
+  / \[(?:\d{4}(?:-\d{2}){0,2}|(?:week|weekend) of \d{4}-\d{2}-\d{2}|(?:spring|summer|autumn|fall|winter) \d{4})\]/g;
 
 export function normalise(text: string): string {
   return text.replace(RESOLVED_DATE, '').replace(/\s+/g, ' ').trim();

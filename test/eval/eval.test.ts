@@ -537,6 +537,16 @@ describe('npm run eval', () => {
     expect(dataset[0]!.dreamd_updates.length).toBeGreaterThanOrEqual(3);
     expect(Object.keys(dataset[0]!.dreamd_dates).length).toBeGreaterThan(5);
   });
+
+  it('loses no fact of the small dataset in oracle mode, a weekend resolved by the digest included', async () => {
+    // "Last weekend I ran my first half marathon." reaches the model as "Last weekend [weekend of 2026-04-18] …":
+    // the oracle finds the turn under the date the digest added, as a model reads it.
+    const dataset = Dataset.parse(
+      JSON.parse(readFileSync(new URL('../../eval/dataset/dreamd-small.json', import.meta.url), 'utf8')),
+    );
+    const report = await runEval(dataset, { mode: 'oracle', backlog: true });
+    expect(report.totals).toMatchObject({ lost: 0, keptOnce: report.totals.referenceFacts });
+  });
 });
 
 describe('the rules figures', () => {
