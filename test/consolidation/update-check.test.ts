@@ -380,7 +380,7 @@ describe("the update check carried by the run's curation call", () => {
     expect(summary.superseded).toBe(1);
     expect(homes).toEqual(MOVED);
     // `history show` says which curation call carried the check.
-    const shown = await cliAt(test.root, fake.url, ['history', 'show', summary.runId!]);
+    const shown = await cliAt(test.root, fake.url, ['history', 'show', summary.runId]);
     expect(shown.stdout).toContain(
       '  calls      1 extraction, 0 update check, 1 curation (1 carrying the update check)',
     );
