@@ -65,8 +65,18 @@ export async function reconcileStep(ctx: RunContext, run: ExtractedRun): Promise
     ? []
     : await rebuildSessionReads(space, Object.values(run.ledger.sessions), config.limits);
   const isRejected = createIsRejected(run.rejected);
+  // Each plan and the run's record take the candidates as checked so far: worked out once per answer of the
+  // check (the check hands back the same list when it found nothing).
+  const worked = new Map<readonly ExtractedFact[], ReturnType<typeof candidatesOf>>();
+  const candidatesFor = (found: readonly ExtractedFact[]) => {
+    const known = worked.get(found);
+    if (known !== undefined) return known;
+    const fresh = candidatesOf(run, found, isRejected);
+    worked.set(found, fresh);
+    return fresh;
+  };
   const { plan, curation, overBudget, checked } = await planAndCurate(
-    (found) => writeOptionsOf(ctx, run, candidatesOf(run, found, isRejected).candidates, earlierReads),
+    (found) => writeOptionsOf(ctx, run, candidatesFor(found).candidates, earlierReads),
     {
       config: config.curation ?? DEFAULT_CURATION,
       model: ctx.model,
@@ -77,7 +87,7 @@ export async function reconcileStep(ctx: RunContext, run: ExtractedRun): Promise
     },
     run.extracted.updateCheck,
   );
-  const { kept, stated, candidates } = candidatesOf(run, checked.candidates, isRejected);
+  const { kept, stated, candidates } = candidatesFor(checked.candidates);
   ctx.progress({ phase: 'reconcile', done: 1, total: 1 });
   return {
     ...run,

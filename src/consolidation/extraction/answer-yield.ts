@@ -9,7 +9,7 @@
  * register read out plot by plot, a mentor's list of coding rules) yields a fact or more per line; an agent's
  * transcript far fewer.
  */
-import { FACTS_PER_USER_LINE, USER_LINE, type Batch } from '../../digest/index.js';
+import { FACTS_PER_USER_LINE, USER_LINE, type Batch, type BatchSegment } from '../../digest/index.js';
 import { YIELD_MARGIN, PRIOR_LINES, BINDING_SHARE, PROBE_FACTS_PER_USER_LINE } from './tunables.js';
 
 /** Facts and user lines of the answers read so far, and the yield assumed before them. */
@@ -33,8 +33,14 @@ export function limitBinds(answerYield: AnswerYield, limit: number): boolean {
 /** The user lines a batch carries. */
 export function userLinesOf(batch: Batch): number {
   let lines = 0;
-  for (const segment of batch.segments)
-    for (const line of segment.lines) if (USER_LINE.test(line.text)) lines += 1;
+  for (const segment of batch.segments) lines += segmentUserLines(segment);
+  return lines;
+}
+
+/** The user lines one segment (a session, or part of one) carries. */
+export function segmentUserLines(segment: BatchSegment): number {
+  let lines = 0;
+  for (const line of segment.lines) if (USER_LINE.test(line.text)) lines += 1;
   return lines;
 }
 

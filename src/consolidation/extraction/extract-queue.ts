@@ -6,7 +6,7 @@
  * stop, and it is thrown once they have.
  */
 import { splitBatch, type Batch } from '../../digest/index.js';
-import { expectedOverLimit, limitBinds, probeOverLimit, userLinesOf } from './answer-yield.js';
+import { expectedOverLimit, limitBinds, probeOverLimit, segmentUserLines } from './answer-yield.js';
 import { PROBE_CUT_MIN_BATCHES, PROBE_FACTS_PER_USER_LINE, YIELD_MARGIN } from './tunables.js';
 import { runCall } from './extract-call.js';
 import type { ExtractionRun } from './extract-state.js';
@@ -118,7 +118,7 @@ function probeSegments(batch: Batch, limit: number): number {
   let lines = 0;
   let segments = 0;
   for (const segment of batch.segments) {
-    lines += userLinesOf({ ...batch, segments: [segment] });
+    lines += segmentUserLines(segment);
     if (segments > 0 && lines * PROBE_FACTS_PER_USER_LINE * YIELD_MARGIN > limit) break;
     segments += 1;
   }

@@ -422,7 +422,7 @@ export function prepareUpdateCheck(
 
 export interface UpdateCheckResult {
   /** The candidates with the replaced ids the check found added to their `replaces`. */
-  readonly candidates: ExtractedFact[];
+  readonly candidates: readonly ExtractedFact[];
   /** Calls the check made alone (a check that rode on a curation call is counted there). */
   readonly calls: number;
   readonly usage: TokenUsage;
@@ -538,7 +538,8 @@ export async function checkUpdates(
     );
   }
   return {
-    candidates: result,
+    // The same list when nothing was added, so what was worked out from it need not be again.
+    candidates: found > 0 ? result : check.candidates,
     calls,
     usage: spent.usage,
     costUsd: options.costOf === undefined ? undefined : spent.costUsd,
