@@ -1,11 +1,12 @@
 /**
- * The curation phase inside a run: plan the write, curate the facts it would leave (one call per type over its
- * budget, see `curate.ts`), and plan again with the accepted results, so the merged facts and the archive
- * entries of what they replace commit in the run's one staged transaction.
+ * The curation phase inside a run: draft the write (the candidates reconciled with memory, no file rendered),
+ * curate the facts it would leave (one call per type over its budget, see `curate.ts`), and plan the write once
+ * with the accepted results, so the merged facts and the archive entries of what they replace commit in the
+ * run's one staged transaction.
  *
  * The run's update check (`update-check.ts`) rides on the curation calls: the first of them carries its first
  * chunk, and so on, so a run that curates pays no call of its own for the check; chunks left over (or a check
- * in a run that curates nothing) go alone. The second plan takes both answers.
+ * in a run that curates nothing) go alone. The plan takes both answers.
  */
 import type { CurationConfig } from '../config/schema.js';
 import type { CurationSummary } from '../core/run.js';
@@ -18,8 +19,7 @@ import {
   type CurationOutcome,
 } from './curation/curate.js';
 import type { ExtractedFact } from './extraction/extraction.js';
-import { planWrite, type WritePlan } from './write/plan-write.js';
-import { createRunIds } from './facts/fact-ids.js';
+import { draftWrite, type WriteOptions, type WritePlan } from './write/plan-write.js';
 import {
   checkUpdates,
   UPDATE_CHECK_TASK,
@@ -29,8 +29,6 @@ import {
   type UpdateCheck,
   type UpdateCheckResult,
 } from './extraction/update-check.js';
-
-type WriteOptions = Parameters<typeof planWrite>[0];
 
 /** The chunks of the update check as tasks a curation call can carry. */
 function checkTasks(check: UpdateCheck): CarriedTask[] {
@@ -43,27 +41,27 @@ function checkTasks(check: UpdateCheck): CarriedTask[] {
 }
 
 /**
- * Plan, curate (carrying the update check), and plan again with what the check found and curation accepted.
- * `writeOptionsFor` gives the write's options for the run's candidates as checked so far (the facts left out
- * as already stated or rejected are left out of them). Both plans draw their ids from one allocator, so a fact
- * learned in this run has in the second plan the id curation named it by. A result the second plan cannot
- * apply (a person edited one of its facts meanwhile, or the check found one of its facts replaced) moves from
- * `accepted` to `refused`, with why.
+ * Draft the write, curate (carrying the update check), and plan the write once, with what the check found and
+ * curation accepted. `writeOptionsFor` gives the write's options for the run's candidates as checked so far
+ * (the facts left out as already stated or rejected are left out of them). The draft reconciles the candidates
+ * and renders nothing; the plan reconciles again only when the check changed what a candidate replaces, and
+ * renders the files once. One id allocator serves both (`fact-ids.ts`), so a fact learned in this run has in the plan the id
+ * curation named it by. A result the plan cannot apply (a person edited one of its facts meanwhile, or the
+ * check found one of its facts replaced) moves from `accepted` to `refused`, with why.
  */
 export async function planAndCurate(
   writeOptionsFor: (candidates: readonly ExtractedFact[]) => WriteOptions,
   options: CurationCallOptions,
   check: UpdateCheck,
 ): Promise<{ plan: WritePlan; curation: CurationOutcome; overBudget: string[]; checked: UpdateCheckResult }> {
-  const ids = createRunIds();
-  const first = await planWrite({ ...writeOptionsFor(check.candidates), ids });
+  const draft = await draftWrite(writeOptionsFor(check.candidates));
   // Only types this run learned something of: a type left over budget is not asked about again for nothing.
   const fresh = new Set([
-    ...first.result.added.map((fact) => fact.id),
-    ...first.result.updated.map((change) => change.after.id),
+    ...draft.result.added.map((fact) => fact.id),
+    ...draft.result.updated.map((change) => change.after.id),
   ]);
   const curated = options.config.enabled
-    ? await curateMemory(first.result.facts, { ...options, fresh, carry: checkTasks(check) })
+    ? await curateMemory(draft.result.facts, { ...options, fresh, carry: checkTasks(check) })
     : NO_CURATION;
   const checked = await checkUpdates(check, {
     ...options,
@@ -72,10 +70,11 @@ export async function planAndCurate(
       'failed' in entry ? entry : { updates: entry.answer as UpdateCheckAnswer['updates'] },
     ),
   });
-  const plan =
-    curated.accepted.length === 0 && checked.found === 0
-      ? first
-      : await planWrite({ ...writeOptionsFor(checked.candidates), ids, curation: curated.accepted });
+  // The check hands back the very list it was given when it found nothing: the draft's facts stand.
+  const plan = await draft.finish({
+    candidates: writeOptionsFor(checked.candidates).candidates,
+    curation: curated.accepted,
+  });
   const unapplied = new Set(plan.unapplied.map((entry) => entry.result));
   const curation: CurationOutcome =
     unapplied.size === 0

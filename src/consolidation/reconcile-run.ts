@@ -1,7 +1,7 @@
 /**
  * The run's reconcile step: the facts the project's instruction files already state and those a person
- * rejected from a proposal are left out, then the write is planned, checked for updates and curated
- * (curate-run.ts, on update-check.ts, reconcile.ts and plan-write.ts) against memory as the run read it.
+ * rejected from a proposal are left out, then the write is drafted, checked for updates, curated and planned
+ * once (curate-run.ts, on update-check.ts, reconcile.ts and plan-write.ts) against memory as the run read it.
  */
 import { FACT_USE_FILE } from '../space/fact-use.js';
 import type { SessionReads } from '../space/fact-use.js';
@@ -10,7 +10,7 @@ import { planAndCurate } from './curate-run.js';
 import type { ExtractedRun } from './extract-run.js';
 import type { ExtractedFact } from './extraction/extraction.js';
 import { rebuildSessionReads } from './reconcile/fact-use-rebuild.js';
-import type { WritePlan } from './write/plan-write.js';
+import type { WriteOptions, WritePlan } from './write/plan-write.js';
 import { splitAlreadyStated } from './extraction/project-docs.js';
 import { createIsRejected } from './approval/rejected-match.js';
 import type { RunContext } from './run-context.js';
@@ -65,8 +65,9 @@ export async function reconcileStep(ctx: RunContext, run: ExtractedRun): Promise
     ? []
     : await rebuildSessionReads(space, Object.values(run.ledger.sessions), config.limits);
   const isRejected = createIsRejected(run.rejected);
-  // Each plan and the run's record take the candidates as checked so far: worked out once per answer of the
-  // check (the check hands back the same list when it found nothing).
+  // The draft, the plan and the run's record take the candidates as checked so far: worked out once per answer
+  // of the check (the check hands back the same list when it found nothing, and the plan then keeps the draft's
+  // facts).
   const worked = new Map<readonly ExtractedFact[], ReturnType<typeof candidatesOf>>();
   const candidatesFor = (found: readonly ExtractedFact[]) => {
     const known = worked.get(found);
@@ -108,7 +109,7 @@ function writeOptionsOf(
   run: ExtractedRun,
   candidates: readonly ExtractedFact[],
   earlierReads: readonly SessionReads[],
-): ReturnType<Parameters<typeof planAndCurate>[0]> {
+): WriteOptions {
   const { space } = ctx;
   const { gathered, ledger } = run;
   return {

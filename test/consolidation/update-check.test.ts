@@ -1,6 +1,6 @@
 import { utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DEFAULT_CURATION } from '../../src/consolidation/curation/curate.js';
 import { rankedMemoryList } from '../../src/consolidation/extraction/extract.js';
 import {
@@ -10,7 +10,8 @@ import {
   updateCheckPrompt,
 } from '../../src/consolidation/extraction/update-check.js';
 import { NEIGHBOURS_PER_FACT } from '../../src/consolidation/extraction/tunables.js';
-import { loadMemory } from '../../src/space/index.js';
+import { loadMemory, planMemoryFiles } from '../../src/space/index.js';
+import type * as SpaceModule from '../../src/space/index.js';
 import type { ModelProvider } from '../../src/model/types.js';
 import type { Fact } from '../../src/memory/types.js';
 import type { Config } from '../../src/config/schema.js';
@@ -27,6 +28,13 @@ import {
 import { extractedFact, fact as memoryFact } from '../memory/helpers.js';
 import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
 import { createTestSpace, fastConsolidator, FORCED_RUN } from '../support/space.js';
+
+// Memory files rendered, counted: the run plans its write once (its draft renders nothing).
+vi.mock('../../src/space/index.js', async (importOriginal) => {
+  const real = await importOriginal<typeof SpaceModule>();
+  return { ...real, planMemoryFiles: vi.fn(real.planMemoryFiles) };
+});
+const renders = (): number => vi.mocked(planMemoryFiles).mock.calls.length;
 
 /**
  * The update check: a new fact whose older version its extraction call did not show (far back in memory, or
@@ -305,8 +313,9 @@ const ADDRESSES: ScriptedFact[] = [
 /**
  * A run over the Lisbon address (learned long before the 200 tools after it: the oldest fact of memory) and the
  * tools, then a run over the session that moves the user north, both with `config` over the test space's.
- * The fake server answers as its test set it to. Returns both summaries, the second run's requests and the
- * home addresses of memory, active and archived, as [body, status] sorted.
+ * The fake server answers as its test set it to. Returns both summaries, the second run's requests, the
+ * home addresses of memory, active and archived, as [body, status] sorted, and how many times the second run
+ * rendered the memory files.
  */
 async function moveNorth(config: (config: Config) => Config = (same) => same) {
   const test = createTestSpace({ modelUrl: fake.url });
@@ -322,13 +331,15 @@ async function moveNorth(config: (config: Config) => Config = (same) => same) {
   const first = await consolidate(test.space, FORCED_RUN);
   writeSession(sessions, 's-moved', '2026-11-20', ['Big news: we moved north to Porto last week.']);
   const before = fake.server.requests.length;
+  const rendersBefore = renders();
   const summary = await consolidate(test.space, FORCED_RUN);
+  const rendered = renders() - rendersBefore;
   const loaded = await loadMemory(test.space.memoryDir);
   const homes = [...loaded.facts, ...loaded.archived.map((entry) => entry.fact)]
     .filter((fact) => fact.title === 'Home address')
     .map((fact) => [fact.body, fact.status])
     .sort();
-  return { test, first, summary, requests: fake.server.requests.slice(before), homes };
+  return { test, first, summary, requests: fake.server.requests.slice(before), homes, rendered };
 }
 
 const MOVED = [
@@ -384,6 +395,15 @@ describe("the update check carried by the run's curation call", () => {
     expect(shown.stdout).toContain(
       '  calls      1 extraction, 0 update check, 1 curation (1 carrying the update check)',
     );
+  });
+
+  it('plans the write once: the files are rendered once, after curation and the check answered', async () => {
+    const { summary, homes, rendered } = await moveNorthCurated('answer');
+    expect(summary.callKinds).toMatchObject({ curation: 1, updateCheckCarried: 1 });
+    expect(homes).toEqual(MOVED);
+    // The draft curation looked at rendered nothing; the plan, with the old address moved to the archive,
+    // rendered the files once (a plan before curation and one after it rendered them three times).
+    expect(rendered).toBe(1);
   });
 
   it('asks the check alone when the curation call that carried it failed, and still supersedes', async () => {

@@ -222,23 +222,31 @@ function planFilesFor(
     day: context.today,
   });
   const memoryOptions = { factUse, now: context.now, underReview: review.map((entry) => entry.file) };
-  const whole = planMemoryFiles(loaded, live, memoryOptions);
-  // Superseded facts leave the active files for the archive, from files this write rewrites anyway.
-  const archiveContext: ArchiveContext = {
+  // Superseded facts leave the active files for the archive. Those superseded by an earlier write and still in
+  // a file move only from files this write rewrites anyway: only when there are such facts are the files
+  // rendered first with every fact, to see which ones change; otherwise they are rendered once.
+  const supersededBefore = new Set(
+    loaded.facts.filter((fact) => fact.status === 'superseded').map((fact) => fact.id),
+  );
+  const archiveContext = (rewritten: ReadonlySet<string>): ArchiveContext => ({
     loadedIds,
-    supersededBefore: new Set(
-      loaded.facts.filter((fact) => fact.status === 'superseded').map((fact) => fact.id),
-    ),
+    supersededBefore,
     pendingIds: loaded.pendingIds,
     broken: new Set(loaded.broken),
     fileOf: (fact) => loaded.factFiles.get(fact.id)?.file ?? fact.file ?? TOPIC_FILES[fact.type],
-    rewritten: new Set(whole.files.keys()),
-  };
-  const moved = loaded.archiveReadable ? live.filter((fact) => archivable(fact, archiveContext)) : [];
+    rewritten,
+  });
+  const none = archiveContext(new Set());
+  const every = archiveContext(new Set(live.map((fact) => none.fileOf(fact) ?? '')));
+  const lingering =
+    loaded.archiveReadable && live.some((fact) => !archivable(fact, none) && archivable(fact, every));
+  const whole = lingering ? planMemoryFiles(loaded, live, memoryOptions) : undefined;
+  const moving = whole === undefined ? none : archiveContext(new Set(whole.files.keys()));
+  const moved = loaded.archiveReadable ? live.filter((fact) => archivable(fact, moving)) : [];
   const movedIds = new Set(moved.map((fact) => fact.id));
   const active = live.filter((fact) => !movedIds.has(fact.id));
   const memoryPlan =
-    moved.length === 0
+    whole !== undefined && moved.length === 0
       ? whole
       : planMemoryFiles(loaded, active, {
           ...memoryOptions,
@@ -364,7 +372,8 @@ export async function planResultWrite(options: {
   });
 }
 
-export async function planWrite(options: {
+/** What a run's write is planned from. */
+export interface WriteOptions {
   memoryDir: string;
   memory: LoadedMemory;
   candidates: readonly ExtractedFact[];
@@ -376,8 +385,9 @@ export async function planWrite(options: {
   /** Results of the curation phase the code accepted (`curate.ts`), applied after reconcile. */
   curation?: readonly AcceptedResult[] | undefined;
   /**
-   * The run's fact ids (`fact-ids.ts`): pass the same to every plan of a run, so a fact learned in the run has
-   * the id curation saw. Default: one for this plan (its re-plans after a hand edit share it).
+   * The run's fact ids (`fact-ids.ts`): a fact learned in the run keeps its id from the draft to the plan, so
+   * it has the id curation saw. Default: one for this write (its draft, plan and re-plans after a hand edit
+   * share it).
    */
   ids?: RunIds | undefined;
   /** The repository's `AGENTS.md` the space also writes (absolute path), and its block's byte budget. */
@@ -388,7 +398,31 @@ export async function planWrite(options: {
    * nothing is counted as taught again.
    */
   consolidatedAt?: ((sessionId: string) => string | undefined) | undefined;
-}): Promise<WritePlan> {
+}
+
+/**
+ * A write whose facts are reconciled but whose files are not yet rendered: what curation and the update check
+ * look at before the run plans its write, once.
+ */
+export interface WriteDraft {
+  /** Memory after the candidates are reconciled with it (repeats of merged facts absorbed), before curation. */
+  readonly result: ReconcileResult;
+  /**
+   * Plans the write: the accepted curation results applied to the draft's facts, and the files rendered once.
+   * `candidates` other than the draft's (the update check set what some of them replace) are reconciled
+   * again first; so is memory a person edited since it was read (up to {@link HAND_EDIT_RETRIES} times).
+   */
+  finish(options?: {
+    readonly candidates?: readonly ExtractedFact[];
+    readonly curation?: readonly AcceptedResult[];
+  }): Promise<WritePlan>;
+}
+
+/**
+ * Reconciles the candidates with memory (read again first if a person edited it since the run read it), and
+ * returns the draft a run curates and then finishes into its one write plan.
+ */
+export async function draftWrite(options: WriteOptions): Promise<WriteDraft> {
   const { memoryDir, runId, now } = options;
   const ids = options.ids ?? createRunIds();
   const isForgotten = createIsForgotten(options.forgotten);
@@ -401,16 +435,17 @@ export async function planWrite(options: {
   const held = parseQuarantine(
     await readTextIfExists(join(memoryDir, QUARANTINE_FILE)).catch(() => null),
   ).map((entry) => ({ title: entry.title, body: entry.text, reason: entry.reason }));
-  const plan = (loaded: LoadedMemory) => {
+  const taughtAfterSaved =
+    options.consolidatedAt === undefined
+      ? undefined
+      : createTaughtAfterSaved(options.gathered.sessionStarts ?? new Map(), options.consolidatedAt);
+  /** Memory's next facts from `loaded` and the candidates, before curation. */
+  const settle = (loaded: LoadedMemory, candidates: readonly ExtractedFact[]): ReconcileResult => {
     // Archived facts take part in reconcile (a `replaces` naming one follows it to its successor, an old value
     // seen again joins its trace) but never go back to a file.
-    const taughtAfterSaved =
-      options.consolidatedAt === undefined
-        ? undefined
-        : createTaughtAfterSaved(options.gathered.sessionStarts ?? new Map(), options.consolidatedAt);
     const reconciled = reconcile({
       existing: [...loaded.facts, ...loaded.archived.map((entry) => entry.fact)],
-      candidates: options.candidates,
+      candidates,
       today: options.today,
       newId: ids,
       isForgotten,
@@ -428,42 +463,75 @@ export async function planWrite(options: {
         ? undefined
         : { saved: new Map(loaded.facts.map((fact) => [fact.id, fact])), taughtAfterSaved },
     );
-    const curated = applyCuration(repeats.facts, options.curation ?? [], {
-      today: options.today,
-      newId: ids,
-    });
-    const result: ReconcileResult = {
+    return {
       ...reconciled,
-      facts: curated.facts,
+      facts: repeats.facts,
       added: reconciled.added.filter((fact) => !repeats.absorbed.has(fact.id)),
     };
-    return planFilesFor(loaded, result, context, curated.merged, curated.unapplied);
   };
-  let current = options.memory;
-  let planned = plan(current);
-  // People edit memory files without the lock: a file edited since orient is read again and the facts
-  // reconciled on what is there now, so the edit is kept. With no candidates and nothing to write, no edit
-  // can be overwritten and no candidate lost, so there is nothing to check (a run that found nothing new).
-  const nothingToCheck = options.candidates.length === 0 && planned.files.size === 0;
+  /** The files of the settled facts with the accepted curation results applied. */
+  const render = (loaded: LoadedMemory, settled: ReconcileResult, curation: readonly AcceptedResult[]) => {
+    const curated = applyCuration(settled.facts, curation, { today: options.today, newId: ids });
+    return planFilesFor(
+      loaded,
+      { ...settled, facts: curated.facts },
+      context,
+      curated.merged,
+      curated.unapplied,
+    );
+  };
+  const reload = (loaded: LoadedMemory) =>
+    loadMemory(memoryDir, { layout: loaded.layout, agentsMd: context.agents?.file });
+
+  // People edit memory files without the lock: memory edited since the run read it is read again, so the draft
+  // (and what curation sees of it) holds the edit. A run with no candidates has nothing to reconcile with it.
+  let drafted = options.memory;
   for (
     let attempt = 0;
-    !nothingToCheck && attempt < HAND_EDIT_RETRIES && (await changedSince(memoryDir, current));
+    options.candidates.length > 0 && attempt < HAND_EDIT_RETRIES && (await changedSince(memoryDir, drafted));
     attempt++
-  ) {
-    current = await loadMemory(memoryDir, { layout: current.layout, agentsMd: context.agents?.file });
-    planned = plan(current);
-  }
+  )
+    drafted = await reload(drafted);
+  const draft = settle(drafted, options.candidates);
 
-  const consolidatedAt = now.toISOString();
-  const ledgerEntries: LedgerEntry[] = options.gathered.records.map((record) => ({
-    sessionId: record.sessionId,
-    file: record.file,
-    messageCount: record.messageCount,
-    size: record.size,
-    mtimeMs: record.mtimeMs,
-    runId,
-    consolidatedAt,
-  }));
-  const complete = await completePlan(memoryDir, current, planned, { runId, agents, ledgerEntries });
-  return { ...complete, memory: current };
+  const finish: WriteDraft['finish'] = async (finishing = {}) => {
+    const candidates = finishing.candidates ?? options.candidates;
+    const curation = finishing.curation ?? [];
+    let current = drafted;
+    let settled = candidates === options.candidates ? draft : settle(current, candidates);
+    let planned = render(current, settled, curation);
+    // A file edited since the draft is read again and the facts reconciled on what is there now, so the edit
+    // is kept. With no candidates and nothing to write, no edit can be overwritten and no candidate lost, so
+    // there is nothing to check (a run that found nothing new).
+    const nothingToCheck = candidates.length === 0 && planned.files.size === 0;
+    for (
+      let attempt = 0;
+      !nothingToCheck && attempt < HAND_EDIT_RETRIES && (await changedSince(memoryDir, current));
+      attempt++
+    ) {
+      current = await reload(current);
+      settled = settle(current, candidates);
+      planned = render(current, settled, curation);
+    }
+
+    const consolidatedAt = now.toISOString();
+    const ledgerEntries: LedgerEntry[] = options.gathered.records.map((record) => ({
+      sessionId: record.sessionId,
+      file: record.file,
+      messageCount: record.messageCount,
+      size: record.size,
+      mtimeMs: record.mtimeMs,
+      runId,
+      consolidatedAt,
+    }));
+    const complete = await completePlan(memoryDir, current, planned, { runId, agents, ledgerEntries });
+    return { ...complete, memory: current };
+  };
+  return { result: draft, finish };
+}
+
+/** Plans a write in one go: the draft finished at once with the given curation results. */
+export async function planWrite(options: WriteOptions): Promise<WritePlan> {
+  const draft = await draftWrite(options);
+  return draft.finish({ curation: options.curation ?? [] });
 }
