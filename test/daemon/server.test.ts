@@ -69,6 +69,20 @@ async function setUp(label: string, server: Partial<Config['server']> = {}) {
   };
 }
 
+/** The routes a configured token guards, on any host: reading, the dashboard, and the state-changing ones. */
+const GUARDED_ROUTES: readonly (readonly ['GET' | 'POST', string])[] = [
+  ['GET', '/daemon'],
+  ['GET', '/spaces'],
+  ['GET', '/spaces/alpha'],
+  ['GET', '/metrics'],
+  ['GET', '/page'],
+  ['GET', '/proposals'],
+  ['GET', '/queue'],
+  ['GET', '/queues'],
+  ['POST', '/spaces/alpha/consolidate'],
+  ['POST', '/spaces/alpha/proposals/run-1/accept'],
+];
+
 /**
  * Checks a server guarded by a token: /healthz answers 200, each of `routes` answers 401 without a token (and
  * with a wrong one, given `wrongToken`), and no refused request queued a run; `headers` go with each request.
@@ -238,17 +252,7 @@ describe('HTTP API', () => {
 
   it('requires the bearer token on a non-loopback host, except for /healthz', async () => {
     const ctx = await setUp('auth', { host: '0.0.0.0', apiToken: TOKEN });
-    await expectGuarded(
-      ctx,
-      [
-        ['GET', '/spaces'],
-        ['GET', '/spaces/alpha'],
-        ['GET', '/metrics'],
-        ['POST', '/spaces/alpha/consolidate'],
-        ['GET', '/queues'],
-      ],
-      { wrongToken: true },
-    );
+    await expectGuarded(ctx, GUARDED_ROUTES, { wrongToken: true });
     const allowed = await ctx.app.inject({
       method: 'GET',
       url: '/spaces',
@@ -297,19 +301,7 @@ describe('HTTP API', () => {
 
   it('requires a configured token on loopback too, except for /healthz', async () => {
     const ctx = await setUp('loopback-token', { host: '127.0.0.1', apiToken: TOKEN });
-    await expectGuarded(
-      ctx,
-      [
-        ['GET', '/daemon'],
-        ['GET', '/spaces'],
-        ['GET', '/page'],
-        ['GET', '/proposals'],
-        ['GET', '/queue'],
-        ['POST', '/spaces/alpha/consolidate'],
-        ['POST', '/spaces/alpha/proposals/run-1/accept'],
-      ],
-      { headers: { host: '127.0.0.1:7077' } },
-    );
+    await expectGuarded(ctx, GUARDED_ROUTES, { headers: { host: '127.0.0.1:7077' } });
     const allowed = await ctx.app.inject({
       method: 'GET',
       url: '/daemon',

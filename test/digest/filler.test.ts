@@ -2,21 +2,36 @@ import { describe, expect, it } from 'vitest';
 import { dropAssistantFiller, isCourtesyOnly, isSmallTalkOnly, saidWords } from '../../src/digest/filler.js';
 import { assistant, digestLines, user } from './sessions.js';
 
-describe('courtesy and filler', () => {
-  it.each([
-    'Hi!',
-    'hello there',
-    'Thanks a lot :)',
-    'ok thanks, bye',
-    'Olá, bom dia!',
-    'Muito obrigada',
-    '¡Hola!',
-    'Muchas gracias, hasta luego 👋',
-  ])('tells greetings, thanks and goodbyes said alone, in English, Portuguese and Spanish: %j', (text) => {
-    expect(isCourtesyOnly(text)).toBe(true);
+/** One test per text of `texts`, titled `title` and the text: `classify` answers `expected` for each. */
+function eachText(
+  classify: (text: string) => boolean,
+  expected: boolean,
+  title: string,
+  texts: readonly string[],
+): void {
+  it.each(texts)(`${title}: %j`, (text) => {
+    expect(classify(text)).toBe(expected);
   });
+}
 
-  it.each([
+describe('courtesy and filler', () => {
+  eachText(
+    isCourtesyOnly,
+    true,
+    'tells greetings, thanks and goodbyes said alone, in English, Portuguese and Spanish',
+    [
+      'Hi!',
+      'hello there',
+      'Thanks a lot :)',
+      'ok thanks, bye',
+      'Olá, bom dia!',
+      'Muito obrigada',
+      '¡Hola!',
+      'Muchas gracias, hasta luego 👋',
+    ],
+  );
+
+  eachText(isCourtesyOnly, false, 'keeps confirmations and anything that says more than courtesy', [
     'ok',
     'yes',
     'perfect',
@@ -25,9 +40,7 @@ describe('courtesy and filler', () => {
     'hi, my name is Ana',
     'obrigado, moro no Porto',
     '',
-  ])('keeps confirmations and anything that says more than courtesy: %j', (text) => {
-    expect(isCourtesyOnly(text)).toBe(false);
-  });
+  ]);
 
   it('drops the assistant’s stock openers and closers and sentences that only echo the user', () => {
     const userWords = saidWords('I moved to Porto last week, Avenida da Boavista 120.');
@@ -77,24 +90,30 @@ describe('courtesy and filler', () => {
 });
 
 describe('small talk', () => {
-  it.each([
-    "Hey! Good to see you. What's up? Anything new?",
-    'Hi there! Great to see you again. How can I help you today?',
-    "Thanks, that's all for now. Talk soon!",
-    "I'm good, thanks! How are you doing?",
-  ])('drops a message of greetings, how-are-yous and sign-offs, sentence by sentence: %j', (text) => {
-    expect(isSmallTalkOnly(text)).toBe(true);
-  });
+  eachText(
+    isSmallTalkOnly,
+    true,
+    'drops a message of greetings, how-are-yous and sign-offs, sentence by sentence',
+    [
+      "Hey! Good to see you. What's up? Anything new?",
+      'Hi there! Great to see you again. How can I help you today?',
+      "Thanks, that's all for now. Talk soon!",
+      "I'm good, thanks! How are you doing?",
+    ],
+  );
 
-  it.each([
-    'Hey! Good to see you. I moved to Porto last week.',
-    'ok',
-    'yes, that works',
-    "What's up with the build? It fails on main.",
-    `${'Good to see you. '.repeat(15)}`,
-  ])('keeps a message with one clause that says anything else, and confirmations: %j', (text) => {
-    expect(isSmallTalkOnly(text)).toBe(false);
-  });
+  eachText(
+    isSmallTalkOnly,
+    false,
+    'keeps a message with one clause that says anything else, and confirmations',
+    [
+      'Hey! Good to see you. I moved to Porto last week.',
+      'ok',
+      'yes, that works',
+      "What's up with the build? It fails on main.",
+      `${'Good to see you. '.repeat(15)}`,
+    ],
+  );
 
   it('leaves small talk out of the digest and the assistant’s stock offers of help out of its answers', () => {
     expect(
@@ -111,7 +130,7 @@ describe('small talk', () => {
     ]);
   });
 
-  it.each([
+  eachText(isSmallTalkOnly, true, 'drops an appraisal said with thanks, in five languages', [
     'Great, thanks.',
     'Perfect, thank you!',
     'awesome thanks 🙏',
@@ -122,11 +141,9 @@ describe('small talk', () => {
     'Parfait, merci beaucoup !',
     'Super, vielen Dank!',
     'Danke schön, bis bald',
-  ])('drops an appraisal said with thanks, in five languages: %j', (text) => {
-    expect(isSmallTalkOnly(text)).toBe(true);
-  });
+  ]);
 
-  it.each([
+  eachText(isSmallTalkOnly, false, 'keeps a turn that carries anything besides thanks and praise', [
     'Great.',
     'Perfect!',
     'No, thanks.',
@@ -136,9 +153,7 @@ describe('small talk', () => {
     'Great, thanks, that fixed the build',
     'Perfeito, obrigado, mas use tabs',
     'Merci, mais pas le vendredi',
-  ])('keeps a turn that carries anything besides thanks and praise: %j', (text) => {
-    expect(isSmallTalkOnly(text)).toBe(false);
-  });
+  ]);
 
   it('leaves "Great, thanks." out of the digest and keeps the short instruction after it', () => {
     expect(

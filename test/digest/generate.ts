@@ -62,66 +62,58 @@ const TOOLS = [
   }),
 ];
 
+/** What a generator's `rest` is given for one turn: where to push its messages, the random source, the turn, the seed. */
+interface Turn {
+  push: (message: MessageInit) => void;
+  random: () => number;
+  turn: number;
+  seed: number;
+}
+
 /**
- * A session of `turns` turns from one seeded random source: each turn opens with a user message of
- * `userWords` random words (bounds included) ending with the turn's fact, if any, and goes on with what
- * `rest` pushes.
+ * A generator of sessions: `(id, seed, turns = 20, facts = [])` makes a session of `turns` turns from one
+ * seeded random source, each turn opening with a user message of `userWords` random words (bounds included)
+ * ending with the turn's fact, if any, and going on with what `rest` pushes.
  */
-function generateTurns(
-  id: string,
-  seed: number,
-  turns: number,
-  facts: readonly string[],
+function sessionGenerator(
   userWords: readonly [number, number],
-  rest: (push: (message: MessageInit) => void, random: () => number, turn: number) => void,
-): Session {
-  const random = createRandom(seed);
-  const messages: MessageInit[] = [];
-  const push = (message: MessageInit) => messages.push(message);
-  for (let turn = 0; turn < turns; turn += 1) {
-    const fact = facts[turn] ?? '';
-    push(user(`${words(random, between(random, ...userWords))}. ${fact}`.trim()));
-    rest(push, random, turn);
-  }
-  return makeSession(id, '2026-11-20T09:00:00Z', messages);
+  rest: (turn: Turn) => void,
+): (id: string, seed: number, turns?: number, facts?: readonly string[]) => Session {
+  return (id, seed, turns = 20, facts = []) => {
+    const random = createRandom(seed);
+    const messages: MessageInit[] = [];
+    const push = (message: MessageInit) => messages.push(message);
+    for (let turn = 0; turn < turns; turn += 1) {
+      const fact = facts[turn] ?? '';
+      push(user(`${words(random, between(random, ...userWords))}. ${fact}`.trim()));
+      rest({ push, random, turn, seed });
+    }
+    return makeSession(id, '2026-11-20T09:00:00Z', messages);
+  };
 }
 
 /** `turns` user requests, each followed by an answer and 2–6 tool calls with results of 300 B – 16 KB. */
-export function generateAgentSession(
-  id: string,
-  seed: number,
-  turns = 20,
-  facts: readonly string[] = [],
-): Session {
-  return generateTurns(id, seed, turns, facts, [10, 40], (push, random, turn) => {
-    push(assistant(words(random, between(random, 15, 50))));
-    const calls = between(random, 2, 6);
-    for (let call = 0; call < calls; call += 1) {
-      const tool = TOOLS[between(random, 0, TOOLS.length - 1)]?.(random) ?? { name: 'Read', input: {} };
-      const callId = `toolu_${seed}_${turn}_${call}`;
-      push(assistant(toolCall(tool.name, tool.input, callId)));
-      push(user(toolResult(payload(random, between(random, 300, 16_000)), callId)));
-    }
-    push(assistant(words(random, between(random, 20, 80))));
-  });
-}
+export const generateAgentSession = sessionGenerator([10, 40], ({ push, random, turn, seed }) => {
+  push(assistant(words(random, between(random, 15, 50))));
+  const calls = between(random, 2, 6);
+  for (let call = 0; call < calls; call += 1) {
+    const tool = TOOLS[between(random, 0, TOOLS.length - 1)]?.(random) ?? { name: 'Read', input: {} };
+    const callId = `toolu_${seed}_${turn}_${call}`;
+    push(assistant(toolCall(tool.name, tool.input, callId)));
+    push(user(toolResult(payload(random, between(random, 300, 16_000)), callId)));
+  }
+  push(assistant(words(random, between(random, 20, 80))));
+});
 
 /** A plain conversation: short user turns (60–600 chars) and long markdown answers (1.5–4 KB). */
-export function generateDialogue(
-  id: string,
-  seed: number,
-  turns = 20,
-  facts: readonly string[] = [],
-): Session {
-  return generateTurns(id, seed, turns, facts, [10, 100], (push, random) => {
-    const paragraphs: string[] = [];
-    let length = 0;
-    const target = between(random, 1_500, 4_000);
-    while (length < target) {
-      const paragraph = `- **${words(random, 2)}**: ${words(random, between(random, 15, 40))}.`;
-      paragraphs.push(paragraph);
-      length += paragraph.length + 2;
-    }
-    push(assistant(paragraphs.join('\n\n')));
-  });
-}
+export const generateDialogue = sessionGenerator([10, 100], ({ push, random }) => {
+  const paragraphs: string[] = [];
+  let length = 0;
+  const target = between(random, 1_500, 4_000);
+  while (length < target) {
+    const paragraph = `- **${words(random, 2)}**: ${words(random, between(random, 15, 40))}.`;
+    paragraphs.push(paragraph);
+    length += paragraph.length + 2;
+  }
+  push(assistant(paragraphs.join('\n\n')));
+});

@@ -61,30 +61,37 @@ export function digestLines(messages: readonly MessageInit[], options: DigestOpt
   return digestSession(makeSession('s1', SESSION_START, messages), options).text.split('\n');
 }
 
-const Block = z.looseObject({
-  type: z.string(),
-  text: z.string().optional(),
-  thinking: z.string().optional(),
-  id: z.string().optional(),
-  name: z.string().optional(),
-  input: z.unknown().optional(),
-  tool_use_id: z.string().optional(),
-  is_error: z.boolean().optional(),
-  content: z
-    .union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() }))])
-    .optional(),
-});
+/** A content block: its type, and whichever of the other fields that type has. */
+const Block = z
+  .looseObject({
+    type: z.string(),
+    text: z.string(),
+    thinking: z.string(),
+    id: z.string(),
+    name: z.string(),
+    input: z.unknown(),
+    tool_use_id: z.string(),
+    is_error: z.boolean(),
+    content: z.union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() }))]),
+  })
+  .partial()
+  .required({ type: true });
 
-const Line = z.looseObject({
-  type: z.string(),
-  timestamp: z.string().optional(),
-  isMeta: z.boolean().optional(),
-  isSidechain: z.boolean().optional(),
-  isCompactSummary: z.boolean().optional(),
-  message: z
-    .looseObject({ role: z.enum(['user', 'assistant']), content: z.union([z.string(), z.array(Block)]) })
-    .optional(),
-});
+/** A line of a transcript: its type, and whichever of the other fields that type has. */
+const Line = z
+  .looseObject({
+    type: z.string(),
+    timestamp: z.string(),
+    isMeta: z.boolean(),
+    isSidechain: z.boolean(),
+    isCompactSummary: z.boolean(),
+    message: z.looseObject({
+      role: z.enum(['user', 'assistant']),
+      content: z.union([z.string(), z.array(Block)]),
+    }),
+  })
+  .partial()
+  .required({ type: true });
 
 function toPart(block: z.infer<typeof Block>): MessagePart | undefined {
   switch (block.type) {
