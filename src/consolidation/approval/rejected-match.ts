@@ -7,7 +7,8 @@
  */
 import { normalizedTextHash, sha256 } from '../../memory/index.js';
 import type { RejectedList } from '../../space/index.js';
-import { NEAR_DUPLICATE_THRESHOLD, jaccard, wordsAndPairs } from '../facts/similarity.js';
+import { jaccard, wordsAndPairs } from '../facts/similarity.js';
+import { NEAR_DUPLICATE_THRESHOLD } from '../facts/tunables.js';
 
 /** Hex digits kept of each word's hash: 48 bits, no collision among the words of a few thousand facts. */
 const FINGERPRINT_HASH_CHARS = 12;

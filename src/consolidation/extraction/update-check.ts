@@ -25,13 +25,8 @@ import { textLanguage, tokenize, type StemLanguage } from '../../search/bm25.js'
 import { attributesOf, shareAttribute } from './attributes.js';
 import { knownNames, namesIn } from '../curation/curate.js';
 import type { ExtractedFact } from './extraction.js';
-import {
-  SAME_SUBJECT_MIN_TITLE_WORDS,
-  SAME_SUBJECT_THRESHOLD,
-  contentWords,
-  differsOnlyAtTheEnd,
-  sequenceSimilarity,
-} from '../facts/similarity.js';
+import { contentWords, differsOnlyAtTheEnd, sequenceSimilarity } from '../facts/similarity.js';
+import { SAME_SUBJECT_MIN_TITLE_WORDS, SAME_SUBJECT_THRESHOLD } from '../facts/tunables.js';
 import type { MemoryListFact } from './memory-list.js';
 import type { GenerateObjectRequest, ModelProvider, TokenUsage } from '../../model/types.js';
 import { countUsage, createUsageTally } from '../../model/call-tally.js';

@@ -15,7 +15,8 @@ import {
 import type { Provenance } from '../../screen/provenance.js';
 import { addsInsideACompound, isRewording, rewordingTerms } from './rewording.js';
 import { isReadEvidence, screenCandidates } from '../../screen/screen-candidates.js';
-import { NEAR_DUPLICATE_THRESHOLD, contentWords, jaccard, normalizeText } from '../facts/similarity.js';
+import { contentWords, jaccard, normalizeText } from '../facts/similarity.js';
+import { NEAR_DUPLICATE_THRESHOLD } from '../facts/tunables.js';
 import { factKey } from '../facts/fact-ids.js';
 
 /**

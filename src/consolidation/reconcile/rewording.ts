@@ -1,7 +1,7 @@
 /**
  * Rewordings: one fact said twice in other words ("Ana works at Google as an engineer" / "Ana is an engineer at
  * Google"; "User prefers tabs over spaces" / "The user likes tabs rather than spaces"). The word and word-pair
- * score of the near-duplicate rule (`NEAR_DUPLICATE_THRESHOLD`, `similarity.ts`) misses them: a reordered
+ * score of the near-duplicate rule (`NEAR_DUPLICATE_THRESHOLD`, `facts/tunables.ts`) misses them: a reordered
  * sentence shares few word pairs, and "prefers" shares nothing with "likes". Pure, deterministic, no model call.
  *
  * Each text becomes a set of **terms**: content words stemmed (Snowball, `search/bm25.ts`), a few common
