@@ -3,13 +3,12 @@ import { describe, expect, it } from 'vitest';
 import type { ExtractedFact } from '../../src/consolidation/extraction/extraction.js';
 import { cleanTitle, parseDay, type ReconcileInput } from '../../src/consolidation/reconcile/reconcile.js';
 import {
-  NEAR_DUPLICATE_THRESHOLD,
-  SAME_SUBJECT_THRESHOLD,
   exactKey,
   normalizeText,
   textSimilarity,
   titleSimilarity,
 } from '../../src/consolidation/facts/similarity.js';
+import { NEAR_DUPLICATE_THRESHOLD, SAME_SUBJECT_THRESHOLD } from '../../src/consolidation/facts/tunables.js';
 import type { Fact, FactType } from '../../src/memory/types.js';
 import { countedIds, extractedFact, fact as memoryFact, reconcileQuietly } from '../memory/helpers.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SLIM_PROBLEMS, slimRunSummary } from '../../src/consolidation/summary/slim-summary.js';
+import { slimRunSummary } from '../../src/consolidation/summary/slim-summary.js';
+import { SLIM_PROBLEMS } from '../../src/consolidation/summary/tunables.js';
 import type { RunSummary } from '../../src/core/run.js';
 
 const summary: RunSummary = {

@@ -54,6 +54,7 @@ import type { Gathered } from '../gather/gather.js';
 import { createProvenance, wordsOf } from '../../screen/provenance.js';
 import { planResultWrite, type WritePlan } from '../write/plan-write.js';
 import { factFingerprint } from './rejected-match.js';
+import { QUOTE_CHARS } from './tunables.js';
 import type { ReconcileResult } from '../reconcile/reconcile.js';
 import path from 'node:path';
 
@@ -77,8 +78,6 @@ export interface Quote {
   readonly text: string;
 }
 
-/** Longest quote kept, in characters. */
-const QUOTE_CHARS = 280;
 /**
  * For each fact, the digest line of its sessions that holds the most of its words (the user's line first among
  * equals), cut at {@link QUOTE_CHARS}: what a reviewer reads to judge it. Facts whose words no line holds get none.

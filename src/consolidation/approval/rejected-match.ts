@@ -7,9 +7,13 @@
  */
 import { normalizedTextHash, sha256 } from '../../memory/index.js';
 import type { RejectedList } from '../../space/index.js';
-import { NEAR_DUPLICATE_THRESHOLD, jaccard, wordsAndPairs } from '../facts/similarity.js';
+import { jaccard, wordsAndPairs } from '../facts/similarity.js';
+import { NEAR_DUPLICATE_THRESHOLD } from '../facts/tunables.js';
 
-/** Hex digits kept of each word's hash: 48 bits, no collision among the words of a few thousand facts. */
+/**
+ * Hex digits kept of each word's hash: 48 bits, no collision among the words of a few thousand facts. A format
+ * constant, not a tunable: the rejected list keeps fingerprints on disk, and another length matches none of them.
+ */
 const FINGERPRINT_HASH_CHARS = 12;
 
 function shortHash(text: string): string {

@@ -49,11 +49,7 @@ import {
 } from '../extraction/extraction.js';
 import type { Gathered } from '../gather/gather.js';
 import type { MemoryListFact } from '../extraction/memory-list.js';
-
-/** The longest wait between two looks at a pending batch. */
-export const MAX_BATCH_POLL_MS = 15 * 60_000;
-/** How long past its `expiresAt` a batch still in progress is waited for before it is given up (canceled). */
-export const BATCH_EXPIRY_GRACE_MS = 60 * 60_000;
+import { BATCH_EXPIRY_GRACE_MS, MAX_BATCH_POLL_MS } from './tunables.js';
 
 /** What the run's locked part does about a message batch. */
 export type BatchStage =

@@ -34,9 +34,7 @@ import { countUsage, createUsageTally } from '../../model/call-tally.js';
 import { detailsOf, type FactText } from '../facts/features.js';
 import { factKey } from '../facts/fact-ids.js';
 import { contentWords, textSimilarity, titleSimilarity } from '../facts/similarity.js';
-
-/** Share of a merged fact's content words the result must hold (the rest may be reworded). */
-export const DETAIL_COVERAGE = 0.6;
+import { DETAIL_COVERAGE, MAX_MERGE_CHAIN, OUTDATED_TITLE_SIMILARITY } from './tunables.js';
 
 export const CURATION_SCHEMA_NAME = 'curated_facts';
 
@@ -431,7 +429,8 @@ export function checkCuration(group: CurationGroup, answer: CurationAnswer): Cur
             !outdated.has(other.id) &&
             other.updated >= fact.updated &&
             // One subject: the same first name, or titles alike (a changed value names another place).
-            (!differentSubjects(fact, other, known) || titleSimilarity(fact.title, other.title) >= 0.5),
+            (!differentSubjects(fact, other, known) ||
+              titleSimilarity(fact.title, other.title) >= OUTDATED_TITLE_SIMILARITY),
         );
         if (!newer)
           lost.push(
@@ -702,7 +701,7 @@ export function absorbRepeats(
   for (const fact of added) {
     const earlier = fact.status === 'active' ? merged.get(fact.body.trim()) : undefined;
     let head = earlier;
-    for (let step = 0; head !== undefined && head.status !== 'active' && step < 1000; step += 1)
+    for (let step = 0; head !== undefined && head.status !== 'active' && step < MAX_MERGE_CHAIN; step += 1)
       head = head.supersededBy === undefined ? undefined : byId.get(head.supersededBy);
     if (head === undefined || head.status !== 'active' || !head.body.includes(fact.body.trim())) continue;
     absorbed.add(fact.id);

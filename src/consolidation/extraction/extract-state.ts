@@ -14,6 +14,7 @@ import type { Gathered } from '../gather/gather.js';
 import type { MemoryList, MemoryListFact } from './memory-list.js';
 import type { ShownToCall } from './replaces.js';
 import { createUnsentState, type UnsentState } from './unsent-sessions.js';
+import { PROBE_FIRST_SHARE } from './tunables.js';
 
 /** What `extractFacts` is asked: the model, the memory to show, the limits and budgets of the run. */
 export interface ExtractOptions {
@@ -97,7 +98,7 @@ export function createExtractionRun(gathered: Gathered, options: ExtractOptions)
     probeFirst:
       first !== undefined &&
       options.prepared === undefined &&
-      expectedOverLimit(answerYield, first, options.limits.maxFactsPerAnswer / 2),
+      expectedOverLimit(answerYield, first, options.limits.maxFactsPerAnswer * PROBE_FIRST_SHARE),
     maxCalls: options.maxCalls ?? Number.POSITIVE_INFINITY,
     reader: createAnswerReader(options.limits),
     memoryList,

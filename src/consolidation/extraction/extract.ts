@@ -38,12 +38,12 @@ export {
   digestKey,
   extractionRequests,
   rankedMemoryList,
-  MEMORY_LIST_MAX_FACTS,
   runMemoryList,
   type ExtractionRequestOptions,
   type PreparedAnswer,
 } from './extraction-request.js';
 export { resolveRunReplaces, runFactId, type ShownToCall } from './replaces.js';
+export { MEMORY_LIST_MAX_FACTS } from './tunables.js';
 
 export interface Extracted {
   /**

@@ -20,12 +20,7 @@ import {
 } from './extraction.js';
 import { createMemoryList, type MemoryListFact } from './memory-list.js';
 import { isRunFactId } from './replaces.js';
-
-/**
- * Most active facts the selector considers (in ranking order), so a memory of 100,000 facts does not cost a
- * BM25 index of all of them on every run; what a call shows is chosen among these by relevance and recency.
- */
-export const MEMORY_LIST_MAX_FACTS = 5_000;
+import { MEMORY_LIST_MAX_FACTS } from './tunables.js';
 
 /** An answer of a message batch, for the batch of the run whose digest it carries (see {@link digestKey}). */
 export type PreparedAnswer = BatchItemResult<ExtractionAnswer>;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { FACT_TYPES, MEMORY_TYPES, type FactType } from '../../memory/types.js';
+import { HOOK_MAX_CHARS, LINE_ID_MAX_CHARS, LINE_TITLE_MAX_CHARS } from './tunables.js';
 
 /**
  * Step 4 of a consolidation run: what the small model is asked, and the shape of its answer.
@@ -165,9 +166,6 @@ const KNOWN_HEADER =
 /** Word that opens and closes the data fence; it is neutralised wherever else it appears in the prompt. */
 export const FENCE_MARKER = 'DREAMD-DATA';
 
-/** Longest hook shown per index line, in characters: enough to tell two facts apart, little enough to stay cheap. */
-const HOOK_MAX_CHARS = 60;
-
 /**
  * Replaces every occurrence of the fence marker (any case, with `-`, `_`, spaces or nothing between the two
  * words) with `dreamd·data`, which the pattern no longer matches, so no text inside the data can open or close a
@@ -186,7 +184,7 @@ function oneLine(text: string, maxChars: number): string {
 export function renderMemoryListLine(entry: MemoryListEntry): string {
   const hook =
     entry.hook === undefined || entry.hook.trim() === '' ? '' : ` — ${oneLine(entry.hook, HOOK_MAX_CHARS)}`;
-  return `${oneLine(entry.id, 40)} | ${entry.type} | ${oneLine(entry.title, 200)}${hook}`;
+  return `${oneLine(entry.id, LINE_ID_MAX_CHARS)} | ${entry.type} | ${oneLine(entry.title, LINE_TITLE_MAX_CHARS)}${hook}`;
 }
 
 const MEMORY_HEADER = '## Current memory (id | type | title — hook)';

@@ -8,13 +8,10 @@ import { lstat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { tokenize } from '../../search/bm25.js';
 import type { ExtractedFact } from './extraction.js';
+import { ALREADY_STATED_SHARE, MAX_DOC_BYTES, MAX_SHOWN_CHARS, MIN_STATEMENT_CHARS } from './tunables.js';
 
 /** The files read in each working directory, in order. */
 export const PROJECT_DOC_NAMES = ['CLAUDE.md', '.claude/CLAUDE.md', 'AGENTS.md'] as const;
-/** Largest project file read, in bytes: instruction files are a few KB; anything bigger is not one. */
-const MAX_DOC_BYTES = 64 * 1024;
-/** Most characters of statements shown to the model per call (about 1,000 tokens, cached with the prefix). */
-export const MAX_SHOWN_CHARS = 4_000;
 
 export interface ProjectDoc {
   /** Absolute path. */
@@ -43,7 +40,7 @@ export function docStatements(text: string): string[] {
       continue;
     }
     const statement = line.replace(/^(?:[-*+]|\d+[.)])\s+/, '').trim();
-    if (statement.length >= 8) statements.push(statement);
+    if (statement.length >= MIN_STATEMENT_CHARS) statements.push(statement);
   }
   return statements;
 }
@@ -78,13 +75,6 @@ export function shownStatements(docs: readonly ProjectDoc[]): string[] {
   }
   return shown;
 }
-
-/**
- * Share of a candidate's words (stems) one statement must hold for the candidate to be "already stated": 0.75
- * lets the model's rewording through ("Run make lint before committing" against "Always run `make lint`
- * before you commit") and keeps a fact that adds to the statement (a new reason, a new value).
- */
-export const ALREADY_STATED_SHARE = 0.75;
 
 /** Candidates a project file already states, and the rest. */
 export function splitAlreadyStated(

@@ -1,5 +1,7 @@
 /**
  * The extraction step's tunables, in one place: each says what it trades, and the file that reads it.
+ * `TITLE_MAX_CHARS` and `DESCRIPTION_MAX_CHARS` (`extraction.ts`) are not tunables but the fact's format: the
+ * prompt states the title's length, and a description is one line of a memory file's frontmatter.
  */
 // How the calls are sized: the yield of facts a user line gives (`answer-yield.ts`, `extract-queue.ts`).
 /**
@@ -28,8 +30,19 @@ export const PROBE_FACTS_PER_USER_LINE = 1;
  * as planned (a sparse dialogue would pay half as many calls again for the cut, a dense one one answer).
  */
 export const PROBE_CUT_MIN_BATCHES = 3;
+/**
+ * Share of `limits.maxFactsPerAnswer` the first batch's expected facts must pass for it to go alone as a probe
+ * (`extract-state.ts`), before any answer has set the yield: lower probes more runs (the probe's wait before the
+ * rest is sent); higher risks a first answer past the limit, thrown away.
+ */
+export const PROBE_FIRST_SHARE = 0.5;
 
-// The memory list each call shows (`memory-list.ts`).
+// The memory list each call shows (`memory-list.ts`, `extraction-request.ts`, `extraction.ts`).
+/**
+ * Most active facts the selector considers (in ranking order), so a memory of 100,000 facts does not cost a
+ * BM25 index of all of them on every run; what a call shows is chosen among these by relevance and recency.
+ */
+export const MEMORY_LIST_MAX_FACTS = 5_000;
 /**
  * Smallest prefix, in estimated tokens, that the cached part must reach: Claude Haiku 4.5 (and Opus 4.5/4.6)
  * cache prompts of 4,096 tokens or more; 10 % more, because {@link CHARS_PER_TOKEN} is an estimate.
@@ -44,6 +57,34 @@ export const RECENT_SHARE = 0.2;
 export const MATCHES_PER_MESSAGE = 3;
 /** Queries one call runs at most: the longest user messages beyond this are joined into the last one. */
 export const MAX_QUERIES = 200;
+/**
+ * Longest hook shown per memory-list line, in characters: enough to tell two facts apart, little enough to stay
+ * cheap.
+ */
+export const HOOK_MAX_CHARS = 60;
+/**
+ * Longest id and title shown per memory-list line, in characters: a guard on what a file written by hand holds
+ * (dreamd's titles are 80 at most), so one odd entry cannot take a call's memory budget.
+ */
+export const LINE_ID_MAX_CHARS = 40;
+export const LINE_TITLE_MAX_CHARS = 200;
+
+// What the project's instruction files already state (`project-docs.ts`).
+/** Largest project file read, in bytes: instruction files are a few KB; anything bigger is not one. */
+export const MAX_DOC_BYTES = 64 * 1024;
+/** Most characters of statements shown to the model per call (about 1,000 tokens, cached with the prefix). */
+export const MAX_SHOWN_CHARS = 4_000;
+/**
+ * Shortest line of a project file kept as a statement, in characters: shorter ones (a label, a lone word) state
+ * nothing a fact could repeat, and would take room in {@link MAX_SHOWN_CHARS}.
+ */
+export const MIN_STATEMENT_CHARS = 8;
+/**
+ * Share of a candidate's words (stems) one statement must hold for the candidate to be "already stated": 0.75
+ * lets the model's rewording through ("Run make lint before committing" against "Always run `make lint`
+ * before you commit") and keeps a fact that adds to the statement (a new reason, a new value).
+ */
+export const ALREADY_STATED_SHARE = 0.75;
 
 // The update check (`update-check.ts`).
 /** Neighbours shown beside one new fact, the closest first: those that share its words, then its names. */
@@ -70,3 +111,11 @@ export const CHECK_TOKENS_PER_CALL = 40_000;
  */
 export const COMMON_SHARE = 0.02;
 export const COMMON_FLOOR = 64;
+/**
+ * Longest title, body and hook shown per fact of a check prompt, in characters (the prompt's size estimate
+ * counts the same): enough to judge an update by, little enough that a long fact written by hand does not take
+ * the call's {@link CHECK_TOKENS_PER_CALL}.
+ */
+export const CHECK_TITLE_MAX_CHARS = 120;
+export const CHECK_BODY_MAX_CHARS = 400;
+export const CHECK_HOOK_MAX_CHARS = 200;

@@ -25,13 +25,8 @@ import { textLanguage, tokenize, type StemLanguage } from '../../search/bm25.js'
 import { attributesOf, shareAttribute } from './attributes.js';
 import { knownNames, namesIn } from '../curation/curate.js';
 import type { ExtractedFact } from './extraction.js';
-import {
-  SAME_SUBJECT_MIN_TITLE_WORDS,
-  SAME_SUBJECT_THRESHOLD,
-  contentWords,
-  differsOnlyAtTheEnd,
-  sequenceSimilarity,
-} from '../facts/similarity.js';
+import { contentWords, differsOnlyAtTheEnd, sequenceSimilarity } from '../facts/similarity.js';
+import { SAME_SUBJECT_MIN_TITLE_WORDS, SAME_SUBJECT_THRESHOLD } from '../facts/tunables.js';
 import type { MemoryListFact } from './memory-list.js';
 import type { GenerateObjectRequest, ModelProvider, TokenUsage } from '../../model/types.js';
 import { countUsage, createUsageTally } from '../../model/call-tally.js';
@@ -42,6 +37,9 @@ import {
   CHECK_TOKENS_PER_CALL,
   COMMON_SHARE,
   COMMON_FLOOR,
+  CHECK_TITLE_MAX_CHARS,
+  CHECK_BODY_MAX_CHARS,
+  CHECK_HOOK_MAX_CHARS,
 } from './tunables.js';
 
 export const UPDATE_CHECK_SCHEMA_NAME = 'update_check';
@@ -51,10 +49,17 @@ const DAY = /\b\d{4}-\d{2}-\d{2}\b/;
 
 /** Characters an item adds to a check prompt whose related facts already hold `related`. */
 function itemChars(fact: ExtractedFact, item: CheckItem, related: ReadonlySet<string>): number {
-  let chars = 60 + Math.min(fact.title.length, 120) + Math.min(fact.body.length, 400);
+  // 60 and 40: a line's fixed part (id, type, date, separators), as `updateCheckPrompt` writes it.
+  let chars =
+    60 +
+    Math.min(fact.title.length, CHECK_TITLE_MAX_CHARS) +
+    Math.min(fact.body.length, CHECK_BODY_MAX_CHARS);
   for (const neighbour of item.neighbours)
     if (!related.has(neighbour.id))
-      chars += 40 + Math.min(neighbour.title.length, 120) + Math.min(neighbour.hook.length, 200);
+      chars +=
+        40 +
+        Math.min(neighbour.title.length, CHECK_TITLE_MAX_CHARS) +
+        Math.min(neighbour.hook.length, CHECK_HOOK_MAX_CHARS);
   return chars;
 }
 
@@ -389,13 +394,14 @@ export function updateCheckPrompt(candidates: readonly ExtractedFact[], items: r
   return [
     '## Related facts (id | type | title — hook)',
     ...[...related.values()].map(
-      (fact) => `${fact.id} | ${fact.type} | ${oneLine(fact.title, 120)} — ${oneLine(fact.hook, 200)}`,
+      (fact) =>
+        `${fact.id} | ${fact.type} | ${oneLine(fact.title, CHECK_TITLE_MAX_CHARS)} — ${oneLine(fact.hook, CHECK_HOOK_MAX_CHARS)}`,
     ),
     '',
     '## New facts (id | type | observed | title — body | related ids)',
     ...items.map((item) => {
       const fact = candidates[item.position] as ExtractedFact;
-      return `${newFactId(item.position)} | ${fact.type} | ${fact.observed} | ${oneLine(fact.title, 120)} — ${oneLine(fact.body, 400)} | related: ${item.neighbours.map((neighbour) => neighbour.id).join(', ')}`;
+      return `${newFactId(item.position)} | ${fact.type} | ${fact.observed} | ${oneLine(fact.title, CHECK_TITLE_MAX_CHARS)} — ${oneLine(fact.body, CHECK_BODY_MAX_CHARS)} | related: ${item.neighbours.map((neighbour) => neighbour.id).join(', ')}`;
     }),
     '',
     'Which related facts does each new fact replace?',

@@ -26,6 +26,7 @@ import {
   trimPlural,
   wordsAndPairs,
 } from './similarity.js';
+import { FEATURES_BY_TEXT_KEPT, NUMBERS_SCAN_MAX_CHARS } from './tunables.js';
 
 /** The text of a fact or candidate: what its features are computed from. */
 export interface FactText {
@@ -99,14 +100,6 @@ function fold(word: string): string {
   );
 }
 
-/**
- * Longest text whose numbers and links are read for the index, characters: a candidate is at most
- * `limits.maxFactChars` (100,000 at most), so only a fact written by hand can be longer. Such a fact gets a
- * partition of its own (see {@link numbersAndLinksKey}): it is found by its exact body or by `replaces`, never
- * by similarity, and its megabytes are never scanned with the link pattern (which overflows the stack there).
- */
-const NUMBERS_SCAN_MAX_CHARS = 100_000;
-
 const NON_ASCII = /[^\p{ASCII}]/u;
 const HAS_NUMBER = /\p{N}/u;
 const DIGIT_RUN = /\p{N}+/gu;
@@ -166,7 +159,6 @@ const detailCache = new WeakMap<FactText, FactDetails>();
 const featuresByText = new Map<string, FactFeatures>();
 /** The same for {@link detailsOf}, for the facts candidates are compared with. */
 const detailsByText = new Map<string, FactDetails>();
-const FEATURES_BY_TEXT_KEPT = 50_000;
 
 /** The indexed features of a fact or candidate, computed on first use and cached for the life of the object. */
 export function featuresOf(text: FactText): FactFeatures {

@@ -5,30 +5,9 @@ import { normalizeText } from '../../util/normalize-text.js';
  * Deterministic text similarity for deduplicating facts: no embeddings, no model call, same answer on every
  * machine. Text is normalised (Unicode NFKC, lower case, accents and punctuation removed), split into words,
  * common English stop words dropped and a plural "s" trimmed, then compared as sets of words and word pairs
- * (bodies) or as word sequences (titles).
+ * (bodies) or as word sequences (titles). The thresholds the steps hold these scores against are in
+ * `tunables.ts`.
  */
-
-/**
- * Near-duplicate threshold on {@link textSimilarity} (0..1): two facts of the same type at or above it are the
- * same fact said twice. 0.6 because, on the phrasings we test against, rewordings of one fact ("User orders a
- * flat white with oat milk" / "User's usual coffee order is a flat white with oat milk") score 0.6–0.8, while
- * two different values of one subject ("home address … Lisbon" / "home address … Porto") and reversals
- * ("prefers tabs over spaces" / "prefers spaces over tabs", which word sets alone rate 1.0) stay at or below 0.5.
- */
-export const NEAR_DUPLICATE_THRESHOLD = 0.6;
-
-/**
- * Same-subject threshold on {@link titleSimilarity}: two facts of the same type whose titles score at or above
- * it (and have at least {@link SAME_SUBJECT_MIN_TITLE_WORDS} words) describe the same subject, so a newer one with
- * different content supersedes the older (when they name the same names and numbers, see `features.ts`). The
- * score counts words in order, so for the short titles facts have (2–6 words) 0.8 means "the same words in the
- * same order, give or take one in five": two-word titles must match exactly, and "Dog walker" never matches
- * "Walker dog".
- */
-export const SAME_SUBJECT_THRESHOLD = 0.8;
-
-/** A one-word title ("Editor", "Testing") is too vague to say two facts share a subject. */
-export const SAME_SUBJECT_MIN_TITLE_WORDS = 2;
 
 const STOP_WORDS = new Set([
   'a',

@@ -18,6 +18,7 @@ import { readSettledSessions, type ReadSessionRecord, type ScanResult } from '..
 import type { RunProgress } from '../../core/run.js';
 import type { KeptOutMark } from '../../core/kept-out.js';
 import { keptOutBySession } from './keep-out.js';
+import { MIN_DIGEST_SHARE, OUTPUT_BUDGET_SHARE, READ_CHARS_PER_DIGEST_CHAR } from './tunables.js';
 
 export interface Gathered {
   /** Batches in the order to send them, each with the ids of the sessions it carries. */
@@ -58,23 +59,16 @@ export interface Gathered {
 
 /**
  * Digest tokens one call may carry: the call's budget less what its memory list may take (never under a
- * quarter of the budget, so a memory budget set too high cannot starve the digest).
+ * quarter of the budget, {@link MIN_DIGEST_SHARE}, so a memory budget set too high cannot starve the digest).
  */
 export function digestBudget(
   limits: Pick<LimitsConfig, 'digestTokensPerCall' | 'memoryTokensPerCall'>,
 ): number {
   return Math.max(
-    Math.ceil(limits.digestTokensPerCall / 4),
+    Math.ceil(limits.digestTokensPerCall * MIN_DIGEST_SHARE),
     limits.digestTokensPerCall - limits.memoryTokensPerCall,
   );
 }
-
-/**
- * Characters of transcript a run reads for each character of digest its calls can carry: a digest is a
- * fraction of what it reads (about half for plain dialogue, a tenth or less for agent transcripts with tool
- * output), so this is enough to fill the run's calls with either.
- */
-const READ_CHARS_PER_DIGEST_CHAR = 4;
 
 /**
  * Characters of messages a run reads (over all its sessions): what its calls (`limits.maxCallsPerRun`, each
@@ -98,9 +92,6 @@ export interface SessionProgress {
   readonly part: number;
   readonly parts: number;
 }
-
-/** Share of `model.maxOutputTokens` a batch is planned to need at most: room for an estimate that runs low. */
-const OUTPUT_BUDGET_SHARE = 0.75;
 
 export async function gatherSessions(
   scan: ScanResult,

@@ -8,7 +8,8 @@
  */
 import type { Fact, FactType } from '../../memory/types.js';
 import { featuresOf } from '../facts/features.js';
-import { MIN_SHARED_TERMS, rewordingTerms } from './rewording.js';
+import { rewordingTerms } from './rewording.js';
+import { MIN_SHARED_TERMS } from './tunables.js';
 
 /**
  * Posting lists only grow: a fact that changes or leaves the active set stays listed under its old words, and

@@ -15,7 +15,9 @@ import {
 import type { Provenance } from '../../screen/provenance.js';
 import { addsInsideACompound, isRewording, rewordingTerms } from './rewording.js';
 import { isReadEvidence, screenCandidates } from '../../screen/screen-candidates.js';
-import { NEAR_DUPLICATE_THRESHOLD, contentWords, jaccard, normalizeText } from '../facts/similarity.js';
+import { contentWords, jaccard, normalizeText } from '../facts/similarity.js';
+import { NEAR_DUPLICATE_THRESHOLD } from '../facts/tunables.js';
+import { MAX_CHAIN, NEAR_WORDS_BOUND } from './tunables.js';
 import { factKey } from '../facts/fact-ids.js';
 
 /**
@@ -140,15 +142,6 @@ interface Text {
   readonly why: string | undefined;
   readonly howToApply: string | undefined;
 }
-
-/**
- * Least word Jaccard of a near duplicate worth scoring in full: the threshold less a margin of 0.1 for texts
- * whose repeated words let pairs overlap a little more than words do.
- */
-const NEAR_WORDS_BOUND = NEAR_DUPLICATE_THRESHOLD - 0.1;
-
-/** Longest supersede chain followed from an id in `replaces`; guards against a cycle in hand-edited files. */
-const MAX_CHAIN = 100;
 
 /** The `description` field of a fact, present only when there is one (a fact without it keeps its shape). */
 function withDescription(description: string | undefined): { description?: string } {

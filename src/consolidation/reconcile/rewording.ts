@@ -1,7 +1,7 @@
 /**
  * Rewordings: one fact said twice in other words ("Ana works at Google as an engineer" / "Ana is an engineer at
  * Google"; "User prefers tabs over spaces" / "The user likes tabs rather than spaces"). The word and word-pair
- * score of the near-duplicate rule (`NEAR_DUPLICATE_THRESHOLD`, `similarity.ts`) misses them: a reordered
+ * score of the near-duplicate rule (`NEAR_DUPLICATE_THRESHOLD`, `facts/tunables.ts`) misses them: a reordered
  * sentence shares few word pairs, and "prefers" shares nothing with "likes". Pure, deterministic, no model call.
  *
  * Each text becomes a set of **terms**: content words stemmed (Snowball, `search/bm25.ts`), a few common
@@ -25,16 +25,7 @@ import { stem } from '../../search/bm25.js';
 import { namesIn } from '../curation/curate.js';
 import { detailsOf, type FactText } from '../facts/features.js';
 import { isStopWord, normalizeText } from '../facts/similarity.js';
-
-/** Least shared terms of a rewording ("lives in Lisbon": two); "Ana has a dog" and "… a cat" share one. */
-export const MIN_SHARED_TERMS = 2;
-/**
- * Shared terms from which a rewording may add one term, and from which the bodies alone say what the fact is
- * about (then titles, written freely, may differ).
- */
-export const MIN_BODY_TERMS = 3;
-/** Shared terms from which a rewording may add two terms, not one. */
-export const LONG_FACT_TERMS = 6;
+import { LONG_FACT_TERMS, MIN_BODY_TERMS, MIN_SHARED_TERMS, TERMS_BY_TEXT_KEPT } from './tunables.js';
 
 /**
  * Words of one meaning in facts, each group folded into its first word. Kept small and plain: a word that has
@@ -159,7 +150,6 @@ const cache = new WeakMap<FactText, Terms>();
  * {@link TERMS_BY_TEXT_KEPT} entries.
  */
 const termsByText = new Map<string, Terms>();
-const TERMS_BY_TEXT_KEPT = 50_000;
 
 function termsOf(text: FactText): Terms {
   const cached = cache.get(text);

@@ -6,9 +6,7 @@
  */
 import { runRecordPath } from '../../space/paths.js';
 import type { RunSummary } from '../../core/run.js';
-
-/** Problems kept in the job's value; the run record (and `dreamd history show`) has them all. */
-export const SLIM_PROBLEMS = 20;
+import { SLIM_PROBLEMS } from './tunables.js';
 
 export interface SlimRunSummary extends Omit<
   RunSummary,
