@@ -22,8 +22,6 @@ const NOT_TUNABLES: Readonly<Record<string, string>> = {
     "the fact's format: a description is one line of a memory file's frontmatter",
   'src/consolidation/approval/rejected-match.ts:FINGERPRINT_HASH_CHARS':
     'the format of the fingerprints the rejected list keeps on disk: another length matches none of them',
-  'src/consolidation/write/plan-write.ts:HAND_EDIT_RETRIES':
-    'a tunable, left in plan-write.ts while another change edits that file; that change moves it and drops this line',
 };
 
 const ARITHMETIC = new Set([

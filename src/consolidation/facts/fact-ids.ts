@@ -1,12 +1,12 @@
 /**
- * The fact ids of one run. A run plans its write more than once: again after a person edits memory during the
- * run, and again with the results curation accepted. Each plan reconciles the same candidates, and a fact
- * learned in the run must keep one id through all of them: curation names the facts it merges by the ids of
- * the first plan, and a second plan that drew other ids would find none of them.
+ * The fact ids of one run. A run reconciles its candidates more than once: in the draft curation looks at, again
+ * in the plan when the update check changed what a candidate replaces, and again after a person edits memory
+ * during the run. A fact learned in the run must keep one id through all of them: curation names the facts it
+ * merges by the draft's ids, and a plan that drew other ids would find none of them.
  *
  * So ids are handed out by key: the first request for a key draws a fresh random id, every later request for
  * the same key in the run gets that id back. The key says what the id is for (a candidate's whole content, a
- * curation result and what it replaces), so the same candidate gets the same id in every plan, whatever the
+ * curation result and what it replaces), so the same candidate gets the same id in every reconcile, whatever the
  * memory it is reconciled with and in whatever order the ids are asked for.
  */
 import { newFactId } from '../../memory/index.js';

@@ -490,8 +490,8 @@ class FactSet {
 
 /**
  * Everything a candidate says, its dates and sources: the key of the fact it creates (see `newId`). Not what it
- * replaces: the update check can add to that between a run's two plans, and the fact keeps its id through both
- * (curation names it by the first plan's).
+ * replaces: the update check can add to that between a run's draft and its plan, and the fact keeps its id
+ * through both (curation names it by the draft's).
  */
 function candidateKey(candidate: Candidate): string {
   return factKey(

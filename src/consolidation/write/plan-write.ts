@@ -43,9 +43,7 @@ import {
 } from '../curation/curate.js';
 import { createRunIds, type RunIds } from '../facts/fact-ids.js';
 import { createTaughtAfterSaved } from './taught-after-saved.js';
-
-/** Re-reads after a hand edit during the run: a few tries, for someone saving repeatedly. */
-const HAND_EDIT_RETRIES = 3;
+import { HAND_EDIT_RETRIES } from './tunables.js';
 
 export interface WritePlan {
   readonly result: ReconcileResult;
