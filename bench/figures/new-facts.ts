@@ -3,7 +3,9 @@
  * number of facts). A real consolidation run against the fake Anthropic server (no latency): `sessions`
  * generated sessions, each answered with `factsPerSession` distinct facts (people, places, things and an
  * item number, four types), the per-answer limit raised so every fact of a session comes in one answer and
- * the default per-session limit (200) kept. Measured at 2,000 and at 10,000 facts: the ratio of the two per
+ * the default per-session limit (200) kept; the update check answers no update and curation merges nothing, as
+ * a model would of distinct facts. The details give what the run added and held back (the screen holds back a
+ * `feedback` fact the user's lines do not say) and its calls by kind. Measured at 2,000 and at 10,000 facts: the ratio of the two per
  * fact shows whether the run grows linearly (1.0) or worse (a quadratic run scores about 5).
  */
 import { mkdir } from 'node:fs/promises';
@@ -12,7 +14,7 @@ import type { RunRequest } from '../../src/core/run.js';
 import { createModel } from '../../src/model/index.js';
 import { FACT_TYPES } from '../../src/memory/types.js';
 import { startFakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
-import { sessionsInPrompt } from '../../harness/scripted-extractor.js';
+import { isUpdateCheckRequest, sessionsInPrompt, withCurator } from '../../harness/scripted-extractor.js';
 import type { Figure } from '../report.js';
 import { benchConfig, makeTempRoot, workloadSpace } from '../setup.js';
 import { median } from '../stats.js';
@@ -53,8 +55,8 @@ function factsFor(sessionId: string, offset: number): Record<string, unknown>[] 
   });
 }
 
-/** Seconds of one run that learns `facts` new facts, and what it added. */
-async function timeRun(facts: number): Promise<{ seconds: number; added: number; calls: number }> {
+/** Seconds of one run that learns `facts` new facts, what it added and held back, and its calls by kind. */
+async function timeRun(facts: number) {
   const sessions = Math.ceil(facts / FACTS_PER_SESSION);
   const root = await makeTempRoot('new-facts');
   const server = await startFakeAnthropicServer({ latencyMs: 0 });
@@ -67,14 +69,24 @@ async function timeRun(facts: number): Promise<{ seconds: number; added: number;
     const space = workloadSpace(root.path, 0);
     await mkdir(space.memoryDir, { recursive: true });
     const ids = new Map<string, number>();
-    server.setDefault((request) => ({
-      json: {
-        facts: sessionsInPrompt(request.prompt).flatMap((session) => {
-          if (!ids.has(session.id)) ids.set(session.id, ids.size * FACTS_PER_SESSION);
-          return factsFor(session.id, ids.get(session.id)!);
-        }),
-      },
-    }));
+    // Extraction answers each session's facts; the update check finds no update and curation merges nothing
+    // (the facts are distinct), as a model would answer them.
+    server.setDefault(
+      withCurator(
+        (request) =>
+          isUpdateCheckRequest(request)
+            ? { json: { updates: [] } }
+            : {
+                json: {
+                  facts: sessionsInPrompt(request.prompt).flatMap((session) => {
+                    if (!ids.has(session.id)) ids.set(session.id, ids.size * FACTS_PER_SESSION);
+                    return factsFor(session.id, ids.get(session.id)!);
+                  }),
+                },
+              },
+        () => ({ results: [] }),
+      ),
+    );
     const base = benchConfig(root.path, [space], server.url);
     const config = {
       ...base,
@@ -91,7 +103,13 @@ async function timeRun(facts: number): Promise<{ seconds: number; added: number;
     const seconds = (performance.now() - started) / 1000;
     if (summary.status !== 'completed')
       throw new Error(`the run ended ${summary.status}: ${summary.reason ?? ''}`);
-    return { seconds, added: summary.added, calls: summary.calls };
+    return {
+      seconds,
+      added: summary.added,
+      calls: summary.calls,
+      heldBack: summary.quarantined,
+      ...summary.callKinds,
+    };
   } finally {
     await server.close();
     await root.remove();
@@ -101,12 +119,13 @@ async function timeRun(facts: number): Promise<{ seconds: number; added: number;
 export async function measureNewFacts(rounds: number, log: (line: string) => void): Promise<Figure[]> {
   const small: number[] = [];
   const large: number[] = [];
-  let outcome = { added: 0, calls: 0 };
+  let outcome: Omit<Awaited<ReturnType<typeof timeRun>>, 'seconds'> | undefined;
   for (let round = 0; round < rounds; round += 1) {
     small.push((await timeRun(2_000)).seconds);
     const run = await timeRun(10_000);
     large.push(run.seconds);
-    outcome = { added: run.added, calls: run.calls };
+    const { seconds: _seconds, ...rest } = run;
+    outcome = rest;
     log(
       `  round ${round + 1}: 2,000 facts ${small.at(-1)!.toFixed(2)} s, 10,000 facts ${run.seconds.toFixed(2)} s`,
     );

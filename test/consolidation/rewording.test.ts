@@ -5,10 +5,11 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ExtractedFact } from '../../src/consolidation/extraction/extraction.js';
 import type { reconcile } from '../../src/consolidation/reconcile/reconcile.js';
-import { isRewording } from '../../src/consolidation/reconcile/rewording.js';
+import { createRewordingLookup, isRewording } from '../../src/consolidation/reconcile/rewording.js';
 import { textSimilarity } from '../../src/consolidation/facts/similarity.js';
 import { NEAR_DUPLICATE_THRESHOLD } from '../../src/consolidation/facts/tunables.js';
 import type { Fact, FactType } from '../../src/memory/types.js';
@@ -193,6 +194,85 @@ describe('rewordings', () => {
       const facts = active(reconciled([], order).facts);
       expect(facts.map((fact) => [fact.type, fact.sources])).toEqual([['user', ['s-1', 's-2']]]);
     }
+  });
+});
+
+describe('the look-up of possible rewordings', () => {
+  /** Every pair of `texts` that are rewordings the look-up missed, as [text, its rewording] bodies. */
+  function missed(texts: readonly ReturnType<typeof text>[]): string[][] {
+    const lookUp = createRewordingLookup(texts);
+    return texts.flatMap((a) => {
+      const found = new Set(lookUp(a));
+      return texts.filter((b) => b !== a && isRewording(a, b) && !found.has(b)).map((b) => [a.body, b.body]);
+    });
+  }
+
+  it('finds every rewording among the wordings above, and leaves most texts out', () => {
+    const texts = [...REWORDED, ...APART].flatMap(([, a, b]) => [text(a), text(b)]);
+    expect(missed(texts)).toEqual([]);
+    const lookUp = createRewordingLookup(texts);
+    const looked = texts.reduce((sum, a) => sum + lookUp(a).length, 0);
+    expect(looked).toBeLessThan(texts.length * texts.length * 0.25);
+  });
+
+  it('finds every rewording among texts of a few words, long and short', () => {
+    const words = [
+      'Ana',
+      'works',
+      'employed',
+      'at',
+      'Google',
+      'engineer',
+      'prefers',
+      'likes',
+      'tabs',
+      'over',
+      'spaces',
+      'not',
+      'the',
+      'team',
+      'uses',
+      'Vitest',
+      'for',
+      'unit',
+      'tests',
+      'daily',
+      '3',
+      'Lisbon',
+      'release',
+      'branch',
+      'staging',
+      'deploys',
+      'reviews',
+      'weekly',
+    ];
+    const word = fc.constantFrom(...words);
+    const sentence = (most: number) =>
+      fc.array(word, { minLength: 1, maxLength: most }).map((drawn) => `${drawn.join(' ')}.`);
+    // A fact and another wording of it: its body's words with one moved to the end, and up to two words more
+    // (words no other fact says, so they are the text's rarest: the look-up must look past them).
+    const pair = fc
+      .tuple(
+        sentence(4),
+        fc.uniqueArray(word, { minLength: 1, maxLength: 12 }),
+        fc.nat(12),
+        fc.subarray(['keyboard', 'espresso', 'harbour'], { maxLength: 2 }),
+      )
+      .map(([title, body, at, extra]) => {
+        const moved = [...body.slice(0, at), ...body.slice(at + 1), body[at % body.length]!];
+        return [text([title, `${body.join(' ')}.`]), text([title, `${[...moved, ...extra].join(' ')}.`])];
+      });
+    let rewordings = 0;
+    fc.assert(
+      fc.property(fc.array(pair, { minLength: 1, maxLength: 15 }), (pairs) => {
+        const texts = pairs.flat();
+        rewordings += texts.filter((a) => texts.some((b) => b !== a && isRewording(a, b))).length;
+        expect(missed(texts)).toEqual([]);
+      }),
+      { numRuns: 300, seed: 7 },
+    );
+    // Not vacuous: the texts drawn hold rewordings.
+    expect(rewordings).toBeGreaterThan(20);
   });
 });
 

@@ -197,6 +197,24 @@ describe('checkItems over facts of several subjects', () => {
     expect(itemsOf([cake], rankedMemoryList(facts, NOW))).toEqual([]);
   });
 
+  it('lists the latest older facts of a name said of many times, none newer, however many there are', () => {
+    // A run that reads out where each of 300 things of Priya's lives, one day each: every fact names her and says
+    // where, so each is alike to all the others. The fact of day 200 is shown the days just before it.
+    const day = (at: number) => new Date(Date.UTC(2026, 0, 1 + at)).toISOString().slice(0, 10);
+    const facts = Array.from({ length: 300 }, (_, at) =>
+      extractedFact({
+        title: `Priya's home ${at}`,
+        body: `Priya lives in flat ${at} on Rua ${at}.`,
+        observed: day(at),
+      }),
+    );
+    const [later, ...earlier] = [facts[200]!, ...facts.slice(0, 200), ...facts.slice(201)];
+    const items = itemsOf([later, ...earlier], []);
+    const shown = items.find((item) => item.position === 0)!.neighbours.map((n) => Number(n.id.slice(4)) - 1);
+    // Positions in the list given: 1 is day 0 … 200 is day 199, 201 is day 201 ….
+    expect(shown).toEqual([200, 199, 198, 197, 196, 195, 194, 193]);
+  });
+
   it('lists a state before the events of a day when the update, a state, shares only a name with them', () => {
     // An update told in Spanish where the person's facts are in English: all of them are in another language;
     // of those, where she lives is a state as the update is, her outings are events on a day.

@@ -36,6 +36,7 @@ import {
   FACTS_PER_CHECK_CALL,
   CHECK_TOKENS_PER_CALL,
   COMMON_SHARE,
+  ALIKE_SCANNED_PER_FACT,
   COMMON_FLOOR,
   CHECK_TITLE_MAX_CHARS,
   CHECK_BODY_MAX_CHARS,
@@ -195,10 +196,14 @@ function titleHead(titleWords: readonly string[]): string | undefined {
  * Code cannot tell which (`reconcile.ts`): such a pair always goes to the model.
  */
 function titlesAlike(a: readonly string[], b: readonly string[]): boolean {
+  // The similarity is at most that of the shorter title all in the longer one: a length test first, and the
+  // word-by-word table last, for the few titles of a length alike that part only at their end.
+  const most = (2 * Math.min(a.length, b.length)) / (a.length + b.length);
   return (
     titleHead(a) !== undefined &&
-    sequenceSimilarity(a, b) >= SAME_SUBJECT_THRESHOLD &&
-    differsOnlyAtTheEnd(a, b)
+    most >= SAME_SUBJECT_THRESHOLD &&
+    differsOnlyAtTheEnd(a, b) &&
+    sequenceSimilarity(a, b) >= SAME_SUBJECT_THRESHOLD
   );
 }
 
@@ -228,7 +233,7 @@ interface NeighbourHit {
  * names shared, and a score: the shared words' inverse document frequency, summed (BM25 without its length and
  * frequency terms, which one-sentence facts hardly need).
  */
-function createWordLookup(texts: readonly Terms[]) {
+function createWordLookup(texts: readonly Terms[], dates: readonly string[]) {
   // Positions by word, by name (the word lookup's postings) and by the head of the title.
   const postings = new Map<string, number[]>();
   const named = new Map<string, number[]>();
@@ -244,38 +249,80 @@ function createWordLookup(texts: readonly Terms[]) {
     const head = titleHead(terms.titleWords);
     if (head !== undefined) post(heads, head, position);
   });
+  // A name's and a head's texts oldest first (by date, then position): a query takes the latest that come
+  // before it.
+  const older = (a: number, b: number): number => {
+    const [x, y] = [dates[a] ?? '', dates[b] ?? ''];
+    return x < y ? -1 : x > y ? 1 : a - b;
+  };
+  for (const list of [...named.values(), ...heads.values()]) list.sort(older);
+  /**
+   * The texts of `list` that `admit` takes, at most {@link ALIKE_SCANNED_PER_FACT}, the latest first of those
+   * older than the text at `before` (all of them when undefined).
+   */
+  const latest = (
+    list: readonly number[] | undefined,
+    before: number | undefined,
+    admit: (position: number) => boolean,
+  ): number[] => {
+    if (list === undefined) return [];
+    let end = list.length;
+    if (before !== undefined) {
+      // The first of the list not older than `before`: the texts before it are the older ones.
+      let low = 0;
+      while (low < end) {
+        const middle = (low + end) >> 1;
+        if (older(list[middle] as number, before) < 0) low = middle + 1;
+        else end = middle;
+      }
+    }
+    const taken: number[] = [];
+    for (let at = end - 1; at >= 0 && taken.length < ALIKE_SCANNED_PER_FACT; at -= 1) {
+      const position = list[at] as number;
+      if (admit(position)) taken.push(position);
+    }
+    return taken;
+  };
   const common = Math.max(COMMON_FLOOR, texts.length * COMMON_SHARE);
   const idf = (word: string): number => {
     const n = postings.get(word)?.length ?? 0;
     return Math.log(1 + (texts.length - n + 0.5) / (n + 0.5));
   };
-  return (query: Terms): NeighbourHit[] => {
+  /** The texts `query` finds; `before`: a position of these texts, only those older than it are found. */
+  return (query: Terms, before?: number): NeighbourHit[] => {
     const hits = new Set<number>();
     for (const word of query.words) {
       const list = postings.get(word);
       if (list !== undefined && list.length <= common) for (const position of list) hits.add(position);
     }
     // The facts of a person or thing however many there are, when they say the same of it (the job, the home):
-    // a name shared by a hundred facts finds none of them by its postings.
-    for (const name of query.names) {
-      for (const position of named.get(name) ?? []) {
-        const terms = texts[position] as Terms;
-        if (shareAttribute(query.attributes, terms.attributes)) hits.add(position);
-      }
-    }
+    // a name shared by a hundred facts finds none of them by its postings. The latest such facts: an update
+    // replaces the value before it.
+    for (const name of query.names)
+      for (const position of latest(named.get(name), before, (at) =>
+        shareAttribute(query.attributes, (texts[at] as Terms).attributes),
+      ))
+        hits.add(position);
     // Titles that start alike, however common their words: a plot's other crop, a rule's other value.
     const head = titleHead(query.titleWords);
-    for (const position of (head === undefined ? undefined : heads.get(head)) ?? []) hits.add(position);
+    if (head !== undefined)
+      for (const position of latest(heads.get(head), before, () => true)) hits.add(position);
+    // Each word's weight once per query, not once per text found.
+    const weighed = [...query.words].map((word) => ({
+      word,
+      weight: idf(word),
+      name: query.names.has(word),
+    }));
     return [...hits].map((position) => {
       const terms = texts[position] as Terms;
       let shared = 0;
       let score = 0;
-      for (const word of query.words)
+      for (const { word, weight, name } of weighed)
         if (terms.words.has(word)) {
           // A name is not a word about the subject (it is the subject): a name and its stem ("ines", "ine")
           // would otherwise make every fact of the person close.
-          if (!query.names.has(word)) shared += 1;
-          score += idf(word);
+          if (!name) shared += 1;
+          score += weight;
         }
       let named = false;
       for (const name of query.names) if (terms.names.has(name)) named = true;
@@ -326,8 +373,12 @@ export function checkItems(candidates: readonly ExtractedFact[], options: Update
   const runTerms = candidates.map((fact) => termsOf(fact.title, `${fact.title}\n${fact.body}`, known));
   const searchMemory = createWordLookup(
     options.index.map((fact) => termsOf(fact.title, fact.searchText, known)),
+    options.index.map((fact) => fact.updated),
   );
-  const searchRun = createWordLookup(runTerms);
+  const searchRun = createWordLookup(
+    runTerms,
+    candidates.map((fact) => fact.observed),
+  );
   type Found = { neighbour: Neighbour; hit: NeighbourHit; translated: boolean; date: string };
   // Facts alike by title first (a plot's other crop), then about the same subject, the same attribute of it, said
   // in another language, of the same kind, the closest by rare words; of facts alike, the latest first: an update
@@ -364,7 +415,7 @@ export function checkItems(candidates: readonly ExtractedFact[], options: Update
       const fact = options.index[hit.position] as MemoryListFact;
       keep({ id: fact.id, type: fact.type, title: fact.title, hook: fact.hook ?? '' }, fact.updated, hit);
     }
-    for (const hit of searchRun(query)) {
+    for (const hit of searchRun(query, position)) {
       const at = hit.position;
       const other = candidates[at] as ExtractedFact;
       if (at === position || other.observed > candidate.observed) continue;

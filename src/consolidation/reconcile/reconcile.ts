@@ -13,7 +13,7 @@ import {
   type FactFeatures,
 } from '../facts/features.js';
 import type { Provenance } from '../../screen/provenance.js';
-import { addsInsideACompound, isRewording, rewordingTerms } from './rewording.js';
+import { addsInsideACompound, createRewordingLookup, isRewording, rewordingTerms } from './rewording.js';
 import { isReadEvidence, screenCandidates } from '../../screen/screen-candidates.js';
 import { contentWords, jaccard, normalizeText } from '../facts/similarity.js';
 import { NEAR_DUPLICATE_THRESHOLD } from '../facts/tunables.js';
@@ -559,11 +559,13 @@ function holdRewordings(
   fromUser: (candidate: Candidate) => boolean,
 ): { kept: Candidate[]; held: CandidateVerdict[] } {
   if (held.length === 0) return { kept: [...candidates], held: [] };
-  const texts = held.map((fact) => ({ ...fact, why: undefined, howToApply: undefined }));
+  const mayReword = createRewordingLookup(
+    held.map((fact) => ({ ...fact, why: undefined, howToApply: undefined })),
+  );
   const kept: Candidate[] = [];
   const verdicts: CandidateVerdict[] = [];
   for (const candidate of candidates) {
-    const twin = texts.find(
+    const twin = mayReword(candidate).find(
       (fact) => isRewording(candidate, fact) && !(isReadEvidence(fact.reason) && fromUser(candidate)),
     );
     if (twin === undefined) kept.push(candidate);

@@ -261,6 +261,40 @@ export function rewordingTerms(text: FactText): ReadonlySet<string> {
 }
 
 /**
+ * A look-up of the texts among `texts` a text may be a rewording of, by prefix filtering: a rewording holds all
+ * but at most {@link termsAdded} of the text's body terms, so it holds one of any that many more (the rarest
+ * are looked up); a text of fewer body terms is looked up by {@link MIN_SHARED_TERMS}, the terms any rewording
+ * shares (of n terms, it holds one of any n - 1). A superset, in the order of `texts`: the caller judges each
+ * with {@link isRewording}. Each text is compared with the few that hold its rare terms, not with every one.
+ */
+export function createRewordingLookup<T extends FactText>(texts: readonly T[]): (text: FactText) => T[] {
+  const postings = new Map<string, number[]>();
+  texts.forEach((text, position) => {
+    for (const term of termsOf(text).all) {
+      const list = postings.get(term);
+      if (list === undefined) postings.set(term, [position]);
+      else list.push(position);
+    }
+  });
+  const mostAdded = termsAdded(Number.POSITIVE_INFINITY);
+  return (text) => {
+    const terms = termsOf(text);
+    const body = new Set(terms.body);
+    const [among, needed] =
+      body.size > mostAdded
+        ? [body, mostAdded + 1]
+        : [terms.all, Math.max(0, terms.all.size - MIN_SHARED_TERMS + 1)];
+    const rarest = [...among]
+      .map((term) => postings.get(term) ?? [])
+      .sort((a, b) => a.length - b.length)
+      .slice(0, needed);
+    const found = new Set<number>();
+    for (const list of rarest) for (const position of list) found.add(position);
+    return [...found].sort((a, b) => a - b).map((position) => texts[position] as T);
+  };
+}
+
+/**
  * Whether a term `longer`'s body adds stands between two terms `shorter`'s body says side by side: "function
  * argument names" against "function names", "every single install" against "every install". Such a word names
  * another thing (a narrower one), not the same thing at more length; a word added around what both say ("The
@@ -290,6 +324,11 @@ export function addsInsideACompound(a: FactText, b: FactText): boolean {
   return addsInside(x, y) || addsInside(y, x);
 }
 
+/** Terms a body may add and still say the same, when the bodies share `bodies` terms: none, one, or two. */
+function termsAdded(bodies: number): number {
+  return bodies >= LONG_FACT_TERMS ? 2 : bodies >= MIN_BODY_TERMS ? 1 : 0;
+}
+
 /**
  * Whether two facts say the same thing in other words (see the module comment). Symmetric. With `addedTerms:
  * false`, an added term may not stand inside two terms the other says side by side (`addsInside`): what
@@ -314,8 +353,7 @@ export function isRewording(
   const titlesCount = bodies < MIN_BODY_TERMS;
   const differs = (side: { body: number; title: number }) => side.body > 0 || (titlesCount && side.title > 0);
   if (differs(fromX) && differs(fromY)) return false;
-  const added = bodies >= LONG_FACT_TERMS ? 2 : bodies >= MIN_BODY_TERMS ? 1 : 0;
-  if (Math.max(fromX.body, fromY.body) > added) return false;
+  if (Math.max(fromX.body, fromY.body) > termsAdded(bodies)) return false;
   if (options.addedTerms === false && (addsInside(x, y) || addsInside(y, x))) return false;
   if ((x.compares || y.compares) && !sameOrder(x.body, y.body)) return false;
   return sameNumbersAndLinks(a, b) && sameNames(a, b);
