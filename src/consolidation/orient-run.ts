@@ -2,7 +2,9 @@
  * The run's orient step: memory as it is now, what has been consolidated (the ledger), forgotten and rejected
  * facts, the last run, a proposal awaiting decision, and the sessions with something new.
  */
+import { access } from 'node:fs/promises';
 import { keepOutSettings, layoutOfSpace } from '../config/schema.js';
+import { ConfigError } from '../errors.js';
 import {
   createLedgerLookup,
   keptOutLookup,
@@ -56,6 +58,25 @@ export async function readSpaceState(ctx: RunContext): Promise<SpaceState> {
   const proposals =
     space.approve === true || space.approve === 'shared' ? await firstOpenProposal(space, memory) : undefined;
   return { memory, ledger, forgotten, lastRun, rejected, proposals };
+}
+
+/**
+ * A space of one sessions directory that does not exist: a path to fix (or an agent that has not written yet),
+ * said as such, before the run takes a lock or makes a folder, rather than as a run that found no new
+ * messages. A space of several sources reads what each folder holds, and one not written yet holds nothing.
+ */
+export async function checkSessionsDir(space: RunContext['space']): Promise<void> {
+  if (space.sources !== undefined) return;
+  try {
+    await access(space.sessionsDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return; // the scan says what else is wrong
+    throw new ConfigError(
+      `sessions directory ${space.sessionsDir} does not exist; create it (mkdir -p ${space.sessionsDir}) ` +
+        "once the agent writes sessions there, or fix the space's sessions path",
+      'spaces.sessions',
+    );
+  }
 }
 
 /** Lists the sessions with new messages (settled or live) that this run's batch stage leaves to it. */

@@ -27,7 +27,7 @@ import type { CostOf } from './extraction/extract-tally.js';
 import { extractStep, submitStep } from './extract-run.js';
 import { gatherStep } from './gather-run.js';
 import { awaitingProposal, collectStillDue, stopBeforeGather } from './gates-run.js';
-import { readSpaceState, scanNewSessions } from './orient-run.js';
+import { checkSessionsDir, readSpaceState, scanNewSessions } from './orient-run.js';
 import { reconcileStep } from './reconcile-run.js';
 import type { RunContext, RunStep } from './run-context.js';
 import { releaseRunLocks, takeRunLocks, type RunLocks } from './locks-run.js';
@@ -116,6 +116,7 @@ export function createConsolidator(options: ConsolidatorOptions): ConsolidateFun
     request: RunRequest,
     runOptions: RunOptions = {},
   ): Promise<RunSummary> {
+    await checkSessionsDir(space);
     return consolidateWithBatches(space, request, runOptions, {
       config: readConfig(),
       model: getModel,

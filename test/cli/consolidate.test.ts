@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ConsolidateOutcome } from '../../src/cli/consolidate-in-process.js';
@@ -260,6 +260,26 @@ describe('dreamd consolidate', () => {
     expect(jsonRun.json()).toMatchObject({ ok: true });
     const json = jsonRun.data<ConsolidateOutput>();
     expect(json.results[0]).toMatchObject({ ok: true, summary: { status: 'skipped' } });
+  });
+
+  it('names a sessions directory that does not exist, with the fix, exits 1 and makes no folder', async () => {
+    const root = workspace();
+    rmSync(join(root, 'sessions'), { recursive: true });
+    rmSync(join(root, 'memory'), { recursive: true, force: true });
+    const run = await cli(root, ['consolidate', '--force']);
+    expect(run.code).toBe(1);
+    const sessions = join(root, 'sessions');
+    expect(run.stdout).toContain(
+      `space default: failed, sessions directory ${sessions} does not exist; create it (mkdir -p ${sessions})`,
+    );
+    expect(run.stdout).not.toContain('no new messages');
+    expect(existsSync(join(root, 'memory'))).toBe(false);
+    const json = await cli(root, ['consolidate', '--force', '--json']);
+    expect(json.data<ConsolidateOutput>().results[0]).toMatchObject({
+      ok: false,
+      error: { name: 'ConfigError' },
+    });
+    expect(fake.server.requests).toHaveLength(0);
   });
 
   it('reports a busy space with the lock holder and exits 1', async () => {
