@@ -160,6 +160,10 @@ describe('dreamd consolidate', () => {
     const shownText = await cli(root, ['history', 'show', secondRunId]);
     expect(shownText.stdout).toContain(`run ${secondRunId} (consolidation) in space default`);
     expect(shownText.stdout).toMatch(/^\+.*Porto/m);
+    // `--limit` is the list's: given to `show`, it is named as the mistake, not ignored.
+    const limited = await cli(root, ['history', 'show', secondRunId, '--limit', '2']);
+    expect(limited.code).toBe(2);
+    expect(limited.stderr).toContain('--limit: history show shows one run, whole; drop --limit');
 
     const rollback = await cli(root, ['rollback', secondRunId, '--json']);
     expect(rollback.stderr).toBe('');

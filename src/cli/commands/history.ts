@@ -219,6 +219,12 @@ export const registerHistory: CommandRegistrar = (program, context) => {
   ).action(async (runId: string, positional: string | undefined, _options: object, command: Command) => {
     const commandContext = context();
     const { io, json } = commandContext;
+    // `--limit` is `history`'s: after `show` the parser hands it to the list, which does not run.
+    if (command.parent?.opts<{ limit?: string }>().limit !== undefined)
+      throw new ConfigError(
+        `--limit: history show shows one run, whole; drop --limit (it limits \`dreamd history\`'s list)`,
+        'limit',
+      );
     const spaceId = namedSpace(command, positional);
     const [{ findRun }, { spacesOf }] = await Promise.all([import('../find-run.js'), import('../spaces.js')]);
     const { space, run } = await findRun(await spacesOf(commandContext, spaceId), runId);
