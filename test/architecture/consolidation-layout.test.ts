@@ -6,9 +6,9 @@
  * live") names the folder of each step.
  */
 import { readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findCycles, importsOf, listTs, ROOT } from './source-files.js';
+import { findCycles, importEdges, ROOT } from './source-files.js';
 
 const MAX_ROOT_FILES = 15;
 const CONSOLIDATION = 'src/consolidation';
@@ -43,9 +43,7 @@ export function subfolderCycles(edges: readonly (readonly [string, string])[]): 
 }
 
 describe('src/consolidation by step', () => {
-  const edges = listTs(join(ROOT, CONSOLIDATION)).flatMap((file) =>
-    importsOf(file).map((to): [string, string] => [relative(ROOT, file), to]),
-  );
+  const edges = importEdges(CONSOLIDATION);
 
   it('keeps at most 15 files directly in src/consolidation', () => {
     const files = readdirSync(join(ROOT, CONSOLIDATION), { withFileTypes: true })

@@ -4,36 +4,15 @@
  * `npm test` and `npm run check`. bench/ and test/ may import src/; src/ imports neither; bench/ does not
  * import test/.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findRuleBreaks, FLOORS, floorOf, type ImportEdge } from './floors.js';
+import { importEdges, listTs, ROOT } from './source-files.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-
-function listTs(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...listTs(path));
-    else if (name.endsWith('.ts')) out.push(path);
-  }
-  return out;
-}
-
-/** Relative imports of a file (static, `export … from`, dynamic `import()`), as repository paths. */
-function importsOf(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  const specs = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)'(\.{1,2}\/[^']+)'/gm)].map(
-    (match) => match[1] as string,
-  );
-  return specs.map((spec) => relative(ROOT, resolve(dirname(file), spec)).replace(/\.js$/, '.ts'));
-}
-
+/** The imports of the files under a folder, as the floors read them. */
 function edgesUnder(dir: string): ImportEdge[] {
-  return listTs(join(ROOT, dir)).flatMap((file) =>
-    importsOf(file).map((to) => ({ from: relative(ROOT, file), to })),
-  );
+  return importEdges(dir).map(([from, to]) => ({ from, to }));
 }
 
 describe('the dependency rule', () => {

@@ -5,9 +5,8 @@
  * tested or moved without the other; the floors (dependencies.test.ts) keep folders apart, this catches the
  * rest, inside a folder too.
  */
-import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findCycles, importsOf, listTs, ROOT, type Graph } from './source-files.js';
+import { findCycles, importEdges, type Graph } from './source-files.js';
 
 /** The folder of a path under src/: its first-level directory, or the file itself when it lies in src/. */
 export function folderOf(path: string): string {
@@ -29,14 +28,8 @@ function graphOf(edges: readonly (readonly [string, string])[], unit: (path: str
 const identity = (path: string): string => path;
 const byFolder = folderOf;
 
-function sourceEdges(): [string, string][] {
-  return listTs(join(ROOT, 'src')).flatMap((file) =>
-    importsOf(file).map((to): [string, string] => [relative(ROOT, file), to]),
-  );
-}
-
 describe('import cycles in src/', () => {
-  const edges = sourceEdges();
+  const edges = importEdges('src');
 
   it('reads the imports of src/', () => {
     expect(edges.length).toBeGreaterThan(500);

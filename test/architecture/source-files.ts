@@ -54,6 +54,13 @@ export function importsOf(file: string): string[] {
     .map((specifier) => relative(ROOT, resolve(dirname(file), specifier)).replace(/\.js$/, '.ts'));
 }
 
+/** Every relative import of the `.ts` files under a folder of the repository, as [from, to] repository paths. */
+export function importEdges(folder: string): [from: string, to: string][] {
+  return listTs(join(ROOT, folder)).flatMap((file) =>
+    importsOf(file).map((to): [string, string] => [relative(ROOT, file), to]),
+  );
+}
+
 /** The strongly connected parts of a graph with more than one node, or one that imports itself (Tarjan). */
 export function findCycles(graph: Graph): string[][] {
   const index = new Map<string, number>();
