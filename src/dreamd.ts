@@ -12,7 +12,11 @@ import type { Logger } from 'pino';
 import type { Config, ModelConfig, Space } from './config/schema.js';
 import type { InspectSpaceFunction } from './core/inspection.js';
 import type { ConsolidateFunction } from './core/run.js';
-import { inspectSpaceDetailed, type DetailedInspection } from './consolidation/inspect.js';
+import {
+  createInspectReads,
+  inspectSpaceDetailed,
+  type DetailedInspection,
+} from './consolidation/inspect.js';
 import { createConsolidator, type RunStep } from './consolidation/run.js';
 import { createDaemon, type CreateDaemonOptions, type Daemon } from './daemon/daemon.js';
 import { createLogger } from './daemon/logger.js';
@@ -94,8 +98,10 @@ export function createDreamd(options: CreateDreamdOptions): Dreamd {
     ...(options.owner !== undefined ? { owner: options.owner } : {}),
     ...(options.faultInjection !== undefined ? { faultInjection: options.faultInjection } : {}),
   });
+  // The scheduler inspects every space each tick: ledgers and run records are parsed again only when changed.
+  const reads = createInspectReads();
   const detailed = (space: Space): Promise<DetailedInspection> =>
-    inspectSpaceDetailed(space, { config, now });
+    inspectSpaceDetailed(space, { config, now, reads });
 
   return {
     logger,

@@ -5,6 +5,8 @@ import { spaceBudget } from '../cost/index.js';
 import { errorMessage } from '../errors.js';
 import {
   createLedgerLookup,
+  createLedgerReader,
+  createRunRecordReader,
   keptOutLookup,
   lastSuccessfulRun,
   readKeptOut,
@@ -12,14 +14,33 @@ import {
   readLock,
   staleReason,
   stateProblems,
+  type Ledger,
+  type RunRecord,
 } from '../space/index.js';
 import { claudeCodeLockHolder } from '../space/claude-code-hold.js';
+import type { ParsedFileReader } from '../space/parsed-files.js';
 import { countByStatus, scanSessions, type ScanResult } from '../transcripts/index.js';
 
 export interface InspectOptions {
   /** The config, or a function returning the live one (read at every inspection). */
   readonly config: Config | (() => Config);
   readonly now?: () => Date;
+  /**
+   * Readers that keep each space's ledger and last run record while their files are unchanged
+   * ({@link createInspectReads}): what the scheduler's ticks share, so an idle tick costs a stat per file.
+   */
+  readonly reads?: InspectReads;
+}
+
+/** The parsed files inspections share (see `space/parsed-files.ts`). */
+export interface InspectReads {
+  readonly ledger: ParsedFileReader<Ledger>;
+  readonly runRecord: ParsedFileReader<RunRecord>;
+}
+
+/** Readers for the inspections of one daemon (or any caller that inspects the same spaces again and again). */
+export function createInspectReads(): InspectReads {
+  return { ledger: createLedgerReader(), runRecord: createRunRecordReader() };
 }
 
 /** A space's inspection and the scan behind it (status and `sessions list` show both). */
@@ -52,7 +73,7 @@ export async function inspectSpaceDetailed(
     // State that is not dreamd's (a link, a folder where a file should be) closes the gates, with the path.
     const [hijacked] = await stateProblems(space.memoryDir);
     if (hijacked !== undefined) return uninspectable(space, `cannot run: ${hijacked.reason}`);
-    const ledger = await readLedger(space.memoryDir);
+    const ledger = await readLedger(space.memoryDir, options.reads?.ledger);
     const scan = await scanSessions({
       space,
       ledger: createLedgerLookup(ledger),
@@ -64,7 +85,7 @@ export async function inspectSpaceDetailed(
     const counts = countByStatus(scan);
     const budgetUsd = config.limits.monthlyBudgetUsd;
     const [lastRun, lock, budget, claudeCodeLock] = await Promise.all([
-      lastSuccessfulRun(space.memoryDir),
+      lastSuccessfulRun(space.memoryDir, options.reads?.runRecord),
       readLock(space.memoryDir),
       budgetUsd === undefined ? undefined : spaceBudget(space.memoryDir, budgetUsd, now),
       claudeCodeLockHolder(space.memoryDir, { now: () => now }),

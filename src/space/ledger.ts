@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { MemoryFormatError } from '../errors.js';
 import type { LedgerEntry, LedgerLookup } from '../memory/types.js';
 import { LEDGER_FILE, readTextIfExists } from './paths.js';
+import { createParsedFileReader, type ParsedFileReader } from './parsed-files.js';
 
 const LedgerEntrySchema = z.object({
   sessionId: z.string().min(1),
@@ -56,10 +57,21 @@ export function parseLedger(text: string, file = LEDGER_FILE): Ledger {
   return parsed.data;
 }
 
-/** The ledger of a memory directory; empty when there is none. Throws MemoryFormatError when unreadable. */
-export async function readLedger(memoryDir: string): Promise<Ledger> {
-  const text = await readTextIfExists(path.join(memoryDir, LEDGER_FILE));
+/**
+ * The ledger of a memory directory; empty when there is none. Throws MemoryFormatError when unreadable.
+ * `parsed`: a reader that keeps the ledger it parsed while the file is unchanged (`createLedgerReader`; the
+ * scheduler's tick), read-only.
+ */
+export async function readLedger(memoryDir: string, parsed?: ParsedFileReader<Ledger>): Promise<Ledger> {
+  const file = path.join(memoryDir, LEDGER_FILE);
+  if (parsed !== undefined) return (await parsed(file)) ?? emptyLedger();
+  const text = await readTextIfExists(file);
   return text === null ? emptyLedger() : parseLedger(text);
+}
+
+/** A reader of ledgers that parses each one again only when it changed (see `parsed-files.ts`). */
+export function createLedgerReader(): ParsedFileReader<Ledger> {
+  return createParsedFileReader((text) => parseLedger(text));
 }
 
 /** Read-only lookup by session id and by transcript file. */

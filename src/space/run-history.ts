@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { MemoryFormatError, errorMessage } from '../errors.js';
 import { FACT_DROP_REASONS, HELD_BACK_KINDS, WAIT_REASONS, type RunSummary } from '../core/run.js';
 import { RUNS_DIR, readTextIfExists, runRecordPath } from './paths.js';
+import { createParsedFileReader, type ParsedFileReader } from './parsed-files.js';
 import { escapeInvisibleControls } from '../memory/visible-text.js';
 import type { MemoryProblem } from './memory-dir.js';
 
@@ -233,15 +234,24 @@ function isSuccessfulConsolidation(run: RunRecord): boolean {
   return run.kind === 'consolidation' && run.summary.status === 'completed';
 }
 
+/** A reader of run records that parses each one again only when it changed (see `parsed-files.ts`). */
+export function createRunRecordReader(): ParsedFileReader<RunRecord> {
+  return createParsedFileReader((text, file) => parseRunRecord(text, file));
+}
+
 /**
  * The latest consolidation run that completed (highest `seq`), or undefined. Its `committedAt` feeds the time
  * gate, so the scheduler asks on every tick, for every space: records are read newest first by their stamp,
  * and reading stops at the first stamp older than the newest successful consolidation found. Records hold
  * the old bytes of every file they changed, so reading them all would grow each tick with the history.
  * Records not named by `newRunId` cannot be ordered by name and are always read. Unreadable records are
- * skipped, as `listRuns` skips them.
+ * skipped, as `listRuns` skips them. `parsed`: a reader that keeps the records it parsed while their files are
+ * unchanged (`createRunRecordReader`; the scheduler's tick), read-only.
  */
-export async function lastSuccessfulRun(memoryDir: string): Promise<RunRecord | undefined> {
+export async function lastSuccessfulRun(
+  memoryDir: string,
+  parsed?: ParsedFileReader<RunRecord>,
+): Promise<RunRecord | undefined> {
   const names = await runRecordNames(memoryDir);
   const stamped: { name: string; stamp: string }[] = [];
   const unstamped: string[] = [];
@@ -256,11 +266,16 @@ export async function lastSuccessfulRun(memoryDir: string): Promise<RunRecord | 
   let latest: RunRecord | undefined;
   const consider = async (name: string): Promise<RunRecord | undefined> => {
     const relative = `${RUNS_DIR}/${name}`;
-    const text = await readTextIfExists(path.join(memoryDir, relative));
-    if (text === null) return undefined;
     let run: RunRecord;
     try {
-      run = parseRunRecord(text, relative);
+      const read =
+        parsed === undefined
+          ? await readTextIfExists(path.join(memoryDir, relative)).then((text) =>
+              text === null ? null : parseRunRecord(text, relative),
+            )
+          : await parsed(path.join(memoryDir, relative));
+      if (read === null) return undefined;
+      run = read;
     } catch {
       return undefined;
     }
