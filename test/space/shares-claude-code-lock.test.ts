@@ -1,11 +1,10 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sharesClaudeCodeLock } from '../../src/space/claude-code-hold.js';
+import { tempDirRemovedAfterTest } from '../support/fixtures.js';
 
 describe("who respects Claude Code's .consolidate-lock", () => {
-  const memoryDir = join(mkdtempSync(join(tmpdir(), 'dreamd-shares-lock-')), 'memory');
+  const memoryDir = join(tempDirRemovedAfterTest('shares-lock'), 'memory');
 
   it('a discovered space and a space with a Claude Code source do, whatever their first format', async () => {
     expect(await sharesClaudeCodeLock({ format: 'codex', memoryDir, repository: '/code/shop' })).toBe(true);
