@@ -1,5 +1,4 @@
-import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createBm25Index, stem, tokenize } from '../../src/search/bm25.js';
@@ -9,7 +8,7 @@ import { createRecall, createRecallTool, formatRecallResults, searchFacts } from
 import type { Fact } from '../../src/memory/types.js';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../harness/fake-openai-server.js';
 import { recallFact } from './helpers.js';
-import { useTempDir, tempDirRemovedAfterTest } from '../support/fixtures.js';
+import { tempDirRemovedAfterTest, useTempDir } from '../support/fixtures.js';
 
 /** Observed the day before it was last updated, so recency and first sight differ. */
 const fact: ReturnType<typeof recallFact> = (id, title, body, extra = {}) =>
@@ -79,21 +78,17 @@ describe('lexical recall (default)', () => {
   });
 
   it('reads a memory directory fresh each time, including notes the agent just wrote', async () => {
-    const memoryDir = await mkdtemp(path.join(tmpdir(), 'dreamd-recall-dir-'));
-    try {
-      const recall = createRecall({ memoryDir });
-      expect(await recall.recall('spicy food')).toEqual([]);
-      await createMemoryTools({ memoryDir }).writeMemory.handler({
-        type: 'user',
-        title: 'Food',
-        body: 'The user does not eat spicy food.',
-      });
-      const [hit] = await recall.recall('spicy food');
-      expect(hit).toMatchObject({ id: expect.stringMatching(/^f-[a-z2-7]{10}$/), title: 'Food' });
-      expect(hit!.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-    } finally {
-      await rm(memoryDir, { recursive: true, force: true });
-    }
+    const memoryDir = tempDirRemovedAfterTest('recall-dir');
+    const recall = createRecall({ memoryDir });
+    expect(await recall.recall('spicy food')).toEqual([]);
+    await createMemoryTools({ memoryDir }).writeMemory.handler({
+      type: 'user',
+      title: 'Food',
+      body: 'The user does not eat spicy food.',
+    });
+    const [hit] = await recall.recall('spicy food');
+    expect(hit).toMatchObject({ id: expect.stringMatching(/^f-[a-z2-7]{10}$/), title: 'Food' });
+    expect(hit!.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 });
 
