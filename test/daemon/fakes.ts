@@ -30,7 +30,7 @@ export function makeConfig(overrides: {
   server?: Partial<ServerConfig>;
   workers?: Partial<WorkersConfig>;
   /** Default: a temp folder removed after the running test (a child process, with no test, passes its own). */
-  stateDir?: string;
+  stateDir?: string | undefined;
 }): Config {
   return {
     source: undefined,
