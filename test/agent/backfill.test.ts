@@ -1,20 +1,17 @@
-import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { cutToLimits, INDEX_MAX_BYTES, loadMemoryContext } from '../../src/agent/backfill.js';
+import { useTempDir } from '../support/fixtures.js';
 
+const memoryDirTemp = useTempDir('backfill');
+const outsideTemp = useTempDir('backfill-outside');
 let memoryDir: string;
 let outside: string;
 
 beforeEach(async () => {
-  memoryDir = await mkdtemp(path.join(tmpdir(), 'dreamd-backfill-'));
-  outside = await mkdtemp(path.join(tmpdir(), 'dreamd-backfill-outside-'));
-});
-
-afterEach(async () => {
-  await rm(memoryDir, { recursive: true, force: true });
-  await rm(outside, { recursive: true, force: true });
+  memoryDir = memoryDirTemp.path;
+  outside = outsideTemp.path;
 });
 
 function indexLines(count: number, width = 40): string {

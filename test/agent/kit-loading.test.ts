@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../harness/fake-openai-server.js';
+import { tempDirRemovedAfterTest } from '../support/fixtures.js';
 
 // The agent kit loads what it uses: its import loads no daemon, queue, HTTP server, consolidation code, model
 // SDK or schema library; an agent on an OpenAI-compatible endpoint loads the OpenAI SDK and never Anthropic's.
@@ -14,7 +14,7 @@ const CHILD = join(import.meta.dirname, 'support', 'kit-loads.ts');
 
 /** A module hook that records every module URL resolved, in globalThis.__loaded of the main thread. */
 function moduleLog(): string {
-  const folder = mkdtempSync(join(tmpdir(), 'dreamd-module-log-'));
+  const folder = tempDirRemovedAfterTest('module-log');
   writeFileSync(
     join(folder, 'hooks.mjs'),
     [

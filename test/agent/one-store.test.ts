@@ -4,17 +4,7 @@
  * `dreamd memory forget`, and seen by the next consolidation as a fact it does not write again. Real files, the
  * real CLI and the real consolidation, with the model a fake server answering through the scripted extractor.
  */
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -29,7 +19,7 @@ import { createModel } from '../../src/model/index.js';
 import { scriptedExtractor, type ScriptedFact } from '../../harness/scripted-extractor.js';
 import { runCliCaptured } from '../support/cli.js';
 import { createTestSpace, EXAMPLE_SESSIONS_DIR } from '../support/space.js';
-import { modelEnv, useFakeAnthropic } from '../support/fixtures.js';
+import { modelEnv, tempDirRemovedAfterTest, useFakeAnthropic } from '../support/fixtures.js';
 import { expectHeldBackAsInstruction, INSTRUCTION_NOTE } from './helpers.js';
 
 const CLAUDE_TRANSCRIPTS = fileURLToPath(new URL('../fixtures/claude-code/', import.meta.url));
@@ -83,7 +73,7 @@ const env = () => modelEnv(fake.url);
 
 /** A Claude Code project folder as a space: its transcripts, and the memory folder of the fixture. */
 function claudeCodeSpace(): { root: string; config: Config } {
-  const root = mkdtempSync(join(tmpdir(), 'dreamd-one-store-'));
+  const root = tempDirRemovedAfterTest('one-store');
   const project = join(root, '.claude', 'projects', '-home-me-repo');
   cpSync(CLAUDE_TRANSCRIPTS, project, { recursive: true, filter: (source) => !source.endsWith('.md') });
   const old = new Date('2026-11-01T00:00:00Z');

@@ -1,12 +1,12 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createRecall, createRecallTool } from '../../src/agent/recall.js';
 import { fuseRankings, PASSAGE_RANK_OFFSET } from '../../src/agent/recall-fusion.js';
 import { createTranscriptPassages } from '../../src/agent/transcript-passages.js';
 import { estimateTokens } from '../../src/digest/estimate-tokens.js';
 import { recallFact } from './helpers.js';
+import { useTempDir } from '../support/fixtures.js';
 
 const fact = recallFact('2026-11-20');
 const facts = [
@@ -16,6 +16,7 @@ const facts = [
   fact('f-bbbbbbbbbb', 'Prefers pnpm', 'Use pnpm, never npm, for installing packages in this repository.'),
 ];
 
+const temp = useTempDir('fusion');
 let root: string;
 let sessionsDir: string;
 
@@ -44,7 +45,7 @@ function passagesOf(dir = sessionsDir) {
 }
 
 beforeEach(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'dreamd-fusion-'));
+  root = temp.path;
   sessionsDir = path.join(root, 'sessions');
   await mkdir(sessionsDir);
   await writeSession('s-deploy', '2026-11-02', [
@@ -56,10 +57,6 @@ beforeEach(async () => {
     ['user', 'The staging database password is kept in the team vault under "pg-staging".'],
     ['assistant', 'Understood, I will read it from the vault entry pg-staging.'],
   ]);
-});
-
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
 });
 
 describe('fused recall', () => {

@@ -1,7 +1,6 @@
-import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createBm25Index, stem, tokenize } from '../../src/search/bm25.js';
 import { EmbeddingCacheFile } from '../../src/agent/embeddings.js';
 import { createMemoryTools } from '../../src/agent/memory-tools.js';
@@ -9,6 +8,7 @@ import { createRecall, createRecallTool, formatRecallResults, searchFacts } from
 import type { Fact } from '../../src/memory/types.js';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../harness/fake-openai-server.js';
 import { recallFact } from './helpers.js';
+import { tempDirRemovedAfterTest, useTempDir } from '../support/fixtures.js';
 
 /** Observed the day before it was last updated, so recency and first sight differ. */
 const fact: ReturnType<typeof recallFact> = (id, title, body, extra = {}) =>
@@ -78,21 +78,17 @@ describe('lexical recall (default)', () => {
   });
 
   it('reads a memory directory fresh each time, including notes the agent just wrote', async () => {
-    const memoryDir = await mkdtemp(path.join(tmpdir(), 'dreamd-recall-dir-'));
-    try {
-      const recall = createRecall({ memoryDir });
-      expect(await recall.recall('spicy food')).toEqual([]);
-      await createMemoryTools({ memoryDir }).writeMemory.handler({
-        type: 'user',
-        title: 'Food',
-        body: 'The user does not eat spicy food.',
-      });
-      const [hit] = await recall.recall('spicy food');
-      expect(hit).toMatchObject({ id: expect.stringMatching(/^f-[a-z2-7]{10}$/), title: 'Food' });
-      expect(hit!.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-    } finally {
-      await rm(memoryDir, { recursive: true, force: true });
-    }
+    const memoryDir = tempDirRemovedAfterTest('recall-dir');
+    const recall = createRecall({ memoryDir });
+    expect(await recall.recall('spicy food')).toEqual([]);
+    await createMemoryTools({ memoryDir }).writeMemory.handler({
+      type: 'user',
+      title: 'Food',
+      body: 'The user does not eat spicy food.',
+    });
+    const [hit] = await recall.recall('spicy food');
+    expect(hit).toMatchObject({ id: expect.stringMatching(/^f-[a-z2-7]{10}$/), title: 'Food' });
+    expect(hit!.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 });
 
@@ -227,6 +223,7 @@ function conceptEmbedding(text: string): number[] {
 
 describe('embeddings recall against an OpenAI-compatible /v1/embeddings', () => {
   let server: FakeOpenAIServer;
+  const temp = useTempDir('recall-embeddings');
   let memoryDir: string;
   beforeAll(async () => {
     server = await startFakeOpenAIServer({ embed: conceptEmbedding });
@@ -235,11 +232,8 @@ describe('embeddings recall against an OpenAI-compatible /v1/embeddings', () => 
     await server.close();
   });
   beforeEach(async () => {
-    memoryDir = await mkdtemp(path.join(tmpdir(), 'dreamd-recall-embeddings-'));
+    memoryDir = temp.path;
     server.embeddingRequests.length = 0;
-  });
-  afterEach(async () => {
-    await rm(memoryDir, { recursive: true, force: true });
   });
 
   const config = () => ({ baseUrl: server.url, model: 'concepts-8' });
@@ -324,16 +318,9 @@ describe('embeddings recall against an OpenAI-compatible /v1/embeddings', () => 
   });
 });
 
-/** Runs `use` with two fresh memory folders, a shop's and a repository's, and removes both after. */
+/** Runs `use` with two fresh memory folders, a shop's and a repository's, removed when the test finishes. */
 async function inTwoSpaces(use: (shop: string, repo: string) => Promise<void>): Promise<void> {
-  const shop = await mkdtemp(path.join(tmpdir(), 'dreamd-space-shop-'));
-  const repo = await mkdtemp(path.join(tmpdir(), 'dreamd-space-repo-'));
-  try {
-    await use(shop, repo);
-  } finally {
-    await rm(shop, { recursive: true, force: true });
-    await rm(repo, { recursive: true, force: true });
-  }
+  await use(tempDirRemovedAfterTest('space-shop'), tempDirRemovedAfterTest('space-repo'));
 }
 
 describe('spaces', () => {

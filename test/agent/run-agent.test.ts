@@ -1,6 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -14,7 +13,7 @@ import { defineTool } from '../../src/agent/tool.js';
 import { ModelError } from '../../src/errors.js';
 import { createSessionRecorder } from '../../src/transcripts/session-recorder.js';
 import { faults, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
+import { tempDirRemovedAfterTest, useFakeAnthropic } from '../support/fixtures.js';
 
 const fake = useFakeAnthropic({ scope: 'all' });
 let client: Anthropic;
@@ -143,32 +142,23 @@ describe('runAgent against the fake Messages API', () => {
   });
 
   it('records every message of the session through the recorder', async () => {
-    const sessionsDir = await mkdtemp(path.join(tmpdir(), 'dreamd-run-agent-'));
-    try {
-      const recorder = await createSessionRecorder({ sessionsDir, id: 'chat-1', agent: 'test' });
-      fake.server.enqueue(
-        { toolUse: [{ name: 'weather', input: { city: 'Braga' }, id: 'toolu_R' }] },
-        { text: 'Sunny.' },
-      );
-      await ask('Braga?', { tools: [weather], recorder, contextManagement: 'client' });
-      await recorder.end();
-      const file = JSON.parse(await readFile(path.join(sessionsDir, 'chat-1.json'), 'utf8')) as {
-        messages: Array<{ role: string; content: unknown }>;
-        endedAt?: string;
-      };
-      expect(file.messages.map((message) => message.role)).toEqual([
-        'user',
-        'assistant',
-        'user',
-        'assistant',
-      ]);
-      expect(file.messages[2]!.content).toEqual([
-        { type: 'tool_result', tool_use_id: 'toolu_R', content: 'Sunny in Braga' },
-      ]);
-      expect(file.endedAt).toBeDefined();
-    } finally {
-      await rm(sessionsDir, { recursive: true, force: true });
-    }
+    const sessionsDir = tempDirRemovedAfterTest('run-agent');
+    const recorder = await createSessionRecorder({ sessionsDir, id: 'chat-1', agent: 'test' });
+    fake.server.enqueue(
+      { toolUse: [{ name: 'weather', input: { city: 'Braga' }, id: 'toolu_R' }] },
+      { text: 'Sunny.' },
+    );
+    await ask('Braga?', { tools: [weather], recorder, contextManagement: 'client' });
+    await recorder.end();
+    const file = JSON.parse(await readFile(path.join(sessionsDir, 'chat-1.json'), 'utf8')) as {
+      messages: Array<{ role: string; content: unknown }>;
+      endedAt?: string;
+    };
+    expect(file.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(file.messages[2]!.content).toEqual([
+      { type: 'tool_result', tool_use_id: 'toolu_R', content: 'Sunny in Braga' },
+    ]);
+    expect(file.endedAt).toBeDefined();
   });
 
   it('prefers native context management for Claude models, without compaction for Haiku', async () => {

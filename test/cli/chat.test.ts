@@ -1,12 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { startFakeOpenAIServer } from '../../harness/fake-openai-server.js';
 import { runCliCaptured } from '../support/cli.js';
-import { modelEnv, useFakeAnthropic } from '../support/fixtures.js';
+import { modelEnv, tempDirRemovedAfterTest, useFakeAnthropic } from '../support/fixtures.js';
 
 const run = promisify(execFile);
 const BIN = new URL('../../bin/dreamd.js', import.meta.url).pathname;
@@ -14,7 +13,7 @@ const BIN = new URL('../../bin/dreamd.js', import.meta.url).pathname;
 const fake = useFakeAnthropic();
 
 function workspace(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dreamd-chat-'));
+  const dir = tempDirRemovedAfterTest('chat');
   mkdirSync(join(dir, 'sessions'));
   return dir;
 }

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useTempDir } from '../support/fixtures.js';
 
 /**
  * bin/run-source.js, how a checkout runs its TypeScript: each source compiled into .cache/ once, compiled
@@ -13,10 +13,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 const RUNNER = new URL('../../bin/run-source.js', import.meta.url).href;
 const run = promisify(execFile);
+const temp = useTempDir('runner');
 let root: string;
 
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), 'dreamd-runner-'));
+  root = temp.path;
   writeFileSync(
     join(root, 'package.json'),
     JSON.stringify({ name: 'dreamd', type: 'module', version: '0.0.0' }),
@@ -28,8 +29,6 @@ beforeEach(() => {
     "import { word } from './word.js';\nimport type { Readable } from 'node:stream';\nconst never: Readable | undefined = undefined;\nprocess.stdout.write(`${word} ${String(never)}`);\n",
   );
 });
-
-afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 /** Runs the fake checkout's CLI through the runner; its output. */
 async function runCheckout(): Promise<string> {

@@ -2,8 +2,7 @@
  * Claude Code's own memory folders, both vintages (test/fixtures/claude-code-memory), read through the real
  * CLI: every line and file someone else wrote is memory, found by search, shown to the model, never changed.
  */
-import { copyFileSync, cpSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, cpSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -13,7 +12,7 @@ import type { Fact } from '../../src/memory/types.js';
 import { scriptedExtractor } from '../../harness/scripted-extractor.js';
 import type { CliRun } from '../support/cli.js';
 import { snapshotDirectory, EXAMPLE_SESSIONS_DIR } from '../support/space.js';
-import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
+import { cliAt, useFakeAnthropic, useTempDir } from '../support/fixtures.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/claude-code-memory/', import.meta.url));
 
@@ -30,6 +29,7 @@ const OLDER_LINE_FACTS = [
 ];
 
 const fake = useFakeAnthropic();
+const temp = useTempDir('claude-code-folder');
 let root: string;
 let memoryDir: string;
 
@@ -48,7 +48,7 @@ async function shownFacts(): Promise<Fact[]> {
 }
 
 beforeEach(async () => {
-  root = mkdtempSync(join(tmpdir(), 'dreamd-claude-code-folder-'));
+  root = temp.path;
   memoryDir = join(root, 'memory');
   cpSync(EXAMPLE_SESSIONS_DIR, join(root, 'sessions'), { recursive: true });
 });

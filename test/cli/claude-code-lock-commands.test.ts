@@ -5,8 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { cpSync, existsSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { SpaceStatus } from '../../src/cli/space-status.js';
@@ -17,7 +16,7 @@ import type { Fact } from '../../src/memory/types.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import type { CliRun } from '../support/cli.js';
 import { snapshotDirectory, EXAMPLE_SESSIONS_DIR } from '../support/space.js';
-import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
+import { cliAt, useFakeAnthropic, useTempDir } from '../support/fixtures.js';
 
 const MINUTE = 60_000;
 
@@ -27,6 +26,7 @@ function before(ago: number): Date {
 }
 
 const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
+const temp = useTempDir('cli-claude-code-lock');
 let root: string;
 let memoryDir: string;
 let lockFile: string;
@@ -55,7 +55,7 @@ async function deadPid(): Promise<number> {
 }
 
 beforeEach(async () => {
-  root = mkdtempSync(join(tmpdir(), 'dreamd-cli-claude-code-lock-'));
+  root = temp.path;
   memoryDir = join(root, 'memory');
   lockFile = join(memoryDir, '.consolidate-lock');
   cpSync(EXAMPLE_SESSIONS_DIR, join(root, 'sessions'), { recursive: true });

@@ -28,7 +28,7 @@ const ALL_SEVEN = [
 const fake = useFakeAnthropic();
 
 function workspace(files?: readonly string[]): string {
-  return exampleWorkspace(files, 'dreamd-cli-endings-');
+  return exampleWorkspace(files, 'cli-endings');
 }
 
 function cli(root: string, argv: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {

@@ -14,7 +14,7 @@ const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
 /** One run of the example sessions whose first call is answered 429 (retry at once), then as usual. */
 async function consolidateWithRetry(extra: readonly string[]) {
   fake.server.enqueue(faults.rateLimited(0));
-  const root = exampleWorkspace(['2026-11-05-dinner-friday'], 'dreamd-cli-warnings-');
+  const root = exampleWorkspace(['2026-11-05-dinner-friday'], 'cli-warnings');
   return cliAt(root, fake.url, ['consolidate', '--force', ...extra], { DREAMD_MODEL_MAX_RETRIES: '2' });
 }
 

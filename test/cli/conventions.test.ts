@@ -1,16 +1,15 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { showsProgress } from '../../src/cli/progress.js';
 import { runCliCaptured } from '../support/cli.js';
+import { tempDirRemovedAfterTest } from '../support/fixtures.js';
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
 function workspace(): string {
-  return mkdtempSync(join(tmpdir(), 'dreamd-conventions-'));
+  return tempDirRemovedAfterTest('conventions');
 }
 
 interface ErrorEnvelope {

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findFreePort } from '../../harness/redis-server.js';
@@ -10,13 +9,14 @@ import { startFakeAnthropicServer } from '../../harness/fake-anthropic-server.js
 import { uniquePrefix } from '../../harness/redis.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
 import { EXAMPLE_SESSIONS_DIR } from '../support/space.js';
+import { tempDirRemovedAfterTest } from '../support/fixtures.js';
 
 failOnLeftovers();
 
 const BIN = new URL('../../bin/dreamd.js', import.meta.url).pathname;
 
 function workspace(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dreamd-start-'));
+  const dir = tempDirRemovedAfterTest('start');
   mkdirSync(join(dir, 'sessions'));
   return dir;
 }

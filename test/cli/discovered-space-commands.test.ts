@@ -1,11 +1,10 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ConsolidateOutcome } from '../../src/cli/consolidate-in-process.js';
 import { claudeProjectName, discoveredSpaceId } from '../../src/discovery/index.js';
 import type { Fact } from '../../src/memory/types.js';
-import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
+import { cliAt, useFakeAnthropic, useTempDir } from '../support/fixtures.js';
 import type { CliRun } from '../support/cli.js';
 import { CODEX_FIXTURE, FIXTURE } from '../transcripts/helpers.js';
 import { makeRepository, placeClaudeSession, placeCodexRollout } from '../discovery/agent-home.js';
@@ -36,6 +35,7 @@ const fake = useFakeAnthropic({
   ],
 });
 
+const temp = useTempDir('every-command');
 let home: string;
 let shop: string;
 let inShop: string;
@@ -44,7 +44,7 @@ let blogId: string;
 let env: Record<string, string>;
 
 beforeEach(() => {
-  home = realpathSync(mkdtempSync(join(tmpdir(), 'dreamd-every-command-')));
+  home = realpathSync(temp.path);
   const claudeHome = join(home, '.claude');
   const codexHome = join(home, '.codex');
   shop = makeRepository(join(home, 'code', 'shop'));

@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCliCaptured, type CliRun } from '../support/cli.js';
@@ -7,13 +6,14 @@ import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harnes
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../harness/fake-openai-server.js';
 import { startRedis } from '../../harness/redis.js';
 import { Redis } from 'ioredis';
+import { tempDirRemovedAfterTest } from '../support/fixtures.js';
 
 interface DoctorOutput {
   checks: { name: string; ok: boolean; detail: string; fix?: string }[];
 }
 
 function workspace(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dreamd-doctor-'));
+  const dir = tempDirRemovedAfterTest('doctor');
   mkdirSync(join(dir, 'sessions'));
   return dir;
 }
@@ -207,7 +207,7 @@ describe('dreamd doctor', () => {
   });
 
   it('reports a missing sessions directory with the fix', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dreamd-doctor-'));
+    const dir = tempDirRemovedAfterTest('doctor');
     const run = await runCliCaptured(['doctor', '--json', '--no-probe'], {
       cwd: dir,
       env: { ANTHROPIC_API_KEY: 'k' },

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -8,6 +7,7 @@ import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entryName } from '../../src/cli/program.js';
 import { COMMANDS } from '../../src/cli/run-cli.js';
+import { createTempDir } from '../support/fixtures.js';
 
 /**
  * What `--help` reads: the real executable runs `<command> --help` for every command and subcommand with a
@@ -23,10 +23,11 @@ const run = promisify(execFile);
 const ALLOWED = ['commander', 'esbuild'];
 
 let folder: string;
+let removeFolder: (() => Promise<void>) | undefined;
 let register: string;
 
-beforeAll(() => {
-  folder = mkdtempSync(join(tmpdir(), 'dreamd-help-loads-'));
+beforeAll(async () => {
+  ({ path: folder, remove: removeFolder } = await createTempDir('help-loads'));
   const hooks = join(folder, 'list-packages.mjs');
   writeFileSync(
     hooks,
@@ -44,7 +45,9 @@ beforeAll(() => {
   );
 });
 
-afterAll(() => rmSync(folder, { recursive: true, force: true }));
+afterAll(async () => {
+  await removeFolder?.();
+});
 
 /** Every command line whose help there is: `[]` (dreamd itself), each command and each of its subcommands. */
 async function helpLines(): Promise<string[][]> {

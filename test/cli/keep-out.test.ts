@@ -59,7 +59,7 @@ function rowOf(rows: readonly SessionRow[], file: string): SessionRow {
 
 describe('dreamd sessions exclude and include', () => {
   it('keeps an excluded session out of every run until it is included again', async () => {
-    const root = exampleWorkspace([COFFEE, DINNER], 'dreamd-keep-out-');
+    const root = exampleWorkspace([COFFEE, DINNER], 'keep-out');
     const excluded = await cli(root, ['sessions', 'exclude', COFFEE, '--json']);
     expect(excluded.stderr).toBe('');
     expect(excluded.code).toBe(0);
@@ -109,7 +109,7 @@ describe('dreamd sessions exclude and include', () => {
   });
 
   it('names the fix when no session answers to the name', async () => {
-    const root = exampleWorkspace([COFFEE], 'dreamd-keep-out-');
+    const root = exampleWorkspace([COFFEE], 'keep-out');
     const run = await cli(root, ['sessions', 'exclude', 'no-such-session']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('no session "no-such-session" in space default');
@@ -119,7 +119,7 @@ describe('dreamd sessions exclude and include', () => {
 
 describe('#dreamd:ignore typed in a session', () => {
   it("keeps the whole session out, and only the person's own line counts", async () => {
-    const root = exampleWorkspace([COFFEE, DINNER, SEMICOLONS], 'dreamd-keep-out-');
+    const root = exampleWorkspace([COFFEE, DINNER, SEMICOLONS], 'keep-out');
     // The person's line, after the fact the session teaches: the session is judged whole.
     appendMessages(root, DINNER, [{ role: 'user', content: 'Thanks.\n  #dreamd:ignore  ' }]);
     // Neither an assistant's text nor a tool's result can keep a session out.
@@ -156,7 +156,7 @@ describe('#dreamd:ignore typed in a session', () => {
 
 describe('batch mode', () => {
   it('sends no kept-out session in a message batch, and commits the others', async () => {
-    const root = exampleWorkspace([COFFEE, DINNER, SEMICOLONS], 'dreamd-keep-out-');
+    const root = exampleWorkspace([COFFEE, DINNER, SEMICOLONS], 'keep-out');
     appendMessages(root, DINNER, [{ role: 'user', content: '#dreamd:ignore' }]);
     expect((await cli(root, ['sessions', 'exclude', COFFEE])).code).toBe(0);
     const run = await cli(root, ['consolidate', '--batch', '--force'], { DREAMD_BATCH_POLL_SECONDS: '0.01' });
@@ -176,7 +176,7 @@ describe('batch mode', () => {
 describe('keepOut.externalContext', () => {
   /** Dinner uses a web tool, Postgres an MCP tool; coffee uses neither. */
   function externalWorkspace(externalContext: boolean | undefined): string {
-    const root = exampleWorkspace([COFFEE, DINNER, POSTGRES], 'dreamd-keep-out-');
+    const root = exampleWorkspace([COFFEE, DINNER, POSTGRES], 'keep-out');
     appendMessages(root, DINNER, [
       {
         role: 'assistant',

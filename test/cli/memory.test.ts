@@ -1,5 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -7,7 +6,7 @@ import type { RecallResult } from '../../src/agent/recall.js';
 import type { Fact } from '../../src/memory/types.js';
 import type { CliRun } from '../support/cli.js';
 import { EXAMPLE_ACTIVE_TITLES, EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
-import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
+import { cliAt, useFakeAnthropic, useTempDir } from '../support/fixtures.js';
 
 const EXAMPLE_SESSIONS = fileURLToPath(new URL('../../sessions/', import.meta.url));
 
@@ -20,6 +19,7 @@ interface ShowOutput {
 }
 
 const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
+const temp = useTempDir('cli-memory');
 let root: string;
 
 function cli(argv: readonly string[]): Promise<CliRun> {
@@ -38,7 +38,7 @@ async function facts(all = false): Promise<Fact[]> {
 }
 
 beforeEach(async () => {
-  root = mkdtempSync(join(tmpdir(), 'dreamd-cli-memory-'));
+  root = temp.path;
   cpSync(EXAMPLE_SESSIONS, join(root, 'sessions'), { recursive: true });
   await cliExits(['consolidate'], 0);
 });

@@ -1,12 +1,11 @@
-import { appendFileSync, cpSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ConsolidateOutcome } from '../../src/cli/consolidate-in-process.js';
 import type { CliRun } from '../support/cli.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { snapshotDirectory, EXAMPLE_SESSIONS_DIR } from '../support/space.js';
-import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
+import { cliAt, tempDirRemovedAfterTest, useFakeAnthropic } from '../support/fixtures.js';
 
 /**
  * A refused `rollback --cascade` changes nothing: the whole chain is checked before the first write, so a hand
@@ -40,7 +39,7 @@ async function consolidated(root: string): Promise<string> {
 
 describe('rollback --cascade', () => {
   it('refused by a hand edit in a file of the older run leaves every byte as it was, then goes through with --force', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'dreamd-cli-cascade-'));
+    const root = tempDirRemovedAfterTest('cli-cascade');
     copySessions(root, FIRST_FOUR);
     const first = await consolidated(root);
     copySessions(root, LAST_THREE);

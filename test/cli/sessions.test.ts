@@ -1,19 +1,19 @@
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { SessionRow } from '../../src/cli/session-list.js';
 import { runCliCaptured } from '../support/cli.js';
 import { EXAMPLE_SESSIONS_DIR } from '../support/space.js';
+import { tempDirRemovedAfterTest } from '../support/fixtures.js';
 
 const CLAUDE_CODE_FIXTURES = fileURLToPath(new URL('../fixtures/claude-code/', import.meta.url));
 const REPOSITORY = fileURLToPath(new URL('../../', import.meta.url));
 
 /** A temp directory with a copy of the example sessions in `sessions/`. */
 function workspace(): string {
-  const root = mkdtempSync(join(tmpdir(), 'dreamd-cli-sessions-'));
+  const root = tempDirRemovedAfterTest('cli-sessions');
   cpSync(EXAMPLE_SESSIONS_DIR, join(root, 'sessions'), { recursive: true });
   return root;
 }
@@ -113,7 +113,7 @@ describe('dreamd sessions list', () => {
   });
 
   it('exits 1 with the fix when the sessions directory is missing', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'dreamd-cli-sessions-'));
+    const root = tempDirRemovedAfterTest('cli-sessions');
     const run = await runCliCaptured(['sessions', 'list', '--json'], { cwd: root });
     expect(run.code).toBe(1);
     expect(run.data()).toEqual([]);

@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliCaptured } from '../support/cli.js';
+import { tempDirRemovedAfterTest } from '../support/fixtures.js';
 
 /** Every command that works on a space takes it positionally or with --space, and refuses two different ones. */
 
@@ -14,7 +14,7 @@ interface Envelope {
 
 /** A folder whose config has two spaces, alpha and beta, with empty sessions and memory. */
 function twoSpaces(): string {
-  const root = mkdtempSync(join(tmpdir(), 'dreamd-space-argument-'));
+  const root = tempDirRemovedAfterTest('space-argument');
   const spaces = ['alpha', 'beta'].map((id) => {
     mkdirSync(join(root, id, 'sessions'), { recursive: true });
     mkdirSync(join(root, id, 'memory'), { recursive: true });

@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { progressPercent } from '../../src/cli/progress.js';
@@ -8,13 +7,14 @@ import type { SpaceStatus } from '../../src/cli/space-status.js';
 import { acquireLock } from '../../src/space/index.js';
 import { drawProgressBar, runCliCaptured, type CliRun } from '../support/cli.js';
 import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extractor.js';
-import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
+import { cliAt, useFakeAnthropic, useTempDir } from '../support/fixtures.js';
 import { EXAMPLE_SESSIONS_DIR } from '../support/space.js';
 
 const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
+const temp = useTempDir('cli-status');
 let root: string;
 beforeEach(async () => {
-  root = mkdtempSync(join(tmpdir(), 'dreamd-cli-status-'));
+  root = temp.path;
   cpSync(EXAMPLE_SESSIONS_DIR, join(root, 'sessions'), { recursive: true });
 });
 

@@ -4,15 +4,14 @@
  * against the fake server (the scripted extractor answers). Then `memory show --json` says `retaught: 3`, the
  * rule heads its section of MEMORY.md and the AGENTS.md block, and `status` names it.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import type { Fact } from '../../src/memory/types.js';
 import type { ScriptedFact } from '../../harness/scripted-extractor.js';
 import { runCliCaptured } from '../support/cli.js';
-import { modelEnv, useFakeAnthropic } from '../support/fixtures.js';
+import { modelEnv, tempDirRemovedAfterTest, useFakeAnthropic } from '../support/fixtures.js';
 import { FORCED_RUN, fastConsolidator } from '../support/space.js';
 
 const RULE_TITLE = 'No semicolons';
@@ -70,7 +69,7 @@ const env = () => modelEnv(fake.url);
 
 /** A space of native sessions writing `layout` and the block of `repo/AGENTS.md`; runs each session on its own. */
 async function teachFourTimes(layout: 'topics' | 'claude-code') {
-  const root = mkdtempSync(join(tmpdir(), 'dreamd-taught-again-'));
+  const root = tempDirRemovedAfterTest('taught-again');
   const sessions = join(root, 'sessions');
   mkdirSync(sessions);
   mkdirSync(join(root, 'repo'));

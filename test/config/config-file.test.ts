@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
+import { tempDirRemovedAfterTest } from '../support/fixtures.js';
 
 /**
  * Where the config file is found: in the working directory or a folder above it, as git and eslint find
@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config/load.js';
 
 /** A home folder with `code/shop/server/api` in it. */
 function home(): { home: string; deep: string } {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'dreamd-config-file-')));
+  const root = realpathSync(tempDirRemovedAfterTest('config-file'));
   const deep = join(root, 'code', 'shop', 'server', 'api');
   mkdirSync(deep, { recursive: true });
   return { home: root, deep };

@@ -1,13 +1,14 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, resolvePath } from '../../src/config/load.js';
 import { findSpace } from '../../src/discovery/index.js';
 import { ConfigError } from '../../src/errors.js';
+import { tempDirRemovedAfterTest } from '../support/fixtures.js';
 
 function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'dreamd-config-'));
+  return tempDirRemovedAfterTest('config');
 }
 
 function writeConfig(dir: string, body: unknown): string {

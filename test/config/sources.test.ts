@@ -1,15 +1,15 @@
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { findSpace } from '../../src/discovery/index.js';
 import { ConfigError } from '../../src/errors.js';
+import { tempDirRemovedAfterTest } from '../support/fixtures.js';
 
 /** Spaces of several transcript sources, and `discover`, as the config file says them. */
 
 function configIn(content: unknown, env: Record<string, string> = {}) {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'dreamd-sources-config-')));
+  const root = realpathSync(tempDirRemovedAfterTest('sources-config'));
   writeFileSync(join(root, 'dreamd.config.json'), JSON.stringify(content));
   return { root, load: () => loadConfig({ cwd: root, env }) };
 }
@@ -103,7 +103,7 @@ describe('discover in the config', () => {
   it('says a command without a space that discovery found none, rather than listing none', async () => {
     const { root, load } = configIn(
       { discover: ['codex'] },
-      { CODEX_HOME: mkdtempSync(join(tmpdir(), 'dreamd-empty-codex-')) },
+      { CODEX_HOME: tempDirRemovedAfterTest('empty-codex') },
     );
     await expect(findSpace(load(), undefined, { cwd: root })).rejects.toThrow(
       /discovery found no repository yet/,

@@ -3,8 +3,7 @@
  * MEMORY.md) and dreamd's block of the repository's AGENTS.md (`agentsMd`), through the real consolidation and
  * the real Anthropic SDK against the fake server (the scripted extractor answers).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
@@ -13,7 +12,7 @@ import { splitIndexFile } from '../../src/memory/index-block.js';
 import { loadMemory, rollbackRun } from '../../src/space/index.js';
 import { type ScriptedFact } from '../../harness/scripted-extractor.js';
 import { snapshotDirectory } from '../support/space.js';
-import { useFakeAnthropic } from '../support/fixtures.js';
+import { tempDirRemovedAfterTest, useFakeAnthropic } from '../support/fixtures.js';
 import { claudeCodeHome, type ClaudeCodeHome, HELLO_SCRIPT_FACT, HOOK_BAIL_OUT_FACT } from './helpers.js';
 
 const BUDGET = 1024;
@@ -127,7 +126,7 @@ describe('a space with a Claude Code folder and agentsMd', () => {
   });
 
   it('refuses an agentsMd that is not an AGENTS.md file, naming the space field and the fix', () => {
-    const root = mkdtempSync(join(tmpdir(), 'dreamd-agents-md-config-'));
+    const root = tempDirRemovedAfterTest('agents-md-config');
     const path = join(root, 'dreamd.config.json');
     writeFileSync(
       path,

@@ -1,20 +1,11 @@
-import {
-  appendFileSync,
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ConsolidateOutcome } from '../../src/cli/consolidate-in-process.js';
 import type { SessionRow } from '../../src/cli/session-list.js';
 import { loadMemory, readLedger } from '../../src/space/index.js';
 import type { ScriptedFact } from '../../harness/scripted-extractor.js';
-import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
+import { cliAt, useFakeAnthropic, useTempDir } from '../support/fixtures.js';
 import { CODEX_FIXTURE, CODEX_FIXTURES, CODEX_HEAD_DROPPED } from '../transcripts/helpers.js';
 
 /**
@@ -45,6 +36,7 @@ const ROLLOUT_FACTS: readonly ScriptedFact[] = [
 ];
 
 const fake = useFakeAnthropic({ facts: ROLLOUT_FACTS });
+const temp = useTempDir('codex-run');
 let root: string;
 let sessions: string;
 
@@ -69,7 +61,7 @@ async function consolidate(): Promise<Extract<ConsolidateOutcome, { ok: true }>>
 }
 
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), 'dreamd-codex-run-'));
+  root = temp.path;
   sessions = join(root, 'codex-sessions');
   writeFileSync(
     join(root, 'dreamd.config.json'),

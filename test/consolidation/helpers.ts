@@ -1,13 +1,4 @@
-import {
-  copyFileSync,
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, cpSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { afterEach, beforeEach } from 'vitest';
 import { join } from 'node:path';
@@ -30,7 +21,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { CLAUDE_CODE_FIXTURES } from '../transcripts/helpers.js';
 import { loadMemory } from '../../src/space/index.js';
 import type { Fact } from '../../src/memory/types.js';
-import { modelEnv } from '../support/fixtures.js';
+import { modelEnv, tempDirRemovedAfterTest } from '../support/fixtures.js';
 
 /** The example sessions of sessions/, oldest first: a test that wants the first three takes `.slice(0, 3)`. */
 export const EXAMPLE_SESSION_FILES: readonly string[] = [
@@ -186,7 +177,7 @@ export function claudeCodeHome(
   fake: { readonly url: string },
   options: { space?: Record<string, unknown>; memoryFrom?: string; prepare?: (root: string) => void } = {},
 ): ClaudeCodeHome {
-  const root = mkdtempSync(join(tmpdir(), 'dreamd-claude-code-home-'));
+  const root = tempDirRemovedAfterTest('claude-code-home');
   const project = join(root, '.claude', 'projects', '-home-me-repo');
   mkdirSync(project, { recursive: true });
   cpSync(CLAUDE_CODE_FIXTURES, project, { recursive: true, filter: (source) => !source.endsWith('.md') });

@@ -1,12 +1,11 @@
-import { mkdirSync, mkdtempSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ConsolidateOutcome } from '../../src/cli/consolidate-in-process.js';
 import type { SessionRow } from '../../src/cli/session-list.js';
 import { loadMemory, readLedger } from '../../src/space/index.js';
 import { scriptedExtractor, type ScriptedFact } from '../../harness/scripted-extractor.js';
-import { cliAt, useFakeAnthropic } from '../support/fixtures.js';
+import { cliAt, useFakeAnthropic, useTempDir } from '../support/fixtures.js';
 import { CODEX_FIXTURE, FIXTURE } from '../transcripts/helpers.js';
 import { makeRepository, placeClaudeSession, placeCodexRollout } from '../discovery/agent-home.js';
 import { claudeProjectName } from '../../src/discovery/index.js';
@@ -39,6 +38,7 @@ const SOURCE_FACTS: readonly ScriptedFact[] = [
 ];
 
 const fake = useFakeAnthropic({ facts: SOURCE_FACTS });
+const temp = useTempDir('multi-source');
 let root: string;
 let shop: string;
 let claudeFolder: string;
@@ -47,7 +47,7 @@ const CHESS = 'rollout-2025-11-22T21-45-35-019aad50-a7e6-7422-b7a8-0b384290624f.
 const EXEC = 'rollout-2025-10-29T00-59-38-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl';
 
 beforeEach(() => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'dreamd-multi-source-')));
+  root = realpathSync(temp.path);
   shop = makeRepository(join(root, 'code', 'shop'));
   const blog = makeRepository(join(root, 'code', 'blog'));
   mkdirSync(join(shop, 'server'));

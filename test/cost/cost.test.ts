@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -14,6 +13,7 @@ import {
 import { ConfigFile } from '../../src/config/schema.js';
 import { serializeRunRecord, type RunRecord } from '../../src/space/index.js';
 import { maintenanceSummary } from '../../src/space/run-summary.js';
+import { tempDirRemovedAfterTest } from '../support/fixtures.js';
 
 const MILLION = { inputTokens: 1_000_000, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 
@@ -126,7 +126,7 @@ describe('monthly budget', () => {
   });
 
   it('reads only the consolidation records committed this month from the memory directory', async () => {
-    const memoryDir = mkdtempSync(join(tmpdir(), 'dreamd-budget-'));
+    const memoryDir = tempDirRemovedAfterTest('budget');
     const runs = join(memoryDir, '.dreamd', 'runs');
     mkdirSync(runs, { recursive: true });
     const write = (name: string, run: RunRecord) => writeFileSync(join(runs, name), serializeRunRecord(run));

@@ -1,5 +1,4 @@
-import { cpSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HistoryRow } from '../../src/cli/commands/history.js';
@@ -16,7 +15,7 @@ import {
   FORCED_RUN,
   EXAMPLE_SESSIONS_DIR,
 } from '../support/space.js';
-import { modelEnv, useFakeAnthropic } from '../support/fixtures.js';
+import { modelEnv, tempDirRemovedAfterTest, useFakeAnthropic } from '../support/fixtures.js';
 
 const NOW = new Date('2026-12-15T12:00:00Z');
 
@@ -92,7 +91,7 @@ describe('cost of a run', () => {
 
 describe('dreamd history', () => {
   it('shows the cost of each run in the table and in --json', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'dreamd-cost-history-'));
+    const root = tempDirRemovedAfterTest('cost-history');
     cpSync(EXAMPLE_SESSIONS_DIR, join(root, 'sessions'), {
       recursive: true,
     });

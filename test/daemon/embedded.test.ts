@@ -23,7 +23,11 @@ import {
 import { eventuallyValue } from '../support/eventually.js';
 
 function embeddedConfig(overrides: Partial<Config> = {}): Config {
-  return { ...makeConfig({ redisUrl: 'unused', redisPrefix: 'x' }), redisUrl: undefined, ...overrides };
+  return {
+    ...makeConfig({ redisUrl: 'unused', redisPrefix: 'x', stateDir: overrides.stateDir }),
+    redisUrl: undefined,
+    ...overrides,
+  };
 }
 
 const daemons: Daemon[] = [];
@@ -189,7 +193,9 @@ describe('the daemon with no Redis (embedded queue)', () => {
 });
 
 describe('createEmbeddedQueue', () => {
+  // Made once for the describe, outside any test: the queue never reads the state folder, so none is made.
   const config = embeddedConfig({
+    stateDir: '/nonexistent/state',
     workers: { concurrency: 2, attempts: 3, backoffMs: 5 },
     spaces: [makeSpace('alpha'), makeSpace('beta')],
   });

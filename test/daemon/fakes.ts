@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pino from 'pino';
 import {
   GatesConfig,
@@ -13,6 +10,7 @@ import {
 } from '../../src/config/schema.js';
 import type { ConsolidateFunction, RunOptions, RunRequest, RunSummary } from '../../src/core/run.js';
 import type { SpaceInspection } from '../../src/core/inspection.js';
+import { tempDirRemovedAfterTest } from '../support/fixtures.js';
 
 export const silentLogger = pino({ level: process.env.DREAMD_TEST_LOG ?? 'silent' });
 
@@ -31,6 +29,8 @@ export function makeConfig(overrides: {
   spaces?: readonly Space[];
   server?: Partial<ServerConfig>;
   workers?: Partial<WorkersConfig>;
+  /** Default: a temp folder removed after the running test (a child process, with no test, passes its own). */
+  stateDir?: string | undefined;
 }): Config {
   return {
     source: undefined,
@@ -43,7 +43,7 @@ export function makeConfig(overrides: {
     limits: LimitsConfig.parse({}),
     server: ServerConfig.parse({ port: 0, ...overrides.server }),
     workers: WorkersConfig.parse({ backoffMs: 50, ...overrides.workers }),
-    stateDir: mkdtempSync(join(tmpdir(), 'dreamd-state-')),
+    stateDir: overrides.stateDir ?? tempDirRemovedAfterTest('state'),
     spaces: overrides.spaces ?? [makeSpace('alpha')],
   };
 }

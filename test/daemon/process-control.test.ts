@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
@@ -9,6 +8,7 @@ import type { Daemon } from '../../src/daemon/daemon.js';
 import { createLogger } from '../../src/daemon/logger.js';
 import { controlProcess } from '../../src/daemon/signals.js';
 import { eventually, makeConfig, silentLogger } from './fakes.js';
+import { tempDirRemovedAfterTest } from '../support/fixtures.js';
 
 /** A daemon that records reloads and stops; the process-control code only calls these. */
 function recordingDaemon(config: Config): Daemon & { reloads: Config[]; stops: number } {
@@ -131,22 +131,18 @@ describe('process control', () => {
   });
 
   it('reloads when the config file is replaced', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dreamd-watch-'));
+    const dir = tempDirRemovedAfterTest('watch');
     const file = join(dir, 'dreamd.config.json');
     writeFileSync(file, '{}');
-    try {
-      await underControl(
-        async (daemon) => {
-          writeFileSync(join(dir, 'other.json'), '{}');
-          writeFileSync(`${file}.tmp`, '{"spaces": []}');
-          writeFileSync(file, '{"spaces": []}');
-          await eventually(() => daemon.reloads.length === 1, 60_000, 'a reload');
-        },
-        { config: { ...unreachable(), source: file } },
-      );
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await underControl(
+      async (daemon) => {
+        writeFileSync(join(dir, 'other.json'), '{}');
+        writeFileSync(`${file}.tmp`, '{"spaces": []}');
+        writeFileSync(file, '{"spaces": []}');
+        await eventually(() => daemon.reloads.length === 1, 60_000, 'a reload');
+      },
+      { config: { ...unreachable(), source: file } },
+    );
   });
 });
 

@@ -7,7 +7,13 @@ import { createWorkerPool } from '../../src/daemon/worker-pool.js';
 import { makeConfig, makeSpace } from './fakes.js';
 
 const [url = '', prefix = '', lockDurationMs = '2000'] = process.argv.slice(2);
-const config = makeConfig({ redisUrl: url, redisPrefix: prefix, spaces: [makeSpace('alpha')] });
+// The worker pool never reads the state folder, and this process has no test to remove one after.
+const config = makeConfig({
+  redisUrl: url,
+  redisPrefix: prefix,
+  spaces: [makeSpace('alpha')],
+  stateDir: '/nonexistent/state',
+});
 createWorkerPool({
   config,
   connection: connectionOptions(url),

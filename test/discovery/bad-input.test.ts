@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DiscoverSettings, Space } from '../../src/config/schema.js';
@@ -11,11 +10,12 @@ import {
 } from '../../src/discovery/index.js';
 import { CODEX_FIXTURE, FIXTURE } from '../transcripts/helpers.js';
 import { makeRepository, placeClaudeSession, placeCodexRollout } from './agent-home.js';
+import { tempDirRemovedAfterTest } from '../support/fixtures.js';
 
 /** Each bad input is named with its fix, and none stops the repositories around it from being found. */
 
 function home() {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'dreamd-discover-bad-')));
+  const root = realpathSync(tempDirRemovedAfterTest('discover-bad'));
   const settings: DiscoverSettings = {
     agents: ['claude-code', 'codex'],
     agentsMd: false,

@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { discoveredSpaceId } from '../../src/discovery/index.js';
 import { createDreamd } from '../../src/dreamd.js';
 import { CODEX_FIXTURE, FIXTURE } from '../transcripts/helpers.js';
 import { makeRepository, placeClaudeSession, placeCodexRollout } from './agent-home.js';
+import { tempDirRemovedAfterTest } from '../support/fixtures.js';
 
 /**
  * A running daemon finds what the agents add while it runs: a new repository, a new session of a known one,
@@ -21,7 +21,7 @@ afterEach(async () => {
 });
 
 function setUp() {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'dreamd-daemon-discover-')));
+  const root = realpathSync(tempDirRemovedAfterTest('daemon-discover'));
   const claudeHome = join(root, '.claude');
   const codexHome = join(root, '.codex');
   mkdirSync(join(claudeHome, 'projects'), { recursive: true });

@@ -1,16 +1,16 @@
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as kit from '../../src/agent-kit.js';
 import { discoveredSpaceId } from '../../src/discovery/index.js';
 import { FIXTURE } from '../transcripts/helpers.js';
 import { addWorktree, makeRepository, placeClaudeSession } from './agent-home.js';
+import { tempDirRemovedAfterTest } from '../support/fixtures.js';
 
 /** The agent kit's `findSpace`: the one resolution the CLI uses, discovered spaces and paths included. */
 
 function machine() {
-  const home = realpathSync(mkdtempSync(join(tmpdir(), 'dreamd-resolve-space-')));
+  const home = realpathSync(tempDirRemovedAfterTest('resolve-space'));
   const claudeHome = join(home, '.claude');
   const shop = makeRepository(join(home, 'code', 'shop'));
   const feature = addWorktree(shop, join(home, 'code', 'shop-feature'), 'feature');

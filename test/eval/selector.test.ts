@@ -2,13 +2,13 @@
  * The selector-style recall of `npm run eval`: which files it picks, what it reads of them, and that it refuses
  * to compare the layouts on a memory whose topic files Claude Code would read whole.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Dataset } from '../../eval/format.js';
 import { renderSelectorReport } from '../../eval/run.js';
 import { SELECTOR_READ_BYTES, pickFiles, selectorRecall } from '../../eval/selector.js';
+import { tempDirRemovedAfterTest } from '../support/fixtures.js';
 
 function memoryFile(name: string, description: string, body: string): string {
   return `---\nname: ${name}\ndescription: ${description}\nmetadata:\n  type: user\n---\n\n${body}\n`;
@@ -16,7 +16,7 @@ function memoryFile(name: string, description: string, body: string): string {
 
 describe('the selector', () => {
   it('picks at most 5 files by name and description alone, and reads only their first 4,096 bytes', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dreamd-selector-'));
+    const dir = tempDirRemovedAfterTest('selector');
     writeFileSync(join(dir, 'MEMORY.md'), '- [Dog](user_dog.md) — the dog Rex is a beagle\n');
     writeFileSync(
       join(dir, 'user_dog.md'),

@@ -1,13 +1,13 @@
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDirRemovedAfterTest } from '../support/fixtures.js';
 
 // Shared by the provisioning tests (redis-server, chromium): folders of their own stand for the machine's PATH,
 // and a recorded `run` stands in for apt-get so nothing is installed here.
 
 /** A fresh, empty folder: on a PATH of its own it is a machine without the program. */
 export function emptyBin(): string {
-  return mkdtempSync(join(tmpdir(), 'dreamd-bin-'));
+  return tempDirRemovedAfterTest('bin');
 }
 
 /** An executable shell script named `name` in `directory` that exits 0; returns its path. */

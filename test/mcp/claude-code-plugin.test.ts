@@ -10,13 +10,11 @@ import {
   chmodSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   realpathSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -29,7 +27,7 @@ import { EXAMPLE_FACTS, scriptedExtractor } from '../../harness/scripted-extract
 import { failOnLeftovers, startDreamdDaemon } from '../daemon/harness.js';
 import { makeRepository, placeClaudeSession } from '../discovery/agent-home.js';
 import { eventuallyValue } from '../support/eventually.js';
-import { modelEnv, useFakeAnthropic } from '../support/fixtures.js';
+import { modelEnv, tempDirRemovedAfterTest, useFakeAnthropic } from '../support/fixtures.js';
 import { createTestSpace } from '../support/space.js';
 import { FIXTURE } from '../transcripts/helpers.js';
 import { BIN } from './client.js';
@@ -96,7 +94,7 @@ function hookCommands(event: (typeof HOOK_EVENTS)[number]): string[] {
 
 /** A folder holding a `dreamd` that runs this checkout's bin/dreamd.js, as `npm install -g dreamd` puts one on the PATH. */
 function dreamdOnPath(): string {
-  const folder = mkdtempSync(join(tmpdir(), 'dreamd-path-'));
+  const folder = tempDirRemovedAfterTest('path');
   writeFileSync(join(folder, 'dreamd'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
   chmodSync(join(folder, 'dreamd'), 0o755);
   return folder;
@@ -265,7 +263,7 @@ describe('the Claude Code plugin', () => {
   it("/dreamd:dream's line consolidates the repository Claude Code runs it in", async () => {
     const text = readFileSync(join(PLUGIN, 'commands', 'dream.md'), 'utf8');
     const line = /^!`([^`]+)`$/mu.exec(text)![1]!;
-    const root = realpathSync(mkdtempSync(join(tmpdir(), 'dreamd-plugin-dream-')));
+    const root = realpathSync(tempDirRemovedAfterTest('plugin-dream'));
     const claudeHome = join(root, 'home', '.claude');
     const repository = makeRepository(join(root, 'code', 'shop'));
     placeClaudeSession(claudeHome, repository, FIXTURE.helloWorld);

@@ -3,8 +3,7 @@
  * their annotations, the space a call works on (working directory, the client's roots, a `space` argument), the
  * note screen of `write_memory` on `remember`, status, and a manual run against the fake model server.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createNoteStore } from '../../src/agent/note-store.js';
@@ -12,7 +11,12 @@ import { claudeProjectName } from '../../src/discovery/index.js';
 import { EXAMPLE_FACTS } from '../../harness/scripted-extractor.js';
 import { makeRepository, placeClaudeSession } from '../discovery/agent-home.js';
 import { INSTRUCTION_NOTE } from '../agent/helpers.js';
-import { exampleWorkspace, modelEnv, useFakeAnthropic } from '../support/fixtures.js';
+import {
+  exampleWorkspace,
+  modelEnv,
+  tempDirRemovedAfterTest,
+  useFakeAnthropic,
+} from '../support/fixtures.js';
 import { FIXTURE } from '../transcripts/helpers.js';
 import { connectMcp } from './client.js';
 import { saveRuleTaughtAgain } from './helpers.js';
@@ -21,7 +25,7 @@ const fake = useFakeAnthropic({ facts: EXAMPLE_FACTS });
 
 /** A workspace with the configured default space (`sessions/`, `memory/`) and no session. */
 function emptyWorkspace(): string {
-  const root = mkdtempSync(join(tmpdir(), 'dreamd-mcp-'));
+  const root = tempDirRemovedAfterTest('mcp');
   mkdirSync(join(root, 'sessions'));
   mkdirSync(join(root, 'memory'));
   return root;
@@ -34,7 +38,7 @@ async function twoRepositories(): Promise<{
   env: Record<string, string>;
   betaFact: string;
 }> {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'dreamd-mcp-repos-')));
+  const root = realpathSync(tempDirRemovedAfterTest('mcp-repos'));
   const claudeHome = join(root, 'home', '.claude');
   const alpha = makeRepository(join(root, 'code', 'alpha'));
   const beta = makeRepository(join(root, 'code', 'beta'));
@@ -101,7 +105,7 @@ describe('dreamd mcp', () => {
 
   it('says which space it could not find and what to do', async () => {
     const { env } = await twoRepositories();
-    const outside = realpathSync(mkdtempSync(join(tmpdir(), 'dreamd-mcp-outside-')));
+    const outside = realpathSync(tempDirRemovedAfterTest('mcp-outside'));
     const mcp = await connectMcp({ cwd: outside, env });
     const answer = await mcp.call('status');
     expect(answer.isError).toBe(true);

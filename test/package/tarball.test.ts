@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '../../harness/fake-anthropic-server.js';
+import { createTempDir } from '../support/fixtures.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -27,17 +27,23 @@ let packed: { filename: string; files: { path: string }[] };
 let project: string;
 /** What `npm install` of the tarball printed. */
 let installed: { stdout: string; stderr: string };
+/** The folders beforeAll made (the tarball's, the installing project's), removed after the file. */
+const folders: { remove: () => Promise<void> }[] = [];
 
 beforeAll(async () => {
   server = await startFakeAnthropicServer();
-  const destination = mkdtempSync(join(tmpdir(), 'dreamd-pack-'));
+  const pack = await createTempDir('pack');
+  folders.push(pack);
+  const destination = pack.path;
   // prepack builds dist/ first.
   const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', destination], {
     cwd: ROOT,
     maxBuffer: 64 * 1024 * 1024,
   });
   packed = (JSON.parse(stdout.slice(stdout.indexOf('['))) as (typeof packed)[])[0]!;
-  project = mkdtempSync(join(tmpdir(), 'dreamd-install-'));
+  const install = await createTempDir('install');
+  folders.push(install);
+  project = install.path;
   writeFileSync(
     join(project, 'package.json'),
     JSON.stringify({ name: 'uses-dreamd', private: true, type: 'module' }),
@@ -52,6 +58,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
+  await Promise.all(folders.splice(0).map((folder) => folder.remove()));
 });
 
 describe('the packed tarball', () => {

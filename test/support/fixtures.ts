@@ -2,11 +2,11 @@
  * The set-up the test files share, in one place (in the style of graphile-worker's `withPgClient`): a fake
  * Anthropic server per test, a workspace of the example transcripts, and the CLI pointed at the fake.
  */
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, onTestFinished } from 'vitest';
 import {
   startFakeAnthropicServer,
   type FakeAnthropicServer,
@@ -107,11 +107,12 @@ export function cliAt(
 }
 
 /**
- * A temp folder whose `sessions/` holds the repository's example transcripts: all of them, or those whose file
- * name ends with one of `names` (with or without `.json`).
+ * A temp folder `dreamd-<prefix>-…` whose `sessions/` holds the repository's example transcripts: all of them, or
+ * those whose file name ends with one of `names` (with or without `.json`). Removed when the running test
+ * finishes (`tempDirRemovedAfterTest`): call it inside a test.
  */
-export function exampleWorkspace(names?: readonly string[], prefix = 'dreamd-test-'): string {
-  const root = mkdtempSync(join(tmpdir(), prefix));
+export function exampleWorkspace(names?: readonly string[], prefix = 'test'): string {
+  const root = tempDirRemovedAfterTest(prefix);
   copyExampleSessions(root, names);
   return root;
 }
@@ -168,6 +169,24 @@ export function useRedis(): TestRedis {
 export async function createTempDir(prefix: string): Promise<{ path: string; remove: () => Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), `dreamd-${prefix}-`));
   return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}
+
+/**
+ * A fresh temporary folder `dreamd-<prefix>-…`, made now (synchronously) and removed when the running test
+ * finishes (vitest's `onTestFinished`, after the `afterEach` hooks, so a daemon they stop is gone first): for
+ * helpers that make folders on demand. Call it inside a test or its `beforeEach`; anywhere else (describe
+ * level, `beforeAll`) vitest throws "can only be called inside a test" and no folder is made — there, use
+ * `createTempDir` and remove it in `afterAll`.
+ */
+export function tempDirRemovedAfterTest(prefix: string): string {
+  const made: string[] = [];
+  // Registered before the folder is made: outside a test vitest throws here, and nothing is left behind.
+  onTestFinished(() => {
+    for (const path of made) rmSync(path, { recursive: true, force: true });
+  });
+  const path = mkdtempSync(join(tmpdir(), `dreamd-${prefix}-`));
+  made.push(path);
+  return path;
 }
 
 /** A fresh temp folder for each test of the enclosing describe (or file), removed after it: `dir.path`. */

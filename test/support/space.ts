@@ -1,5 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/load.js';
@@ -7,6 +6,8 @@ import type { Config, Space } from '../../src/config/schema.js';
 import { createConsolidator, type ConsolidatorOptions } from '../../src/consolidation/run.js';
 import type { RunRequest } from '../../src/core/run.js';
 import { createModel } from '../../src/model/index.js';
+// A cycle (fixtures.ts reads EXAMPLE_SESSIONS_DIR from here), harmless: each side uses the other in functions only.
+import { tempDirRemovedAfterTest } from './fixtures.js';
 
 /** A forced manual run (`dreamd consolidate --force`): no gate or quiet time holds it back. */
 export const FORCED_RUN: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
@@ -24,15 +25,16 @@ export interface TestSpace {
 }
 
 /**
- * A temp workspace with `sessions/` and `memory/` and a config pointing the model at a fake server.
- * `examples: true` copies the example transcripts of the repository's `sessions/`.
+ * A temp workspace with `sessions/` and `memory/` and a config pointing the model at a fake server, removed when
+ * the running test finishes (call it inside a test or its beforeEach). `examples: true` copies the example
+ * transcripts of the repository's `sessions/`.
  */
 export function createTestSpace(options: {
   modelUrl: string;
   examples?: boolean | readonly string[];
   env?: Record<string, string>;
 }): TestSpace {
-  const root = mkdtempSync(join(tmpdir(), 'dreamd-space-'));
+  const root = tempDirRemovedAfterTest('space');
   const sessions = join(root, 'sessions');
   cpSync(EXAMPLE_SESSIONS_DIR, sessions, {
     recursive: true,

@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createRepositoryResolver, repositoryOf } from '../../src/transcripts/index.js';
 import { addWorktree, makeRepository } from '../discovery/agent-home.js';
+import { tempDirRemovedAfterTest } from '../support/fixtures.js';
 
-const temp = (): string => realpathSync(mkdtempSync(join(tmpdir(), 'dreamd-repo-root-')));
+const temp = (): string => realpathSync(tempDirRemovedAfterTest('repo-root'));
 
 describe('the repository of a working directory', () => {
   it('is the folder holding .git, from the folder itself or any folder below it', () => {

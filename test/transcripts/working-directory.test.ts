@@ -1,12 +1,12 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readWorkingDirectory, workingDirectoryOfLine } from '../../src/transcripts/index.js';
 import { HEAD_LIMIT_BYTES } from '../../src/transcripts/working-directory.js';
 import { CLAUDE_CODE_FIXTURES, CODEX_FIXTURE, CODEX_FIXTURES, FIXTURE } from './helpers.js';
+import { tempDirRemovedAfterTest } from '../support/fixtures.js';
 
-const temp = (): string => mkdtempSync(join(tmpdir(), 'dreamd-cwd-'));
+const temp = (): string => tempDirRemovedAfterTest('cwd');
 
 describe("a transcript's working directory", () => {
   it('is read from the real fixtures of both formats', async () => {

@@ -4,7 +4,7 @@
  * `--import tsx --import <module-log registration>`; the registration collects resolved URLs in
  * globalThis.__loaded.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -33,5 +33,7 @@ if (baseUrl !== undefined) {
   await agent.chat('hello');
   await agent.end();
   afterChat = loaded();
+  // A child process has no test to remove its folder after: it removes it itself.
+  rmSync(base, { recursive: true, force: true });
 }
 process.stdout.write(JSON.stringify({ afterImport, afterChat }));
