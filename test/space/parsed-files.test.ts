@@ -95,6 +95,5 @@ describe("the scheduler's inspections with shared readers", () => {
 
     await rollbackRun(test.space.memoryDir, run.runId);
     expect((await inspect()).settledNew).toBe(before.settledNew);
-    await rm(test.root, { recursive: true, force: true });
   });
 });

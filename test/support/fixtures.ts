@@ -2,11 +2,10 @@
  * The set-up the test files share, in one place (in the style of graphile-worker's `withPgClient`): a fake
  * Anthropic server per test, a workspace of the example transcripts, and the CLI pointed at the fake.
  */
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, onTestFinished } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import {
   startFakeAnthropicServer,
   type FakeAnthropicServer,
@@ -16,6 +15,9 @@ import { startRedis, type TestRedis } from '../../harness/redis.js';
 import { scriptedExtractor, type ScriptedFact } from '../../harness/scripted-extractor.js';
 import { runCliCaptured, type CliRun } from './cli.js';
 import { EXAMPLE_SESSIONS_DIR } from './space.js';
+import { tempDirRemovedAfterTest } from './temp-dir.js';
+
+export { createTempDir, tempDirRemovedAfterTest, useTempDir } from './temp-dir.js';
 
 /** What `useFakeAnthropic` gives: the server of the running test. */
 export interface FakeAnthropicFixture {
@@ -162,48 +164,6 @@ export function useRedis(): TestRedis {
     stop: () => redis().stop(),
     kill: () => redis().kill(),
     restart: () => redis().restart(),
-  };
-}
-
-/** A fresh temporary folder `dreamd-<prefix>-…` and its removal: the one temp-folder helper of the tests. */
-export async function createTempDir(prefix: string): Promise<{ path: string; remove: () => Promise<void> }> {
-  const path = await mkdtemp(join(tmpdir(), `dreamd-${prefix}-`));
-  return { path, remove: () => rm(path, { recursive: true, force: true }) };
-}
-
-/**
- * A fresh temporary folder `dreamd-<prefix>-…`, made now (synchronously) and removed when the running test
- * finishes (vitest's `onTestFinished`, after the `afterEach` hooks, so a daemon they stop is gone first): for
- * helpers that make folders on demand. Call it inside a test or its `beforeEach`; anywhere else (describe
- * level, `beforeAll`) vitest throws "can only be called inside a test" and no folder is made — there, use
- * `createTempDir` and remove it in `afterAll`.
- */
-export function tempDirRemovedAfterTest(prefix: string): string {
-  const made: string[] = [];
-  // Registered before the folder is made: outside a test vitest throws here, and nothing is left behind.
-  onTestFinished(() => {
-    for (const path of made) rmSync(path, { recursive: true, force: true });
-  });
-  const path = mkdtempSync(join(tmpdir(), `dreamd-${prefix}-`));
-  made.push(path);
-  return path;
-}
-
-/** A fresh temp folder for each test of the enclosing describe (or file), removed after it: `dir.path`. */
-export function useTempDir(prefix: string): { readonly path: string } {
-  let current: { path: string; remove: () => Promise<void> } | undefined;
-  beforeEach(async () => {
-    current = await createTempDir(prefix);
-  });
-  afterEach(async () => {
-    await current?.remove();
-    current = undefined;
-  });
-  return {
-    get path() {
-      if (current === undefined) throw new Error('the temp folder exists only inside a test');
-      return current.path;
-    },
   };
 }
 

@@ -7,7 +7,7 @@ import { createConsolidator, type ConsolidatorOptions } from '../../src/consolid
 import type { RunRequest } from '../../src/core/run.js';
 import { createModel } from '../../src/model/index.js';
 // A cycle (fixtures.ts reads EXAMPLE_SESSIONS_DIR from here), harmless: each side uses the other in functions only.
-import { tempDirRemovedAfterTest } from './fixtures.js';
+import { tempDirRemovedAfterTest } from './temp-dir.js';
 
 /** A forced manual run (`dreamd consolidate --force`): no gate or quiet time holds it back. */
 export const FORCED_RUN: RunRequest = { force: true, dryRun: false, trigger: 'manual' };
