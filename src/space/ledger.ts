@@ -7,8 +7,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { MemoryFormatError } from '../errors.js';
 import type { LedgerEntry, LedgerLookup } from '../memory/types.js';
-import { LEDGER_FILE, readTextIfExists } from './paths.js';
-import { createParsedFileReader, type ParsedFileReader } from './parsed-files.js';
+import { LEDGER_FILE } from './paths.js';
+import { createParsedFileReader, readParsedOnce, type ParsedFileReader } from './parsed-files.js';
 
 const LedgerEntrySchema = z.object({
   sessionId: z.string().min(1),
@@ -62,16 +62,21 @@ export function parseLedger(text: string, file = LEDGER_FILE): Ledger {
  * `parsed`: a reader that keeps the ledger it parsed while the file is unchanged (`createLedgerReader`; the
  * scheduler's tick), read-only.
  */
-export async function readLedger(memoryDir: string, parsed?: ParsedFileReader<Ledger>): Promise<Ledger> {
-  const file = path.join(memoryDir, LEDGER_FILE);
-  if (parsed !== undefined) return (await parsed(file)) ?? emptyLedger();
-  const text = await readTextIfExists(file);
-  return text === null ? emptyLedger() : parseLedger(text);
+export async function readLedger(
+  memoryDir: string,
+  parsed: ParsedFileReader<Ledger> = readParsedOnce(ledgerOf),
+): Promise<Ledger> {
+  return (await parsed(path.join(memoryDir, LEDGER_FILE))) ?? emptyLedger();
+}
+
+/** A ledger file's text parsed, errors named by the ledger's name in the memory folder. */
+function ledgerOf(text: string): Ledger {
+  return parseLedger(text);
 }
 
 /** A reader of ledgers that parses each one again only when it changed (see `parsed-files.ts`). */
 export function createLedgerReader(): ParsedFileReader<Ledger> {
-  return createParsedFileReader((text) => parseLedger(text));
+  return createParsedFileReader(ledgerOf);
 }
 
 /** Read-only lookup by session id and by transcript file. */

@@ -8,6 +8,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
+import { readTextIfExists } from './paths.js';
 
 /** Paths kept at the most; past it the reader forgets them all and starts again (a daemon's spaces fit). */
 const KEPT_PATHS = 10_000;
@@ -32,6 +33,14 @@ async function statIfExists(path: string): Promise<BigIntStats | undefined> {
  * it as read-only.
  */
 export type ParsedFileReader<T> = (path: string) => Promise<T | null>;
+
+/** The same reader keeping nothing: each read reads and parses the file (null when there is none). */
+export function readParsedOnce<T>(parse: (text: string, path: string) => T): ParsedFileReader<T> {
+  return async (path) => {
+    const text = await readTextIfExists(path);
+    return text === null ? null : parse(text, path);
+  };
+}
 
 export function createParsedFileReader<T>(parse: (text: string, path: string) => T): ParsedFileReader<T> {
   const kept = new Map<string, { readonly identity: string; readonly value: T }>();

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { MemoryFormatError, errorMessage } from '../errors.js';
 import { FACT_DROP_REASONS, HELD_BACK_KINDS, WAIT_REASONS, type RunSummary } from '../core/run.js';
 import { RUNS_DIR, readTextIfExists, runRecordPath } from './paths.js';
-import { createParsedFileReader, type ParsedFileReader } from './parsed-files.js';
+import { createParsedFileReader, readParsedOnce, type ParsedFileReader } from './parsed-files.js';
 import { escapeInvisibleControls } from '../memory/visible-text.js';
 import type { MemoryProblem } from './memory-dir.js';
 
@@ -236,7 +236,7 @@ function isSuccessfulConsolidation(run: RunRecord): boolean {
 
 /** A reader of run records that parses each one again only when it changed (see `parsed-files.ts`). */
 export function createRunRecordReader(): ParsedFileReader<RunRecord> {
-  return createParsedFileReader((text, file) => parseRunRecord(text, file));
+  return createParsedFileReader(parseRunRecord);
 }
 
 /**
@@ -250,7 +250,7 @@ export function createRunRecordReader(): ParsedFileReader<RunRecord> {
  */
 export async function lastSuccessfulRun(
   memoryDir: string,
-  parsed?: ParsedFileReader<RunRecord>,
+  parsed: ParsedFileReader<RunRecord> = readParsedOnce(parseRunRecord),
 ): Promise<RunRecord | undefined> {
   const names = await runRecordNames(memoryDir);
   const stamped: { name: string; stamp: string }[] = [];
@@ -266,19 +266,13 @@ export async function lastSuccessfulRun(
   let latest: RunRecord | undefined;
   const consider = async (name: string): Promise<RunRecord | undefined> => {
     const relative = `${RUNS_DIR}/${name}`;
-    let run: RunRecord;
+    let run: RunRecord | null;
     try {
-      const read =
-        parsed === undefined
-          ? await readTextIfExists(path.join(memoryDir, relative)).then((text) =>
-              text === null ? null : parseRunRecord(text, relative),
-            )
-          : await parsed(path.join(memoryDir, relative));
-      if (read === null) return undefined;
-      run = read;
+      run = await parsed(path.join(memoryDir, relative));
     } catch {
       return undefined;
     }
+    if (run === null) return undefined;
     if (!isSuccessfulConsolidation(run)) return undefined;
     if (latest === undefined || run.seq > latest.seq) latest = run;
     return run;
